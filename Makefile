@@ -1,0 +1,60 @@
+# Quiver — build, run, test. `make run` and `make test` work on a fresh
+# machine with Go installed; everything else they need is fetched here.
+
+GO          ?= go
+BIN         := bin
+TOOLS       := $(BIN)/tools
+STATICCHECK := $(TOOLS)/staticcheck
+STATICCHECK_VERSION := v0.8.2
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X main.version=$(VERSION)
+FUZZTIME    ?= 10s
+# Packages with goroutines of their own run again under the race detector.
+RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
+
+.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/quiver ./cmd/quiver
+
+## run: start the server on 127.0.0.1:3141 with ./quiver-data
+run: build
+	./$(BIN)/quiver serve
+
+## test: everything CI holds: lint, unit tests at batch sizes 1024 and 2,
+## the race detector on concurrent packages, and short fuzz runs.
+test: lint test-unit test-batch2 test-race fuzz
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+test-batch2:
+	$(GO) test -count=1 -tags batch2 ./...
+
+test-race:
+	$(GO) test -count=1 -race $(RACE_PKGS)
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/gql/
+	$(GO) test -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime $(FUZZTIME) ./csr/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./frontend/http/
+
+lint: $(STATICCHECK)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags batch2 ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(abspath $(TOOLS)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+## bench: Go microbenchmarks of the hot kernels (the Kùzu comparison
+## harness arrives with the benchmark work).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./csr/ ./engine/... ./frontend/...
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,101 @@
+// Package quiver_test holds repository-wide checks. TestLayerDirection
+// enforces DESIGN.md's rule that dependencies point down the layers only.
+package quiver_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/quiverdb/quiver"
+
+// allowed lists, for every package of the module, the module packages it may
+// import (a trailing "/" allows a whole subtree). A package missing here
+// fails the test, so a new package must take its place in the layering.
+var allowed = map[string][]string{
+	"vector":         nil,
+	"csr":            nil,
+	"engine/errs":    nil,
+	"engine/gql":     {"engine/errs"},
+	"engine/catalog": {"engine/errs"},
+	"engine/storage": {"vector", "csr", "engine/errs", "engine/catalog"},
+	"engine/plan":    {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
+	"engine/exec":    {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/plan"},
+	"engine":         {"vector", "csr", "engine/"},
+	"frontend/http":  {"vector", "engine"},
+	"cmd/quiver":     {"vector", "engine", "frontend/"},
+	"bench":          {"vector", "csr", "engine", "engine/", "frontend/"},
+	".":              nil, // this test
+}
+
+func TestLayerDirection(t *testing.T) {
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		rules, known := allowed[pkg]
+		if !known {
+			if !seen[pkg] {
+				t.Errorf("package %s has no entry in the layer table of layers_test.go", pkg)
+			}
+			seen[pkg] = true
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if p != module && !strings.HasPrefix(p, module+"/") {
+				continue
+			}
+			target := strings.TrimPrefix(strings.TrimPrefix(p, module), "/")
+			if target == "" {
+				target = "."
+			}
+			if !permitted(rules, target) {
+				t.Errorf("%s imports %s against the layer direction (DESIGN.md)", path, target)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func permitted(rules []string, target string) bool {
+	for _, r := range rules {
+		if r == target || (strings.HasSuffix(r, "/") && strings.HasPrefix(target, r)) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPermitted(t *testing.T) {
+	if permitted(allowed["vector"], "engine") {
+		t.Fatal("vector may not import engine")
+	}
+	if !permitted(allowed["engine"], "engine/exec") || permitted(allowed["frontend/http"], "engine/storage") {
+		t.Fatal("subtree rules are wrong")
+	}
+}
