@@ -1,0 +1,105 @@
+package csr
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// Edge is one relationship as the CSR sees it: Src's list holds Dst, and
+// the slot maps to the stable relationship id Rel.
+type Edge struct{ Src, Dst, Rel uint64 }
+
+// CSR is an immutable compressed adjacency built by counting sort. See the
+// package comment for its layout and block.go for the block format.
+type CSR struct {
+	numNodes int
+	bb       uint     // block gap width in bytes, baseBytes(numNodes)
+	offsets  []uint64 // len numNodes+1, offsets[0] == 0
+	rels     []uint64 // len offsets[numNodes]
+	data     []byte   // encoded blocks, then padBytes zero bytes
+	// start holds each node's first block position in data (len
+	// numNodes+1). start32 keeps it at 4 bytes per node; start64 replaces
+	// it only when data outgrows 4 GiB. Exactly one is non-nil.
+	start32 []uint32
+	start64 []uint64
+
+	// relIdx maps relationship ids to slots for Adjacency deletes. It is
+	// built on first use because a read-only base never needs it.
+	relIdxOnce sync.Once
+	relIdx     relIndex
+}
+
+// NumNodes is the number of node ids the CSR covers (0..NumNodes-1).
+func (c *CSR) NumNodes() int { return c.numNodes }
+
+// NumEdges is the number of slots.
+func (c *CSR) NumEdges() int { return len(c.rels) }
+
+// Degree is node's list length from the offsets; 0 for node >= NumNodes.
+func (c *CSR) Degree(node uint64) int {
+	if node >= uint64(c.numNodes) {
+		return 0
+	}
+	return int(c.offsets[node+1] - c.offsets[node])
+}
+
+// Offsets is the read-only offsets array (len NumNodes+1), for kernels that
+// sum degrees over node ranges without a call per node. Callers must not
+// modify it.
+func (c *CSR) Offsets() []uint64 { return c.offsets[: c.numNodes+1 : c.numNodes+1] }
+
+// AppendNeighbors decodes node's neighbour ids, sorted, and appends them to
+// dst. A node >= NumNodes has none. Like append, it may write into dst's
+// capacity beyond the returned length (up to 4 values).
+func (c *CSR) AppendNeighbors(dst []uint64, node uint64) []uint64 {
+	d := c.Degree(node)
+	if d == 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, d+decodeSlack)
+	decodeList(dst[n:n+d+decodeSlack], d, c.data, c.start(node), c.bb)
+	return dst[:n+d]
+}
+
+// AppendRels appends node's relationship ids in slot order, that is, in
+// the order AppendNeighbors returns the neighbours.
+func (c *CSR) AppendRels(dst []uint64, node uint64) []uint64 {
+	if node >= uint64(c.numNodes) {
+		return dst
+	}
+	return append(dst, c.rels[c.offsets[node]:c.offsets[node+1]]...)
+}
+
+// Rels is the read-only view of node's relationship ids in slot order.
+func (c *CSR) Rels(node uint64) []uint64 {
+	if node >= uint64(c.numNodes) {
+		return nil
+	}
+	lo, hi := c.offsets[node], c.offsets[node+1]
+	return c.rels[lo:hi:hi]
+}
+
+// start is node's first block position in data.
+func (c *CSR) start(node uint64) int {
+	if c.start32 != nil {
+		return int(c.start32[node])
+	}
+	return int(c.start64[node])
+}
+
+// setStarts stores the block positions in the narrowest form that fits.
+func (c *CSR) setStarts(starts []uint64) {
+	if len(c.data) <= math.MaxUint32 {
+		c.start32 = make([]uint32, len(starts))
+		for i, s := range starts {
+			c.start32[i] = uint32(s)
+		}
+		return
+	}
+	c.start64 = starts
+}
+
+// emptyCSR is the base of an empty graph.
+func emptyCSR() *CSR { return Build(0, nil) }

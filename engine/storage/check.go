@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+)
+
+// Check verifies the invariants of a committed version (bbolt's tx.Check):
+//
+//   - live ⊆ [0, nodeBound) and NodeCount = |live|
+//   - every label bitmap ⊆ live
+//   - every chunk: dominant type storable, rows and validity within its
+//     group and the bound, sealed iff its group is complete, side values
+//     only of other types and never shadowing a dominant row, values only
+//     on existing ids, counts matching the data
+//   - column counts (the source of NodePropType/RelPropType) = Σ chunks
+//   - relationship table: endpoints live, per-type counts, RelCount
+//   - per type: forward and backward Adjacency.Check, every relationship
+//     exactly once in forward at src → dst and backward at dst → src,
+//     degree sums = relationships of the type, no adjacency for absent
+//     types
+//
+// It is O(graph): for tests and diagnostics, not for the commit path.
+func (s *Snapshot) Check() error {
+	if err := s.checkNodes(); err != nil {
+		return fmt.Errorf("version %d: %w", s.ts, err)
+	}
+	if err := s.checkRels(); err != nil {
+		return fmt.Errorf("version %d: %w", s.ts, err)
+	}
+	return nil
+}
+
+func (s *Snapshot) checkNodes() error {
+	if s.live == nil {
+		return fmt.Errorf("live bitmap is nil")
+	}
+	if s.nodeBound > maxNodeID+1 {
+		return fmt.Errorf("node id bound %d past the 2^32 limit", s.nodeBound)
+	}
+	if card := s.live.GetCardinality(); card != uint64(s.nodeCount) {
+		return fmt.Errorf("NodeCount %d but %d live nodes", s.nodeCount, card)
+	}
+	if !s.live.IsEmpty() && uint64(s.live.Maximum()) >= s.nodeBound {
+		return fmt.Errorf("live node %d not below the bound %d", s.live.Maximum(), s.nodeBound)
+	}
+	for l, b := range s.labels {
+		if b == nil {
+			continue
+		}
+		if !b.IsEmpty() && (uint64(b.Maximum()) >= s.nodeBound || b.AndCardinality(s.live) != b.GetCardinality()) {
+			return fmt.Errorf("label %d holds nodes that do not exist", l)
+		}
+	}
+	for k, c := range s.nodeCols {
+		if c == nil {
+			continue
+		}
+		if err := c.check(s.nodeBound, s.nodeLive); err != nil {
+			return fmt.Errorf("node property key %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) checkRels() error {
+	var total int64
+	perType := make([]int64, len(s.typeRels))
+	for g, c := range s.rels {
+		if c == nil {
+			continue
+		}
+		start := uint64(g) << groupShift
+		if len(c.typ) > GroupSize || len(c.src) != len(c.typ) || len(c.dst) != len(c.typ) {
+			return fmt.Errorf("relationship group %d: table columns of %d/%d/%d rows", g, len(c.typ), len(c.src), len(c.dst))
+		}
+		if len(c.typ) > 0 && start+uint64(len(c.typ)) > s.relBound {
+			return fmt.Errorf("relationship group %d reaches past the bound %d", g, s.relBound)
+		}
+		for r, t := range c.typ {
+			if t == noRel {
+				continue
+			}
+			id := start + uint64(r)
+			if int(t) >= len(perType) {
+				return fmt.Errorf("relationship %d has type %d without a count", id, t)
+			}
+			if !s.nodeLive(c.src[r]) || !s.nodeLive(c.dst[r]) {
+				return fmt.Errorf("relationship %d (%d→%d) has an endpoint that does not exist", id, c.src[r], c.dst[r])
+			}
+			perType[t]++
+			total++
+		}
+	}
+	if total != s.relCount {
+		return fmt.Errorf("RelCount %d but the table holds %d", s.relCount, total)
+	}
+	for t := range perType {
+		if perType[t] != s.typeRels[t] {
+			return fmt.Errorf("type %d: count %d but the table holds %d", t, s.typeRels[t], perType[t])
+		}
+	}
+	for k, c := range s.relCols {
+		if c == nil {
+			continue
+		}
+		if err := c.check(s.relBound, s.relLive); err != nil {
+			return fmt.Errorf("relationship property key %d: %w", k, err)
+		}
+	}
+	if len(s.adj) > len(s.typeRels) {
+		return fmt.Errorf("%d adjacencies for %d counted types", len(s.adj), len(s.typeRels))
+	}
+	for t := range s.typeRels {
+		if err := s.checkAdjacency(catalog.TypeID(t)); err != nil {
+			return fmt.Errorf("type %d: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// checkAdjacency verifies both directions of type t against the table.
+func (s *Snapshot) checkAdjacency(t catalog.TypeID) error {
+	want := s.typeRels[t]
+	var pair adjPair
+	if int(t) < len(s.adj) {
+		pair = s.adj[t]
+	}
+	if want == 0 {
+		if pair[Outgoing] != nil || pair[Incoming] != nil {
+			return fmt.Errorf("adjacency without relationships")
+		}
+		return nil
+	}
+	seen := make([]uint8, s.relBound) // bit d: seen in direction d
+	var nbrs, rels []uint64
+	for d, a := range pair {
+		if a == nil {
+			return fmt.Errorf("%d relationships but no %s adjacency", want, Direction(d))
+		}
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("%s adjacency: %w", Direction(d), err)
+		}
+		if int64(a.NumEdges()) != want {
+			return fmt.Errorf("%s adjacency has %d edges, want %d", Direction(d), a.NumEdges(), want)
+		}
+		var degrees int64
+		for node := uint64(0); node < s.nodeBound; node++ {
+			deg := a.Degree(node)
+			if deg == 0 {
+				continue
+			}
+			degrees += int64(deg)
+			nbrs, rels = a.AppendNeighbors(nbrs[:0], rels[:0], node)
+			if len(nbrs) != deg || len(rels) != deg {
+				return fmt.Errorf("%s node %d: degree %d but %d neighbours and %d rels", Direction(d), node, deg, len(nbrs), len(rels))
+			}
+			for i, rel := range rels {
+				rt, src, dst, ok := s.Rel(rel)
+				if !ok || rt != t {
+					return fmt.Errorf("%s node %d lists relationship %d, which is not of this type", Direction(d), node, rel)
+				}
+				if d == int(Incoming) {
+					src, dst = dst, src
+				}
+				if src != node || dst != nbrs[i] {
+					return fmt.Errorf("%s node %d lists relationship %d as →%d, table says %d→%d", Direction(d), node, rel, nbrs[i], src, dst)
+				}
+				if seen[rel]&(1<<d) != 0 {
+					return fmt.Errorf("%s adjacency lists relationship %d twice", Direction(d), rel)
+				}
+				seen[rel] |= 1 << d
+			}
+		}
+		if degrees != want {
+			return fmt.Errorf("%s degrees sum to %d, want %d", Direction(d), degrees, want)
+		}
+	}
+	return nil
+}
+
+// String names a direction for messages.
+func (d Direction) String() string {
+	if d == Incoming {
+		return "incoming"
+	}
+	return "outgoing"
+}

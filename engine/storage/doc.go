@@ -1,0 +1,39 @@
+// Package storage owns Quiver's in-memory property graph: node ids and
+// the live set, label bitmaps, property columns in Arrow chunks, the
+// relationship table, per-type forward/backward CSR adjacency, and the
+// MVCC versions that make all of it readable without locks.
+//
+// # Model
+//
+// A Store publishes immutable versions (*Snapshot) through an atomic
+// pointer. Every commit builds the next version by copying only what it
+// touched: the chunks it wrote, the group tables of the columns it wrote
+// (1/2048 of the ids), the bitmaps it changed, and the adjacency of the
+// types it added relationships to (csr Apply, itself copy-on-write).
+// Readers hold a *Snapshot and never block or are blocked; a Snapshot
+// answers the same forever.
+//
+//	Store ── cur ──▶ Snapshot ts=7 ──shares──▶ chunks, bitmaps, CSRs
+//	                  ▲                          ▲
+//	        Tx (writing, owns its copies) ───────┘  becomes ts=8 at Commit
+//
+// Writes go through a Tx. Its op list (Tx.Ops) is exactly a logical WAL
+// record; the single apply path (work.applyLocked) is what WAL replay
+// will call. Write transactions are serialized by a writer lock held from
+// a Tx's first write until Commit or Rollback; writer–writer concurrency
+// with first-committer-wins is for the transactions issue.
+//
+// Ids are dense: node and relationship ids come from atomic counters and
+// are never reused, so ids taken by a rolled-back transaction stay holes.
+// Node ids are limited to 2^32 (32-bit roaring bitmaps). Tombstones come
+// with DELETE; the live bitmap is already where they will land.
+//
+// Property values are nil (no property), bool, int64, float64, string,
+// []vector.Value and map[string]vector.Value; lists and maps are deep
+// copied on write and have column type Any. Strings are stored plain:
+// dictionary encoding comes with the bulk-import issue.
+//
+// storage must not parse queries, plan, or know about frontends; it
+// depends on vector, csr, catalog and errs only. It does not do
+// durability yet (WAL and checkpoints are a later issue).
+package storage

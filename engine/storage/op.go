@@ -1,0 +1,44 @@
+package storage
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// OpKind names a logical write.
+type OpKind uint8
+
+const (
+	// OpCreateNode creates node ID with Labels and properties Keys/Vals.
+	OpCreateNode OpKind = iota + 1
+	// OpCreateRel creates relationship ID of Type from Src to Dst with
+	// properties Keys/Vals.
+	OpCreateRel
+)
+
+// Op is one logical write of a transaction, after validation: ids are
+// assigned, values are deep copies of validated property values and nil
+// values are dropped. A commit's WAL record will be its ops in order plus
+// the commit ts; replaying them in order onto the previous version (with
+// the recorded ids) rebuilds the committed version exactly.
+//
+//	WAL record (durability issue; sketch)
+//	┌────────┬──────────┬──────────────────────────────────────────────┐
+//	│ ts u64 │ n uvarint│ n × op: kind u8, id uvarint, then             │
+//	│        │          │  CreateNode: labels (count + ids)             │
+//	│        │          │  CreateRel:  type, src, dst                   │
+//	│        │          │  both:       props (count + key id + value)   │
+//	└────────┴──────────┴──────────────────────────────────────────────┘
+//
+// Catalog ids in ops refer to names that the record must carry (or that a
+// catalog record logged before it carries): names are not transactional.
+type Op struct {
+	Kind   OpKind
+	ID     uint64
+	Labels []catalog.LabelID // OpCreateNode
+	Type   catalog.TypeID    // OpCreateRel
+	Src    uint64            // OpCreateRel
+	Dst    uint64            // OpCreateRel
+	Keys   []catalog.KeyID
+	Vals   []vector.Value
+}

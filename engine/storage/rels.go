@@ -1,0 +1,185 @@
+package storage
+
+import (
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// noRel marks a relationship slot whose id was never committed (taken by
+// a transaction that rolled back).
+const noRel = ^uint32(0)
+
+// relChunk is the relationship table for one group of GroupSize ids:
+//
+//	relChunk (row r = relationship id group*GroupSize + r)
+//	  typ  []uint32   TypeID, or noRel for an unused id
+//	  src  []uint64   start node
+//	  dst  []uint64   end node
+//	  len(typ) = len(src) = len(dst) = rows written (≤ GroupSize)
+//	  owner         epoch of the transaction that may append in place
+//
+// Relationship properties are columns keyed by relationship id, like node
+// properties. Keeping them in adjacency order per direction (DESIGN.md)
+// is for the compaction issue.
+type relChunk struct {
+	owner uint64
+	typ   []uint32
+	src   []uint64
+	dst   []uint64
+}
+
+// Rel returns relationship id's type and endpoints.
+func (s *Snapshot) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) {
+	g, r := id>>groupShift, int(id&groupMask)
+	if g >= uint64(len(s.rels)) {
+		return 0, 0, 0, false
+	}
+	c := s.rels[g]
+	if c == nil || r >= len(c.typ) || c.typ[r] == noRel {
+		return 0, 0, 0, false
+	}
+	return catalog.TypeID(c.typ[r]), c.src[r], c.dst[r], true
+}
+
+// relLive reports whether relationship id exists.
+func (s *Snapshot) relLive(id uint64) bool {
+	_, _, _, ok := s.Rel(id)
+	return ok
+}
+
+// CreateRel creates a relationship of type t from src to dst with the
+// given properties and returns its id. Both endpoints must exist in the
+// transaction's view (a 22000 error otherwise).
+func (tx *Tx) CreateRel(t catalog.TypeID, src, dst uint64, keys []catalog.KeyID, vals []vector.Value) (uint64, error) {
+	if tx.done {
+		return 0, errDone
+	}
+	cat := tx.s.cat
+	if int(t) >= cat.NumTypes() {
+		return 0, errs.Data("storage: cannot create relationship: unknown relationship type id %d", t)
+	}
+	if err := checkKeys(cat, keys); err != nil {
+		return 0, errs.Wrap(errs.CodeData, errs.CatData, err, "storage: cannot create relationship")
+	}
+	pk, pv, err := props(keys, vals)
+	if err != nil {
+		return 0, errs.Wrap(errs.CodeData, errs.CatData, err, "storage: cannot create relationship")
+	}
+	// Endpoints are checked against the current view before and after
+	// begin: begin may move the Tx to a newer version, which only adds
+	// nodes, so a node live before stays live.
+	for _, n := range [2]uint64{src, dst} {
+		if !tx.view().nodeLive(n) {
+			return 0, errs.Data("storage: cannot create relationship: node %d does not exist", n)
+		}
+	}
+	w, err := tx.begin()
+	if err != nil {
+		return 0, err
+	}
+	op := Op{Kind: OpCreateRel, ID: tx.s.nextRel.Add(1) - 1, Type: t, Src: src, Dst: dst, Keys: pk, Vals: pv}
+	w.mu.Lock()
+	w.applyLocked(&op)
+	w.mu.Unlock()
+	w.ops = append(w.ops, op)
+	return op.ID, nil
+}
+
+func (w *work) createRelLocked(op *Op) {
+	v := &w.v
+	id := op.ID
+	if !v.nodeLive(op.Src) || !v.nodeLive(op.Dst) {
+		panic("BUG: storage: relationship endpoint not live at apply")
+	}
+	g, r := int(id>>groupShift), int(id&groupMask)
+	for len(v.rels) <= g {
+		v.rels = append(v.rels, nil)
+	}
+	c := v.rels[g]
+	if c == nil || c.owner != w.epoch {
+		n := &relChunk{owner: w.epoch}
+		if c != nil {
+			n.typ = append(make([]uint32, 0, len(c.typ)+1), c.typ...)
+			n.src = append(make([]uint64, 0, len(c.src)+1), c.src...)
+			n.dst = append(make([]uint64, 0, len(c.dst)+1), c.dst...)
+		}
+		c, v.rels[g] = n, n
+	}
+	if r < len(c.typ) {
+		panic("BUG: storage: relationship id handed out twice")
+	}
+	for len(c.typ) < r { // ids of rolled-back transactions
+		c.typ = append(c.typ, noRel)
+		c.src = append(c.src, 0)
+		c.dst = append(c.dst, 0)
+	}
+	c.typ = append(c.typ, uint32(op.Type))
+	c.src = append(c.src, op.Src)
+	c.dst = append(c.dst, op.Dst)
+	if id >= v.relBound {
+		v.relBound = id + 1
+	}
+	v.relCount++
+	t := int(op.Type)
+	for len(v.typeRels) <= t {
+		v.typeRels = append(v.typeRels, 0)
+	}
+	v.typeRels[t]++
+	for len(w.mu.pending) <= t {
+		w.mu.pending = append(w.mu.pending, nil)
+	}
+	w.mu.pending[t] = append(w.mu.pending[t], csr.Edge{Src: op.Src, Dst: op.Dst, Rel: id})
+	setProps(&v.relCols, id, op.Keys, op.Vals, w.epoch)
+}
+
+// flushLocked applies the pending edges of type t to the working
+// version's adjacencies: one csr Apply per direction per batch, never per
+// edge.
+func (w *work) flushLocked(t catalog.TypeID) {
+	if int(t) >= len(w.mu.pending) || len(w.mu.pending[t]) == 0 {
+		return
+	}
+	fwd := w.mu.pending[t]
+	w.mu.pending[t] = nil
+	bwd := make([]csr.Edge, len(fwd))
+	for i, e := range fwd {
+		bwd[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
+	}
+	for int(t) >= len(w.v.adj) {
+		w.v.adj = append(w.v.adj, adjPair{})
+	}
+	p := &w.v.adj[t]
+	for d, edges := range [2][]csr.Edge{fwd, bwd} {
+		a := p[d]
+		if a == nil {
+			a = csr.NewAdjacency(csr.Build(0, nil))
+		}
+		p[d] = compactIfLarge(a.Apply(edges, nil, w.v.ts), w.v.nodeBound)
+	}
+}
+
+// flushAllLocked applies every pending edge (at commit).
+func (w *work) flushAllLocked() {
+	for t := range w.mu.pending {
+		w.flushLocked(catalog.TypeID(t))
+	}
+}
+
+// compactMin is the overlay size below which a type is never compacted
+// (a variable so tests can force compaction).
+var compactMin = 1 << 16
+
+// compactIfLarge folds the overlay into a new base CSR once it holds more
+// than a quarter of the edges (and at least compactMin): amortized O(1)
+// per inserted edge, and scans stay mostly on the flat base. It runs in
+// the writer's commit path; moving it to the background (csr Compact
+// allows that) is for the compaction issue.
+func compactIfLarge(a *csr.Adjacency, nodeBound uint64) *csr.Adjacency {
+	over := a.NumEdges() - a.Base().NumEdges()
+	if over >= compactMin && over*4 >= a.NumEdges() {
+		return a.Compact(int(nodeBound))
+	}
+	return a
+}

@@ -1,0 +1,262 @@
+package storage
+
+import (
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Tx is a read-write transaction. Reads see its snapshot plus its own
+// writes; others see the writes atomically at Commit.
+//
+// Until the first write a Tx is a Snapshot pointer and nothing else. The
+// first write takes the store's writer lock and starts a private working
+// version (work.v) that shares everything with the latest committed
+// version; the Tx then copies what it writes (a chunk, a group table, a
+// bitmap) once and mutates its copy in place, so a transaction creating a
+// million nodes costs the same per node as one creating ten.
+//
+// If another transaction committed between Begin and the first write, the
+// first write moves the Tx to the latest version. Until the transactions
+// issue brings conflict checks that is safe: the only writes are
+// creations, which cannot conflict, and everything live in the old
+// snapshot is live in the new one.
+//
+// A Tx may be read from several goroutines at once, but not while one of
+// them writes. A Tx that is neither committed nor rolled back holds the
+// writer lock forever; a goroutine must not open a second write Tx while
+// its first one holds it.
+type Tx struct {
+	s    *Store
+	snap *Snapshot // read view until the first write
+	w    *work     // nil until the first write
+	done bool
+}
+
+// work is the state of a Tx that has written.
+type work struct {
+	epoch uint64
+	base  *Snapshot // the committed version the writes apply to
+	v     Snapshot  // private working version; v.ts is the commit ts to be
+	ops   []Op      // the logical WAL record of the transaction
+	// mu guards the state that reads may change lazily: the pending edges
+	// folded into v.adj on an Adjacency read and the bitmap ownership
+	// flags cleared when a bitmap is handed to a reader. Writes hold it
+	// too.
+	mu struct {
+		sync.Mutex
+		ownLive   bool   // v.live is a private copy no reader holds
+		ownLabels []bool // same, per label bitmap
+		pending   [][]csr.Edge
+	}
+}
+
+// Writes reports whether the transaction has written anything.
+func (tx *Tx) Writes() bool { return tx.w != nil && len(tx.w.ops) > 0 }
+
+// Ops is the transaction's write log so far: exactly what a logical WAL
+// record of its commit holds. Read-only.
+func (tx *Tx) Ops() []Op {
+	if tx.w == nil {
+		return nil
+	}
+	return tx.w.ops
+}
+
+var errDone = errs.New(errs.CodeTransaction, errs.CatTransaction, "storage: transaction already committed or rolled back")
+
+// begin makes the Tx writable: takes the writer lock and sets up the
+// private working version on top of the latest committed one.
+func (tx *Tx) begin() (*work, error) {
+	if tx.done {
+		return nil, errDone
+	}
+	if tx.w != nil {
+		return tx.w, nil
+	}
+	s := tx.s
+	s.writer.Lock()
+	base := s.cur.Load()
+	w := &work{epoch: s.epochs.Add(1), base: base}
+	w.v = *base
+	w.v.ts = base.ts + 1
+	// Top-level tables are copied here (O(labels + keys + types + rel
+	// groups)) so the transaction owns them; their elements are copied
+	// on first write.
+	w.v.labels = append([]*roaring.Bitmap(nil), base.labels...)
+	w.v.nodeCols = append([]*column(nil), base.nodeCols...)
+	w.v.relCols = append([]*column(nil), base.relCols...)
+	w.v.rels = append([]*relChunk(nil), base.rels...)
+	w.v.adj = append([]adjPair(nil), base.adj...)
+	w.v.typeRels = append([]int64(nil), base.typeRels...)
+	w.mu.ownLabels = make([]bool, len(base.labels))
+	tx.w, tx.snap = w, &w.v
+	return w, nil
+}
+
+// Commit publishes the transaction's writes as a new version and returns
+// its timestamp. A transaction without writes commits at its snapshot's
+// timestamp and takes no lock.
+func (tx *Tx) Commit() (uint64, error) {
+	if tx.done {
+		return 0, errDone
+	}
+	tx.done = true
+	w := tx.w
+	if w == nil {
+		return tx.snap.ts, nil
+	}
+	defer tx.s.writer.Unlock()
+	if len(w.ops) == 0 {
+		return w.base.ts, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushAllLocked()
+	w.sealLocked()
+	v := w.v // the published version is a fresh value: tx.snap keeps the private one
+	tx.s.cur.Store(&v)
+	return v.ts, nil
+}
+
+// Rollback discards the transaction's writes. Ids it took stay unused.
+// Rolling back a finished transaction is a no-op.
+func (tx *Tx) Rollback() {
+	if tx.done {
+		return
+	}
+	tx.done = true
+	if tx.w != nil {
+		tx.snap = tx.w.base
+		tx.w = nil
+		tx.s.writer.Unlock()
+	}
+}
+
+// sealLocked seals the chunks of groups that are complete in the new
+// version: those completed by this commit (in every column) and those the
+// transaction copied out of sealed form (in the columns it owns). It also
+// compacts touched bitmaps: ids are dense, so run containers make the
+// live set and single-label graphs tiny and the next clone cheap.
+func (w *work) sealLocked() {
+	seal := func(cols []*column, oldBound, newBound uint64) {
+		from, to := int(oldBound>>groupShift), int(newBound>>groupShift)
+		for k := range cols {
+			sealOwned(cols[k], w.epoch, to)
+			if to > from {
+				sealComplete(&cols[k], w.epoch, from, to)
+			}
+		}
+	}
+	seal(w.v.nodeCols, w.base.nodeBound, w.v.nodeBound)
+	seal(w.v.relCols, w.base.relBound, w.v.relBound)
+	if w.mu.ownLive {
+		w.v.live.RunOptimize()
+	}
+	for l, own := range w.mu.ownLabels {
+		if own {
+			w.v.labels[l].RunOptimize()
+		}
+	}
+}
+
+// view is what reads go to: the snapshot, or the private working version
+// once the Tx has written.
+func (tx *Tx) view() *Snapshot { return tx.snap }
+
+var _ Reader = (*Tx)(nil)
+
+// TS: see Reader.
+func (tx *Tx) TS() uint64 { return tx.view().ts }
+
+// NodeIDBound: see Reader.
+func (tx *Tx) NodeIDBound() uint64 { return tx.view().nodeBound }
+
+// LiveNodes: see Reader. In a Tx with writes the bitmap is frozen for the
+// caller: the next write copies it rather than changing it under them.
+func (tx *Tx) LiveNodes() *roaring.Bitmap {
+	w := tx.w
+	if w == nil {
+		return tx.snap.live
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.mu.ownLive = false
+	return w.v.live
+}
+
+// LabelNodes: see Reader and LiveNodes.
+func (tx *Tx) LabelNodes(l catalog.LabelID) *roaring.Bitmap {
+	w := tx.w
+	if w == nil {
+		return tx.snap.LabelNodes(l)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if int(l) < len(w.mu.ownLabels) {
+		w.mu.ownLabels[l] = false
+	}
+	return w.v.LabelNodes(l)
+}
+
+// HasLabel: see Reader.
+func (tx *Tx) HasLabel(id uint64, l catalog.LabelID) bool { return tx.view().HasLabel(id, l) }
+
+// AppendNodeLabels: see Reader.
+func (tx *Tx) AppendNodeLabels(dst []catalog.LabelID, id uint64) []catalog.LabelID {
+	return tx.view().AppendNodeLabels(dst, id)
+}
+
+// NodePropType: see Reader.
+func (tx *Tx) NodePropType(k catalog.KeyID) vector.Type { return tx.view().NodePropType(k) }
+
+// GatherNodeProp: see Reader.
+func (tx *Tx) GatherNodeProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	tx.view().GatherNodeProp(k, ids, sel, n, out)
+}
+
+// NodeProps: see Reader.
+func (tx *Tx) NodeProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	tx.view().NodeProps(id, fn)
+}
+
+// NodeCount: see Reader.
+func (tx *Tx) NodeCount() int64 { return tx.view().nodeCount }
+
+// RelCount: see Reader.
+func (tx *Tx) RelCount() int64 { return tx.view().relCount }
+
+// Rel: see Reader.
+func (tx *Tx) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) { return tx.view().Rel(id) }
+
+// RelPropType: see Reader.
+func (tx *Tx) RelPropType(k catalog.KeyID) vector.Type { return tx.view().RelPropType(k) }
+
+// GatherRelProp: see Reader.
+func (tx *Tx) GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	tx.view().GatherRelProp(k, ids, sel, n, out)
+}
+
+// RelProps: see Reader.
+func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	tx.view().RelProps(id, fn)
+}
+
+// Adjacency: see Reader. In a Tx with writes, the relationships created
+// since the last Adjacency read of type t are applied to its private
+// adjacency versions here, in one batch (csr Apply is copy-on-write, so
+// the returned version never changes under the caller).
+func (tx *Tx) Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency {
+	w := tx.w
+	if w == nil {
+		return tx.snap.Adjacency(t, d)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flushLocked(t)
+	return w.v.Adjacency(t, d)
+}

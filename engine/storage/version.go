@@ -1,0 +1,207 @@
+package storage
+
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Direction picks the adjacency of a relationship type: Outgoing maps a
+// source node to its targets, Incoming a target node to its sources.
+type Direction uint8
+
+const (
+	// Outgoing is the forward CSR: src → dst.
+	Outgoing Direction = iota
+	// Incoming is the backward CSR: dst → src.
+	Incoming
+)
+
+// Reader is the read API of the graph, implemented by *Snapshot and *Tx
+// (a Tx reads its snapshot plus its own uncommitted writes). Bitmaps and
+// adjacencies it returns are shared and read-only: never modify them.
+type Reader interface {
+	// TS is the commit timestamp of the version read (for a Tx with
+	// writes: the timestamp its commit will get).
+	TS() uint64
+	// NodeIDBound is a bound on node ids: every node id is below it.
+	NodeIDBound() uint64
+	// LiveNodes is the set of existing node ids.
+	LiveNodes() *roaring.Bitmap
+	// LabelNodes is the set of nodes carrying l; empty (not nil) when none.
+	LabelNodes(l catalog.LabelID) *roaring.Bitmap
+	HasLabel(id uint64, l catalog.LabelID) bool
+	// AppendNodeLabels appends id's labels sorted by id.
+	AppendNodeLabels(dst []catalog.LabelID, id uint64) []catalog.LabelID
+	// NodePropType is the type of the vector GatherNodeProp fills:
+	// vector.Null if no node has k, the type if every value is of one
+	// type, vector.Any if mixed (lists and maps are Any too).
+	NodePropType(k catalog.KeyID) vector.Type
+	// GatherNodeProp sets out row r (for r in sel, or 0..n-1 when sel is
+	// nil) to property k of node ids.IDs[r]; null when the ids row is null
+	// or the node lacks k. out must have type NodePropType(k) or Any (any
+	// column can be gathered as Any). When out has some other type, the
+	// rows whose value is of out's type are filled and the rest set null.
+	GatherNodeProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector)
+	// NodeProps calls fn for each property of node id, in key id order.
+	NodeProps(id uint64, fn func(k catalog.KeyID, v vector.Value))
+	NodeCount() int64
+	RelCount() int64
+	// Rel returns a relationship's type and endpoints; ok is false when
+	// no relationship has that id.
+	Rel(id uint64) (t catalog.TypeID, src, dst uint64, ok bool)
+	RelPropType(k catalog.KeyID) vector.Type
+	GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector)
+	RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value))
+	// Adjacency is the CSR of type t in direction d, whose slot rel ids
+	// are relationship ids; nil when the type has no relationships.
+	Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency
+}
+
+// Snapshot is one immutable committed version of the graph. Every commit
+// publishes a new one; holding a *Snapshot pins what it saw, and reading
+// it takes no lock. Snapshots share everything a commit did not touch.
+//
+//	Snapshot
+//	  ts            commit timestamp (monotone; 0 = the empty graph)
+//	  nodeBound     every node id < nodeBound (ids of aborted transactions
+//	                leave holes: they are below the bound but not live)
+//	  live          roaring bitmap of existing nodes (32-bit: ≤ 2^32 nodes)
+//	  labels[l]     roaring bitmap of nodes with label l (nil = none)
+//	  nodeCols[k]   *column of node property k (nil = no node has k)
+//	  rels[g]       relationship table, GroupSize rels per relChunk
+//	  relCols[k]    *column of relationship property k
+//	  adj[t]        forward and backward csr.Adjacency of type t
+//	  typeRels[t]   number of relationships of type t
+//
+// A Snapshot inside an open Tx is that transaction's private working
+// version: it shares with its base and owns (by epoch stamp) whatever it
+// copied, and becomes the published version at commit.
+type Snapshot struct {
+	ts        uint64
+	nodeBound uint64
+	nodeCount int64
+	live      *roaring.Bitmap
+	labels    []*roaring.Bitmap
+	nodeCols  []*column
+	relBound  uint64
+	relCount  int64
+	rels      []*relChunk
+	relCols   []*column
+	adj       []adjPair
+	typeRels  []int64
+}
+
+type adjPair [2]*csr.Adjacency // indexed by Direction
+
+func emptySnapshot() *Snapshot { return &Snapshot{live: roaring.New()} }
+
+var _ Reader = (*Snapshot)(nil)
+
+// TS is the version's commit timestamp.
+func (s *Snapshot) TS() uint64 { return s.ts }
+
+// NodeIDBound: every node id is below it.
+func (s *Snapshot) NodeIDBound() uint64 { return s.nodeBound }
+
+// LiveNodes is the set of existing nodes. Read-only.
+func (s *Snapshot) LiveNodes() *roaring.Bitmap { return s.live }
+
+// LabelNodes is the set of nodes with label l. Read-only.
+func (s *Snapshot) LabelNodes(l catalog.LabelID) *roaring.Bitmap {
+	if int(l) < len(s.labels) && s.labels[l] != nil {
+		return s.labels[l]
+	}
+	return roaring.New() // fresh: a caller breaking the read-only rule harms only itself
+}
+
+// HasLabel reports whether node id carries label l.
+func (s *Snapshot) HasLabel(id uint64, l catalog.LabelID) bool {
+	if id > maxNodeID || int(l) >= len(s.labels) || s.labels[l] == nil {
+		return false
+	}
+	return s.labels[l].Contains(uint32(id))
+}
+
+// AppendNodeLabels appends node id's labels in id order. Its cost is one
+// bitmap probe per label in the catalog.
+func (s *Snapshot) AppendNodeLabels(dst []catalog.LabelID, id uint64) []catalog.LabelID {
+	if id > maxNodeID {
+		return dst
+	}
+	for l, b := range s.labels {
+		if b != nil && b.Contains(uint32(id)) {
+			dst = append(dst, catalog.LabelID(l))
+		}
+	}
+	return dst
+}
+
+// NodeCount is the number of existing nodes.
+func (s *Snapshot) NodeCount() int64 { return s.nodeCount }
+
+// RelCount is the number of existing relationships.
+func (s *Snapshot) RelCount() int64 { return s.relCount }
+
+// nodeLive reports whether node id exists.
+func (s *Snapshot) nodeLive(id uint64) bool {
+	return id <= maxNodeID && s.live.Contains(uint32(id))
+}
+
+// NodePropType: see Reader.
+func (s *Snapshot) NodePropType(k catalog.KeyID) vector.Type { return s.nodeCol(k).typ() }
+
+// RelPropType: see Reader.
+func (s *Snapshot) RelPropType(k catalog.KeyID) vector.Type { return s.relCol(k).typ() }
+
+func (s *Snapshot) nodeCol(k catalog.KeyID) *column {
+	if int(k) < len(s.nodeCols) {
+		return s.nodeCols[k]
+	}
+	return nil
+}
+
+func (s *Snapshot) relCol(k catalog.KeyID) *column {
+	if int(k) < len(s.relCols) {
+		return s.relCols[k]
+	}
+	return nil
+}
+
+// NodeProps calls fn for each property of node id in key id order.
+func (s *Snapshot) NodeProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	eachProp(s.nodeCols, id, fn)
+}
+
+// RelProps calls fn for each property of relationship id in key id order.
+func (s *Snapshot) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	eachProp(s.relCols, id, fn)
+}
+
+func eachProp(cols []*column, id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	for k, c := range cols {
+		if v := c.get(id); v != nil {
+			fn(catalog.KeyID(k), v)
+		}
+	}
+}
+
+// GatherNodeProp: see Reader.
+func (s *Snapshot) GatherNodeProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	gather(s.nodeCol(k), ids, sel, n, out)
+}
+
+// GatherRelProp: see Reader.
+func (s *Snapshot) GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	gather(s.relCol(k), ids, sel, n, out)
+}
+
+// Adjacency is type t's CSR in direction d, nil when t has no
+// relationships.
+func (s *Snapshot) Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency {
+	if int(t) < len(s.adj) && d <= Incoming {
+		return s.adj[t][d]
+	}
+	return nil
+}
