@@ -1,0 +1,55 @@
+// Command quiver is the Quiver graph database server: `quiver serve`
+// starts it, `quiver version` prints the version. Flags and wiring only;
+// the logic lives in engine and frontend.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+const usage = `usage: quiver <command> [flags]
+
+commands:
+  serve     start the server (quiver serve -h lists its flags)
+  version   print the version
+`
+
+// run executes a command and returns the process exit code.
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		opts, err := parseServe(args[1:])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "quiver serve: %v\n", err)
+			return 2
+		}
+		if err := serve(opts); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver serve: %v\n", err)
+			return 1
+		}
+		return 0
+	case "version", "--version", "-version":
+		fmt.Println("quiver", version)
+		return 0
+	case "import", "shell":
+		fmt.Fprintf(os.Stderr, "quiver %s: not implemented in this version\n", args[0])
+		return 2
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "quiver: unknown command %q\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// serveOptions are the start-up options of `quiver serve`, named as the
+// interface contract names them.
+type serveOptions struct {
+	listen          string
+	dataDir         string
+	logLevel        slog.Level
+	maxConnections  int
+	queryTimeout    time.Duration
+	tlsCert, tlsKey string
+	authEnabled     bool
+	replicationMode string
+}
+
+// parseServe parses serve's flags. Options this version cannot honour are
+// refused with a clear message rather than silently ignored.
+func parseServe(args []string) (serveOptions, error) {
+	var o serveOptions
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:3141", "address of the query listener (host:port)")
+	fs.StringVar(&o.dataDir, "data-dir", "./quiver-data", "data directory")
+	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&o.maxConnections, "max-connections", 1000, "connection ceiling")
+	timeoutMS := fs.Int64("query-timeout", 30000, "query timeout in milliseconds (0: none)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
+	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "turn authentication on")
+	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var sb strings.Builder
+			fs.SetOutput(&sb)
+			fs.PrintDefaults()
+			return o, fmt.Errorf("flags:\n%s", sb.String())
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch strings.ToLower(*level) {
+	case "debug":
+		o.logLevel = slog.LevelDebug
+	case "info":
+		o.logLevel = slog.LevelInfo
+	case "warn":
+		o.logLevel = slog.LevelWarn
+	case "error":
+		o.logLevel = slog.LevelError
+	default:
+		return o, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *level)
+	}
+	if o.maxConnections <= 0 {
+		return o, fmt.Errorf("--max-connections must be positive, not %d", o.maxConnections)
+	}
+	if *timeoutMS < 0 {
+		return o, fmt.Errorf("--query-timeout must be zero or a positive number of milliseconds, not %d", *timeoutMS)
+	}
+	o.queryTimeout = time.Duration(*timeoutMS) * time.Millisecond
+	if o.listen == "" || !strings.Contains(o.listen, ":") {
+		return o, fmt.Errorf("--listen must be host:port, not %q", o.listen)
+	}
+	if o.dataDir == "" {
+		return o, errors.New("--data-dir must not be empty")
+	}
+	if o.tlsCert != "" || o.tlsKey != "" {
+		return o, errors.New("--tls-cert and --tls-key: TLS is not supported in this version; serve plain HTTP on a trusted network or behind a TLS proxy")
+	}
+	if o.authEnabled {
+		return o, errors.New("--auth-enabled: authentication is not supported in this version")
+	}
+	if o.replicationMode != "" && o.replicationMode != "primary" {
+		return o, fmt.Errorf("--replication-mode %q: replication is not supported in this version (only the standalone role \"primary\" is)", o.replicationMode)
+	}
+	return o, nil
+}

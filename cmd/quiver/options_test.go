@@ -1,0 +1,64 @@
+package main
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseServeDefaults(t *testing.T) {
+	o, err := parseServe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.listen != "127.0.0.1:3141" || o.dataDir != "./quiver-data" || o.logLevel != slog.LevelInfo ||
+		o.maxConnections != 1000 || o.queryTimeout != 30*time.Second {
+		t.Fatalf("defaults = %+v", o)
+	}
+}
+
+func TestParseServeFlags(t *testing.T) {
+	o, err := parseServe([]string{"--listen", "0.0.0.0:9", "--data-dir=/d", "--log-level", "DEBUG",
+		"--max-connections", "5", "--query-timeout", "0", "--replication-mode", "primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.listen != "0.0.0.0:9" || o.dataDir != "/d" || o.logLevel != slog.LevelDebug || o.maxConnections != 5 ||
+		o.queryTimeout != 0 || o.replicationMode != "primary" {
+		t.Fatalf("parsed %+v", o)
+	}
+}
+
+func TestParseServeRejects(t *testing.T) {
+	cases := map[string][]string{
+		"log-level":        {"--log-level", "loud"},
+		"max-connections":  {"--max-connections", "0"},
+		"query-timeout":    {"--query-timeout", "-1"},
+		"listen":           {"--listen", "nowhere"},
+		"data-dir":         {"--data-dir", ""},
+		"TLS":              {"--tls-cert", "c.pem", "--tls-key", "k.pem"},
+		"authentication":   {"--auth-enabled"},
+		"replication-mode": {"--replication-mode", "replica"},
+		"unexpected":       {"extra"},
+		"not defined":      {"--nope"},
+		"invalid value":    {"--max-connections", "many"},
+	}
+	for want, args := range cases {
+		_, err := parseServe(args)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: err = %v, want a message about %s", args, err, want)
+		}
+	}
+}
+
+func TestRunCommands(t *testing.T) {
+	if code := run([]string{"version"}); code != 0 {
+		t.Errorf("version: exit %d", code)
+	}
+	for _, args := range [][]string{nil, {"bogus"}, {"import"}, {"shell"}, {"serve", "--auth-enabled"}} {
+		if code := run(args); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

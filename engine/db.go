@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Options configure an open database.
+type Options struct {
+	// QueryTimeout bounds each query's run time; zero means no limit.
+	QueryTimeout time.Duration
+	// Parallelism is the number of worker goroutines a query may use;
+	// zero means GOMAXPROCS.
+	Parallelism int
+	// Logger receives engine logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Stats are whole-database counts at the latest committed snapshot.
+type Stats struct {
+	Nodes         int64
+	Relationships int64
+}
+
+// Params are query parameters by name (without $). Values have the dynamic
+// types of vector.Value: nil, bool, int64, float64, string, []any,
+// map[string]any.
+type Params = map[string]vector.Value
+
+// Query runs one GQL statement as its own transaction. A read streams its
+// rows through the returned Result; a statement with writes runs to
+// completion and commits before Query returns. ctx cancels the query.
+func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.run(ctx, text, params)
+}

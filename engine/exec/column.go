@@ -1,0 +1,107 @@
+package exec
+
+import "github.com/quiverdb/quiver/vector"
+
+// column is a growable column of values, kept typed while every value has
+// one type and turned generic at the first value of another. Operators
+// that hold rows across batches (aggregation keys, materialised inputs)
+// store them here.
+type column struct {
+	v *vector.Vector // slices grow with append; Valid covers len rows
+	n int
+}
+
+func (c *column) push(src *vector.Vector, r int) {
+	t := src.Type
+	null := src.IsNull(r)
+	if c.v == nil {
+		c.v = &vector.Vector{Type: t}
+		if t == vector.Null {
+			c.v.Type = vector.Any
+		}
+	}
+	if !null && t != c.v.Type && c.v.Type != vector.Any {
+		c.generalise()
+	}
+	v := c.v
+	switch v.Type {
+	case vector.Bool:
+		v.Bools = append(v.Bools, !null && src.Bools[r])
+	case vector.Int64:
+		x := int64(0)
+		if !null {
+			x = src.I64[r]
+		}
+		v.I64 = append(v.I64, x)
+	case vector.Float64:
+		x := 0.0
+		if !null {
+			x = src.F64[r]
+		}
+		v.F64 = append(v.F64, x)
+	case vector.String:
+		x := ""
+		if !null {
+			x = src.Str[r]
+		}
+		v.Str = append(v.Str, x)
+	case vector.Node, vector.Rel:
+		x := uint64(0)
+		if !null {
+			x = src.IDs[r]
+		}
+		v.IDs = append(v.IDs, x)
+	default:
+		v.Any = append(v.Any, src.Get(r))
+	}
+	c.setNull(c.n, null && v.Type != vector.Any)
+	c.n++
+}
+
+// pushValue appends a generic value.
+func (c *column) pushValue(x vector.Value) {
+	src := vector.New(typeOfValue(x), 1)
+	if x != nil {
+		src.Set(0, x)
+	}
+	c.push(src, 0)
+}
+
+func (c *column) setNull(i int, null bool) {
+	if !null && c.v.Valid == nil {
+		return
+	}
+	for len(c.v.Valid)*64 <= i {
+		c.v.Valid = append(c.v.Valid, ^uint64(0))
+	}
+	if null {
+		c.v.Valid.SetInvalid(i)
+	}
+}
+
+// generalise turns the column into a generic one.
+func (c *column) generalise() {
+	vals := make([]vector.Value, c.n)
+	for i := range vals {
+		vals[i] = c.v.Get(i)
+	}
+	c.v = &vector.Vector{Type: vector.Any, Any: vals}
+}
+
+// get returns row i as a generic value.
+func (c *column) get(i int) vector.Value { return c.v.Get(i) }
+
+// emit copies rows [from, from+n) into out (which it may replace to match
+// the column's type) and returns the vector to use.
+func (c *column) emit(out *vector.Vector, from, n int) *vector.Vector {
+	if c.v == nil {
+		return nullVector
+	}
+	out = ensure(out, c.v.Type)
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(from + i)
+	}
+	copyRows(out, 0, c.v, idx)
+	return out
+}

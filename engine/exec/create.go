@@ -1,0 +1,171 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// create makes nodes and relationships for every input row through the
+// statement's transaction, and appends their ids as columns. Output rows
+// map one to one to input rows, so the input columns pass through.
+type create struct {
+	c  *Context
+	p  *plan.Create
+	in Operator
+
+	nodeVals [][]evaluator // per created node, per property
+	relVals  [][]evaluator
+	made     []*vector.Vector
+	out      *vector.Batch
+
+	labels []catalog.LabelID
+	keys   []catalog.KeyID
+	vals   []vector.Value
+}
+
+func newCreate(c *Context, p *plan.Create, in Operator) (*create, error) {
+	cr := &create{c: c, p: p, in: in, out: &vector.Batch{}}
+	for _, n := range p.Nodes {
+		evs, err := compileAll(c, n.Vals)
+		if err != nil {
+			return nil, err
+		}
+		cr.nodeVals = append(cr.nodeVals, evs)
+	}
+	for _, r := range p.Rels {
+		evs, err := compileAll(c, r.Vals)
+		if err != nil {
+			return nil, err
+		}
+		cr.relVals = append(cr.relVals, evs)
+	}
+	for _, m := range p.Made {
+		t := vector.Node
+		if m < 0 {
+			t = vector.Rel
+		}
+		cr.made = append(cr.made, vector.New(t, vector.Capacity))
+	}
+	return cr, nil
+}
+
+func compileAll(c *Context, es []plan.Expr) ([]evaluator, error) {
+	evs := make([]evaluator, len(es))
+	for i, e := range es {
+		ev, err := compile(c, e)
+		if err != nil {
+			return nil, err
+		}
+		evs[i] = ev
+	}
+	return evs, nil
+}
+
+func (cr *create) Next() (*vector.Batch, error) {
+	b, err := cr.in.Next()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if err := cr.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	nodeVecs, err := evalAll(cr.nodeVals, b)
+	if err != nil {
+		return nil, err
+	}
+	relVecs, err := evalAll(cr.relVals, b)
+	if err != nil {
+		return nil, err
+	}
+	cr.out.Cols = append(append(cr.out.Cols[:0], b.Cols...), cr.made...)
+	cr.out.Len, cr.out.Sel = b.Len, b.Sel
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		for m, which := range cr.p.Made {
+			if which >= 0 {
+				id, err := cr.createNode(&cr.p.Nodes[which], nodeVecs[which], r)
+				if err != nil {
+					return nil, err
+				}
+				cr.made[m].IDs[r] = id
+				continue
+			}
+			ri := -which - 1
+			rel := &cr.p.Rels[ri]
+			from, to := cr.out.Cols[rel.From], cr.out.Cols[rel.To]
+			if from.IsNull(r) || to.IsNull(r) {
+				return nil, errNullEndpoint(rel.Type)
+			}
+			id, err := cr.createRel(rel, relVecs[ri], from.IDs[r], to.IDs[r], r)
+			if err != nil {
+				return nil, err
+			}
+			cr.made[m].IDs[r] = id
+		}
+	}
+	return cr.out, nil
+}
+
+// errNullEndpoint is raised when a relationship would start or end at a
+// null (an unmatched optional node).
+func errNullEndpoint(typ string) error {
+	return errs.Data("cannot create a relationship of type %s with a null endpoint", typ)
+}
+
+func evalAll(evs [][]evaluator, b *vector.Batch) ([][]*vector.Vector, error) {
+	out := make([][]*vector.Vector, len(evs))
+	for i, es := range evs {
+		out[i] = make([]*vector.Vector, len(es))
+		for j, e := range es {
+			v, err := e.eval(b)
+			if err != nil {
+				return nil, err
+			}
+			out[i][j] = v
+		}
+	}
+	return out, nil
+}
+
+// props collects the non-null property values of row r.
+func (cr *create) props(keys []string, vecs []*vector.Vector, r int) {
+	cr.keys, cr.vals = cr.keys[:0], cr.vals[:0]
+	for i, k := range keys {
+		v := vecs[i].Get(r)
+		if v == nil {
+			continue // a null property is no property
+		}
+		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
+		cr.vals = append(cr.vals, v)
+	}
+}
+
+func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (uint64, error) {
+	cr.labels = cr.labels[:0]
+	for _, l := range n.Labels {
+		cr.labels = append(cr.labels, cr.c.Catalog.EnsureLabel(l))
+	}
+	cr.props(n.Keys, vecs, r)
+	id, err := cr.c.Tx.CreateNode(cr.labels, cr.keys, cr.vals)
+	if err != nil {
+		return 0, err
+	}
+	cr.c.Stats.NodesCreated++
+	cr.c.Stats.LabelsAdded += int64(len(cr.labels))
+	cr.c.Stats.PropertiesSet += int64(len(cr.keys))
+	return id, nil
+}
+
+func (cr *create) createRel(rel *plan.CreateRel, vecs []*vector.Vector, from, to uint64, r int) (uint64, error) {
+	t := cr.c.Catalog.EnsureType(rel.Type)
+	cr.props(rel.Keys, vecs, r)
+	id, err := cr.c.Tx.CreateRel(t, from, to, cr.keys, cr.vals)
+	if err != nil {
+		return 0, err
+	}
+	cr.c.Stats.RelationshipsCreated++
+	cr.c.Stats.PropertiesSet += int64(len(cr.keys))
+	return id, nil
+}

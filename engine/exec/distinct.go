@@ -1,0 +1,39 @@
+package exec
+
+import "github.com/quiverdb/quiver/vector"
+
+// distinctOp passes each distinct row once, in first-seen order, by
+// narrowing the selection of the batches it receives.
+type distinctOp struct {
+	c    *Context
+	in   Operator
+	seen map[string]struct{}
+	key  []byte
+	sel  []int32
+}
+
+func (d *distinctOp) Next() (*vector.Batch, error) {
+	for {
+		b, err := d.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		d.sel = d.sel[:0]
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			d.key = d.key[:0]
+			for _, c := range b.Cols {
+				d.key = appendKey(d.key, c, r)
+			}
+			if _, dup := d.seen[string(d.key)]; dup {
+				continue
+			}
+			d.seen[string(d.key)] = struct{}{}
+			d.sel = append(d.sel, int32(r))
+		}
+		if len(d.sel) > 0 {
+			b.Sel = d.sel
+			return b, nil
+		}
+	}
+}

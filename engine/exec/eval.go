@@ -1,0 +1,226 @@
+package exec
+
+import (
+	"math"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// evaluator computes one expression over a batch. The result is indexed by
+// physical row like the batch's columns; only the selected rows are
+// computed. The returned vector belongs to the evaluator (or to the batch)
+// and is overwritten by the next call.
+type evaluator interface {
+	eval(b *vector.Batch) (*vector.Vector, error)
+}
+
+// compile turns a bound expression into an evaluator.
+func compile(c *Context, e plan.Expr) (evaluator, error) {
+	switch e := e.(type) {
+	case *plan.ColRef:
+		return colEval(e.Idx), nil
+	case *plan.Const:
+		return newConstEval(e.Val), nil
+	case *plan.Param:
+		v, ok := c.Params[e.Name]
+		if !ok {
+			return nil, errs.New(errs.CodeInvalidParam, errs.CatData, "missing parameter $%s", e.Name)
+		}
+		return newConstEval(v), nil
+	case *plan.Property:
+		of, err := compile(c, e.Of)
+		if err != nil {
+			return nil, err
+		}
+		return &propEval{c: c, of: of, key: e.Key}, nil
+	case *plan.HasLabels:
+		x, err := compile(c, e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &labelsEval{c: c, x: x, names: e.Labels, out: vector.New(vector.Bool, vector.Capacity)}, nil
+	case *plan.IsNull:
+		x, err := compile(c, e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &isNullEval{x: x, negate: e.Negate, out: vector.New(vector.Bool, vector.Capacity)}, nil
+	case *plan.Not:
+		x, err := compile(c, e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &notEval{x: x, out: vector.New(vector.Bool, vector.Capacity)}, nil
+	case *plan.Neg:
+		x, err := compile(c, e.X)
+		if err != nil {
+			return nil, err
+		}
+		return &negEval{x: x}, nil
+	case *plan.Binary:
+		l, err := compile(c, e.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := compile(c, e.R)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case e.Op.IsLogical():
+			return &logicEval{op: e.Op, l: l, r: r, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		case e.Op.IsComparison():
+			return &compareEval{op: e.Op, l: l, r: r, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		}
+		return &arithEval{op: arithOps[e.Op], l: l, r: r}, nil
+	case *plan.Call:
+		return compileCall(c, e)
+	}
+	return nil, errs.NotSupported("expression %s cannot be evaluated yet", e)
+}
+
+var arithOps = map[plan.BinOp]byte{
+	plan.OpAdd: '+', plan.OpSub: '-', plan.OpMul: '*', plan.OpDiv: '/', plan.OpMod: '%', plan.OpPow: '^',
+}
+
+// colEval returns an input column as is: no copy.
+type colEval int
+
+func (e colEval) eval(b *vector.Batch) (*vector.Vector, error) { return b.Cols[e], nil }
+
+// constEval returns a vector filled with one value, built once.
+type constEval struct{ v *vector.Vector }
+
+func newConstEval(val vector.Value) *constEval {
+	t := typeOfValue(val)
+	v := vector.New(t, vector.Capacity)
+	if t != vector.Null {
+		for i := 0; i < vector.Capacity; i++ {
+			v.Set(i, val)
+		}
+	}
+	return &constEval{v: v}
+}
+
+func (e *constEval) eval(*vector.Batch) (*vector.Vector, error) { return e.v, nil }
+
+// value returns the constant (for LIMIT and SKIP counts).
+func (e *constEval) value() vector.Value { return e.v.Get(0) }
+
+// forRows calls fn for each selected physical row. It is for slow paths
+// only; kernels write their own loops.
+func forRows(sel []int32, n int, fn func(r int)) {
+	if sel == nil {
+		for r := 0; r < n; r++ {
+			fn(r)
+		}
+		return
+	}
+	for _, r := range sel {
+		fn(int(r))
+	}
+}
+
+// ensure returns out when it already has type t, else a new vector of t.
+func ensure(out *vector.Vector, t vector.Type) *vector.Vector {
+	if out != nil && out.Type == t {
+		out.ResetNulls()
+		return out
+	}
+	return vector.New(t, vector.Capacity)
+}
+
+// isNullEval implements IS NULL and IS NOT NULL.
+type isNullEval struct {
+	x      evaluator
+	negate bool
+	out    *vector.Vector
+}
+
+func (e *isNullEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	out := e.out.Bools
+	forRows(sel, n, func(r int) { out[r] = x.IsNull(r) != e.negate })
+	return e.out, nil
+}
+
+// negEval is unary minus; INTEGER negation fails on the one value that
+// has no positive twin.
+type negEval struct {
+	x   evaluator
+	out *vector.Vector
+}
+
+func (e *negEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	switch x.Type {
+	case vector.Null:
+		return x, nil
+	case vector.Int64:
+		e.out = ensure(e.out, vector.Int64)
+		out := e.out
+		var failed bool
+		forRows(sel, n, func(r int) {
+			v := x.I64[r]
+			failed = failed || (v == math.MinInt64 && x.Valid.IsValid(r))
+			out.I64[r] = -v
+		})
+		if failed {
+			return nil, errs.DataCode(errs.CodeOverflow, "integer overflow: -(%d)", int64(math.MinInt64))
+		}
+		copyNulls(out, x, sel, n)
+		return out, nil
+	case vector.Float64:
+		e.out = ensure(e.out, vector.Float64)
+		out := e.out
+		forRows(sel, n, func(r int) { out.F64[r] = -x.F64[r] })
+		copyNulls(out, x, sel, n)
+		return out, nil
+	}
+	e.out = ensure(e.out, vector.Any)
+	out := e.out
+	var failed error
+	forRows(sel, n, func(r int) {
+		switch v := x.Get(r).(type) {
+		case nil:
+			out.SetNull(r)
+		case int64:
+			if v == math.MinInt64 {
+				failed = errs.DataCode(errs.CodeOverflow, "integer overflow: -(%d)", v)
+			}
+			out.Set(r, -v)
+		case float64:
+			out.Set(r, -v)
+		default:
+			if failed == nil {
+				failed = errs.Data("cannot negate %s", typeName(v))
+			}
+		}
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	return out, nil
+}
+
+// copyNulls gives out the nulls of x on the selected rows.
+func copyNulls(out, x *vector.Vector, sel []int32, n int) {
+	if x.Valid == nil {
+		return
+	}
+	forRows(sel, n, func(r int) {
+		if x.IsNull(r) {
+			out.SetNull(r)
+		}
+	})
+}

@@ -1,0 +1,158 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// nullVector is the shared all-null result of expressions that are null
+// for every row (a property key nobody has). It is never written.
+var nullVector = vector.New(vector.Null, vector.Capacity)
+
+// propEval reads a property of the nodes, relationships or maps in a
+// vector. Node and relationship properties are gathered column-wise by id
+// from storage; the output vector takes the property column's type, so a
+// homogeneous column stays typed downstream.
+type propEval struct {
+	c   *Context
+	of  evaluator
+	key string
+	out *vector.Vector
+}
+
+func (e *propEval) keyID() (catalog.KeyID, bool) { return e.c.Catalog.LookupKey(e.key) }
+
+func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	of, err := e.of.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	tx := e.c.Tx
+	switch of.Type {
+	case vector.Null:
+		return nullVector, nil
+	case vector.Node:
+		k, ok := e.keyID()
+		if !ok {
+			return nullVector, nil
+		}
+		e.out = ensure(e.out, tx.NodePropType(k))
+		tx.GatherNodeProp(k, of, sel, n, e.out)
+		return e.out, nil
+	case vector.Rel:
+		k, ok := e.keyID()
+		if !ok {
+			return nullVector, nil
+		}
+		e.out = ensure(e.out, tx.RelPropType(k))
+		tx.GatherRelProp(k, of, sel, n, e.out)
+		return e.out, nil
+	case vector.Any:
+		return e.evalValues(of, sel, n)
+	}
+	return nil, errs.Data("cannot read property %q of a %s", e.key, of.Type)
+}
+
+// evalValues is the slow path for a column of generic values.
+func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
+	e.out = ensure(e.out, vector.Any)
+	out := e.out
+	var failed error
+	forRows(sel, n, func(r int) {
+		v, err := e.property(of.Get(r))
+		if err != nil {
+			failed = err
+		}
+		out.Set(r, v)
+	})
+	return out, failed
+}
+
+// property reads the key of one generic value.
+func (e *propEval) property(v vector.Value) (vector.Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]vector.Value:
+		return x[e.key], nil
+	case vector.NodeRef, vector.RelRef:
+		k, ok := e.keyID()
+		if !ok {
+			return nil, nil
+		}
+		var found vector.Value
+		visit := func(key catalog.KeyID, val vector.Value) {
+			if key == k {
+				found = val
+			}
+		}
+		if id, isNode := x.(vector.NodeRef); isNode {
+			e.c.Tx.NodeProps(uint64(id), visit)
+		} else {
+			e.c.Tx.RelProps(uint64(x.(vector.RelRef)), visit)
+		}
+		return found, nil
+	}
+	return nil, errs.Data("cannot read property %q of a %s", e.key, typeName(v))
+}
+
+// labelsEval tests nodes for a conjunction of labels.
+type labelsEval struct {
+	c     *Context
+	x     evaluator
+	names []string
+	ids   []catalog.LabelID
+	out   *vector.Vector
+}
+
+func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.x.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	out := e.out
+	out.ResetNulls()
+	if x.Type == vector.Null {
+		forRows(sel, n, func(r int) { out.SetNull(r) })
+		return out, nil
+	}
+	if x.Type != vector.Node && x.Type != vector.Any {
+		return nil, errs.Data("cannot test labels of a %s", x.Type)
+	}
+	e.ids = e.ids[:0]
+	missing := false
+	for _, name := range e.names {
+		id, ok := e.c.Catalog.LookupLabel(name)
+		if !ok {
+			missing = true
+			break
+		}
+		e.ids = append(e.ids, id)
+	}
+	tx := e.c.Tx
+	var failed error
+	forRows(sel, n, func(r int) {
+		if x.IsNull(r) {
+			out.SetNull(r)
+			return
+		}
+		var id uint64
+		if x.Type == vector.Node {
+			id = x.IDs[r]
+		} else if ref, ok := x.Any[r].(vector.NodeRef); ok {
+			id = uint64(ref)
+		} else {
+			failed = errs.Data("cannot test labels of a %s", typeName(x.Any[r]))
+			return
+		}
+		has := !missing
+		for _, l := range e.ids {
+			has = has && tx.HasLabel(id, l)
+		}
+		out.Bools[r] = has
+	})
+	return out, failed
+}

@@ -1,0 +1,232 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// expand follows relationships from a node column. For every input row it
+// decodes the node's neighbour list from the CSR of each wanted type and
+// direction, and emits one output row per relationship that passes the
+// checks on the far end (labels, an already bound node, relationship
+// uniqueness). The input columns are gathered per output batch with typed
+// copies; a high-degree node simply spans several output batches.
+type expand struct {
+	c  *Context
+	p  *plan.Expand
+	in Operator
+
+	opened    bool
+	adjs      []adjList
+	toLabels  []catalog.LabelID
+	toMissing bool // a far-end label does not exist: nothing matches
+
+	inb  *vector.Batch // current input batch
+	pos  int           // next logical row of inb to expand
+	row  int           // physical row whose neighbours are in nbrs
+	nbrs []uint64
+	rels []uint64
+	next int // next entry of nbrs to emit
+
+	idx []int32 // input row of each output row
+	out *vector.Batch
+}
+
+// adjList is one CSR to read: a type in one direction. Incoming lists of an
+// undirected pattern skip self-loops, which the outgoing list already gave.
+type adjList struct {
+	adj       *csr.Adjacency
+	skipLoops bool
+}
+
+func newExpand(c *Context, p *plan.Expand, in Operator) *expand {
+	return &expand{c: c, p: p, in: in, idx: make([]int32, 0, vector.Capacity),
+		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+}
+
+func (e *expand) open() {
+	e.opened = true
+	tx, cat := e.c.Tx, e.c.Catalog
+	var types []catalog.TypeID
+	if len(e.p.Types) == 0 {
+		types = cat.Types()
+	}
+	for _, name := range e.p.Types {
+		if id, ok := cat.LookupType(name); ok {
+			types = append(types, id)
+		}
+	}
+	for _, t := range types {
+		if e.p.Dir == plan.Out || e.p.Dir == plan.Both {
+			if a := tx.Adjacency(t, storage.Outgoing); a != nil {
+				e.adjs = append(e.adjs, adjList{adj: a})
+			}
+		}
+		if e.p.Dir == plan.In || e.p.Dir == plan.Both {
+			if a := tx.Adjacency(t, storage.Incoming); a != nil {
+				e.adjs = append(e.adjs, adjList{adj: a, skipLoops: e.p.Dir == plan.Both})
+			}
+		}
+	}
+	for _, name := range e.p.ToLabels {
+		id, ok := cat.LookupLabel(name)
+		if !ok {
+			e.toMissing = true
+		}
+		e.toLabels = append(e.toLabels, id)
+	}
+}
+
+func (e *expand) Next() (*vector.Batch, error) {
+	if !e.opened {
+		e.open()
+	}
+	if err := e.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	e.idx = e.idx[:0]
+	relCol, nodeCol := e.relCol(), e.nodeCol()
+	for len(e.idx) < vector.Capacity {
+		if e.next < len(e.nbrs) {
+			e.emit(relCol, nodeCol)
+			continue
+		}
+		ok, err := e.advance()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if len(e.idx) == 0 {
+		return nil, nil
+	}
+	e.finish()
+	return e.out, nil
+}
+
+// relCol and nodeCol are the output vectors of the new columns, allocated
+// on first use; nodeCol is nil when the far end is already bound.
+func (e *expand) relCol() *vector.Vector {
+	i := len(e.p.Input.Columns())
+	if e.out.Cols[i] == nil {
+		e.out.Cols[i] = vector.New(vector.Rel, vector.Capacity)
+	}
+	return e.out.Cols[i]
+}
+
+func (e *expand) nodeCol() *vector.Vector {
+	i := len(e.p.Input.Columns()) + 1
+	if e.p.Into >= 0 {
+		return nil
+	}
+	if e.out.Cols[i] == nil {
+		e.out.Cols[i] = vector.New(vector.Node, vector.Capacity)
+	}
+	return e.out.Cols[i]
+}
+
+// emit moves neighbours of the current row that pass the far-end checks
+// into the output, until the output is full or the list is exhausted.
+func (e *expand) emit(relCol, nodeCol *vector.Vector) {
+	in := e.inb.Cols
+	var into uint64
+	if e.p.Into >= 0 {
+		into = in[e.p.Into].IDs[e.row]
+	}
+	tx := e.c.Tx
+	for e.next < len(e.nbrs) && len(e.idx) < vector.Capacity {
+		nbr, rel := e.nbrs[e.next], e.rels[e.next]
+		e.next++
+		if e.p.Into >= 0 && nbr != into {
+			continue
+		}
+		if e.toMissing {
+			continue
+		}
+		keep := true
+		for _, l := range e.toLabels {
+			keep = keep && tx.HasLabel(nbr, l)
+		}
+		for _, d := range e.p.Distinct {
+			keep = keep && in[d].IDs[e.row] != rel
+		}
+		if !keep {
+			continue
+		}
+		k := len(e.idx)
+		relCol.IDs[k] = rel
+		if nodeCol != nil {
+			nodeCol.IDs[k] = nbr
+		}
+		e.idx = append(e.idx, int32(e.row))
+	}
+}
+
+// advance loads the neighbour list of the next input row, pulling a new
+// input batch when the current one is done. It returns false at the end.
+func (e *expand) advance() (bool, error) {
+	for {
+		if e.inb == nil || e.pos >= e.inb.Rows() {
+			if len(e.idx) > 0 {
+				// The output still references the current input batch:
+				// emit before pulling the next one.
+				return false, nil
+			}
+			b, err := e.in.Next()
+			if err != nil || b == nil {
+				return false, err
+			}
+			e.inb, e.pos = b, 0
+			continue
+		}
+		e.row = e.inb.Row(e.pos)
+		e.pos++
+		from := e.inb.Cols[e.p.From]
+		if from.IsNull(e.row) {
+			continue
+		}
+		if e.p.Into >= 0 && e.inb.Cols[e.p.Into].IsNull(e.row) {
+			continue
+		}
+		node := from.IDs[e.row]
+		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
+		for _, a := range e.adjs {
+			start := len(e.nbrs)
+			e.nbrs, e.rels = a.adj.AppendNeighbors(e.nbrs, e.rels, node)
+			if a.skipLoops {
+				e.nbrs, e.rels = dropLoops(e.nbrs, e.rels, start, node)
+			}
+		}
+		e.c.Stats.RowsScanned += int64(len(e.nbrs))
+		if len(e.nbrs) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// dropLoops removes entries from start on whose neighbour is node itself.
+func dropLoops(nbrs, rels []uint64, start int, node uint64) ([]uint64, []uint64) {
+	w := start
+	for i := start; i < len(nbrs); i++ {
+		if nbrs[i] != node {
+			nbrs[w], rels[w] = nbrs[i], rels[i]
+			w++
+		}
+	}
+	return nbrs[:w], rels[:w]
+}
+
+// finish gathers the input columns for the emitted rows.
+func (e *expand) finish() {
+	nin := len(e.p.Input.Columns())
+	for i, src := range e.inb.Cols[:nin] {
+		e.out.Cols[i] = ensure(e.out.Cols[i], src.Type)
+		copyRows(e.out.Cols[i], 0, src, e.idx)
+	}
+	e.out.Len, e.out.Sel = len(e.idx), nil
+}

@@ -1,0 +1,317 @@
+package exec
+
+import (
+	"encoding/binary"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// hashAggregate groups its whole input by the key expressions, then emits
+// one row per group: keys first, aggregates after. Groups are found by a
+// hash map over the key encoding (rowkey.go) and numbered densely; each
+// aggregate keeps its state in slices indexed by group number.
+type hashAggregate struct {
+	c    *Context
+	in   Operator
+	keys []evaluator
+	aggs []*aggState
+
+	groups  map[string]int32
+	keyCols []column
+	ngroups int
+	key     []byte
+	gidx    []int32 // group of each physical row of the current batch
+
+	done    bool
+	emitted int
+	out     *vector.Batch
+}
+
+func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
+	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]column, len(p.Keys)),
+		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	for _, k := range p.Keys {
+		ev, err := compile(c, k)
+		if err != nil {
+			return nil, err
+		}
+		h.keys = append(h.keys, ev)
+	}
+	for _, a := range p.Aggs {
+		st := &aggState{call: a}
+		if a.Arg != nil {
+			ev, err := compile(c, a.Arg)
+			if err != nil {
+				return nil, err
+			}
+			st.arg = ev
+		}
+		if a.Distinct {
+			st.seen = map[string]struct{}{}
+		}
+		h.aggs = append(h.aggs, st)
+	}
+	if len(p.Keys) == 0 {
+		h.newGroup() // a global aggregate has its one row even over no input
+	}
+	return h, nil
+}
+
+func (h *hashAggregate) newGroup() int32 {
+	g := int32(h.ngroups)
+	h.ngroups++
+	for _, a := range h.aggs {
+		a.grow(h.ngroups)
+	}
+	return g
+}
+
+func (h *hashAggregate) Next() (*vector.Batch, error) {
+	if !h.done {
+		if err := h.consume(); err != nil {
+			return nil, err
+		}
+		h.done = true
+	}
+	return h.emit()
+}
+
+// consume reads the whole input into the groups.
+func (h *hashAggregate) consume() error {
+	keyVecs := make([]*vector.Vector, len(h.keys))
+	for {
+		if err := h.c.checkCancel(); err != nil {
+			return err
+		}
+		b, err := h.in.Next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return nil
+		}
+		for i, k := range h.keys {
+			if keyVecs[i], err = k.eval(b); err != nil {
+				return err
+			}
+		}
+		h.assignGroups(b, keyVecs)
+		for _, a := range h.aggs {
+			if err := a.update(b, h.gidx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// assignGroups sets gidx[r] for each selected row r, creating groups for
+// keys not seen before.
+func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) {
+	if len(h.keys) == 0 {
+		for i := 0; i < b.Rows(); i++ {
+			h.gidx[b.Row(i)] = 0
+		}
+		return
+	}
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		h.key = h.key[:0]
+		for _, kv := range keyVecs {
+			h.key = appendKey(h.key, kv, r)
+		}
+		g, ok := h.groups[string(h.key)]
+		if !ok {
+			g = h.newGroup()
+			h.groups[string(h.key)] = g
+			for k, kv := range keyVecs {
+				h.keyCols[k].push(kv, r)
+			}
+		}
+		h.gidx[r] = g
+	}
+}
+
+// emit returns the next batch of groups.
+func (h *hashAggregate) emit() (*vector.Batch, error) {
+	n := min(h.ngroups-h.emitted, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	for k := range h.keyCols {
+		h.out.Cols[k] = h.keyCols[k].emit(h.out.Cols[k], h.emitted, n)
+	}
+	for i, a := range h.aggs {
+		col := len(h.keyCols) + i
+		v, err := a.result(h.out.Cols[col], h.emitted, n)
+		if err != nil {
+			return nil, err
+		}
+		h.out.Cols[col] = v
+	}
+	h.emitted += n
+	h.out.Len, h.out.Sel = n, nil
+	return h.out, nil
+}
+
+// aggState is one aggregate's per-group state.
+type aggState struct {
+	call  plan.AggCall
+	arg   evaluator
+	count []int64        // count, and the number of values for sum/avg
+	isum  []int64        // integer sums
+	fsum  []float64      // float sums
+	float []bool         // group's sum has met a FLOAT
+	best  []vector.Value // min, max
+	lists [][]vector.Value
+	seen  map[string]struct{} // DISTINCT: group number + value key
+	key   []byte
+}
+
+func (a *aggState) grow(n int) {
+	for len(a.count) < n {
+		a.count = append(a.count, 0)
+		switch a.call.Func {
+		case plan.AggSum, plan.AggAvg:
+			a.isum = append(a.isum, 0)
+			a.fsum = append(a.fsum, 0)
+			a.float = append(a.float, false)
+		case plan.AggMin, plan.AggMax:
+			a.best = append(a.best, nil)
+		case plan.AggCollect:
+			a.lists = append(a.lists, nil)
+		}
+	}
+}
+
+func (a *aggState) update(b *vector.Batch, gidx []int32) error {
+	if a.arg == nil { // count(*)
+		if b.Sel == nil {
+			for r := 0; r < b.Len; r++ {
+				a.count[gidx[r]]++
+			}
+		} else {
+			for _, r := range b.Sel {
+				a.count[gidx[r]]++
+			}
+		}
+		return nil
+	}
+	v, err := a.arg.eval(b)
+	if err != nil {
+		return err
+	}
+	if a.call.Func == plan.AggCount && !a.call.Distinct {
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			if !v.IsNull(r) {
+				a.count[gidx[r]]++
+			}
+		}
+		return nil
+	}
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		if v.IsNull(r) {
+			continue
+		}
+		g := gidx[r]
+		if a.seen != nil {
+			a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
+			if _, dup := a.seen[string(a.key)]; dup {
+				continue
+			}
+			a.seen[string(a.key)] = struct{}{}
+		}
+		if err := a.add(g, v, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add folds row r of v into group g.
+func (a *aggState) add(g int32, v *vector.Vector, r int) error {
+	a.count[g]++
+	switch a.call.Func {
+	case plan.AggSum, plan.AggAvg:
+		switch v.Type {
+		case vector.Int64:
+			return a.addInt(g, v.I64[r])
+		case vector.Float64:
+			a.float[g] = true
+			a.fsum[g] += v.F64[r]
+			return nil
+		}
+		switch x := v.Get(r).(type) {
+		case int64:
+			return a.addInt(g, x)
+		case float64:
+			a.float[g] = true
+			a.fsum[g] += x
+			return nil
+		default:
+			return errs.Data("%s() expects numbers, got %s", a.call.Func, typeName(x))
+		}
+	case plan.AggMin, plan.AggMax:
+		x := v.Get(r)
+		if a.best[g] == nil {
+			a.best[g] = x
+			return nil
+		}
+		c, ok := orderValues(x, a.best[g])
+		if ok && ((a.call.Func == plan.AggMin && c < 0) || (a.call.Func == plan.AggMax && c > 0)) {
+			a.best[g] = x
+		}
+	case plan.AggCollect:
+		a.lists[g] = append(a.lists[g], v.Get(r))
+	}
+	return nil
+}
+
+func (a *aggState) addInt(g int32, x int64) error {
+	s := a.isum[g] + x
+	if (a.isum[g]^s)&(x^s) < 0 {
+		return errs.DataCode(errs.CodeOverflow, "integer overflow in %s()", a.call.Func)
+	}
+	a.isum[g] = s
+	return nil
+}
+
+// result fills the aggregate's values for groups [from, from+n).
+func (a *aggState) result(out *vector.Vector, from, n int) (*vector.Vector, error) {
+	if a.call.Func == plan.AggCount {
+		out = ensure(out, vector.Int64)
+		copy(out.I64, a.count[from:from+n])
+		return out, nil
+	}
+	var col column
+	for g := from; g < from+n; g++ {
+		switch a.call.Func {
+		case plan.AggSum:
+			if a.float[g] {
+				col.pushValue(a.fsum[g] + float64(a.isum[g]))
+			} else {
+				col.pushValue(a.isum[g])
+			}
+		case plan.AggAvg:
+			if a.count[g] == 0 {
+				col.pushValue(nil)
+			} else {
+				col.pushValue((a.fsum[g] + float64(a.isum[g])) / float64(a.count[g]))
+			}
+		case plan.AggMin, plan.AggMax:
+			col.pushValue(a.best[g])
+		case plan.AggCollect:
+			l := a.lists[g]
+			if l == nil {
+				l = []vector.Value{}
+			}
+			col.pushValue(l)
+		default:
+			return nil, errs.NotSupported("aggregate %s() is not supported yet", a.call.Func)
+		}
+	}
+	return col.emit(out, 0, n), nil
+}

@@ -1,0 +1,75 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// skipLimit drops the first skip rows or passes at most limit rows by
+// trimming batch selections. After the limit it stops pulling its input.
+type skipLimit struct {
+	in     Operator
+	skip   bool
+	remain int64
+	sel    []int32
+}
+
+func buildSkipLimit(c *Context, input plan.Operator, count plan.Expr, skip bool) (Operator, error) {
+	in, err := Build(c, input)
+	if err != nil {
+		return nil, err
+	}
+	what := "LIMIT"
+	if skip {
+		what = "SKIP"
+	}
+	ev, err := compile(c, count)
+	if err != nil {
+		return nil, err
+	}
+	ce, ok := ev.(*constEval)
+	if !ok {
+		return nil, errs.Semantic("%s expects a constant or a parameter", what)
+	}
+	n, ok := ce.value().(int64)
+	if !ok || n < 0 {
+		return nil, errs.DataCode(errs.CodeInvalidParam, "%s expects a non-negative INTEGER, got %s", what, plan.FormatValue(ce.value()))
+	}
+	return &skipLimit{in: in, skip: skip, remain: n}, nil
+}
+
+func (s *skipLimit) Next() (*vector.Batch, error) {
+	for {
+		if !s.skip && s.remain == 0 {
+			return nil, nil
+		}
+		b, err := s.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		n := int64(b.Rows())
+		switch {
+		case s.skip && s.remain >= n:
+			s.remain -= n
+			continue
+		case s.skip && s.remain > 0:
+			s.sel = s.sel[:0]
+			for i := int(s.remain); i < int(n); i++ {
+				s.sel = append(s.sel, int32(b.Row(i)))
+			}
+			s.remain = 0
+			b.Sel = s.sel
+		case !s.skip && n > s.remain:
+			s.sel = s.sel[:0]
+			for i := 0; i < int(s.remain); i++ {
+				s.sel = append(s.sel, int32(b.Row(i)))
+			}
+			b.Sel = s.sel
+			s.remain = 0
+		case !s.skip:
+			s.remain -= n
+		}
+		return b, nil
+	}
+}

@@ -1,0 +1,134 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Operator is a physical operator. Next returns the next batch, or nil when
+// the operator is exhausted. A returned batch is valid until the following
+// call; an operator that keeps rows across calls copies them.
+type Operator interface {
+	Next() (*vector.Batch, error)
+}
+
+// Build turns a logical plan into physical operators bound to c.
+func Build(c *Context, p plan.Operator) (Operator, error) {
+	switch p := p.(type) {
+	case *plan.Unit:
+		return &unitOp{}, nil
+	case *plan.NodeScan:
+		return newNodeScan(c, p), nil
+	case *plan.Expand:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newExpand(c, p, in), nil
+	case *plan.Filter:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		pred, err := compile(c, p.Pred)
+		if err != nil {
+			return nil, err
+		}
+		return &filterOp{c: c, in: in, pred: pred}, nil
+	case *plan.Project:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newProject(c, p, in)
+	case *plan.Aggregate:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newHashAggregate(c, p, in)
+	case *plan.Distinct:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+	case *plan.Skip:
+		return buildSkipLimit(c, p.Input, p.Count, true)
+	case *plan.Limit:
+		return buildSkipLimit(c, p.Input, p.Count, false)
+	case *plan.CrossProduct:
+		l, err := Build(c, p.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(c, p.Right)
+		if err != nil {
+			return nil, err
+		}
+		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
+	case *plan.Create:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newCreate(c, p, in)
+	}
+	return nil, errs.NotSupported("operator %T cannot be executed yet", p)
+}
+
+// unitOp yields one row without columns.
+type unitOp struct{ done bool }
+
+func (u *unitOp) Next() (*vector.Batch, error) {
+	if u.done {
+		return nil, nil
+	}
+	u.done = true
+	return &vector.Batch{Len: 1}, nil
+}
+
+// copyRows copies rows idx of src into dst starting at row at, in typed
+// loops. dst must have src's type.
+func copyRows(dst *vector.Vector, at int, src *vector.Vector, idx []int32) {
+	switch src.Type {
+	case vector.Bool:
+		d := dst.Bools[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.Bools[r]
+		}
+	case vector.Int64:
+		d := dst.I64[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.I64[r]
+		}
+	case vector.Float64:
+		d := dst.F64[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.F64[r]
+		}
+	case vector.String:
+		d := dst.Str[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.Str[r]
+		}
+	case vector.Node, vector.Rel:
+		d := dst.IDs[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.IDs[r]
+		}
+	case vector.Any:
+		d := dst.Any[at : at+len(idx)]
+		for k, r := range idx {
+			d[k] = src.Any[r]
+		}
+	}
+	if src.Valid != nil || src.Type == vector.Null {
+		for k, r := range idx {
+			if src.IsNull(int(r)) {
+				dst.SetNull(at + k)
+			}
+		}
+	}
+}

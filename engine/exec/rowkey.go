@@ -1,0 +1,122 @@
+package exec
+
+import (
+	"encoding/binary"
+	"math"
+	"sort"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Row keys: grouping and DISTINCT hash rows by a byte encoding of their
+// values, appended into one reusable buffer per batch so that looking up an
+// existing group allocates nothing. Each value starts with a tag byte, so
+// values of different types never collide; strings carry their length.
+const (
+	tagNull byte = iota
+	tagFalse
+	tagTrue
+	tagInt
+	tagFloat
+	tagString
+	tagNode
+	tagRel
+	tagList
+	tagMap
+	tagPath
+)
+
+// appendKey appends the key encoding of row r of v.
+func appendKey(dst []byte, v *vector.Vector, r int) []byte {
+	if v.IsNull(r) {
+		return append(dst, tagNull)
+	}
+	switch v.Type {
+	case vector.Bool:
+		if v.Bools[r] {
+			return append(dst, tagTrue)
+		}
+		return append(dst, tagFalse)
+	case vector.Int64:
+		return binary.LittleEndian.AppendUint64(append(dst, tagInt), uint64(v.I64[r]))
+	case vector.Float64:
+		return appendFloatKey(dst, v.F64[r])
+	case vector.String:
+		return appendStringKey(dst, v.Str[r])
+	case vector.Node:
+		return binary.LittleEndian.AppendUint64(append(dst, tagNode), v.IDs[r])
+	case vector.Rel:
+		return binary.LittleEndian.AppendUint64(append(dst, tagRel), v.IDs[r])
+	case vector.Any:
+		return appendValueKey(dst, v.Any[r])
+	}
+	return append(dst, tagNull)
+}
+
+// appendFloatKey normalises -0 to 0 and all NaNs to one NaN, so values that
+// group together encode alike.
+func appendFloatKey(dst []byte, f float64) []byte {
+	if f == 0 {
+		f = 0
+	}
+	if math.IsNaN(f) {
+		f = math.NaN()
+	}
+	return binary.LittleEndian.AppendUint64(append(dst, tagFloat), math.Float64bits(f))
+}
+
+func appendStringKey(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(append(dst, tagString), uint64(len(s)))
+	return append(dst, s...)
+}
+
+// appendValueKey encodes a generic value (the slow path).
+func appendValueKey(dst []byte, v vector.Value) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, tagNull)
+	case bool:
+		if x {
+			return append(dst, tagTrue)
+		}
+		return append(dst, tagFalse)
+	case int64:
+		return binary.LittleEndian.AppendUint64(append(dst, tagInt), uint64(x))
+	case float64:
+		return appendFloatKey(dst, x)
+	case string:
+		return appendStringKey(dst, x)
+	case vector.NodeRef:
+		return binary.LittleEndian.AppendUint64(append(dst, tagNode), uint64(x))
+	case vector.RelRef:
+		return binary.LittleEndian.AppendUint64(append(dst, tagRel), uint64(x))
+	case []vector.Value:
+		dst = binary.AppendUvarint(append(dst, tagList), uint64(len(x)))
+		for _, e := range x {
+			dst = appendValueKey(dst, e)
+		}
+		return dst
+	case map[string]vector.Value:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		dst = binary.AppendUvarint(append(dst, tagMap), uint64(len(keys)))
+		for _, k := range keys {
+			dst = appendStringKey(dst, k)
+			dst = appendValueKey(dst, x[k])
+		}
+		return dst
+	case vector.Path:
+		dst = binary.AppendUvarint(append(dst, tagPath), uint64(len(x.Nodes)))
+		for _, n := range x.Nodes {
+			dst = binary.LittleEndian.AppendUint64(dst, n)
+		}
+		for _, r := range x.Rels {
+			dst = binary.LittleEndian.AppendUint64(dst, r)
+		}
+		return dst
+	}
+	return append(dst, tagNull)
+}

@@ -1,0 +1,68 @@
+package exec
+
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// nodeScan yields the live nodes carrying all of its labels, Capacity ids
+// per batch, straight from the label bitmaps (their intersection when
+// several labels are required).
+type nodeScan struct {
+	c      *Context
+	p      *plan.NodeScan
+	it     roaring.ManyIntIterable
+	buf    []uint32
+	out    *vector.Batch
+	opened bool
+}
+
+func newNodeScan(c *Context, p *plan.NodeScan) *nodeScan {
+	return &nodeScan{c: c, p: p, buf: make([]uint32, vector.Capacity), out: vector.NewBatch(vector.Node)}
+}
+
+// open resolves the labels when the first batch is pulled, so a label made
+// by an earlier write of the statement is seen.
+func (s *nodeScan) open() {
+	s.opened = true
+	tx := s.c.Tx
+	var bm *roaring.Bitmap
+	if len(s.p.Labels) == 0 {
+		bm = tx.LiveNodes()
+	}
+	for _, name := range s.p.Labels {
+		id, ok := s.c.Catalog.LookupLabel(name)
+		if !ok {
+			bm = roaring.New()
+			break
+		}
+		lb := tx.LabelNodes(id)
+		if bm == nil {
+			bm = lb
+		} else {
+			bm = roaring.And(bm, lb)
+		}
+	}
+	s.it = bm.ManyIterator()
+}
+
+func (s *nodeScan) Next() (*vector.Batch, error) {
+	if !s.opened {
+		s.open()
+	}
+	if err := s.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	n := s.it.NextMany(s.buf)
+	if n == 0 {
+		return nil, nil
+	}
+	ids := s.out.Cols[0].IDs[:n]
+	for i, id := range s.buf[:n] {
+		ids[i] = uint64(id)
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.c.Stats.RowsScanned += int64(n)
+	return s.out, nil
+}

@@ -1,0 +1,183 @@
+package exec
+
+import (
+	"math"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+func TestEqualValues(t *testing.T) {
+	l := func(xs ...vector.Value) []vector.Value { return xs }
+	cases := []struct {
+		a, b     vector.Value
+		eq, null bool
+	}{
+		{int64(1), 1.0, true, false},
+		{int64(1), "1", false, false},
+		{nil, int64(1), false, true},
+		{l(int64(1), nil), l(int64(1), nil), false, true},
+		{l(int64(1), nil), l(int64(2), nil), false, false}, // a difference beats a null
+		{l(int64(1)), l(int64(1), int64(2)), false, false},
+		{map[string]vector.Value{"a": int64(1)}, map[string]vector.Value{"a": 1.0}, true, false},
+		{vector.NodeRef(1), vector.NodeRef(1), true, false},
+		{vector.NodeRef(1), vector.RelRef(1), false, false},
+		{math.NaN(), math.NaN(), false, false},
+	}
+	for _, c := range cases {
+		eq, null := equalValues(c.a, c.b)
+		if eq != c.eq || null != c.null {
+			t.Errorf("equalValues(%v, %v) = %v, %v; want %v, %v", c.a, c.b, eq, null, c.eq, c.null)
+		}
+	}
+}
+
+func TestOrderValues(t *testing.T) {
+	cases := []struct {
+		a, b vector.Value
+		cmp  int
+		ok   bool
+	}{
+		{int64(1), 2.5, -1, true},
+		{"b", "a", 1, true},
+		{false, true, -1, true},
+		{int64(1), "a", 0, false},
+		{math.NaN(), 1.0, 0, false},
+		{nil, nil, 0, false},
+	}
+	for _, c := range cases {
+		cmp, ok := orderValues(c.a, c.b)
+		if cmp != c.cmp || ok != c.ok {
+			t.Errorf("orderValues(%v, %v) = %d, %v; want %d, %v", c.a, c.b, cmp, ok, c.cmp, c.ok)
+		}
+	}
+}
+
+func TestArithIntEdges(t *testing.T) {
+	const maxI, minI = math.MaxInt64, math.MinInt64
+	bad := []struct {
+		op   byte
+		x, y int64
+		code string
+	}{
+		{'+', maxI, 1, errs.CodeOverflow},
+		{'-', minI, 1, errs.CodeOverflow},
+		{'*', maxI, 2, errs.CodeOverflow},
+		{'*', minI, -1, errs.CodeOverflow},
+		{'*', -1, minI, errs.CodeOverflow},
+		{'/', minI, -1, errs.CodeOverflow},
+		{'/', 1, 0, errs.CodeDivByZero},
+		{'%', 1, 0, errs.CodeDivByZero},
+	}
+	for _, c := range bad {
+		_, err := arithInt(c.op, c.x, c.y)
+		e, ok := errs.As(err)
+		if !ok || e.Code != c.code {
+			t.Errorf("%d %c %d: err = %v, want code %s", c.x, c.op, c.y, err, c.code)
+		}
+	}
+	good := []struct {
+		op      byte
+		x, y, r int64
+	}{
+		{'+', maxI, minI, -1}, {'-', -1, maxI, minI}, {'*', minI, 1, minI}, {'%', minI, -1, 0}, {'/', -7, 2, -3}, {'%', -7, 2, -1},
+	}
+	for _, c := range good {
+		v, err := arithInt(c.op, c.x, c.y)
+		if err != nil || v != c.r {
+			t.Errorf("%d %c %d = %v, %v; want %d", c.x, c.op, c.y, v, err, c.r)
+		}
+	}
+}
+
+// The vectorized integer kernel agrees with the scalar one, including on
+// overflow, and ignores garbage in unselected rows.
+func TestIntKernelMatchesScalar(t *testing.T) {
+	vals := []int64{0, 1, -1, 2, 7, -7, math.MaxInt64, math.MinInt64, 1 << 32, -(1 << 31)}
+	for _, op := range []byte{'+', '-', '*', '/', '%'} {
+		for _, x := range vals {
+			for _, y := range vals {
+				l := vector.New(vector.Int64, vector.Capacity)
+				r := vector.New(vector.Int64, vector.Capacity)
+				l.I64[0], r.I64[0] = x, y
+				b := &vector.Batch{Cols: []*vector.Vector{l, r}, Len: 1}
+				if vector.Capacity > 1 {
+					// An unselected row that would overflow must not matter.
+					l.I64[1], r.I64[1] = math.MaxInt64, math.MaxInt64
+					b.Len, b.Sel = 2, []int32{0}
+				}
+				e := &arithEval{op: op, l: colEval(0), r: colEval(1)}
+				out, err := e.eval(b)
+				want, werr := arithInt(op, x, y)
+				if (err != nil) != (werr != nil) {
+					t.Fatalf("%d %c %d: kernel err %v, scalar err %v", x, op, y, err, werr)
+				}
+				if err == nil && out.I64[0] != want.(int64) {
+					t.Fatalf("%d %c %d: kernel %d, scalar %d", x, op, y, out.I64[0], want)
+				}
+			}
+		}
+	}
+}
+
+func TestRowKeysDistinguishTypes(t *testing.T) {
+	vals := []vector.Value{nil, false, true, int64(0), int64(1), 0.0, 1.0, "", "1", vector.NodeRef(1), vector.RelRef(1),
+		[]vector.Value{}, []vector.Value{int64(1)}, []vector.Value{"1"}, map[string]vector.Value{}, map[string]vector.Value{"a": nil},
+		vector.Path{Nodes: []uint64{1}}}
+	seen := map[string]vector.Value{}
+	for _, v := range vals {
+		k := string(appendValueKey(nil, v))
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%#v and %#v share a row key", prev, v)
+		}
+		seen[k] = v
+	}
+	// Two strings whose concatenations collide without length prefixes.
+	a := append(appendValueKey(nil, "ab"), appendValueKey(nil, "c")...)
+	b := append(appendValueKey(nil, "a"), appendValueKey(nil, "bc")...)
+	if string(a) == string(b) {
+		t.Error("string keys are ambiguous across columns")
+	}
+	if string(appendFloatKey(nil, 0)) != string(appendFloatKey(nil, math.Copysign(0, -1))) {
+		t.Error("-0 and 0 group apart")
+	}
+}
+
+func TestColumnGeneralises(t *testing.T) {
+	var c column
+	c.pushValue(int64(1))
+	c.pushValue(nil)
+	c.pushValue("x")
+	c.pushValue(int64(3))
+	if c.v.Type != vector.Any {
+		t.Fatalf("mixed column stayed %s", c.v.Type)
+	}
+	want := []vector.Value{int64(1), nil, "x", int64(3)}
+	for i, w := range want {
+		if got := c.get(i); got != w {
+			t.Errorf("row %d = %#v, want %#v", i, got, w)
+		}
+	}
+	var typed column
+	for i := 0; i < 130; i++ {
+		if i%65 == 3 {
+			typed.pushValue(nil)
+		} else {
+			typed.pushValue(int64(i))
+		}
+	}
+	if typed.v.Type != vector.Int64 {
+		t.Fatalf("homogeneous column became %s", typed.v.Type)
+	}
+	for i := 0; i < 130; i++ {
+		got := typed.get(i)
+		if i%65 == 3 {
+			if got != nil {
+				t.Errorf("row %d = %v, want null", i, got)
+			}
+		} else if got != int64(i) {
+			t.Errorf("row %d = %v, want %d", i, got, i)
+		}
+	}
+}

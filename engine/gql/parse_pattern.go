@@ -1,0 +1,197 @@
+package gql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// pattern parses comma-separated pattern parts.
+func (p *parser) pattern() *Pattern {
+	pat := &Pattern{Parts: []*PatternPart{p.patternPart()}}
+	for p.isPunct(",") {
+		p.advance()
+		pat.Parts = append(pat.Parts, p.patternPart())
+	}
+	return pat
+}
+
+// patternPart parses [v =] [shortestPath(] path [)].
+func (p *parser) patternPart() *PatternPart {
+	pos := p.tok.pos
+	name := ""
+	if p.tok.kind == tIdent {
+		save := *p.lex
+		saveTok := p.tok
+		n := p.tok.text
+		p.advance()
+		if p.isPunct("=") {
+			p.advance()
+			name = n
+		} else {
+			*p.lex, p.tok = save, saveTok
+		}
+	}
+	shortest := ShortestNone
+	if p.isKeyword("shortestPath") || p.isKeyword("allShortestPaths") {
+		shortest = ShortestOne
+		if p.isKeyword("allShortestPaths") {
+			shortest = ShortestAll
+		}
+		p.advance()
+		p.expectPunct("(")
+		part := p.path(pos)
+		p.expectPunct(")")
+		part.Var, part.Shortest = name, shortest
+		return part
+	}
+	part := p.path(pos)
+	part.Var = name
+	return part
+}
+
+// path parses (a)-[r]->(b)...
+func (p *parser) path(pos Pos) *PatternPart {
+	part := &PatternPart{Pos: pos, Nodes: []*NodePattern{p.nodePattern()}}
+	for p.isPunct("-") || p.isPunct("<") {
+		part.Rels = append(part.Rels, p.relPattern())
+		part.Nodes = append(part.Nodes, p.nodePattern())
+	}
+	return part
+}
+
+func (p *parser) nodePattern() *NodePattern {
+	n := &NodePattern{Pos: p.tok.pos}
+	p.expectPunct("(")
+	if p.tok.kind == tIdent {
+		n.Var = p.ident("a variable")
+	}
+	if p.isPunct(":") {
+		n.Labels = p.labels()
+	}
+	n.Props = p.patternProps()
+	p.expectPunct(")")
+	return n
+}
+
+// patternProps parses an optional {map} or $param.
+func (p *parser) patternProps() Expr {
+	switch {
+	case p.isPunct("{"):
+		return p.mapLiteral()
+	case p.tok.kind == tParam:
+		e := &Param{Pos: p.tok.pos, Name: p.tok.text}
+		p.advance()
+		return e
+	}
+	return nil
+}
+
+// relPattern parses -[...]->, <-[...]-, -[...]-, -->, <--, --.
+func (p *parser) relPattern() *RelPattern {
+	r := &RelPattern{Pos: p.tok.pos}
+	left := false
+	if p.isPunct("<") {
+		left = true
+		p.advance()
+	}
+	p.expectPunct("-")
+	if p.isPunct("[") {
+		p.advance()
+		if p.tok.kind == tIdent {
+			r.Var = p.ident("a variable")
+		}
+		if p.isPunct(":") {
+			p.advance()
+			r.Types = append(r.Types, p.ident("a relationship type"))
+			for p.isPunct("|") {
+				p.advance()
+				if p.isPunct(":") {
+					p.advance()
+				}
+				r.Types = append(r.Types, p.ident("a relationship type"))
+			}
+		}
+		if p.isPunct("*") {
+			r.VarLength = p.rangeSpec()
+		}
+		r.Props = p.patternProps()
+		p.expectPunct("]")
+	}
+	p.expectPunct("-")
+	switch {
+	case p.isPunct(">"):
+		if left {
+			p.fail("a relationship cannot point both ways")
+		}
+		p.advance()
+		r.Dir = DirRight
+	case left:
+		r.Dir = DirLeft
+	}
+	return r
+}
+
+// rangeSpec parses *, *n, *n.., *..m, *n..m.
+func (p *parser) rangeSpec() *Range {
+	p.advance() // *
+	rg := &Range{}
+	num := func() *int64 {
+		if p.tok.kind != tInt {
+			return nil
+		}
+		v, err := strconv.ParseInt(p.tok.text, 10, 64)
+		if err != nil || v < 0 {
+			p.fail("invalid range bound %s", p.tok.text)
+		}
+		p.advance()
+		return &v
+	}
+	rg.Min = num()
+	if p.isPunct("..") {
+		p.advance()
+		rg.Max = num()
+	} else if rg.Min != nil {
+		rg.Max = rg.Min // *3 means exactly 3
+	}
+	if rg.Min != nil && rg.Max != nil && *rg.Min > *rg.Max {
+		p.fail("range minimum %d is greater than its maximum %d", *rg.Min, *rg.Max)
+	}
+	return rg
+}
+
+// keywords lists clause and operator keywords for suggestions.
+var keywords = []string{"MATCH", "OPTIONAL", "WHERE", "RETURN", "WITH", "CREATE", "MERGE", "DELETE", "DETACH",
+	"SET", "REMOVE", "UNWIND", "ORDER", "LIMIT", "SKIP", "OFFSET", "DISTINCT", "UNION", "CALL", "YIELD", "EXPLAIN", "PROFILE"}
+
+// suggestKeyword returns the keyword nearest to word (edit distance 1 or 2
+// for words of at least 4 letters), or "".
+func suggestKeyword(word string) string {
+	w := strings.ToUpper(word)
+	best, bestD := "", 3
+	for _, k := range keywords {
+		if d := editDistance(w, k); d < bestD && d > 0 && len(w) >= 4 {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,404 @@
+package gql
+
+import (
+	"strings"
+)
+
+// maxDepth bounds expression and pattern nesting so hostile input cannot
+// exhaust the stack.
+const maxDepth = 200
+
+// parser is a recursive-descent parser over a one-token lookahead.
+type parser struct {
+	lex   *lexer
+	src   string
+	tok   token
+	depth int
+	// lastEnd is the offset just past the last consumed token: the end of
+	// an expression's source text.
+	lastEnd int
+}
+
+// Parse parses one statement.
+func Parse(text string) (st *Statement, err error) {
+	p := &parser{lex: newLexer(text), src: text}
+	defer func() {
+		if r := recover(); r != nil {
+			se, ok := r.(*SyntaxError)
+			if !ok {
+				panic(r)
+			}
+			st, err = nil, se
+		}
+	}()
+	p.advance()
+	st = &Statement{}
+	if p.isKeyword("EXPLAIN") {
+		st.Explain = true
+		p.advance()
+	} else if p.isKeyword("PROFILE") {
+		st.Profile = true
+		p.advance()
+	}
+	st.Query = p.query()
+	for p.isPunct(";") {
+		p.advance()
+	}
+	if p.tok.kind != tEOF {
+		p.failUnexpected("end of query")
+	}
+	return st, nil
+}
+
+// fail aborts parsing with an error at the current token.
+func (p *parser) fail(format string, args ...any) {
+	panic(errAt(p.tok.pos, format, args...))
+}
+
+func (p *parser) failUnexpected(want string) {
+	e := errAt(p.tok.pos, "expected %s but found %s", want, p.tok.describe())
+	if p.tok.kind == tIdent && !p.tok.quoted {
+		e.Suggestion = suggestKeyword(p.tok.text)
+	}
+	panic(e)
+}
+
+func (p *parser) advance() {
+	p.lastEnd = p.tok.end
+	t, err := p.lex.next()
+	if err != nil {
+		panic(err)
+	}
+	p.tok = t
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail("query nested too deeply (more than %d levels)", maxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+func (p *parser) isPunct(s string) bool { return p.tok.kind == tPunct && p.tok.text == s }
+
+func (p *parser) isKeyword(k string) bool {
+	return p.tok.kind == tIdent && !p.tok.quoted && strings.EqualFold(p.tok.text, k)
+}
+
+func (p *parser) expectPunct(s string) Pos {
+	if !p.isPunct(s) {
+		p.failUnexpected(`"` + s + `"`)
+	}
+	pos := p.tok.pos
+	p.advance()
+	return pos
+}
+
+func (p *parser) expectKeyword(k string) Pos {
+	if !p.isKeyword(k) {
+		p.failUnexpected(k)
+	}
+	pos := p.tok.pos
+	p.advance()
+	return pos
+}
+
+// ident reads a name: any identifier, keywords included (Cypher allows
+// them as names where a name is expected).
+func (p *parser) ident(what string) string {
+	if p.tok.kind != tIdent {
+		p.failUnexpected(what)
+	}
+	s := p.tok.text
+	p.advance()
+	return s
+}
+
+// query parses single queries joined by UNION [ALL].
+func (p *parser) query() *Query {
+	q := &Query{Parts: []*SingleQuery{p.singleQuery()}}
+	for p.isKeyword("UNION") {
+		p.advance()
+		all := false
+		if p.isKeyword("ALL") {
+			all = true
+			p.advance()
+		}
+		q.UnionAll = append(q.UnionAll, all)
+		q.Parts = append(q.Parts, p.singleQuery())
+	}
+	return q
+}
+
+func (p *parser) singleQuery() *SingleQuery {
+	sq := &SingleQuery{}
+	for {
+		c := p.clause()
+		if c == nil {
+			break
+		}
+		sq.Clauses = append(sq.Clauses, c)
+	}
+	if len(sq.Clauses) == 0 {
+		p.failUnexpected("a clause such as MATCH, CREATE or RETURN")
+	}
+	return sq
+}
+
+// clause parses one clause, or returns nil when none starts here.
+func (p *parser) clause() Clause {
+	if p.tok.kind != tIdent || p.tok.quoted {
+		return nil
+	}
+	pos := p.tok.pos
+	switch strings.ToUpper(p.tok.text) {
+	case "MATCH":
+		p.advance()
+		return p.matchRest(pos, false)
+	case "OPTIONAL":
+		p.advance()
+		p.expectKeyword("MATCH")
+		return p.matchRest(pos, true)
+	case "CREATE":
+		p.advance()
+		return &Create{Pos: pos, Pattern: p.pattern()}
+	case "MERGE":
+		p.advance()
+		m := &Merge{Pos: pos, Pattern: &Pattern{Parts: []*PatternPart{p.patternPart()}}}
+		for p.isKeyword("ON") {
+			p.advance()
+			switch {
+			case p.isKeyword("CREATE"):
+				p.advance()
+				p.expectKeyword("SET")
+				m.OnCreate = append(m.OnCreate, p.setItems()...)
+			case p.isKeyword("MATCH"):
+				p.advance()
+				p.expectKeyword("SET")
+				m.OnMatch = append(m.OnMatch, p.setItems()...)
+			default:
+				p.failUnexpected("CREATE or MATCH after ON")
+			}
+		}
+		return m
+	case "SET":
+		p.advance()
+		return &Set{Pos: pos, Items: p.setItems()}
+	case "REMOVE":
+		p.advance()
+		return &Remove{Pos: pos, Items: p.removeItems()}
+	case "DELETE":
+		p.advance()
+		return &Delete{Pos: pos, Exprs: p.exprList()}
+	case "DETACH":
+		p.advance()
+		p.expectKeyword("DELETE")
+		return &Delete{Pos: pos, Detach: true, Exprs: p.exprList()}
+	case "UNWIND":
+		p.advance()
+		e := p.expr()
+		p.expectKeyword("AS")
+		return &Unwind{Pos: pos, Expr: e, Var: p.ident("a variable name")}
+	case "WITH":
+		p.advance()
+		w := &With{Pos: pos, Projection: p.projection(pos)}
+		if p.isKeyword("WHERE") {
+			p.advance()
+			w.Where = p.expr()
+		}
+		return w
+	case "RETURN":
+		p.advance()
+		return &Return{Pos: pos, Projection: p.projection(pos)}
+	case "CALL":
+		p.advance()
+		return p.call(pos)
+	}
+	return nil
+}
+
+func (p *parser) matchRest(pos Pos, optional bool) Clause {
+	m := &Match{Pos: pos, Optional: optional, Pattern: p.pattern()}
+	if p.isKeyword("WHERE") {
+		p.advance()
+		m.Where = p.expr()
+	}
+	return m
+}
+
+func (p *parser) exprList() []Expr {
+	out := []Expr{p.expr()}
+	for p.isPunct(",") {
+		p.advance()
+		out = append(out, p.expr())
+	}
+	return out
+}
+
+func (p *parser) setItems() []*SetItem {
+	var items []*SetItem
+	for {
+		pos := p.tok.pos
+		name := p.ident("a variable")
+		var target Expr = &Variable{Pos: pos, Name: name}
+		if p.isPunct(":") {
+			items = append(items, &SetItem{Pos: pos, Target: target, Labels: p.labels()})
+		} else {
+			for p.isPunct(".") {
+				p.advance()
+				target = &PropertyAccess{Pos: pos, X: target, Key: p.ident("a property name")}
+			}
+			op := p.tok.text
+			if !p.isPunct("=") && !p.isPunct("+=") {
+				p.failUnexpected(`"=" or "+="`)
+			}
+			p.advance()
+			items = append(items, &SetItem{Pos: pos, Target: target, Op: op, Value: p.expr()})
+		}
+		if !p.isPunct(",") {
+			return items
+		}
+		p.advance()
+	}
+}
+
+func (p *parser) removeItems() []*SetItem {
+	var items []*SetItem
+	for {
+		pos := p.tok.pos
+		var target Expr = &Variable{Pos: pos, Name: p.ident("a variable")}
+		if p.isPunct(":") {
+			items = append(items, &SetItem{Pos: pos, Target: target, Labels: p.labels()})
+		} else {
+			if !p.isPunct(".") {
+				p.failUnexpected(`"." or ":"`)
+			}
+			for p.isPunct(".") {
+				p.advance()
+				target = &PropertyAccess{Pos: pos, X: target, Key: p.ident("a property name")}
+			}
+			items = append(items, &SetItem{Pos: pos, Target: target})
+		}
+		if !p.isPunct(",") {
+			return items
+		}
+		p.advance()
+	}
+}
+
+// labels parses :A:B (also :A|B is not a conjunction, so it is refused here).
+func (p *parser) labels() []string {
+	var out []string
+	for p.isPunct(":") {
+		p.advance()
+		out = append(out, p.ident("a label name"))
+	}
+	return out
+}
+
+func (p *parser) call(pos Pos) Clause {
+	c := &Call{Pos: pos}
+	name := []string{p.ident("a procedure name")}
+	for p.isPunct(".") {
+		p.advance()
+		name = append(name, p.ident("a procedure name"))
+	}
+	c.Namespace, c.Name = name[:len(name)-1], name[len(name)-1]
+	if p.isPunct("(") {
+		c.HasArgs = true
+		p.advance()
+		if !p.isPunct(")") {
+			c.Args = p.exprList()
+		}
+		p.expectPunct(")")
+	}
+	if p.isKeyword("YIELD") {
+		p.advance()
+		if p.isPunct("*") {
+			p.advance()
+			c.YieldStar = true
+		} else {
+			for {
+				it := &YieldItem{Name: p.ident("a column name")}
+				if p.isKeyword("AS") {
+					p.advance()
+					it.Alias = p.ident("an alias")
+				}
+				c.Yield = append(c.Yield, it)
+				if !p.isPunct(",") {
+					break
+				}
+				p.advance()
+			}
+		}
+		if p.isKeyword("WHERE") {
+			p.advance()
+			c.Where = p.expr()
+		}
+	}
+	return c
+}
+
+// projection parses the body of RETURN or WITH.
+func (p *parser) projection(pos Pos) Projection {
+	pr := Projection{Pos: pos}
+	if p.isKeyword("DISTINCT") {
+		pr.Distinct = true
+		p.advance()
+	}
+	if p.isPunct("*") {
+		pr.Star = true
+		p.advance()
+		if p.isPunct(",") {
+			p.advance()
+		} else {
+			goto tail
+		}
+	}
+	for {
+		start := p.tok.pos.Offset
+		e := p.expr()
+		end := p.lastEnd
+		it := &ReturnItem{Expr: e, Text: strings.TrimSpace(p.src[start:end])}
+		if p.isKeyword("AS") {
+			p.advance()
+			it.Alias = p.ident("an alias")
+		}
+		pr.Items = append(pr.Items, it)
+		if !p.isPunct(",") {
+			break
+		}
+		p.advance()
+	}
+tail:
+	if p.isKeyword("ORDER") {
+		p.advance()
+		p.expectKeyword("BY")
+		for {
+			si := &SortItem{Pos: p.tok.pos, Expr: p.expr()}
+			switch {
+			case p.isKeyword("DESC") || p.isKeyword("DESCENDING"):
+				si.Desc = true
+				p.advance()
+			case p.isKeyword("ASC") || p.isKeyword("ASCENDING"):
+				p.advance()
+			}
+			pr.OrderBy = append(pr.OrderBy, si)
+			if !p.isPunct(",") {
+				break
+			}
+			p.advance()
+		}
+	}
+	if p.isKeyword("SKIP") || p.isKeyword("OFFSET") {
+		p.advance()
+		pr.Skip = p.expr()
+	}
+	if p.isKeyword("LIMIT") {
+		p.advance()
+		pr.Limit = p.expr()
+	}
+	return pr
+}

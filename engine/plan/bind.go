@@ -1,0 +1,135 @@
+package plan
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
+)
+
+// Bind turns a parsed statement into a logical plan.
+func Bind(stmt *gql.Statement) (*Plan, error) {
+	q := stmt.Query
+	if len(q.Parts) != 1 {
+		return nil, errs.NotSupported("UNION is not supported yet")
+	}
+	b := &binder{}
+	if err := b.clauses(q.Parts[0].Clauses); err != nil {
+		return nil, err
+	}
+	cs := q.Parts[0].Clauses
+	_, returns := cs[len(cs)-1].(*gql.Return)
+	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
+}
+
+// binder builds the plan clause by clause. root is the plan so far; sc
+// names its columns.
+type binder struct {
+	root   Operator
+	sc     scope
+	writes bool
+}
+
+// input returns the plan so far, or a single empty row when nothing came
+// before (CREATE or RETURN as the first clause).
+func (b *binder) input() Operator {
+	if b.root == nil {
+		return &Unit{}
+	}
+	return b.root
+}
+
+// set makes op the new root with the given columns.
+func (b *binder) set(op Operator) {
+	b.root = op
+	b.sc.cols = op.Columns()
+}
+
+func (b *binder) clauses(cs []gql.Clause) error {
+	for i, c := range cs {
+		last := i == len(cs)-1
+		var err error
+		switch c := c.(type) {
+		case *gql.Match:
+			if c.Optional {
+				return notSupported(c.Pos, "OPTIONAL MATCH is not supported yet")
+			}
+			err = b.match(c)
+		case *gql.Create:
+			err = b.create(c)
+		case *gql.Return:
+			if !last {
+				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
+			}
+			err = b.projection(&c.Projection, false)
+		case *gql.With:
+			if last {
+				return syntaxAt(c.Pos, "a query cannot end with WITH; add a RETURN clause")
+			}
+			err = b.projection(&c.Projection, true)
+			if err == nil && c.Where != nil {
+				err = b.where(c.Where)
+			}
+		default:
+			return notSupported(c.Position(), "%s is not supported yet", clauseName(c))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(cs) > 0 {
+		switch cs[len(cs)-1].(type) {
+		case *gql.Return, *gql.Create:
+			return nil
+		}
+		return syntaxAt(cs[len(cs)-1].Position(), "a query must end with RETURN or an updating clause")
+	}
+	return syntaxAt(gql.Pos{Line: 1, Column: 1}, "empty query")
+}
+
+// where adds a filter on the current rows.
+func (b *binder) where(e gql.Expr) error {
+	pred, err := b.expr(e, noAggregates)
+	if err != nil {
+		return err
+	}
+	b.set(&Filter{Input: b.root, Pred: pred})
+	return nil
+}
+
+func syntaxAt(p gql.Pos, format string, args ...any) error {
+	return errs.Syntax(format, args...).At(p.Line, p.Column)
+}
+
+func semanticAt(p gql.Pos, format string, args ...any) error {
+	return errs.Semantic(format, args...).At(p.Line, p.Column)
+}
+
+func notSupported(p gql.Pos, format string, args ...any) error {
+	return errs.NotSupported(format, args...).At(p.Line, p.Column)
+}
+
+// clauseName names a clause for error messages.
+func clauseName(c gql.Clause) string {
+	switch c := c.(type) {
+	case *gql.Match:
+		if c.Optional {
+			return "OPTIONAL MATCH"
+		}
+		return "MATCH"
+	case *gql.Merge:
+		return "MERGE"
+	case *gql.Set:
+		return "SET"
+	case *gql.Remove:
+		return "REMOVE"
+	case *gql.Delete:
+		if c.Detach {
+			return "DETACH DELETE"
+		}
+		return "DELETE"
+	case *gql.Unwind:
+		return "UNWIND"
+	case *gql.Call:
+		return "CALL"
+	}
+	return "this clause"
+}

@@ -1,0 +1,213 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// aggMode says how an expression may use aggregate functions.
+type aggMode uint8
+
+const (
+	// noAggregates: WHERE, property maps, SKIP/LIMIT, aggregate arguments.
+	noAggregates aggMode = iota
+	// collectAggregates: a projection item; aggregates are collected into
+	// the Aggregate operator and replaced by references to its output.
+	collectAggregates
+)
+
+// aggregateFuncs are the aggregate functions, by lower-case name.
+var aggregateFuncs = map[string]AggFunc{
+	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
+}
+
+// knownScalars are the scalar functions this version evaluates.
+var knownScalars = map[string]vector.Type{"id": vector.Int64}
+
+// expr binds an expression against the current scope.
+func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
+	return b.exprWith(e, mode, nil)
+}
+
+// exprWith binds an expression; aggs, when not nil, collects aggregate calls
+// (mode collectAggregates) and the result refers to them through aggRef.
+func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
+	switch e := e.(type) {
+	case *gql.Literal:
+		return &Const{Val: e.Value, T: typeOfConst(e.Value)}, nil
+	case *gql.Param:
+		return &Param{Name: e.Name}, nil
+	case *gql.Variable:
+		col, ok := b.sc.lookup(e.Name)
+		if !ok {
+			return nil, semanticAt(e.Pos, "variable %s is not defined", e.Name)
+		}
+		return b.sc.ref(col), nil
+	case *gql.PropertyAccess:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		return &Property{Of: x, Key: e.Key}, nil
+	case *gql.LabelTest:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		return &HasLabels{X: x, Labels: e.Labels}, nil
+	case *gql.IsNull:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		return &IsNull{X: x, Negate: e.Not}, nil
+	case *gql.Unary:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		switch e.Op {
+		case gql.OpNot:
+			return &Not{X: x}, nil
+		case gql.OpNeg:
+			if c, ok := x.(*Const); ok {
+				if i, isInt := c.Val.(int64); isInt {
+					return &Const{Val: -i, T: vector.Int64}, nil
+				}
+			}
+			return &Neg{X: x}, nil
+		}
+		return x, nil // unary plus
+	case *gql.Binary:
+		l, err := b.exprWith(e.L, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.exprWith(e.R, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		op, ok := binOps[e.Op]
+		if !ok {
+			return nil, notSupported(e.Pos, "operator %s is not supported yet", e.Op)
+		}
+		return &Binary{Op: op, L: l, R: r}, nil
+	case *gql.Comparison:
+		// a < b <= c means a < b AND b <= c.
+		var out Expr
+		prev, err := b.exprWith(e.Operands[0], mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		for i, opText := range e.Ops {
+			next, err := b.exprWith(e.Operands[i+1], mode, aggs)
+			if err != nil {
+				return nil, err
+			}
+			cmp := &Binary{Op: binOps[opText], L: prev, R: next}
+			if out == nil {
+				out = cmp
+			} else {
+				out = &Binary{Op: OpAnd, L: out, R: cmp}
+			}
+			prev = next
+		}
+		return out, nil
+	case *gql.FuncCall:
+		return b.call(e, mode, aggs)
+	}
+	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+// binOps maps the parser's operator tokens to plan operators.
+var binOps = map[gql.Op]BinOp{
+	gql.OpAdd: OpAdd, gql.OpSub: OpSub, gql.OpMul: OpMul, gql.OpDiv: OpDiv, gql.OpMod: OpMod, gql.OpPow: OpPow,
+	gql.OpEq: OpEq, gql.OpNe: OpNe, gql.OpLt: OpLt, gql.OpLe: OpLe, gql.OpGt: OpGt, gql.OpGe: OpGe,
+	gql.OpAnd: OpAnd, gql.OpOr: OpOr, gql.OpXor: OpXor,
+}
+
+// call binds a function call: an aggregate (collected) or a scalar.
+func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, error) {
+	name := strings.ToLower(e.Name)
+	if len(e.Namespace) > 0 {
+		return nil, notSupported(e.Pos, "function %s.%s is not supported yet", strings.Join(e.Namespace, "."), e.Name)
+	}
+	if fn, isAgg := aggregateFuncs[name]; isAgg {
+		if mode != collectAggregates || aggs == nil {
+			return nil, semanticAt(e.Pos, "aggregate %s() is not allowed here", name)
+		}
+		call := AggCall{Func: fn, Distinct: e.Distinct}
+		switch {
+		case e.Star && fn == AggCount:
+		case e.Star:
+			return nil, syntaxAt(e.Pos, "only count accepts *")
+		case len(e.Args) != 1:
+			return nil, semanticAt(e.Pos, "%s() takes exactly one argument", name)
+		default:
+			arg, err := b.exprWith(e.Args[0], noAggregates, nil)
+			if err != nil {
+				if inner, ok := containsAggregate(e.Args[0]); ok {
+					return nil, semanticAt(inner, "aggregate functions cannot be nested")
+				}
+				return nil, err
+			}
+			call.Arg = arg
+		}
+		return aggs.add(call), nil
+	}
+	t, known := knownScalars[name]
+	if !known {
+		return nil, notSupported(e.Pos, "function %s() is not supported yet", e.Name)
+	}
+	if e.Star || e.Distinct {
+		return nil, syntaxAt(e.Pos, "%s() does not take * or DISTINCT", name)
+	}
+	args := make([]Expr, len(e.Args))
+	for i, a := range e.Args {
+		x, err := b.exprWith(a, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = x
+	}
+	if name == "id" && len(args) != 1 {
+		return nil, semanticAt(e.Pos, "id() takes exactly one argument")
+	}
+	return &Call{Name: name, Args: args, T: t}, nil
+}
+
+// containsAggregate reports the position of an aggregate call inside e.
+func containsAggregate(e gql.Expr) (gql.Pos, bool) {
+	var found *gql.Pos
+	gql.Walk(e, func(x gql.Expr) bool {
+		if f, ok := x.(*gql.FuncCall); ok && len(f.Namespace) == 0 {
+			if _, isAgg := aggregateFuncs[strings.ToLower(f.Name)]; isAgg && found == nil {
+				p := f.Pos
+				found = &p
+			}
+		}
+		return found == nil
+	})
+	if found == nil {
+		return gql.Pos{}, false
+	}
+	return *found, true
+}
+
+func typeOfConst(v any) vector.Type {
+	switch v.(type) {
+	case nil:
+		return vector.Null
+	case bool:
+		return vector.Bool
+	case int64:
+		return vector.Int64
+	case float64:
+		return vector.Float64
+	case string:
+		return vector.String
+	}
+	return vector.Any
+}

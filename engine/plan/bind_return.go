@@ -1,0 +1,277 @@
+package plan
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// aggCollector gathers the aggregate calls of a projection. Each call is
+// replaced in its item by an aggRef, resolved once the Aggregate operator's
+// columns are known.
+type aggCollector struct {
+	calls []AggCall
+	texts []string
+}
+
+// aggRef is a placeholder for the i-th collected aggregate; it never
+// survives binding.
+type aggRef struct{ i int }
+
+func (*aggRef) Type() vector.Type { return vector.Any }
+func (a *aggRef) String() string  { return "agg" }
+
+func (a *aggCollector) add(c AggCall) Expr {
+	text := string(c.Func) + "(" + argText(c) + ")"
+	for i, t := range a.texts {
+		if t == text {
+			return &aggRef{i: i} // the same aggregate twice is computed once
+		}
+	}
+	a.calls = append(a.calls, c)
+	a.texts = append(a.texts, text)
+	return &aggRef{i: len(a.calls) - 1}
+}
+
+func argText(c AggCall) string {
+	s := "*"
+	if c.Arg != nil {
+		s = c.Arg.String()
+	}
+	if c.Distinct {
+		s = "DISTINCT " + s
+	}
+	return s
+}
+
+// projection plans RETURN or WITH: projection or aggregation, DISTINCT,
+// SKIP and LIMIT. For WITH the projected columns become the new scope.
+func (b *binder) projection(p *gql.Projection, isWith bool) error {
+	if len(p.OrderBy) > 0 {
+		return notSupported(p.OrderBy[0].Pos, "ORDER BY is not supported yet")
+	}
+	b.set(b.input())
+	items, names, err := b.projectionItems(p, isWith)
+	if err != nil {
+		return err
+	}
+	hasAgg := false
+	for _, it := range items {
+		if _, ok := containsAggregate(it); ok {
+			hasAgg = true
+		}
+	}
+	if hasAgg {
+		err = b.aggregate(items, names)
+	} else {
+		err = b.project(items, names)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Distinct {
+		b.set(&Distinct{Input: b.root})
+	}
+	if p.Skip != nil {
+		n, err := b.countExpr(p.Skip, "SKIP")
+		if err != nil {
+			return err
+		}
+		b.set(&Skip{Input: b.root, Count: n})
+	}
+	if p.Limit != nil {
+		n, err := b.countExpr(p.Limit, "LIMIT")
+		if err != nil {
+			return err
+		}
+		b.set(&Limit{Input: b.root, Count: n})
+	}
+	return nil
+}
+
+// projectionItems returns the item expressions and their column names.
+func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []string, error) {
+	var items []gql.Expr
+	var names []string
+	if p.Star {
+		for _, c := range b.sc.cols {
+			if !c.Hidden {
+				items = append(items, &gql.Variable{Name: c.Name})
+				names = append(names, c.Name)
+			}
+		}
+		if len(items) == 0 && len(p.Items) == 0 {
+			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, it := range p.Items {
+		name := it.Alias
+		if name == "" {
+			if v, ok := it.Expr.(*gql.Variable); ok {
+				name = v.Name
+			} else if isWith {
+				return nil, nil, semanticAt(it.Expr.Position(), "expression %s in WITH must be aliased (use AS)", it.Text)
+			} else {
+				name = it.Text
+			}
+		}
+		if seen[name] {
+			return nil, nil, semanticAt(it.Expr.Position(), "column name %s is used more than once", name)
+		}
+		seen[name] = true
+		items = append(items, it.Expr)
+		names = append(names, name)
+	}
+	return items, names, nil
+}
+
+func (b *binder) project(items []gql.Expr, names []string) error {
+	pr := &Project{Input: b.root}
+	for i, it := range items {
+		e, err := b.expr(it, noAggregates)
+		if err != nil {
+			return err
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type()})
+	}
+	b.set(pr)
+	return nil
+}
+
+// aggregate plans a projection with aggregates: items without aggregates
+// are the grouping keys; the others are computed over the Aggregate
+// operator's output.
+func (b *binder) aggregate(items []gql.Expr, names []string) error {
+	agg := &Aggregate{Input: b.root}
+	var collector aggCollector
+	bound := make([]Expr, len(items))
+	isKey := make([]bool, len(items))
+	var keyText []string
+	for i, it := range items {
+		if _, ok := containsAggregate(it); !ok {
+			e, err := b.expr(it, noAggregates)
+			if err != nil {
+				return err
+			}
+			isKey[i], bound[i] = true, e
+			agg.Keys = append(agg.Keys, e)
+			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type()})
+			keyText = append(keyText, e.String())
+			continue
+		}
+		e, err := b.exprWith(it, collectAggregates, &collector)
+		if err != nil {
+			return err
+		}
+		bound[i] = e
+	}
+	agg.Aggs = collector.calls
+	nkeys := len(agg.Keys)
+	for _, c := range collector.calls {
+		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Hidden: true})
+	}
+	b.set(agg)
+	pr := &Project{Input: agg}
+	k := 0
+	for i := range items {
+		var e Expr
+		if isKey[i] {
+			e = b.sc.ref(k)
+			k++
+		} else {
+			var err error
+			e, err = b.overGroups(bound[i], keyText, nkeys, items[i])
+			if err != nil {
+				return err
+			}
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type()})
+	}
+	b.set(pr)
+	return nil
+}
+
+// overGroups rewrites an aggregate item to read the Aggregate operator's
+// output: aggregates become their columns, sub-expressions equal to a
+// grouping key become the key's column, and any other variable is an
+// error (it has no single value per group).
+func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (Expr, error) {
+	var failed error
+	out := rewrite(e, func(x Expr) (Expr, bool) {
+		if a, ok := x.(*aggRef); ok {
+			return b.sc.ref(nkeys + a.i), true
+		}
+		s := x.String()
+		for k, t := range keyText {
+			if t == s {
+				return b.sc.ref(k), true
+			}
+		}
+		if c, ok := x.(*ColRef); ok {
+			if failed == nil {
+				failed = semanticAt(src.Position(), "%s is neither aggregated nor a grouping key in this projection", c.Name)
+			}
+			return x, true
+		}
+		return nil, false
+	})
+	return out, failed
+}
+
+// countExpr binds a SKIP or LIMIT count: a constant or a parameter.
+func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
+	x, err := b.expr(e, noAggregates)
+	if err != nil {
+		return nil, err
+	}
+	switch x.(type) {
+	case *Const, *Param:
+		return x, nil
+	}
+	return nil, errs.Semantic("%s expects a constant or a parameter", what).At(e.Position().Line, e.Position().Column)
+}
+
+func aggType(c AggCall) vector.Type {
+	switch c.Func {
+	case AggCount:
+		return vector.Int64
+	case AggAvg:
+		return vector.Float64
+	}
+	return vector.Any
+}
+
+// rewrite rebuilds e bottom-up where f returns a replacement; f sees each
+// node before its children and returns (nil, false) to descend.
+func rewrite(e Expr, f func(Expr) (Expr, bool)) Expr {
+	if r, ok := f(e); ok {
+		return r
+	}
+	switch x := e.(type) {
+	case *Property:
+		return &Property{Of: rewrite(x.Of, f), Key: x.Key}
+	case *Binary:
+		return &Binary{Op: x.Op, L: rewrite(x.L, f), R: rewrite(x.R, f)}
+	case *Not:
+		return &Not{X: rewrite(x.X, f)}
+	case *Neg:
+		return &Neg{X: rewrite(x.X, f)}
+	case *IsNull:
+		return &IsNull{X: rewrite(x.X, f), Negate: x.Negate}
+	case *HasLabels:
+		return &HasLabels{X: rewrite(x.X, f), Labels: x.Labels}
+	case *Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = rewrite(a, f)
+		}
+		return &Call{Name: x.Name, Args: args, T: x.T}
+	}
+	return e
+}

@@ -1,0 +1,184 @@
+package plan
+
+import "github.com/quiverdb/quiver/vector"
+
+// Column is one output column of an operator. Variables keep their name;
+// projected expressions are named by alias or by their text.
+type Column struct {
+	Name string
+	Type vector.Type
+	// Hidden columns carry values later operators need but the result
+	// does not show (a variable used by ORDER BY after RETURN, say).
+	Hidden bool
+}
+
+// Operator is a logical plan node. Columns lists its output columns;
+// expressions of its parent refer to them by position.
+type Operator interface {
+	Columns() []Column
+	Children() []Operator
+}
+
+// Direction of a relationship pattern.
+type Direction uint8
+
+// Directions: Out follows a relationship from its start node, In from its
+// end node, Both either way (an undirected pattern).
+const (
+	Out Direction = iota
+	In
+	Both
+)
+
+// Unit produces a single row with no columns: the input of a statement that
+// starts with CREATE or RETURN.
+type Unit struct{}
+
+// NodeScan produces one row per live node carrying every label in Labels
+// (every live node when Labels is empty). Labels, types and property keys
+// stay names in the plan: the executor resolves them against the catalog
+// when it starts, because a write of the same statement may create them.
+type NodeScan struct {
+	Var    string
+	Labels []string
+	Cols   []Column
+}
+
+// Expand follows relationships from the node in column From. It appends a
+// relationship column (when RelVar is named or uniqueness needs it) and a
+// node column for the other end, or checks the other end against column
+// Into when that node is already bound.
+type Expand struct {
+	Input  Operator
+	From   int
+	RelVar string
+	ToVar  string
+	Types  []string // empty: any type
+	Dir    Direction
+	// ToLabels restricts the other end.
+	ToLabels []string
+	// Into is the column of an already bound other end, or -1.
+	Into int
+	// Distinct lists relationship columns of the same MATCH whose ids the
+	// new relationship must differ from (relationship uniqueness).
+	Distinct []int
+	Cols     []Column
+}
+
+// Filter keeps rows where Pred is true (null and false rows are dropped).
+type Filter struct {
+	Input Operator
+	Pred  Expr
+}
+
+// Project computes Exprs over each input row.
+type Project struct {
+	Input Operator
+	Exprs []Expr
+	Cols  []Column
+}
+
+// AggFunc names an aggregate function.
+type AggFunc string
+
+// Aggregates the executor computes.
+const (
+	AggCount   AggFunc = "count"
+	AggSum     AggFunc = "sum"
+	AggAvg     AggFunc = "avg"
+	AggMin     AggFunc = "min"
+	AggMax     AggFunc = "max"
+	AggCollect AggFunc = "collect"
+)
+
+// AggCall is one aggregate. Arg is nil for count(*).
+type AggCall struct {
+	Func     AggFunc
+	Arg      Expr
+	Distinct bool
+}
+
+// Aggregate groups input rows by Keys and computes Aggs per group. Its
+// output columns are the keys followed by the aggregates. Without keys it
+// yields exactly one row, even over empty input.
+type Aggregate struct {
+	Input Operator
+	Keys  []Expr
+	Aggs  []AggCall
+	Cols  []Column
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct{ Input Operator }
+
+// Skip drops the first Count rows; Limit passes at most Count rows. Count
+// is a constant or a parameter, evaluated once.
+type Skip struct {
+	Input Operator
+	Count Expr
+}
+
+// Limit passes at most Count rows.
+type Limit struct {
+	Input Operator
+	Count Expr
+}
+
+// CrossProduct pairs every row of Left with every row of Right.
+type CrossProduct struct {
+	Left, Right Operator
+	Cols        []Column
+}
+
+// CreateNode is a node a CREATE clause makes.
+type CreateNode struct {
+	Labels []string
+	Keys   []string
+	Vals   []Expr
+}
+
+// CreateRel is a relationship a CREATE clause makes between the nodes in
+// columns From and To (columns of the Create operator's own output, so a
+// node created by the same clause can be an endpoint).
+type CreateRel struct {
+	Type     string
+	From, To int
+	Keys     []string
+	Vals     []Expr
+}
+
+// Create makes, per input row, the nodes and relationships listed, and
+// appends a column for each (in the order of Made).
+type Create struct {
+	Input Operator
+	Nodes []CreateNode
+	Rels  []CreateRel
+	// Made lists the appended columns: index into Nodes when >= 0, into
+	// Rels as -(i+1) when negative, in pattern order.
+	Made []int
+	Cols []Column
+}
+
+func (*Unit) Columns() []Column           { return nil }
+func (o *NodeScan) Columns() []Column     { return o.Cols }
+func (o *Expand) Columns() []Column       { return o.Cols }
+func (o *Filter) Columns() []Column       { return o.Input.Columns() }
+func (o *Project) Columns() []Column      { return o.Cols }
+func (o *Aggregate) Columns() []Column    { return o.Cols }
+func (o *Distinct) Columns() []Column     { return o.Input.Columns() }
+func (o *Skip) Columns() []Column         { return o.Input.Columns() }
+func (o *Limit) Columns() []Column        { return o.Input.Columns() }
+func (o *CrossProduct) Columns() []Column { return o.Cols }
+func (o *Create) Columns() []Column       { return o.Cols }
+
+func (*Unit) Children() []Operator           { return nil }
+func (*NodeScan) Children() []Operator       { return nil }
+func (o *Expand) Children() []Operator       { return []Operator{o.Input} }
+func (o *Filter) Children() []Operator       { return []Operator{o.Input} }
+func (o *Project) Children() []Operator      { return []Operator{o.Input} }
+func (o *Aggregate) Children() []Operator    { return []Operator{o.Input} }
+func (o *Distinct) Children() []Operator     { return []Operator{o.Input} }
+func (o *Skip) Children() []Operator         { return []Operator{o.Input} }
+func (o *Limit) Children() []Operator        { return []Operator{o.Input} }
+func (o *CrossProduct) Children() []Operator { return []Operator{o.Left, o.Right} }
+func (o *Create) Children() []Operator       { return []Operator{o.Input} }

@@ -1,0 +1,27 @@
+package plan
+
+// Plan is a bound statement ready to execute.
+type Plan struct {
+	Root Operator
+	// Writes is set when the statement changes the graph; the engine then
+	// runs it to completion and commits before returning rows.
+	Writes bool
+	// Returns is set when the statement ends with RETURN; otherwise it
+	// runs for its side effects and has no result columns or rows.
+	Returns bool
+}
+
+// Columns returns the result columns: the root's columns that are not
+// hidden, or none when the statement does not end with RETURN.
+func (p *Plan) Columns() []Column {
+	if !p.Returns {
+		return nil
+	}
+	var out []Column
+	for _, c := range p.Root.Columns() {
+		if !c.Hidden {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Column is one column of a result: its name (the alias, or the expression
+// text exactly as written) and its type name as reported in
+// schema.fields[].type (BOOLEAN, INTEGER, FLOAT, STRING, LIST, MAP, NODE,
+// RELATIONSHIP, PATH, NULL, ANY).
+type Column struct {
+	Name string
+	Type string
+}
+
+// Summary describes what a finished query did.
+type Summary struct {
+	// RowsReturned counts the rows delivered by Next.
+	RowsReturned int64
+	// RowsScanned counts node and relationship rows read from storage.
+	RowsScanned int64
+	// Write is true when the statement contained a write clause.
+	Write bool
+	// RowsAffected counts entities created, changed or deleted by a write.
+	RowsAffected int64
+	// Counters of side effects.
+	NodesCreated         int64
+	RelationshipsCreated int64
+	PropertiesSet        int64
+	LabelsAdded          int64
+	// ExecutionTime is the wall time from parse to the last batch.
+	ExecutionTime time.Duration
+}
+
+// Entities resolves node and relationship ids found in result batches
+// (Node and Rel vectors, vector.NodeRef / vector.RelRef values) to their
+// labels, type, endpoints and properties, as of the snapshot the query read.
+type Entities interface {
+	// NodeLabels appends the node's label names to dst.
+	NodeLabels(dst []string, id uint64) []string
+	// NodeProperties calls fn for each property of the node in key order.
+	NodeProperties(id uint64, fn func(key string, v vector.Value))
+	// Relationship returns a relationship's type name and endpoints.
+	Relationship(id uint64) (typ string, start, end uint64)
+	// RelationshipProperties calls fn for each property in key order.
+	RelationshipProperties(id uint64, fn func(key string, v vector.Value))
+}

@@ -1,0 +1,256 @@
+package http
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// This file writes JSON by hand, straight from typed vectors into a byte
+// slice: no reflection and no map per row on the hot path.
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Control characters are escaped,
+// invalid UTF-8 becomes U+FFFD, and U+2028/U+2029 are escaped so the output
+// is also safe inside JavaScript.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+
+// appendFloat writes a finite float so that it still reads as a float
+// (1.0, not 1); NaN and infinities have no JSON form and are written as
+// null.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	for _, c := range b[start:] {
+		if c == '.' || c == 'e' {
+			return b
+		}
+	}
+	return append(b, '.', '0')
+}
+
+// encoder writes values of one result; it resolves entities through the
+// result and reuses its scratch space.
+type encoder struct {
+	ents   engine.Entities
+	labels []string
+}
+
+// appendCell writes row r of v.
+func (e *encoder) appendCell(b []byte, v *vector.Vector, r int) []byte {
+	if v.IsNull(r) {
+		return append(b, "null"...)
+	}
+	switch v.Type {
+	case vector.Bool:
+		return strconv.AppendBool(b, v.Bools[r])
+	case vector.Int64:
+		return appendInt(b, v.I64[r])
+	case vector.Float64:
+		return appendFloat(b, v.F64[r])
+	case vector.String:
+		return appendString(b, v.Str[r])
+	case vector.Node:
+		return e.appendNode(b, v.IDs[r])
+	case vector.Rel:
+		return e.appendRel(b, v.IDs[r])
+	case vector.Any:
+		return e.appendValue(b, v.Any[r], 0)
+	}
+	return append(b, "null"...)
+}
+
+// maxNesting bounds recursion through nested lists and maps.
+const maxNesting = 128
+
+// appendValue writes a generic value.
+func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
+	if depth > maxNesting {
+		return append(b, "null"...)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case int64:
+		return appendInt(b, x)
+	case float64:
+		return appendFloat(b, x)
+	case string:
+		return appendString(b, x)
+	case []vector.Value:
+		b = append(b, '[')
+		for i, el := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendValue(b, el, depth+1)
+		}
+		return append(b, ']')
+	case map[string]vector.Value:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = e.appendValue(b, x[k], depth+1)
+		}
+		return append(b, '}')
+	case vector.NodeRef:
+		return e.appendNode(b, uint64(x))
+	case vector.RelRef:
+		return e.appendRel(b, uint64(x))
+	case vector.Path:
+		b = append(b, `{"nodes":[`...)
+		for i, n := range x.Nodes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendNode(b, n)
+		}
+		b = append(b, `],"relationships":[`...)
+		for i, r := range x.Rels {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendRel(b, r)
+		}
+		return append(b, "]}"...)
+	}
+	return append(b, "null"...)
+}
+
+// appendNode writes {"id":…,"labels":[…],"properties":{…}}.
+func (e *encoder) appendNode(b []byte, id uint64) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `,"labels":[`...)
+	e.labels = e.ents.NodeLabels(e.labels[:0], id)
+	for i, l := range e.labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, l)
+	}
+	b = append(b, `],"properties":`...)
+	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.ents.NodeProperties(id, fn) })
+	return append(b, '}')
+}
+
+// appendRel writes {"id":…,"type":…,"start":…,"end":…,"properties":{…}}.
+func (e *encoder) appendRel(b []byte, id uint64) []byte {
+	typ, start, end := e.ents.Relationship(id)
+	b = append(b, `{"id":`...)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `,"type":`...)
+	b = appendString(b, typ)
+	b = append(b, `,"start":`...)
+	b = strconv.AppendUint(b, start, 10)
+	b = append(b, `,"end":`...)
+	b = strconv.AppendUint(b, end, 10)
+	b = append(b, `,"properties":`...)
+	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.ents.RelationshipProperties(id, fn) })
+	return append(b, '}')
+}
+
+func (e *encoder) appendProps(b []byte, each func(func(string, vector.Value))) []byte {
+	b = append(b, '{')
+	first := true
+	each(func(k string, v vector.Value) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = e.appendValue(b, v, 1)
+	})
+	return append(b, '}')
+}
+
+// appendRows writes the rows of a batch as JSON objects keyed by column
+// name, separated by commas; first tells whether a row was written before.
+// keys holds the column names already encoded as JSON strings plus ':'.
+func (e *encoder) appendRows(b []byte, batch *vector.Batch, keys [][]byte, first bool) ([]byte, bool) {
+	for i := 0; i < batch.Rows(); i++ {
+		r := batch.Row(i)
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '{')
+		for c, v := range batch.Cols {
+			if c > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, keys[c]...)
+			b = e.appendCell(b, v, r)
+		}
+		b = append(b, '}')
+	}
+	return b, first
+}

@@ -1,0 +1,122 @@
+package http
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+func TestAppendString(t *testing.T) {
+	cases := map[string]string{
+		"plain":         `"plain"`,
+		`q"b\`:          `"q\"b\\"`,
+		"\n\r\t\x01":    `"\n\r\t\u0001"`,
+		"\x7f":          "\"\x7f\"",
+		"é✓😀":           `"é✓😀"`,
+		"a\u2028b":      `"a\u2028b"`,
+		"bad\xffutf8":   "\"bad\ufffdutf8\"",
+		"":              `""`,
+		"trunc\xe2\x82": "\"trunc\ufffd\ufffd\"",
+	}
+	for in, want := range cases {
+		got := string(appendString(nil, in))
+		if got != want {
+			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Errorf("appendString(%q) is not valid JSON: %v", in, err)
+		}
+		if utf8.ValidString(in) && back != in {
+			t.Errorf("round trip of %q gave %q", in, back)
+		}
+	}
+}
+
+func TestAppendFloat(t *testing.T) {
+	cases := map[float64]string{1: "1.0", -2.5: "-2.5", 1e21: "1e+21", 0.1: "0.1", math.NaN(): "null", math.Inf(1): "null", 1e-7: "1e-07"}
+	for in, want := range cases {
+		if got := string(appendFloat(nil, in)); got != want {
+			t.Errorf("appendFloat(%v) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// fakeEntities resolves a fixed graph: node 1 (:A {x: 1}), node 2 (),
+// relationship 7 of type R from 1 to 2 with {w: 'q'}.
+type fakeEntities struct{}
+
+func (fakeEntities) NodeLabels(dst []string, id uint64) []string {
+	if id == 1 {
+		return append(dst, "A")
+	}
+	return dst
+}
+func (fakeEntities) NodeProperties(id uint64, fn func(string, vector.Value)) {
+	if id == 1 {
+		fn("x", int64(1))
+	}
+}
+func (fakeEntities) Relationship(id uint64) (string, uint64, uint64) { return "R", 1, 2 }
+func (fakeEntities) RelationshipProperties(id uint64, fn func(string, vector.Value)) {
+	fn("w", "q")
+}
+
+func TestEncodeBatchTypesNullsAndSelection(t *testing.T) {
+	n := 3
+	if vector.Capacity < 3 {
+		t.Skip("needs a batch of 3 rows") // batch2 runs cover the same code with other tests
+	}
+	b := &vector.Batch{Len: n, Sel: []int32{0, 2}}
+	cols := []*vector.Vector{
+		vector.New(vector.Bool, n), vector.New(vector.Int64, n), vector.New(vector.Float64, n),
+		vector.New(vector.String, n), vector.New(vector.Node, n), vector.New(vector.Rel, n), vector.New(vector.Any, n),
+		vector.New(vector.Null, n),
+	}
+	cols[0].Bools[0] = true
+	cols[1].I64[0], cols[1].I64[2] = -5, 1<<60
+	cols[2].F64[0] = 3
+	cols[3].Str[0] = "s"
+	cols[4].IDs[0] = 1
+	cols[5].IDs[0] = 7
+	cols[6].Any[0] = []vector.Value{int64(1), nil, map[string]vector.Value{"b": 2.5, "a": "x"}, vector.NodeRef(2)}
+	cols[6].Any[2] = vector.Path{Nodes: []uint64{1, 2}, Rels: []uint64{7}}
+	for _, c := range cols[:6] {
+		c.SetNull(2)
+	}
+	b.Cols = cols
+	names := []string{"b", "i", "f", "s", "n", "r", "v", "z"}
+	keys := make([][]byte, len(names))
+	for i, nm := range names {
+		keys[i] = append(appendString(nil, nm), ':')
+	}
+	enc := &encoder{ents: fakeEntities{}}
+	out, _ := enc.appendRows(nil, b, keys, true)
+	want := `{"b":true,"i":-5,"f":3.0,"s":"s","n":{"id":1,"labels":["A"],"properties":{"x":1}},` +
+		`"r":{"id":7,"type":"R","start":1,"end":2,"properties":{"w":"q"}},` +
+		`"v":[1,null,{"a":"x","b":2.5},{"id":2,"labels":[],"properties":{}}],"z":null},` +
+		`{"b":null,"i":null,"f":null,"s":null,"n":null,"r":null,` +
+		`"v":{"nodes":[{"id":1,"labels":["A"],"properties":{"x":1}},{"id":2,"labels":[],"properties":{}}],"relationships":[{"id":7,"type":"R","start":1,"end":2,"properties":{"w":"q"}}]},"z":null}`
+	if string(out) != want {
+		t.Errorf("rows:\n%s\nwant:\n%s", out, want)
+	}
+	if !json.Valid([]byte("[" + string(out) + "]")) {
+		t.Error("rows are not valid JSON")
+	}
+}
+
+func TestEncodeDeepNestingStaysBounded(t *testing.T) {
+	var v vector.Value = int64(1)
+	for i := 0; i < 1000; i++ {
+		v = []vector.Value{v}
+	}
+	enc := &encoder{ents: fakeEntities{}}
+	out := enc.appendValue(nil, v, 0)
+	if !json.Valid(out) || !strings.Contains(string(out), "null") {
+		t.Errorf("deep value encoded as %.60s…", out)
+	}
+}

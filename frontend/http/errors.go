@@ -1,0 +1,92 @@
+package http
+
+import (
+	"github.com/quiverdb/quiver/engine"
+)
+
+// apiError is an error on its way to the client: an HTTP status and the
+// spec's error body.
+type apiError struct {
+	status     int
+	code       string
+	category   string
+	message    string
+	position   *engine.Position
+	suggestion string
+	query      string
+}
+
+// statusOf maps an ISO/IEC 39075 status code to an HTTP status by class.
+// This is the only place that mapping lives.
+func statusOf(code string) int {
+	switch {
+	case code == "40003":
+		return 408
+	case code == "08001":
+		return 401
+	case code == "42501":
+		return 403
+	case code == "02000":
+		return 404
+	case code == "40001":
+		return 409 // a serialization failure: retry the transaction
+	case code == "08006":
+		return 503
+	case len(code) >= 2 && code[:2] == "53":
+		return 503 // resources exhausted: try again later
+	case len(code) >= 2 && code[:2] == "23":
+		return 409
+	case len(code) >= 2 && (code[:2] == "42" || code[:2] == "22" || code[:2] == "0A" || code[:2] == "21"):
+		return 400
+	}
+	return 500
+}
+
+// fromEngine converts an engine error for the client. Errors that are not
+// engine errors are internal: the client gets a generic 500 and the real
+// message goes to the log.
+func fromEngine(err error, query string) (*apiError, bool) {
+	e, ok := engine.AsError(err)
+	if !ok {
+		return &apiError{status: 500, code: "40000", category: "TRANSACTION_ERROR", message: "internal error"}, false
+	}
+	return &apiError{status: statusOf(e.Code), code: e.Code, category: e.Category, message: e.Message,
+		position: e.Position, suggestion: e.Suggestion, query: query}, true
+}
+
+func badRequest(format string) *apiError {
+	return &apiError{status: 400, code: "22000", category: "DATA_EXCEPTION", message: format}
+}
+
+// appendError writes the spec's error body.
+func appendError(b []byte, e *apiError) []byte {
+	b = append(b, `{"error":{"code":`...)
+	b = appendString(b, e.code)
+	b = append(b, `,"category":`...)
+	b = appendString(b, e.category)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.message)
+	if e.position != nil || e.suggestion != "" || e.query != "" {
+		b = append(b, `,"details":{`...)
+		sep := ""
+		if e.query != "" {
+			b = append(b, `"query":`...)
+			b = appendString(b, e.query)
+			sep = ","
+		}
+		if e.position != nil {
+			b = append(b, sep+`"position":{"line":`...)
+			b = appendInt(b, int64(e.position.Line))
+			b = append(b, `,"column":`...)
+			b = appendInt(b, int64(e.position.Column))
+			b = append(b, '}')
+			sep = ","
+		}
+		if e.suggestion != "" {
+			b = append(b, sep+`"suggestion":`...)
+			b = appendString(b, e.suggestion)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "}}"...)
+}

@@ -1,0 +1,136 @@
+package http
+
+import (
+	"context"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/valyala/fasthttp"
+)
+
+// handleQuery serves POST /api/v1/query.
+func (s *Server) handleQuery(ctx *fasthttp.RequestCtx) {
+	s.runQuery(ctx, "parameters", false)
+}
+
+// handleExperimentalQuery serves the experimental POST /query form.
+func (s *Server) handleExperimentalQuery(ctx *fasthttp.RequestCtx) {
+	s.runQuery(ctx, "params", true)
+}
+
+// runQuery decodes, runs and encodes one query. The whole response is built
+// in a pooled buffer before anything is sent, so an error raised while rows
+// are produced still becomes a clean error response (streaming very large
+// results is future work).
+func (s *Server) runQuery(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool) {
+	req, aerr := decodeQueryRequest(ctx.PostBody(), paramsKey)
+	if aerr != nil {
+		s.writeError(ctx, aerr)
+		return
+	}
+	if req.explain || req.profile {
+		s.writeError(ctx, &apiError{status: 400, code: "0A000", category: "FEATURE_NOT_SUPPORTED",
+			message: "the explain and profile flags are not supported yet"})
+		return
+	}
+	qctx := context.Background()
+	if req.timeout > 0 {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeout(qctx, req.timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	res, err := s.db.Query(qctx, req.query, req.params)
+	if err != nil {
+		s.queryError(ctx, err, req.query)
+		return
+	}
+	defer res.Close()
+	bp := s.bufs.Get().(*[]byte)
+	defer s.bufs.Put(bp)
+	b, err := encodeResult((*bp)[:0], res, experimental, start)
+	*bp = b[:0]
+	if err != nil {
+		s.queryError(ctx, err, req.query)
+		return
+	}
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b) // SetBody copies, so the buffer can go back to the pool
+}
+
+func (s *Server) queryError(ctx *fasthttp.RequestCtx, err error, query string) {
+	e, known := fromEngine(err, query)
+	if !known {
+		s.log.Error("query failed", "error", err)
+	}
+	s.writeError(ctx, e)
+}
+
+// encodeResult writes the whole result. The API form is
+// {"schema":{"fields":[…]},"data":[…],"metadata":{…}}; the experimental
+// form is {"schema":[…],"data":[…],"summary":{"rows","time_ms"}}.
+func encodeResult(b []byte, res *engine.Result, experimental bool, start time.Time) ([]byte, error) {
+	cols := res.Columns()
+	keys := make([][]byte, len(cols))
+	if experimental {
+		b = append(b, `{"schema":[`...)
+	} else {
+		b = append(b, `{"schema":{"fields":[`...)
+	}
+	for i, c := range cols {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, c.Name)
+		b = append(b, `,"type":`...)
+		b = appendString(b, c.Type)
+		b = append(b, '}')
+		keys[i] = append(appendString(nil, c.Name), ':')
+	}
+	if experimental {
+		b = append(b, `],"data":[`...)
+	} else {
+		b = append(b, `]},"data":[`...)
+	}
+	enc := &encoder{ents: res.Entities()}
+	first := true
+	for {
+		batch, err := res.Next()
+		if err != nil {
+			return b, err
+		}
+		if batch == nil {
+			break
+		}
+		b, first = enc.appendRows(b, batch, keys, first)
+	}
+	sum := res.Summary()
+	elapsed := time.Since(start)
+	if experimental {
+		b = append(b, `],"summary":{"rows":`...)
+		b = appendInt(b, sum.RowsReturned)
+		b = append(b, `,"time_ms":`...)
+		b = appendFloat(b, float64(elapsed.Microseconds())/1000)
+		return append(b, "}}"...), nil
+	}
+	b = append(b, `],"metadata":{"rows_returned":`...)
+	b = appendInt(b, sum.RowsReturned)
+	b = append(b, `,"execution_time_ms":`...)
+	b = appendInt(b, elapsed.Milliseconds())
+	b = append(b, `,"rows_scanned":`...)
+	b = appendInt(b, sum.RowsScanned)
+	if sum.Write {
+		b = append(b, `,"rows_affected":`...)
+		b = appendInt(b, sum.RowsAffected)
+		b = append(b, `,"nodes_created":`...)
+		b = appendInt(b, sum.NodesCreated)
+		b = append(b, `,"relationships_created":`...)
+		b = appendInt(b, sum.RelationshipsCreated)
+		b = append(b, `,"properties_set":`...)
+		b = appendInt(b, sum.PropertiesSet)
+		b = append(b, `,"labels_added":`...)
+		b = appendInt(b, sum.LabelsAdded)
+	}
+	return append(b, "}}"...), nil
+}
