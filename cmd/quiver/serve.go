@@ -20,6 +20,11 @@ const shutdownGrace = 10 * time.Second
 // serve opens the database, serves the HTTP API until SIGINT or SIGTERM,
 // then shuts down gracefully.
 func serve(o serveOptions) error {
+	// Catch signals first: once "listening" is logged a client may act on
+	// it, and a SIGTERM must then mean a graceful stop.
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigc)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log})
 	if err != nil {
@@ -35,9 +40,6 @@ func serve(o serveOptions) error {
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", o.dataDir, "version", version)
 
-	sigc := make(chan os.Signal, 1)
-	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigc)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("server stopped: %w", err)
