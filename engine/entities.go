@@ -40,7 +40,12 @@ func (e *entities) RelationshipProperties(id uint64, fn func(key string, v vecto
 }
 
 // resultColumns names and types the visible columns. A column whose type
-// the plan could not fix takes the type of the values in the first batch.
+// the plan could not fix takes the type of its first batch's vector when
+// that vector is typed: a typed vector comes from a homogeneous stored
+// column or a typed kernel, so every batch has the same type. A generic
+// column is named by what the plan knows of it (LIST, MAP) or ANY; its
+// values are not inspected, as a sample would make the answer depend on
+// the batch size.
 func resultColumns(cols []plan.Column, first *vector.Batch) []Column {
 	out := make([]Column, len(cols))
 	for i, c := range cols {
@@ -49,55 +54,13 @@ func resultColumns(cols []plan.Column, first *vector.Batch) []Column {
 			t = first.Cols[i].Type
 		}
 		name := t.String()
-		if t == vector.Any && first != nil {
-			name = valueTypeName(first.Cols[i], first)
+		if t == vector.Any {
+			name = "ANY"
+			if c.Kind != "" {
+				name = c.Kind
+			}
 		}
 		out[i] = Column{Name: c.Name, Type: name}
 	}
 	return out
-}
-
-// valueTypeName names a generic column by the kind its values share in the
-// batch, or ANY when they differ.
-func valueTypeName(v *vector.Vector, b *vector.Batch) string {
-	name := ""
-	for i := 0; i < b.Rows(); i++ {
-		x := v.Get(b.Row(i))
-		if x == nil {
-			continue
-		}
-		n := kindName(x)
-		if name != "" && n != name {
-			return "ANY"
-		}
-		name = n
-	}
-	if name == "" {
-		return "ANY"
-	}
-	return name
-}
-
-func kindName(x vector.Value) string {
-	switch x.(type) {
-	case bool:
-		return "BOOLEAN"
-	case int64:
-		return "INTEGER"
-	case float64:
-		return "FLOAT"
-	case string:
-		return "STRING"
-	case []vector.Value:
-		return "LIST"
-	case map[string]vector.Value:
-		return "MAP"
-	case vector.NodeRef:
-		return "NODE"
-	case vector.RelRef:
-		return "RELATIONSHIP"
-	case vector.Path:
-		return "PATH"
-	}
-	return "ANY"
 }

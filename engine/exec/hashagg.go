@@ -26,6 +26,7 @@ type hashAggregate struct {
 
 	done    bool
 	emitted int
+	results []column // aggregate values of every group, built once
 	out     *vector.Batch
 }
 
@@ -142,13 +143,20 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 	for k := range h.keyCols {
 		h.out.Cols[k] = h.keyCols[k].emit(h.out.Cols[k], h.emitted, n)
 	}
-	for i, a := range h.aggs {
-		col := len(h.keyCols) + i
-		v, err := a.result(h.out.Cols[col], h.emitted, n)
-		if err != nil {
-			return nil, err
+	if h.results == nil {
+		// Each aggregate's values are gathered over all groups before the
+		// first batch leaves, so a column's type does not depend on which
+		// groups share a batch.
+		h.results = make([]column, len(h.aggs))
+		for i, a := range h.aggs {
+			if err := a.results(&h.results[i], h.ngroups); err != nil {
+				return nil, err
+			}
 		}
-		h.out.Cols[col] = v
+	}
+	for i := range h.aggs {
+		col := len(h.keyCols) + i
+		h.out.Cols[col] = h.results[i].emit(h.out.Cols[col], h.emitted, n)
 	}
 	h.emitted += n
 	h.out.Len, h.out.Sel = n, nil
@@ -279,15 +287,14 @@ func (a *aggState) addInt(g int32, x int64) error {
 	return nil
 }
 
-// result fills the aggregate's values for groups [from, from+n).
-func (a *aggState) result(out *vector.Vector, from, n int) (*vector.Vector, error) {
+// results appends the aggregate's value for every group to col.
+func (a *aggState) results(col *column, ngroups int) error {
 	if a.call.Func == plan.AggCount {
-		out = ensure(out, vector.Int64)
-		copy(out.I64, a.count[from:from+n])
-		return out, nil
+		col.v = &vector.Vector{Type: vector.Int64, I64: a.count[:ngroups]}
+		col.n = ngroups
+		return nil
 	}
-	var col column
-	for g := from; g < from+n; g++ {
+	for g := 0; g < ngroups; g++ {
 		switch a.call.Func {
 		case plan.AggSum:
 			if a.float[g] {
@@ -310,8 +317,8 @@ func (a *aggState) result(out *vector.Vector, from, n int) (*vector.Vector, erro
 			}
 			col.pushValue(l)
 		default:
-			return nil, errs.NotSupported("aggregate %s() is not supported yet", a.call.Func)
+			return errs.NotSupported("aggregate %s() is not supported yet", a.call.Func)
 		}
 	}
-	return col.emit(out, 0, n), nil
+	return nil
 }

@@ -3,15 +3,17 @@ package plan
 import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
 )
 
-// Bind turns a parsed statement into a logical plan.
-func Bind(stmt *gql.Statement) (*Plan, error) {
+// Bind turns a parsed statement into a logical plan. params are the
+// statement's parameter values: their types type the plan.
+func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
 	q := stmt.Query
 	if len(q.Parts) != 1 {
 		return nil, errs.NotSupported("UNION is not supported yet")
 	}
-	b := &binder{}
+	b := &binder{params: params}
 	if err := b.clauses(q.Parts[0].Clauses); err != nil {
 		return nil, err
 	}
@@ -26,6 +28,7 @@ type binder struct {
 	root   Operator
 	sc     scope
 	writes bool
+	params map[string]vector.Value
 }
 
 // input returns the plan so far, or a single empty row when nothing came

@@ -38,7 +38,13 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 	case *gql.Literal:
 		return &Const{Val: e.Value, T: typeOfConst(e.Value)}, nil
 	case *gql.Param:
-		return &Param{Name: e.Name}, nil
+		// A missing parameter is reported when the query runs; here its
+		// type is simply unknown.
+		v, ok := b.params[e.Name]
+		if !ok {
+			return &Param{Name: e.Name, T: vector.Any}, nil
+		}
+		return &Param{Name: e.Name, T: typeOfConst(v), Kind: valueKind(v)}, nil
 	case *gql.Variable:
 		col, ok := b.sc.lookup(e.Name)
 		if !ok {
@@ -211,3 +217,4 @@ func typeOfConst(v any) vector.Type {
 	}
 	return vector.Any
 }
+

@@ -137,7 +137,7 @@ func (b *binder) project(items []gql.Expr, names []string) error {
 			return err
 		}
 		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type()})
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 	}
 	b.set(pr)
 	return nil
@@ -160,7 +160,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 			}
 			isKey[i], bound[i] = true, e
 			agg.Keys = append(agg.Keys, e)
-			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type()})
+			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 			keyText = append(keyText, e.String())
 			continue
 		}
@@ -173,7 +173,11 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 	agg.Aggs = collector.calls
 	nkeys := len(agg.Keys)
 	for _, c := range collector.calls {
-		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Hidden: true})
+		kind := ""
+		if c.Func == AggCollect {
+			kind = "LIST"
+		}
+		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Kind: kind, Hidden: true})
 	}
 	b.set(agg)
 	pr := &Project{Input: agg}
@@ -191,7 +195,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 			}
 		}
 		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type()})
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 	}
 	b.set(pr)
 	return nil

@@ -21,6 +21,7 @@ type ColRef struct {
 	Idx  int
 	Name string
 	T    vector.Type
+	Kind string
 }
 
 // Const is a literal value.
@@ -29,8 +30,13 @@ type Const struct {
 	T   vector.Type
 }
 
-// Param is a query parameter, bound to a value at execution.
-type Param struct{ Name string }
+// Param is a query parameter. Its value is known when the statement is
+// bound, so its type is too.
+type Param struct {
+	Name string
+	T    vector.Type
+	Kind string
+}
 
 // Property reads property Key of a node, relationship or map. The key is
 // kept by name: a key that does not exist when the plan is made may be
@@ -106,7 +112,7 @@ type Call struct {
 
 func (e *ColRef) Type() vector.Type    { return e.T }
 func (e *Const) Type() vector.Type     { return e.T }
-func (e *Param) Type() vector.Type     { return vector.Any }
+func (e *Param) Type() vector.Type     { return e.T }
 func (e *Property) Type() vector.Type  { return vector.Any }
 func (e *Not) Type() vector.Type       { return vector.Bool }
 func (e *IsNull) Type() vector.Type    { return vector.Bool }
@@ -172,4 +178,29 @@ func FormatValue(v vector.Value) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+// KindOf names the values of a generic expression when the plan knows
+// them (LIST, MAP), or returns "".
+func KindOf(e Expr) string {
+	switch x := e.(type) {
+	case *ColRef:
+		return x.Kind
+	case *Param:
+		return x.Kind
+	case *Const:
+		return valueKind(x.Val)
+	}
+	return ""
+}
+
+// valueKind names the kind of a generic value.
+func valueKind(v vector.Value) string {
+	switch v.(type) {
+	case []vector.Value:
+		return "LIST"
+	case map[string]vector.Value:
+		return "MAP"
+	}
+	return ""
 }

@@ -7,6 +7,9 @@ import "github.com/quiverdb/quiver/vector"
 type Column struct {
 	Name string
 	Type vector.Type
+	// Kind names a generic (vector.Any) column's values when the plan
+	// knows them: LIST, MAP. Empty means unknown (ANY).
+	Kind string
 	// Hidden columns carry values later operators need but the result
 	// does not show (a variable used by ORDER BY after RETURN, say).
 	Hidden bool
