@@ -217,4 +217,3 @@ func typeOfConst(v any) vector.Type {
 	}
 	return vector.Any
 }
-
