@@ -31,9 +31,12 @@ func (b *binder) match(m *gql.Match) error {
 
 func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 	nodes, relps := part.Nodes, part.Rels
-	// Start from a bound end when only the last node is bound: expanding
-	// from known rows beats a scan joined with a cartesian product.
-	if len(relps) > 0 && !b.bound(nodes[0].Var) && b.bound(nodes[len(nodes)-1].Var) {
+	// Start from the more selective end: a bound node (expanding from
+	// known rows beats a scan joined by a cartesian product), else one with
+	// properties or labels to filter on. The cost-based choice comes with
+	// statistics; this rule already avoids scanning every node to reach a
+	// key lookup at the far end.
+	if len(relps) > 0 && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
 	}
 	from, err := b.startNode(nodes[0])
@@ -92,6 +95,19 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 		}
 	}
 	return rels, nil
+}
+
+// selectivity ranks a node pattern as a starting point.
+func (b *binder) selectivity(n *gql.NodePattern) int {
+	switch {
+	case b.bound(n.Var):
+		return 3
+	case n.Props != nil:
+		return 2
+	case len(n.Labels) > 0:
+		return 1
+	}
+	return 0
 }
 
 // bound reports whether a named variable is already in scope.

@@ -23,10 +23,12 @@ func (s *scope) lookup(name string) (int, bool) {
 	return -1, false
 }
 
-// hiddenName names a column for an anonymous pattern element.
+// hiddenName names a column no variable refers to (an anonymous pattern
+// element, an aggregate). Lookups skip hidden columns, so the name only
+// has to read well in plans.
 func (s *scope) hiddenName(kind string) string {
 	s.anon++
-	return fmt.Sprintf("  %s%d", kind, s.anon)
+	return fmt.Sprintf("#%s%d", kind, s.anon)
 }
 
 // column returns a column named name (or an anonymous one when name is
