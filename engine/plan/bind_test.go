@@ -59,4 +59,3 @@ func bindText(query string) string {
 	}
 	return plan.Format(p.Root)
 }
-
