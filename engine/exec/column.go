@@ -98,10 +98,27 @@ func (c *column) emit(out *vector.Vector, from, n int) *vector.Vector {
 		return nullVector
 	}
 	out = ensure(out, c.v.Type)
-	idx := make([]int32, n)
-	for i := range idx {
-		idx[i] = int32(from + i)
+	v := c.v
+	switch v.Type {
+	case vector.Bool:
+		copy(out.Bools, v.Bools[from:from+n])
+	case vector.Int64:
+		copy(out.I64, v.I64[from:from+n])
+	case vector.Float64:
+		copy(out.F64, v.F64[from:from+n])
+	case vector.String:
+		copy(out.Str, v.Str[from:from+n])
+	case vector.Node, vector.Rel:
+		copy(out.IDs, v.IDs[from:from+n])
+	case vector.Any:
+		copy(out.Any, v.Any[from:from+n])
 	}
-	copyRows(out, 0, c.v, idx)
+	if v.Valid != nil {
+		for i := 0; i < n; i++ {
+			if v.IsNull(from + i) {
+				out.SetNull(i)
+			}
+		}
+	}
 	return out
 }

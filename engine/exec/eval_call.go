@@ -30,6 +30,7 @@ type callEval struct {
 	name string
 	fn   scalarFunc
 	args []evaluator
+	vecs []*vector.Vector
 	vals []vector.Value
 	out  *vector.Vector
 }
@@ -39,7 +40,7 @@ func compileCall(c *Context, e *plan.Call) (evaluator, error) {
 	if !ok {
 		return nil, errs.NotSupported("function %s() is not supported yet", e.Name)
 	}
-	ce := &callEval{c: c, name: e.Name, fn: fn, vals: make([]vector.Value, len(e.Args))}
+	ce := &callEval{c: c, name: e.Name, fn: fn, vals: make([]vector.Value, len(e.Args)), vecs: make([]*vector.Vector, len(e.Args))}
 	for _, a := range e.Args {
 		ev, err := compile(c, a)
 		if err != nil {
@@ -52,7 +53,7 @@ func compileCall(c *Context, e *plan.Call) (evaluator, error) {
 
 func (e *callEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
-	args := make([]*vector.Vector, len(e.args))
+	args := e.vecs
 	for i, a := range e.args {
 		v, err := a.eval(b)
 		if err != nil {

@@ -56,6 +56,7 @@ func (s *Server) runQuery(ctx *fasthttp.RequestCtx, paramsKey string, experiment
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b) // SetBody copies, so the buffer can go back to the pool
+	s.log.Debug("query", "rows", res.Summary().RowsReturned, "bytes", len(b), "elapsed", time.Since(start))
 }
 
 func (s *Server) queryError(ctx *fasthttp.RequestCtx, err error, query string) {
