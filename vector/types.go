@@ -55,3 +55,25 @@ type Path struct {
 	Nodes []uint64
 	Rels  []uint64
 }
+
+// TypeOf is the vector type that holds v without boxing: Any for lists,
+// maps, paths and anything else without a typed slice.
+func TypeOf(v Value) Type {
+	switch v.(type) {
+	case nil:
+		return Null
+	case bool:
+		return Bool
+	case int64:
+		return Int64
+	case float64:
+		return Float64
+	case string:
+		return String
+	case NodeRef:
+		return Node
+	case RelRef:
+		return Rel
+	}
+	return Any
+}

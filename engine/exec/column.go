@@ -60,7 +60,7 @@ func (c *column) push(src *vector.Vector, r int) {
 
 // pushValue appends a generic value.
 func (c *column) pushValue(x vector.Value) {
-	src := vector.New(typeOfValue(x), 1)
+	src := vector.New(vector.TypeOf(x), 1)
 	if x != nil {
 		src.Set(0, x)
 	}

@@ -94,7 +94,7 @@ func (e colEval) eval(b *vector.Batch) (*vector.Vector, error) { return b.Cols[e
 type constEval struct{ v *vector.Vector }
 
 func newConstEval(val vector.Value) *constEval {
-	t := typeOfValue(val)
+	t := vector.TypeOf(val)
 	v := vector.New(t, vector.Capacity)
 	if t != vector.Null {
 		for i := 0; i < vector.Capacity; i++ {

@@ -333,24 +333,3 @@ func formatFloat(f float64) string {
 	}
 	return s + ".0"
 }
-
-// typeOfValue is the vector type that holds v without boxing.
-func typeOfValue(v vector.Value) vector.Type {
-	switch v.(type) {
-	case nil:
-		return vector.Null
-	case bool:
-		return vector.Bool
-	case int64:
-		return vector.Int64
-	case float64:
-		return vector.Float64
-	case string:
-		return vector.String
-	case vector.NodeRef:
-		return vector.Node
-	case vector.RelRef:
-		return vector.Rel
-	}
-	return vector.Any
-}

@@ -36,7 +36,7 @@ func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
 func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
 	switch e := e.(type) {
 	case *gql.Literal:
-		return &Const{Val: e.Value, T: typeOfConst(e.Value)}, nil
+		return &Const{Val: e.Value, T: vector.TypeOf(e.Value)}, nil
 	case *gql.Param:
 		// A missing parameter is reported when the query runs; here its
 		// type is simply unknown.
@@ -44,7 +44,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if !ok {
 			return &Param{Name: e.Name, T: vector.Any}, nil
 		}
-		return &Param{Name: e.Name, T: typeOfConst(v), Kind: valueKind(v)}, nil
+		return &Param{Name: e.Name, T: vector.TypeOf(v), Kind: valueKind(v)}, nil
 	case *gql.Variable:
 		col, ok := b.sc.lookup(e.Name)
 		if !ok {
@@ -200,20 +200,4 @@ func containsAggregate(e gql.Expr) (gql.Pos, bool) {
 		return gql.Pos{}, false
 	}
 	return *found, true
-}
-
-func typeOfConst(v any) vector.Type {
-	switch v.(type) {
-	case nil:
-		return vector.Null
-	case bool:
-		return vector.Bool
-	case int64:
-		return vector.Int64
-	case float64:
-		return vector.Float64
-	case string:
-		return vector.String
-	}
-	return vector.Any
 }

@@ -168,7 +168,7 @@ func (c *chunk) set(r int, v vector.Value) {
 		panic("BUG: storage: set on a sealed chunk")
 	}
 	c.clear(r)
-	t := typeOf(v)
+	t := vector.TypeOf(v)
 	c.counts[t]++
 	if t != c.typ {
 		if c.side == nil {
@@ -212,7 +212,7 @@ func (c *chunk) clear(r int) {
 	}
 	if c.side != nil {
 		if old, ok := c.side[uint16(r)]; ok {
-			c.counts[typeOf(old)]--
+			c.counts[vector.TypeOf(old)]--
 			delete(c.side, uint16(r))
 			if len(c.side) == 0 {
 				c.side = nil
@@ -375,7 +375,7 @@ func (c *chunk) check(limit int, complete bool, live func(r int) bool) error {
 	}
 	var side [numTypes]int32
 	for r, v := range c.side {
-		t := typeOf(v)
+		t := vector.TypeOf(v)
 		if t == c.typ || t == vector.Null {
 			return fmt.Errorf("side row %d holds a %s value in a %s chunk", r, t, c.typ)
 		}

@@ -87,7 +87,7 @@ func (c *column) set(id uint64, v vector.Value, owner uint64) {
 			return
 		}
 	}
-	ch := c.ownedChunk(g, owner, typeOf(v))
+	ch := c.ownedChunk(g, owner, vector.TypeOf(v))
 	before := ch.counts
 	if v == nil {
 		ch.clear(r)

@@ -145,7 +145,7 @@ func TestGather(t *testing.T) {
 					if !idv.IsNull(r) {
 						w = want(name, idv.IDs[r])
 					}
-					if outType != vector.Any && w != nil && typeOf(w) != outType {
+					if outType != vector.Any && w != nil && vector.TypeOf(w) != outType {
 						w = nil // another type into a typed vector: null
 					}
 					if g := out.Get(r); !reflect.DeepEqual(g, w) {

@@ -401,7 +401,7 @@ func modelType(_ int, each func(func(vector.Value))) vector.Type {
 	var counts [numTypes]int64
 	each(func(v vector.Value) {
 		if v != nil {
-			counts[typeOf(v)]++
+			counts[vector.TypeOf(v)]++
 		}
 	})
 	return columnType(&counts)

@@ -17,24 +17,6 @@ const numTypes = int(vector.Any) + 1
 // stack of the recursive validator.
 const maxValueDepth = 64
 
-// typeOf is the column type a stored (already validated) property value
-// belongs to. Lists and maps have no typed column: they are Any.
-func typeOf(v vector.Value) vector.Type {
-	switch v.(type) {
-	case bool:
-		return vector.Bool
-	case int64:
-		return vector.Int64
-	case float64:
-		return vector.Float64
-	case string:
-		return vector.String
-	case nil:
-		return vector.Null
-	}
-	return vector.Any
-}
-
 // columnType is what NodePropType reports for a column with these
 // per-type value counts: Null when empty, the type when homogeneous, Any
 // when mixed.
