@@ -77,6 +77,19 @@ func compile(c *Context, e plan.Expr) (evaluator, error) {
 		return &arithEval{op: arithOps[e.Op], l: l, r: r}, nil
 	case *plan.Call:
 		return compileCall(c, e)
+	case *plan.List:
+		return compileBuilder(c, e.Elems, func(vals []vector.Value) (vector.Value, error) {
+			return append([]vector.Value(nil), vals...), nil
+		})
+	case *plan.Map:
+		keys := e.Keys
+		return compileBuilder(c, e.Vals, func(vals []vector.Value) (vector.Value, error) {
+			m := make(map[string]vector.Value, len(keys))
+			for i, k := range keys {
+				m[k] = vals[i]
+			}
+			return m, nil
+		})
 	}
 	return nil, errs.NotSupported("expression %s cannot be evaluated yet", e)
 }

@@ -51,6 +51,21 @@ func compileCall(c *Context, e *plan.Call) (evaluator, error) {
 	return ce, nil
 }
 
+// compileBuilder evaluates parts per row and combines them with build: the
+// list and map literals whose elements are not all constant.
+func compileBuilder(c *Context, parts []plan.Expr, build func([]vector.Value) (vector.Value, error)) (evaluator, error) {
+	ce := &callEval{c: c, fn: func(_ *Context, vals []vector.Value) (vector.Value, error) { return build(vals) },
+		vals: make([]vector.Value, len(parts)), vecs: make([]*vector.Vector, len(parts))}
+	for _, p := range parts {
+		ev, err := compile(c, p)
+		if err != nil {
+			return nil, err
+		}
+		ce.args = append(ce.args, ev)
+	}
+	return ce, nil
+}
+
 func (e *callEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
 	args := e.vecs

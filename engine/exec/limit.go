@@ -24,19 +24,29 @@ func buildSkipLimit(c *Context, input plan.Operator, count plan.Expr, skip bool)
 	if skip {
 		what = "SKIP"
 	}
-	ev, err := compile(c, count)
+	n, err := countValue(c, count, what)
 	if err != nil {
 		return nil, err
 	}
+	return &skipLimit{in: in, skip: skip, remain: n}, nil
+}
+
+// countValue evaluates a SKIP or LIMIT count: a constant or parameter that
+// must be a non-negative INTEGER.
+func countValue(c *Context, count plan.Expr, what string) (int64, error) {
+	ev, err := compile(c, count)
+	if err != nil {
+		return 0, err
+	}
 	ce, ok := ev.(*constEval)
 	if !ok {
-		return nil, errs.Semantic("%s expects a constant or a parameter", what)
+		return 0, errs.Semantic("%s expects a constant or a parameter", what)
 	}
 	n, ok := ce.value().(int64)
 	if !ok || n < 0 {
-		return nil, errs.DataCode(errs.CodeInvalidParam, "%s expects a non-negative INTEGER, got %s", what, plan.FormatValue(ce.value()))
+		return 0, errs.DataCode(errs.CodeInvalidParam, "%s expects a non-negative INTEGER, got %s", what, plan.FormatValue(ce.value()))
 	}
-	return &skipLimit{in: in, skip: skip, remain: n}, nil
+	return n, nil
 }
 
 func (s *skipLimit) Next() (*vector.Batch, error) {

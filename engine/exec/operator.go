@@ -54,6 +54,12 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+	case *plan.Sort:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newSort(c, p, in)
 	case *plan.Skip:
 		return buildSkipLimit(c, p.Input, p.Count, true)
 	case *plan.Limit:

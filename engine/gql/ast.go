@@ -113,10 +113,12 @@ type ReturnItem struct {
 	Text  string
 }
 
-// SortItem is one ORDER BY key.
+// SortItem is one ORDER BY key. Text is its exact source text, which
+// matches a projected column named by the same text.
 type SortItem struct {
 	Pos  Pos
 	Expr Expr
+	Text string
 	Desc bool
 }
 

@@ -377,7 +377,9 @@ tail:
 		p.advance()
 		p.expectKeyword("BY")
 		for {
-			si := &SortItem{Pos: p.tok.pos, Expr: p.expr()}
+			start := p.tok.pos
+			si := &SortItem{Pos: start, Expr: p.expr()}
+			si.Text = strings.TrimSpace(p.src[start.Offset:p.lastEnd])
 			switch {
 			case p.isKeyword("DESC") || p.isKeyword("DESCENDING"):
 				si.Desc = true

@@ -29,6 +29,9 @@ type binder struct {
 	sc     scope
 	writes bool
 	params map[string]vector.Value
+	// aliases, while ORDER BY of a plain projection is bound, maps the
+	// projection's column names to their expressions over its input.
+	aliases map[string]Expr
 }
 
 // input returns the plan so far, or a single empty row when nothing came

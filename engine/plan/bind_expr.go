@@ -46,6 +46,9 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		}
 		return &Param{Name: e.Name, T: vector.TypeOf(v), Kind: valueKind(v)}, nil
 	case *gql.Variable:
+		if x, ok := b.aliases[e.Name]; ok {
+			return x, nil
+		}
 		col, ok := b.sc.lookup(e.Name)
 		if !ok {
 			return nil, semanticAt(e.Pos, "variable %s is not defined", e.Name)
@@ -123,6 +126,26 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return out, nil
 	case *gql.FuncCall:
 		return b.call(e, mode, aggs)
+	case *gql.ListLit:
+		l := &List{}
+		for _, x := range e.Elems {
+			el, err := b.exprWith(x, mode, aggs)
+			if err != nil {
+				return nil, err
+			}
+			l.Elems = append(l.Elems, el)
+		}
+		return foldConst(l), nil
+	case *gql.MapLit:
+		m := &Map{Keys: e.Keys}
+		for _, x := range e.Values {
+			v, err := b.exprWith(x, mode, aggs)
+			if err != nil {
+				return nil, err
+			}
+			m.Vals = append(m.Vals, v)
+		}
+		return foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
 }
@@ -200,4 +223,32 @@ func containsAggregate(e gql.Expr) (gql.Pos, bool) {
 		return gql.Pos{}, false
 	}
 	return *found, true
+}
+
+// foldConst turns a list or map literal whose parts are all constants into
+// one constant value, built once instead of per row.
+func foldConst(e Expr) Expr {
+	switch x := e.(type) {
+	case *List:
+		vals := make([]vector.Value, len(x.Elems))
+		for i, el := range x.Elems {
+			c, ok := el.(*Const)
+			if !ok {
+				return e
+			}
+			vals[i] = c.Val
+		}
+		return &Const{Val: vals, T: vector.Any}
+	case *Map:
+		vals := make(map[string]vector.Value, len(x.Keys))
+		for i, k := range x.Keys {
+			c, ok := x.Vals[i].(*Const)
+			if !ok {
+				return e
+			}
+			vals[k] = c.Val
+		}
+		return &Const{Val: vals, T: vector.Any}
+	}
+	return e
 }

@@ -45,11 +45,9 @@ func argText(c AggCall) string {
 }
 
 // projection plans RETURN or WITH: projection or aggregation, DISTINCT,
-// SKIP and LIMIT. For WITH the projected columns become the new scope.
+// ORDER BY, SKIP and LIMIT. For WITH the projected columns become the new
+// scope.
 func (b *binder) projection(p *gql.Projection, isWith bool) error {
-	if len(p.OrderBy) > 0 {
-		return notSupported(p.OrderBy[0].Pos, "ORDER BY is not supported yet")
-	}
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
 	if err != nil {
@@ -61,32 +59,115 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 			hasAgg = true
 		}
 	}
-	if hasAgg {
-		err = b.aggregate(items, names)
-	} else {
-		err = b.project(items, names)
-	}
-	if err != nil {
+	var keys []SortKey
+	if hasAgg || p.Distinct {
+		if hasAgg {
+			err = b.aggregate(items, names)
+		} else {
+			_, err = b.project(items, names, nil)
+		}
+		if err != nil {
+			return err
+		}
+		if p.Distinct {
+			b.set(&Distinct{Input: b.root})
+		}
+		if keys, err = b.sortOverProjection(p.OrderBy); err != nil {
+			return err
+		}
+	} else if keys, err = b.project(items, names, p.OrderBy); err != nil {
 		return err
 	}
-	if p.Distinct {
-		b.set(&Distinct{Input: b.root})
-	}
+	var skip, limit Expr
 	if p.Skip != nil {
-		n, err := b.countExpr(p.Skip, "SKIP")
-		if err != nil {
+		if skip, err = b.countExpr(p.Skip, "SKIP"); err != nil {
 			return err
 		}
-		b.set(&Skip{Input: b.root, Count: n})
 	}
 	if p.Limit != nil {
-		n, err := b.countExpr(p.Limit, "LIMIT")
-		if err != nil {
+		if limit, err = b.countExpr(p.Limit, "LIMIT"); err != nil {
 			return err
 		}
-		b.set(&Limit{Input: b.root, Count: n})
 	}
+	if len(keys) > 0 {
+		b.set(&Sort{Input: b.root, Keys: keys, Skip: skip, Limit: limit})
+	}
+	if skip != nil {
+		b.set(&Skip{Input: b.root, Count: skip})
+	}
+	if limit != nil {
+		b.set(&Limit{Input: b.root, Count: limit})
+	}
+	b.dropHidden()
 	return nil
+}
+
+// dropHidden projects away hidden columns (sort keys), so the result and
+// the next clause see the projected columns only.
+func (b *binder) dropHidden() {
+	cols := b.root.Columns()
+	pr := &Project{Input: b.root}
+	for i, c := range cols {
+		if !c.Hidden {
+			pr.Exprs = append(pr.Exprs, b.sc.ref(i))
+			pr.Cols = append(pr.Cols, c)
+		}
+	}
+	if len(pr.Cols) < len(cols) {
+		b.set(pr)
+	}
+}
+
+// sortKey finds a projected column that an ORDER BY item names: by alias
+// or by the same expression text.
+func sortKey(cols []Column, it *gql.SortItem) (int, bool) {
+	name := it.Text
+	if v, ok := it.Expr.(*gql.Variable); ok {
+		name = v.Name
+	}
+	for i, c := range cols {
+		if !c.Hidden && c.Name == name {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// sortOverProjection binds ORDER BY after an aggregation or DISTINCT: it
+// sees only the projected columns. Keys that are expressions over them are
+// computed by an extra projection as hidden columns.
+func (b *binder) sortOverProjection(order []*gql.SortItem) ([]SortKey, error) {
+	if len(order) == 0 {
+		return nil, nil
+	}
+	cols := b.root.Columns()
+	pr := &Project{Input: b.root}
+	for i, c := range cols {
+		pr.Exprs = append(pr.Exprs, b.sc.ref(i))
+		pr.Cols = append(pr.Cols, c)
+	}
+	var keys []SortKey
+	for _, it := range order {
+		if col, ok := sortKey(cols, it); ok {
+			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
+			continue
+		}
+		e, err := b.expr(it.Expr, noAggregates)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := e.(*ColRef); ok {
+			keys = append(keys, SortKey{Col: c.Idx, Desc: it.Desc})
+			continue
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
+		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
+	}
+	if len(pr.Cols) > len(cols) {
+		b.set(pr)
+	}
+	return keys, nil
 }
 
 // projectionItems returns the item expressions and their column names.
@@ -129,18 +210,39 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 	return items, names, nil
 }
 
-func (b *binder) project(items []gql.Expr, names []string) error {
+// project plans a projection without aggregates. ORDER BY items are bound
+// here, over the projection's input with its aliases visible, and become
+// hidden columns of the same projection.
+func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem) ([]SortKey, error) {
 	pr := &Project{Input: b.root}
+	aliases := map[string]Expr{}
 	for i, it := range items {
 		e, err := b.expr(it, noAggregates)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
 		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
+		aliases[names[i]] = e
+	}
+	var keys []SortKey
+	for _, it := range order {
+		if col, ok := sortKey(pr.Cols, it); ok {
+			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
+			continue
+		}
+		b.aliases = aliases
+		e, err := b.expr(it.Expr, noAggregates)
+		b.aliases = nil
+		if err != nil {
+			return nil, err
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
+		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
 	}
 	b.set(pr)
-	return nil
+	return keys, nil
 }
 
 // aggregate plans a projection with aggregates: items without aggregates
@@ -276,6 +378,18 @@ func rewrite(e Expr, f func(Expr) (Expr, bool)) Expr {
 			args[i] = rewrite(a, f)
 		}
 		return &Call{Name: x.Name, Args: args, T: x.T}
+	case *List:
+		elems := make([]Expr, len(x.Elems))
+		for i, a := range x.Elems {
+			elems[i] = rewrite(a, f)
+		}
+		return &List{Elems: elems}
+	case *Map:
+		vals := make([]Expr, len(x.Vals))
+		for i, a := range x.Vals {
+			vals[i] = rewrite(a, f)
+		}
+		return &Map{Keys: x.Keys, Vals: vals}
 	}
 	return e
 }

@@ -103,6 +103,15 @@ type HasLabels struct {
 	Labels []string
 }
 
+// List builds a list from its elements per row.
+type List struct{ Elems []Expr }
+
+// Map builds a map from its entries per row.
+type Map struct {
+	Keys []string
+	Vals []Expr
+}
+
 // Call is a scalar function call by lower-case name.
 type Call struct {
 	Name string
@@ -118,6 +127,8 @@ func (e *Not) Type() vector.Type       { return vector.Bool }
 func (e *IsNull) Type() vector.Type    { return vector.Bool }
 func (e *HasLabels) Type() vector.Type { return vector.Bool }
 func (e *Call) Type() vector.Type      { return e.T }
+func (e *List) Type() vector.Type      { return vector.Any }
+func (e *Map) Type() vector.Type       { return vector.Any }
 func (e *Neg) Type() vector.Type       { return e.X.Type() }
 
 // Type of a binary expression: booleans for comparisons and logic; for
@@ -160,6 +171,20 @@ func (e *IsNull) String() string {
 func (e *HasLabels) String() string {
 	return e.X.String() + ":" + strings.Join(e.Labels, ":")
 }
+func (e *List) String() string {
+	parts := make([]string, len(e.Elems))
+	for i, x := range e.Elems {
+		parts[i] = x.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+func (e *Map) String() string {
+	parts := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		parts[i] = k + ": " + e.Vals[i].String()
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
 func (e *Call) String() string {
 	args := make([]string, len(e.Args))
 	for i, a := range e.Args {
@@ -190,6 +215,10 @@ func KindOf(e Expr) string {
 		return x.Kind
 	case *Const:
 		return valueKind(x.Val)
+	case *List:
+		return "LIST"
+	case *Map:
+		return "MAP"
 	}
 	return ""
 }

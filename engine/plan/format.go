@@ -68,6 +68,26 @@ func describe(op Operator) string {
 		return fmt.Sprintf("Aggregate keys [%s] aggs [%s]", exprList(o.Keys, o.Cols), strings.Join(aggs, ", "))
 	case *Distinct:
 		return "Distinct"
+	case *Sort:
+		var keys []string
+		for _, k := range o.Keys {
+			key := colName(o.Input.Columns()[k.Col])
+			if o.Input.Columns()[k.Col].Hidden {
+				key = o.Input.Columns()[k.Col].Name
+			}
+			if k.Desc {
+				key += " DESC"
+			}
+			keys = append(keys, key)
+		}
+		s := "Sort " + strings.Join(keys, ", ")
+		if o.Limit != nil {
+			s += " top " + o.Limit.String()
+			if o.Skip != nil {
+				s += " after " + o.Skip.String()
+			}
+		}
+		return s
 	case *Skip:
 		return "Skip " + o.Count.String()
 	case *Limit:

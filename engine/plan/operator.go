@@ -111,6 +111,23 @@ type Aggregate struct {
 	Cols  []Column
 }
 
+// SortKey orders rows by column Col.
+type SortKey struct {
+	Col  int
+	Desc bool
+}
+
+// Sort orders its input by Keys (nulls last ascending, first descending;
+// values of different types in Cypher's global order). When Limit is set
+// only the first Skip+Limit rows are needed, so the executor keeps a top-k
+// heap instead of sorting everything.
+type Sort struct {
+	Input Operator
+	Keys  []SortKey
+	Skip  Expr
+	Limit Expr
+}
+
 // Distinct removes duplicate rows.
 type Distinct struct{ Input Operator }
 
@@ -169,6 +186,7 @@ func (o *Filter) Columns() []Column       { return o.Input.Columns() }
 func (o *Project) Columns() []Column      { return o.Cols }
 func (o *Aggregate) Columns() []Column    { return o.Cols }
 func (o *Distinct) Columns() []Column     { return o.Input.Columns() }
+func (o *Sort) Columns() []Column         { return o.Input.Columns() }
 func (o *Skip) Columns() []Column         { return o.Input.Columns() }
 func (o *Limit) Columns() []Column        { return o.Input.Columns() }
 func (o *CrossProduct) Columns() []Column { return o.Cols }
@@ -181,6 +199,7 @@ func (o *Filter) Children() []Operator       { return []Operator{o.Input} }
 func (o *Project) Children() []Operator      { return []Operator{o.Input} }
 func (o *Aggregate) Children() []Operator    { return []Operator{o.Input} }
 func (o *Distinct) Children() []Operator     { return []Operator{o.Input} }
+func (o *Sort) Children() []Operator         { return []Operator{o.Input} }
 func (o *Skip) Children() []Operator         { return []Operator{o.Input} }
 func (o *Limit) Children() []Operator        { return []Operator{o.Input} }
 func (o *CrossProduct) Children() []Operator { return []Operator{o.Left, o.Right} }

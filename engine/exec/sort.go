@@ -1,0 +1,300 @@
+package exec
+
+import (
+	"container/heap"
+	"math"
+	"sort"
+
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// sortOp orders its input. Without a limit it reads every row into
+// columns and sorts a permutation; with LIMIT it keeps only the best
+// skip+limit rows in a heap, so ORDER BY … LIMIT k costs O(n log k) time
+// and O(k) memory.
+type sortOp struct {
+	c    *Context
+	in   Operator
+	keys []plan.SortKey
+	topK int64 // -1: sort everything
+
+	done bool
+	cols []column
+	perm []int32
+	pos  int
+	out  *vector.Batch
+}
+
+func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
+	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1}
+	if p.Limit != nil {
+		limit, err := countValue(c, p.Limit, "LIMIT")
+		if err != nil {
+			return nil, err
+		}
+		var skip int64
+		if p.Skip != nil {
+			if skip, err = countValue(c, p.Skip, "SKIP"); err != nil {
+				return nil, err
+			}
+		}
+		s.topK = limit + skip
+		if s.topK < 0 { // overflow: keep everything
+			s.topK = -1
+		}
+	}
+	return s, nil
+}
+
+func (s *sortOp) Next() (*vector.Batch, error) {
+	if !s.done {
+		if err := s.consume(); err != nil {
+			return nil, err
+		}
+		s.done = true
+	}
+	n := min(len(s.perm)-s.pos, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	if s.out == nil {
+		s.out = &vector.Batch{Cols: make([]*vector.Vector, len(s.cols))}
+	}
+	idx := s.perm[s.pos : s.pos+n]
+	for c := range s.cols {
+		src := s.cols[c].v
+		if src == nil {
+			s.out.Cols[c] = nullVector
+			continue
+		}
+		s.out.Cols[c] = ensure(s.out.Cols[c], src.Type)
+		copyRows(s.out.Cols[c], 0, src, idx)
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.pos += n
+	return s.out, nil
+}
+
+// consume reads the input; with a top-k bound it evicts rows that can no
+// longer make the cut whenever the buffer doubles past k.
+func (s *sortOp) consume() error {
+	for {
+		if err := s.c.checkCancel(); err != nil {
+			return err
+		}
+		b, err := s.in.Next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		if s.cols == nil {
+			s.cols = make([]column, len(b.Cols))
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			for c, v := range b.Cols {
+				s.cols[c].push(v, r)
+			}
+		}
+		if s.topK >= 0 && int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
+			s.prune()
+		}
+	}
+	s.perm = s.perm[:0]
+	for i := 0; i < s.rows(); i++ {
+		s.perm = append(s.perm, int32(i))
+	}
+	if s.topK >= 0 && int64(len(s.perm)) > s.topK {
+		s.selectTop()
+	} else {
+		sort.SliceStable(s.perm, func(i, j int) bool { return s.less(int(s.perm[i]), int(s.perm[j])) })
+	}
+	return nil
+}
+
+func (s *sortOp) rows() int {
+	if len(s.cols) == 0 {
+		return 0
+	}
+	return s.cols[0].n
+}
+
+// selectTop keeps the best topK rows of perm, in order, through a bounded
+// max-heap (the worst kept row on top).
+func (s *sortOp) selectTop() {
+	h := &rowHeap{s: s}
+	for _, r := range s.perm {
+		if int64(len(h.rows)) < s.topK {
+			heap.Push(h, r)
+		} else if len(h.rows) > 0 && s.less(int(r), int(h.rows[0])) {
+			h.rows[0] = r
+			heap.Fix(h, 0)
+		}
+	}
+	s.perm = append(s.perm[:0], h.rows...)
+	sort.SliceStable(s.perm, func(i, j int) bool { return s.less(int(s.perm[i]), int(s.perm[j])) })
+}
+
+// prune compacts the buffered columns to the current best topK rows.
+func (s *sortOp) prune() {
+	s.perm = s.perm[:0]
+	for i := 0; i < s.rows(); i++ {
+		s.perm = append(s.perm, int32(i))
+	}
+	s.selectTop()
+	kept := make([]column, len(s.cols))
+	for c := range s.cols {
+		for _, r := range s.perm {
+			kept[c].push(s.cols[c].v, int(r))
+		}
+	}
+	s.cols = kept
+}
+
+// less orders row a before row b by the sort keys; equal rows keep their
+// input order (stable sort, and ties in the heap break by row number).
+func (s *sortOp) less(a, b int) bool {
+	for _, k := range s.keys {
+		v := s.cols[k.Col].v
+		c := compareRows(v, a, b)
+		if c != 0 {
+			if k.Desc {
+				return c > 0
+			}
+			return c < 0
+		}
+	}
+	return a < b
+}
+
+// compareRows compares two rows of one column in Cypher's order, with
+// typed fast paths.
+func compareRows(v *vector.Vector, a, b int) int {
+	if v == nil {
+		return 0
+	}
+	an, bn := v.IsNull(a), v.IsNull(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1 // nulls sort last ascending
+	case bn:
+		return -1
+	}
+	switch v.Type {
+	case vector.Int64:
+		return cmpOrdered(v.I64[a], v.I64[b])
+	case vector.String:
+		return cmpOrdered(v.Str[a], v.Str[b])
+	case vector.Float64:
+		return cmpTotalFloat(v.F64[a], v.F64[b])
+	}
+	return orderTotal(v.Get(a), v.Get(b))
+}
+
+// cmpTotalFloat orders floats with NaN after every other number.
+func cmpTotalFloat(a, b float64) int {
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// orderRank places each kind of value in Cypher's global sort order:
+// maps, nodes, relationships, lists, paths, strings, booleans, numbers,
+// then null.
+func orderRank(v vector.Value) int {
+	switch v.(type) {
+	case map[string]vector.Value:
+		return 0
+	case vector.NodeRef:
+		return 1
+	case vector.RelRef:
+		return 2
+	case []vector.Value:
+		return 3
+	case vector.Path:
+		return 4
+	case string:
+		return 5
+	case bool:
+		return 6
+	case int64, float64:
+		return 7
+	case nil:
+		return 9
+	}
+	return 8
+}
+
+// orderTotal is a total order over generic values, for ORDER BY.
+func orderTotal(a, b vector.Value) int {
+	ra, rb := orderRank(a), orderRank(b)
+	if ra != rb {
+		return cmpOrdered(int64(ra), int64(rb))
+	}
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return cmpOrdered(x, y)
+		case float64:
+			return cmpTotalFloat(float64(x), y)
+		}
+	case float64:
+		switch y := b.(type) {
+		case int64:
+			return cmpTotalFloat(x, float64(y))
+		case float64:
+			return cmpTotalFloat(x, y)
+		}
+	case string:
+		return cmpOrdered(x, b.(string))
+	case bool:
+		return cmpBool(x, b.(bool))
+	case vector.NodeRef:
+		return cmpOrdered(int64(x), int64(b.(vector.NodeRef)))
+	case vector.RelRef:
+		return cmpOrdered(int64(x), int64(b.(vector.RelRef)))
+	case []vector.Value:
+		y := b.([]vector.Value)
+		for i := 0; i < len(x) && i < len(y); i++ {
+			if c := orderTotal(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return cmpOrdered(int64(len(x)), int64(len(y)))
+	}
+	return 0
+}
+
+// rowHeap is a max-heap of row numbers by sort order: its top is the row
+// the next better candidate replaces.
+type rowHeap struct {
+	s    *sortOp
+	rows []int32
+}
+
+func (h *rowHeap) Len() int           { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool { return h.s.less(int(h.rows[j]), int(h.rows[i])) }
+func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(int32)) }
+func (h *rowHeap) Pop() any {
+	x := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return x
+}
