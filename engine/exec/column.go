@@ -54,7 +54,7 @@ func (c *column) push(src *vector.Vector, r int) {
 	default:
 		v.Any = append(v.Any, src.Get(r))
 	}
-	c.setNull(c.n, null && v.Type != vector.Any)
+	c.setNull(c.n, null)
 	c.n++
 }
 
@@ -85,7 +85,7 @@ func (c *column) generalise() {
 	for i := range vals {
 		vals[i] = c.v.Get(i)
 	}
-	c.v = &vector.Vector{Type: vector.Any, Any: vals}
+	c.v = &vector.Vector{Type: vector.Any, Any: vals, Valid: c.v.Valid}
 }
 
 // get returns row i as a generic value.

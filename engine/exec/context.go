@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -18,6 +19,9 @@ type Context struct {
 	Catalog *catalog.Catalog
 	Params  map[string]vector.Value
 	Stats   Stats
+	// args holds the operator serving each Argument of the plan, which
+	// its Optional parent feeds a batch at a time.
+	args map[*plan.Argument]*argumentOp
 }
 
 // Stats counts the work and side effects of a query.

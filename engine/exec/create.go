@@ -94,11 +94,18 @@ func (cr *create) Next() (*vector.Batch, error) {
 			}
 			ri := -which - 1
 			rel := &cr.p.Rels[ri]
-			from, to := cr.out.Cols[rel.From], cr.out.Cols[rel.To]
-			if from.IsNull(r) || to.IsNull(r) {
+			from, fromOK, err := nodeAt(cr.out.Cols[rel.From], r)
+			if err != nil {
+				return nil, err
+			}
+			to, toOK, err := nodeAt(cr.out.Cols[rel.To], r)
+			if err != nil {
+				return nil, err
+			}
+			if !fromOK || !toOK {
 				return nil, errNullEndpoint(rel.Type)
 			}
-			id, err := cr.createRel(rel, relVecs[ri], from.IDs[r], to.IDs[r], r)
+			id, err := cr.createRel(rel, relVecs[ri], from, to, r)
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -29,7 +30,8 @@ type expand struct {
 	row  int           // physical row whose neighbours are in nbrs
 	nbrs []uint64
 	rels []uint64
-	next int // next entry of nbrs to emit
+	next int    // next entry of nbrs to emit
+	into uint64 // the bound far end of the current row, when Into >= 0
 
 	idx []int32 // input row of each output row
 	out *vector.Batch
@@ -134,10 +136,7 @@ func (e *expand) nodeCol() *vector.Vector {
 // into the output, until the output is full or the list is exhausted.
 func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 	in := e.inb.Cols
-	var into uint64
-	if e.p.Into >= 0 {
-		into = in[e.p.Into].IDs[e.row]
-	}
+	into := e.into
 	tx := e.c.Tx
 	for e.next < len(e.nbrs) && len(e.idx) < vector.Capacity {
 		nbr, rel := e.nbrs[e.next], e.rels[e.next]
@@ -153,7 +152,7 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 			keep = keep && tx.HasLabel(nbr, l)
 		}
 		for _, d := range e.p.Distinct {
-			keep = keep && in[d].IDs[e.row] != rel
+			keep = keep && !sameRel(in[d], e.row, rel)
 		}
 		if !keep {
 			continue
@@ -186,14 +185,21 @@ func (e *expand) advance() (bool, error) {
 		}
 		e.row = e.inb.Row(e.pos)
 		e.pos++
-		from := e.inb.Cols[e.p.From]
-		if from.IsNull(e.row) {
+		node, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
 			continue
 		}
-		if e.p.Into >= 0 && e.inb.Cols[e.p.Into].IsNull(e.row) {
-			continue
+		if e.p.Into >= 0 {
+			if e.into, ok, err = nodeAt(e.inb.Cols[e.p.Into], e.row); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
 		}
-		node := from.IDs[e.row]
 		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
 		for _, a := range e.adjs {
 			start := len(e.nbrs)
@@ -229,4 +235,39 @@ func (e *expand) finish() {
 		copyRows(e.out.Cols[i], 0, src, e.idx)
 	}
 	e.out.Len, e.out.Sel = len(e.idx), nil
+}
+
+// nodeAt reads a node id from row r of a column: a typed node column, or a
+// generic one holding node references (a node that went through a list or
+// an OPTIONAL MATCH). ok is false for null.
+func nodeAt(v *vector.Vector, r int) (id uint64, ok bool, err error) {
+	if v.IsNull(r) {
+		return 0, false, nil
+	}
+	switch v.Type {
+	case vector.Node:
+		return v.IDs[r], true, nil
+	case vector.Any:
+		if ref, isNode := v.Any[r].(vector.NodeRef); isNode {
+			return uint64(ref), true, nil
+		}
+		return 0, false, errs.Data("expected a node, got %s", typeName(v.Any[r]))
+	case vector.Null:
+		return 0, false, nil
+	}
+	return 0, false, errs.Data("expected a node, got %s", v.Type)
+}
+
+// sameRel reports whether row r of a relationship column holds rel.
+func sameRel(v *vector.Vector, r int, rel uint64) bool {
+	switch {
+	case v.IsNull(r):
+		return false
+	case v.Type == vector.Rel:
+		return v.IDs[r] == rel
+	case v.Type == vector.Any:
+		ref, ok := v.Any[r].(vector.RelRef)
+		return ok && uint64(ref) == rel
+	}
+	return false
 }

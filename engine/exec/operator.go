@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -54,6 +56,28 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+	case *plan.Unwind:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newUnwind(c, p, in)
+	case *plan.Argument:
+		if c.args == nil {
+			c.args = map[*plan.Argument]*argumentOp{}
+		}
+		a, ok := c.args[p]
+		if !ok {
+			a = &argumentOp{done: true}
+			c.args[p] = a
+		}
+		return a, nil
+	case *plan.Optional:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newOptional(c, p, in), nil
 	case *plan.Sort:
 		in, err := Build(c, p.Input)
 		if err != nil {
@@ -137,4 +161,10 @@ func copyRows(dst *vector.Vector, at int, src *vector.Vector, idx []int32) {
 			}
 		}
 	}
+}
+
+// bug reports an impossible state as an internal error instead of crashing
+// the server.
+func bug(format string, args ...any) error {
+	return errs.Internal("internal error: %s", fmt.Sprintf(format, args...))
 }

@@ -56,9 +56,12 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		switch c := c.(type) {
 		case *gql.Match:
 			if c.Optional {
-				return notSupported(c.Pos, "OPTIONAL MATCH is not supported yet")
+				err = b.optionalMatch(c)
+			} else {
+				err = b.match(c)
 			}
-			err = b.match(c)
+		case *gql.Unwind:
+			err = b.unwind(c)
 		case *gql.Create:
 			err = b.create(c)
 		case *gql.Return:
@@ -138,4 +141,55 @@ func clauseName(c gql.Clause) string {
 		return "CALL"
 	}
 	return "this clause"
+}
+
+// unwind plans UNWIND e AS v.
+func (b *binder) unwind(u *gql.Unwind) error {
+	b.set(b.input())
+	e, err := b.expr(u.Expr, noAggregates)
+	if err != nil {
+		return err
+	}
+	if _, ok := b.sc.lookup(u.Var); ok {
+		return semanticAt(u.Pos, "variable %s is already defined", u.Var)
+	}
+	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e)})})
+	return nil
+}
+
+// elemType is the type of every element of a constant list when they share
+// one, else Any.
+func elemType(e Expr) vector.Type {
+	c, ok := e.(*Const)
+	if !ok {
+		return vector.Any
+	}
+	l, ok := c.Val.([]vector.Value)
+	if !ok || len(l) == 0 {
+		return vector.Any
+	}
+	t := vector.TypeOf(l[0])
+	for _, x := range l[1:] {
+		if x != nil && vector.TypeOf(x) != t {
+			return vector.Any
+		}
+	}
+	if t == vector.Null {
+		return vector.Any
+	}
+	return t
+}
+
+// optionalMatch plans OPTIONAL MATCH: the pattern (and its WHERE) is
+// planned over an Argument carrying the current rows and a row number,
+// and Optional keeps each row that found no match, with nulls.
+func (b *binder) optionalMatch(m *gql.Match) error {
+	outer := b.input()
+	arg := &Argument{Cols: appendCols(outer.Columns(), Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
+	b.set(arg)
+	if err := b.match(m); err != nil {
+		return err
+	}
+	b.set(&Optional{Input: outer, Inner: b.root, Arg: arg, RowCol: len(arg.Cols) - 1})
+	return nil
 }

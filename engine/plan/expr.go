@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/quiverdb/quiver/vector"
@@ -200,6 +201,23 @@ func FormatValue(v vector.Value) string {
 		return "null"
 	case string:
 		return fmt.Sprintf("%q", x)
+	case []vector.Value:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = FormatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]vector.Value:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + FormatValue(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	default:
 		return fmt.Sprint(x)
 	}

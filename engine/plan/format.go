@@ -94,6 +94,12 @@ func describe(op Operator) string {
 		return "Limit " + o.Count.String()
 	case *CrossProduct:
 		return "CrossProduct"
+	case *Unwind:
+		return fmt.Sprintf("Unwind %s AS %s", o.Expr, o.Cols[len(o.Cols)-1].Name)
+	case *Argument:
+		return "Argument"
+	case *Optional:
+		return "Optional"
 	case *Create:
 		var made []string
 		for _, m := range o.Made {

@@ -144,6 +144,30 @@ type Limit struct {
 	Count Expr
 }
 
+// Unwind produces one row per element of the list Expr evaluates to for
+// each input row, with the element in a new column. A null or empty list
+// produces no row; a value that is not a list produces itself once.
+type Unwind struct {
+	Input Operator
+	Expr  Expr
+	Cols  []Column
+}
+
+// Argument is the leaf of a plan run once per batch of an outer operator
+// (Optional): it yields that batch, whose columns are Cols.
+type Argument struct{ Cols []Column }
+
+// Optional runs Inner for each input batch, Inner being planned over an
+// Argument that carries the input's columns and a row number in column
+// RowCol. Input rows Inner produced nothing for come out once, with nulls
+// in Inner's new columns: OPTIONAL MATCH.
+type Optional struct {
+	Input  Operator
+	Inner  Operator
+	Arg    *Argument
+	RowCol int
+}
+
 // CrossProduct pairs every row of Left with every row of Right.
 type CrossProduct struct {
 	Left, Right Operator
@@ -190,6 +214,9 @@ func (o *Sort) Columns() []Column         { return o.Input.Columns() }
 func (o *Skip) Columns() []Column         { return o.Input.Columns() }
 func (o *Limit) Columns() []Column        { return o.Input.Columns() }
 func (o *CrossProduct) Columns() []Column { return o.Cols }
+func (o *Unwind) Columns() []Column       { return o.Cols }
+func (o *Argument) Columns() []Column     { return o.Cols }
+func (o *Optional) Columns() []Column     { return o.Inner.Columns() }
 func (o *Create) Columns() []Column       { return o.Cols }
 
 func (*Unit) Children() []Operator           { return nil }
@@ -203,4 +230,7 @@ func (o *Sort) Children() []Operator         { return []Operator{o.Input} }
 func (o *Skip) Children() []Operator         { return []Operator{o.Input} }
 func (o *Limit) Children() []Operator        { return []Operator{o.Input} }
 func (o *CrossProduct) Children() []Operator { return []Operator{o.Left, o.Right} }
+func (o *Unwind) Children() []Operator       { return []Operator{o.Input} }
+func (*Argument) Children() []Operator       { return nil }
+func (o *Optional) Children() []Operator     { return []Operator{o.Input, o.Inner} }
 func (o *Create) Children() []Operator       { return []Operator{o.Input} }
