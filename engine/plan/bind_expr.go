@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -22,9 +23,6 @@ const (
 var aggregateFuncs = map[string]AggFunc{
 	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
 }
-
-// knownScalars are the scalar functions this version evaluates.
-var knownScalars = map[string]vector.Type{"id": vector.Int64}
 
 // expr binds an expression against the current scope.
 func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
@@ -98,6 +96,10 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if err != nil {
 			return nil, err
 		}
+		if fn, ok := opCalls[e.Op]; ok {
+			t := vector.Bool
+			return &Call{Name: fn, Args: []Expr{l, r}, T: t}, nil
+		}
 		op, ok := binOps[e.Op]
 		if !ok {
 			return nil, notSupported(e.Pos, "operator %s is not supported yet", e.Op)
@@ -126,6 +128,48 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return out, nil
 	case *gql.FuncCall:
 		return b.call(e, mode, aggs)
+	case *gql.Index:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		i, err := b.exprWith(e.I, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		return &Call{Name: FnIndex, Args: []Expr{x, i}, T: vector.Any}, nil
+	case *gql.Slice:
+		args := []Expr{}
+		for _, part := range []gql.Expr{e.X, e.From, e.To} {
+			if part == nil {
+				args = append(args, &Const{Val: nil, T: vector.Null})
+				continue
+			}
+			x, err := b.exprWith(part, mode, aggs)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, x)
+		}
+		return &Call{Name: FnSlice, Args: args, T: vector.Any, Kind: "LIST"}, nil
+	case *gql.Case:
+		// Arguments: subject (or null), then when/then pairs, then else.
+		var args []Expr
+		parts := append([]gql.Expr{e.Subject}, interleave(e.Whens, e.Thens)...)
+		parts = append(parts, e.Else)
+		for _, part := range parts {
+			if part == nil {
+				args = append(args, &Const{Val: nil, T: vector.Null})
+				continue
+			}
+			x, err := b.exprWith(part, mode, aggs)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, x)
+		}
+		simple := &Const{Val: e.Subject != nil, T: vector.Bool}
+		return &Call{Name: FnCase, Args: append([]Expr{simple}, args...), T: vector.Any}, nil
 	case *gql.ListLit:
 		l := &List{}
 		for _, x := range e.Elems {
@@ -148,6 +192,12 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+// opCalls are operators evaluated by operator functions.
+var opCalls = map[gql.Op]string{
+	gql.OpStartsWith: FnStartsWith, gql.OpEndsWith: FnEndsWith, gql.OpContains: FnContains,
+	gql.OpRegex: FnRegex, gql.OpIn: FnIn,
 }
 
 // binOps maps the parser's operator tokens to plan operators.
@@ -186,12 +236,15 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		return aggs.add(call), nil
 	}
-	t, known := knownScalars[name]
+	sig, known := Functions[name]
 	if !known {
-		return nil, notSupported(e.Pos, "function %s() is not supported yet", e.Name)
+		return nil, semanticAt(e.Pos, "unknown function %s()", e.Name)
 	}
 	if e.Star || e.Distinct {
 		return nil, syntaxAt(e.Pos, "%s() does not take * or DISTINCT", name)
+	}
+	if len(e.Args) < sig.Min || len(e.Args) > sig.Max {
+		return nil, semanticAt(e.Pos, "%s() takes %s, got %d", name, arity(sig), len(e.Args))
 	}
 	args := make([]Expr, len(e.Args))
 	for i, a := range e.Args {
@@ -201,10 +254,19 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		args[i] = x
 	}
-	if name == "id" && len(args) != 1 {
-		return nil, semanticAt(e.Pos, "id() takes exactly one argument")
+	return &Call{Name: name, Args: args, T: sig.T, Kind: sig.Kind}, nil
+}
+
+func arity(s FuncSig) string {
+	switch {
+	case s.Min == s.Max && s.Min == 1:
+		return "1 argument"
+	case s.Min == s.Max:
+		return fmt.Sprintf("%d arguments", s.Min)
+	case s.Max > 100:
+		return fmt.Sprintf("at least %d arguments", s.Min)
 	}
-	return &Call{Name: name, Args: args, T: t}, nil
+	return fmt.Sprintf("%d to %d arguments", s.Min, s.Max)
 }
 
 // containsAggregate reports the position of an aggregate call inside e.
@@ -251,4 +313,12 @@ func foldConst(e Expr) Expr {
 		return &Const{Val: vals, T: vector.Any}
 	}
 	return e
+}
+
+func interleave(a, b []gql.Expr) []gql.Expr {
+	out := make([]gql.Expr, 0, 2*len(a))
+	for i := range a {
+		out = append(out, a[i], b[i])
+	}
+	return out
 }

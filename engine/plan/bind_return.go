@@ -377,7 +377,7 @@ func rewrite(e Expr, f func(Expr) (Expr, bool)) Expr {
 		for i, a := range x.Args {
 			args[i] = rewrite(a, f)
 		}
-		return &Call{Name: x.Name, Args: args, T: x.T}
+		return &Call{Name: x.Name, Args: args, T: x.T, Kind: x.Kind}
 	case *List:
 		elems := make([]Expr, len(x.Elems))
 		for i, a := range x.Elems {

@@ -118,6 +118,7 @@ type Call struct {
 	Name string
 	Args []Expr
 	T    vector.Type
+	Kind string
 }
 
 func (e *ColRef) Type() vector.Type    { return e.T }
@@ -237,6 +238,8 @@ func KindOf(e Expr) string {
 		return "LIST"
 	case *Map:
 		return "MAP"
+	case *Call:
+		return x.Kind
 	}
 	return ""
 }
