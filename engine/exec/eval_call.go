@@ -9,22 +9,46 @@ import (
 // scalarFunc computes a function of generic argument values for one row.
 type scalarFunc func(c *Context, args []vector.Value) (vector.Value, error)
 
-// scalarFuncs are the functions of this engine version, by lower-case name.
-var scalarFuncs = map[string]scalarFunc{
-	"id": func(_ *Context, a []vector.Value) (vector.Value, error) {
-		switch x := a[0].(type) {
-		case nil:
-			return nil, nil
-		case vector.NodeRef:
-			return int64(x), nil
-		case vector.RelRef:
-			return int64(x), nil
+// scalarFuncs are the functions evaluated row by row over generic values,
+// by lower-case name. The fn_*.go files register them.
+var scalarFuncs = map[string]scalarFunc{}
+
+// callCompiler builds a dedicated evaluator for a call: operators and
+// functions that evaluate their arguments lazily or have typed kernels.
+// It returns nil to fall back to the row-by-row path.
+type callCompiler func(c *Context, e *plan.Call) (evaluator, error)
+
+// callCompilers are the calls with their own evaluators, by name.
+var callCompilers = map[string]callCompiler{}
+
+// register adds row-by-row functions; a name registered twice is a
+// programming error caught by any test.
+func register(fns map[string]scalarFunc) {
+	for name, fn := range fns {
+		if _, dup := scalarFuncs[name]; dup {
+			panic("BUG: exec: function " + name + " registered twice")
 		}
-		return nil, errs.Data("id() expects a node or relationship, got %s", typeName(a[0]))
-	},
+		scalarFuncs[name] = fn
+	}
+}
+
+func registerCompiler(name string, cc callCompiler) {
+	if _, dup := callCompilers[name]; dup {
+		panic("BUG: exec: call compiler " + name + " registered twice")
+	}
+	callCompilers[name] = cc
+}
+
+// Implemented reports whether a call of this name can be evaluated.
+func Implemented(name string) bool {
+	_, row := scalarFuncs[name]
+	_, own := callCompilers[name]
+	return row || own
 }
 
 // callEval evaluates a scalar function row by row over generic values.
+// When the call's static type is a typed vector type the output is typed
+// too, so that downstream kernels and the reported column type see it.
 type callEval struct {
 	c    *Context
 	name string
@@ -32,51 +56,87 @@ type callEval struct {
 	args []evaluator
 	vecs []*vector.Vector
 	vals []vector.Value
+	t    vector.Type
 	out  *vector.Vector
 }
 
 func compileCall(c *Context, e *plan.Call) (evaluator, error) {
+	if cc, ok := callCompilers[e.Name]; ok {
+		ev, err := cc(c, e)
+		if err != nil || ev != nil {
+			return ev, err
+		}
+	}
+	return compileRowCall(c, e)
+}
+
+// compileRowCall compiles the generic row-by-row path of a call.
+func compileRowCall(c *Context, e *plan.Call) (*callEval, error) {
 	fn, ok := scalarFuncs[e.Name]
 	if !ok {
 		return nil, errs.NotSupported("function %s() is not supported yet", e.Name)
 	}
-	ce := &callEval{c: c, name: e.Name, fn: fn, vals: make([]vector.Value, len(e.Args)), vecs: make([]*vector.Vector, len(e.Args))}
-	for _, a := range e.Args {
+	args, err := compileArgs(c, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	return newCallEval(c, e.Name, fn, args, e.T), nil
+}
+
+func newCallEval(c *Context, name string, fn scalarFunc, args []evaluator, t vector.Type) *callEval {
+	return &callEval{c: c, name: name, fn: fn, args: args, t: outType(t),
+		vals: make([]vector.Value, len(args)), vecs: make([]*vector.Vector, len(args))}
+}
+
+func compileArgs(c *Context, exprs []plan.Expr) ([]evaluator, error) {
+	out := make([]evaluator, len(exprs))
+	for i, a := range exprs {
 		ev, err := compile(c, a)
 		if err != nil {
 			return nil, err
 		}
-		ce.args = append(ce.args, ev)
+		out[i] = ev
 	}
-	return ce, nil
+	return out, nil
+}
+
+// outType is the vector type of a call's output: its static type when that
+// has a typed slice, else Any.
+func outType(t vector.Type) vector.Type {
+	switch t {
+	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Node, vector.Rel:
+		return t
+	}
+	return vector.Any
 }
 
 // compileBuilder evaluates parts per row and combines them with build: the
 // list and map literals whose elements are not all constant.
 func compileBuilder(c *Context, parts []plan.Expr, build func([]vector.Value) (vector.Value, error)) (evaluator, error) {
-	ce := &callEval{c: c, fn: func(_ *Context, vals []vector.Value) (vector.Value, error) { return build(vals) },
-		vals: make([]vector.Value, len(parts)), vecs: make([]*vector.Vector, len(parts))}
-	for _, p := range parts {
-		ev, err := compile(c, p)
-		if err != nil {
-			return nil, err
-		}
-		ce.args = append(ce.args, ev)
+	args, err := compileArgs(c, parts)
+	if err != nil {
+		return nil, err
 	}
-	return ce, nil
+	fn := func(_ *Context, vals []vector.Value) (vector.Value, error) { return build(vals) }
+	return newCallEval(c, "", fn, args, vector.Any), nil
 }
 
 func (e *callEval) eval(b *vector.Batch) (*vector.Vector, error) {
-	sel, n := rows(b)
-	args := e.vecs
 	for i, a := range e.args {
 		v, err := a.eval(b)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = v
+		e.vecs[i] = v
 	}
-	e.out = ensure(e.out, vector.Any)
+	return e.evalVecs(b, e.vecs)
+}
+
+// evalVecs computes the selected rows from evaluated arguments (typed
+// kernels fall back to it for the batches they do not handle).
+func (e *callEval) evalVecs(b *vector.Batch, args []*vector.Vector) (*vector.Vector, error) {
+	sel, n := rows(b)
+	e.out = ensure(e.out, e.t)
 	out := e.out
 	var failed error
 	forRows(sel, n, func(r int) {
@@ -89,6 +149,10 @@ func (e *callEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		v, err := e.fn(e.c, e.vals)
 		if err != nil {
 			failed = err
+			return
+		}
+		if v != nil && out.Type != vector.Any && vector.TypeOf(v) != out.Type {
+			failed = errs.Internal("%s() returned a %s where its type is %s", e.name, typeName(v), out.Type)
 			return
 		}
 		out.Set(r, v)

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"encoding/binary"
+	"math"
+	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -48,6 +50,13 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 				return nil, err
 			}
 			st.arg = ev
+		}
+		if a.P != nil {
+			ev, err := compile(c, a.P)
+			if err != nil {
+				return nil, err
+			}
+			st.p = ev
 		}
 		if a.Distinct {
 			st.seen = map[string]struct{}{}
@@ -167,12 +176,16 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 type aggState struct {
 	call  plan.AggCall
 	arg   evaluator
+	p     evaluator // the percentile argument
 	count []int64        // count, and the number of values for sum/avg
 	isum  []int64        // integer sums
 	fsum  []float64      // float sums
 	float []bool         // group's sum has met a FLOAT
 	best  []vector.Value // min, max
-	lists [][]vector.Value
+	lists [][]vector.Value // collect, and the values of percentiles
+	mean  []float64        // stDev: running mean and sum of squared deviations
+	m2    []float64
+	pct   []float64 // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
 }
@@ -189,6 +202,12 @@ func (a *aggState) grow(n int) {
 			a.best = append(a.best, nil)
 		case plan.AggCollect:
 			a.lists = append(a.lists, nil)
+		case plan.AggStDev, plan.AggStDevP:
+			a.mean = append(a.mean, 0)
+			a.m2 = append(a.m2, 0)
+		case plan.AggPercentileCont, plan.AggPercentileDisc:
+			a.lists = append(a.lists, nil)
+			a.pct = append(a.pct, 0)
 		}
 	}
 }
@@ -210,6 +229,12 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 	if err != nil {
 		return err
 	}
+	var p *vector.Vector
+	if a.p != nil {
+		if p, err = a.p.eval(b); err != nil {
+			return err
+		}
+	}
 	if a.call.Func == plan.AggCount && !a.call.Distinct {
 		for i := 0; i < b.Rows(); i++ {
 			r := b.Row(i)
@@ -225,6 +250,11 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 			continue
 		}
 		g := gidx[r]
+		if p != nil {
+			if err := a.percentile(g, p.Get(r)); err != nil {
+				return err
+			}
+		}
 		if a.seen != nil {
 			a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
 			if _, dup := a.seen[string(a.key)]; dup {
@@ -263,19 +293,87 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			return errs.Data("%s() expects numbers, got %s", a.call.Func, typeName(x))
 		}
 	case plan.AggMin, plan.AggMax:
+		// Values of different types compare by Cypher's global order, as
+		// ORDER BY sorts them.
 		x := v.Get(r)
 		if a.best[g] == nil {
 			a.best[g] = x
 			return nil
 		}
-		c, ok := orderValues(x, a.best[g])
-		if ok && ((a.call.Func == plan.AggMin && c < 0) || (a.call.Func == plan.AggMax && c > 0)) {
+		c := orderTotal(x, a.best[g])
+		if (a.call.Func == plan.AggMin && c < 0) || (a.call.Func == plan.AggMax && c > 0) {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
 		a.lists[g] = append(a.lists[g], v.Get(r))
+	case plan.AggStDev, plan.AggStDevP:
+		x, err := aggNumber(a.call.Func, v, r)
+		if err != nil {
+			return err
+		}
+		// Welford's update: numerically stable in one pass.
+		d := x - a.mean[g]
+		a.mean[g] += d / float64(a.count[g])
+		a.m2[g] += d * (x - a.mean[g])
+	case plan.AggPercentileCont, plan.AggPercentileDisc:
+		x := v.Get(r)
+		if _, err := aggNumber(a.call.Func, v, r); err != nil {
+			return err
+		}
+		a.lists[g] = append(a.lists[g], x)
 	}
 	return nil
+}
+
+// aggNumber reads row r of v as a number for the statistical aggregates.
+func aggNumber(fn plan.AggFunc, v *vector.Vector, r int) (float64, error) {
+	switch v.Type {
+	case vector.Int64:
+		return float64(v.I64[r]), nil
+	case vector.Float64:
+		return v.F64[r], nil
+	}
+	switch x := v.Get(r).(type) {
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	}
+	return 0, errs.Data("%s() expects numbers, got %s", aggName(fn), typeName(v.Get(r)))
+}
+
+// percentile checks a row's percentile argument and keeps a group's first.
+func (a *aggState) percentile(g int32, p vector.Value) error {
+	var f float64
+	switch x := p.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return errs.Data("%s() expects a numeric percentile, got %s", aggName(a.call.Func), typeName(p))
+	}
+	if !(f >= 0 && f <= 1) {
+		return errs.Data("%s(): the percentile must be between 0.0 and 1.0, got %v", aggName(a.call.Func), f)
+	}
+	if len(a.lists[g]) == 0 {
+		a.pct[g] = f
+	}
+	return nil
+}
+
+func aggName(fn plan.AggFunc) string {
+	switch fn {
+	case plan.AggStDev:
+		return "stDev"
+	case plan.AggStDevP:
+		return "stDevP"
+	case plan.AggPercentileCont:
+		return "percentileCont"
+	case plan.AggPercentileDisc:
+		return "percentileDisc"
+	}
+	return string(fn)
 }
 
 func (a *aggState) addInt(g int32, x int64) error {
@@ -316,9 +414,51 @@ func (a *aggState) results(col *column, ngroups int) error {
 				l = []vector.Value{}
 			}
 			col.pushValue(l)
+		case plan.AggStDev:
+			if a.count[g] < 2 {
+				col.pushValue(0.0)
+			} else {
+				col.pushValue(math.Sqrt(a.m2[g] / float64(a.count[g]-1)))
+			}
+		case plan.AggStDevP:
+			if a.count[g] == 0 {
+				col.pushValue(0.0)
+			} else {
+				col.pushValue(math.Sqrt(a.m2[g] / float64(a.count[g])))
+			}
+		case plan.AggPercentileCont, plan.AggPercentileDisc:
+			col.pushValue(percentileOf(a.lists[g], a.pct[g], a.call.Func == plan.AggPercentileDisc))
 		default:
 			return errs.NotSupported("aggregate %s() is not supported yet", a.call.Func)
 		}
 	}
 	return nil
+}
+
+// percentileOf is the p-th percentile of numbers: for percentileDisc the
+// value at rank ceil(p·n) (the smallest for p = 0); for percentileCont the
+// linear interpolation between the values around p·(n-1). Null without
+// values.
+func percentileOf(vals []vector.Value, p float64, disc bool) vector.Value {
+	n := len(vals)
+	if n == 0 {
+		return nil
+	}
+	sort.SliceStable(vals, func(i, j int) bool { return orderTotal(vals[i], vals[j]) < 0 })
+	if disc {
+		idx := int(math.Ceil(p*float64(n))) - 1
+		return vals[max(idx, 0)]
+	}
+	f := func(v vector.Value) float64 {
+		if i, ok := v.(int64); ok {
+			return float64(i)
+		}
+		return v.(float64)
+	}
+	pos := p * float64(n-1)
+	lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
+	if lo == hi {
+		return f(vals[lo])
+	}
+	return f(vals[lo])*(float64(hi)-pos) + f(vals[hi])*(pos-float64(lo))
 }

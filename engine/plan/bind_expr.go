@@ -22,6 +22,7 @@ const (
 // aggregateFuncs are the aggregate functions, by lower-case name.
 var aggregateFuncs = map[string]AggFunc{
 	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
+	"stdev": AggStDev, "stdevp": AggStDevP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
 }
 
 // expr binds an expression against the current scope.
@@ -222,17 +223,26 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		case e.Star && fn == AggCount:
 		case e.Star:
 			return nil, syntaxAt(e.Pos, "only count accepts *")
+		case fn == AggPercentileCont || fn == AggPercentileDisc:
+			if len(e.Args) != 2 {
+				return nil, semanticAt(e.Pos, "%s() takes 2 arguments", e.Name)
+			}
 		case len(e.Args) != 1:
 			return nil, semanticAt(e.Pos, "%s() takes exactly one argument", name)
-		default:
-			arg, err := b.exprWith(e.Args[0], noAggregates, nil)
+		}
+		for i, a := range e.Args {
+			arg, err := b.exprWith(a, noAggregates, nil)
 			if err != nil {
-				if inner, ok := containsAggregate(e.Args[0]); ok {
+				if inner, ok := containsAggregate(a); ok {
 					return nil, semanticAt(inner, "aggregate functions cannot be nested")
 				}
 				return nil, err
 			}
-			call.Arg = arg
+			if i == 0 {
+				call.Arg = arg
+			} else {
+				call.P = arg
+			}
 		}
 		return aggs.add(call), nil
 	}
@@ -254,7 +264,11 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		args[i] = x
 	}
-	return &Call{Name: name, Args: args, T: sig.T, Kind: sig.Kind}, nil
+	if i := CheckArgs(name, args); i >= 0 {
+		return nil, semanticAt(e.Args[i].Position(), "%s() cannot take a %s argument", e.Name, staticTypeName(args[i]))
+	}
+	t, kind := ResultType(name, args)
+	return &Call{Name: name, Args: args, T: t, Kind: kind}, nil
 }
 
 func arity(s FuncSig) string {

@@ -38,6 +38,9 @@ func argText(c AggCall) string {
 	if c.Arg != nil {
 		s = c.Arg.String()
 	}
+	if c.P != nil {
+		s += ", " + c.P.String()
+	}
 	if c.Distinct {
 		s = "DISTINCT " + s
 	}
@@ -347,7 +350,7 @@ func aggType(c AggCall) vector.Type {
 	switch c.Func {
 	case AggCount:
 		return vector.Int64
-	case AggAvg:
+	case AggAvg, AggStDev, AggStDevP, AggPercentileCont:
 		return vector.Float64
 	}
 	return vector.Any

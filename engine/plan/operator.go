@@ -92,6 +92,11 @@ const (
 	AggMin     AggFunc = "min"
 	AggMax     AggFunc = "max"
 	AggCollect AggFunc = "collect"
+	AggStDev   AggFunc = "stdev"
+	AggStDevP  AggFunc = "stdevp"
+	// The percentiles take the percentile as a second argument, P.
+	AggPercentileCont AggFunc = "percentilecont"
+	AggPercentileDisc AggFunc = "percentiledisc"
 )
 
 // AggCall is one aggregate. Arg is nil for count(*).
@@ -99,6 +104,7 @@ type AggCall struct {
 	Func     AggFunc
 	Arg      Expr
 	Distinct bool
+	P        Expr // the percentile of percentileCont and percentileDisc
 }
 
 // Aggregate groups input rows by Keys and computes Aggs per group. Its

@@ -1,0 +1,168 @@
+package exec
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// The string operators STARTS WITH, ENDS WITH, CONTAINS and =~. Each is
+// null unless both operands are strings. Over STRING vectors they run a
+// typed loop without boxing; mixed columns take the row path.
+var stringOps = map[string]func(s, p string) bool{
+	plan.FnStartsWith: strings.HasPrefix,
+	plan.FnEndsWith:   strings.HasSuffix,
+	plan.FnContains:   strings.Contains,
+}
+
+func init() {
+	fns := map[string]scalarFunc{}
+	for name, op := range stringOps {
+		fns[name] = stringPredicate(op)
+		registerCompiler(name, compileStringOp)
+	}
+	register(fns)
+	registerCompiler(plan.FnRegex, compileRegex)
+}
+
+func stringPredicate(op func(s, p string) bool) scalarFunc {
+	return func(_ *Context, a []vector.Value) (vector.Value, error) {
+		s, ok1 := a[0].(string)
+		p, ok2 := a[1].(string)
+		if !ok1 || !ok2 {
+			return nil, nil
+		}
+		return op(s, p), nil
+	}
+}
+
+type stringOpEval struct {
+	op   func(s, p string) bool
+	l, r evaluator
+	row  *callEval
+	out  *vector.Vector
+}
+
+func compileStringOp(c *Context, e *plan.Call) (evaluator, error) {
+	row, err := compileRowCall(c, e)
+	if err != nil {
+		return nil, err
+	}
+	return &stringOpEval{op: stringOps[e.Name], l: row.args[0], r: row.args[1], row: row,
+		out: vector.New(vector.Bool, vector.Capacity)}, nil
+}
+
+func (e *stringOpEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	l, err := e.l.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.r.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	if l.Type != vector.String || r.Type != vector.String {
+		e.row.vecs[0], e.row.vecs[1] = l, r
+		return e.row.evalVecs(b, e.row.vecs)
+	}
+	sel, n := rows(b)
+	out := e.out
+	out.ResetNulls()
+	if c, isConst := e.r.(*constEval); isConst {
+		// One pattern for the batch: the common WHERE name STARTS WITH 'x'.
+		p := c.v.Str[0]
+		bools, strs := out.Bools[:n], l.Str[:n]
+		for i, s := range strs {
+			bools[i] = e.op(s, p)
+		}
+	} else {
+		forRows(sel, n, func(i int) { out.Bools[i] = e.op(l.Str[i], r.Str[i]) })
+	}
+	mergeNulls(out, l, r, sel, n)
+	return out, nil
+}
+
+// regexEval is =~: the whole string must match. A constant pattern is
+// compiled once; others are compiled when they change.
+type regexEval struct {
+	l, r    evaluator
+	pattern string
+	re      *regexp.Regexp
+	out     *vector.Vector
+}
+
+func compileRegex(c *Context, e *plan.Call) (evaluator, error) {
+	args, err := compileArgs(c, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	ev := &regexEval{l: args[0], r: args[1]}
+	if k, ok := e.Args[1].(*plan.Const); ok {
+		if p, isStr := k.Val.(string); isStr {
+			if _, err := ev.compile(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ev, nil
+}
+
+func (e *regexEval) compile(p string) (*regexp.Regexp, error) {
+	if e.re != nil && p == e.pattern {
+		return e.re, nil
+	}
+	re, err := regexp.Compile(`^(?:` + p + `)$`)
+	if err != nil {
+		return nil, errs.Data("invalid regular expression %q: %v", p, err)
+	}
+	e.re, e.pattern = re, p
+	return re, nil
+}
+
+func (e *regexEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	l, err := e.l.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.r.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	e.out = ensure(e.out, vector.Bool)
+	out := e.out
+	var failed error
+	if l.Type == vector.String && r.Type == vector.String {
+		forRows(sel, n, func(i int) {
+			if failed != nil || l.IsNull(i) || r.IsNull(i) {
+				out.SetNull(i)
+				return
+			}
+			re, err := e.compile(r.Str[i])
+			if err != nil {
+				failed = err
+				return
+			}
+			out.Bools[i] = re.MatchString(l.Str[i])
+		})
+		return out, failed
+	}
+	forRows(sel, n, func(i int) {
+		s, ok1 := l.Get(i).(string)
+		p, ok2 := r.Get(i).(string)
+		if failed != nil || !ok1 || !ok2 {
+			out.SetNull(i)
+			return
+		}
+		re, err := e.compile(p)
+		if err != nil {
+			failed = err
+			return
+		}
+		out.Bools[i] = re.MatchString(s)
+	})
+	return out, failed
+}
