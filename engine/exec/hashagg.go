@@ -176,16 +176,16 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 type aggState struct {
 	call  plan.AggCall
 	arg   evaluator
-	p     evaluator // the percentile argument
-	count []int64        // count, and the number of values for sum/avg
-	isum  []int64        // integer sums
-	fsum  []float64      // float sums
-	float []bool         // group's sum has met a FLOAT
-	best  []vector.Value // min, max
+	p     evaluator        // the percentile argument
+	count []int64          // count, and the number of values for sum/avg
+	isum  []int64          // integer sums
+	fsum  []float64        // float sums
+	float []bool           // group's sum has met a FLOAT
+	best  []vector.Value   // min, max
 	lists [][]vector.Value // collect, and the values of percentiles
 	mean  []float64        // stDev: running mean and sum of squared deviations
 	m2    []float64
-	pct   []float64 // percentile of each group, from its first row
+	pct   []float64           // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
 }
