@@ -127,6 +127,9 @@ type binder struct {
 	// aliases, while ORDER BY of a plain projection is bound, maps the
 	// projection's column names to their expressions over its input.
 	aliases map[string]Expr
+	// inWhere is set while a WHERE predicate is bound: only there may a
+	// pattern be used as a predicate.
+	inWhere bool
 }
 
 // input returns the plan so far, or a single empty row when nothing came
@@ -191,7 +194,10 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
+	saved := b.inWhere
+	b.inWhere = true
 	pred, err := b.expr(e, noAggregates)
+	b.inWhere = saved
 	if err != nil {
 		return err
 	}
