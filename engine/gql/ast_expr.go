@@ -165,11 +165,13 @@ type (
 		X     *Variable
 		Items []MapProjItem
 	}
-	// Exists is EXISTS { [MATCH] pattern [WHERE pred] } or exists(pattern).
+	// Exists is EXISTS { [MATCH] pattern [WHERE pred] } or, with Query
+	// set instead, EXISTS { a query }.
 	Exists struct {
 		Pos     Pos
 		Pattern *Pattern
 		Where   Expr
+		Query   *SingleQuery
 	}
 	// PatternComprehension is [[v =] pattern [WHERE Where] | Proj].
 	PatternComprehension struct {

@@ -418,6 +418,15 @@ func formatExpr(sb *strings.Builder, e Expr) {
 	case *PatternExpr:
 		formatPart(sb, x.Part)
 	case *Exists:
+		if x.Query != nil {
+			sb.WriteString("EXISTS {")
+			for _, c := range x.Query.Clauses {
+				sb.WriteByte(' ')
+				formatClause(sb, c)
+			}
+			sb.WriteString(" }")
+			break
+		}
 		sb.WriteString("EXISTS { MATCH ")
 		formatPattern(sb, x.Pattern)
 		formatWhere(sb, x.Where)

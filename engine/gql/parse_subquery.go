@@ -56,23 +56,27 @@ func (p *parser) namedPatternAhead() bool {
 	return p.patternAhead()
 }
 
-// existsSubquery parses EXISTS { [MATCH] pattern [WHERE pred] }.
+// existsSubquery parses EXISTS { [MATCH] pattern [WHERE pred] } and
+// EXISTS { query }.
 func (p *parser) existsSubquery() Expr {
 	e := &Exists{Pos: p.tok.pos}
 	p.advance()
 	p.expectPunct("{")
 	p.enter()
 	defer p.leave()
-	if p.isKeyword("MATCH") {
-		p.advance()
-	}
-	e.Pattern = p.pattern()
-	if p.isKeyword("WHERE") {
-		p.advance()
-		e.Where = p.expr()
-	}
-	if p.isKeyword("RETURN") || p.isKeyword("MATCH") || p.isKeyword("WITH") || p.isKeyword("OPTIONAL") || p.isKeyword("UNWIND") {
-		p.fail("EXISTS subqueries with more than one MATCH clause or a RETURN are not supported")
+	if p.isPunct("(") || p.tok.kind != tIdent {
+		e.Pattern = p.pattern()
+		if p.isKeyword("WHERE") {
+			p.advance()
+			e.Where = p.expr()
+		}
+	} else {
+		sq := p.singleQuery()
+		if m, ok := sq.Clauses[0].(*Match); ok && len(sq.Clauses) == 1 && !m.Optional {
+			e.Pattern, e.Where = m.Pattern, m.Where
+		} else {
+			e.Query = sq
+		}
 	}
 	p.expectPunct("}")
 	return e

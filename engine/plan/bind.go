@@ -201,6 +201,10 @@ func (b *binder) where(e gql.Expr) error {
 	if err != nil {
 		return err
 	}
+	switch t := pred.Type(); t {
+	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
+		return semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
+	}
 	b.set(&Filter{Input: b.root, Pred: pred})
 	return nil
 }

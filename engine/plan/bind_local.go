@@ -118,6 +118,10 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, nil, nil, "pattern")
 		return x, true, err
 	case *gql.Exists:
+		if e.Query != nil {
+			x, err := b.existsQuery(e.Query)
+			return x, true, err
+		}
 		x, err := b.patternSubquery(e.Pattern, e.Where, nil, "EXISTS")
 		return x, true, err
 	case *gql.PatternComprehension:
@@ -170,6 +174,57 @@ func (b *binder) noNewVariables(part *gql.PatternPart) error {
 		}
 	}
 	return nil
+}
+
+// existsQuery plans EXISTS { MATCH … RETURN … }: reading clauses that keep
+// the outer columns, over an Argument like patternSubquery. Only whether
+// a row comes out matters, so the RETURN items are bound (to report their
+// errors) but not projected.
+func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
+	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
+	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
+	b.aliases = nil
+	arg := &Argument{Cols: appendCols(savedCols, Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
+	rowCol := len(arg.Cols) - 1
+	b.set(arg)
+	for i, c := range q.Clauses {
+		var err error
+		switch c := c.(type) {
+		case *gql.Match:
+			if c.Optional {
+				err = b.optionalMatch(c)
+			} else {
+				err = b.match(c)
+			}
+		case *gql.Unwind:
+			err = b.unwind(c)
+		case *gql.Return:
+			if i != len(q.Clauses)-1 {
+				return nil, syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
+			}
+			pj := &c.Projection
+			if len(pj.OrderBy) > 0 || pj.Skip != nil || pj.Limit != nil {
+				return nil, notSupported(c.Pos, "ORDER BY, SKIP and LIMIT in an EXISTS subquery are not supported yet")
+			}
+			for _, it := range pj.Items {
+				if p, ok := containsAggregate(it.Expr); ok {
+					return nil, notSupported(p, "aggregation in an EXISTS subquery is not supported yet")
+				}
+				if _, err := b.expr(it.Expr, noAggregates); err != nil {
+					return nil, err
+				}
+			}
+		case *gql.Create, *gql.Merge, *gql.Set, *gql.Remove, *gql.Delete:
+			return nil, semanticAt(c.Position(), "an EXISTS subquery cannot update the graph")
+		default:
+			return nil, notSupported(c.Position(), "%s in an EXISTS subquery is not supported yet", clauseName(c))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
+	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: "EXISTS"}, nil
 }
 
 // patternSubquery plans a pattern (with WHERE and, for a pattern
