@@ -91,7 +91,7 @@ func compile(c *Context, e plan.Expr) (evaluator, error) {
 			return m, nil
 		})
 	}
-	return nil, errs.NotSupported("expression %s cannot be evaluated yet", e)
+	return compileLocal(c, e)
 }
 
 var arithOps = map[plan.BinOp]byte{

@@ -98,6 +98,16 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
+	case *plan.Union:
+		u := &unionOp{}
+		for _, in := range p.Inputs {
+			op, err := Build(c, in)
+			if err != nil {
+				return nil, err
+			}
+			u.ins = append(u.ins, op)
+		}
+		return u, nil
 	case *plan.Create:
 		in, err := Build(c, p.Input)
 		if err != nil {

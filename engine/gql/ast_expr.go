@@ -150,7 +150,56 @@ type (
 		Pos  Pos
 		Part *PatternPart
 	}
+	// Reduce is reduce(Acc = Init, Var IN List | Expr).
+	Reduce struct {
+		Pos  Pos
+		Acc  string
+		Init Expr
+		Var  string
+		List Expr
+		Expr Expr
+	}
+	// MapProjection is X{.key, key: expr, .*, var}.
+	MapProjection struct {
+		Pos   Pos
+		X     *Variable
+		Items []MapProjItem
+	}
+	// Exists is EXISTS { [MATCH] pattern [WHERE pred] } or, with Query
+	// set instead, EXISTS { a query }.
+	Exists struct {
+		Pos     Pos
+		Pattern *Pattern
+		Where   Expr
+		Query   *SingleQuery
+	}
+	// PatternComprehension is [[v =] pattern [WHERE Where] | Proj].
+	PatternComprehension struct {
+		Pos   Pos
+		Part  *PatternPart
+		Where Expr
+		Proj  Expr
+	}
 )
+
+// MapProjKind says what a map projection item adds.
+type MapProjKind uint8
+
+// Map projection items: .key, key: expr, .* and a variable.
+const (
+	MapProjProperty MapProjKind = iota
+	MapProjLiteral
+	MapProjAll
+	MapProjVariable
+)
+
+// MapProjItem is one item of a map projection; Value is set for
+// MapProjLiteral (the expression) and MapProjVariable (the variable).
+type MapProjItem struct {
+	Kind  MapProjKind
+	Key   string
+	Value Expr
+}
 
 func (e *Literal) Position() Pos           { return e.Pos }
 func (e *Param) Position() Pos             { return e.Pos }
@@ -170,6 +219,12 @@ func (e *Case) Position() Pos              { return e.Pos }
 func (e *ListComprehension) Position() Pos { return e.Pos }
 func (e *Quantifier) Position() Pos        { return e.Pos }
 func (e *PatternExpr) Position() Pos       { return e.Pos }
+func (e *Reduce) Position() Pos            { return e.Pos }
+func (e *MapProjection) Position() Pos     { return e.Pos }
+func (e *Exists) Position() Pos            { return e.Pos }
+func (e *PatternComprehension) Position() Pos {
+	return e.Pos
+}
 
 // Walk calls fn for e and, while fn returns true, for its sub-expressions.
 func Walk(e Expr, fn func(Expr) bool) {
@@ -225,5 +280,19 @@ func Walk(e Expr, fn func(Expr) bool) {
 	case *Quantifier:
 		Walk(x.List, fn)
 		Walk(x.Pred, fn)
+	case *Reduce:
+		Walk(x.Init, fn)
+		Walk(x.List, fn)
+		Walk(x.Expr, fn)
+	case *MapProjection:
+		Walk(x.X, fn)
+		for _, it := range x.Items {
+			Walk(it.Value, fn)
+		}
+	case *Exists:
+		Walk(x.Where, fn)
+	case *PatternComprehension:
+		Walk(x.Where, fn)
+		Walk(x.Proj, fn)
 	}
 }

@@ -388,6 +388,59 @@ func formatExpr(sb *strings.Builder, e Expr) {
 		sb.WriteString(" WHERE ")
 		formatExpr(sb, x.Pred)
 		sb.WriteByte(')')
+	case *Reduce:
+		sb.WriteString("reduce(" + quoteName(x.Acc) + " = ")
+		formatExpr(sb, x.Init)
+		sb.WriteString(", " + quoteName(x.Var) + " IN ")
+		formatExpr(sb, x.List)
+		sb.WriteString(" | ")
+		formatExpr(sb, x.Expr)
+		sb.WriteByte(')')
+	case *MapProjection:
+		sb.WriteString(quoteName(x.X.Name) + "{")
+		for i, it := range x.Items {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			switch it.Kind {
+			case MapProjProperty:
+				sb.WriteString("." + quoteName(it.Key))
+			case MapProjAll:
+				sb.WriteString(".*")
+			case MapProjVariable:
+				formatExpr(sb, it.Value)
+			default:
+				sb.WriteString(quoteName(it.Key) + ": ")
+				formatExpr(sb, it.Value)
+			}
+		}
+		sb.WriteByte('}')
+	case *PatternExpr:
+		formatPart(sb, x.Part)
+	case *Exists:
+		if x.Query != nil {
+			sb.WriteString("EXISTS {")
+			for _, c := range x.Query.Clauses {
+				sb.WriteByte(' ')
+				formatClause(sb, c)
+			}
+			sb.WriteString(" }")
+			break
+		}
+		sb.WriteString("EXISTS { MATCH ")
+		formatPattern(sb, x.Pattern)
+		formatWhere(sb, x.Where)
+		sb.WriteString(" }")
+	case *PatternComprehension:
+		sb.WriteByte('[')
+		formatPart(sb, x.Part)
+		if x.Where != nil {
+			sb.WriteString(" WHERE ")
+			formatExpr(sb, x.Where)
+		}
+		sb.WriteString(" | ")
+		formatExpr(sb, x.Proj)
+		sb.WriteByte(']')
 	}
 }
 

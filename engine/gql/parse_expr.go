@@ -244,6 +244,10 @@ func (p *parser) atom() Expr {
 	case tPunct:
 		switch t.text {
 		case "(":
+			if p.patternAhead() {
+				part := p.path(t.pos)
+				return &PatternExpr{Pos: t.pos, Part: part}
+			}
 			p.advance()
 			e := p.expr()
 			p.expectPunct(")")
@@ -267,6 +271,10 @@ func (p *parser) atom() Expr {
 				return &Literal{Pos: t.pos, Value: nil}
 			case "CASE":
 				return p.caseExpr()
+			case "EXISTS":
+				if p.peekPunct("{") {
+					return p.existsSubquery()
+				}
 			}
 			if clauseKeywords[strings.ToUpper(t.text)] {
 				p.failUnexpected("an expression")
@@ -308,6 +316,9 @@ func (p *parser) nameOrCall() Expr {
 	if p.isPunct("(") {
 		return p.callRest(pos, nil, name)
 	}
+	if p.isPunct("{") {
+		return p.mapProjection(&Variable{Pos: pos, Name: name})
+	}
 	if p.isPunct(".") {
 		// ns.fn( … ) or a property access: look ahead for the call.
 		save, saveTok, saveEnd := *p.lex, p.tok, p.lastEnd
@@ -346,6 +357,9 @@ func (p *parser) callRest(pos Pos, ns []string, name string) Expr {
 		}
 		*p.lex, p.tok, p.lastEnd = save, saveTok, saveEnd
 	}
+	if ns == nil && lower == "reduce" {
+		return p.reduceRest(pos)
+	}
 	f := &FuncCall{Pos: pos, Namespace: ns, Name: name}
 	if p.isPunct("*") {
 		p.advance()
@@ -366,6 +380,9 @@ func (p *parser) callRest(pos Pos, ns []string, name string) Expr {
 
 func (p *parser) listOrComprehension() Expr {
 	pos := p.expectPunct("[")
+	if p.patternAhead() || p.namedPatternAhead() {
+		return p.patternComprehension(pos)
+	}
 	if p.tok.kind == tIdent {
 		save, saveTok, saveEnd := *p.lex, p.tok, p.lastEnd
 		v := p.tok.text

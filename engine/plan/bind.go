@@ -10,16 +10,111 @@ import (
 // statement's parameter values: their types type the plan.
 func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
 	q := stmt.Query
-	if len(q.Parts) != 1 {
-		return nil, errs.NotSupported("UNION is not supported yet")
+	if len(q.Parts) == 1 {
+		return bindSingle(q.Parts[0], params)
 	}
+	return bindUnion(q, params)
+}
+
+// bindSingle binds one query without UNION.
+func bindSingle(part *gql.SingleQuery, params map[string]vector.Value) (*Plan, error) {
 	b := &binder{params: params}
-	if err := b.clauses(q.Parts[0].Clauses); err != nil {
+	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
-	cs := q.Parts[0].Clauses
+	cs := part.Clauses
 	_, returns := cs[len(cs)-1].(*gql.Return)
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
+}
+
+// bindUnion binds queries joined by UNION or UNION ALL. Every part must
+// return the same column names; a part that lists them in another order is
+// reordered to the first part's. UNION removes duplicate rows.
+func bindUnion(q *gql.Query, params map[string]vector.Value) (*Plan, error) {
+	for _, all := range q.UnionAll[1:] {
+		if all != q.UnionAll[0] {
+			return nil, syntaxAt(clausePos(q.Parts[1]), "UNION and UNION ALL cannot be mixed in one query")
+		}
+	}
+	u := &Union{}
+	out := &Plan{Returns: true}
+	for i, part := range q.Parts {
+		p, err := bindSingle(part, params)
+		if err != nil {
+			return nil, err
+		}
+		if !p.Returns {
+			return nil, syntaxAt(clausePos(part), "each part of a UNION must end with RETURN")
+		}
+		out.Writes = out.Writes || p.Writes
+		cols := p.Columns()
+		root := p.Root
+		if len(root.Columns()) != len(cols) {
+			pr := &Project{Input: root}
+			for j, c := range root.Columns() {
+				if !c.Hidden {
+					pr.Exprs = append(pr.Exprs, &ColRef{Idx: j, Name: c.Name, T: c.Type, Kind: c.Kind})
+					pr.Cols = append(pr.Cols, c)
+				}
+			}
+			root = pr
+		}
+		if i == 0 {
+			u.Cols = append([]Column(nil), cols...)
+		} else if root, err = alignUnion(root, cols, u.Cols, part); err != nil {
+			return nil, err
+		}
+		u.Inputs = append(u.Inputs, root)
+	}
+	out.Root = u
+	if !q.UnionAll[0] {
+		out.Root = &Distinct{Input: u}
+	}
+	return out, nil
+}
+
+// alignUnion checks that a later UNION part has the first part's column
+// names and reorders its columns to theirs; it widens a column's type to
+// Any where the parts disagree.
+func alignUnion(root Operator, cols, want []Column, part *gql.SingleQuery) (Operator, error) {
+	if len(cols) != len(want) {
+		return nil, syntaxAt(clausePos(part), "all parts of a UNION must return the same column names")
+	}
+	pr := &Project{Input: root}
+	reordered := false
+	for w := range want {
+		found := -1
+		for j, c := range cols {
+			if c.Name == want[w].Name {
+				found = j
+			}
+		}
+		if found < 0 {
+			return nil, syntaxAt(clausePos(part), "all parts of a UNION must return the same column names")
+		}
+		reordered = reordered || found != w
+		c := cols[found]
+		pr.Exprs = append(pr.Exprs, &ColRef{Idx: found, Name: c.Name, T: c.Type, Kind: c.Kind})
+		pr.Cols = append(pr.Cols, c)
+		if c.Type != want[w].Type {
+			want[w].Type = vector.Any
+		}
+		if c.Kind != want[w].Kind {
+			want[w].Kind = ""
+		}
+	}
+	if !reordered {
+		return root, nil
+	}
+	return pr, nil
+}
+
+// clausePos is the position of a query's last clause (its RETURN).
+func clausePos(part *gql.SingleQuery) gql.Pos {
+	if len(part.Clauses) == 0 {
+		return gql.Pos{Line: 1, Column: 1}
+	}
+	return part.Clauses[len(part.Clauses)-1].Position()
 }
 
 // binder builds the plan clause by clause. root is the plan so far; sc
@@ -32,6 +127,9 @@ type binder struct {
 	// aliases, while ORDER BY of a plain projection is bound, maps the
 	// projection's column names to their expressions over its input.
 	aliases map[string]Expr
+	// inWhere is set while a WHERE predicate is bound: only there may a
+	// pattern be used as a predicate.
+	inWhere bool
 }
 
 // input returns the plan so far, or a single empty row when nothing came
@@ -96,9 +194,16 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
+	saved := b.inWhere
+	b.inWhere = true
 	pred, err := b.expr(e, noAggregates)
+	b.inWhere = saved
 	if err != nil {
 		return err
+	}
+	switch t := pred.Type(); t {
+	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
+		return semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
 	}
 	b.set(&Filter{Input: b.root, Pred: pred})
 	return nil

@@ -33,6 +33,9 @@ func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
 // exprWith binds an expression; aggs, when not nil, collects aggregate calls
 // (mode collectAggregates) and the result refers to them through aggRef.
 func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
+	if x, ok, err := b.localExpr(e, mode, aggs); ok {
+		return x, err
+	}
 	switch e := e.(type) {
 	case *gql.Literal:
 		return &Const{Val: e.Value, T: vector.TypeOf(e.Value)}, nil

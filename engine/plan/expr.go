@@ -240,6 +240,14 @@ func KindOf(e Expr) string {
 		return "MAP"
 	case *Call:
 		return x.Kind
+	case *ListComp:
+		return "LIST"
+	case *MapProjection:
+		return "MAP"
+	case *PatternSubquery:
+		if x.Proj >= 0 {
+			return "LIST"
+		}
 	}
 	return ""
 }

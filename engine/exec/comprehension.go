@@ -1,0 +1,363 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// compileLocal compiles the expressions with an inner scope, map
+// projections and pattern subqueries.
+func compileLocal(c *Context, e plan.Expr) (evaluator, error) {
+	switch e := e.(type) {
+	case *plan.ListComp:
+		list, err := compile(c, e.List)
+		if err != nil {
+			return nil, err
+		}
+		ev := &listCompEval{elements: elements{list: list, lb: newLocalBatch(e.Width, 1, e.Pred, e.Proj)}}
+		if e.Pred != nil {
+			if ev.pred, err = compile(c, e.Pred); err != nil {
+				return nil, err
+			}
+		}
+		if e.Proj != nil {
+			if ev.proj, err = compile(c, e.Proj); err != nil {
+				return nil, err
+			}
+		}
+		return ev, nil
+	case *plan.Quantifier:
+		list, err := compile(c, e.List)
+		if err != nil {
+			return nil, err
+		}
+		pred, err := compile(c, e.Pred)
+		if err != nil {
+			return nil, err
+		}
+		return &quantEval{elements: elements{list: list, lb: newLocalBatch(e.Width, 1, e.Pred)}, kind: e.Kind, pred: pred}, nil
+	case *plan.Reduce:
+		init, err := compile(c, e.Init)
+		if err != nil {
+			return nil, err
+		}
+		list, err := compile(c, e.List)
+		if err != nil {
+			return nil, err
+		}
+		body, err := compile(c, e.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return &reduceEval{init: init, list: list, body: body, lb: newLocalBatch(e.Width, 2, e.Expr)}, nil
+	case *plan.MapProjection:
+		return compileMapProjection(c, e)
+	case *plan.PatternSubquery:
+		return &subqueryEval{c: c, p: e, rows: vector.New(vector.Int64, vector.Capacity)}, nil
+	}
+	return nil, errs.NotSupported("expression %s cannot be evaluated yet", e)
+}
+
+// elements walks the elements of the lists a batch's rows hold, handing
+// them to flush in inner batches of up to vector.Capacity elements.
+type elements struct {
+	list evaluator
+	lb   *localBatch
+	idx  []int32        // outer physical row of each pending element
+	vals []vector.Value // pending elements
+}
+
+// each evaluates the list of each selected row of b: a null list calls
+// null(r); a list adds its elements, flushed to flush as inner batches
+// (flush receives the inner batch and the outer row of each inner row).
+func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
+	flush func(inner *vector.Batch, idx []int32, vals []vector.Value) error) error {
+	lv, err := el.list.eval(b)
+	if err != nil {
+		return err
+	}
+	sel, n := rows(b)
+	el.idx, el.vals = el.idx[:0], el.vals[:0]
+	var failed error
+	forRows(sel, n, func(r int) {
+		if failed != nil {
+			return
+		}
+		v := lv.Get(r)
+		if v == nil {
+			null(r)
+			return
+		}
+		l, ok := v.([]vector.Value)
+		if !ok {
+			failed = errs.Data("expected a list to iterate over, got %s", typeName(v))
+			return
+		}
+		start(r)
+		for _, x := range l {
+			el.idx = append(el.idx, int32(r))
+			el.vals = append(el.vals, x)
+			if len(el.idx) == vector.Capacity {
+				if failed = flush(el.lb.fill(b, el.idx, el.vals), el.idx, el.vals); failed != nil {
+					return
+				}
+				el.idx, el.vals = el.idx[:0], el.vals[:0]
+			}
+		}
+	})
+	if failed != nil {
+		return failed
+	}
+	if len(el.idx) > 0 {
+		return flush(el.lb.fill(b, el.idx, el.vals), el.idx, el.vals)
+	}
+	return nil
+}
+
+// listCompEval is [x IN list WHERE pred | proj].
+type listCompEval struct {
+	elements
+	pred, proj evaluator
+	lists      [][]vector.Value // result per outer physical row
+	out        *vector.Vector
+}
+
+func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	e.out = ensure(e.out, vector.Any)
+	if len(e.lists) < b.Len {
+		e.lists = make([][]vector.Value, vector.Capacity)
+	}
+	out := e.out
+	err := e.each(b, func(r int) { e.lists[r] = nil; out.SetNull(r) },
+		func(r int) { e.lists[r] = []vector.Value{} },
+		func(inner *vector.Batch, idx []int32, vals []vector.Value) error {
+			var keep, proj *vector.Vector
+			var err error
+			if e.pred != nil {
+				if keep, err = e.pred.eval(inner); err != nil {
+					return err
+				}
+			}
+			if e.proj != nil {
+				if proj, err = e.proj.eval(inner); err != nil {
+					return err
+				}
+			}
+			for i, r := range idx {
+				if keep != nil && !isTrue(keep, i) {
+					continue
+				}
+				v := vals[i]
+				if proj != nil {
+					v = proj.Get(i)
+				}
+				e.lists[r] = append(e.lists[r], v)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	forRows(sel, n, func(r int) {
+		if e.lists[r] != nil {
+			out.Set(r, e.lists[r])
+			e.lists[r] = nil
+		}
+	})
+	return out, nil
+}
+
+// isTrue reports whether row i of a predicate's result is true (not false,
+// not null, not a non-boolean).
+func isTrue(v *vector.Vector, i int) bool {
+	if v.IsNull(i) {
+		return false
+	}
+	switch v.Type {
+	case vector.Bool:
+		return v.Bools[i]
+	case vector.Any:
+		b, ok := v.Any[i].(bool)
+		return ok && b
+	}
+	return false
+}
+
+// quantEval is any/all/none/single(x IN list WHERE pred) with three-valued
+// logic: a null predicate result makes the answer null unless the true
+// and false results already decide it.
+type quantEval struct {
+	elements
+	kind         string
+	pred         evaluator
+	trues, nulls []int32
+	falses       []int32
+	isNull       []bool
+	out          *vector.Vector
+}
+
+func (e *quantEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	if e.trues == nil {
+		e.trues = make([]int32, vector.Capacity)
+		e.falses = make([]int32, vector.Capacity)
+		e.nulls = make([]int32, vector.Capacity)
+		e.isNull = make([]bool, vector.Capacity)
+	}
+	e.out = ensure(e.out, vector.Bool)
+	err := e.each(b, func(r int) { e.isNull[r] = true },
+		func(r int) { e.isNull[r], e.trues[r], e.falses[r], e.nulls[r] = false, 0, 0, 0 },
+		func(inner *vector.Batch, idx []int32, _ []vector.Value) error {
+			p, err := e.pred.eval(inner)
+			if err != nil {
+				return err
+			}
+			for i, r := range idx {
+				switch {
+				case p.IsNull(i):
+					e.nulls[r]++
+				case p.Type == vector.Bool && p.Bools[i]:
+					e.trues[r]++
+				case p.Type == vector.Bool:
+					e.falses[r]++
+				default:
+					bv, ok := p.Get(i).(bool)
+					if !ok {
+						return errs.Data("%s() expects a boolean predicate, got %s", e.kind, typeName(p.Get(i)))
+					}
+					if bv {
+						e.trues[r]++
+					} else {
+						e.falses[r]++
+					}
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	out := e.out
+	forRows(sel, n, func(r int) {
+		if e.isNull[r] {
+			out.SetNull(r)
+			return
+		}
+		t, f, u := e.trues[r], e.falses[r], e.nulls[r]
+		var res, null bool
+		switch e.kind {
+		case "any":
+			res, null = t > 0, t == 0 && u > 0
+		case "all":
+			res, null = f == 0 && u == 0, f == 0 && u > 0
+		case "none":
+			res, null = t == 0 && u == 0, t == 0 && u > 0
+		case "single":
+			res, null = t == 1 && u == 0, t <= 1 && u > 0
+		}
+		if null {
+			out.SetNull(r)
+			return
+		}
+		out.Bools[r] = res
+	})
+	return out, nil
+}
+
+// reduceEval is reduce(acc = init, x IN list | expr). Each step evaluates
+// expr for the k-th element of every row whose list is that long, all
+// rows of the batch in one inner batch.
+type reduceEval struct {
+	init, list, body evaluator
+	lb               *localBatch
+	acc              []vector.Value
+	lists            [][]vector.Value
+	null             []bool
+	idx              []int32
+	accs, elems      []vector.Value
+	out              *vector.Vector
+}
+
+func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	if e.acc == nil {
+		e.acc = make([]vector.Value, vector.Capacity)
+		e.lists = make([][]vector.Value, vector.Capacity)
+		e.null = make([]bool, vector.Capacity)
+	}
+	iv, err := e.init.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	lv, err := e.list.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	longest := 0
+	var failed error
+	forRows(sel, n, func(r int) {
+		e.acc[r], e.lists[r], e.null[r] = iv.Get(r), nil, false
+		switch l := lv.Get(r).(type) {
+		case nil:
+			e.null[r] = true
+		case []vector.Value:
+			e.lists[r] = l
+			longest = max(longest, len(l))
+		default:
+			if failed == nil {
+				failed = errs.Data("reduce() expects a list, got %s", typeName(l))
+			}
+		}
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	for k := 0; k < longest; k++ {
+		e.idx, e.accs, e.elems = e.idx[:0], e.accs[:0], e.elems[:0]
+		forRows(sel, n, func(r int) {
+			if len(e.lists[r]) > k {
+				e.idx = append(e.idx, int32(r))
+				e.accs = append(e.accs, e.acc[r])
+				e.elems = append(e.elems, e.lists[r][k])
+			}
+		})
+		res, err := e.body.eval(e.lb.fill(b, e.idx, e.accs, e.elems))
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range e.idx {
+			e.acc[r] = res.Get(i)
+		}
+	}
+	// The result is typed when every row's value has one scalar type.
+	t := vector.Null
+	forRows(sel, n, func(r int) {
+		if e.null[r] || e.acc[r] == nil {
+			return
+		}
+		switch vt := vector.TypeOf(e.acc[r]); {
+		case t == vector.Null:
+			t = vt
+		case t != vt:
+			t = vector.Any
+		}
+	})
+	switch t {
+	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Node, vector.Rel:
+	default:
+		t = vector.Any
+	}
+	e.out = ensure(e.out, t)
+	out := e.out
+	forRows(sel, n, func(r int) {
+		if e.null[r] {
+			out.SetNull(r)
+		} else {
+			out.Set(r, e.acc[r])
+		}
+		e.acc[r], e.lists[r] = nil, nil
+	})
+	return out, nil
+}

@@ -1,0 +1,258 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// withLocals binds fn's expressions in an inner scope: the current columns
+// followed by one column per local variable, which shadows an outer
+// variable or alias of the same name. It returns the width of the outer
+// scope, the first local's column.
+func (b *binder) withLocals(names []string, fn func() error) (int, error) {
+	width := len(b.sc.cols)
+	savedCols, savedAliases := b.sc.cols, b.aliases
+	cols := appendCols(savedCols)
+	for _, n := range names {
+		cols = append(cols, Column{Name: n, Type: vector.Any})
+	}
+	b.sc.cols = cols
+	if savedAliases != nil {
+		b.aliases = map[string]Expr{}
+		for k, v := range savedAliases {
+			b.aliases[k] = v
+		}
+		for _, n := range names {
+			delete(b.aliases, n)
+		}
+	}
+	err := fn()
+	b.sc.cols, b.aliases = savedCols, savedAliases
+	return width, err
+}
+
+// localExpr binds the expressions with local variables and map
+// projections; ok is false for any other expression.
+func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, bool, error) {
+	switch e := e.(type) {
+	case *gql.ListComprehension:
+		list, err := b.exprWith(e.List, mode, aggs)
+		if err != nil {
+			return nil, true, err
+		}
+		lc := &ListComp{List: list, Var: e.Var}
+		lc.Width, err = b.withLocals([]string{e.Var}, func() error {
+			var err error
+			if e.Pred != nil {
+				if lc.Pred, err = b.inner(e.Pred); err != nil {
+					return err
+				}
+			}
+			if e.Proj != nil {
+				lc.Proj, err = b.inner(e.Proj)
+			}
+			return err
+		})
+		return lc, true, err
+	case *gql.Quantifier:
+		list, err := b.exprWith(e.List, mode, aggs)
+		if err != nil {
+			return nil, true, err
+		}
+		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
+		q.Width, err = b.withLocals([]string{e.Var}, func() error {
+			var err error
+			q.Pred, err = b.inner(e.Pred)
+			return err
+		})
+		return q, true, err
+	case *gql.Reduce:
+		init, err := b.exprWith(e.Init, mode, aggs)
+		if err != nil {
+			return nil, true, err
+		}
+		list, err := b.exprWith(e.List, mode, aggs)
+		if err != nil {
+			return nil, true, err
+		}
+		if e.Acc == e.Var {
+			return nil, true, semanticAt(e.Pos, "variable %s is already declared in this reduce()", e.Var)
+		}
+		r := &Reduce{Init: init, List: list, Acc: e.Acc, Var: e.Var}
+		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, func() error {
+			var err error
+			r.Expr, err = b.inner(e.Expr)
+			return err
+		})
+		return r, true, err
+	case *gql.MapProjection:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, true, err
+		}
+		mp := &MapProjection{X: x}
+		for _, it := range e.Items {
+			switch it.Kind {
+			case gql.MapProjAll:
+				mp.Items = append(mp.Items, MapProjItem{All: true})
+			case gql.MapProjProperty:
+				mp.Items = append(mp.Items, MapProjItem{Key: it.Key, Val: &Property{Of: x, Key: it.Key}})
+			default:
+				v, err := b.exprWith(it.Value, mode, aggs)
+				if err != nil {
+					return nil, true, err
+				}
+				mp.Items = append(mp.Items, MapProjItem{Key: it.Key, Val: v})
+			}
+		}
+		return mp, true, nil
+	case *gql.PatternExpr:
+		if !b.inWhere {
+			return nil, true, syntaxAt(e.Pos, "a pattern can only be used as a predicate in WHERE; use EXISTS { … } or a pattern comprehension")
+		}
+		if err := b.noNewVariables(e.Part); err != nil {
+			return nil, true, err
+		}
+		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, nil, nil, "pattern")
+		return x, true, err
+	case *gql.Exists:
+		if e.Query != nil {
+			x, err := b.existsQuery(e.Query)
+			return x, true, err
+		}
+		x, err := b.patternSubquery(e.Pattern, e.Where, nil, "EXISTS")
+		return x, true, err
+	case *gql.PatternComprehension:
+		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, "pattern comprehension")
+		return x, true, err
+	case *gql.FuncCall:
+		// exists((a)-->(b)) is a pattern predicate.
+		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 {
+			if p, ok := e.Args[0].(*gql.PatternExpr); ok {
+				if err := b.noNewVariables(p.Part); err != nil {
+					return nil, true, err
+				}
+				x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{p.Part}}, nil, nil, "exists")
+				return x, true, err
+			}
+		}
+	}
+	return nil, false, nil
+}
+
+// inner binds an expression of an inner scope: aggregates are not allowed
+// there (they would aggregate over the list elements).
+func (b *binder) inner(e gql.Expr) (Expr, error) {
+	if p, ok := containsAggregate(e); ok {
+		return nil, semanticAt(p, "aggregate functions cannot be used inside a list comprehension, quantifier or reduce")
+	}
+	return b.expr(e, noAggregates)
+}
+
+// noNewVariables fails when a pattern predicate names a variable that is
+// not bound: a predicate cannot introduce variables.
+func (b *binder) noNewVariables(part *gql.PatternPart) error {
+	check := func(name string, p gql.Pos) error {
+		if name != "" && !b.bound(name) {
+			return semanticAt(p, "variable %s is not defined (a pattern predicate cannot introduce new variables)", name)
+		}
+		return nil
+	}
+	if part.Var != "" {
+		return check(part.Var, part.Pos)
+	}
+	for _, n := range part.Nodes {
+		if err := check(n.Var, n.Pos); err != nil {
+			return err
+		}
+	}
+	for _, r := range part.Rels {
+		if err := check(r.Var, r.Pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// existsQuery plans EXISTS { MATCH … RETURN … }: reading clauses that keep
+// the outer columns, over an Argument like patternSubquery. Only whether
+// a row comes out matters, so the RETURN items are bound (to report their
+// errors) but not projected.
+func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
+	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
+	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
+	b.aliases = nil
+	arg := &Argument{Cols: appendCols(savedCols, Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
+	rowCol := len(arg.Cols) - 1
+	b.set(arg)
+	for i, c := range q.Clauses {
+		var err error
+		switch c := c.(type) {
+		case *gql.Match:
+			if c.Optional {
+				err = b.optionalMatch(c)
+			} else {
+				err = b.match(c)
+			}
+		case *gql.Unwind:
+			err = b.unwind(c)
+		case *gql.Return:
+			if i != len(q.Clauses)-1 {
+				return nil, syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
+			}
+			pj := &c.Projection
+			if len(pj.OrderBy) > 0 || pj.Skip != nil || pj.Limit != nil {
+				return nil, notSupported(c.Pos, "ORDER BY, SKIP and LIMIT in an EXISTS subquery are not supported yet")
+			}
+			for _, it := range pj.Items {
+				if p, ok := containsAggregate(it.Expr); ok {
+					return nil, notSupported(p, "aggregation in an EXISTS subquery is not supported yet")
+				}
+				if _, err := b.expr(it.Expr, noAggregates); err != nil {
+					return nil, err
+				}
+			}
+		case *gql.Create, *gql.Merge, *gql.Set, *gql.Remove, *gql.Delete:
+			return nil, semanticAt(c.Position(), "an EXISTS subquery cannot update the graph")
+		default:
+			return nil, notSupported(c.Position(), "%s in an EXISTS subquery is not supported yet", clauseName(c))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
+	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: "EXISTS"}, nil
+}
+
+// patternSubquery plans a pattern (with WHERE and, for a pattern
+// comprehension, a projection) over an Argument carrying the current
+// columns and a row number, the way OPTIONAL MATCH is planned.
+func (b *binder) patternSubquery(pat *gql.Pattern, where, proj gql.Expr, what string) (Expr, error) {
+	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
+	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
+	b.aliases = nil
+	arg := &Argument{Cols: appendCols(savedCols, Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
+	rowCol := len(arg.Cols) - 1
+	b.set(arg)
+	if err := b.match(&gql.Match{Pattern: pat, Where: where}); err != nil {
+		return nil, err
+	}
+	sq := &PatternSubquery{Arg: arg, Proj: -1, Text: what}
+	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
+	if proj != nil {
+		b.inWhere = false
+		e, err := b.inner(proj)
+		if err != nil {
+			return nil, err
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: "#proj", Type: e.Type(), Kind: KindOf(e)})
+		sq.Proj = 1
+	}
+	sq.Plan = pr
+	sq.RowCol = 0
+	return sq, nil
+}
