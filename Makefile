@@ -12,7 +12,7 @@ FUZZTIME    ?= 10s
 # Packages with goroutines of their own run again under the race detector.
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 
-.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench clean
+.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench clean tck tck-update
 
 all: build
 
@@ -55,6 +55,22 @@ $(STATICCHECK):
 ## harness arrives with the benchmark work).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./csr/ ./engine/... ./frontend/...
+
+## tck: run the openCypher TCK over TCK_DIR and report per-folder and total
+## counts, ending with "N passed, N failed". Failing scenarios do not fail
+## the target; only a run that could not happen does (docs/tck.md).
+# Empty TCK_DIR: ../shared/tck/features beside the repository.
+TCK_DIR     ?=
+TCK_FLAG    := $(if $(TCK_DIR),-tck.dir=$(abspath $(TCK_DIR)),)
+tck:
+	@summary=$$(mktemp); \
+	$(GO) test -count=1 -run '^TestTCK$$' ./tck/ -args -tck.gate=false $(TCK_FLAG) -tck.summary=$$summary >$$summary.log 2>&1 || { cat $$summary.log; rm -f $$summary $$summary.log; echo "the TCK run failed"; exit 1; }; \
+	cat $$summary; rm -f $$summary $$summary.log
+
+## tck-update: rewrite tck/passing.txt and tck/failing.txt from a run over
+## TCK_DIR (the gate's list of scenarios that must keep passing).
+tck-update:
+	$(GO) test -count=1 -run '^TestTCK$$' ./tck/ -args -tck.update $(TCK_FLAG)
 
 clean:
 	rm -rf $(BIN)
