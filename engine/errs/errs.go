@@ -52,6 +52,12 @@ const (
 	CodeOutOfMemory   = "53200"
 )
 
+// Status codes of temporal values.
+const (
+	CodeInvalidDatetime  = "22007" // invalid datetime format
+	CodeDatetimeOverflow = "22008" // datetime field overflow
+)
+
 // Position is a 1-based line and column in the query text.
 type Position struct {
 	Line   int

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"time"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
@@ -22,6 +23,8 @@ type Context struct {
 	// args holds the operator serving each Argument of the plan, which
 	// its Optional parent feeds a batch at a time.
 	args map[*plan.Argument]*argumentOp
+	// now is the statement's clock (see Now); zero until first read.
+	now time.Time
 }
 
 // Stats counts the work and side effects of a query.

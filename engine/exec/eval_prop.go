@@ -95,6 +95,9 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 		}
 		return found, nil
 	}
+	if vector.IsTemporal(v) {
+		return temporalProperty(v, e.key)
+	}
 	return nil, errs.Data("cannot read property %q of a %s", e.key, typeName(v))
 }
 

@@ -24,6 +24,7 @@ const (
 	tagList
 	tagMap
 	tagPath
+	tagTemporal
 )
 
 // appendKey appends the key encoding of row r of v.
@@ -118,5 +119,38 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 		}
 		return dst
 	}
+	if vector.IsTemporal(v) {
+		return appendTemporalKey(dst, v)
+	}
 	return append(dst, tagNull)
+}
+
+// appendTemporalKey encodes a temporal value exactly: values that render
+// differently (the same instant at two offsets) are different keys.
+func appendTemporalKey(dst []byte, v vector.Value) []byte {
+	dst = append(dst, tagTemporal, byte(temporalRank(v)))
+	u := func(x int64) { dst = binary.LittleEndian.AppendUint64(dst, uint64(x)) }
+	switch x := v.(type) {
+	case vector.Date:
+		u(x.Days)
+	case vector.LocalTime:
+		u(x.Nanos)
+	case vector.Time:
+		u(x.Nanos)
+		u(int64(x.Offset))
+	case vector.LocalDateTime:
+		u(x.Sec)
+		u(int64(x.Nanos))
+	case vector.DateTime:
+		u(x.Sec)
+		u(int64(x.Nanos))
+		u(int64(x.Offset))
+		dst = appendStringKey(dst, x.Zone)
+	case vector.Duration:
+		u(x.Months)
+		u(x.Days)
+		u(x.Seconds)
+		u(int64(x.Nanos))
+	}
+	return dst
 }

@@ -215,9 +215,13 @@ func cmpTotalFloat(a, b float64) int {
 }
 
 // orderRank places each kind of value in Cypher's global sort order:
-// maps, nodes, relationships, lists, paths, strings, booleans, numbers,
-// then null.
+// maps, nodes, relationships, lists, paths, temporal values (datetimes,
+// local datetimes, dates, times, local times, durations), strings,
+// booleans, numbers, then null.
 func orderRank(v vector.Value) int {
+	if r := temporalRank(v); r >= 0 {
+		return 5 + r
+	}
 	switch v.(type) {
 	case map[string]vector.Value:
 		return 0
@@ -230,15 +234,15 @@ func orderRank(v vector.Value) int {
 	case vector.Path:
 		return 4
 	case string:
-		return 5
+		return 11
 	case bool:
-		return 6
+		return 12
 	case int64, float64:
-		return 7
+		return 13
 	case nil:
-		return 9
+		return 15
 	}
-	return 8
+	return 14
 }
 
 // orderTotal is a total order over generic values, for ORDER BY.
@@ -278,6 +282,9 @@ func orderTotal(a, b vector.Value) int {
 			}
 		}
 		return cmpOrdered(int64(len(x)), int64(len(y)))
+	}
+	if vector.IsTemporal(a) {
+		return temporalTotal(a, b)
 	}
 	return 0
 }

@@ -36,6 +36,9 @@ func typeName(v vector.Value) string {
 	case vector.Path:
 		return "PATH"
 	}
+	if n := vector.TemporalTypeName(v); n != "" {
+		return n
+	}
 	return "ANY"
 }
 
@@ -125,7 +128,7 @@ func equalValues(a, b vector.Value) (eq, null bool) {
 		}
 		return true, false
 	}
-	return false, false
+	return temporalEqual(a, b), false
 }
 
 // orderValues compares two values for <, <=, > and >=: ok is false when
@@ -156,7 +159,7 @@ func orderValues(a, b vector.Value) (cmp int, ok bool) {
 			return cmpBool(x, y), true
 		}
 	}
-	return 0, false
+	return temporalOrder(a, b)
 }
 
 func cmpOrdered[T int64 | string](a, b T) int {
@@ -242,6 +245,9 @@ func arithValues(op byte, a, b vector.Value) (vector.Value, error) {
 	}
 	if y, ok := b.([]vector.Value); ok && op == '+' {
 		return append([]vector.Value{a}, y...), nil
+	}
+	if v, handled, err := temporalArith(op, a, b); handled {
+		return v, err
 	}
 	return nil, errs.Data("cannot apply %s to %s and %s", opName(op), typeName(a), typeName(b))
 }

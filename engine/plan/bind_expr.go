@@ -215,7 +215,10 @@ var binOps = map[gql.Op]BinOp{
 func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, error) {
 	name := strings.ToLower(e.Name)
 	if len(e.Namespace) > 0 {
-		return nil, notSupported(e.Pos, "function %s.%s is not supported yet", strings.Join(e.Namespace, "."), e.Name)
+		name = strings.ToLower(strings.Join(e.Namespace, ".")) + "." + name
+		if _, ok := Functions[name]; !ok {
+			return nil, notSupported(e.Pos, "function %s.%s is not supported yet", strings.Join(e.Namespace, "."), e.Name)
+		}
 	}
 	if fn, isAgg := aggregateFuncs[name]; isAgg {
 		if mode != collectAggregates || aggs == nil {

@@ -37,8 +37,9 @@ func columnType(counts *[numTypes]int64) vector.Type {
 // storeValue validates a property value and returns a deep copy the store
 // may keep: lists and maps are copied so a caller mutating its slice or map
 // later cannot change a published snapshot. Allowed dynamic types: nil,
-// bool, int64, float64, string, []vector.Value, map[string]vector.Value
-// (recursively). Anything else (a NodeRef, a Path, an int) is a 22000
+// bool, int64, float64, string, the temporal values of package vector
+// (immutable structs, kept as they are), []vector.Value,
+// map[string]vector.Value (recursively). Anything else (a NodeRef, a Path, an int) is a 22000
 // error.
 func storeValue(v vector.Value) (vector.Value, error) {
 	return storeValueDepth(v, 0)
@@ -49,7 +50,8 @@ func storeValueDepth(v vector.Value, depth int) (vector.Value, error) {
 		return nil, errs.Data("storage: property value nested deeper than %d levels", maxValueDepth)
 	}
 	switch x := v.(type) {
-	case nil, bool, int64, float64, string:
+	case nil, bool, int64, float64, string,
+		vector.Date, vector.LocalTime, vector.Time, vector.LocalDateTime, vector.DateTime, vector.Duration:
 		return v, nil
 	case []vector.Value:
 		out := make([]vector.Value, len(x))

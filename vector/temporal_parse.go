@@ -1,0 +1,609 @@
+package vector
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Parsing of the ISO 8601 forms Cypher accepts, in extended (2015-07-21,
+// 21:40:32) and basic (20150721, 214032) notation, with week dates
+// (2015-W30-2), ordinal dates (2015-202), reduced precision (2015-07,
+// 21:40), offsets (Z, +01:00, +0100, +01) and zone names in brackets.
+
+// ErrTemporalFormat is wrapped by every parse error.
+var ErrTemporalFormat = errors.New("invalid temporal format")
+
+// ErrTemporalRange is wrapped when a field is out of its range.
+var ErrTemporalRange = errors.New("temporal field out of range")
+
+func formatErr(kind, s string) error {
+	return fmt.Errorf("%w: cannot parse %q as %s", ErrTemporalFormat, s, kind)
+}
+
+// RangeErr reports a field value out of its range.
+func RangeErr(field string, v, lo, hi int64) error {
+	return fmt.Errorf("%w: %s %d is not in %d..%d", ErrTemporalRange, field, v, lo, hi)
+}
+
+// cursor scans a string left to right.
+type cursor struct {
+	s string
+	i int
+}
+
+func (c *cursor) done() bool { return c.i >= len(c.s) }
+func (c *cursor) peek() byte {
+	if c.done() {
+		return 0
+	}
+	return c.s[c.i]
+}
+
+func (c *cursor) accept(b byte) bool {
+	if c.peek() == b {
+		c.i++
+		return true
+	}
+	return false
+}
+
+// digitRun counts the digits starting at the cursor.
+func (c *cursor) digitRun() int {
+	n := 0
+	for c.i+n < len(c.s) && c.s[c.i+n] >= '0' && c.s[c.i+n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// num reads exactly n digits.
+func (c *cursor) num(n int) (int64, bool) {
+	if c.i+n > len(c.s) {
+		return 0, false
+	}
+	var v int64
+	for _, ch := range []byte(c.s[c.i : c.i+n]) {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(ch-'0')
+	}
+	c.i += n
+	return v, true
+}
+
+// ParseDate parses a date string.
+func ParseDate(s string) (Date, error) {
+	c := &cursor{s: s}
+	d, err := c.date()
+	if err == nil && !c.done() {
+		err = formatErr("DATE", s)
+	}
+	if err != nil {
+		return Date{}, err
+	}
+	return d, nil
+}
+
+// MakeDate validates a calendar date.
+func MakeDate(y, m, d int64) (Date, error) {
+	if err := checkYear(y); err != nil {
+		return Date{}, err
+	}
+	if m < 1 || m > 12 {
+		return Date{}, RangeErr("month", m, 1, 12)
+	}
+	if dm := DaysInMonth(y, m); d < 1 || d > dm {
+		return Date{}, RangeErr("day", d, 1, dm)
+	}
+	return Date{DaysFromCivil(y, m, d)}, nil
+}
+
+// MakeWeekDate validates an ISO week date.
+func MakeWeekDate(wy, w, dow int64) (Date, error) {
+	if err := checkYear(wy); err != nil {
+		return Date{}, err
+	}
+	if n := WeeksInYear(wy); w < 1 || w > n {
+		return Date{}, RangeErr("week", w, 1, n)
+	}
+	if dow < 1 || dow > 7 {
+		return Date{}, RangeErr("dayOfWeek", dow, 1, 7)
+	}
+	return Date{WeekYearStart(wy) + (w-1)*7 + dow - 1}, nil
+}
+
+// MakeOrdinalDate validates a year and day of the year.
+func MakeOrdinalDate(y, od int64) (Date, error) {
+	if err := checkYear(y); err != nil {
+		return Date{}, err
+	}
+	n := int64(365)
+	if IsLeap(y) {
+		n = 366
+	}
+	if od < 1 || od > n {
+		return Date{}, RangeErr("ordinalDay", od, 1, n)
+	}
+	return Date{DaysFromCivil(y, 1, 1) + od - 1}, nil
+}
+
+// MakeQuarterDate validates a year, quarter and day of the quarter.
+func MakeQuarterDate(y, q, dq int64) (Date, error) {
+	if err := checkYear(y); err != nil {
+		return Date{}, err
+	}
+	if q < 1 || q > 4 {
+		return Date{}, RangeErr("quarter", q, 1, 4)
+	}
+	start := DaysFromCivil(y, (q-1)*3+1, 1)
+	n := DaysFromCivil(y+q/4, q%4*3+1, 1) - start
+	if dq < 1 || dq > n {
+		return Date{}, RangeErr("dayOfQuarter", dq, 1, n)
+	}
+	return Date{start + dq - 1}, nil
+}
+
+// Year range of Cypher temporal values.
+const (
+	MinYear = -999_999_999
+	MaxYear = 999_999_999
+)
+
+func checkYear(y int64) error {
+	if y < MinYear || y > MaxYear {
+		return RangeErr("year", y, MinYear, MaxYear)
+	}
+	return nil
+}
+
+func (c *cursor) date() (Date, error) {
+	bad := formatErr("DATE", c.s)
+	var y int64
+	var ok bool
+	if ch := c.peek(); ch == '+' || ch == '-' {
+		c.i++
+		n := c.digitRun()
+		if n < 4 || n > 9 {
+			return Date{}, bad
+		}
+		y, _ = c.num(n)
+		if ch == '-' {
+			y = -y
+		}
+	} else if y, ok = c.num(4); !ok {
+		return Date{}, bad
+	}
+	if c.done() || c.peek() == 'T' {
+		return MakeDate(y, 1, 1)
+	}
+	ext := c.accept('-')
+	if c.accept('W') {
+		w, ok := c.num(2)
+		if !ok {
+			return Date{}, bad
+		}
+		dow := int64(1)
+		if (ext && c.accept('-')) || (!ext && c.digitRun() > 0) {
+			if dow, ok = c.num(1); !ok {
+				return Date{}, bad
+			}
+		}
+		return MakeWeekDate(y, w, dow)
+	}
+	n := c.digitRun()
+	switch {
+	case n == 3:
+		od, _ := c.num(3)
+		return MakeOrdinalDate(y, od)
+	case n == 2:
+		m, _ := c.num(2)
+		if ext && c.accept('-') {
+			d, ok := c.num(2)
+			if !ok {
+				return Date{}, bad
+			}
+			return MakeDate(y, m, d)
+		}
+		return MakeDate(y, m, 1)
+	case n == 4 && !ext:
+		m, _ := c.num(2)
+		d, _ := c.num(2)
+		return MakeDate(y, m, d)
+	}
+	return Date{}, bad
+}
+
+// timeOfDay parses HH[:MM[:SS[.f]]] or HH[MM[SS[.f]]].
+func (c *cursor) timeOfDay(kind string) (int64, error) {
+	bad := formatErr(kind, c.s)
+	h, ok := c.num(2)
+	if !ok {
+		return 0, bad
+	}
+	var m, s, frac int64
+	ext := c.peek() == ':'
+	if ext {
+		c.i++
+	}
+	if (ext || c.digitRun() >= 2) && c.digitRun() >= 2 {
+		m, _ = c.num(2)
+		sep := true
+		if ext {
+			sep = c.accept(':')
+		}
+		if sep && c.digitRun() >= 2 {
+			s, _ = c.num(2)
+			if c.accept('.') || c.accept(',') {
+				n := c.digitRun()
+				if n == 0 || n > 9 {
+					return 0, bad
+				}
+				frac, _ = c.num(n)
+				for ; n < 9; n++ {
+					frac *= 10
+				}
+			}
+		} else if ext && sep {
+			return 0, bad
+		}
+	} else if ext {
+		return 0, bad
+	}
+	return MakeTimeOfDay(h, m, s, frac)
+}
+
+// MakeTimeOfDay validates clock fields into nanoseconds since midnight.
+func MakeTimeOfDay(h, m, s, ns int64) (int64, error) {
+	switch {
+	case h < 0 || h > 23:
+		return 0, RangeErr("hour", h, 0, 23)
+	case m < 0 || m > 59:
+		return 0, RangeErr("minute", m, 0, 59)
+	case s < 0 || s > 59:
+		return 0, RangeErr("second", s, 0, 59)
+	case ns < 0 || ns >= NanosPerSecond:
+		return 0, RangeErr("nanosecond", ns, 0, NanosPerSecond-1)
+	}
+	return ((h*60+m)*60+s)*NanosPerSecond + ns, nil
+}
+
+// zone is a parsed zone suffix: an offset, a name, or both.
+type zone struct {
+	has, hasOffset bool
+	offset         int32
+	name           string
+}
+
+func (c *cursor) zone(kind string) (zone, error) {
+	bad := formatErr(kind, c.s)
+	var z zone
+	switch ch := c.peek(); ch {
+	case 'Z':
+		c.i++
+		z.has, z.hasOffset = true, true
+	case '+', '-':
+		c.i++
+		h, ok := c.num(2)
+		if !ok {
+			return z, bad
+		}
+		var m, s int64
+		ext := c.accept(':')
+		if c.digitRun() >= 2 {
+			m, _ = c.num(2)
+			if (ext && c.accept(':')) || (!ext && c.digitRun() >= 2) {
+				if s, ok = c.num(2); !ok {
+					return z, bad
+				}
+			}
+		} else if ext {
+			return z, bad
+		}
+		off := h*3600 + m*60 + s
+		if h > 18 || m > 59 || s > 59 || off > 18*3600 {
+			return z, RangeErr("offset seconds", off, -18*3600, 18*3600)
+		}
+		if ch == '-' {
+			off = -off
+		}
+		z.has, z.hasOffset, z.offset = true, true, int32(off)
+	}
+	if c.accept('[') {
+		end := strings.IndexByte(c.s[c.i:], ']')
+		if end <= 0 {
+			return z, bad
+		}
+		z.has, z.name = true, c.s[c.i:c.i+end]
+		c.i += end + 1
+	}
+	return z, nil
+}
+
+// ParseLocalTime parses a time of day; a zone suffix is not allowed.
+func ParseLocalTime(s string) (LocalTime, error) {
+	c := &cursor{s: s}
+	ns, err := c.timeOfDay("LOCAL TIME")
+	if err != nil {
+		return LocalTime{}, err
+	}
+	if !c.done() {
+		return LocalTime{}, formatErr("LOCAL TIME", s)
+	}
+	return LocalTime{ns}, nil
+}
+
+// ParseTime parses a time of day with an optional offset (UTC when
+// missing). A zone name resolves to its offset at the instant now.
+func ParseTime(s string, now time.Time) (Time, error) {
+	c := &cursor{s: s}
+	ns, err := c.timeOfDay("TIME")
+	if err != nil {
+		return Time{}, err
+	}
+	z, err := c.zone("TIME")
+	if err != nil {
+		return Time{}, err
+	}
+	if !c.done() {
+		return Time{}, formatErr("TIME", s)
+	}
+	off := z.offset
+	if z.name != "" && !z.hasOffset {
+		loc, err := LoadZone(z.name)
+		if err != nil {
+			return Time{}, err
+		}
+		_, o := now.In(loc).Zone()
+		off = int32(o)
+	}
+	return Time{Nanos: ns, Offset: off}, nil
+}
+
+// ParseLocalDateTime parses date[Ttime].
+func ParseLocalDateTime(s string) (LocalDateTime, error) {
+	c := &cursor{s: s}
+	d, err := c.date()
+	if err != nil {
+		return LocalDateTime{}, err
+	}
+	var ns int64
+	if c.accept('T') {
+		if ns, err = c.timeOfDay("LOCAL DATETIME"); err != nil {
+			return LocalDateTime{}, err
+		}
+	}
+	if !c.done() {
+		return LocalDateTime{}, formatErr("LOCAL DATETIME", s)
+	}
+	return MakeLocalDateTime(d, ns), nil
+}
+
+// ParseDateTime parses date[Ttime][zone]; UTC when no zone is given.
+func ParseDateTime(s string) (DateTime, error) {
+	c := &cursor{s: s}
+	d, err := c.date()
+	if err != nil {
+		return DateTime{}, err
+	}
+	var ns int64
+	var z zone
+	if c.accept('T') {
+		if ns, err = c.timeOfDay("DATETIME"); err != nil {
+			return DateTime{}, err
+		}
+		if z, err = c.zone("DATETIME"); err != nil {
+			return DateTime{}, err
+		}
+	}
+	if !c.done() {
+		return DateTime{}, formatErr("DATETIME", s)
+	}
+	local := MakeLocalDateTime(d, ns)
+	if z.name != "" {
+		return InZone(local, z.name)
+	}
+	return InOffset(local, z.offset), nil
+}
+
+// InOffset places a local date-time at a fixed offset.
+func InOffset(l LocalDateTime, off int32) DateTime {
+	return DateTime{Sec: l.Sec - int64(off), Nanos: l.Nanos, Offset: off}
+}
+
+// LoadZone loads a time zone by IANA name; fixed offsets are not names.
+func LoadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%w: unknown time zone %q", ErrTemporalFormat, name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: unknown time zone %q", ErrTemporalFormat, name)
+	}
+	return loc, nil
+}
+
+// InZone resolves a wall-clock reading in a named zone (in a DST gap the
+// reading moves forward, in an overlap the earlier offset wins, as Go's
+// time.Date does).
+func InZone(l LocalDateTime, name string) (DateTime, error) {
+	loc, err := LoadZone(name)
+	if err != nil {
+		return DateTime{}, err
+	}
+	y, m, d := CivilFromDays(l.Date().Days)
+	tod := l.TimeOfDay()
+	t := time.Date(int(y), time.Month(m), int(d), int(tod/3600e9), int(tod/60e9%60), int(tod/1e9%60), int(tod%1e9), loc)
+	_, off := t.Zone()
+	return DateTime{Sec: t.Unix(), Nanos: int32(t.Nanosecond()), Offset: int32(off), Zone: name}, nil
+}
+
+// AtInstant builds a DateTime for UTC epoch seconds shown in a zone name
+// or, when name is "", at the fixed offset.
+func AtInstant(sec int64, nanos int32, off int32, name string) (DateTime, error) {
+	if name == "" {
+		return DateTime{Sec: sec, Nanos: nanos, Offset: off}, nil
+	}
+	loc, err := LoadZone(name)
+	if err != nil {
+		return DateTime{}, err
+	}
+	_, o := time.Unix(sec, 0).In(loc).Zone()
+	return DateTime{Sec: sec, Nanos: nanos, Offset: int32(o), Zone: name}, nil
+}
+
+// ParseZone parses a timezone value as given in a map: an offset (Z,
+// +01:00, -0130, +02) or a zone name.
+func ParseZone(s string) (off int32, name string, err error) {
+	c := &cursor{s: s}
+	if ch := c.peek(); ch == 'Z' || ch == '+' || ch == '-' {
+		z, err := c.zone("time zone")
+		if err != nil {
+			return 0, "", err
+		}
+		if !c.done() || z.name != "" {
+			return 0, "", formatErr("time zone", s)
+		}
+		return z.offset, "", nil
+	}
+	if _, err := LoadZone(s); err != nil {
+		return 0, "", err
+	}
+	return 0, s, nil
+}
+
+// ParseDuration parses PnYnMnWnDTnHnMnS (components may be negative or
+// fractional) or the alternative form PYYYY-MM-DDThh:mm:ss[.f].
+func ParseDuration(s string) (Duration, error) {
+	bad := formatErr("DURATION", s)
+	body := s
+	neg := false
+	if strings.HasPrefix(body, "-") {
+		neg, body = true, body[1:]
+	}
+	if !strings.HasPrefix(body, "P") || len(body) < 2 {
+		return Duration{}, bad
+	}
+	body = body[1:]
+	var d Duration
+	var err error
+	if len(body) >= 5 && body[4] == '-' && body[0] >= '0' && body[0] <= '9' {
+		d, err = parseAltDuration(body, bad)
+	} else {
+		d, err = parseUnitDuration(body, bad)
+	}
+	if err != nil {
+		return Duration{}, err
+	}
+	if neg {
+		d = d.Neg()
+	}
+	return d, nil
+}
+
+func parseUnitDuration(body string, bad error) (Duration, error) {
+	var b DurationBuilder
+	inTime, any := false, false
+	for len(body) > 0 {
+		if body[0] == 'T' {
+			if inTime {
+				return Duration{}, bad
+			}
+			inTime, body = true, body[1:]
+			continue
+		}
+		i := 0
+		if body[0] == '-' || body[0] == '+' {
+			i++
+		}
+		for i < len(body) && (body[i] >= '0' && body[i] <= '9' || body[i] == '.' || body[i] == ',') {
+			i++
+		}
+		if i == len(body) {
+			return Duration{}, bad
+		}
+		numText := strings.Replace(body[:i], ",", ".", 1)
+		u := body[i]
+		body = body[i+1:]
+		iv, ierr := strconv.ParseInt(numText, 10, 64)
+		fv, ferr := strconv.ParseFloat(numText, 64)
+		if ferr != nil {
+			return Duration{}, bad
+		}
+		isInt := ierr == nil
+		any = true
+		switch {
+		case !inTime && u == 'Y':
+			addMonths(&b, isInt, iv, fv, 12)
+		case !inTime && u == 'M':
+			addMonths(&b, isInt, iv, fv, 1)
+		case !inTime && u == 'W':
+			addDays(&b, isInt, iv, fv, 7)
+		case !inTime && u == 'D':
+			addDays(&b, isInt, iv, fv, 1)
+		case inTime && u == 'H':
+			addTime(&b, isInt, iv, fv, 3600*NanosPerSecond)
+		case inTime && u == 'M':
+			addTime(&b, isInt, iv, fv, 60*NanosPerSecond)
+		case inTime && u == 'S':
+			addTime(&b, isInt, iv, fv, NanosPerSecond)
+		default:
+			return Duration{}, bad
+		}
+	}
+	if !any {
+		return Duration{}, bad
+	}
+	return b.Duration()
+}
+
+func addMonths(b *DurationBuilder, isInt bool, iv int64, fv float64, k int64) {
+	if isInt {
+		b.months = b.addExact(b.months, iv, k)
+	} else {
+		b.AddMonths(fv * float64(k))
+	}
+}
+
+func addDays(b *DurationBuilder, isInt bool, iv int64, fv float64, k int64) {
+	if isInt {
+		b.days = b.addExact(b.days, iv, k)
+	} else {
+		b.AddDays(fv * float64(k))
+	}
+}
+
+func addTime(b *DurationBuilder, isInt bool, iv int64, fv float64, unitNanos int64) {
+	if isInt {
+		b.AddInt(iv, unitNanos)
+	} else {
+		b.AddFloat(fv, unitNanos)
+	}
+}
+
+// parseAltDuration reads YYYY-MM-DDThh:mm:ss[.f].
+func parseAltDuration(body string, bad error) (Duration, error) {
+	c := &cursor{s: body}
+	y, ok1 := c.num(4)
+	ok2 := c.accept('-')
+	m, ok3 := c.num(2)
+	ok4 := c.accept('-')
+	d, ok5 := c.num(2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return Duration{}, bad
+	}
+	var tod int64
+	if c.accept('T') {
+		var err error
+		if tod, err = c.timeOfDay("DURATION"); err != nil {
+			return Duration{}, err
+		}
+	}
+	if !c.done() || m > 12 || d > 31 {
+		return Duration{}, bad
+	}
+	return NewDuration(y*12+m, d, tod/NanosPerSecond, tod%NanosPerSecond), nil
+}
