@@ -98,6 +98,18 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
+	case *plan.VarLengthExpand:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newVarLength(c, p, in)
+	case *plan.ShortestPath:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newShortest(c, p, in)
 	case *plan.Create:
 		in, err := Build(c, p.Input)
 		if err != nil {

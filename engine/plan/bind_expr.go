@@ -254,7 +254,7 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		args[i] = x
 	}
-	return &Call{Name: name, Args: args, T: sig.T, Kind: sig.Kind}, nil
+	return &Call{Name: pathLength(name, args), Args: args, T: sig.T, Kind: sig.Kind}, nil
 }
 
 func arity(s FuncSig) string {
