@@ -120,11 +120,11 @@ func (p *parser) relPattern() *RelPattern {
 	p.expectPunct("-")
 	switch {
 	case p.isPunct(">"):
-		if left {
-			p.fail("a relationship cannot point both ways")
-		}
 		p.advance()
 		r.Dir = DirRight
+		if left {
+			r.Dir = DirBoth // <--> is Cypher for either direction
+		}
 	case left:
 		r.Dir = DirLeft
 	}
