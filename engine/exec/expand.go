@@ -258,7 +258,8 @@ func nodeAt(v *vector.Vector, r int) (id uint64, ok bool, err error) {
 	return 0, false, errs.Data("expected a node, got %s", v.Type)
 }
 
-// sameRel reports whether row r of a relationship column holds rel.
+// sameRel reports whether row r of a relationship column holds rel (or,
+// for a list of relationships, contains it).
 func sameRel(v *vector.Vector, r int, rel uint64) bool {
 	switch {
 	case v.IsNull(r):
@@ -266,8 +267,16 @@ func sameRel(v *vector.Vector, r int, rel uint64) bool {
 	case v.Type == vector.Rel:
 		return v.IDs[r] == rel
 	case v.Type == vector.Any:
-		ref, ok := v.Any[r].(vector.RelRef)
-		return ok && uint64(ref) == rel
+		switch x := v.Any[r].(type) {
+		case vector.RelRef:
+			return uint64(x) == rel
+		case []vector.Value: // the relationships of a variable-length pattern
+			for _, y := range x {
+				if ref, ok := y.(vector.RelRef); ok && uint64(ref) == rel {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }

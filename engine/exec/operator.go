@@ -108,6 +108,18 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			u.ins = append(u.ins, op)
 		}
 		return u, nil
+	case *plan.VarLengthExpand:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newVarLength(c, p, in)
+	case *plan.ShortestPath:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newShortest(c, p, in)
 	case *plan.Create:
 		in, err := Build(c, p.Input)
 		if err != nil {

@@ -31,6 +31,11 @@ func (p *parser) patternPart() *PatternPart {
 			*p.lex, p.tok = save, saveTok
 		}
 	}
+	if kind := p.searchPrefix(); kind != ShortestNone {
+		part := p.path(pos)
+		part.Var, part.Shortest = name, kind
+		return part
+	}
 	shortest := ShortestNone
 	if p.isKeyword("shortestPath") || p.isKeyword("allShortestPaths") {
 		shortest = ShortestOne
@@ -120,15 +125,85 @@ func (p *parser) relPattern() *RelPattern {
 	p.expectPunct("-")
 	switch {
 	case p.isPunct(">"):
-		if left {
-			p.fail("a relationship cannot point both ways")
-		}
 		p.advance()
 		r.Dir = DirRight
+		if left {
+			r.Dir = DirBoth // <--> is Cypher for either direction
+		}
 	case left:
 		r.Dir = DirLeft
 	}
+	if p.isPunct("*") || p.isPunct("+") || p.isPunct("{") {
+		if r.VarLength != nil {
+			p.fail("a relationship cannot have both a * range and a quantifier")
+		}
+		r.VarLength = p.quantifier()
+	}
 	return r
+}
+
+// searchPrefix parses the GQL path search prefixes ANY SHORTEST and ALL
+// SHORTEST, returning ShortestNone (and consuming nothing) when absent.
+func (p *parser) searchPrefix() int {
+	if !p.isKeyword("ANY") && !p.isKeyword("ALL") {
+		return ShortestNone
+	}
+	kind := ShortestOne
+	if p.isKeyword("ALL") {
+		kind = ShortestAll
+	}
+	save, saveTok := *p.lex, p.tok
+	p.advance()
+	if !p.isKeyword("SHORTEST") {
+		*p.lex, p.tok = save, saveTok
+		return ShortestNone
+	}
+	p.advance()
+	return kind
+}
+
+// quantifier parses a GQL quantifier after an edge pattern: * (0 or more),
+// + (1 or more), {m,n}, {m,}, {,n} or {n}.
+func (p *parser) quantifier() *Range {
+	zero, one := int64(0), int64(1)
+	switch {
+	case p.isPunct("*"):
+		p.advance()
+		return &Range{Min: &zero}
+	case p.isPunct("+"):
+		p.advance()
+		return &Range{Min: &one}
+	}
+	p.advance() // {
+	num := func() *int64 {
+		if p.tok.kind != tInt {
+			return nil
+		}
+		v, err := strconv.ParseInt(p.tok.text, 10, 64)
+		if err != nil {
+			p.fail("invalid quantifier bound %s", p.tok.text)
+		}
+		p.advance()
+		return &v
+	}
+	rg := &Range{Min: num()}
+	if p.isPunct(",") {
+		p.advance()
+		rg.Max = num()
+	} else {
+		if rg.Min == nil {
+			p.failUnexpected("a quantifier bound")
+		}
+		rg.Max = rg.Min
+	}
+	p.expectPunct("}")
+	if rg.Min == nil {
+		rg.Min = &zero
+	}
+	if rg.Max != nil && *rg.Min > *rg.Max {
+		p.fail("quantifier minimum %d is greater than its maximum %d", *rg.Min, *rg.Max)
+	}
+	return rg
 }
 
 // rangeSpec parses *, *n, *n.., *..m, *n..m.

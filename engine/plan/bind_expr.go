@@ -270,6 +270,9 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		args[i] = x
 	}
+	if fn := pathLength(name, args); fn != name {
+		return &Call{Name: fn, Args: args, T: vector.Int64}, nil
+	}
 	if i := CheckArgs(name, args); i >= 0 {
 		return nil, semanticAt(e.Args[i].Position(), "%s() cannot take a %s argument", e.Name, staticTypeName(args[i]))
 	}

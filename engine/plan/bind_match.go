@@ -11,16 +11,24 @@ import (
 // WHERE become filters above the expansions.
 func (b *binder) match(m *gql.Match) error {
 	var rels []int // relationship columns of this clause, for uniqueness
+	before := len(b.sc.cols)
 	for _, part := range m.Pattern.Parts {
-		if part.Var != "" {
-			return notSupported(part.Pos, "named paths are not supported yet")
-		}
+		var (
+			pc  *partCols
+			err error
+		)
 		if part.Shortest != gql.ShortestNone {
-			return notSupported(part.Pos, "shortest paths are not supported yet")
+			pc, err = b.shortestPart(part, before)
+		} else {
+			rels, pc, err = b.matchPart(part, rels, before)
 		}
-		var err error
-		if rels, err = b.matchPart(part, rels); err != nil {
+		if err != nil {
 			return err
+		}
+		if part.Var != "" {
+			if err := b.namePath(part, pc); err != nil {
+				return err
+			}
 		}
 	}
 	if m.Where != nil {
@@ -29,8 +37,20 @@ func (b *binder) match(m *gql.Match) error {
 	return nil
 }
 
-func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
+// partCols records where a planned pattern part put its elements, in the
+// order the part was planned (reversed when it started from its last node).
+type partCols struct {
+	nodes    []int
+	hops     []int  // relationship column, or path segment column when seg
+	seg      []bool // hop is a var-length segment (a vector.Path column)
+	reversed bool
+}
+
+// matchPart plans one pattern part; before is the number of columns bound
+// by earlier clauses.
+func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int, *partCols, error) {
 	nodes, relps := part.Nodes, part.Rels
+	pc := &partCols{}
 	// Start from the more selective end: a bound node (expanding from
 	// known rows beats a scan joined by a cartesian product), else one with
 	// properties or labels to filter on. The cost-based choice comes with
@@ -38,63 +58,80 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 	// key lookup at the far end.
 	if len(relps) > 0 && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
+		pc.reversed = true
 	}
 	from, err := b.startNode(nodes[0])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	pc.nodes = append(pc.nodes, from)
 	for i, rp := range relps {
-		if rp.VarLength != nil {
-			return nil, notSupported(rp.Pos, "variable-length relationships are not supported yet")
-		}
 		if rp.Var != "" {
-			if _, ok := b.sc.lookup(rp.Var); ok {
-				return nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
+			if col, ok := b.sc.lookup(rp.Var); ok {
+				if col >= before {
+					return nil, nil, semanticAt(rp.Pos, "variable %s is already bound in this pattern", rp.Var)
+				}
+				return nil, nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
 			}
 		}
 		to := nodes[i+1]
 		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
-			return nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
+			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
 		}
 		into := -1
 		if to.Var != "" {
 			if col, ok := b.sc.lookup(to.Var); ok {
 				if err := b.checkKind(to.Pos, col, to.Var, vector.Node); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				into = col
 			}
 		}
 		in := b.root
-		relCol := b.sc.column(rp.Var, vector.Rel)
-		cols := appendCols(b.sc.cols, relCol)
-		if into < 0 {
-			cols = append(cols, b.sc.column(to.Var, vector.Node))
-		}
-		ex := &Expand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
-			Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
-		if into < 0 {
-			ex.ToLabels = to.Labels
-		}
-		b.set(ex)
 		relIdx := len(in.Columns())
+		if rp.VarLength != nil {
+			if err := b.varLengthHop(from, into, rp, to, rels, part.Var != ""); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			relCol := b.sc.column(rp.Var, vector.Rel)
+			cols := appendCols(b.sc.cols, relCol)
+			if into < 0 {
+				cols = append(cols, b.sc.column(to.Var, vector.Node))
+			}
+			ex := &Expand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
+				Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
+			if into < 0 {
+				ex.ToLabels = to.Labels
+			}
+			b.set(ex)
+		}
 		rels = append(rels, relIdx)
-		if err := b.propertyFilter(relIdx, rp.Props); err != nil {
-			return nil, err
+		hop, seg := relIdx, false
+		if rp.VarLength != nil && part.Var != "" {
+			hop, seg = len(b.sc.cols)-1, true
+		}
+		if rp.VarLength == nil {
+			if err := b.propertyFilter(relIdx, rp.Props); err != nil {
+				return nil, nil, err
+			}
 		}
 		if into >= 0 {
 			if err := b.labelFilter(into, to.Labels); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			from = into
 		} else {
 			from = relIdx + 1
 		}
 		if err := b.propertyFilter(from, to.Props); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		pc.nodes = append(pc.nodes, from)
+		pc.hops = append(pc.hops, hop)
+		pc.seg = append(pc.seg, seg)
 	}
-	return rels, nil
+	return rels, pc, nil
 }
 
 // selectivity ranks a node pattern as a starting point.

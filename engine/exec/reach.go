@@ -1,0 +1,176 @@
+package exec
+
+import (
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// reach is the endpoints-only mode of a variable-length expansion: a
+// frontier breadth-first search over the adjacency lists with a bitmap of
+// visited nodes, producing each reachable far end once per input row (at
+// its minimum depth) instead of every chain leading there. The binder uses
+// it only where the answer cannot tell the difference: the chains are not
+// observed, the consumer keeps distinct far ends only, Min is 0, or 1 on a
+// directed pattern (a shortest walk is a simple path, so whatever a walk
+// reaches within Max a trail reaches too; an undirected walk back to the
+// start may reuse its relationship, so that case keeps the enumeration).
+// The relationship column holds nulls.
+type reach struct {
+	c     *Context
+	p     *plan.VarLengthExpand
+	in    Operator
+	props *relProps
+
+	opened    bool
+	adjs      []adjList
+	toLabels  []catalog.LabelID
+	toMissing bool
+
+	inb *vector.Batch
+	pos int
+	row int
+
+	visited  *roaring64.Bitmap
+	found    []uint64 // far ends of the current row still to emit
+	next     int
+	frontier []uint64
+	nextLvl  []uint64
+	nbrs     []uint64
+	rels     []uint64
+
+	idx []int32
+	out *vector.Batch
+}
+
+func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
+	return &reach{c: c, p: p, in: in, props: props, visited: roaring64.New(),
+		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+}
+
+func (r *reach) open() {
+	r.opened = true
+	r.adjs = openAdjs(r.c, r.p.Types, r.p.Dir)
+	r.toLabels, r.toMissing = labelSet(r.c, r.p.ToLabels)
+	nin := len(r.p.Input.Columns())
+	rels := vector.New(vector.Any, vector.Capacity)
+	for i := 0; i < vector.Capacity; i++ {
+		rels.SetNull(i)
+	}
+	r.out.Cols[nin] = rels
+	r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+}
+
+func (r *reach) Next() (*vector.Batch, error) {
+	if !r.opened {
+		r.open()
+	}
+	if err := r.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	r.idx = r.idx[:0]
+	nin := len(r.p.Input.Columns())
+	ends := r.out.Cols[nin+1].IDs
+	for len(r.idx) < vector.Capacity {
+		if r.next < len(r.found) {
+			ends[len(r.idx)] = r.found[r.next]
+			r.next++
+			r.idx = append(r.idx, int32(r.row))
+			continue
+		}
+		ok, err := r.advance()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if len(r.idx) == 0 {
+		return nil, nil
+	}
+	for i, src := range r.inb.Cols[:nin] {
+		r.out.Cols[i] = ensure(r.out.Cols[i], src.Type)
+		copyRows(r.out.Cols[i], 0, src, r.idx)
+	}
+	r.out.Len, r.out.Sel = len(r.idx), nil
+	return r.out, nil
+}
+
+func (r *reach) advance() (bool, error) {
+	for {
+		if r.inb == nil || r.pos >= r.inb.Rows() {
+			if len(r.idx) > 0 {
+				return false, nil
+			}
+			b, err := r.in.Next()
+			if err != nil || b == nil {
+				return false, err
+			}
+			r.inb, r.pos = b, 0
+			if r.props != nil {
+				if err := r.props.batch(b); err != nil {
+					return false, err
+				}
+			}
+			continue
+		}
+		r.row = r.inb.Row(r.pos)
+		r.pos++
+		start, ok, err := nodeAt(r.inb.Cols[r.p.From], r.row)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		if r.props != nil {
+			r.props.row(r.row)
+		}
+		if err := r.search(start); err != nil {
+			return false, err
+		}
+		if len(r.found) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// search collects the far ends reachable from start within Min..Max.
+func (r *reach) search(start uint64) error {
+	r.found, r.next = r.found[:0], 0
+	r.visited.Clear()
+	keep := func(n uint64) {
+		if !r.toMissing && hasLabels(r.c.Tx, n, r.toLabels) {
+			r.found = append(r.found, n)
+		}
+	}
+	if r.p.Min == 0 {
+		r.visited.Add(start)
+		keep(start)
+	}
+	r.frontier = append(r.frontier[:0], start)
+	tx := r.c.Tx
+	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max); depth++ {
+		if err := r.c.checkCancel(); err != nil {
+			return err
+		}
+		r.nextLvl = r.nextLvl[:0]
+		for _, u := range r.frontier {
+			r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
+			r.c.Stats.RowsScanned += int64(len(r.nbrs))
+			for i, v := range r.nbrs {
+				if r.props != nil && !r.props.match(tx, r.rels[i]) {
+					continue
+				}
+				if r.visited.CheckedAdd(v) {
+					keep(v)
+					r.nextLvl = append(r.nextLvl, v)
+				}
+			}
+		}
+		r.frontier, r.nextLvl = r.nextLvl, r.frontier
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// shortest finds shortest paths between the two bound nodes of each input
+// row by breadth-first search from the first one, level by level, stopping
+// at the first level that reaches the second. The visited sets are maps
+// cleared between rows, so a point query costs what it visits, never
+// O(|V|). With All, the level is completed and every parent edge from the
+// previous level kept, and the paths are enumerated back from the target.
+type shortest struct {
+	c     *Context
+	p     *plan.ShortestPath
+	in    Operator
+	adjs  []adjList
+	props *relProps
+
+	inb *vector.Batch
+	pos int
+	row int
+
+	pending []vector.Path // paths of the current row still to emit
+	next    int
+
+	par      map[uint64]edge   // single: the edge a node was reached by
+	lvl      map[uint64]int32  // all: the level of each visited node
+	pars     map[uint64][]edge // all: every edge from the previous level
+	frontier []uint64
+	nextLvl  []uint64
+	nbrs     []uint64
+	rels     []uint64
+	closing  []edge
+
+	idx []int32
+	out *vector.Batch
+}
+
+// edge is how the search reached a node: from a node by a relationship.
+type edge struct{ from, rel uint64 }
+
+func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error) {
+	props, err := newRelProps(c, p.RelKeys, p.RelVals)
+	if err != nil {
+		return nil, err
+	}
+	s := &shortest{c: c, p: p, in: in, props: props, adjs: openAdjs(c, p.Types, p.Dir),
+		par: map[uint64]edge{}, lvl: map[uint64]int32{}, pars: map[uint64][]edge{},
+		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	nin := len(p.Input.Columns())
+	s.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
+	s.out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
+	return s, nil
+}
+
+func (s *shortest) Next() (*vector.Batch, error) {
+	if err := s.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	s.idx = s.idx[:0]
+	nin := len(s.p.Input.Columns())
+	for len(s.idx) < vector.Capacity {
+		if s.next < len(s.pending) {
+			pth := s.pending[s.next]
+			s.next++
+			k := len(s.idx)
+			s.out.Cols[nin].Set(k, relList(pth.Rels))
+			s.out.Cols[nin+1].Set(k, pth)
+			s.idx = append(s.idx, int32(s.row))
+			continue
+		}
+		ok, err := s.advance()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if len(s.idx) == 0 {
+		return nil, nil
+	}
+	for i, src := range s.inb.Cols[:nin] {
+		s.out.Cols[i] = ensure(s.out.Cols[i], src.Type)
+		copyRows(s.out.Cols[i], 0, src, s.idx)
+	}
+	s.out.Len, s.out.Sel = len(s.idx), nil
+	return s.out, nil
+}
+
+// advance searches the paths of the next input row whose endpoints are
+// both nodes; it returns false at the end of the input or when the output
+// still refers to the current input batch.
+func (s *shortest) advance() (bool, error) {
+	for {
+		if s.inb == nil || s.pos >= s.inb.Rows() {
+			if len(s.idx) > 0 {
+				return false, nil
+			}
+			b, err := s.in.Next()
+			if err != nil || b == nil {
+				return false, err
+			}
+			s.inb, s.pos = b, 0
+			if s.props != nil {
+				if err := s.props.batch(b); err != nil {
+					return false, err
+				}
+			}
+			continue
+		}
+		s.row = s.inb.Row(s.pos)
+		s.pos++
+		src, ok, err := nodeAt(s.inb.Cols[s.p.From], s.row)
+		if err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		dst, ok, err := nodeAt(s.inb.Cols[s.p.To], s.row)
+		if err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		if s.props != nil {
+			s.props.row(s.row)
+		}
+		s.pending, s.next = s.pending[:0], 0
+		if err := s.search(src, dst); err != nil {
+			return false, err
+		}
+		if len(s.pending) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// search fills pending with the shortest paths from src to dst.
+func (s *shortest) search(src, dst uint64) error {
+	if src == dst && s.p.Min == 0 {
+		s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
+		return nil
+	}
+	clear(s.par)
+	clear(s.lvl)
+	clear(s.pars)
+	s.lvl[src] = 0
+	s.frontier = append(s.frontier[:0], src)
+	tx := s.c.Tx
+	for level := int32(1); s.p.Max == plan.Unbounded || int(level) <= s.p.Max; level++ {
+		if err := s.c.checkCancel(); err != nil {
+			return err
+		}
+		s.nextLvl, s.closing = s.nextLvl[:0], s.closing[:0]
+		found := false
+	scan:
+		for _, u := range s.frontier {
+			s.nbrs, s.rels = appendAdj(s.adjs, s.nbrs[:0], s.rels[:0], u)
+			s.c.Stats.RowsScanned += int64(len(s.nbrs))
+			for i, v := range s.nbrs {
+				r := s.rels[i]
+				if s.props != nil && !s.props.match(tx, r) {
+					continue
+				}
+				if v == dst && src == dst {
+					// A cycle back to the start: check it once the level
+					// is done (it must not reuse a relationship).
+					s.closing = append(s.closing, edge{u, r})
+					continue
+				}
+				d, seen := s.lvl[v]
+				switch {
+				case !seen:
+					s.lvl[v] = level
+					s.nextLvl = append(s.nextLvl, v)
+					if s.p.All {
+						s.pars[v] = append(s.pars[v], edge{u, r})
+					} else {
+						s.par[v] = edge{u, r}
+					}
+				case d == level && s.p.All:
+					s.pars[v] = append(s.pars[v], edge{u, r})
+				}
+				if v == dst {
+					found = true
+					if !s.p.All {
+						break scan
+					}
+				}
+			}
+		}
+		if found {
+			s.paths(dst, edge{}, false)
+			return nil
+		}
+		for _, e := range s.closing {
+			s.paths(e.from, e, true)
+			if len(s.pending) > 0 && !s.p.All {
+				return nil
+			}
+		}
+		if len(s.pending) > 0 || len(s.nextLvl) == 0 {
+			return nil
+		}
+		s.frontier, s.nextLvl = s.nextLvl, s.frontier
+	}
+	return nil
+}
+
+// paths appends to pending the shortest paths to node v (every one with
+// All), extended by the edge last when closing a cycle back to the start;
+// such a cycle must not use a relationship twice.
+func (s *shortest) paths(v uint64, last edge, closing bool) {
+	var nodes, rels []uint64
+	var walk func(v uint64)
+	emit := func() {
+		n := len(nodes)
+		p := vector.Path{Nodes: make([]uint64, 0, n+1), Rels: make([]uint64, 0, n)}
+		for i := n - 1; i >= 0; i-- {
+			p.Nodes = append(p.Nodes, nodes[i])
+		}
+		for i := len(rels) - 1; i >= 0; i-- {
+			p.Rels = append(p.Rels, rels[i])
+		}
+		if closing {
+			for _, r := range p.Rels {
+				if r == last.rel {
+					return
+				}
+			}
+			p.Nodes = append(p.Nodes, p.Nodes[0])
+			p.Rels = append(p.Rels, last.rel)
+		}
+		s.pending = append(s.pending, p)
+	}
+	walk = func(v uint64) {
+		nodes = append(nodes, v)
+		defer func() { nodes = nodes[:len(nodes)-1] }()
+		if s.lvl[v] == 0 {
+			emit()
+			return
+		}
+		if !s.p.All {
+			e := s.par[v]
+			rels = append(rels, e.rel)
+			walk(e.from)
+			rels = rels[:len(rels)-1]
+			return
+		}
+		for _, e := range s.pars[v] {
+			rels = append(rels, e.rel)
+			walk(e.from)
+			rels = rels[:len(rels)-1]
+		}
+	}
+	walk(v)
+}

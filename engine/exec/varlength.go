@@ -1,0 +1,238 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// varLength enumerates the chains of a variable-length pattern by
+// depth-first search, one input row at a time. The search state (a stack
+// of neighbour lists, the chain's nodes and relationships) survives
+// between calls, so a start node with millions of chains fills batch after
+// batch without ever holding them all. A chain is emitted when it is
+// pushed, so a full batch can stop the search at any step.
+type varLength struct {
+	c  *Context
+	p  *plan.VarLengthExpand
+	in Operator
+
+	opened    bool
+	adjs      []adjList
+	toLabels  []catalog.LabelID
+	toMissing bool
+	props     *relProps
+
+	inb  *vector.Batch
+	pos  int
+	row  int
+	into uint64
+
+	active bool
+	stack  []frame
+	nodes  []uint64 // the chain's nodes: len(nodes) == len(stack)
+	rels   []uint64 // len(rels) == len(nodes)-1
+	steps  int
+
+	idx []int32
+	out *vector.Batch
+}
+
+// frame holds the neighbours of one chain node still to try.
+type frame struct {
+	nbrs, rels []uint64
+	next       int
+}
+
+func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, error) {
+	props, err := newRelProps(c, p.RelKeys, p.RelVals)
+	if err != nil {
+		return nil, err
+	}
+	if p.EndpointsOnly {
+		return newReach(c, p, in, props), nil
+	}
+	return &varLength{c: c, p: p, in: in, props: props, idx: make([]int32, 0, vector.Capacity),
+		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}, nil
+}
+
+func (e *varLength) open() {
+	e.opened = true
+	e.adjs = openAdjs(e.c, e.p.Types, e.p.Dir)
+	e.toLabels, e.toMissing = labelSet(e.c, e.p.ToLabels)
+	nin := len(e.p.Input.Columns())
+	e.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
+	if e.p.Into < 0 {
+		e.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+	}
+	if e.p.PathCol {
+		e.out.Cols[len(e.p.Cols)-1] = vector.New(vector.Any, vector.Capacity)
+	}
+}
+
+func (e *varLength) Next() (*vector.Batch, error) {
+	if !e.opened {
+		e.open()
+	}
+	if err := e.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	e.idx = e.idx[:0]
+	for len(e.idx) < vector.Capacity {
+		if e.active {
+			e.step()
+			if e.steps++; e.steps&4095 == 0 {
+				if err := e.c.checkCancel(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		ok, err := e.advance()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if len(e.idx) == 0 {
+		return nil, nil
+	}
+	nin := len(e.p.Input.Columns())
+	for i, src := range e.inb.Cols[:nin] {
+		e.out.Cols[i] = ensure(e.out.Cols[i], src.Type)
+		copyRows(e.out.Cols[i], 0, src, e.idx)
+	}
+	e.out.Len, e.out.Sel = len(e.idx), nil
+	return e.out, nil
+}
+
+// advance starts the search from the next input row with a start node,
+// pulling a new input batch when the current one is done.
+func (e *varLength) advance() (bool, error) {
+	for {
+		if e.inb == nil || e.pos >= e.inb.Rows() {
+			if len(e.idx) > 0 {
+				return false, nil // the output still refers to this batch
+			}
+			b, err := e.in.Next()
+			if err != nil || b == nil {
+				return false, err
+			}
+			e.inb, e.pos = b, 0
+			if e.props != nil {
+				if err := e.props.batch(b); err != nil {
+					return false, err
+				}
+			}
+			continue
+		}
+		e.row = e.inb.Row(e.pos)
+		e.pos++
+		start, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		if e.p.Into >= 0 {
+			if e.into, ok, err = nodeAt(e.inb.Cols[e.p.Into], e.row); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
+		}
+		if e.props != nil {
+			e.props.row(e.row)
+		}
+		e.stack, e.nodes, e.rels = e.stack[:0], e.nodes[:0], e.rels[:0]
+		e.push(start)
+		e.active = true
+		if e.p.Min == 0 {
+			e.emit(start)
+		}
+		return true, nil
+	}
+}
+
+// push adds node to the chain with the neighbours it may continue to
+// (none at the maximum depth).
+func (e *varLength) push(node uint64) {
+	e.nodes = append(e.nodes, node)
+	if len(e.stack) < cap(e.stack) {
+		e.stack = e.stack[:len(e.stack)+1]
+	} else {
+		e.stack = append(e.stack, frame{})
+	}
+	f := &e.stack[len(e.stack)-1]
+	f.nbrs, f.rels, f.next = f.nbrs[:0], f.rels[:0], 0
+	if e.p.Max == plan.Unbounded || len(e.nodes)-1 < e.p.Max {
+		f.nbrs, f.rels = appendAdj(e.adjs, f.nbrs, f.rels, node)
+		e.c.Stats.RowsScanned += int64(len(f.nbrs))
+	}
+}
+
+// step extends the chain by the next usable relationship of the deepest
+// node (emitting it when long enough), or backtracks.
+func (e *varLength) step() {
+	top := len(e.stack) - 1
+	f := &e.stack[top]
+	for f.next < len(f.nbrs) {
+		nbr, rel := f.nbrs[f.next], f.rels[f.next]
+		f.next++
+		if !e.usable(rel) {
+			continue
+		}
+		e.rels = append(e.rels, rel)
+		e.push(nbr)
+		if len(e.rels) >= e.p.Min {
+			e.emit(nbr)
+		}
+		return
+	}
+	e.stack, e.nodes = e.stack[:top], e.nodes[:top]
+	if top > 0 {
+		e.rels = e.rels[:top-1]
+	} else {
+		e.active = false
+	}
+}
+
+// usable reports whether rel may extend the chain: not already in it, not
+// one of the pattern's other relationships, with the wanted properties.
+func (e *varLength) usable(rel uint64) bool {
+	for _, r := range e.rels {
+		if r == rel {
+			return false
+		}
+	}
+	for _, d := range e.p.Distinct {
+		if sameRel(e.inb.Cols[d], e.row, rel) {
+			return false
+		}
+	}
+	return e.props == nil || e.props.match(e.c.Tx, rel)
+}
+
+// emit outputs the current chain when its end passes the far-end checks.
+func (e *varLength) emit(end uint64) {
+	if e.p.Into >= 0 && end != e.into {
+		return
+	}
+	if e.toMissing || !hasLabels(e.c.Tx, end, e.toLabels) {
+		return
+	}
+	k := len(e.idx)
+	nin := len(e.p.Input.Columns())
+	e.out.Cols[nin].Set(k, relList(e.rels))
+	if e.p.Into < 0 {
+		e.out.Cols[nin+1].IDs[k] = end
+	}
+	if e.p.PathCol {
+		e.out.Cols[len(e.p.Cols)-1].Set(k, pathOf(e.nodes, e.rels))
+	}
+	e.idx = append(e.idx, int32(e.row))
+}

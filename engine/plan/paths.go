@@ -1,0 +1,134 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Path operators and the functions paths bind to. They sit apart from
+// operator.go so that the path work stays one concept in one file.
+
+// Unbounded is the Max of a variable-length pattern without upper bound.
+const Unbounded = -1
+
+// VarLengthExpand follows chains of Min..Max relationships from the node in
+// column From (trail semantics: no relationship twice in one chain, and
+// none equal to a relationship in the Distinct columns, which hold single
+// relationships or lists of them). It appends the list of relationships
+// (a LIST column, hidden when RelVar is empty), the far end node unless
+// Into names the column of an already bound one, and, when PathCol is set,
+// a hidden column holding the chain as a vector.Path in traversal order.
+//
+// EndpointsOnly switches the executor to a breadth-first search that
+// produces each reachable far end once (at its minimum depth) instead of
+// every chain: the binder sets it only when nothing but the distinct far
+// ends is observable, and then the relationship column holds nulls.
+type VarLengthExpand struct {
+	Input    Operator
+	From     int
+	RelVar   string
+	ToVar    string
+	Types    []string
+	Dir      Direction
+	Min, Max int // Max is Unbounded for no upper bound
+	ToLabels []string
+	Into     int
+	// RelKeys/RelVals: every relationship of the chain must have these
+	// property values (evaluated over the input row).
+	RelKeys       []string
+	RelVals       []Expr
+	Distinct      []int
+	PathCol       bool
+	EndpointsOnly bool
+	Pattern       string // the pattern as written, for EXPLAIN
+	Cols          []Column
+}
+
+// ShortestPath finds, for each input row, a shortest chain of Min..Max
+// relationships (Min is 0 or 1) from the node in column From to the node in
+// column To, or every shortest one when All is set, by breadth-first
+// search. It appends the relationship list (hidden when RelVar is empty)
+// and a hidden vector.Path column. Rows without such a chain are dropped.
+type ShortestPath struct {
+	Input    Operator
+	From, To int
+	RelVar   string
+	Types    []string
+	Dir      Direction
+	Min, Max int
+	RelKeys  []string
+	RelVals  []Expr
+	All      bool
+	Pattern  string
+	Cols     []Column
+}
+
+func (o *VarLengthExpand) Columns() []Column    { return o.Cols }
+func (o *VarLengthExpand) Children() []Operator { return []Operator{o.Input} }
+func (o *ShortestPath) Columns() []Column       { return o.Cols }
+func (o *ShortestPath) Children() []Operator    { return []Operator{o.Input} }
+
+// Path functions. FnPath builds a PATH from its arguments in written order:
+// the first node, then per hop a relationship (or a var-length segment as
+// a vector.Path), a boolean constant telling whether the segment was
+// traversed against the written order, and the next node. A null node
+// makes the path null (an OPTIONAL MATCH that found nothing).
+// FnPathLength is length() of a PATH: the number of relationships.
+const (
+	FnPath       = "#path"
+	FnPathLength = "#pathlength"
+)
+
+// KindPath is the Kind of a column holding paths.
+const KindPath = "PATH"
+
+func init() {
+	// rels(p) is Cypher's short name for relationships(p).
+	Functions["rels"] = FuncSig{1, 1, vector.Any, "LIST", "rels(p) — a path's relationships"}
+}
+
+// pathLength rewrites length(p) of a known PATH into FnPathLength, so that
+// length over strings and lists stays a separate function.
+func pathLength(name string, args []Expr) string {
+	if name == "length" && len(args) == 1 && KindOf(args[0]) == KindPath {
+		return FnPathLength
+	}
+	return name
+}
+
+// describePath is the EXPLAIN line of a path operator.
+func describePath(op Operator) (string, bool) {
+	switch o := op.(type) {
+	case *VarLengthExpand:
+		s := "VarLengthExpand " + o.Pattern
+		if o.Into >= 0 {
+			s += " into"
+		}
+		if len(o.RelKeys) > 0 {
+			s += propText(o.RelKeys, o.RelVals)
+		}
+		if o.EndpointsOnly {
+			s += " endpoints only"
+		}
+		if len(o.Distinct) > 0 {
+			var names []string
+			for _, d := range o.Distinct {
+				names = append(names, colName(o.Cols[d]))
+			}
+			s += " distinct from " + strings.Join(names, ", ")
+		}
+		return s, true
+	case *ShortestPath:
+		s := "ShortestPath "
+		if o.All {
+			s = "AllShortestPaths "
+		}
+		s += o.Pattern
+		if len(o.RelKeys) > 0 {
+			s += propText(o.RelKeys, o.RelVals)
+		}
+		return s, true
+	}
+	return "", false
+}
