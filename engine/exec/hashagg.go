@@ -23,6 +23,9 @@ type hashAggregate struct {
 	ngroups int
 	key     []byte
 	gidx    []int32 // group of each physical row of the current batch
+	// held is the estimated bytes of keys and values kept, charged to
+	// the query's memory budget per batch (memory.go).
+	held, charged int64
 
 	done    bool
 	emitted int
@@ -99,11 +102,17 @@ func (h *hashAggregate) consume() error {
 			}
 		}
 		h.assignGroups(b, keyVecs)
+		held := h.held
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
 				return err
 			}
+			held += a.held
 		}
+		if err := h.c.Mem.charge(held - h.charged); err != nil {
+			return err
+		}
+		h.charged = held
 	}
 }
 
@@ -126,6 +135,7 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 		if !ok {
 			g = h.newGroup()
 			h.groups[string(h.key)] = g
+			h.held += int64(len(h.key)) + mapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
 			for k, kv := range keyVecs {
 				h.keyCols[k].push(kv, r)
 			}
@@ -175,6 +185,7 @@ type aggState struct {
 	lists [][]vector.Value
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
+	held  int64 // estimated bytes of values kept (collect, DISTINCT)
 }
 
 func (a *aggState) grow(n int) {
@@ -231,6 +242,7 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 				continue
 			}
 			a.seen[string(a.key)] = struct{}{}
+			a.held += int64(len(a.key)) + mapEntryBytes
 		}
 		if err := a.add(g, v, r); err != nil {
 			return err
@@ -273,7 +285,9 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
-		a.lists[g] = append(a.lists[g], v.Get(r))
+		x := v.Get(r)
+		a.lists[g] = append(a.lists[g], x)
+		a.held += valueBytes(x)
 	}
 	return nil
 }
