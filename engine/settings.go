@@ -63,7 +63,7 @@ var params = []param{
 		"scan with several workers; reported only: queries run on one goroutine in this version"},
 	{"index_cache_size", kindBytes, 0, tB, 64 * mB,
 		"memory for cached index pages; reported only: there are no indexes in this version"},
-	{"max_connections", kindCount, 1, 1 << 20, 1000,
+	{"max_connections", kindCount, 1, math.MaxInt32, 1000,
 		"connection ceiling of the HTTP listener; applied to new connections at once (existing ones stay)"},
 	{"max_memory_per_query", kindBytes, 0, tB, gB,
 		"bytes of intermediate rows one query may hold (aggregation, DISTINCT, ORDER BY, cross products, write buffers); 0 means no limit; a query past it fails with 53200"},
