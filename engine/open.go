@@ -16,6 +16,8 @@ type DB struct {
 	log    *slog.Logger
 	store  *storage.Store
 	closed atomic.Bool
+	// settings are the SET / SHOW parameters, shared by every query.
+	settings *Settings
 }
 
 // Open opens the database in dir, creating the directory if needed.
@@ -33,7 +35,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: storage.New()}, nil
+	return &DB{dir: dir, opts: opts, log: log, store: storage.New(), settings: newSettings(opts)}, nil
 }
 
 // Close releases the database. Queries after Close fail.

@@ -28,7 +28,43 @@ type Result struct {
 	start    time.Time
 	pending  *vector.Batch // first batch, read ahead to learn column types
 	done     bool
+
+	explain  *Explanation
+	planRoot plan.Operator // the plan PROFILE reports on
+	profile  *Profile
 }
+
+// Explanation is the plan EXPLAIN describes: a tree of operators with
+// estimated rows and costs (engine/plan/explain.go).
+type Explanation = plan.Explanation
+
+// PlanNode is one operator of an Explanation.
+type PlanNode = plan.Described
+
+// Profile is what PROFILE measured: the query's total time and each
+// operator's own time, rows produced and storage reads (db hits), in
+// pre-order of the plan tree (root first).
+type Profile struct {
+	TotalTime time.Duration
+	Operators []ProfileOperator
+}
+
+// ProfileOperator is one operator's share of a profiled run.
+type ProfileOperator struct {
+	Name   string
+	Time   time.Duration
+	Rows   int64
+	DBHits int64
+	// Index is the index the operator used; empty until indexes exist.
+	Index string
+}
+
+// Plan returns the described plan of an EXPLAIN, nil otherwise.
+func (r *Result) Plan() *Explanation { return r.explain }
+
+// Profile returns what a PROFILE measured, nil otherwise. It is complete
+// once Next returned nil.
+func (r *Result) Profile() *Profile { return r.profile }
 
 // Columns describes the result's columns, in batch column order.
 func (r *Result) Columns() []Column { return r.columns }
@@ -79,10 +115,17 @@ func (r *Result) finish() {
 	st := r.ectx.Stats
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.ExecutionTime = time.Since(r.start)
-	if !r.summary.Write {
+	if !r.summary.Write && r.tx != nil {
 		r.tx.Rollback()
 	}
 	r.cancel()
+	if r.ectx.Profile != nil {
+		r.profile = &Profile{TotalTime: r.summary.ExecutionTime}
+		for _, op := range r.ectx.Profile.Operators(r.planRoot) {
+			r.profile.Operators = append(r.profile.Operators,
+				ProfileOperator{Name: op.Name, Time: op.Time, Rows: op.Rows, DBHits: op.DBHits, Index: op.Index})
+		}
+	}
 }
 
 // Close stops the query and releases its resources. It is safe to call
@@ -92,7 +135,34 @@ func (r *Result) Close() error {
 	return nil
 }
 
-func (db *DB) run(ctx context.Context, text string, params Params) (res *Result, err error) {
+// mode is how a statement runs: as written, or forced to EXPLAIN or
+// PROFILE (the HTTP flags and endpoints).
+type mode uint8
+
+const (
+	modeRun mode = iota
+	modeExplain
+	modeProfile
+)
+
+// Explain describes the plan of a statement without running it, whether
+// or not its text starts with EXPLAIN. The Result has no columns or rows;
+// Plan returns the description.
+func (db *DB) Explain(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.runMode(ctx, text, params, modeExplain)
+}
+
+// Profile runs a statement and measures each operator, whether or not its
+// text starts with PROFILE. Read the rows, then Profile.
+func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.runMode(ctx, text, params, modeProfile)
+}
+
+func (db *DB) run(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.runMode(ctx, text, params, modeRun)
+}
+
+func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (res *Result, err error) {
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
 	}
@@ -111,23 +181,45 @@ func (db *DB) run(ctx context.Context, text string, params Params) (res *Result,
 	if err != nil {
 		return nil, syntaxError(err)
 	}
-	if stmt.Explain || stmt.Profile {
-		return nil, errs.NotSupported("EXPLAIN and PROFILE are not supported yet")
+	if stmt.Explain {
+		m = modeExplain
+	} else if stmt.Profile && m == modeRun {
+		m = modeProfile
+	}
+	if stmt.Session != nil {
+		if m != modeRun {
+			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)
+		}
+		return db.session(stmt.Session, start)
 	}
 	p, err := plan.Bind(stmt, params)
 	if err != nil {
 		return nil, err
 	}
+	if m == modeExplain {
+		// Described from the plan alone: no transaction, nothing runs.
+		r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
+			entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
+		r.explain = plan.Explain(p, db.planStats())
+		r.columns = []Column{}
+		r.finish()
+		return r, nil
+	}
 	var cancel context.CancelFunc
-	if db.opts.QueryTimeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, db.opts.QueryTimeout)
+	if timeout := db.settings.QueryTimeout(); timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	tx = db.store.Begin()
 	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: params}
+	ectx.Mem.Limit = db.settings.MaxMemoryPerQuery()
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: cancel, start: start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
+	if m == modeProfile {
+		ectx.Profile = exec.NewProfile()
+		r.planRoot = p.Root
+	}
 	r.summary.Write = p.Writes
 	fail := func(err error) (*Result, error) {
 		tx.Rollback()
@@ -145,6 +237,7 @@ func (db *DB) run(ctx context.Context, text string, params Params) (res *Result,
 	}
 	if p.Writes {
 		buf := exec.NewBuffer(root, len(visible))
+		buf.Track(&ectx.Mem)
 		if err := buf.Fill(); err != nil {
 			return fail(err)
 		}
@@ -187,4 +280,24 @@ func syntaxError(err error) error {
 	e := errs.Syntax("%s", se.Msg).At(se.Pos.Line, se.Pos.Column)
 	e.Suggestion = se.Suggestion
 	return e
+}
+
+// planStats gives the cost model the counts of the latest snapshot: nodes,
+// relationships, nodes per label, relationships per type.
+func (db *DB) planStats() plan.Stats {
+	snap := db.store.Snapshot()
+	cat := db.store.Catalog()
+	st := plan.Stats{Nodes: snap.NodeCount(), Rels: snap.RelCount(),
+		LabelNodes: map[string]int64{}, TypeRels: map[string]int64{}}
+	for _, l := range cat.Labels() {
+		if bm := snap.LabelNodes(l); bm != nil {
+			st.LabelNodes[cat.LabelName(l)] = int64(bm.GetCardinality())
+		}
+	}
+	for _, t := range cat.Types() {
+		if a := snap.Adjacency(t, storage.Outgoing); a != nil {
+			st.TypeRels[cat.TypeName(t)] = int64(a.NumEdges())
+		}
+	}
+	return st
 }

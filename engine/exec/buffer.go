@@ -11,7 +11,11 @@ type Buffer struct {
 	n    int
 	pos  int
 	out  *vector.Batch
+	mem  *MemTracker // charged per batch kept, when set
 }
+
+// Track charges the rows the buffer keeps to m (max_memory_per_query).
+func (b *Buffer) Track(m *MemTracker) { b.mem = m }
 
 // NewBuffer returns a buffer over in with ncols columns.
 func NewBuffer(in Operator, ncols int) *Buffer {
@@ -24,6 +28,11 @@ func (b *Buffer) Fill() error {
 		batch, err := b.in.Next()
 		if err != nil || batch == nil {
 			return err
+		}
+		if b.mem != nil && b.mem.Limit > 0 {
+			if err := b.mem.charge(batchBytes(batch)); err != nil {
+				return err
+			}
 		}
 		for i := 0; i < batch.Rows(); i++ {
 			r := batch.Row(i)

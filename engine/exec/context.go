@@ -20,6 +20,11 @@ type Context struct {
 	Catalog *catalog.Catalog
 	Params  map[string]vector.Value
 	Stats   Stats
+	// Profile, when set, collects per-operator counters (PROFILE).
+	Profile *Profile
+	// Mem charges the memory of operators that hold rows
+	// (max_memory_per_query); the zero value has no limit.
+	Mem MemTracker
 	// args holds the operator serving each Argument of the plan, which
 	// its Optional parent feeds a batch at a time.
 	args map[*plan.Argument]*argumentOp
@@ -34,6 +39,10 @@ type Stats struct {
 	RelationshipsCreated int64
 	PropertiesSet        int64
 	LabelsAdded          int64
+	// DBHits counts storage reads: node ids scanned, adjacency lists and
+	// their entries read, label checks, properties gathered. Operators
+	// add per batch or per list, never per value.
+	DBHits int64
 }
 
 // checkCancel reports the context's end as a query error: a deadline is a

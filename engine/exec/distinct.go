@@ -19,6 +19,7 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 			return nil, err
 		}
 		d.sel = d.sel[:0]
+		var held int64
 		for i := 0; i < b.Rows(); i++ {
 			r := b.Row(i)
 			d.key = d.key[:0]
@@ -29,7 +30,11 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 				continue
 			}
 			d.seen[string(d.key)] = struct{}{}
+			held += int64(len(d.key)) + mapEntryBytes
 			d.sel = append(d.sel, int32(r))
+		}
+		if err := d.c.Mem.charge(held); err != nil {
+			return nil, err
 		}
 		if len(d.sel) > 0 {
 			b.Sel = d.sel

@@ -40,6 +40,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = ensure(e.out, tx.NodePropType(k))
 		tx.GatherNodeProp(k, of, sel, n, e.out)
+		e.c.Stats.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Rel:
 		k, ok := e.keyID()
@@ -48,6 +49,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = ensure(e.out, tx.RelPropType(k))
 		tx.GatherRelProp(k, of, sel, n, e.out)
+		e.c.Stats.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Any:
 		return e.evalValues(of, sel, n)
@@ -88,6 +90,7 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 				found = val
 			}
 		}
+		e.c.Stats.DBHits++ // the slow path reads one value at a time
 		if id, isNode := x.(vector.NodeRef); isNode {
 			e.c.Tx.NodeProps(uint64(id), visit)
 		} else {
@@ -125,6 +128,7 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if x.Type != vector.Node && x.Type != vector.Any {
 		return nil, errs.Data("cannot test labels of a %s", x.Type)
 	}
+	e.c.Stats.DBHits += int64(b.Rows() * len(e.names))
 	e.ids = e.ids[:0]
 	missing := false
 	for _, name := range e.names {

@@ -209,6 +209,9 @@ func (e *expand) advance() (bool, error) {
 			}
 		}
 		e.c.Stats.RowsScanned += int64(len(e.nbrs))
+		// One hit per adjacency list read, per entry, and per far-end
+		// label check an entry will get.
+		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
 		if len(e.nbrs) > 0 {
 			return true, nil
 		}

@@ -25,6 +25,9 @@ type hashAggregate struct {
 	ngroups int
 	key     []byte
 	gidx    []int32 // group of each physical row of the current batch
+	// held is the estimated bytes of keys and values kept, charged to
+	// the query's memory budget per batch (memory.go).
+	held, charged int64
 
 	done    bool
 	emitted int
@@ -108,11 +111,17 @@ func (h *hashAggregate) consume() error {
 			}
 		}
 		h.assignGroups(b, keyVecs)
+		held := h.held
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
 				return err
 			}
+			held += a.held
 		}
+		if err := h.c.Mem.charge(held - h.charged); err != nil {
+			return err
+		}
+		h.charged = held
 	}
 }
 
@@ -135,6 +144,7 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 		if !ok {
 			g = h.newGroup()
 			h.groups[string(h.key)] = g
+			h.held += int64(len(h.key)) + mapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
 			for k, kv := range keyVecs {
 				h.keyCols[k].push(kv, r)
 			}
@@ -188,6 +198,7 @@ type aggState struct {
 	pct   []float64           // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
+	held  int64 // estimated bytes of values kept (collect, DISTINCT)
 }
 
 func (a *aggState) grow(n int) {
@@ -261,6 +272,7 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 				continue
 			}
 			a.seen[string(a.key)] = struct{}{}
+			a.held += int64(len(a.key)) + mapEntryBytes
 		}
 		if err := a.add(g, v, r); err != nil {
 			return err
@@ -305,7 +317,9 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
-		a.lists[g] = append(a.lists[g], v.Get(r))
+		x := v.Get(r)
+		a.lists[g] = append(a.lists[g], x)
+		a.held += valueBytes(x)
 	case plan.AggStDev, plan.AggStDevP:
 		x, err := aggNumber(a.call.Func, v, r)
 		if err != nil {
@@ -321,6 +335,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			return err
 		}
 		a.lists[g] = append(a.lists[g], x)
+		a.held += valueBytes(x)
 	}
 	return nil
 }

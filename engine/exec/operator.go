@@ -17,6 +17,15 @@ type Operator interface {
 
 // Build turns a logical plan into physical operators bound to c.
 func Build(c *Context, p plan.Operator) (Operator, error) {
+	op, err := build(c, p)
+	if err != nil || c.Profile == nil {
+		return op, err
+	}
+	return c.profile(p, op), nil
+}
+
+// build makes the physical operator for p; Build wraps it for PROFILE.
+func build(c *Context, p plan.Operator) (Operator, error) {
 	switch p := p.(type) {
 	case *plan.Unit:
 		return &unitOp{}, nil

@@ -64,5 +64,6 @@ func (s *nodeScan) Next() (*vector.Batch, error) {
 	}
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Stats.RowsScanned += int64(n)
+	s.c.Stats.DBHits += int64(n)
 	return s.out, nil
 }

@@ -93,6 +93,13 @@ func (s *sortOp) consume() error {
 		if s.cols == nil {
 			s.cols = make([]column, len(b.Cols))
 		}
+		// A top-k sort holds at most 2k+Capacity rows (prune); charge
+		// until that bound, everything otherwise.
+		if s.topK < 0 || int64(s.rows()) <= 2*s.topK+int64(vector.Capacity) {
+			if err := s.c.chargeBatch(b); err != nil {
+				return err
+			}
+		}
 		for i := 0; i < b.Rows(); i++ {
 			r := b.Row(i)
 			for c, v := range b.Cols {

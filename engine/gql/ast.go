@@ -5,6 +5,9 @@ type Statement struct {
 	Explain bool
 	Profile bool
 	Query   *Query
+	// Session is set instead of Query for a session statement (SET
+	// <parameter> = <value>, SHOW …; ast_session.go).
+	Session *Session
 }
 
 // Query is single queries joined by UNION; UnionAll[i] tells whether the

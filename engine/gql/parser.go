@@ -40,7 +40,9 @@ func Parse(text string) (st *Statement, err error) {
 		st.Profile = true
 		p.advance()
 	}
-	st.Query = p.query()
+	if st.Session = p.sessionStatement(); st.Session == nil {
+		st.Query = p.query()
+	}
 	for p.isPunct(";") {
 		p.advance()
 	}

@@ -32,6 +32,14 @@ func statusOf(code string) int {
 		return 409 // a serialization failure: retry the transaction
 	case code == "08006":
 		return 503
+	case code == "53200":
+		// The query needs more memory than max_memory_per_query allows.
+		// Not 503: the spec tells clients to retry a 503 with backoff,
+		// and the same query under the same limit fails again. 507
+		// (Insufficient Storage: the server cannot store what it needs
+		// to complete the request) names the condition; it is a 5xx
+		// because the request is valid and the limit is the server's.
+		return 507
 	case len(code) >= 2 && code[:2] == "53":
 		return 503 // resources exhausted: try again later
 	case len(code) >= 2 && code[:2] == "23":

@@ -10,28 +10,45 @@ import (
 
 // handleQuery serves POST /api/v1/query.
 func (s *Server) handleQuery(ctx *fasthttp.RequestCtx) {
-	s.runQuery(ctx, "parameters", false)
+	s.runQueryMode(ctx, "parameters", false, modeRun)
 }
 
 // handleExperimentalQuery serves the experimental POST /query form.
 func (s *Server) handleExperimentalQuery(ctx *fasthttp.RequestCtx) {
-	s.runQuery(ctx, "params", true)
+	s.runQueryMode(ctx, "params", true, modeRun)
 }
+
+// mode is how an endpoint runs a query: as its text says (and its flags),
+// or always explained or profiled.
+type mode uint8
+
+const (
+	modeRun mode = iota
+	modeExplain
+	modeProfile
+)
 
 // runQuery decodes, runs and encodes one query. The whole response is built
 // in a pooled buffer before anything is sent, so an error raised while rows
 // are produced still becomes a clean error response (streaming very large
 // results is future work).
-func (s *Server) runQuery(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool) {
+//
+// An EXPLAIN (prefix, flag or endpoint) answers the plan shape
+// {"plan","estimated_total_cost","estimated_rows"}; a PROFILE answers the
+// usual result with a "profile" object added. The explain flag wins when
+// both flags are set, since it promises not to run the query.
+func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m mode) {
 	req, aerr := decodeQueryRequest(ctx.PostBody(), paramsKey)
 	if aerr != nil {
 		s.writeError(ctx, aerr)
 		return
 	}
-	if req.explain || req.profile {
-		s.writeError(ctx, &apiError{status: 400, code: "0A000", category: "FEATURE_NOT_SUPPORTED",
-			message: "the explain and profile flags are not supported yet"})
-		return
+	switch {
+	case m != modeRun:
+	case req.explain:
+		m = modeExplain
+	case req.profile:
+		m = modeProfile
 	}
 	qctx := context.Background()
 	if req.timeout > 0 {
@@ -40,7 +57,16 @@ func (s *Server) runQuery(ctx *fasthttp.RequestCtx, paramsKey string, experiment
 		defer cancel()
 	}
 	start := time.Now()
-	res, err := s.db.Query(qctx, req.query, req.params)
+	var res *engine.Result
+	var err error
+	switch m {
+	case modeExplain:
+		res, err = s.db.Explain(qctx, req.query, req.params)
+	case modeProfile:
+		res, err = s.db.Profile(qctx, req.query, req.params)
+	default:
+		res, err = s.db.Query(qctx, req.query, req.params)
+	}
 	if err != nil {
 		s.queryError(ctx, err, req.query)
 		return
@@ -48,7 +74,12 @@ func (s *Server) runQuery(ctx *fasthttp.RequestCtx, paramsKey string, experiment
 	defer res.Close()
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
-	b, err := encodeResult((*bp)[:0], res, experimental, start)
+	var b []byte
+	if ex := res.Plan(); ex != nil {
+		b = appendExplain((*bp)[:0], ex)
+	} else {
+		b, err = encodeResult((*bp)[:0], res, experimental, start)
+	}
 	*bp = b[:0]
 	if err != nil {
 		s.queryError(ctx, err, req.query)
@@ -113,7 +144,7 @@ func encodeResult(b []byte, res *engine.Result, experimental bool, start time.Ti
 		b = appendInt(b, sum.RowsReturned)
 		b = append(b, `,"time_ms":`...)
 		b = appendFloat(b, float64(elapsed.Microseconds())/1000)
-		return append(b, "}}"...), nil
+		return appendProfileField(append(b, '}'), res), nil
 	}
 	b = append(b, `],"metadata":{"rows_returned":`...)
 	b = appendInt(b, sum.RowsReturned)
@@ -133,5 +164,15 @@ func encodeResult(b []byte, res *engine.Result, experimental bool, start time.Ti
 		b = append(b, `,"labels_added":`...)
 		b = appendInt(b, sum.LabelsAdded)
 	}
-	return append(b, "}}"...), nil
+	return appendProfileField(append(b, '}'), res), nil
+}
+
+// appendProfileField adds ,"profile":{…} when the query was profiled, and
+// closes the response object.
+func appendProfileField(b []byte, res *engine.Result) []byte {
+	if p := res.Profile(); p != nil {
+		b = append(b, `,"profile":`...)
+		b = appendProfile(b, p)
+	}
+	return append(b, '}')
 }

@@ -30,17 +30,30 @@ const DefaultMaxBodyBytes = 8 << 20
 // Engine is what the server needs from the database.
 type Engine interface {
 	Query(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
+	// Explain describes a query's plan without running it.
+	Explain(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
+	// Profile runs a query measuring each operator.
+	Profile(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
 	Stats() engine.Stats
+}
+
+// liveSettings is an engine whose settings the server reads while it runs
+// (*engine.DB is one): max_connections.
+type liveSettings interface {
+	Settings() *engine.Settings
 }
 
 // Server is the HTTP API server.
 type Server struct {
-	cfg   Config
-	db    Engine
-	log   *slog.Logger
-	start time.Time
-	srv   *fasthttp.Server
-	bufs  sync.Pool // *[]byte response buffers
+	cfg Config
+	db  Engine
+	// maxConns reads the live connection ceiling; nil when the engine
+	// has no settings and fasthttp enforces cfg.MaxConnections.
+	maxConns func() int
+	log      *slog.Logger
+	start    time.Time
+	srv      *fasthttp.Server
+	bufs     sync.Pool // *[]byte response buffers
 }
 
 // New returns a server answering for db.
@@ -53,11 +66,23 @@ func New(cfg Config, db Engine) *Server {
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now()}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
+	concurrency := cfg.MaxConnections
+	if ls, ok := db.(liveSettings); ok {
+		// The configured ceiling is the setting's starting value; SET
+		// max_connections changes it for the next connections.
+		if cfg.MaxConnections > 0 {
+			if err := ls.Settings().Set("max_connections", int64(cfg.MaxConnections)); err != nil {
+				s.log.Warn("max connections not applied", "error", err)
+			}
+		}
+		s.maxConns = ls.Settings().MaxConnections
+		concurrency = 0 // the listener enforces the ceiling
+	}
 	s.srv = &fasthttp.Server{
 		Handler:                       s.handle,
 		ErrorHandler:                  s.transportError,
 		MaxRequestBodySize:            cfg.MaxBodyBytes,
-		Concurrency:                   cfg.MaxConnections,
+		Concurrency:                   concurrency,
 		Name:                          "quiver",
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
@@ -69,7 +94,12 @@ func New(cfg Config, db Engine) *Server {
 }
 
 // Serve accepts connections on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error {
+	if s.maxConns != nil {
+		ln = &limitListener{Listener: ln, limit: s.maxConns}
+	}
+	return s.srv.Serve(ln)
+}
 
 // Shutdown stops accepting connections and waits for requests in flight,
 // up to ctx's deadline.
@@ -105,9 +135,11 @@ type route struct {
 }
 
 var routes = map[string]route{
-	"/api/v1/query":  {fasthttp.MethodPost, (*Server).handleQuery},
-	"/api/v1/health": {fasthttp.MethodGet, (*Server).handleHealth},
-	"/query":         {fasthttp.MethodPost, (*Server).handleExperimentalQuery},
+	"/api/v1/query":         {fasthttp.MethodPost, (*Server).handleQuery},
+	"/api/v1/query/explain": {fasthttp.MethodPost, (*Server).handleExplain},
+	"/api/v1/query/profile": {fasthttp.MethodPost, (*Server).handleProfile},
+	"/api/v1/health":        {fasthttp.MethodGet, (*Server).handleHealth},
+	"/query":                {fasthttp.MethodPost, (*Server).handleExperimentalQuery},
 }
 
 // transportError answers errors fasthttp meets before a handler runs, in

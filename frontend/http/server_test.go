@@ -169,7 +169,10 @@ func TestRequestErrors(t *testing.T) {
 		{"parameters not an object", "POST", "/api/v1/query", `{"query":"RETURN 1","parameters":[1]}`, 400, "22000"},
 		{"bad timeout", "POST", "/api/v1/query", `{"query":"RETURN 1","timeout":-5}`, 400, "22000"},
 		{"trailing data", "POST", "/api/v1/query", `{"query":"RETURN 1"} {}`, 400, "22000"},
-		{"explain flag", "POST", "/api/v1/query", `{"query":"RETURN 1","explain":true}`, 400, "0A000"},
+		{"explain flag not a boolean", "POST", "/api/v1/query", `{"query":"RETURN 1","explain":"yes"}`, 400, "22000"},
+		{"explain syntax error", "POST", "/api/v1/query/explain", `{"query":"RETRUN 1"}`, 400, "42000"},
+		{"profile of a failing query", "POST", "/api/v1/query/profile", `{"query":"RETURN 1/0"}`, 400, "22012"},
+		{"explain of a session statement", "POST", "/api/v1/query", `{"query":"SHOW ALL","explain":true}`, 400, "42000"},
 		{"data error", "POST", "/api/v1/query", `{"query":"RETURN 1/0"}`, 400, "22012"},
 		{"unknown path", "GET", "/api/v2/query", ``, 404, "02000"},
 		{"wrong method", "GET", "/api/v1/query", ``, 405, "22000"},
@@ -226,6 +229,12 @@ func TestQueryTimeout(t *testing.T) {
 type panicky struct{}
 
 func (panicky) Query(context.Context, string, engine.Params) (*engine.Result, error) {
+	panic("boom")
+}
+func (panicky) Explain(context.Context, string, engine.Params) (*engine.Result, error) {
+	panic("boom")
+}
+func (panicky) Profile(context.Context, string, engine.Params) (*engine.Result, error) {
 	panic("boom")
 }
 func (panicky) Stats() engine.Stats { return engine.Stats{} }

@@ -1,0 +1,30 @@
+package gql
+
+// SessionKind tells the session statements apart.
+type SessionKind uint8
+
+// Session statement kinds.
+const (
+	// SessionSet is SET <parameter> = <value>.
+	SessionSet SessionKind = iota + 1
+	// SessionShow is SHOW <parameter>.
+	SessionShow
+	// SessionShowAll is SHOW ALL.
+	SessionShowAll
+	// SessionShowFunctions is SHOW FUNCTIONS.
+	SessionShowFunctions
+)
+
+// Session is a session statement: it reads or changes a server setting
+// instead of the graph. The parser knows the statement forms only; which
+// parameters exist and which values they take is the engine's business.
+type Session struct {
+	Kind SessionKind
+	Pos  Pos
+	// Name is the parameter as written (SET and SHOW <parameter>).
+	Name    string
+	NamePos Pos
+	// Value is the literal of SET: int64, float64, string or bool.
+	Value    any
+	ValuePos Pos
+}

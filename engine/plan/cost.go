@@ -1,0 +1,222 @@
+package plan
+
+import (
+	"math"
+	"strings"
+)
+
+// Stats are the counts the cost model reads, taken by the engine from the
+// snapshot a query would run on. Plan keeps no storage import: the engine
+// fills this struct.
+type Stats struct {
+	Nodes int64
+	Rels  int64
+	// LabelNodes counts live nodes per label name; a missing label has 0.
+	LabelNodes map[string]int64
+	// TypeRels counts live relationships per type name.
+	TypeRels map[string]int64
+}
+
+// Selectivities the model assumes where it has no statistics. They are the
+// textbook defaults (System R): an equality keeps a tenth of its input, any
+// other predicate half.
+const (
+	selEquality = 0.1
+	selDefault  = 0.5
+	// unwindDefault is the list length assumed for an UNWIND whose list is
+	// not a literal or a constant range.
+	unwindDefault = 10
+)
+
+// estimate is one operator's cardinality and own cost. Cost is counted in
+// rows touched: a scanned node, a neighbour entry read, a row filtered,
+// hashed or copied each cost one; a sort costs n·log2(n).
+type estimate struct {
+	rows, cost float64
+}
+
+// coster estimates operators bottom-up.
+type coster struct {
+	st Stats
+	// argRows is the cardinality of each Argument: the rows of the input
+	// of the Optional that feeds it.
+	argRows map[*Argument]float64
+}
+
+func (k *coster) nodes() float64 { return math.Max(float64(k.st.Nodes), 1) }
+
+// labelRows estimates the nodes carrying every label: the rarest label's
+// count times the fraction of nodes carrying each other one
+// (independence).
+func (k *coster) labelRows(labels []string) float64 {
+	if len(labels) == 0 {
+		return float64(k.st.Nodes)
+	}
+	rows := float64(k.st.Nodes)
+	for _, l := range labels {
+		rows *= float64(k.st.LabelNodes[l]) / k.nodes()
+	}
+	return rows
+}
+
+// degree is the average number of relationships of the given types (any
+// type when empty) per node in direction d.
+func (k *coster) degree(types []string, d Direction) float64 {
+	rels := float64(k.st.Rels)
+	if len(types) > 0 {
+		rels = 0
+		for _, t := range types {
+			rels += float64(k.st.TypeRels[t])
+		}
+	}
+	deg := rels / k.nodes()
+	if d == Both {
+		deg *= 2
+	}
+	return deg
+}
+
+// selectivity is the fraction of rows a predicate is assumed to keep.
+func selectivity(e Expr) float64 {
+	switch x := e.(type) {
+	case *Binary:
+		switch x.Op {
+		case OpEq:
+			return selEquality
+		case OpAnd:
+			return selectivity(x.L) * selectivity(x.R)
+		case OpOr:
+			l, r := selectivity(x.L), selectivity(x.R)
+			return l + r - l*r
+		}
+	case *Not:
+		return 1 - selectivity(x.X)
+	}
+	return selDefault
+}
+
+// constCount is the value of a constant integer expression (a literal),
+// if it is one.
+func constCount(e Expr) (float64, bool) {
+	if c, ok := e.(*Const); ok {
+		if n, ok := c.Val.(int64); ok {
+			return float64(max(n, 0)), true
+		}
+	}
+	return 0, false
+}
+
+// listLength estimates the number of elements of an UNWIND list: exact for
+// list literals and range() over constants.
+func listLength(e Expr) float64 {
+	switch x := e.(type) {
+	case *List:
+		return float64(len(x.Elems))
+	case *Const:
+		if l, ok := x.Val.([]any); ok {
+			return float64(len(l))
+		}
+	case *Call:
+		if x.Name != "range" {
+			break
+		}
+		var a [3]float64
+		a[2] = 1
+		for i, arg := range x.Args {
+			c, ok := arg.(*Const)
+			if !ok {
+				return unwindDefault
+			}
+			n, ok := c.Val.(int64)
+			if !ok {
+				return unwindDefault
+			}
+			a[i] = float64(n)
+		}
+		if a[2] == 0 {
+			return 0
+		}
+		return math.Max(math.Floor((a[1]-a[0])/a[2])+1, 0)
+	}
+	return unwindDefault
+}
+
+// opEstimate estimates o given its children's estimates.
+func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
+	in := estimate{rows: 1}
+	if len(kids) > 0 {
+		in = kids[0]
+	}
+	switch o := o.(type) {
+	case *Unit:
+		return estimate{rows: 1}
+	case *NodeScan:
+		r := k.labelRows(o.Labels)
+		return estimate{rows: r, cost: r}
+	case *Expand:
+		deg := k.degree(o.Types, o.Dir)
+		r := in.rows * deg
+		if o.Into >= 0 {
+			r /= k.nodes()
+		} else {
+			for _, l := range o.ToLabels {
+				r *= float64(k.st.LabelNodes[l]) / k.nodes()
+			}
+		}
+		return estimate{rows: r, cost: in.rows + in.rows*deg}
+	case *Filter:
+		return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
+	case *Project:
+		return estimate{rows: in.rows, cost: in.rows}
+	case *Aggregate:
+		if len(o.Keys) == 0 {
+			return estimate{rows: 1, cost: in.rows}
+		}
+		// Groups grow sublinearly with the input: n^(k/(k+1)) for k keys.
+		kk := float64(len(o.Keys))
+		return estimate{rows: math.Min(in.rows, math.Pow(in.rows, kk/(kk+1))), cost: in.rows}
+	case *Distinct:
+		return estimate{rows: in.rows, cost: in.rows}
+	case *Sort:
+		r := in.rows
+		if n, ok := constCount(o.Limit); ok {
+			s, _ := constCount(o.Skip)
+			r = math.Min(r, n+s)
+		}
+		return estimate{rows: r, cost: in.rows * math.Max(math.Log2(math.Max(r, 2)), 1)}
+	case *Skip:
+		if n, ok := constCount(o.Count); ok {
+			return estimate{rows: math.Max(in.rows-n, 0), cost: in.rows}
+		}
+		return estimate{rows: in.rows, cost: in.rows}
+	case *Limit:
+		if n, ok := constCount(o.Count); ok {
+			r := math.Min(in.rows, n)
+			return estimate{rows: r, cost: r}
+		}
+		return estimate{rows: in.rows, cost: in.rows}
+	case *Unwind:
+		r := in.rows * listLength(o.Expr)
+		return estimate{rows: r, cost: r}
+	case *Argument:
+		r, ok := k.argRows[o]
+		if !ok {
+			r = 1
+		}
+		return estimate{rows: r}
+	case *Optional:
+		return estimate{rows: math.Max(in.rows, kids[1].rows), cost: in.rows}
+	case *CrossProduct:
+		r := kids[0].rows * kids[1].rows
+		return estimate{rows: r, cost: r + kids[1].rows}
+	case *Create:
+		return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
+	}
+	// An operator the model does not know keeps its input's cardinality
+	// and costs one per row.
+	return estimate{rows: in.rows, cost: in.rows}
+}
+
+// labelList renders labels as the scan's label field: "Person" or
+// "Person:Admin".
+func labelList(labels []string) string { return strings.Join(labels, ":") }

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Settings returns the database's settings (SET / SHOW).
+func (db *DB) Settings() *Settings { return db.settings }
+
+// session runs a session statement: SET answers the parameter's new value
+// as one row (name, value); SHOW answers rows of strings.
+func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
+	var names []string
+	var rows [][]string
+	switch s.Kind {
+	case gql.SessionSet:
+		if err := db.settings.Set(s.Name, s.Value); err != nil {
+			return nil, at(err, s.ValuePos, s.NamePos)
+		}
+		fallthrough
+	case gql.SessionShow:
+		v, err := db.settings.Show(s.Name)
+		if err != nil {
+			return nil, at(err, s.NamePos, s.NamePos)
+		}
+		names = []string{"name", "value"}
+		rows = [][]string{{strings.ToLower(s.Name), v}}
+	case gql.SessionShowAll:
+		names = []string{"name", "value", "description"}
+		for _, r := range db.settings.all() {
+			rows = append(rows, r[:])
+		}
+	case gql.SessionShowFunctions:
+		names = []string{"name", "signature", "description"}
+		rows = functionRows()
+	default:
+		return nil, errs.NotSupported("this session statement is not supported")
+	}
+	cols := make([]plan.Column, len(names))
+	for i, n := range names {
+		cols[i] = plan.Column{Name: n, Type: vector.String}
+	}
+	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
+		entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
+	r.root = &stringRows{rows: rows, ncols: len(names)}
+	r.columns = resultColumns(cols, nil)
+	return r, nil
+}
+
+// at positions an engine error: value errors at the value, the unknown
+// name at the name.
+func at(err error, valuePos, namePos gql.Pos) error {
+	e, ok := errs.As(err)
+	if !ok || e.Position != nil {
+		return err
+	}
+	p := valuePos
+	if e.Code == errs.CodeSyntax {
+		p = namePos
+	}
+	return e.At(p.Line, p.Column)
+}
+
+// aggregateDocs describes the aggregate functions, which bind to
+// plan.Aggregate rather than plan.Functions.
+var aggregateDocs = []struct{ name, sig, desc string }{
+	{"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
+	{"collect", "collect(x)", "list of the non-null values"},
+	{"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
+	{"max", "max(x)", "largest value"},
+	{"min", "min(x)", "smallest value"},
+	{"sum", "sum(x)", "sum of the non-null numbers"},
+}
+
+// functionRows lists every function a query may call: the scalar
+// signature table (plan.Functions, read generically: an entry's Doc is
+// "signature — description") and the aggregates, sorted by name.
+func functionRows() [][]string {
+	var rows [][]string
+	for key, sig := range plan.Functions {
+		doc := sig.Doc
+		signature, desc, found := strings.Cut(doc, " — ")
+		if !found {
+			desc = ""
+		}
+		if signature == "" {
+			signature = key + "(…)"
+		}
+		name := key
+		if i := strings.IndexByte(signature, '('); i > 0 && strings.EqualFold(signature[:i], key) {
+			name = signature[:i] // the documented spelling: toUpper, startNode
+		}
+		if desc == "" {
+			desc = "returns " + resultTypeName(sig)
+		}
+		rows = append(rows, []string{name, signature, desc})
+	}
+	for _, a := range aggregateDocs {
+		rows = append(rows, []string{a.name, a.sig, "aggregate: " + a.desc})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := strings.ToLower(rows[i][0]), strings.ToLower(rows[j][0])
+		if a != b {
+			return a < b
+		}
+		return rows[i][1] < rows[j][1]
+	})
+	return rows
+}
+
+func resultTypeName(sig plan.FuncSig) string {
+	if sig.T == vector.Any {
+		if sig.Kind != "" {
+			return sig.Kind
+		}
+		return "ANY"
+	}
+	return sig.T.String()
+}
+
+// stringRows yields fixed rows of strings a batch at a time.
+type stringRows struct {
+	rows  [][]string
+	ncols int
+	pos   int
+	out   *vector.Batch
+}
+
+func (s *stringRows) Next() (*vector.Batch, error) {
+	n := min(len(s.rows)-s.pos, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	if s.out == nil {
+		s.out = &vector.Batch{Cols: make([]*vector.Vector, s.ncols)}
+		for i := range s.out.Cols {
+			s.out.Cols[i] = vector.New(vector.String, vector.Capacity)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for c, v := range s.rows[s.pos+i] {
+			s.out.Cols[c].Str[i] = v
+		}
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.pos += n
+	return s.out, nil
+}

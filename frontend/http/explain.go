@@ -1,0 +1,95 @@
+package http
+
+import (
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/valyala/fasthttp"
+)
+
+// handleExplain serves POST /api/v1/query/explain: the plan, never run.
+func (s *Server) handleExplain(ctx *fasthttp.RequestCtx) {
+	s.runQueryMode(ctx, "parameters", false, modeExplain)
+}
+
+// handleProfile serves POST /api/v1/query/profile: the rows and the
+// per-operator profile.
+func (s *Server) handleProfile(ctx *fasthttp.RequestCtx) {
+	s.runQueryMode(ctx, "parameters", false, modeProfile)
+}
+
+// appendExplain writes {"plan":{…},"estimated_total_cost":…,"estimated_rows":…}.
+func appendExplain(b []byte, ex *engine.Explanation) []byte {
+	b = append(b, `{"plan":`...)
+	b = appendPlanNode(b, ex.Root)
+	b = append(b, `,"estimated_total_cost":`...)
+	b = appendFloat(b, ex.TotalCost)
+	b = append(b, `,"estimated_rows":`...)
+	b = appendFloat(b, ex.Rows)
+	return append(b, '}')
+}
+
+// appendPlanNode writes one operator and its children. Fields that do not
+// apply to the operator (pattern, label, filter, index_used) are left out.
+func appendPlanNode(b []byte, n *engine.PlanNode) []byte {
+	b = append(b, `{"operator":`...)
+	b = appendString(b, n.Operator)
+	b = append(b, `,"columns":[`...)
+	for i, c := range n.Columns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, c)
+	}
+	b = append(b, ']')
+	for _, f := range []struct{ key, val string }{
+		{"details", n.Details}, {"pattern", n.Pattern}, {"label", n.Label},
+		{"filter", n.Filter}, {"index_used", n.IndexUsed},
+	} {
+		if f.val != "" {
+			b = append(b, ",\""+f.key+"\":"...)
+			b = appendString(b, f.val)
+		}
+	}
+	b = append(b, `,"estimated_rows":`...)
+	b = appendFloat(b, n.EstimatedRows)
+	b = append(b, `,"estimated_cost":`...)
+	b = appendFloat(b, n.EstimatedCost)
+	b = append(b, `,"children":[`...)
+	for i, c := range n.Children {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPlanNode(b, c)
+	}
+	return append(b, "]}"...)
+}
+
+// appendProfile writes {"total_time_ms":…,"operators":[…]}.
+func appendProfile(b []byte, p *engine.Profile) []byte {
+	b = append(b, `{"total_time_ms":`...)
+	b = appendFloat(b, millis(p.TotalTime))
+	b = append(b, `,"operators":[`...)
+	for i, op := range p.Operators {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, op.Name)
+		b = append(b, `,"time_ms":`...)
+		b = appendFloat(b, millis(op.Time))
+		b = append(b, `,"rows_processed":`...)
+		b = appendInt(b, op.Rows)
+		b = append(b, `,"db_hits":`...)
+		b = appendInt(b, op.DBHits)
+		if op.Index != "" {
+			b = append(b, `,"index":`...)
+			b = appendString(b, op.Index)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// millis is a duration in milliseconds with microsecond precision.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
