@@ -114,7 +114,7 @@ func (db *DB) run(ctx context.Context, text string, params Params) (res *Result,
 	if stmt.Explain || stmt.Profile {
 		return nil, errs.NotSupported("EXPLAIN and PROFILE are not supported yet")
 	}
-	p, err := plan.Bind(stmt, params)
+	p, err := plan.BindProcs(stmt, params, db.procs)
 	if err != nil {
 		return nil, err
 	}

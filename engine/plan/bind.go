@@ -3,22 +3,32 @@ package plan
 import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // Bind turns a parsed statement into a logical plan. params are the
-// statement's parameter values: their types type the plan.
+// statement's parameter values: their types type the plan. A statement
+// bound without a procedure registry cannot CALL.
 func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
+	return BindProcs(stmt, params, nil)
+}
+
+// BindProcs is Bind with the procedures CALL may name.
+func BindProcs(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
 	q := stmt.Query
 	if len(q.Parts) != 1 {
 		return nil, errs.NotSupported("UNION is not supported yet")
 	}
-	b := &binder{params: params}
+	b := &binder{params: params, procs: reg}
 	if err := b.clauses(q.Parts[0].Clauses); err != nil {
 		return nil, err
 	}
 	cs := q.Parts[0].Clauses
 	_, returns := cs[len(cs)-1].(*gql.Return)
+	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
+		returns = true // a standalone call returns what it yields
+	}
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }
 
@@ -29,6 +39,9 @@ type binder struct {
 	sc     scope
 	writes bool
 	params map[string]vector.Value
+	procs  *procs.Registry
+	// lastCall is the plan of the latest CALL clause.
+	lastCall *ProcedureCall
 	// aliases, while ORDER BY of a plain projection is bound, maps the
 	// projection's column names to their expressions over its input.
 	aliases map[string]Expr
@@ -64,6 +77,8 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			err = b.unwind(c)
 		case *gql.Create:
 			err = b.create(c)
+		case *gql.Call:
+			err = b.procedureCall(c, len(cs) == 1)
 		case *gql.Return:
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
@@ -88,6 +103,11 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		switch cs[len(cs)-1].(type) {
 		case *gql.Return, *gql.Create:
 			return nil
+		case *gql.Call:
+			// A standalone call, or a void procedure, may end a query.
+			if pc := b.lastCall; pc != nil && (len(cs) == 1 || pc.Void) {
+				return nil
+			}
 		}
 		return syntaxAt(cs[len(cs)-1].Position(), "a query must end with RETURN or an updating clause")
 	}
