@@ -171,6 +171,7 @@ func TestRequestErrors(t *testing.T) {
 		{"trailing data", "POST", "/api/v1/query", `{"query":"RETURN 1"} {}`, 400, "22000"},
 		{"explain flag", "POST", "/api/v1/query", `{"query":"RETURN 1","explain":true}`, 400, "0A000"},
 		{"data error", "POST", "/api/v1/query", `{"query":"RETURN 1/0"}`, 400, "22012"},
+		{"unknown procedure", "POST", "/api/v1/query", `{"query":"CALL db.nothing()"}`, 400, "42S02"},
 		{"unknown path", "GET", "/api/v2/query", ``, 404, "02000"},
 		{"wrong method", "GET", "/api/v1/query", ``, 405, "22000"},
 		{"oversized body", "POST", "/api/v1/query", `{"query":"RETURN '` + strings.Repeat("x", 2000) + `'"}`, 413, "22000"},
