@@ -176,7 +176,7 @@ func fnIndex(c *Context, a []vector.Value) (vector.Value, error) {
 		})
 		return found, nil
 	}
-	return nil, errs.Data("cannot index a %s", typeName(a[0]))
+	return nil, errs.Data("cannot index a value of type %s", typeName(a[0]))
 }
 
 // fnSlice is x[from..to] over a list: bounds count from the end when
@@ -193,7 +193,7 @@ func sliceList(x, from, to vector.Value, openFrom, openTo bool) (vector.Value, e
 	}
 	l, ok := x.([]vector.Value)
 	if !ok {
-		return nil, errs.Data("cannot slice a %s", typeName(x))
+		return nil, errs.Data("cannot slice a value of type %s", typeName(x))
 	}
 	n := int64(len(l))
 	bound := func(v vector.Value, open bool, dflt int64) (int64, bool, error) {
