@@ -70,17 +70,26 @@ type inSetEval struct {
 }
 
 func compileIn(c *Context, e *plan.Call) (evaluator, error) {
-	k, isConst := e.Args[1].(*plan.Const)
-	if isConst && k.Val != nil {
-		if _, isList := k.Val.([]vector.Value); !isList {
-			return nil, errs.Semantic("IN expects a list on its right, got %s", typeName(k.Val))
+	// The list is known before the rows when it is a literal or a
+	// parameter (WHERE n.id IN $ids).
+	var list []vector.Value
+	known := false
+	switch k := e.Args[1].(type) {
+	case *plan.Const:
+		if k.Val != nil {
+			l, isList := k.Val.([]vector.Value)
+			if !isList {
+				return nil, errs.Semantic("IN expects a list on its right, got %s", typeName(k.Val))
+			}
+			list, known = l, true
 		}
+	case *plan.Param:
+		list, known = c.Params[k.Name].([]vector.Value)
 	}
 	row, err := compileRowCall(c, e)
-	if err != nil || !isConst {
+	if err != nil || !known {
 		return row, err
 	}
-	list, _ := k.Val.([]vector.Value)
 	ev := &inSetEval{x: row.args[0], row: row, out: vector.New(vector.Bool, vector.Capacity)}
 	for _, v := range list {
 		switch x := v.(type) {
