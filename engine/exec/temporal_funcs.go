@@ -20,11 +20,15 @@ var temporalFuncs = map[string]scalarFunc{
 	"datetime.fromepochmillis": func(_ *Context, a []vector.Value) (vector.Value, error) {
 		return fromEpochArgs(true, a)
 	},
-	"duration.between": func(_ *Context, a []vector.Value) (vector.Value, error) { return durationBetween(betweenAll, a[0], a[1]) },
+	"duration.between": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenAll, a[0], a[1])
+	},
 	"duration.inmonths": func(_ *Context, a []vector.Value) (vector.Value, error) {
 		return durationBetween(betweenMonths, a[0], a[1])
 	},
-	"duration.indays": func(_ *Context, a []vector.Value) (vector.Value, error) { return durationBetween(betweenDays, a[0], a[1]) },
+	"duration.indays": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenDays, a[0], a[1])
+	},
 	"duration.inseconds": func(_ *Context, a []vector.Value) (vector.Value, error) {
 		return durationBetween(betweenSeconds, a[0], a[1])
 	},
