@@ -463,27 +463,10 @@ func timeFields(m temporalMap, base baseParts) (int64, error) {
 		}
 	}
 	if m.has("millisecond", "microsecond", "nanosecond") {
-		ms, _, err := m.int("millisecond")
-		if err != nil {
+		var err error
+		if ns, err = subSecond(m, ns); err != nil {
 			return 0, err
 		}
-		us, _, err := m.int("microsecond")
-		if err != nil {
-			return 0, err
-		}
-		n, _, err := m.int("nanosecond")
-		if err != nil {
-			return 0, err
-		}
-		switch {
-		case ms < 0 || ms > 999:
-			return 0, temporalErr(vector.RangeErr("millisecond", ms, 0, 999))
-		case us < 0 || us > 999_999:
-			return 0, temporalErr(vector.RangeErr("microsecond", us, 0, 999_999))
-		case n < 0 || n > 999_999_999:
-			return 0, temporalErr(vector.RangeErr("nanosecond", n, 0, 999_999_999))
-		}
-		ns = ms*1_000_000 + us*1000 + n
 	}
 	if !base.hasTime && m.has("second", "millisecond", "microsecond", "nanosecond") && !m.has("minute") {
 		return 0, badTemporal("a second needs a minute")
@@ -493,6 +476,58 @@ func timeFields(m temporalMap, base baseParts) (int64, error) {
 	}
 	tod, err := vector.MakeTimeOfDay(h, mi, s, ns)
 	return tod, temporalErr(err)
+}
+
+// subSecond applies millisecond, microsecond and nanosecond to the
+// fraction of a second frac. Given together, each names its own three
+// digits ({millisecond: 123, microsecond: 456, nanosecond: 789} is
+// .123456789); alone, microsecond is the microsecond of the second and
+// nanosecond below 1000 replaces only the last three digits of the base
+// (truncating to milliseconds and setting nanosecond: 2 gives .645000002).
+func subSecond(m temporalMap, frac int64) (int64, error) {
+	ms, hasMs, err := m.int("millisecond")
+	if err != nil {
+		return 0, err
+	}
+	us, hasUs, err := m.int("microsecond")
+	if err != nil {
+		return 0, err
+	}
+	n, hasNs, err := m.int("nanosecond")
+	if err != nil {
+		return 0, err
+	}
+	if hasMs {
+		if ms < 0 || ms > 999 {
+			return 0, temporalErr(vector.RangeErr("millisecond", ms, 0, 999))
+		}
+		frac = ms*1_000_000 + frac%1_000_000
+	}
+	if hasUs {
+		switch {
+		case hasMs && (us < 0 || us > 999):
+			return 0, temporalErr(vector.RangeErr("microsecond", us, 0, 999))
+		case us < 0 || us > 999_999:
+			return 0, temporalErr(vector.RangeErr("microsecond", us, 0, 999_999))
+		case hasMs:
+			frac = frac/1_000_000*1_000_000 + us*1000 + frac%1000
+		default:
+			frac = us*1000 + frac%1000
+		}
+	}
+	if hasNs {
+		switch {
+		case (hasMs || hasUs) && (n < 0 || n > 999):
+			return 0, temporalErr(vector.RangeErr("nanosecond", n, 0, 999))
+		case n < 0 || n > 999_999_999:
+			return 0, temporalErr(vector.RangeErr("nanosecond", n, 0, 999_999_999))
+		case n < 1000:
+			frac = frac/1000*1000 + n
+		default:
+			frac = n
+		}
+	}
+	return frac, nil
 }
 
 // fromEpoch builds datetime({epochSeconds | epochMillis, nanosecond, timezone}).

@@ -44,6 +44,9 @@ var temporalFuncs = map[string]scalarFunc{
 func init() {
 	for i, name := range kindNames {
 		k := temporalKind(i)
+		temporalFuncs[name+".truncate"] = func(c *Context, a []vector.Value) (vector.Value, error) {
+			return truncateTemporal(c, k, a)
+		}
 		for _, clock := range []string{"statement", "transaction", "realtime"} {
 			temporalFuncs[name+"."+clock] = func(c *Context, a []vector.Value) (vector.Value, error) {
 				if len(a) == 0 {

@@ -31,6 +31,7 @@ var temporalFunctions = map[string]FuncSig{
 func init() {
 	kinds := map[string]string{"date": "DATE", "localtime": "LOCALTIME", "time": "TIME", "localdatetime": "LOCALDATETIME", "datetime": "DATETIME"}
 	for name, kind := range kinds {
+		temporalFunctions[name+".truncate"] = FuncSig{2, 3, vector.Any, kind, name + ".truncate(unit, value[, map]) — value cut down to unit, then map's fields set"}
 		for _, clock := range []string{"statement", "transaction", "realtime"} {
 			temporalFunctions[name+"."+clock] = FuncSig{0, 1, vector.Any, kind, name + "." + clock + "([timezone]) — the current " + kind}
 		}
