@@ -558,8 +558,22 @@ func fromEpoch(m temporalMap) (vector.Value, error) {
 		}
 	}
 	sec += vector.FloorDiv(ns, vector.NanosPerSecond)
+	const maxSec = (vector.MaxYear - 1970) * 366 * 86400
+	if sec > maxSec || sec < -maxSec {
+		return nil, errs.DataCode(errs.CodeDatetimeOverflow, "epoch seconds %d out of range", sec)
+	}
 	dt, err := vector.AtInstant(sec, int32(vector.FloorMod(ns, vector.NanosPerSecond)), off, name)
-	return dt, temporalErr(err)
+	if err != nil {
+		return nil, temporalErr(err)
+	}
+	return checkDateTime(dt)
+}
+
+func checkDateTime(dt vector.DateTime) (vector.Value, error) {
+	if _, err := checkDate(dt.Local().Date()); err != nil {
+		return nil, err
+	}
+	return dt, nil
 }
 
 // fromEpochArgs is datetime.fromepoch(seconds, nanoseconds) and
