@@ -426,19 +426,36 @@ func LoadZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// InZone resolves a wall-clock reading in a named zone (in a DST gap the
-// reading moves forward, in an overlap the earlier offset wins, as Go's
-// time.Date does).
+// InZone resolves a wall-clock reading in a named zone the way java.time
+// does: in an overlap (clocks set back) the earlier offset wins, in a gap
+// (clocks set forward) the reading moves forward by the gap's length.
 func InZone(l LocalDateTime, name string) (DateTime, error) {
 	loc, err := LoadZone(name)
 	if err != nil {
 		return DateTime{}, err
 	}
-	y, m, d := CivilFromDays(l.Date().Days)
-	tod := l.TimeOfDay()
-	t := time.Date(int(y), time.Month(m), int(d), int(tod/3600e9), int(tod/60e9%60), int(tod/1e9%60), int(tod%1e9), loc)
-	_, off := t.Zone()
-	return DateTime{Sec: t.Unix(), Nanos: int32(t.Nanosecond()), Offset: int32(off), Zone: name}, nil
+	offAt := func(u int64) int64 {
+		_, o := time.Unix(u, 0).In(loc).Zone()
+		return int64(o)
+	}
+	// The offsets in force a day either side bracket any transition at
+	// this reading; each that maps the reading onto itself is a valid
+	// resolution, and the largest offset is the earliest instant.
+	guess := l.Sec - offAt(l.Sec)
+	best, found := int64(0), false
+	for _, off := range [...]int64{offAt(guess - SecondsPerDay), offAt(guess), offAt(guess + SecondsPerDay)} {
+		if offAt(l.Sec-off) == off && (!found || off > best) {
+			best, found = off, true
+		}
+	}
+	if !found {
+		// A gap: read the wall clock with the offset before it, which
+		// lands after the gap.
+		before := offAt(guess - SecondsPerDay)
+		u := l.Sec - before
+		return DateTime{Sec: u, Nanos: l.Nanos, Offset: int32(offAt(u)), Zone: name}, nil
+	}
+	return DateTime{Sec: l.Sec - best, Nanos: l.Nanos, Offset: int32(best), Zone: name}, nil
 }
 
 // AtInstant builds a DateTime for UTC epoch seconds shown in a zone name

@@ -208,3 +208,23 @@ func FuzzParseTemporal(f *testing.F) {
 		_, _ = ParseDateTime(s)
 	})
 }
+
+func TestZoneGapsAndOverlaps(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		// Stockholm sets clocks forward 02:00 -> 03:00 on 2017-03-26 and
+		// back 03:00 -> 02:00 on 2017-10-29.
+		{"2017-03-26T02:30", "2017-03-26T03:30+02:00[Europe/Stockholm]"},
+		{"2017-10-29T02:30", "2017-10-29T02:30+02:00[Europe/Stockholm]"},
+		{"2017-10-29T03:30", "2017-10-29T03:30+01:00[Europe/Stockholm]"},
+		{"2017-07-01T12:00", "2017-07-01T12:00+02:00[Europe/Stockholm]"},
+	} {
+		l, err := ParseLocalDateTime(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt, err := InZone(l, "Europe/Stockholm")
+		if err != nil || dt.String() != c.want {
+			t.Errorf("%s in Stockholm = %v %v, want %s", c.in, dt, err, c.want)
+		}
+	}
+}
