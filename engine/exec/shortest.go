@@ -142,17 +142,31 @@ func (s *shortest) advance() (bool, error) {
 
 // search fills pending with the shortest paths from src to dst.
 func (s *shortest) search(src, dst uint64) error {
-	if src == dst && s.p.Min == 0 {
-		s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
-		return nil
+	if src == dst {
+		if s.p.Min == 0 {
+			s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
+			return nil
+		}
+		if s.p.Dir == plan.Both {
+			return s.cycles(src)
+		}
 	}
+	return s.bfs(src, dst, 0, false, s.p.Max)
+}
+
+// bfs appends the shortest paths from src to dst of at most maxLen
+// relationships (Unbounded for any), never using relationship exclude when
+// excluding is set. For src == dst (a directed cycle back to the start) the
+// last relationship closes the cycle: a shortest directed path to its
+// tail never contains it, so the result is a trail.
+func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen int) error {
 	clear(s.par)
 	clear(s.lvl)
 	clear(s.pars)
 	s.lvl[src] = 0
 	s.frontier = append(s.frontier[:0], src)
 	tx := s.c.Tx
-	for level := int32(1); s.p.Max == plan.Unbounded || int(level) <= s.p.Max; level++ {
+	for level := int32(1); maxLen == plan.Unbounded || int(level) <= maxLen; level++ {
 		if err := s.c.checkCancel(); err != nil {
 			return err
 		}
@@ -164,12 +178,10 @@ func (s *shortest) search(src, dst uint64) error {
 			s.c.Stats.RowsScanned += int64(len(s.nbrs))
 			for i, v := range s.nbrs {
 				r := s.rels[i]
-				if s.props != nil && !s.props.match(tx, r) {
+				if (excluding && r == exclude) || (s.props != nil && !s.props.match(tx, r)) {
 					continue
 				}
 				if v == dst && src == dst {
-					// A cycle back to the start: check it once the level
-					// is done (it must not reuse a relationship).
 					s.closing = append(s.closing, edge{u, r})
 					continue
 				}
@@ -209,6 +221,58 @@ func (s *shortest) search(src, dst uint64) error {
 		}
 		s.frontier, s.nextLvl = s.nextLvl, s.frontier
 	}
+	return nil
+}
+
+// cycles finds the shortest cycles from start back to itself on an
+// undirected pattern. A walk there and back over one relationship is not
+// a trail, and the shortest cycle's tail need not follow a shortest path,
+// so each first relationship is tried in turn: the cycle is that
+// relationship plus a shortest path back to start without it.
+func (s *shortest) cycles(start uint64) error {
+	if s.p.Max != plan.Unbounded && s.p.Max < 1 {
+		return nil
+	}
+	nbrs, rels := appendAdj(s.adjs, nil, nil, start)
+	var best []vector.Path
+	bestLen := -1
+	for i, x := range nbrs {
+		r := rels[i]
+		if s.props != nil && !s.props.match(s.c.Tx, r) {
+			continue
+		}
+		var cand []vector.Path
+		if x == start {
+			cand = []vector.Path{{Nodes: []uint64{start, start}, Rels: []uint64{r}}}
+		} else {
+			limit := s.p.Max
+			if limit != plan.Unbounded {
+				limit--
+			}
+			if bestLen >= 0 && (limit == plan.Unbounded || bestLen-1 < limit) {
+				limit = bestLen - 1
+			}
+			if limit == 0 {
+				continue
+			}
+			s.pending = s.pending[:0]
+			if err := s.bfs(x, start, r, true, limit); err != nil {
+				return err
+			}
+			for _, p := range s.pending {
+				cand = append(cand, vector.Path{Nodes: append([]uint64{start}, p.Nodes...), Rels: append([]uint64{r}, p.Rels...)})
+			}
+		}
+		for _, c := range cand {
+			switch n := len(c.Rels); {
+			case bestLen < 0 || n < bestLen:
+				best, bestLen = append(best[:0], c), n
+			case n == bestLen && s.p.All:
+				best = append(best, c)
+			}
+		}
+	}
+	s.pending = append(s.pending[:0], best...)
 	return nil
 }
 
