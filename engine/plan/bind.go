@@ -19,6 +19,7 @@ func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
 	}
 	cs := q.Parts[0].Clauses
 	_, returns := cs[len(cs)-1].(*gql.Return)
+	endpointsOnly(b.root)
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }
 
