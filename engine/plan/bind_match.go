@@ -66,17 +66,26 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	}
 	pc.nodes = append(pc.nodes, from)
 	for i, rp := range relps {
+		to := nodes[i+1]
+		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
+			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
+		}
+		// A relationship variable bound by an earlier clause: match any
+		// relationship, then keep the one (or the list) it holds.
+		boundRel := -1
 		if rp.Var != "" {
 			if col, ok := b.sc.lookup(rp.Var); ok {
 				if col >= before {
 					return nil, nil, semanticAt(rp.Pos, "variable %s is already bound in this pattern", rp.Var)
 				}
-				return nil, nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
+				if err := b.checkRelKind(rp, col); err != nil {
+					return nil, nil, err
+				}
+				boundRel = col
+				anon := *rp
+				anon.Var = ""
+				rp = &anon
 			}
-		}
-		to := nodes[i+1]
-		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
-			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
 		}
 		into := -1
 		if to.Var != "" {
@@ -107,6 +116,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			b.set(ex)
 		}
 		rels = append(rels, relIdx)
+		if boundRel >= 0 {
+			b.set(&Filter{Input: b.root, Pred: &Binary{Op: OpEq, L: b.sc.ref(relIdx), R: b.sc.ref(boundRel)}})
+		}
 		hop, seg := relIdx, false
 		if rp.VarLength != nil && part.Var != "" {
 			hop, seg = len(b.sc.cols)-1, true
@@ -132,6 +144,21 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 		pc.seg = append(pc.seg, seg)
 	}
 	return rels, pc, nil
+}
+
+// checkRelKind requires an already bound relationship variable to hold a
+// relationship (a list of them for a variable-length pattern).
+func (b *binder) checkRelKind(rp *gql.RelPattern, col int) error {
+	c := b.sc.cols[col]
+	ok := c.Type == vector.Rel || c.Type == vector.Any && c.Kind != "LIST" && c.Kind != "MAP" && c.Kind != KindPath
+	want := "relationship"
+	if rp.VarLength != nil {
+		ok, want = c.Type == vector.Any && (c.Kind == "LIST" || c.Kind == ""), "list of relationships"
+	}
+	if !ok {
+		return semanticAt(rp.Pos, "variable %s is already bound to a %s, not a %s", rp.Var, c.Type, want)
+	}
+	return nil
 }
 
 // selectivity ranks a node pattern as a starting point.
