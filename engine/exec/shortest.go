@@ -6,8 +6,9 @@ import (
 )
 
 // shortest finds shortest paths between the two bound nodes of each input
-// row by breadth-first search from the first one, level by level, stopping
-// at the first level that reaches the second. The visited sets are maps
+// row by breadth-first search, level by level, stopping at the first level
+// that connects them: from both ends at once (shortest_bidi.go) between
+// different nodes, from the start alone for cycles back to it. The visited sets are maps
 // cleared between rows, so a point query costs what it visits, never
 // O(|V|). With All, the level is completed and every parent edge from the
 // previous level kept, and the paths are enumerated back from the target.
@@ -17,6 +18,8 @@ type shortest struct {
 	in    Operator
 	adjs  []adjList
 	props *relProps
+	// fwd and bwd are the two halves of a search between different nodes.
+	fwd, bwd *side
 
 	inb *vector.Batch
 	pos int
@@ -49,6 +52,7 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	s := &shortest{c: c, p: p, in: in, props: props, adjs: openAdjs(c, p.Types, p.Dir),
 		par: map[uint64]edge{}, lvl: map[uint64]int32{}, pars: map[uint64][]edge{},
 		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	s.fwd, s.bwd = newSide(s.adjs), newSide(openAdjs(c, p.Types, reverse(p.Dir)))
 	nin := len(p.Input.Columns())
 	s.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	s.out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
@@ -150,6 +154,9 @@ func (s *shortest) search(src, dst uint64) error {
 		if s.p.Dir == plan.Both {
 			return s.cycles(src)
 		}
+	}
+	if src != dst {
+		return s.bidi(src, dst)
 	}
 	return s.bfs(src, dst, 0, false, s.p.Max)
 }
