@@ -228,7 +228,11 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 
 // checkKind fails when a variable is reused as another kind of thing.
 func (b *binder) checkKind(p gql.Pos, col int, name string, want vector.Type) error {
-	if got := b.sc.cols[col].Type; got != want {
+	got := b.sc.cols[col].Type
+	if got == vector.Null || got == vector.Any && want == vector.Node && b.sc.cols[col].Kind == "" {
+		return nil // null, or a value only known when the query runs
+	}
+	if got != want {
 		return semanticAt(p, "variable %s is already bound to a %s, not a %s", name, got, want)
 	}
 	return nil
