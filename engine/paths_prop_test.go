@@ -41,6 +41,16 @@ func TestPathsAgainstReference(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), dq, got, want)
 			}
+			// A bound far end: whether some chain gets there.
+			vq.to = rng.Intn(gr.n)
+			got = sortedRows(t, db, vq.intoText(), ids)
+			want = []string{}
+			if slices.Contains(distinctEnds(gr.varLength(vq)), fmt.Sprint(vq.to)) {
+				want = []string{fmt.Sprint(vq.to)}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), vq.intoText(), got, want)
+			}
 			sq := vq
 			sq.lo = min(sq.lo, 1)
 			sq.to = rng.Intn(gr.n)
@@ -139,6 +149,10 @@ func (q varQuery) text() string {
 
 func (q varQuery) distinctText() string {
 	return fmt.Sprintf("MATCH (x {k: %d})%s(y) RETURN DISTINCT y.k", q.from, q.rel(""))
+}
+
+func (q varQuery) intoText() string {
+	return fmt.Sprintf("MATCH (x {k: %d}), (z {k: %d}) MATCH (x)%s(z) RETURN DISTINCT z.k", q.from, q.to, q.rel(""))
 }
 
 func (q varQuery) shortestText(all bool) string {

@@ -16,7 +16,8 @@ import (
 // directed pattern (a shortest walk is a simple path, so whatever a walk
 // reaches within Max a trail reaches too; an undirected walk back to the
 // start may reuse its relationship, so that case keeps the enumeration).
-// The relationship column holds nulls.
+// The relationship column holds nulls. With a bound far end it is an
+// existence test that stops when the search reaches it.
 type reach struct {
 	c     *Context
 	p     *plan.VarLengthExpand
@@ -28,9 +29,10 @@ type reach struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 
-	inb *vector.Batch
-	pos int
-	row int
+	inb  *vector.Batch
+	pos  int
+	row  int
+	into uint64 // the bound far end of the current row, when Into >= 0
 
 	visited  *roaring64.Bitmap
 	found    []uint64 // far ends of the current row still to emit
@@ -59,7 +61,9 @@ func (r *reach) open() {
 		rels.SetNull(i)
 	}
 	r.out.Cols[nin] = rels
-	r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+	if r.p.Into < 0 {
+		r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+	}
 }
 
 func (r *reach) Next() (*vector.Batch, error) {
@@ -71,10 +75,15 @@ func (r *reach) Next() (*vector.Batch, error) {
 	}
 	r.idx = r.idx[:0]
 	nin := len(r.p.Input.Columns())
-	ends := r.out.Cols[nin+1].IDs
+	var ends []uint64
+	if r.p.Into < 0 {
+		ends = r.out.Cols[nin+1].IDs
+	}
 	for len(r.idx) < vector.Capacity {
 		if r.next < len(r.found) {
-			ends[len(r.idx)] = r.found[r.next]
+			if ends != nil {
+				ends[len(r.idx)] = r.found[r.next]
+			}
 			r.next++
 			r.idx = append(r.idx, int32(r.row))
 			continue
@@ -125,6 +134,14 @@ func (r *reach) advance() (bool, error) {
 		if !ok {
 			continue
 		}
+		if r.p.Into >= 0 {
+			if r.into, ok, err = nodeAt(r.inb.Cols[r.p.Into], r.row); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
+		}
 		if r.props != nil {
 			r.props.row(r.row)
 		}
@@ -142,6 +159,12 @@ func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
 	r.visited.Clear()
 	keep := func(n uint64) {
+		if r.p.Into >= 0 {
+			if n == r.into {
+				r.found = append(r.found, n)
+			}
+			return
+		}
 		if !r.toMissing && hasLabels(r.c.Tx, n, r.toLabels) {
 			r.found = append(r.found, n)
 		}
@@ -152,7 +175,9 @@ func (r *reach) search(start uint64) error {
 	}
 	r.frontier = append(r.frontier[:0], start)
 	tx := r.c.Tx
-	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max); depth++ {
+	// With a bound far end the search stops as soon as it is found.
+	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max) &&
+		!(r.p.Into >= 0 && len(r.found) > 0); depth++ {
 		if err := r.c.checkCancel(); err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 		markEndpoints(o.Input, sets, withCols(compared, o.Distinct))
 	case *VarLengthExpand:
 		rel := len(o.Input.Columns())
-		if sets && o.RelVar == "" && !o.PathCol && len(o.Distinct) == 0 && !compared[rel] && o.Into < 0 &&
+		if sets && o.RelVar == "" && !o.PathCol && len(o.Distinct) == 0 && !compared[rel] &&
 			(o.Min == 0 || o.Min == 1 && o.Dir != Both) {
 			o.EndpointsOnly = true
 		}
