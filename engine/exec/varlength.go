@@ -227,7 +227,11 @@ func (e *varLength) emit(end uint64) {
 	}
 	k := len(e.idx)
 	nin := len(e.p.Input.Columns())
-	e.out.Cols[nin].Set(k, relList(e.rels))
+	if e.p.OmitRels {
+		e.out.Cols[nin].SetNull(k)
+	} else {
+		e.out.Cols[nin].Set(k, relList(e.rels))
+	}
 	if e.p.Into < 0 {
 		e.out.Cols[nin+1].IDs[k] = end
 	}

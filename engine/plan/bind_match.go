@@ -115,6 +115,10 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			}
 			b.set(ex)
 		}
+		if vl, ok := b.root.(*VarLengthExpand); ok && boundRel >= 0 {
+			// The filter below reads the list: keep it built.
+			vl.RelVar = b.sc.cols[boundRel].Name
+		}
 		rels = append(rels, relIdx)
 		if boundRel >= 0 {
 			b.set(&Filter{Input: b.root, Pred: &Binary{Op: OpEq, L: b.sc.ref(relIdx), R: b.sc.ref(boundRel)}})

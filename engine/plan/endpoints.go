@@ -27,7 +27,10 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 	case *Aggregate:
 		markEndpoints(o.Input, dupInsensitive(o.Aggs), map[int]bool{})
 	case *Project:
-		markEndpoints(o.Input, sets, map[int]bool{})
+		if !appends(o) {
+			compared = map[int]bool{}
+		}
+		markEndpoints(o.Input, sets, compared)
 	case *Filter:
 		markEndpoints(o.Input, sets, compared)
 	case *Sort:
@@ -36,6 +39,7 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 		markEndpoints(o.Input, sets, withCols(compared, o.Distinct))
 	case *VarLengthExpand:
 		rel := len(o.Input.Columns())
+		o.OmitRels = o.RelVar == "" && !compared[rel]
 		if sets && o.RelVar == "" && !o.PathCol && len(o.Distinct) == 0 && !compared[rel] &&
 			(o.Min == 0 || o.Min == 1 && o.Dir != Both) {
 			o.EndpointsOnly = true
@@ -81,4 +85,20 @@ func withCols(m map[int]bool, cols []int) map[int]bool {
 		out[c] = true
 	}
 	return out
+}
+
+// appends reports whether a projection keeps its input's columns in place
+// (a named path added within a MATCH), so column numbers above it still
+// mean the same columns below.
+func appends(p *Project) bool {
+	n := len(p.Input.Columns())
+	if len(p.Exprs) < n {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if c, ok := p.Exprs[i].(*ColRef); !ok || c.Idx != i {
+			return false
+		}
+	}
+	return true
 }

@@ -41,6 +41,10 @@ type VarLengthExpand struct {
 	Distinct      []int
 	PathCol       bool
 	EndpointsOnly bool
+	// OmitRels: nothing reads the relationship list (the relationship is
+	// anonymous and no later pattern compares against it), so the
+	// executor leaves the column null instead of building a list per row.
+	OmitRels bool
 	Pattern       string // the pattern as written, for EXPLAIN
 	Cols          []Column
 }
