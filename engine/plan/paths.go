@@ -45,8 +45,8 @@ type VarLengthExpand struct {
 	// anonymous and no later pattern compares against it), so the
 	// executor leaves the column null instead of building a list per row.
 	OmitRels bool
-	Pattern       string // the pattern as written, for EXPLAIN
-	Cols          []Column
+	Pattern  string // the pattern as written, for EXPLAIN
+	Cols     []Column
 }
 
 // ShortestPath finds, for each input row, a shortest chain of Min..Max
