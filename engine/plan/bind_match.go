@@ -11,6 +11,7 @@ import (
 // WHERE become filters above the expansions.
 func (b *binder) match(m *gql.Match) error {
 	var rels []int // relationship columns of this clause, for uniqueness
+	var searches []*ShortestPath
 	before := len(b.sc.cols)
 	for _, part := range m.Pattern.Parts {
 		var (
@@ -19,6 +20,9 @@ func (b *binder) match(m *gql.Match) error {
 		)
 		if part.Shortest != gql.ShortestNone {
 			pc, err = b.shortestPart(part, before)
+			if sp, ok := b.root.(*ShortestPath); ok {
+				searches = append(searches, sp)
+			}
 		} else {
 			rels, pc, err = b.matchPart(part, rels, before)
 		}
@@ -30,6 +34,9 @@ func (b *binder) match(m *gql.Match) error {
 				return err
 			}
 		}
+	}
+	if m.Where != nil && len(searches) > 0 {
+		return b.whereAround(m.Where, searches)
 	}
 	if m.Where != nil {
 		return b.where(m.Where)
