@@ -101,11 +101,12 @@ func pathLength(name string, args []Expr) string {
 	return name
 }
 
-// describePath is the EXPLAIN line of a path operator.
+// describePath is the EXPLAIN line of a path operator. VarLengthExpand
+// shows as VariableLengthExpand, the name the interface contract uses.
 func describePath(op Operator) (string, bool) {
 	switch o := op.(type) {
 	case *VarLengthExpand:
-		s := "VarLengthExpand " + o.Pattern
+		s := "VariableLengthExpand " + o.Pattern
 		if o.Into >= 0 {
 			s += " into"
 		}
