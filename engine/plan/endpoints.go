@@ -10,9 +10,9 @@ package plan
 // rows. The expansion itself must not expose its chain (no relationship
 // variable, no path), be the only relationship pattern its uniqueness
 // concerns (no Distinct columns, and no later expansion of the same MATCH
-// comparing against it), and have a minimum of 0, or 1 on a directed
-// pattern: within those bounds a far end is reachable by a walk exactly
-// when it is by a trail.
+// comparing against it), and have a minimum of 0 or 1: within those bounds
+// a far end is reachable by a walk exactly when it is by a trail (the
+// executor checks the start of an undirected search apart).
 func endpointsOnly(op Operator) {
 	markEndpoints(op, false, map[int]bool{})
 }
@@ -41,7 +41,7 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 		rel := len(o.Input.Columns())
 		o.OmitRels = o.RelVar == "" && !compared[rel]
 		if sets && o.RelVar == "" && !o.PathCol && len(o.Distinct) == 0 && !compared[rel] &&
-			(o.Min == 0 || o.Min == 1 && o.Dir != Both) {
+			o.Min <= 1 {
 			o.EndpointsOnly = true
 		}
 		markEndpoints(o.Input, sets, withCols(compared, o.Distinct))
