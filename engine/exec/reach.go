@@ -56,7 +56,7 @@ func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps)
 func (r *reach) open() {
 	r.opened = true
 	r.adjs = openAdjs(r.c, r.p.Types, r.p.Dir)
-	r.toLabels, r.toMissing = labelSet(r.c, r.p.ToLabels)
+	r.toLabels, r.toMissing = resolveLabels(r.c, r.p.ToLabels)
 	nin := len(r.p.Input.Columns())
 	rels := vector.New(vector.Any, vector.Capacity)
 	for i := 0; i < vector.Capacity; i++ {
@@ -167,7 +167,7 @@ func (r *reach) search(start uint64) error {
 			}
 			return
 		}
-		if !r.toMissing && hasLabels(r.c.Tx, n, r.toLabels) {
+		if !r.toMissing && nodeHasLabels(r.c.Tx, n, r.toLabels) {
 			r.found = append(r.found, n)
 		}
 	}

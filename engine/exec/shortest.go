@@ -10,7 +10,7 @@ import (
 // that connects them: from both ends at once (shortest_bidi.go) between
 // different nodes, from the start alone for cycles back to it. The visited sets are maps
 // cleared between rows, so a point query costs what it visits, never
-// O(|V|). With All, the level is completed and every parent edge from the
+// O(|V|). With All, the level is completed and every parent hop from the
 // previous level kept, and the paths are enumerated back from the target.
 type shortest struct {
 	c     *Context
@@ -18,8 +18,8 @@ type shortest struct {
 	in    Operator
 	adjs  []adjList
 	props *relProps
-	// fwd and bwd are the two halves of a search between different nodes.
-	fwd, bwd *side
+	// fwd and bwd are the two searchHalves of a search between different nodes.
+	fwd, bwd *searchSide
 
 	inb *vector.Batch
 	pos int
@@ -28,21 +28,21 @@ type shortest struct {
 	pending []vector.Path // paths of the current row still to emit
 	next    int
 
-	par      map[uint64]edge   // single: the edge a node was reached by
-	lvl      map[uint64]int32  // all: the level of each visited node
-	pars     map[uint64][]edge // all: every edge from the previous level
+	par      map[uint64]hop   // single: the hop a node was reached by
+	lvl      map[uint64]int32 // all: the level of each visited node
+	pars     map[uint64][]hop // all: every hop from the previous level
 	frontier []uint64
 	nextLvl  []uint64
 	nbrs     []uint64
 	rels     []uint64
-	closing  []edge
+	closing  []hop
 
 	idx []int32
 	out *vector.Batch
 }
 
-// edge is how the search reached a node: from a node by a relationship.
-type edge struct{ from, rel uint64 }
+// hop is how the search reached a node: from a node by a relationship.
+type hop struct{ from, rel uint64 }
 
 func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error) {
 	props, err := newRelProps(c, p.RelKeys, p.RelVals)
@@ -50,9 +50,9 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 		return nil, err
 	}
 	s := &shortest{c: c, p: p, in: in, props: props, adjs: openAdjs(c, p.Types, p.Dir),
-		par: map[uint64]edge{}, lvl: map[uint64]int32{}, pars: map[uint64][]edge{},
+		par: map[uint64]hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]hop{},
 		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
-	s.fwd, s.bwd = newSide(s.adjs), newSide(openAdjs(c, p.Types, reverse(p.Dir)))
+	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
 	nin := len(p.Input.Columns())
 	s.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	s.out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
@@ -70,7 +70,7 @@ func (s *shortest) Next() (*vector.Batch, error) {
 			pth := s.pending[s.next]
 			s.next++
 			k := len(s.idx)
-			s.out.Cols[nin].Set(k, relList(pth.Rels))
+			s.out.Cols[nin].Set(k, relsValue(pth.Rels))
 			s.out.Cols[nin+1].Set(k, pth)
 			s.idx = append(s.idx, int32(s.row))
 			continue
@@ -189,7 +189,7 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 					continue
 				}
 				if v == dst && src == dst {
-					s.closing = append(s.closing, edge{u, r})
+					s.closing = append(s.closing, hop{u, r})
 					continue
 				}
 				d, seen := s.lvl[v]
@@ -198,12 +198,12 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 					s.lvl[v] = level
 					s.nextLvl = append(s.nextLvl, v)
 					if s.p.All {
-						s.pars[v] = append(s.pars[v], edge{u, r})
+						s.pars[v] = append(s.pars[v], hop{u, r})
 					} else {
-						s.par[v] = edge{u, r}
+						s.par[v] = hop{u, r}
 					}
 				case d == level && s.p.All:
-					s.pars[v] = append(s.pars[v], edge{u, r})
+					s.pars[v] = append(s.pars[v], hop{u, r})
 				}
 				if v == dst {
 					found = true
@@ -214,7 +214,7 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 			}
 		}
 		if found {
-			s.paths(dst, edge{}, false)
+			s.paths(dst, hop{}, false)
 			return nil
 		}
 		for _, e := range s.closing {
@@ -284,9 +284,9 @@ func (s *shortest) cycles(start uint64) error {
 }
 
 // paths appends to pending the shortest paths to node v (every one with
-// All), extended by the edge last when closing a cycle back to the start;
+// All), extended by the hop last when closing a cycle back to the start;
 // such a cycle must not use a relationship twice.
-func (s *shortest) paths(v uint64, last edge, closing bool) {
+func (s *shortest) paths(v uint64, last hop, closing bool) {
 	var nodes, rels []uint64
 	var walk func(v uint64)
 	emit := func() {

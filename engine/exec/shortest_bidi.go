@@ -5,27 +5,27 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// side is one half of a bidirectional search: the levels and parent edges
+// searchSide is one half of a bidirectional search: the levels and parent edges
 // of the nodes reached from its origin, and its current frontier.
-type side struct {
+type searchSide struct {
 	adjs     []adjList
 	lvl      map[uint64]int32
-	pars     map[uint64][]edge
+	pars     map[uint64][]hop
 	frontier []uint64
 	next     []uint64
 	depth    int32
 }
 
-func newSide(adjs []adjList) *side {
-	return &side{adjs: adjs, lvl: map[uint64]int32{}, pars: map[uint64][]edge{}}
+func newSearchSide(adjs []adjList) *searchSide {
+	return &searchSide{adjs: adjs, lvl: map[uint64]int32{}, pars: map[uint64][]hop{}}
 }
 
 // reset starts the side from origin. Maps grown large by an earlier search
 // are dropped rather than cleared, so a small search does not pay for
 // clearing a big one's buckets.
-func (sd *side) reset(origin uint64) {
+func (sd *searchSide) reset(origin uint64) {
 	if len(sd.lvl) > 4096 {
-		sd.lvl, sd.pars = map[uint64]int32{}, map[uint64][]edge{}
+		sd.lvl, sd.pars = map[uint64]int32{}, map[uint64][]hop{}
 	} else {
 		clear(sd.lvl)
 		clear(sd.pars)
@@ -36,7 +36,7 @@ func (sd *side) reset(origin uint64) {
 }
 
 // reverse is the direction of a search run from the far end.
-func reverse(d plan.Direction) plan.Direction {
+func reverseDir(d plan.Direction) plan.Direction {
 	switch d {
 	case plan.Out:
 		return plan.In
@@ -81,13 +81,13 @@ func (s *shortest) bidi(src, dst uint64) error {
 				switch {
 				case !seen:
 					x.lvl[v] = level
-					x.pars[v] = append(x.pars[v], edge{u, r})
+					x.pars[v] = append(x.pars[v], hop{u, r})
 					x.next = append(x.next, v)
 					if _, met := y.lvl[v]; met {
 						meet = append(meet, v)
 					}
 				case d == level && s.p.All:
-					x.pars[v] = append(x.pars[v], edge{u, r})
+					x.pars[v] = append(x.pars[v], hop{u, r})
 				}
 			}
 			if len(meet) > 0 && !s.p.All {
@@ -112,8 +112,8 @@ func (s *shortest) bidi(src, dst uint64) error {
 // join appends the paths through meeting node v: every half from the
 // source to v followed by every half from v to the target.
 func (s *shortest) join(v uint64) {
-	heads := halves(s.fwd, v, s.p.All) // each from v back to the source
-	tails := halves(s.bwd, v, s.p.All) // each from v on to the target
+	heads := searchHalves(s.fwd, v, s.p.All) // each from v back to the source
+	tails := searchHalves(s.bwd, v, s.p.All) // each from v on to the target
 	for _, h := range heads {
 		for _, t := range tails {
 			n := len(h.Rels) + len(t.Rels)
@@ -134,16 +134,16 @@ func (s *shortest) join(v uint64) {
 	}
 }
 
-// halves lists the paths from v back to a side's origin along parent
+// searchHalves lists the paths from v back to a side's origin along parent
 // edges (one path unless all).
-func halves(sd *side, v uint64, all bool) []vector.Path {
+func searchHalves(sd *searchSide, v uint64, all bool) []vector.Path {
 	var out []vector.Path
 	var nodes, rels []uint64
 	var walk func(v uint64)
 	walk = func(v uint64) {
 		nodes = append(nodes, v)
 		if sd.lvl[v] == 0 {
-			out = append(out, pathOf(nodes, rels))
+			out = append(out, copyPath(nodes, rels))
 		} else {
 			for _, e := range sd.pars[v] {
 				rels = append(rels, e.rel)

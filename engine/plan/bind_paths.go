@@ -197,8 +197,8 @@ func (b *binder) whereAround(e gql.Expr, searches []*ShortestPath) error {
 		return err
 	}
 	var rest Expr
-	for _, c := range conjuncts(pred, nil) {
-		top, ok := maxCol(c)
+	for _, c := range andTerms(pred, nil) {
+		top, ok := highestCol(c)
 		pushed := false
 		for _, sp := range searches { // lowest in the plan first
 			if ok && top < len(sp.Input.Columns()) {
@@ -221,17 +221,17 @@ func (b *binder) whereAround(e gql.Expr, searches []*ShortestPath) error {
 	return nil
 }
 
-// conjuncts splits a predicate at its top-level ANDs.
-func conjuncts(e Expr, out []Expr) []Expr {
+// andTerms splits a predicate at its top-level ANDs.
+func andTerms(e Expr, out []Expr) []Expr {
 	if x, ok := e.(*Binary); ok && x.Op == OpAnd {
-		return conjuncts(x.R, conjuncts(x.L, out))
+		return andTerms(x.R, andTerms(x.L, out))
 	}
 	return append(out, e)
 }
 
-// maxCol is the highest column an expression reads (-1 for none); ok is
+// highestCol is the highest column an expression reads (-1 for none); ok is
 // false for an expression it does not know how to look into.
-func maxCol(e Expr) (int, bool) {
+func highestCol(e Expr) (int, bool) {
 	top := -1
 	ok := true
 	var walk func(e Expr)

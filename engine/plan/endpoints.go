@@ -27,7 +27,7 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 	case *Aggregate:
 		markEndpoints(o.Input, dupInsensitive(o.Aggs), map[int]bool{})
 	case *Project:
-		if !appends(o) {
+		if !keepsColumns(o) {
 			compared = map[int]bool{}
 		}
 		markEndpoints(o.Input, sets, compared)
@@ -87,10 +87,10 @@ func withCols(m map[int]bool, cols []int) map[int]bool {
 	return out
 }
 
-// appends reports whether a projection keeps its input's columns in place
+// keepsColumns reports whether a projection keeps its input's columns in place
 // (a named path added within a MATCH), so column numbers above it still
 // mean the same columns below.
-func appends(p *Project) bool {
+func keepsColumns(p *Project) bool {
 	n := len(p.Input.Columns())
 	if len(p.Exprs) < n {
 		return false
