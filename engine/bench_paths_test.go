@@ -15,6 +15,7 @@ func BenchmarkPaths(b *testing.B) {
 		{"V2b-point-3hop-distinct-enum", "MATCH (a:Person {id: 42})-[r:KNOWS*1..3]->(c) RETURN count(DISTINCT c)"},
 		{"V3b-point-reach-count", "MATCH (a:Person {id: 42})-[:KNOWS*]->(c) WITH DISTINCT c RETURN count(*)"},
 		{"V3-point-reach-all", "MATCH (a:Person {id: 42})-[:KNOWS*]->(c) RETURN count(DISTINCT c)"},
+		{"V5-point-undirected-reach", "MATCH (a:Person {id: 42})-[:KNOWS*]-(c) RETURN count(DISTINCT c)"},
 		{"V4-point-3hop-paths", "MATCH p = (a:Person {id: 42})-[:KNOWS*1..3]->(c) RETURN count(p)"},
 		{"S1-shortest", "MATCH (a:Person {id: 42}), (b:Person {id: 4242}) MATCH p = shortestPath((a)-[:KNOWS*]->(b)) RETURN length(p)"},
 		{"S2-all-shortest", "MATCH (a:Person {id: 42}), (b:Person {id: 4242}) MATCH p = allShortestPaths((a)-[:KNOWS*]->(b)) RETURN count(p)"},
