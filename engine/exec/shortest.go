@@ -27,6 +27,12 @@ type shortest struct {
 
 	pending []vector.Path // paths of the current row still to emit
 	next    int
+	// joining: the current row's paths come from nextJoined.
+	joining    bool
+	meet       []uint64
+	meetIdx    int
+	head, tail parentWalk
+	haveHead   bool
 
 	par      map[uint64]hop   // single: the hop a node was reached by
 	lvl      map[uint64]int32 // all: the level of each visited node
@@ -67,13 +73,16 @@ func (s *shortest) Next() (*vector.Batch, error) {
 	nin := len(s.p.Input.Columns())
 	for len(s.idx) < vector.Capacity {
 		if s.next < len(s.pending) {
-			pth := s.pending[s.next]
+			s.emit(nin, s.pending[s.next])
 			s.next++
-			k := len(s.idx)
-			s.out.Cols[nin].Set(k, relsValue(pth.Rels))
-			s.out.Cols[nin+1].Set(k, pth)
-			s.idx = append(s.idx, int32(s.row))
 			continue
+		}
+		if s.joining {
+			if pth, ok := s.nextJoined(); ok {
+				s.emit(nin, pth)
+				continue
+			}
+			s.joining = false
 		}
 		ok, err := s.advance()
 		if err != nil {
@@ -92,6 +101,14 @@ func (s *shortest) Next() (*vector.Batch, error) {
 	}
 	s.out.Len, s.out.Sel = len(s.idx), nil
 	return s.out, nil
+}
+
+// emit outputs a path of the current row.
+func (s *shortest) emit(nin int, pth vector.Path) {
+	k := len(s.idx)
+	s.out.Cols[nin].Set(k, relsValue(pth.Rels))
+	s.out.Cols[nin+1].Set(k, pth)
+	s.idx = append(s.idx, int32(s.row))
 }
 
 // advance searches the paths of the next input row whose endpoints are
@@ -134,11 +151,11 @@ func (s *shortest) advance() (bool, error) {
 		if s.props != nil {
 			s.props.row(s.row)
 		}
-		s.pending, s.next = s.pending[:0], 0
+		s.pending, s.next, s.joining = s.pending[:0], 0, false
 		if err := s.search(src, dst); err != nil {
 			return false, err
 		}
-		if len(s.pending) > 0 {
+		if len(s.pending) > 0 || s.joining {
 			return true, nil
 		}
 	}

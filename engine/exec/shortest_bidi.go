@@ -97,65 +97,103 @@ func (s *shortest) bidi(src, dst uint64) error {
 		x.depth = level
 		x.frontier, x.next = x.next, x.frontier
 		if len(meet) > 0 {
-			for _, v := range meet {
-				s.join(v)
-				if !s.p.All {
-					break
-				}
-			}
+			// The paths are enumerated lazily (nextJoined): there may be
+			// far more shortest paths than a query wants to see.
+			s.meet, s.meetIdx, s.haveHead, s.joining = meet, 0, false, true
+			s.head.reset(s.fwd, meet[0])
 			return nil
 		}
 	}
 	return nil
 }
 
-// join appends the paths through meeting node v: every half from the
-// source to v followed by every half from v to the target.
-func (s *shortest) join(v uint64) {
-	heads := searchHalves(s.fwd, v, s.p.All) // each from v back to the source
-	tails := searchHalves(s.bwd, v, s.p.All) // each from v on to the target
-	for _, h := range heads {
-		for _, t := range tails {
-			n := len(h.Rels) + len(t.Rels)
-			p := vector.Path{Nodes: make([]uint64, 0, n+1), Rels: make([]uint64, 0, n)}
-			for i := len(h.Nodes) - 1; i >= 0; i-- {
-				p.Nodes = append(p.Nodes, h.Nodes[i])
+// nextJoined returns the next path through the meeting nodes: every half
+// from the source to a meeting node followed by every half from it to the
+// target (one path unless All).
+func (s *shortest) nextJoined() (vector.Path, bool) {
+	for {
+		if s.haveHead {
+			if s.tail.next() {
+				h, t := s.head, s.tail
+				n := len(h.rels) + len(t.rels)
+				p := vector.Path{Nodes: make([]uint64, 0, n+1), Rels: make([]uint64, 0, n)}
+				for i := len(h.nodes) - 1; i >= 0; i-- {
+					p.Nodes = append(p.Nodes, h.nodes[i])
+				}
+				for i := len(h.rels) - 1; i >= 0; i-- {
+					p.Rels = append(p.Rels, h.rels[i])
+				}
+				p.Nodes = append(p.Nodes, t.nodes[1:]...)
+				p.Rels = append(p.Rels, t.rels...)
+				return p, true
 			}
-			for i := len(h.Rels) - 1; i >= 0; i-- {
-				p.Rels = append(p.Rels, h.Rels[i])
-			}
-			p.Nodes = append(p.Nodes, t.Nodes[1:]...)
-			p.Rels = append(p.Rels, t.Rels...)
-			s.pending = append(s.pending, p)
+			s.haveHead = false
 			if !s.p.All {
-				return
+				return vector.Path{}, false
 			}
 		}
+		if s.head.next() {
+			s.haveHead = true
+			s.tail.reset(s.bwd, s.meet[s.meetIdx])
+			continue
+		}
+		s.meetIdx++
+		if s.meetIdx >= len(s.meet) || !s.p.All {
+			return vector.Path{}, false
+		}
+		s.head.reset(s.fwd, s.meet[s.meetIdx])
 	}
 }
 
-// searchHalves lists the paths from v back to a side's origin along parent
-// edges (one path unless all).
-func searchHalves(sd *searchSide, v uint64, all bool) []vector.Path {
-	var out []vector.Path
-	var nodes, rels []uint64
-	var walk func(v uint64)
-	walk = func(v uint64) {
-		nodes = append(nodes, v)
-		if sd.lvl[v] == 0 {
-			out = append(out, copyPath(nodes, rels))
-		} else {
-			for _, e := range sd.pars[v] {
-				rels = append(rels, e.rel)
-				walk(e.from)
-				rels = rels[:len(rels)-1]
-				if !all {
-					break
-				}
-			}
-		}
-		nodes = nodes[:len(nodes)-1]
+// parentWalk enumerates, depth first and resumably, the paths from a node
+// back to a search side's origin along the parent hops: nodes[0] is the
+// start node, rels[i] joins nodes[i] and nodes[i+1].
+type parentWalk struct {
+	sd    *searchSide
+	nodes []uint64
+	rels  []uint64
+	idx   []int // next parent of nodes[i] to try
+	fresh bool
+}
+
+func (w *parentWalk) reset(sd *searchSide, v uint64) {
+	w.sd = sd
+	w.nodes = append(w.nodes[:0], v)
+	w.rels = w.rels[:0]
+	w.idx = append(w.idx[:0], 0)
+	w.fresh = true
+}
+
+// next moves to the next path; false when there is none left.
+func (w *parentWalk) next() bool {
+	if !w.fresh && len(w.nodes) > 0 {
+		w.pop() // step back from the path returned last time
 	}
-	walk(v)
-	return out
+	w.fresh = false
+	for len(w.nodes) > 0 {
+		top := len(w.nodes) - 1
+		t := w.nodes[top]
+		if w.sd.lvl[t] == 0 {
+			return true
+		}
+		ps := w.sd.pars[t]
+		if w.idx[top] < len(ps) {
+			e := ps[w.idx[top]]
+			w.idx[top]++
+			w.nodes = append(w.nodes, e.from)
+			w.rels = append(w.rels, e.rel)
+			w.idx = append(w.idx, 0)
+			continue
+		}
+		w.pop()
+	}
+	return false
+}
+
+func (w *parentWalk) pop() {
+	top := len(w.nodes) - 1
+	w.nodes, w.idx = w.nodes[:top], w.idx[:top]
+	if len(w.rels) > 0 {
+		w.rels = w.rels[:len(w.rels)-1]
+	}
 }
