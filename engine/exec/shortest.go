@@ -8,17 +8,18 @@ import (
 // shortest finds shortest paths between the two bound nodes of each input
 // row by breadth-first search, level by level, stopping at the first level
 // that connects them: from both ends at once (shortest_bidi.go) between
-// different nodes, from the start alone for cycles back to it. The visited sets are maps
-// cleared between rows, so a point query costs what it visits, never
-// O(|V|). With All, the level is completed and every parent hop from the
-// previous level kept, and the paths are enumerated back from the target.
+// different nodes, from the start alone for cycles back to it. The visited
+// sets are maps cleared between rows, so a point query costs what it
+// visits, never O(|V|). With All, the level is completed and every parent
+// hop from the previous level kept, and the paths are enumerated back
+// along them.
 type shortest struct {
 	c     *Context
 	p     *plan.ShortestPath
 	in    Operator
 	adjs  []adjList
 	props *relProps
-	// fwd and bwd are the two searchHalves of a search between different nodes.
+	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
 
 	inb *vector.Batch
@@ -34,8 +35,9 @@ type shortest struct {
 	head, tail parentWalk
 	haveHead   bool
 
+	// The one-sided search (cycles back to the start).
 	par      map[uint64]hop   // single: the hop a node was reached by
-	lvl      map[uint64]int32 // all: the level of each visited node
+	lvl      map[uint64]int32 // the level of each visited node
 	pars     map[uint64][]hop // all: every hop from the previous level
 	frontier []uint64
 	nextLvl  []uint64
