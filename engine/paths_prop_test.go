@@ -34,6 +34,14 @@ func TestPathsAgainstReference(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), vq.text(), got, want)
 			}
+			// A named path written from the far end (planned from the
+			// start): its relationships in written order are the trail's
+			// reversed.
+			got = ptRows(t, db, vq.pathText(), ids)
+			want = gr.reversedTrails(vq)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), vq.pathText(), got, want)
+			}
 			// The distinct far ends, which may be answered by reachability.
 			dq := vq.distinctText()
 			got = ptRows(t, db, dq, ids)
@@ -147,6 +155,18 @@ func (q ptQuery) text() string {
 	return fmt.Sprintf("MATCH (x {k: %d})%s(y) RETURN y.k, r", q.from, q.rel("r"))
 }
 
+// pathText writes the pattern from the far end y back to the start x.
+func (q ptQuery) pathText() string {
+	m := q
+	switch q.dir {
+	case "out":
+		m.dir = "in"
+	case "in":
+		m.dir = "out"
+	}
+	return fmt.Sprintf("MATCH p = (y)%s(x {k: %d}) RETURN y.k, relationships(p)", m.rel(""), q.from)
+}
+
 func (q ptQuery) distinctText() string {
 	return fmt.Sprintf("MATCH (x {k: %d})%s(y) RETURN DISTINCT y.k", q.from, q.rel(""))
 }
@@ -216,6 +236,19 @@ func ptRow(end int, rels []int) string {
 func (g *ptGraph) varLength(q ptQuery) []string {
 	out := []string{}
 	g.trails(q, func(end int, rels []int) { out = append(out, ptRow(end, rels)) })
+	sort.Strings(out)
+	return out
+}
+
+// reversedTrails lists the trails as varLength does, each with its
+// relationships in reverse order.
+func (g *ptGraph) reversedTrails(q ptQuery) []string {
+	out := []string{}
+	g.trails(q, func(end int, rels []int) {
+		r := slices.Clone(rels)
+		slices.Reverse(r)
+		out = append(out, ptRow(end, r))
+	})
 	sort.Strings(out)
 	return out
 }
