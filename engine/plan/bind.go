@@ -34,6 +34,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
 		returns = true // a standalone call returns what it yields
 	}
+	endpointsOnly(b.root)
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }
 
