@@ -121,7 +121,7 @@ func TestShowFunctions(t *testing.T) {
 	want := map[string]bool{
 		"'toUpper' | 'toUpper(s)' | ": false, // a scalar function, in its documented spelling
 		"'substring' | 'substring(s, start[, length])' | '0-based, in characters'": false,
-		"'count' | ": false, // an aggregate
+		"'count' | ":   false, // an aggregate
 		"'collect' | ": false,
 	}
 	for _, r := range rows {
@@ -196,7 +196,7 @@ func TestMaxMemoryPerQuery(t *testing.T) {
 		t.Errorf("a write stopped by the limit left %v nodes", got)
 	}
 	light := map[string]int{
-		"UNWIND $l AS x RETURN count(*) AS n":              1,
+		"UNWIND $l AS x RETURN count(*) AS n":             1,
 		"UNWIND $l AS x RETURN x ORDER BY x DESC LIMIT 3": 3,
 		"UNWIND $l AS x WITH x WHERE x < 5 RETURN x":      5,
 	}
