@@ -75,7 +75,9 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	if d.Columns == nil {
 		d.Columns = []string{}
 	}
-	d.Details = strings.TrimSpace(strings.TrimPrefix(describe(op), d.Operator))
+	if text := describe(op); !strings.HasPrefix(text, "*") { // not Format's %T fallback
+		d.Details = strings.TrimSpace(strings.TrimPrefix(text, d.Operator))
+	}
 	switch o := op.(type) {
 	case *NodeScan:
 		d.Label = labelList(o.Labels)
@@ -83,8 +85,23 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 		d.Pattern = expandPattern(o)
 	case *Filter:
 		d.Filter = o.Pred.String()
+	default:
+		// Another expansion (variable length, shortest path) shows the
+		// pattern its Format line carries: "(a)-[…]->(b)".
+		if strings.Contains(d.Operator, "Expand") || strings.Contains(d.Operator, "Path") {
+			d.Pattern = patternText(d.Details)
+		}
 	}
 	return d
+}
+
+// patternText extracts "(…)…(…)" from an operator's details, or "".
+func patternText(details string) string {
+	i, j := strings.IndexByte(details, '('), strings.LastIndexByte(details, ')')
+	if i < 0 || j < i || !strings.Contains(details[i:j], "-") {
+		return ""
+	}
+	return details[i : j+1]
 }
 
 // OperatorName is the name EXPLAIN and PROFILE show for op: the Go type
