@@ -69,15 +69,17 @@ func at(err error, valuePos, namePos gql.Pos) error {
 	return e.At(p.Line, p.Column)
 }
 
-// aggregateDocs describes the aggregate functions, which bind to
-// plan.Aggregate rather than plan.Functions.
-var aggregateDocs = []struct{ name, sig, desc string }{
-	{"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
-	{"collect", "collect(x)", "list of the non-null values"},
-	{"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
-	{"max", "max(x)", "largest value"},
-	{"min", "min(x)", "smallest value"},
-	{"sum", "sum(x)", "sum of the non-null numbers"},
+// aggregateDocs describes aggregate functions, which bind to
+// plan.Aggregate rather than plan.Functions. The list of aggregates is
+// the binder's (plan.AggregateNames); one without an entry here is shown
+// as name(x).
+var aggregateDocs = map[string][2]string{
+	"avg":     {"avg(x)", "arithmetic mean of the non-null numbers"},
+	"collect": {"collect(x)", "list of the non-null values"},
+	"count":   {"count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
+	"max":     {"max(x)", "largest value"},
+	"min":     {"min(x)", "smallest value"},
+	"sum":     {"sum(x)", "sum of the non-null numbers"},
 }
 
 // functionRows lists every function a query may call: the scalar
@@ -103,8 +105,12 @@ func functionRows() [][]string {
 		}
 		rows = append(rows, []string{name, signature, desc})
 	}
-	for _, a := range aggregateDocs {
-		rows = append(rows, []string{a.name, a.sig, "aggregate: " + a.desc})
+	for _, name := range plan.AggregateNames() {
+		doc, ok := aggregateDocs[name]
+		if !ok {
+			doc = [2]string{name + "(x)", "aggregate over the group's values"}
+		}
+		rows = append(rows, []string{name, doc[0], "aggregate: " + doc[1]})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := strings.ToLower(rows[i][0]), strings.ToLower(rows[j][0])
