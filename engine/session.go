@@ -13,7 +13,10 @@ import (
 )
 
 // Settings returns the database's settings (SET / SHOW).
-func (db *DB) Settings() *Settings { return db.settings }
+func (db *DB) Settings() *Settings {
+	db.settingsOnce.Do(func() { db.settingsVal = newSettings(db.opts) })
+	return db.settingsVal
+}
 
 // session runs a session statement: SET answers the parameter's new value
 // as one row (name, value); SHOW answers rows of strings.
@@ -22,12 +25,12 @@ func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
 	var rows [][]string
 	switch s.Kind {
 	case gql.SessionSet:
-		if err := db.settings.Set(s.Name, s.Value); err != nil {
+		if err := db.Settings().Set(s.Name, s.Value); err != nil {
 			return nil, at(err, s.ValuePos, s.NamePos)
 		}
 		fallthrough
 	case gql.SessionShow:
-		v, err := db.settings.Show(s.Name)
+		v, err := db.Settings().Show(s.Name)
 		if err != nil {
 			return nil, at(err, s.NamePos, s.NamePos)
 		}
@@ -35,7 +38,7 @@ func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
 		rows = [][]string{{strings.ToLower(s.Name), v}}
 	case gql.SessionShowAll:
 		names = []string{"name", "value", "description"}
-		for _, r := range db.settings.all() {
+		for _, r := range db.Settings().all() {
 			rows = append(rows, r[:])
 		}
 	case gql.SessionShowFunctions:
