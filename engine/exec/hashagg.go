@@ -176,7 +176,6 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 // aggState is one aggregate's per-group state.
 type aggState struct {
 	call  plan.AggCall
-	held  int64 // estimated bytes of values kept (collect, DISTINCT)
 	arg   evaluator
 	count []int64        // count, and the number of values for sum/avg
 	isum  []int64        // integer sums
@@ -186,6 +185,7 @@ type aggState struct {
 	lists [][]vector.Value
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
+	held  int64 // estimated bytes of values kept (collect, DISTINCT)
 }
 
 func (a *aggState) grow(n int) {
@@ -247,9 +247,6 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 		if err := a.add(g, v, r); err != nil {
 			return err
 		}
-		if a.lists != nil { // collect keeps the value (memory.go)
-			a.held += valueBytes(v.Get(r))
-		}
 	}
 	return nil
 }
@@ -288,7 +285,9 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
-		a.lists[g] = append(a.lists[g], v.Get(r))
+		x := v.Get(r)
+		a.lists[g] = append(a.lists[g], x)
+		a.held += valueBytes(x)
 	}
 	return nil
 }
