@@ -12,6 +12,9 @@ import (
 type Options struct {
 	// QueryTimeout bounds each query's run time; zero means no limit.
 	QueryTimeout time.Duration
+	// MaxConnections is the connection ceiling the server starts with,
+	// reported as the max_connections setting; zero keeps the default.
+	MaxConnections int
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int

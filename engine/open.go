@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/storage"
@@ -12,16 +11,13 @@ import (
 
 // DB is an open Quiver database. It is safe for concurrent use.
 type DB struct {
-	// settings are the SET / SHOW parameters, shared by every query;
-	// made from opts on first use (settings.go).
-	settingsOnce sync.Once
-	settingsVal  *Settings
-
 	dir    string
 	opts   Options
 	log    *slog.Logger
 	store  *storage.Store
 	closed atomic.Bool
+	// settings are the SET / SHOW parameters, shared by every query.
+	settings *Settings
 }
 
 // Open opens the database in dir, creating the directory if needed.
@@ -39,7 +35,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: storage.New()}, nil
+	return &DB{dir: dir, opts: opts, log: log, store: storage.New(), settings: newSettings(opts)}, nil
 }
 
 // Close releases the database. Queries after Close fail.

@@ -13,10 +13,7 @@ import (
 )
 
 // Settings returns the database's settings (SET / SHOW).
-func (db *DB) Settings() *Settings {
-	db.settingsOnce.Do(func() { db.settingsVal = newSettings(db.opts) })
-	return db.settingsVal
-}
+func (db *DB) Settings() *Settings { return db.settings }
 
 // session runs a session statement: SET answers the parameter's new value
 // as one row (name, value); SHOW answers rows of strings.

@@ -95,6 +95,9 @@ func newSettings(opts Options) *Settings {
 		s.mu.vals[p.name] = p.def
 	}
 	s.mu.vals["query_timeout"] = opts.QueryTimeout.Milliseconds()
+	if opts.MaxConnections > 0 {
+		s.mu.vals["max_connections"] = int64(opts.MaxConnections)
+	}
 	return s
 }
 
