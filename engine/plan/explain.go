@@ -95,14 +95,17 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	return d
 }
 
-// patternText extracts "(…)…(…)" from an operator's details, or "".
+// patternText extracts "(…)…(…)" from an operator's details, or "",
+// dropping the "_" Format writes for anonymous variables.
 func patternText(details string) string {
 	i, j := strings.IndexByte(details, '('), strings.LastIndexByte(details, ')')
 	if i < 0 || j < i || !strings.Contains(details[i:j], "-") {
 		return ""
 	}
-	return details[i : j+1]
+	return anonymous.Replace(details[i : j+1])
 }
+
+var anonymous = strings.NewReplacer("(_)", "()", "(_:", "(:", "[_]", "[]", "[_:", "[:", "[_*", "[*")
 
 // OperatorName is the name EXPLAIN and PROFILE show for op: the Go type
 // name without its package, which is what the plan types are named for.

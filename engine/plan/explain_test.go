@@ -38,6 +38,8 @@ func TestExplainUnknownOperator(t *testing.T) {
 func TestPatternText(t *testing.T) {
 	for in, want := range map[string]string{
 		"(a)-[r:KNOWS*1..3]->(b)":     "(a)-[r:KNOWS*1..3]->(b)",
+		"(a)-[_:KNOWS*1..3]->(_)":     "(a)-[:KNOWS*1..3]->()",
+		"(a)-[_*]-(_:L)":              "(a)-[*]-(:L)",
 		"shortest (a)-[:R*]-(b) as p": "(a)-[:R*]-(b)",
 		"count(x)":                    "",
 		"":                            "",
