@@ -212,6 +212,9 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 	case *Create:
 		return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
 	}
+	if e, ok := k.genericEstimate(o, in); ok {
+		return e
+	}
 	// An operator the model does not know keeps its input's cardinality
 	// (a union: the sum of its inputs') and costs one per row.
 	if OperatorName(o) == "Union" {

@@ -75,8 +75,12 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	if d.Columns == nil {
 		d.Columns = []string{}
 	}
-	if text := describe(op); !strings.HasPrefix(text, "*") { // not Format's %T fallback
-		d.Details = strings.TrimSpace(strings.TrimPrefix(text, d.Operator))
+	// Format's line is the operator's name, then its arguments (or %T for
+	// an operator it does not know).
+	if text := describe(op); !strings.HasPrefix(text, "*") {
+		if _, args, ok := strings.Cut(text, " "); ok {
+			d.Details = strings.TrimSpace(args)
+		}
 	}
 	switch o := op.(type) {
 	case *NodeScan:
@@ -86,11 +90,7 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	case *Filter:
 		d.Filter = o.Pred.String()
 	default:
-		// Another expansion (variable length, shortest path) shows the
-		// pattern its Format line carries: "(a)-[…]->(b)".
-		if strings.Contains(d.Operator, "Expand") || strings.Contains(d.Operator, "Path") {
-			d.Pattern = patternText(d.Details)
-		}
+		d.Pattern = genericPattern(op, d.Operator, d.Details)
 	}
 	return d
 }
@@ -114,7 +114,11 @@ func OperatorName(op Operator) string {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	return strings.TrimPrefix(name, "*")
+	name = strings.TrimPrefix(name, "*")
+	if d, ok := displayNames[name]; ok {
+		return d
+	}
+	return name
 }
 
 // expandPattern renders an Expand as a pattern: (a)-[r:T]->(b:L).
