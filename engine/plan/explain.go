@@ -46,6 +46,7 @@ func Explain(p *Plan, st Stats) *Explanation {
 	k := &coster{st: st, argRows: map[*Argument]float64{}}
 	ex := &Explanation{}
 	ex.Root = k.describe(p.Root, &ex.TotalCost)
+	ex.TotalCost = round2(ex.TotalCost) // a sum of rounded figures
 	ex.Rows = ex.Root.EstimatedRows
 	return ex
 }

@@ -61,7 +61,7 @@ func intField(op Operator, name string) (int64, bool) {
 // the pattern in its Format line for an expansion or path operator.
 func genericPattern(op Operator, name, details string) string {
 	if p := stringField(op, "Pattern"); p != "" {
-		return p
+		return anonymous.Replace(p)
 	}
 	if strings.Contains(name, "Expand") || strings.Contains(name, "Path") {
 		return patternText(details)

@@ -92,7 +92,7 @@ func (o *hopsOp) Children() []Operator { return []Operator{o.Input} }
 func TestExplainVariableLength(t *testing.T) {
 	st := Stats{Nodes: 100, LabelNodes: map[string]int64{"A": 10}, TypeRels: map[string]int64{"KNOWS": 200}}
 	scan := &NodeScan{Var: "a", Labels: []string{"A"}, Cols: []Column{{Name: "a", Type: vector.Node}}}
-	op := &hopsOp{Input: scan, Types: []string{"KNOWS"}, Min: 1, Max: 3, Into: -1, Pattern: "(a)-[:KNOWS*1..3]->(b)",
+	op := &hopsOp{Input: scan, Types: []string{"KNOWS"}, Min: 1, Max: 3, Into: -1, Pattern: "(a)-[_:KNOWS*1..3]->(b)",
 		Cols: []Column{{Name: "a", Type: vector.Node}, {Name: "b", Type: vector.Node}}}
 	ex := Explain(&Plan{Root: op, Returns: true}, st)
 	if d := ex.Root; d.Pattern != "(a)-[:KNOWS*1..3]->(b)" || d.EstimatedRows != 140 || d.EstimatedCost != 150 {
