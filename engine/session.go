@@ -82,9 +82,33 @@ var aggregateDocs = map[string][2]string{
 	"sum":     {"sum(x)", "sum of the non-null numbers"},
 }
 
+// specialForms are function-like expressions with their own syntax. Each
+// is listed only when a probe query using it binds, so SHOW FUNCTIONS
+// never lists a form this build does not accept.
+var specialForms = []struct{ name, sig, desc, probe string }{
+	{"reduce", "reduce(acc = init, x IN list | expr)", "folds a list into one value", "RETURN reduce(a = 0, x IN [1] | a + x)"},
+	{"all", "all(x IN list WHERE pred)", "true when pred holds for every element", "RETURN all(x IN [1] WHERE x > 0)"},
+	{"any", "any(x IN list WHERE pred)", "true when pred holds for some element", "RETURN any(x IN [1] WHERE x > 0)"},
+	{"none", "none(x IN list WHERE pred)", "true when pred holds for no element", "RETURN none(x IN [1] WHERE x > 0)"},
+	{"single", "single(x IN list WHERE pred)", "true when pred holds for exactly one element", "RETURN single(x IN [1] WHERE x > 0)"},
+	{"exists", "exists(n.prop) | EXISTS { pattern }", "whether a property is set or a pattern matches", "MATCH (n) RETURN exists(n.p)"},
+	{"shortestPath", "shortestPath((a)-[*]-(b))", "a shortest path between two nodes", "MATCH p = shortestPath((a)-[*]-(b)) RETURN p"},
+	{"allShortestPaths", "allShortestPaths((a)-[*]-(b))", "every shortest path between two nodes", "MATCH p = allShortestPaths((a)-[*]-(b)) RETURN p"},
+}
+
+func bindsOK(text string) bool {
+	st, err := gql.Parse(text)
+	if err != nil {
+		return false
+	}
+	_, err = plan.Bind(st, nil)
+	return err == nil
+}
+
 // functionRows lists every function a query may call: the scalar
 // signature table (plan.Functions, read generically: an entry's Doc is
-// "signature — description") and the aggregates, sorted by name.
+// "signature — description"), the aggregates, and the special forms this
+// build accepts, sorted by name.
 func functionRows() [][]string {
 	var rows [][]string
 	for key, sig := range plan.Functions {
@@ -111,6 +135,11 @@ func functionRows() [][]string {
 			doc = [2]string{name + "(x)", "aggregate over the group's values"}
 		}
 		rows = append(rows, []string{name, doc[0], "aggregate: " + doc[1]})
+	}
+	for _, f := range specialForms {
+		if _, scalar := plan.Functions[strings.ToLower(f.name)]; !scalar && bindsOK(f.probe) {
+			rows = append(rows, []string{f.name, f.sig, f.desc})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := strings.ToLower(rows[i][0]), strings.ToLower(rows[j][0])

@@ -136,6 +136,24 @@ func TestShowFunctions(t *testing.T) {
 			t.Errorf("SHOW FUNCTIONS has no row %s…", w)
 		}
 	}
+	// A special form is listed exactly when the engine accepts it.
+	for name, probe := range map[string]string{
+		"reduce":       "RETURN reduce(a = 0, x IN [1, 2] | a + x)",
+		"any":          "RETURN any(x IN [1] WHERE x > 0)",
+		"shortestPath": "MATCH p = shortestPath((a)-[*]-(b)) RETURN p",
+	} {
+		listed := false
+		for _, r := range rows {
+			listed = listed || strings.HasPrefix(r, "'"+name+"' | ")
+		}
+		res, err := db.Explain(context.Background(), probe, nil)
+		if err == nil {
+			res.Close()
+		}
+		if listed != (err == nil) {
+			t.Errorf("%s: listed %v, but EXPLAIN %s gives %v", name, listed, probe, err)
+		}
+	}
 }
 
 // longList is a list parameter of n integers.
