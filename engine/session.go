@@ -72,14 +72,18 @@ func at(err error, valuePos, namePos gql.Pos) error {
 // aggregateDocs describes aggregate functions, which bind to
 // plan.Aggregate rather than plan.Functions. The list of aggregates is
 // the binder's (plan.AggregateNames); one without an entry here is shown
-// as name(x).
-var aggregateDocs = map[string][2]string{
-	"avg":     {"avg(x)", "arithmetic mean of the non-null numbers"},
-	"collect": {"collect(x)", "list of the non-null values"},
-	"count":   {"count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
-	"max":     {"max(x)", "largest value"},
-	"min":     {"min(x)", "smallest value"},
-	"sum":     {"sum(x)", "sum of the non-null numbers"},
+// as name(x). Entries: documented spelling, signature, description.
+var aggregateDocs = map[string][3]string{
+	"avg":            {"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
+	"collect":        {"collect", "collect(x)", "list of the non-null values"},
+	"count":          {"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
+	"max":            {"max", "max(x)", "largest value"},
+	"min":            {"min", "min(x)", "smallest value"},
+	"sum":            {"sum", "sum(x)", "sum of the non-null numbers"},
+	"stdev":          {"stDev", "stDev(x)", "sample standard deviation"},
+	"stdevp":         {"stDevP", "stDevP(x)", "population standard deviation"},
+	"percentilecont": {"percentileCont", "percentileCont(x, p)", "percentile p (0 to 1), interpolated"},
+	"percentiledisc": {"percentileDisc", "percentileDisc(x, p)", "percentile p (0 to 1), the nearest value"},
 }
 
 // specialForms are function-like expressions with their own syntax. Each
@@ -132,9 +136,9 @@ func functionRows() [][]string {
 	for _, name := range plan.AggregateNames() {
 		doc, ok := aggregateDocs[name]
 		if !ok {
-			doc = [2]string{name + "(x)", "aggregate over the group's values"}
+			doc = [3]string{name, name + "(x)", "over the group's values"}
 		}
-		rows = append(rows, []string{name, doc[0], "aggregate: " + doc[1]})
+		rows = append(rows, []string{doc[0], doc[1], "aggregate: " + doc[2]})
 	}
 	for _, f := range specialForms {
 		if _, scalar := plan.Functions[strings.ToLower(f.name)]; !scalar && bindsOK(f.probe) {
