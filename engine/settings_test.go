@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,38 @@ func TestMaxMemoryPerQuery(t *testing.T) {
 	mustQuery(t, db, "SET max_memory_per_query = '1GB'", nil)
 	if got := mustQuery(t, db, "UNWIND $l AS x RETURN count(DISTINCT x) AS n", params); got[0] != "200000" {
 		t.Errorf("with the limit raised: %v", got)
+	}
+}
+
+// Settings are shared by every query: concurrent SETs and queries that
+// read them are safe (run with -race).
+func TestSettingsConcurrent(t *testing.T) {
+	db, _ := engine.Open(t.TempDir(), engine.Options{})
+	defer db.Close()
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 50; i++ {
+				q := "UNWIND [1, 2, 3] AS x RETURN count(*)"
+				if w%2 == 0 {
+					q = "SET query_timeout = " + strconv.Itoa(10000+i)
+				}
+				res, err := db.Query(context.Background(), q, nil)
+				if err == nil {
+					_, err = drain(res)
+				}
+				if err != nil {
+					t.Errorf("%s: %v", q, err) // not Fatal: another goroutine
+					return
+				}
+			}
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	if got := mustQuery(t, db, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '10049'" {
+		t.Errorf("after concurrent SETs: %v", got)
 	}
 }
