@@ -206,14 +206,14 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		return r, nil
 	}
 	var cancel context.CancelFunc
-	if timeout := db.settings.QueryTimeout(); timeout > 0 {
+	if timeout := db.Settings().QueryTimeout(); timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	tx = db.store.Begin()
 	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: params}
-	ectx.Mem.Limit = db.settings.MaxMemoryPerQuery()
+	ectx.Mem.Limit = db.Settings().MaxMemoryPerQuery()
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: cancel, start: start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
 	if m == modeProfile {

@@ -22,12 +22,12 @@ func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
 	var rows [][]string
 	switch s.Kind {
 	case gql.SessionSet:
-		if err := db.settings.Set(s.Name, s.Value); err != nil {
+		if err := db.Settings().Set(s.Name, s.Value); err != nil {
 			return nil, at(err, s.ValuePos, s.NamePos)
 		}
 		fallthrough
 	case gql.SessionShow:
-		v, err := db.settings.Show(s.Name)
+		v, err := db.Settings().Show(s.Name)
 		if err != nil {
 			return nil, at(err, s.NamePos, s.NamePos)
 		}
@@ -35,7 +35,7 @@ func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
 		rows = [][]string{{strings.ToLower(s.Name), v}}
 	case gql.SessionShowAll:
 		names = []string{"name", "value", "description"}
-		for _, r := range db.settings.all() {
+		for _, r := range db.Settings().all() {
 			rows = append(rows, r[:])
 		}
 	case gql.SessionShowFunctions:
@@ -69,20 +69,50 @@ func at(err error, valuePos, namePos gql.Pos) error {
 	return e.At(p.Line, p.Column)
 }
 
-// aggregateDocs describes the aggregate functions, which bind to
-// plan.Aggregate rather than plan.Functions.
-var aggregateDocs = []struct{ name, sig, desc string }{
-	{"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
-	{"collect", "collect(x)", "list of the non-null values"},
-	{"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
-	{"max", "max(x)", "largest value"},
-	{"min", "min(x)", "smallest value"},
-	{"sum", "sum(x)", "sum of the non-null numbers"},
+// aggregateDocs describes aggregate functions, which bind to
+// plan.Aggregate rather than plan.Functions. The list of aggregates is
+// the binder's (plan.AggregateNames); one without an entry here is shown
+// as name(x). Entries: documented spelling, signature, description.
+var aggregateDocs = map[string][3]string{
+	"avg":            {"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
+	"collect":        {"collect", "collect(x)", "list of the non-null values"},
+	"count":          {"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
+	"max":            {"max", "max(x)", "largest value"},
+	"min":            {"min", "min(x)", "smallest value"},
+	"sum":            {"sum", "sum(x)", "sum of the non-null numbers"},
+	"stdev":          {"stDev", "stDev(x)", "sample standard deviation"},
+	"stdevp":         {"stDevP", "stDevP(x)", "population standard deviation"},
+	"percentilecont": {"percentileCont", "percentileCont(x, p)", "percentile p (0 to 1), interpolated"},
+	"percentiledisc": {"percentileDisc", "percentileDisc(x, p)", "percentile p (0 to 1), the nearest value"},
+}
+
+// specialForms are function-like expressions with their own syntax. Each
+// is listed only when a probe query using it binds, so SHOW FUNCTIONS
+// never lists a form this build does not accept.
+var specialForms = []struct{ name, sig, desc, probe string }{
+	{"reduce", "reduce(acc = init, x IN list | expr)", "folds a list into one value", "RETURN reduce(a = 0, x IN [1] | a + x)"},
+	{"all", "all(x IN list WHERE pred)", "true when pred holds for every element", "RETURN all(x IN [1] WHERE x > 0)"},
+	{"any", "any(x IN list WHERE pred)", "true when pred holds for some element", "RETURN any(x IN [1] WHERE x > 0)"},
+	{"none", "none(x IN list WHERE pred)", "true when pred holds for no element", "RETURN none(x IN [1] WHERE x > 0)"},
+	{"single", "single(x IN list WHERE pred)", "true when pred holds for exactly one element", "RETURN single(x IN [1] WHERE x > 0)"},
+	{"exists", "exists(n.prop) | EXISTS { pattern }", "whether a property is set or a pattern matches", "MATCH (n) RETURN exists(n.p)"},
+	{"shortestPath", "shortestPath((a)-[*]-(b))", "a shortest path between two nodes", "MATCH p = shortestPath((a)-[*]-(b)) RETURN p"},
+	{"allShortestPaths", "allShortestPaths((a)-[*]-(b))", "every shortest path between two nodes", "MATCH p = allShortestPaths((a)-[*]-(b)) RETURN p"},
+}
+
+func bindsOK(text string) bool {
+	st, err := gql.Parse(text)
+	if err != nil {
+		return false
+	}
+	_, err = plan.Bind(st, nil)
+	return err == nil
 }
 
 // functionRows lists every function a query may call: the scalar
 // signature table (plan.Functions, read generically: an entry's Doc is
-// "signature — description") and the aggregates, sorted by name.
+// "signature — description"), the aggregates, and the special forms this
+// build accepts, sorted by name.
 func functionRows() [][]string {
 	var rows [][]string
 	for key, sig := range plan.Functions {
@@ -103,8 +133,17 @@ func functionRows() [][]string {
 		}
 		rows = append(rows, []string{name, signature, desc})
 	}
-	for _, a := range aggregateDocs {
-		rows = append(rows, []string{a.name, a.sig, "aggregate: " + a.desc})
+	for _, name := range plan.AggregateNames() {
+		doc, ok := aggregateDocs[name]
+		if !ok {
+			doc = [3]string{name, name + "(x)", "over the group's values"}
+		}
+		rows = append(rows, []string{doc[0], doc[1], "aggregate: " + doc[2]})
+	}
+	for _, f := range specialForms {
+		if _, scalar := plan.Functions[strings.ToLower(f.name)]; !scalar && bindsOK(f.probe) {
+			rows = append(rows, []string{f.name, f.sig, f.desc})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := strings.ToLower(rows[i][0]), strings.ToLower(rows[j][0])

@@ -17,7 +17,7 @@ import (
 // holds for every later query on the database until it is changed again or
 // the server restarts (settings are not persisted).
 //
-// Each parameter documents what it governs; docs/query-language.md lists
+// Each parameter documents what it governs; docs/http-api.md lists
 // the same. Those that govern nothing yet are validated, stored and
 // reported, and say so in their description.
 type Settings struct {

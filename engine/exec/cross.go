@@ -31,7 +31,7 @@ func (x *crossOp) load() error {
 		if x.rcols == nil {
 			x.rcols = make([]column, len(b.Cols))
 		}
-		if err := x.c.chargeBatch(b); err != nil {
+		if _, err := x.c.chargeBatch(b); err != nil {
 			return err
 		}
 		for i := 0; i < b.Rows(); i++ {

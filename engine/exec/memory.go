@@ -16,7 +16,7 @@ import (
 // 16-byte header, 16 bytes per generic value plus its strings and
 // elements, and a fixed overhead per hash-map entry. Memory is never
 // returned while the query runs: what an operator keeps, it keeps to the
-// end.
+// end, except that a top-k sort gives back the rows it prunes.
 type MemTracker struct {
 	// Limit is the ceiling in bytes; zero or less means none.
 	Limit int64
@@ -41,12 +41,18 @@ func (m *MemTracker) charge(n int64) error {
 	return nil
 }
 
-// chargeBatch charges the selected rows of b, which the caller keeps.
-func (c *Context) chargeBatch(b *vector.Batch) error {
+// release gives back n bytes an operator no longer holds.
+func (m *MemTracker) release(n int64) { m.used -= n }
+
+// chargeBatch charges the selected rows of b, which the caller keeps, and
+// returns the bytes charged (none without a limit: the estimate is then
+// not worth its loop over strings).
+func (c *Context) chargeBatch(b *vector.Batch) (int64, error) {
 	if c.Mem.Limit <= 0 {
-		return nil
+		return 0, nil
 	}
-	return c.Mem.charge(batchBytes(b))
+	n := batchBytes(b)
+	return n, c.Mem.charge(n)
 }
 
 // batchBytes estimates the bytes of b's selected rows once copied.

@@ -33,6 +33,7 @@ type optionalOp struct {
 	n, pos  int
 	out     *vector.Batch
 	matched []bool
+	held    int64 // bytes of buf charged to the memory budget
 }
 
 func newOptional(c *Context, p *plan.Optional, in Operator) *optionalOp {
@@ -78,6 +79,8 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 	a.b, a.done = arg, false
 	ncols := len(o.p.Inner.Columns())
 	o.buf, o.n, o.pos = make([]column, ncols), 0, 0
+	o.c.Mem.release(o.held) // the previous batch's rows are dropped
+	o.held = 0
 	for {
 		ib, err := inner.Next()
 		if err != nil {
@@ -86,6 +89,11 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 		if ib == nil {
 			break
 		}
+		n, err := o.c.chargeBatch(ib)
+		if err != nil {
+			return err
+		}
+		o.held += n
 		for i := 0; i < ib.Rows(); i++ {
 			r := ib.Row(i)
 			o.matched[ib.Cols[o.p.RowCol].I64[r]] = true

@@ -24,6 +24,7 @@ type sortOp struct {
 	perm []int32
 	pos  int
 	out  *vector.Batch
+	held int64 // bytes charged to the query's memory budget
 }
 
 func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
@@ -93,13 +94,11 @@ func (s *sortOp) consume() error {
 		if s.cols == nil {
 			s.cols = make([]column, len(b.Cols))
 		}
-		// A top-k sort holds at most 2k+Capacity rows (prune); charge
-		// until that bound, everything otherwise.
-		if s.topK < 0 || int64(s.rows()) <= 2*s.topK+int64(vector.Capacity) {
-			if err := s.c.chargeBatch(b); err != nil {
-				return err
-			}
+		n, err := s.c.chargeBatch(b)
+		if err != nil {
+			return err
 		}
+		s.held += n
 		for i := 0; i < b.Rows(); i++ {
 			r := b.Row(i)
 			for c, v := range b.Cols {
@@ -107,7 +106,12 @@ func (s *sortOp) consume() error {
 			}
 		}
 		if s.topK >= 0 && int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
+			before := s.rows()
 			s.prune()
+			// The pruned rows are gone: give back their share.
+			kept := s.held * int64(s.rows()) / int64(before)
+			s.c.Mem.release(s.held - kept)
+			s.held = kept
 		}
 	}
 	s.perm = s.perm[:0]

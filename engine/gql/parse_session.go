@@ -1,6 +1,9 @@
 package gql
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // sessionStatement parses a session statement when the text starts with
 // one, and returns nil otherwise without consuming anything.
@@ -8,8 +11,10 @@ import "strconv"
 // SHOW starts no query clause, so SHOW is always a session statement. SET
 // is a Cypher clause as well, but a Cypher SET needs a variable bound by
 // an earlier clause: "SET name = value" as the first clause of a statement
-// can only be a session statement. SET followed by name.key, name:Label or
-// name += is left to the query parser, which reports it as usual.
+// can only be a session statement when its value is a literal (a number,
+// a string, true or false). SET followed by name.key, name:Label,
+// name +=, or name = <a map, parameter or expression> is left to the query
+// parser, which reports it as usual.
 func (p *parser) sessionStatement() *Session {
 	switch {
 	case p.isKeyword("SHOW"):
@@ -39,6 +44,10 @@ func (p *parser) sessionStatement() *Session {
 		if err != nil || eq.kind != tPunct || eq.text != "=" {
 			return nil
 		}
+		v, err := l.next()
+		if err != nil || !sessionLiteral(v) {
+			return nil
+		}
 		s := &Session{Kind: SessionSet, Pos: p.tok.pos}
 		p.advance()
 		s.NamePos = p.tok.pos
@@ -49,6 +58,19 @@ func (p *parser) sessionStatement() *Session {
 		return s
 	}
 	return nil
+}
+
+// sessionLiteral reports whether t starts a literal SET value.
+func sessionLiteral(t token) bool {
+	switch t.kind {
+	case tInt, tFloat, tString:
+		return true
+	case tPunct:
+		return t.text == "-"
+	case tIdent:
+		return !t.quoted && (strings.EqualFold(t.text, "TRUE") || strings.EqualFold(t.text, "FALSE"))
+	}
+	return false
 }
 
 // sessionValue reads the literal of SET: a number (optionally negative),

@@ -212,8 +212,17 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 	case *Create:
 		return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
 	}
+	if e, ok := k.genericEstimate(o, in); ok {
+		return e
+	}
 	// An operator the model does not know keeps its input's cardinality
-	// and costs one per row.
+	// (a union: the sum of its inputs') and costs one per row.
+	if OperatorName(o) == "Union" {
+		in.rows = 0
+		for _, k := range kids {
+			in.rows += k.rows
+		}
+	}
 	return estimate{rows: in.rows, cost: in.rows}
 }
 

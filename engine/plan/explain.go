@@ -46,6 +46,7 @@ func Explain(p *Plan, st Stats) *Explanation {
 	k := &coster{st: st, argRows: map[*Argument]float64{}}
 	ex := &Explanation{}
 	ex.Root = k.describe(p.Root, &ex.TotalCost)
+	ex.TotalCost = round2(ex.TotalCost) // a sum of rounded figures
 	ex.Rows = ex.Root.EstimatedRows
 	return ex
 }
@@ -75,7 +76,13 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	if d.Columns == nil {
 		d.Columns = []string{}
 	}
-	d.Details = strings.TrimSpace(strings.TrimPrefix(describe(op), d.Operator))
+	// Format's line is the operator's name, then its arguments (or %T for
+	// an operator it does not know).
+	if text := describe(op); !strings.HasPrefix(text, "*") {
+		if _, args, ok := strings.Cut(text, " "); ok {
+			d.Details = strings.TrimSpace(args)
+		}
+	}
 	switch o := op.(type) {
 	case *NodeScan:
 		d.Label = labelList(o.Labels)
@@ -83,9 +90,23 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 		d.Pattern = expandPattern(o)
 	case *Filter:
 		d.Filter = o.Pred.String()
+	default:
+		d.Pattern = genericPattern(op, d.Operator, d.Details)
 	}
 	return d
 }
+
+// patternText extracts "(…)…(…)" from an operator's details, or "",
+// dropping the "_" Format writes for anonymous variables.
+func patternText(details string) string {
+	i, j := strings.IndexByte(details, '('), strings.LastIndexByte(details, ')')
+	if i < 0 || j < i || !strings.Contains(details[i:j], "-") {
+		return ""
+	}
+	return anonymous.Replace(details[i : j+1])
+}
+
+var anonymous = strings.NewReplacer("(_)", "()", "(_:", "(:", "[_]", "[]", "[_:", "[:", "[_*", "[*")
 
 // OperatorName is the name EXPLAIN and PROFILE show for op: the Go type
 // name without its package, which is what the plan types are named for.
@@ -94,7 +115,11 @@ func OperatorName(op Operator) string {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	return strings.TrimPrefix(name, "*")
+	name = strings.TrimPrefix(name, "*")
+	if d, ok := displayNames[name]; ok {
+		return d
+	}
+	return name
 }
 
 // expandPattern renders an Expand as a pattern: (a)-[r:T]->(b:L).

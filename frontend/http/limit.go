@@ -1,6 +1,9 @@
 package http
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -37,14 +40,34 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// reject answers and closes a connection over the ceiling without
-// reading its request, off the accept loop.
+// reject answers a connection over the ceiling, off the accept loop, all
+// within a second. It reads the request head first: a client that sees an
+// answer before it sent its request takes it for garbage. Closing a socket
+// with unread data in it resets the connection, and the client may then
+// lose the answer; so the server half-closes after writing and discards
+// what the client still sends until it closes.
 func reject(c net.Conn) {
 	defer c.Close()
-	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	r := bufio.NewReaderSize(io.LimitReader(c, 64<<10), 4096)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			break // the blank line ending the head
+		}
+	}
 	head := "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
 		strconv.Itoa(len(rejectBody)) + "\r\n\r\n"
-	_, _ = c.Write(append([]byte(head), rejectBody...))
+	if _, err := c.Write(append([]byte(head), rejectBody...)); err != nil {
+		return
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 }
 
 // countedConn gives its slot back when closed (once).

@@ -1,0 +1,96 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// hitter yields batches of rows, adding hits DB hits per batch, after
+// pulling its input (if any) once per batch.
+type hitter struct {
+	c       *Context
+	in      Operator
+	batches int
+	rows    int
+	hits    int64
+}
+
+func (h *hitter) Next() (*vector.Batch, error) {
+	if h.in != nil {
+		if _, err := h.in.Next(); err != nil {
+			return nil, err
+		}
+	}
+	if h.batches == 0 {
+		return nil, nil
+	}
+	h.batches--
+	h.c.Stats.DBHits += h.hits
+	return &vector.Batch{Len: h.rows}, nil
+}
+
+// Each operator reports the rows it produced and its own hits: the
+// parent's inclusive hits minus the child's.
+func TestProfileExclusiveCounts(t *testing.T) {
+	c := &Context{Profile: NewProfile()}
+	leafPlan := &plan.Unit{}
+	rootPlan := &plan.Distinct{Input: leafPlan}
+	leaf := c.profile(leafPlan, &hitter{c: c, batches: 3, rows: 4, hits: 10})
+	root := c.profile(rootPlan, &hitter{c: c, in: leaf, batches: 2, rows: 1, hits: 1})
+	for {
+		b, err := root.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+	}
+	ops := c.Profile.Operators(rootPlan)
+	if len(ops) != 2 {
+		t.Fatalf("operators = %+v", ops)
+	}
+	// The root ran 3 times (2 batches and the end), pulling the leaf 3
+	// times: the leaf made 3 batches of 4 rows and 30 hits, the root 2
+	// rows and 2 hits of its own.
+	if r := ops[0]; r.Name != "Distinct" || r.Rows != 2 || r.DBHits != 2 {
+		t.Errorf("root = %+v", r)
+	}
+	if l := ops[1]; l.Name != "Unit" || l.Rows != 12 || l.DBHits != 30 {
+		t.Errorf("leaf = %+v", l)
+	}
+}
+
+// The tracker fails past its limit with 53200, and estimates typed
+// columns by width and strings by their bytes.
+func TestMemTracker(t *testing.T) {
+	m := MemTracker{Limit: 100}
+	if err := m.charge(100); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	err := m.charge(1)
+	e, ok := errs.As(err)
+	if !ok || e.Code != errs.CodeOutOfMemory || e.Category != errs.CatResource {
+		t.Fatalf("past the limit: %v", err)
+	}
+	m.release(50)
+	if m.Used() != 51 {
+		t.Errorf("used = %d, want 51", m.Used())
+	}
+
+	ints := vector.New(vector.Int64, 4)
+	strs := vector.New(vector.String, 4)
+	strs.Str = []string{"ab", "cdef", "", "x"}
+	anys := vector.New(vector.Any, 4)
+	anys.Any = []vector.Value{"abc", []vector.Value{int64(1), "z"}, nil, true}
+	b := &vector.Batch{Cols: []*vector.Vector{ints, strs, anys}, Len: 4, Sel: []int32{0, 1, 3}}
+	// Rows 0, 1, 3: ints 3×8; strings 3×16 + 2+4+1; generic "abc" 16+3,
+	// [1, "z"] 24+16+17, true 16.
+	want := int64(3*8 + 3*16 + 7 + 19 + 57 + 16)
+	if got := batchBytes(b); got != want {
+		t.Errorf("batchBytes = %d, want %d", got, want)
+	}
+}

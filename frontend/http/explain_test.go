@@ -1,0 +1,207 @@
+package http
+
+import (
+	"bufio"
+	"net"
+	nethttp "net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// graphServer serves a database holding 3 Person nodes and 2 KNOWS
+// relationships (a->b, b->c).
+func graphServer(t *testing.T) (string, *engine.DB) {
+	t.Helper()
+	db := openDB(t, engine.Options{})
+	base := startServer(t, Config{}, db)
+	q := `{"query":"CREATE (a:Person {name: 'a'}), (b:Person {name: 'b'}), (c:Person {name: 'c'}), (a)-[:KNOWS]->(b), (b)-[:KNOWS]->(c)"}`
+	if status, out, _ := call(t, "POST", base+"/api/v1/query", q); status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	return base, db
+}
+
+// The plan shape is the same from the endpoint, the flag and the prefix.
+func TestExplainEndpointFlagAndPrefix(t *testing.T) {
+	base, _ := graphServer(t)
+	query := "MATCH (p:Person)-[:KNOWS]->(q) RETURN q.name AS name"
+	for _, req := range []struct{ path, body string }{
+		{"/api/v1/query/explain", `{"query":"` + query + `","parameters":{}}`},
+		{"/api/v1/query", `{"query":"` + query + `","explain":true}`},
+		{"/api/v1/query", `{"query":"EXPLAIN ` + query + `"}`},
+		// explain wins over profile: it promises not to run.
+		{"/api/v1/query", `{"query":"` + query + `","explain":true,"profile":true}`},
+	} {
+		status, out, _ := call(t, "POST", base+req.path, req.body)
+		if status != 200 {
+			t.Fatalf("%s %s: %d %v", req.path, req.body, status, out)
+		}
+		if out["data"] != nil {
+			t.Errorf("%s: EXPLAIN returned data: %v", req.body, out["data"])
+		}
+		// 3 Person of 3 nodes; 2 KNOWS over 3 nodes: 3 × 2/3 = 2 rows.
+		// Costs: scan 3, expand 3 + 2, project 2.
+		if jsonString(out["estimated_rows"]) != "2.0" || jsonString(out["estimated_total_cost"]) != "10.0" {
+			t.Errorf("%s: estimates %v %v", req.body, out["estimated_rows"], out["estimated_total_cost"])
+		}
+		plan := out["plan"].(map[string]any)
+		if plan["operator"] != "Project" || jsonString(plan["columns"]) != `["name"]` {
+			t.Errorf("root = %v", plan)
+		}
+		expand := plan["children"].([]any)[0].(map[string]any)
+		if expand["operator"] != "Expand" || expand["pattern"] != "(p)-[:KNOWS]->(q)" {
+			t.Errorf("expand = %v", expand)
+		}
+		scan := expand["children"].([]any)[0].(map[string]any)
+		if scan["operator"] != "NodeScan" || scan["label"] != "Person" || jsonString(scan["estimated_rows"]) != "3.0" ||
+			jsonString(scan["estimated_cost"]) != "3.0" || jsonString(scan["children"]) != "[]" {
+			t.Errorf("scan = %v", scan)
+		}
+		if _, ok := scan["index_used"]; ok {
+			t.Errorf("scan reports an index: %v", scan)
+		}
+	}
+	// EXPLAIN of a write over HTTP changes nothing.
+	if status, out, _ := call(t, "POST", base+"/api/v1/query/explain", `{"query":"CREATE (:Ghost)"}`); status != 200 || out["plan"] == nil {
+		t.Fatalf("%d %v", status, out)
+	}
+	_, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"MATCH (n:Ghost) RETURN count(*) AS c"}`)
+	if jsonString(out["data"]) != `[{"c":0}]` {
+		t.Errorf("after EXPLAIN CREATE: %v", out["data"])
+	}
+}
+
+func TestProfileEndpointFlagAndPrefix(t *testing.T) {
+	base, _ := graphServer(t)
+	query := "MATCH (p:Person)-[:KNOWS]->(q) WHERE q.name = 'b' RETURN count(*) AS n"
+	for _, req := range []struct{ path, body string }{
+		{"/api/v1/query/profile", `{"query":"` + query + `"}`},
+		{"/api/v1/query", `{"query":"` + query + `","profile":true}`},
+		{"/api/v1/query", `{"query":"PROFILE ` + query + `"}`},
+	} {
+		status, out, _ := call(t, "POST", base+req.path, req.body)
+		if status != 200 {
+			t.Fatalf("%s %s: %d %v", req.path, req.body, status, out)
+		}
+		if jsonString(out["data"]) != `[{"n":1}]` || out["schema"] == nil || out["metadata"] == nil {
+			t.Errorf("%s: %v", req.body, out)
+		}
+		prof := out["profile"].(map[string]any)
+		if _, ok := prof["total_time_ms"]; !ok {
+			t.Errorf("no total_time_ms: %v", prof)
+		}
+		var got []string
+		for _, o := range prof["operators"].([]any) {
+			op := o.(map[string]any)
+			if _, ok := op["time_ms"]; !ok {
+				t.Errorf("no time_ms: %v", op)
+			}
+			got = append(got, op["name"].(string)+":"+jsonString(op["rows_processed"])+":"+jsonString(op["db_hits"]))
+		}
+		// Rows: 3 Person, 2 KNOWS edges, 1 named b, 1 count row.
+		// Hits: 3 ids; 3 lists + 2 entries; 2 names read.
+		if want := "Project:1:0 Aggregate:1:0 Filter:1:2 Expand:2:5 NodeScan:3:3"; strings.Join(got, " ") != want {
+			t.Errorf("%s: operators %v, want %s", req.body, got, want)
+		}
+	}
+	// A plain query has no profile.
+	_, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"RETURN 1 AS x"}`)
+	if _, ok := out["profile"]; ok {
+		t.Errorf("profile without asking: %v", out)
+	}
+}
+
+// SET over HTTP is database-wide: it governs later requests. A query
+// past max_memory_per_query answers 507/53200, past query_timeout
+// 408/40003, and the server stays healthy.
+func TestSessionStatementsOverHTTP(t *testing.T) {
+	base, _ := graphServer(t)
+	status, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"SET max_memory_per_query = '1MB'"}`)
+	if status != 200 || jsonString(out["data"]) != `[{"name":"max_memory_per_query","value":"1MB"}]` {
+		t.Fatalf("SET: %d %v", status, out)
+	}
+	list := "[" + strings.TrimSuffix(strings.Repeat("1,", 200000), ",") + "]"
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"UNWIND $l AS x RETURN collect(x) AS c","parameters":{"l":`+list+`}}`)
+	e, _ := out["error"].(map[string]any)
+	if status != 507 || e["code"] != "53200" || e["category"] != "RESOURCE_EXHAUSTED" {
+		t.Fatalf("over the memory limit: %d %v", status, out)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SET query_timeout = 50"}`)
+	if status != 200 {
+		t.Fatalf("SET: %d %v", status, out)
+	}
+	small := "[" + strings.TrimSuffix(strings.Repeat("1,", 1000), ",") + "]"
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"UNWIND $l AS a UNWIND $l AS b UNWIND $l AS c RETURN count(*) AS n","parameters":{"l":`+small+`}}`)
+	e, _ = out["error"].(map[string]any)
+	if status != 408 || e["code"] != "40003" {
+		t.Fatalf("over the time limit: %d %v", status, out)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SHOW query_timout"}`)
+	e, _ = out["error"].(map[string]any)
+	if status != 400 || e["code"] != "42000" || jsonString(e["details"].(map[string]any)["suggestion"]) != `"query_timeout"` {
+		t.Errorf("unknown parameter: %d %v", status, out)
+	}
+	if status, _, _ := call(t, "GET", base+"/api/v1/health", ""); status != 200 {
+		t.Fatalf("health: %d", status)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SHOW FUNCTIONS"}`)
+	fields := jsonString(out["schema"].(map[string]any)["fields"])
+	if status != 200 || fields != `[{"name":"name","type":"STRING"},{"name":"signature","type":"STRING"},{"name":"description","type":"STRING"}]` {
+		t.Errorf("SHOW FUNCTIONS: %d %s", status, fields)
+	}
+}
+
+// SET max_connections applies to the next connection: with a ceiling of
+// 1 and one connection open, another gets 503/08006; once the first
+// closes, new connections are served again.
+func TestMaxConnectionsLive(t *testing.T) {
+	db := openDB(t, engine.Options{})
+	base := startServer(t, Config{MaxConnections: 100}, db)
+	if got := db.Settings().MaxConnections(); got != 100 {
+		t.Fatalf("max_connections = %d, want the configured 100", got)
+	}
+	if err := db.Settings().Set("max_connections", int64(1)); err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(base, "http://")
+	first, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A request on the first connection proves the server counted it.
+	if _, err := first.Write([]byte("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := nethttp.ReadResponse(bufio.NewReader(first), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("first connection: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	client := &nethttp.Client{Transport: &nethttp.Transport{DisableKeepAlives: true}}
+	r2, err := client.Get(base + "/api/v1/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != 503 {
+		t.Fatalf("second connection: %d, want 503", r2.StatusCode)
+	}
+	first.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r3, err := client.Get(base + "/api/v1/health")
+		if err == nil {
+			r3.Body.Close()
+			if r3.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no slot after the first connection closed: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
