@@ -166,15 +166,12 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
 			}
-			err = b.projection(&c.Projection, false)
+			err = b.projection(&c.Projection, false, nil)
 		case *gql.With:
 			if last {
 				return syntaxAt(c.Pos, "a query cannot end with WITH; add a RETURN clause")
 			}
-			err = b.projection(&c.Projection, true)
-			if err == nil && c.Where != nil {
-				err = b.where(c.Where)
-			}
+			err = b.projection(&c.Projection, true, c.Where)
 		default:
 			return notSupported(c.Position(), "%s is not supported yet", clauseName(c))
 		}
@@ -194,19 +191,29 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
+	pred, err := b.predicate(e)
+	if err != nil {
+		return err
+	}
+	b.set(&Filter{Input: b.root, Pred: pred})
+	return nil
+}
+
+// predicate binds a WHERE condition: patterns may be used as predicates
+// there, and a value that can never be a boolean is refused.
+func (b *binder) predicate(e gql.Expr) (Expr, error) {
 	saved := b.inWhere
 	b.inWhere = true
 	pred, err := b.expr(e, noAggregates)
 	b.inWhere = saved
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch t := pred.Type(); t {
 	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
-		return semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
+		return nil, semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
 	}
-	b.set(&Filter{Input: b.root, Pred: pred})
-	return nil
+	return pred, nil
 }
 
 func syntaxAt(p gql.Pos, format string, args ...any) error {

@@ -164,7 +164,13 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 
 // checkKind fails when a variable is reused as another kind of thing.
 func (b *binder) checkKind(p gql.Pos, col int, name string, want vector.Type) error {
-	if got := b.sc.cols[col].Type; got != want {
+	c := b.sc.cols[col]
+	if c.Type == vector.Any && c.Kind == "" {
+		// A value of unknown type (from a list, a function, a
+		// parameter): checked when the query runs.
+		return nil
+	}
+	if got := c.Type; got != want {
 		return semanticAt(p, "variable %s is already bound to a %s, not a %s", name, got, want)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"sort"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
@@ -45,9 +47,9 @@ func argText(c AggCall) string {
 }
 
 // projection plans RETURN or WITH: projection or aggregation, DISTINCT,
-// ORDER BY, SKIP and LIMIT. For WITH the projected columns become the new
-// scope.
-func (b *binder) projection(p *gql.Projection, isWith bool) error {
+// ORDER BY, SKIP and LIMIT, and the WHERE of a WITH. For WITH the projected
+// columns become the new scope.
+func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) error {
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
 	if err != nil {
@@ -60,11 +62,34 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 		}
 	}
 	var keys []SortKey
+	var aggOrder map[int]int // ORDER BY item → its hidden aggregate column
+	whereCol := -1
 	if hasAgg || p.Distinct {
 		if hasAgg {
-			err = b.aggregate(items, names)
+			// ORDER BY items with aggregates are computed by the
+			// aggregation itself, as hidden columns.
+			nvisible := len(items)
+			for j, it := range p.OrderBy {
+				if _, ok := containsAggregate(it.Expr); !ok {
+					continue
+				}
+				if _, named := sortKeyByName(names, it); named {
+					continue
+				}
+				if aggOrder == nil {
+					aggOrder = map[int]int{}
+				}
+				aggOrder[j] = len(items)
+				items = append(items, it.Expr)
+				names = append(names, b.sc.hiddenName("sort"))
+			}
+			err = b.aggregate(items, names, nvisible)
 		} else {
-			_, err = b.project(items, names, nil)
+			// The WHERE of WITH DISTINCT may name the projected
+			// expressions by their input variables (WITH DISTINCT a.x AS
+			// x WHERE a.x > 1): it is computed before the distinct rows
+			// are picked, from values the projected ones determine.
+			_, whereCol, err = b.project(items, names, nil, where)
 		}
 		if err != nil {
 			return err
@@ -72,10 +97,10 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 		if p.Distinct {
 			b.set(&Distinct{Input: b.root})
 		}
-		if keys, err = b.sortOverProjection(p.OrderBy); err != nil {
+		if keys, err = b.sortOverProjection(p.OrderBy, aggOrder); err != nil {
 			return err
 		}
-	} else if keys, err = b.project(items, names, p.OrderBy); err != nil {
+	} else if keys, whereCol, err = b.project(items, names, p.OrderBy, where); err != nil {
 		return err
 	}
 	var skip, limit Expr
@@ -97,6 +122,14 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 	}
 	if limit != nil {
 		b.set(&Limit{Input: b.root, Count: limit})
+	}
+	switch {
+	case whereCol >= 0:
+		b.set(&Filter{Input: b.root, Pred: b.sc.ref(whereCol)})
+	case where != nil:
+		if err := b.where(where); err != nil {
+			return err
+		}
 	}
 	b.dropHidden()
 	return nil
@@ -133,10 +166,19 @@ func sortKey(cols []Column, it *gql.SortItem) (int, bool) {
 	return -1, false
 }
 
+// sortKeyByName finds the projected column an ORDER BY item names.
+func sortKeyByName(names []string, it *gql.SortItem) (int, bool) {
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Column{Name: n}
+	}
+	return sortKey(cols, it)
+}
+
 // sortOverProjection binds ORDER BY after an aggregation or DISTINCT: it
 // sees only the projected columns. Keys that are expressions over them are
 // computed by an extra projection as hidden columns.
-func (b *binder) sortOverProjection(order []*gql.SortItem) ([]SortKey, error) {
+func (b *binder) sortOverProjection(order []*gql.SortItem, aggOrder map[int]int) ([]SortKey, error) {
 	if len(order) == 0 {
 		return nil, nil
 	}
@@ -147,7 +189,11 @@ func (b *binder) sortOverProjection(order []*gql.SortItem) ([]SortKey, error) {
 		pr.Cols = append(pr.Cols, c)
 	}
 	var keys []SortKey
-	for _, it := range order {
+	for j, it := range order {
+		if col, ok := aggOrder[j]; ok {
+			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
+			continue
+		}
 		if col, ok := sortKey(cols, it); ok {
 			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
 			continue
@@ -175,11 +221,16 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 	var items []gql.Expr
 	var names []string
 	if p.Star {
+		// RETURN * lists the variables in alphabetical order, as
+		// openCypher's results show them.
 		for _, c := range b.sc.cols {
 			if !c.Hidden {
-				items = append(items, &gql.Variable{Name: c.Name})
 				names = append(names, c.Name)
 			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			items = append(items, &gql.Variable{Name: n})
 		}
 		if len(items) == 0 && len(p.Items) == 0 {
 			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
@@ -210,22 +261,23 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 	return items, names, nil
 }
 
-// project plans a projection without aggregates. ORDER BY items are bound
-// here, over the projection's input with its aliases visible, and become
-// hidden columns of the same projection.
-func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem) ([]SortKey, error) {
+// project plans a projection without aggregates. ORDER BY items and the
+// WHERE of a WITH are bound here, over the projection's input with its
+// aliases visible (so they see the variables the projection drops too),
+// and become hidden columns of the same projection. whereCol is the WHERE
+// column, or -1.
+func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem, where gql.Expr) (keys []SortKey, whereCol int, err error) {
 	pr := &Project{Input: b.root}
 	aliases := map[string]Expr{}
 	for i, it := range items {
 		e, err := b.expr(it, noAggregates)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
 		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 		aliases[names[i]] = e
 	}
-	var keys []SortKey
 	for _, it := range order {
 		if col, ok := sortKey(pr.Cols, it); ok {
 			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
@@ -235,32 +287,81 @@ func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem
 		e, err := b.expr(it.Expr, noAggregates)
 		b.aliases = nil
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
 		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
 		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
 	}
+	whereCol = -1
+	if where != nil && b.seesDropped(where, names) {
+		b.aliases = aliases
+		e, err := b.predicate(where)
+		b.aliases = nil
+		if err != nil {
+			return nil, -1, err
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("where"), Type: e.Type(), Hidden: true})
+		whereCol = len(pr.Cols) - 1
+	}
 	b.set(pr)
-	return keys, nil
+	return keys, whereCol, nil
+}
+
+// seesDropped reports whether the WHERE of a WITH names a variable of the
+// input that the projection does not keep under its name: it must then be
+// evaluated with the projection, not after it.
+func (b *binder) seesDropped(where gql.Expr, names []string) bool {
+	kept := map[string]bool{}
+	for _, n := range names {
+		kept[n] = true
+	}
+	found := false
+	gql.Walk(where, func(x gql.Expr) bool {
+		if v, ok := x.(*gql.Variable); ok && !kept[v.Name] && b.bound(v.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // aggregate plans a projection with aggregates: items without aggregates
 // are the grouping keys; the others are computed over the Aggregate
 // operator's output.
-func (b *binder) aggregate(items []gql.Expr, names []string) error {
+func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error {
 	agg := &Aggregate{Input: b.root}
 	var collector aggCollector
 	bound := make([]Expr, len(items))
 	isKey := make([]bool, len(items))
 	var keyText []string
+	keyAliases := map[string]Expr{}
 	for i, it := range items {
+		if i >= nvisible {
+			// An ORDER BY item with an aggregate: it may name the
+			// grouping keys by their aliases, and only aggregates the
+			// projection computes (openCypher).
+			b.aliases = keyAliases
+			before := len(collector.calls)
+			e, err := b.exprWith(it, collectAggregates, &collector)
+			b.aliases = nil
+			if err != nil {
+				return err
+			}
+			if len(collector.calls) > before {
+				return semanticAt(it.Position(), "ORDER BY can only use aggregates that the projection returns")
+			}
+			bound[i] = e
+			continue
+		}
 		if _, ok := containsAggregate(it); !ok {
 			e, err := b.expr(it, noAggregates)
 			if err != nil {
 				return err
 			}
 			isKey[i], bound[i] = true, e
+			keyAliases[names[i]] = e
 			agg.Keys = append(agg.Keys, e)
 			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 			keyText = append(keyText, e.String())
@@ -297,7 +398,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 			}
 		}
 		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e), Hidden: i >= nvisible})
 	}
 	b.set(pr)
 	return nil
@@ -316,10 +417,16 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 		if a, ok := x.(*aggRef); ok {
 			return b.sc.ref(nkeys + a.i), true
 		}
-		s := x.String()
-		for k, t := range keyText {
-			if t == s {
-				return b.sc.ref(k), true
+		// Only a grouping key that is a variable or a property access may
+		// be reused inside an aggregating expression: anything bigger
+		// (a + b) is ambiguous, as in openCypher.
+		switch x.(type) {
+		case *ColRef, *Property:
+			s := x.String()
+			for k, t := range keyText {
+				if t == s {
+					return b.sc.ref(k), true
+				}
 			}
 		}
 		if c, ok := x.(*ColRef); ok {
@@ -333,17 +440,66 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 	return out, failed
 }
 
-// countExpr binds a SKIP or LIMIT count: a constant or a parameter.
+// countExpr binds a SKIP or LIMIT count: an expression that reads no
+// variable (a constant, a parameter, toInteger(ceil(1.7))). A constant or
+// parameter count is checked here; other expressions when the query
+// starts.
 func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
+	pos := e.Position()
+	if p, ok := containsAggregate(e); ok {
+		return nil, semanticAt(p, "%s cannot use aggregate functions", what)
+	}
+	saved := b.sc.cols
+	b.sc.cols = nil // no variable is visible: the count is computed once
 	x, err := b.expr(e, noAggregates)
+	b.sc.cols = saved
 	if err != nil {
+		if containsVariable(e) {
+			return nil, semanticAt(pos, "%s expects an expression that does not depend on the rows (a constant or a parameter)", what)
+		}
 		return nil, err
 	}
-	switch x.(type) {
-	case *Const, *Param:
-		return x, nil
+	switch c := x.(type) {
+	case *Const:
+		return x, CheckCount(c.Val, what, pos.Line, pos.Column)
+	case *Param:
+		if v, ok := b.params[c.Name]; ok {
+			return x, CheckCount(v, what, pos.Line, pos.Column)
+		}
 	}
-	return nil, errs.Semantic("%s expects a constant or a parameter", what).At(e.Position().Line, e.Position().Column)
+	return x, nil
+}
+
+// containsVariable reports whether e reads a variable.
+func containsVariable(e gql.Expr) bool {
+	found := false
+	gql.Walk(e, func(x gql.Expr) bool {
+		if _, ok := x.(*gql.Variable); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// CheckCount checks a SKIP or LIMIT count: a non-negative INTEGER. The
+// error is a 42000 error as openCypher classifies it (NegativeIntegerArgument,
+// InvalidArgumentType), with the count's position when line > 0.
+func CheckCount(v vector.Value, what string, line, col int) error {
+	var err *errs.Error
+	switch n := v.(type) {
+	case int64:
+		if n >= 0 {
+			return nil
+		}
+		err = errs.Semantic("%s expects a non-negative INTEGER, got %d", what, n)
+	default:
+		err = errs.Semantic("%s expects a non-negative INTEGER, got %s", what, FormatValue(v))
+	}
+	if line > 0 {
+		return err.At(line, col)
+	}
+	return err
 }
 
 func aggType(c AggCall) vector.Type {
