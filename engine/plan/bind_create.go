@@ -36,6 +36,9 @@ func (b *binder) create(c *gql.Create) error {
 		nodeCols := make([]int, len(part.Nodes))
 		for i, n := range part.Nodes {
 			if col, ok := colOf(n.Var); ok {
+				if len(part.Rels) == 0 {
+					return semanticAt(n.Pos, "variable %s is already bound; CREATE cannot create it again", n.Var)
+				}
 				if cols[col].Type != vector.Node {
 					return semanticAt(n.Pos, "variable %s is already bound to a %s, not a node", n.Var, cols[col].Type)
 				}

@@ -48,7 +48,15 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 			return nil, notSupported(rp.Pos, "variable-length relationships are not supported yet")
 		}
 		if rp.Var != "" {
-			if _, ok := b.sc.lookup(rp.Var); ok {
+			if col, ok := b.sc.lookup(rp.Var); ok {
+				if t := b.sc.cols[col].Type; t != vector.Rel && t != vector.Any {
+					return nil, semanticAt(rp.Pos, "variable %s is already bound to a %s, not a relationship", rp.Var, t)
+				}
+				for _, r := range rels {
+					if r == col {
+						return nil, semanticAt(rp.Pos, "relationship variable %s cannot be used twice in one pattern: a relationship is matched at most once", rp.Var)
+					}
+				}
 				return nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
 			}
 		}

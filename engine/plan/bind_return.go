@@ -23,6 +23,16 @@ type aggRef struct{ i int }
 func (*aggRef) Type() vector.Type { return vector.Any }
 func (a *aggRef) String() string  { return "agg" }
 
+// keyRef stands for the i-th grouping key where an ORDER BY item names it
+// by its alias; like aggRef it never survives binding.
+type keyRef struct {
+	i int
+	e Expr
+}
+
+func (k *keyRef) Type() vector.Type { return k.e.Type() }
+func (k *keyRef) String() string    { return k.e.String() }
+
 func (a *aggCollector) add(c AggCall) Expr {
 	text := string(c.Func) + "(" + argText(c) + ")"
 	for i, t := range a.texts {
@@ -361,7 +371,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 				return err
 			}
 			isKey[i], bound[i] = true, e
-			keyAliases[names[i]] = e
+			keyAliases[names[i]] = &keyRef{i: len(agg.Keys), e: e}
 			agg.Keys = append(agg.Keys, e)
 			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 			keyText = append(keyText, e.String())
@@ -416,6 +426,9 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 	out := rewrite(e, len(b.sc.cols), func(x Expr) (Expr, bool) {
 		if a, ok := x.(*aggRef); ok {
 			return b.sc.ref(nkeys + a.i), true
+		}
+		if k, ok := x.(*keyRef); ok {
+			return b.sc.ref(k.i), true
 		}
 		// Only a grouping key that is a variable or a property access may
 		// be reused inside an aggregating expression: anything bigger

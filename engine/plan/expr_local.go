@@ -128,7 +128,7 @@ func Walk(e Expr, fn func(Expr)) bool {
 		return ok
 	}
 	switch x := e.(type) {
-	case *ColRef, *Const, *Param, *aggRef:
+	case *ColRef, *Const, *Param, *aggRef, *keyRef:
 		return true
 	case *Property:
 		return all(x.Of)
