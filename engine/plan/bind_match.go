@@ -201,7 +201,7 @@ func (b *binder) propertyFilter(col int, props gql.Expr) error {
 	}
 	m, ok := props.(*gql.MapLit)
 	if !ok {
-		return notSupported(props.Position(), "a parameter as a property map in MATCH is not supported yet")
+		return semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
 	}
 	var pred Expr
 	for i, k := range m.Keys {
