@@ -47,6 +47,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 		if rp.VarLength != nil {
 			return nil, notSupported(rp.Pos, "variable-length relationships are not supported yet")
 		}
+		// A relationship variable bound by an earlier clause: expand as
+		// an anonymous relationship and keep the rows where it is that one.
+		boundRel := -1
 		if rp.Var != "" {
 			if col, ok := b.sc.lookup(rp.Var); ok {
 				if t := b.sc.cols[col].Type; t != vector.Rel && t != vector.Any {
@@ -57,7 +60,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 						return nil, semanticAt(rp.Pos, "relationship variable %s cannot be used twice in one pattern: a relationship is matched at most once", rp.Var)
 					}
 				}
-				return nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
+				boundRel = col
 			}
 		}
 		to := nodes[i+1]
@@ -74,12 +77,16 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 			}
 		}
 		in := b.root
-		relCol := b.sc.column(rp.Var, vector.Rel)
+		relVar := rp.Var
+		if boundRel >= 0 {
+			relVar = ""
+		}
+		relCol := b.sc.column(relVar, vector.Rel)
 		cols := appendCols(b.sc.cols, relCol)
 		if into < 0 {
 			cols = append(cols, b.sc.column(to.Var, vector.Node))
 		}
-		ex := &Expand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
+		ex := &Expand{Input: in, From: from, RelVar: relVar, ToVar: to.Var, Types: rp.Types,
 			Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
 		if into < 0 {
 			ex.ToLabels = to.Labels
@@ -87,6 +94,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 		b.set(ex)
 		relIdx := len(in.Columns())
 		rels = append(rels, relIdx)
+		if boundRel >= 0 {
+			b.set(&Filter{Input: b.root, Pred: &Binary{Op: OpEq, L: b.sc.ref(relIdx), R: b.sc.ref(boundRel)}})
+		}
 		if err := b.propertyFilter(relIdx, rp.Props); err != nil {
 			return nil, err
 		}
