@@ -80,6 +80,9 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		}
 		switch e.Op {
 		case gql.OpNot:
+			if t, bad := notBoolean(x); bad {
+				return nil, semanticAt(e.X.Position(), "NOT expects a BOOLEAN, got %s", t)
+			}
 			return &Not{X: x}, nil
 		case gql.OpNeg:
 			if c, ok := x.(*Const); ok {
@@ -106,6 +109,17 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		op, ok := binOps[e.Op]
 		if !ok {
 			return nil, notSupported(e.Pos, "operator %s is not supported yet", e.Op)
+		}
+		if op.IsLogical() {
+			for i, x := range []Expr{l, r} {
+				if t, bad := notBoolean(x); bad {
+					at := e.L.Position()
+					if i == 1 {
+						at = e.R.Position()
+					}
+					return nil, semanticAt(at, "%s expects BOOLEAN operands, got %s", op, t)
+				}
+			}
 		}
 		return &Binary{Op: op, L: l, R: r}, nil
 	case *gql.Comparison:
@@ -195,6 +209,25 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+// notBoolean reports an operand of a boolean operator whose type is known
+// when the query is compiled and is not BOOLEAN (openCypher's
+// InvalidArgumentType): a literal, a list or map, a typed column.
+func notBoolean(e Expr) (string, bool) {
+	switch e.Type() {
+	case vector.Int64, vector.Float64, vector.String, vector.Node, vector.Rel:
+		return e.Type().String(), true
+	}
+	switch e.(type) {
+	case *List, *Map, *ListComp, *MapProjection:
+		return KindOf(e), true
+	case *Const:
+		if k := KindOf(e); k != "" {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // opCalls are operators evaluated by operator functions.
