@@ -46,12 +46,15 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		lc.Width, err = b.withLocals([]string{e.Var}, func() error {
 			var err error
 			if e.Pred != nil {
-				if lc.Pred, err = b.inner(e.Pred); err != nil {
+				if lc.Pred, err = b.innerPredicate(e.Pred); err != nil {
 					return err
 				}
 			}
 			if e.Proj != nil {
+				saved := b.inWhere
+				b.inWhere = false
 				lc.Proj, err = b.inner(e.Proj)
+				b.inWhere = saved
 			}
 			return err
 		})
@@ -64,7 +67,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
 		q.Width, err = b.withLocals([]string{e.Var}, func() error {
 			var err error
-			q.Pred, err = b.inner(e.Pred)
+			q.Pred, err = b.innerPredicate(e.Pred)
 			return err
 		})
 		return q, true, err
@@ -149,6 +152,16 @@ func (b *binder) inner(e gql.Expr) (Expr, error) {
 		return nil, semanticAt(p, "aggregate functions cannot be used inside a list comprehension, quantifier or reduce")
 	}
 	return b.expr(e, noAggregates)
+}
+
+// innerPredicate binds the WHERE of a comprehension or quantifier, where
+// patterns may be used as predicates as in a WHERE clause.
+func (b *binder) innerPredicate(e gql.Expr) (Expr, error) {
+	saved := b.inWhere
+	b.inWhere = true
+	x, err := b.inner(e)
+	b.inWhere = saved
+	return x, err
 }
 
 // noNewVariables fails when a pattern predicate names a variable that is
