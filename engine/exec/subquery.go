@@ -64,6 +64,14 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.out = ensure(e.out, vector.Bool)
 		out := e.out
 		forRows(sel, n, func(r int) { out.Bools[r] = e.found[r] })
+		for _, c := range e.p.NullIf {
+			v := b.Cols[c]
+			forRows(sel, n, func(r int) {
+				if v.IsNull(r) {
+					out.SetNull(r)
+				}
+			})
+		}
 		return out, nil
 	}
 	e.out = ensure(e.out, vector.Any)

@@ -118,8 +118,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		if err := b.noNewVariables(e.Part); err != nil {
 			return nil, true, err
 		}
-		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, nil, nil, "pattern")
-		return x, true, err
+		return b.patternPredicate(e.Part, "pattern")
 	case *gql.Exists:
 		if e.Query != nil {
 			x, err := b.existsQuery(e.Query)
@@ -134,15 +133,36 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		// exists((a)-->(b)) is a pattern predicate.
 		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 {
 			if p, ok := e.Args[0].(*gql.PatternExpr); ok {
-				if err := b.noNewVariables(p.Part); err != nil {
-					return nil, true, err
-				}
-				x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{p.Part}}, nil, nil, "exists")
-				return x, true, err
+				return b.patternPredicate(p.Part, "exists")
 			}
 		}
 	}
 	return nil, false, nil
+}
+
+// patternPredicate binds a pattern used as a predicate: true when the row
+// has a match, null when a variable of the pattern is null.
+func (b *binder) patternPredicate(part *gql.PatternPart, what string) (Expr, bool, error) {
+	if err := b.noNewVariables(part); err != nil {
+		return nil, true, err
+	}
+	var nullIf []int
+	for _, n := range part.Nodes {
+		if col, ok := b.sc.lookup(n.Var); ok && n.Var != "" {
+			nullIf = append(nullIf, col)
+		}
+	}
+	for _, r := range part.Rels {
+		if col, ok := b.sc.lookup(r.Var); ok && r.Var != "" {
+			nullIf = append(nullIf, col)
+		}
+	}
+	x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{part}}, nil, nil, what)
+	if err != nil {
+		return nil, true, err
+	}
+	x.(*PatternSubquery).NullIf = nullIf
+	return x, true, nil
 }
 
 // inner binds an expression of an inner scope: aggregates are not allowed
