@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -217,12 +218,25 @@ func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
 	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
 	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
 	b.aliases = nil
-	arg := &Argument{Cols: appendCols(savedCols, Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
-	rowCol := len(arg.Cols) - 1
+	// The row number is a visible column here, under a name no query can
+	// write unquoted, so that WITH can carry it: each WITH gets it as an
+	// extra item (a grouping key under aggregation, so groups stay per
+	// outer row).
+	rowName := b.sc.hiddenName("row")
+	arg := &Argument{Cols: appendCols(savedCols, Column{Name: rowName, Type: vector.Int64})}
 	b.set(arg)
 	for i, c := range q.Clauses {
 		var err error
 		switch c := c.(type) {
+		case *gql.With:
+			if c.Projection.Skip != nil || c.Projection.Limit != nil {
+				return nil, notSupported(c.Pos, "SKIP and LIMIT in an EXISTS subquery are not supported yet")
+			}
+			pj := c.Projection
+			if !pj.Star {
+				pj.Items = append(append([]*gql.ReturnItem(nil), pj.Items...), &gql.ReturnItem{Expr: &gql.Variable{Pos: c.Pos, Name: rowName}, Alias: rowName, Text: rowName})
+			}
+			err = b.projection(&pj, true, c.Where)
 		case *gql.Match:
 			if c.Optional {
 				err = b.optionalMatch(c)
@@ -255,6 +269,10 @@ func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	rowCol, ok := b.sc.lookup(rowName)
+	if !ok {
+		return nil, errs.Internal("internal error: an EXISTS subquery lost its row numbers")
 	}
 	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
 	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: "EXISTS"}, nil
