@@ -119,22 +119,22 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		if err := b.noNewVariables(e.Part); err != nil {
 			return nil, true, err
 		}
-		return b.patternPredicate(e.Part, "pattern")
+		return b.patternPredicate(e.Part, gql.ExprString(e))
 	case *gql.Exists:
 		if e.Query != nil {
-			x, err := b.existsQuery(e.Query)
+			x, err := b.existsQuery(e.Query, gql.ExprString(e))
 			return x, true, err
 		}
-		x, err := b.patternSubquery(e.Pattern, e.Where, nil, "EXISTS")
+		x, err := b.patternSubquery(e.Pattern, e.Where, nil, gql.ExprString(e))
 		return x, true, err
 	case *gql.PatternComprehension:
-		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, "pattern comprehension")
+		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, gql.ExprString(e))
 		return x, true, err
 	case *gql.FuncCall:
 		// exists((a)-->(b)) is a pattern predicate.
 		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 {
 			if p, ok := e.Args[0].(*gql.PatternExpr); ok {
-				return b.patternPredicate(p.Part, "exists")
+				return b.patternPredicate(p.Part, gql.ExprString(e))
 			}
 		}
 	}
@@ -214,7 +214,7 @@ func (b *binder) noNewVariables(part *gql.PatternPart) error {
 // the outer columns, over an Argument like patternSubquery. Only whether
 // a row comes out matters, so the RETURN items are bound (to report their
 // errors) but not projected.
-func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
+func (b *binder) existsQuery(q *gql.SingleQuery, text string) (Expr, error) {
 	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
 	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
 	b.aliases = nil
@@ -275,7 +275,7 @@ func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
 		return nil, errs.Internal("internal error: an EXISTS subquery lost its row numbers")
 	}
 	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
-	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: "EXISTS"}, nil
+	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: text}, nil
 }
 
 // patternSubquery plans a pattern (with WHERE and, for a pattern
