@@ -328,9 +328,35 @@ func (b *binder) seesDropped(where gql.Expr, names []string) bool {
 		kept[n] = true
 	}
 	found := false
-	gql.Walk(where, func(x gql.Expr) bool {
-		if v, ok := x.(*gql.Variable); ok && !kept[v.Name] && b.bound(v.Name) {
+	check := func(name string) {
+		if name != "" && !kept[name] && b.bound(name) {
 			found = true
+		}
+	}
+	parts := func(ps []*gql.PatternPart) {
+		for _, p := range ps {
+			for _, n := range p.Nodes {
+				check(n.Var)
+			}
+			for _, r := range p.Rels {
+				check(r.Var)
+			}
+		}
+	}
+	gql.Walk(where, func(x gql.Expr) bool {
+		switch x := x.(type) {
+		case *gql.Variable:
+			check(x.Name)
+		case *gql.PatternExpr:
+			parts([]*gql.PatternPart{x.Part})
+		case *gql.PatternComprehension:
+			parts([]*gql.PatternPart{x.Part})
+		case *gql.Exists:
+			if x.Pattern != nil {
+				parts(x.Pattern.Parts)
+			} else {
+				found = true // a whole subquery: evaluate it before the projection
+			}
 		}
 		return !found
 	})
