@@ -100,6 +100,9 @@ func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) erro
 			// x WHERE a.x > 1): it is computed before the distinct rows
 			// are picked, from values the projected ones determine.
 			_, whereCol, err = b.project(items, names, nil, where)
+			if err == nil && whereCol >= 0 {
+				err = whereOverDistinct(b.root.(*Project), len(items), whereCol, where)
+			}
 		}
 		if err != nil {
 			return err
@@ -317,6 +320,28 @@ func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem
 	}
 	b.set(pr)
 	return keys, whereCol, nil
+}
+
+// whereOverDistinct checks that the WHERE of a WITH DISTINCT reads the
+// dropped variables only through the projected expressions (WITH DISTINCT
+// a.x AS x WHERE a.x > 1): its value is then the same for rows that are
+// duplicates, and computing it before the distinct step is sound.
+func whereOverDistinct(pr *Project, nitems, whereCol int, where gql.Expr) error {
+	texts := map[string]bool{}
+	for _, e := range pr.Exprs[:nitems] {
+		texts[e.String()] = true
+	}
+	var failed error
+	rewrite(pr.Exprs[whereCol], len(pr.Input.Columns()), func(x Expr) (Expr, bool) {
+		if texts[x.String()] {
+			return x, true
+		}
+		if c, ok := x.(*ColRef); ok && failed == nil {
+			failed = semanticAt(where.Position(), "variable %s is not defined after WITH DISTINCT", c.Name)
+		}
+		return nil, false
+	})
+	return failed
 }
 
 // seesDropped reports whether the WHERE of a WITH names a variable of the
