@@ -61,7 +61,8 @@ func bindUnion(q *gql.Query, params map[string]vector.Value) (*Plan, error) {
 		}
 		if i == 0 {
 			u.Cols = append([]Column(nil), cols...)
-		} else if root, err = alignUnion(root, cols, u.Cols, part); err != nil {
+			u.Mixed = make([]bool, len(cols))
+		} else if root, err = alignUnion(root, cols, u.Cols, u.Mixed, part); err != nil {
 			return nil, err
 		}
 		u.Inputs = append(u.Inputs, root)
@@ -76,7 +77,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value) (*Plan, error) {
 // alignUnion checks that a later UNION part has the first part's column
 // names and reorders its columns to theirs; it widens a column's type to
 // Any where the parts disagree.
-func alignUnion(root Operator, cols, want []Column, part *gql.SingleQuery) (Operator, error) {
+func alignUnion(root Operator, cols, want []Column, mixed []bool, part *gql.SingleQuery) (Operator, error) {
 	if len(cols) != len(want) {
 		return nil, syntaxAt(clausePos(part), "all parts of a UNION must return the same column names")
 	}
@@ -98,6 +99,7 @@ func alignUnion(root Operator, cols, want []Column, part *gql.SingleQuery) (Oper
 		pr.Cols = append(pr.Cols, c)
 		if c.Type != want[w].Type {
 			want[w].Type = vector.Any
+			mixed[w] = true
 		}
 		if c.Kind != want[w].Kind {
 			want[w].Kind = ""
