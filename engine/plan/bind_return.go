@@ -3,7 +3,6 @@ package plan
 import (
 	"sort"
 
-	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -164,71 +163,6 @@ func (b *binder) dropHidden() {
 	}
 }
 
-// sortKey finds a projected column that an ORDER BY item names: by alias
-// or by the same expression text.
-func sortKey(cols []Column, it *gql.SortItem) (int, bool) {
-	name := it.Text
-	if v, ok := it.Expr.(*gql.Variable); ok {
-		name = v.Name
-	}
-	for i, c := range cols {
-		if !c.Hidden && c.Name == name {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-// sortKeyByName finds the projected column an ORDER BY item names.
-func sortKeyByName(names []string, it *gql.SortItem) (int, bool) {
-	cols := make([]Column, len(names))
-	for i, n := range names {
-		cols[i] = Column{Name: n}
-	}
-	return sortKey(cols, it)
-}
-
-// sortOverProjection binds ORDER BY after an aggregation or DISTINCT: it
-// sees only the projected columns. Keys that are expressions over them are
-// computed by an extra projection as hidden columns.
-func (b *binder) sortOverProjection(order []*gql.SortItem, aggOrder map[int]int) ([]SortKey, error) {
-	if len(order) == 0 {
-		return nil, nil
-	}
-	cols := b.root.Columns()
-	pr := &Project{Input: b.root}
-	for i, c := range cols {
-		pr.Exprs = append(pr.Exprs, b.sc.ref(i))
-		pr.Cols = append(pr.Cols, c)
-	}
-	var keys []SortKey
-	for j, it := range order {
-		if col, ok := aggOrder[j]; ok {
-			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
-			continue
-		}
-		if col, ok := sortKey(cols, it); ok {
-			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
-			continue
-		}
-		e, err := b.expr(it.Expr, noAggregates)
-		if err != nil {
-			return nil, err
-		}
-		if c, ok := e.(*ColRef); ok {
-			keys = append(keys, SortKey{Col: c.Idx, Desc: it.Desc})
-			continue
-		}
-		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
-		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
-	}
-	if len(pr.Cols) > len(cols) {
-		b.set(pr)
-	}
-	return keys, nil
-}
-
 // projectionItems returns the item expressions and their column names.
 func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []string, error) {
 	var items []gql.Expr
@@ -320,72 +254,6 @@ func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem
 	}
 	b.set(pr)
 	return keys, whereCol, nil
-}
-
-// whereOverDistinct checks that the WHERE of a WITH DISTINCT reads the
-// dropped variables only through the projected expressions (WITH DISTINCT
-// a.x AS x WHERE a.x > 1): its value is then the same for rows that are
-// duplicates, and computing it before the distinct step is sound.
-func whereOverDistinct(pr *Project, nitems, whereCol int, where gql.Expr) error {
-	texts := map[string]bool{}
-	for _, e := range pr.Exprs[:nitems] {
-		texts[e.String()] = true
-	}
-	var failed error
-	rewrite(pr.Exprs[whereCol], len(pr.Input.Columns()), func(x Expr) (Expr, bool) {
-		if texts[x.String()] {
-			return x, true
-		}
-		if c, ok := x.(*ColRef); ok && failed == nil {
-			failed = semanticAt(where.Position(), "variable %s is not defined after WITH DISTINCT", c.Name)
-		}
-		return nil, false
-	})
-	return failed
-}
-
-// seesDropped reports whether the WHERE of a WITH names a variable of the
-// input that the projection does not keep under its name: it must then be
-// evaluated with the projection, not after it.
-func (b *binder) seesDropped(where gql.Expr, names []string) bool {
-	kept := map[string]bool{}
-	for _, n := range names {
-		kept[n] = true
-	}
-	found := false
-	check := func(name string) {
-		if name != "" && !kept[name] && b.bound(name) {
-			found = true
-		}
-	}
-	parts := func(ps []*gql.PatternPart) {
-		for _, p := range ps {
-			for _, n := range p.Nodes {
-				check(n.Var)
-			}
-			for _, r := range p.Rels {
-				check(r.Var)
-			}
-		}
-	}
-	gql.Walk(where, func(x gql.Expr) bool {
-		switch x := x.(type) {
-		case *gql.Variable:
-			check(x.Name)
-		case *gql.PatternExpr:
-			parts([]*gql.PatternPart{x.Part})
-		case *gql.PatternComprehension:
-			parts([]*gql.PatternPart{x.Part})
-		case *gql.Exists:
-			if x.Pattern != nil {
-				parts(x.Pattern.Parts)
-			} else {
-				found = true // a whole subquery: evaluate it before the projection
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // aggregate plans a projection with aggregates: items without aggregates
@@ -504,68 +372,6 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 	return out, failed
 }
 
-// countExpr binds a SKIP or LIMIT count: an expression that reads no
-// variable (a constant, a parameter, toInteger(ceil(1.7))). A constant or
-// parameter count is checked here; other expressions when the query
-// starts.
-func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
-	pos := e.Position()
-	if p, ok := containsAggregate(e); ok {
-		return nil, semanticAt(p, "%s cannot use aggregate functions", what)
-	}
-	saved := b.sc.cols
-	b.sc.cols = nil // no variable is visible: the count is computed once
-	x, err := b.expr(e, noAggregates)
-	b.sc.cols = saved
-	if err != nil {
-		if containsVariable(e) {
-			return nil, semanticAt(pos, "%s expects an expression that does not depend on the rows (a constant or a parameter)", what)
-		}
-		return nil, err
-	}
-	switch c := x.(type) {
-	case *Const:
-		return x, CheckCount(c.Val, what, pos.Line, pos.Column)
-	case *Param:
-		if v, ok := b.params[c.Name]; ok {
-			return x, CheckCount(v, what, pos.Line, pos.Column)
-		}
-	}
-	return x, nil
-}
-
-// containsVariable reports whether e reads a variable.
-func containsVariable(e gql.Expr) bool {
-	found := false
-	gql.Walk(e, func(x gql.Expr) bool {
-		if _, ok := x.(*gql.Variable); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// CheckCount checks a SKIP or LIMIT count: a non-negative INTEGER. The
-// error is a 42000 error as openCypher classifies it (NegativeIntegerArgument,
-// InvalidArgumentType), with the count's position when line > 0.
-func CheckCount(v vector.Value, what string, line, col int) error {
-	var err *errs.Error
-	switch n := v.(type) {
-	case int64:
-		if n >= 0 {
-			return nil
-		}
-		err = errs.Semantic("%s expects a non-negative INTEGER, got %d", what, n)
-	default:
-		err = errs.Semantic("%s expects a non-negative INTEGER, got %s", what, FormatValue(v))
-	}
-	if line > 0 {
-		return err.At(line, col)
-	}
-	return err
-}
-
 func aggType(c AggCall) vector.Type {
 	switch c.Func {
 	case AggCount:
@@ -574,93 +380,4 @@ func aggType(c AggCall) vector.Type {
 		return vector.Float64
 	}
 	return vector.Any
-}
-
-// rewrite rebuilds e bottom-up where f returns a replacement; f sees each
-// node before its children and returns (nil, false) to descend. width is
-// the number of columns of the scope the result is evaluated over: the
-// local variables of inner scopes move to the columns after it, and f
-// does not see references to them.
-func rewrite(e Expr, width int, f func(Expr) (Expr, bool)) Expr {
-	return rewriteScoped(e, -1, 0, width, f)
-}
-
-// rewriteScoped is rewrite inside an inner scope whose local columns start
-// at localFrom (-1 outside any) and move by delta.
-func rewriteScoped(e Expr, localFrom, delta, width int, f func(Expr) (Expr, bool)) Expr {
-	if c, ok := e.(*ColRef); ok && localFrom >= 0 && c.Idx >= localFrom {
-		return &ColRef{Idx: c.Idx + delta, Name: c.Name, T: c.T, Kind: c.Kind}
-	}
-	if r, ok := f(e); ok {
-		return r
-	}
-	rw := func(x Expr) Expr {
-		if x == nil {
-			return nil
-		}
-		return rewriteScoped(x, localFrom, delta, width, f)
-	}
-	// in rewrites the expressions of an inner scope starting at column w.
-	in := func(w int, x Expr) Expr {
-		if x == nil {
-			return nil
-		}
-		if localFrom < 0 {
-			return rewriteScoped(x, w, width-w, width, f)
-		}
-		return rw(x)
-	}
-	newWidth := func(w int) int {
-		if localFrom < 0 {
-			return width
-		}
-		return w + delta
-	}
-	switch x := e.(type) {
-	case *ListComp:
-		return &ListComp{List: rw(x.List), Var: x.Var, Width: newWidth(x.Width), Pred: in(x.Width, x.Pred), Proj: in(x.Width, x.Proj)}
-	case *Quantifier:
-		return &Quantifier{Kind: x.Kind, List: rw(x.List), Var: x.Var, Width: newWidth(x.Width), Pred: in(x.Width, x.Pred)}
-	case *Reduce:
-		return &Reduce{Init: rw(x.Init), List: rw(x.List), Acc: x.Acc, Var: x.Var, Width: newWidth(x.Width), Expr: in(x.Width, x.Expr)}
-	case *MapProjection:
-		mp := &MapProjection{X: rw(x.X)}
-		for _, it := range x.Items {
-			mp.Items = append(mp.Items, MapProjItem{Key: it.Key, All: it.All, Val: rw(it.Val)})
-		}
-		return mp
-	}
-	switch x := e.(type) {
-	case *Property:
-		return &Property{Of: rw(x.Of), Key: x.Key}
-	case *Binary:
-		return &Binary{Op: x.Op, L: rw(x.L), R: rw(x.R)}
-	case *Not:
-		return &Not{X: rw(x.X)}
-	case *Neg:
-		return &Neg{X: rw(x.X)}
-	case *IsNull:
-		return &IsNull{X: rw(x.X), Negate: x.Negate}
-	case *HasLabels:
-		return &HasLabels{X: rw(x.X), Labels: x.Labels}
-	case *Call:
-		args := make([]Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = rw(a)
-		}
-		return &Call{Name: x.Name, Args: args, T: x.T, Kind: x.Kind}
-	case *List:
-		elems := make([]Expr, len(x.Elems))
-		for i, a := range x.Elems {
-			elems[i] = rw(a)
-		}
-		return &List{Elems: elems}
-	case *Map:
-		vals := make([]Expr, len(x.Vals))
-		for i, a := range x.Vals {
-			vals[i] = rw(a)
-		}
-		return &Map{Keys: x.Keys, Vals: vals}
-	}
-	return e
 }
