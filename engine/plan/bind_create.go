@@ -42,7 +42,7 @@ func (b *binder) create(c *gql.Create) error {
 				if len(part.Rels) == 0 {
 					return semanticAt(n.Pos, "variable %s is already bound; CREATE cannot create it again", n.Var)
 				}
-				if cols[col].Type != vector.Node {
+				if c := cols[col]; c.Type != vector.Node && (c.Type != vector.Any || c.Kind != "") {
 					return semanticAt(n.Pos, "variable %s is already bound to a %s, not a node", n.Var, cols[col].Type)
 				}
 				if len(n.Labels) > 0 || n.Props != nil {

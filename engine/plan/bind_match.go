@@ -86,7 +86,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 		if into < 0 {
 			cols = append(cols, b.sc.column(to.Var, vector.Node))
 		}
-		ex := &Expand{Input: in, From: from, RelVar: relVar, ToVar: to.Var, Types: rp.Types,
+		ex := &Expand{Input: in, From: from, RelVar: relVar, ToVar: to.Var, Types: uniqueTypes(rp.Types),
 			Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
 		if into < 0 {
 			ex.ToLabels = to.Labels
@@ -113,6 +113,21 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int) ([]int, error) {
 		}
 	}
 	return rels, nil
+}
+
+// uniqueTypes drops repeated relationship types ([:T|:T] is [:T]).
+func uniqueTypes(types []string) []string {
+	var out []string
+	for i, t := range types {
+		dup := false
+		for _, u := range types[:i] {
+			dup = dup || u == t
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // selectivity ranks a node pattern as a starting point.
