@@ -120,11 +120,12 @@ func (p *parser) relPattern() *RelPattern {
 	p.expectPunct("-")
 	switch {
 	case p.isPunct(">"):
-		if left {
-			p.fail("a relationship cannot point both ways")
-		}
 		p.advance()
 		r.Dir = DirRight
+		if left {
+			// <-[]-> is openCypher for either direction, like -[]-.
+			r.Dir = DirBoth
+		}
 	case left:
 		r.Dir = DirLeft
 	}
