@@ -110,6 +110,9 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if !ok {
 			return nil, notSupported(e.Pos, "operator %s is not supported yet", e.Op)
 		}
+		if !op.IsLogical() && !op.IsComparison() && !arithmeticTypesMatch(op, l.Type(), r.Type()) {
+			return nil, semanticAt(e.Pos, "%s cannot be applied to %s and %s", op, l.Type(), r.Type())
+		}
 		if op.IsLogical() {
 			for i, x := range []Expr{l, r} {
 				if t, bad := notBoolean(x); bad {
@@ -228,6 +231,29 @@ func notBoolean(e Expr) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// arithmeticTypesMatch reports whether an arithmetic operator may apply to
+// operands of static types l and r. Only combinations of known scalar
+// types that can never work are refused (openCypher's compile-time
+// InvalidArgumentType); unknown types are checked when the query runs.
+func arithmeticTypesMatch(op BinOp, l, r vector.Type) bool {
+	scalar := func(t vector.Type) bool {
+		switch t {
+		case vector.Int64, vector.Float64, vector.String, vector.Bool, vector.Node, vector.Rel:
+			return true
+		}
+		return false
+	}
+	if !scalar(l) || !scalar(r) {
+		return true
+	}
+	num := func(t vector.Type) bool { return t == vector.Int64 || t == vector.Float64 }
+	if op == OpAdd {
+		// Numbers add; strings concatenate with strings and numbers.
+		return (num(l) || l == vector.String) && (num(r) || r == vector.String)
+	}
+	return num(l) && num(r)
 }
 
 // opCalls are operators evaluated by operator functions.

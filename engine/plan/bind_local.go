@@ -10,14 +10,19 @@ import (
 
 // withLocals binds fn's expressions in an inner scope: the current columns
 // followed by one column per local variable, which shadows an outer
-// variable or alias of the same name. It returns the width of the outer
-// scope, the first local's column.
-func (b *binder) withLocals(names []string, fn func() error) (int, error) {
+// variable or alias of the same name. types gives a local's type when it
+// is known (the elements of a constant list), else it is Any. It returns
+// the width of the outer scope, the first local's column.
+func (b *binder) withLocals(names []string, types []vector.Type, fn func() error) (int, error) {
 	width := len(b.sc.cols)
 	savedCols, savedAliases := b.sc.cols, b.aliases
 	cols := appendCols(savedCols)
-	for _, n := range names {
-		cols = append(cols, Column{Name: n, Type: vector.Any})
+	for i, n := range names {
+		t := vector.Any
+		if i < len(types) {
+			t = types[i]
+		}
+		cols = append(cols, Column{Name: n, Type: t})
 	}
 	b.sc.cols = cols
 	if savedAliases != nil {
@@ -44,7 +49,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		lc := &ListComp{List: list, Var: e.Var}
-		lc.Width, err = b.withLocals([]string{e.Var}, func() error {
+		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
 			var err error
 			if e.Pred != nil {
 				if lc.Pred, err = b.innerPredicate(e.Pred); err != nil {
@@ -66,7 +71,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
-		q.Width, err = b.withLocals([]string{e.Var}, func() error {
+		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
 			var err error
 			q.Pred, err = b.innerPredicate(e.Pred)
 			return err
@@ -85,7 +90,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, semanticAt(e.Pos, "variable %s is already declared in this reduce()", e.Var)
 		}
 		r := &Reduce{Init: init, List: list, Acc: e.Acc, Var: e.Var}
-		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, func() error {
+		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, elemType(list)}, func() error {
 			var err error
 			r.Expr, err = b.inner(e.Expr)
 			return err
