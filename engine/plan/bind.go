@@ -267,7 +267,7 @@ func (b *binder) unwind(u *gql.Unwind) error {
 	if _, ok := b.sc.lookup(u.Var); ok {
 		return semanticAt(u.Pos, "variable %s is already defined", u.Var)
 	}
-	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e)})})
+	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e), Kind: elemKind(e)})})
 	return nil
 }
 
@@ -292,6 +292,25 @@ func elemType(e Expr) vector.Type {
 		return vector.Any
 	}
 	return t
+}
+
+// elemKind is LIST or MAP when every element of a constant list is one.
+func elemKind(e Expr) string {
+	c, ok := e.(*Const)
+	if !ok {
+		return ""
+	}
+	l, ok := c.Val.([]vector.Value)
+	if !ok || len(l) == 0 {
+		return ""
+	}
+	k := valueKind(l[0])
+	for _, x := range l[1:] {
+		if valueKind(x) != k {
+			return ""
+		}
+	}
+	return k
 }
 
 // optionalMatch plans OPTIONAL MATCH: the pattern (and its WHERE) is
