@@ -132,6 +132,11 @@ type binder struct {
 	// inWhere is set while a WHERE predicate is bound: only there may a
 	// pattern be used as a predicate.
 	inWhere bool
+	// aggOf records which collected aggregate each aggregate call of a
+	// projection became; aggSubst, while set, replaces those calls by the
+	// Aggregate operator's columns (bindOverGroups).
+	aggOf    map[*gql.FuncCall]int
+	aggSubst map[*gql.FuncCall]Expr
 }
 
 // input returns the plan so far, or a single empty row when nothing came

@@ -32,6 +32,21 @@ func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
 // exprWith binds an expression; aggs, when not nil, collects aggregate calls
 // (mode collectAggregates) and the result refers to them through aggRef.
 func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
+	if f, ok := e.(*gql.FuncCall); ok {
+		if x, ok := b.aggSubst[f]; ok {
+			return x, nil // an aggregate already computed (bindOverGroups)
+		}
+		if _, isAgg := aggregateFuncs[strings.ToLower(f.Name)]; isAgg && aggs != nil && len(f.Namespace) == 0 {
+			x, err := b.call(f, mode, aggs)
+			if r, ok := x.(*aggRef); ok && err == nil {
+				if b.aggOf == nil {
+					b.aggOf = map[*gql.FuncCall]int{}
+				}
+				b.aggOf[f] = r.i
+			}
+			return x, err
+		}
+	}
 	if x, ok, err := b.localExpr(e, mode, aggs); ok {
 		return x, err
 	}

@@ -319,6 +319,13 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 		if isKey[i] {
 			e = b.sc.ref(k)
 			k++
+		} else if !Walk(bound[i], func(Expr) {}) {
+			// A sub-plan (pattern comprehension, EXISTS) cannot be
+			// rewritten: bind the item again over the groups.
+			var err error
+			if e, err = b.bindOverGroups(items[i], nkeys); err != nil {
+				return err
+			}
 		} else {
 			var err error
 			e, err = b.overGroups(bound[i], keyText, nkeys, items[i])
@@ -333,15 +340,50 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 	return nil
 }
 
+// bindOverGroups binds an aggregating item over the Aggregate operator's
+// output: its aggregate calls become their columns, and its variables must
+// be grouping keys (visible there by their names).
+func (b *binder) bindOverGroups(item gql.Expr, nkeys int) (Expr, error) {
+	subst := map[*gql.FuncCall]Expr{}
+	gql.Walk(item, func(x gql.Expr) bool {
+		if f, ok := x.(*gql.FuncCall); ok {
+			if i, ok := b.aggOf[f]; ok {
+				subst[f] = b.sc.ref(nkeys + i)
+				return false
+			}
+		}
+		return true
+	})
+	// A variable of the input that is not a grouping key has no single
+	// value per group, also where a pattern names it.
+	var failed error
+	input := b.root.Children()[0].Columns()
+	walkNames(item, true, func(name string) bool {
+		if name == "" || b.bound(name) {
+			return true
+		}
+		for _, c := range input {
+			if !c.Hidden && c.Name == name {
+				failed = semanticAt(item.Position(), "%s is neither aggregated nor a grouping key in this projection", name)
+				return false
+			}
+		}
+		return true
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	b.aggSubst = subst
+	defer func() { b.aggSubst = nil }()
+	return b.expr(item, noAggregates)
+}
+
 // overGroups rewrites an aggregate item to read the Aggregate operator's
 // output: aggregates become their columns, sub-expressions equal to a
 // grouping key become the key's column, and any other variable is an
 // error (it has no single value per group).
 func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (Expr, error) {
 	var failed error
-	if _, ok := e.(*PatternSubquery); ok || !Walk(e, func(Expr) {}) {
-		return nil, notSupported(src.Position(), "a pattern comprehension or EXISTS together with aggregation in one projection item is not supported yet")
-	}
 	out := rewrite(e, len(b.sc.cols), func(x Expr) (Expr, bool) {
 		if a, ok := x.(*aggRef); ok {
 			return b.sc.ref(nkeys + a.i), true

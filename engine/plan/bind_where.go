@@ -1,6 +1,10 @@
 package plan
 
-import "github.com/quiverdb/quiver/engine/gql"
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/gql"
+)
 
 // The WHERE of a WITH may read the variables the projection drops.
 
@@ -35,13 +39,28 @@ func (b *binder) seesDropped(where gql.Expr, names []string) bool {
 		kept[n] = true
 	}
 	found := false
+	walkNames(where, false, func(name string) bool {
+		found = name == "" || (!kept[name] && b.bound(name))
+		return !found
+	})
+	return found
+}
+
+// walkNames calls fn with every variable name e mentions, in expressions
+// and in the patterns of pattern predicates, comprehensions and EXISTS,
+// until fn returns false. A whole EXISTS subquery is reported as the
+// name "" (its clauses are not walked). With skipAggs the arguments of
+// aggregate calls are not walked.
+func walkNames(e gql.Expr, skipAggs bool, fn func(name string) bool) {
+	more := true
 	check := func(name string) {
-		if name != "" && !kept[name] && b.bound(name) {
-			found = true
+		if more && name != "" {
+			more = fn(name)
 		}
 	}
 	parts := func(ps []*gql.PatternPart) {
 		for _, p := range ps {
+			check(p.Var)
 			for _, n := range p.Nodes {
 				check(n.Var)
 			}
@@ -50,8 +69,12 @@ func (b *binder) seesDropped(where gql.Expr, names []string) bool {
 			}
 		}
 	}
-	gql.Walk(where, func(x gql.Expr) bool {
+	gql.Walk(e, func(x gql.Expr) bool {
 		switch x := x.(type) {
+		case *gql.FuncCall:
+			if _, isAgg := aggregateFuncs[strings.ToLower(x.Name)]; isAgg && skipAggs && len(x.Namespace) == 0 {
+				return false
+			}
 		case *gql.Variable:
 			check(x.Name)
 		case *gql.PatternExpr:
@@ -61,11 +84,10 @@ func (b *binder) seesDropped(where gql.Expr, names []string) bool {
 		case *gql.Exists:
 			if x.Pattern != nil {
 				parts(x.Pattern.Parts)
-			} else {
-				found = true // a whole subquery: evaluate it before the projection
+			} else if more {
+				more = fn("")
 			}
 		}
-		return !found
+		return more
 	})
-	return found
 }
