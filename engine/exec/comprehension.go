@@ -268,21 +268,23 @@ func (e *quantEval) eval(b *vector.Batch) (*vector.Vector, error) {
 
 // reduceEval is reduce(acc = init, x IN list | expr). Each step evaluates
 // expr for the k-th element of every row whose list is that long, all
-// rows of the batch in one inner batch.
+// rows of the batch in one inner batch; the accumulators stay in typed
+// vectors from step to step.
 type reduceEval struct {
 	init, list, body evaluator
 	lb               *localBatch
-	acc              []vector.Value
 	lists            [][]vector.Value
+	final            []vector.Value
 	null             []bool
-	idx              []int32
-	accs, elems      []vector.Value
+	idx, prev, pos   []int32
+	elems            []vector.Value
+	accs             [2]*vector.Vector // alternating accumulator columns
 	out              *vector.Vector
 }
 
 func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
-	if e.acc == nil {
-		e.acc = make([]vector.Value, vector.Capacity)
+	if e.final == nil {
+		e.final = make([]vector.Value, vector.Capacity)
 		e.lists = make([][]vector.Value, vector.Capacity)
 		e.null = make([]bool, vector.Capacity)
 	}
@@ -298,13 +300,16 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	longest := 0
 	var failed error
 	forRows(sel, n, func(r int) {
-		e.acc[r], e.lists[r], e.null[r] = iv.Get(r), nil, false
+		e.lists[r], e.null[r], e.final[r] = nil, false, nil
 		switch l := lv.Get(r).(type) {
 		case nil:
 			e.null[r] = true
 		case []vector.Value:
 			e.lists[r] = l
 			longest = max(longest, len(l))
+			if len(l) == 0 {
+				e.final[r] = iv.Get(r)
+			}
 		default:
 			if failed == nil {
 				failed = errs.Data("reduce() expects a list, got %s", typeName(l))
@@ -314,30 +319,54 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if failed != nil {
 		return nil, failed
 	}
+	var res *vector.Vector // the accumulators after the previous step
 	for k := 0; k < longest; k++ {
-		e.idx, e.accs, e.elems = e.idx[:0], e.accs[:0], e.elems[:0]
+		e.prev, e.idx = e.idx, e.prev[:0]
+		e.elems, e.pos = e.elems[:0], e.pos[:0]
+		p := 0
 		forRows(sel, n, func(r int) {
-			if len(e.lists[r]) > k {
-				e.idx = append(e.idx, int32(r))
-				e.accs = append(e.accs, e.acc[r])
-				e.elems = append(e.elems, e.lists[r][k])
+			if len(e.lists[r]) <= k {
+				return
+			}
+			e.idx = append(e.idx, int32(r))
+			e.elems = append(e.elems, e.lists[r][k])
+			if k > 0 {
+				// Rows still active are a subsequence of the previous
+				// step's rows: find this one's previous position.
+				for e.prev[p] != int32(r) {
+					p++
+				}
+				e.pos = append(e.pos, int32(p))
 			}
 		})
-		res, err := e.body.eval(e.lb.fill(b, e.idx, e.accs, e.elems))
-		if err != nil {
+		acc := e.accs[k%2]
+		if k == 0 {
+			acc = ensure(acc, iv.Type)
+			copyRows(acc, 0, iv, e.idx)
+		} else {
+			acc = ensure(acc, res.Type)
+			copyRows(acc, 0, res, e.pos)
+		}
+		e.accs[k%2] = acc
+		inner := e.lb.fill(b, e.idx)
+		e.lb.setVector(0, acc)
+		e.lb.setValues(1, e.elems)
+		if res, err = e.body.eval(inner); err != nil {
 			return nil, err
 		}
 		for i, r := range e.idx {
-			e.acc[r] = res.Get(i)
+			if len(e.lists[r]) == k+1 {
+				e.final[r] = res.Get(i)
+			}
 		}
 	}
 	// The result is typed when every row's value has one scalar type.
 	t := vector.Null
 	forRows(sel, n, func(r int) {
-		if e.null[r] || e.acc[r] == nil {
+		if e.null[r] || e.final[r] == nil {
 			return
 		}
-		switch vt := vector.TypeOf(e.acc[r]); {
+		switch vt := vector.TypeOf(e.final[r]); {
 		case t == vector.Null:
 			t = vt
 		case t != vt:
@@ -355,9 +384,9 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		if e.null[r] {
 			out.SetNull(r)
 		} else {
-			out.Set(r, e.acc[r])
+			out.Set(r, e.final[r])
 		}
-		e.acc[r], e.lists[r] = nil, nil
+		e.final[r], e.lists[r] = nil, nil
 	})
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -31,22 +30,22 @@ func buildSkipLimit(c *Context, input plan.Operator, count plan.Expr, skip bool)
 	return &skipLimit{in: in, skip: skip, remain: n}, nil
 }
 
-// countValue evaluates a SKIP or LIMIT count: a constant or parameter that
-// must be a non-negative INTEGER.
+// countValue evaluates a SKIP or LIMIT count, an expression that reads no
+// row, once; it must be a non-negative INTEGER.
 func countValue(c *Context, count plan.Expr, what string) (int64, error) {
 	ev, err := compile(c, count)
 	if err != nil {
 		return 0, err
 	}
-	ce, ok := ev.(*constEval)
-	if !ok {
-		return 0, errs.Semantic("%s expects a constant or a parameter", what)
+	v, err := ev.eval(&vector.Batch{Len: 1})
+	if err != nil {
+		return 0, err
 	}
-	n, ok := ce.value().(int64)
-	if !ok || n < 0 {
-		return 0, errs.DataCode(errs.CodeInvalidParam, "%s expects a non-negative INTEGER, got %s", what, plan.FormatValue(ce.value()))
+	val := v.Get(0)
+	if err := plan.CheckCount(val, what, 0, 0); err != nil {
+		return 0, err
 	}
-	return n, nil
+	return val.(int64), nil
 }
 
 func (s *skipLimit) Next() (*vector.Batch, error) {

@@ -64,6 +64,16 @@ func (l *localBatch) fill(outer *vector.Batch, idx []int32, locals ...[]vector.V
 	return &l.b
 }
 
+// setValues sets local variable j of the current inner batch to vals.
+func (l *localBatch) setValues(j int, vals []vector.Value) {
+	k := l.width + j
+	l.owned[k] = valuesVector(l.owned[k], vals)
+	l.b.Cols[k] = l.owned[k]
+}
+
+// setVector sets local variable j of the current inner batch to v.
+func (l *localBatch) setVector(j int, v *vector.Vector) { l.b.Cols[l.width+j] = v }
+
 // valuesVector stores vals in a vector typed by their common type, so the
 // inner expressions run their typed kernels, or in a generic one.
 func valuesVector(out *vector.Vector, vals []vector.Value) *vector.Vector {

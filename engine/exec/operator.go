@@ -108,7 +108,7 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		}
 		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
 	case *plan.Union:
-		u := &unionOp{}
+		u := &unionOp{mixed: p.Mixed}
 		for _, in := range p.Inputs {
 			op, err := Build(c, in)
 			if err != nil {

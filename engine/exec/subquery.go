@@ -42,7 +42,9 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, bug("pattern subquery plan has no argument")
 	}
 	a.b, a.done = arg, false
-	for {
+	// A predicate stops pulling matches once every row has one.
+	pending := b.Rows()
+	for pending > 0 || e.p.Proj >= 0 {
 		ib, err := inner.Next()
 		if err != nil {
 			return nil, err
@@ -54,7 +56,10 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		for i := 0; i < ib.Rows(); i++ {
 			row := ib.Row(i)
 			r := rowCol.I64[row]
-			e.found[r] = true
+			if !e.found[r] {
+				e.found[r] = true
+				pending--
+			}
 			if e.p.Proj >= 0 {
 				e.lists[r] = append(e.lists[r], ib.Cols[e.p.Proj].Get(row))
 			}
@@ -64,6 +69,14 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.out = ensure(e.out, vector.Bool)
 		out := e.out
 		forRows(sel, n, func(r int) { out.Bools[r] = e.found[r] })
+		for _, c := range e.p.NullIf {
+			v := b.Cols[c]
+			forRows(sel, n, func(r int) {
+				if v.IsNull(r) {
+					out.SetNull(r)
+				}
+			})
+		}
 		return out, nil
 	}
 	e.out = ensure(e.out, vector.Any)

@@ -1,5 +1,7 @@
 package gql
 
+import "strings"
+
 // This file parses the expressions that contain patterns or clauses
 // (pattern predicates, pattern comprehensions, EXISTS subqueries) and the
 // other forms with a syntax of their own: reduce and map projections.
@@ -147,4 +149,12 @@ func (p *parser) mapProjection(x *Variable) Expr {
 	}
 	p.expectPunct("}")
 	return m
+}
+
+// ExprString renders an expression in canonical form (for plans and
+// messages).
+func ExprString(e Expr) string {
+	var sb strings.Builder
+	formatExpr(&sb, e)
+	return sb.String()
 }

@@ -72,7 +72,8 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 		}
 		if i == 0 {
 			u.Cols = append([]Column(nil), cols...)
-		} else if root, err = alignUnion(root, cols, u.Cols, part); err != nil {
+			u.Mixed = make([]bool, len(cols))
+		} else if root, err = alignUnion(root, cols, u.Cols, u.Mixed, part); err != nil {
 			return nil, err
 		}
 		u.Inputs = append(u.Inputs, root)
@@ -87,7 +88,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 // alignUnion checks that a later UNION part has the first part's column
 // names and reorders its columns to theirs; it widens a column's type to
 // Any where the parts disagree.
-func alignUnion(root Operator, cols, want []Column, part *gql.SingleQuery) (Operator, error) {
+func alignUnion(root Operator, cols, want []Column, mixed []bool, part *gql.SingleQuery) (Operator, error) {
 	if len(cols) != len(want) {
 		return nil, syntaxAt(clausePos(part), "all parts of a UNION must return the same column names")
 	}
@@ -109,6 +110,7 @@ func alignUnion(root Operator, cols, want []Column, part *gql.SingleQuery) (Oper
 		pr.Cols = append(pr.Cols, c)
 		if c.Type != want[w].Type {
 			want[w].Type = vector.Any
+			mixed[w] = true
 		}
 		if c.Kind != want[w].Kind {
 			want[w].Kind = ""
@@ -144,6 +146,11 @@ type binder struct {
 	// inWhere is set while a WHERE predicate is bound: only there may a
 	// pattern be used as a predicate.
 	inWhere bool
+	// aggOf records which collected aggregate each aggregate call of a
+	// projection became; aggSubst, while set, replaces those calls by the
+	// Aggregate operator's columns (bindOverGroups).
+	aggOf    map[*gql.FuncCall]int
+	aggSubst map[*gql.FuncCall]Expr
 }
 
 // input returns the plan so far, or a single empty row when nothing came
@@ -182,15 +189,12 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
 			}
-			err = b.projection(&c.Projection, false)
+			err = b.projection(&c.Projection, false, nil)
 		case *gql.With:
 			if last {
 				return syntaxAt(c.Pos, "a query cannot end with WITH; add a RETURN clause")
 			}
-			err = b.projection(&c.Projection, true)
-			if err == nil && c.Where != nil {
-				err = b.where(c.Where)
-			}
+			err = b.projection(&c.Projection, true, c.Where)
 		default:
 			return notSupported(c.Position(), "%s is not supported yet", clauseName(c))
 		}
@@ -215,19 +219,29 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
+	pred, err := b.predicate(e)
+	if err != nil {
+		return err
+	}
+	b.set(&Filter{Input: b.root, Pred: pred})
+	return nil
+}
+
+// predicate binds a WHERE condition: patterns may be used as predicates
+// there, and a value that can never be a boolean is refused.
+func (b *binder) predicate(e gql.Expr) (Expr, error) {
 	saved := b.inWhere
 	b.inWhere = true
 	pred, err := b.expr(e, noAggregates)
 	b.inWhere = saved
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch t := pred.Type(); t {
 	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
-		return semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
+		return nil, semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
 	}
-	b.set(&Filter{Input: b.root, Pred: pred})
-	return nil
+	return pred, nil
 }
 
 func syntaxAt(p gql.Pos, format string, args ...any) error {
@@ -279,7 +293,7 @@ func (b *binder) unwind(u *gql.Unwind) error {
 	if _, ok := b.sc.lookup(u.Var); ok {
 		return semanticAt(u.Pos, "variable %s is already defined", u.Var)
 	}
-	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e)})})
+	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e), Kind: elemKind(e)})})
 	return nil
 }
 
@@ -304,6 +318,25 @@ func elemType(e Expr) vector.Type {
 		return vector.Any
 	}
 	return t
+}
+
+// elemKind is LIST or MAP when every element of a constant list is one.
+func elemKind(e Expr) string {
+	c, ok := e.(*Const)
+	if !ok {
+		return ""
+	}
+	l, ok := c.Val.([]vector.Value)
+	if !ok || len(l) == 0 {
+		return ""
+	}
+	k := valueKind(l[0])
+	for _, x := range l[1:] {
+		if valueKind(x) != k {
+			return ""
+		}
+	}
+	return k
 }
 
 // optionalMatch plans OPTIONAL MATCH: the pattern (and its WHERE) is

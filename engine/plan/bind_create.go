@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"sort"
+
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -36,7 +39,10 @@ func (b *binder) create(c *gql.Create) error {
 		nodeCols := make([]int, len(part.Nodes))
 		for i, n := range part.Nodes {
 			if col, ok := colOf(n.Var); ok {
-				if cols[col].Type != vector.Node {
+				if len(part.Rels) == 0 {
+					return semanticAt(n.Pos, "variable %s is already bound; CREATE cannot create it again", n.Var)
+				}
+				if c := cols[col]; c.Type != vector.Node && (c.Type != vector.Any || c.Kind != "") {
 					return semanticAt(n.Pos, "variable %s is already bound to a %s, not a node", n.Var, cols[col].Type)
 				}
 				if len(n.Labels) > 0 || n.Props != nil {
@@ -98,9 +104,31 @@ func (b *binder) createProps(props gql.Expr) ([]string, []Expr, error) {
 	if props == nil {
 		return nil, nil, nil
 	}
+	if p, ok := props.(*gql.Param); ok {
+		// The parameter's value is known now: its entries become
+		// constant properties.
+		v, ok := b.params[p.Name]
+		if !ok {
+			return nil, nil, errs.New(errs.CodeInvalidParam, errs.CatData, "missing parameter $%s", p.Name)
+		}
+		pm, ok := v.(map[string]vector.Value)
+		if !ok {
+			return nil, nil, errs.DataCode(errs.CodeInvalidParam, "parameter $%s must be a map of properties, got %s", p.Name, vector.TypeOf(v)).At(p.Pos.Line, p.Pos.Column)
+		}
+		keys := make([]string, 0, len(pm))
+		for k := range pm {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		vals := make([]Expr, len(keys))
+		for i, k := range keys {
+			vals[i] = &Const{Val: pm[k], T: vector.TypeOf(pm[k])}
+		}
+		return keys, vals, nil
+	}
 	m, ok := props.(*gql.MapLit)
 	if !ok {
-		return nil, nil, notSupported(props.Position(), "a parameter as a property map in CREATE is not supported yet")
+		return nil, nil, semanticAt(props.Position(), "a property map must be a map literal or a parameter")
 	}
 	vals := make([]Expr, len(m.Keys))
 	for i := range m.Keys {

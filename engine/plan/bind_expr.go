@@ -33,6 +33,21 @@ func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
 // exprWith binds an expression; aggs, when not nil, collects aggregate calls
 // (mode collectAggregates) and the result refers to them through aggRef.
 func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
+	if f, ok := e.(*gql.FuncCall); ok {
+		if x, ok := b.aggSubst[f]; ok {
+			return x, nil // an aggregate already computed (bindOverGroups)
+		}
+		if _, isAgg := aggregateFuncs[strings.ToLower(f.Name)]; isAgg && aggs != nil && len(f.Namespace) == 0 {
+			x, err := b.call(f, mode, aggs)
+			if r, ok := x.(*aggRef); ok && err == nil {
+				if b.aggOf == nil {
+					b.aggOf = map[*gql.FuncCall]int{}
+				}
+				b.aggOf[f] = r.i
+			}
+			return x, err
+		}
+	}
 	if x, ok, err := b.localExpr(e, mode, aggs); ok {
 		return x, err
 	}
@@ -81,6 +96,9 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		}
 		switch e.Op {
 		case gql.OpNot:
+			if t, bad := notBoolean(x); bad {
+				return nil, semanticAt(e.X.Position(), "NOT expects a BOOLEAN, got %s", t)
+			}
 			return &Not{X: x}, nil
 		case gql.OpNeg:
 			if c, ok := x.(*Const); ok {
@@ -107,6 +125,20 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		op, ok := binOps[e.Op]
 		if !ok {
 			return nil, notSupported(e.Pos, "operator %s is not supported yet", e.Op)
+		}
+		if !op.IsLogical() && !op.IsComparison() && !arithmeticTypesMatch(op, l.Type(), r.Type()) {
+			return nil, semanticAt(e.Pos, "%s cannot be applied to %s and %s", op, l.Type(), r.Type())
+		}
+		if op.IsLogical() {
+			for i, x := range []Expr{l, r} {
+				if t, bad := notBoolean(x); bad {
+					at := e.L.Position()
+					if i == 1 {
+						at = e.R.Position()
+					}
+					return nil, semanticAt(at, "%s expects BOOLEAN operands, got %s", op, t)
+				}
+			}
 		}
 		return &Binary{Op: op, L: l, R: r}, nil
 	case *gql.Comparison:
@@ -196,6 +228,48 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+// notBoolean reports an operand of a boolean operator whose type is known
+// when the query is compiled and is not BOOLEAN (openCypher's
+// InvalidArgumentType): a literal, a list or map, a typed column.
+func notBoolean(e Expr) (string, bool) {
+	switch e.Type() {
+	case vector.Int64, vector.Float64, vector.String, vector.Node, vector.Rel:
+		return e.Type().String(), true
+	}
+	switch e.(type) {
+	case *List, *Map, *ListComp, *MapProjection:
+		return KindOf(e), true
+	case *Const:
+		if k := KindOf(e); k != "" {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// arithmeticTypesMatch reports whether an arithmetic operator may apply to
+// operands of static types l and r. Only combinations of known scalar
+// types that can never work are refused (openCypher's compile-time
+// InvalidArgumentType); unknown types are checked when the query runs.
+func arithmeticTypesMatch(op BinOp, l, r vector.Type) bool {
+	scalar := func(t vector.Type) bool {
+		switch t {
+		case vector.Int64, vector.Float64, vector.String, vector.Bool, vector.Node, vector.Rel:
+			return true
+		}
+		return false
+	}
+	if !scalar(l) || !scalar(r) {
+		return true
+	}
+	num := func(t vector.Type) bool { return t == vector.Int64 || t == vector.Float64 }
+	if op == OpAdd {
+		// Numbers add; strings concatenate with strings and numbers.
+		return (num(l) || l == vector.String) && (num(r) || r == vector.String)
+	}
+	return num(l) && num(r)
 }
 
 // opCalls are operators evaluated by operator functions.

@@ -3,20 +3,26 @@ package plan
 import (
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // withLocals binds fn's expressions in an inner scope: the current columns
 // followed by one column per local variable, which shadows an outer
-// variable or alias of the same name. It returns the width of the outer
-// scope, the first local's column.
-func (b *binder) withLocals(names []string, fn func() error) (int, error) {
+// variable or alias of the same name. types gives a local's type when it
+// is known (the elements of a constant list), else it is Any. It returns
+// the width of the outer scope, the first local's column.
+func (b *binder) withLocals(names []string, types []vector.Type, fn func() error) (int, error) {
 	width := len(b.sc.cols)
 	savedCols, savedAliases := b.sc.cols, b.aliases
 	cols := appendCols(savedCols)
-	for _, n := range names {
-		cols = append(cols, Column{Name: n, Type: vector.Any})
+	for i, n := range names {
+		t := vector.Any
+		if i < len(types) {
+			t = types[i]
+		}
+		cols = append(cols, Column{Name: n, Type: t})
 	}
 	b.sc.cols = cols
 	if savedAliases != nil {
@@ -43,15 +49,18 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		lc := &ListComp{List: list, Var: e.Var}
-		lc.Width, err = b.withLocals([]string{e.Var}, func() error {
+		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
 			var err error
 			if e.Pred != nil {
-				if lc.Pred, err = b.inner(e.Pred); err != nil {
+				if lc.Pred, err = b.innerPredicate(e.Pred); err != nil {
 					return err
 				}
 			}
 			if e.Proj != nil {
+				saved := b.inWhere
+				b.inWhere = false
 				lc.Proj, err = b.inner(e.Proj)
+				b.inWhere = saved
 			}
 			return err
 		})
@@ -62,9 +71,9 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
-		q.Width, err = b.withLocals([]string{e.Var}, func() error {
+		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
 			var err error
-			q.Pred, err = b.inner(e.Pred)
+			q.Pred, err = b.innerPredicate(e.Pred)
 			return err
 		})
 		return q, true, err
@@ -81,7 +90,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, semanticAt(e.Pos, "variable %s is already declared in this reduce()", e.Var)
 		}
 		r := &Reduce{Init: init, List: list, Acc: e.Acc, Var: e.Var}
-		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, func() error {
+		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, elemType(list)}, func() error {
 			var err error
 			r.Expr, err = b.inner(e.Expr)
 			return err
@@ -115,31 +124,51 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		if err := b.noNewVariables(e.Part); err != nil {
 			return nil, true, err
 		}
-		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, nil, nil, "pattern")
-		return x, true, err
+		return b.patternPredicate(e.Part, gql.ExprString(e))
 	case *gql.Exists:
 		if e.Query != nil {
-			x, err := b.existsQuery(e.Query)
+			x, err := b.existsQuery(e.Query, gql.ExprString(e))
 			return x, true, err
 		}
-		x, err := b.patternSubquery(e.Pattern, e.Where, nil, "EXISTS")
+		x, err := b.patternSubquery(e.Pattern, e.Where, nil, gql.ExprString(e))
 		return x, true, err
 	case *gql.PatternComprehension:
-		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, "pattern comprehension")
+		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, gql.ExprString(e))
 		return x, true, err
 	case *gql.FuncCall:
 		// exists((a)-->(b)) is a pattern predicate.
 		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 {
 			if p, ok := e.Args[0].(*gql.PatternExpr); ok {
-				if err := b.noNewVariables(p.Part); err != nil {
-					return nil, true, err
-				}
-				x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{p.Part}}, nil, nil, "exists")
-				return x, true, err
+				return b.patternPredicate(p.Part, gql.ExprString(e))
 			}
 		}
 	}
 	return nil, false, nil
+}
+
+// patternPredicate binds a pattern used as a predicate: true when the row
+// has a match, null when a variable of the pattern is null.
+func (b *binder) patternPredicate(part *gql.PatternPart, what string) (Expr, bool, error) {
+	if err := b.noNewVariables(part); err != nil {
+		return nil, true, err
+	}
+	var nullIf []int
+	for _, n := range part.Nodes {
+		if col, ok := b.sc.lookup(n.Var); ok && n.Var != "" {
+			nullIf = append(nullIf, col)
+		}
+	}
+	for _, r := range part.Rels {
+		if col, ok := b.sc.lookup(r.Var); ok && r.Var != "" {
+			nullIf = append(nullIf, col)
+		}
+	}
+	x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{part}}, nil, nil, what)
+	if err != nil {
+		return nil, true, err
+	}
+	x.(*PatternSubquery).NullIf = nullIf
+	return x, true, nil
 }
 
 // inner binds an expression of an inner scope: aggregates are not allowed
@@ -149,6 +178,16 @@ func (b *binder) inner(e gql.Expr) (Expr, error) {
 		return nil, semanticAt(p, "aggregate functions cannot be used inside a list comprehension, quantifier or reduce")
 	}
 	return b.expr(e, noAggregates)
+}
+
+// innerPredicate binds the WHERE of a comprehension or quantifier, where
+// patterns may be used as predicates as in a WHERE clause.
+func (b *binder) innerPredicate(e gql.Expr) (Expr, error) {
+	saved := b.inWhere
+	b.inWhere = true
+	x, err := b.inner(e)
+	b.inWhere = saved
+	return x, err
 }
 
 // noNewVariables fails when a pattern predicate names a variable that is
@@ -180,16 +219,29 @@ func (b *binder) noNewVariables(part *gql.PatternPart) error {
 // the outer columns, over an Argument like patternSubquery. Only whether
 // a row comes out matters, so the RETURN items are bound (to report their
 // errors) but not projected.
-func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
+func (b *binder) existsQuery(q *gql.SingleQuery, text string) (Expr, error) {
 	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
 	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
 	b.aliases = nil
-	arg := &Argument{Cols: appendCols(savedCols, Column{Name: b.sc.hiddenName("row"), Type: vector.Int64, Hidden: true})}
-	rowCol := len(arg.Cols) - 1
+	// The row number is a visible column here, under a name no query can
+	// write unquoted, so that WITH can carry it: each WITH gets it as an
+	// extra item (a grouping key under aggregation, so groups stay per
+	// outer row).
+	rowName := b.sc.hiddenName("row")
+	arg := &Argument{Cols: appendCols(savedCols, Column{Name: rowName, Type: vector.Int64})}
 	b.set(arg)
 	for i, c := range q.Clauses {
 		var err error
 		switch c := c.(type) {
+		case *gql.With:
+			if c.Projection.Skip != nil || c.Projection.Limit != nil {
+				return nil, notSupported(c.Pos, "SKIP and LIMIT in an EXISTS subquery are not supported yet")
+			}
+			pj := c.Projection
+			if !pj.Star {
+				pj.Items = append(append([]*gql.ReturnItem(nil), pj.Items...), &gql.ReturnItem{Expr: &gql.Variable{Pos: c.Pos, Name: rowName}, Alias: rowName, Text: rowName})
+			}
+			err = b.projection(&pj, true, c.Where)
 		case *gql.Match:
 			if c.Optional {
 				err = b.optionalMatch(c)
@@ -223,8 +275,12 @@ func (b *binder) existsQuery(q *gql.SingleQuery) (Expr, error) {
 			return nil, err
 		}
 	}
+	rowCol, ok := b.sc.lookup(rowName)
+	if !ok {
+		return nil, errs.Internal("internal error: an EXISTS subquery lost its row numbers")
+	}
 	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
-	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: "EXISTS"}, nil
+	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: text}, nil
 }
 
 // patternSubquery plans a pattern (with WHERE and, for a pattern

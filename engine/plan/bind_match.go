@@ -73,6 +73,11 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	}
 	pc.nodes = append(pc.nodes, from)
 	for i, rp := range relps {
+		if types := uniqueTypes(rp.Types); len(types) != len(rp.Types) {
+			c := *rp
+			c.Types = types
+			rp = &c
+		}
 		to := nodes[i+1]
 		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
 			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
@@ -172,6 +177,21 @@ func (b *binder) checkRelKind(rp *gql.RelPattern, col int) error {
 	return nil
 }
 
+// uniqueTypes drops repeated relationship types ([:T|:T] is [:T]).
+func uniqueTypes(types []string) []string {
+	var out []string
+	for i, t := range types {
+		dup := false
+		for _, u := range types[:i] {
+			dup = dup || u == t
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // selectivity ranks a node pattern as a starting point.
 func (b *binder) selectivity(n *gql.NodePattern) int {
 	switch {
@@ -240,7 +260,7 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 // checkKind fails when a variable is reused as another kind of thing.
 func (b *binder) checkKind(p gql.Pos, col int, name string, want vector.Type) error {
 	got := b.sc.cols[col].Type
-	if got == vector.Null || got == vector.Any && want == vector.Node && b.sc.cols[col].Kind == "" {
+	if got == vector.Null || got == vector.Any && b.sc.cols[col].Kind == "" {
 		return nil // null, or a value only known when the query runs
 	}
 	if got != want {
@@ -266,7 +286,7 @@ func (b *binder) propertyFilter(col int, props gql.Expr) error {
 	}
 	m, ok := props.(*gql.MapLit)
 	if !ok {
-		return notSupported(props.Position(), "a parameter as a property map in MATCH is not supported yet")
+		return semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
 	}
 	var pred Expr
 	for i, k := range m.Keys {

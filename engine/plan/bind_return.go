@@ -1,7 +1,8 @@
 package plan
 
 import (
-	"github.com/quiverdb/quiver/engine/errs"
+	"sort"
+
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -20,6 +21,16 @@ type aggRef struct{ i int }
 
 func (*aggRef) Type() vector.Type { return vector.Any }
 func (a *aggRef) String() string  { return "agg" }
+
+// keyRef stands for the i-th grouping key where an ORDER BY item names it
+// by its alias; like aggRef it never survives binding.
+type keyRef struct {
+	i int
+	e Expr
+}
+
+func (k *keyRef) Type() vector.Type { return k.e.Type() }
+func (k *keyRef) String() string    { return k.e.String() }
 
 func (a *aggCollector) add(c AggCall) Expr {
 	text := string(c.Func) + "(" + argText(c) + ")"
@@ -48,9 +59,9 @@ func argText(c AggCall) string {
 }
 
 // projection plans RETURN or WITH: projection or aggregation, DISTINCT,
-// ORDER BY, SKIP and LIMIT. For WITH the projected columns become the new
-// scope.
-func (b *binder) projection(p *gql.Projection, isWith bool) error {
+// ORDER BY, SKIP and LIMIT, and the WHERE of a WITH. For WITH the projected
+// columns become the new scope.
+func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) error {
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
 	if err != nil {
@@ -63,11 +74,37 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 		}
 	}
 	var keys []SortKey
+	var aggOrder map[int]int // ORDER BY item → its hidden aggregate column
+	whereCol := -1
 	if hasAgg || p.Distinct {
 		if hasAgg {
-			err = b.aggregate(items, names)
+			// ORDER BY items with aggregates are computed by the
+			// aggregation itself, as hidden columns.
+			nvisible := len(items)
+			for j, it := range p.OrderBy {
+				if _, ok := containsAggregate(it.Expr); !ok {
+					continue
+				}
+				if _, named := sortKeyByName(names, it); named {
+					continue
+				}
+				if aggOrder == nil {
+					aggOrder = map[int]int{}
+				}
+				aggOrder[j] = len(items)
+				items = append(items, it.Expr)
+				names = append(names, b.sc.hiddenName("sort"))
+			}
+			err = b.aggregate(items, names, nvisible)
 		} else {
-			_, err = b.project(items, names, nil)
+			// The WHERE of WITH DISTINCT may name the projected
+			// expressions by their input variables (WITH DISTINCT a.x AS
+			// x WHERE a.x > 1): it is computed before the distinct rows
+			// are picked, from values the projected ones determine.
+			_, whereCol, err = b.project(items, names, nil, where)
+			if err == nil && whereCol >= 0 {
+				err = whereOverDistinct(b.root.(*Project), len(items), whereCol, where)
+			}
 		}
 		if err != nil {
 			return err
@@ -75,10 +112,10 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 		if p.Distinct {
 			b.set(&Distinct{Input: b.root})
 		}
-		if keys, err = b.sortOverProjection(p.OrderBy); err != nil {
+		if keys, err = b.sortOverProjection(p.OrderBy, aggOrder); err != nil {
 			return err
 		}
-	} else if keys, err = b.project(items, names, p.OrderBy); err != nil {
+	} else if keys, whereCol, err = b.project(items, names, p.OrderBy, where); err != nil {
 		return err
 	}
 	var skip, limit Expr
@@ -101,6 +138,14 @@ func (b *binder) projection(p *gql.Projection, isWith bool) error {
 	if limit != nil {
 		b.set(&Limit{Input: b.root, Count: limit})
 	}
+	switch {
+	case whereCol >= 0:
+		b.set(&Filter{Input: b.root, Pred: b.sc.ref(whereCol)})
+	case where != nil:
+		if err := b.where(where); err != nil {
+			return err
+		}
+	}
 	b.dropHidden()
 	return nil
 }
@@ -121,68 +166,21 @@ func (b *binder) dropHidden() {
 	}
 }
 
-// sortKey finds a projected column that an ORDER BY item names: by alias
-// or by the same expression text.
-func sortKey(cols []Column, it *gql.SortItem) (int, bool) {
-	name := it.Text
-	if v, ok := it.Expr.(*gql.Variable); ok {
-		name = v.Name
-	}
-	for i, c := range cols {
-		if !c.Hidden && c.Name == name {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-// sortOverProjection binds ORDER BY after an aggregation or DISTINCT: it
-// sees only the projected columns. Keys that are expressions over them are
-// computed by an extra projection as hidden columns.
-func (b *binder) sortOverProjection(order []*gql.SortItem) ([]SortKey, error) {
-	if len(order) == 0 {
-		return nil, nil
-	}
-	cols := b.root.Columns()
-	pr := &Project{Input: b.root}
-	for i, c := range cols {
-		pr.Exprs = append(pr.Exprs, b.sc.ref(i))
-		pr.Cols = append(pr.Cols, c)
-	}
-	var keys []SortKey
-	for _, it := range order {
-		if col, ok := sortKey(cols, it); ok {
-			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
-			continue
-		}
-		e, err := b.expr(it.Expr, noAggregates)
-		if err != nil {
-			return nil, err
-		}
-		if c, ok := e.(*ColRef); ok {
-			keys = append(keys, SortKey{Col: c.Idx, Desc: it.Desc})
-			continue
-		}
-		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
-		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
-	}
-	if len(pr.Cols) > len(cols) {
-		b.set(pr)
-	}
-	return keys, nil
-}
-
 // projectionItems returns the item expressions and their column names.
 func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []string, error) {
 	var items []gql.Expr
 	var names []string
 	if p.Star {
+		// RETURN * lists the variables in alphabetical order, as
+		// openCypher's results show them.
 		for _, c := range b.sc.cols {
 			if !c.Hidden {
-				items = append(items, &gql.Variable{Name: c.Name})
 				names = append(names, c.Name)
 			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			items = append(items, &gql.Variable{Name: n})
 		}
 		if len(items) == 0 && len(p.Items) == 0 {
 			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
@@ -213,22 +211,23 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 	return items, names, nil
 }
 
-// project plans a projection without aggregates. ORDER BY items are bound
-// here, over the projection's input with its aliases visible, and become
-// hidden columns of the same projection.
-func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem) ([]SortKey, error) {
+// project plans a projection without aggregates. ORDER BY items and the
+// WHERE of a WITH are bound here, over the projection's input with its
+// aliases visible (so they see the variables the projection drops too),
+// and become hidden columns of the same projection. whereCol is the WHERE
+// column, or -1.
+func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem, where gql.Expr) (keys []SortKey, whereCol int, err error) {
 	pr := &Project{Input: b.root}
 	aliases := map[string]Expr{}
 	for i, it := range items {
 		e, err := b.expr(it, noAggregates)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
 		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 		aliases[names[i]] = e
 	}
-	var keys []SortKey
 	for _, it := range order {
 		if col, ok := sortKey(pr.Cols, it); ok {
 			keys = append(keys, SortKey{Col: col, Desc: it.Desc})
@@ -238,32 +237,63 @@ func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem
 		e, err := b.expr(it.Expr, noAggregates)
 		b.aliases = nil
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
 		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("sort"), Type: e.Type(), Hidden: true})
 		keys = append(keys, SortKey{Col: len(pr.Cols) - 1, Desc: it.Desc})
 	}
+	whereCol = -1
+	if where != nil && b.seesDropped(where, names) {
+		b.aliases = aliases
+		e, err := b.predicate(where)
+		b.aliases = nil
+		if err != nil {
+			return nil, -1, err
+		}
+		pr.Exprs = append(pr.Exprs, e)
+		pr.Cols = append(pr.Cols, Column{Name: b.sc.hiddenName("where"), Type: e.Type(), Hidden: true})
+		whereCol = len(pr.Cols) - 1
+	}
 	b.set(pr)
-	return keys, nil
+	return keys, whereCol, nil
 }
 
 // aggregate plans a projection with aggregates: items without aggregates
 // are the grouping keys; the others are computed over the Aggregate
 // operator's output.
-func (b *binder) aggregate(items []gql.Expr, names []string) error {
+func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error {
 	agg := &Aggregate{Input: b.root}
 	var collector aggCollector
 	bound := make([]Expr, len(items))
 	isKey := make([]bool, len(items))
 	var keyText []string
+	keyAliases := map[string]Expr{}
 	for i, it := range items {
+		if i >= nvisible {
+			// An ORDER BY item with an aggregate: it may name the
+			// grouping keys by their aliases, and only aggregates the
+			// projection computes (openCypher).
+			b.aliases = keyAliases
+			before := len(collector.calls)
+			e, err := b.exprWith(it, collectAggregates, &collector)
+			b.aliases = nil
+			if err != nil {
+				return err
+			}
+			if len(collector.calls) > before {
+				return semanticAt(it.Position(), "ORDER BY can only use aggregates that the projection returns")
+			}
+			bound[i] = e
+			continue
+		}
 		if _, ok := containsAggregate(it); !ok {
 			e, err := b.expr(it, noAggregates)
 			if err != nil {
 				return err
 			}
 			isKey[i], bound[i] = true, e
+			keyAliases[names[i]] = &keyRef{i: len(agg.Keys), e: e}
 			agg.Keys = append(agg.Keys, e)
 			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 			keyText = append(keyText, e.String())
@@ -292,6 +322,13 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 		if isKey[i] {
 			e = b.sc.ref(k)
 			k++
+		} else if !Walk(bound[i], func(Expr) {}) {
+			// A sub-plan (pattern comprehension, EXISTS) cannot be
+			// rewritten: bind the item again over the groups.
+			var err error
+			if e, err = b.bindOverGroups(items[i], nkeys); err != nil {
+				return err
+			}
 		} else {
 			var err error
 			e, err = b.overGroups(bound[i], keyText, nkeys, items[i])
@@ -300,10 +337,48 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 			}
 		}
 		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e), Hidden: i >= nvisible})
 	}
 	b.set(pr)
 	return nil
+}
+
+// bindOverGroups binds an aggregating item over the Aggregate operator's
+// output: its aggregate calls become their columns, and its variables must
+// be grouping keys (visible there by their names).
+func (b *binder) bindOverGroups(item gql.Expr, nkeys int) (Expr, error) {
+	subst := map[*gql.FuncCall]Expr{}
+	gql.Walk(item, func(x gql.Expr) bool {
+		if f, ok := x.(*gql.FuncCall); ok {
+			if i, ok := b.aggOf[f]; ok {
+				subst[f] = b.sc.ref(nkeys + i)
+				return false
+			}
+		}
+		return true
+	})
+	// A variable of the input that is not a grouping key has no single
+	// value per group, also where a pattern names it.
+	var failed error
+	input := b.root.Children()[0].Columns()
+	walkNames(item, true, func(name string) bool {
+		if name == "" || b.bound(name) {
+			return true
+		}
+		for _, c := range input {
+			if !c.Hidden && c.Name == name {
+				failed = semanticAt(item.Position(), "%s is neither aggregated nor a grouping key in this projection", name)
+				return false
+			}
+		}
+		return true
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	b.aggSubst = subst
+	defer func() { b.aggSubst = nil }()
+	return b.expr(item, noAggregates)
 }
 
 // overGroups rewrites an aggregate item to read the Aggregate operator's
@@ -312,17 +387,23 @@ func (b *binder) aggregate(items []gql.Expr, names []string) error {
 // error (it has no single value per group).
 func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (Expr, error) {
 	var failed error
-	if _, ok := e.(*PatternSubquery); ok || !Walk(e, func(Expr) {}) {
-		return nil, notSupported(src.Position(), "a pattern comprehension or EXISTS together with aggregation in one projection item is not supported yet")
-	}
 	out := rewrite(e, len(b.sc.cols), func(x Expr) (Expr, bool) {
 		if a, ok := x.(*aggRef); ok {
 			return b.sc.ref(nkeys + a.i), true
 		}
-		s := x.String()
-		for k, t := range keyText {
-			if t == s {
-				return b.sc.ref(k), true
+		if k, ok := x.(*keyRef); ok {
+			return b.sc.ref(k.i), true
+		}
+		// Only a grouping key that is a variable or a property access may
+		// be reused inside an aggregating expression: anything bigger
+		// (a + b) is ambiguous, as in openCypher.
+		switch x.(type) {
+		case *ColRef, *Property:
+			s := x.String()
+			for k, t := range keyText {
+				if t == s {
+					return b.sc.ref(k), true
+				}
 			}
 		}
 		if c, ok := x.(*ColRef); ok {
@@ -336,19 +417,6 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 	return out, failed
 }
 
-// countExpr binds a SKIP or LIMIT count: a constant or a parameter.
-func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
-	x, err := b.expr(e, noAggregates)
-	if err != nil {
-		return nil, err
-	}
-	switch x.(type) {
-	case *Const, *Param:
-		return x, nil
-	}
-	return nil, errs.Semantic("%s expects a constant or a parameter", what).At(e.Position().Line, e.Position().Column)
-}
-
 func aggType(c AggCall) vector.Type {
 	switch c.Func {
 	case AggCount:
@@ -357,93 +425,4 @@ func aggType(c AggCall) vector.Type {
 		return vector.Float64
 	}
 	return vector.Any
-}
-
-// rewrite rebuilds e bottom-up where f returns a replacement; f sees each
-// node before its children and returns (nil, false) to descend. width is
-// the number of columns of the scope the result is evaluated over: the
-// local variables of inner scopes move to the columns after it, and f
-// does not see references to them.
-func rewrite(e Expr, width int, f func(Expr) (Expr, bool)) Expr {
-	return rewriteScoped(e, -1, 0, width, f)
-}
-
-// rewriteScoped is rewrite inside an inner scope whose local columns start
-// at localFrom (-1 outside any) and move by delta.
-func rewriteScoped(e Expr, localFrom, delta, width int, f func(Expr) (Expr, bool)) Expr {
-	if c, ok := e.(*ColRef); ok && localFrom >= 0 && c.Idx >= localFrom {
-		return &ColRef{Idx: c.Idx + delta, Name: c.Name, T: c.T, Kind: c.Kind}
-	}
-	if r, ok := f(e); ok {
-		return r
-	}
-	rw := func(x Expr) Expr {
-		if x == nil {
-			return nil
-		}
-		return rewriteScoped(x, localFrom, delta, width, f)
-	}
-	// in rewrites the expressions of an inner scope starting at column w.
-	in := func(w int, x Expr) Expr {
-		if x == nil {
-			return nil
-		}
-		if localFrom < 0 {
-			return rewriteScoped(x, w, width-w, width, f)
-		}
-		return rw(x)
-	}
-	newWidth := func(w int) int {
-		if localFrom < 0 {
-			return width
-		}
-		return w + delta
-	}
-	switch x := e.(type) {
-	case *ListComp:
-		return &ListComp{List: rw(x.List), Var: x.Var, Width: newWidth(x.Width), Pred: in(x.Width, x.Pred), Proj: in(x.Width, x.Proj)}
-	case *Quantifier:
-		return &Quantifier{Kind: x.Kind, List: rw(x.List), Var: x.Var, Width: newWidth(x.Width), Pred: in(x.Width, x.Pred)}
-	case *Reduce:
-		return &Reduce{Init: rw(x.Init), List: rw(x.List), Acc: x.Acc, Var: x.Var, Width: newWidth(x.Width), Expr: in(x.Width, x.Expr)}
-	case *MapProjection:
-		mp := &MapProjection{X: rw(x.X)}
-		for _, it := range x.Items {
-			mp.Items = append(mp.Items, MapProjItem{Key: it.Key, All: it.All, Val: rw(it.Val)})
-		}
-		return mp
-	}
-	switch x := e.(type) {
-	case *Property:
-		return &Property{Of: rw(x.Of), Key: x.Key}
-	case *Binary:
-		return &Binary{Op: x.Op, L: rw(x.L), R: rw(x.R)}
-	case *Not:
-		return &Not{X: rw(x.X)}
-	case *Neg:
-		return &Neg{X: rw(x.X)}
-	case *IsNull:
-		return &IsNull{X: rw(x.X), Negate: x.Negate}
-	case *HasLabels:
-		return &HasLabels{X: rw(x.X), Labels: x.Labels}
-	case *Call:
-		args := make([]Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = rw(a)
-		}
-		return &Call{Name: x.Name, Args: args, T: x.T, Kind: x.Kind}
-	case *List:
-		elems := make([]Expr, len(x.Elems))
-		for i, a := range x.Elems {
-			elems[i] = rw(a)
-		}
-		return &List{Elems: elems}
-	case *Map:
-		vals := make([]Expr, len(x.Vals))
-		for i, a := range x.Vals {
-			vals[i] = rw(a)
-		}
-		return &Map{Keys: x.Keys, Vals: vals}
-	}
-	return e
 }

@@ -66,6 +66,9 @@ type PatternSubquery struct {
 	RowCol int
 	Proj   int
 	Text   string
+	// NullIf lists outer columns that make the result null when null: the
+	// bound variables of a pattern predicate, as (null)-->() is null.
+	NullIf []int
 }
 
 func (e *ListComp) Type() vector.Type      { return vector.Any }
@@ -128,7 +131,7 @@ func Walk(e Expr, fn func(Expr)) bool {
 		return ok
 	}
 	switch x := e.(type) {
-	case *ColRef, *Const, *Param, *aggRef:
+	case *ColRef, *Const, *Param, *aggRef, *keyRef:
 		return true
 	case *Property:
 		return all(x.Of)

@@ -6,6 +6,9 @@ package plan
 type Union struct {
 	Inputs []Operator
 	Cols   []Column
+	// Mixed marks the columns whose type differs between the inputs: the
+	// executor makes them generic so that every batch has the same type.
+	Mixed []bool
 }
 
 func (o *Union) Columns() []Column    { return o.Cols }
