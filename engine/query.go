@@ -249,7 +249,12 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		r.summary.RelationshipsCreated = st.RelationshipsCreated
 		r.summary.PropertiesSet = st.PropertiesSet
 		r.summary.LabelsAdded = st.LabelsAdded
-		r.summary.RowsAffected = st.NodesCreated + st.RelationshipsCreated
+		r.summary.NodesDeleted = st.NodesDeleted
+		r.summary.RelationshipsDeleted = st.RelationshipsDeleted
+		r.summary.PropertiesRemoved = st.PropertiesRemoved
+		r.summary.LabelsRemoved = st.LabelsRemoved
+		r.summary.RowsAffected = st.NodesCreated + st.RelationshipsCreated +
+			st.NodesDeleted + st.RelationshipsDeleted + st.EntitiesUpdated
 		// Rows returned after the commit resolve entities at the new
 		// snapshot, which holds what the statement created.
 		r.entities.r = db.store.Snapshot()

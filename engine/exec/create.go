@@ -137,16 +137,23 @@ func evalAll(evs [][]evaluator, b *vector.Batch) ([][]*vector.Vector, error) {
 }
 
 // props collects the non-null property values of row r.
-func (cr *create) props(keys []string, vecs []*vector.Vector, r int) {
+func (cr *create) props(keys []string, vecs []*vector.Vector, r int) error {
 	cr.keys, cr.vals = cr.keys[:0], cr.vals[:0]
 	for i, k := range keys {
 		v := vecs[i].Get(r)
 		if v == nil {
+			if cr.c.merging {
+				return errs.Semantic("cannot merge a pattern with a null value for property %q: use ON CREATE SET or a non-null value", k)
+			}
 			continue // a null property is no property
+		}
+		if err := checkPropertyValue(k, v); err != nil {
+			return err
 		}
 		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
 		cr.vals = append(cr.vals, v)
 	}
+	return nil
 }
 
 func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (uint64, error) {
@@ -154,7 +161,9 @@ func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (
 	for _, l := range n.Labels {
 		cr.labels = append(cr.labels, cr.c.Catalog.EnsureLabel(l))
 	}
-	cr.props(n.Keys, vecs, r)
+	if err := cr.props(n.Keys, vecs, r); err != nil {
+		return 0, err
+	}
 	id, err := cr.c.Tx.CreateNode(cr.labels, cr.keys, cr.vals)
 	if err != nil {
 		return 0, err
@@ -167,7 +176,9 @@ func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (
 
 func (cr *create) createRel(rel *plan.CreateRel, vecs []*vector.Vector, from, to uint64, r int) (uint64, error) {
 	t := cr.c.Catalog.EnsureType(rel.Type)
-	cr.props(rel.Keys, vecs, r)
+	if err := cr.props(rel.Keys, vecs, r); err != nil {
+		return 0, err
+	}
 	id, err := cr.c.Tx.CreateRel(t, from, to, cr.keys, cr.vals)
 	if err != nil {
 		return 0, err

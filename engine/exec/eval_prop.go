@@ -34,6 +34,9 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case vector.Null:
 		return nullVector, nil
 	case vector.Node:
+		if err := e.c.checkDeleted(of, sel, n); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nullVector, nil
@@ -43,6 +46,9 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.c.Stats.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Rel:
+		if err := e.c.checkDeleted(of, sel, n); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nullVector, nil
@@ -80,6 +86,9 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 	case map[string]vector.Value:
 		return x[e.key], nil
 	case vector.NodeRef, vector.RelRef:
+		if err := e.c.checkDeletedValue(v); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nil, nil

@@ -161,7 +161,16 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		case *gql.Unwind:
 			err = b.unwind(c)
 		case *gql.Create:
+			b.eagerInput()
 			err = b.create(c)
+		case *gql.Set:
+			err = b.setClause(c.Items, false)
+		case *gql.Remove:
+			err = b.setClause(c.Items, true)
+		case *gql.Delete:
+			err = b.deleteClause(c)
+		case *gql.Merge:
+			err = b.merge(c)
 		case *gql.Return:
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
@@ -181,15 +190,26 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		if err != nil {
 			return err
 		}
+		if !last && isUpdate(c) {
+			b.eagerInput()
+		}
 	}
 	if len(cs) > 0 {
-		switch cs[len(cs)-1].(type) {
-		case *gql.Return, *gql.Create:
+		if _, ok := cs[len(cs)-1].(*gql.Return); ok || isUpdate(cs[len(cs)-1]) {
 			return nil
 		}
 		return syntaxAt(cs[len(cs)-1].Position(), "a query must end with RETURN or an updating clause")
 	}
 	return syntaxAt(gql.Pos{Line: 1, Column: 1}, "empty query")
+}
+
+// isUpdate reports whether c is an updating clause.
+func isUpdate(c gql.Clause) bool {
+	switch c.(type) {
+	case *gql.Create, *gql.Set, *gql.Remove, *gql.Delete, *gql.Merge:
+		return true
+	}
+	return false
 }
 
 // where adds a filter on the current rows.

@@ -278,3 +278,42 @@ func clearProps(cols *[]*column, id uint64, epoch uint64) {
 		}
 	}
 }
+
+// NodeRels calls fn once for each relationship of node id, of any type
+// and direction, in the transaction's view.
+func (tx *Tx) NodeRels(id uint64, fn func(rel uint64)) {
+	var rels []uint64
+	if w := tx.w; w != nil {
+		w.mu.Lock()
+		rels = w.nodeRelsLocked(id)
+		w.mu.Unlock()
+	} else {
+		var nbrs, rs []uint64
+		for _, p := range tx.snap.adj {
+			for _, a := range p {
+				if a != nil && a.Degree(id) > 0 {
+					nbrs, rs = a.AppendNeighbors(nbrs[:0], rs[:0], id)
+					rels = append(rels, rs...)
+				}
+			}
+		}
+	}
+	slices.Sort(rels)
+	for i, r := range rels {
+		if i == 0 || rels[i-1] != r { // a self-loop is listed in both directions
+			fn(r)
+		}
+	}
+}
+
+// StartBounds are the node and relationship id bounds of the version the
+// transaction's writes apply to (its snapshot before the first write):
+// an id at or above them was created by the transaction (or by one that
+// committed just before its first write).
+func (tx *Tx) StartBounds() (nodes, rels uint64) {
+	s := tx.snap
+	if tx.w != nil {
+		s = tx.w.base
+	}
+	return s.nodeBound, s.relBound
+}
