@@ -241,6 +241,9 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		if err := buf.Fill(); err != nil {
 			return fail(err)
 		}
+		if err := exec.DrainUpdates(ectx); err != nil {
+			return fail(err)
+		}
 		if _, err := tx.Commit(); err != nil {
 			return fail(fmt.Errorf("cannot commit: %w", err))
 		}

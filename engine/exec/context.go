@@ -39,6 +39,8 @@ type Context struct {
 	// updated holds the pre-existing entities SET/REMOVE changed (id<<1,
 	// |1 for a relationship), for RowsAffected.
 	updated map[uint64]struct{}
+	// eagers are the statement's Eager barriers, in build order.
+	eagers []*eagerOp
 }
 
 // noteUpdated records that an entity that existed before the statement

@@ -13,7 +13,24 @@ type eagerOp struct {
 func newEager(c *Context, in Operator, ncols int) *eagerOp {
 	b := NewBuffer(in, ncols)
 	b.Track(&c.Mem)
-	return &eagerOp{buf: b}
+	e := &eagerOp{buf: b}
+	c.eagers = append(c.eagers, e)
+	return e
+}
+
+// DrainUpdates runs every Eager barrier of the statement that was never
+// pulled: a LIMIT 0 (or any operator that stops early) above an updating
+// clause limits the rows returned, not the writes.
+func DrainUpdates(c *Context) error {
+	for _, e := range c.eagers {
+		if !e.filled {
+			e.filled = true
+			if err := e.buf.Fill(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (e *eagerOp) Next() (*vector.Batch, error) {

@@ -161,7 +161,9 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		case *gql.Unwind:
 			err = b.unwind(c)
 		case *gql.Create:
-			b.eagerInput()
+			if _, chained := b.root.(*Create); !chained {
+				b.eagerInput()
+			}
 			err = b.create(c)
 		case *gql.Set:
 			err = b.setClause(c.Items, false)
@@ -191,7 +193,13 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			return err
 		}
 		if !last && isUpdate(c) {
-			b.eagerInput()
+			// Consecutive CREATE clauses read nothing of each other's
+			// rows but their own, so they need no barrier between them.
+			_, c1 := c.(*gql.Create)
+			_, c2 := cs[i+1].(*gql.Create)
+			if !c1 || !c2 {
+				b.eagerInput()
+			}
 		}
 	}
 	if len(cs) > 0 {

@@ -26,9 +26,28 @@ func (b *binder) create(c *gql.Create) error {
 		}
 		return b.sc.lookup(name)
 	}
+	type namedPath struct {
+		name  string
+		nodes []int
+		rels  []int
+	}
+	var paths []namedPath
+	pathVars := map[string]bool{}
 	for _, part := range c.Pattern.Parts {
+		for _, n := range part.Nodes {
+			if pathVars[n.Var] {
+				return semanticAt(n.Pos, "variable %s is a path, not a node", n.Var)
+			}
+		}
 		if part.Var != "" {
-			return notSupported(part.Pos, "named paths are not supported yet")
+			if _, ok := colOf(part.Var); ok || pathVars[part.Var] {
+				return semanticAt(part.Pos, "variable %s is already bound", part.Var)
+			}
+		}
+		if len(part.Nodes) == 1 && len(part.Rels) == 0 && part.Nodes[0].Var != "" {
+			if _, ok := colOf(part.Nodes[0].Var); ok {
+				return semanticAt(part.Nodes[0].Pos, "variable %s is already bound; CREATE cannot create it again", part.Nodes[0].Var)
+			}
 		}
 		if part.Shortest != gql.ShortestNone {
 			return syntaxAt(part.Pos, "shortest paths cannot be created")
@@ -57,6 +76,7 @@ func (b *binder) create(c *gql.Create) error {
 				local[n.Var] = nodeCols[i]
 			}
 		}
+		relCols := make([]int, len(part.Rels))
 		for i, r := range part.Rels {
 			if r.Var != "" {
 				if _, ok := colOf(r.Var); ok {
@@ -83,13 +103,36 @@ func (b *binder) create(c *gql.Create) error {
 			op.Rels = append(op.Rels, CreateRel{Type: r.Types[0], From: from, To: to, Keys: keys, Vals: vals})
 			op.Made = append(op.Made, -len(op.Rels))
 			cols = append(cols, b.sc.column(r.Var, vector.Rel))
+			relCols[i] = len(cols) - 1
 			if r.Var != "" {
 				local[r.Var] = len(cols) - 1
 			}
 		}
+		if part.Var != "" {
+			paths = append(paths, namedPath{part.Var, nodeCols, relCols})
+			pathVars[part.Var] = true
+		}
 	}
 	op.Cols = cols
 	b.set(op)
+	if len(paths) == 0 {
+		return nil
+	}
+	// Named paths are computed from the columns just made.
+	exprs := make([]Expr, 0, len(b.sc.cols)+len(paths))
+	for i := range b.sc.cols {
+		exprs = append(exprs, b.sc.ref(i))
+	}
+	out := appendCols(b.sc.cols)
+	for _, p := range paths {
+		args := []Expr{b.sc.ref(p.nodes[0])}
+		for i, r := range p.rels {
+			args = append(args, b.sc.ref(r), &Const{Val: false, T: vector.Bool}, b.sc.ref(p.nodes[i+1]))
+		}
+		exprs = append(exprs, &Call{Name: FnPath, Args: args, T: vector.Any, Kind: KindPath})
+		out = append(out, Column{Name: p.name, Type: vector.Any, Kind: KindPath})
+	}
+	b.set(&Project{Input: op, Exprs: exprs, Cols: out})
 	return nil
 }
 

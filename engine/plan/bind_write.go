@@ -153,9 +153,6 @@ func (b *binder) merge(m *gql.Merge) error {
 		return syntaxAt(m.Pos, "MERGE takes a single pattern")
 	}
 	part := m.Pattern.Parts[0]
-	if part.Var != "" {
-		return notSupported(part.Pos, "named paths in MERGE are not supported yet")
-	}
 	if part.Shortest != gql.ShortestNone {
 		return syntaxAt(part.Pos, "shortest paths cannot be merged")
 	}
@@ -185,16 +182,14 @@ func (b *binder) merge(m *gql.Merge) error {
 	if err := b.create(&gql.Create{Pos: m.Pos, Pattern: &gql.Pattern{Parts: []*gql.PatternPart{&cpart}}}); err != nil {
 		return err
 	}
-	create, ok := b.root.(*Create)
-	if !ok {
-		return syntaxAt(m.Pos, "MERGE needs something to create")
-	}
+	create := b.root
+	ccols := create.Columns()
 	op := &Merge{Input: outer, Arg: arg, Match: match, Create: create, Cols: match.Columns()}
 	for j := len(arg.Cols); j < len(op.Cols); j++ {
 		from := -1
 		if c := op.Cols[j]; !c.Hidden {
-			for i := len(arg.Cols); i < len(create.Cols); i++ {
-				if create.Cols[i].Name == c.Name && !create.Cols[i].Hidden {
+			for i := len(arg.Cols); i < len(ccols); i++ {
+				if ccols[i].Name == c.Name && !ccols[i].Hidden {
 					from = i
 				}
 			}

@@ -64,7 +64,7 @@ type Merge struct {
 	Input    Operator
 	Arg      *Argument
 	Match    Operator
-	Create   *Create
+	Create   Operator // a Create, under a Project when the path is named
 	From     []int
 	OnMatch  []UpdateItem
 	OnCreate []UpdateItem
