@@ -68,7 +68,7 @@ type Merge struct {
 	From     []int
 	OnMatch  []UpdateItem
 	OnCreate []UpdateItem
-	Cols []Column
+	Cols     []Column
 }
 
 // Eager runs its input to completion before it returns the first row:
