@@ -184,7 +184,7 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 				names = append(names, c.Name)
 			}
 		}
-		if len(items) == 0 && len(p.Items) == 0 {
+		if len(items) == 0 && len(p.Items) == 0 && !isWith {
 			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
 		}
 	}
