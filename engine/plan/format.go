@@ -113,6 +113,9 @@ func describe(op Operator) string {
 		}
 		return "Create " + strings.Join(made, ", ")
 	}
+	if s, ok := describeWrite(op); ok {
+		return s
+	}
 	if s, ok := describePath(op); ok {
 		return s
 	}

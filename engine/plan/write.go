@@ -1,5 +1,10 @@
 package plan
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The updating operators other than Create: SET and REMOVE (Update),
 // DELETE (Delete), MERGE (Merge), and the Eager barrier that gives
 // updates Cypher's clause-at-a-time semantics.
@@ -85,3 +90,56 @@ func (o *Update) Children() []Operator { return []Operator{o.Input} }
 func (o *Delete) Children() []Operator { return []Operator{o.Input} }
 func (o *Merge) Children() []Operator  { return []Operator{o.Input} }
 func (o *Eager) Children() []Operator  { return []Operator{o.Input} }
+
+// describeWrite is the plan line of an updating operator.
+func describeWrite(op Operator) (string, bool) {
+	switch o := op.(type) {
+	case *Update:
+		name := "Set "
+		if o.Remove {
+			name = "Remove "
+		}
+		return name + itemsText(o.Items), true
+	case *Delete:
+		var es []string
+		for _, e := range o.Exprs {
+			es = append(es, e.String())
+		}
+		name := "Delete "
+		if o.Detach {
+			name = "DetachDelete "
+		}
+		return name + strings.Join(es, ", "), true
+	case *Merge:
+		s := "Merge"
+		if len(o.OnMatch) > 0 {
+			s += " on match " + itemsText(o.OnMatch)
+		}
+		if len(o.OnCreate) > 0 {
+			s += " on create " + itemsText(o.OnCreate)
+		}
+		return s, true
+	case *Eager:
+		return "Eager", true
+	}
+	return "", false
+}
+
+func itemsText(items []UpdateItem) string {
+	var out []string
+	for _, it := range items {
+		switch it.Kind {
+		case SetProp:
+			out = append(out, fmt.Sprintf("%s.%s = %s", it.Entity, it.Key, it.Value))
+		case SetAll:
+			out = append(out, fmt.Sprintf("%s = %s", it.Entity, it.Value))
+		case SetMerge:
+			out = append(out, fmt.Sprintf("%s += %s", it.Entity, it.Value))
+		case SetLabels, RemoveLabels:
+			out = append(out, it.Entity.String()+":"+strings.Join(it.Labels, ":"))
+		case RemoveProp:
+			out = append(out, fmt.Sprintf("%s.%s", it.Entity, it.Key))
+		}
+	}
+	return strings.Join(out, ", ")
+}
