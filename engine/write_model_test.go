@@ -22,7 +22,8 @@ var writeSeed = flag.Int64("write.seed", 0, "rerun TestWriteModel with this seed
 // naive map-based graph, and compares the two after every statement by
 // read queries (every node with labels and properties, every relationship
 // with endpoints, type and properties), checking the store's invariants
-// each time. The seed is logged.
+// each time, with compaction forced at random points. The seed is
+// logged.
 func TestWriteModel(t *testing.T) {
 	var seeds []int64
 	if *writeSeed != 0 {
@@ -368,6 +369,10 @@ func runWriteModel(t *testing.T, seed int64, steps int) {
 		}
 		if what == "" {
 			continue
+		}
+		if rnd.Intn(8) == 0 { // compaction at random points
+			db.Compact()
+			what += " + compaction"
 		}
 		if err := db.Check(); err != nil {
 			t.Fatalf("step %d (%s): %v", step, what, err)

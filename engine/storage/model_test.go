@@ -230,11 +230,23 @@ func runModel(t *testing.T, seed int64, big bool) {
 		}
 		old = append(old, pinned{before, m})
 		m = pend
+		if rnd.Intn(4) == 0 { // compaction at random points, besides the background one
+			s.Compact()
+			if err := s.Check(); err != nil {
+				t.Fatalf("Check after Compact: %v", err)
+			}
+			compare(t, "snapshot after compaction", s.Snapshot(), m, cat)
+		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("Check after commit %d: %v", i, err)
 		}
 		compare(t, "snapshot after commit", s.Snapshot(), m, cat)
 	}
+	s.WaitCompaction()
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check after background compaction: %v", err)
+	}
+	compare(t, "after background compaction", s.Snapshot(), m, cat)
 	for _, p := range old { // every pinned snapshot still answers as before
 		compare(t, "pinned snapshot", p.snap, p.m, cat)
 		if err := p.snap.Check(); err != nil {

@@ -178,7 +178,7 @@ func (w *work) flushLocked(t catalog.TypeID) {
 		if a == nil {
 			a = csr.NewAdjacency(csr.Build(0, nil))
 		}
-		p[d] = compactIfLarge(a.Apply(edges, del, w.v.ts), w.v.nodeBound)
+		p[d] = a.Apply(edges, del, w.v.ts)
 	}
 	if w.v.typeRels[t] == 0 {
 		*p = adjPair{}
@@ -190,21 +190,4 @@ func (w *work) flushAllLocked() {
 	for t := 0; t < max(len(w.mu.pending), len(w.mu.pendingDel)); t++ {
 		w.flushLocked(catalog.TypeID(t))
 	}
-}
-
-// compactMin is the overlay size below which a type is never compacted
-// (a variable so tests can force compaction).
-var compactMin = 1 << 16
-
-// compactIfLarge folds the overlay into a new base CSR once it holds more
-// than a quarter of the edges (and at least compactMin): amortized O(1)
-// per inserted edge, and scans stay mostly on the flat base. It runs in
-// the writer's commit path; moving it to the background (csr Compact
-// allows that) is for the compaction issue.
-func compactIfLarge(a *csr.Adjacency, nodeBound uint64) *csr.Adjacency {
-	over := a.NumEdges() - a.Base().NumEdges()
-	if over >= compactMin && over*4 >= a.NumEdges() {
-		return a.Compact(int(nodeBound))
-	}
-	return a
 }

@@ -124,6 +124,7 @@ func (tx *Tx) Commit() (uint64, error) {
 	w.sealLocked()
 	v := w.v // the published version is a fresh value: tx.snap keeps the private one
 	tx.s.cur.Store(&v)
+	tx.s.maybeCompact(&v)
 	return v.ts, nil
 }
 

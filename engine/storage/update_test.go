@@ -93,3 +93,59 @@ func TestUpdateIsolation(t *testing.T) {
 		t.Fatal("set on a deleted relationship succeeded")
 	}
 }
+
+// TestBackgroundCompaction: a commit that leaves a large overlay (inserts
+// and deletes) is folded into the base by the background compactor; the
+// content is unchanged and a snapshot taken before still answers.
+func TestBackgroundCompaction(t *testing.T) {
+	defer func(old int) { compactMin = old }(compactMin)
+	compactMin = 8
+	s := New()
+	ty := s.Catalog().EnsureType("T")
+	tx := s.Begin()
+	var ids []uint64
+	for i := 0; i < 20; i++ {
+		id, _ := tx.CreateNode(nil, nil, nil)
+		ids = append(ids, id)
+	}
+	var rels []uint64
+	for i := 0; i < 40; i++ {
+		r, err := tx.CreateRel(ty, ids[i%20], ids[(i*7)%20], nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, r)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.WaitCompaction()
+	a := s.Snapshot().Adjacency(ty, Outgoing)
+	if a.OverlaySize() != 0 || a.Base().NumEdges() != 40 {
+		t.Fatalf("after background compaction: overlay %d, base %d edges", a.OverlaySize(), a.Base().NumEdges())
+	}
+	before := s.Snapshot()
+	tx = s.Begin()
+	for _, r := range rels[:30] {
+		if _, err := tx.DeleteRel(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.WaitCompaction()
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	a = s.Snapshot().Adjacency(ty, Outgoing)
+	if a.OverlaySize() != 0 || a.NumEdges() != 10 || a.Base().NumEdges() != 10 {
+		t.Fatalf("deletions not folded: overlay %d, %d edges, base %d", a.OverlaySize(), a.NumEdges(), a.Base().NumEdges())
+	}
+	if b := before.Adjacency(ty, Outgoing); b.NumEdges() != 40 || before.RelCount() != 40 {
+		t.Fatalf("snapshot before the deletions sees %d edges", b.NumEdges())
+	}
+	if err := before.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
