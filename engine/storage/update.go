@@ -169,14 +169,24 @@ func (tx *Tx) DeleteNode(id uint64, detach bool) (bool, int, error) {
 func (w *work) nodeRelsLocked(id uint64) []uint64 {
 	var out, nbrs, rels []uint64
 	for t := 0; t < max(len(w.v.adj), len(w.mu.pending)); t++ {
-		w.flushLocked(catalog.TypeID(t))
+		// Pending inserts are flushed (amortized: once per batch of
+		// creates); pending deletions are not, since flushing them per
+		// node would cost an Apply per node: the adjacency may still list
+		// them, and the table (where they are tombstones) filters them.
+		if t < len(w.mu.pending) && len(w.mu.pending[t]) > 0 {
+			w.flushLocked(catalog.TypeID(t))
+		}
 		if t >= len(w.v.adj) {
 			continue
 		}
 		for _, a := range w.v.adj[t] {
 			if a != nil && a.Degree(id) > 0 {
 				nbrs, rels = a.AppendNeighbors(nbrs[:0], rels[:0], id)
-				out = append(out, rels...)
+				for _, r := range rels {
+					if w.v.relLive(r) {
+						out = append(out, r)
+					}
+				}
 			}
 		}
 	}
@@ -234,7 +244,9 @@ func (w *work) applyDeleteRel(op *Op) {
 	if rt, _, _, ok := v.Rel(id); !ok || int(rt) != t {
 		panic("BUG: storage: delete of a relationship that does not exist")
 	}
-	w.flushLocked(op.Type)
+	if t < len(w.mu.pending) && len(w.mu.pending[t]) > 0 {
+		w.flushLocked(op.Type) // the edge may still be a pending insert
+	}
 	c := w.ownRelChunkLocked(int(id >> groupShift))
 	c.typ[id&groupMask] = noRel
 	v.relCount--
