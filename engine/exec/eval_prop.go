@@ -137,6 +137,9 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if x.Type != vector.Node && x.Type != vector.Any {
 		return nil, errs.Data("cannot test labels of a %s", x.Type)
 	}
+	if err := e.c.checkDeleted(x, sel, n); err != nil {
+		return nil, err
+	}
 	e.c.Stats.DBHits += int64(b.Rows() * len(e.names))
 	e.ids = e.ids[:0]
 	missing := false
@@ -160,6 +163,10 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			id = x.IDs[r]
 		} else if ref, ok := x.Any[r].(vector.NodeRef); ok {
 			id = uint64(ref)
+			if err := e.c.checkDeletedValue(ref); err != nil {
+				failed = err
+				return
+			}
 		} else {
 			failed = errs.Data("cannot test labels of a %s", typeName(x.Any[r]))
 			return
