@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"sort"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -141,6 +143,12 @@ func (cr *create) props(keys []string, vecs []*vector.Vector, r int) error {
 	cr.keys, cr.vals = cr.keys[:0], cr.vals[:0]
 	for i, k := range keys {
 		v := vecs[i].Get(r)
+		if k == "" { // CREATE (n $map)
+			if err := cr.spread(v); err != nil {
+				return err
+			}
+			continue
+		}
 		if v == nil {
 			if cr.c.merging {
 				return errs.Semantic("cannot merge a pattern with a null value for property %q: use ON CREATE SET or a non-null value", k)
@@ -152,6 +160,34 @@ func (cr *create) props(keys []string, vecs []*vector.Vector, r int) error {
 		}
 		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
 		cr.vals = append(cr.vals, v)
+	}
+	return nil
+}
+
+// spread adds the entries of a whole property map, in key order.
+func (cr *create) spread(v vector.Value) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]vector.Value)
+	if !ok {
+		return errs.Data("a property map must be a map, not a %s", typeName(v))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		x := m[k]
+		if x == nil {
+			continue
+		}
+		if err := checkPropertyValue(k, x); err != nil {
+			return err
+		}
+		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
+		cr.vals = append(cr.vals, x)
 	}
 	return nil
 }

@@ -143,7 +143,16 @@ func (b *binder) createProps(props gql.Expr) ([]string, []Expr, error) {
 	}
 	m, ok := props.(*gql.MapLit)
 	if !ok {
-		return nil, nil, notSupported(props.Position(), "a parameter as a property map in CREATE is not supported yet")
+		// CREATE (n $props): the map is spread at runtime; an empty key
+		// in Keys marks it (see CreateNode).
+		v, err := b.expr(props, noAggregates)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t := v.Type(); t != vector.Any && t != vector.Null {
+			return nil, nil, semanticAt(props.Position(), "a property map must be a map, got %s", t)
+		}
+		return []string{""}, []Expr{v}, nil
 	}
 	vals := make([]Expr, len(m.Keys))
 	for i := range m.Keys {

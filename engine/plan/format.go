@@ -143,6 +143,9 @@ func propText(keys []string, vals []Expr) string {
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
+		if k == "" { // a map spread at runtime: CREATE (n $props)
+			return " " + vals[i].String()
+		}
 		parts[i] = k + ": " + vals[i].String()
 	}
 	return " {" + strings.Join(parts, ", ") + "}"
