@@ -73,29 +73,34 @@ func (cr *create) Next() (*vector.Batch, error) {
 	if err := cr.c.checkCancel(); err != nil {
 		return nil, err
 	}
-	nodeVecs, err := evalAll(cr.nodeVals, b)
-	if err != nil {
-		return nil, err
-	}
-	relVecs, err := evalAll(cr.relVals, b)
-	if err != nil {
-		return nil, err
-	}
 	cr.out.Cols = append(append(cr.out.Cols[:0], b.Cols...), cr.made...)
 	cr.out.Len, cr.out.Sel = b.Len, b.Sel
-	for i := 0; i < b.Rows(); i++ {
-		r := b.Row(i)
-		for m, which := range cr.p.Made {
-			if which >= 0 {
-				id, err := cr.createNode(&cr.p.Nodes[which], nodeVecs[which], r)
+	// Element by element over all rows: an element's properties may read
+	// the elements made before it (their columns are filled by then).
+	for m, which := range cr.p.Made {
+		if which >= 0 {
+			vecs, err := evalList(cr.nodeVals[which], cr.out)
+			if err != nil {
+				return nil, err
+			}
+			for i := 0; i < b.Rows(); i++ {
+				r := b.Row(i)
+				id, err := cr.createNode(&cr.p.Nodes[which], vecs, r)
 				if err != nil {
 					return nil, err
 				}
 				cr.made[m].IDs[r] = id
-				continue
 			}
-			ri := -which - 1
-			rel := &cr.p.Rels[ri]
+			continue
+		}
+		ri := -which - 1
+		rel := &cr.p.Rels[ri]
+		vecs, err := evalList(cr.relVals[ri], cr.out)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
 			from, fromOK, err := nodeAt(cr.out.Cols[rel.From], r)
 			if err != nil {
 				return nil, err
@@ -107,7 +112,7 @@ func (cr *create) Next() (*vector.Batch, error) {
 			if !fromOK || !toOK {
 				return nil, errNullEndpoint(rel.Type)
 			}
-			id, err := cr.createRel(rel, relVecs[ri], from, to, r)
+			id, err := cr.createRel(rel, vecs, from, to, r)
 			if err != nil {
 				return nil, err
 			}
@@ -123,17 +128,15 @@ func errNullEndpoint(typ string) error {
 	return errs.Data("cannot create a relationship of type %s with a null endpoint", typ)
 }
 
-func evalAll(evs [][]evaluator, b *vector.Batch) ([][]*vector.Vector, error) {
-	out := make([][]*vector.Vector, len(evs))
-	for i, es := range evs {
-		out[i] = make([]*vector.Vector, len(es))
-		for j, e := range es {
-			v, err := e.eval(b)
-			if err != nil {
-				return nil, err
-			}
-			out[i][j] = v
+// evalList evaluates expressions over b.
+func evalList(evs []evaluator, b *vector.Batch) ([]*vector.Vector, error) {
+	out := make([]*vector.Vector, len(evs))
+	for j, e := range evs {
+		v, err := e.eval(b)
+		if err != nil {
+			return nil, err
 		}
+		out[j] = v
 	}
 	return out, nil
 }

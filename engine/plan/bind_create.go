@@ -64,7 +64,7 @@ func (b *binder) create(c *gql.Create) error {
 				nodeCols[i] = col
 				continue
 			}
-			keys, vals, err := b.createProps(n.Props)
+			keys, vals, err := b.createPropsOver(n.Props, cols)
 			if err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ func (b *binder) create(c *gql.Create) error {
 			case gql.DirBoth:
 				return syntaxAt(r.Pos, "a relationship to create needs a direction")
 			}
-			keys, vals, err := b.createProps(r.Props)
+			keys, vals, err := b.createPropsOver(r.Props, cols)
 			if err != nil {
 				return err
 			}
@@ -134,6 +134,17 @@ func (b *binder) create(c *gql.Create) error {
 	}
 	b.set(&Project{Input: op, Exprs: exprs, Cols: out})
 	return nil
+}
+
+// createPropsOver binds a property map over cols: the input's columns
+// plus what the clause made before this element, so that
+// CREATE (a {id: 0}), (b {ref: a.id}) can read a. The executor evaluates
+// each element's properties after the elements before it exist.
+func (b *binder) createPropsOver(props gql.Expr, cols []Column) ([]string, []Expr, error) {
+	saved := b.sc.cols
+	b.sc.cols = cols
+	defer func() { b.sc.cols = saved }()
+	return b.createProps(props)
 }
 
 // createProps binds an inline property map of a pattern to create.
