@@ -226,6 +226,13 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		cancel()
 		return nil, err
 	}
+	if p.Writes {
+		// Writers serialise from here: the statement's reads and writes
+		// are one atomic step.
+		if err := tx.BeginWrite(); err != nil {
+			return fail(err)
+		}
+	}
 	root, err := exec.Build(ectx, p.Root)
 	if err != nil {
 		return fail(err)

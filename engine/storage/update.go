@@ -329,3 +329,15 @@ func (tx *Tx) StartBounds() (nodes, rels uint64) {
 	}
 	return s.nodeBound, s.relBound
 }
+
+// BeginWrite takes the writer lock now instead of at the first write, so
+// that every read of the transaction sees the latest committed version
+// and no other writer commits until this transaction ends. A read-write
+// statement calls it before it reads: its reads and writes are then one
+// atomic step (MERGE's match-or-create cannot race another MERGE, and
+// SET n.c = n.c + 1 loses no update). Committing without writes
+// publishes nothing.
+func (tx *Tx) BeginWrite() error {
+	_, err := tx.begin()
+	return err
+}
