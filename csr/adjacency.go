@@ -14,6 +14,7 @@ type Adjacency struct {
 	idBound  uint64 // every node id seen is below it; >= base.NumNodes
 	numEdges int    // live edges
 	ts       uint64 // commit timestamp of the newest Apply
+	overlay  int    // overlay entries: inserted edges plus deleted base edges
 }
 
 // NewAdjacency returns a version with base and an empty overlay. A nil
@@ -35,6 +36,11 @@ func (a *Adjacency) NumNodes() int { return int(a.idBound) }
 
 // NumEdges is the number of live edges.
 func (a *Adjacency) NumEdges() int { return a.numEdges }
+
+// OverlaySize is the number of overlay entries (edges inserted since the
+// base was built plus base edges deleted): what Compact folds away, and
+// what scans pay extra for.
+func (a *Adjacency) OverlaySize() int { return a.overlay }
 
 // TS is the commit timestamp of the newest Apply, 0 if none.
 func (a *Adjacency) TS() uint64 { return a.ts }

@@ -33,6 +33,7 @@ func (a *Adjacency) Apply(inserted []Edge, deleted []uint64, ts uint64) *Adjacen
 		idBound:  a.idBound,
 		numEdges: a.numEdges - len(deleted) + len(inserted),
 		ts:       max(a.ts, ts),
+		overlay:  a.overlay + len(inserted),
 	}
 	pend := make(map[uint64]*pending)
 	at := func(src uint64) *pending {
@@ -46,6 +47,7 @@ func (a *Adjacency) Apply(inserted []Edge, deleted []uint64, ts uint64) *Adjacen
 	for _, rel := range deleted {
 		if src, ok := b.rels.get(rel); ok {
 			b.rels.remove(tok, rel)
+			b.overlay-- // the insert's entry goes
 			p := at(src)
 			p.unins = append(p.unins, rel)
 			continue
@@ -58,6 +60,7 @@ func (a *Adjacency) Apply(inserted []Edge, deleted []uint64, ts uint64) *Adjacen
 		if d := a.deltaOf(src); d != nil && d.baseDeleted(rel) {
 			panic(fmt.Sprintf("BUG: csr: relationship %d deleted twice", rel))
 		}
+		b.overlay++
 		p := at(src)
 		p.del = append(p.del, delEntry{rel, ts})
 	}

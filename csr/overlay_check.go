@@ -24,7 +24,7 @@ func (a *Adjacency) Check() error {
 		ids[r] = struct{}{}
 	}
 	edges := a.base.NumEdges()
-	inserted := 0
+	inserted, deleted := 0, 0
 	for gi, g := range a.groups {
 		if g == nil {
 			continue
@@ -42,6 +42,7 @@ func (a *Adjacency) Check() error {
 			}
 			edges += n
 			inserted += len(d.ins)
+			deleted += len(d.del)
 		}
 		if dirty == 0 || dirty != g.dirty {
 			return fmt.Errorf("%w: group %d counts %d dirty nodes, has %d", ErrOverlay, gi, g.dirty, dirty)
@@ -49,6 +50,9 @@ func (a *Adjacency) Check() error {
 	}
 	if edges != a.numEdges {
 		return fmt.Errorf("%w: NumEdges %d, live edges %d", ErrOverlay, a.numEdges, edges)
+	}
+	if a.overlay != inserted+deleted {
+		return fmt.Errorf("%w: OverlaySize %d, overlay holds %d inserts and %d deletes", ErrOverlay, a.overlay, inserted, deleted)
 	}
 	if a.rels.len != inserted {
 		return fmt.Errorf("%w: index holds %d ids, overlay %d inserts", ErrOverlay, a.rels.len, inserted)

@@ -189,8 +189,14 @@ func runBlock(t *testing.T, db *engine.DB, b *block, where string) []string {
 		if len(res.Columns()) > 0 || len(rowsOut) > 0 {
 			t.Errorf("%s: statement returned columns or rows: %v %v", where, res.Columns(), rowsOut)
 		}
-		return []string{fmt.Sprintf("nodes_created: %d, relationships_created: %d, properties_set: %d, labels_added: %d, rows_affected: %d",
-			s.NodesCreated, s.RelationshipsCreated, s.PropertiesSet, s.LabelsAdded, s.RowsAffected)}
+		line := fmt.Sprintf("nodes_created: %d, relationships_created: %d, properties_set: %d, labels_added: %d, rows_affected: %d",
+			s.NodesCreated, s.RelationshipsCreated, s.PropertiesSet, s.LabelsAdded, s.RowsAffected)
+		// Counters of updates and deletions are shown when one is set.
+		if s.NodesDeleted+s.RelationshipsDeleted+s.PropertiesRemoved+s.LabelsRemoved > 0 {
+			line += fmt.Sprintf(", nodes_deleted: %d, relationships_deleted: %d, properties_removed: %d, labels_removed: %d",
+				s.NodesDeleted, s.RelationshipsDeleted, s.PropertiesRemoved, s.LabelsRemoved)
+		}
+		return []string{line}
 	}
 	header := make([]string, len(res.Columns()))
 	for i, c := range res.Columns() {

@@ -186,7 +186,10 @@ func TestProfileWritesAndOptional(t *testing.T) {
 	}
 	drain(res)
 	ops := res.Profile().Operators
-	if len(ops) != 3 || ops[0].Name != "Create" || ops[0].Rows != 3 || ops[1].Name != "Unwind" || ops[1].Rows != 3 {
+	// The Eager barrier completes the rows an updating clause receives
+	// before it writes (docs/query-language.md, Writes).
+	if len(ops) != 4 || ops[0].Name != "Create" || ops[0].Rows != 3 || ops[1].Name != "Eager" || ops[1].Rows != 3 ||
+		ops[2].Name != "Unwind" || ops[2].Rows != 3 || ops[3].Name != "Unit" || ops[3].Rows != 1 {
 		t.Errorf("operators = %+v", ops)
 	}
 	if got := mustQuery(t, db, "MATCH (n:Made) RETURN count(*)", nil); got[0] != "3" {

@@ -43,6 +43,7 @@ func Open(dir string, opts Options) (*DB, error) {
 // Close releases the database. Queries after Close fail.
 func (db *DB) Close() error {
 	db.closed.Store(true)
+	db.store.WaitCompaction() // no background work outlives the database
 	return nil
 }
 

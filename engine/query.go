@@ -226,6 +226,13 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		cancel()
 		return nil, err
 	}
+	if p.Writes {
+		// Writers serialise from here: the statement's reads and writes
+		// are one atomic step.
+		if err := tx.BeginWrite(); err != nil {
+			return fail(err)
+		}
+	}
 	root, err := exec.Build(ectx, p.Root)
 	if err != nil {
 		return fail(err)
@@ -241,6 +248,9 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		if err := buf.Fill(); err != nil {
 			return fail(err)
 		}
+		if err := exec.DrainUpdates(ectx); err != nil {
+			return fail(err)
+		}
 		if _, err := tx.Commit(); err != nil {
 			return fail(fmt.Errorf("cannot commit: %w", err))
 		}
@@ -249,7 +259,12 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		r.summary.RelationshipsCreated = st.RelationshipsCreated
 		r.summary.PropertiesSet = st.PropertiesSet
 		r.summary.LabelsAdded = st.LabelsAdded
-		r.summary.RowsAffected = st.NodesCreated + st.RelationshipsCreated
+		r.summary.NodesDeleted = st.NodesDeleted
+		r.summary.RelationshipsDeleted = st.RelationshipsDeleted
+		r.summary.PropertiesRemoved = st.PropertiesRemoved
+		r.summary.LabelsRemoved = st.LabelsRemoved
+		r.summary.RowsAffected = st.NodesCreated + st.RelationshipsCreated +
+			st.NodesDeleted + st.RelationshipsDeleted + st.EntitiesUpdated
 		// Rows returned after the commit resolve entities at the new
 		// snapshot, which holds what the statement created.
 		r.entities.r = db.store.Snapshot()

@@ -23,13 +23,22 @@ type Summary struct {
 	RowsScanned int64
 	// Write is true when the statement contained a write clause.
 	Write bool
-	// RowsAffected counts entities created, changed or deleted by a write.
+	// RowsAffected counts the entities a write created, deleted or
+	// changed: nodes and relationships created and deleted, plus the
+	// distinct pre-existing ones whose properties or labels SET, REMOVE
+	// or MERGE's ON … SET changed (each once).
 	RowsAffected int64
-	// Counters of side effects.
+	// Counters of side effects. PropertiesSet counts non-null values
+	// written (created or overwritten), PropertiesRemoved properties that
+	// existed and were removed; labels count only actual changes.
 	NodesCreated         int64
 	RelationshipsCreated int64
 	PropertiesSet        int64
 	LabelsAdded          int64
+	NodesDeleted         int64
+	RelationshipsDeleted int64
+	PropertiesRemoved    int64
+	LabelsRemoved        int64
 	// ExecutionTime is the wall time from parse to the last batch.
 	ExecutionTime time.Duration
 }

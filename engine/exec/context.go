@@ -30,6 +30,37 @@ type Context struct {
 	args map[*plan.Argument]*argumentOp
 	// now is the statement's clock (see Now); zero until first read.
 	now time.Time
+	// deleted remembers what DELETE removed earlier in the statement
+	// (deleted.go).
+	deleted deletedSet
+	// merging is set while the create side of a MERGE runs: a null
+	// property value is then an error, not an absent property.
+	merging bool
+	// updated holds the pre-existing entities SET/REMOVE changed (id<<1,
+	// |1 for a relationship), for RowsAffected.
+	updated map[uint64]struct{}
+	// eagers are the statement's Eager barriers, in build order.
+	eagers []*eagerOp
+}
+
+// noteUpdated records that an entity that existed before the statement
+// was changed; entities the statement created count as created only.
+func (c *Context) noteUpdated(id uint64, isNode bool) {
+	nodes, rels := c.Tx.StartBounds()
+	key := id << 1
+	if isNode && id >= nodes || !isNode && id >= rels {
+		return
+	}
+	if !isNode {
+		key |= 1
+	}
+	if c.updated == nil {
+		c.updated = map[uint64]struct{}{}
+	}
+	if _, ok := c.updated[key]; !ok {
+		c.updated[key] = struct{}{}
+		c.Stats.EntitiesUpdated++
+	}
 }
 
 // Stats counts the work and side effects of a query.
@@ -39,6 +70,15 @@ type Stats struct {
 	RelationshipsCreated int64
 	PropertiesSet        int64
 	LabelsAdded          int64
+	NodesDeleted         int64
+	RelationshipsDeleted int64
+	// PropertiesRemoved counts properties that existed and were removed
+	// (REMOVE, SET to null, SET = {map} without the key).
+	PropertiesRemoved int64
+	LabelsRemoved     int64
+	// EntitiesUpdated counts distinct pre-existing entities changed by
+	// SET or REMOVE.
+	EntitiesUpdated int64
 	// DBHits counts storage reads: node ids scanned, adjacency lists and
 	// their entries read, label checks, properties gathered. Operators
 	// add per batch or per list, never per value.

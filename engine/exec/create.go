@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"sort"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -71,29 +73,34 @@ func (cr *create) Next() (*vector.Batch, error) {
 	if err := cr.c.checkCancel(); err != nil {
 		return nil, err
 	}
-	nodeVecs, err := evalAll(cr.nodeVals, b)
-	if err != nil {
-		return nil, err
-	}
-	relVecs, err := evalAll(cr.relVals, b)
-	if err != nil {
-		return nil, err
-	}
 	cr.out.Cols = append(append(cr.out.Cols[:0], b.Cols...), cr.made...)
 	cr.out.Len, cr.out.Sel = b.Len, b.Sel
-	for i := 0; i < b.Rows(); i++ {
-		r := b.Row(i)
-		for m, which := range cr.p.Made {
-			if which >= 0 {
-				id, err := cr.createNode(&cr.p.Nodes[which], nodeVecs[which], r)
+	// Element by element over all rows: an element's properties may read
+	// the elements made before it (their columns are filled by then).
+	for m, which := range cr.p.Made {
+		if which >= 0 {
+			vecs, err := evalList(cr.nodeVals[which], cr.out)
+			if err != nil {
+				return nil, err
+			}
+			for i := 0; i < b.Rows(); i++ {
+				r := b.Row(i)
+				id, err := cr.createNode(&cr.p.Nodes[which], vecs, r)
 				if err != nil {
 					return nil, err
 				}
 				cr.made[m].IDs[r] = id
-				continue
 			}
-			ri := -which - 1
-			rel := &cr.p.Rels[ri]
+			continue
+		}
+		ri := -which - 1
+		rel := &cr.p.Rels[ri]
+		vecs, err := evalList(cr.relVals[ri], cr.out)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
 			from, fromOK, err := nodeAt(cr.out.Cols[rel.From], r)
 			if err != nil {
 				return nil, err
@@ -105,7 +112,7 @@ func (cr *create) Next() (*vector.Batch, error) {
 			if !fromOK || !toOK {
 				return nil, errNullEndpoint(rel.Type)
 			}
-			id, err := cr.createRel(rel, relVecs[ri], from, to, r)
+			id, err := cr.createRel(rel, vecs, from, to, r)
 			if err != nil {
 				return nil, err
 			}
@@ -121,32 +128,71 @@ func errNullEndpoint(typ string) error {
 	return errs.Data("cannot create a relationship of type %s with a null endpoint", typ)
 }
 
-func evalAll(evs [][]evaluator, b *vector.Batch) ([][]*vector.Vector, error) {
-	out := make([][]*vector.Vector, len(evs))
-	for i, es := range evs {
-		out[i] = make([]*vector.Vector, len(es))
-		for j, e := range es {
-			v, err := e.eval(b)
-			if err != nil {
-				return nil, err
-			}
-			out[i][j] = v
+// evalList evaluates expressions over b.
+func evalList(evs []evaluator, b *vector.Batch) ([]*vector.Vector, error) {
+	out := make([]*vector.Vector, len(evs))
+	for j, e := range evs {
+		v, err := e.eval(b)
+		if err != nil {
+			return nil, err
 		}
+		out[j] = v
 	}
 	return out, nil
 }
 
 // props collects the non-null property values of row r.
-func (cr *create) props(keys []string, vecs []*vector.Vector, r int) {
+func (cr *create) props(keys []string, vecs []*vector.Vector, r int) error {
 	cr.keys, cr.vals = cr.keys[:0], cr.vals[:0]
 	for i, k := range keys {
 		v := vecs[i].Get(r)
+		if k == "" { // CREATE (n $map)
+			if err := cr.spread(v); err != nil {
+				return err
+			}
+			continue
+		}
 		if v == nil {
+			if cr.c.merging {
+				return errs.Semantic("cannot merge a pattern with a null value for property %q: use ON CREATE SET or a non-null value", k)
+			}
 			continue // a null property is no property
+		}
+		if err := checkPropertyValue(k, v); err != nil {
+			return err
 		}
 		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
 		cr.vals = append(cr.vals, v)
 	}
+	return nil
+}
+
+// spread adds the entries of a whole property map, in key order.
+func (cr *create) spread(v vector.Value) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]vector.Value)
+	if !ok {
+		return errs.Data("a property map must be a map, not a %s", typeName(v))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		x := m[k]
+		if x == nil {
+			continue
+		}
+		if err := checkPropertyValue(k, x); err != nil {
+			return err
+		}
+		cr.keys = append(cr.keys, cr.c.Catalog.EnsureKey(k))
+		cr.vals = append(cr.vals, x)
+	}
+	return nil
 }
 
 func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (uint64, error) {
@@ -154,7 +200,9 @@ func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (
 	for _, l := range n.Labels {
 		cr.labels = append(cr.labels, cr.c.Catalog.EnsureLabel(l))
 	}
-	cr.props(n.Keys, vecs, r)
+	if err := cr.props(n.Keys, vecs, r); err != nil {
+		return 0, err
+	}
 	id, err := cr.c.Tx.CreateNode(cr.labels, cr.keys, cr.vals)
 	if err != nil {
 		return 0, err
@@ -167,7 +215,9 @@ func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (
 
 func (cr *create) createRel(rel *plan.CreateRel, vecs []*vector.Vector, from, to uint64, r int) (uint64, error) {
 	t := cr.c.Catalog.EnsureType(rel.Type)
-	cr.props(rel.Keys, vecs, r)
+	if err := cr.props(rel.Keys, vecs, r); err != nil {
+		return 0, err
+	}
 	id, err := cr.c.Tx.CreateRel(t, from, to, cr.keys, cr.vals)
 	if err != nil {
 		return 0, err

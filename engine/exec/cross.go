@@ -46,6 +46,14 @@ func (x *crossOp) load() error {
 
 func (x *crossOp) Next() (*vector.Batch, error) {
 	if !x.loaded {
+		// The left side runs first: it may end with an updating clause
+		// whose writes the right side (a later MATCH) must see.
+		b, err := x.left.Next()
+		if err != nil || b == nil {
+			x.loaded = true
+			return nil, err
+		}
+		x.lb, x.lpos, x.rpos = b, 0, 0
 		if err := x.load(); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,9 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case vector.Null:
 		return nullVector, nil
 	case vector.Node:
+		if err := e.c.checkDeleted(of, sel, n); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nullVector, nil
@@ -43,6 +46,9 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.c.Stats.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Rel:
+		if err := e.c.checkDeleted(of, sel, n); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nullVector, nil
@@ -80,6 +86,9 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 	case map[string]vector.Value:
 		return x[e.key], nil
 	case vector.NodeRef, vector.RelRef:
+		if err := e.c.checkDeletedValue(v); err != nil {
+			return nil, err
+		}
 		k, ok := e.keyID()
 		if !ok {
 			return nil, nil
@@ -128,6 +137,9 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if x.Type != vector.Node && x.Type != vector.Any {
 		return nil, errs.Data("cannot test labels of a %s", x.Type)
 	}
+	if err := e.c.checkDeleted(x, sel, n); err != nil {
+		return nil, err
+	}
 	e.c.Stats.DBHits += int64(b.Rows() * len(e.names))
 	e.ids = e.ids[:0]
 	missing := false
@@ -151,6 +163,10 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			id = x.IDs[r]
 		} else if ref, ok := x.Any[r].(vector.NodeRef); ok {
 			id = uint64(ref)
+			if err := e.c.checkDeletedValue(ref); err != nil {
+				failed = err
+				return
+			}
 		} else {
 			failed = errs.Data("cannot test labels of a %s", typeName(x.Any[r]))
 			return

@@ -48,6 +48,9 @@ func fnLabels(c *Context, a []vector.Value) (vector.Value, error) {
 	case nil:
 		return nil, nil
 	case vector.NodeRef:
+		if err := c.checkDeletedValue(x); err != nil {
+			return nil, err
+		}
 		ids := c.Tx.AppendNodeLabels(nil, uint64(x))
 		out := make([]vector.Value, len(ids))
 		for i, l := range ids {
@@ -65,7 +68,11 @@ func fnType(c *Context, a []vector.Value) (vector.Value, error) {
 	case vector.RelRef:
 		t, _, _, ok := c.Tx.Rel(uint64(x))
 		if !ok {
-			return nil, nil
+			d, deleted := c.deleted.rel(uint64(x))
+			if !deleted {
+				return nil, nil
+			}
+			t = d.t // a deleted relationship keeps its type
 		}
 		return c.Catalog.TypeName(t), nil
 	}
@@ -79,7 +86,11 @@ func endpoint(c *Context, v vector.Value, start bool) (vector.Value, error) {
 	case vector.RelRef:
 		_, src, dst, ok := c.Tx.Rel(uint64(x))
 		if !ok {
-			return nil, nil
+			d, deleted := c.deleted.rel(uint64(x))
+			if !deleted {
+				return nil, nil
+			}
+			src, dst = d.src, d.dst
 		}
 		if start {
 			return vector.NodeRef(src), nil
@@ -93,16 +104,19 @@ func endpoint(c *Context, v vector.Value, start bool) (vector.Value, error) {
 }
 
 // entityProps calls fn for each property of a node or relationship.
-func entityProps(c *Context, v vector.Value, fn func(k catalog.KeyID, val vector.Value)) bool {
+func entityProps(c *Context, v vector.Value, fn func(k catalog.KeyID, val vector.Value)) (bool, error) {
+	if err := c.checkDeletedValue(v); err != nil {
+		return true, err
+	}
 	switch x := v.(type) {
 	case vector.NodeRef:
 		c.Tx.NodeProps(uint64(x), fn)
 	case vector.RelRef:
 		c.Tx.RelProps(uint64(x), fn)
 	default:
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }
 
 func fnKeys(c *Context, a []vector.Value) (vector.Value, error) {
@@ -121,7 +135,10 @@ func fnKeys(c *Context, a []vector.Value) (vector.Value, error) {
 		}
 		return out, nil
 	}
-	if !entityProps(c, a[0], func(k catalog.KeyID, _ vector.Value) { out = append(out, c.Catalog.KeyName(k)) }) {
+	if ok, err := entityProps(c, a[0], func(k catalog.KeyID, _ vector.Value) { out = append(out, c.Catalog.KeyName(k)) }); !ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
 		return nil, argError("keys", a[0])
 	}
 	return out, nil
@@ -135,7 +152,10 @@ func fnProperties(c *Context, a []vector.Value) (vector.Value, error) {
 		return x, nil
 	}
 	out := map[string]vector.Value{}
-	if !entityProps(c, a[0], func(k catalog.KeyID, v vector.Value) { out[c.Catalog.KeyName(k)] = v }) {
+	if ok, err := entityProps(c, a[0], func(k catalog.KeyID, v vector.Value) { out[c.Catalog.KeyName(k)] = v }); !ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
 		return nil, argError("properties", a[0])
 	}
 	return out, nil

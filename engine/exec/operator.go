@@ -135,6 +135,30 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return newCreate(c, p, in)
+	case *plan.Update:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newUpdate(c, p, in)
+	case *plan.Delete:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newDelete(c, p, in)
+	case *plan.Merge:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newMerge(c, p, in)
+	case *plan.Eager:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newEager(c, in, len(p.Columns())), nil
 	case *plan.ProcedureCall:
 		in, err := Build(c, p.Input)
 		if err != nil {

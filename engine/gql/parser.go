@@ -243,8 +243,17 @@ func (p *parser) setItems() []*SetItem {
 	var items []*SetItem
 	for {
 		pos := p.tok.pos
-		name := p.ident("a variable")
-		var target Expr = &Variable{Pos: pos, Name: name}
+		var target Expr
+		if p.isPunct("(") { // SET (expr).key = value
+			p.advance()
+			target = p.expr()
+			p.expectPunct(")")
+			if !p.isPunct(".") {
+				p.failUnexpected(`"."`)
+			}
+		} else {
+			target = &Variable{Pos: pos, Name: p.ident("a variable")}
+		}
 		if p.isPunct(":") {
 			items = append(items, &SetItem{Pos: pos, Target: target, Labels: p.labels()})
 		} else {

@@ -182,9 +182,20 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		case *gql.Unwind:
 			err = b.unwind(c)
 		case *gql.Create:
+			if _, chained := b.root.(*Create); !chained {
+				b.eagerInput()
+			}
 			err = b.create(c)
 		case *gql.Call:
 			err = b.procedureCall(c, len(cs) == 1)
+		case *gql.Set:
+			err = b.setClause(c.Items, false)
+		case *gql.Remove:
+			err = b.setClause(c.Items, true)
+		case *gql.Delete:
+			err = b.deleteClause(c)
+		case *gql.Merge:
+			err = b.merge(c)
 		case *gql.Return:
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
@@ -201,12 +212,21 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		if err != nil {
 			return err
 		}
+		if !last && isUpdate(c) {
+			// Consecutive CREATE clauses read nothing of each other's
+			// rows but their own, so they need no barrier between them.
+			_, c1 := c.(*gql.Create)
+			_, c2 := cs[i+1].(*gql.Create)
+			if !c1 || !c2 {
+				b.eagerInput()
+			}
+		}
 	}
 	if len(cs) > 0 {
-		switch cs[len(cs)-1].(type) {
-		case *gql.Return, *gql.Create:
+		if _, ok := cs[len(cs)-1].(*gql.Return); ok || isUpdate(cs[len(cs)-1]) {
 			return nil
-		case *gql.Call:
+		}
+		if _, ok := cs[len(cs)-1].(*gql.Call); ok {
 			// A standalone call, or a void procedure, may end a query.
 			if pc := b.lastCall; pc != nil && (len(cs) == 1 || pc.Void) {
 				return nil
@@ -215,6 +235,15 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		return syntaxAt(cs[len(cs)-1].Position(), "a query must end with RETURN or an updating clause")
 	}
 	return syntaxAt(gql.Pos{Line: 1, Column: 1}, "empty query")
+}
+
+// isUpdate reports whether c is an updating clause.
+func isUpdate(c gql.Clause) bool {
+	switch c.(type) {
+	case *gql.Create, *gql.Set, *gql.Remove, *gql.Delete, *gql.Merge:
+		return true
+	}
+	return false
 }
 
 // where adds a filter on the current rows.

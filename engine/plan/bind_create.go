@@ -29,9 +29,28 @@ func (b *binder) create(c *gql.Create) error {
 		}
 		return b.sc.lookup(name)
 	}
+	type namedPath struct {
+		name  string
+		nodes []int
+		rels  []int
+	}
+	var paths []namedPath
+	pathVars := map[string]bool{}
 	for _, part := range c.Pattern.Parts {
+		for _, n := range part.Nodes {
+			if pathVars[n.Var] {
+				return semanticAt(n.Pos, "variable %s is a path, not a node", n.Var)
+			}
+		}
 		if part.Var != "" {
-			return notSupported(part.Pos, "named paths are not supported yet")
+			if _, ok := colOf(part.Var); ok || pathVars[part.Var] {
+				return semanticAt(part.Pos, "variable %s is already bound", part.Var)
+			}
+		}
+		if len(part.Nodes) == 1 && len(part.Rels) == 0 && part.Nodes[0].Var != "" {
+			if _, ok := colOf(part.Nodes[0].Var); ok {
+				return semanticAt(part.Nodes[0].Pos, "variable %s is already bound; CREATE cannot create it again", part.Nodes[0].Var)
+			}
 		}
 		if part.Shortest != gql.ShortestNone {
 			return syntaxAt(part.Pos, "shortest paths cannot be created")
@@ -51,7 +70,7 @@ func (b *binder) create(c *gql.Create) error {
 				nodeCols[i] = col
 				continue
 			}
-			keys, vals, err := b.createProps(n.Props)
+			keys, vals, err := b.createPropsOver(n.Props, cols)
 			if err != nil {
 				return err
 			}
@@ -63,6 +82,7 @@ func (b *binder) create(c *gql.Create) error {
 				local[n.Var] = nodeCols[i]
 			}
 		}
+		relCols := make([]int, len(part.Rels))
 		for i, r := range part.Rels {
 			if r.Var != "" {
 				if _, ok := colOf(r.Var); ok {
@@ -82,21 +102,55 @@ func (b *binder) create(c *gql.Create) error {
 			case gql.DirBoth:
 				return syntaxAt(r.Pos, "a relationship to create needs a direction")
 			}
-			keys, vals, err := b.createProps(r.Props)
+			keys, vals, err := b.createPropsOver(r.Props, cols)
 			if err != nil {
 				return err
 			}
 			op.Rels = append(op.Rels, CreateRel{Type: r.Types[0], From: from, To: to, Keys: keys, Vals: vals})
 			op.Made = append(op.Made, -len(op.Rels))
 			cols = append(cols, b.sc.column(r.Var, vector.Rel))
+			relCols[i] = len(cols) - 1
 			if r.Var != "" {
 				local[r.Var] = len(cols) - 1
 			}
 		}
+		if part.Var != "" {
+			paths = append(paths, namedPath{part.Var, nodeCols, relCols})
+			pathVars[part.Var] = true
+		}
 	}
 	op.Cols = cols
 	b.set(op)
+	if len(paths) == 0 {
+		return nil
+	}
+	// Named paths are computed from the columns just made.
+	exprs := make([]Expr, 0, len(b.sc.cols)+len(paths))
+	for i := range b.sc.cols {
+		exprs = append(exprs, b.sc.ref(i))
+	}
+	out := appendCols(b.sc.cols)
+	for _, p := range paths {
+		args := []Expr{b.sc.ref(p.nodes[0])}
+		for i, r := range p.rels {
+			args = append(args, b.sc.ref(r), &Const{Val: false, T: vector.Bool}, b.sc.ref(p.nodes[i+1]))
+		}
+		exprs = append(exprs, &Call{Name: FnPath, Args: args, T: vector.Any, Kind: KindPath})
+		out = append(out, Column{Name: p.name, Type: vector.Any, Kind: KindPath})
+	}
+	b.set(&Project{Input: op, Exprs: exprs, Cols: out})
 	return nil
+}
+
+// createPropsOver binds a property map over cols: the input's columns
+// plus what the clause made before this element, so that
+// CREATE (a {id: 0}), (b {ref: a.id}) can read a. The executor evaluates
+// each element's properties after the elements before it exist.
+func (b *binder) createPropsOver(props gql.Expr, cols []Column) ([]string, []Expr, error) {
+	saved := b.sc.cols
+	b.sc.cols = cols
+	defer func() { b.sc.cols = saved }()
+	return b.createProps(props)
 }
 
 // createProps binds an inline property map of a pattern to create.
@@ -128,7 +182,16 @@ func (b *binder) createProps(props gql.Expr) ([]string, []Expr, error) {
 	}
 	m, ok := props.(*gql.MapLit)
 	if !ok {
-		return nil, nil, semanticAt(props.Position(), "a property map must be a map literal or a parameter")
+		// CREATE (n $props): the map is spread at runtime; an empty key
+		// in Keys marks it (see CreateNode).
+		v, err := b.expr(props, noAggregates)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t := v.Type(); t != vector.Any && t != vector.Null {
+			return nil, nil, semanticAt(props.Position(), "a property map must be a map, got %s", t)
+		}
+		return []string{""}, []Expr{v}, nil
 	}
 	vals := make([]Expr, len(m.Keys))
 	for i := range m.Keys {

@@ -182,7 +182,7 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 		for _, n := range names {
 			items = append(items, &gql.Variable{Name: n})
 		}
-		if len(items) == 0 && len(p.Items) == 0 {
+		if len(items) == 0 && len(p.Items) == 0 && !isWith {
 			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
 		}
 	}

@@ -113,6 +113,9 @@ func describe(op Operator) string {
 		}
 		return "Create " + strings.Join(made, ", ")
 	}
+	if s, ok := describeWrite(op); ok {
+		return s
+	}
 	if s, ok := describePath(op); ok {
 		return s
 	}
@@ -140,6 +143,9 @@ func propText(keys []string, vals []Expr) string {
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
+		if k == "" { // a map spread at runtime: CREATE (n $props)
+			return " " + vals[i].String()
+		}
 		parts[i] = k + ": " + vals[i].String()
 	}
 	return " {" + strings.Join(parts, ", ") + "}"

@@ -183,7 +183,9 @@ type CrossProduct struct {
 	Cols        []Column
 }
 
-// CreateNode is a node a CREATE clause makes.
+// CreateNode is a node a CREATE clause makes. An empty key in Keys (the
+// only one then) marks a property map given as a whole, CREATE (n $map):
+// its value is a map spread into properties at runtime.
 type CreateNode struct {
 	Labels []string
 	Keys   []string

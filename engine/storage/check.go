@@ -15,7 +15,11 @@ import (
 //     only of other types and never shadowing a dominant row, values only
 //     on existing ids, counts matching the data
 //   - column counts (the source of NodePropType/RelPropType) = Σ chunks
-//   - relationship table: endpoints live, per-type counts, RelCount
+//   - relationship table: endpoints live, per-type counts, RelCount;
+//     tombstones (deleted relationships) have no properties and appear in
+//     no adjacency; deleted nodes have no labels, properties or
+//     relationships (labels ⊆ live, values only on live ids, endpoints
+//     live)
 //   - per type: forward and backward Adjacency.Check, every relationship
 //     exactly once in forward at src → dst and backward at dst → src,
 //     degree sums = relationships of the type, no adjacency for absent

@@ -25,8 +25,18 @@
 //
 // Ids are dense: node and relationship ids come from atomic counters and
 // are never reused, so ids taken by a rolled-back transaction stay holes.
-// Node ids are limited to 2^32 (32-bit roaring bitmaps). Tombstones come
-// with DELETE; the live bitmap is already where they will land.
+// Node ids are limited to 2^32 (32-bit roaring bitmaps). A deleted node
+// leaves the live bitmap (its labels and properties are cleared); a
+// deleted relationship leaves a tombstone in the relationship table and
+// is removed from the adjacency overlay (csr Apply deletes). Ids are not
+// reused, so no snapshot can see an id change its meaning.
+//
+// Updates (update.go): set/remove properties, add/remove labels, delete
+// relationship, delete node (refused with 23000 while it has
+// relationships; detach deletes them first). Each op kind has one apply
+// function (applySetNodeProps, applySetRelProps, applyAddLabels,
+// applyRemoveLabels, applyDeleteRel, applyDeleteNode; creates:
+// createNodeLocked, createRelLocked).
 //
 // Property values are nil (no property), bool, int64, float64, string,
 // []vector.Value and map[string]vector.Value; lists and maps are deep

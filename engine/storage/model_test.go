@@ -3,6 +3,7 @@ package storage
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -211,6 +212,7 @@ func runModel(t *testing.T, seed int64, big bool) {
 				compare(t, "tx mid-write", tx, pend, cat)
 			}
 		}
+		updateRandomly(t, rnd, g, tx, pend, rnd.Intn(40))
 		if rnd.Intn(5) == 0 {
 			tx.Rollback()
 			compare(t, "after rollback", s.Snapshot(), m, cat)
@@ -228,17 +230,140 @@ func runModel(t *testing.T, seed int64, big bool) {
 		}
 		old = append(old, pinned{before, m})
 		m = pend
+		if rnd.Intn(4) == 0 { // compaction at random points, besides the background one
+			s.Compact()
+			if err := s.Check(); err != nil {
+				t.Fatalf("Check after Compact: %v", err)
+			}
+			compare(t, "snapshot after compaction", s.Snapshot(), m, cat)
+		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("Check after commit %d: %v", i, err)
 		}
 		compare(t, "snapshot after commit", s.Snapshot(), m, cat)
 	}
+	s.WaitCompaction()
+	if err := s.Check(); err != nil {
+		t.Fatalf("Check after background compaction: %v", err)
+	}
+	compare(t, "after background compaction", s.Snapshot(), m, cat)
 	for _, p := range old { // every pinned snapshot still answers as before
 		compare(t, "pinned snapshot", p.snap, p.m, cat)
 		if err := p.snap.Check(); err != nil {
 			t.Fatalf("Check of pinned snapshot: %v", err)
 		}
 	}
+}
+
+// updateRandomly runs n random updates and deletions through tx and
+// applies them to pend (copying entries before changing them: the
+// committed model shares them).
+func updateRandomly(t *testing.T, rnd *rand.Rand, g *gen, tx *Tx, pend *model, n int) {
+	t.Helper()
+	for j := 0; j < n; j++ {
+		var nodeIDs, relIDs []uint64
+		for id := range pend.nodes {
+			nodeIDs = append(nodeIDs, id)
+		}
+		for id := range pend.rels {
+			relIDs = append(relIDs, id)
+		}
+		slices.Sort(nodeIDs)
+		slices.Sort(relIDs)
+		if len(nodeIDs) == 0 {
+			return
+		}
+		node := nodeIDs[rnd.Intn(len(nodeIDs))]
+		switch op := rnd.Intn(7); {
+		case op == 0: // set node properties (nil removes)
+			ks, vs := g.props()
+			if err := tx.SetNodeProps(node, ks, vs); err != nil {
+				t.Fatalf("SetNodeProps: %v", err)
+			}
+			n := copyNode(pend.nodes[node])
+			for i, k := range ks {
+				if vs[i] == nil {
+					delete(n.props, k)
+				} else {
+					n.props[k] = vs[i]
+				}
+			}
+			pend.nodes[node] = n
+		case op == 1 && len(relIDs) > 0:
+			rel := relIDs[rnd.Intn(len(relIDs))]
+			ks, vs := g.props()
+			if err := tx.SetRelProps(rel, ks, vs); err != nil {
+				t.Fatalf("SetRelProps: %v", err)
+			}
+			r := *pend.rels[rel]
+			r.props = maps.Clone(r.props)
+			for i, k := range ks {
+				if vs[i] == nil {
+					delete(r.props, k)
+				} else {
+					r.props[k] = vs[i]
+				}
+			}
+			pend.rels[rel] = &r
+		case op == 2 || op == 3:
+			l := g.labels[rnd.Intn(len(g.labels))]
+			n := copyNode(pend.nodes[node])
+			had := n.labels[l]
+			var got int
+			var err error
+			if op == 2 {
+				got, err = tx.AddLabels(node, []catalog.LabelID{l, l})
+				n.labels[l] = true
+			} else {
+				got, err = tx.RemoveLabels(node, []catalog.LabelID{l})
+				delete(n.labels, l)
+			}
+			want := 0
+			if had == (op == 3) {
+				want = 1
+			}
+			if err != nil || got != want {
+				t.Fatalf("label change %d on node %d: got %d, %v; want %d", op, node, got, err, want)
+			}
+			pend.nodes[node] = n
+		case op == 4 && len(relIDs) > 0:
+			rel := relIDs[rnd.Intn(len(relIDs))]
+			ok, err := tx.DeleteRel(rel)
+			if err != nil || !ok {
+				t.Fatalf("DeleteRel %d: %v, %v", rel, ok, err)
+			}
+			delete(pend.rels, rel)
+			if ok, _ := tx.DeleteRel(rel); ok {
+				t.Fatalf("DeleteRel %d twice deleted it twice", rel)
+			}
+		case op == 5 || op == 6:
+			var attached []uint64
+			for id, r := range pend.rels {
+				if r.src == node || r.dst == node {
+					attached = append(attached, id)
+				}
+			}
+			detach := op == 6
+			ok, nrels, err := tx.DeleteNode(node, detach)
+			if len(attached) > 0 && !detach {
+				if err == nil {
+					t.Fatalf("DeleteNode %d with %d relationships succeeded", node, len(attached))
+				}
+				continue
+			}
+			if err != nil || !ok || nrels != len(attached) {
+				t.Fatalf("DeleteNode %d: %v %d %v, want %d relationships", node, ok, nrels, err, len(attached))
+			}
+			for _, id := range attached {
+				delete(pend.rels, id)
+			}
+			delete(pend.nodes, node)
+		}
+	}
+}
+
+func copyNode(n *mNode) *mNode {
+	return &mNode{labels: maps.Clone(n.labels), props: maps.Clone(n.props)}
 }
 
 // compare checks everything a Reader exposes against the model.

@@ -65,6 +65,18 @@ func (w *work) applyLocked(op *Op) {
 		w.createNodeLocked(op)
 	case OpCreateRel:
 		w.createRelLocked(op)
+	case OpSetNodeProps:
+		w.applySetNodeProps(op)
+	case OpSetRelProps:
+		w.applySetRelProps(op)
+	case OpAddLabels:
+		w.applyAddLabels(op)
+	case OpRemoveLabels:
+		w.applyRemoveLabels(op)
+	case OpDeleteRel:
+		w.applyDeleteRel(op)
+	case OpDeleteNode:
+		w.applyDeleteNode(op)
 	default:
 		panic("BUG: storage: unknown op kind")
 	}

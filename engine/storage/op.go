@@ -14,6 +14,22 @@ const (
 	// OpCreateRel creates relationship ID of Type from Src to Dst with
 	// properties Keys/Vals.
 	OpCreateRel
+	// OpSetNodeProps sets properties Keys/Vals of node ID; a nil value
+	// removes the property.
+	OpSetNodeProps
+	// OpSetRelProps sets properties Keys/Vals of relationship ID; a nil
+	// value removes the property.
+	OpSetRelProps
+	// OpAddLabels adds Labels (none already on the node) to node ID.
+	OpAddLabels
+	// OpRemoveLabels removes Labels (all on the node) from node ID.
+	OpRemoveLabels
+	// OpDeleteRel deletes relationship ID (of Type from Src to Dst, kept
+	// so replay need not look them up) with its properties.
+	OpDeleteRel
+	// OpDeleteNode deletes node ID, which has no relationships left, with
+	// its labels and properties.
+	OpDeleteNode
 )
 
 // Op is one logical write of a transaction, after validation: ids are
@@ -28,6 +44,10 @@ const (
 //	│        │          │  CreateNode: labels (count + ids)             │
 //	│        │          │  CreateRel:  type, src, dst                   │
 //	│        │          │  both:       props (count + key id + value)   │
+//	│        │          │  Set*Props:  props, a null value removes      │
+//	│        │          │  Add/RemoveLabels: labels (count + ids)       │
+//	│        │          │  DeleteRel:  type, src, dst                   │
+//	│        │          │  DeleteNode: nothing more                     │
 //	└────────┴──────────┴──────────────────────────────────────────────┘
 //
 // Catalog ids in ops refer to names that the record must carry (or that a
@@ -35,10 +55,10 @@ const (
 type Op struct {
 	Kind   OpKind
 	ID     uint64
-	Labels []catalog.LabelID // OpCreateNode
-	Type   catalog.TypeID    // OpCreateRel
-	Src    uint64            // OpCreateRel
-	Dst    uint64            // OpCreateRel
+	Labels []catalog.LabelID // OpCreateNode, OpAddLabels, OpRemoveLabels
+	Type   catalog.TypeID    // OpCreateRel, OpDeleteRel
+	Src    uint64            // OpCreateRel, OpDeleteRel
+	Dst    uint64            // OpCreateRel, OpDeleteRel
 	Keys   []catalog.KeyID
 	Vals   []vector.Value
 }

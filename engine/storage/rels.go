@@ -8,7 +8,8 @@ import (
 )
 
 // noRel marks a relationship slot whose id was never committed (taken by
-// a transaction that rolled back).
+// a transaction that rolled back) or whose relationship was deleted (a
+// tombstone: ids are never reused).
 const noRel = ^uint32(0)
 
 // relChunk is the relationship table for one group of GroupSize ids:
@@ -94,19 +95,7 @@ func (w *work) createRelLocked(op *Op) {
 		panic("BUG: storage: relationship endpoint not live at apply")
 	}
 	g, r := int(id>>groupShift), int(id&groupMask)
-	for len(v.rels) <= g {
-		v.rels = append(v.rels, nil)
-	}
-	c := v.rels[g]
-	if c == nil || c.owner != w.epoch {
-		n := &relChunk{owner: w.epoch}
-		if c != nil {
-			n.typ = append(make([]uint32, 0, len(c.typ)+1), c.typ...)
-			n.src = append(make([]uint64, 0, len(c.src)+1), c.src...)
-			n.dst = append(make([]uint64, 0, len(c.dst)+1), c.dst...)
-		}
-		c, v.rels[g] = n, n
-	}
+	c := w.ownRelChunkLocked(g)
 	if r < len(c.typ) {
 		panic("BUG: storage: relationship id handed out twice")
 	}
@@ -134,15 +123,48 @@ func (w *work) createRelLocked(op *Op) {
 	setProps(&v.relCols, id, op.Keys, op.Vals, w.epoch)
 }
 
-// flushLocked applies the pending edges of type t to the working
-// version's adjacencies: one csr Apply per direction per batch, never per
-// edge.
+// ownRelChunkLocked returns the relationship table chunk of group g that
+// the transaction may change, copying a shared one.
+func (w *work) ownRelChunkLocked(g int) *relChunk {
+	v := &w.v
+	for len(v.rels) <= g {
+		v.rels = append(v.rels, nil)
+	}
+	c := v.rels[g]
+	if c == nil || c.owner != w.epoch {
+		n := &relChunk{owner: w.epoch}
+		if c != nil {
+			n.typ = append(make([]uint32, 0, len(c.typ)+1), c.typ...)
+			n.src = append(make([]uint64, 0, len(c.src)+1), c.src...)
+			n.dst = append(make([]uint64, 0, len(c.dst)+1), c.dst...)
+		}
+		c, v.rels[g] = n, n
+	}
+	return c
+}
+
+// flushLocked applies the pending edges of type t (inserted and deleted)
+// to the working version's adjacencies: one csr Apply per direction per
+// batch, never per edge. A type left without relationships has no
+// adjacency (Check requires it).
 func (w *work) flushLocked(t catalog.TypeID) {
-	if int(t) >= len(w.mu.pending) || len(w.mu.pending[t]) == 0 {
+	var fwd []csr.Edge
+	var del []uint64
+	if int(t) < len(w.mu.pending) {
+		fwd = w.mu.pending[t]
+	}
+	if int(t) < len(w.mu.pendingDel) {
+		del = w.mu.pendingDel[t]
+	}
+	if len(fwd) == 0 && len(del) == 0 {
 		return
 	}
-	fwd := w.mu.pending[t]
-	w.mu.pending[t] = nil
+	if fwd != nil {
+		w.mu.pending[t] = nil
+	}
+	if del != nil {
+		w.mu.pendingDel[t] = nil
+	}
 	bwd := make([]csr.Edge, len(fwd))
 	for i, e := range fwd {
 		bwd[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
@@ -156,30 +178,16 @@ func (w *work) flushLocked(t catalog.TypeID) {
 		if a == nil {
 			a = csr.NewAdjacency(csr.Build(0, nil))
 		}
-		p[d] = compactIfLarge(a.Apply(edges, nil, w.v.ts), w.v.nodeBound)
+		p[d] = a.Apply(edges, del, w.v.ts)
+	}
+	if w.v.typeRels[t] == 0 {
+		*p = adjPair{}
 	}
 }
 
 // flushAllLocked applies every pending edge (at commit).
 func (w *work) flushAllLocked() {
-	for t := range w.mu.pending {
+	for t := 0; t < max(len(w.mu.pending), len(w.mu.pendingDel)); t++ {
 		w.flushLocked(catalog.TypeID(t))
 	}
-}
-
-// compactMin is the overlay size below which a type is never compacted
-// (a variable so tests can force compaction).
-var compactMin = 1 << 16
-
-// compactIfLarge folds the overlay into a new base CSR once it holds more
-// than a quarter of the edges (and at least compactMin): amortized O(1)
-// per inserted edge, and scans stay mostly on the flat base. It runs in
-// the writer's commit path; moving it to the background (csr Compact
-// allows that) is for the compaction issue.
-func compactIfLarge(a *csr.Adjacency, nodeBound uint64) *csr.Adjacency {
-	over := a.NumEdges() - a.Base().NumEdges()
-	if over >= compactMin && over*4 >= a.NumEdges() {
-		return a.Compact(int(nodeBound))
-	}
-	return a
 }

@@ -32,6 +32,10 @@ type Store struct {
 	// (first committer wins) is for the transactions issue. Readers never
 	// touch it.
 	writer struct{ sync.Mutex }
+	// compacting is set while the background compactor runs (compact.go);
+	// bg waits for it.
+	compacting atomic.Bool
+	bg         sync.WaitGroup
 }
 
 // New returns an empty store.

@@ -22,9 +22,9 @@ import (
 //
 // If another transaction committed between Begin and the first write, the
 // first write moves the Tx to the latest version. Until the transactions
-// issue brings conflict checks that is safe: the only writes are
-// creations, which cannot conflict, and everything live in the old
-// snapshot is live in the new one.
+// issue brings conflict checks, updates and deletions validate against the
+// version they apply to (after the move): a write to an entity another
+// transaction deleted meanwhile is an error, never a corruption.
 //
 // A Tx may be read from several goroutines at once, but not while one of
 // them writes. A Tx that is neither committed nor rolled back holds the
@@ -49,9 +49,13 @@ type work struct {
 	// too.
 	mu struct {
 		sync.Mutex
-		ownLive   bool   // v.live is a private copy no reader holds
-		ownLabels []bool // same, per label bitmap
-		pending   [][]csr.Edge
+		ownLive   bool         // v.live is a private copy no reader holds
+		ownLabels []bool       // same, per label bitmap
+		pending   [][]csr.Edge // per type: edges created since the last flush
+		// pendingDel per type: relationships deleted since the last
+		// flush, all of them in the adjacency (a delete flushes the
+		// type's pending inserts first).
+		pendingDel [][]uint64
 	}
 }
 
@@ -120,6 +124,7 @@ func (tx *Tx) Commit() (uint64, error) {
 	w.sealLocked()
 	v := w.v // the published version is a fresh value: tx.snap keeps the private one
 	tx.s.cur.Store(&v)
+	tx.s.maybeCompact(&v)
 	return v.ts, nil
 }
 

@@ -163,6 +163,14 @@ func encodeResult(b []byte, res *engine.Result, experimental bool, start time.Ti
 		b = appendInt(b, sum.PropertiesSet)
 		b = append(b, `,"labels_added":`...)
 		b = appendInt(b, sum.LabelsAdded)
+		b = append(b, `,"nodes_deleted":`...)
+		b = appendInt(b, sum.NodesDeleted)
+		b = append(b, `,"relationships_deleted":`...)
+		b = appendInt(b, sum.RelationshipsDeleted)
+		b = append(b, `,"properties_removed":`...)
+		b = appendInt(b, sum.PropertiesRemoved)
+		b = append(b, `,"labels_removed":`...)
+		b = appendInt(b, sum.LabelsRemoved)
 	}
 	return appendProfileField(append(b, '}'), res), nil
 }
