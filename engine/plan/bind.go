@@ -16,16 +16,21 @@ func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
 
 // BindProcs is Bind with the procedures CALL may name.
 func BindProcs(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
+	return BindWith(stmt, params, reg, Options{})
+}
+
+// BindWith is BindProcs with the optimizer rules of opts (rules.go).
+func BindWith(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
 	q := stmt.Query
 	if len(q.Parts) == 1 {
-		return bindSingle(q.Parts[0], params, reg)
+		return bindSingle(q.Parts[0], params, reg, opts)
 	}
-	return bindUnion(q, params, reg)
+	return bindUnion(q, params, reg, opts)
 }
 
 // bindSingle binds one query without UNION.
-func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
-	b := &binder{params: params, procs: reg}
+func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
+	b := &binder{params: params, procs: reg, opts: opts}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
@@ -40,7 +45,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
 // return the same column names; a part that lists them in another order is
 // reordered to the first part's. UNION removes duplicate rows.
-func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
+func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
 	for _, all := range q.UnionAll[1:] {
 		if all != q.UnionAll[0] {
 			return nil, syntaxAt(clausePos(q.Parts[1]), "UNION and UNION ALL cannot be mixed in one query")
@@ -49,7 +54,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 	u := &Union{}
 	out := &Plan{Returns: true}
 	for i, part := range q.Parts {
-		p, err := bindSingle(part, params, reg)
+		p, err := bindSingle(part, params, reg, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +140,8 @@ type binder struct {
 	writes bool
 	params map[string]vector.Value
 	procs  *procs.Registry
+	// opts switches optimizer rules off (rules.go).
+	opts Options
 	// lastCall is the plan of the latest CALL clause.
 	lastCall *ProcedureCall
 	// aliases, while ORDER BY of a plain projection is bound, maps the

@@ -56,7 +56,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	// properties or labels to filter on. The cost-based choice comes with
 	// statistics; this rule already avoids scanning every node to reach a
 	// key lookup at the far end.
-	if len(relps) > 0 && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
+	if len(relps) > 0 && b.opts.On(RuleSelectiveStart) && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
 		pc.reversed = true
 	}
