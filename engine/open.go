@@ -82,3 +82,7 @@ func (db *DB) parallelism() int {
 	}
 	return runtime.GOMAXPROCS(0)
 }
+
+// OptimizerRules lists the names of the optimizer rules Options.DisabledRules
+// may switch off.
+func OptimizerRules() []string { return plan.RuleNames() }

@@ -290,14 +290,23 @@ func (b *binder) unwind(u *gql.Unwind) error {
 }
 
 // elemType is the type of every element of a constant list when they share
-// one, else Any.
+// one, else Any. A list literal of constants left unfolded (the
+// constant-fold rule off) types alike.
 func elemType(e Expr) vector.Type {
-	c, ok := e.(*Const)
-	if !ok {
-		return vector.Any
+	var l []vector.Value
+	switch x := e.(type) {
+	case *Const:
+		l, _ = x.Val.([]vector.Value)
+	case *List:
+		for _, el := range x.Elems {
+			c, ok := el.(*Const)
+			if !ok {
+				return vector.Any
+			}
+			l = append(l, c.Val)
+		}
 	}
-	l, ok := c.Val.([]vector.Value)
-	if !ok || len(l) == 0 {
+	if len(l) == 0 {
 		return vector.Any
 	}
 	t := vector.TypeOf(l[0])
