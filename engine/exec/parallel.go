@@ -4,7 +4,8 @@ import (
 	"context"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -81,13 +82,13 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 	}
 	scan := chainScan(input)
 	src := newMorselSource(c, scan, input)
-	if len(src.bounds) <= 2 {
-		return nil, false, nil // one morsel: nothing to share
+	if src.expected <= morselWeight {
+		return nil, false, nil // about one morsel: nothing to share
 	}
-	workers := min(c.Parallelism, len(src.bounds)-1)
+	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
 	// The statement clock is read once for every worker.
 	c.Now()
-	run := &parRun{c: c, n: workers, scan: scan, src: src}
+	run := &parRun{c: c, n: int(workers), scan: scan, src: src}
 	c.par.runs = append(c.par.runs, run)
 	if kind == parAggregate {
 		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
@@ -170,54 +171,78 @@ func firstExpansion(p plan.Operator) (types []string, dir plan.Direction, ok boo
 	}
 }
 
-// morselSource hands out the morsels of one scan.
+// morselSource hands out the morsels of one scan, cut as they are taken:
+// no pass over the ids comes before the first rows (a LIMIT may need only
+// a few), and the lock is held for one morsel's ids and degrees.
 type morselSource struct {
-	ids    []uint32
-	bounds []int // morsel i is ids[bounds[i]:bounds[i+1]]
-	next   atomic.Int64
+	mu      sync.Mutex
+	it      roaring.ManyIntIterable
+	adjs    []adjList
+	buf     []uint32
+	pending []uint32 // ids read from it, not yet handed out
+	// expected is the estimated weight of the whole scan: its nodes and,
+	// at the average degree, their relationships.
+	expected int64
 }
 
 func newMorselSource(c *Context, scan *plan.NodeScan, pipeline plan.Operator) *morselSource {
-	ids := scanBitmap(c, scan).ToArray()
-	m := &morselSource{ids: ids, bounds: []int{0}}
-	types, dir, ok := firstExpansion(pipeline)
-	var adjs []adjList
-	if ok {
-		adjs = openAdjs(c, types, dir)
-	}
-	w := 0
-	for i, id := range ids {
-		w++
-		for _, a := range adjs {
-			w += a.adj.Degree(uint64(id))
+	bm := scanBitmap(c, scan)
+	m := &morselSource{it: bm.ManyIterator(), buf: make([]uint32, vector.Capacity)}
+	nodes := int64(bm.GetCardinality())
+	m.expected = nodes
+	if types, dir, ok := firstExpansion(pipeline); ok {
+		m.adjs = openAdjs(c, types, dir)
+		var edges int64
+		for _, a := range m.adjs {
+			edges += int64(a.adj.NumEdges())
 		}
-		if w >= morselWeight {
-			m.bounds = append(m.bounds, i+1)
-			w = 0
+		if live := c.Tx.NodeCount(); live > 0 {
+			m.expected += nodes * edges / live
 		}
-	}
-	if m.bounds[len(m.bounds)-1] != len(ids) {
-		m.bounds = append(m.bounds, len(ids))
 	}
 	return m
 }
 
-// take returns the next morsel's ids, or false when all are taken.
-func (m *morselSource) take() ([]uint32, bool) {
-	i := int(m.next.Add(1)) - 1
-	if i+1 >= len(m.bounds) {
-		return nil, false
+// take returns the ids of the next morsel in dst (reused), empty when all
+// are taken.
+func (m *morselSource) take(dst []uint32) []uint32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dst = dst[:0]
+	for w := 0; w < morselWeight; {
+		if len(m.pending) == 0 {
+			n := m.it.NextMany(m.buf)
+			if n == 0 {
+				break
+			}
+			m.pending = m.buf[:n]
+		}
+		if len(m.adjs) == 0 {
+			k := min(len(m.pending), morselWeight-w)
+			dst = append(dst, m.pending[:k]...)
+			m.pending = m.pending[k:]
+			w += k
+			continue
+		}
+		id := m.pending[0]
+		m.pending = m.pending[1:]
+		dst = append(dst, id)
+		w++
+		for _, a := range m.adjs {
+			w += a.adj.Degree(uint64(id))
+		}
 	}
-	return m.ids[m.bounds[i]:m.bounds[i+1]], true
+	return dst
 }
 
 // morselScan is a worker's NodeScan: it yields the ids of the morsels it
 // takes, Capacity at a time.
 type morselScan struct {
-	c   *Context
-	src *morselSource
-	cur []uint32
-	out *vector.Batch
+	c      *Context
+	src    *morselSource
+	morsel []uint32 // the ids of the morsel taken last
+	cur    []uint32 // those not yet yielded
+	out    *vector.Batch
 }
 
 func newMorselScan(c *Context) *morselScan {
@@ -228,9 +253,9 @@ func (s *morselScan) Next() (*vector.Batch, error) {
 	if err := s.c.checkCancel(); err != nil {
 		return nil, err
 	}
-	for len(s.cur) == 0 {
-		var ok bool
-		if s.cur, ok = s.src.take(); !ok {
+	if len(s.cur) == 0 {
+		s.morsel = s.src.take(s.morsel)
+		if s.cur = s.morsel; len(s.cur) == 0 {
 			return nil, nil
 		}
 	}
