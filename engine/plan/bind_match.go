@@ -101,7 +101,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			}
 			ex := &Expand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
 				Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
-			if into < 0 {
+			if into < 0 && b.opts.On(RuleExpandLabels) {
 				ex.ToLabels = to.Labels
 			}
 			b.set(ex)
@@ -123,6 +123,11 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			from = into
 		} else {
 			from = relIdx + 1
+			if rp.VarLength == nil && !b.opts.On(RuleExpandLabels) {
+				if err := b.labelFilter(from, to.Labels); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 		if err := b.propertyFilter(from, to.Props); err != nil {
 			return nil, nil, err

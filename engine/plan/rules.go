@@ -14,6 +14,10 @@ const (
 	// end (a bound node, then one with properties, then one with labels)
 	// instead of from the node written first.
 	RuleSelectiveStart = "selective-start"
+	// RuleExpandLabels checks the labels required of an expansion's far
+	// node inside the Expand, as it reads the neighbours, instead of in a
+	// Filter above it.
+	RuleExpandLabels = "expand-labels"
 	// RuleConstantFold folds list and map literals of constants into one
 	// constant value at bind time.
 	RuleConstantFold = "constant-fold"
@@ -31,7 +35,7 @@ const (
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
-	names := []string{RuleSelectiveStart, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
+	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
 		RuleInSetLookup}
 	sort.Strings(names)
 	return names
