@@ -2,12 +2,12 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -299,6 +299,8 @@ type parMsg struct {
 	done bool
 	err  error
 	agg  *hashAggregate
+	// crash is a worker's panic, re-raised by the consumer.
+	crash any
 }
 
 // start launches the workers; body runs on each with its own Context and
@@ -320,12 +322,15 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 			defer r.wg.Done()
 			var agg *hashAggregate
 			var err error
+			var crash any
 			defer func() {
 				if p := recover(); p != nil {
-					err = errs.Internal("internal error while running the query: %v\n%s", p, debug.Stack())
+					// Re-raised on the query's goroutine, which logs it and
+					// answers an internal error, as for a serial panic.
+					crash = fmt.Sprintf("%v\n\nworker stack:\n%s", p, debug.Stack())
 				}
 				select {
-				case r.msgs <- parMsg{w: w, done: true, err: err, agg: agg}:
+				case r.msgs <- parMsg{w: w, done: true, err: err, agg: agg, crash: crash}:
 				case <-ctx.Done():
 				}
 			}()
@@ -381,6 +386,10 @@ func (r *parRun) receive() (m parMsg, ok bool, err error) {
 		}
 		r.live--
 		r.merge(m.w)
+		if m.crash != nil {
+			r.stop()
+			panic(m.crash)
+		}
 		if m.err != nil {
 			r.stop()
 			return m, false, m.err

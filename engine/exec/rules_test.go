@@ -36,7 +36,7 @@ func TestExecRulesSwitchOff(t *testing.T) {
 	}
 	vl := &plan.VarLengthExpand{Min: 1, Max: 3, Into: -1, EndpointsOnly: true,
 		Input: &plan.NodeScan{Cols: []plan.Column{{Name: "a", Type: vector.Node}}},
-		Cols: []plan.Column{{Name: "a", Type: vector.Node}, {Name: "r", Type: vector.Any}, {Name: "b", Type: vector.Node}}}
+		Cols:  []plan.Column{{Name: "a", Type: vector.Node}, {Name: "r", Type: vector.Any}, {Name: "b", Type: vector.Node}}}
 	if op, err := newVarLength(&Context{}, vl, nil); err != nil {
 		t.Fatal(err)
 	} else if _, ok := op.(*varLength); ok {
