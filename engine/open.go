@@ -77,6 +77,9 @@ func (db *DB) planOptions() plan.Options {
 
 // parallelism is the number of workers a read query may use.
 func (db *DB) parallelism() int {
+	if !db.settings.ParallelScan() {
+		return 1
+	}
 	if db.opts.Parallelism > 0 {
 		return db.opts.Parallelism
 	}
