@@ -46,7 +46,8 @@ const (
 	parAggregate
 )
 
-// parState is the parallel plan of one query, shared with its workers.
+// parState is the parallel plan of one query and its runs, used on the
+// query's goroutine only.
 type parState struct {
 	points map[plan.Operator]parKind
 	runs   []*parRun
@@ -355,7 +356,7 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 // workerContext is a Context for one worker of c's query.
 func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *morselSource) *Context {
 	w := &Context{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params, Rules: c.Rules,
-		Parallelism: 1, par: c.par, worker: &workerState{scan: scan, src: src}, now: c.now}
+		Parallelism: 1, worker: &workerState{scan: scan, src: src}, now: c.now}
 	w.Mem = MemTracker{Limit: c.Mem.Limit, shared: c.Mem.root()}
 	if c.Profile != nil {
 		w.Profile = NewProfile()
