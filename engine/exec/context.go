@@ -32,9 +32,11 @@ type Context struct {
 	Rules plan.Options
 	// Parallelism is the number of workers a scan pipeline may run on
 	// (parallel.go); 0 or 1 runs every operator on the caller's goroutine.
+	// Never above 1 for a plan with writes. A Context with workers must be
+	// closed (Close) before its Stats are read.
 	Parallelism int
-	// par is the parallel state of the query (nil until Build plans it),
-	// shared with the workers' contexts.
+	// par is the parallel state of the query (nil until Build plans it);
+	// workers' contexts do not have it.
 	par *parState
 	// worker is set on a worker's own context: its scans take morsels and
 	// nothing below it runs in parallel again.
