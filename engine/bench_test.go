@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -76,5 +77,37 @@ func BenchmarkQueries(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkParallelism runs analytic pipelines on one worker and on two:
+// a scan with a filter feeding count, and a one-hop expansion feeding a
+// group-by (morsels sized by the KNOWS degrees).
+func BenchmarkParallelism(b *testing.B) {
+	db := benchDB(b, 100_000, 1_000_000)
+	for _, q := range []struct{ name, text string }{
+		{"scan-filter-count", "MATCH (p:Person) WHERE p.age > 30 RETURN count(*)"},
+		{"expand-group", "MATCH (a:Person)-[:KNOWS]->(b) RETURN b.age, count(*), avg(a.age)"},
+	} {
+		for _, par := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/par%d", q.name, par), func(b *testing.B) {
+				db.opts.Parallelism = par
+				for b.Loop() {
+					res, err := db.Query(context.Background(), q.text, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for {
+						batch, err := res.Next()
+						if err != nil {
+							b.Fatal(err)
+						}
+						if batch == nil {
+							break
+						}
+					}
+				}
+			})
+		}
 	}
 }

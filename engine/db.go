@@ -18,6 +18,10 @@ type Options struct {
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int
+	// DisabledRules names optimizer rules to switch off (the names are
+	// listed in docs/architecture.md). Results never depend on them,
+	// only speed; tests switch them off to compare.
+	DisabledRules []string
 	// Logger receives engine logs; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 )
@@ -32,6 +34,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	for _, r := range opts.DisabledRules {
+		if !plan.IsRule(r) {
+			return nil, fmt.Errorf("unknown optimizer rule %q", r)
+		}
+	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
@@ -56,3 +63,30 @@ func (db *DB) Stats() Stats {
 // Check verifies the invariants of the stored graph (tests call it after
 // mutating statements).
 func (db *DB) Check() error { return db.store.Check() }
+
+// planOptions are the optimizer rules queries run with.
+func (db *DB) planOptions() plan.Options {
+	if len(db.opts.DisabledRules) == 0 {
+		return plan.Options{}
+	}
+	o := plan.Options{Disabled: map[string]bool{}}
+	for _, r := range db.opts.DisabledRules {
+		o.Disabled[r] = true
+	}
+	return o
+}
+
+// parallelism is the number of workers a read query may use.
+func (db *DB) parallelism() int {
+	if !db.settings.ParallelScan() {
+		return 1
+	}
+	if db.opts.Parallelism > 0 {
+		return db.opts.Parallelism
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// OptimizerRules lists the names of the optimizer rules Options.DisabledRules
+// may switch off.
+func OptimizerRules() []string { return plan.RuleNames() }

@@ -112,6 +112,7 @@ func (r *Result) finish() {
 		return
 	}
 	r.done = true
+	r.ectx.Close() // parallel workers stop before their counters are read
 	st := r.ectx.Stats
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.ExecutionTime = time.Since(r.start)
@@ -192,7 +193,7 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		}
 		return db.session(stmt.Session, start)
 	}
-	p, err := plan.BindProcs(stmt, params, db.procs)
+	p, err := plan.BindWith(stmt, params, db.procs, db.planOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +215,11 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	tx = db.store.Begin()
 	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: params}
 	ectx.Mem.Limit = db.Settings().MaxMemoryPerQuery()
+	ectx.Rules = db.planOptions()
+	if !p.Writes {
+		// Workers read the transaction at once: never with writes.
+		ectx.Parallelism = db.parallelism()
+	}
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: cancel, start: start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
 	if m == modeProfile {
@@ -222,6 +228,7 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	}
 	r.summary.Write = p.Writes
 	fail := func(err error) (*Result, error) {
+		ectx.Close()
 		tx.Rollback()
 		cancel()
 		return nil, err

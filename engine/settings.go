@@ -59,8 +59,8 @@ const (
 var params = []param{
 	{"connection_timeout", kindMillis, 0, math.MaxInt32, 120000,
 		"idle time in milliseconds before the server closes a connection; reported only: the HTTP listener keeps the idle timeout it started with (120000 ms)"},
-	{"enable_parallel_scan", kindBool, 0, 1, 0,
-		"scan with several workers; reported only: queries run on one goroutine in this version"},
+	{"enable_parallel_scan", kindBool, 0, 1, 1,
+		"run a read query's scan pipelines on several workers (the server's parallelism, GOMAXPROCS unless configured); off: each query on one goroutine"},
 	{"index_cache_size", kindBytes, 0, tB, 64 * mB,
 		"memory for cached index pages; reported only: there are no indexes in this version"},
 	{"max_connections", kindCount, 1, math.MaxInt32, 1000,
@@ -116,6 +116,9 @@ func (s *Settings) QueryTimeout() time.Duration {
 // MaxMemoryPerQuery is the max_memory_per_query setting in bytes; zero
 // means no limit.
 func (s *Settings) MaxMemoryPerQuery() int64 { return s.get("max_memory_per_query") }
+
+// ParallelScan is the enable_parallel_scan setting.
+func (s *Settings) ParallelScan() bool { return s.get("enable_parallel_scan") != 0 }
 
 // MaxConnections is the max_connections setting.
 func (s *Settings) MaxConnections() int { return int(s.get("max_connections")) }

@@ -13,7 +13,9 @@ import (
 
 // Context is what operators of one query share: the transaction they read
 // and write through, the parameters, and the counters the summary reports.
-// A query runs its operators on one goroutine, so the counters are plain.
+// Operators run on one goroutine, so the counters are plain: a parallel
+// pipeline gives each worker its own Context (parallel.go) and adds the
+// workers' counters into the query's on the query's goroutine.
 type Context struct {
 	Ctx     context.Context
 	Tx      *storage.Tx
@@ -25,6 +27,20 @@ type Context struct {
 	// Mem charges the memory of operators that hold rows
 	// (max_memory_per_query); the zero value has no limit.
 	Mem MemTracker
+	// Rules switches optimizer rules off (plan/rules.go); the executor
+	// applies some of them itself.
+	Rules plan.Options
+	// Parallelism is the number of workers a scan pipeline may run on
+	// (parallel.go); 0 or 1 runs every operator on the caller's goroutine.
+	// Never above 1 for a plan with writes. A Context with workers must be
+	// closed (Close) before its Stats are read.
+	Parallelism int
+	// par is the parallel state of the query (nil until Build plans it);
+	// workers' contexts do not have it.
+	par *parState
+	// worker is set on a worker's own context: its scans take morsels and
+	// nothing below it runs in parallel again.
+	worker *workerState
 	// args holds the operator serving each Argument of the plan, which
 	// its Optional parent feeds a batch at a time.
 	args map[*plan.Argument]*argumentOp

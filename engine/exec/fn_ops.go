@@ -87,7 +87,7 @@ func compileIn(c *Context, e *plan.Call) (evaluator, error) {
 		list, known = c.Params[k.Name].([]vector.Value)
 	}
 	row, err := compileRowCall(c, e)
-	if err != nil || !known {
+	if err != nil || !known || !c.Rules.On(plan.RuleInSetLookup) {
 		return row, err
 	}
 	ev := &inSetEval{x: row.args[0], row: row, out: vector.New(vector.Bool, vector.Capacity)}

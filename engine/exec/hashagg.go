@@ -199,6 +199,11 @@ type aggState struct {
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	key   []byte
 	held  int64 // estimated bytes of values kept (collect, DISTINCT)
+	// keep makes a DISTINCT aggregate also keep each group's distinct
+	// values in dvals: a worker's partial state, merged by value
+	// (parallel_agg.go).
+	keep  bool
+	dvals [][]vector.Value
 }
 
 func (a *aggState) grow(n int) {
@@ -273,6 +278,12 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 			}
 			a.seen[string(a.key)] = struct{}{}
 			a.held += int64(len(a.key)) + mapEntryBytes
+			if a.keep {
+				for len(a.dvals) <= int(g) {
+					a.dvals = append(a.dvals, nil)
+				}
+				a.dvals[g] = append(a.dvals[g], v.Get(r))
+			}
 		}
 		if err := a.add(g, v, r); err != nil {
 			return err

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"sync/atomic"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -17,14 +19,24 @@ import (
 // elements, and a fixed overhead per hash-map entry. Memory is never
 // returned while the query runs: what an operator keeps, it keeps to the
 // end, except that a top-k sort gives back the rows it prunes.
+//
+// The workers of a parallel pipeline charge the query's tracker at once,
+// so the total is kept with atomic adds; a worker's Context holds a
+// tracker that forwards to the query's (shared).
 type MemTracker struct {
 	// Limit is the ceiling in bytes; zero or less means none.
-	Limit int64
-	used  int64
+	Limit  int64
+	used   int64
+	shared *MemTracker
 }
 
 // Used is the bytes charged so far.
-func (m *MemTracker) Used() int64 { return m.used }
+func (m *MemTracker) Used() int64 {
+	if m.shared != nil {
+		return m.shared.Used()
+	}
+	return atomic.LoadInt64(&m.used)
+}
 
 // mapEntryBytes is the overhead of one Go map entry with a string key
 // (bucket slot, tophash, string header), measured roughly on amd64.
@@ -32,8 +44,10 @@ const mapEntryBytes = 48
 
 // charge adds n bytes and fails once the total passes the limit.
 func (m *MemTracker) charge(n int64) error {
-	m.used += n
-	if m.Limit > 0 && m.used > m.Limit {
+	if m.shared != nil {
+		return m.shared.charge(n)
+	}
+	if used := atomic.AddInt64(&m.used, n); m.Limit > 0 && used > m.Limit {
 		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
 			"query stopped: it needs more than max_memory_per_query (%d bytes) to hold its intermediate rows", m.Limit).
 			Suggest("add LIMIT or a narrower WHERE, or raise max_memory_per_query with SET max_memory_per_query = '…MB'")
@@ -42,7 +56,13 @@ func (m *MemTracker) charge(n int64) error {
 }
 
 // release gives back n bytes an operator no longer holds.
-func (m *MemTracker) release(n int64) { m.used -= n }
+func (m *MemTracker) release(n int64) {
+	if m.shared != nil {
+		m.shared.release(n)
+		return
+	}
+	atomic.AddInt64(&m.used, -n)
+}
 
 // chargeBatch charges the selected rows of b, which the caller keeps, and
 // returns the bytes charged (none without a limit: the estimate is then

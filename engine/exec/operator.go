@@ -17,6 +17,9 @@ type Operator interface {
 
 // Build turns a logical plan into physical operators bound to c.
 func Build(c *Context, p plan.Operator) (Operator, error) {
+	if op, ok, err := buildParallel(c, p); ok || err != nil {
+		return op, err
+	}
 	op, err := build(c, p)
 	if err != nil || c.Profile == nil {
 		return op, err
@@ -30,6 +33,9 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 	case *plan.Unit:
 		return &unitOp{}, nil
 	case *plan.NodeScan:
+		if c.worker != nil && c.worker.scan == p {
+			return newMorselScan(c), nil
+		}
 		return newNodeScan(c, p), nil
 	case *plan.Expand:
 		in, err := Build(c, p.Input)

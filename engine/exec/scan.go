@@ -26,25 +26,29 @@ func newNodeScan(c *Context, p *plan.NodeScan) *nodeScan {
 // by an earlier write of the statement is seen.
 func (s *nodeScan) open() {
 	s.opened = true
-	tx := s.c.Tx
+	s.it = scanBitmap(s.c, s.p).ManyIterator()
+}
+
+// scanBitmap is the set of nodes p scans: the live nodes, or those with
+// all of its labels. The caller must not modify it.
+func scanBitmap(c *Context, p *plan.NodeScan) *roaring.Bitmap {
 	var bm *roaring.Bitmap
-	if len(s.p.Labels) == 0 {
-		bm = tx.LiveNodes()
+	if len(p.Labels) == 0 {
+		bm = c.Tx.LiveNodes()
 	}
-	for _, name := range s.p.Labels {
-		id, ok := s.c.Catalog.LookupLabel(name)
+	for _, name := range p.Labels {
+		id, ok := c.Catalog.LookupLabel(name)
 		if !ok {
-			bm = roaring.New()
-			break
+			return roaring.New()
 		}
-		lb := tx.LabelNodes(id)
+		lb := c.Tx.LabelNodes(id)
 		if bm == nil {
 			bm = lb
 		} else {
 			bm = roaring.And(bm, lb)
 		}
 	}
-	s.it = bm.ManyIterator()
+	return bm
 }
 
 func (s *nodeScan) Next() (*vector.Batch, error) {

@@ -16,16 +16,21 @@ func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
 
 // BindProcs is Bind with the procedures CALL may name.
 func BindProcs(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
+	return BindWith(stmt, params, reg, Options{})
+}
+
+// BindWith is BindProcs with the optimizer rules of opts (rules.go).
+func BindWith(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
 	q := stmt.Query
 	if len(q.Parts) == 1 {
-		return bindSingle(q.Parts[0], params, reg)
+		return bindSingle(q.Parts[0], params, reg, opts)
 	}
-	return bindUnion(q, params, reg)
+	return bindUnion(q, params, reg, opts)
 }
 
 // bindSingle binds one query without UNION.
-func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
-	b := &binder{params: params, procs: reg}
+func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
+	b := &binder{params: params, procs: reg, opts: opts}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
@@ -41,7 +46,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
 // return the same column names; a part that lists them in another order is
 // reordered to the first part's. UNION removes duplicate rows.
-func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
+func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
 	for _, all := range q.UnionAll[1:] {
 		if all != q.UnionAll[0] {
 			return nil, syntaxAt(clausePos(q.Parts[1]), "UNION and UNION ALL cannot be mixed in one query")
@@ -50,7 +55,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 	u := &Union{}
 	out := &Plan{Returns: true}
 	for i, part := range q.Parts {
-		p, err := bindSingle(part, params, reg)
+		p, err := bindSingle(part, params, reg, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +143,8 @@ type binder struct {
 	writes bool
 	params map[string]vector.Value
 	procs  *procs.Registry
+	// opts switches optimizer rules off (rules.go).
+	opts Options
 	// lastCall is the plan of the latest CALL clause.
 	lastCall *ProcedureCall
 	// aliases, while ORDER BY of a plain projection is bound, maps the
@@ -327,14 +334,23 @@ func (b *binder) unwind(u *gql.Unwind) error {
 }
 
 // elemType is the type of every element of a constant list when they share
-// one, else Any.
+// one, else Any. A list literal of constants left unfolded (the
+// constant-fold rule off) types alike.
 func elemType(e Expr) vector.Type {
-	c, ok := e.(*Const)
-	if !ok {
-		return vector.Any
+	var l []vector.Value
+	switch x := e.(type) {
+	case *Const:
+		l, _ = x.Val.([]vector.Value)
+	case *List:
+		for _, el := range x.Elems {
+			c, ok := el.(*Const)
+			if !ok {
+				return vector.Any
+			}
+			l = append(l, c.Val)
+		}
 	}
-	l, ok := c.Val.([]vector.Value)
-	if !ok || len(l) == 0 {
+	if len(l) == 0 {
 		return vector.Any
 	}
 	t := vector.TypeOf(l[0])
@@ -349,23 +365,30 @@ func elemType(e Expr) vector.Type {
 	return t
 }
 
-// elemKind is LIST or MAP when every element of a constant list is one.
+// elemKind is LIST or MAP when every element of a list literal is one,
+// whether the literal was folded into a constant or not.
 func elemKind(e Expr) string {
-	c, ok := e.(*Const)
-	if !ok {
+	var kinds []string
+	switch x := e.(type) {
+	case *Const:
+		l, _ := x.Val.([]vector.Value)
+		for _, v := range l {
+			kinds = append(kinds, valueKind(v))
+		}
+	case *List:
+		for _, el := range x.Elems {
+			kinds = append(kinds, KindOf(el))
+		}
+	}
+	if len(kinds) == 0 {
 		return ""
 	}
-	l, ok := c.Val.([]vector.Value)
-	if !ok || len(l) == 0 {
-		return ""
-	}
-	k := valueKind(l[0])
-	for _, x := range l[1:] {
-		if valueKind(x) != k {
+	for _, k := range kinds[1:] {
+		if k != kinds[0] {
 			return ""
 		}
 	}
-	return k
+	return kinds[0]
 }
 
 // optionalMatch plans OPTIONAL MATCH: the pattern (and its WHERE) is

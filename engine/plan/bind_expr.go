@@ -215,7 +215,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 			}
 			l.Elems = append(l.Elems, el)
 		}
-		return foldConst(l), nil
+		return b.foldConst(l), nil
 	case *gql.MapLit:
 		m := &Map{Keys: e.Keys}
 		for _, x := range e.Values {
@@ -225,7 +225,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 			}
 			m.Vals = append(m.Vals, v)
 		}
-		return foldConst(m), nil
+		return b.foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
 }
@@ -389,8 +389,11 @@ func containsAggregate(e gql.Expr) (gql.Pos, bool) {
 }
 
 // foldConst turns a list or map literal whose parts are all constants into
-// one constant value, built once instead of per row.
-func foldConst(e Expr) Expr {
+// one constant value, built once instead of per row (RuleConstantFold).
+func (b *binder) foldConst(e Expr) Expr {
+	if !b.opts.On(RuleConstantFold) {
+		return e
+	}
 	switch x := e.(type) {
 	case *List:
 		vals := make([]vector.Value, len(x.Elems))

@@ -63,7 +63,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	// properties or labels to filter on. The cost-based choice comes with
 	// statistics; this rule already avoids scanning every node to reach a
 	// key lookup at the far end.
-	if len(relps) > 0 && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
+	if len(relps) > 0 && b.opts.On(RuleSelectiveStart) && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
 		pc.reversed = true
 	}
@@ -122,7 +122,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			}
 			ex := &Expand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
 				Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
-			if into < 0 {
+			if into < 0 && b.opts.On(RuleExpandLabels) {
 				ex.ToLabels = to.Labels
 			}
 			b.set(ex)
@@ -151,6 +151,11 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			from = into
 		} else {
 			from = relIdx + 1
+			if rp.VarLength == nil && !b.opts.On(RuleExpandLabels) {
+				if err := b.labelFilter(from, to.Labels); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 		if err := b.propertyFilter(from, to.Props); err != nil {
 			return nil, nil, err

@@ -1,0 +1,489 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Morsel-driven parallelism. A pipeline that starts with a NodeScan and
+// goes on with operators that map rows one by one (Filter, Project,
+// Expand, VarLengthExpand) can run on several workers: the scan's node ids
+// are cut into morsels, ranges of ids sized by the edges the pipeline's
+// first expansion will follow (a node with a thousand relationships is a
+// morsel of its own, a thousand leaves share one), and each worker takes
+// the next morsel from an atomic counter until none is left. Every worker
+// builds its own operators over its own Context (operators are not safe
+// for concurrent use) and reads the query's Tx, which several goroutines
+// may read at once while nothing writes: plans with writes never run in
+// parallel (the engine sets Parallelism to 1 for them).
+//
+// Two shapes run on workers:
+//   - a pipeline feeding anything else (gatherOp): the workers' batches
+//     reach the consumer in whatever order they come, which is fine since
+//     row order is unspecified without ORDER BY;
+//   - a pipeline feeding a hash Aggregate (parallelAgg): each worker
+//     aggregates its rows into partial groups, merged when all are done.
+//
+// Counters stay exact: a worker counts into its own Context, added into
+// the query's on the query's goroutine when the worker is done (PROFILE
+// entries likewise, summed per operator). Memory is charged to the
+// query's tracker directly, with atomic adds. Cancellation and timeouts
+// reach the workers through their context; Close stops every worker of
+// the query and waits for it before the summary is read.
+
+// parKind is how a marked plan operator runs in parallel.
+type parKind uint8
+
+const (
+	parGather parKind = iota + 1
+	parAggregate
+)
+
+// parState is the parallel plan of one query and its runs, used on the
+// query's goroutine only.
+type parState struct {
+	points map[plan.Operator]parKind
+	runs   []*parRun
+}
+
+// workerState is what a worker's Context knows of its pipeline.
+type workerState struct {
+	scan *plan.NodeScan
+	src  *morselSource
+}
+
+// morselWeight is the target size of a morsel: nodes plus the
+// relationships the first expansion follows from them.
+const morselWeight = 8 * vector.Capacity
+
+// buildParallel builds p on workers when it is a marked pipeline, the query
+// may use several workers and the scan has more than one morsel.
+func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
+	if c.worker != nil || c.Parallelism <= 1 {
+		return nil, false, nil
+	}
+	if c.par == nil {
+		c.par = &parState{points: map[plan.Operator]parKind{}}
+		markParallel(c.par.points, p)
+	}
+	kind := c.par.points[p]
+	if kind == 0 {
+		return nil, false, nil
+	}
+	input := p
+	if kind == parAggregate {
+		input = p.(*plan.Aggregate).Input
+	}
+	scan := chainScan(input)
+	src := newMorselSource(c, scan, input)
+	if src.expected <= morselWeight {
+		return nil, false, nil // about one morsel: nothing to share
+	}
+	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
+	// The statement clock is read once for every worker.
+	c.Now()
+	run := &parRun{c: c, n: int(workers), scan: scan, src: src}
+	c.par.runs = append(c.par.runs, run)
+	if kind == parAggregate {
+		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
+		if err != nil {
+			return nil, true, err
+		}
+		return c.profile(p, a), true, nil
+	}
+	return &gatherOp{run: run, p: p, held: -1}, true, nil
+}
+
+// markParallel records the operators of the plan rooted at p that run on
+// workers. The inner plan of OPTIONAL MATCH is rebuilt per input batch,
+// so it stays serial.
+func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
+	switch o := p.(type) {
+	case *plan.Aggregate:
+		if chainScan(o.Input) != nil && mergeable(o.Aggs) {
+			points[p] = parAggregate
+			return
+		}
+	case *plan.Optional:
+		markParallel(points, o.Input)
+		return
+	case *plan.Filter, *plan.Project, *plan.Expand, *plan.VarLengthExpand:
+		// A bare scan feeding the consumer gains nothing from workers.
+		if chainScan(p) != nil {
+			points[p] = parGather
+			return
+		}
+	}
+	for _, ch := range p.Children() {
+		markParallel(points, ch)
+	}
+}
+
+// chainScan returns the NodeScan at the bottom of a pipeline of row-by-row
+// operators, nil when p is not such a pipeline.
+func chainScan(p plan.Operator) *plan.NodeScan {
+	for {
+		switch o := p.(type) {
+		case *plan.NodeScan:
+			return o
+		case *plan.Filter:
+			p = o.Input
+		case *plan.Project:
+			p = o.Input
+		case *plan.Expand:
+			p = o.Input
+		case *plan.VarLengthExpand:
+			p = o.Input
+		default:
+			return nil
+		}
+	}
+}
+
+// firstExpansion is the expansion of the pipeline that reads the scan's
+// node (column 0) first, whose degrees size the morsels.
+func firstExpansion(p plan.Operator) (types []string, dir plan.Direction, ok bool) {
+	for {
+		switch o := p.(type) {
+		case *plan.Expand:
+			if o.From == 0 {
+				types, dir, ok = o.Types, o.Dir, true
+			}
+			p = o.Input
+		case *plan.VarLengthExpand:
+			if o.From == 0 {
+				types, dir, ok = o.Types, o.Dir, true
+			}
+			p = o.Input
+		case *plan.Filter:
+			p = o.Input
+		case *plan.Project:
+			p = o.Input
+		default:
+			return types, dir, ok
+		}
+	}
+}
+
+// morselSource hands out the morsels of one scan, cut as they are taken:
+// no pass over the ids comes before the first rows (a LIMIT may need only
+// a few), and the lock is held for one morsel's ids and degrees.
+type morselSource struct {
+	mu      sync.Mutex
+	it      roaring.ManyIntIterable
+	adjs    []adjList
+	buf     []uint32
+	pending []uint32 // ids read from it, not yet handed out
+	// expected is the estimated weight of the whole scan: its nodes and,
+	// at the average degree, their relationships.
+	expected int64
+}
+
+func newMorselSource(c *Context, scan *plan.NodeScan, pipeline plan.Operator) *morselSource {
+	bm := scanBitmap(c, scan)
+	m := &morselSource{it: bm.ManyIterator(), buf: make([]uint32, vector.Capacity)}
+	nodes := int64(bm.GetCardinality())
+	m.expected = nodes
+	if types, dir, ok := firstExpansion(pipeline); ok {
+		m.adjs = openAdjs(c, types, dir)
+		var edges int64
+		for _, a := range m.adjs {
+			edges += int64(a.adj.NumEdges())
+		}
+		if live := c.Tx.NodeCount(); live > 0 {
+			m.expected += nodes * edges / live
+		}
+	}
+	return m
+}
+
+// take returns the ids of the next morsel in dst (reused), empty when all
+// are taken.
+func (m *morselSource) take(dst []uint32) []uint32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dst = dst[:0]
+	for w := 0; w < morselWeight; {
+		if len(m.pending) == 0 {
+			n := m.it.NextMany(m.buf)
+			if n == 0 {
+				break
+			}
+			m.pending = m.buf[:n]
+		}
+		if len(m.adjs) == 0 {
+			k := min(len(m.pending), morselWeight-w)
+			dst = append(dst, m.pending[:k]...)
+			m.pending = m.pending[k:]
+			w += k
+			continue
+		}
+		id := m.pending[0]
+		m.pending = m.pending[1:]
+		dst = append(dst, id)
+		w++
+		for _, a := range m.adjs {
+			w += a.adj.Degree(uint64(id))
+		}
+	}
+	return dst
+}
+
+// morselScan is a worker's NodeScan: it yields the ids of the morsels it
+// takes, Capacity at a time.
+type morselScan struct {
+	c      *Context
+	src    *morselSource
+	morsel []uint32 // the ids of the morsel taken last
+	cur    []uint32 // those not yet yielded
+	out    *vector.Batch
+}
+
+func newMorselScan(c *Context) *morselScan {
+	return &morselScan{c: c, src: c.worker.src, out: vector.NewBatch(vector.Node)}
+}
+
+func (s *morselScan) Next() (*vector.Batch, error) {
+	if err := s.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	if len(s.cur) == 0 {
+		s.morsel = s.src.take(s.morsel)
+		if s.cur = s.morsel; len(s.cur) == 0 {
+			return nil, nil
+		}
+	}
+	n := min(len(s.cur), vector.Capacity)
+	ids := s.out.Cols[0].IDs[:n]
+	for i, id := range s.cur[:n] {
+		ids[i] = uint64(id)
+	}
+	s.cur = s.cur[n:]
+	s.out.Len, s.out.Sel = n, nil
+	s.c.Stats.RowsScanned += int64(n)
+	s.c.Stats.DBHits += int64(n)
+	return s.out, nil
+}
+
+// parRun is one parallel pipeline's workers. Its fields other than the
+// channels are used on the query's goroutine only.
+type parRun struct {
+	c    *Context
+	n    int
+	scan *plan.NodeScan
+	src  *morselSource
+
+	started bool
+	cancel  context.CancelFunc
+	msgs    chan parMsg
+	acks    []chan struct{}
+	wg      sync.WaitGroup
+	wctx    []*Context
+	merged  []bool
+	live    int
+	stopped bool
+}
+
+// parMsg is what a worker tells the consumer: a batch (to be acknowledged
+// before the worker reuses it), or that it is done, with its error or its
+// partial aggregate.
+type parMsg struct {
+	w    int
+	b    *vector.Batch
+	done bool
+	err  error
+	agg  *hashAggregate
+	// crash is a worker's panic, re-raised by the consumer.
+	crash any
+}
+
+// start launches the workers; body runs on each with its own Context and
+// sends its batches through emit (false: stop).
+func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) bool) (*hashAggregate, error)) {
+	r.started = true
+	ctx, cancel := context.WithCancel(r.c.Ctx)
+	r.cancel = cancel
+	r.msgs = make(chan parMsg, r.n)
+	r.live = r.n
+	r.merged = make([]bool, r.n)
+	for w := 0; w < r.n; w++ {
+		wc := r.c.workerContext(ctx, r.scan, r.src)
+		r.wctx = append(r.wctx, wc)
+		ack := make(chan struct{}, 1)
+		r.acks = append(r.acks, ack)
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			var agg *hashAggregate
+			var err error
+			var crash any
+			defer func() {
+				if p := recover(); p != nil {
+					// Re-raised on the query's goroutine, which logs it and
+					// answers an internal error, as for a serial panic.
+					crash = fmt.Sprintf("%v\n\nworker stack:\n%s", p, debug.Stack())
+				}
+				select {
+				case r.msgs <- parMsg{w: w, done: true, err: err, agg: agg, crash: crash}:
+				case <-ctx.Done():
+				}
+			}()
+			emit := func(b *vector.Batch) bool {
+				select {
+				case r.msgs <- parMsg{w: w, b: b}:
+				case <-ctx.Done():
+					return false
+				}
+				select {
+				case <-ack:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			agg, err = body(w, wc, emit)
+		}()
+	}
+}
+
+// workerContext is a Context for one worker of c's query.
+func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *morselSource) *Context {
+	w := &Context{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params, Rules: c.Rules,
+		Parallelism: 1, worker: &workerState{scan: scan, src: src}, now: c.now}
+	w.Mem = MemTracker{Limit: c.Mem.Limit, shared: c.Mem.root()}
+	if c.Profile != nil {
+		w.Profile = NewProfile()
+	}
+	return w
+}
+
+// root is the tracker charges end up in.
+func (m *MemTracker) root() *MemTracker {
+	for m.shared != nil {
+		m = m.shared
+	}
+	return m
+}
+
+// receive returns the next message from the workers; ok is false once all
+// of them are done. A done worker's counters are added to the query's.
+func (r *parRun) receive() (m parMsg, ok bool, err error) {
+	for r.live > 0 {
+		select {
+		case m = <-r.msgs:
+		case <-r.c.Ctx.Done():
+			r.stop()
+			return m, false, r.c.checkCancel()
+		}
+		if !m.done {
+			return m, true, nil
+		}
+		r.live--
+		r.merge(m.w)
+		if m.crash != nil {
+			r.stop()
+			panic(m.crash)
+		}
+		if m.err != nil {
+			r.stop()
+			return m, false, m.err
+		}
+		if m.agg != nil {
+			return m, true, nil
+		}
+	}
+	return m, false, nil
+}
+
+// merge adds worker w's counters to the query's; the worker is done.
+func (r *parRun) merge(w int) {
+	if r.merged[w] {
+		return
+	}
+	r.merged[w] = true
+	wc, c := r.wctx[w], r.c
+	c.Stats.RowsScanned += wc.Stats.RowsScanned
+	c.Stats.DBHits += wc.Stats.DBHits
+	if c.Profile != nil {
+		for _, op := range wc.Profile.order {
+			we, e := wc.Profile.ops[op], c.Profile.entry(op)
+			e.Rows += we.Rows
+			e.incTime += we.incTime
+			e.incHits += we.incHits
+		}
+	}
+}
+
+// stop cancels the workers, waits for them and adds their counters.
+func (r *parRun) stop() {
+	if !r.started || r.stopped {
+		return
+	}
+	r.stopped = true
+	r.cancel()
+	r.wg.Wait()
+	for w := range r.wctx {
+		r.merge(w)
+	}
+}
+
+// Close stops the workers of the query still running (a LIMIT satisfied,
+// an error, a closed result) and waits for them, so that the counters are
+// complete and nothing reads the transaction afterwards. Call it on the
+// query's goroutine before reading Stats or ending the transaction.
+func (c *Context) Close() {
+	if c.par == nil {
+		return
+	}
+	for _, r := range c.par.runs {
+		r.stop()
+	}
+}
+
+// gatherOp runs a pipeline on workers and passes their batches on.
+type gatherOp struct {
+	run  *parRun
+	p    plan.Operator
+	held int // the worker whose batch the consumer holds, -1 for none
+}
+
+func (g *gatherOp) Next() (*vector.Batch, error) {
+	r := g.run
+	if !r.started {
+		r.start(func(w int, c *Context, emit func(*vector.Batch) bool) (*hashAggregate, error) {
+			op, err := Build(c, g.p)
+			if err != nil {
+				return nil, err
+			}
+			for {
+				b, err := op.Next()
+				if err != nil || b == nil {
+					return nil, err
+				}
+				if b.Rows() > 0 && !emit(b) {
+					return nil, nil
+				}
+			}
+		})
+	}
+	if g.held >= 0 {
+		r.acks[g.held] <- struct{}{} // buffered: the worker may go on
+		g.held = -1
+	}
+	if r.stopped {
+		return nil, nil
+	}
+	m, ok, err := r.receive()
+	if !ok || err != nil {
+		return nil, err
+	}
+	g.held = m.w
+	return m.b, nil
+}

@@ -1,0 +1,194 @@
+package exec
+
+import (
+	"encoding/binary"
+
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// parallelAgg is a hash aggregation over a pipeline run on workers: each
+// worker groups its morsels' rows into a partial hashAggregate of its own,
+// and the consumer merges every partial into one as the workers finish.
+// Every aggregate merges: counts and sums add, min and max compare,
+// collect and the percentiles' value lists concatenate, the standard
+// deviations combine their running means (Chan et al.), and a DISTINCT
+// aggregate keeps each group's distinct values, folded into the merged
+// group through one more duplicate check.
+type parallelAgg struct {
+	c     *Context
+	p     *plan.Aggregate
+	run   *parRun
+	final *hashAggregate
+	done  bool
+}
+
+func newParallelAgg(c *Context, p *plan.Aggregate, run *parRun) (*parallelAgg, error) {
+	final, err := newHashAggregate(c, p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &parallelAgg{c: c, p: p, run: run, final: final}, nil
+}
+
+// mergeable reports whether every aggregate has a merge (aggState.merge).
+func mergeable(aggs []plan.AggCall) bool {
+	for _, a := range aggs {
+		switch a.Func {
+		case plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax, plan.AggCollect,
+			plan.AggStDev, plan.AggStDevP, plan.AggPercentileCont, plan.AggPercentileDisc:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (a *parallelAgg) Next() (*vector.Batch, error) {
+	if !a.done {
+		a.done = true
+		if err := a.consume(); err != nil {
+			return nil, err
+		}
+		a.final.done = true
+	}
+	return a.final.emit()
+}
+
+func (a *parallelAgg) consume() error {
+	a.run.start(func(w int, c *Context, _ func(*vector.Batch) bool) (*hashAggregate, error) {
+		in, err := Build(c, a.p.Input)
+		if err != nil {
+			return nil, err
+		}
+		h, err := newHashAggregate(c, a.p, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range h.aggs {
+			st.keep = st.seen != nil
+		}
+		if err := h.consume(); err != nil {
+			return nil, err
+		}
+		return h, nil
+	})
+	for {
+		m, ok, err := a.run.receive()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := a.final.merge(m.agg); err != nil {
+			a.run.stop()
+			return err
+		}
+	}
+}
+
+// merge folds the groups of a partial aggregate w (same plan) into h. The
+// memory w holds was charged by its worker and moves to h, so nothing is
+// charged again.
+func (h *hashAggregate) merge(w *hashAggregate) error {
+	keys := make([]string, w.ngroups)
+	for k, g := range w.groups {
+		keys[g] = k
+	}
+	for g := 0; g < w.ngroups; g++ {
+		var to int32
+		if len(h.keys) > 0 {
+			var ok bool
+			if to, ok = h.groups[keys[g]]; !ok {
+				to = h.newGroup()
+				h.groups[keys[g]] = to
+				for k := range h.keyCols {
+					h.keyCols[k].push(w.keyCols[k].v, g)
+				}
+			}
+		}
+		for i, a := range h.aggs {
+			if err := a.merge(to, w.aggs[i], int32(g)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// merge folds group bg of b (a partial state of the same call) into group g.
+func (a *aggState) merge(g int32, b *aggState, bg int32) error {
+	if a.call.Distinct {
+		// b kept its distinct values; they may repeat another worker's.
+		one := &vector.Vector{Type: vector.Any, Any: make([]vector.Value, 1)}
+		if int(bg) < len(b.dvals) {
+			for _, x := range b.dvals[bg] {
+				one.Any[0] = x
+				a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), one, 0)
+				if _, dup := a.seen[string(a.key)]; dup {
+					continue
+				}
+				a.seen[string(a.key)] = struct{}{}
+				if (a.call.Func == plan.AggPercentileCont || a.call.Func == plan.AggPercentileDisc) && len(a.lists[g]) == 0 {
+					a.pct[g] = b.pct[bg]
+				}
+				if err := a.add(g, one, 0); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	switch a.call.Func {
+	case plan.AggCount:
+		a.count[g] += b.count[bg]
+	case plan.AggSum, plan.AggAvg:
+		a.count[g] += b.count[bg]
+		if err := a.addInt(g, b.isum[bg]); err != nil {
+			return err
+		}
+		a.fsum[g] += b.fsum[bg]
+		a.float[g] = a.float[g] || b.float[bg]
+	case plan.AggMin, plan.AggMax:
+		a.count[g] += b.count[bg]
+		x := b.best[bg]
+		if x == nil {
+			return nil
+		}
+		want := 1
+		if a.call.Func == plan.AggMin {
+			want = -1
+		}
+		if a.best[g] == nil || orderTotal(x, a.best[g]) == want {
+			a.best[g] = x
+		}
+	case plan.AggCollect:
+		a.count[g] += b.count[bg]
+		a.lists[g] = append(a.lists[g], b.lists[bg]...)
+	case plan.AggStDev, plan.AggStDevP:
+		na, nb := float64(a.count[g]), float64(b.count[bg])
+		if nb == 0 {
+			return nil
+		}
+		if na == 0 {
+			a.mean[g], a.m2[g] = b.mean[bg], b.m2[bg]
+		} else {
+			n := na + nb
+			d := b.mean[bg] - a.mean[g]
+			a.mean[g] += d * nb / n
+			a.m2[g] += b.m2[bg] + d*d*na*nb/n
+		}
+		a.count[g] += b.count[bg]
+	case plan.AggPercentileCont, plan.AggPercentileDisc:
+		if len(b.lists[bg]) == 0 {
+			return nil
+		}
+		if len(a.lists[g]) == 0 {
+			a.pct[g] = b.pct[bg]
+		}
+		a.count[g] += b.count[bg]
+		a.lists[g] = append(a.lists[g], b.lists[bg]...)
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// parallelStore is a graph of n :P nodes (v = i mod 7, name for even i)
+// with a KNOWS relationship from i to (13·i) mod n and, for every fifth
+// node, one to node 0 (a hub whose incoming list spans morsels).
+func parallelStore(t *testing.T, n int) *storage.Store {
+	t.Helper()
+	st := storage.New()
+	cat := st.Catalog()
+	p := cat.EnsureLabel("P")
+	knows := cat.EnsureType("KNOWS")
+	kv, kname := cat.EnsureKey("v"), cat.EnsureKey("name")
+	tx := st.Begin()
+	for i := range n {
+		keys, vals := []catalog.KeyID{kv}, []vector.Value{int64(i % 7)}
+		if i%2 == 0 {
+			keys, vals = append(keys, kname), append(vals, fmt.Sprintf("n%d", i%11))
+		}
+		if _, err := tx.CreateNode([]catalog.LabelID{p}, keys, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if _, err := tx.CreateRel(knows, uint64(i), uint64(13*i%n), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 == 0 {
+			if _, err := tx.CreateRel(knows, uint64(i), 0, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// Plans are built by hand here (exec sits below the parser): a scan of
+// (a:P), expansions over KNOWS to b, filters, projections, aggregates.
+var (
+	colA = plan.Column{Name: "a", Type: vector.Node}
+	colR = plan.Column{Name: "r", Type: vector.Rel}
+	colB = plan.Column{Name: "b", Type: vector.Node}
+)
+
+func scanP() *plan.NodeScan {
+	return &plan.NodeScan{Var: "a", Labels: []string{"P"}, Cols: []plan.Column{colA}}
+}
+
+func expandP(in plan.Operator, dir plan.Direction) *plan.Expand {
+	return &plan.Expand{Input: in, RelVar: "r", ToVar: "b", Types: []string{"KNOWS"}, Dir: dir, Into: -1,
+		Cols: []plan.Column{colA, colR, colB}}
+}
+
+func prop(col int, key string) plan.Expr {
+	return &plan.Property{Of: &plan.ColRef{Idx: col, T: vector.Node}, Key: key}
+}
+
+func konst(v vector.Value) plan.Expr { return &plan.Const{Val: v, T: vector.TypeOf(v)} }
+
+func cmp(op plan.BinOp, l, r plan.Expr) plan.Expr { return &plan.Binary{Op: op, L: l, R: r} }
+
+func aggregate(in plan.Operator, keys []plan.Expr, aggs ...plan.AggCall) *plan.Aggregate {
+	a := &plan.Aggregate{Input: in, Keys: keys, Aggs: aggs}
+	for range len(keys) + len(aggs) {
+		a.Cols = append(a.Cols, plan.Column{Name: "c", Type: vector.Any})
+	}
+	return a
+}
+
+// cell renders a value for comparison: floats to 9 digits (sums in
+// another order differ in the last bits), lists sorted (collect() gathers
+// in any order).
+func cell(v vector.Value) string {
+	switch x := v.(type) {
+	case float64:
+		return fmt.Sprintf("%.9g", x)
+	case []vector.Value:
+		var es []string
+		for _, e := range x {
+			es = append(es, cell(e))
+		}
+		sort.Strings(es)
+		return "[" + strings.Join(es, " ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// runPar runs a plan at the given parallelism and returns its rows
+// (sorted) and the closed context.
+func runPar(t *testing.T, st *storage.Store, root plan.Operator, par int, prof bool) ([]string, *Context) {
+	t.Helper()
+	tx := st.Begin()
+	defer tx.Rollback()
+	c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog(), Parallelism: par}
+	if prof {
+		c.Profile = NewProfile()
+	}
+	op, err := Build(c, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for {
+		b, err := op.Next()
+		if err != nil {
+			t.Fatalf("%s: %v", plan.Format(root), err)
+		}
+		if b == nil {
+			break
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			var cells []string
+			for _, v := range b.Cols {
+				cells = append(cells, cell(v.Get(r)))
+			}
+			rows = append(rows, strings.Join(cells, "|"))
+		}
+	}
+	c.Close()
+	sort.Strings(rows)
+	return rows, c
+}
+
+func TestParallelMatchesSerial(t *testing.T) {
+	n := 40 * vector.Capacity
+	st := parallelStore(t, n)
+	av, bv, aname, bname := prop(0, "v"), prop(2, "v"), prop(0, "name"), prop(2, "name")
+	half := konst(0.5)
+	vl := &plan.VarLengthExpand{Input: scanP(), Types: []string{"KNOWS"}, Dir: plan.Out, Min: 1, Max: 2, Into: -1,
+		ToVar: "b", Cols: []plan.Column{colA, {Name: "rs", Type: vector.Any, Hidden: true}, colB}}
+	for _, tc := range []struct {
+		name string
+		root plan.Operator
+	}{
+		{"scan-filter-count", aggregate(&plan.Filter{Input: scanP(), Pred: cmp(plan.OpGt, av, konst(int64(2)))}, nil,
+			plan.AggCall{Func: plan.AggCount})},
+		{"expand-group", aggregate(expandP(scanP(), plan.Out), []plan.Expr{bv},
+			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: av},
+			plan.AggCall{Func: plan.AggMin, Arg: aname}, plan.AggCall{Func: plan.AggMax, Arg: bname},
+			plan.AggCall{Func: plan.AggAvg, Arg: av}, plan.AggCall{Func: plan.AggStDev, Arg: av},
+			plan.AggCall{Func: plan.AggStDevP, Arg: bv}, plan.AggCall{Func: plan.AggCollect, Arg: bname})},
+		{"expand-distinct", aggregate(expandP(scanP(), plan.In), []plan.Expr{av},
+			plan.AggCall{Func: plan.AggCount, Arg: bv, Distinct: true},
+			plan.AggCall{Func: plan.AggCollect, Arg: aname, Distinct: true},
+			plan.AggCall{Func: plan.AggPercentileDisc, Arg: bv, P: half},
+			plan.AggCall{Func: plan.AggPercentileCont, Arg: bv, P: konst(0.3), Distinct: true},
+			plan.AggCall{Func: plan.AggSum, Arg: bv, Distinct: true},
+			plan.AggCall{Func: plan.AggStDev, Arg: bv, Distinct: true},
+			plan.AggCall{Func: plan.AggMin, Arg: bname, Distinct: true})},
+		{"expand-filter-project", &plan.Project{
+			Input: &plan.Filter{Input: expandP(scanP(), plan.Both), Pred: cmp(plan.OpEq, bv, konst(int64(3)))},
+			Exprs: []plan.Expr{av, bv}, Cols: []plan.Column{{Name: "av", Type: vector.Any}, {Name: "bv", Type: vector.Any}}}},
+		{"varlength", aggregate(&plan.Filter{Input: vl, Pred: cmp(plan.OpEq, av, konst(int64(1)))}, nil,
+			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggCount, Arg: &plan.ColRef{Idx: 2, T: vector.Node}, Distinct: true})},
+		{"filter-group", aggregate(&plan.Filter{Input: scanP(), Pred: &plan.IsNull{X: aname, Negate: true}}, []plan.Expr{aname},
+			plan.AggCall{Func: plan.AggCollect, Arg: av})},
+	} {
+		serial, sc := runPar(t, st, tc.root, 1, false)
+		par, pc := runPar(t, st, tc.root, 4, false)
+		if strings.Join(serial, "\n") != strings.Join(par, "\n") {
+			t.Errorf("%s: %d rows serial, %d parallel\nserial %v\nparallel %v", tc.name, len(serial), len(par), head3(serial), head3(par))
+		}
+		t.Logf("%s: %d rows", tc.name, len(serial))
+		if len(serial) == 0 || serial[0] == "0" {
+			t.Errorf("%s: no rows to compare", tc.name)
+		}
+		if sc.par != nil && len(sc.par.runs) > 0 {
+			t.Errorf("%s: ran in parallel at parallelism 1", tc.name)
+		}
+		if pc.par == nil || len(pc.par.runs) == 0 || pc.par.runs[0].n < 2 {
+			t.Errorf("%s: did not run on several workers", tc.name)
+		}
+		if sc.Stats.RowsScanned != pc.Stats.RowsScanned || sc.Stats.DBHits != pc.Stats.DBHits {
+			t.Errorf("%s: serial scanned %d rows (%d hits), parallel %d (%d)", tc.name,
+				sc.Stats.RowsScanned, sc.Stats.DBHits, pc.Stats.RowsScanned, pc.Stats.DBHits)
+		}
+	}
+}
+
+func head3(rows []string) []string { return rows[:min(3, len(rows))] }
+
+// TestMorselsSizedByEdges checks that morsels are cut by the degrees of
+// the first expansion: the hub (node 0, with n/5 incoming KNOWS) makes a
+// morsel alone, and every morsel stays near the target weight.
+func TestMorselsSizedByEdges(t *testing.T) {
+	n := 40 * vector.Capacity
+	st := parallelStore(t, n)
+	agg := plan.Operator(expandP(scanP(), plan.In))
+	tx := st.Begin()
+	defer tx.Rollback()
+	c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}
+	src := newMorselSource(c, chainScan(agg), agg)
+	var sizes []int
+	total := 0
+	for {
+		m := src.take(nil)
+		if len(m) == 0 {
+			break
+		}
+		if len(m) > 1 && m[0] == 0 {
+			t.Errorf("the hub with %d relationships should be a morsel of its own, got %d nodes", n/5, len(m))
+		}
+		sizes = append(sizes, len(m))
+		total += len(m)
+	}
+	if total != n {
+		t.Errorf("morsels cover %d nodes, want %d", total, n)
+	}
+	// Weight 1 + indegree: about 2 per node, so about morselWeight/2
+	// nodes a morsel, never more than morselWeight.
+	for i, sz := range sizes[1 : len(sizes)-1] {
+		if sz < morselWeight/4 || sz > morselWeight {
+			t.Errorf("morsel %d has %d nodes", i+1, sz)
+		}
+	}
+	if want := int64(n + n + n/5); src.expected != want {
+		t.Errorf("expected weight %d, want %d", src.expected, want)
+	}
+}
+
+// TestParallelProfileSumsWorkers checks that PROFILE counts each
+// operator's rows over all workers.
+func TestParallelProfileSumsWorkers(t *testing.T) {
+	st := parallelStore(t, 40*vector.Capacity)
+	root := aggregate(&plan.Filter{Input: expandP(scanP(), plan.Out), Pred: cmp(plan.OpGt, prop(2, "v"), konst(int64(3)))},
+		[]plan.Expr{prop(0, "v")}, plan.AggCall{Func: plan.AggCount})
+	_, sc := runPar(t, st, root, 1, true)
+	_, pc := runPar(t, st, root, 4, true)
+	so, po := sc.Profile.Operators(root), pc.Profile.Operators(root)
+	if len(so) != len(po) {
+		t.Fatalf("profiles differ in length: %d and %d", len(so), len(po))
+	}
+	for i := range so {
+		if so[i].Name != po[i].Name || so[i].Rows != po[i].Rows || so[i].DBHits != po[i].DBHits {
+			t.Errorf("operator %d: serial %s rows %d hits %d, parallel %s rows %d hits %d", i,
+				so[i].Name, so[i].Rows, so[i].DBHits, po[i].Name, po[i].Rows, po[i].DBHits)
+		}
+	}
+}
+
+// TestParallelCancelAndMemory checks that a cancelled query and one over
+// its memory budget stop every worker with the right error.
+func TestParallelCancelAndMemory(t *testing.T) {
+	st := parallelStore(t, 40*vector.Capacity)
+	run := func(root plan.Operator, c *Context) error {
+		tx := st.Begin()
+		defer tx.Rollback()
+		c.Tx, c.Catalog, c.Parallelism = tx, st.Catalog(), 4
+		defer c.Close()
+		op, err := Build(c, root)
+		if err != nil {
+			return err
+		}
+		for {
+			b, err := op.Next()
+			if err != nil || b == nil {
+				return err
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := run(aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(2, "v")}, plan.AggCall{Func: plan.AggCount}), &Context{Ctx: ctx})
+	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeTransaction {
+		t.Errorf("cancelled: got %v", err)
+	}
+	c := &Context{Ctx: context.Background()}
+	c.Mem.Limit = 64 * int64(vector.Capacity)
+	err = run(aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: plan.AggCollect, Arg: prop(2, "name")}), c)
+	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Errorf("over budget: got %v", err)
+	}
+	if c.Mem.Used() <= c.Mem.Limit {
+		t.Errorf("the workers charged %d bytes to the query, limit %d", c.Mem.Used(), c.Mem.Limit)
+	}
+}

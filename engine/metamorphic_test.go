@@ -1,0 +1,331 @@
+package engine_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Metamorphic tests: optimizer rules and parallelism change how a query is
+// computed, never its result. Every read query of the corpus and a set of
+// generated queries over a random graph run with all rules on at
+// parallelism 1 (the baseline), with each rule off, and on 4 workers (with
+// all rules on, and all off); the results must be equal bags of rows (in
+// order where the order is specified).
+
+var metaSeed = flag.Uint64("metamorphic.seed", 0, "seed of the metamorphic random graph and queries (0: from the clock)")
+
+type metaConfig struct {
+	name string
+	opts engine.Options
+}
+
+func metaConfigs() []metaConfig {
+	cs := []metaConfig{{"baseline", engine.Options{Parallelism: 1}}}
+	for _, r := range engine.OptimizerRules() {
+		cs = append(cs, metaConfig{"no-" + r, engine.Options{Parallelism: 1, DisabledRules: []string{r}}})
+	}
+	return append(cs,
+		metaConfig{"parallel-4", engine.Options{Parallelism: 4}},
+		metaConfig{"parallel-4-no-rules", engine.Options{Parallelism: 4, DisabledRules: engine.OptimizerRules()}})
+}
+
+func openMetaDBs(t *testing.T, cs []metaConfig) []*engine.DB {
+	dbs := make([]*engine.DB, len(cs))
+	for i, c := range cs {
+		db, err := engine.Open(t.TempDir(), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	return dbs
+}
+
+var writeClause = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE)\b`)
+
+func TestMetamorphicCorpus(t *testing.T) {
+	files, err := filepath.Glob("../testdata/*.test")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no query corpus found: %v", err)
+	}
+	cs := metaConfigs()
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".test"), func(t *testing.T) {
+			blocks := parseBlocks(t, f)
+			dbs := openMetaDBs(t, cs)
+			compared := 0
+			for _, b := range blocks {
+				if b.directive == "reset" {
+					dbs = openMetaDBs(t, cs)
+					continue
+				}
+				where := fmt.Sprintf("%s:%d", filepath.Base(f), b.line)
+				text := strings.Join(b.query, "\n")
+				if !strings.HasPrefix(b.directive, "query") {
+					for _, db := range dbs {
+						runBlock(t, db, b, where)
+					}
+					continue
+				}
+				base := runBlock(t, dbs[0], b, where)
+				if writeClause.MatchString(text) {
+					// Run once on every database to keep them equal.
+					for i, db := range dbs[1:] {
+						got := runBlock(t, db, b, where)
+						compareMeta(t, where, cs[i+1].name, text, b.directive, base, got)
+					}
+					continue
+				}
+				if again := runBlock(t, dbs[0], b, where); !equalOutput(normalizeMeta(base), normalizeMeta(again), true) {
+					continue // not deterministic (rand(), the clock): nothing to compare
+				}
+				compared++
+				for i, db := range dbs[1:] {
+					got := runBlock(t, db, b, where)
+					compareMeta(t, where, cs[i+1].name, text, b.directive, base, got)
+				}
+			}
+			t.Logf("%d read queries compared under %d configurations", compared, len(cs)-1)
+		})
+	}
+}
+
+// compareMeta reports a configuration whose output differs from the
+// baseline's: as bags, in order when the query says so, or only in size
+// when LIMIT or SKIP without ORDER BY picks rows arbitrarily.
+func compareMeta(t *testing.T, where, config, text, directive string, base, got []string) {
+	t.Helper()
+	upper := strings.ToUpper(text)
+	arbitrary := (strings.Contains(upper, "LIMIT") || strings.Contains(upper, "SKIP")) && !strings.Contains(upper, "ORDER BY")
+	if arbitrary {
+		if len(base) != len(got) || len(base) > 0 && base[0] != got[0] {
+			t.Errorf("%s [%s]: %s\nrow counts differ: got %d, baseline %d", where, config, text, len(got), len(base))
+		}
+		return
+	}
+	if !equalOutput(normalizeMeta(got), normalizeMeta(base), strings.HasSuffix(directive, "ordered")) {
+		t.Errorf("%s [%s]: %s\ngot:\n%s\nbaseline:\n%s", where, config, text,
+			strings.Join(got, "\n"), strings.Join(base, "\n"))
+	}
+}
+
+var floatLit = regexp.MustCompile(`-?\d+\.\d+(e[-+]?\d+)?`)
+
+// normalizeMeta rounds floats to 9 significant digits: sums and averages
+// added in another order differ in the last bits.
+func normalizeMeta(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = floatLit.ReplaceAllStringFunc(r, func(s string) string {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return s
+			}
+			return strconv.FormatFloat(f, 'g', 9, 64)
+		})
+	}
+	return out
+}
+
+// metaGraph is a random graph big enough for several morsels at any batch
+// size: labels A, B, C (a node may have none or several), relationship
+// types R and S with a few hubs, properties with nulls.
+func metaGraph(rng *rand.Rand) ([]engine.TestNode, []engine.TestRel) {
+	n := max(600, 24*vector.Capacity)
+	names := []string{"ann", "bob", "cy", "dee", "eve"}
+	nodes := make([]engine.TestNode, n)
+	for i := range nodes {
+		var ls []string
+		for _, l := range []string{"A", "B", "C"} {
+			if rng.IntN(3) == 0 {
+				ls = append(ls, l)
+			}
+		}
+		props := map[string]vector.Value{"uid": int64(i), "g": int64(rng.IntN(10))}
+		if rng.IntN(10) > 0 {
+			props["x"] = int64(rng.IntN(100))
+		}
+		if rng.IntN(10) > 0 {
+			props["y"] = float64(rng.IntN(1000)) / 8
+		}
+		if rng.IntN(5) > 0 {
+			props["name"] = names[rng.IntN(len(names))]
+		}
+		nodes[i] = engine.TestNode{Labels: ls, Props: props}
+	}
+	rels := make([]engine.TestRel, 2*n)
+	for i := range rels {
+		from, to := rng.IntN(n), rng.IntN(n)
+		if rng.IntN(8) == 0 {
+			from = rng.IntN(10) // hubs: morsels must be cut by edges
+		}
+		typ := "R"
+		if rng.IntN(3) == 0 {
+			typ = "S"
+		}
+		rels[i] = engine.TestRel{Type: typ, From: from, To: to, Props: map[string]vector.Value{"w": int64(rng.IntN(50))}}
+	}
+	return nodes, rels
+}
+
+// metaQueries generates read queries over metaGraph: scans, filters,
+// expansions and variable-length expansions feeding aggregates of every
+// kind, the result, ORDER BY and LIMIT.
+func metaQueries(rng *rand.Rand) []string {
+	label := func() string { return []string{"", ":A", ":B", ":C", ":A:B"}[rng.IntN(5)] }
+	typ := func() string { return []string{"", ":R", ":S", ":R|S"}[rng.IntN(4)] }
+	arrow := func(t string) string {
+		switch rng.IntN(3) {
+		case 0:
+			return "-[r" + t + "]->"
+		case 1:
+			return "<-[r" + t + "]-"
+		}
+		return "-[r" + t + "]-"
+	}
+	k := func() int { return rng.IntN(100) }
+	templates := []func() string{
+		func() string { return fmt.Sprintf("MATCH (n%s) WHERE n.x > %d RETURN count(*)", label(), k()) },
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) WHERE n.x < %d RETURN n.g, count(*), sum(n.x), min(n.y), max(n.name), avg(n.y)", label(), k())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN m.g AS g, count(*) AS c, sum(r.w), count(DISTINCT n), count(DISTINCT m.name)", label(), arrow(typ()), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m) WHERE r.w > %d RETURN n.uid, m.uid, r.w", label(), arrow(typ()), rng.IntN(50))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m)-[s%s]->(o) WHERE o.x > %d RETURN count(*), sum(o.x), collect(DISTINCT o.g) IS NULL", label(), arrow(typ()), typ(), k())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) RETURN n.name, stDev(n.y), stDevP(n.x), percentileDisc(n.x, 0.5), percentileCont(n.y, 0.25), size(collect(n.uid))", label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m) RETURN n.g, percentileDisc(DISTINCT m.x, 0.9), stDev(DISTINCT m.y), sum(DISTINCT m.x), avg(DISTINCT r.w), min(DISTINCT m.uid), max(m.uid)", label(), arrow(typ()))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) WHERE n.x IN [%d, %d, %d, 7] OR n.name IN ['bob', 'eve'] RETURN n.uid, n.x, [n.x, 1, 2] AS l, {a: 1, b: [2, 3]} AS m", label(), k(), k(), k())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN n.uid, m.uid ORDER BY n.uid DESC, m.uid, r.w LIMIT %d", label(), arrow(typ()), label(), 1+rng.IntN(30))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) WHERE n.x > %d RETURN n.uid ORDER BY n.x, n.uid SKIP 3 LIMIT %d", label(), k(), 1+rng.IntN(50))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m {x: %d}) RETURN n.uid, m.uid", label(), arrow(typ()), k())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n {uid: %d})-[%s*1..3]->(m) RETURN DISTINCT m.uid", rng.IntN(600), typ())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)-[%s*1..2]->(m%s) RETURN count(DISTINCT m), count(*)", label(), typ(), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s {x: %d})-[%s*0..2]-(m) RETURN n.uid, count(m)", label(), k(), typ())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) WITH n.g AS g, count(*) AS c WHERE c > %d RETURN g, c", label(), rng.IntN(60))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) WHERE n.x > %d RETURN DISTINCT n.name, n.g", label(), k())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) OPTIONAL MATCH (n)%s(m%s) WHERE m.x > %d RETURN n.uid, count(m)", label(), arrow(typ()), label(), k())
+		},
+	}
+	var qs []string
+	for range 3 {
+		for _, f := range templates {
+			qs = append(qs, f())
+		}
+	}
+	return qs
+}
+
+// metaRun runs a query and returns its header and rows, or its error, and
+// the rows it scanned.
+func metaRun(db *engine.DB, text string) ([]string, int64) {
+	res, err := db.Query(context.Background(), text, nil)
+	if err != nil {
+		return []string{"error " + errCode(err)}, 0
+	}
+	rows, err := drain(res)
+	if err != nil {
+		return []string{"error " + errCode(err)}, 0
+	}
+	header := make([]string, len(res.Columns()))
+	for i, c := range res.Columns() {
+		header[i] = c.Name + ":" + c.Type
+	}
+	return append([]string{strings.Join(header, " | ")}, rows...), res.Summary().RowsScanned
+}
+
+func errCode(err error) string {
+	if e, ok := engine.AsError(err); ok {
+		return e.Code
+	}
+	return err.Error()
+}
+
+func TestMetamorphicRandomGraph(t *testing.T) {
+	seed := *metaSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	nodes, rels := metaGraph(rng)
+	cs := metaConfigs()
+	dbs := openMetaDBs(t, cs)
+	for _, db := range dbs {
+		if err := engine.LoadForTest(db, nodes, rels); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := metaQueries(rng)
+	for _, q := range queries {
+		base, scanned := metaRun(dbs[0], q)
+		if strings.HasPrefix(base[0], "error") {
+			t.Errorf("%s: baseline failed: %s", q, base[0])
+			continue
+		}
+		ordered := strings.Contains(q, "ORDER BY")
+		for i, db := range dbs[1:] {
+			got, gotScanned := metaRun(db, q)
+			if !equalOutput(normalizeMeta(got), normalizeMeta(base), ordered) {
+				t.Errorf("[%s] %s\ngot %d rows:\n%s\nbaseline %d rows:\n%s", cs[i+1].name, q, len(got)-1,
+					head(got), len(base)-1, head(base))
+			}
+			// Workers scan exactly what one scan reads, and count it.
+			if cs[i+1].name == "parallel-4" && !strings.Contains(q, "LIMIT") && gotScanned != scanned {
+				t.Errorf("[%s] %s: %d rows scanned, baseline %d", cs[i+1].name, q, gotScanned, scanned)
+			}
+		}
+	}
+	t.Logf("%d queries over %d nodes and %d relationships, %d configurations", len(queries), len(nodes), len(rels), len(cs))
+}
+
+// head is the first rows of an output, sorted, for failure messages.
+func head(rows []string) string {
+	r := append([]string(nil), rows...)
+	sort.Strings(r[1:])
+	if len(r) > 12 {
+		r = append(r[:12], "…")
+	}
+	return strings.Join(r, "\n")
+}

@@ -1,0 +1,55 @@
+package plan
+
+import (
+	"slices"
+	"sort"
+)
+
+// Optimizer rules are the optional choices the binder and the executor
+// make for speed: each has a name and can be switched off, which must never
+// change a query's result, only how it is computed. Metamorphic tests run
+// queries with each rule off and compare the rows with all rules on.
+const (
+	// RuleSelectiveStart starts a pattern part from its more selective
+	// end (a bound node, then one with properties, then one with labels)
+	// instead of from the node written first.
+	RuleSelectiveStart = "selective-start"
+	// RuleExpandLabels checks the labels required of an expansion's far
+	// node inside the Expand, as it reads the neighbours, instead of in a
+	// Filter above it.
+	RuleExpandLabels = "expand-labels"
+	// RuleConstantFold folds list and map literals of constants into one
+	// constant value at bind time.
+	RuleConstantFold = "constant-fold"
+	// RuleTopKSort makes a Sort under LIMIT keep a bounded heap of the
+	// first SKIP+LIMIT rows instead of sorting its whole input.
+	RuleTopKSort = "topk-sort"
+	// RuleEndpointsBFS runs a variable-length expansion marked
+	// EndpointsOnly as a breadth-first search producing each far end
+	// once, instead of enumerating every chain.
+	RuleEndpointsBFS = "endpoints-bfs"
+	// RuleInSetLookup evaluates IN against a constant or parameter list
+	// of integers or strings as a hash-set lookup per row.
+	RuleInSetLookup = "in-set-lookup"
+)
+
+// RuleNames lists every optimizer rule, sorted.
+func RuleNames() []string {
+	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
+		RuleInSetLookup}
+	sort.Strings(names)
+	return names
+}
+
+// IsRule reports whether name is an optimizer rule.
+func IsRule(name string) bool { return slices.Contains(RuleNames(), name) }
+
+// Options are the choices a statement is bound and executed with. The zero
+// value enables every rule.
+type Options struct {
+	// Disabled holds the names of the rules switched off.
+	Disabled map[string]bool
+}
+
+// On reports whether rule is enabled.
+func (o Options) On(rule string) bool { return !o.Disabled[rule] }

@@ -1,0 +1,62 @@
+package plan_test
+
+import (
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+)
+
+func formatWith(t *testing.T, query string, off ...string) string {
+	t.Helper()
+	stmt, err := gql.Parse(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := plan.Options{Disabled: map[string]bool{}}
+	for _, r := range off {
+		opts.Disabled[r] = true
+	}
+	p, err := plan.BindWith(stmt, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan.Format(p.Root)
+}
+
+// TestRulesSwitchOff checks that each binder rule, switched off, plans the
+// query the plain way.
+func TestRulesSwitchOff(t *testing.T) {
+	for _, tc := range []struct {
+		rule, query string
+	}{
+		{plan.RuleSelectiveStart, "MATCH (a)-[:R]->(b:L {x: 1}) RETURN a"},
+		{plan.RuleExpandLabels, "MATCH (a:K)-[:R]->(b:L) RETURN a"},
+	} {
+		on, off := formatWith(t, tc.query), formatWith(t, tc.query, tc.rule)
+		if on == off {
+			t.Errorf("%s off changes nothing in %s:\n%s", tc.rule, tc.query, on)
+		}
+		t.Logf("%s\non:\n%s\noff:\n%s", tc.query, on, off)
+	}
+	// Constant folding shows in the expression kinds, not in their text.
+	for _, off := range []bool{false, true} {
+		stmt, _ := gql.Parse("RETURN [1, 2] AS l, {k: 'v'} AS m")
+		opts := plan.Options{Disabled: map[string]bool{plan.RuleConstantFold: off}}
+		p, err := plan.BindWith(stmt, nil, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := p.Root.(*plan.Project)
+		_, lc := pr.Exprs[0].(*plan.Const)
+		_, mc := pr.Exprs[1].(*plan.Const)
+		if lc == off || mc == off {
+			t.Errorf("constant-fold off=%v: list folded %v, map folded %v", off, lc, mc)
+		}
+	}
+	for _, r := range plan.RuleNames() {
+		if !plan.IsRule(r) || plan.IsRule("no-"+r) {
+			t.Errorf("IsRule is wrong about %s", r)
+		}
+	}
+}
