@@ -10,7 +10,12 @@ import (
 
 // create plans a CREATE clause: every node pattern that is not an already
 // bound variable makes a node, every relationship pattern makes a
-// relationship; all of them once per input row.
+// relationship; all of them once per input row. A property of an element
+// may read an element the clause made before it (CREATE (a {id: 0}),
+// ({num: a.id})): the clause is then planned as a chain of Create
+// operators, the element that reads starting a new one whose input holds
+// what was made so far, since a Create evaluates its property
+// expressions over its input.
 func (b *binder) create(c *gql.Create) error {
 	b.writes = true
 	in := b.input()
@@ -28,6 +33,27 @@ func (b *binder) create(c *gql.Create) error {
 			return i, true
 		}
 		return b.sc.lookup(name)
+	}
+	// split ends the Create built so far when props reads one of its
+	// elements, so they become visible to props.
+	split := func(props gql.Expr) {
+		if len(local) == 0 || props == nil {
+			return
+		}
+		reads := false
+		walkNames(props, false, func(name string) bool {
+			_, mine := local[name]
+			reads = mine || name == "" // an EXISTS subquery may read any
+			return !reads
+		})
+		if !reads {
+			return
+		}
+		op.Cols = cols
+		b.set(op)
+		op = &Create{Input: op}
+		cols = appendCols(b.sc.cols)
+		local = map[string]int{}
 	}
 	for _, part := range c.Pattern.Parts {
 		if part.Var != "" {
@@ -51,6 +77,7 @@ func (b *binder) create(c *gql.Create) error {
 				nodeCols[i] = col
 				continue
 			}
+			split(n.Props)
 			keys, vals, err := b.createProps(n.Props)
 			if err != nil {
 				return err
@@ -82,6 +109,7 @@ func (b *binder) create(c *gql.Create) error {
 			case gql.DirBoth:
 				return syntaxAt(r.Pos, "a relationship to create needs a direction")
 			}
+			split(r.Props)
 			keys, vals, err := b.createProps(r.Props)
 			if err != nil {
 				return err

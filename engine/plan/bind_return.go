@@ -182,7 +182,10 @@ func (b *binder) projectionItems(p *gql.Projection, isWith bool) ([]gql.Expr, []
 		for _, n := range names {
 			items = append(items, &gql.Variable{Name: n})
 		}
-		if len(items) == 0 && len(p.Items) == 0 {
+		// WITH * over no variables passes the rows on with no columns
+		// (MATCH () CREATE () WITH * CREATE () keeps its row count);
+		// RETURN * would return nothing to show.
+		if len(items) == 0 && len(p.Items) == 0 && !isWith {
 			return nil, nil, syntaxAt(p.Pos, "RETURN * has no variables to return")
 		}
 	}
