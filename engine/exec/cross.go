@@ -45,6 +45,19 @@ func (x *crossOp) load() error {
 }
 
 func (x *crossOp) Next() (*vector.Batch, error) {
+	if err := x.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	// The left side is pulled before the right is read: the right side
+	// is a later clause, which must see what the left side's clauses
+	// wrote (an Eager on the left runs them all on this first pull).
+	for x.lb == nil || x.lpos >= x.lb.Rows() {
+		b, err := x.left.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		x.lb, x.lpos, x.rpos = b, 0, 0
+	}
 	if !x.loaded {
 		if err := x.load(); err != nil {
 			return nil, err
@@ -52,16 +65,6 @@ func (x *crossOp) Next() (*vector.Batch, error) {
 	}
 	if x.nright == 0 {
 		return nil, nil
-	}
-	if err := x.c.checkCancel(); err != nil {
-		return nil, err
-	}
-	for x.lb == nil || x.lpos >= x.lb.Rows() {
-		b, err := x.left.Next()
-		if err != nil || b == nil {
-			return nil, err
-		}
-		x.lb, x.lpos, x.rpos = b, 0, 0
 	}
 	// One output batch pairs the current left row with a run of right rows.
 	n := min(x.nright-x.rpos, vector.Capacity)

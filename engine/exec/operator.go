@@ -135,6 +135,12 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return newCreate(c, p, in)
+	case *plan.Eager:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newEager(c, in, len(p.Columns())), nil
 	case *plan.ProcedureCall:
 		in, err := Build(c, p.Input)
 		if err != nil {

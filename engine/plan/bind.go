@@ -171,6 +171,7 @@ func (b *binder) set(op Operator) {
 func (b *binder) clauses(cs []gql.Clause) error {
 	for i, c := range cs {
 		last := i == len(cs)-1
+		b.readAfterWrite(c)
 		var err error
 		switch c := c.(type) {
 		case *gql.Match:
