@@ -256,8 +256,11 @@ func notBoolean(e Expr) (string, bool) {
 // is compiled and has no properties to read (openCypher's
 // InvalidArgumentType): a number, string, boolean, list or path. Nodes,
 // relationships, maps and temporal values have properties; anything of
-// unknown type is checked when the query runs.
+// unknown type, and a parameter, is checked when the query runs.
 func noProperties(e Expr) (string, bool) {
+	if _, ok := e.(*Param); ok {
+		return "", false // a parameter's value is checked when the query runs
+	}
 	switch e.Type() {
 	case vector.Bool, vector.Int64, vector.Float64, vector.String:
 		return e.Type().String(), true
