@@ -186,14 +186,16 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 type aggState struct {
 	call  plan.AggCall
 	arg   evaluator
-	p     evaluator        // the percentile argument
-	count []int64          // count, and the number of values for sum/avg
-	isum  []int64          // integer sums
-	fsum  []float64        // float sums
-	float []bool           // group's sum has met a FLOAT
-	best  []vector.Value   // min, max
-	lists [][]vector.Value // collect, and the values of percentiles
-	mean  []float64        // stDev: running mean and sum of squared deviations
+	p     evaluator         // the percentile argument
+	count []int64           // count, and the number of values for sum/avg
+	isum  []int64           // integer sums
+	fsum  []float64         // float sums
+	float []bool            // group's sum has met a FLOAT
+	dsum  []vector.Duration // duration sums
+	dur   []bool            // group sums durations (its first value was one)
+	best  []vector.Value    // min, max
+	lists [][]vector.Value  // collect, and the values of percentiles
+	mean  []float64         // stDev: running mean and sum of squared deviations
 	m2    []float64
 	pct   []float64           // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
@@ -214,6 +216,8 @@ func (a *aggState) grow(n int) {
 			a.isum = append(a.isum, 0)
 			a.fsum = append(a.fsum, 0)
 			a.float = append(a.float, false)
+			a.dsum = append(a.dsum, vector.Duration{})
+			a.dur = append(a.dur, false)
 		case plan.AggMin, plan.AggMax:
 			a.best = append(a.best, nil)
 		case plan.AggCollect:
@@ -297,24 +301,38 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 	a.count[g]++
 	switch a.call.Func {
 	case plan.AggSum, plan.AggAvg:
-		switch v.Type {
-		case vector.Int64:
-			return a.addInt(g, v.I64[r])
-		case vector.Float64:
-			a.float[g] = true
-			a.fsum[g] += v.F64[r]
-			return nil
+		// A group sums numbers or durations, whichever its first value
+		// is; the other kind after it is an error.
+		if !a.dur[g] {
+			switch v.Type {
+			case vector.Int64:
+				return a.addInt(g, v.I64[r])
+			case vector.Float64:
+				a.float[g] = true
+				a.fsum[g] += v.F64[r]
+				return nil
+			}
 		}
 		switch x := v.Get(r).(type) {
 		case int64:
-			return a.addInt(g, x)
+			if !a.dur[g] {
+				return a.addInt(g, x)
+			}
 		case float64:
-			a.float[g] = true
-			a.fsum[g] += x
-			return nil
+			if !a.dur[g] {
+				a.float[g] = true
+				a.fsum[g] += x
+				return nil
+			}
+		case vector.Duration:
+			if a.dur[g] || a.count[g] == 1 {
+				a.dur[g] = true
+				return a.addDuration(g, x)
+			}
 		default:
-			return errs.Data("%s() expects numbers, got %s", a.call.Func, typeName(x))
+			return errs.Data("%s() expects numbers or durations, got %s", a.call.Func, typeName(x))
 		}
+		return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
 	case plan.AggMin, plan.AggMax:
 		// Values of different types compare by Cypher's global order, as
 		// ORDER BY sorts them. A typed row against a best of its own type
@@ -438,6 +456,26 @@ func (a *aggState) addInt(g int32, x int64) error {
 	return nil
 }
 
+// addDuration adds a duration to group g's sum, component by component,
+// refusing a component that leaves the int64 range.
+func (a *aggState) addDuration(g int32, x vector.Duration) error {
+	var b vector.DurationBuilder
+	s := a.dsum[g]
+	b.AddIntMonths(s.Months)
+	b.AddIntMonths(x.Months)
+	b.AddIntDays(s.Days)
+	b.AddIntDays(x.Days)
+	b.AddInt(s.Seconds, vector.NanosPerSecond)
+	b.AddInt(x.Seconds, vector.NanosPerSecond)
+	b.AddInt(int64(s.Nanos)+int64(x.Nanos), 1)
+	d, err := b.Duration()
+	if err != nil {
+		return temporalErr(err)
+	}
+	a.dsum[g] = d
+	return nil
+}
+
 // results appends the aggregate's value for every group to col.
 func (a *aggState) results(col *column, ngroups int) error {
 	if a.call.Func == plan.AggCount {
@@ -448,15 +486,24 @@ func (a *aggState) results(col *column, ngroups int) error {
 	for g := 0; g < ngroups; g++ {
 		switch a.call.Func {
 		case plan.AggSum:
-			if a.float[g] {
+			if a.dur[g] {
+				col.pushValue(a.dsum[g])
+			} else if a.float[g] {
 				col.pushValue(a.fsum[g] + float64(a.isum[g]))
 			} else {
 				col.pushValue(a.isum[g])
 			}
 		case plan.AggAvg:
-			if a.count[g] == 0 {
+			switch {
+			case a.count[g] == 0:
 				col.pushValue(nil)
-			} else {
+			case a.dur[g]:
+				avg, err := scaleDuration('/', a.dsum[g], a.count[g])
+				if err != nil {
+					return err
+				}
+				col.pushValue(avg)
+			default:
 				col.pushValue((a.fsum[g] + float64(a.isum[g])) / float64(a.count[g]))
 			}
 		case plan.AggMin, plan.AggMax:

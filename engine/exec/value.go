@@ -158,8 +158,26 @@ func orderValues(a, b vector.Value) (cmp int, ok bool) {
 		if y, isBool := b.(bool); isBool {
 			return cmpBool(x, y), true
 		}
+	case []vector.Value:
+		if y, isList := b.([]vector.Value); isList {
+			return orderLists(x, y)
+		}
 	}
 	return temporalOrder(a, b)
+}
+
+// orderLists compares lists lexicographically: the first pair of elements
+// that differs decides, and a list that is a prefix of the other is the
+// smaller. A pair that cannot be ordered (a null, different types) before
+// the decision makes the comparison null, as it does between elements.
+func orderLists(x, y []vector.Value) (int, bool) {
+	for i := 0; i < len(x) && i < len(y); i++ {
+		c, ok := orderValues(x[i], y[i])
+		if !ok || c != 0 {
+			return c, ok
+		}
+	}
+	return cmpOrdered(int64(len(x)), int64(len(y))), true
 }
 
 func cmpOrdered[T int64 | string](a, b T) int {

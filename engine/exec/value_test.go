@@ -45,6 +45,17 @@ func TestOrderValues(t *testing.T) {
 		{int64(1), "a", 0, false},
 		{math.NaN(), 1.0, 0, false},
 		{nil, nil, 0, false},
+		// Lists: lexicographic, a prefix first; an unorderable pair
+		// before the first difference makes the result null.
+		{[]vector.Value{int64(1), int64(2)}, []vector.Value{int64(3), int64(4)}, -1, true},
+		{[]vector.Value{int64(2), int64(-2)}, []vector.Value{int64(2), int64(-2), int64(100)}, -1, true},
+		{[]vector.Value{}, []vector.Value{int64(1)}, -1, true},
+		{[]vector.Value{int64(300), int64(0)}, []vector.Value{int64(2), int64(2)}, 1, true},
+		{[]vector.Value{int64(1), 2.0}, []vector.Value{1.0, int64(2)}, 0, true},
+		{[]vector.Value{int64(1), nil}, []vector.Value{int64(1), int64(2)}, 0, false},
+		{[]vector.Value{int64(1), nil}, []vector.Value{int64(2), int64(2)}, -1, true},
+		{[]vector.Value{"a"}, []vector.Value{int64(1)}, 0, false},
+		{[]vector.Value{int64(1)}, int64(1), 0, false},
 	}
 	for _, c := range cases {
 		cmp, ok := orderValues(c.a, c.b)

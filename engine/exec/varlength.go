@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -230,7 +232,11 @@ func (e *varLength) emit(end uint64) {
 	if e.p.OmitRels {
 		e.out.Cols[nin].SetNull(k)
 	} else {
-		e.out.Cols[nin].Set(k, relsValue(e.rels))
+		l := relsValue(e.rels)
+		if e.p.Reversed {
+			slices.Reverse(l)
+		}
+		e.out.Cols[nin].Set(k, l)
 	}
 	if e.p.Into < 0 {
 		e.out.Cols[nin+1].IDs[k] = end

@@ -155,13 +155,11 @@ func (p *parser) unary() Expr {
 	if p.isPunct("-") || p.isPunct("+") {
 		pos, neg := p.tok.pos, p.tok.text == "-"
 		p.advance()
-		if neg && p.tok.kind == tInt && isDecimal(p.tok.text) {
+		if neg && p.tok.kind == tInt {
 			// Fold the sign into the literal so that the most negative
-			// integer, whose magnitude does not fit, can be written.
-			v, err := strconv.ParseInt("-"+p.tok.text, 10, 64)
-			if err != nil {
-				p.fail("integer literal -%s is out of range", p.tok.text)
-			}
+			// integer, whose magnitude does not fit, can be written
+			// (-9223372036854775808, -0x8000000000000000, -0o1000000000000000000000).
+			v := p.signedInt(p.tok, true)
 			p.advance()
 			return p.postfix(&Literal{Pos: pos, Value: v})
 		}
@@ -292,8 +290,14 @@ var clauseKeywords = map[string]bool{"MATCH": true, "OPTIONAL": true, "WHERE": t
 	"CREATE": true, "MERGE": true, "DELETE": true, "DETACH": true, "SET": true, "REMOVE": true, "UNWIND": true,
 	"ORDER": true, "SKIP": true, "LIMIT": true, "UNION": true, "CALL": true, "YIELD": true}
 
-func (p *parser) intLiteral(t token) int64 {
-	text, base := t.text, 10
+func (p *parser) intLiteral(t token) int64 { return p.signedInt(t, false) }
+
+// signedInt reads an integer literal token in any base, negated when neg.
+func (p *parser) signedInt(t token, neg bool) int64 {
+	text, base, sign := t.text, 10, ""
+	if neg {
+		sign = "-"
+	}
 	if !isDecimal(text) {
 		base = 16
 		if text[1] == 'o' || text[1] == 'O' {
@@ -301,9 +305,9 @@ func (p *parser) intLiteral(t token) int64 {
 		}
 		text = text[2:]
 	}
-	v, err := strconv.ParseInt(text, base, 64)
+	v, err := strconv.ParseInt(sign+text, base, 64)
 	if err != nil {
-		panic(errAt(t.pos, "integer literal %s is out of range", t.text))
+		panic(errAt(t.pos, "integer literal %s%s is out of range", sign, t.text))
 	}
 	return v
 }

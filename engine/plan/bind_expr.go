@@ -76,6 +76,9 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if err != nil {
 			return nil, err
 		}
+		if t, bad := noProperties(x); bad {
+			return nil, syntaxAt(e.Pos, "cannot read property %s of a %s", e.Key, t)
+		}
 		return &Property{Of: x, Key: e.Key}, nil
 	case *gql.LabelTest:
 		x, err := b.exprWith(e.X, mode, aggs)
@@ -245,6 +248,26 @@ func notBoolean(e Expr) (string, bool) {
 		if k := KindOf(e); k != "" {
 			return k, true
 		}
+	}
+	return "", false
+}
+
+// noProperties reports an expression whose type is known when the query
+// is compiled and has no properties to read (openCypher's
+// InvalidArgumentType): a number, string, boolean, list or path. Nodes,
+// relationships, maps and temporal values have properties; anything of
+// unknown type, and a parameter, is checked when the query runs.
+func noProperties(e Expr) (string, bool) {
+	if _, ok := e.(*Param); ok {
+		return "", false // a parameter's value is checked when the query runs
+	}
+	switch e.Type() {
+	case vector.Bool, vector.Int64, vector.Float64, vector.String:
+		return e.Type().String(), true
+	}
+	switch k := KindOf(e); k {
+	case "LIST", KindPath:
+		return k, true
 	}
 	return "", false
 }

@@ -111,7 +111,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 		in := b.root
 		relIdx := len(in.Columns())
 		if rp.VarLength != nil {
-			if err := b.varLengthHop(from, into, rp, to, rels, part.Var != ""); err != nil {
+			if err := b.varLengthHop(from, into, rp, to, rels, part.Var != "", pc.reversed); err != nil {
 				return nil, nil, err
 			}
 		} else {

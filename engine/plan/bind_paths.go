@@ -11,8 +11,9 @@ import (
 // varLengthHop plans -[r:T*min..max {props}]- from the node in column from
 // to the node pattern to (already bound in column into when into >= 0).
 // rels are the relationship columns of the same MATCH the chain must not
-// reuse; withPath asks for a path segment column for a named path.
-func (b *binder) varLengthHop(from, into int, rp *gql.RelPattern, to *gql.NodePattern, rels []int, withPath bool) error {
+// reuse; withPath asks for a path segment column for a named path;
+// reversed says the pattern part is planned from its last node.
+func (b *binder) varLengthHop(from, into int, rp *gql.RelPattern, to *gql.NodePattern, rels []int, withPath, reversed bool) error {
 	lo, hi := rangeBounds(rp.VarLength)
 	keys, vals, err := b.relProps(rp.Props)
 	if err != nil {
@@ -34,7 +35,7 @@ func (b *binder) varLengthHop(from, into int, rp *gql.RelPattern, to *gql.NodePa
 	}
 	vl := &VarLengthExpand{Input: in, From: from, RelVar: rp.Var, ToVar: to.Var, Types: rp.Types,
 		Dir: direction(rp.Dir), Min: lo, Max: hi, Into: into, RelKeys: keys, RelVals: vals,
-		Distinct: append([]int(nil), rels...), PathCol: withPath, Cols: cols}
+		Distinct: append([]int(nil), rels...), PathCol: withPath, Reversed: reversed, Cols: cols}
 	if into < 0 {
 		vl.ToLabels = to.Labels
 	}

@@ -421,8 +421,14 @@ func aggType(c AggCall) vector.Type {
 	switch c.Func {
 	case AggCount:
 		return vector.Int64
-	case AggAvg, AggStDev, AggStDevP, AggPercentileCont:
+	case AggStDev, AggStDevP, AggPercentileCont:
 		return vector.Float64
+	case AggAvg:
+		// The average of durations is a duration: FLOAT only when the
+		// argument is known to be numeric.
+		if t := c.Arg.Type(); t == vector.Int64 || t == vector.Float64 {
+			return vector.Float64
+		}
 	}
 	return vector.Any
 }

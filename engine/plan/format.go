@@ -100,6 +100,8 @@ func describe(op Operator) string {
 		return "Argument"
 	case *Optional:
 		return "Optional"
+	case *Eager:
+		return "Eager"
 	case *Create:
 		var made []string
 		for _, m := range o.Made {

@@ -45,6 +45,10 @@ type VarLengthExpand struct {
 	// anonymous and no later pattern compares against it), so the
 	// executor leaves the column null instead of building a list per row.
 	OmitRels bool
+	// Reversed: the hop is planned from the end written last, so the
+	// executor lists its relationships back to front, which is the
+	// written order Cypher gives the list in.
+	Reversed bool
 	Pattern  string // the pattern as written, for EXPLAIN
 	Cols     []Column
 }
