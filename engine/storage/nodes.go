@@ -85,6 +85,7 @@ func (w *work) createNodeLocked(op *Op) {
 		w.ownLabelLocked(l).Add(uint32(id))
 	}
 	setProps(&v.nodeCols, id, op.Keys, op.Vals, w.epoch)
+	w.indexNodeLocked(id, nil, &nodeState{labels: op.Labels, keys: op.Keys, vals: op.Vals})
 }
 
 // setProps stores validated properties of entity id in cols.

@@ -1,0 +1,111 @@
+package storage
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// nodeState is a node's labels and properties at one moment: what index
+// maintenance and constraint checks compare before and after a write.
+type nodeState struct {
+	labels []catalog.LabelID
+	keys   []catalog.KeyID
+	vals   []vector.Value
+}
+
+func (s *nodeState) hasLabel(l catalog.LabelID) bool {
+	for _, x := range s.labels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *nodeState) prop(k catalog.KeyID) vector.Value {
+	for i, x := range s.keys {
+		if x == k {
+			return s.vals[i]
+		}
+	}
+	return nil
+}
+
+// nodeStateLocked reads node id's labels and properties from the working
+// version; nil when the node does not exist there.
+func (w *work) nodeStateLocked(id uint64) *nodeState {
+	if !w.v.nodeLive(id) {
+		return nil
+	}
+	st := &nodeState{labels: w.v.AppendNodeLabels(nil, id)}
+	w.v.NodeProps(id, func(k catalog.KeyID, v vector.Value) {
+		st.keys = append(st.keys, k)
+		st.vals = append(st.vals, v)
+	})
+	return st
+}
+
+// indexKey is the key of a node in state s for index x; ok is false when
+// the node has no entry (it lacks the label or one of the properties).
+func (x *nodeIndex) indexKey(s *nodeState) (string, bool) {
+	if s == nil || !s.hasLabel(x.label) {
+		return "", false
+	}
+	var b []byte
+	for _, k := range x.keys {
+		var ok bool
+		if b, ok = AppendIndexKey(b, s.prop(k)); !ok {
+			return "", false
+		}
+	}
+	return string(b), true
+}
+
+// indexNodeLocked is the one index-maintenance hook of the write path:
+// every op that changes a node's labels or properties, or creates or
+// deletes a node, calls it from its apply function with the node's state
+// before the op (nil: the node did not exist) and after it (nil: the node
+// was deleted), both read from the working version w.v:
+//
+//	before := w.nodeStateLocked(id)   // before applying the op
+//	… apply the op to w.v …
+//	w.indexNodeLocked(id, before, w.nodeStateLocked(id))
+//
+// It moves the node's entry in every index whose key changed and records
+// the node for the constraint checks at commit.
+func (w *work) indexNodeLocked(id uint64, before, after *nodeState) {
+	if w.v.schema == nil {
+		return
+	}
+	if len(w.v.schema.Constraints) > 0 {
+		w.touched = append(w.touched, id)
+	}
+	for slot, x := range w.v.indexes {
+		if x == nil {
+			continue
+		}
+		old, hadOld := x.indexKey(before)
+		cur, hasCur := x.indexKey(after)
+		if hadOld == hasCur && old == cur {
+			continue
+		}
+		x = x.owned(w.epoch)
+		w.v.indexes[slot] = x
+		if hadOld {
+			x.set(old, id, false)
+		}
+		if hasCur {
+			x.set(cur, id, true)
+		}
+	}
+}
+
+// foldIndexesLocked folds grown deltas of the indexes the transaction
+// touched into new bases (at commit).
+func (w *work) foldIndexesLocked() {
+	for _, x := range w.v.indexes {
+		if x != nil && x.epoch == w.epoch {
+			x.fold()
+		}
+	}
+}
