@@ -42,8 +42,8 @@ type work struct {
 	epoch uint64
 	base  *Snapshot // the committed version the writes apply to
 	cat   *catalog.Catalog
-	v     Snapshot  // private working version; v.ts is the commit ts to be
-	ops   []Op      // the logical WAL record of the transaction
+	v     Snapshot // private working version; v.ts is the commit ts to be
+	ops   []Op     // the logical WAL record of the transaction
 	// schemaChanged: the transaction created or dropped an index or a
 	// constraint, so it commits even without ops.
 	schemaChanged bool
