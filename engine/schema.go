@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// schema runs an index or constraint statement. CREATE and DROP commit
+// one schema transaction and return no rows; SHOW answers the catalog
+// rows of the latest snapshot (columns in showColumns).
+func (db *DB) schema(s *gql.Schema, start time.Time) (*Result, error) {
+	switch s.Kind {
+	case gql.SchemaShowIndexes:
+		return db.schemaRows(indexColumns, indexRows(db.store.Snapshot().Schema()), start), nil
+	case gql.SchemaShowConstraints:
+		return db.schemaRows(constraintColumns, constraintRows(db.store.Snapshot().Schema()), start), nil
+	}
+	tx := db.store.Begin()
+	var err error
+	switch s.Kind {
+	case gql.SchemaCreateIndex:
+		typ := catalog.BTree
+		if s.IndexType == "HASH" {
+			typ = catalog.Hash
+		}
+		name := s.Name
+		if name == "" {
+			name = catalog.IndexName(s.Label, s.Props)
+		}
+		err = tx.CreateIndex(catalog.Index{Name: name, Type: typ, Label: s.Label, Keys: s.Props})
+	case gql.SchemaDropIndex:
+		err = tx.DropIndex(s.Name)
+	case gql.SchemaCreateConstraint:
+		kind := catalog.Exists
+		if s.Unique {
+			kind = catalog.Unique
+		}
+		name := s.Name
+		if name == "" {
+			name = catalog.ConstraintName(kind, s.Label, s.Props[0])
+		}
+		err = tx.CreateConstraint(catalog.Constraint{Name: name, Kind: kind, Label: s.Label, Key: s.Props[0]})
+	case gql.SchemaDropConstraint:
+		err = tx.DropConstraint(s.Name)
+	default:
+		err = errs.NotSupported("this schema statement is not supported")
+	}
+	if err == nil {
+		_, err = tx.Commit()
+	}
+	if err != nil {
+		tx.Rollback()
+		if e, ok := errs.As(err); ok && e.Position == nil {
+			p := s.Pos
+			if s.Name != "" && (s.Kind == gql.SchemaDropIndex || s.Kind == gql.SchemaDropConstraint) {
+				p = s.NamePos
+			}
+			e.At(p.Line, p.Column)
+		}
+		return nil, err
+	}
+	r := db.schemaRows(nil, nil, start)
+	r.summary.Write = true
+	return r, nil
+}
+
+var (
+	indexColumns = []plan.Column{{Name: "name", Type: vector.String}, {Name: "type", Type: vector.String},
+		{Name: "label", Type: vector.String}, {Name: "properties", Type: vector.String}}
+	constraintColumns = []plan.Column{{Name: "name", Type: vector.String}, {Name: "type", Type: vector.String},
+		{Name: "label", Type: vector.String}, {Name: "properties", Type: vector.String},
+		{Name: "enforced", Type: vector.Bool}}
+)
+
+func indexRows(sc *catalog.Schema) [][]vector.Value {
+	var rows [][]vector.Value
+	for _, ix := range sc.Indexes {
+		rows = append(rows, []vector.Value{ix.Name, ix.Type.String(), ix.Label, ix.Properties()})
+	}
+	return rows
+}
+
+func constraintRows(sc *catalog.Schema) [][]vector.Value {
+	var rows [][]vector.Value
+	for _, c := range sc.Constraints {
+		rows = append(rows, []vector.Value{c.Name, c.Kind.String(), c.Label, c.Key, true})
+	}
+	return rows
+}
+
+// schemaCall answers CALL db.indexes() and CALL db.constraints() written
+// as a whole statement (optionally with YIELD of some columns); ok is
+// false for any other statement.
+func (db *DB) schemaCall(q *gql.Query, start time.Time) (*Result, bool, error) {
+	if q == nil || len(q.Parts) != 1 || len(q.Parts[0].Clauses) != 1 {
+		return nil, false, nil
+	}
+	c, isCall := q.Parts[0].Clauses[0].(*gql.Call)
+	if !isCall || len(c.Namespace) != 1 || c.Namespace[0] != "db" || c.Where != nil || len(c.Args) > 0 {
+		return nil, false, nil
+	}
+	var cols []plan.Column
+	var rows [][]vector.Value
+	sc := db.store.Snapshot().Schema()
+	switch c.Name {
+	case "indexes":
+		cols, rows = indexColumns, indexRows(sc)
+	case "constraints":
+		cols, rows = constraintColumns, constraintRows(sc)
+	default:
+		return nil, false, nil
+	}
+	if len(c.Yield) > 0 {
+		var pick []int
+		var ycols []plan.Column
+		for _, y := range c.Yield {
+			i := -1
+			for j, col := range cols {
+				if col.Name == y.Name {
+					i = j
+				}
+			}
+			if i < 0 {
+				return nil, true, errs.Semantic("db.%s() yields no column %s", c.Name, y.Name).At(c.Pos.Line, c.Pos.Column)
+			}
+			col := cols[i]
+			if y.Alias != "" {
+				col.Name = y.Alias
+			}
+			pick, ycols = append(pick, i), append(ycols, col)
+		}
+		for r, row := range rows {
+			out := make([]vector.Value, len(pick))
+			for j, i := range pick {
+				out[j] = row[i]
+			}
+			rows[r] = out
+		}
+		cols = ycols
+	}
+	return db.schemaRows(cols, rows, start), true, nil
+}
+
+func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.Time) *Result {
+	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
+		entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
+	if cols == nil {
+		cols = []plan.Column{}
+	}
+	r.root = &valueRows{rows: rows, cols: cols}
+	r.columns = resultColumns(cols, nil)
+	return r
+}
+
+// valueRows yields fixed rows of scalar values a batch at a time.
+type valueRows struct {
+	rows [][]vector.Value
+	cols []plan.Column
+	pos  int
+	out  *vector.Batch
+}
+
+func (s *valueRows) Next() (*vector.Batch, error) {
+	n := min(len(s.rows)-s.pos, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	if s.out == nil {
+		s.out = &vector.Batch{Cols: make([]*vector.Vector, len(s.cols))}
+		for i, c := range s.cols {
+			s.out.Cols[i] = vector.New(c.Type, vector.Capacity)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for c, v := range s.rows[s.pos+i] {
+			switch x := v.(type) {
+			case string:
+				s.out.Cols[c].Str[i] = x
+			case bool:
+				s.out.Cols[c].Bools[i] = x
+			}
+		}
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.pos += n
+	return s.out, nil
+}
