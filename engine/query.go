@@ -205,6 +205,9 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	if err != nil {
 		return nil, err
 	}
+	if err := plan.SelectIndexes(p, stmt, indexInfos(db.store.Snapshot())); err != nil {
+		return nil, err
+	}
 	if m == modeExplain {
 		// Described from the plan alone: no transaction, nothing runs.
 		r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
@@ -307,6 +310,10 @@ func (db *DB) planStats() plan.Stats {
 		if a := snap.Adjacency(t, storage.Outgoing); a != nil {
 			st.TypeRels[cat.TypeName(t)] = int64(a.NumEdges())
 		}
+	}
+	st.Indexes = map[string]plan.IndexInfo{}
+	for _, ix := range indexInfos(snap) {
+		st.Indexes[ix.Name] = ix
 	}
 	return st
 }

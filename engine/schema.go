@@ -8,6 +8,7 @@ import (
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -190,4 +191,16 @@ func (s *valueRows) Next() (*vector.Batch, error) {
 	s.out.Len, s.out.Sel = n, nil
 	s.pos += n
 	return s.out, nil
+}
+
+// indexInfos describes the indexes of snap, with their statistics, for
+// index selection and the cost model.
+func indexInfos(snap *storage.Snapshot) []plan.IndexInfo {
+	var out []plan.IndexInfo
+	for _, ix := range snap.Schema().Indexes {
+		entries, distinct := snap.IndexStats(ix)
+		out = append(out, plan.IndexInfo{Name: ix.Name, Type: ix.Type.String(), Label: ix.Label,
+			Props: ix.Keys, Entries: entries, Distinct: distinct})
+	}
+	return out
 }

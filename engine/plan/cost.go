@@ -15,6 +15,8 @@ type Stats struct {
 	LabelNodes map[string]int64
 	// TypeRels counts live relationships per type name.
 	TypeRels map[string]int64
+	// Indexes are the snapshot's indexes with their statistics, by name.
+	Indexes map[string]IndexInfo
 }
 
 // Selectivities the model assumes where it has no statistics. They are the
@@ -153,6 +155,20 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 	case *NodeScan:
 		r := k.labelRows(o.Labels)
 		return estimate{rows: r, cost: r}
+	case *IndexSeek:
+		ix, ok := k.st.Indexes[o.Index]
+		if !ok {
+			r := k.labelRows(o.Labels) * selEquality
+			return estimate{rows: r, cost: r}
+		}
+		// A seek costs a search (log2 of the entries) plus the rows.
+		r := SeekRows(o, &ix)
+		return estimate{rows: r, cost: r + math.Log2(math.Max(float64(ix.Entries), 2))}
+	case *HashJoin:
+		// Build the right side, probe with the left; the keys' equality
+		// keeps a tenth of the pairs unless statistics say otherwise.
+		r := kids[0].rows * kids[1].rows * selEquality
+		return estimate{rows: r, cost: kids[0].rows + kids[1].rows + r}
 	case *Expand:
 		deg := k.degree(o.Types, o.Dir)
 		r := in.rows * deg

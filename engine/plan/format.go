@@ -94,6 +94,10 @@ func describe(op Operator) string {
 		return "Limit " + o.Count.String()
 	case *CrossProduct:
 		return "CrossProduct"
+	case *IndexSeek:
+		return "IndexSeek " + o.Detail()
+	case *HashJoin:
+		return "HashJoin on " + o.LeftKey.String() + " = " + o.RightKey.String()
 	case *Unwind:
 		return fmt.Sprintf("Unwind %s AS %s", o.Expr, o.Cols[len(o.Cols)-1].Name)
 	case *Argument:

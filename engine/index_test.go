@@ -1,0 +1,222 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// indexUsed returns the index_used fields of an EXPLAIN plan, in pre-order.
+func indexUsed(t *testing.T, db *engine.DB, q string, params engine.Params) []string {
+	t.Helper()
+	res, err := db.Explain(context.Background(), q, params)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", q, err)
+	}
+	var out []string
+	var walk func(d *engine.PlanNode)
+	walk = func(d *engine.PlanNode) {
+		if d.IndexUsed != "" {
+			out = append(out, d.IndexUsed)
+		}
+		for _, c := range d.Children {
+			walk(c)
+		}
+	}
+	walk(res.Plan().Root)
+	return out
+}
+
+func sorted(rows []string) []string {
+	out := append([]string(nil), rows...)
+	sort.Strings(out)
+	return out
+}
+
+// withoutIndex adds WITHOUT INDEX after the first MATCH pattern, before
+// WHERE or RETURN.
+func withoutIndex(q string) string {
+	for _, kw := range []string{" WHERE ", " RETURN "} {
+		if i := strings.Index(q, kw); i >= 0 {
+			return q[:i] + " WITHOUT INDEX" + q[i:]
+		}
+	}
+	return q
+}
+
+// TestIndexSelection: over random data, the planner picks the expected
+// index (EXPLAIN index_used, PROFILE index) and every query answers the
+// same with and without it; the store (indexes included) checks out
+// after the writes. Runs with several commits so index deltas fold.
+func TestIndexSelection(t *testing.T) {
+	seed := rand.Int63()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewSource(seed))
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	exec := func(q string, params engine.Params) {
+		t.Helper()
+		res, err := db.Query(ctx, q, params)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if _, err := drain(res); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Indexes before and after data: both paths build the entries.
+	exec("CREATE INDEX by_age FOR (p:Person) ON (p.age)", nil)
+	cities := []string{"Oslo", "Olso", "Rome", "Riga", "Lima", ""}
+	mk := func(i int) string {
+		props := []string{fmt.Sprintf("id: %d", i)}
+		switch r.Intn(5) {
+		case 0: // no age
+		case 1:
+			props = append(props, fmt.Sprintf("age: %d.0", r.Intn(60)))
+		case 2:
+			props = append(props, fmt.Sprintf("age: '%d'", r.Intn(60)))
+		default:
+			props = append(props, fmt.Sprintf("age: %d", r.Intn(60)))
+		}
+		if r.Intn(4) > 0 {
+			props = append(props, fmt.Sprintf("city: '%s'", cities[r.Intn(len(cities))]))
+		}
+		label := ":Person"
+		if r.Intn(6) == 0 {
+			label = ":Robot"
+		}
+		return "(" + label + " {" + strings.Join(props, ", ") + "})"
+	}
+	id := 0
+	for batch := 0; batch < 40; batch++ {
+		var parts []string
+		for i := r.Intn(20); i >= 0; i-- {
+			parts = append(parts, mk(id))
+			id++
+		}
+		exec("CREATE "+strings.Join(parts, ", "), nil)
+	}
+	exec("CREATE HASH INDEX by_id FOR (p:Person) ON (p.id)", nil)
+	exec("CREATE INDEX by_city_age FOR (p:Person) ON (p.city, p.age)", nil)
+	for batch := 0; batch < 10; batch++ {
+		exec("CREATE "+mk(id)+", "+mk(id+1), nil)
+		id += 2
+	}
+	if err := db.Check(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		q      string
+		params engine.Params
+		index  string
+	}{
+		{"MATCH (p:Person) WHERE p.id = 7 RETURN p.id", nil, "by_id"},
+		{"MATCH (p:Person {id: 11}) RETURN p.id, p.age", nil, "by_id"},
+		{"MATCH (p:Person) WHERE p.id = $id RETURN p.id", engine.Params{"id": int64(5)}, "by_id"},
+		{"MATCH (p:Person) WHERE p.id IN [1, 2.0, 30, 'x', null] RETURN p.id", nil, "by_id"},
+		{"MATCH (p:Person) WHERE p.age = 30 RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age = 30.0 RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age > 50 RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age >= 10 AND p.age < 20 RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE 10 < p.age AND 20.5 >= p.age RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age < '3' RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age STARTS WITH '1' RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age IN [1, 2, 3, '4'] RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.city = 'Oslo' AND p.age = 5 RETURN p.id", nil, "by_city_age"},
+		{"MATCH (p:Person) WHERE p.city = 'Rome' AND p.age > 40 RETURN p.id", nil, "by_city_age"},
+		{"MATCH (p:Person) WHERE p.city STARTS WITH 'O' AND p.age > 40 RETURN p.id", nil, "by_city_age"},
+		{"MATCH (p:Person) WHERE p.city = '' AND p.age IS NOT NULL RETURN p.id", nil, ""},
+		{"MATCH (p:Person) WHERE p.age > 10 AND p.age < 5 RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age > 10 AND p.age < 'x' RETURN p.id", nil, "by_age"},
+		{"MATCH (p:Person) WHERE p.age = null RETURN p.id", nil, "by_age"},
+		{"MATCH (a:Person), (b:Person) WHERE a.id = 3 AND b.id = a.id + 1 RETURN a.id, b.id", nil, "by_id"},
+	}
+	nonEmpty := 0
+	for _, c := range cases {
+		used := indexUsed(t, db, c.q, c.params)
+		if c.index == "" {
+			if len(used) != 0 {
+				t.Errorf("%s: uses %v, want a label scan", c.q, used)
+			}
+		} else if len(used) == 0 || used[0] != c.index {
+			t.Errorf("%s: index_used %v, want %s", c.q, used, c.index)
+		}
+		with := sorted(mustQuery(t, db, c.q, c.params))
+		without := sorted(mustQuery(t, db, withoutIndex(c.q), c.params))
+		if strings.Join(with, "\n") != strings.Join(without, "\n") {
+			t.Errorf("%s: with index %v, without %v", c.q, with, without)
+		}
+		if len(with) > 0 {
+			nonEmpty++
+		}
+		if used := indexUsed(t, db, withoutIndex(c.q), c.params); len(used) != 0 {
+			t.Errorf("%s: WITHOUT INDEX still uses %v", c.q, used)
+		}
+	}
+	if nonEmpty < len(cases)/2 {
+		t.Errorf("only %d of %d queries found rows: the data does not exercise the indexes", nonEmpty, len(cases))
+	}
+	// PROFILE names the index on the seek.
+	res, err := db.Profile(ctx, "MATCH (p:Person) WHERE p.id = 3 RETURN p.id", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(res); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, op := range res.Profile().Operators {
+		if op.Name == "IndexSeek" && op.Index == "by_id" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("PROFILE operators %+v: no IndexSeek with index by_id", res.Profile().Operators)
+	}
+}
+
+// TestJoinHint: USING JOIN ON plans a HashJoin that answers as the
+// cartesian product filtered on the same keys.
+func TestJoinHint(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustQuery(t, db, "UNWIND range(1, 30) AS i CREATE (:A {x: i % 7}), (:B {y: toFloat(i % 5)})", nil)
+	mustQuery(t, db, "CREATE (:A), (:B {y: null})", nil)
+	hinted := "MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a.x, b.y"
+	plain := "MATCH (a:A), (b:B) WHERE a.x = b.y RETURN a.x, b.y"
+	got, want := sorted(mustQuery(t, db, hinted, nil)), sorted(mustQuery(t, db, plain, nil))
+	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("join hint: %d rows, want %d", len(got), len(want))
+	}
+	res, err := db.Explain(context.Background(), hinted, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	var walk func(d *engine.PlanNode)
+	walk = func(d *engine.PlanNode) {
+		ops = append(ops, d.Operator)
+		for _, c := range d.Children {
+			walk(c)
+		}
+	}
+	walk(res.Plan().Root)
+	if !strings.Contains(strings.Join(ops, " "), "HashJoin") {
+		t.Fatalf("plan %v has no HashJoin", ops)
+	}
+	if _, err := db.Query(context.Background(), "MATCH (a:A) USING JOIN ON a.x = b.y RETURN a", nil); err == nil {
+		t.Fatal("a join hint over one pattern part should fail")
+	}
+}
