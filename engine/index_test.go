@@ -220,3 +220,30 @@ func TestJoinHint(t *testing.T) {
 		t.Fatal("a join hint over one pattern part should fail")
 	}
 }
+
+// TestConstraintOnViolatingData: the error names the offending nodes'
+// value, and nothing is created.
+func TestConstraintOnViolatingData(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustQuery(t, db, "CREATE (:Tag {v: 'x'}), (:Tag {v: 'x'}), (:Tag)", nil)
+	for q, want := range map[string]string{
+		"CREATE CONSTRAINT ON (t:Tag) ASSERT t.v IS UNIQUE": "v = 'x'",
+		"CREATE CONSTRAINT ON (t:Tag) ASSERT EXISTS(t.v)":   "no property v",
+	} {
+		_, err := db.Query(context.Background(), q, nil)
+		e, ok := engine.AsError(err)
+		if !ok || e.Code != "23000" || !strings.Contains(e.Message, want) {
+			t.Errorf("%s: %v, want 23000 mentioning %q", q, err, want)
+		}
+	}
+	if rows := mustQuery(t, db, "SHOW CONSTRAINTS", nil); len(rows) != 0 {
+		t.Errorf("constraints after failures: %v", rows)
+	}
+	if rows := mustQuery(t, db, "SHOW INDEXES", nil); len(rows) != 0 {
+		t.Errorf("indexes after failures: %v", rows)
+	}
+}
