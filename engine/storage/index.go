@@ -32,8 +32,11 @@ type nodeIndex struct {
 	run   []indexEntry
 	hash  map[string][]uint64
 	nbase int
-	delta []deltaEntry
-	epoch uint64 // the write epoch that owns delta (may edit it in place)
+	// distinct counts the base's distinct keys (index statistics),
+	// computed when the base is built.
+	distinct int64
+	delta    []deltaEntry
+	epoch    uint64 // the write epoch that owns delta (may edit it in place)
 }
 
 type indexEntry struct {
@@ -69,8 +72,14 @@ func (x *nodeIndex) setBase(entries []indexEntry) {
 	sort.Slice(entries, func(i, j int) bool { return entryLess(entries[i], entries[j]) })
 	x.nbase = len(entries)
 	x.run, x.hash = nil, nil
+	x.distinct = 0
+	for i := range entries {
+		if i == 0 || entries[i].key != entries[i-1].key {
+			x.distinct++
+		}
+	}
 	if x.def.Type == catalog.Hash {
-		x.hash = make(map[string][]uint64, len(entries))
+		x.hash = make(map[string][]uint64, x.distinct)
 		for _, e := range entries {
 			x.hash[e.key] = append(x.hash[e.key], e.id)
 		}
@@ -198,21 +207,6 @@ func (x *nodeIndex) scan(lo, hi string) *roaring.Bitmap {
 		}
 	}
 	return bm
-}
-
-// distinctKeys counts the distinct keys of the base (index statistics for
-// the cost model; the delta is small by construction).
-func (x *nodeIndex) distinctKeys() int64 {
-	if x.hash != nil {
-		return int64(len(x.hash))
-	}
-	var n int64
-	for i := range x.run {
-		if i == 0 || x.run[i].key != x.run[i-1].key {
-			n++
-		}
-	}
-	return n
 }
 
 // applyDelta applies one delta entry of a single key: the delta has one

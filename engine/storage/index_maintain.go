@@ -100,6 +100,25 @@ func (w *work) indexNodeLocked(id uint64, before, after *nodeState) {
 	}
 }
 
+// maintainNodeLocked runs apply, an op's change to node id in w.v, and
+// keeps the indexes and the constraint bookkeeping current. It is how the
+// apply path of an op that sets or removes node properties, adds or
+// removes labels or deletes a node calls indexNodeLocked:
+//
+//	case OpSetNodeProps:
+//		w.maintainNodeLocked(op.ID, func() { w.applySetNodeProps(op) })
+//
+// Without indexes or constraints it costs one nil check.
+func (w *work) maintainNodeLocked(id uint64, apply func()) {
+	if sc := w.v.schema; sc == nil || (len(sc.Indexes) == 0 && len(sc.Constraints) == 0) {
+		apply()
+		return
+	}
+	before := w.nodeStateLocked(id)
+	apply()
+	w.indexNodeLocked(id, before, w.nodeStateLocked(id))
+}
+
 // foldIndexesLocked folds grown deltas of the indexes the transaction
 // touched into new bases (at commit).
 func (w *work) foldIndexesLocked() {

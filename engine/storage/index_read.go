@@ -33,7 +33,7 @@ func (s *Snapshot) IndexStats(ix *catalog.Index) (entries, distinct int64) {
 	if x == nil {
 		return 0, 0
 	}
-	return int64(x.nbase + len(x.delta)), x.distinctKeys()
+	return int64(x.nbase + len(x.delta)), x.distinct
 }
 
 func (s *Snapshot) index(ix *catalog.Index) *nodeIndex {
