@@ -44,7 +44,9 @@ func (s *indexSeek) open() error {
 		if bm, err = s.seek(tx, ix); err != nil {
 			return err
 		}
-		s.c.Stats.DBHits += int64(bm.GetCardinality())
+		if bm != nil {
+			s.c.Stats.DBHits += int64(bm.GetCardinality())
+		}
 		bm = s.labelNodes(bm)
 	}
 	s.it = bm.ManyIterator()
@@ -66,9 +68,41 @@ func (s *indexSeek) labelNodes(bm *roaring.Bitmap) *roaring.Bitmap {
 	return bm
 }
 
-// seek reads the index for the plan's key values.
+// seekable reports whether the index answers predicates on v exactly as
+// Cypher compares: null, booleans, numbers, strings and lists of them.
+// Other values (temporal ones, whose equality is not their text's) make
+// the seek read the label instead; the Filter above decides.
+func seekable(v vector.Value) bool {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string:
+		return true
+	case []vector.Value:
+		for _, e := range x {
+			if !seekable(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// seek reads the index for the plan's key values; a nil bitmap means
+// "read the label instead".
 func (s *indexSeek) seek(tx *storage.Tx, ix *catalog.Index) (*roaring.Bitmap, error) {
 	p := s.p
+	for _, e := range append(append([]plan.Expr{}, p.Eq...), p.In, p.Lo, p.Hi, p.Prefix) {
+		if e == nil {
+			continue
+		}
+		v, err := s.value(e)
+		if err != nil {
+			return nil, err
+		}
+		if !seekable(v) {
+			return nil, nil
+		}
+	}
 	var prefix []byte
 	for _, e := range p.Eq {
 		v, err := s.value(e)
@@ -141,13 +175,16 @@ func (s *indexSeek) rangeSeek(tx *storage.Tx, ix *catalog.Index, prefix []byte) 
 	if p.Lo == nil {
 		classOf = hi
 	}
+	if lo == nil && hi == nil || (p.Lo != nil && lo == nil) || (p.Hi != nil && hi == nil) {
+		return roaring.New(), nil // a comparison with null is never true
+	}
 	cl, ch, ok := storage.TypeClassBounds(classOf)
 	if !ok {
-		return roaring.New(), nil
+		return nil, nil // lists: compared by Cypher's rules, read the label
 	}
 	if p.Lo != nil && p.Hi != nil {
 		if l2, _, ok := storage.TypeClassBounds(hi); !ok || l2 != cl {
-			return roaring.New(), nil
+			return roaring.New(), nil // bounds of two types: nothing is between
 		}
 	}
 	from := string(append(append([]byte(nil), prefix...), cl))
