@@ -70,9 +70,14 @@ func formatHints(sb *strings.Builder, hs []*Hint) {
 		case HintNoIndex:
 			sb.WriteString(" WITHOUT INDEX")
 		case HintIndex:
-			sb.WriteString(" USING INDEX " + h.Var + ":" + h.Label + "(" + strings.Join(h.Props, ", ") + ")")
+			props := make([]string, len(h.Props))
+			for i, p := range h.Props {
+				props[i] = quoteName(p)
+			}
+			sb.WriteString(" USING INDEX " + quoteName(h.Var) + ":" + quoteName(h.Label) + "(" + strings.Join(props, ", ") + ")")
 		case HintJoin:
-			sb.WriteString(" USING JOIN ON " + h.Var + "." + h.Props[0] + " = " + h.RightVar + "." + h.RightProp)
+			sb.WriteString(" USING JOIN ON " + quoteName(h.Var) + "." + quoteName(h.Props[0]) + " = " +
+				quoteName(h.RightVar) + "." + quoteName(h.RightProp))
 		}
 	}
 }
@@ -82,24 +87,28 @@ func formatHints(sb *strings.Builder, hs []*Hint) {
 func (s *Schema) String() string {
 	name := ""
 	if s.Name != "" {
-		name = " " + s.Name
+		name = " " + quoteName(s.Name)
+		if u := strings.ToUpper(s.Name); u == "FOR" || u == "ON" {
+			name = " `" + s.Name + "`" // would read as the keyword
+		}
 	}
+	label := quoteName(s.Label)
 	switch s.Kind {
 	case SchemaCreateIndex:
 		props := make([]string, len(s.Props))
 		for i, p := range s.Props {
-			props[i] = "n." + p
+			props[i] = "n." + quoteName(p)
 		}
 		t := ""
 		if s.IndexType != "" {
 			t = s.IndexType + " "
 		}
-		return "CREATE " + t + "INDEX" + name + " FOR (n:" + s.Label + ") ON (" + strings.Join(props, ", ") + ")"
+		return "CREATE " + t + "INDEX" + name + " FOR (n:" + label + ") ON (" + strings.Join(props, ", ") + ")"
 	case SchemaCreateConstraint:
 		if s.Unique {
-			return "CREATE CONSTRAINT" + name + " ON (n:" + s.Label + ") ASSERT n." + s.Props[0] + " IS UNIQUE"
+			return "CREATE CONSTRAINT" + name + " ON (n:" + label + ") ASSERT n." + quoteName(s.Props[0]) + " IS UNIQUE"
 		}
-		return "CREATE CONSTRAINT" + name + " ON (n:" + s.Label + ") ASSERT EXISTS(n." + s.Props[0] + ")"
+		return "CREATE CONSTRAINT" + name + " ON (n:" + label + ") ASSERT EXISTS(n." + quoteName(s.Props[0]) + ")"
 	case SchemaDropIndex:
 		return "DROP INDEX" + name
 	case SchemaDropConstraint:
