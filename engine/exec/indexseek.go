@@ -15,12 +15,16 @@ import (
 // superset: a value that cannot be a key (null, a type the range does
 // not cover) simply yields no ids.
 type indexSeek struct {
-	c      *Context
-	p      *plan.IndexSeek
-	it     roaring.ManyIntIterable
-	buf    []uint32
-	out    *vector.Batch
-	opened bool
+	c  *Context
+	p  *plan.IndexSeek
+	it roaring.ManyIntIterable
+	// ordered holds the ids in key order when the seek replaces a sort
+	// (plan.IndexSeek.Ordered); it is consumed from the front.
+	ordered   []uint64
+	isOrdered bool
+	buf       []uint32
+	out       *vector.Batch
+	opened    bool
 }
 
 func newIndexSeek(c *Context, p *plan.IndexSeek) *indexSeek {
@@ -35,6 +39,30 @@ func (s *indexSeek) open() error {
 	tx := s.c.Tx
 	ix := tx.Schema().Index(s.p.Index)
 	var bm *roaring.Bitmap
+	if ix != nil && s.p.Ordered {
+		ids, ok, err := s.orderedSeek(tx, ix)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.isOrdered = true
+			s.c.Stats.DBHits += int64(len(ids))
+			labels := s.labelNodes(nil)
+			s.ordered = ids[:0]
+			for _, id := range ids {
+				if labels.Contains(uint32(id)) {
+					s.ordered = append(s.ordered, id)
+				}
+			}
+			if s.p.Desc {
+				for i, j := 0, len(s.ordered)-1; i < j; i, j = i+1, j-1 {
+					s.ordered[i], s.ordered[j] = s.ordered[j], s.ordered[i]
+				}
+			}
+			return nil
+		}
+		return errs.Internal("BUG: ordered index seek on values the index cannot order")
+	}
 	if ix == nil {
 		// Dropped after the plan was made: read the label as a scan
 		// would; the Filter above still applies the predicate.
@@ -154,41 +182,62 @@ func (s *indexSeek) seek(tx *storage.Tx, ix *catalog.Index) (*roaring.Bitmap, er
 	return tx.IndexRange(ix, string(prefix), storage.PrefixEnd(string(prefix))), nil
 }
 
-// rangeSeek reads keys between the bounds, within the bounds' type class
-// (n.p > 5 ranges over numbers only; a bound of another class, or two
-// bounds of different classes, match nothing).
+// rangeSeek reads keys between the bounds (rangeBounds); nil means
+// "read the label instead".
 func (s *indexSeek) rangeSeek(tx *storage.Tx, ix *catalog.Index, prefix []byte) (*roaring.Bitmap, error) {
+	from, to, st, err := s.rangeBounds(prefix)
+	switch {
+	case err != nil:
+		return nil, err
+	case st == boundsEmpty:
+		return roaring.New(), nil
+	case st == boundsUnusable:
+		return nil, nil
+	}
+	return tx.IndexRange(ix, from, to), nil
+}
+
+const (
+	boundsOK = iota
+	boundsEmpty
+	boundsUnusable
+)
+
+// rangeBounds turns the seek's range into keys [from, to) within the
+// bounds' type class (n.p > 5 ranges over numbers only; two bounds of
+// different classes, or a null bound, match nothing; a list bound is
+// compared by Cypher's rules, so the index cannot serve it).
+func (s *indexSeek) rangeBounds(prefix []byte) (from, to string, st int, err error) {
 	p := s.p
 	var lo, hi vector.Value
-	var err error
 	if p.Lo != nil {
 		if lo, err = s.value(p.Lo); err != nil {
-			return nil, err
+			return "", "", 0, err
 		}
 	}
 	if p.Hi != nil {
 		if hi, err = s.value(p.Hi); err != nil {
-			return nil, err
+			return "", "", 0, err
 		}
+	}
+	if (p.Lo != nil && lo == nil) || (p.Hi != nil && hi == nil) {
+		return "", "", boundsEmpty, nil
 	}
 	classOf := lo
 	if p.Lo == nil {
 		classOf = hi
 	}
-	if lo == nil && hi == nil || (p.Lo != nil && lo == nil) || (p.Hi != nil && hi == nil) {
-		return roaring.New(), nil // a comparison with null is never true
-	}
 	cl, ch, ok := storage.TypeClassBounds(classOf)
 	if !ok {
-		return nil, nil // lists: compared by Cypher's rules, read the label
+		return "", "", boundsUnusable, nil
 	}
 	if p.Lo != nil && p.Hi != nil {
 		if l2, _, ok := storage.TypeClassBounds(hi); !ok || l2 != cl {
-			return roaring.New(), nil // bounds of two types: nothing is between
+			return "", "", boundsEmpty, nil
 		}
 	}
-	from := string(append(append([]byte(nil), prefix...), cl))
-	to := string(append(append([]byte(nil), prefix...), ch))
+	from = string(append(append([]byte(nil), prefix...), cl))
+	to = string(append(append([]byte(nil), prefix...), ch))
 	if p.Lo != nil {
 		k, _ := storage.AppendIndexKey(append([]byte(nil), prefix...), lo)
 		from = string(k)
@@ -204,9 +253,57 @@ func (s *indexSeek) rangeSeek(tx *storage.Tx, ix *catalog.Index, prefix []byte) 
 		}
 	}
 	if from == "" || (to != "" && from >= to) {
-		return roaring.New(), nil
+		return "", "", boundsEmpty, nil
 	}
-	return tx.IndexRange(ix, from, to), nil
+	return from, to, boundsOK, nil
+}
+
+// orderedSeek reads the seek's ids in key order; ok is false when the
+// values cannot be sought (the planner orders only seeks whose values
+// are constants or parameters of a seekable type, so that is a bug).
+func (s *indexSeek) orderedSeek(tx *storage.Tx, ix *catalog.Index) (ids []uint64, ok bool, err error) {
+	p := s.p
+	var prefix []byte
+	for _, e := range p.Eq {
+		v, err := s.value(e)
+		if err != nil {
+			return nil, false, err
+		}
+		if !seekable(v) {
+			return nil, false, nil
+		}
+		var ok bool
+		if prefix, ok = storage.AppendIndexKey(prefix, v); !ok {
+			return nil, true, nil
+		}
+	}
+	switch {
+	case len(p.Eq) == len(p.Props):
+		return tx.IndexRangeOrdered(ix, string(prefix), storage.PrefixEnd(string(prefix))), true, nil
+	case p.Prefix != nil:
+		v, err := s.value(p.Prefix)
+		if err != nil {
+			return nil, false, err
+		}
+		str, isStr := v.(string)
+		if !isStr {
+			return nil, v == nil || seekable(v), nil
+		}
+		lo := string(storage.AppendStringPrefix(append([]byte(nil), prefix...), str))
+		return tx.IndexRangeOrdered(ix, lo, storage.PrefixEnd(lo)), true, nil
+	case p.Lo != nil || p.Hi != nil:
+		from, to, st, err := s.rangeBounds(prefix)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case st == boundsEmpty:
+			return nil, true, nil
+		case st == boundsUnusable:
+			return nil, false, nil
+		}
+		return tx.IndexRangeOrdered(ix, from, to), true, nil
+	}
+	return nil, false, nil
 }
 
 // value is the value of a seek's constant, parameter or list of them.
@@ -243,13 +340,22 @@ func (s *indexSeek) Next() (*vector.Batch, error) {
 	if err := s.c.checkCancel(); err != nil {
 		return nil, err
 	}
-	n := s.it.NextMany(s.buf)
-	if n == 0 {
-		return nil, nil
-	}
-	ids := s.out.Cols[0].IDs[:n]
-	for i, id := range s.buf[:n] {
-		ids[i] = uint64(id)
+	var n int
+	if s.isOrdered {
+		n = copy(s.out.Cols[0].IDs[:vector.Capacity], s.ordered)
+		s.ordered = s.ordered[n:]
+		if n == 0 {
+			return nil, nil
+		}
+	} else {
+		n = s.it.NextMany(s.buf)
+		if n == 0 {
+			return nil, nil
+		}
+		ids := s.out.Cols[0].IDs[:n]
+		for i, id := range s.buf[:n] {
+			ids[i] = uint64(id)
+		}
 	}
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Stats.RowsScanned += int64(n)

@@ -40,6 +40,7 @@ func SelectIndexes(p *Plan, stmt *gql.Statement, indexes []IndexInfo) error {
 				v, hint.Label, joinProps(hint.Props), v).At(hint.Pos.Line, hint.Pos.Column)
 		}
 	}
+	p.Root = orderBySeeks(p.Root)
 	for _, j := range h.joins {
 		root, err := applyJoin(p.Root, j)
 		if err != nil {

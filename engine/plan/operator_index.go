@@ -28,7 +28,11 @@ type IndexSeek struct {
 	Prefix Expr
 	// Hinted is set when USING INDEX asked for this index.
 	Hinted bool
-	Cols   []Column
+	// Ordered: yield nodes in key order (descending when Desc), which
+	// lets the seek replace a Sort on the seek's property (order_seek.go).
+	Ordered bool
+	Desc    bool
+	Cols    []Column
 }
 
 func (o *IndexSeek) Columns() []Column  { return o.Cols }
@@ -77,6 +81,13 @@ func (o *IndexSeek) Detail() string {
 			conds = append(conds, p+op+o.Hi.String())
 		}
 	}
-	return fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"), strings.Join(o.Props, ", "),
+	s := fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"), strings.Join(o.Props, ", "),
 		o.Type, o.Index, strings.Join(conds, " AND "))
+	if o.Ordered {
+		s += " ordered"
+		if o.Desc {
+			s += " DESC"
+		}
+	}
+	return s
 }

@@ -161,6 +161,9 @@ func TestIndexRandom(t *testing.T) {
 		if got := snap.IndexRange(sc.Index("bxy"), k, PrefixEnd(k)).GetCardinality(); int(got) != want {
 			t.Fatalf("bxy prefix %d: %d nodes, want %d", v, got, want)
 		}
+		if got := snap.IndexRangeOrdered(sc.Index("bxy"), k, PrefixEnd(k)); len(got) != want {
+			t.Fatalf("bxy ordered prefix %d: %d nodes, want %d", v, len(got), want)
+		}
 	}
 }
 
@@ -266,6 +269,20 @@ func TestIndexMaintenanceHook(t *testing.T) {
 		mustCommit(t, tx)
 		if err := s.Check(); err != nil {
 			t.Fatalf("after commit %d: %v", c, err)
+		}
+	}
+	// Ordered reads: every node once, in key order.
+	snap := s.Snapshot()
+	ax := snap.Schema().Index("ax")
+	ordered := snap.IndexRangeOrdered(ax, "", "")
+	if uint64(len(ordered)) != snap.IndexRange(ax, "", "").GetCardinality() {
+		t.Fatalf("ordered read has %d ids, the range %d", len(ordered), snap.IndexRange(ax, "", "").GetCardinality())
+	}
+	for i := 1; i < len(ordered); i++ {
+		a, _ := AppendIndexKey(nil, snap.nodeCol(kx).get(ordered[i-1]))
+		b, _ := AppendIndexKey(nil, snap.nodeCol(kx).get(ordered[i]))
+		if string(a) > string(b) {
+			t.Fatalf("ordered read out of order at %d", i)
 		}
 	}
 	if got := first.IndexEqual(first.Schema().Index("ax"), key(t, int64(3))).GetCardinality(); got != firstCount || got != 20 {
