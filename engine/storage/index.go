@@ -22,9 +22,11 @@ import (
 //	  delta   changes since the base, sorted by (key, id); each entry
 //	          says whether (key, id) is present, overriding the base
 //
-// The delta is folded into a new base at commit once it outgrows
-// foldMin + base/foldRatio entries, so reads pay a binary search in a
-// short delta and a commit's cost stays amortized O(changes).
+// The delta is folded into a new base once it outgrows foldMin +
+// base/foldRatio entries, so reads pay a binary search in a short delta
+// and a commit's cost stays amortized O(changes · log changes). A
+// transaction appends its changes to pending and merges them (flush)
+// before it reads the index and at commit.
 type nodeIndex struct {
 	def   *catalog.Index
 	label catalog.LabelID
@@ -36,7 +38,12 @@ type nodeIndex struct {
 	// computed when the base is built.
 	distinct int64
 	delta    []deltaEntry
-	epoch    uint64 // the write epoch that owns delta (may edit it in place)
+	// pending are changes of the owning transaction not yet merged into
+	// delta, in the order made (a later one for the same (key, id) wins).
+	// Appending keeps a bulk write O(1) per change; flush sorts and merges
+	// them before any read. Committed versions have none.
+	pending []deltaEntry
+	epoch   uint64 // the write epoch that owns delta (may edit it in place)
 }
 
 type indexEntry struct {
@@ -95,21 +102,47 @@ func (x *nodeIndex) owned(epoch uint64) *nodeIndex {
 	}
 	c := *x
 	c.delta = append([]deltaEntry(nil), x.delta...)
+	c.pending = nil
 	c.epoch = epoch
 	return &c
 }
 
 // set records that (key, id) is present or absent. The caller owns x.
 func (x *nodeIndex) set(key string, id uint64, present bool) {
-	e := indexEntry{key, id}
-	i := sort.Search(len(x.delta), func(i int) bool { return !entryLess(x.delta[i].indexEntry, e) })
-	if i < len(x.delta) && x.delta[i].indexEntry == e {
-		x.delta[i].present = present
+	x.pending = append(x.pending, deltaEntry{indexEntry{key, id}, present})
+}
+
+// flush merges pending changes into the sorted delta: a stable sort of
+// the pending entries (the last change of a (key, id) wins), then one
+// merge pass. The caller owns x.
+func (x *nodeIndex) flush() {
+	if len(x.pending) == 0 {
 		return
 	}
-	x.delta = append(x.delta, deltaEntry{})
-	copy(x.delta[i+1:], x.delta[i:])
-	x.delta[i] = deltaEntry{e, present}
+	p := x.pending
+	sort.SliceStable(p, func(i, j int) bool { return entryLess(p[i].indexEntry, p[j].indexEntry) })
+	last := p[:0]
+	for i := range p {
+		if i+1 < len(p) && p[i+1].indexEntry == p[i].indexEntry {
+			continue
+		}
+		last = append(last, p[i])
+	}
+	merged := make([]deltaEntry, 0, len(x.delta)+len(last))
+	d := x.delta
+	for _, e := range last {
+		for len(d) > 0 && entryLess(d[0].indexEntry, e.indexEntry) {
+			merged = append(merged, d[0])
+			d = d[1:]
+		}
+		if len(d) > 0 && d[0].indexEntry == e.indexEntry {
+			d = d[1:]
+		}
+		merged = append(merged, e)
+	}
+	x.delta = append(merged, d...)
+	x.pending = nil
+	x.fold()
 }
 
 // fold merges the delta into a new base when it has grown large. The

@@ -119,12 +119,14 @@ func (w *work) maintainNodeLocked(id uint64, apply func()) {
 	w.indexNodeLocked(id, before, w.nodeStateLocked(id))
 }
 
-// foldIndexesLocked folds grown deltas of the indexes the transaction
-// touched into new bases (at commit).
-func (w *work) foldIndexesLocked() {
+// flushIndexesLocked merges the pending changes of the indexes the
+// transaction touched into their deltas, folding grown deltas into new
+// bases: before the transaction reads an index, checks constraints, and
+// at commit.
+func (w *work) flushIndexesLocked() {
 	for _, x := range w.v.indexes {
 		if x != nil && x.epoch == w.epoch {
-			x.fold()
+			x.flush()
 		}
 	}
 }

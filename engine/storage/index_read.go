@@ -51,6 +51,7 @@ func (tx *Tx) IndexEqual(ix *catalog.Index, key string) *roaring.Bitmap {
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.flushIndexesLocked()
 	}
 	return tx.view().IndexEqual(ix, key)
 }
@@ -60,6 +61,7 @@ func (tx *Tx) IndexRange(ix *catalog.Index, lo, hi string) *roaring.Bitmap {
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.flushIndexesLocked()
 	}
 	return tx.view().IndexRange(ix, lo, hi)
 }
@@ -108,6 +110,9 @@ func (s *Snapshot) checkIndexes() error {
 				return fmt.Errorf("index %s: entries out of order at %d", ix.Name, i)
 			}
 		}
+		if len(x.pending) > 0 {
+			return fmt.Errorf("index %s: %d unmerged changes in a committed version", ix.Name, len(x.pending))
+		}
 		for i := 1; i < len(x.delta); i++ {
 			if !entryLess(x.delta[i-1].indexEntry, x.delta[i].indexEntry) {
 				return fmt.Errorf("index %s: delta out of order at %d", ix.Name, i)
@@ -132,6 +137,7 @@ func (tx *Tx) IndexRangeOrdered(ix *catalog.Index, lo, hi string) []uint64 {
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.flushIndexesLocked()
 	}
 	return tx.view().IndexRangeOrdered(ix, lo, hi)
 }

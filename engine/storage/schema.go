@@ -158,6 +158,7 @@ func (tx *Tx) CreateConstraint(c catalog.Constraint) error {
 			ix = w.v.schema.Index(c.Name)
 		}
 		c.Index = ix.Name
+		w.flushIndexesLocked()
 		if err := w.v.indexes[ix.Slot].firstDuplicate(&w.v, &c); err != nil {
 			return err
 		}

@@ -126,13 +126,13 @@ func (tx *Tx) Commit() (uint64, error) {
 	defer w.mu.Unlock()
 	// Constraints are checked before anything is published: a violating
 	// transaction changes nothing.
+	w.flushIndexesLocked()
 	if err := w.checkConstraintsLocked(); err != nil {
 		tx.snap, tx.w = w.base, nil
 		return 0, err
 	}
 	w.flushAllLocked()
 	w.sealLocked()
-	w.foldIndexesLocked()
 	v := w.v // the published version is a fresh value: tx.snap keeps the private one
 	tx.s.cur.Store(&v)
 	return v.ts, nil
