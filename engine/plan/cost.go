@@ -181,6 +181,9 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 		}
 		return estimate{rows: r, cost: in.rows + in.rows*deg}
 	case *Filter:
+		if seek, ok := o.Input.(*IndexSeek); ok {
+			return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}
+		}
 		return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
 	case *Project:
 		return estimate{rows: in.rows, cost: in.rows}

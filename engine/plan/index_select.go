@@ -395,3 +395,17 @@ func SeekRows(seek *IndexSeek, ix *IndexInfo) float64 {
 	}
 	return math.Max(rows, 1)
 }
+
+// residualSelectivity is the selectivity of a Filter right above a seek:
+// the conjuncts on the seek's properties are what the seek's estimate
+// already counts, so only the others reduce the rows further.
+func residualSelectivity(pred Expr, seek *IndexSeek) float64 {
+	sel := 1.0
+	for _, c := range conjuncts(pred, nil) {
+		if col, p, ok := indexablePred(c); ok && col == 0 && hasLabel(seek.Props, p.prop) {
+			continue
+		}
+		sel *= selectivity(c)
+	}
+	return sel
+}
