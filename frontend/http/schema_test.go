@@ -43,3 +43,26 @@ func TestSchemaErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexInPlans: EXPLAIN shows index_used on the seek and PROFILE the
+// operator's index, in the HTTP answers.
+func TestIndexInPlans(t *testing.T) {
+	base := startServer(t, Config{}, openDB(t, engine.Options{}))
+	for _, s := range []string{
+		"CREATE (:User {id: 1}), (:User {id: 2})",
+		"CREATE HASH INDEX uid FOR (u:User) ON (u.id)",
+	} {
+		if status, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"`+s+`"}`); status != 200 {
+			t.Fatalf("%s: %d %v", s, status, out)
+		}
+	}
+	q := `{"query":"MATCH (u:User {id: 2}) RETURN u.id"}`
+	status, out, _ := call(t, "POST", base+"/api/v1/query/explain", q)
+	if text := jsonString(out); status != 200 || !strings.Contains(text, `"index_used":"uid"`) {
+		t.Errorf("explain: %d %s", status, text)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query/profile", q)
+	if text := jsonString(out); status != 200 || !strings.Contains(text, `"index":"uid"`) {
+		t.Errorf("profile: %d %s", status, text)
+	}
+}
