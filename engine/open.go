@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -15,6 +16,7 @@ type DB struct {
 	opts   Options
 	log    *slog.Logger
 	store  *storage.Store
+	procs  *procs.Registry
 	closed atomic.Bool
 	// settings are the SET / SHOW parameters, shared by every query.
 	settings *Settings
@@ -35,7 +37,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: storage.New(), settings: newSettings(opts)}, nil
+	return &DB{dir: dir, opts: opts, log: log, store: storage.New(), procs: procs.NewRegistry(), settings: newSettings(opts)}, nil
 }
 
 // Close releases the database. Queries after Close fail.

@@ -201,7 +201,7 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		}
 		return db.session(stmt.Session, start)
 	}
-	p, err := plan.Bind(stmt, params)
+	p, err := plan.BindProcs(stmt, params, db.procs)
 	if err != nil {
 		return nil, err
 	}

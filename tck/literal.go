@@ -72,13 +72,15 @@ func (p *litParser) value() (any, error) {
 	case c == '\'' || c == '"':
 		return p.str()
 	case c == '[':
+		// [:T ...] or [r:T ...] is a relationship, anything else a list.
 		save := p.i
 		p.i++
-		if p.peek() == ':' {
-			p.i = save
+		p.word()
+		isRel := p.peek() == ':'
+		p.i = save
+		if isRel {
 			return p.rel()
 		}
-		p.i = save
 		return p.list()
 	case c == '{':
 		return p.mapLit()

@@ -285,6 +285,11 @@ func (s *scenario) raised(class, phase, detail string) error {
 	if !errorMatches(class, phase, e.Code) {
 		return fmt.Errorf("want a %s (%s), got %s %s: %s", class, detail, e.Code, e.Category, oneLine(e.Error()))
 	}
+	// The engine does not say when an error arose, but one that follows
+	// delivered rows surely arose at run time.
+	if phase == "compile time" && len(s.rows) > 0 {
+		return fmt.Errorf("want a %s (%s) at compile time, got it at run time after %d rows: %s", class, detail, len(s.rows), oneLine(e.Error()))
+	}
 	return nil
 }
 

@@ -19,6 +19,7 @@ func TestCanonicalLiterals(t *testing.T) {
 		{"'it\\'s'", `"it's"`},
 		{"<(:A)-[:T {w: 1}]->(:B)<-[:U]-()>", "<(:A)-[:T {w: 1}]->(:B)<-[:U]-()>"},
 		{"[]", "[ ]"},
+		{"[r:T {k: 1}]", "[:T {k: 1}]"},
 	}
 	for _, p := range same {
 		a, b := mustCanon(t, p[0], false), mustCanon(t, p[1], false)

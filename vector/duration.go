@@ -47,10 +47,13 @@ func (b *DurationBuilder) AddMonths(f float64) {
 	whole, frac := math.Modf(f)
 	b.months = b.add(b.months, whole)
 	if frac != 0 {
-		s := frac * AvgSecondsPerMonth
-		d, rest := math.Modf(s / float64(SecondsPerDay))
-		b.days = b.add(b.days, d)
-		b.addSeconds(rest * float64(SecondsPerDay))
+		// Split the whole seconds into days with integers, so no rounding
+		// of a division creeps into the fraction.
+		whole, fs := math.Modf(frac * AvgSecondsPerMonth)
+		secs := int64(whole) // |whole| < AvgSecondsPerMonth
+		b.days = b.addExact(b.days, secs/SecondsPerDay, 1)
+		b.secs = b.addExact(b.secs, secs%SecondsPerDay, 1)
+		b.fracSecs += fs
 	}
 }
 

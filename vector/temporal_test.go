@@ -177,3 +177,54 @@ func mustDur(t *testing.T, s string) Duration {
 	}
 	return d
 }
+
+// FuzzParseTemporal feeds arbitrary strings to every parser: errors are
+// fine, panics are not, and whatever parses renders to a string that
+// parses back to the same value.
+func FuzzParseTemporal(f *testing.F) {
+	for _, s := range []string{"2015-07-21", "2015-W30-2T214032.142Z", "21:40:32.142+0100", "P12Y5M14DT16H12M70S",
+		"P2012-02-02T14:37:21.545", "2015-07-21T21:40:32.142[Europe/London]", "-P1.5W", "+999999999-12-31", "PT-0.000000001S"} {
+		f.Add(s)
+	}
+	now := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, err := ParseDate(s); err == nil {
+			if back, err := ParseDate(d.String()); err != nil || back != d {
+				t.Errorf("date %q -> %s -> %v %v", s, d, back, err)
+			}
+		}
+		if v, err := ParseLocalDateTime(s); err == nil {
+			if back, err := ParseLocalDateTime(v.String()); err != nil || back != v {
+				t.Errorf("localdatetime %q -> %s -> %v %v", s, v, back, err)
+			}
+		}
+		if v, err := ParseDuration(s); err == nil {
+			if back, err := ParseDuration(v.String()); err != nil || back != v {
+				t.Errorf("duration %q -> %s -> %v %v", s, v, back, err)
+			}
+		}
+		_, _ = ParseTime(s, now)
+		_, _ = ParseLocalTime(s)
+		_, _ = ParseDateTime(s)
+	})
+}
+
+func TestZoneGapsAndOverlaps(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		// Stockholm sets clocks forward 02:00 -> 03:00 on 2017-03-26 and
+		// back 03:00 -> 02:00 on 2017-10-29.
+		{"2017-03-26T02:30", "2017-03-26T03:30+02:00[Europe/Stockholm]"},
+		{"2017-10-29T02:30", "2017-10-29T02:30+02:00[Europe/Stockholm]"},
+		{"2017-10-29T03:30", "2017-10-29T03:30+01:00[Europe/Stockholm]"},
+		{"2017-07-01T12:00", "2017-07-01T12:00+02:00[Europe/Stockholm]"},
+	} {
+		l, err := ParseLocalDateTime(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt, err := InZone(l, "Europe/Stockholm")
+		if err != nil || dt.String() != c.want {
+			t.Errorf("%s in Stockholm = %v %v, want %s", c.in, dt, err, c.want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ const (
 	CatNoObject     = "OBJECT_NOT_FOUND"
 	CatNotSupported = "FEATURE_NOT_SUPPORTED"
 	CatResource     = "RESOURCE_EXHAUSTED"
+	// CatUnknownProcedure is the category of a CALL of a name no
+	// procedure has (code 42S02), as the interface contract names it.
+	CatUnknownProcedure = "UnknownProcedure"
 )
 
 // ISO status codes the engine raises.
@@ -117,6 +120,12 @@ func Syntax(format string, args ...any) *Error {
 // variable, a type conflict, a misplaced aggregate.
 func Semantic(format string, args ...any) *Error {
 	return New(CodeSyntax, CatSyntax, format, args...)
+}
+
+// UnknownProcedure is a 42S02 error: CALL of a procedure that does not
+// exist.
+func UnknownProcedure(format string, args ...any) *Error {
+	return New(CodeNoObject, CatUnknownProcedure, format, args...)
 }
 
 // Data is a 22000 error: a value is invalid for the operation.

@@ -32,7 +32,10 @@ func compileCase(c *Context, e *plan.Call) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, _ := e.Args[0].(*plan.Const)
+	k, ok := e.Args[0].(*plan.Const)
+	if !ok || len(e.Args) < 3 {
+		return nil, errs.Internal("malformed CASE call %s", e)
+	}
 	simple, _ := k.Val.(bool)
 	ev := &caseEval{simple: simple, subject: args[1], els: args[len(args)-1]}
 	for i := 2; i+1 < len(args)-1; i += 2 {

@@ -40,7 +40,7 @@ func fnID(_ *Context, a []vector.Value) (vector.Value, error) {
 // argError is the runtime error of a function given a value of a type it
 // does not take.
 func argError(fn string, v vector.Value) error {
-	return errs.Data("%s() cannot take a %s argument", fn, typeName(v))
+	return errs.Data("%s() cannot take an argument of type %s", fn, typeName(v))
 }
 
 func fnLabels(c *Context, a []vector.Value) (vector.Value, error) {

@@ -70,17 +70,26 @@ type inSetEval struct {
 }
 
 func compileIn(c *Context, e *plan.Call) (evaluator, error) {
-	k, isConst := e.Args[1].(*plan.Const)
-	if isConst && k.Val != nil {
-		if _, isList := k.Val.([]vector.Value); !isList {
-			return nil, errs.Semantic("IN expects a list on its right, got %s", typeName(k.Val))
+	// The list is known before the rows when it is a literal or a
+	// parameter (WHERE n.id IN $ids).
+	var list []vector.Value
+	known := false
+	switch k := e.Args[1].(type) {
+	case *plan.Const:
+		if k.Val != nil {
+			l, isList := k.Val.([]vector.Value)
+			if !isList {
+				return nil, errs.Semantic("IN expects a list on its right, got %s", typeName(k.Val))
+			}
+			list, known = l, true
 		}
+	case *plan.Param:
+		list, known = c.Params[k.Name].([]vector.Value)
 	}
 	row, err := compileRowCall(c, e)
-	if err != nil || !isConst {
+	if err != nil || !known {
 		return row, err
 	}
-	list, _ := k.Val.([]vector.Value)
 	ev := &inSetEval{x: row.args[0], row: row, out: vector.New(vector.Bool, vector.Capacity)}
 	for _, v := range list {
 		switch x := v.(type) {
@@ -176,7 +185,7 @@ func fnIndex(c *Context, a []vector.Value) (vector.Value, error) {
 		})
 		return found, nil
 	}
-	return nil, errs.Data("cannot index a %s", typeName(a[0]))
+	return nil, errs.Data("cannot index a value of type %s", typeName(a[0]))
 }
 
 // fnSlice is x[from..to] over a list: bounds count from the end when
@@ -193,7 +202,7 @@ func sliceList(x, from, to vector.Value, openFrom, openTo bool) (vector.Value, e
 	}
 	l, ok := x.([]vector.Value)
 	if !ok {
-		return nil, errs.Data("cannot slice a %s", typeName(x))
+		return nil, errs.Data("cannot slice a value of type %s", typeName(x))
 	}
 	n := int64(len(l))
 	bound := func(v vector.Value, open bool, dflt int64) (int64, bool, error) {

@@ -9,7 +9,7 @@ import (
 // The path functions: building a named path, and nodes(), relationships()
 // (rels()) and length() of one.
 func init() {
-	scalarFuncs[plan.FnPath] = buildPath
+	scalarFuncs[plan.FnPath] = pathFromParts
 	scalarFuncs["nodes"] = func(_ *Context, a []vector.Value) (vector.Value, error) {
 		p, ok, err := pathArg("nodes", a[0])
 		if !ok {
@@ -26,7 +26,7 @@ func init() {
 		if !ok {
 			return nil, err
 		}
-		return relList(p.Rels), nil
+		return relsValue(p.Rels), nil
 	}
 	scalarFuncs["relationships"] = rels
 	scalarFuncs["rels"] = rels
@@ -66,9 +66,9 @@ func pathArg(fn string, v vector.Value) (vector.Path, bool, error) {
 	return vector.Path{}, false, errs.Data("%s() expects a path, got %s", fn, typeName(v))
 }
 
-// buildPath is plan.FnPath: first node, then (hop, reversed, node) triples
+// pathFromParts is plan.FnPath: first node, then (hop, reversed, node) triples
 // where a hop is a relationship or a var-length segment.
-func buildPath(_ *Context, a []vector.Value) (vector.Value, error) {
+func pathFromParts(_ *Context, a []vector.Value) (vector.Value, error) {
 	first, ok := a[0].(vector.NodeRef)
 	if !ok {
 		return nil, nil // an OPTIONAL MATCH that found nothing

@@ -306,14 +306,41 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		}
 	case plan.AggMin, plan.AggMax:
 		// Values of different types compare by Cypher's global order, as
-		// ORDER BY sorts them.
+		// ORDER BY sorts them. A typed row against a best of its own type
+		// compares without boxing; only a new best is boxed.
+		want := 1
+		if a.call.Func == plan.AggMin {
+			want = -1
+		}
+		switch v.Type {
+		case vector.Int64:
+			if b, ok := a.best[g].(int64); ok {
+				if cmpOrdered(v.I64[r], b) == want {
+					a.best[g] = v.I64[r]
+				}
+				return nil
+			}
+		case vector.Float64:
+			if b, ok := a.best[g].(float64); ok {
+				if cmpTotalFloat(v.F64[r], b) == want {
+					a.best[g] = v.F64[r]
+				}
+				return nil
+			}
+		case vector.String:
+			if b, ok := a.best[g].(string); ok {
+				if cmpOrdered(v.Str[r], b) == want {
+					a.best[g] = v.Str[r]
+				}
+				return nil
+			}
+		}
 		x := v.Get(r)
 		if a.best[g] == nil {
 			a.best[g] = x
 			return nil
 		}
-		c := orderTotal(x, a.best[g])
-		if (a.call.Func == plan.AggMin && c < 0) || (a.call.Func == plan.AggMax && c > 0) {
+		if orderTotal(x, a.best[g]) == want {
 			a.best[g] = x
 		}
 	case plan.AggCollect:

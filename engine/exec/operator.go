@@ -147,6 +147,12 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return newCreate(c, p, in)
+	case *plan.ProcedureCall:
+		in, err := Build(c, p.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newProcCall(c, p, in)
 	}
 	return nil, errs.NotSupported("operator %T cannot be executed yet", p)
 }

@@ -12,11 +12,13 @@ import (
 // visited nodes, producing each reachable far end once per input row (at
 // its minimum depth) instead of every chain leading there. The binder uses
 // it only where the answer cannot tell the difference: the chains are not
-// observed, the consumer keeps distinct far ends only, Min is 0, or 1 on a
-// directed pattern (a shortest walk is a simple path, so whatever a walk
-// reaches within Max a trail reaches too; an undirected walk back to the
-// start may reuse its relationship, so that case keeps the enumeration).
-// The relationship column holds nulls.
+// observed, the consumer keeps distinct far ends only, and Min is 0 or 1:
+// a shortest walk is a simple path, so whatever a walk reaches within Max
+// a trail reaches too. The one exception is the start itself on an
+// undirected pattern, where a walk may come back over the relationship it
+// left by: closedTrail decides that case.
+// The relationship column holds nulls. With a bound far end it is an
+// existence test that stops when the search reaches it.
 type reach struct {
 	c     *Context
 	p     *plan.VarLengthExpand
@@ -28,12 +30,14 @@ type reach struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 
-	inb *vector.Batch
-	pos int
-	row int
+	inb  *vector.Batch
+	pos  int
+	row  int
+	into uint64 // the bound far end of the current row, when Into >= 0
 
 	visited  *roaring64.Bitmap
-	found    []uint64 // far ends of the current row still to emit
+	seen     *roaring64.Bitmap // closedTrail's own visited set
+	found    []uint64          // far ends of the current row still to emit
 	next     int
 	frontier []uint64
 	nextLvl  []uint64
@@ -45,21 +49,23 @@ type reach struct {
 }
 
 func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
-	return &reach{c: c, p: p, in: in, props: props, visited: roaring64.New(),
+	return &reach{c: c, p: p, in: in, props: props, visited: roaring64.New(), seen: roaring64.New(),
 		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 }
 
 func (r *reach) open() {
 	r.opened = true
 	r.adjs = openAdjs(r.c, r.p.Types, r.p.Dir)
-	r.toLabels, r.toMissing = labelSet(r.c, r.p.ToLabels)
+	r.toLabels, r.toMissing = resolveLabels(r.c, r.p.ToLabels)
 	nin := len(r.p.Input.Columns())
 	rels := vector.New(vector.Any, vector.Capacity)
 	for i := 0; i < vector.Capacity; i++ {
 		rels.SetNull(i)
 	}
 	r.out.Cols[nin] = rels
-	r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+	if r.p.Into < 0 {
+		r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+	}
 }
 
 func (r *reach) Next() (*vector.Batch, error) {
@@ -71,10 +77,15 @@ func (r *reach) Next() (*vector.Batch, error) {
 	}
 	r.idx = r.idx[:0]
 	nin := len(r.p.Input.Columns())
-	ends := r.out.Cols[nin+1].IDs
+	var ends []uint64
+	if r.p.Into < 0 {
+		ends = r.out.Cols[nin+1].IDs
+	}
 	for len(r.idx) < vector.Capacity {
 		if r.next < len(r.found) {
-			ends[len(r.idx)] = r.found[r.next]
+			if ends != nil {
+				ends[len(r.idx)] = r.found[r.next]
+			}
 			r.next++
 			r.idx = append(r.idx, int32(r.row))
 			continue
@@ -125,6 +136,14 @@ func (r *reach) advance() (bool, error) {
 		if !ok {
 			continue
 		}
+		if r.p.Into >= 0 {
+			if r.into, ok, err = nodeAt(r.inb.Cols[r.p.Into], r.row); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
+		}
 		if r.props != nil {
 			r.props.row(r.row)
 		}
@@ -142,17 +161,30 @@ func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
 	r.visited.Clear()
 	keep := func(n uint64) {
-		if !r.toMissing && hasLabels(r.c.Tx, n, r.toLabels) {
+		if r.p.Into >= 0 {
+			if n == r.into {
+				r.found = append(r.found, n)
+			}
+			return
+		}
+		if !r.toMissing && nodeHasLabels(r.c.Tx, n, r.toLabels) {
 			r.found = append(r.found, n)
 		}
 	}
-	if r.p.Min == 0 {
+	// An undirected walk gets back to the start over the relationship it
+	// left by, which is no trail: the start is decided apart (below).
+	loopBack := r.p.Min == 1 && r.p.Dir == plan.Both
+	if r.p.Min == 0 || loopBack {
 		r.visited.Add(start)
+	}
+	if r.p.Min == 0 {
 		keep(start)
 	}
 	r.frontier = append(r.frontier[:0], start)
 	tx := r.c.Tx
-	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max); depth++ {
+	// With a bound far end the search stops as soon as it is found.
+	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max) &&
+		!(r.p.Into >= 0 && len(r.found) > 0); depth++ {
 		if err := r.c.checkCancel(); err != nil {
 			return err
 		}
@@ -172,5 +204,67 @@ func (r *reach) search(start uint64) error {
 		}
 		r.frontier, r.nextLvl = r.nextLvl, r.frontier
 	}
+	if loopBack && (r.p.Into < 0 || r.into == start) && !(r.p.Into >= 0 && len(r.found) > 0) {
+		back, err := r.closedTrail(start)
+		if err != nil {
+			return err
+		}
+		if back {
+			keep(start)
+		}
+	}
 	return nil
+}
+
+// closedTrail reports whether an undirected trail of at most Max
+// relationships leads from start back to itself: a self-loop, or a first
+// relationship r to x and a path from x back to start avoiding r. When
+// such a search fails, r is a bridge and the nodes it saw are cut off
+// from the other first relationships' searches, so all of them together
+// visit the start's component about once.
+func (r *reach) closedTrail(start uint64) (bool, error) {
+	if r.p.Max != plan.Unbounded && r.p.Max < 1 {
+		return false, nil
+	}
+	tx := r.c.Tx
+	first, firstRels := appendAdj(r.adjs, nil, nil, start)
+	for i, x := range first {
+		rel := firstRels[i]
+		if r.props != nil && !r.props.match(tx, rel) {
+			continue
+		}
+		if x == start {
+			return true, nil
+		}
+		limit := r.p.Max
+		if limit != plan.Unbounded {
+			limit--
+		}
+		r.seen.Clear()
+		r.seen.Add(x)
+		r.frontier = append(r.frontier[:0], x)
+		for depth := 1; len(r.frontier) > 0 && (limit == plan.Unbounded || depth <= limit); depth++ {
+			if err := r.c.checkCancel(); err != nil {
+				return false, err
+			}
+			r.nextLvl = r.nextLvl[:0]
+			for _, u := range r.frontier {
+				r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
+				r.c.Stats.RowsScanned += int64(len(r.nbrs))
+				for j, v := range r.nbrs {
+					if r.rels[j] == rel || r.props != nil && !r.props.match(tx, r.rels[j]) {
+						continue
+					}
+					if v == start {
+						return true, nil
+					}
+					if r.seen.CheckedAdd(v) {
+						r.nextLvl = append(r.nextLvl, v)
+					}
+				}
+			}
+			r.frontier, r.nextLvl = r.nextLvl, r.frontier
+		}
+	}
+	return false, nil
 }

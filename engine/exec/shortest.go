@@ -6,17 +6,21 @@ import (
 )
 
 // shortest finds shortest paths between the two bound nodes of each input
-// row by breadth-first search from the first one, level by level, stopping
-// at the first level that reaches the second. The visited sets are maps
-// cleared between rows, so a point query costs what it visits, never
-// O(|V|). With All, the level is completed and every parent edge from the
-// previous level kept, and the paths are enumerated back from the target.
+// row by breadth-first search, level by level, stopping at the first level
+// that connects them: from both ends at once (shortest_bidi.go) between
+// different nodes, from the start alone for cycles back to it. The visited
+// sets are maps cleared between rows, so a point query costs what it
+// visits, never O(|V|). With All, the level is completed and every parent
+// hop from the previous level kept, and the paths are enumerated back
+// along them.
 type shortest struct {
 	c     *Context
 	p     *plan.ShortestPath
 	in    Operator
 	adjs  []adjList
 	props *relProps
+	// fwd and bwd are the two halves of a search between different nodes.
+	fwd, bwd *searchSide
 
 	inb *vector.Batch
 	pos int
@@ -24,22 +28,29 @@ type shortest struct {
 
 	pending []vector.Path // paths of the current row still to emit
 	next    int
+	// joining: the current row's paths come from nextJoined.
+	joining    bool
+	meet       []uint64
+	meetIdx    int
+	head, tail parentWalk
+	haveHead   bool
 
-	par      map[uint64]edge   // single: the edge a node was reached by
-	lvl      map[uint64]int32  // all: the level of each visited node
-	pars     map[uint64][]edge // all: every edge from the previous level
+	// The one-sided search (cycles back to the start).
+	par      map[uint64]hop   // single: the hop a node was reached by
+	lvl      map[uint64]int32 // the level of each visited node
+	pars     map[uint64][]hop // all: every hop from the previous level
 	frontier []uint64
 	nextLvl  []uint64
 	nbrs     []uint64
 	rels     []uint64
-	closing  []edge
+	closing  []hop
 
 	idx []int32
 	out *vector.Batch
 }
 
-// edge is how the search reached a node: from a node by a relationship.
-type edge struct{ from, rel uint64 }
+// hop is how the search reached a node: from a node by a relationship.
+type hop struct{ from, rel uint64 }
 
 func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error) {
 	props, err := newRelProps(c, p.RelKeys, p.RelVals)
@@ -47,8 +58,9 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 		return nil, err
 	}
 	s := &shortest{c: c, p: p, in: in, props: props, adjs: openAdjs(c, p.Types, p.Dir),
-		par: map[uint64]edge{}, lvl: map[uint64]int32{}, pars: map[uint64][]edge{},
+		par: map[uint64]hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]hop{},
 		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
 	nin := len(p.Input.Columns())
 	s.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	s.out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
@@ -63,13 +75,16 @@ func (s *shortest) Next() (*vector.Batch, error) {
 	nin := len(s.p.Input.Columns())
 	for len(s.idx) < vector.Capacity {
 		if s.next < len(s.pending) {
-			pth := s.pending[s.next]
+			s.emit(nin, s.pending[s.next])
 			s.next++
-			k := len(s.idx)
-			s.out.Cols[nin].Set(k, relList(pth.Rels))
-			s.out.Cols[nin+1].Set(k, pth)
-			s.idx = append(s.idx, int32(s.row))
 			continue
+		}
+		if s.joining {
+			if pth, ok := s.nextJoined(); ok {
+				s.emit(nin, pth)
+				continue
+			}
+			s.joining = false
 		}
 		ok, err := s.advance()
 		if err != nil {
@@ -88,6 +103,14 @@ func (s *shortest) Next() (*vector.Batch, error) {
 	}
 	s.out.Len, s.out.Sel = len(s.idx), nil
 	return s.out, nil
+}
+
+// emit outputs a path of the current row.
+func (s *shortest) emit(nin int, pth vector.Path) {
+	k := len(s.idx)
+	s.out.Cols[nin].Set(k, relsValue(pth.Rels))
+	s.out.Cols[nin+1].Set(k, pth)
+	s.idx = append(s.idx, int32(s.row))
 }
 
 // advance searches the paths of the next input row whose endpoints are
@@ -130,11 +153,11 @@ func (s *shortest) advance() (bool, error) {
 		if s.props != nil {
 			s.props.row(s.row)
 		}
-		s.pending, s.next = s.pending[:0], 0
+		s.pending, s.next, s.joining = s.pending[:0], 0, false
 		if err := s.search(src, dst); err != nil {
 			return false, err
 		}
-		if len(s.pending) > 0 {
+		if len(s.pending) > 0 || s.joining {
 			return true, nil
 		}
 	}
@@ -142,17 +165,34 @@ func (s *shortest) advance() (bool, error) {
 
 // search fills pending with the shortest paths from src to dst.
 func (s *shortest) search(src, dst uint64) error {
-	if src == dst && s.p.Min == 0 {
-		s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
-		return nil
+	if src == dst {
+		if s.p.Min == 0 {
+			s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
+			return nil
+		}
+		if s.p.Dir == plan.Both {
+			return s.cycles(src)
+		}
 	}
+	if src != dst {
+		return s.bidi(src, dst)
+	}
+	return s.bfs(src, dst, 0, false, s.p.Max)
+}
+
+// bfs appends the shortest paths from src to dst of at most maxLen
+// relationships (Unbounded for any), never using relationship exclude when
+// excluding is set. For src == dst (a directed cycle back to the start) the
+// last relationship closes the cycle: a shortest directed path to its
+// tail never contains it, so the result is a trail.
+func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen int) error {
 	clear(s.par)
 	clear(s.lvl)
 	clear(s.pars)
 	s.lvl[src] = 0
 	s.frontier = append(s.frontier[:0], src)
 	tx := s.c.Tx
-	for level := int32(1); s.p.Max == plan.Unbounded || int(level) <= s.p.Max; level++ {
+	for level := int32(1); maxLen == plan.Unbounded || int(level) <= maxLen; level++ {
 		if err := s.c.checkCancel(); err != nil {
 			return err
 		}
@@ -164,13 +204,11 @@ func (s *shortest) search(src, dst uint64) error {
 			s.c.Stats.RowsScanned += int64(len(s.nbrs))
 			for i, v := range s.nbrs {
 				r := s.rels[i]
-				if s.props != nil && !s.props.match(tx, r) {
+				if (excluding && r == exclude) || (s.props != nil && !s.props.match(tx, r)) {
 					continue
 				}
 				if v == dst && src == dst {
-					// A cycle back to the start: check it once the level
-					// is done (it must not reuse a relationship).
-					s.closing = append(s.closing, edge{u, r})
+					s.closing = append(s.closing, hop{u, r})
 					continue
 				}
 				d, seen := s.lvl[v]
@@ -179,12 +217,12 @@ func (s *shortest) search(src, dst uint64) error {
 					s.lvl[v] = level
 					s.nextLvl = append(s.nextLvl, v)
 					if s.p.All {
-						s.pars[v] = append(s.pars[v], edge{u, r})
+						s.pars[v] = append(s.pars[v], hop{u, r})
 					} else {
-						s.par[v] = edge{u, r}
+						s.par[v] = hop{u, r}
 					}
 				case d == level && s.p.All:
-					s.pars[v] = append(s.pars[v], edge{u, r})
+					s.pars[v] = append(s.pars[v], hop{u, r})
 				}
 				if v == dst {
 					found = true
@@ -195,7 +233,7 @@ func (s *shortest) search(src, dst uint64) error {
 			}
 		}
 		if found {
-			s.paths(dst, edge{}, false)
+			s.paths(dst, hop{}, false)
 			return nil
 		}
 		for _, e := range s.closing {
@@ -212,10 +250,62 @@ func (s *shortest) search(src, dst uint64) error {
 	return nil
 }
 
+// cycles finds the shortest cycles from start back to itself on an
+// undirected pattern. A walk there and back over one relationship is not
+// a trail, and the shortest cycle's tail need not follow a shortest path,
+// so each first relationship is tried in turn: the cycle is that
+// relationship plus a shortest path back to start without it.
+func (s *shortest) cycles(start uint64) error {
+	if s.p.Max != plan.Unbounded && s.p.Max < 1 {
+		return nil
+	}
+	nbrs, rels := appendAdj(s.adjs, nil, nil, start)
+	var best []vector.Path
+	bestLen := -1
+	for i, x := range nbrs {
+		r := rels[i]
+		if s.props != nil && !s.props.match(s.c.Tx, r) {
+			continue
+		}
+		var cand []vector.Path
+		if x == start {
+			cand = []vector.Path{{Nodes: []uint64{start, start}, Rels: []uint64{r}}}
+		} else {
+			limit := s.p.Max
+			if limit != plan.Unbounded {
+				limit--
+			}
+			if bestLen >= 0 && (limit == plan.Unbounded || bestLen-1 < limit) {
+				limit = bestLen - 1
+			}
+			if limit == 0 {
+				continue
+			}
+			s.pending = s.pending[:0]
+			if err := s.bfs(x, start, r, true, limit); err != nil {
+				return err
+			}
+			for _, p := range s.pending {
+				cand = append(cand, vector.Path{Nodes: append([]uint64{start}, p.Nodes...), Rels: append([]uint64{r}, p.Rels...)})
+			}
+		}
+		for _, c := range cand {
+			switch n := len(c.Rels); {
+			case bestLen < 0 || n < bestLen:
+				best, bestLen = append(best[:0], c), n
+			case n == bestLen && s.p.All:
+				best = append(best, c)
+			}
+		}
+	}
+	s.pending = append(s.pending[:0], best...)
+	return nil
+}
+
 // paths appends to pending the shortest paths to node v (every one with
-// All), extended by the edge last when closing a cycle back to the start;
+// All), extended by the hop last when closing a cycle back to the start;
 // such a cycle must not use a relationship twice.
-func (s *shortest) paths(v uint64, last edge, closing bool) {
+func (s *shortest) paths(v uint64, last hop, closing bool) {
 	var nodes, rels []uint64
 	var walk func(v uint64)
 	emit := func() {

@@ -20,6 +20,18 @@ var temporalFuncs = map[string]scalarFunc{
 	"datetime.fromepochmillis": func(_ *Context, a []vector.Value) (vector.Value, error) {
 		return fromEpochArgs(true, a)
 	},
+	"duration.between": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenAll, a[0], a[1])
+	},
+	"duration.inmonths": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenMonths, a[0], a[1])
+	},
+	"duration.indays": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenDays, a[0], a[1])
+	},
+	"duration.inseconds": func(_ *Context, a []vector.Value) (vector.Value, error) {
+		return durationBetween(betweenSeconds, a[0], a[1])
+	},
 	"year":      accessor("year"),
 	"month":     accessor("month"),
 	"day":       accessor("day"),
@@ -32,6 +44,9 @@ var temporalFuncs = map[string]scalarFunc{
 func init() {
 	for i, name := range kindNames {
 		k := temporalKind(i)
+		temporalFuncs[name+".truncate"] = func(c *Context, a []vector.Value) (vector.Value, error) {
+			return truncateTemporal(c, k, a)
+		}
 		for _, clock := range []string{"statement", "transaction", "realtime"} {
 			temporalFuncs[name+"."+clock] = func(c *Context, a []vector.Value) (vector.Value, error) {
 				if len(a) == 0 {

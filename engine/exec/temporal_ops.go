@@ -340,7 +340,19 @@ func plusDate(d vector.Date, dur vector.Duration) vector.Date {
 	return vector.Date{Days: d.Days + dur.Days + secs/vector.SecondsPerDay}
 }
 
+// maxSpan bounds the months and days a duration may move an instant:
+// beyond the Cypher year range either way, so the calendar arithmetic
+// below cannot overflow.
+const (
+	maxSpanMonths = 2 * 12 * (vector.MaxYear + 1)
+	maxSpanDays   = 2 * 366 * (vector.MaxYear + 1)
+)
+
 func plusDuration(t vector.Value, d vector.Duration) (vector.Value, error) {
+	if d.Months > maxSpanMonths || d.Months < -maxSpanMonths || d.Days > maxSpanDays || d.Days < -maxSpanDays ||
+		d.Seconds > maxSpanDays*vector.SecondsPerDay || d.Seconds < -maxSpanDays*vector.SecondsPerDay {
+		return nil, errs.DataCode(errs.CodeDatetimeOverflow, "adding %s leaves the supported range of years", d)
+	}
 	dayNanos := func(tod int64) int64 {
 		s := vector.FloorMod(d.Seconds, vector.SecondsPerDay)*vector.NanosPerSecond + int64(d.Nanos)
 		return vector.FloorMod(tod+s, vector.NanosPerDay)

@@ -54,7 +54,7 @@ func appendAdj(adjs []adjList, nbrs, rels []uint64, node uint64) ([]uint64, []ui
 
 // labelSet resolves the labels a far end must carry. missing is true when
 // one does not exist, so that nothing can match.
-func labelSet(c *Context, names []string) (ids []catalog.LabelID, missing bool) {
+func resolveLabels(c *Context, names []string) (ids []catalog.LabelID, missing bool) {
 	for _, name := range names {
 		id, ok := c.Catalog.LookupLabel(name)
 		if !ok {
@@ -66,7 +66,7 @@ func labelSet(c *Context, names []string) (ids []catalog.LabelID, missing bool) 
 }
 
 // hasLabels reports whether node carries every label of ids.
-func hasLabels(tx *storage.Tx, node uint64, ids []catalog.LabelID) bool {
+func nodeHasLabels(tx *storage.Tx, node uint64, ids []catalog.LabelID) bool {
 	for _, l := range ids {
 		if !tx.HasLabel(node, l) {
 			return false
@@ -154,7 +154,7 @@ func (rp *relProps) match(tx *storage.Tx, rel uint64) bool {
 }
 
 // relList is a chain's relationships as a LIST value.
-func relList(rels []uint64) []vector.Value {
+func relsValue(rels []uint64) []vector.Value {
 	l := make([]vector.Value, len(rels))
 	for i, r := range rels {
 		l[i] = vector.RelRef(r)
@@ -163,6 +163,6 @@ func relList(rels []uint64) []vector.Value {
 }
 
 // pathOf copies a chain into a vector.Path.
-func pathOf(nodes, rels []uint64) vector.Path {
+func copyPath(nodes, rels []uint64) vector.Path {
 	return vector.Path{Nodes: append([]uint64(nil), nodes...), Rels: append([]uint64(nil), rels...)}
 }

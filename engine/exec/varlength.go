@@ -29,7 +29,7 @@ type varLength struct {
 	into uint64
 
 	active bool
-	stack  []frame
+	stack  []dfsFrame
 	nodes  []uint64 // the chain's nodes: len(nodes) == len(stack)
 	rels   []uint64 // len(rels) == len(nodes)-1
 	steps  int
@@ -38,8 +38,8 @@ type varLength struct {
 	out *vector.Batch
 }
 
-// frame holds the neighbours of one chain node still to try.
-type frame struct {
+// dfsFrame holds the neighbours of one chain node still to try.
+type dfsFrame struct {
 	nbrs, rels []uint64
 	next       int
 }
@@ -59,7 +59,7 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 func (e *varLength) open() {
 	e.opened = true
 	e.adjs = openAdjs(e.c, e.p.Types, e.p.Dir)
-	e.toLabels, e.toMissing = labelSet(e.c, e.p.ToLabels)
+	e.toLabels, e.toMissing = resolveLabels(e.c, e.p.ToLabels)
 	nin := len(e.p.Input.Columns())
 	e.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	if e.p.Into < 0 {
@@ -165,7 +165,7 @@ func (e *varLength) push(node uint64) {
 	if len(e.stack) < cap(e.stack) {
 		e.stack = e.stack[:len(e.stack)+1]
 	} else {
-		e.stack = append(e.stack, frame{})
+		e.stack = append(e.stack, dfsFrame{})
 	}
 	f := &e.stack[len(e.stack)-1]
 	f.nbrs, f.rels, f.next = f.nbrs[:0], f.rels[:0], 0
@@ -222,17 +222,21 @@ func (e *varLength) emit(end uint64) {
 	if e.p.Into >= 0 && end != e.into {
 		return
 	}
-	if e.toMissing || !hasLabels(e.c.Tx, end, e.toLabels) {
+	if e.toMissing || !nodeHasLabels(e.c.Tx, end, e.toLabels) {
 		return
 	}
 	k := len(e.idx)
 	nin := len(e.p.Input.Columns())
-	e.out.Cols[nin].Set(k, relList(e.rels))
+	if e.p.OmitRels {
+		e.out.Cols[nin].SetNull(k)
+	} else {
+		e.out.Cols[nin].Set(k, relsValue(e.rels))
+	}
 	if e.p.Into < 0 {
 		e.out.Cols[nin+1].IDs[k] = end
 	}
 	if e.p.PathCol {
-		e.out.Cols[len(e.p.Cols)-1].Set(k, pathOf(e.nodes, e.rels))
+		e.out.Cols[len(e.p.Cols)-1].Set(k, copyPath(e.nodes, e.rels))
 	}
 	e.idx = append(e.idx, int32(e.row))
 }

@@ -3,34 +3,45 @@ package plan
 import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // Bind turns a parsed statement into a logical plan. params are the
-// statement's parameter values: their types type the plan.
+// statement's parameter values: their types type the plan. A statement
+// bound without a procedure registry cannot CALL.
 func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
+	return BindProcs(stmt, params, nil)
+}
+
+// BindProcs is Bind with the procedures CALL may name.
+func BindProcs(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
 	q := stmt.Query
 	if len(q.Parts) == 1 {
-		return bindSingle(q.Parts[0], params)
+		return bindSingle(q.Parts[0], params, reg)
 	}
-	return bindUnion(q, params)
+	return bindUnion(q, params, reg)
 }
 
 // bindSingle binds one query without UNION.
-func bindSingle(part *gql.SingleQuery, params map[string]vector.Value) (*Plan, error) {
-	b := &binder{params: params}
+func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
+	b := &binder{params: params, procs: reg}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
 	cs := part.Clauses
 	_, returns := cs[len(cs)-1].(*gql.Return)
+	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
+		returns = true // a standalone call returns what it yields
+	}
+	endpointsOnly(b.root)
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }
 
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
 // return the same column names; a part that lists them in another order is
 // reordered to the first part's. UNION removes duplicate rows.
-func bindUnion(q *gql.Query, params map[string]vector.Value) (*Plan, error) {
+func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
 	for _, all := range q.UnionAll[1:] {
 		if all != q.UnionAll[0] {
 			return nil, syntaxAt(clausePos(q.Parts[1]), "UNION and UNION ALL cannot be mixed in one query")
@@ -39,7 +50,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value) (*Plan, error) {
 	u := &Union{}
 	out := &Plan{Returns: true}
 	for i, part := range q.Parts {
-		p, err := bindSingle(part, params)
+		p, err := bindSingle(part, params, reg)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +135,9 @@ type binder struct {
 	sc     scope
 	writes bool
 	params map[string]vector.Value
+	procs  *procs.Registry
+	// lastCall is the plan of the latest CALL clause.
+	lastCall *ProcedureCall
 	// aliases, while ORDER BY of a plain projection is bound, maps the
 	// projection's column names to their expressions over its input.
 	aliases map[string]Expr
@@ -162,6 +176,8 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			err = b.unwind(c)
 		case *gql.Create:
 			err = b.create(c)
+		case *gql.Call:
+			err = b.procedureCall(c, len(cs) == 1)
 		case *gql.Return:
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
@@ -186,6 +202,11 @@ func (b *binder) clauses(cs []gql.Clause) error {
 		switch cs[len(cs)-1].(type) {
 		case *gql.Return, *gql.Create:
 			return nil
+		case *gql.Call:
+			// A standalone call, or a void procedure, may end a query.
+			if pc := b.lastCall; pc != nil && (len(cs) == 1 || pc.Void) {
+				return nil
+			}
 		}
 		return syntaxAt(cs[len(cs)-1].Position(), "a query must end with RETURN or an updating clause")
 	}

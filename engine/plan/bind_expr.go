@@ -236,6 +236,10 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		case len(e.Args) != 1:
 			return nil, semanticAt(e.Pos, "%s() takes exactly one argument", name)
 		}
+		if pos, ok := findCall(e.Args, "rand"); ok {
+			// A different value per row makes the aggregate meaningless.
+			return nil, semanticAt(pos, "%s() cannot aggregate a non-constant expression like rand()", e.Name)
+		}
 		for i, a := range e.Args {
 			arg, err := b.exprWith(a, noAggregates, nil)
 			if err != nil {
@@ -274,7 +278,7 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		return &Call{Name: fn, Args: args, T: vector.Int64}, nil
 	}
 	if i := CheckArgs(name, args); i >= 0 {
-		return nil, semanticAt(e.Args[i].Position(), "%s() cannot take a %s argument", e.Name, staticTypeName(args[i]))
+		return nil, semanticAt(e.Args[i].Position(), "%s() cannot take an argument of type %s", e.Name, staticTypeName(args[i]))
 	}
 	t, kind := ResultType(name, args)
 	return &Call{Name: name, Args: args, T: t, Kind: kind}, nil

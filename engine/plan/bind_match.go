@@ -11,6 +11,7 @@ import (
 // WHERE become filters above the expansions.
 func (b *binder) match(m *gql.Match) error {
 	var rels []int // relationship columns of this clause, for uniqueness
+	var searches []*ShortestPath
 	before := len(b.sc.cols)
 	for _, part := range m.Pattern.Parts {
 		var (
@@ -19,6 +20,9 @@ func (b *binder) match(m *gql.Match) error {
 		)
 		if part.Shortest != gql.ShortestNone {
 			pc, err = b.shortestPart(part, before)
+			if sp, ok := b.root.(*ShortestPath); ok {
+				searches = append(searches, sp)
+			}
 		} else {
 			rels, pc, err = b.matchPart(part, rels, before)
 		}
@@ -30,6 +34,9 @@ func (b *binder) match(m *gql.Match) error {
 				return err
 			}
 		}
+	}
+	if m.Where != nil && len(searches) > 0 {
+		return b.whereAround(m.Where, searches)
 	}
 	if m.Where != nil {
 		return b.where(m.Where)
@@ -66,17 +73,26 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	}
 	pc.nodes = append(pc.nodes, from)
 	for i, rp := range relps {
+		to := nodes[i+1]
+		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
+			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
+		}
+		// A relationship variable bound by an earlier clause: match any
+		// relationship, then keep the one (or the list) it holds.
+		boundRel := -1
 		if rp.Var != "" {
 			if col, ok := b.sc.lookup(rp.Var); ok {
 				if col >= before {
 					return nil, nil, semanticAt(rp.Pos, "variable %s is already bound in this pattern", rp.Var)
 				}
-				return nil, nil, notSupported(rp.Pos, "binding relationship variable %s twice is not supported yet", rp.Var)
+				if err := b.checkRelKind(rp, col); err != nil {
+					return nil, nil, err
+				}
+				boundRel = col
+				anon := *rp
+				anon.Var = ""
+				rp = &anon
 			}
-		}
-		to := nodes[i+1]
-		if rp.Var != "" && (rp.Var == to.Var || rp.Var == nodes[i].Var) {
-			return nil, nil, semanticAt(rp.Pos, "variable %s cannot name both a node and a relationship", rp.Var)
 		}
 		into := -1
 		if to.Var != "" {
@@ -106,7 +122,14 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 			}
 			b.set(ex)
 		}
+		if vl, ok := b.root.(*VarLengthExpand); ok && boundRel >= 0 {
+			// The filter below reads the list: keep it built.
+			vl.RelVar = b.sc.cols[boundRel].Name
+		}
 		rels = append(rels, relIdx)
+		if boundRel >= 0 {
+			b.set(&Filter{Input: b.root, Pred: &Binary{Op: OpEq, L: b.sc.ref(relIdx), R: b.sc.ref(boundRel)}})
+		}
 		hop, seg := relIdx, false
 		if rp.VarLength != nil && part.Var != "" {
 			hop, seg = len(b.sc.cols)-1, true
@@ -132,6 +155,21 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 		pc.seg = append(pc.seg, seg)
 	}
 	return rels, pc, nil
+}
+
+// checkRelKind requires an already bound relationship variable to hold a
+// relationship (a list of them for a variable-length pattern).
+func (b *binder) checkRelKind(rp *gql.RelPattern, col int) error {
+	c := b.sc.cols[col]
+	ok := c.Type == vector.Rel || c.Type == vector.Any && c.Kind != "LIST" && c.Kind != "MAP" && c.Kind != KindPath
+	want := "relationship"
+	if rp.VarLength != nil {
+		ok, want = c.Type == vector.Any && (c.Kind == "LIST" || c.Kind == ""), "list of relationships"
+	}
+	if !ok {
+		return semanticAt(rp.Pos, "variable %s is already bound to a %s, not a %s", rp.Var, c.Type, want)
+	}
+	return nil
 }
 
 // selectivity ranks a node pattern as a starting point.
@@ -201,7 +239,11 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 
 // checkKind fails when a variable is reused as another kind of thing.
 func (b *binder) checkKind(p gql.Pos, col int, name string, want vector.Type) error {
-	if got := b.sc.cols[col].Type; got != want {
+	got := b.sc.cols[col].Type
+	if got == vector.Null || got == vector.Any && want == vector.Node && b.sc.cols[col].Kind == "" {
+		return nil // null, or a value only known when the query runs
+	}
+	if got != want {
 		return semanticAt(p, "variable %s is already bound to a %s, not a %s", name, got, want)
 	}
 	return nil

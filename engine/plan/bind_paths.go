@@ -186,3 +186,89 @@ func (b *binder) shortestPart(part *gql.PatternPart, before int) (*partCols, err
 	n := len(b.sc.cols)
 	return &partCols{nodes: []int{from, to}, hops: []int{n - 1}, seg: []bool{true}}, nil
 }
+
+// whereAround plans the WHERE of a MATCH with shortest path searches: the
+// conjuncts that only read columns bound before a search filter its input,
+// so that it runs only for the rows that pass them (the endpoints' own
+// conditions, typically); the rest filter the result.
+func (b *binder) whereAround(e gql.Expr, searches []*ShortestPath) error {
+	pred, err := b.expr(e, noAggregates)
+	if err != nil {
+		return err
+	}
+	var rest Expr
+	for _, c := range andTerms(pred, nil) {
+		top, ok := highestCol(c)
+		pushed := false
+		for _, sp := range searches { // lowest in the plan first
+			if ok && top < len(sp.Input.Columns()) {
+				sp.Input = &Filter{Input: sp.Input, Pred: c}
+				pushed = true
+				break
+			}
+		}
+		switch {
+		case pushed:
+		case rest == nil:
+			rest = c
+		default:
+			rest = &Binary{Op: OpAnd, L: rest, R: c}
+		}
+	}
+	if rest != nil {
+		b.set(&Filter{Input: b.root, Pred: rest})
+	}
+	return nil
+}
+
+// andTerms splits a predicate at its top-level ANDs.
+func andTerms(e Expr, out []Expr) []Expr {
+	if x, ok := e.(*Binary); ok && x.Op == OpAnd {
+		return andTerms(x.R, andTerms(x.L, out))
+	}
+	return append(out, e)
+}
+
+// highestCol is the highest column an expression reads (-1 for none); ok is
+// false for an expression it does not know how to look into.
+func highestCol(e Expr) (int, bool) {
+	top := -1
+	ok := true
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		switch x := e.(type) {
+		case *ColRef:
+			top = max(top, x.Idx)
+		case *Const, *Param:
+		case *Property:
+			walk(x.Of)
+		case *Binary:
+			walk(x.L)
+			walk(x.R)
+		case *Not:
+			walk(x.X)
+		case *Neg:
+			walk(x.X)
+		case *IsNull:
+			walk(x.X)
+		case *HasLabels:
+			walk(x.X)
+		case *List:
+			for _, y := range x.Elems {
+				walk(y)
+			}
+		case *Map:
+			for _, y := range x.Vals {
+				walk(y)
+			}
+		case *Call:
+			for _, y := range x.Args {
+				walk(y)
+			}
+		default:
+			ok = false
+		}
+	}
+	walk(e)
+	return top, ok
+}

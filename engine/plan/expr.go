@@ -260,5 +260,5 @@ func valueKind(v vector.Value) string {
 	case map[string]vector.Value:
 		return "MAP"
 	}
-	return ""
+	return vector.TemporalTypeName(v)
 }

@@ -1,6 +1,11 @@
 package plan
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // FuncSig describes a scalar function for binding: how many arguments it
 // takes and its result type (vector.Any when it depends on the values),
@@ -247,4 +252,23 @@ func staticTypeName(e Expr) string {
 		}
 	}
 	return e.Type().String()
+}
+
+// findCall reports the position of a call of function name (lower case)
+// inside exprs.
+func findCall(exprs []gql.Expr, name string) (gql.Pos, bool) {
+	var found *gql.Pos
+	for _, e := range exprs {
+		gql.Walk(e, func(x gql.Expr) bool {
+			if f, ok := x.(*gql.FuncCall); ok && found == nil && len(f.Namespace) == 0 && strings.EqualFold(f.Name, name) {
+				p := f.Pos
+				found = &p
+			}
+			return found == nil
+		})
+	}
+	if found == nil {
+		return gql.Pos{}, false
+	}
+	return *found, true
 }

@@ -14,6 +14,10 @@ var temporalFunctions = map[string]FuncSig{
 	"duration":                 {1, 1, vector.Any, "DURATION", "duration(string | map)"},
 	"datetime.fromepoch":       {2, 2, vector.Any, "DATETIME", "datetime.fromepoch(seconds, nanoseconds)"},
 	"datetime.fromepochmillis": {1, 1, vector.Any, "DATETIME", "datetime.fromepochmillis(milliseconds)"},
+	"duration.between":         {2, 2, vector.Any, "DURATION", "duration.between(a, b) — months, days and time from a to b"},
+	"duration.inmonths":        {2, 2, vector.Any, "DURATION", "duration.inMonths(a, b) — whole months from a to b"},
+	"duration.indays":          {2, 2, vector.Any, "DURATION", "duration.inDays(a, b) — whole days from a to b"},
+	"duration.inseconds":       {2, 2, vector.Any, "DURATION", "duration.inSeconds(a, b) — elapsed time from a to b"},
 	"year":                     {1, 1, vector.Any, "INTEGER", "year(temporal)"},
 	"month":                    {1, 1, vector.Any, "INTEGER", "month(temporal)"},
 	"day":                      {1, 1, vector.Any, "INTEGER", "day(temporal)"},
@@ -27,6 +31,7 @@ var temporalFunctions = map[string]FuncSig{
 func init() {
 	kinds := map[string]string{"date": "DATE", "localtime": "LOCALTIME", "time": "TIME", "localdatetime": "LOCALDATETIME", "datetime": "DATETIME"}
 	for name, kind := range kinds {
+		temporalFunctions[name+".truncate"] = FuncSig{2, 3, vector.Any, kind, name + ".truncate(unit, value[, map]) — value cut down to unit, then map's fields set"}
 		for _, clock := range []string{"statement", "transaction", "realtime"} {
 			temporalFunctions[name+"."+clock] = FuncSig{0, 1, vector.Any, kind, name + "." + clock + "([timezone]) — the current " + kind}
 		}

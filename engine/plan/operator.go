@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // Column is one output column of an operator. Variables keep their name;
 // projected expressions are named by alias or by their text.
@@ -240,3 +243,20 @@ func (o *Unwind) Children() []Operator       { return []Operator{o.Input} }
 func (*Argument) Children() []Operator       { return nil }
 func (o *Optional) Children() []Operator     { return []Operator{o.Input, o.Inner} }
 func (o *Create) Children() []Operator       { return []Operator{o.Input} }
+
+// ProcedureCall runs Proc once per input row with Args evaluated over that
+// row, and appends, for each row the procedure returns, the outputs listed
+// in Yield (indexes into Proc.Outputs) as new columns. A void call
+// (Void set: the procedure has no outputs) passes every input row through
+// once, unchanged. Cols are the input's columns followed by the yielded.
+type ProcedureCall struct {
+	Input Operator
+	Proc  *procs.Procedure
+	Args  []Expr
+	Yield []int
+	Void  bool
+	Cols  []Column
+}
+
+func (o *ProcedureCall) Columns() []Column    { return o.Cols }
+func (o *ProcedureCall) Children() []Operator { return []Operator{o.Input} }

@@ -41,8 +41,12 @@ type VarLengthExpand struct {
 	Distinct      []int
 	PathCol       bool
 	EndpointsOnly bool
-	Pattern       string // the pattern as written, for EXPLAIN
-	Cols          []Column
+	// OmitRels: nothing reads the relationship list (the relationship is
+	// anonymous and no later pattern compares against it), so the
+	// executor leaves the column null instead of building a list per row.
+	OmitRels bool
+	Pattern  string // the pattern as written, for EXPLAIN
+	Cols     []Column
 }
 
 // ShortestPath finds, for each input row, a shortest chain of Min..Max
@@ -97,11 +101,12 @@ func pathLength(name string, args []Expr) string {
 	return name
 }
 
-// describePath is the EXPLAIN line of a path operator.
+// describePath is the EXPLAIN line of a path operator. VarLengthExpand
+// shows as VariableLengthExpand, the name the interface contract uses.
 func describePath(op Operator) (string, bool) {
 	switch o := op.(type) {
 	case *VarLengthExpand:
-		s := "VarLengthExpand " + o.Pattern
+		s := "VariableLengthExpand " + o.Pattern
 		if o.Into >= 0 {
 			s += " into"
 		}

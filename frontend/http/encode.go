@@ -1,6 +1,7 @@
 package http
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -180,6 +181,10 @@ func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
 			b = e.appendRel(b, r)
 		}
 		return append(b, "]}"...)
+	case vector.Date, vector.LocalTime, vector.Time, vector.LocalDateTime, vector.DateTime, vector.Duration:
+		// Temporal values travel as their ISO 8601 strings; the schema's
+		// field type tells them apart from strings.
+		return appendString(b, x.(fmt.Stringer).String())
 	}
 	return append(b, "null"...)
 }

@@ -120,3 +120,15 @@ func TestEncodeDeepNestingStaysBounded(t *testing.T) {
 		t.Errorf("deep value encoded as %.60s…", out)
 	}
 }
+
+func TestEncodeTemporalAsISOStrings(t *testing.T) {
+	d, _ := vector.MakeDate(2015, 7, 21)
+	dur, _ := vector.ParseDuration("P14DT16H12M")
+	dt, _ := vector.ParseDateTime("2015-07-21T21:40:32.142+01:00")
+	enc := &encoder{ents: fakeEntities{}}
+	out := enc.appendValue(nil, []vector.Value{d, dur, dt, vector.Time{Nanos: 3600e9, Offset: -5400}}, 0)
+	want := `["2015-07-21","P14DT16H12M","2015-07-21T21:40:32.142+01:00","01:00-01:30"]`
+	if string(out) != want {
+		t.Errorf("got %s, want %s", out, want)
+	}
+}

@@ -174,6 +174,7 @@ func TestRequestErrors(t *testing.T) {
 		{"profile of a failing query", "POST", "/api/v1/query/profile", `{"query":"RETURN 1/0"}`, 400, "22012"},
 		{"explain of a session statement", "POST", "/api/v1/query", `{"query":"SHOW ALL","explain":true}`, 400, "42000"},
 		{"data error", "POST", "/api/v1/query", `{"query":"RETURN 1/0"}`, 400, "22012"},
+		{"unknown procedure", "POST", "/api/v1/query", `{"query":"CALL db.nothing()"}`, 400, "42S02"},
 		{"unknown path", "GET", "/api/v2/query", ``, 404, "02000"},
 		{"wrong method", "GET", "/api/v1/query", ``, 405, "22000"},
 		{"oversized body", "POST", "/api/v1/query", `{"query":"RETURN '` + strings.Repeat("x", 2000) + `'"}`, 413, "22000"},

@@ -1,0 +1,157 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// procCallOp runs a procedure once per input row and emits, per row the
+// procedure returns, the input row followed by the yielded outputs. Like
+// unwind, it gathers the input columns per output batch with typed
+// copies. A void call emits each input row once.
+type procCallOp struct {
+	c     *Context
+	in    Operator
+	p     *plan.ProcedureCall
+	args  []evaluator
+	types []vector.Type // of the yielded columns
+	pctx  *procs.Context
+
+	inb     *vector.Batch
+	argv    []*vector.Vector // the evaluated arguments of inb
+	pos     int
+	row     int
+	pending [][]vector.Value // rows the procedure returned for row
+	next    int
+
+	vals []vector.Value
+	idx  []int32
+	out  *vector.Batch
+}
+
+func newProcCall(c *Context, p *plan.ProcedureCall, in Operator) (*procCallOp, error) {
+	o := &procCallOp{c: c, in: in, p: p, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))},
+		pctx: &procs.Context{Ctx: c.Ctx, Reader: c.Tx, Catalog: c.Catalog}}
+	for _, a := range p.Args {
+		ev, err := compile(c, a)
+		if err != nil {
+			return nil, err
+		}
+		o.args = append(o.args, ev)
+	}
+	nin := len(p.Cols) - len(p.Yield)
+	for _, col := range p.Cols[nin:] {
+		o.types = append(o.types, col.Type)
+	}
+	return o, nil
+}
+
+func (o *procCallOp) Next() (*vector.Batch, error) {
+	if err := o.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	nin := len(o.out.Cols) - len(o.types)
+	for i, t := range o.types {
+		o.out.Cols[nin+i] = ensure(o.out.Cols[nin+i], t)
+	}
+	o.idx = o.idx[:0]
+	for len(o.idx) < vector.Capacity {
+		if o.next < len(o.pending) {
+			k := len(o.idx)
+			if err := o.setOutputs(k, o.pending[o.next]); err != nil {
+				return nil, err
+			}
+			o.next++
+			o.idx = append(o.idx, int32(o.row))
+			continue
+		}
+		if o.inb == nil || o.pos >= o.inb.Rows() {
+			if len(o.idx) > 0 {
+				break // the output still refers to this input batch
+			}
+			b, err := o.in.Next()
+			if err != nil || b == nil {
+				return nil, err
+			}
+			o.argv = o.argv[:0]
+			for _, ev := range o.args {
+				v, err := ev.eval(b)
+				if err != nil {
+					return nil, err
+				}
+				o.argv = append(o.argv, v)
+			}
+			o.inb, o.pos = b, 0
+			continue
+		}
+		o.row = o.inb.Row(o.pos)
+		o.pos++
+		rows, err := o.invoke(o.row)
+		if err != nil {
+			return nil, err
+		}
+		o.pending, o.next = rows, 0
+		if o.p.Void {
+			o.pending, o.next = nil, 0
+			o.idx = append(o.idx, int32(o.row))
+		}
+	}
+	if len(o.idx) == 0 {
+		return nil, nil
+	}
+	for i, src := range o.inb.Cols[:nin] {
+		o.out.Cols[i] = ensure(o.out.Cols[i], src.Type)
+		copyRows(o.out.Cols[i], 0, src, o.idx)
+	}
+	o.out.Len, o.out.Sel = len(o.idx), nil
+	return o.out, nil
+}
+
+// invoke checks the arguments of physical row r against the inputs and
+// calls the procedure.
+func (o *procCallOp) invoke(r int) ([][]vector.Value, error) {
+	proc := o.p.Proc
+	o.vals = o.vals[:0]
+	for i, v := range o.argv {
+		x := v.Get(r)
+		in := proc.Inputs[i]
+		if x != nil {
+			if !procs.Accepts(in.Type, x) {
+				return nil, errs.Data("argument %s of procedure %s must be %s", in.Name, proc.Name, in.Type)
+			}
+			x = procs.Coerce(in.Type, x)
+		}
+		o.vals = append(o.vals, x)
+	}
+	rows, err := proc.Fn(o.pctx, o.vals)
+	if err != nil {
+		if _, ok := errs.As(err); ok {
+			return nil, err
+		}
+		return nil, errs.Wrap(errs.CodeData, errs.CatData, err, "procedure "+proc.Name+" failed")
+	}
+	return rows, nil
+}
+
+// setOutputs stores the yielded outputs of one returned row in output row
+// k, checking them against the declared output types.
+func (o *procCallOp) setOutputs(k int, row []vector.Value) error {
+	proc := o.p.Proc
+	if len(row) != len(proc.Outputs) {
+		return errs.Data("procedure %s returned a row of %d values for %d outputs", proc.Name, len(row), len(proc.Outputs))
+	}
+	nin := len(o.out.Cols) - len(o.types)
+	for i, j := range o.p.Yield {
+		v, f := row[j], proc.Outputs[j]
+		if v != nil {
+			if !procs.Accepts(f.Type, v) {
+				return errs.Data("procedure %s returned a value that is not %s for output %s", proc.Name, f.Type, f.Name)
+			}
+			v = procs.Coerce(f.Type, v)
+		}
+		o.out.Cols[nin+i].Set(k, v)
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+// Package procs holds the procedures callable with CALL: a registry of
+// named procedures with typed inputs and outputs, and the built-in
+// catalog procedures (db.labels, db.relationshipTypes, db.propertyKeys).
+// The binder resolves a CALL against the database's registry and checks
+// argument count and types; the executor runs the procedure once per
+// input row.
+package procs
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Field is one input parameter or output column: a name and a type name
+// (ANY, BOOLEAN, INTEGER, FLOAT, NUMBER, STRING, LIST, MAP, NODE,
+// RELATIONSHIP, PATH). Every field accepts null.
+type Field struct {
+	Name string
+	Type string
+}
+
+// Signature describes a procedure: its namespaced name (db.labels) and
+// fields. A procedure without outputs is void: calling it keeps each
+// input row once.
+type Signature struct {
+	Name    string
+	Inputs  []Field
+	Outputs []Field
+}
+
+func (s Signature) String() string {
+	f := func(fs []Field) string {
+		parts := make([]string, len(fs))
+		for i, x := range fs {
+			parts[i] = x.Name + " :: " + x.Type
+		}
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s(%s) :: (%s)", s.Name, f(s.Inputs), f(s.Outputs))
+}
+
+// Context is what a procedure may read: the query's context (for
+// cancellation) and the snapshot and catalog the query reads.
+type Context struct {
+	Ctx     context.Context
+	Reader  storage.Reader
+	Catalog *catalog.Catalog
+}
+
+// Func computes a procedure's rows for one set of arguments (one value per
+// input, already checked against the input types). Each row has one value
+// per output; a void procedure returns no rows.
+type Func func(c *Context, args []vector.Value) ([][]vector.Value, error)
+
+// Procedure is a registered procedure.
+type Procedure struct {
+	Signature
+	Fn Func
+}
+
+// Registry maps names to procedures. It is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	procs map[string]*Procedure
+}
+
+// NewRegistry returns a registry holding the built-in procedures.
+func NewRegistry() *Registry {
+	r := &Registry{procs: map[string]*Procedure{}}
+	for _, p := range builtins() {
+		if err := r.Register(p); err != nil {
+			panic("BUG: procs: " + err.Error())
+		}
+	}
+	return r
+}
+
+// Register adds or replaces a procedure.
+func (r *Registry) Register(p *Procedure) error {
+	if p.Fn == nil {
+		return fmt.Errorf("procedure %s has no implementation", p.Name)
+	}
+	if p.Name == "" || strings.HasPrefix(p.Name, ".") || strings.HasSuffix(p.Name, ".") || strings.Contains(p.Name, "..") {
+		return fmt.Errorf("invalid procedure name %q", p.Name)
+	}
+	seen := map[string]bool{}
+	for _, fs := range [][]Field{p.Inputs, p.Outputs} {
+		for _, f := range fs {
+			if !KnownType(f.Type) {
+				return fmt.Errorf("procedure %s: unknown type %q of %s", p.Name, f.Type, f.Name)
+			}
+		}
+	}
+	for _, f := range p.Outputs {
+		if seen[f.Name] {
+			return fmt.Errorf("procedure %s: output %s declared twice", p.Name, f.Name)
+		}
+		seen[f.Name] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.procs[p.Name] = p
+	return nil
+}
+
+// Lookup finds a procedure by name. Names are case-sensitive, as in Cypher.
+func (r *Registry) Lookup(name string) (*Procedure, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.procs[name]
+	return p, ok
+}
+
+// Names lists the registered names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.procs))
+	for n := range r.procs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Unknown is the error for a call of a name no procedure has, suggesting
+// the nearest registered name when one is close.
+func (r *Registry) Unknown(name string) *errs.Error {
+	e := errs.UnknownProcedure("there is no procedure %s", name)
+	best, bestD := "", 0
+	for _, n := range r.Names() {
+		d := distance(strings.ToLower(name), strings.ToLower(n))
+		if best == "" || d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= max(2, len(name)/3) {
+		e.Suggestion = "did you mean " + best + "?"
+	}
+	return e
+}
+
+// distance is the Levenshtein edit distance.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,1 @@
+CREATE (:A {name: 'a'})-[:T {w: 1}]->(:B {name: 'b'})
