@@ -192,9 +192,6 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		}
 		return db.schema(stmt.Schema, start)
 	}
-	if r, ok, err := db.schemaCall(stmt.Query, start); ok || err != nil {
-		return r, err
-	}
 	if stmt.Session != nil {
 		if m != modeRun {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)

@@ -8,19 +8,20 @@ import (
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // schema runs an index or constraint statement. CREATE and DROP commit
 // one schema transaction and return no rows; SHOW answers the catalog
-// rows of the latest snapshot (columns in showColumns).
+// rows of the latest snapshot, as CALL db.indexes() / db.constraints() do.
 func (db *DB) schema(s *gql.Schema, start time.Time) (*Result, error) {
 	switch s.Kind {
 	case gql.SchemaShowIndexes:
-		return db.schemaRows(indexColumns, indexRows(db.store.Snapshot().Schema()), start), nil
+		return db.schemaRows(showColumns(procs.IndexFields), procs.IndexRows(db.store.Snapshot().Schema()), start), nil
 	case gql.SchemaShowConstraints:
-		return db.schemaRows(constraintColumns, constraintRows(db.store.Snapshot().Schema()), start), nil
+		return db.schemaRows(showColumns(procs.ConstraintFields), procs.ConstraintRows(db.store.Snapshot().Schema()), start), nil
 	}
 	tx := db.store.Begin()
 	var err error
@@ -71,81 +72,14 @@ func (db *DB) schema(s *gql.Schema, start time.Time) (*Result, error) {
 	return r, nil
 }
 
-var (
-	indexColumns = []plan.Column{{Name: "name", Type: vector.String}, {Name: "type", Type: vector.String},
-		{Name: "label", Type: vector.String}, {Name: "properties", Type: vector.String}}
-	constraintColumns = []plan.Column{{Name: "name", Type: vector.String}, {Name: "type", Type: vector.String},
-		{Name: "label", Type: vector.String}, {Name: "properties", Type: vector.String},
-		{Name: "enforced", Type: vector.Bool}}
-)
-
-func indexRows(sc *catalog.Schema) [][]vector.Value {
-	var rows [][]vector.Value
-	for _, ix := range sc.Indexes {
-		rows = append(rows, []vector.Value{ix.Name, ix.Type.String(), ix.Label, ix.Properties()})
+// showColumns are the result columns of SHOW INDEXES / SHOW CONSTRAINTS:
+// those of db.indexes() and db.constraints().
+func showColumns(fs []procs.Field) []plan.Column {
+	cols := make([]plan.Column, len(fs))
+	for i, f := range fs {
+		cols[i] = plan.Column{Name: f.Name, Type: procs.VectorType(f.Type)}
 	}
-	return rows
-}
-
-func constraintRows(sc *catalog.Schema) [][]vector.Value {
-	var rows [][]vector.Value
-	for _, c := range sc.Constraints {
-		rows = append(rows, []vector.Value{c.Name, c.Kind.String(), c.Label, c.Key, true})
-	}
-	return rows
-}
-
-// schemaCall answers CALL db.indexes() and CALL db.constraints() written
-// as a whole statement (optionally with YIELD of some columns); ok is
-// false for any other statement.
-func (db *DB) schemaCall(q *gql.Query, start time.Time) (*Result, bool, error) {
-	if q == nil || len(q.Parts) != 1 || len(q.Parts[0].Clauses) != 1 {
-		return nil, false, nil
-	}
-	c, isCall := q.Parts[0].Clauses[0].(*gql.Call)
-	if !isCall || len(c.Namespace) != 1 || c.Namespace[0] != "db" || c.Where != nil || len(c.Args) > 0 {
-		return nil, false, nil
-	}
-	var cols []plan.Column
-	var rows [][]vector.Value
-	sc := db.store.Snapshot().Schema()
-	switch c.Name {
-	case "indexes":
-		cols, rows = indexColumns, indexRows(sc)
-	case "constraints":
-		cols, rows = constraintColumns, constraintRows(sc)
-	default:
-		return nil, false, nil
-	}
-	if len(c.Yield) > 0 {
-		var pick []int
-		var ycols []plan.Column
-		for _, y := range c.Yield {
-			i := -1
-			for j, col := range cols {
-				if col.Name == y.Name {
-					i = j
-				}
-			}
-			if i < 0 {
-				return nil, true, errs.Semantic("db.%s() yields no column %s", c.Name, y.Name).At(c.Pos.Line, c.Pos.Column)
-			}
-			col := cols[i]
-			if y.Alias != "" {
-				col.Name = y.Alias
-			}
-			pick, ycols = append(pick, i), append(ycols, col)
-		}
-		for r, row := range rows {
-			out := make([]vector.Value, len(pick))
-			for j, i := range pick {
-				out[j] = row[i]
-			}
-			rows[r] = out
-		}
-		cols = ycols
-	}
-	return db.schemaRows(cols, rows, start), true, nil
+	return cols
 }
 
 func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.Time) *Result {

@@ -68,7 +68,8 @@ type Constraint struct {
 	Index string
 }
 
-// Schema is an immutable set of indexes and constraints, sorted by name.
+// Schema is an immutable set of indexes and constraints, in creation
+// order.
 // Changing it makes a new Schema (With*, Without*), so a snapshot's
 // Schema never changes under a reader.
 type Schema struct {
