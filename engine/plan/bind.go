@@ -144,6 +144,9 @@ type binder struct {
 	// inWhere is set while a WHERE predicate is bound: only there may a
 	// pattern be used as a predicate.
 	inWhere bool
+	// keyed are the variables the current MATCH's WHERE compares by a
+	// property with a value (bind_keys.go): good starts for a pattern.
+	keyed map[string]bool
 }
 
 // input returns the plan so far, or a single empty row when nothing came
