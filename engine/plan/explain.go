@@ -82,6 +82,7 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	case *IndexSeek:
 		d.Label = labelList(o.Labels)
 		d.IndexUsed = o.Index
+		d.Filter = o.Condition()
 	case *Expand:
 		d.Pattern = expandPattern(o)
 	case *Filter:

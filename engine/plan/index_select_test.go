@@ -51,7 +51,7 @@ func TestSeekEstimates(t *testing.T) {
 		}
 	}
 	walk(ex.Root)
-	if seek == nil || seek.IndexUsed != "by_id" || seek.EstimatedRows != 1 {
+	if seek == nil || seek.IndexUsed != "by_id" || seek.EstimatedRows != 1 || seek.Filter != "p.id = 7" || seek.Label != "Person" {
 		t.Fatalf("seek %+v, want by_id with 1 row", seek)
 	}
 	if filter == nil || filter.EstimatedRows != 0.1 {

@@ -52,8 +52,21 @@ func (o *HashJoin) Columns() []Column    { return o.Cols }
 func (o *HashJoin) Children() []Operator { return []Operator{o.Left, o.Right} }
 
 // Detail renders the seek as EXPLAIN shows it:
-// "p:Person(age) index_person_age [p.age > 30]".
+// "p:Person(age) BTREE index_person_age [p.age > 30]".
 func (o *IndexSeek) Detail() string {
+	s := fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"), strings.Join(o.Props, ", "),
+		o.Type, o.Index, o.Condition())
+	if o.Ordered {
+		s += " ordered"
+		if o.Desc {
+			s += " DESC"
+		}
+	}
+	return s
+}
+
+// Condition is the predicate the seek answers: "p.age > 30 AND p.age < 40".
+func (o *IndexSeek) Condition() string {
 	var conds []string
 	for i, e := range o.Eq {
 		conds = append(conds, o.Var+"."+o.Props[i]+" = "+e.String())
@@ -81,13 +94,5 @@ func (o *IndexSeek) Detail() string {
 			conds = append(conds, p+op+o.Hi.String())
 		}
 	}
-	s := fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"), strings.Join(o.Props, ", "),
-		o.Type, o.Index, strings.Join(conds, " AND "))
-	if o.Ordered {
-		s += " ordered"
-		if o.Desc {
-			s += " DESC"
-		}
-	}
-	return s
+	return strings.Join(conds, " AND ")
 }
