@@ -129,8 +129,23 @@ type selector struct {
 	used    map[string]bool
 }
 
-// walk finds Filters and the scans their conjuncts constrain.
+// walk finds Filters and the scans their conjuncts constrain, in the
+// plan and in the sub-plans of pattern subqueries (EXISTS, pattern
+// predicates and comprehensions) of filters and projections.
 func (s *selector) walk(op Operator) {
+	sub := func(e Expr) {
+		if ps, ok := e.(*PatternSubquery); ok {
+			s.walk(ps.Plan)
+		}
+	}
+	switch o := op.(type) {
+	case *Filter:
+		Walk(o.Pred, sub)
+	case *Project:
+		for _, e := range o.Exprs {
+			Walk(e, sub)
+		}
+	}
 	if f, ok := op.(*Filter); ok {
 		for _, c := range conjuncts(f.Pred, nil) {
 			col, pr, ok := indexablePred(c)

@@ -86,3 +86,30 @@ func TestHintErrors(t *testing.T) {
 		t.Fatalf("plan without the hinted seek:\n%s", Format(p.Root))
 	}
 }
+
+// TestSeekInSubquery: the sub-plan of an EXISTS subquery seeks too.
+func TestSeekInSubquery(t *testing.T) {
+	ixs := []IndexInfo{{Name: "by_age", Type: "BTREE", Label: "Person", Props: []string{"age"}, Entries: 10, Distinct: 5}}
+	p, err := selectFor(t, "MATCH (x) WHERE EXISTS { MATCH (p:Person) WHERE p.age = 30 } RETURN x", ixs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	var walk func(op Operator)
+	walk = func(op Operator) {
+		if f, ok := op.(*Filter); ok {
+			Walk(f.Pred, func(e Expr) {
+				if ps, ok := e.(*PatternSubquery); ok {
+					found = found || strings.Contains(Format(ps.Plan), "IndexSeek")
+				}
+			})
+		}
+		for _, c := range op.Children() {
+			walk(c)
+		}
+	}
+	walk(p.Root)
+	if !found {
+		t.Fatalf("no IndexSeek in the subquery plan:\n%s", Format(p.Root))
+	}
+}
