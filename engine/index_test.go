@@ -356,3 +356,44 @@ func TestIndexFarEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexJoin: keys computed from earlier rows (UNWIND, an earlier
+// MATCH) seek the index once per row instead of joining a label scan.
+func TestIndexJoin(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustQuery(t, db, "UNWIND range(0, 2999) AS i CREATE (:P {id: i % 1500, tag: toString(i % 7)})", nil)
+	mustQuery(t, db, "CREATE (:Q {id: 3})", nil)
+	mustQuery(t, db, "CREATE INDEX by_id FOR (p:P) ON (p.id)", nil)
+	mustQuery(t, db, "CREATE HASH INDEX by_id_tag FOR (p:P) ON (p.id, p.tag)", nil)
+	cases := []struct {
+		q      string
+		params engine.Params
+		index  string
+	}{
+		{"UNWIND [1, 2.0, 3, null, 'x', 1499, 5000] AS k MATCH (n:P {id: k}) RETURN k, n.tag", nil, "by_id"},
+		{"UNWIND range(1, 2000) AS k MATCH (n:P) WHERE n.id = k * 2 RETURN k, n.tag", nil, "by_id"},
+		{"UNWIND $ks AS k MATCH (n:P) WHERE n.id = k.id AND n.tag = k.tag RETURN n.id", engine.Params{"ks": []vector.Value{
+			map[string]vector.Value{"id": int64(7), "tag": "0"}, map[string]vector.Value{"id": int64(8), "tag": "1"},
+			map[string]vector.Value{"id": int64(9), "tag": "9"}}}, "by_id_tag"},
+		{"MATCH (q:Q) MATCH (n:P) WHERE n.id = q.id RETURN n.tag", nil, "by_id"},
+		{"UNWIND [date('2020-01-01'), 4] AS k MATCH (n:P {id: k}) RETURN n.tag", nil, "by_id"},
+	}
+	for _, c := range cases {
+		used := indexUsed(t, db, c.q, c.params)
+		if len(used) == 0 || used[0] != c.index {
+			t.Errorf("%s: index_used %v, want %s", c.q, used, c.index)
+		}
+		with := sorted(mustQuery(t, db, c.q, c.params))
+		without := sorted(mustQuery(t, db, withoutIndex(c.q), c.params))
+		if len(with) == 0 || strings.Join(with, "\n") != strings.Join(without, "\n") {
+			t.Errorf("%s: with index %d rows, without %d", c.q, len(with), len(without))
+		}
+		if ops := planOps(t, db, withoutIndex(c.q), c.params); strings.Contains(strings.Join(ops, " "), "IndexJoin") {
+			t.Errorf("%s: WITHOUT INDEX plan %v", c.q, ops)
+		}
+	}
+}

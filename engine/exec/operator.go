@@ -33,6 +33,12 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		return newNodeScan(c, p), nil
 	case *plan.IndexSeek:
 		return newIndexSeek(c, p), nil
+	case *plan.IndexJoin:
+		l, err := Build(c, p.Left)
+		if err != nil {
+			return nil, err
+		}
+		return newIndexJoin(c, p, l)
 	case *plan.HashJoin:
 		l, err := Build(c, p.Left)
 		if err != nil {

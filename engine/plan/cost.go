@@ -164,6 +164,14 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 		// A seek costs a search (log2 of the entries) plus the rows.
 		r := SeekRows(o, &ix)
 		return estimate{rows: r, cost: r + math.Log2(math.Max(float64(ix.Entries), 2))}
+	case *IndexJoin:
+		// One seek per left row.
+		per := k.labelRows(o.Labels) * selEquality
+		if ix, ok := k.st.Indexes[o.Index]; ok {
+			per = SeekRows(&IndexSeek{Eq: o.Keys, Props: o.Props}, &ix)
+		}
+		r := in.rows * per
+		return estimate{rows: r, cost: in.rows + r}
 	case *HashJoin:
 		// Build the right side, probe with the left; the keys' equality
 		// keeps a tenth of the pairs unless statistics say otherwise.

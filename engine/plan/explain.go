@@ -83,6 +83,10 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 		d.Label = labelList(o.Labels)
 		d.IndexUsed = o.Index
 		d.Filter = o.Condition()
+	case *IndexJoin:
+		d.Label = labelList(o.Labels)
+		d.IndexUsed = o.Index
+		d.Filter = o.Condition()
 	case *Expand:
 		d.Pattern = expandPattern(o)
 	case *Filter:

@@ -27,11 +27,17 @@ type IndexInfo struct {
 // USING JOIN ON a.x = b.y joins the two pattern parts by hashing.
 func SelectIndexes(p *Plan, stmt *gql.Statement, indexes []IndexInfo) error {
 	h := collectHints(stmt)
-	s := &selector{indexes: indexes, hints: h, cands: map[*NodeScan]*scanCands{}}
+	s := &selector{indexes: indexes, hints: h, cands: map[*NodeScan]*scanCands{},
+		used: map[string]bool{}, joins: map[*NodeScan]*joinCand{}}
 	s.walk(p.Root)
 	for _, c := range s.order {
 		if err := s.choose(c); err != nil {
 			return err
+		}
+	}
+	for _, j := range s.joinOrder {
+		if !s.used[j.scan.Var] {
+			s.chooseJoin(j)
 		}
 	}
 	for v, hint := range h.index {
@@ -127,6 +133,10 @@ type selector struct {
 	cands   map[*NodeScan]*scanCands
 	order   []*scanCands
 	used    map[string]bool
+	// joins are scans whose keys come from the rows they are joined with
+	// (index_join.go), considered when no constant seek serves them.
+	joins     map[*NodeScan]*joinCand
+	joinOrder []*joinCand
 }
 
 // walk finds Filters and the scans their conjuncts constrain, in the
@@ -150,6 +160,7 @@ func (s *selector) walk(op Operator) {
 		for _, c := range conjuncts(f.Pred, nil) {
 			col, pr, ok := indexablePred(c)
 			if !ok {
+				s.correlated(f, c)
 				continue
 			}
 			scan, replace := origin(f.Input, col, func(n Operator) { f.Input = n })
@@ -168,6 +179,26 @@ func (s *selector) walk(op Operator) {
 	for _, c := range op.Children() {
 		s.walk(c)
 	}
+}
+
+// correlated records conjunct c of filter f when it compares a scanned
+// node's property with values of the rows the scan is joined with.
+func (s *selector) correlated(f *Filter, c Expr) {
+	col, pr, maxCol, ok := correlatedPred(c)
+	if !ok {
+		return
+	}
+	cp, replace, scan := correlatedOrigin(f.Input, col, maxCol, func(n Operator) { f.Input = n })
+	if scan == nil {
+		return
+	}
+	j := s.joins[scan]
+	if j == nil {
+		j = &joinCand{cp: cp, replace: replace, scan: scan}
+		s.joins[scan] = j
+		s.joinOrder = append(s.joinOrder, j)
+	}
+	j.preds = append(j.preds, pr)
 }
 
 func conjuncts(e Expr, out []Expr) []Expr {
@@ -280,9 +311,6 @@ func origin(op Operator, col int, replace func(Operator)) (*NodeScan, func(Opera
 // place.
 func (s *selector) choose(c *scanCands) error {
 	v := c.scan.Var
-	if s.used == nil {
-		s.used = map[string]bool{}
-	}
 	if s.hints.noIndex[v] && s.hints.index[v] == nil {
 		return nil
 	}

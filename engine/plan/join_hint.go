@@ -101,6 +101,8 @@ func replaceChild(parent, old, n Operator) bool {
 		return set(&o.Left) || set(&o.Right)
 	case *HashJoin:
 		return set(&o.Left) || set(&o.Right)
+	case *IndexJoin:
+		return set(&o.Left)
 	}
 	return false
 }
