@@ -17,7 +17,7 @@ const (
 
 // Schema is a statement on indexes or constraints:
 //
-//	CREATE [BTREE|HASH] INDEX [name] FOR (n:Label) ON (n.p1[, n.p2 …]) [OPTIONS {type: 'HASH'}]
+//	CREATE [BTREE|HASH] INDEX [name] FOR (n:Label) ON (n.p1[, n.p2 …]) [OPTIONS {type: 'HASH'} | TYPE HASH]
 //	CREATE INDEX [name] ON :Label(p1[, p2 …])
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT n.p IS UNIQUE
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT EXISTS(n.p)   (or n.p IS NOT NULL)

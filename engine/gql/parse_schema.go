@@ -115,6 +115,10 @@ func (p *parser) createIndex(s *Schema) {
 			s.IndexType = strings.ToUpper(str)
 		}
 	}
+	if p.isKeyword("TYPE") {
+		p.advance()
+		s.IndexType = strings.ToUpper(p.ident("an index type"))
+	}
 	if s.IndexType != "" && s.IndexType != "BTREE" && s.IndexType != "HASH" {
 		p.fail("unknown index type %s: BTREE or HASH", s.IndexType)
 	}
