@@ -114,6 +114,7 @@ func (r *Result) finish() {
 	r.done = true
 	st := r.ectx.Stats
 	r.summary.RowsScanned = st.RowsScanned
+	r.summary.IndexHits = st.IndexHits
 	r.summary.ExecutionTime = time.Since(r.start)
 	if !r.summary.Write && r.tx != nil {
 		r.tx.Rollback()

@@ -30,6 +30,8 @@ type Summary struct {
 	RelationshipsCreated int64
 	PropertiesSet        int64
 	LabelsAdded          int64
+	// IndexHits counts node ids read from indexes.
+	IndexHits int64
 	// ExecutionTime is the wall time from parse to the last batch.
 	ExecutionTime time.Duration
 }

@@ -65,6 +65,7 @@ func (j *indexJoin) nodesFor(keys []*vector.Vector, r int) []uint64 {
 	if exact {
 		bm = tx.IndexEqual(ix, string(j.kbuf))
 		j.c.Stats.DBHits += int64(bm.GetCardinality())
+		j.c.Stats.IndexHits += int64(bm.GetCardinality())
 		bm.And(j.labelNodes())
 	} else {
 		bm = j.labelNodes()

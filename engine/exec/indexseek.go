@@ -47,6 +47,7 @@ func (s *indexSeek) open() error {
 		if ok {
 			s.isOrdered = true
 			s.c.Stats.DBHits += int64(len(ids))
+			s.c.Stats.IndexHits += int64(len(ids))
 			labels := s.labelNodes(nil)
 			s.ordered = ids[:0]
 			for _, id := range ids {
@@ -74,6 +75,7 @@ func (s *indexSeek) open() error {
 		}
 		if bm != nil {
 			s.c.Stats.DBHits += int64(bm.GetCardinality())
+			s.c.Stats.IndexHits += int64(bm.GetCardinality())
 		}
 		bm = s.labelNodes(bm)
 	}
