@@ -62,6 +62,9 @@ func (o *IndexSeek) Detail() string {
 			s += " DESC"
 		}
 	}
+	if o.Hinted {
+		s += " (USING INDEX)"
+	}
 	return s
 }
 

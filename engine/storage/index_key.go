@@ -87,6 +87,11 @@ func appendNumber(dst []byte, f float64, d int64) []byte {
 	if f == 0 {
 		f = 0 // -0.0 = 0.0
 	}
+	if f != f {
+		// One NaN, after +Inf: where ORDER BY puts NaN (after every
+		// other number), whatever sign bit the NaN was computed with.
+		f = math.Float64frombits(0x7FF8000000000001)
+	}
 	bits := math.Float64bits(f)
 	if bits>>63 == 1 {
 		bits = ^bits

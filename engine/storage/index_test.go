@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -29,6 +30,10 @@ func TestIndexKeyOrder(t *testing.T) {
 		if !(key(t, ordered[i-1]) < key(t, ordered[i])) {
 			t.Errorf("key(%v) !< key(%v)", ordered[i-1], ordered[i])
 		}
+	}
+	negNaN := math.Float64frombits(0xFFF8000000000000)
+	if !(key(t, math.Inf(1)) < key(t, negNaN) && key(t, negNaN) == key(t, math.NaN())) {
+		t.Error("NaN does not sort after +Inf as one key")
 	}
 	if key(t, int64(1)) != key(t, 1.0) || key(t, 0.0) != key(t, -0.0*1) {
 		t.Error("1 and 1.0 (or 0 and -0.0) have different keys")
