@@ -47,7 +47,7 @@ func newIndexJoin(c *Context, p *plan.IndexJoin, left Operator) (*indexJoin, err
 // nodesFor returns the nodes for left row r given the evaluated keys.
 func (j *indexJoin) nodesFor(keys []*vector.Vector, r int) []uint64 {
 	tx := j.c.Tx
-	ix := tx.Schema().Index(j.p.Index)
+	ix := planned(tx.Schema(), j.p.Index, j.p.Labels, j.p.Props)
 	j.kbuf = j.kbuf[:0]
 	exact := ix != nil
 	for _, k := range keys {

@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
@@ -37,32 +40,39 @@ func newIndexSeek(c *Context, p *plan.IndexSeek) *indexSeek {
 func (s *indexSeek) open() error {
 	s.opened = true
 	tx := s.c.Tx
-	ix := tx.Schema().Index(s.p.Index)
+	ix := planned(tx.Schema(), s.p.Index, s.p.Labels, s.p.Props)
 	var bm *roaring.Bitmap
-	if ix != nil && s.p.Ordered {
-		ids, ok, err := s.orderedSeek(tx, ix)
-		if err != nil {
-			return err
-		}
-		if ok {
-			s.isOrdered = true
+	if s.p.Ordered {
+		var ids []uint64
+		if ix != nil && ix.Type == catalog.BTree {
+			var ok bool
+			var err error
+			if ids, ok, err = s.orderedSeek(tx, ix); err != nil {
+				return err
+			} else if !ok {
+				return errs.Internal("BUG: ordered index seek on values the index cannot order")
+			}
 			s.c.Stats.DBHits += int64(len(ids))
 			s.c.Stats.IndexHits += int64(len(ids))
-			labels := s.labelNodes(nil)
-			s.ordered = ids[:0]
-			for _, id := range ids {
-				if labels.Contains(uint32(id)) {
-					s.ordered = append(s.ordered, id)
-				}
-			}
-			if s.p.Desc {
-				for i, j := 0, len(s.ordered)-1; i < j; i, j = i+1, j-1 {
-					s.ordered[i], s.ordered[j] = s.ordered[j], s.ordered[i]
-				}
-			}
-			return nil
+		} else {
+			// The plan has no Sort above: without its index the seek
+			// sorts the label's nodes itself.
+			ids = s.sortedLabelNodes()
 		}
-		return errs.Internal("BUG: ordered index seek on values the index cannot order")
+		s.isOrdered = true
+		labels := s.labelNodes(nil)
+		s.ordered = ids[:0]
+		for _, id := range ids {
+			if labels.Contains(uint32(id)) {
+				s.ordered = append(s.ordered, id)
+			}
+		}
+		if s.p.Desc {
+			for i, j := 0, len(s.ordered)-1; i < j; i, j = i+1, j-1 {
+				s.ordered[i], s.ordered[j] = s.ordered[j], s.ordered[i]
+			}
+		}
+		return nil
 	}
 	if ix == nil {
 		// Dropped after the plan was made: read the label as a scan
@@ -80,6 +90,61 @@ func (s *indexSeek) open() error {
 		bm = s.labelNodes(bm)
 	}
 	s.it = bm.ManyIterator()
+	return nil
+}
+
+// sortedLabelNodes lists the nodes with the seek's labels in the key
+// order of the property the seek orders by (nodes without it first: the
+// Filter above drops them, as the predicate needs the property).
+func (s *indexSeek) sortedLabelNodes() []uint64 {
+	prop := s.p.Props[min(len(s.p.Eq), len(s.p.Props)-1)]
+	k, hasKey := s.c.Catalog.LookupKey(prop)
+	type keyed struct {
+		key string
+		id  uint64
+	}
+	var rows []keyed
+	it := s.labelNodes(nil).Iterator()
+	for it.HasNext() {
+		id := uint64(it.Next())
+		var key []byte
+		if hasKey {
+			s.c.Tx.NodeProps(id, func(pk catalog.KeyID, v vector.Value) {
+				if pk == k {
+					key, _ = storage.AppendIndexKey(nil, v)
+				}
+			})
+		}
+		rows = append(rows, keyed{string(key), id})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].key != rows[j].key {
+			return rows[i].key < rows[j].key
+		}
+		return rows[i].id < rows[j].id
+	})
+	ids := make([]uint64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return ids
+}
+
+// planned returns the index named name when it is still the index the
+// plan chose (on one of labels, with properties props), nil otherwise:
+// an index dropped, or dropped and made again differently, between
+// planning and the transaction's snapshot. The caller then reads the
+// label.
+func planned(sc *catalog.Schema, name string, labels, props []string) *catalog.Index {
+	ix := sc.Index(name)
+	if ix == nil || strings.Join(ix.Keys, "\x00") != strings.Join(props, "\x00") {
+		return nil
+	}
+	for _, l := range labels {
+		if l == ix.Label {
+			return ix
+		}
+	}
 	return nil
 }
 
