@@ -21,10 +21,14 @@ type indexSeek struct {
 	c  *Context
 	p  *plan.IndexSeek
 	it roaring.ManyIntIterable
-	// ordered holds the ids in key order when the seek replaces a sort
-	// (plan.IndexSeek.Ordered); it is consumed from the front.
-	ordered   []uint64
+	// An ordered seek (plan.IndexSeek.Ordered, replacing a sort) reads
+	// its index through cursor, or, without its index, the sorted ids
+	// in ordered, consumed from the front; labels filters both.
 	isOrdered bool
+	cursor    *storage.IndexCursor
+	ordered   []uint64
+	labels    *roaring.Bitmap
+	ids       []uint64
 	buf       []uint32
 	out       *vector.Batch
 	opened    bool
@@ -43,30 +47,23 @@ func (s *indexSeek) open() error {
 	ix := planned(tx.Schema(), s.p.Index, s.p.Labels, s.p.Props)
 	var bm *roaring.Bitmap
 	if s.p.Ordered {
-		var ids []uint64
-		if ix != nil && ix.Type == catalog.BTree {
-			var ok bool
-			var err error
-			if ids, ok, err = s.orderedSeek(tx, ix); err != nil {
-				return err
-			} else if !ok {
-				return errs.Internal("BUG: ordered index seek on values the index cannot order")
-			}
-			s.c.Stats.DBHits += int64(len(ids))
-			s.c.Stats.IndexHits += int64(len(ids))
-		} else {
-			// The plan has no Sort above: without its index the seek
-			// sorts the label's nodes itself.
-			ids = s.sortedLabelNodes()
-		}
 		s.isOrdered = true
-		labels := s.labelNodes(nil)
-		s.ordered = ids[:0]
-		for _, id := range ids {
-			if labels.Contains(uint32(id)) {
-				s.ordered = append(s.ordered, id)
+		s.labels = s.labelNodes(nil)
+		if ix != nil && ix.Type == catalog.BTree {
+			lo, hi, st, err := s.orderedBounds()
+			switch {
+			case err != nil:
+				return err
+			case st == boundsUnusable:
+				return errs.Internal("BUG: ordered index seek on values the index cannot order")
+			case st == boundsOK:
+				s.cursor = tx.IndexCursor(ix, lo, hi, s.p.Desc)
 			}
+			return nil
 		}
+		// The plan has no Sort above: without its index the seek sorts
+		// the label's nodes itself.
+		s.ordered = s.sortedLabelNodes()
 		if s.p.Desc {
 			for i, j := 0, len(s.ordered)-1; i < j; i, j = i+1, j-1 {
 				s.ordered[i], s.ordered[j] = s.ordered[j], s.ordered[i]
@@ -325,52 +322,47 @@ func (s *indexSeek) rangeBounds(prefix []byte) (from, to string, st int, err err
 	return from, to, boundsOK, nil
 }
 
-// orderedSeek reads the seek's ids in key order; ok is false when the
-// values cannot be sought (the planner orders only seeks whose values
-// are constants or parameters of a seekable type, so that is a bug).
-func (s *indexSeek) orderedSeek(tx *storage.Tx, ix *catalog.Index) (ids []uint64, ok bool, err error) {
+// orderedBounds is the key range an ordered seek reads, with the
+// states of rangeBounds: empty (a null value: nothing matches) or
+// unusable (values the index cannot order; the planner orders only
+// seeks of constants or parameters of seekable types, so that is a bug).
+func (s *indexSeek) orderedBounds() (lo, hi string, st int, err error) {
 	p := s.p
 	var prefix []byte
 	for _, e := range p.Eq {
 		v, err := s.value(e)
 		if err != nil {
-			return nil, false, err
+			return "", "", 0, err
 		}
 		if !seekable(v) {
-			return nil, false, nil
+			return "", "", boundsUnusable, nil
 		}
 		var ok bool
 		if prefix, ok = storage.AppendIndexKey(prefix, v); !ok {
-			return nil, true, nil
+			return "", "", boundsEmpty, nil
 		}
 	}
 	switch {
 	case len(p.Eq) == len(p.Props):
-		return tx.IndexRangeOrdered(ix, string(prefix), storage.PrefixEnd(string(prefix))), true, nil
+		return string(prefix), storage.PrefixEnd(string(prefix)), boundsOK, nil
 	case p.Prefix != nil:
 		v, err := s.value(p.Prefix)
 		if err != nil {
-			return nil, false, err
+			return "", "", 0, err
 		}
 		str, isStr := v.(string)
 		if !isStr {
-			return nil, v == nil || seekable(v), nil
+			if v == nil || seekable(v) {
+				return "", "", boundsEmpty, nil
+			}
+			return "", "", boundsUnusable, nil
 		}
 		lo := string(storage.AppendStringPrefix(append([]byte(nil), prefix...), str))
-		return tx.IndexRangeOrdered(ix, lo, storage.PrefixEnd(lo)), true, nil
+		return lo, storage.PrefixEnd(lo), boundsOK, nil
 	case p.Lo != nil || p.Hi != nil:
-		from, to, st, err := s.rangeBounds(prefix)
-		switch {
-		case err != nil:
-			return nil, false, err
-		case st == boundsEmpty:
-			return nil, true, nil
-		case st == boundsUnusable:
-			return nil, false, nil
-		}
-		return tx.IndexRangeOrdered(ix, from, to), true, nil
+		return s.rangeBounds(prefix)
 	}
-	return nil, false, nil
+	return "", "", boundsUnusable, nil
 }
 
 // value is the value of a seek's constant, parameter or list of them.
@@ -409,8 +401,7 @@ func (s *indexSeek) Next() (*vector.Batch, error) {
 	}
 	var n int
 	if s.isOrdered {
-		n = copy(s.out.Cols[0].IDs[:vector.Capacity], s.ordered)
-		s.ordered = s.ordered[n:]
+		n = s.nextOrdered()
 		if n == 0 {
 			return nil, nil
 		}
@@ -427,4 +418,36 @@ func (s *indexSeek) Next() (*vector.Batch, error) {
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Stats.RowsScanned += int64(n)
 	return s.out, nil
+}
+
+// nextOrdered fills the output with the next ids in key order that carry
+// the seek's labels; 0 at the end.
+func (s *indexSeek) nextOrdered() int {
+	out := s.out.Cols[0].IDs[:vector.Capacity]
+	n := 0
+	for n == 0 {
+		var got []uint64
+		if s.cursor != nil {
+			if s.ids == nil {
+				s.ids = make([]uint64, vector.Capacity)
+			}
+			k := s.cursor.Next(s.ids)
+			got = s.ids[:k]
+			s.c.Stats.DBHits += int64(k)
+			s.c.Stats.IndexHits += int64(k)
+		} else {
+			k := min(len(s.ordered), vector.Capacity)
+			got, s.ordered = s.ordered[:k], s.ordered[k:]
+		}
+		if len(got) == 0 {
+			return 0
+		}
+		for _, id := range got {
+			if s.labels.Contains(uint32(id)) {
+				out[n] = id
+				n++
+			}
+		}
+	}
+	return n
 }

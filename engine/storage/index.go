@@ -251,35 +251,3 @@ func applyDelta(bm *roaring.Bitmap, d deltaEntry) {
 		bm.Remove(uint32(d.id))
 	}
 }
-
-// scanOrdered returns the ids of nodes whose key k has lo <= k < hi, in
-// key order (ties by id): the base run and the delta merged as sorted
-// sequences of (key, id). Only a BTREE index is ordered.
-func (x *nodeIndex) scanOrdered(lo, hi string) []uint64 {
-	in := func(k string) bool { return hi == "" || k < hi }
-	i := sort.Search(len(x.run), func(i int) bool { return x.run[i].key >= lo })
-	j := sort.Search(len(x.delta), func(i int) bool { return x.delta[i].key >= lo })
-	var out []uint64
-	for {
-		baseOK := i < len(x.run) && in(x.run[i].key)
-		deltaOK := j < len(x.delta) && in(x.delta[j].key)
-		switch {
-		case !baseOK && !deltaOK:
-			return out
-		case baseOK && (!deltaOK || entryLess(x.run[i], x.delta[j].indexEntry)):
-			out = append(out, x.run[i].id)
-			i++
-		case baseOK && x.run[i] == x.delta[j].indexEntry:
-			if x.delta[j].present {
-				out = append(out, x.run[i].id)
-			}
-			i++
-			j++
-		default:
-			if x.delta[j].present {
-				out = append(out, x.delta[j].id)
-			}
-			j++
-		}
-	}
-}

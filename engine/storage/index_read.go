@@ -121,23 +121,3 @@ func (s *Snapshot) checkIndexes() error {
 	}
 	return nil
 }
-
-// IndexRangeOrdered is IndexRange in key order (ties by id), for reads
-// that replace a sort. The slice is the caller's.
-func (s *Snapshot) IndexRangeOrdered(ix *catalog.Index, lo, hi string) []uint64 {
-	if x := s.index(ix); x != nil && x.def.Type == catalog.BTree {
-		return x.scanOrdered(lo, hi)
-	}
-	return nil
-}
-
-// IndexRangeOrdered: see Snapshot.IndexRangeOrdered; a Tx sees its own
-// writes.
-func (tx *Tx) IndexRangeOrdered(ix *catalog.Index, lo, hi string) []uint64 {
-	if w := tx.w; w != nil {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.flushIndexesLocked()
-	}
-	return tx.view().IndexRangeOrdered(ix, lo, hi)
-}

@@ -167,7 +167,7 @@ func TestIndexRandom(t *testing.T) {
 		if got := snap.IndexRange(sc.Index("bxy"), k, PrefixEnd(k)).GetCardinality(); int(got) != want {
 			t.Fatalf("bxy prefix %d: %d nodes, want %d", v, got, want)
 		}
-		if got := snap.IndexRangeOrdered(sc.Index("bxy"), k, PrefixEnd(k)); len(got) != want {
+		if got := drain(snap.IndexCursor(sc.Index("bxy"), k, PrefixEnd(k), false)); len(got) != want {
 			t.Fatalf("bxy ordered prefix %d: %d nodes, want %d", v, len(got), want)
 		}
 	}
@@ -280,9 +280,25 @@ func TestIndexMaintenanceHook(t *testing.T) {
 	// Ordered reads: every node once, in key order.
 	snap := s.Snapshot()
 	ax := snap.Schema().Index("ax")
-	ordered := snap.IndexRangeOrdered(ax, "", "")
+	ordered := drain(snap.IndexCursor(ax, "", "", false))
 	if uint64(len(ordered)) != snap.IndexRange(ax, "", "").GetCardinality() {
 		t.Fatalf("ordered read has %d ids, the range %d", len(ordered), snap.IndexRange(ax, "", "").GetCardinality())
+	}
+	// Descending reads the same ids in reverse.
+	for _, desc := range []bool{false, true} {
+		got := drain(snap.IndexCursor(ax, "", "", desc))
+		if len(got) != len(ordered) {
+			t.Fatalf("cursor (desc %v) read %d ids, want %d", desc, len(got), len(ordered))
+		}
+		for i := range got {
+			j := i
+			if desc {
+				j = len(ordered) - 1 - i
+			}
+			if got[i] != ordered[j] {
+				t.Fatalf("cursor (desc %v) differs at %d", desc, i)
+			}
+		}
 	}
 	for i := 1; i < len(ordered); i++ {
 		a, _ := AppendIndexKey(nil, snap.nodeCol(kx).get(ordered[i-1]))
@@ -356,4 +372,14 @@ func TestIndexConcurrentReaders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// drain reads a cursor to its end, a few ids at a time.
+func drain(c *IndexCursor) []uint64 {
+	var out []uint64
+	buf := make([]uint64, 3)
+	for n := c.Next(buf); n > 0; n = c.Next(buf) {
+		out = append(out, buf[:n]...)
+	}
+	return out
 }
