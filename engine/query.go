@@ -115,6 +115,7 @@ func (r *Result) finish() {
 	r.ectx.Close() // parallel workers stop before their counters are read
 	st := r.ectx.Stats
 	r.summary.RowsScanned = st.RowsScanned
+	r.summary.IndexHits = st.IndexHits
 	r.summary.ExecutionTime = time.Since(r.start)
 	if !r.summary.Write && r.tx != nil {
 		r.tx.Rollback()
@@ -187,6 +188,12 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	} else if stmt.Profile && m == modeRun {
 		m = modeProfile
 	}
+	if stmt.Schema != nil {
+		if m != modeRun {
+			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to schema statements").At(1, 1)
+		}
+		return db.schema(stmt.Schema, start)
+	}
 	if stmt.Session != nil {
 		if m != modeRun {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)
@@ -195,6 +202,9 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	}
 	p, err := plan.BindWith(stmt, params, db.procs, db.planOptions())
 	if err != nil {
+		return nil, err
+	}
+	if err := plan.SelectIndexes(p, stmt, indexInfos(db.store.Snapshot())); err != nil {
 		return nil, err
 	}
 	if m == modeExplain {
@@ -320,6 +330,10 @@ func (db *DB) planStats() plan.Stats {
 		if a := snap.Adjacency(t, storage.Outgoing); a != nil {
 			st.TypeRels[cat.TypeName(t)] = int64(a.NumEdges())
 		}
+	}
+	st.Indexes = map[string]plan.IndexInfo{}
+	for _, ix := range indexInfos(snap) {
+		st.Indexes[ix.Name] = ix
 	}
 	return st
 }

@@ -39,6 +39,8 @@ type Summary struct {
 	RelationshipsDeleted int64
 	PropertiesRemoved    int64
 	LabelsRemoved        int64
+	// IndexHits counts node ids read from indexes.
+	IndexHits int64
 	// ExecutionTime is the wall time from parse to the last batch.
 	ExecutionTime time.Duration
 }

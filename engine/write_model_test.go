@@ -129,6 +129,15 @@ func runWriteModel(t *testing.T, seed int64, steps int) {
 		}
 		return rows
 	}
+	// Indexes are maintained by every write op; the store's Check (run
+	// after each step) compares their entries with the node columns.
+	for _, q := range []string{
+		"CREATE INDEX FOR (n:A) ON (n.k)",
+		"CREATE HASH INDEX FOR (n:B) ON (n.m)",
+		"CREATE INDEX FOR (n:A) ON (n.k, n.s)",
+	} {
+		must(q, nil)
+	}
 	pickNode := func() (int64, bool) {
 		ids := sortedKeys(m.nodes)
 		if len(ids) == 0 {

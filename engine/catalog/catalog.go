@@ -16,7 +16,8 @@ type Catalog struct {
 	labels *names
 	types  *names
 	keys   *names
-	// Indexes and constraints come here (later issue).
+	// Indexes and constraints are a Schema (schema.go), versioned with
+	// the data in storage snapshots rather than held here.
 }
 
 // New returns an empty catalog.

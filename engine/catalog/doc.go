@@ -1,7 +1,9 @@
 // Package catalog owns the engine's metadata: the mapping between names and
 // dense ids for node labels (LabelID), relationship types (TypeID) and
-// property keys (KeyID). Indexes and constraints will live here too; the
-// Catalog type leaves room for them next to the name tables.
+// property keys (KeyID), and the descriptions of indexes and constraints
+// (schema.go). Unlike names, the schema is transactional: a Schema value
+// is immutable and each storage snapshot holds the one it was committed
+// with, so a query sees the indexes of its snapshot.
 //
 // Ids are dense, start at 0 and are never reused or renamed: the name
 // tables are append-only. That makes reads cheap and lock-free (a name

@@ -99,6 +99,9 @@ type Stats struct {
 	// their entries read, label checks, properties gathered. Operators
 	// add per batch or per list, never per value.
 	DBHits int64
+	// IndexHits counts node ids read from indexes (seeks and index
+	// joins).
+	IndexHits int64
 }
 
 // checkCancel reports the context's end as a query error: a deadline is a

@@ -119,9 +119,6 @@ func newConstEval(val vector.Value) *constEval {
 
 func (e *constEval) eval(*vector.Batch) (*vector.Vector, error) { return e.v, nil }
 
-// value returns the constant (for LIMIT and SKIP counts).
-func (e *constEval) value() vector.Value { return e.v.Get(0) }
-
 // forRows calls fn for each selected physical row. It is for slow paths
 // only; kernels write their own loops.
 func forRows(sel []int32, n int, fn func(r int)) {

@@ -37,6 +37,24 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return newMorselScan(c), nil
 		}
 		return newNodeScan(c, p), nil
+	case *plan.IndexSeek:
+		return newIndexSeek(c, p), nil
+	case *plan.IndexJoin:
+		l, err := Build(c, p.Left)
+		if err != nil {
+			return nil, err
+		}
+		return newIndexJoin(c, p, l)
+	case *plan.HashJoin:
+		l, err := Build(c, p.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(c, p.Right)
+		if err != nil {
+			return nil, err
+		}
+		return newHashJoin(c, p, l, r)
 	case *plan.Expand:
 		in, err := Build(c, p.Input)
 		if err != nil {

@@ -8,6 +8,9 @@ type Statement struct {
 	// Session is set instead of Query for a session statement (SET
 	// <parameter> = <value>, SHOW …; ast_session.go).
 	Session *Session
+	// Schema is set instead of Query for an index or constraint statement
+	// (ast_schema.go).
+	Schema *Schema
 }
 
 // Query is single queries joined by UNION; UnionAll[i] tells whether the
@@ -28,7 +31,10 @@ type Match struct {
 	Pos      Pos
 	Optional bool
 	Pattern  *Pattern
-	Where    Expr
+	// Hints are the planner hints written after the pattern
+	// (ast_schema.go).
+	Hints []*Hint
+	Where Expr
 }
 
 // Create is CREATE.

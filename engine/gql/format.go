@@ -16,6 +16,10 @@ func (s *Statement) String() string {
 	if s.Profile {
 		sb.WriteString("PROFILE ")
 	}
+	if s.Schema != nil {
+		sb.WriteString(s.Schema.String())
+		return sb.String()
+	}
 	for i, part := range s.Query.Parts {
 		if i > 0 {
 			sb.WriteString(" UNION ")
@@ -41,6 +45,7 @@ func formatClause(sb *strings.Builder, c Clause) {
 		}
 		sb.WriteString("MATCH ")
 		formatPattern(sb, c.Pattern)
+		formatHints(sb, c.Hints)
 		formatWhere(sb, c.Where)
 	case *Create:
 		sb.WriteString("CREATE ")

@@ -40,8 +40,10 @@ func Parse(text string) (st *Statement, err error) {
 		st.Profile = true
 		p.advance()
 	}
-	if st.Session = p.sessionStatement(); st.Session == nil {
-		st.Query = p.query()
+	if st.Schema = p.schemaStatement(); st.Schema == nil {
+		if st.Session = p.sessionStatement(); st.Session == nil {
+			st.Query = p.query()
+		}
 	}
 	for p.isPunct(";") {
 		p.advance()
@@ -223,6 +225,7 @@ func (p *parser) clause() Clause {
 
 func (p *parser) matchRest(pos Pos, optional bool) Clause {
 	m := &Match{Pos: pos, Optional: optional, Pattern: p.pattern()}
+	m.Hints = p.hints()
 	if p.isKeyword("WHERE") {
 		p.advance()
 		m.Where = p.expr()

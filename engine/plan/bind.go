@@ -158,6 +158,9 @@ type binder struct {
 	// Aggregate operator's columns (bindOverGroups).
 	aggOf    map[*gql.FuncCall]int
 	aggSubst map[*gql.FuncCall]Expr
+	// keyed are the variables the current MATCH's WHERE compares by a
+	// property with a value (bind_keys.go): good starts for a pattern.
+	keyed map[string]bool
 }
 
 // input returns the plan so far, or a single empty row when nothing came

@@ -13,6 +13,7 @@ func (b *binder) match(m *gql.Match) error {
 	var rels []int // relationship columns of this clause, for uniqueness
 	var searches []*ShortestPath
 	before := len(b.sc.cols)
+	b.keyed = keyedVars(m.Where)
 	for _, part := range m.Pattern.Parts {
 		var (
 			pc  *partCols
@@ -202,7 +203,9 @@ func (b *binder) selectivity(n *gql.NodePattern) int {
 	switch {
 	case b.bound(n.Var):
 		return 3
-	case n.Props != nil:
+	case n.Props != nil || b.keyed[n.Var] && len(n.Labels) > 0:
+		// A key in WHERE helps only through an index, and indexes are
+		// per label: an unlabelled node would be a scan of every node.
 		return 2
 	case len(n.Labels) > 0:
 		return 1

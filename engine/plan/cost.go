@@ -15,6 +15,8 @@ type Stats struct {
 	LabelNodes map[string]int64
 	// TypeRels counts live relationships per type name.
 	TypeRels map[string]int64
+	// Indexes are the snapshot's indexes with their statistics, by name.
+	Indexes map[string]IndexInfo
 }
 
 // Selectivities the model assumes where it has no statistics. They are the
@@ -153,6 +155,28 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 	case *NodeScan:
 		r := k.labelRows(o.Labels)
 		return estimate{rows: r, cost: r}
+	case *IndexSeek:
+		ix, ok := k.st.Indexes[o.Index]
+		if !ok {
+			r := k.labelRows(o.Labels) * selEquality
+			return estimate{rows: r, cost: r}
+		}
+		// A seek costs a search (log2 of the entries) plus the rows.
+		r := SeekRows(o, &ix)
+		return estimate{rows: r, cost: r + math.Log2(math.Max(float64(ix.Entries), 2))}
+	case *IndexJoin:
+		// One seek per left row.
+		per := k.labelRows(o.Labels) * selEquality
+		if ix, ok := k.st.Indexes[o.Index]; ok {
+			per = SeekRows(&IndexSeek{Eq: o.Keys, Props: o.Props}, &ix)
+		}
+		r := in.rows * per
+		return estimate{rows: r, cost: in.rows + r}
+	case *HashJoin:
+		// Build the right side, probe with the left; the keys' equality
+		// keeps a tenth of the pairs unless statistics say otherwise.
+		r := kids[0].rows * kids[1].rows * selEquality
+		return estimate{rows: r, cost: kids[0].rows + kids[1].rows + r}
 	case *Expand:
 		deg := k.degree(o.Types, o.Dir)
 		r := in.rows * deg
@@ -165,6 +189,9 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 		}
 		return estimate{rows: r, cost: in.rows + in.rows*deg}
 	case *Filter:
+		if seek, ok := o.Input.(*IndexSeek); ok {
+			return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}
+		}
 		return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
 	case *Project:
 		return estimate{rows: in.rows, cost: in.rows}

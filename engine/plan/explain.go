@@ -19,8 +19,8 @@ type Described struct {
 	// "(a)-[r:KNOWS]->(b)".
 	Pattern string
 	// Label, Filter and IndexUsed describe a scan: the labels it reads,
-	// a predicate applied while scanning, the index it uses (none exist
-	// yet, so it stays empty).
+	// a predicate applied while scanning, the index it uses (an
+	// IndexSeek's index name; empty for a label scan).
 	Label     string
 	Filter    string
 	IndexUsed string
@@ -86,6 +86,14 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	switch o := op.(type) {
 	case *NodeScan:
 		d.Label = labelList(o.Labels)
+	case *IndexSeek:
+		d.Label = labelList(o.Labels)
+		d.IndexUsed = o.Index
+		d.Filter = o.Condition()
+	case *IndexJoin:
+		d.Label = labelList(o.Labels)
+		d.IndexUsed = o.Index
+		d.Filter = o.Condition()
 	case *Expand:
 		d.Pattern = expandPattern(o)
 	case *Filter:

@@ -94,6 +94,13 @@ func describe(op Operator) string {
 		return "Limit " + o.Count.String()
 	case *CrossProduct:
 		return "CrossProduct"
+	case *IndexSeek:
+		return "IndexSeek " + o.Detail()
+	case *HashJoin:
+		return "HashJoin on " + o.LeftKey.String() + " = " + o.RightKey.String()
+	case *IndexJoin:
+		return fmt.Sprintf("IndexJoin %s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"),
+			strings.Join(o.Props, ", "), o.Type, o.Index, o.Condition())
 	case *Unwind:
 		return fmt.Sprintf("Unwind %s AS %s", o.Expr, o.Cols[len(o.Cols)-1].Name)
 	case *Argument:

@@ -12,11 +12,11 @@ import (
 // relationship has, a key some node or relationship has. Names the
 // catalog remembers but nothing uses any more are left out.
 func builtins() []*Procedure {
-	return []*Procedure{
+	return append([]*Procedure{
 		{Signature: Signature{Name: "db.labels", Outputs: []Field{{"label", "STRING"}}}, Fn: labels},
 		{Signature: Signature{Name: "db.relationshipTypes", Outputs: []Field{{"relationshipType", "STRING"}}}, Fn: relTypes},
 		{Signature: Signature{Name: "db.propertyKeys", Outputs: []Field{{"propertyKey", "STRING"}}}, Fn: propertyKeys},
-	}
+	}, schemaProcedures()...)
 }
 
 func labels(c *Context, _ []vector.Value) ([][]vector.Value, error) {

@@ -24,6 +24,8 @@ import (
 //     exactly once in forward at src → dst and backward at dst → src,
 //     degree sums = relationships of the type, no adjacency for absent
 //     types
+//   - every index: one entry per node with its label and properties, under
+//     the key of the node's values (index_read.go checkIndexes)
 //
 // It is O(graph): for tests and diagnostics, not for the commit path.
 func (s *Snapshot) Check() error {
@@ -31,6 +33,9 @@ func (s *Snapshot) Check() error {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	if err := s.checkRels(); err != nil {
+		return fmt.Errorf("version %d: %w", s.ts, err)
+	}
+	if err := s.checkIndexes(); err != nil {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	return nil

@@ -38,6 +38,14 @@
 // applyRemoveLabels, applyDeleteRel, applyDeleteNode; creates:
 // createNodeLocked, createRelLocked).
 //
+// Node property indexes (index*.go) are versioned like everything else:
+// a snapshot holds its Schema and, per index, an immutable base (a sorted
+// run for BTREE, a hash map for HASH) plus a small sorted delta; a Tx
+// logs index changes through one hook (work.indexNodeLocked, called by
+// maintainNodeLocked around an op's apply) and merges them before reads
+// and at commit, where UNIQUE and EXISTS constraints are checked before
+// anything is published (schema.go).
+//
 // Property values are nil (no property), bool, int64, float64, string,
 // []vector.Value and map[string]vector.Value; lists and maps are deep
 // copied on write and have column type Any. Strings are stored plain:

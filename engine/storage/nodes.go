@@ -66,17 +66,17 @@ func (w *work) applyLocked(op *Op) {
 	case OpCreateRel:
 		w.createRelLocked(op)
 	case OpSetNodeProps:
-		w.applySetNodeProps(op)
+		w.maintainNodeLocked(op.ID, func() { w.applySetNodeProps(op) })
 	case OpSetRelProps:
 		w.applySetRelProps(op)
 	case OpAddLabels:
-		w.applyAddLabels(op)
+		w.maintainNodeLocked(op.ID, func() { w.applyAddLabels(op) })
 	case OpRemoveLabels:
-		w.applyRemoveLabels(op)
+		w.maintainNodeLocked(op.ID, func() { w.applyRemoveLabels(op) })
 	case OpDeleteRel:
 		w.applyDeleteRel(op)
 	case OpDeleteNode:
-		w.applyDeleteNode(op)
+		w.maintainNodeLocked(op.ID, func() { w.applyDeleteNode(op) })
 	default:
 		panic("BUG: storage: unknown op kind")
 	}
@@ -97,6 +97,7 @@ func (w *work) createNodeLocked(op *Op) {
 		w.ownLabelLocked(l).Add(uint32(id))
 	}
 	setProps(&v.nodeCols, id, op.Keys, op.Vals, w.epoch)
+	w.indexNodeLocked(id, nil, &nodeState{labels: op.Labels, keys: op.Keys, vals: op.Vals})
 }
 
 // setProps stores validated properties of entity id in cols.

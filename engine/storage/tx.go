@@ -41,8 +41,15 @@ type Tx struct {
 type work struct {
 	epoch uint64
 	base  *Snapshot // the committed version the writes apply to
-	v     Snapshot  // private working version; v.ts is the commit ts to be
-	ops   []Op      // the logical WAL record of the transaction
+	cat   *catalog.Catalog
+	v     Snapshot // private working version; v.ts is the commit ts to be
+	ops   []Op     // the logical WAL record of the transaction
+	// schemaChanged: the transaction created or dropped an index or a
+	// constraint, so it commits even without ops.
+	schemaChanged bool
+	// touched lists nodes whose labels or properties the transaction
+	// changed while constraints exist: the nodes checked at commit.
+	touched []uint64
 	// mu guards the state that reads may change lazily: the pending edges
 	// folded into v.adj on an Adjacency read and the bitmap ownership
 	// flags cleared when a bitmap is handed to a reader. Writes hold it
@@ -60,7 +67,7 @@ type work struct {
 }
 
 // Writes reports whether the transaction has written anything.
-func (tx *Tx) Writes() bool { return tx.w != nil && len(tx.w.ops) > 0 }
+func (tx *Tx) Writes() bool { return tx.w != nil && (len(tx.w.ops) > 0 || tx.w.schemaChanged) }
 
 // Ops is the transaction's write log so far: exactly what a logical WAL
 // record of its commit holds. Read-only.
@@ -85,7 +92,7 @@ func (tx *Tx) begin() (*work, error) {
 	s := tx.s
 	s.writer.Lock()
 	base := s.cur.Load()
-	w := &work{epoch: s.epochs.Add(1), base: base}
+	w := &work{epoch: s.epochs.Add(1), base: base, cat: s.cat}
 	w.v = *base
 	w.v.ts = base.ts + 1
 	// Top-level tables are copied here (O(labels + keys + types + rel
@@ -97,6 +104,7 @@ func (tx *Tx) begin() (*work, error) {
 	w.v.rels = append([]*relChunk(nil), base.rels...)
 	w.v.adj = append([]adjPair(nil), base.adj...)
 	w.v.typeRels = append([]int64(nil), base.typeRels...)
+	w.v.indexes = append([]*nodeIndex(nil), base.indexes...)
 	w.mu.ownLabels = make([]bool, len(base.labels))
 	tx.w, tx.snap = w, &w.v
 	return w, nil
@@ -115,11 +123,18 @@ func (tx *Tx) Commit() (uint64, error) {
 		return tx.snap.ts, nil
 	}
 	defer tx.s.writer.Unlock()
-	if len(w.ops) == 0 {
+	if len(w.ops) == 0 && !w.schemaChanged {
 		return w.base.ts, nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Constraints are checked before anything is published: a violating
+	// transaction changes nothing.
+	w.flushIndexesLocked()
+	if err := w.checkConstraintsLocked(); err != nil {
+		tx.snap, tx.w = w.base, nil
+		return 0, err
+	}
 	w.flushAllLocked()
 	w.sealLocked()
 	v := w.v // the published version is a fresh value: tx.snap keeps the private one

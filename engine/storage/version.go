@@ -91,6 +91,10 @@ type Snapshot struct {
 	relCols   []*column
 	adj       []adjPair
 	typeRels  []int64
+	// schema is the indexes and constraints of this version; indexes[i]
+	// holds the entries of the index whose Slot is i (nil once dropped).
+	schema  *catalog.Schema
+	indexes []*nodeIndex
 }
 
 type adjPair [2]*csr.Adjacency // indexed by Direction

@@ -1,0 +1,154 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// hashJoin pairs Left rows with Right rows of equal key (USING JOIN ON).
+// It materialises Right once, hashing each row's key by its index-key
+// encoding (storage.AppendIndexKey: Cypher equality, so 1 joins 1.0),
+// then streams Left, emitting up to Capacity pairs per batch. Null keys
+// join nothing.
+type hashJoin struct {
+	c           *Context
+	left, right Operator
+	lkey, rkey  evaluator
+	nl          int
+
+	loaded bool
+	rcols  []column
+	table  map[string][]int32
+
+	lb    *vector.Batch
+	lkeys []string // encoded key per logical left row; "" = null
+	lpos  int      // logical left row being paired
+	mpos  int      // next match of that row
+	lidx  []int32
+	ridx  []int32
+	out   *vector.Batch
+	kbuf  []byte
+}
+
+func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error) {
+	lk, err := compile(c, p.LeftKey)
+	if err != nil {
+		return nil, err
+	}
+	rk, err := compile(c, p.RightKey)
+	if err != nil {
+		return nil, err
+	}
+	return &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, nl: len(p.Left.Columns()),
+		table: map[string][]int32{}}, nil
+}
+
+func (h *hashJoin) key(v *vector.Vector, r int) (string, bool) {
+	if v.IsNull(r) {
+		return "", false
+	}
+	k, ok := storage.AppendIndexKey(h.kbuf[:0], v.Get(r))
+	h.kbuf = k
+	return string(k), ok
+}
+
+func (h *hashJoin) load() error {
+	h.loaded = true
+	n := int32(0)
+	for {
+		b, err := h.right.Next()
+		if err != nil || b == nil {
+			return err
+		}
+		if _, err := h.c.chargeBatch(b); err != nil {
+			return err
+		}
+		if h.rcols == nil {
+			h.rcols = make([]column, len(b.Cols))
+		}
+		keys, err := h.rkey.eval(b)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			for c, v := range b.Cols {
+				h.rcols[c].push(v, r)
+			}
+			if k, ok := h.key(keys, r); ok {
+				h.table[k] = append(h.table[k], n)
+			}
+			n++
+		}
+	}
+}
+
+func (h *hashJoin) Next() (*vector.Batch, error) {
+	if !h.loaded {
+		if err := h.load(); err != nil {
+			return nil, err
+		}
+	}
+	if len(h.table) == 0 {
+		return nil, nil
+	}
+	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
+	for len(h.lidx) < vector.Capacity {
+		if h.lb == nil || h.lpos >= h.lb.Rows() {
+			if len(h.lidx) > 0 {
+				break // emit what we have: the batch is only valid until the next pull
+			}
+			if err := h.c.checkCancel(); err != nil {
+				return nil, err
+			}
+			b, err := h.left.Next()
+			if err != nil || b == nil {
+				return nil, err
+			}
+			keys, err := h.lkey.eval(b)
+			if err != nil {
+				return nil, err
+			}
+			h.lb, h.lpos, h.mpos = b, 0, 0
+			h.lkeys = h.lkeys[:0]
+			for i := 0; i < b.Rows(); i++ {
+				k, ok := h.key(keys, b.Row(i))
+				if !ok {
+					k = ""
+				}
+				h.lkeys = append(h.lkeys, k)
+			}
+			continue
+		}
+		var matches []int32
+		if k := h.lkeys[h.lpos]; k != "" {
+			matches = h.table[k]
+		}
+		take := min(len(matches)-h.mpos, vector.Capacity-len(h.lidx))
+		lrow := int32(h.lb.Row(h.lpos))
+		for _, m := range matches[h.mpos : h.mpos+take] {
+			h.lidx = append(h.lidx, lrow)
+			h.ridx = append(h.ridx, m)
+		}
+		h.mpos += take
+		if h.mpos >= len(matches) {
+			h.lpos++
+			h.mpos = 0
+		}
+	}
+	if h.out == nil {
+		h.out = &vector.Batch{Cols: make([]*vector.Vector, h.nl+len(h.rcols))}
+	}
+	for i, v := range h.lb.Cols[:h.nl] {
+		h.out.Cols[i] = ensure(h.out.Cols[i], v.Type)
+		copyRows(h.out.Cols[i], 0, v, h.lidx)
+	}
+	for i := range h.rcols {
+		src := h.rcols[i].v
+		h.out.Cols[h.nl+i] = ensure(h.out.Cols[h.nl+i], src.Type)
+		copyRows(h.out.Cols[h.nl+i], 0, src, h.ridx)
+	}
+	h.out.Len, h.out.Sel = len(h.lidx), nil
+	return h.out, nil
+}

@@ -1,0 +1,101 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// IndexSeek produces the nodes an index finds for a predicate on their
+// properties, at the query's snapshot: it replaces a NodeScan whose
+// variable a Filter above constrains (index_select.go). The Filter stays
+// above it, so the seek only has to return a superset of the matching
+// nodes: the residual predicate keeps Cypher's exact semantics.
+//
+// The seek reads Props[:len(Eq)] by equality, then at most one of In
+// (a list of values), a range Lo/Hi, or Prefix (STARTS WITH) on
+// Props[len(Eq)]. Values are constants or parameters.
+type IndexSeek struct {
+	Var    string
+	Labels []string // every label of the pattern node; the index is on one
+	Index  string
+	Type   string // BTREE or HASH
+	Props  []string
+	Eq     []Expr
+	In     Expr
+	Lo, Hi Expr
+	LoIncl bool
+	HiIncl bool
+	Prefix Expr
+	// Hinted is set when USING INDEX asked for this index.
+	Hinted bool
+	// Ordered: yield nodes in key order (descending when Desc), which
+	// lets the seek replace a Sort on the seek's property (order_seek.go).
+	Ordered bool
+	Desc    bool
+	Cols    []Column
+}
+
+func (o *IndexSeek) Columns() []Column  { return o.Cols }
+func (*IndexSeek) Children() []Operator { return nil }
+
+// HashJoin joins two independent inputs on equal keys (USING JOIN ON
+// a.x = b.y): it builds a hash table of Right by RightKey and probes it
+// with LeftKey of each Left row. Rows whose key is null join nothing.
+// Output columns are Left's followed by Right's, as a CrossProduct's.
+type HashJoin struct {
+	Left, Right       Operator
+	LeftKey, RightKey Expr // LeftKey over Left's columns, RightKey over Right's
+	Cols              []Column
+}
+
+func (o *HashJoin) Columns() []Column    { return o.Cols }
+func (o *HashJoin) Children() []Operator { return []Operator{o.Left, o.Right} }
+
+// Detail renders the seek as EXPLAIN shows it:
+// "p:Person(age) BTREE index_person_age [p.age > 30]".
+func (o *IndexSeek) Detail() string {
+	s := fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"), strings.Join(o.Props, ", "),
+		o.Type, o.Index, o.Condition())
+	if o.Ordered {
+		s += " ordered"
+		if o.Desc {
+			s += " DESC"
+		}
+	}
+	if o.Hinted {
+		s += " (USING INDEX)"
+	}
+	return s
+}
+
+// Condition is the predicate the seek answers: "p.age > 30 AND p.age < 40".
+func (o *IndexSeek) Condition() string {
+	var conds []string
+	for i, e := range o.Eq {
+		conds = append(conds, o.Var+"."+o.Props[i]+" = "+e.String())
+	}
+	if len(o.Eq) < len(o.Props) {
+		p := o.Var + "." + o.Props[len(o.Eq)]
+		switch {
+		case o.In != nil:
+			conds = append(conds, p+" IN "+o.In.String())
+		case o.Prefix != nil:
+			conds = append(conds, p+" STARTS WITH "+o.Prefix.String())
+		}
+		if o.Lo != nil {
+			op := " > "
+			if o.LoIncl {
+				op = " >= "
+			}
+			conds = append(conds, p+op+o.Lo.String())
+		}
+		if o.Hi != nil {
+			op := " < "
+			if o.HiIncl {
+				op = " <= "
+			}
+			conds = append(conds, p+op+o.Hi.String())
+		}
+	}
+	return strings.Join(conds, " AND ")
+}
