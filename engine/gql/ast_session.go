@@ -28,3 +28,19 @@ type Session struct {
 	Value    any
 	ValuePos Pos
 }
+
+// String prints the statement in the canonical form Statement.String
+// uses; it parses back to the same statement.
+func (s *Session) String() string {
+	switch s.Kind {
+	case SessionSet:
+		return "SET " + quoteName(s.Name) + " = " + formatLiteral(s.Value)
+	case SessionShow:
+		return "SHOW " + quoteName(s.Name)
+	case SessionShowAll:
+		return "SHOW ALL"
+	case SessionShowFunctions:
+		return "SHOW FUNCTIONS"
+	}
+	panic("BUG: gql: unknown session statement kind")
+}

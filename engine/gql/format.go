@@ -20,6 +20,10 @@ func (s *Statement) String() string {
 		sb.WriteString(s.Schema.String())
 		return sb.String()
 	}
+	if s.Session != nil {
+		sb.WriteString(s.Session.String())
+		return sb.String()
+	}
 	for i, part := range s.Query.Parts {
 		if i > 0 {
 			sb.WriteString(" UNION ")
