@@ -158,7 +158,7 @@ func findParam(name string) (*param, error) {
 	e := errs.Semantic("unknown parameter %q", name)
 	best, bestD := "", math.MaxInt
 	for _, p := range params {
-		if d := editDistance(strings.ToLower(name), p.name); d < bestD {
+		if d := errs.EditDistance(strings.ToLower(name), p.name); d < bestD {
 			best, bestD = p.name, d
 		}
 	}
@@ -293,24 +293,4 @@ func (s *Settings) all() [][3]string {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -3,6 +3,8 @@ package gql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 // pattern parses comma-separated pattern parts.
@@ -244,29 +246,9 @@ func suggestKeyword(word string) string {
 	w := strings.ToUpper(word)
 	best, bestD := "", 3
 	for _, k := range keywords {
-		if d := editDistance(w, k); d < bestD && d > 0 && len(w) >= 4 {
+		if d := errs.EditDistance(w, k); d < bestD && d > 0 && len(w) >= 4 {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

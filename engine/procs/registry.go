@@ -137,7 +137,7 @@ func (r *Registry) Unknown(name string) *errs.Error {
 	e := errs.UnknownProcedure("there is no procedure %s", name)
 	best, bestD := "", 0
 	for _, n := range r.Names() {
-		d := distance(strings.ToLower(name), strings.ToLower(n))
+		d := errs.EditDistance(strings.ToLower(name), strings.ToLower(n))
 		if best == "" || d < bestD {
 			best, bestD = n, d
 		}
@@ -146,25 +146,4 @@ func (r *Registry) Unknown(name string) *errs.Error {
 		e.Suggestion = "did you mean " + best + "?"
 	}
 	return e
-}
-
-// distance is the Levenshtein edit distance.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,17 +6,6 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-func TestDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"db.labels", "db.labels", 0}, {"db.lables", "db.labels", 2}, {"db.label", "db.labels", 1}, {"abc", "", 3}} {
-		if got := distance(c.a, c.b); got != c.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 // Unknown suggests the nearest name only when it is close.
 func TestUnknownSuggestion(t *testing.T) {
 	r := NewRegistry()
