@@ -1,0 +1,114 @@
+// Command quiverbench is the benchmark harness's command line (make bench):
+//
+//	quiverbench gen -scale S -out DIR        writes DIR/persons.csv, DIR/knows.csv
+//	quiverbench run -scale S -data DIR ...   loads both engines, times Q1–Q9,
+//	                                         writes RESULTS.md
+//
+// Generation is a separate invocation so that its memory does not count in
+// the peak RSS the run reports for Quiver (this process).
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/quiverdb/quiver/bench"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "gen":
+		err = gen(os.Args[2:])
+	case "run":
+		err = run(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown subcommand %q (want gen or run)", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quiverbench:", err)
+		os.Exit(1)
+	}
+}
+
+func scaleOf(name string) (bench.Scale, error) {
+	s, ok := bench.Scales[strings.ToUpper(name)]
+	if !ok {
+		return s, fmt.Errorf("unknown scale %q (S, M or L)", name)
+	}
+	return s, nil
+}
+
+func gen(args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ExitOnError)
+	scale := fs.String("scale", "S", "S (100k/1M), M (1M/10M) or L (10M/100M)")
+	seed := fs.Uint64("seed", 1, "generator seed")
+	out := fs.String("out", "", "output directory (required)")
+	fs.Parse(args)
+	s, err := scaleOf(*scale)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("gen: -out is required")
+	}
+	fmt.Fprintf(os.Stderr, "generating %s: %d nodes, %d edges, seed %d into %s\n", s.Name, s.Nodes, s.Edges, *seed, *out)
+	return bench.Generate(s.Nodes, s.Edges, *seed).WriteCSV(*out)
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	scale := fs.String("scale", "S", "scale the data set was generated at (for the report)")
+	seed := fs.Uint64("seed", 1, "seed the data set was generated with (for the report)")
+	data := fs.String("data", "", "data set directory written by gen (required)")
+	kuzu := fs.String("kuzu", "bench/kuzu", "directory of the npm-installed Kùzu runner")
+	runs := fs.Int("runs", 5, "timed runs per query and engine (median reported)")
+	warmup := fs.Int("warmup", 1, "untimed warm-up runs per query and engine")
+	out := fs.String("out", "bench/RESULTS.md", "report file")
+	note := fs.String("note", "", "a paragraph for the report")
+	fs.Parse(args)
+	s, err := scaleOf(*scale)
+	if err != nil {
+		return err
+	}
+	if *data == "" {
+		return fmt.Errorf("run: -data is required")
+	}
+	rep, err := bench.Run(context.Background(), bench.Config{
+		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
+		Loader: bench.CypherLoader{}, Commit: commit(), Log: os.Stderr, Note: *note,
+	})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := bench.WriteMarkdown(&buf, rep); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s\n", *out)
+	if len(rep.Mismatches) > 0 {
+		return fmt.Errorf("the engines' answers differ:\n%s", strings.Join(rep.Mismatches, "\n"))
+	}
+	return nil
+}
+
+// commit names the checked-out commit, "-dirty" when the tree has changes.
+func commit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,117 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Kuzu drives bench/kuzu/run.js, a Node.js process holding one Kùzu
+// database, over its line protocol (one JSON request per line in, one JSON
+// answer per line out; see run.js).
+type Kuzu struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// KuzuAnswer is one line of run.js's output.
+type KuzuAnswer struct {
+	OK      bool    `json:"ok"`
+	Error   string  `json:"error"`
+	MS      float64 `json:"ms"`
+	NodesMS float64 `json:"nodes_ms"`
+	EdgesMS float64 `json:"edges_ms"`
+	Version string  `json:"version"`
+	Columns []string
+	Rows    Rows
+}
+
+// StartKuzu starts node on run.js in dir (bench/kuzu, npm-installed).
+func StartKuzu(dir string) (*Kuzu, error) {
+	cmd := exec.Command("node", "run.js")
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting Kùzu runner (node %s/run.js): %w", dir, err)
+	}
+	return &Kuzu{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+}
+
+// Pid is the Node process's id (for its peak RSS).
+func (k *Kuzu) Pid() int { return k.cmd.Process.Pid }
+
+// Load creates the schema in a new database at dbPath and COPYs the CSVs of
+// data set directory dir into it.
+func (k *Kuzu) Load(dbPath, dir string) (KuzuAnswer, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return KuzuAnswer{}, err
+	}
+	return k.call(map[string]any{"op": "load", "db": dbPath,
+		"persons": filepath.Join(abs, PersonsCSV), "knows": filepath.Join(abs, KnowsCSV)})
+}
+
+// Query runs one query; the answer carries Kùzu's time and rows.
+func (k *Kuzu) Query(text string) (KuzuAnswer, error) {
+	return k.call(map[string]any{"op": "query", "text": text})
+}
+
+// Close ends the runner.
+func (k *Kuzu) Close() error {
+	json.NewEncoder(k.in).Encode(map[string]any{"op": "quit"})
+	k.in.Close()
+	return k.cmd.Wait()
+}
+
+func (k *Kuzu) call(req map[string]any) (KuzuAnswer, error) {
+	if err := json.NewEncoder(k.in).Encode(req); err != nil {
+		return KuzuAnswer{}, fmt.Errorf("Kùzu runner: %w", err)
+	}
+	line, err := k.out.ReadBytes('\n')
+	if err != nil {
+		return KuzuAnswer{}, fmt.Errorf("Kùzu runner ended: %w", err)
+	}
+	return ParseKuzuAnswer(line)
+}
+
+// ParseKuzuAnswer decodes one output line of run.js; a {"ok":false} answer
+// becomes an error.
+func ParseKuzuAnswer(line []byte) (KuzuAnswer, error) {
+	var raw struct {
+		KuzuAnswer
+		Columns []string `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return KuzuAnswer{}, fmt.Errorf("Kùzu runner: bad answer %q: %w", line, err)
+	}
+	a := raw.KuzuAnswer
+	if !a.OK {
+		return a, fmt.Errorf("Kùzu: %s", a.Error)
+	}
+	a.Columns = raw.Columns
+	for _, r := range raw.Rows {
+		row := make([]any, len(r))
+		for i, c := range r {
+			row[i] = Normalize(c)
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	return a, nil
+}

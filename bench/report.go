@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// WriteMarkdown renders a report as bench/RESULTS.md.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	p("# Benchmark results: Quiver beside Kùzu")
+	p("")
+	p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
+	p("")
+	p("| | |")
+	p("|---|---|")
+	p("| Date | %s |", r.Date.UTC().Format("2006-01-02 15:04 MST"))
+	p("| Machine | %d CPUs (nproc), %s, %s memory, %s |", r.Machine.CPUs, r.Machine.CPUModel, bytesText(r.Machine.MemBytes), r.Machine.OS)
+	p("| Commit | %s |", r.Commit)
+	p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
+	p("| Go | %s |", r.GoVersion)
+	p("| Kùzu | %s (npm `kuzu`, Node.js subprocess, default threads) |", r.KuzuVersion)
+	p("| Timing | median of %d runs after %d warm-up runs, engines alternated run by run |", r.Runs, r.Warmup)
+	p("| Quiver loader | %s |", r.Loader.Name())
+	p("")
+	if r.Note != "" {
+		p("%s", r.Note)
+		p("")
+	}
+	p("## Queries (milliseconds, median)")
+	p("")
+	p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
+	p("|---|---:|---:|---:|---:|---:|---|")
+	logE, logH, n := 0.0, 0.0, 0
+	for _, q := range r.Queries {
+		e, h, k := Median(q.EmbeddedMS), Median(q.HTTPMS), Median(q.KuzuMS)
+		p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", q.Name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
+		if e > 0 && h > 0 && k > 0 {
+			logE += math.Log(e / k)
+			logH += math.Log(h / k)
+			n++
+		}
+	}
+	if n > 0 {
+		p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
+	}
+	p("")
+	p("A ratio below 1 means Quiver is faster. Every answer was compared between the engines;")
+	if len(r.Mismatches) == 0 {
+		p("all agreed.")
+	} else {
+		p("**these differed**:")
+		p("")
+		for _, m := range r.Mismatches {
+			p("    %s", strings.ReplaceAll(m, "\n", "\n    "))
+		}
+	}
+	p("")
+	p("## Load, size, memory")
+	p("")
+	p("| | Quiver | Kùzu |")
+	p("|---|---:|---:|")
+	p("| load nodes (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS, r.KuzuLoad.NodesMS)
+	p("| load edges (ms) | %.0f | %.0f |", r.QuiverLoad.EdgesMS, r.KuzuLoad.EdgesMS)
+	p("| load total (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS+r.QuiverLoad.EdgesMS, r.KuzuLoad.NodesMS+r.KuzuLoad.EdgesMS)
+	p("| on-disk size | %s | %s |", quiverDisk(r), bytesText(r.KuzuDisk))
+	p("| peak RSS while loading | %s | %s |", bytesText(r.QuiverRSSLoad), bytesText(r.KuzuRSSLoad))
+	p("| peak RSS while querying | %s | %s |", bytesText(r.QuiverRSSRun), bytesText(r.KuzuRSSRun))
+	p("")
+	p("Peak RSS is VmHWM of the engine's process, reset (clear_refs) before each phase. Quiver's")
+	p("process is the harness itself: its figure includes the CSV reading of the loader, the")
+	p("HTTP server and client and the decoding of Kùzu's answers (small beside the graph).")
+	p("Kùzu's is the Node.js process running bench/kuzu/run.js, Node's own heap included.")
+	p("")
+	p("## The suite")
+	p("")
+	for _, q := range r.Queries {
+		p("- %s `%s`", q.Name, q.Quiver)
+		if q.Kuzu != q.Quiver {
+			p("  - Kùzu: `%s`", q.Kuzu)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func quiverDisk(r *Report) string {
+	if r.QuiverDisk == 0 {
+		return "none: in-memory, no on-disk base format yet"
+	}
+	return bytesText(r.QuiverDisk)
+}
+
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", a/b)
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,187 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// Config is one harness run.
+type Config struct {
+	Scale   Scale
+	Seed    uint64
+	DataDir string // the data set's CSVs (written by Generate + WriteCSV)
+	KuzuDir string // bench/kuzu, npm-installed
+	Runs    int    // timed runs per query and engine; the median is reported
+	Warmup  int    // untimed runs per query and engine first
+	Loader  Loader
+	Commit  string
+	Log     io.Writer // progress lines; nil discards
+	Note    string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
+}
+
+// Report is what a run measured; WriteMarkdown renders it.
+type Report struct {
+	Config
+	Date        time.Time
+	Machine     Machine
+	GoVersion   string
+	KuzuVersion string
+	Nodes       int64
+	Edges       int64
+
+	QuiverLoad, KuzuLoad        LoadTimes
+	QuiverDisk, KuzuDisk        int64
+	QuiverDiskNote              string
+	QuiverRSSLoad, QuiverRSSRun int64
+	KuzuRSSLoad, KuzuRSSRun     int64
+	Queries                     []QueryReport
+	Mismatches                  []string
+}
+
+// QueryReport is one query's timings (milliseconds, every timed run) and
+// Quiver's answer.
+type QueryReport struct {
+	Query
+	EmbeddedMS, HTTPMS, KuzuMS []float64
+	Answer                     Rows
+}
+
+// Median returns the median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Run loads the data set into both engines and times the suite, the
+// engines alternating run by run. Quiver runs embedded in this process and
+// over HTTP on a loopback port of this process; Kùzu runs in its own Node
+// process. Answers that differ are listed in Report.Mismatches.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	logw := cfg.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	if cfg.Loader == nil {
+		cfg.Loader = CypherLoader{}
+	}
+	rep := &Report{Config: cfg, Date: time.Now(), Machine: ThisMachine(), GoVersion: runtime.Version()}
+	tmp, err := os.MkdirTemp("", "quiverbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	// Quiver: load, peak RSS of this process while loading.
+	runtime.GC()
+	ResetPeakRSS(0)
+	qdir := filepath.Join(tmp, "quiver")
+	db, err := engine.Open(qdir, engine.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	logf("quiver: loading %s with %s", cfg.DataDir, cfg.Loader.Name())
+	if rep.QuiverLoad, err = cfg.Loader.Load(ctx, db, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("quiver load: %w", err)
+	}
+	rep.QuiverRSSLoad, _ = PeakRSS(0)
+	st := db.Stats()
+	rep.Nodes, rep.Edges = st.Nodes, st.Relationships
+	rep.QuiverDisk = DiskSize(qdir)
+	logf("quiver: %d nodes in %.0f ms, %d edges in %.0f ms", rep.Nodes, rep.QuiverLoad.NodesMS, rep.Edges, rep.QuiverLoad.EdgesMS)
+	srv, err := StartHTTP(db)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+
+	// Kùzu: load with COPY FROM, peak RSS of its process.
+	kz, err := StartKuzu(cfg.KuzuDir)
+	if err != nil {
+		return nil, err
+	}
+	defer kz.Close()
+	ResetPeakRSS(kz.Pid())
+	kdb := filepath.Join(tmp, "kuzu.db")
+	logf("kuzu: loading with COPY FROM")
+	ka, err := kz.Load(kdb, cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("kuzu load: %w", err)
+	}
+	rep.KuzuVersion = ka.Version
+	rep.KuzuLoad = LoadTimes{NodesMS: ka.NodesMS, EdgesMS: ka.EdgesMS}
+	rep.KuzuRSSLoad, _ = PeakRSS(kz.Pid())
+	rep.KuzuDisk = DiskSize(kdb)
+	logf("kuzu %s: nodes in %.0f ms, edges in %.0f ms", ka.Version, ka.NodesMS, ka.EdgesMS)
+
+	// The suite.
+	runtime.GC()
+	ResetPeakRSS(0)
+	ResetPeakRSS(kz.Pid())
+	for _, q := range Suite {
+		qr := QueryReport{Query: q}
+		for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
+			timed := i >= cfg.Warmup
+			ka, err := kz.Query(q.Kuzu)
+			if err != nil {
+				return nil, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
+			}
+			sw := startWatch()
+			emb, err := QueryEmbedded(ctx, db, q.Quiver)
+			embMS := sw.ms()
+			if err != nil {
+				return nil, fmt.Errorf("%s on Quiver: %w", q.Name, err)
+			}
+			sw = startWatch()
+			web, err := srv.Query(ctx, q.Quiver)
+			webMS := sw.ms()
+			if err != nil {
+				return nil, fmt.Errorf("%s on Quiver over HTTP: %w", q.Name, err)
+			}
+			if i == 0 {
+				qr.Answer = emb
+				if err := Compare(q, emb, ka.Rows); err != nil {
+					rep.Mismatches = append(rep.Mismatches, err.Error())
+				}
+				if err := Compare(q, web, ka.Rows); err != nil {
+					rep.Mismatches = append(rep.Mismatches, "over HTTP: "+err.Error())
+				}
+			}
+			if timed {
+				qr.KuzuMS = append(qr.KuzuMS, ka.MS)
+				qr.EmbeddedMS = append(qr.EmbeddedMS, embMS)
+				qr.HTTPMS = append(qr.HTTPMS, webMS)
+			}
+		}
+		logf("%s: quiver %.2f ms (HTTP %.2f), kuzu %.2f ms, answer %v", q.Name,
+			Median(qr.EmbeddedMS), Median(qr.HTTPMS), Median(qr.KuzuMS), short(qr.Answer))
+		rep.Queries = append(rep.Queries, qr)
+	}
+	rep.QuiverRSSRun, _ = PeakRSS(0)
+	rep.KuzuRSSRun, _ = PeakRSS(kz.Pid())
+	return rep, nil
+}
+
+func short(r Rows) string {
+	s := fmt.Sprint(r)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
