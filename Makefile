@@ -12,7 +12,7 @@ FUZZTIME    ?= 10s
 # Packages with goroutines of their own run again under the race detector.
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 
-.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench clean tck tck-update tck-gate
+.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro clean tck tck-update tck-gate
 
 all: build
 
@@ -61,9 +61,26 @@ lint: $(STATICCHECK)
 $(STATICCHECK):
 	GOBIN=$(abspath $(TOOLS)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-## bench: Go microbenchmarks of the hot kernels (the Kùzu comparison
-## harness arrives with the benchmark work).
-bench:
+## bench: the harness (bench/README.md): generates the data set of SCALE
+## (S, M, L), loads it into Quiver and Kùzu, times Q1–Q9 (median of RUNS)
+## and writes bench/RESULTS.md; fails when the engines' answers differ.
+## Needs Node.js and npm for the Kùzu side. Not part of `make test`.
+SCALE      ?= S
+RUNS       ?= 5
+WARMUP     ?= 1
+SEED       ?= 1
+BENCH_DATA ?= bench/data/$(SCALE)-$(SEED)
+BENCH_NOTE ?=
+bench: bench-kuzu
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	@test -f $(BENCH_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(SCALE) -seed $(SEED) -out $(BENCH_DATA)
+	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -note "$(BENCH_NOTE)"
+
+bench-kuzu:
+	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)
+
+## bench-micro: Go microbenchmarks of the hot kernels, with allocations.
+bench-micro:
 	$(GO) test -run '^$$' -bench . -benchmem ./csr/ ./engine/... ./frontend/...
 
 ## tck: run the openCypher TCK over TCK_DIR and report per-folder and total
