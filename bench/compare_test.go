@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want any
+	}{
+		{int64(3), int64(3)},
+		{3.0, int64(3)}, // Kùzu's JSON integer decoded as a float
+		{2.5, 2.5},      // a real average
+		{"City001", "City001"},
+		{nil, nil},
+	} {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%#v) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCompareScalar(t *testing.T) {
+	q := Query{Name: "Q1"}
+	if err := Compare(q, Rows{{int64(42)}}, Rows{{int64(42)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Compare(q, Rows{{int64(42)}}, Rows{{int64(43)}}); err == nil {
+		t.Fatal("42 and 43 compared equal")
+	}
+	if err := Compare(q, Rows{{int64(42)}}, Rows{}); err == nil {
+		t.Fatal("a row and no row compared equal")
+	}
+	// Q7 without a path: both engines answer no row.
+	if err := Compare(Query{Name: "Q7"}, nil, Rows{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompareTopKTies(t *testing.T) {
+	q := Query{Name: "Q8", TopK: &TopK{Key: 1, Limit: 4}}
+	quiver := Rows{{int64(7), int64(9)}, {int64(1), int64(5)}, {int64(2), int64(5)}, {int64(3), int64(4)}}
+	// Same groups, ties in another order, and another member of the tie
+	// that LIMIT cut (the last group, degree 4).
+	kuzu := Rows{{int64(7), int64(9)}, {int64(2), int64(5)}, {int64(1), int64(5)}, {int64(8), int64(4)}}
+	if err := Compare(q, quiver, kuzu); err != nil {
+		t.Fatalf("ties in another order rejected: %v", err)
+	}
+	// A different member inside a complete tie group is a real difference.
+	bad := Rows{{int64(7), int64(9)}, {int64(1), int64(5)}, {int64(6), int64(5)}, {int64(3), int64(4)}}
+	if err := Compare(q, quiver, bad); err == nil || !strings.Contains(err.Error(), "tie group 1") {
+		t.Fatalf("a different member of a complete tie accepted: %v", err)
+	}
+	// Different degrees.
+	bad = Rows{{int64(7), int64(9)}, {int64(1), int64(5)}, {int64(2), int64(5)}, {int64(3), int64(3)}}
+	if err := Compare(q, quiver, bad); err == nil {
+		t.Fatal("a different key accepted")
+	}
+	// A short answer (fewer rows than the limit) is complete: its last
+	// group must match as well.
+	short := Query{Name: "Q8", TopK: &TopK{Key: 1, Limit: 10}}
+	if err := Compare(short, quiver, kuzu); err == nil {
+		t.Fatal("a differing last group of a complete answer accepted")
+	}
+}
+
+func TestCompareFloats(t *testing.T) {
+	q := Query{Name: "Q2", TopK: &TopK{Key: 1, Limit: 10}}
+	a := Rows{{"City000", int64(1041), 50.390009606147935}, {"City001", int64(454), 48.5}}
+	b := Rows{{"City000", int64(1041), 50.39000960614794}, {"City001", int64(454), 48.5}}
+	if err := Compare(q, a, b); err != nil {
+		t.Fatalf("averages equal up to rounding rejected: %v", err)
+	}
+	b[1][2] = 48.6
+	if err := Compare(q, a, b); err == nil {
+		t.Fatal("averages 48.5 and 48.6 accepted")
+	}
+}
+
+func TestMedian(t *testing.T) {
+	if m := Median([]float64{5, 1, 3}); m != 3 {
+		t.Fatalf("median %v", m)
+	}
+	if m := Median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Fatalf("median %v", m)
+	}
+}

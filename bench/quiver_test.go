@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// TestQuiverSide loads a small generated graph through the Cypher loader
+// and checks Quiver's answers, embedded and over HTTP, against values
+// computed here straight from the generated edges.
+func TestQuiverSide(t *testing.T) {
+	g := Generate(2000, 12000, 5)
+	dir := t.TempDir()
+	if err := g.WriteCSV(dir); err != nil {
+		t.Fatal(err)
+	}
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := (CypherLoader{Batch: 5000}).Load(ctx, db, dir); err != nil {
+		t.Fatal(err)
+	}
+	if st := db.Stats(); st.Nodes != 2000 || st.Relationships != 12000 {
+		t.Fatalf("loaded %+v", st)
+	}
+
+	// Expected answers.
+	older := int64(0)
+	for _, p := range g.Persons {
+		if p.Age > 30 {
+			older++
+		}
+	}
+	out, in := map[int64]int64{}, map[int64]int64{}
+	for _, k := range g.Knows {
+		out[k.From]++
+		in[k.To]++
+	}
+	twoHop := int64(0)
+	for b, n := range in {
+		twoHop += n * out[b]
+	}
+	type deg struct{ id, d int64 }
+	var degs []deg
+	for id, d := range out {
+		degs = append(degs, deg{id, d})
+	}
+	sort.Slice(degs, func(i, j int) bool { return degs[i].d > degs[j].d })
+	var top Rows
+	for _, d := range degs[:10] {
+		top = append(top, []any{d.id, d.d})
+	}
+	want := map[string]Rows{
+		"Q1": {{older}},
+		"Q3": {{int64(12000)}},
+		"Q5": {{twoHop}},
+		"Q8": top,
+	}
+
+	srv, err := StartHTTP(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, q := range Suite {
+		emb, err := QueryEmbedded(ctx, db, q.Quiver)
+		if err != nil {
+			t.Fatalf("%s: %v", q.Name, err)
+		}
+		web, err := srv.Query(ctx, q.Quiver)
+		if err != nil {
+			t.Fatalf("%s over HTTP: %v", q.Name, err)
+		}
+		if err := Compare(q, emb, web); err != nil {
+			t.Fatalf("embedded and HTTP differ: %v", err)
+		}
+		if w, ok := want[q.Name]; ok {
+			if err := Compare(q, emb, w); err != nil {
+				t.Fatalf("against the generated graph: %v", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWriteMarkdown(t *testing.T) {
+	r := &Report{
+		Config:      Config{Scale: Scales["S"], Runs: 3, Warmup: 1, Loader: CypherLoader{}, Commit: "abc123", Note: "A loaded machine."},
+		Machine:     Machine{CPUs: 2, CPUModel: "Test CPU", MemBytes: 24 << 30, OS: "linux/amd64"},
+		GoVersion:   "go1.x",
+		KuzuVersion: "0.11.3",
+		Nodes:       100, Edges: 1000,
+		KuzuDisk: 3 << 20,
+		Queries: []QueryReport{
+			{Query: Suite[0], EmbeddedMS: []float64{1, 2, 9}, HTTPMS: []float64{4, 4, 4}, KuzuMS: []float64{8, 8, 8}, Answer: Rows{{int64(5)}}},
+			{Query: Suite[6], EmbeddedMS: []float64{2}, HTTPMS: []float64{2}, KuzuMS: []float64{1}, Answer: Rows{{int64(4)}}},
+		},
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| Commit | abc123 |",
+		"| Machine | 2 CPUs (nproc), Test CPU, 24.00 GiB memory, linux/amd64 |",
+		"A loaded machine.",
+		// Q1: medians 2 / 4 / 8 → ratios 0.25 and 0.5.
+		"| Q1 | 2.00 | 4.00 | 8.00 | 0.250 | 0.500 | [[5]] |",
+		// Geometric means: sqrt(0.25*2) and sqrt(0.5*2).
+		"| geometric mean | | | | 0.707 | 1.000 | |",
+		"all agreed.",
+		"| on-disk size | none: in-memory, no on-disk base format yet | 3.0 MiB |",
+		"  - Kùzu: `MATCH p = (a:Person {id: 42})-[:KNOWS* SHORTEST 1..10]->",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", want, md)
+		}
+	}
+	r.Mismatches = []string{"Q1: answers differ"}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "**these differed**") {
+		t.Error("a mismatch is not reported")
+	}
+}
