@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +31,8 @@ type LoadTimes struct {
 // UNWIND … CREATE in batches, an index on Person.id, then relationships by
 // UNWIND … MATCH … CREATE in batches.
 type CypherLoader struct {
-	Batch int // rows per statement; 0 means 50,000
+	Batch int       // rows per statement; 0 means 50,000
+	Log   io.Writer // progress every million rows; nil is silent
 }
 
 // Name implements Loader.
@@ -43,6 +45,13 @@ func (l CypherLoader) Load(ctx context.Context, db *engine.DB, dir string) (Load
 		batch = 50_000
 	}
 	var t LoadTimes
+	done := 0
+	progress := func(what string, n int) {
+		if l.Log != nil && (done+n)/1_000_000 > done/1_000_000 {
+			fmt.Fprintf(l.Log, "quiver: %d %s loaded\n", done+n, what)
+		}
+		done += n
+	}
 	sw := startWatch()
 	err := readCSV(filepath.Join(dir, PersonsCSV), PersonsHeader, batch, func(rows [][]string) error {
 		list := make([]vector.Value, len(rows))
@@ -54,6 +63,7 @@ func (l CypherLoader) Load(ctx context.Context, db *engine.DB, dir string) (Load
 			}
 			list[i] = map[string]vector.Value{"id": id, "name": r[1], "age": age, "city": r[3]}
 		}
+		progress("persons", len(rows))
 		return execStmt(ctx, db, "UNWIND $rows AS r CREATE (:Person {id: r.id, name: r.name, age: r.age, city: r.city})",
 			engine.Params{"rows": list})
 	})
@@ -64,7 +74,7 @@ func (l CypherLoader) Load(ctx context.Context, db *engine.DB, dir string) (Load
 		return t, err
 	}
 	t.NodesMS = sw.ms()
-	sw = startWatch()
+	sw, done = startWatch(), 0
 	err = readCSV(filepath.Join(dir, KnowsCSV), KnowsHeader, batch, func(rows [][]string) error {
 		list := make([]vector.Value, len(rows))
 		for i, r := range rows {
@@ -76,6 +86,7 @@ func (l CypherLoader) Load(ctx context.Context, db *engine.DB, dir string) (Load
 			}
 			list[i] = map[string]vector.Value{"from": from, "to": to, "since": since}
 		}
+		progress("relationships", len(rows))
 		return execStmt(ctx, db, "UNWIND $rels AS r MATCH (a:Person {id: r.from}), (b:Person {id: r.to}) CREATE (a)-[:KNOWS {since: r.since}]->(b)",
 			engine.Params{"rels": list})
 	})

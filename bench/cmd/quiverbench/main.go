@@ -85,7 +85,7 @@ func run(args []string) error {
 	}
 	rep, err := bench.Run(context.Background(), bench.Config{
 		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
-		Loader: bench.CypherLoader{}, Commit: commit(), Log: os.Stderr, Note: *note,
+		Loader: bench.CypherLoader{Log: os.Stderr}, Commit: commit(), Log: os.Stderr, Note: *note,
 	})
 	if err != nil {
 		return err
