@@ -229,6 +229,14 @@ func (bc *BulkColumn) check(n int) error {
 	return nil
 }
 
+// Value is row r's value, nil when the row is null.
+func (bc *BulkColumn) Value(r int) vector.Value {
+	if bc.Null != nil && bc.Null[r] {
+		return nil
+	}
+	return bc.value(r)
+}
+
 // value is row r's value boxed (the slow path).
 func (bc *BulkColumn) value(r int) vector.Value {
 	switch bc.Type {
