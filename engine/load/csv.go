@@ -105,6 +105,50 @@ type keyMap struct {
 	kind kind // kindInt or kindString
 	ints map[int64]uint64
 	strs map[string]uint64
+	// dense replaces ints when the integer keys fill most of a range
+	// (ids 0..n-1 are the usual case): dense[key-lo] is the node id, or
+	// noNode. An array load instead of a map probe per endpoint.
+	dense []uint64
+	lo    int64
+}
+
+const noNode = ^uint64(0)
+
+// densify switches integer keys to the dense form when their range is at
+// most twice their number (plus slack).
+func (km *keyMap) densify() {
+	if km.kind != kindInt || len(km.ints) == 0 {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for k := range km.ints {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	span := uint64(hi - lo)
+	if span >= uint64(2*len(km.ints)+1024) {
+		return
+	}
+	km.dense = make([]uint64, span+1)
+	for i := range km.dense {
+		km.dense[i] = noNode
+	}
+	for k, id := range km.ints {
+		km.dense[k-lo] = id
+	}
+	km.lo, km.ints = lo, nil
+}
+
+// lookupInt resolves an integer key.
+func (km *keyMap) lookupInt(x int64) (uint64, bool) {
+	if km.dense != nil {
+		i := uint64(x - km.lo)
+		if x < km.lo || i >= uint64(len(km.dense)) || km.dense[i] == noNode {
+			return 0, false
+		}
+		return km.dense[i], true
+	}
+	id, ok := km.ints[x]
+	return id, ok
 }
 
 // table is a parsed file.
@@ -120,6 +164,8 @@ type part struct {
 	data  []byte
 	lines int // lines consumed (complete parts: all of them)
 	rows  int
+	want  int  // rows expected: the part's lines
+	last  bool // the file's last part
 	cols  []colData
 	err   *Error // Line is relative to the part (1-based)
 }
@@ -176,6 +222,29 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		workers = 1
 	}
 	parts := cutParts(data, workers)
+	// Every line is a row (an empty line is an error), so the parts' row
+	// counts are known before parsing: the columns are allocated once and
+	// each part appends into its own window of them, with no copy after.
+	total := 0
+	for _, p := range parts {
+		p.want = bytes.Count(p.data, []byte{'\n'})
+		if len(p.data) > 0 && p.data[len(p.data)-1] != '\n' {
+			p.want++
+		}
+		total += p.want
+	}
+	if len(parts) > 0 {
+		parts[len(parts)-1].last = true
+	}
+	t.data = allocColumns(cols, total)
+	off := 0
+	for _, p := range parts {
+		p.cols = make([]colData, len(cols))
+		for i := range cols {
+			p.cols[i] = t.data[i].window(off, p.want)
+		}
+		off += p.want
+	}
 	var wg sync.WaitGroup
 	for _, p := range parts {
 		wg.Add(1)
@@ -196,7 +265,7 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		line += p.lines
 		t.rows += p.rows
 	}
-	t.data = concat(cols, parts, t.rows)
+	t.finish(parts)
 	return t, nil
 }
 
@@ -224,25 +293,6 @@ func cutParts(data []byte, n int) []*part {
 
 // parse fills the part's columns; it stops at the first bad line.
 func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
-	p.cols = make([]colData, len(cols))
-	est := bytes.Count(p.data, []byte{'\n'}) + 1
-	for i, c := range cols {
-		cd := &p.cols[i]
-		switch {
-		case c.role == roleFrom || c.role == roleTo:
-			cd.ids = make([]uint64, 0, est)
-		case c.kind == kindInt:
-			cd.i64 = make([]int64, 0, est)
-		case c.kind == kindFloat:
-			cd.f64 = make([]float64, 0, est)
-		case c.kind == kindBool:
-			cd.b = make([]bool, 0, est)
-		case c.kind == kindDate:
-			cd.any = make([]vector.Value, 0, est)
-		default:
-			cd.str = make([]string, 0, est)
-		}
-	}
 	var fields []field
 	data := p.data
 	for len(data) > 0 {
@@ -262,9 +312,9 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 			p.err = e
 		}
 		if len(line) == 0 {
-			if len(data) == 0 {
+			if len(data) == 0 && p.last {
 				p.lines--
-				break // a final empty line
+				break // the file's final empty line
 			}
 			fail(0, "empty line")
 			return
@@ -307,7 +357,7 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 			if !good {
 				return fmt.Sprintf("type mismatch: %q is not an INT64 node key", b)
 			}
-			id, ok = km.ints[x]
+			id, ok = km.lookupInt(x)
 		} else {
 			id, ok = km.strs[unsafeString(b)]
 		}
@@ -477,52 +527,76 @@ func inferKinds(cols []colSpec, data []byte, delim byte) {
 	}
 }
 
-// concat joins the parts' columns in order.
-func concat(cols []colSpec, parts []*part, rows int) []colData {
+// allocColumns allocates the columns of a table of rows rows.
+func allocColumns(cols []colSpec, rows int) []colData {
 	out := make([]colData, len(cols))
-	for i := range cols {
-		o := &out[i]
+	for i, c := range cols {
+		cd := &out[i]
+		switch {
+		case c.role == roleFrom || c.role == roleTo:
+			cd.ids = make([]uint64, rows)
+		case c.kind == kindInt:
+			cd.i64 = make([]int64, rows)
+		case c.kind == kindFloat:
+			cd.f64 = make([]float64, rows)
+		case c.kind == kindBool:
+			cd.b = make([]bool, rows)
+		case c.kind == kindDate:
+			cd.any = make([]vector.Value, rows)
+		default:
+			cd.str = make([]string, rows)
+		}
+	}
+	return out
+}
+
+// window is rows off..off+n of c as empty slices whose capacity ends at
+// the window's end: appends fill the window in place.
+func (c *colData) window(off, n int) colData {
+	var w colData
+	if c.ids != nil {
+		w.ids = c.ids[off : off : off+n]
+	}
+	if c.i64 != nil {
+		w.i64 = c.i64[off : off : off+n]
+	}
+	if c.f64 != nil {
+		w.f64 = c.f64[off : off : off+n]
+	}
+	if c.b != nil {
+		w.b = c.b[off : off : off+n]
+	}
+	if c.any != nil {
+		w.any = c.any[off : off : off+n]
+	}
+	if c.str != nil {
+		w.str = c.str[off : off : off+n]
+	}
+	return w
+}
+
+// finish cuts the columns to the rows parsed and joins the parts' null
+// flags (kept per part: most columns have none).
+func (t *table) finish(parts []*part) {
+	for i := range t.data {
+		c := &t.data[i]
+		cut := func(n int) int { return min(n, t.rows) }
+		c.ids, c.i64, c.f64 = c.ids[:cut(len(c.ids))], c.i64[:cut(len(c.i64))], c.f64[:cut(len(c.f64))]
+		c.b, c.any, c.str = c.b[:cut(len(c.b))], c.any[:cut(len(c.any))], c.str[:cut(len(c.str))]
 		hasNull := false
 		for _, p := range parts {
 			hasNull = hasNull || p.cols[i].null != nil
 		}
-		if hasNull {
-			o.null = make([]bool, 0, rows)
-		}
-		if len(parts) == 1 && !hasNull {
-			out[i] = parts[0].cols[i]
+		if !hasNull {
 			continue
 		}
-		switch c := &parts[0].cols[i]; {
-		case c.i64 != nil:
-			o.i64 = make([]int64, 0, rows)
-		case c.f64 != nil:
-			o.f64 = make([]float64, 0, rows)
-		case c.str != nil:
-			o.str = make([]string, 0, rows)
-		case c.b != nil:
-			o.b = make([]bool, 0, rows)
-		case c.any != nil:
-			o.any = make([]vector.Value, 0, rows)
-		case c.ids != nil:
-			o.ids = make([]uint64, 0, rows)
-		}
+		c.null = make([]bool, 0, t.rows)
 		for _, p := range parts {
-			c := &p.cols[i]
-			o.i64 = append(o.i64, c.i64...)
-			o.f64 = append(o.f64, c.f64...)
-			o.str = append(o.str, c.str...)
-			o.b = append(o.b, c.b...)
-			o.any = append(o.any, c.any...)
-			o.ids = append(o.ids, c.ids...)
-			if hasNull {
-				n := len(o.null)
-				o.null = append(o.null, c.null...)
-				for len(o.null) < n+p.rows {
-					o.null = append(o.null, false)
-				}
+			n := len(c.null)
+			c.null = append(c.null, p.cols[i].null...)
+			for len(c.null) < n+p.rows {
+				c.null = append(c.null, false)
 			}
 		}
 	}
-	return out
 }

@@ -154,6 +154,7 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 		nodes = append(nodes, bn)
 		sum.Nodes += int64(t.rows)
 	}
+	km.densify()
 	var rels []storage.BulkRels
 	for _, in := range o.Rels {
 		step(o, "reading "+in.Path, done, total)

@@ -172,18 +172,20 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			c.finish(bound)
 		}()
 	}
-	// Adjacency: both directions of every type, types in parallel.
+	// Adjacency: both directions of every type, all in parallel (counting
+	// sorts are memory-bound: the second core roughly halves the time).
 	for t, es := range edges {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fwd := csr.Build(int(v.nodeBound), es)
-			for i := range es {
-				es[i].Src, es[i].Dst = es[i].Dst, es[i].Src
-			}
-			bwd := csr.Build(int(v.nodeBound), es)
-			v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
-		}()
+		rev := make([]csr.Edge, len(es))
+		for i, e := range es {
+			rev[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
+		}
+		for d, list := range [2][]csr.Edge{es, rev} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				v.adj[t][d] = csr.NewAdjacency(csr.Build(int(v.nodeBound), list))
+			}()
+		}
 	}
 	wg.Wait()
 	for _, cols := range []*[]*column{&v.nodeCols, &v.relCols} {
