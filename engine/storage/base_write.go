@@ -237,7 +237,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 			if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
 				a = a.Compact(int(v.nodeBound))
 			}
-			if err := w.put(fmt.Sprintf("csr.%d.%s", t, dirName[d]), a.Base().AppendEncode(nil)); err != nil {
+			if err := w.put(fmt.Sprintf("csr.%d.%s", t, dirName[d]), a.Base().AppendEncode(make([]byte, 0, 16+a.Base().NumNodes()*4+a.Base().NumEdges()*8+len(a.Base().Offsets())))); err != nil {
 				return err
 			}
 		}

@@ -273,6 +273,14 @@ func (c *column) fill(start uint64, bc *BulkColumn) {
 		ch := c.groups[g]
 		if ch == nil {
 			ch = newChunk(0, bc.Type)
+			switch bc.Type { // full capacity: grow never copies
+			case vector.Int64:
+				ch.i64 = make([]int64, 0, GroupSize)
+			case vector.Float64:
+				ch.f64 = make([]float64, 0, GroupSize)
+			case vector.String:
+				ch.str = make([]string, 0, GroupSize)
+			}
 			c.groups[g] = ch
 		}
 		if ch.typ != bc.Type || bc.Type == vector.Any {
