@@ -15,8 +15,9 @@ import (
 //	numNodes   uvarint
 //	degree     uvarint × numNodes        offsets[v+1]-offsets[v]
 //	blockLen   uvarint × numNodes        start[v+1]-start[v] (bytes)
-//	relWidth   1 byte: 4 or 8
-//	rels       relWidth bytes LE × ΣDegree, slot order
+//	relWidth   1 byte: 4 or 8, or 0 when slot s holds base+s (bulk loads)
+//	rels       relWidth bytes LE × ΣDegree, slot order; for relWidth 0 the
+//	           base as a uvarint
 //	data       Σ blockLen bytes (the padding is not stored)
 //
 // Decode rebuilds offsets and starts by prefix sums and verifies the
@@ -38,6 +39,10 @@ func (c *CSR) AppendEncode(dst []byte) []byte {
 	}
 	for v := uint64(0); v < uint64(c.numNodes); v++ {
 		dst = binary.AppendUvarint(dst, uint64(c.start(v+1)-c.start(v)))
+	}
+	if base, ok := c.sequentialBase(); ok {
+		dst = binary.AppendUvarint(append(dst, 0), base)
+		return append(dst, c.data[:len(c.data)-padBytes]...)
 	}
 	wide := false
 	for _, r := range c.rels {
@@ -111,16 +116,32 @@ func Decode(b []byte) (*CSR, error) {
 	}
 	width := uint64(b[p])
 	p++
-	if width != 4 && width != 8 {
+	if width != 0 && width != 4 && width != 8 {
 		return nil, fmt.Errorf("%w: relationship id width %d", ErrEncoding, width)
 	}
 	m := offsets[n]
+	var base uint64
+	if width == 0 {
+		if base, err = uv("relationship id base"); err != nil {
+			return nil, err
+		}
+		if base > math.MaxUint64-m {
+			return nil, fmt.Errorf("%w: relationship ids overflow", ErrEncoding)
+		}
+	}
 	rest := uint64(len(b) - p)
-	if m > rest/width || rest-m*width != starts[n] {
+	if (width > 0 && m > rest/width) || rest-m*width != starts[n] {
 		return nil, fmt.Errorf("%w: %d slots and %d block bytes do not fill the %d bytes left", ErrEncoding, m, starts[n], rest)
+	}
+	if width == 0 && m > rest*uint64(blockSize+1)/2+1024 { // a block of up to blockSize ids takes at least 2 bytes
+		return nil, fmt.Errorf("%w: %d slots in %d block bytes", ErrEncoding, m, rest)
 	}
 	rels := make([]uint64, m)
 	for i := range rels {
+		if width == 0 {
+			rels[i] = base + uint64(i)
+			continue
+		}
 		if width == 4 {
 			rels[i] = uint64(binary.LittleEndian.Uint32(b[p:]))
 		} else {

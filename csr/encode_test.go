@@ -74,3 +74,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestEncodeSequentialRels(t *testing.T) {
+	c := Build(5, []Edge{{0, 1, 7}, {0, 1, 3}, {4, 0, 9}, {2, 2, 1}}).WithSequentialRels(100)
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	b := c.AppendEncode(nil)
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := uint64(0); v < 5; v++ {
+		if !slices.Equal(c.AppendNeighbors(nil, v), d.AppendNeighbors(nil, v)) || !slices.Equal(c.Rels(v), d.Rels(v)) {
+			t.Fatalf("node %d differs", v)
+		}
+	}
+	if got := d.Rels(0); len(got) != 2 || got[0] != 100 || got[1] != 101 {
+		t.Fatalf("rels of 0: %v", got)
+	}
+	// A hostile slot count with no blocks to back it is refused before
+	// anything is allocated.
+	bad := []byte(encodeMagic + "\x01\xff\xff\xff\xff\x0f\x00\x00\x00")
+	if _, err := Decode(bad); err == nil {
+		t.Fatal("decoded")
+	}
+}

@@ -54,12 +54,6 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 	cat := s.cat
 	v := &Snapshot{ts: 1, live: roaring.New()}
 	var start uint64
-	type colJob struct {
-		cols  *[]*column
-		k     catalog.KeyID
-		start uint64
-		bc    *BulkColumn
-	}
 	var jobs []colJob
 	for i := range nodes {
 		ns := &nodes[i]
@@ -86,7 +80,7 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			if err := ns.Cols[c].check(ns.Count); err != nil {
 				return nil, err
 			}
-			jobs = append(jobs, colJob{&v.nodeCols, cat.EnsureKey(ns.Cols[c].Key), start, &ns.Cols[c]})
+			jobs = append(jobs, colJob{cols: &v.nodeCols, k: cat.EnsureKey(ns.Cols[c].Key), start: start, bc: &ns.Cols[c]})
 		}
 		start = end
 	}
@@ -97,9 +91,11 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			b.RunOptimize()
 		}
 	}
-	// Relationship table and per-type edge lists.
+	// Relationships: per-type edge lists keyed by input row (the sets one
+	// after the other), the forward CSRs, then the final ids.
 	var relStart uint64
 	edges := map[catalog.TypeID][]csr.Edge{}
+	var relJobs []colJob
 	for i := range rels {
 		rs := &rels[i]
 		if len(rs.Src) != len(rs.Dst) {
@@ -113,7 +109,7 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			if err := rs.Cols[c].check(len(rs.Src)); err != nil {
 				return nil, err
 			}
-			jobs = append(jobs, colJob{&v.relCols, cat.EnsureKey(rs.Cols[c].Key), relStart, &rs.Cols[c]})
+			relJobs = append(relJobs, colJob{cols: &v.relCols, k: cat.EnsureKey(rs.Cols[c].Key), start: relStart, bc: &rs.Cols[c]})
 		}
 		es := edges[t]
 		if es == nil {
@@ -124,19 +120,7 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			if src >= v.nodeBound || dst >= v.nodeBound {
 				return nil, fmt.Errorf("storage: bulk relationship %d of %s: endpoint %d->%d is not a node", r, rs.Type, src, dst)
 			}
-			id := relStart + uint64(r)
-			g, row := int(id>>groupShift), int(id&groupMask)
-			for len(v.rels) <= g {
-				v.rels = append(v.rels, &relChunk{typ: make([]uint32, 0, GroupSize), src: make([]uint64, 0, GroupSize), dst: make([]uint64, 0, GroupSize)})
-			}
-			c := v.rels[g]
-			if len(c.typ) != row {
-				panic("BUG: storage: bulk relationship rows out of order")
-			}
-			c.typ = append(c.typ, uint32(t))
-			c.src = append(c.src, src)
-			c.dst = append(c.dst, dst)
-			es = append(es, csr.Edge{Src: src, Dst: dst, Rel: id})
+			es = append(es, csr.Edge{Src: src, Dst: dst, Rel: relStart + uint64(r)})
 		}
 		edges[t] = es
 		v.typeRels[t] += int64(len(rs.Src))
@@ -144,6 +128,14 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 	}
 	v.relBound, v.relCount = relStart, int64(relStart)
 	v.adj = make([]adjPair, len(v.typeRels))
+	newID, err := v.bulkAdjacency(edges)
+	if err != nil {
+		return nil, err
+	}
+	for i := range relJobs {
+		relJobs[i].ids = newID[relJobs[i].start : relJobs[i].start+uint64(relJobs[i].bc.rows())]
+	}
+	jobs = append(jobs, relJobs...)
 	v.nodeCols = make([]*column, cat.NumKeys())
 	v.relCols = make([]*column, cat.NumKeys())
 	// Columns: one goroutine per key and entity kind (a key's sets write
@@ -167,25 +159,10 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 				bound = v.relBound
 			}
 			for _, j := range js {
-				c.fill(j.start, j.bc)
+				c.fill(j.start, j.ids, j.bc)
 			}
 			c.finish(bound)
 		}()
-	}
-	// Adjacency: both directions of every type, all in parallel (counting
-	// sorts are memory-bound: the second core roughly halves the time).
-	for t, es := range edges {
-		rev := make([]csr.Edge, len(es))
-		for i, e := range es {
-			rev[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
-		}
-		for d, list := range [2][]csr.Edge{es, rev} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				v.adj[t][d] = csr.NewAdjacency(csr.Build(int(v.nodeBound), list))
-			}()
-		}
 	}
 	wg.Wait()
 	for _, cols := range []*[]*column{&v.nodeCols, &v.relCols} {
@@ -231,6 +208,10 @@ func (bc *BulkColumn) check(n int) error {
 	return nil
 }
 
+func (bc *BulkColumn) rows() int {
+	return max(len(bc.Bool), len(bc.I64), len(bc.F64), len(bc.Str), len(bc.Any))
+}
+
 // Value is row r's value, nil when the row is null.
 func (bc *BulkColumn) Value(r int) vector.Value {
 	if bc.Null != nil && bc.Null[r] {
@@ -254,10 +235,11 @@ func (bc *BulkColumn) value(r int) vector.Value {
 	return bc.Any[r]
 }
 
-// fill stores bc's rows at ids start.. into c: typed stores into chunks of
-// bc's type, the generic chunk.set otherwise.
-func (c *column) fill(start uint64, bc *BulkColumn) {
-	n := max(len(bc.Bool), len(bc.I64), len(bc.F64), len(bc.Str), len(bc.Any))
+// fill stores bc's rows into c at ids start.. (ids[r] when ids is not
+// nil): typed stores into chunks of bc's type, the generic chunk.set
+// otherwise.
+func (c *column) fill(start uint64, ids []uint64, bc *BulkColumn) {
+	n := bc.rows()
 	for r := 0; r < n; r++ {
 		if bc.Null != nil && bc.Null[r] {
 			continue
@@ -266,6 +248,9 @@ func (c *column) fill(start uint64, bc *BulkColumn) {
 			continue
 		}
 		id := start + uint64(r)
+		if ids != nil {
+			id = ids[r]
+		}
 		g, row := int(id>>groupShift), int(id&groupMask)
 		for len(c.groups) <= g {
 			c.groups = append(c.groups, nil)
@@ -320,4 +305,76 @@ func (c *column) finish(bound uint64) {
 			c.counts[t] += int64(k)
 		}
 	}
+}
+
+// colJob is one bulk column to store: rows go to ids start.. or, for
+// relationships, to ids[r].
+type colJob struct {
+	cols  *[]*column
+	k     catalog.KeyID
+	start uint64
+	ids   []uint64
+	bc    *BulkColumn
+}
+
+// bulkAdjacency builds both CSRs of every type and numbers the
+// relationships: type by type, in forward slot order, so that the forward
+// CSR's ids are sequential (stored as a base, csr.WithSequentialRels) and
+// a node's outgoing relationships are one id range. edges carry input row
+// numbers as Rel; the result maps input row → relationship id. It also
+// fills the relationship table.
+func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64, error) {
+	n := int(v.nodeBound)
+	fwd := make([]*csr.CSR, len(v.typeRels))
+	var wg sync.WaitGroup
+	for t, es := range edges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fwd[t] = csr.Build(n, es)
+		}()
+	}
+	wg.Wait()
+	newID := make([]uint64, v.relBound)
+	var base uint64
+	for t, f := range fwd {
+		if f == nil {
+			continue
+		}
+		s := base
+		for node := uint64(0); node < uint64(n); node++ {
+			for _, old := range f.Rels(node) {
+				newID[old] = s
+				s++
+			}
+		}
+		fwd[t] = f.WithSequentialRels(base)
+		base = s
+	}
+	// The table, in id order: forward slot order per type.
+	groups := int((v.relBound + GroupSize - 1) >> groupShift)
+	v.rels = make([]*relChunk, groups)
+	for g := range v.rels {
+		rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
+		v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint64, rows), dst: make([]uint64, rows)}
+	}
+	for t, es := range edges {
+		for _, e := range es {
+			id := newID[e.Rel]
+			c, r := v.rels[id>>groupShift], id&groupMask
+			c.typ[r], c.src[r], c.dst[r] = uint32(t), e.Src, e.Dst
+		}
+	}
+	for t, es := range edges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, e := range es { // reverse in place: the forward CSR is built
+				es[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: newID[e.Rel]}
+			}
+			v.adj[t] = adjPair{csr.NewAdjacency(fwd[t]), csr.NewAdjacency(csr.Build(n, es))}
+		}()
+	}
+	wg.Wait()
+	return newID, nil
 }

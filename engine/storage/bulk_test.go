@@ -57,11 +57,20 @@ func TestBulkLoad(t *testing.T) {
 	}
 	typ, _ := cat.LookupType("R")
 	nb, rels := v.Adjacency(typ, Incoming).AppendNeighbors(nil, nil, 5001)
-	if len(nb) != 2 || nb[0] != 4999 || nb[1] != 5001 || rels[0] != 2 || rels[1] != 3 {
+	// Relationships are numbered in forward slot order (by source, then
+	// target): input rows 0 1 2 4 3 get ids 0 1 2 3 4.
+	if len(nb) != 2 || nb[0] != 4999 || nb[1] != 5001 || rels[0] != 2 || rels[1] != 4 {
 		t.Fatalf("incoming of 5001: %v %v", nb, rels)
 	}
-	if ty, a, b, ok := v.Rel(4); !ok || ty != typ || a != 5001 || b != 2 {
-		t.Fatalf("rel 4: %v %d %d %v", ty, a, b, ok)
+	if ty, a, b, ok := v.Rel(3); !ok || ty != typ || a != 5001 || b != 2 {
+		t.Fatalf("rel 3: %v %d %d %v", ty, a, b, ok)
+	}
+	w, _ := cat.LookupKey("w")
+	if got := v.relCol(w).get(3); got != 5.0 {
+		t.Fatalf("w of rel 3 (input row 4) = %v", got)
+	}
+	if got := v.relCol(w).get(4); got != 4.0 {
+		t.Fatalf("w of rel 4 (input row 3) = %v", got)
 	}
 	dir := t.TempDir()
 	if _, err := s.SaveBase(dir); err != nil {
