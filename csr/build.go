@@ -110,8 +110,8 @@ func newBuilder(numNodes, edgeHint int) *builder {
 		rels:     make([]uint64, 0, edgeHint),
 		// Room for ~3 bytes per edge and a gap per node, so large builds
 		// rarely regrow (each regrowth copies everything so far).
-		data:     make([]byte, 0, edgeHint*3+numNodes*int(baseBytes(numNodes)+1)+padBytes),
-		starts:   make([]uint64, 0, numNodes+1),
+		data:   make([]byte, 0, edgeHint*3+numNodes*int(baseBytes(numNodes)+1)+padBytes),
+		starts: make([]uint64, 0, numNodes+1),
 	}
 }
 
