@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/klauspost/compress/zstd"
@@ -76,26 +78,63 @@ type baseWriter struct {
 	total    int64
 }
 
-// put compresses raw and writes it as sub/name, fsynced.
-func (w *baseWriter) put(name string, raw []byte) error {
+// put compresses raw and writes it as sub/name, fsynced. It may run on
+// several goroutines at once (zstd EncodeAll is safe for that).
+func (w *baseWriter) put(name string, raw []byte) (baseFile, error) {
 	z := w.enc.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
 	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return baseFile{}, err
 	}
 	if _, err := f.Write(z); err != nil {
 		f.Close()
-		return err
+		return baseFile{}, err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return err
+		return baseFile{}, err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return baseFile{}, err
 	}
-	w.files = append(w.files, baseFile{Name: name, Size: int64(len(z)), Raw: int64(len(raw)), CRC: crc32.Checksum(z, crcTable)})
-	w.total += int64(len(z))
+	return baseFile{Name: name, Size: int64(len(z)), Raw: int64(len(raw)), CRC: crc32.Checksum(z, crcTable)}, nil
+}
+
+// fileTask is one data file: its name and how to encode it.
+type fileTask struct {
+	name   string
+	encode func() []byte
+}
+
+// run encodes, compresses and writes the tasks on GOMAXPROCS goroutines
+// (the CSRs of a large graph dominate: each is its own task) and records
+// the files in task order.
+func (w *baseWriter) run(tasks []fileTask) error {
+	out := make([]baseFile, len(tasks))
+	errs := make([]error, len(tasks))
+	next := make(chan int, len(tasks))
+	for i := range tasks {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = w.put(tasks[i].name, tasks[i].encode())
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return err
+		}
+		w.files = append(w.files, out[i])
+		w.total += out[i].Size
+	}
 	return nil
 }
 
@@ -202,31 +241,23 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 	if err != nil {
 		return err
 	}
-	if err := w.put("catalog.json", cb); err != nil {
-		return err
-	}
-	if err := w.put("nodes.live", bitmapBytes(v.live)); err != nil {
-		return err
+	tasks := []fileTask{
+		{"catalog.json", func() []byte { return cb }},
+		{"nodes.live", func() []byte { return bitmapBytes(v.live) }},
 	}
 	for l, b := range v.labels {
 		if b != nil && !b.IsEmpty() {
-			if err := w.put(fmt.Sprintf("label.%d", l), bitmapBytes(b)); err != nil {
-				return err
-			}
+			tasks = append(tasks, fileTask{fmt.Sprintf("label.%d", l), func() []byte { return bitmapBytes(b) }})
 		}
 	}
 	for k, c := range v.nodeCols {
 		if c != nil {
-			if err := w.put(fmt.Sprintf("node.%d.col", k), encodeColumn(c)); err != nil {
-				return err
-			}
+			tasks = append(tasks, fileTask{fmt.Sprintf("node.%d.col", k), func() []byte { return encodeColumn(c) }})
 		}
 	}
 	for k, c := range v.relCols {
 		if c != nil {
-			if err := w.put(fmt.Sprintf("rel.%d.col", k), encodeColumn(c)); err != nil {
-				return err
-			}
+			tasks = append(tasks, fileTask{fmt.Sprintf("rel.%d.col", k), func() []byte { return encodeColumn(c) }})
 		}
 	}
 	for t, p := range v.adj {
@@ -234,15 +265,16 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 			if a == nil {
 				continue
 			}
-			if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
-				a = a.Compact(int(v.nodeBound))
-			}
-			if err := w.put(fmt.Sprintf("csr.%d.%s", t, dirName[d]), a.Base().AppendEncode(make([]byte, 0, 16+a.Base().NumNodes()*4+a.Base().NumEdges()*8+len(a.Base().Offsets())))); err != nil {
-				return err
-			}
+			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func() []byte {
+				if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
+					a = a.Compact(int(v.nodeBound))
+				}
+				c := a.Base()
+				return c.AppendEncode(make([]byte, 0, 16+c.NumNodes()*4+c.NumEdges()*8))
+			}})
 		}
 	}
-	return nil
+	return w.run(tasks)
 }
 
 var dirName = [2]string{"out", "in"}
