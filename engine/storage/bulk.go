@@ -326,12 +326,23 @@ type colJob struct {
 func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64, error) {
 	n := int(v.nodeBound)
 	fwd := make([]*csr.CSR, len(v.typeRels))
+	bwd := make([]*csr.CSR, len(v.typeRels))
+	// Both directions of every type at once, with input rows as ids (the
+	// counting sorts are memory-bound: a second core nearly halves them).
 	var wg sync.WaitGroup
 	for t, es := range edges {
-		wg.Add(1)
+		rev := make([]csr.Edge, len(es))
+		for i, e := range es {
+			rev[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
+		}
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			fwd[t] = csr.Build(n, es)
+		}()
+		go func() {
+			defer wg.Done()
+			bwd[t] = csr.Build(n, rev)
 		}()
 	}
 	wg.Wait()
@@ -351,6 +362,16 @@ func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64,
 		fwd[t] = f.WithSequentialRels(base)
 		base = s
 	}
+	for t := range bwd {
+		if bwd[t] == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			bwd[t] = bwd[t].WithMappedRels(newID)
+		}()
+	}
 	// The table, in id order: forward slot order per type.
 	groups := int((v.relBound + GroupSize - 1) >> groupShift)
 	v.rels = make([]*relChunk, groups)
@@ -365,16 +386,11 @@ func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64,
 			c.typ[r], c.src[r], c.dst[r] = uint32(t), e.Src, e.Dst
 		}
 	}
-	for t, es := range edges {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i, e := range es { // reverse in place: the forward CSR is built
-				es[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: newID[e.Rel]}
-			}
-			v.adj[t] = adjPair{csr.NewAdjacency(fwd[t]), csr.NewAdjacency(csr.Build(n, es))}
-		}()
-	}
 	wg.Wait()
+	for t := range fwd {
+		if fwd[t] != nil {
+			v.adj[t] = adjPair{csr.NewAdjacency(fwd[t]), csr.NewAdjacency(bwd[t])}
+		}
+	}
 	return newID, nil
 }
