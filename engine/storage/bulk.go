@@ -379,11 +379,23 @@ func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64,
 		rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
 		v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint64, rows), dst: make([]uint64, rows)}
 	}
-	for t, es := range edges {
-		for _, e := range es {
-			id := newID[e.Rel]
-			c, r := v.rels[id>>groupShift], id&groupMask
-			c.typ[r], c.src[r], c.dst[r] = uint32(t), e.Src, e.Dst
+	// Ids follow forward slot order, so the table fills sequentially from
+	// the decoded forward lists.
+	var nbrs []uint64
+	for t, f := range fwd {
+		if f == nil {
+			continue
+		}
+		for node := uint64(0); node < uint64(n); node++ {
+			ids := f.Rels(node)
+			if len(ids) == 0 {
+				continue
+			}
+			nbrs = f.AppendNeighbors(nbrs[:0], node)
+			for i, id := range ids {
+				c, r := v.rels[id>>groupShift], id&groupMask
+				c.typ[r], c.src[r], c.dst[r] = uint32(t), node, nbrs[i]
+			}
 		}
 	}
 	wg.Wait()
