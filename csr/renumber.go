@@ -62,3 +62,17 @@ func (c *CSR) WithMappedRels(ids []uint64) *CSR {
 	}
 	return n
 }
+
+// WithRels returns a CSR with c's lists and rels as its slot ids (len
+// NumEdges; not copied). Check verifies what the caller must keep: ids
+// sorted within runs of parallel edges, each id once.
+func (c *CSR) WithRels(rels []uint64) *CSR {
+	if len(rels) != len(c.rels) {
+		panic("BUG: csr: WithRels with the wrong number of ids")
+	}
+	return &CSR{numNodes: c.numNodes, bb: c.bb, offsets: c.offsets, data: c.data, start32: c.start32, start64: c.start64, rels: rels}
+}
+
+// SequentialBase reports whether slot s holds id base+s for every slot (a
+// bulk-loaded forward CSR), and the base.
+func (c *CSR) SequentialBase() (uint64, bool) { return c.sequentialBase() }

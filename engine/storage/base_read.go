@@ -465,8 +465,10 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 	v.typeRels = make([]int64, types)
 	var total int64
 	var nbrs []uint64
+	var err error
 	for t := range types {
 		var pair [2]*csr.CSR
+		var modes [2]byte
 		for d := range pair {
 			name := fmt.Sprintf("csr.%d.%s", t, dirName[d])
 			raw, err := load(name)
@@ -476,7 +478,11 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 			if raw == nil {
 				continue
 			}
-			c, err := csr.Decode(raw)
+			if len(raw) == 0 || raw[0] > csrFromForward || (raw[0] == csrFromForward && d == int(Outgoing)) {
+				return bad(name, "bad mode byte")
+			}
+			modes[d] = raw[0]
+			c, err := csr.Decode(raw[1:])
 			if err != nil {
 				return bad(name, "%v", err)
 			}
@@ -493,6 +499,11 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 		}
 		out, in := pair[0], pair[1]
 		name := fmt.Sprintf("csr.%d.out", t)
+		if modes[Incoming] == csrFromForward {
+			if in, err = fromForward(out, in); err != nil {
+				return bad(fmt.Sprintf("csr.%d.in", t), "%v", err)
+			}
+		}
 		if out.NumEdges() == 0 || out.NumEdges() != in.NumEdges() {
 			return bad(name, "%d edges out, %d in", out.NumEdges(), in.NumEdges())
 		}
@@ -581,4 +592,34 @@ func (s *Store) rebuildSchema(cf *catalogFile) error {
 	}
 	_, err := tx.Commit()
 	return err
+}
+
+// fromForward turns a backward CSR stored with csrFromForward ids back
+// into relationship ids, checking every position against the source's
+// forward degree.
+func fromForward(out, in *csr.CSR) (*csr.CSR, error) {
+	base, ok := out.SequentialBase()
+	if !ok {
+		return nil, fmt.Errorf("ids relative to a forward CSR whose ids are not sequential")
+	}
+	offs := out.Offsets()
+	rel := make([]uint64, in.NumEdges())
+	var nbrs []uint64
+	s := 0
+	for v := uint64(0); v < uint64(in.NumNodes()); v++ {
+		ks := in.Rels(v)
+		if len(ks) == 0 {
+			continue
+		}
+		nbrs = in.AppendNeighbors(nbrs[:0], v)
+		for i, k := range ks {
+			src := nbrs[i]
+			if k >= offs[src+1]-offs[src] {
+				return nil, fmt.Errorf("node %d: position %d past the forward degree of %d", v, k, src)
+			}
+			rel[s] = base + offs[src] + k
+			s++
+		}
+	}
+	return in.WithRels(rel), nil
 }

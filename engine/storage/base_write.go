@@ -14,6 +14,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -261,23 +262,61 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 		}
 	}
 	for t, p := range v.adj {
+		if p[Outgoing] == nil {
+			continue
+		}
+		var flat [2]*csr.CSR
 		for d, a := range p {
-			if a == nil {
-				continue
+			if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
+				a = a.Compact(int(v.nodeBound))
 			}
-			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func() []byte {
-				if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
-					a = a.Compact(int(v.nodeBound))
-				}
-				c := a.Base()
-				return c.AppendEncode(make([]byte, 0, 16+c.NumNodes()*4+c.NumEdges()*8))
-			}})
+			flat[d] = a.Base()
+		}
+		for d := range flat {
+			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func() []byte { return encodeAdjacency(flat, Direction(d)) }})
 		}
 	}
 	return w.run(tasks)
 }
 
 var dirName = [2]string{"out", "in"}
+
+// CSR file modes: the byte before the csr encoding.
+const (
+	csrAbsolute = 0 // slot ids as they are
+	// csrFromForward (backward CSRs only): the forward CSR's ids are
+	// sequential (a bulk load), so a backward slot's id is stored as its
+	// position k in the source's forward list: id = base +
+	// forwardOffset(src) + k. Small numbers that compress to about a byte,
+	// where random ids take four.
+	csrFromForward = 1
+)
+
+// encodeAdjacency encodes direction d of a type whose flat CSRs are flat.
+func encodeAdjacency(flat [2]*csr.CSR, d Direction) []byte {
+	c := flat[d]
+	dst := make([]byte, 1, 17+c.NumNodes()*4+c.NumEdges()*8)
+	base, seq := flat[Outgoing].SequentialBase()
+	if d == Outgoing || !seq {
+		return c.AppendEncode(dst)
+	}
+	dst[0] = csrFromForward
+	offs := flat[Outgoing].Offsets()
+	rel := make([]uint64, c.NumEdges())
+	var nbrs []uint64
+	for v, s := uint64(0), 0; v < uint64(c.NumNodes()); v++ {
+		ids := c.Rels(v)
+		if len(ids) == 0 {
+			continue
+		}
+		nbrs = c.AppendNeighbors(nbrs[:0], v)
+		for i, id := range ids {
+			rel[s] = id - base - offs[nbrs[i]]
+			s++
+		}
+	}
+	return c.WithRels(rel).AppendEncode(dst)
+}
 
 func bitmapBytes(b *roaring.Bitmap) []byte {
 	out, err := b.ToBytes()
