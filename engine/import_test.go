@@ -154,6 +154,14 @@ func TestImportRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "keep")); string(b) != "x" {
 		t.Fatal("existing directory touched")
 	}
+	file := filepath.Join(dir, "keep")
+	if _, err := engine.Import(engine.ImportOptions{Dir: file, Nodes: []engine.ImportInput{{Name: "P", Path: "p.csv"}}}); err == nil ||
+		!strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("file as data directory: %v", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Fatal("file replaced")
+	}
 	if _, err := engine.Import(engine.ImportOptions{Dir: filepath.Join(dir, "new"), Nodes: []engine.ImportInput{{Name: "P", Path: "x.parquet"}}}); err == nil ||
 		!strings.Contains(err.Error(), "Parquet input is not supported") {
 		t.Fatalf("parquet: %v", err)

@@ -81,8 +81,19 @@ func Import(o Options) (Summary, error) {
 		return sum, errors.New("no node files given (--nodes Label=file.csv)")
 	}
 	dir := filepath.Clean(o.Dir)
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return sum, fmt.Errorf("%s exists and is not a directory", dir)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return sum, err
+		}
+		if len(ents) > 0 {
+			return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
+		}
+	} else if !os.IsNotExist(err) {
+		return sum, err
 	}
 	var total int64
 	for _, in := range append(append([]Input(nil), o.Nodes...), o.Rels...) {
