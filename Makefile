@@ -49,6 +49,8 @@ test-race:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/gql/
 	$(GO) test -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime $(FUZZTIME) ./csr/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./csr/
+	$(GO) test -run '^$$' -fuzz '^FuzzOpenBase$$' -fuzztime $(FUZZTIME) ./engine/storage/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./frontend/http/
 
 lint: $(STATICCHECK)

@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"engine/catalog":        {"engine/errs"},
 	"engine/storage":        {"vector", "csr", "engine/errs", "engine/catalog"},
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/storage"},
+	"engine/load":           {"vector", "engine/errs", "engine/catalog", "engine/storage"},
 	"engine/plan":           {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs"},
 	"engine/exec":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs"},
 	"engine":                {"vector", "csr", "engine/"},

@@ -108,8 +108,10 @@ func newBuilder(numNodes, edgeHint int) *builder {
 		bb:       baseBytes(numNodes),
 		offsets:  make([]uint64, 1, numNodes+1),
 		rels:     make([]uint64, 0, edgeHint),
-		data:     make([]byte, 0, edgeHint*2+padBytes),
-		starts:   make([]uint64, 0, numNodes+1),
+		// Room for ~3 bytes per edge and a gap per node, so large builds
+		// rarely regrow (each regrowth copies everything so far).
+		data:   make([]byte, 0, edgeHint*3+numNodes*int(baseBytes(numNodes)+1)+padBytes),
+		starts: make([]uint64, 0, numNodes+1),
 	}
 }
 

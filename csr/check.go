@@ -14,6 +14,22 @@ import (
 // it returns an error and never panics on a corrupt CSR. O(n + m) time and
 // O(m) memory for the duplicate check.
 func (c *CSR) Check() error {
+	if err := c.checkLists(); err != nil {
+		return err
+	}
+	seen := make(map[uint64]struct{}, len(c.rels))
+	for s, r := range c.rels {
+		if _, dup := seen[r]; dup {
+			return fmt.Errorf("%w: %d at slot %d", ErrDuplicateRel, r, s)
+		}
+		seen[r] = struct{}{}
+	}
+	return nil
+}
+
+// checkLists is Check without the duplicate relationship id check (whose
+// map costs O(m) memory): everything a reader needs to never fault.
+func (c *CSR) checkLists() error {
 	if err := c.checkOffsets(); err != nil {
 		return err
 	}
@@ -36,13 +52,6 @@ func (c *CSR) Check() error {
 				return fmt.Errorf("%w: node %d slot %d: neighbour %d >= %d", ErrNodeRange, v, i, id, c.numNodes)
 			}
 		}
-	}
-	seen := make(map[uint64]struct{}, len(c.rels))
-	for s, r := range c.rels {
-		if _, dup := seen[r]; dup {
-			return fmt.Errorf("%w: %d at slot %d", ErrDuplicateRel, r, s)
-		}
-		seen[r] = struct{}{}
 	}
 	return nil
 }

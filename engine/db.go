@@ -24,6 +24,11 @@ type Options struct {
 	DisabledRules []string
 	// Logger receives engine logs; nil means slog.Default().
 	Logger *slog.Logger
+	// ImportDir is the directory COPY … FROM may read files from
+	// (relative paths are resolved against it; paths outside it are
+	// refused). Empty disables COPY FROM: a query would otherwise read
+	// any file the server process can (docs/import.md).
+	ImportDir string
 }
 
 // Stats are whole-database counts at the latest committed snapshot.

@@ -24,11 +24,13 @@ type DB struct {
 	settings *Settings
 }
 
-// Open opens the database in dir, creating the directory if needed.
+// Open opens the database in dir, creating the directory if needed. When
+// dir holds a base (a manifest.json written by `quiver import` or
+// DB.SaveBase; docs/storage-format.md) the graph is loaded from it.
 //
-// This version keeps the graph in memory: the directory is created and
-// reserved, but the write-ahead log and checkpoints that make data survive
-// a restart come with the durability work (docs/architecture.md).
+// Changes made by queries after Open live in memory only: there is no
+// write-ahead log yet, so they are lost at exit unless SaveBase writes a
+// new base (durability is a later issue; docs/storage-format.md).
 func Open(dir string, opts Options) (*DB, error) {
 	log := opts.Logger
 	if log == nil {
@@ -44,7 +46,27 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: storage.New(), procs: procs.NewRegistry(), settings: newSettings(opts)}, nil
+	store := storage.New()
+	if dir != "" && storage.HasBase(dir) {
+		var err error
+		if store, err = storage.OpenBase(dir); err != nil {
+			return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+		}
+		s := store.Snapshot()
+		log.Info("base loaded", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
+	}
+	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts)}, nil
+}
+
+// SaveBase writes the latest committed version to the data directory as
+// a new base, atomically (the manifest is replaced last), and returns the
+// bytes written. It is the only way query changes reach the disk until
+// the write-ahead log exists.
+func (db *DB) SaveBase() (int64, error) {
+	if db.dir == "" {
+		return 0, fmt.Errorf("the database has no data directory")
+	}
+	return db.store.SaveBase(db.dir)
 }
 
 // Close releases the database. Queries after Close fail.

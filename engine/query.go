@@ -194,6 +194,12 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		}
 		return db.schema(stmt.Schema, start)
 	}
+	if stmt.Copy != nil {
+		if m != modeRun {
+			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to COPY").At(1, 1)
+		}
+		return db.copyFrom(ctx, stmt.Copy, start)
+	}
 	if stmt.Session != nil {
 		if m != modeRun {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)

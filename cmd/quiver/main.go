@@ -1,5 +1,6 @@
 // Command quiver is the Quiver graph database server: `quiver serve`
-// starts it, `quiver version` prints the version. Flags and wiring only;
+// starts it, `quiver import` builds a data directory from CSV files,
+// `quiver version` prints the version. Flags and wiring only;
 // the logic lives in engine and frontend.
 package main
 
@@ -19,6 +20,7 @@ const usage = `usage: quiver <command> [flags]
 
 commands:
   serve     start the server (quiver serve -h lists its flags)
+  import    build a data directory from CSV files (quiver import -h)
   version   print the version
 `
 
@@ -43,7 +45,18 @@ func run(args []string) int {
 	case "version", "--version", "-version":
 		fmt.Println("quiver", version)
 		return 0
-	case "import", "shell":
+	case "import":
+		opts, err := parseImport(args[1:])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "quiver import: %v\n", err)
+			return 2
+		}
+		if err := runImport(opts, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver import: %v\n", err)
+			return 1
+		}
+		return 0
+	case "shell":
 		fmt.Fprintf(os.Stderr, "quiver %s: not implemented in this version\n", args[0])
 		return 2
 	case "help", "-h", "--help":

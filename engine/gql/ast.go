@@ -11,6 +11,8 @@ type Statement struct {
 	// Schema is set instead of Query for an index or constraint statement
 	// (ast_schema.go).
 	Schema *Schema
+	// Copy is set instead of Query for COPY … FROM (ast_copy.go).
+	Copy *Copy
 }
 
 // Query is single queries joined by UNION; UnionAll[i] tells whether the

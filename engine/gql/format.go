@@ -24,6 +24,10 @@ func (s *Statement) String() string {
 		sb.WriteString(s.Session.String())
 		return sb.String()
 	}
+	if s.Copy != nil {
+		sb.WriteString(s.Copy.String())
+		return sb.String()
+	}
 	for i, part := range s.Query.Parts {
 		if i > 0 {
 			sb.WriteString(" UNION ")

@@ -41,8 +41,10 @@ func Parse(text string) (st *Statement, err error) {
 		p.advance()
 	}
 	if st.Schema = p.schemaStatement(); st.Schema == nil {
-		if st.Session = p.sessionStatement(); st.Session == nil {
-			st.Query = p.query()
+		if st.Copy = p.copyStatement(); st.Copy == nil {
+			if st.Session = p.sessionStatement(); st.Session == nil {
+				st.Query = p.query()
+			}
 		}
 	}
 	for p.isPunct(";") {

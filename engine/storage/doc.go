@@ -48,10 +48,16 @@
 //
 // Property values are nil (no property), bool, int64, float64, string,
 // []vector.Value and map[string]vector.Value; lists and maps are deep
-// copied on write and have column type Any. Strings are stored plain:
-// dictionary encoding comes with the bulk-import issue.
+// copied on write and have column type Any. Strings are stored plain in
+// memory; the base format dictionary-encodes low-cardinality chunks.
+//
+// Bases (base_*.go, docs/storage-format.md): SaveBase writes the latest
+// version to a directory (zstd column chunks, roaring bitmaps, CSR
+// blocks, the catalog, a manifest written last); OpenBase reads one back
+// into a new Store. BulkLoad (bulk.go) builds a first version directly
+// from typed columns for `quiver import`.
 //
 // storage must not parse queries, plan, or know about frontends; it
-// depends on vector, csr, catalog and errs only. It does not do
-// durability yet (WAL and checkpoints are a later issue).
+// depends on vector, csr, catalog and errs only. Between bases, changes
+// are not durable: the WAL is a later issue.
 package storage

@@ -141,7 +141,9 @@ func TestModel(t *testing.T) {
 	}
 }
 
-func runModel(t *testing.T, seed int64, big bool) {
+// runModel runs random transactions against a store and the model and
+// returns both, equal, at the end.
+func runModel(t *testing.T, seed int64, big bool) (*Store, *model) {
 	rnd := rand.New(rand.NewSource(seed))
 	s := New()
 	cat := s.Catalog()
@@ -253,6 +255,7 @@ func runModel(t *testing.T, seed int64, big bool) {
 			t.Fatalf("Check of pinned snapshot: %v", err)
 		}
 	}
+	return s, m
 }
 
 // updateRandomly runs n random updates and deletions through tx and

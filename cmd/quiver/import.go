@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// inputList collects repeated `--nodes Label=file` flags.
+type inputList []engine.ImportInput
+
+func (l *inputList) String() string { return fmt.Sprint(*l) }
+
+func (l *inputList) Set(s string) error {
+	name, path, ok := strings.Cut(s, "=")
+	if !ok || name == "" || path == "" {
+		return fmt.Errorf("want NAME=FILE, not %q", s)
+	}
+	*l = append(*l, engine.ImportInput{Name: name, Path: path})
+	return nil
+}
+
+// parseImport parses import's flags.
+func parseImport(args []string) (engine.ImportOptions, error) {
+	var o engine.ImportOptions
+	var nodes, rels inputList
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.Dir, "data-dir", "./quiver-data", "data directory to create (must not exist or be empty)")
+	fs.Var(&nodes, "nodes", "node file: Label=file.csv or Label1:Label2=file.csv (repeatable)")
+	fs.Var(&rels, "relationships", "relationship file: TYPE=file.csv (repeatable)")
+	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
+	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
+	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
+	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var sb strings.Builder
+			fs.SetOutput(&sb)
+			fs.PrintDefaults()
+			return o, fmt.Errorf("flags:\n%s", sb.String())
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *delim == `\t` {
+		*delim = "\t"
+	}
+	if len(*delim) != 1 || *delim == "\"" || *delim == "\n" {
+		return o, fmt.Errorf("--delimiter must be one byte other than a quote or newline, not %q", *delim)
+	}
+	o.Delimiter = (*delim)[0]
+	if len(nodes) == 0 {
+		return o, errors.New("no node files: give --nodes Label=file.csv")
+	}
+	o.Nodes, o.Rels = nodes, rels
+	return o, nil
+}
+
+// runImport imports, showing progress on stderr when it is a terminal,
+// and prints the summary.
+func runImport(o engine.ImportOptions, stdout, stderr *os.File) error {
+	tty := false
+	if fi, err := stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		tty = true
+	}
+	if tty {
+		o.Progress = func(p engine.ImportProgress) {
+			pct := 100.0
+			if p.Total > 0 {
+				pct = 100 * float64(p.Done) / float64(p.Total)
+			}
+			fmt.Fprintf(stderr, "\r\033[K[%3.0f%%] %s", pct, p.Step)
+		}
+	}
+	sum, err := engine.Import(o)
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of CSV read, %.1f MB written)\n",
+		sum.Nodes, sum.Relationships, o.Dir, sum.Seconds, float64(sum.InputBytes)/1e6, float64(sum.Bytes)/1e6)
+	return nil
+}

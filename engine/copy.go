@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/load"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// copyFrom runs COPY <name> FROM '<path>': the CSV file (the import
+// format, docs/import.md) is parsed in parallel, then its rows are created
+// in one transaction: all of them or, on any error, none. A file whose
+// header has the from and to columns (and no id column) holds
+// relationships of type name, whose endpoints are the existing nodes
+// with those id values; any other file holds nodes with label(s) name.
+//
+// Files are read with the server's permissions, so COPY is refused
+// unless the database was opened with an ImportDir, and only paths under
+// it are read.
+func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time) (*Result, error) {
+	path, err := db.copyPath(c)
+	if err != nil {
+		return nil, err
+	}
+	o := &load.Options{}
+	rels, err := load.IsRelationshipFile(path, o)
+	if err != nil {
+		return nil, copyError(err, c)
+	}
+	var sum Summary
+	tx := db.store.Begin()
+	if rels {
+		err = db.copyRels(ctx, tx, c.Name, path, o, &sum)
+	} else {
+		err = db.copyNodes(ctx, tx, c.Name, path, o, &sum)
+	}
+	if err == nil {
+		_, err = tx.Commit()
+	}
+	if err != nil {
+		tx.Rollback()
+		return nil, copyError(err, c)
+	}
+	r := db.schemaRows(nil, nil, start)
+	sum.Write = true
+	sum.RowsAffected = sum.NodesCreated + sum.RelationshipsCreated
+	r.summary = sum
+	return r, nil
+}
+
+// copyPath resolves the statement's path under the import directory.
+func (db *DB) copyPath(c *gql.Copy) (string, error) {
+	if db.opts.ImportDir == "" {
+		return "", errs.New(errs.CodePermission, errs.CatPermission,
+			"COPY FROM reads files on the server and is disabled; start the server with --import-dir DIR to allow reading files under DIR").At(c.Pos.Line, c.Pos.Column)
+	}
+	root, err := filepath.Abs(db.opts.ImportDir)
+	if err != nil {
+		return "", err
+	}
+	p := c.Path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	p = filepath.Clean(p)
+	if rel, err := filepath.Rel(root, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", errs.New(errs.CodePermission, errs.CatPermission,
+			"COPY FROM: %s is outside the import directory %s", c.Path, root).At(c.PathPos.Line, c.PathPos.Column)
+	}
+	return p, nil
+}
+
+// copyError turns a load error into a 22000 data error at the statement.
+func copyError(err error, c *gql.Copy) error {
+	if _, ok := errs.As(err); ok {
+		return err
+	}
+	var le *load.Error
+	if errors.As(err, &le) {
+		return errs.Data("COPY %s: %s", c.Name, le.Error())
+	}
+	return errs.Data("COPY %s: %v", c.Name, err)
+}
+
+func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, o *load.Options, sum *Summary) error {
+	var labels []string
+	for _, l := range strings.Split(name, ":") {
+		if l = strings.TrimSpace(l); l != "" {
+			labels = append(labels, l)
+		}
+	}
+	bn, err := load.ParseNodeFile(path, labels, o)
+	if err != nil {
+		return err
+	}
+	cat := db.store.Catalog()
+	lids := make([]catalog.LabelID, len(labels))
+	for i, l := range labels {
+		lids[i] = cat.EnsureLabel(l)
+	}
+	kids := make([]catalog.KeyID, len(bn.Cols))
+	for i := range bn.Cols {
+		kids[i] = cat.EnsureKey(bn.Cols[i].Key)
+	}
+	var keys []catalog.KeyID
+	var vals []vector.Value
+	for r := 0; r < bn.Count; r++ {
+		if r%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		keys, vals = keys[:0], vals[:0]
+		for i := range bn.Cols {
+			if v := bn.Cols[i].Value(r); v != nil {
+				keys = append(keys, kids[i])
+				vals = append(vals, v)
+			}
+		}
+		if _, err := tx.CreateNode(lids, keys, vals); err != nil {
+			return err
+		}
+		sum.NodesCreated++
+		sum.PropertiesSet += int64(len(keys))
+	}
+	sum.LabelsAdded = sum.NodesCreated * int64(len(lids))
+	return nil
+}
+
+// ambiguous marks a key that several nodes carry.
+const ambiguous = ^uint64(0)
+
+func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o *load.Options, sum *Summary) error {
+	cat := db.store.Catalog()
+	snap := db.store.Snapshot()
+	idKey := "id"
+	k, ok := cat.LookupKey(idKey)
+	kt := vector.Null
+	if ok {
+		kt = snap.NodePropType(k)
+	}
+	var ints map[int64]uint64
+	var strs map[string]uint64
+	switch kt {
+	case vector.Int64:
+		ints = map[int64]uint64{}
+	case vector.String:
+		strs = map[string]uint64{}
+	default:
+		return errs.Data("COPY %s: relationships refer to nodes by their %s property, which nodes lack or hold with mixed types", typ, idKey)
+	}
+	it := snap.LiveNodes().Iterator()
+	for it.HasNext() {
+		id := uint64(it.Next())
+		snap.NodeProps(id, func(key catalog.KeyID, v vector.Value) {
+			if key != k {
+				return
+			}
+			switch x := v.(type) {
+			case int64:
+				if _, dup := ints[x]; dup {
+					ints[x] = ambiguous
+				} else {
+					ints[x] = id
+				}
+			case string:
+				if _, dup := strs[x]; dup {
+					strs[x] = ambiguous
+				} else {
+					strs[x] = id
+				}
+			}
+		})
+	}
+	br, err := load.ParseRelFile(path, typ, o, ints, strs)
+	if err != nil {
+		return err
+	}
+	t := cat.EnsureType(typ)
+	kids := make([]catalog.KeyID, len(br.Cols))
+	for i := range br.Cols {
+		kids[i] = cat.EnsureKey(br.Cols[i].Key)
+	}
+	var keys []catalog.KeyID
+	var vals []vector.Value
+	for r := range br.Src {
+		if r%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if br.Src[r] == ambiguous || br.Dst[r] == ambiguous {
+			return errs.Data("COPY %s: %s:%d: the node key names several nodes", typ, path, r+2)
+		}
+		keys, vals = keys[:0], vals[:0]
+		for i := range br.Cols {
+			if v := br.Cols[i].Value(r); v != nil {
+				keys = append(keys, kids[i])
+				vals = append(vals, v)
+			}
+		}
+		if _, err := tx.CreateRel(t, br.Src[r], br.Dst[r], keys, vals); err != nil {
+			return err
+		}
+		sum.RelationshipsCreated++
+		sum.PropertiesSet += int64(len(keys))
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package load
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// bigNodes is a node file of n rows "i,i*2,name" whose row bad (0-based,
+// -1 for none) has a non-integer age and whose rows divisible by 997
+// have no age.
+func bigNodes(n, bad int) string {
+	var sb strings.Builder
+	sb.WriteString("id,age:INT64,name\n")
+	for i := range n {
+		switch {
+		case i == bad:
+			fmt.Fprintf(&sb, "%d,x%d,n%d\n", i, i, i)
+		case i%997 == 0:
+			fmt.Fprintf(&sb, "%d,,n%d\n", i, i)
+		default:
+			fmt.Fprintf(&sb, "%d,%d,n%d\n", i, i*2, i)
+		}
+	}
+	return sb.String()
+}
+
+// TestParallelParse: a file large enough to be cut into parts parses to
+// the same rows, nulls and line numbers as one part would.
+func TestParallelParse(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const n = 150_000
+	data := []byte(bigNodes(n, -1))
+	if len(data) < 2<<20 {
+		t.Fatalf("test file of %d bytes is too small to be cut", len(data))
+	}
+	if parts := cutParts(data, 4); len(parts) < 3 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	tb, err := parseTable("big.csv", data, &Options{}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.rows != n {
+		t.Fatalf("%d rows", tb.rows)
+	}
+	age, name := &tb.data[1], &tb.data[2]
+	for i := range n {
+		null := i%997 == 0
+		if age.null[i] != null || (!null && age.i64[i] != int64(2*i)) || name.str[i] != fmt.Sprintf("n%d", i) {
+			t.Fatalf("row %d: age %d null %v name %s", i, age.i64[i], age.null[i], name.str[i])
+		}
+	}
+	// An error deep in a later part reports its line in the file.
+	_, err = parseTable("big.csv", []byte(bigNodes(n, 123_456)), &Options{}, false, nil)
+	want := `big.csv:123458:2 (column age): type mismatch: "x123456" is not an INT64`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+}
+
+func TestKeyMapDense(t *testing.T) {
+	km := &keyMap{kind: kindInt, ints: map[int64]uint64{}}
+	for i := range int64(100) {
+		km.ints[i*2+10] = uint64(i) // keys 10, 12, …, 208: span 199 < 2*100+1024
+	}
+	km.densify()
+	if km.dense == nil {
+		t.Fatal("not dense")
+	}
+	for _, c := range []struct {
+		key int64
+		id  uint64
+		ok  bool
+	}{{10, 0, true}, {208, 99, true}, {11, 0, false}, {9, 0, false}, {209, 0, false}, {-1 << 63, 0, false}, {1<<63 - 1, 0, false}} {
+		id, ok := km.lookupInt(c.key)
+		if ok != c.ok || (ok && id != c.id) {
+			t.Errorf("key %d: %d %v", c.key, id, ok)
+		}
+	}
+	sparse := &keyMap{kind: kindInt, ints: map[int64]uint64{0: 0, 1 << 40: 1}}
+	sparse.densify()
+	if sparse.dense != nil {
+		t.Fatal("sparse keys made dense")
+	}
+	if id, ok := sparse.lookupInt(1 << 40); !ok || id != 1 {
+		t.Fatal("sparse lookup")
+	}
+}
+
+func TestSplitLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want []string
+		msg  string
+	}{
+		{`a,b,c`, []string{"a", "b", "c"}, ""},
+		{`a,,`, []string{"a", "", ""}, ""},
+		{`"x, y","say ""hi""",z`, []string{"x, y", `say "hi"`, "z"}, ""},
+		{`"",a`, []string{"", "a"}, ""},
+		{`"abc`, nil, "unterminated"},
+		{`"a"b,c`, nil, "text after a closing quote"},
+	} {
+		fs, _, msg := splitLine([]byte(c.line), ',', nil)
+		if c.msg != "" {
+			if !strings.Contains(msg, c.msg) {
+				t.Errorf("%s: message %q", c.line, msg)
+			}
+			continue
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, string(f.b))
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || msg != "" {
+			t.Errorf("%s: %q %s", c.line, got, msg)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/storage"
+)
+
+// Input is one file to load: Name is the node label(s) ("Person", or
+// "Person:Employee" for several) or the relationship type.
+type Input struct {
+	Name string
+	Path string
+}
+
+// Options configure a load.
+type Options struct {
+	// Dir is the data directory Import creates.
+	Dir   string
+	Nodes []Input
+	Rels  []Input
+	// IDColumn is the node files' key column ("id" by default);
+	// FromColumn and ToColumn the relationship files' endpoint columns
+	// ("from" and "to").
+	IDColumn, FromColumn, ToColumn string
+	// Delimiter separates fields (',' by default).
+	Delimiter byte
+	// Progress, when set, is called as each step starts and ends.
+	Progress func(Progress)
+}
+
+// Progress reports a load's advance: Step names what runs; Done and Total
+// count input bytes parsed so far and in all.
+type Progress struct {
+	Step        string
+	Done, Total int64
+}
+
+func (o *Options) delim() byte {
+	if o.Delimiter == 0 {
+		return ','
+	}
+	return o.Delimiter
+}
+
+func (o *Options) idColumn() string   { return or(o.IDColumn, "id") }
+func (o *Options) fromColumn() string { return or(o.FromColumn, "from") }
+func (o *Options) toColumn() string   { return or(o.ToColumn, "to") }
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Summary is what Import did.
+type Summary struct {
+	Nodes, Relationships int64
+	InputBytes           int64 // CSV bytes read
+	Bytes                int64 // bytes of the data directory written
+	Seconds              float64
+}
+
+// Import builds the data directory o.Dir from CSV files. The directory is
+// built beside it under a temporary name and renamed into place at the
+// end, so bad input (reported with file, line and column) or a crash
+// leaves no half-written directory. o.Dir must not exist or be empty.
+func Import(o Options) (Summary, error) {
+	start := time.Now()
+	var sum Summary
+	if o.Dir == "" {
+		return sum, errors.New("no data directory given")
+	}
+	if len(o.Nodes) == 0 {
+		return sum, errors.New("no node files given (--nodes Label=file.csv)")
+	}
+	dir := filepath.Clean(o.Dir)
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return sum, fmt.Errorf("%s exists and is not a directory", dir)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return sum, err
+		}
+		if len(ents) > 0 {
+			return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
+		}
+	} else if !os.IsNotExist(err) {
+		return sum, err
+	}
+	var total int64
+	for _, in := range append(append([]Input(nil), o.Nodes...), o.Rels...) {
+		fi, err := os.Stat(in.Path)
+		if err != nil {
+			return sum, err
+		}
+		total += fi.Size()
+	}
+	store, err := build(&o, total, &sum)
+	if err != nil {
+		return sum, err
+	}
+	step(&o, "writing "+dir, total, total)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return sum, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".import-")
+	if err != nil {
+		return sum, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		return sum, err
+	}
+	if sum.Bytes, err = store.SaveBase(tmp); err != nil {
+		return sum, err
+	}
+	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) { // an empty directory
+		return sum, err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return sum, err
+	}
+	ok = true
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+func step(o *Options, s string, done, total int64) {
+	if o.Progress != nil {
+		o.Progress(Progress{Step: s, Done: done, Total: total})
+	}
+}
+
+// build parses every file and bulk-loads the store.
+func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
+	var done int64
+	var nodes []storage.BulkNodes
+	km := &keyMap{}
+	var next uint64
+	for _, in := range o.Nodes {
+		step(o, "reading "+in.Path, done, total)
+		t, data, err := readTable(in, o, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		done += int64(len(data))
+		bn, err := nodeSet(t, in, km, next)
+		if err != nil {
+			return nil, err
+		}
+		next += uint64(t.rows)
+		nodes = append(nodes, bn)
+		sum.Nodes += int64(t.rows)
+	}
+	km.densify()
+	var rels []storage.BulkRels
+	for _, in := range o.Rels {
+		step(o, "reading "+in.Path, done, total)
+		if in.Name == "" || strings.Contains(in.Name, ":") {
+			return nil, fmt.Errorf("%s: a relationship file needs one type name (TYPE=file.csv)", in.Path)
+		}
+		t, data, err := readTable(in, o, true, km)
+		if err != nil {
+			return nil, err
+		}
+		done += int64(len(data))
+		rels = append(rels, relSet(t, in.Name))
+		sum.Relationships += int64(t.rows)
+	}
+	sum.InputBytes = done
+	step(o, "building adjacency and columns", done, total)
+	return storage.BulkLoad(nodes, rels)
+}
+
+// readTable reads and parses one input file.
+func readTable(in Input, o *Options, rels bool, km *keyMap) (*table, []byte, error) {
+	if strings.HasSuffix(strings.ToLower(in.Path), ".parquet") {
+		return nil, nil, fmt.Errorf("%s: Parquet input is not supported in this version; convert the file to CSV", in.Path)
+	}
+	data, err := os.ReadFile(in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := parseTable(in.Path, data, o, rels, km)
+	return t, data, err
+}
+
+// labels splits "A:B" into label names.
+func labels(name string) []string {
+	var out []string
+	for _, l := range strings.Split(name, ":") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// nodeSet registers t's keys (ids first..) in km and returns the bulk
+// node set.
+func nodeSet(t *table, in Input, km *keyMap, first uint64) (storage.BulkNodes, error) {
+	bn := storage.BulkNodes{Labels: labels(in.Name), Count: t.rows}
+	if len(bn.Labels) == 0 {
+		return bn, fmt.Errorf("%s: a node file needs a label (Label=file.csv)", t.file)
+	}
+	for i, c := range t.cols {
+		cd := &t.data[i]
+		if c.role == roleKey {
+			if err := km.add(t.file, c, i, cd, t.rows, first); err != nil {
+				return bn, err
+			}
+		}
+		bn.Cols = append(bn.Cols, bulkColumn(c, cd))
+	}
+	return bn, nil
+}
+
+// add registers a key column's values; a key seen before (in this file or
+// an earlier node file) is an error at its line.
+func (km *keyMap) add(file string, c colSpec, col int, cd *colData, rows int, first uint64) error {
+	if km.kind == kindInfer {
+		km.kind = c.kind
+		km.ints = map[int64]uint64{}
+		km.strs = map[string]uint64{}
+	} else if km.kind != c.kind {
+		return &Error{File: file, Line: 1, Column: col + 1, Name: c.name,
+			Msg: fmt.Sprintf("key type %s, an earlier node file's keys are %s (declare the type in the header)", c.kind, km.kind)}
+	}
+	dup := func(r int, key any) error {
+		return &Error{File: file, Line: r + 2, Column: col + 1, Name: c.name, Msg: fmt.Sprintf("duplicate node key %v", key)}
+	}
+	if km.kind == kindInt {
+		for r, k := range cd.i64 {
+			if _, seen := km.ints[k]; seen {
+				return dup(r, k)
+			}
+			km.ints[k] = first + uint64(r)
+		}
+		return nil
+	}
+	for r, k := range cd.str {
+		if _, seen := km.strs[k]; seen {
+			return dup(r, fmt.Sprintf("%q", k))
+		}
+		km.strs[k] = first + uint64(r)
+	}
+	return nil
+}
+
+func bulkColumn(c colSpec, cd *colData) storage.BulkColumn {
+	return storage.BulkColumn{Key: c.name, Type: c.kind.vectorType(), Bool: cd.b, I64: cd.i64, F64: cd.f64,
+		Str: cd.str, Any: cd.any, Null: cd.null}
+}
+
+func relSet(t *table, typ string) storage.BulkRels {
+	br := storage.BulkRels{Type: typ}
+	for i, c := range t.cols {
+		cd := &t.data[i]
+		switch c.role {
+		case roleFrom:
+			br.Src = cd.ids
+		case roleTo:
+			br.Dst = cd.ids
+		default:
+			br.Cols = append(br.Cols, bulkColumn(c, cd))
+		}
+	}
+	if br.Src == nil {
+		br.Src, br.Dst = []uint64{}, []uint64{}
+	}
+	return br
+}

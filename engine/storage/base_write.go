@@ -1,0 +1,435 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// The base format: one committed Snapshot written to a directory. The
+// layout and every file's encoding are in docs/storage-format.md; this file
+// writes it, base_read.go reads it.
+//
+//	D/manifest.json        written last (tmp + fsync + rename): the commit point
+//	D/base-<ts>/...        the data files the manifest lists, with sizes and
+//	                       CRC-32C checksums of their stored (compressed) bytes
+//
+// A new base goes to a new base-<ts>[-n] directory and becomes current
+// only when the manifest rename lands, so a crash mid-write leaves the old
+// base (or none) intact; older base directories are removed afterwards.
+
+// FormatVersion is the base format version this code writes and reads.
+const FormatVersion = 1
+
+// ManifestName is the manifest's file name in a data directory.
+const ManifestName = "manifest.json"
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+type manifest struct {
+	FormatVersion int        `json:"format_version"`
+	Base          string     `json:"base"`
+	TS            uint64     `json:"ts"`
+	NodeBound     uint64     `json:"node_bound"`
+	NodeCount     int64      `json:"node_count"`
+	RelBound      uint64     `json:"rel_bound"`
+	RelCount      int64      `json:"rel_count"`
+	Files         []baseFile `json:"files"`
+}
+
+type baseFile struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`     // stored (compressed) bytes
+	Raw  int64  `json:"raw_size"` // decompressed bytes
+	CRC  uint32 `json:"crc32c"`
+}
+
+type catalogFile struct {
+	Labels      []string             `json:"labels"`
+	Types       []string             `json:"types"`
+	Keys        []string             `json:"keys"`
+	Indexes     []catalog.Index      `json:"indexes"`
+	Constraints []catalog.Constraint `json:"constraints"`
+}
+
+// SaveBase writes the latest committed version to dir as the base format
+// and returns the bytes written. Concurrent writers are not blocked (the
+// version is immutable); the catalog is read as of the call.
+func (s *Store) SaveBase(dir string) (int64, error) {
+	return s.cur.Load().writeBase(s.cat, dir)
+}
+
+type baseWriter struct {
+	dir, sub string
+	enc      *zstd.Encoder
+	files    []baseFile
+	total    int64
+}
+
+// put compresses raw and writes it as sub/name, fsynced. It may run on
+// several goroutines at once (zstd EncodeAll is safe for that).
+func (w *baseWriter) put(name string, raw []byte) (baseFile, error) {
+	z := w.enc.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
+	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return baseFile{}, err
+	}
+	if _, err := f.Write(z); err != nil {
+		f.Close()
+		return baseFile{}, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return baseFile{}, err
+	}
+	if err := f.Close(); err != nil {
+		return baseFile{}, err
+	}
+	return baseFile{Name: name, Size: int64(len(z)), Raw: int64(len(raw)), CRC: crc32.Checksum(z, crcTable)}, nil
+}
+
+// fileTask is one data file: its name and how to encode it.
+type fileTask struct {
+	name   string
+	encode func() []byte
+}
+
+// run encodes, compresses and writes the tasks on GOMAXPROCS goroutines
+// (the CSRs of a large graph dominate: each is its own task) and records
+// the files in task order.
+func (w *baseWriter) run(tasks []fileTask) error {
+	out := make([]baseFile, len(tasks))
+	errs := make([]error, len(tasks))
+	next := make(chan int, len(tasks))
+	for i := range tasks {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = w.put(tasks[i].name, tasks[i].encode())
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return err
+		}
+		w.files = append(w.files, out[i])
+		w.total += out[i].Size
+	}
+	return nil
+}
+
+func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string) (int64, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, fmt.Errorf("storage: cannot create %s: %w", dir, err)
+	}
+	sub := fmt.Sprintf("base-%d", v.ts)
+	for i := 1; ; i++ {
+		if _, err := os.Stat(filepath.Join(dir, sub)); os.IsNotExist(err) {
+			break
+		}
+		sub = fmt.Sprintf("base-%d-%d", v.ts, i)
+	}
+	if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+		return 0, fmt.Errorf("storage: cannot create base directory: %w", err)
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return 0, err
+	}
+	defer enc.Close()
+	w := &baseWriter{dir: dir, sub: sub, enc: enc}
+	if err := v.writeFiles(w, cat); err != nil {
+		os.RemoveAll(filepath.Join(dir, sub))
+		return 0, fmt.Errorf("storage: cannot write base: %w", err)
+	}
+	if err := syncDir(filepath.Join(dir, sub)); err != nil {
+		return 0, err
+	}
+	m := manifest{FormatVersion: FormatVersion, Base: sub, TS: v.ts, NodeBound: v.nodeBound, NodeCount: v.nodeCount,
+		RelBound: v.relBound, RelCount: v.relCount, Files: w.files}
+	mb, err := json.MarshalIndent(&m, "", "  ")
+	if err != nil {
+		return 0, err
+	}
+	if err := writeFileSync(filepath.Join(dir, ManifestName+".tmp"), mb); err != nil {
+		return 0, fmt.Errorf("storage: cannot write manifest: %w", err)
+	}
+	if err := os.Rename(filepath.Join(dir, ManifestName+".tmp"), filepath.Join(dir, ManifestName)); err != nil {
+		return 0, fmt.Errorf("storage: cannot install manifest: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return 0, err
+	}
+	// Older bases are garbage once the manifest names the new one.
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && strings.HasPrefix(e.Name(), "base-") && e.Name() != sub {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return w.total + int64(len(mb)), nil
+}
+
+func writeFileSync(path string, b []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("storage: cannot sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
+	cf := catalogFile{Labels: []string{}, Types: []string{}, Keys: []string{}}
+	for _, l := range cat.Labels() {
+		cf.Labels = append(cf.Labels, cat.LabelName(l))
+	}
+	for _, t := range cat.Types() {
+		cf.Types = append(cf.Types, cat.TypeName(t))
+	}
+	for _, k := range cat.Keys() {
+		cf.Keys = append(cf.Keys, cat.KeyName(k))
+	}
+	sc := v.Schema()
+	for _, ix := range sc.Indexes {
+		cf.Indexes = append(cf.Indexes, *ix)
+	}
+	for _, c := range sc.Constraints {
+		cf.Constraints = append(cf.Constraints, *c)
+	}
+	cb, err := json.MarshalIndent(&cf, "", "  ")
+	if err != nil {
+		return err
+	}
+	tasks := []fileTask{
+		{"catalog.json", func() []byte { return cb }},
+		{"nodes.live", func() []byte { return bitmapBytes(v.live) }},
+	}
+	for l, b := range v.labels {
+		if b != nil && !b.IsEmpty() {
+			tasks = append(tasks, fileTask{fmt.Sprintf("label.%d", l), func() []byte { return bitmapBytes(b) }})
+		}
+	}
+	for k, c := range v.nodeCols {
+		if c != nil {
+			tasks = append(tasks, fileTask{fmt.Sprintf("node.%d.col", k), func() []byte { return encodeColumn(c) }})
+		}
+	}
+	for k, c := range v.relCols {
+		if c != nil {
+			tasks = append(tasks, fileTask{fmt.Sprintf("rel.%d.col", k), func() []byte { return encodeColumn(c) }})
+		}
+	}
+	for t, p := range v.adj {
+		if p[Outgoing] == nil {
+			continue
+		}
+		var flat [2]*csr.CSR
+		for d, a := range p {
+			if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
+				a = a.Compact(int(v.nodeBound))
+			}
+			flat[d] = a.Base()
+		}
+		for d := range flat {
+			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func() []byte { return encodeAdjacency(flat, Direction(d)) }})
+		}
+	}
+	return w.run(tasks)
+}
+
+var dirName = [2]string{"out", "in"}
+
+// CSR file modes: the byte before the csr encoding.
+const (
+	csrAbsolute = 0 // slot ids as they are
+	// csrFromForward (backward CSRs only): the forward CSR's ids are
+	// sequential (a bulk load), so a backward slot's id is stored as its
+	// position k in the source's forward list: id = base +
+	// forwardOffset(src) + k. Small numbers that compress to about a byte,
+	// where random ids take four.
+	csrFromForward = 1
+)
+
+// encodeAdjacency encodes direction d of a type whose flat CSRs are flat.
+func encodeAdjacency(flat [2]*csr.CSR, d Direction) []byte {
+	c := flat[d]
+	dst := make([]byte, 1, 17+c.NumNodes()*4+c.NumEdges()*8)
+	base, seq := flat[Outgoing].SequentialBase()
+	if d == Outgoing || !seq {
+		return c.AppendEncode(dst)
+	}
+	dst[0] = csrFromForward
+	offs := flat[Outgoing].Offsets()
+	rel := make([]uint64, c.NumEdges())
+	var nbrs []uint64
+	for v, s := uint64(0), 0; v < uint64(c.NumNodes()); v++ {
+		ids := c.Rels(v)
+		if len(ids) == 0 {
+			continue
+		}
+		nbrs = c.AppendNeighbors(nbrs[:0], v)
+		for i, id := range ids {
+			rel[s] = id - base - offs[nbrs[i]]
+			s++
+		}
+	}
+	return c.WithRels(rel).AppendEncode(dst)
+}
+
+func bitmapBytes(b *roaring.Bitmap) []byte {
+	out, err := b.ToBytes()
+	if err != nil {
+		panic(fmt.Sprintf("BUG: storage: roaring serialization: %v", err))
+	}
+	return out
+}
+
+// Column file encoding (after decompression):
+//
+//	"QCOL1"  chunks uvarint
+//	per chunk: group uvarint | type u8 | valid [256]byte | data | side
+//	  Bool    bits [256]byte
+//	  Int64   rows uvarint, rows × 8 bytes LE
+//	  Float64 rows uvarint, rows × 8 bytes LE (IEEE bits)
+//	  String  rows uvarint, enc u8:
+//	            0 plain: rows × (uvarint len, bytes)
+//	            1 dict:  n uvarint, n × (uvarint len, bytes), rows × u8 code
+//	  Any     rows uvarint, rows × value (base_value.go)
+//	  side    n uvarint, n × (row uvarint, value)
+const colMagic = "QCOL1"
+
+func encodeColumn(c *column) []byte {
+	b := []byte(colMagic)
+	n := 0
+	for _, ch := range c.groups {
+		if ch != nil {
+			n++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for g, ch := range c.groups {
+		if ch != nil {
+			b = ch.appendEncoded(binary.AppendUvarint(b, uint64(g)))
+		}
+	}
+	return b
+}
+
+func (c *chunk) appendEncoded(b []byte) []byte {
+	b = append(b, byte(c.typ))
+	b = append(b, c.valid...)
+	rows := c.rows()
+	switch c.typ {
+	case vector.Bool:
+		b = append(b, c.bits...)
+	case vector.Int64:
+		b = binary.AppendUvarint(b, uint64(rows))
+		for _, x := range c.i64[:rows] {
+			b = binary.LittleEndian.AppendUint64(b, uint64(x))
+		}
+	case vector.Float64:
+		b = binary.AppendUvarint(b, uint64(rows))
+		for _, x := range c.f64[:rows] {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+	case vector.String:
+		b = binary.AppendUvarint(b, uint64(rows))
+		b = appendStrings(b, rows, func(r int) string {
+			if !bitAt(c.valid, r) {
+				return ""
+			}
+			if c.sarr != nil {
+				return c.sarr.Value(r)
+			}
+			return c.str[r]
+		})
+	case vector.Any:
+		b = binary.AppendUvarint(b, uint64(rows))
+		for _, x := range c.any[:rows] {
+			b = appendValue(b, x)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(c.side)))
+	for r := 0; r < GroupSize && len(c.side) > 0; r++ {
+		if v, ok := c.side[uint16(r)]; ok {
+			b = appendValue(binary.AppendUvarint(b, uint64(r)), v)
+		}
+	}
+	return b
+}
+
+// appendStrings writes a chunk's strings, dictionary-encoded (one byte per
+// row) when at most 256 distinct values repeat, plain otherwise.
+func appendStrings(b []byte, rows int, at func(r int) string) []byte {
+	dict := map[string]byte{}
+	var order []string
+	for r := 0; r < rows; r++ {
+		s := at(r)
+		if _, ok := dict[s]; ok {
+			continue
+		}
+		if len(dict) == 256 || len(dict) > rows/2 {
+			dict = nil
+			break
+		}
+		dict[s] = byte(len(order))
+		order = append(order, s)
+	}
+	if dict == nil {
+		b = append(b, 0)
+		for r := 0; r < rows; r++ {
+			b = appendString(b, at(r))
+		}
+		return b
+	}
+	b = binary.AppendUvarint(append(b, 1), uint64(len(order)))
+	for _, s := range order {
+		b = appendString(b, s)
+	}
+	for r := 0; r < rows; r++ {
+		b = append(b, dict[at(r)])
+	}
+	return b
+}

@@ -1,0 +1,125 @@
+package storage
+
+import (
+	"testing"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// TestBulkLoad builds a graph spanning several chunk groups, with a key
+// shared by two node sets of different types, nulls, and a self loop, and
+// checks its invariants, values and adjacency; then a base round trip.
+func TestBulkLoad(t *testing.T) {
+	const n = 5000
+	ages := make([]int64, n)
+	null := make([]bool, n)
+	for i := range ages {
+		ages[i] = int64(i % 90)
+		null[i] = i%7 == 0
+	}
+	src := []uint64{0, 1, 4999, 5001, 5001}
+	dst := []uint64{1, 0, 5001, 5001, 2}
+	s, err := BulkLoad([]BulkNodes{
+		{Labels: []string{"Person"}, Count: n, Cols: []BulkColumn{{Key: "age", Type: vector.Int64, I64: ages, Null: null}}},
+		{Labels: []string{"City", "Place"}, Count: 3, Cols: []BulkColumn{
+			{Key: "age", Type: vector.String, Str: []string{"old", "new", "mid"}},
+			{Key: "founded", Type: vector.Any, Any: []vector.Value{vector.Date{Days: 1}, nil, vector.Date{Days: 3}}},
+		}},
+	}, []BulkRels{{Type: "R", Src: src, Dst: dst, Cols: []BulkColumn{{Key: "w", Type: vector.Float64, F64: []float64{1, 2, 3, 4, 5}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	v := s.Snapshot()
+	cat := s.Catalog()
+	age, _ := cat.LookupKey("age")
+	founded, _ := cat.LookupKey("founded")
+	city, _ := cat.LookupLabel("City")
+	if v.NodeCount() != n+3 || v.RelCount() != 5 || v.LabelNodes(city).GetCardinality() != 3 || !v.HasLabel(5002, city) {
+		t.Fatalf("counts %d %d", v.NodeCount(), v.RelCount())
+	}
+	if got := v.nodeCol(age).get(4001); got != int64(4001%90) {
+		t.Fatalf("age of 4001 = %v", got)
+	}
+	if got := v.nodeCol(age).get(7); got != nil {
+		t.Fatalf("null age = %v", got)
+	}
+	if got := v.nodeCol(age).get(5001); got != "new" {
+		t.Fatalf("age of city 1 = %v", got)
+	}
+	if got := v.nodeCol(founded).get(5002); got != (vector.Date{Days: 3}) {
+		t.Fatalf("founded = %v", got)
+	}
+	if v.NodePropType(age) != vector.Any {
+		t.Fatalf("mixed column type %s", v.NodePropType(age))
+	}
+	typ, _ := cat.LookupType("R")
+	nb, rels := v.Adjacency(typ, Incoming).AppendNeighbors(nil, nil, 5001)
+	// Relationships are numbered in forward slot order (by source, then
+	// target): input rows 0 1 2 4 3 get ids 0 1 2 3 4.
+	if len(nb) != 2 || nb[0] != 4999 || nb[1] != 5001 || rels[0] != 2 || rels[1] != 4 {
+		t.Fatalf("incoming of 5001: %v %v", nb, rels)
+	}
+	if ty, a, b, ok := v.Rel(3); !ok || ty != typ || a != 5001 || b != 2 {
+		t.Fatalf("rel 3: %v %d %d %v", ty, a, b, ok)
+	}
+	w, _ := cat.LookupKey("w")
+	if got := v.relCol(w).get(3); got != 5.0 {
+		t.Fatalf("w of rel 3 (input row 4) = %v", got)
+	}
+	if got := v.relCol(w).get(4); got != 4.0 {
+		t.Fatalf("w of rel 4 (input row 3) = %v", got)
+	}
+	dir := t.TempDir()
+	if _, err := s.SaveBase(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenBase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Check(); err != nil {
+		t.Fatal(err)
+	}
+	equalSnapshots(t, v, got.Snapshot())
+}
+
+func TestBulkLoadErrors(t *testing.T) {
+	if _, err := BulkLoad([]BulkNodes{{Count: 1}}, []BulkRels{{Type: "R", Src: []uint64{0}, Dst: []uint64{1}}}); err == nil {
+		t.Fatal("dangling endpoint accepted")
+	}
+	if _, err := BulkLoad([]BulkNodes{{Count: 2, Cols: []BulkColumn{{Key: "k", Type: vector.Int64, I64: []int64{1}}}}}, nil); err == nil {
+		t.Fatal("short column accepted")
+	}
+}
+
+// TestBulkLoadParallelEdges: parallel edges in both directions keep both
+// CSRs sorted by (neighbour, id) after renumbering (Check verifies it).
+func TestBulkLoadParallelEdges(t *testing.T) {
+	src := []uint64{1, 0, 1, 0, 0, 2, 1}
+	dst := []uint64{0, 1, 0, 1, 1, 1, 0}
+	s, err := BulkLoad([]BulkNodes{{Count: 3}}, []BulkRels{{Type: "A", Src: src[:4], Dst: dst[:4]}, {Type: "B", Src: src[4:], Dst: dst[4:]}, {Type: "A", Src: []uint64{2}, Dst: []uint64{0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	v := s.Snapshot()
+	for id := uint64(0); id < 8; id++ {
+		if _, _, _, ok := v.Rel(id); !ok {
+			t.Fatalf("relationship %d missing", id)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := s.SaveBase(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenBase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalSnapshots(t, v, got.Snapshot())
+}
