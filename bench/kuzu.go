@@ -79,11 +79,11 @@ func (k *Kuzu) Close() error {
 
 func (k *Kuzu) call(req map[string]any) (KuzuAnswer, error) {
 	if err := json.NewEncoder(k.in).Encode(req); err != nil {
-		return KuzuAnswer{}, fmt.Errorf("Kùzu runner: %w", err)
+		return KuzuAnswer{}, fmt.Errorf("kuzu runner: %w", err)
 	}
 	line, err := k.out.ReadBytes('\n')
 	if err != nil {
-		return KuzuAnswer{}, fmt.Errorf("Kùzu runner ended: %w", err)
+		return KuzuAnswer{}, fmt.Errorf("kuzu runner ended: %w", err)
 	}
 	return ParseKuzuAnswer(line)
 }
@@ -99,11 +99,11 @@ func ParseKuzuAnswer(line []byte) (KuzuAnswer, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return KuzuAnswer{}, fmt.Errorf("Kùzu runner: bad answer %q: %w", line, err)
+		return KuzuAnswer{}, fmt.Errorf("kuzu runner: bad answer %q: %w", line, err)
 	}
 	a := raw.KuzuAnswer
 	if !a.OK {
-		return a, fmt.Errorf("Kùzu: %s", a.Error)
+		return a, fmt.Errorf("kuzu: %s", a.Error)
 	}
 	a.Columns = raw.Columns
 	for _, r := range raw.Rows {

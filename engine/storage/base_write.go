@@ -298,6 +298,7 @@ func encodeAdjacency(flat [2]*csr.CSR, d Direction) []byte {
 	dst := make([]byte, 1, 17+c.NumNodes()*4+c.NumEdges()*8)
 	base, seq := flat[Outgoing].SequentialBase()
 	if d == Outgoing || !seq {
+		dst[0] = csrAbsolute
 		return c.AppendEncode(dst)
 	}
 	dst[0] = csrFromForward
