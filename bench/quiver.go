@@ -14,11 +14,15 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Loader fills an open database from a data set directory of CSVs
-// (persons.csv, knows.csv). The Cypher loader is the one that exists
-// today; bulk import (`quiver import`) replaces it behind this interface.
-type Loader interface {
-	Name() string
+// Loader fills the Quiver side from a data set directory of CSVs
+// (persons.csv, knows.csv): an OnlineLoader loads into an open database,
+// a Builder (bulk import, the default) builds the directory before it is
+// opened.
+type Loader interface{ Name() string }
+
+// OnlineLoader loads into an open database.
+type OnlineLoader interface {
+	Loader
 	Load(ctx context.Context, db *engine.DB, dir string) (LoadTimes, error)
 }
 

@@ -2,29 +2,37 @@ package bench
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/quiverdb/quiver/engine"
 )
 
-// TestQuiverSide loads a small generated graph through the Cypher loader
-// and checks Quiver's answers, embedded and over HTTP, against values
-// computed here straight from the generated edges.
+// TestQuiverSide loads a small generated graph through each loader (bulk
+// import and Cypher statements) and checks Quiver's answers, embedded and
+// over HTTP, against values computed here straight from the generated
+// edges.
 func TestQuiverSide(t *testing.T) {
 	g := Generate(2000, 12000, 5)
 	dir := t.TempDir()
 	if err := g.WriteCSV(dir); err != nil {
 		t.Fatal(err)
 	}
-	db, err := engine.Open(t.TempDir(), engine.Options{})
+	for _, l := range []Loader{ImportLoader{}, CypherLoader{Batch: 5000}} {
+		t.Run(l.Name(), func(t *testing.T) { checkQuiverSide(t, g, dir, l) })
+	}
+}
+
+func checkQuiverSide(t *testing.T, g *Graph, dir string, l Loader) {
+	ctx := context.Background()
+	var times LoadTimes
+	db, err := loadQuiver(ctx, Config{DataDir: dir, Loader: l}, filepath.Join(t.TempDir(), "db"), &times)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ctx := context.Background()
-	if _, err := (CypherLoader{Batch: 5000}).Load(ctx, db, dir); err != nil {
-		t.Fatal(err)
+	if times.NodesMS <= 0 || times.EdgesMS <= 0 {
+		t.Errorf("load times %+v: both phases take time", times)
 	}
 	if st := db.Stats(); st.Nodes != 2000 || st.Relationships != 12000 {
 		t.Fatalf("loaded %+v", st)

@@ -89,7 +89,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func quiverDisk(r *Report) string {
 	if r.QuiverDisk == 0 {
-		return "none: in-memory, no on-disk base format yet"
+		return "none: loaded in memory, nothing written"
 	}
 	return bytesText(r.QuiverDisk)
 }

@@ -32,7 +32,7 @@ func TestWriteMarkdown(t *testing.T) {
 		// Geometric means: sqrt(0.25*2) and sqrt(0.5*2).
 		"| geometric mean | | | | 0.707 | 1.000 | |",
 		"all agreed.",
-		"| on-disk size | none: in-memory, no on-disk base format yet | 3.0 MiB |",
+		"| on-disk size | none: loaded in memory, nothing written | 3.0 MiB |",
 		"  - Kùzu: `MATCH p = (a:Person {id: 42})-[:KNOWS* SHORTEST 1..10]->",
 	} {
 		if !strings.Contains(md, want) {

@@ -75,6 +75,7 @@ func run(args []string) error {
 	warmup := fs.Int("warmup", 1, "untimed warm-up runs per query and engine")
 	out := fs.String("out", "bench/RESULTS.md", "report file")
 	note := fs.String("note", "", "a paragraph for the report")
+	loader := fs.String("loader", "import", "how Quiver loads the data set: import (offline bulk import) or cypher (UNWIND batches)")
 	fs.Parse(args)
 	s, err := scaleOf(*scale)
 	if err != nil {
@@ -83,9 +84,18 @@ func run(args []string) error {
 	if *data == "" {
 		return fmt.Errorf("run: -data is required")
 	}
+	var l bench.Loader
+	switch *loader {
+	case "import":
+		l = bench.ImportLoader{}
+	case "cypher":
+		l = bench.CypherLoader{Log: os.Stderr}
+	default:
+		return fmt.Errorf("run: -loader must be import or cypher, not %q", *loader)
+	}
 	rep, err := bench.Run(context.Background(), bench.Config{
 		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
-		Loader: bench.CypherLoader{Log: os.Stderr}, Commit: commit(), Log: os.Stderr, Note: *note,
+		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note,
 	})
 	if err != nil {
 		return err
