@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
-
 )
 
 // TestQuiverSide loads a small generated graph through each loader (bulk
