@@ -2,6 +2,8 @@ package exec
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -24,13 +26,15 @@ type countExpand struct {
 	p    *plan.CountExpand
 	done bool
 
+	hops [][]hopList
+	sets []nodeSet // far-end labels of each hop
+	last []int64   // two hops: the last hop's count per node
+
 	nodes  []uint64 // grouped: start nodes with a nonzero count
 	counts []int64  // and their counts
 	total  int64
 	pos    int
 	out    *vector.Batch
-
-	nbrs, rels []uint64 // scratch for one neighbour list
 }
 
 // hopList is one hop's adjacency lists, each with its relationship type.
@@ -85,58 +89,53 @@ func (e *countExpand) Next() (*vector.Batch, error) {
 // run computes the counts.
 func (e *countExpand) run() error {
 	p := e.p
-	start := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
-	hops := make([][]hopList, len(p.Hops))
-	sets := make([]nodeSet, len(p.Hops))
+	e.hops = make([][]hopList, len(p.Hops))
+	e.sets = make([]nodeSet, len(p.Hops))
 	for i, h := range p.Hops {
-		hops[i] = e.hopLists(h)
+		e.hops[i] = e.hopLists(h)
 		var none bool
-		if sets[i], none = e.labelSet(h.ToLabels); none {
+		if e.sets[i], none = e.labelSet(h.ToLabels); none {
 			return nil // a far-end label no node has: nothing to count
 		}
 	}
-	var last []int64 // count of the last hop per node, for two hops
-	if len(hops) == 2 {
+	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
 		if err := e.c.Mem.charge(int64(bound) * 8); err != nil {
 			return err
 		}
-		last = make([]int64, bound)
-		it := e.c.Tx.LiveNodes().ManyIterator()
-		buf := make([]uint32, vector.Capacity)
-		for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-			if err := e.c.checkCancel(); err != nil {
-				return err
-			}
-			for _, b := range buf[:n] {
-				if sets[0].has(uint64(b)) {
-					last[b] = e.count(hops[1], uint64(b), sets[1])
+		e.last = make([]int64, bound)
+		err := e.parallel(e.c.Tx.LiveNodes().ToArray(), func(w *countWorker, ids []uint32) {
+			for _, b := range ids {
+				if e.sets[0].has(uint64(b)) {
+					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
 				}
 			}
-		}
-	}
-	it := start.ManyIterator()
-	buf := make([]uint32, vector.Capacity)
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		if err := e.c.checkCancel(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		e.c.Stats.RowsScanned += int64(n)
-		for _, a32 := range buf[:n] {
+	}
+	start := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels}).ToArray()
+	e.c.Stats.RowsScanned += int64(len(start))
+	err := e.parallel(start, func(w *countWorker, ids []uint32) {
+		for _, a32 := range ids {
 			a := uint64(a32)
 			var cnt int64
-			if last == nil {
-				cnt = e.count(hops[0], a, sets[0])
+			if e.last == nil {
+				cnt = w.count(e.hops[0], a, e.sets[0])
 			} else {
-				cnt = e.chains(hops[0], a, sets[0], last, sets[1])
+				cnt = w.chains(a)
 			}
 			if !p.Grouped {
-				e.total += cnt
+				w.total += cnt
 			} else if cnt > 0 {
-				e.nodes = append(e.nodes, a)
-				e.counts = append(e.counts, cnt)
+				w.nodes = append(w.nodes, a)
+				w.counts = append(w.counts, cnt)
 			}
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if p.Grouped {
 		return e.c.Mem.charge(int64(len(e.nodes)) * 16)
@@ -144,8 +143,67 @@ func (e *countExpand) run() error {
 	return nil
 }
 
+// countChunk is the number of node ids a worker takes at a time.
+const countChunk = 4096
+
+// parallel runs fn over ids in chunks, on up to Parallelism goroutines,
+// and gathers the workers' results in id order (so a grouped output comes
+// out the same on any number of workers).
+func (e *countExpand) parallel(ids []uint32, fn func(w *countWorker, ids []uint32)) error {
+	nchunks := (len(ids) + countChunk - 1) / countChunk
+	ws := make([]*countWorker, nchunks)
+	var next atomic.Int64
+	work := func() error {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= nchunks {
+				return nil
+			}
+			if err := e.c.checkCancel(); err != nil {
+				return err
+			}
+			w := &countWorker{e: e}
+			fn(w, ids[i*countChunk:min((i+1)*countChunk, len(ids))])
+			ws[i] = w
+		}
+	}
+	workers := min(e.c.Parallelism, nchunks)
+	if workers <= 1 {
+		if err := work(); err != nil {
+			return err
+		}
+	} else {
+		var wg sync.WaitGroup
+		errs := make([]error, workers)
+		for i := range workers {
+			wg.Go(func() { errs[i] = work() })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range ws {
+		e.total += w.total
+		e.nodes = append(e.nodes, w.nodes...)
+		e.counts = append(e.counts, w.counts...)
+	}
+	return nil
+}
+
+// countWorker counts for one chunk of nodes with scratch of its own.
+type countWorker struct {
+	e          *countExpand
+	nbrs, rels []uint64 // one neighbour list
+	total      int64
+	nodes      []uint64
+	counts     []int64
+}
+
 // count is the number of entries of node's lists whose neighbour is in to.
-func (e *countExpand) count(lists []hopList, node uint64, to nodeSet) int64 {
+func (w *countWorker) count(lists []hopList, node uint64, to nodeSet) int64 {
 	var n int64
 	for i := range lists {
 		l := &lists[i]
@@ -153,8 +211,8 @@ func (e *countExpand) count(lists []hopList, node uint64, to nodeSet) int64 {
 			n += int64(l.adj.Degree(node))
 			continue
 		}
-		e.nbrs, e.rels = l.adj.AppendNeighbors(e.nbrs[:0], e.rels[:0], node)
-		for _, nbr := range e.nbrs {
+		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
+		for _, nbr := range w.nbrs {
 			if (!l.skipLoops || nbr != node) && to.has(nbr) {
 				n++
 			}
@@ -164,27 +222,29 @@ func (e *countExpand) count(lists []hopList, node uint64, to nodeSet) int64 {
 }
 
 // chains is the number of two-hop chains from a: the last-hop counts of
-// its first-hop neighbours in mid, less the chains whose second
+// its first-hop neighbours in the middle set, less the chains whose second
 // relationship is the first one again when relationship uniqueness
 // applies. That happens when the last hop can go back along the first
 // relationship from b: always for a self-loop of a (in b's last-hop lists
 // exactly once, an undirected hop dropping the incoming copy), otherwise
 // when the last hop follows it in the opposite direction; its far end is
 // then a itself.
-func (e *countExpand) chains(first []hopList, a uint64, mid nodeSet, last []int64, to nodeSet) int64 {
+func (w *countWorker) chains(a uint64) int64 {
+	e := w.e
+	mid, to := e.sets[0], e.sets[1]
 	var n int64
-	lastDir := e.p.Hops[len(e.p.Hops)-1].Dir
-	for i := range first {
-		l := &first[i]
+	lastDir := e.p.Hops[1].Dir
+	for i := range e.hops[0] {
+		l := &e.hops[0][i]
 		back := e.p.Unique && to.has(a) && e.inLastHop(l.typ)
 		// A relationship read from a's outgoing list is incoming at b.
 		backNonLoop := back && (lastDir == plan.Both || (lastDir == plan.In) == l.out)
-		e.nbrs, e.rels = l.adj.AppendNeighbors(e.nbrs[:0], e.rels[:0], a)
-		for _, b := range e.nbrs {
+		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], a)
+		for _, b := range w.nbrs {
 			if b == a && l.skipLoops || !mid.has(b) {
 				continue
 			}
-			n += last[b]
+			n += e.last[b]
 			if b == a && back || b != a && backNonLoop {
 				n--
 			}
