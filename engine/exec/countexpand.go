@@ -186,6 +186,7 @@ func (e *countExpand) parallel(ids []uint32, fn func(w *countWorker, ids []uint3
 		}
 	}
 	for _, w := range ws {
+		e.c.Stats.DBHits += w.hits
 		e.total += w.total
 		e.nodes = append(e.nodes, w.nodes...)
 		e.counts = append(e.counts, w.counts...)
@@ -198,6 +199,7 @@ type countWorker struct {
 	e          *countExpand
 	nbrs, rels []uint64 // one neighbour list
 	total      int64
+	hits       int64 // one per list read and per entry decoded
 	nodes      []uint64
 	counts     []int64
 }
@@ -207,11 +209,13 @@ func (w *countWorker) count(lists []hopList, node uint64, to nodeSet) int64 {
 	var n int64
 	for i := range lists {
 		l := &lists[i]
+		w.hits++
 		if to == nil && !l.skipLoops {
 			n += int64(l.adj.Degree(node))
 			continue
 		}
 		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
+		w.hits += int64(len(w.nbrs))
 		for _, nbr := range w.nbrs {
 			if (!l.skipLoops || nbr != node) && to.has(nbr) {
 				n++
@@ -240,6 +244,7 @@ func (w *countWorker) chains(a uint64) int64 {
 		// A relationship read from a's outgoing list is incoming at b.
 		backNonLoop := back && (lastDir == plan.Both || (lastDir == plan.In) == l.out)
 		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], a)
+		w.hits += 1 + int64(len(w.nbrs))
 		for _, b := range w.nbrs {
 			if b == a && l.skipLoops || !mid.has(b) {
 				continue
