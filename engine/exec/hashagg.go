@@ -21,7 +21,7 @@ type hashAggregate struct {
 	aggs []*aggState
 
 	groups  map[string]int32
-	ints    map[int64]int32 // groups of a single integer key
+	ints    intTable // groups of a single integer key (inttable.go)
 	keyCols []column
 	ngroups int
 	key     []byte
@@ -37,7 +37,7 @@ type hashAggregate struct {
 }
 
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
-	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, ints: map[int64]int32{}, keyCols: make([]column, len(p.Keys)),
+	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]column, len(p.Keys)),
 		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	for _, k := range p.Keys {
 		ev, err := compile(c, k)
@@ -143,15 +143,17 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 
 // lookup returns the group of row r of the key vectors, creating it. A
 // single integer key (the common GROUP BY id) is hashed as an int64 in a
-// map of its own; every other key by its byte encoding (rowkey.go). An
-// integer never has another encoding, so the two maps cannot split a group.
+// table of its own (inttable.go); every other key by its byte encoding (rowkey.go). An
+// integer never has another encoding, so the two tables cannot split a
+// group.
 func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if len(keyVecs) == 1 {
 		if x, ok := intKey(keyVecs[0], r); ok {
-			g, found := h.ints[x]
+			i := h.ints.slot(x)
+			g, found := h.ints.vals[i]-1, h.ints.vals[i] != 0
 			if !found {
 				g = h.newGroup()
-				h.ints[x] = g
+				h.ints.put(i, x, g)
 				h.held += 8 + mapEntryBytes + 16*int64(1+len(h.aggs))
 				h.keyCols[0].push(keyVecs[0], r)
 			}
