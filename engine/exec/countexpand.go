@@ -100,11 +100,12 @@ func (e *countExpand) run() error {
 	}
 	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
-		if err := e.c.Mem.charge(int64(bound) * 8); err != nil {
+		live := e.c.Tx.LiveNodes()
+		if err := e.c.Mem.charge(int64(bound)*8 + int64(live.GetCardinality())*4); err != nil {
 			return err
 		}
 		e.last = make([]int64, bound)
-		err := e.parallel(e.c.Tx.LiveNodes().ToArray(), func(w *countWorker, ids []uint32) {
+		err := e.parallel(live.ToArray(), func(w *countWorker, ids []uint32) {
 			for _, b := range ids {
 				if e.sets[0].has(uint64(b)) {
 					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
@@ -115,7 +116,11 @@ func (e *countExpand) run() error {
 			return err
 		}
 	}
-	start := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels}).ToArray()
+	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
+	if err := e.c.Mem.charge(int64(startSet.GetCardinality()) * 4); err != nil {
+		return err
+	}
+	start := startSet.ToArray()
 	e.c.Stats.RowsScanned += int64(len(start))
 	err := e.parallel(start, func(w *countWorker, ids []uint32) {
 		for _, a32 := range ids {
