@@ -172,6 +172,14 @@ func metaGraph(rng *rand.Rand) ([]engine.TestNode, []engine.TestRel) {
 		if rng.IntN(8) == 0 {
 			from = rng.IntN(10) // hubs: morsels must be cut by edges
 		}
+		switch rng.IntN(16) {
+		case 0: // self-loops
+			to = from
+		case 1: // parallel relationships
+			if i > 0 {
+				from, to = rels[i-1].From, rels[i-1].To
+			}
+		}
 		typ := "R"
 		if rng.IntN(3) == 0 {
 			typ = "S"
@@ -196,8 +204,27 @@ func metaQueries(rng *rand.Rand) []string {
 		}
 		return "-[r" + t + "]-"
 	}
+	hop := func() string { // an anonymous relationship
+		return strings.ReplaceAll(arrow(typ()), "[r", "[")
+	}
 	k := func() int { return rng.IntN(100) }
 	templates := []func() string{
+		// Counts over one and two expansions (the count-expand rule).
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN count(*)", label(), arrow(typ()), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s)%s(o%s) RETURN count(*)", label(), hop(), label(), hop(), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN n.g, count(*) AS c", label(), hop(), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m)%s(o%s) RETURN n.uid, count(*) AS c", label(), hop(), hop(), label())
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN n, count(*) AS c ORDER BY c DESC, n.uid LIMIT 7", label(), hop(), label())
+		},
 		func() string { return fmt.Sprintf("MATCH (n%s) WHERE n.x > %d RETURN count(*)", label(), k()) },
 		func() string {
 			return fmt.Sprintf("MATCH (n%s) WHERE n.x < %d RETURN n.g, count(*), sum(n.x), min(n.y), max(n.name), avg(n.y)", label(), k())

@@ -21,6 +21,7 @@ type hashAggregate struct {
 	aggs []*aggState
 
 	groups  map[string]int32
+	ints    intTable // groups of a single integer key (inttable.go)
 	keyCols []column
 	ngroups int
 	key     []byte
@@ -136,21 +137,58 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 	}
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
-		h.key = h.key[:0]
-		for _, kv := range keyVecs {
-			h.key = appendKey(h.key, kv, r)
-		}
-		g, ok := h.groups[string(h.key)]
-		if !ok {
-			g = h.newGroup()
-			h.groups[string(h.key)] = g
-			h.held += int64(len(h.key)) + mapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
-			for k, kv := range keyVecs {
-				h.keyCols[k].push(kv, r)
-			}
-		}
-		h.gidx[r] = g
+		h.gidx[r] = h.lookup(keyVecs, r)
 	}
+}
+
+// lookup returns the group of row r of the key vectors, creating it. A
+// single integer key (the common GROUP BY id) is hashed as an int64 in a
+// table of its own (inttable.go); every other key by its byte encoding (rowkey.go). An
+// integer never has another encoding, so the two tables cannot split a
+// group.
+func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
+	if len(keyVecs) == 1 {
+		if x, ok := intKey(keyVecs[0], r); ok {
+			i := h.ints.slot(x)
+			g, found := h.ints.vals[i]-1, h.ints.vals[i] != 0
+			if !found {
+				g = h.newGroup()
+				h.ints.put(i, x, g)
+				h.held += 8 + mapEntryBytes + 16*int64(1+len(h.aggs))
+				h.keyCols[0].push(keyVecs[0], r)
+			}
+			return g
+		}
+	}
+	h.key = h.key[:0]
+	for _, kv := range keyVecs {
+		h.key = appendKey(h.key, kv, r)
+	}
+	g, ok := h.groups[string(h.key)]
+	if !ok {
+		g = h.newGroup()
+		h.groups[string(h.key)] = g
+		h.held += int64(len(h.key)) + mapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
+		for k, kv := range keyVecs {
+			h.keyCols[k].push(kv, r)
+		}
+	}
+	return g
+}
+
+// intKey reads row r of v as an integer key, if it is one.
+func intKey(v *vector.Vector, r int) (int64, bool) {
+	if v.IsNull(r) {
+		return 0, false
+	}
+	switch v.Type {
+	case vector.Int64:
+		return v.I64[r], true
+	case vector.Any:
+		x, ok := v.Any[r].(int64)
+		return x, ok
+	}
+	return 0, false
 }
 
 // emit returns the next batch of groups.

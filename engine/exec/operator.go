@@ -39,6 +39,8 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		return newNodeScan(c, p), nil
 	case *plan.IndexSeek:
 		return newIndexSeek(c, p), nil
+	case *plan.CountExpand:
+		return newCountExpand(c, p), nil
 	case *plan.IndexJoin:
 		l, err := Build(c, p.Left)
 		if err != nil {

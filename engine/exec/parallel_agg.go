@@ -92,21 +92,15 @@ func (a *parallelAgg) consume() error {
 // memory w holds was charged by its worker and moves to h, so nothing is
 // charged again.
 func (h *hashAggregate) merge(w *hashAggregate) error {
-	keys := make([]string, w.ngroups)
-	for k, g := range w.groups {
-		keys[g] = k
+	keyVecs := make([]*vector.Vector, len(w.keyCols))
+	for k := range w.keyCols {
+		keyVecs[k] = w.keyCols[k].v
 	}
+	held := h.held
 	for g := 0; g < w.ngroups; g++ {
 		var to int32
 		if len(h.keys) > 0 {
-			var ok bool
-			if to, ok = h.groups[keys[g]]; !ok {
-				to = h.newGroup()
-				h.groups[keys[g]] = to
-				for k := range h.keyCols {
-					h.keyCols[k].push(w.keyCols[k].v, g)
-				}
-			}
+			to = h.lookup(keyVecs, g)
 		}
 		for i, a := range h.aggs {
 			if err := a.merge(to, w.aggs[i], int32(g)); err != nil {
@@ -114,6 +108,7 @@ func (h *hashAggregate) merge(w *hashAggregate) error {
 			}
 		}
 	}
+	h.held = held
 	return nil
 }
 

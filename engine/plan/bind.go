@@ -40,6 +40,9 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 		returns = true // a standalone call returns what it yields
 	}
 	endpointsOnly(b.root)
+	if opts.On(RuleCountExpand) {
+		countPushdown(b.root)
+	}
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }
 

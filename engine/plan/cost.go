@@ -188,6 +188,17 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 			}
 		}
 		return estimate{rows: r, cost: in.rows + in.rows*deg}
+	case *CountExpand:
+		// One pass over the start nodes and their lists, no rows out.
+		r := k.labelRows(o.Labels)
+		cost := r
+		for _, h := range o.Hops {
+			cost += r * k.degree(h.Types, h.Dir)
+		}
+		if !o.Grouped {
+			r = 1
+		}
+		return estimate{rows: r, cost: cost}
 	case *Filter:
 		if seek, ok := o.Input.(*IndexSeek); ok {
 			return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}

@@ -96,6 +96,9 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 		d.Filter = o.Condition()
 	case *Expand:
 		d.Pattern = expandPattern(o)
+	case *CountExpand:
+		d.Label = labelList(o.Labels)
+		d.Pattern = o.Pattern()
 	case *Filter:
 		d.Filter = o.Pred.String()
 	default:

@@ -56,6 +56,8 @@ func describe(op Operator) string {
 			s += " distinct from " + strings.Join(names, ", ")
 		}
 		return s
+	case *CountExpand:
+		return o.describe()
 	case *Filter:
 		return "Filter " + o.Pred.String()
 	case *Project:

@@ -31,12 +31,17 @@ const (
 	// RuleInSetLookup evaluates IN against a constant or parameter list
 	// of integers or strings as a hash-set lookup per row.
 	RuleInSetLookup = "in-set-lookup"
+	// RuleCountExpand computes count(*) over a node scan and one or two
+	// plain expansions (optionally grouped by the start node or its
+	// properties) from CSR degrees and neighbour counts, without
+	// producing the rows (count_pushdown.go).
+	RuleCountExpand = "count-expand"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup}
+		RuleInSetLookup, RuleCountExpand}
 	sort.Strings(names)
 	return names
 }

@@ -1,0 +1,339 @@
+package exec
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// countExpand computes what plan.CountExpand describes: for each start
+// node, the number of chains of its hops, from the CSR of the query's
+// snapshot (base plus overlay, so inserted and deleted relationships are
+// seen exactly as an Expand sees them). A hop without far-end labels and
+// without self-loops to drop is a degree; otherwise its neighbour list is
+// decoded and each neighbour tested in a dense bitset of the far end's
+// labels. A second hop is a per-node count table of the last hop, summed
+// over the first hop's neighbours. It yields one row (the total) or, when
+// grouped, one row per start node with a nonzero count.
+type countExpand struct {
+	c    *Context
+	p    *plan.CountExpand
+	done bool
+
+	hops [][]hopList
+	sets []nodeSet // far-end labels of each hop
+	last []int64   // two hops: the last hop's count per node
+
+	nodes  []uint64 // grouped: start nodes with a nonzero count
+	counts []int64  // and their counts
+	total  int64
+	pos    int
+	out    *vector.Batch
+}
+
+// hopList is one hop's adjacency lists, each with its relationship type.
+type hopList struct {
+	adjList
+	typ catalog.TypeID
+	out bool // the outgoing list of the type
+}
+
+// nodeSet is a dense bitset of node ids; nil holds every live node.
+type nodeSet []uint64
+
+func (s nodeSet) has(id uint64) bool {
+	if s == nil {
+		return true
+	}
+	w := id >> 6
+	return w < uint64(len(s)) && s[w]&(1<<(id&63)) != 0
+}
+
+func newCountExpand(c *Context, p *plan.CountExpand) *countExpand {
+	types := make([]vector.Type, len(p.Cols))
+	for i, col := range p.Cols {
+		types[i] = col.Type
+	}
+	return &countExpand{c: c, p: p, out: vector.NewBatch(types...)}
+}
+
+func (e *countExpand) Next() (*vector.Batch, error) {
+	if !e.done {
+		e.done = true
+		if err := e.run(); err != nil {
+			return nil, err
+		}
+		if !e.p.Grouped {
+			e.out.Cols[0].I64[0] = e.total
+			e.out.Len, e.out.Sel = 1, nil
+			return e.out, nil
+		}
+	}
+	if !e.p.Grouped || e.pos >= len(e.nodes) {
+		return nil, nil
+	}
+	n := min(len(e.nodes)-e.pos, vector.Capacity)
+	copy(e.out.Cols[0].IDs[:n], e.nodes[e.pos:])
+	copy(e.out.Cols[1].I64[:n], e.counts[e.pos:])
+	e.pos += n
+	e.out.Len, e.out.Sel = n, nil
+	return e.out, nil
+}
+
+// run computes the counts.
+func (e *countExpand) run() error {
+	p := e.p
+	e.hops = make([][]hopList, len(p.Hops))
+	e.sets = make([]nodeSet, len(p.Hops))
+	for i, h := range p.Hops {
+		e.hops[i] = e.hopLists(h)
+		var none bool
+		if e.sets[i], none = e.labelSet(h.ToLabels); none {
+			return nil // a far-end label no node has: nothing to count
+		}
+	}
+	if len(e.hops) == 2 {
+		bound := e.c.Tx.NodeIDBound()
+		live := e.c.Tx.LiveNodes()
+		if err := e.c.Mem.charge(int64(bound)*8 + int64(live.GetCardinality())*4); err != nil {
+			return err
+		}
+		e.last = make([]int64, bound)
+		err := e.parallel(live.ToArray(), func(w *countWorker, ids []uint32) {
+			for _, b := range ids {
+				if e.sets[0].has(uint64(b)) {
+					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
+	if err := e.c.Mem.charge(int64(startSet.GetCardinality()) * 4); err != nil {
+		return err
+	}
+	start := startSet.ToArray()
+	e.c.Stats.RowsScanned += int64(len(start))
+	err := e.parallel(start, func(w *countWorker, ids []uint32) {
+		for _, a32 := range ids {
+			a := uint64(a32)
+			var cnt int64
+			if e.last == nil {
+				cnt = w.count(e.hops[0], a, e.sets[0])
+			} else {
+				cnt = w.chains(a)
+			}
+			if !p.Grouped {
+				w.total += cnt
+			} else if cnt > 0 {
+				w.nodes = append(w.nodes, a)
+				w.counts = append(w.counts, cnt)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if p.Grouped {
+		return e.c.Mem.charge(int64(len(e.nodes)) * 16)
+	}
+	return nil
+}
+
+// countChunk is the number of node ids a worker takes at a time.
+const countChunk = 4096
+
+// parallel runs fn over ids in chunks, on up to Parallelism goroutines,
+// and gathers the workers' results in id order (so a grouped output comes
+// out the same on any number of workers).
+func (e *countExpand) parallel(ids []uint32, fn func(w *countWorker, ids []uint32)) error {
+	nchunks := (len(ids) + countChunk - 1) / countChunk
+	ws := make([]*countWorker, nchunks)
+	var next atomic.Int64
+	work := func() error {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= nchunks {
+				return nil
+			}
+			if err := e.c.checkCancel(); err != nil {
+				return err
+			}
+			w := &countWorker{e: e}
+			fn(w, ids[i*countChunk:min((i+1)*countChunk, len(ids))])
+			ws[i] = w
+		}
+	}
+	workers := min(e.c.Parallelism, nchunks)
+	if workers <= 1 {
+		if err := work(); err != nil {
+			return err
+		}
+	} else {
+		var wg sync.WaitGroup
+		errs := make([]error, workers)
+		for i := range workers {
+			wg.Go(func() { errs[i] = work() })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range ws {
+		e.c.Stats.DBHits += w.hits
+		e.total += w.total
+		e.nodes = append(e.nodes, w.nodes...)
+		e.counts = append(e.counts, w.counts...)
+	}
+	return nil
+}
+
+// countWorker counts for one chunk of nodes with scratch of its own.
+type countWorker struct {
+	e          *countExpand
+	nbrs, rels []uint64 // one neighbour list
+	total      int64
+	hits       int64 // one per list read and per entry decoded
+	nodes      []uint64
+	counts     []int64
+}
+
+// count is the number of entries of node's lists whose neighbour is in to.
+func (w *countWorker) count(lists []hopList, node uint64, to nodeSet) int64 {
+	var n int64
+	for i := range lists {
+		l := &lists[i]
+		w.hits++
+		if to == nil && !l.skipLoops {
+			n += int64(l.adj.Degree(node))
+			continue
+		}
+		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
+		w.hits += int64(len(w.nbrs))
+		for _, nbr := range w.nbrs {
+			if (!l.skipLoops || nbr != node) && to.has(nbr) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// chains is the number of two-hop chains from a: the last-hop counts of
+// its first-hop neighbours in the middle set, less the chains whose second
+// relationship is the first one again when relationship uniqueness
+// applies. That happens when the last hop can go back along the first
+// relationship from b: always for a self-loop of a (in b's last-hop lists
+// exactly once, an undirected hop dropping the incoming copy), otherwise
+// when the last hop follows it in the opposite direction; its far end is
+// then a itself.
+func (w *countWorker) chains(a uint64) int64 {
+	e := w.e
+	mid, to := e.sets[0], e.sets[1]
+	var n int64
+	lastDir := e.p.Hops[1].Dir
+	for i := range e.hops[0] {
+		l := &e.hops[0][i]
+		back := e.p.Unique && to.has(a) && e.inLastHop(l.typ)
+		// A relationship read from a's outgoing list is incoming at b.
+		backNonLoop := back && (lastDir == plan.Both || (lastDir == plan.In) == l.out)
+		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], a)
+		w.hits += 1 + int64(len(w.nbrs))
+		for _, b := range w.nbrs {
+			if b == a && l.skipLoops || !mid.has(b) {
+				continue
+			}
+			n += e.last[b]
+			if b == a && back || b != a && backNonLoop {
+				n--
+			}
+		}
+	}
+	return n
+}
+
+// inLastHop reports whether the last hop follows relationships of type t.
+func (e *countExpand) inLastHop(t catalog.TypeID) bool {
+	types := e.p.Hops[len(e.p.Hops)-1].Types
+	if len(types) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(types, func(name string) bool {
+		id, ok := e.c.Catalog.LookupType(name)
+		return ok && id == t
+	})
+}
+
+// hopLists resolves a hop's types and direction to adjacency lists, as
+// expand.open does.
+func (e *countExpand) hopLists(h plan.CountHop) []hopList {
+	tx, cat := e.c.Tx, e.c.Catalog
+	var types []catalog.TypeID
+	if len(h.Types) == 0 {
+		types = cat.Types()
+	}
+	for _, name := range h.Types {
+		if id, ok := cat.LookupType(name); ok {
+			types = append(types, id)
+		}
+	}
+	var out []hopList
+	for _, t := range types {
+		if h.Dir == plan.Out || h.Dir == plan.Both {
+			if a := tx.Adjacency(t, storage.Outgoing); a != nil {
+				out = append(out, hopList{adjList{adj: a}, t, true})
+			}
+		}
+		if h.Dir == plan.In || h.Dir == plan.Both {
+			if a := tx.Adjacency(t, storage.Incoming); a != nil {
+				out = append(out, hopList{adjList{adj: a, skipLoops: h.Dir == plan.Both}, t, false})
+			}
+		}
+	}
+	return out
+}
+
+// labelSet is the set of nodes carrying all of labels: nil when that is
+// every live node (no test needed), none when a label does not exist.
+func (e *countExpand) labelSet(labels []string) (s nodeSet, none bool) {
+	if len(labels) == 0 {
+		return nil, false
+	}
+	for _, name := range labels {
+		if _, ok := e.c.Catalog.LookupLabel(name); !ok {
+			return nil, true
+		}
+	}
+	bm := scanBitmap(e.c, &plan.NodeScan{Labels: labels})
+	if bm.GetCardinality() == e.c.Tx.LiveNodes().GetCardinality() {
+		// Relationships join live nodes only, so every neighbour has them.
+		return nil, false
+	}
+	return denseSet(bm), false
+}
+
+func denseSet(bm *roaring.Bitmap) nodeSet {
+	if bm.IsEmpty() {
+		return nodeSet{}
+	}
+	s := make(nodeSet, bm.Maximum()/64+1)
+	it := bm.ManyIterator()
+	buf := make([]uint32, vector.Capacity)
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		for _, id := range buf[:n] {
+			s[id>>6] |= 1 << (id & 63)
+		}
+	}
+	return s
+}
