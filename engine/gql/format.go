@@ -86,7 +86,11 @@ func formatClause(sb *strings.Builder, c Clause) {
 		formatExpr(sb, c.Expr)
 		sb.WriteString(" AS " + quoteName(c.Var))
 	case *Call:
-		sb.WriteString("CALL " + strings.Join(append(append([]string{}, c.Namespace...), c.Name), "."))
+		sb.WriteString("CALL ")
+		for _, ns := range c.Namespace {
+			sb.WriteString(quoteName(ns) + ".")
+		}
+		sb.WriteString(quoteName(c.Name))
 		if c.HasArgs {
 			sb.WriteByte('(')
 			formatExprs(sb, c.Args)
@@ -327,7 +331,10 @@ func formatExpr(sb *strings.Builder, e Expr) {
 		}
 		sb.WriteByte(')')
 	case *FuncCall:
-		sb.WriteString(strings.Join(append(append([]string{}, x.Namespace...), x.Name), ".") + "(")
+		for _, ns := range x.Namespace {
+			sb.WriteString(quoteName(ns) + ".")
+		}
+		sb.WriteString(quoteName(x.Name) + "(")
 		if x.Distinct {
 			sb.WriteString("DISTINCT ")
 		}
