@@ -28,6 +28,9 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 }
 
 // build makes the physical operator for p; Build wraps it for PROFILE.
+// Leaves and operators of several inputs are built here; an operator
+// whose input is its first child (Optional runs its Inner itself) gets
+// that input built first, then buildOver makes it.
 func build(c *Context, p plan.Operator) (Operator, error) {
 	switch p := p.(type) {
 	case *plan.Unit:
@@ -41,62 +44,6 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		return newIndexSeek(c, p), nil
 	case *plan.CountExpand:
 		return newCountExpand(c, p), nil
-	case *plan.IndexJoin:
-		l, err := Build(c, p.Left)
-		if err != nil {
-			return nil, err
-		}
-		return newIndexJoin(c, p, l)
-	case *plan.HashJoin:
-		l, err := Build(c, p.Left)
-		if err != nil {
-			return nil, err
-		}
-		r, err := Build(c, p.Right)
-		if err != nil {
-			return nil, err
-		}
-		return newHashJoin(c, p, l, r)
-	case *plan.Expand:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newExpand(c, p, in), nil
-	case *plan.Filter:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		pred, err := compile(c, p.Pred)
-		if err != nil {
-			return nil, err
-		}
-		return &filterOp{c: c, in: in, pred: pred}, nil
-	case *plan.Project:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newProject(c, p, in)
-	case *plan.Aggregate:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newHashAggregate(c, p, in)
-	case *plan.Distinct:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
-	case *plan.Unwind:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newUnwind(c, p, in)
 	case *plan.Argument:
 		if c.args == nil {
 			c.args = map[*plan.Argument]*argumentOp{}
@@ -107,22 +54,20 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			c.args[p] = a
 		}
 		return a, nil
-	case *plan.Optional:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newOptional(c, p, in), nil
-	case *plan.Sort:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
-		return newSort(c, p, in)
 	case *plan.Skip:
 		return buildSkipLimit(c, p.Input, p.Count, true)
 	case *plan.Limit:
 		return buildSkipLimit(c, p.Input, p.Count, false)
+	case *plan.HashJoin:
+		l, err := Build(c, p.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Build(c, p.Right)
+		if err != nil {
+			return nil, err
+		}
+		return newHashJoin(c, p, l, r)
 	case *plan.CrossProduct:
 		l, err := Build(c, p.Left)
 		if err != nil {
@@ -143,53 +88,58 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			u.ins = append(u.ins, op)
 		}
 		return u, nil
-	case *plan.VarLengthExpand:
-		in, err := Build(c, p.Input)
+	}
+	kids := p.Children()
+	if len(kids) == 0 {
+		return nil, errs.NotSupported("operator %T cannot be executed yet", p)
+	}
+	in, err := Build(c, kids[0])
+	if err != nil {
+		return nil, err
+	}
+	return buildOver(c, p, in)
+}
+
+// buildOver makes the operator for p over its built input in.
+func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
+	switch p := p.(type) {
+	case *plan.IndexJoin:
+		return newIndexJoin(c, p, in)
+	case *plan.Expand:
+		return newExpand(c, p, in), nil
+	case *plan.Filter:
+		pred, err := compile(c, p.Pred)
 		if err != nil {
 			return nil, err
 		}
+		return &filterOp{c: c, in: in, pred: pred}, nil
+	case *plan.Project:
+		return newProject(c, p, in)
+	case *plan.Aggregate:
+		return newHashAggregate(c, p, in)
+	case *plan.Distinct:
+		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+	case *plan.Unwind:
+		return newUnwind(c, p, in)
+	case *plan.Optional:
+		return newOptional(c, p, in), nil
+	case *plan.Sort:
+		return newSort(c, p, in)
+	case *plan.VarLengthExpand:
 		return newVarLength(c, p, in)
 	case *plan.ShortestPath:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newShortest(c, p, in)
 	case *plan.Create:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newCreate(c, p, in)
 	case *plan.Update:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newUpdate(c, p, in)
 	case *plan.Delete:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newDelete(c, p, in)
 	case *plan.Merge:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newMerge(c, p, in)
 	case *plan.Eager:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newEager(c, in, len(p.Columns())), nil
 	case *plan.ProcedureCall:
-		in, err := Build(c, p.Input)
-		if err != nil {
-			return nil, err
-		}
 		return newProcCall(c, p, in)
 	}
 	return nil, errs.NotSupported("operator %T cannot be executed yet", p)
