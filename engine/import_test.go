@@ -77,6 +77,14 @@ func TestImportThenQuery(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", c.q, got, c.want)
 		}
 	}
+	// Each node file's key column is indexed under its first label, so
+	// key lookups seek.
+	if got := strings.Join(mustQuery(t, db, "CALL db.indexes() YIELD name, type, label, properties RETURN name, type, label, properties ORDER BY name", nil), ","); got != "'index_city_id' | 'BTREE' | 'City' | 'id','index_person_id' | 'BTREE' | 'Person' | 'id'" {
+		t.Errorf("indexes after import: %s", got)
+	}
+	if used := indexUsed(t, db, "MATCH (a:Person {id: 1})-[:KNOWS]->(b) RETURN b.id", nil); len(used) != 1 || used[0] != "index_person_id" {
+		t.Errorf("key lookup after import: index_used %v, want [index_person_id]", used)
+	}
 	// Writes after open work on the loaded graph (in memory only).
 	mustQuery(t, db, "MATCH (a:Person {id: 4}), (b:Person {id: 1}) CREATE (a)-[:KNOWS {since: 2024}]->(b)", nil)
 	if got := strings.Join(mustQuery(t, db, "MATCH (a:Person {id: 1})<-[:KNOWS]-(b) RETURN b.id ORDER BY b.id", nil), ","); got != "1,3,4" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -150,6 +151,7 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 	var nodes []storage.BulkNodes
 	km := &keyMap{}
 	var next uint64
+	var keyed []keyIndex
 	for _, in := range o.Nodes {
 		step(o, "reading "+in.Path, done, total)
 		t, data, err := readTable(in, o, false, nil)
@@ -163,6 +165,11 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 		}
 		next += uint64(t.rows)
 		nodes = append(nodes, bn)
+		for _, c := range t.cols {
+			if c.role == roleKey {
+				keyed = append(keyed, keyIndex{label: bn.Labels[0], key: c.name})
+			}
+		}
 		sum.Nodes += int64(t.rows)
 	}
 	km.densify()
@@ -182,7 +189,43 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 	}
 	sum.InputBytes = done
 	step(o, "building adjacency and columns", done, total)
-	return storage.BulkLoad(nodes, rels)
+	store, err := storage.BulkLoad(nodes, rels)
+	if err != nil {
+		return nil, err
+	}
+	step(o, "indexing node keys", done, total)
+	if err := indexKeys(store, keyed); err != nil {
+		return nil, err
+	}
+	return store, nil
+}
+
+// keyIndex is a node file's key column under the file's first label.
+type keyIndex struct{ label, key string }
+
+// indexKeys gives every node file's key column a BTREE index on its first
+// label, as a primary key has: relationship files name nodes by key, and
+// so do queries (MATCH (p:Person {id: 42})), which then seek instead of
+// scanning the label. Files sharing a label and key share the index; DROP
+// INDEX removes it like any other.
+func indexKeys(store *storage.Store, keyed []keyIndex) error {
+	tx := store.Begin()
+	seen := map[keyIndex]bool{}
+	for _, k := range keyed {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		def := catalog.Index{Name: catalog.IndexName(k.label, []string{k.key}), Type: catalog.BTree, Label: k.label, Keys: []string{k.key}}
+		if err := tx.CreateIndex(def); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("cannot index the key of :%s: %w", k.label, err)
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		return fmt.Errorf("cannot index node keys: %w", err)
+	}
+	return nil
 }
 
 // readTable reads and parses one input file.
