@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // BenchmarkPaths measures variable-length expansion (enumeration and the
 // endpoints-only search) and shortest paths on the benchmark graph.
@@ -23,19 +20,7 @@ func BenchmarkPaths(b *testing.B) {
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				res, err := db.Query(context.Background(), q.text, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for {
-					batch, err := res.Next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if batch == nil {
-						break
-					}
-				}
+				runToEnd(b, db, q.text)
 			}
 		})
 	}

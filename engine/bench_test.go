@@ -62,19 +62,7 @@ func BenchmarkQueries(b *testing.B) {
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				res, err := db.Query(context.Background(), q.text, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for {
-					batch, err := res.Next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if batch == nil {
-						break
-					}
-				}
+				runToEnd(b, db, q.text)
 			}
 		})
 	}
@@ -93,21 +81,26 @@ func BenchmarkParallelism(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/par%d", q.name, par), func(b *testing.B) {
 				db.opts.Parallelism = par
 				for b.Loop() {
-					res, err := db.Query(context.Background(), q.text, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for {
-						batch, err := res.Next()
-						if err != nil {
-							b.Fatal(err)
-						}
-						if batch == nil {
-							break
-						}
-					}
+					runToEnd(b, db, q.text)
 				}
 			})
+		}
+	}
+}
+
+// runToEnd runs query q and reads every batch: what a benchmark times.
+func runToEnd(b *testing.B, db *DB, q string) {
+	res, err := db.Query(context.Background(), q, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		batch, err := res.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if batch == nil {
+			return
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // BenchmarkCountExpand runs the counting queries of the benchmark suite
 // with the count-expand rule on and off, on the graph of BenchmarkQueries.
@@ -26,19 +23,7 @@ func BenchmarkCountExpand(b *testing.B) {
 					db.opts.DisabledRules = []string{"count-expand"}
 				}
 				for b.Loop() {
-					res, err := db.Query(context.Background(), q.text, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for {
-						batch, err := res.Next()
-						if err != nil {
-							b.Fatal(err)
-						}
-						if batch == nil {
-							break
-						}
-					}
+					runToEnd(b, db, q.text)
 				}
 			})
 		}
