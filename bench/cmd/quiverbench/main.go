@@ -3,6 +3,8 @@
 //	quiverbench gen -scale S -out DIR        writes DIR/persons.csv, DIR/knows.csv
 //	quiverbench run -scale S -data DIR ...   loads both engines, times Q1–Q9,
 //	                                         writes RESULTS.md
+//	quiverbench query -db DIR [-q Q1,Q5] ... times queries on an imported
+//	                                         directory (-cpuprofile for pprof)
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -22,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -31,8 +33,10 @@ func main() {
 		err = gen(os.Args[2:])
 	case "run":
 		err = run(os.Args[2:])
+	case "query":
+		err = query(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen or run)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run or query)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
