@@ -33,13 +33,14 @@ func (c *CSR) checkLists() error {
 	if err := c.checkOffsets(); err != nil {
 		return err
 	}
-	var ids []uint64
+	var ids, loops []uint64
 	for v := range uint64(c.numNodes) {
 		var err error
 		ids, err = c.checkedDecode(ids[:0], v)
 		if err != nil {
 			return err
 		}
+		loops = appendLoopsOf(loops, ids, v)
 		rels := c.Rels(v)
 		for i := 1; i < len(ids); i++ {
 			if cmpSlot(ids[i-1], rels[i-1], ids[i], rels[i]) >= 0 {
@@ -53,6 +54,7 @@ func (c *CSR) checkLists() error {
 			}
 		}
 	}
+	c.setLoops(loops) // the lists are verified; a pass that has them decoded finds the loops for free
 	return nil
 }
 

@@ -28,6 +28,8 @@ type CSR struct {
 	// built on first use because a read-only base never needs it.
 	relIdxOnce sync.Once
 	relIdx     relIndex
+
+	loops loopSet // self-loops, see loops.go
 }
 
 // NumNodes is the number of node ids the CSR covers (0..NumNodes-1).

@@ -102,6 +102,8 @@ func compareCSR(t *testing.T, c *CSR, m *model) {
 	if c.NumEdges() != len(m.src) {
 		t.Fatalf("NumEdges = %d, want %d", c.NumEdges(), len(m.src))
 	}
+	compareLoops(t, "CSR", c.Loops(), m)
+	compareLoops(t, "decoded CSR", c.findLoops(), m)
 	if got := c.Offsets(); len(got) != c.NumNodes()+1 || got[c.NumNodes()] != uint64(c.NumEdges()) {
 		t.Fatalf("Offsets len %d end %d", len(got), got[len(got)-1])
 	}
@@ -118,6 +120,29 @@ func compareCSR(t *testing.T, c *CSR, m *model) {
 	}
 }
 
+// loops is the model's self-loops: node ids, sorted, one per loop slot.
+func (m *model) loops() []uint64 {
+	var out []uint64
+	for src, l := range m.adj {
+		for _, s := range l {
+			if s.dst == src {
+				out = append(out, src)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// compareLoops checks the loops found by a decoding pass, by Check and by
+// an Adjacency against the model's.
+func compareLoops(t *testing.T, what string, got []uint64, m *model) {
+	t.Helper()
+	if want := m.loops(); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+		t.Fatalf("%s loops = %v, want %v", what, got, want)
+	}
+}
+
 // compareAdj checks every node of a against m, then a.Check.
 func compareAdj(t *testing.T, a *Adjacency, m *model) {
 	t.Helper()
@@ -127,6 +152,7 @@ func compareAdj(t *testing.T, a *Adjacency, m *model) {
 	if a.NumEdges() != len(m.src) {
 		t.Fatalf("NumEdges = %d, want %d", a.NumEdges(), len(m.src))
 	}
+	compareLoops(t, "Adjacency", a.AppendLoops(nil), m)
 	for v := uint64(0); v < uint64(a.NumNodes())+3; v++ {
 		want, wantRels := m.list(v)
 		nbrs, rels := a.AppendNeighbors(slices.Clone(prefix), slices.Clone(prefix), v)
