@@ -98,14 +98,35 @@ func (e *countExpand) run() error {
 			return nil // a far-end label no node has: nothing to count
 		}
 	}
+	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
+	start := spanOf(startSet)
+	if err := e.c.Mem.charge(start.bytes()); err != nil {
+		return err
+	}
+	live := e.c.Tx.LiveNodes()
+	if !p.Grouped && startSet.GetCardinality() == live.GetCardinality() {
+		// Every live node starts: sum degrees instead of visiting each
+		// start node (countexpand_total.go).
+		switch {
+		case len(e.hops) == 1 && e.sets[0] == nil:
+			e.c.Stats.RowsScanned += int64(startSet.GetCardinality())
+			e.total = e.totalOneHop()
+			return nil
+		case len(e.hops) == 2 && e.sets[0] == nil:
+			if done, err := e.totalTwoHops(start); done || err != nil {
+				e.c.Stats.RowsScanned += int64(start.n)
+				return err
+			}
+		}
+	}
 	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
-		live := e.c.Tx.LiveNodes()
-		if err := e.c.Mem.charge(int64(bound)*8 + int64(live.GetCardinality())*4); err != nil {
+		mids := spanOf(live)
+		if err := e.c.Mem.charge(int64(bound)*8 + mids.bytes()); err != nil {
 			return err
 		}
 		e.last = make([]int64, bound)
-		err := e.parallel(live.ToArray(), func(w *countWorker, ids []uint32) {
+		err := e.parallel(mids, func(w *countWorker, ids []uint32) {
 			for _, b := range ids {
 				if e.sets[0].has(uint64(b)) {
 					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
@@ -116,12 +137,7 @@ func (e *countExpand) run() error {
 			return err
 		}
 	}
-	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
-	if err := e.c.Mem.charge(int64(startSet.GetCardinality()) * 4); err != nil {
-		return err
-	}
-	start := startSet.ToArray()
-	e.c.Stats.RowsScanned += int64(len(start))
+	e.c.Stats.RowsScanned += int64(start.n)
 	err := e.parallel(start, func(w *countWorker, ids []uint32) {
 		for _, a32 := range ids {
 			a := uint64(a32)
@@ -154,11 +170,12 @@ const countChunk = 4096
 // parallel runs fn over ids in chunks, on up to Parallelism goroutines,
 // and gathers the workers' results in id order (so a grouped output comes
 // out the same on any number of workers).
-func (e *countExpand) parallel(ids []uint32, fn func(w *countWorker, ids []uint32)) error {
-	nchunks := (len(ids) + countChunk - 1) / countChunk
+func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint32)) error {
+	nchunks := ids.chunks(countChunk)
 	ws := make([]*countWorker, nchunks)
 	var next atomic.Int64
 	work := func() error {
+		buf := make([]uint32, countChunk)
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= nchunks {
@@ -168,7 +185,7 @@ func (e *countExpand) parallel(ids []uint32, fn func(w *countWorker, ids []uint3
 				return err
 			}
 			w := &countWorker{e: e}
-			fn(w, ids[i*countChunk:min((i+1)*countChunk, len(ids))])
+			fn(w, ids.chunk(i, countChunk, buf))
 			ws[i] = w
 		}
 	}
