@@ -138,13 +138,25 @@ func (e *countExpand) run() error {
 		}
 	}
 	e.c.Stats.RowsScanned += int64(start.n)
+	var degrees [][]uint64 // one hop over bare bases: degrees from offsets
+	if e.last == nil && e.sets[0] == nil {
+		degrees, _ = cleanOffsets(e.hops[0])
+	}
 	err := e.parallel(start, func(w *countWorker, ids []uint32) {
+		if p.Grouped {
+			w.nodes = make([]uint64, 0, len(ids))
+			w.counts = make([]int64, 0, len(ids))
+		}
 		for _, a32 := range ids {
 			a := uint64(a32)
 			var cnt int64
-			if e.last == nil {
+			switch {
+			case degrees != nil:
+				cnt = degreeSum(degrees, int(a32))
+				w.hits += int64(len(degrees))
+			case e.last == nil:
 				cnt = w.count(e.hops[0], a, e.sets[0])
-			} else {
+			default:
 				cnt = w.chains(a)
 			}
 			if !p.Grouped {
@@ -207,6 +219,10 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 			}
 		}
 	}
+	if n := len(e.nodes) + sumLen(ws); n > cap(e.nodes) {
+		e.nodes = slices.Grow(e.nodes, n-len(e.nodes))
+		e.counts = slices.Grow(e.counts, n-len(e.counts))
+	}
 	for _, w := range ws {
 		e.c.Stats.DBHits += w.hits
 		e.total += w.total
@@ -214,6 +230,15 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 		e.counts = append(e.counts, w.counts...)
 	}
 	return nil
+}
+
+// sumLen is the number of grouped rows the workers hold.
+func sumLen(ws []*countWorker) int {
+	n := 0
+	for _, w := range ws {
+		n += len(w.nodes)
+	}
+	return n
 }
 
 // countWorker counts for one chunk of nodes with scratch of its own.

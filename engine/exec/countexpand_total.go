@@ -152,36 +152,42 @@ func (e *countExpand) cleanDegrees(revs []*csr.Adjacency) (ins, outs [][]uint64,
 		}
 		ins = append(ins, r.Base().Offsets())
 	}
-	for _, l := range e.hops[1] {
-		if l.skipLoops || l.adj.OverlaySize() != 0 {
-			return nil, nil, false
-		}
-		outs = append(outs, l.adj.Base().Offsets())
-	}
-	return ins, outs, true
+	outs, ok = cleanOffsets(e.hops[1])
+	return ins, outs, ok
 }
 
-// sumDegreeProducts is Σ in(b)·out(b) over ids, each degree summed over
-// its offsets arrays (an id past an array's end has degree 0 there).
+// cleanOffsets returns the offsets arrays of lists when each is a bare
+// base and counts plain degrees (no loops to skip).
+func cleanOffsets(lists []hopList) ([][]uint64, bool) {
+	var offs [][]uint64
+	for _, l := range lists {
+		if l.skipLoops || l.adj.OverlaySize() != 0 {
+			return nil, false
+		}
+		offs = append(offs, l.adj.Base().Offsets())
+	}
+	return offs, true
+}
+
+// degreeSum is node b's degree summed over offsets arrays (an id past an
+// array's end has degree 0 there).
+func degreeSum(offs [][]uint64, b int) int64 {
+	var d int64
+	for _, off := range offs {
+		if b+1 < len(off) {
+			d += int64(off[b+1] - off[b])
+		}
+	}
+	return d
+}
+
+// sumDegreeProducts is Σ in(b)·out(b) over ids.
 func sumDegreeProducts(ins, outs [][]uint64, ids []uint32) int64 {
 	var total int64
 	for _, b32 := range ids {
-		b := int(b32)
-		var in, out int64
-		for _, off := range ins {
-			if b+1 < len(off) {
-				in += int64(off[b+1] - off[b])
-			}
+		if in := degreeSum(ins, int(b32)); in != 0 {
+			total += in * degreeSum(outs, int(b32))
 		}
-		if in == 0 {
-			continue
-		}
-		for _, off := range outs {
-			if b+1 < len(off) {
-				out += int64(off[b+1] - off[b])
-			}
-		}
-		total += in * out
 	}
 	return total
 }
