@@ -61,31 +61,64 @@ func TestParallelParse(t *testing.T) {
 }
 
 func TestKeyMapDense(t *testing.T) {
-	km := &keyMap{kind: kindInt, ints: map[int64]uint64{}}
-	for i := range int64(100) {
-		km.ints[i*2+10] = uint64(i) // keys 10, 12, …, 208: span 199 < 2*100+1024
+	km := &keyMap{}
+	key := colSpec{name: "id", kind: kindInt, role: roleKey}
+	add := func(first uint64, keys ...int64) error {
+		return km.add("f.csv", key, 0, &colData{i64: keys}, len(keys), first)
 	}
-	km.densify()
-	if km.dense == nil {
+	var keys []int64
+	for i := range int64(100) {
+		keys = append(keys, i*2+10) // keys 10, 12, …, 208: span 199 < 2*100+1024
+	}
+	if err := add(0, keys...); err != nil {
+		t.Fatal(err)
+	}
+	// A second file below the range: the dense array is rebased.
+	if err := add(100, 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if km.dense == nil || km.ints != nil {
 		t.Fatal("not dense")
 	}
-	for _, c := range []struct {
-		key int64
-		id  uint64
-		ok  bool
-	}{{10, 0, true}, {208, 99, true}, {11, 0, false}, {9, 0, false}, {209, 0, false}, {-1 << 63, 0, false}, {1<<63 - 1, 0, false}} {
-		id, ok := km.lookupInt(c.key)
-		if ok != c.ok || (ok && id != c.id) {
-			t.Errorf("key %d: %d %v", c.key, id, ok)
+	check := func() {
+		t.Helper()
+		for _, c := range []struct {
+			key int64
+			id  uint32
+			ok  bool
+		}{{10, 0, true}, {208, 99, true}, {1, 100, true}, {3, 101, true}, {11, 0, false}, {9, 0, false}, {209, 0, false},
+			{0, 0, false}, {-1 << 63, 0, false}, {1<<63 - 1, 0, false}} {
+			id, ok := km.lookupInt(c.key)
+			if ok != c.ok || (ok && id != c.id) {
+				t.Errorf("key %d: %d %v", c.key, id, ok)
+			}
 		}
 	}
-	sparse := &keyMap{kind: kindInt, ints: map[int64]uint64{0: 0, 1 << 40: 1}}
-	sparse.densify()
-	if sparse.dense != nil {
-		t.Fatal("sparse keys made dense")
+	check()
+	// A key of an earlier file is a duplicate at its line (row 1: line 3).
+	if err := add(102, 5, 12); err == nil || err.Error() != "f.csv:3:1 (column id): duplicate node key 12" {
+		t.Fatalf("duplicate: %v", err)
 	}
-	if id, ok := sparse.lookupInt(1 << 40); !ok || id != 1 {
+	// Far keys move everything to the map; earlier keys still resolve.
+	km = &keyMap{}
+	if err := add(0, keys...); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(100, 1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(102, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	if km.dense != nil || len(km.ints) != 103 {
+		t.Fatalf("sparse keys kept dense (%d in the map)", len(km.ints))
+	}
+	check()
+	if id, ok := km.lookupInt(1 << 40); !ok || id != 102 {
 		t.Fatal("sparse lookup")
+	}
+	if err := add(103, 208); err == nil || err.Error() != "f.csv:2:1 (column id): duplicate node key 208" {
+		t.Fatalf("duplicate in the map: %v", err)
 	}
 }
 

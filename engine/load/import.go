@@ -172,7 +172,6 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 		}
 		sum.Nodes += int64(t.rows)
 	}
-	km.densify()
 	var rels []storage.BulkRels
 	for _, in := range o.Rels {
 		step(o, "reading "+in.Path, done, total)
@@ -276,8 +275,9 @@ func nodeSet(t *table, in Input, km *keyMap, first uint64) (storage.BulkNodes, e
 func (km *keyMap) add(file string, c colSpec, col int, cd *colData, rows int, first uint64) error {
 	if km.kind == kindInfer {
 		km.kind = c.kind
-		km.ints = map[int64]uint64{}
-		km.strs = map[string]uint64{}
+		if km.kind != kindInt {
+			km.strs = map[string]uint64{}
+		}
 	} else if km.kind != c.kind {
 		return &Error{File: file, Line: 1, Column: col + 1, Name: c.name,
 			Msg: fmt.Sprintf("key type %s, an earlier node file's keys are %s (declare the type in the header)", c.kind, km.kind)}
@@ -286,6 +286,14 @@ func (km *keyMap) add(file string, c colSpec, col int, cd *colData, rows int, fi
 		return &Error{File: file, Line: r + 2, Column: col + 1, Name: c.name, Msg: fmt.Sprintf("duplicate node key %v", key)}
 	}
 	if km.kind == kindInt {
+		if km.ints == nil {
+			ok, err := km.addDense(cd.i64, first, dup)
+			if ok || err != nil {
+				return err
+			}
+			km.ints = map[int64]uint64{}
+			km.toMap()
+		}
 		for r, k := range cd.i64 {
 			if _, seen := km.ints[k]; seen {
 				return dup(r, k)
@@ -322,7 +330,7 @@ func relSet(t *table, typ string) storage.BulkRels {
 		}
 	}
 	if br.Src == nil {
-		br.Src, br.Dst = []uint64{}, []uint64{}
+		br.Src, br.Dst = []uint32{}, []uint32{}
 	}
 	return br
 }

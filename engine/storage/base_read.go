@@ -455,7 +455,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 		if g == groups-1 {
 			rows = int(v.relBound - uint64(g)<<groupShift)
 		}
-		c := &relChunk{typ: make([]uint32, rows), src: make([]uint64, rows), dst: make([]uint64, rows)}
+		c := &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
 		for r := range c.typ {
 			c.typ[r] = noRel
 		}
@@ -524,7 +524,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 				if !v.nodeLive(src) || !v.nodeLive(nbrs[i]) {
 					return bad(name, "relationship %d has an endpoint that does not exist", id)
 				}
-				c.typ[r], c.src[r], c.dst[r] = uint32(t), src, nbrs[i]
+				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(src), uint32(nbrs[i])
 			}
 		}
 		for dst := uint64(0); dst < v.nodeBound; dst++ {
