@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -72,7 +73,33 @@ type catalogFile struct {
 // and returns the bytes written. Concurrent writers are not blocked (the
 // version is immutable); the catalog is read as of the call.
 func (s *Store) SaveBase(dir string) (int64, error) {
-	return s.cur.Load().writeBase(s.cat, dir)
+	return s.cur.Load().writeBase(s.cat, dir, nil)
+}
+
+// SaveBaseWithIndexes is SaveBase with indexes added to the written
+// schema as definitions only. A base stores index definitions and Open
+// builds their entries, so a bulk import declares its key indexes this
+// way instead of building entries it would discard. A name the schema
+// already has is an error.
+func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index) (int64, error) {
+	v := s.cur.Load()
+	seen := map[string]bool{}
+	for _, ix := range v.Schema().Indexes {
+		seen[ix.Name] = true
+	}
+	indexes = slices.Clone(indexes)
+	for i := range indexes {
+		ix := &indexes[i]
+		if seen[ix.Name] {
+			return 0, fmt.Errorf("storage: index %q defined twice", ix.Name)
+		}
+		if ix.Type != catalog.BTree && ix.Type != catalog.Hash || len(ix.Keys) == 0 || ix.Constraint != "" {
+			return 0, fmt.Errorf("storage: index %q: bad definition", ix.Name)
+		}
+		seen[ix.Name] = true
+		ix.Slot = len(seen) - 1
+	}
+	return v.writeBase(s.cat, dir, indexes)
 }
 
 type baseWriter struct {
@@ -179,7 +206,7 @@ func (w *baseWriter) run(tasks []fileTask) error {
 	return nil
 }
 
-func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string) (int64, error) {
+func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string, indexes []catalog.Index) (int64, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("storage: cannot create %s: %w", dir, err)
 	}
@@ -194,7 +221,7 @@ func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string) (int64, error) {
 		return 0, fmt.Errorf("storage: cannot create base directory: %w", err)
 	}
 	w := &baseWriter{dir: dir, sub: sub}
-	if err := v.writeFiles(w, cat); err != nil {
+	if err := v.writeFiles(w, cat, indexes); err != nil {
 		os.RemoveAll(filepath.Join(dir, sub))
 		return 0, fmt.Errorf("storage: cannot write base: %w", err)
 	}
@@ -255,7 +282,7 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
+func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []catalog.Index) error {
 	cf := catalogFile{Labels: []string{}, Types: []string{}, Keys: []string{}}
 	for _, l := range cat.Labels() {
 		cf.Labels = append(cf.Labels, cat.LabelName(l))
@@ -270,6 +297,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 	for _, ix := range sc.Indexes {
 		cf.Indexes = append(cf.Indexes, *ix)
 	}
+	cf.Indexes = append(cf.Indexes, indexes...)
 	for _, c := range sc.Constraints {
 		cf.Constraints = append(cf.Constraints, *c)
 	}

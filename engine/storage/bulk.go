@@ -145,36 +145,27 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 		}
 	}
 	v.relCount = int64(v.relBound)
-	v.adj = make([]adjPair, len(v.typeRels))
-	v.bulkAdjacency(types)
-	jobs = append(jobs, relJobs...)
 	v.nodeCols = make([]*column, cat.NumKeys())
 	v.relCols = make([]*column, cat.NumKeys())
-	// Columns: one goroutine per key and entity kind (a key's sets write
-	// disjoint rows, but may share a chunk at a set boundary, so they are
-	// filled by one goroutine in order).
+	// Node columns first, each input released once stored; the
+	// relationship columns as their type is sorted.
+	fillColumns(jobs)
+	v.adj = make([]adjPair, len(v.typeRels))
+	v.bulkAdjacency(types, relJobs)
 	var wg sync.WaitGroup
-	byCol := map[*column][]colJob{}
-	for _, j := range jobs {
-		slot := &(*j.cols)[j.k]
-		if *slot == nil {
-			*slot = &column{}
+	for _, set := range []struct {
+		cols  []*column
+		bound uint64
+	}{{v.nodeCols, v.nodeBound}, {v.relCols, v.relBound}} {
+		for _, c := range set.cols {
+			if c != nil {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c.finish(set.bound)
+				}()
+			}
 		}
-		byCol[*slot] = append(byCol[*slot], j)
-	}
-	for c, js := range byCol {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bound := v.nodeBound
-			if js[0].cols == &v.relCols {
-				bound = v.relBound
-			}
-			for _, j := range js {
-				c.fill(&j)
-			}
-			c.finish(bound)
-		}()
 	}
 	wg.Wait()
 	for _, cols := range []*[]*column{&v.nodeCols, &v.relCols} {
@@ -245,6 +236,38 @@ func (bc *BulkColumn) value(r int) vector.Value {
 		return bc.Str[r]
 	}
 	return bc.Any[r]
+}
+
+// fillColumns stores the jobs' columns, one goroutine per column (a
+// key's sets write disjoint rows, but may share a chunk at a set
+// boundary, so they are filled by one goroutine in order), and releases
+// each job's input slices once stored.
+func fillColumns(jobs []colJob) {
+	var order []*column
+	byCol := map[*column][]colJob{}
+	for _, j := range jobs {
+		slot := &(*j.cols)[j.k]
+		if *slot == nil {
+			*slot = &column{}
+		}
+		if byCol[*slot] == nil {
+			order = append(order, *slot)
+		}
+		byCol[*slot] = append(byCol[*slot], j)
+	}
+	var wg sync.WaitGroup
+	for _, c := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range byCol[c] {
+				c.fill(&j)
+				bc := j.bc
+				bc.Bool, bc.I64, bc.F64, bc.Str, bc.Any, bc.Null = nil, nil, nil, nil, nil, nil
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // fill stores bc's rows into c at ids start.. or, for a relationship
@@ -357,14 +380,8 @@ type bulkType struct {
 // counting pass over the forward order gives the backward lists, sorted
 // by source and then id. Types go one at a time, each releasing its
 // endpoints as soon as they are sorted, to bound the memory of a load.
-func (v *Snapshot) bulkAdjacency(types []*bulkType) {
+func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 	n := int(v.nodeBound)
-	groups := int((v.relBound + GroupSize - 1) >> groupShift)
-	v.rels = make([]*relChunk, groups)
-	for g := range v.rels {
-		rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
-		v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
-	}
 	for t, bt := range types {
 		if bt == nil {
 			continue
@@ -377,6 +394,14 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType) {
 			fdst[s] = bt.dst[i]
 		}
 		bt.src, bt.dst, bt.perm = nil, nil, perm
+		var jobs []colJob
+		for _, j := range relJobs {
+			if j.typ == bt {
+				jobs = append(jobs, j)
+			}
+		}
+		fillColumns(jobs)
+		bt.perm = nil
 		var fwd, bwd *csr.CSR
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -389,6 +414,16 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType) {
 			rels[s] = bt.base + uint64(s)
 		}
 		fwd = csr.BuildSorted(n, offsets, fdst, rels)
+		wg.Wait()
+		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
+		if v.rels == nil { // allocated late: the sorts need the memory more
+			groups := int((v.relBound + GroupSize - 1) >> groupShift)
+			v.rels = make([]*relChunk, groups)
+			for g := range v.rels {
+				rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
+				v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
+			}
+		}
 		for node := range n {
 			for s := offsets[node]; s < offsets[node+1]; s++ {
 				id := bt.base + s
@@ -396,8 +431,9 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType) {
 				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(node), fdst[s]
 			}
 		}
-		wg.Wait()
-		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
+	}
+	if v.rels == nil {
+		v.rels = []*relChunk{}
 	}
 }
 
