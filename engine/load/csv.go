@@ -78,6 +78,7 @@ type colData struct {
 	b    []bool
 	any  []vector.Value
 	ids  []uint32 // resolved node ids of from/to columns
+	pend []int64  // integer keys of ids' last len(pend) rows, to look up
 	null []bool   // nil until the first null
 }
 
@@ -215,7 +216,17 @@ type part struct {
 	last  bool // the file's last part
 	cols  []colData
 	err   *Error // Line is relative to the part (1-based)
+	// resolved counts the rows whose integer endpoint keys are resolved:
+	// keys against the dense map are parsed into colData.pend and looked
+	// up keyBatch rows at a time (resolve).
+	resolved int
+	delim    byte
 }
+
+// keyBatch is how many rows of endpoint keys are looked up together: a
+// tight loop of independent loads lets the CPU overlap the cache misses
+// of a large key array, where one lookup per field waits for each.
+const keyBatch = 1024
 
 // parseTable parses a whole CSV file held in data. km resolves from/to
 // columns (relationship files); keyKind is the node key type to expect
@@ -297,6 +308,7 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			p.delim = delim
 			p.parse(cols, delim, km)
 		}()
 	}
@@ -342,16 +354,50 @@ func cutParts(data []byte, n int) []*part {
 func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 	var fields []field
 	data := p.data
+	// The fast path finds a line's end and its fields in one pass over
+	// the bytes; a field that starts with a quote (or a '\r' delimiter,
+	// which the line-end trimming would confuse) sends the line to
+	// splitLine, which handles everything.
+	fast := delim != '\r'
 	for len(data) > 0 {
-		var line []byte
-		if k := bytes.IndexByte(data, '\n'); k >= 0 {
-			line, data = data[:k], data[k+1:]
+		general := !fast
+		fields = fields[:0]
+		i, start := 0, 0
+		if fast {
+			for ; i < len(data); i++ {
+				c := data[i]
+				if c == delim {
+					fields = append(fields, field{b: data[start:i]})
+					start = i + 1
+				} else if c == '\n' {
+					break
+				} else if c == '"' && i == start {
+					general = true
+					break
+				}
+			}
+		}
+		if general {
+			if k := bytes.IndexByte(data[i:], '\n'); k >= 0 {
+				i += k
+			} else {
+				i = len(data)
+			}
+		}
+		line := data[:i]
+		if i < len(data) {
+			data = data[i+1:]
 		} else {
-			line, data = data, nil
+			data = nil
 		}
 		p.lines++
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		fail := func(col int, msg string) {
+			// Keys parsed before the failing field come first in the
+			// file: an unknown one is the error to report.
+			if !p.resolve(cols, km) {
+				return
+			}
 			e := &Error{Line: p.lines, Column: col, Msg: msg}
 			if col > 0 && col <= len(cols) {
 				e.Name = cols[col-1].name
@@ -366,12 +412,16 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 			fail(0, "empty line")
 			return
 		}
-		var col int
-		var msg string
-		fields, col, msg = splitLine(line, delim, fields)
-		if msg != "" {
-			fail(col, msg)
-			return
+		if general {
+			var col int
+			var msg string
+			fields, col, msg = splitLine(line, delim, fields)
+			if msg != "" {
+				fail(col, msg)
+				return
+			}
+		} else {
+			fields = append(fields, field{b: line[start:]}) // the last field
 		}
 		if len(fields) != len(cols) {
 			fail(0, fmt.Sprintf("%d fields, the header has %d (ragged row)", len(fields), len(cols)))
@@ -384,7 +434,53 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 			}
 		}
 		p.rows++
+		if p.rows-p.resolved == keyBatch && !p.resolve(cols, km) {
+			return
+		}
 	}
+	p.resolve(cols, km)
+}
+
+// resolve looks up the pending endpoint keys (rows p.resolved.., and the
+// fields of row p.rows parsed so far) and reports the first unknown one
+// in file order as the part's error (false).
+func (p *part) resolve(cols []colSpec, km *keyMap) bool {
+	badRow, badCol := -1, 0
+	for ci := range p.cols {
+		c := &p.cols[ci]
+		if len(c.pend) == 0 {
+			continue
+		}
+		ids := c.ids[p.resolved : p.resolved+len(c.pend)]
+		dense, lo := km.dense, uint64(km.lo)
+		for j, x := range c.pend {
+			k := uint64(x) - lo
+			if k >= uint64(len(dense)) || dense[k] == noNode {
+				if badRow < 0 || j+p.resolved < badRow {
+					badRow, badCol = j+p.resolved, ci
+				}
+				break
+			}
+			ids[j] = dense[k]
+		}
+		c.pend = c.pend[:0]
+	}
+	p.resolved = p.rows
+	if badRow < 0 {
+		return true
+	}
+	// The key's text, for the message: find its line again (once).
+	line := p.data
+	for range badRow {
+		line = line[bytes.IndexByte(line, '\n')+1:]
+	}
+	if k := bytes.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	fields, _, _ := splitLine(bytes.TrimSuffix(line, []byte("\r")), p.delim, nil)
+	p.err = &Error{Line: badRow + 1, Column: badCol + 1, Name: cols[badCol].name,
+		Msg: fmt.Sprintf("unknown node key %q", fields[badCol].b)}
+	return false
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -403,6 +499,11 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 			x, good := parseInt(b)
 			if !good {
 				return fmt.Sprintf("type mismatch: %q is not an INT64 node key", b)
+			}
+			if km.dense != nil { // looked up by resolve
+				c.ids = append(c.ids, 0)
+				c.pend = append(c.pend, x)
+				return ""
 			}
 			id, ok = km.lookupInt(x)
 		} else {
