@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -281,9 +282,48 @@ func (c *column) fill(j *colJob) {
 		return
 	}
 	lo, hi := j.lo, j.lo+uint32(bc.rows())
-	for s, i := range j.typ.perm {
+	perm, base := j.typ.perm, j.typ.base
+	if lo == 0 && int(hi) == len(perm) && bc.Null == nil && (bc.Type == vector.Int64 || bc.Type == vector.Float64) {
+		// The type's only set, without nulls: whole groups are filled by
+		// one typed gather each.
+		for s := 0; s < len(perm); {
+			id := base + uint64(s)
+			g, row := int(id>>groupShift), int(id&groupMask)
+			n := min(GroupSize-row, len(perm)-s)
+			for len(c.groups) <= g {
+				c.groups = append(c.groups, nil)
+			}
+			if n < GroupSize || c.groups[g] != nil {
+				for k := range n {
+					c.put(id+uint64(k), bc, int(perm[s+k]))
+				}
+				s += n
+				continue
+			}
+			ch := newChunk(0, bc.Type)
+			if bc.Type == vector.Int64 {
+				ch.i64 = make([]int64, GroupSize)
+				for k, i := range perm[s : s+GroupSize] {
+					ch.i64[k] = bc.I64[i]
+				}
+			} else {
+				ch.f64 = make([]float64, GroupSize)
+				for k, i := range perm[s : s+GroupSize] {
+					ch.f64[k] = bc.F64[i]
+				}
+			}
+			for b := range ch.valid {
+				ch.valid[b] = 0xff
+			}
+			ch.counts[bc.Type] = GroupSize
+			c.groups[g] = ch
+			s += GroupSize
+		}
+		return
+	}
+	for s, i := range perm {
 		if i >= lo && i < hi {
-			c.put(j.typ.base+uint64(s), bc, int(i-lo))
+			c.put(base+uint64(s), bc, int(i-lo))
 		}
 	}
 }
@@ -439,40 +479,85 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 
 // sortBySource returns the forward order of edges src[i]->dst[i]: the
 // offsets of each source's list and perm, the edge index of each slot,
-// lists sorted by target and then index.
+// lists sorted by target and then index. Both counting passes run on
+// GOMAXPROCS goroutines, each scattering its share of the input in order
+// from its own start positions, so the sort stays stable.
 func sortBySource(n int, src, dst []uint32) ([]uint64, []uint32) {
-	count := make([]uint64, n+1)
-	for _, d := range dst {
-		count[d+1]++
-	}
-	for i := 1; i <= n; i++ {
-		count[i] += count[i-1]
+	w := runtime.GOMAXPROCS(0)
+	if len(dst) < parallelSortMin {
+		w = 1
 	}
 	// Stable by target, carrying the source along so that the second
 	// pass reads it sequentially.
+	next, _ := countStarts(n, dst, w)
 	byDst := make([]uint32, len(dst))
 	srcByDst := make([]uint32, len(dst))
-	for i, d := range dst {
-		p := count[d]
-		byDst[p], srcByDst[p] = uint32(i), src[i]
-		count[d]++
-	}
-	offsets := count
-	clear(offsets)
-	for _, s := range src {
-		offsets[s+1]++
-	}
-	for i := 1; i <= n; i++ {
-		offsets[i] += offsets[i-1]
-	}
-	next := make([]uint64, n)
-	copy(next, offsets)
+	inParallel(len(dst), w, func(k, lo, hi int) {
+		pos := next[k]
+		for i := lo; i < hi; i++ {
+			d := dst[i]
+			p := pos[d]
+			byDst[p], srcByDst[p] = uint32(i), src[i]
+			pos[d]++
+		}
+	})
+	next, offsets := countStarts(n, srcByDst, w)
 	perm := make([]uint32, len(dst))
-	for k, s := range srcByDst {
-		perm[next[s]] = byDst[k]
-		next[s]++
-	}
+	inParallel(len(dst), w, func(k, lo, hi int) {
+		pos := next[k]
+		for i := lo; i < hi; i++ {
+			s := srcByDst[i]
+			perm[pos[s]] = byDst[i]
+			pos[s]++
+		}
+	})
 	return offsets, perm
+}
+
+// parallelSortMin is the fewest relationships of a type that sortBySource
+// sorts on several goroutines (a variable for tests).
+var parallelSortMin = 1 << 16
+
+// countStarts counts keys (node ids below n) in w consecutive shares and
+// returns, per share, where each key's first position in the share's
+// output is (a stable counting sort's scatter starts), and the offsets of
+// each key's run in the whole output (len n+1). Positions fit 32 bits: a
+// type has fewer than 2^32 relationships.
+func countStarts(n int, keys []uint32, w int) ([][]uint32, []uint64) {
+	starts := make([][]uint32, w)
+	inParallel(len(keys), w, func(k, lo, hi int) {
+		c := make([]uint32, n)
+		for _, key := range keys[lo:hi] {
+			c[key]++
+		}
+		starts[k] = c
+	})
+	offsets := make([]uint64, n+1)
+	var pos uint64
+	for key := range n {
+		offsets[key] = pos
+		for _, c := range starts {
+			x := c[key]
+			c[key] = uint32(pos)
+			pos += uint64(x)
+		}
+	}
+	offsets[n] = pos
+	return starts, offsets
+}
+
+// inParallel runs f on w goroutines over consecutive shares [lo, hi) of
+// 0..m (share k).
+func inParallel(m, w int, f func(k, lo, hi int)) {
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k, m*k/w, m*(k+1)/w)
+		}()
+	}
+	wg.Wait()
 }
 
 // backwardCSR builds the backward CSR from the forward lists (offsets,

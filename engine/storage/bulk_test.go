@@ -2,7 +2,9 @@ package storage
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -128,17 +130,32 @@ func TestBulkLoadParallelEdges(t *testing.T) {
 }
 
 // TestBulkLoadOrder loads random sets with parallel edges and self-loops,
-// two sets sharing a type, and checks every relationship against its
+// two sets sharing a type, one set spanning several groups, and checks every relationship against its
 // input row (the property w is the row's global number): type,
 // endpoints, and ids in forward order, by source, then target, then row.
 func TestBulkLoadOrder(t *testing.T) {
+	for _, w := range []int{1, 3} {
+		t.Run(fmt.Sprintf("workers=%d", w), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w))
+			defer func(m int) { parallelSortMin = m }(parallelSortMin)
+			parallelSortMin = 100
+			testBulkLoadOrder(t)
+		})
+	}
+}
+
+func testBulkLoadOrder(t *testing.T) {
 	const n = 50
 	rng := rand.New(rand.NewPCG(1, 2))
 	type row struct{ typ, src, dst, w int }
 	var rows []row
 	var sets []BulkRels
-	for i, typ := range []string{"A", "B", "A"} {
+	// C, one set over several chunk groups, takes the typed gather.
+	for i, typ := range []string{"A", "B", "A", "C"} {
 		m := 300 + 100*i
+		if typ == "C" {
+			m = 3*GroupSize + 100
+		}
 		src, dst := make([]uint32, m), make([]uint32, m)
 		w := make([]int64, m)
 		for r := range m {
