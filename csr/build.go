@@ -79,8 +79,24 @@ func Build(numNodes int, edges []Edge) *CSR {
 // offsets and rels (len numNodes+1 and offsets[numNodes]) as they are;
 // dsts is only read. Bad input is a BUG panic, as in Build.
 func BuildSorted(numNodes int, offsets []uint64, dsts []uint32, rels []uint64) *CSR {
+	if len(rels) != len(dsts) {
+		panic(fmt.Sprintf("BUG: csr: BuildSorted with %d ids and %d rels", len(dsts), len(rels)))
+	}
+	return buildSorted(numNodes, offsets, dsts, rels)
+}
+
+// BuildSortedSequential is BuildSorted for slot ids base+slot, which the
+// CSR computes instead of storing (lists sorted by dst: parallel edges
+// are then in slot order, which is id order).
+func BuildSortedSequential(numNodes int, offsets []uint64, dsts []uint32, base uint64) *CSR {
+	c := buildSorted(numNodes, offsets, dsts, nil)
+	c.seq, c.seqBase = true, base
+	return c
+}
+
+func buildSorted(numNodes int, offsets []uint64, dsts []uint32, rels []uint64) *CSR {
 	if numNodes < 0 || numNodes > maxNodes || len(offsets) != numNodes+1 || offsets[0] != 0 ||
-		offsets[numNodes] != uint64(len(dsts)) || len(rels) != len(dsts) {
+		offsets[numNodes] != uint64(len(dsts)) {
 		panic(fmt.Sprintf("BUG: csr: BuildSorted with %d nodes, %d offsets, %d ids, %d rels", numNodes, len(offsets), len(dsts), len(rels)))
 	}
 	b := &builder{
@@ -100,7 +116,7 @@ func BuildSorted(numNodes int, offsets []uint64, dsts []uint32, rels []uint64) *
 		list = list[:0]
 		for s := lo; s < hi; s++ {
 			d := uint64(dsts[s])
-			if d >= uint64(numNodes) || (s > lo && (d < list[len(list)-1] || d == list[len(list)-1] && rels[s] <= rels[s-1])) {
+			if d >= uint64(numNodes) || (s > lo && (d < list[len(list)-1] || d == list[len(list)-1] && rels != nil && rels[s] <= rels[s-1])) {
 				panic(fmt.Sprintf("BUG: csr: BuildSorted list of node %d unsorted or outside %d nodes", v, numNodes))
 			}
 			list = append(list, d)

@@ -72,7 +72,7 @@ func (c *CSR) AppendEncode(dst []byte) []byte {
 // large CSR is never copied whole. rels, when not nil, replaces c's
 // relationship ids (len NumEdges; written 4 bytes each).
 func (c *CSR) EncodeTo(w io.Writer, rels []uint32) error {
-	if rels != nil && len(rels) != len(c.rels) {
+	if rels != nil && len(rels) != c.NumEdges() {
 		panic("BUG: csr: EncodeTo with the wrong number of ids")
 	}
 	buf := make([]byte, 0, 64<<10)
@@ -194,12 +194,11 @@ func Decode(b []byte) (*CSR, error) {
 	if width == 0 && m > rest*uint64(blockSize+1)/2+1024 { // a block of up to blockSize ids takes at least 2 bytes
 		return nil, fmt.Errorf("%w: %d slots in %d block bytes", ErrEncoding, m, rest)
 	}
-	rels := make([]uint64, m)
+	var rels []uint64
+	if width != 0 {
+		rels = make([]uint64, m)
+	}
 	for i := range rels {
-		if width == 0 {
-			rels[i] = base + uint64(i)
-			continue
-		}
 		if width == 4 {
 			rels[i] = uint64(binary.LittleEndian.Uint32(b[p:]))
 		} else {
@@ -209,7 +208,7 @@ func Decode(b []byte) (*CSR, error) {
 	}
 	data := make([]byte, int(starts[n])+padBytes)
 	copy(data, b[p:])
-	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: offsets, rels: rels, data: data}
+	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: offsets, rels: rels, data: data, seq: width == 0, seqBase: base}
 	c.setStarts(starts)
 	if err := c.checkLists(); err != nil {
 		return nil, err

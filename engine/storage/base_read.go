@@ -464,7 +464,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 	v.adj = make([]adjPair, types)
 	v.typeRels = make([]int64, types)
 	var total int64
-	var nbrs []uint64
+	var nbrs, rels []uint64
 	var err error
 	for t := range types {
 		var pair [2]*csr.CSR
@@ -508,7 +508,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 			return bad(name, "%d edges out, %d in", out.NumEdges(), in.NumEdges())
 		}
 		for src := uint64(0); src < v.nodeBound; src++ {
-			rels := out.Rels(src)
+			rels = out.AppendRels(rels[:0], src) // sequential ids are not stored
 			if len(rels) == 0 {
 				continue
 			}
@@ -528,7 +528,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 			}
 		}
 		for dst := uint64(0); dst < v.nodeBound; dst++ {
-			rels := in.Rels(dst)
+			rels = in.AppendRels(rels[:0], dst)
 			if len(rels) == 0 {
 				continue
 			}

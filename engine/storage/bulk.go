@@ -449,11 +449,7 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 			defer wg.Done()
 			bwd = backwardCSR(n, offsets, fdst, bt.base)
 		}()
-		rels := make([]uint64, len(fdst))
-		for s := range rels {
-			rels[s] = bt.base + uint64(s)
-		}
-		fwd = csr.BuildSorted(n, offsets, fdst, rels)
+		fwd = csr.BuildSortedSequential(n, offsets, fdst, bt.base)
 		wg.Wait()
 		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
 		if v.rels == nil { // allocated late: the sorts need the memory more
