@@ -82,8 +82,9 @@ func Import(o Options) (Summary, error) {
 	// by phase (the raw file, the parsed columns, the sort's
 	// permutations): a collection is cheap, and the default GOGC=100
 	// would let the heap grow to twice what is live before one. So the
-	// import runs at GOGC=importGCPercent, unless the process is set lower.
-	if prev := debug.SetGCPercent(importGCPercent); prev >= 0 && prev < importGCPercent {
+	// import runs at GOGC=importGCPercent, unless the process is set lower
+	// (or off).
+	if prev := debug.SetGCPercent(importGCPercent); prev < importGCPercent {
 		debug.SetGCPercent(prev)
 	} else {
 		defer debug.SetGCPercent(prev)
