@@ -72,6 +72,61 @@ func Build(numNodes int, edges []Edge) *CSR {
 	return b.finish()
 }
 
+// BuildSorted returns the CSR of lists a caller has already sorted (a bulk
+// load sorts 32-bit node ids itself, with less memory than Edge structs
+// take): node v's list is dsts[offsets[v]:offsets[v+1]] with slot ids
+// rels[offsets[v]:offsets[v+1]], sorted by (dst, rel). The CSR takes
+// offsets and rels (len numNodes+1 and offsets[numNodes]) as they are;
+// dsts is only read. Bad input is a BUG panic, as in Build.
+func BuildSorted(numNodes int, offsets []uint64, dsts []uint32, rels []uint64) *CSR {
+	if len(rels) != len(dsts) {
+		panic(fmt.Sprintf("BUG: csr: BuildSorted with %d ids and %d rels", len(dsts), len(rels)))
+	}
+	return buildSorted(numNodes, offsets, dsts, rels)
+}
+
+// BuildSortedSequential is BuildSorted for slot ids base+slot, which the
+// CSR computes instead of storing (lists sorted by dst: parallel edges
+// are then in slot order, which is id order).
+func BuildSortedSequential(numNodes int, offsets []uint64, dsts []uint32, base uint64) *CSR {
+	c := buildSorted(numNodes, offsets, dsts, nil)
+	c.seq, c.seqBase = true, base
+	return c
+}
+
+func buildSorted(numNodes int, offsets []uint64, dsts []uint32, rels []uint64) *CSR {
+	if numNodes < 0 || numNodes > maxNodes || len(offsets) != numNodes+1 || offsets[0] != 0 ||
+		offsets[numNodes] != uint64(len(dsts)) {
+		panic(fmt.Sprintf("BUG: csr: BuildSorted with %d nodes, %d offsets, %d ids, %d rels", numNodes, len(offsets), len(dsts), len(rels)))
+	}
+	b := &builder{
+		numNodes: numNodes,
+		bb:       baseBytes(numNodes),
+		offsets:  offsets,
+		rels:     rels,
+		starts:   make([]uint64, 0, numNodes+1),
+	}
+	b.data = make([]byte, 0, len(dsts)*3+numNodes*int(b.bb+1)+padBytes)
+	var list []uint64
+	for v := range numNodes {
+		lo, hi := offsets[v], offsets[v+1]
+		if hi < lo {
+			panic(fmt.Sprintf("BUG: csr: BuildSorted offsets decrease at node %d", v))
+		}
+		list = list[:0]
+		for s := lo; s < hi; s++ {
+			d := uint64(dsts[s])
+			if d >= uint64(numNodes) || (s > lo && (d < list[len(list)-1] || d == list[len(list)-1] && rels != nil && rels[s] <= rels[s-1])) {
+				panic(fmt.Sprintf("BUG: csr: BuildSorted list of node %d unsorted or outside %d nodes", v, numNodes))
+			}
+			list = append(list, d)
+		}
+		b.starts = append(b.starts, uint64(len(b.data)))
+		b.data = appendList(b.data, list, b.bb)
+	}
+	return b.finish()
+}
+
 // sortParallelRuns sorts runs of equal Dst within each list by Rel. The
 // runs are parallel edges, rare and short, so this is not a global sort.
 func sortParallelRuns(dsts, rels, offsets []uint64) {

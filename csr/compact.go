@@ -23,7 +23,8 @@ func (a *Adjacency) Compact(numNodes int) *Adjacency {
 	for v := range uint64(numNodes) {
 		if verbatim && a.deltaOf(v) == nil {
 			if v < uint64(base.numNodes) {
-				b.addEncoded(base.data[base.start(v):base.start(v+1)], base.Rels(v))
+				rels = base.AppendRels(rels[:0], v)
+				b.addEncoded(base.data[base.start(v):base.start(v+1)], rels)
 			} else {
 				b.addEncoded(nil, nil)
 			}

@@ -16,8 +16,13 @@ type CSR struct {
 	numNodes int
 	bb       uint     // block gap width in bytes, baseBytes(numNodes)
 	offsets  []uint64 // len numNodes+1, offsets[0] == 0
-	rels     []uint64 // len offsets[numNodes]
-	data     []byte   // encoded blocks, then padBytes zero bytes
+	rels     []uint64 // len offsets[numNodes]; nil when seq
+	// seq marks a CSR whose slot s holds relationship id seqBase+s (a
+	// bulk load's forward CSR): the ids are computed, not stored, which
+	// saves 8 bytes per relationship.
+	seq     bool
+	seqBase uint64
+	data    []byte // encoded blocks, then padBytes zero bytes
 	// start holds each node's first block position in data (len
 	// numNodes+1). start32 keeps it at 4 bytes per node; start64 replaces
 	// it only when data outgrows 4 GiB. Exactly one is non-nil.
@@ -36,7 +41,20 @@ type CSR struct {
 func (c *CSR) NumNodes() int { return c.numNodes }
 
 // NumEdges is the number of slots.
-func (c *CSR) NumEdges() int { return len(c.rels) }
+func (c *CSR) NumEdges() int {
+	if c.seq {
+		return int(c.offsets[c.numNodes])
+	}
+	return len(c.rels)
+}
+
+// rel is slot s's relationship id.
+func (c *CSR) rel(s uint64) uint64 {
+	if c.seq {
+		return c.seqBase + s
+	}
+	return c.rels[s]
+}
 
 // Degree is node's list length from the offsets; 0 for node >= NumNodes.
 func (c *CSR) Degree(node uint64) int {
@@ -71,15 +89,26 @@ func (c *CSR) AppendRels(dst []uint64, node uint64) []uint64 {
 	if node >= uint64(c.numNodes) {
 		return dst
 	}
-	return append(dst, c.rels[c.offsets[node]:c.offsets[node+1]]...)
+	lo, hi := c.offsets[node], c.offsets[node+1]
+	if c.seq {
+		for s := lo; s < hi; s++ {
+			dst = append(dst, c.seqBase+s)
+		}
+		return dst
+	}
+	return append(dst, c.rels[lo:hi]...)
 }
 
-// Rels is the read-only view of node's relationship ids in slot order.
+// Rels is the read-only view of node's relationship ids in slot order (a
+// new slice for a CSR with sequential ids: loops should use AppendRels).
 func (c *CSR) Rels(node uint64) []uint64 {
 	if node >= uint64(c.numNodes) {
 		return nil
 	}
 	lo, hi := c.offsets[node], c.offsets[node+1]
+	if c.seq {
+		return c.AppendRels(nil, node)
+	}
 	return c.rels[lo:hi:hi]
 }
 

@@ -8,7 +8,9 @@
 // Layout of a CSR:
 //
 //	offsets []uint64  len NumNodes+1; degree = offsets[v+1]-offsets[v], never a decode
-//	rels    []uint64  one relationship id per slot, plain, in slot order
+//	rels    []uint64  one relationship id per slot, plain, in slot order;
+//	                  nil when slot s holds base+s (a bulk load's forward
+//	                  CSR), computed instead of stored
 //	data    []byte    neighbour ids, frame-of-reference bit-packed blocks (block.go)
 //	start   []uint32  byte offset of every node's first block in data
 //	                  ([]uint64 once data outgrows 4 GiB)

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 )
 
 // Encoded form of a CSR (the on-disk CSR block of docs/storage-format.md).
@@ -63,6 +65,62 @@ func (c *CSR) AppendEncode(dst []byte) []byte {
 		}
 	}
 	return append(dst, c.data[:len(c.data)-padBytes]...)
+}
+
+// EncodeTo writes the encoding AppendEncode appends, in pieces: the
+// blocks straight from c, the rest through a small buffer, so that a
+// large CSR is never copied whole. rels, when not nil, replaces c's
+// relationship ids (len NumEdges; written 4 bytes each).
+func (c *CSR) EncodeTo(w io.Writer, rels []uint32) error {
+	if rels != nil && len(rels) != c.NumEdges() {
+		panic("BUG: csr: EncodeTo with the wrong number of ids")
+	}
+	buf := make([]byte, 0, 64<<10)
+	var err error
+	flush := func(limit int) {
+		if len(buf) >= limit && err == nil {
+			_, err = w.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	const full = 64<<10 - 16
+	buf = append(buf, encodeMagic...)
+	buf = binary.AppendUvarint(buf, uint64(c.numNodes))
+	for v := 0; v < c.numNodes; v++ {
+		buf = binary.AppendUvarint(buf, c.offsets[v+1]-c.offsets[v])
+		flush(full)
+	}
+	for v := uint64(0); v < uint64(c.numNodes); v++ {
+		buf = binary.AppendUvarint(buf, uint64(c.start(v+1)-c.start(v)))
+		flush(full)
+	}
+	switch base, seq := c.sequentialBase(); {
+	case rels != nil:
+		buf = append(buf, 4)
+		for _, r := range rels {
+			buf = binary.LittleEndian.AppendUint32(buf, r)
+			flush(full)
+		}
+	case seq:
+		buf = binary.AppendUvarint(append(buf, 0), base)
+	case slices.ContainsFunc(c.rels, func(r uint64) bool { return r > math.MaxUint32 }):
+		buf = append(buf, 8)
+		for _, r := range c.rels {
+			buf = binary.LittleEndian.AppendUint64(buf, r)
+			flush(full)
+		}
+	default:
+		buf = append(buf, 4)
+		for _, r := range c.rels {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(r))
+			flush(full)
+		}
+	}
+	flush(0)
+	if err == nil {
+		_, err = w.Write(c.data[:len(c.data)-padBytes])
+	}
+	return err
 }
 
 // Decode parses an encoded CSR (AppendEncode) and verifies it. The
@@ -136,12 +194,11 @@ func Decode(b []byte) (*CSR, error) {
 	if width == 0 && m > rest*uint64(blockSize+1)/2+1024 { // a block of up to blockSize ids takes at least 2 bytes
 		return nil, fmt.Errorf("%w: %d slots in %d block bytes", ErrEncoding, m, rest)
 	}
-	rels := make([]uint64, m)
+	var rels []uint64
+	if width != 0 {
+		rels = make([]uint64, m)
+	}
 	for i := range rels {
-		if width == 0 {
-			rels[i] = base + uint64(i)
-			continue
-		}
 		if width == 4 {
 			rels[i] = uint64(binary.LittleEndian.Uint32(b[p:]))
 		} else {
@@ -151,7 +208,7 @@ func Decode(b []byte) (*CSR, error) {
 	}
 	data := make([]byte, int(starts[n])+padBytes)
 	copy(data, b[p:])
-	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: offsets, rels: rels, data: data}
+	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: offsets, rels: rels, data: data, seq: width == 0, seqBase: base}
 	c.setStarts(starts)
 	if err := c.checkLists(); err != nil {
 		return nil, err

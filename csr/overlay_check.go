@@ -20,8 +20,8 @@ func (a *Adjacency) Check() error {
 		return fmt.Errorf("%w: id bound %d below the base's %d nodes", ErrOverlay, a.idBound, a.base.numNodes)
 	}
 	ids := make(map[uint64]struct{}, a.base.NumEdges())
-	for _, r := range a.base.rels {
-		ids[r] = struct{}{}
+	for s := range uint64(a.base.NumEdges()) {
+		ids[a.base.rel(s)] = struct{}{}
 	}
 	edges := a.base.NumEdges()
 	inserted, deleted := 0, 0

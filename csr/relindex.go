@@ -18,6 +18,10 @@ type relIndex struct {
 
 // slotOf returns the slot holding rel.
 func (c *CSR) slotOf(rel uint64) (int, bool) {
+	if c.seq {
+		s := rel - c.seqBase
+		return int(s), rel >= c.seqBase && s < uint64(c.NumEdges())
+	}
 	c.relIdxOnce.Do(c.buildRelIndex)
 	x := &c.relIdx
 	if x.direct != nil {

@@ -8,17 +8,16 @@ import "slices"
 // that the forward CSR's ids need no storage (AppendEncode writes them as
 // a base) and a node's relationships are a contiguous id range.
 func (c *CSR) WithSequentialRels(base uint64) *CSR {
-	n := &CSR{numNodes: c.numNodes, bb: c.bb, offsets: c.offsets, data: c.data, start32: c.start32, start64: c.start64}
-	n.rels = make([]uint64, len(c.rels))
-	for s := range n.rels {
-		n.rels[s] = base + uint64(s)
-	}
-	return n
+	return &CSR{numNodes: c.numNodes, bb: c.bb, offsets: c.offsets, data: c.data, start32: c.start32, start64: c.start64,
+		seq: true, seqBase: base}
 }
 
 // sequentialBase reports whether slot s holds base+s for every s, and the
 // base.
 func (c *CSR) sequentialBase() (uint64, bool) {
+	if c.seq {
+		return c.seqBase, c.NumEdges() > 0
+	}
 	if len(c.rels) == 0 {
 		return 0, false
 	}
@@ -38,9 +37,9 @@ func (c *CSR) sequentialBase() (uint64, bool) {
 // len(ids).
 func (c *CSR) WithMappedRels(ids []uint64) *CSR {
 	n := &CSR{numNodes: c.numNodes, bb: c.bb, offsets: c.offsets, data: c.data, start32: c.start32, start64: c.start64}
-	n.rels = make([]uint64, len(c.rels))
-	for s, r := range c.rels {
-		n.rels[s] = ids[r]
+	n.rels = make([]uint64, c.NumEdges())
+	for s := range n.rels {
+		n.rels[s] = ids[c.rel(uint64(s))]
 	}
 	var nbrs []uint64
 	for v := uint64(0); v < uint64(c.numNodes); v++ {
@@ -67,7 +66,7 @@ func (c *CSR) WithMappedRels(ids []uint64) *CSR {
 // NumEdges; not copied). Check verifies what the caller must keep: ids
 // sorted within runs of parallel edges, each id once.
 func (c *CSR) WithRels(rels []uint64) *CSR {
-	if len(rels) != len(c.rels) {
+	if len(rels) != c.NumEdges() {
 		panic("BUG: csr: WithRels with the wrong number of ids")
 	}
 	return &CSR{numNodes: c.numNodes, bb: c.bb, offsets: c.offsets, data: c.data, start32: c.start32, start64: c.start64, rels: rels}

@@ -133,8 +133,9 @@ func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, 
 	return nil
 }
 
-// ambiguous marks a key that several nodes carry.
-const ambiguous = ^uint64(0)
+// ambiguous marks a key that several nodes carry (an error where a
+// relationship names it).
+const ambiguous = load.Ambiguous
 
 func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o *load.Options, sum *Summary) error {
 	cat := db.store.Catalog()
@@ -193,9 +194,6 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 		if r%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if br.Src[r] == ambiguous || br.Dst[r] == ambiguous {
-			return errs.Data("COPY %s: %s:%d: the node key names several nodes", typ, path, r+2)
-		}
 		keys, vals = keys[:0], vals[:0]
 		for i := range br.Cols {
 			if v := br.Cols[i].Value(r); v != nil {
@@ -203,7 +201,7 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 				vals = append(vals, v)
 			}
 		}
-		if _, err := tx.CreateRel(t, br.Src[r], br.Dst[r], keys, vals); err != nil {
+		if _, err := tx.CreateRel(t, uint64(br.Src[r]), uint64(br.Dst[r]), keys, vals); err != nil {
 			return err
 		}
 		sum.RelationshipsCreated++

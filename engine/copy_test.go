@@ -73,6 +73,18 @@ func TestCopyFrom(t *testing.T) {
 	if _, err := db.Query(context.Background(), "COPY Person FROM 'dup.csv'", nil); err == nil || !strings.Contains(err.Error(), "dup.csv:3:1 (column id): duplicate node key 8") {
 		t.Fatalf("duplicate: %v", err)
 	}
+	// Key 1 then names two nodes: a relationship file may not use it.
+	if s := copySummary(t, db, "COPY Person FROM 'more.csv'"); s.NodesCreated != 2 {
+		t.Fatalf("summary %+v", s)
+	}
+	writeFiles(t, in, map[string]string{"amb.csv": "from,to\n5,2\n1,2\n", "eve.csv": "from,to\n5,2\n"})
+	_, err = db.Query(context.Background(), "COPY KNOWS FROM 'amb.csv'", nil)
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), "amb.csv:3:1 (column from): the node key names several nodes") {
+		t.Fatalf("ambiguous key: %v", err)
+	}
+	if s := copySummary(t, db, "COPY KNOWS FROM 'eve.csv'"); s.RelationshipsCreated != 1 {
+		t.Fatalf("summary %+v", s)
+	}
 	for _, q := range []string{"COPY Person FROM '../x.csv'", "COPY Person FROM '/etc/passwd'"} {
 		_, err := db.Query(context.Background(), q, nil)
 		if e, ok := errs.As(err); !ok || e.Code != errs.CodePermission {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine"
@@ -25,9 +26,16 @@ func (l *inputList) Set(s string) error {
 	return nil
 }
 
+// importArgs is what `quiver import` was asked: the import, and where to
+// write optional CPU and heap profiles of it (for tuning the loader).
+type importArgs struct {
+	engine.ImportOptions
+	cpuProfile, memProfile string
+}
+
 // parseImport parses import's flags.
-func parseImport(args []string) (engine.ImportOptions, error) {
-	var o engine.ImportOptions
+func parseImport(args []string) (importArgs, error) {
+	var o importArgs
 	var nodes, rels inputList
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -37,6 +45,8 @@ func parseImport(args []string) (engine.ImportOptions, error) {
 	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
 	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
 	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -66,7 +76,19 @@ func parseImport(args []string) (engine.ImportOptions, error) {
 
 // runImport imports, showing progress on stderr when it is a terminal,
 // and prints the summary.
-func runImport(o engine.ImportOptions, stdout, stderr *os.File) error {
+func runImport(a importArgs, stdout, stderr *os.File) error {
+	o := a.ImportOptions
+	if a.cpuProfile != "" {
+		f, err := os.Create(a.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	tty := false
 	if fi, err := stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 		tty = true
@@ -87,7 +109,24 @@ func runImport(o engine.ImportOptions, stdout, stderr *os.File) error {
 	if err != nil {
 		return err
 	}
+	if a.memProfile != "" {
+		if err := writeHeapProfile(a.memProfile); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of CSV read, %.1f MB written)\n",
 		sum.Nodes, sum.Relationships, o.Dir, sum.Seconds, float64(sum.InputBytes)/1e6, float64(sum.Bytes)/1e6)
 	return nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

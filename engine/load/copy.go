@@ -50,7 +50,8 @@ func ParseNodeFile(path string, labels []string, o *Options) (*storage.BulkNodes
 }
 
 // ParseRelFile parses a relationship file of type typ whose endpoints are
-// resolved through ints (INT64 keys) or, when ints is nil, strs.
+// resolved through ints (INT64 keys) or, when ints is nil, strs. A key
+// mapped to Ambiguous is an error at its line (several nodes carry it).
 func ParseRelFile(path, typ string, o *Options, ints map[int64]uint64, strs map[string]uint64) (*storage.BulkRels, error) {
 	km := &keyMap{kind: kindString, ints: ints, strs: strs}
 	if ints != nil {

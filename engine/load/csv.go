@@ -77,7 +77,8 @@ type colData struct {
 	str  []string
 	b    []bool
 	any  []vector.Value
-	ids  []uint64 // resolved node ids of from/to columns
+	ids  []uint32 // resolved node ids of from/to columns
+	pend []int64  // integer keys of ids' last len(pend) rows, to look up
 	null []bool   // nil until the first null
 }
 
@@ -100,55 +101,102 @@ func (c *colData) notNull(row int) {
 	}
 }
 
-// keyMap resolves node keys to node ids.
+// keyMap resolves node keys to node ids (which fit 32 bits: the storage
+// layer's node id space).
 type keyMap struct {
 	kind kind // kindInt or kindString
 	ints map[int64]uint64
 	strs map[string]uint64
-	// dense replaces ints when the integer keys fill most of a range
-	// (ids 0..n-1 are the usual case): dense[key-lo] is the node id, or
-	// noNode. An array load instead of a map probe per endpoint.
-	dense []uint64
+	// dense holds integer keys while they fill most of a range (ids 0..n-1
+	// are the usual case): dense[key-lo] is the node id, or noNode. An
+	// array store and load per key instead of a map insert and probe, in
+	// 4 bytes a key. ints takes over (and dense is dropped) when a node
+	// file's keys spread too far.
+	dense []uint32
 	lo    int64
+	n     int // keys in dense
 }
 
-const noNode = ^uint64(0)
+const noNode = ^uint32(0)
 
-// densify switches integer keys to the dense form when their range is at
-// most twice their number (plus slack).
-func (km *keyMap) densify() {
-	if km.kind != kindInt || len(km.ints) == 0 {
-		return
+// addDense registers keys (ids first..) in the dense form if the range of
+// all the keys stays at most about twice their number; false leaves km
+// unchanged and the caller uses the map.
+func (km *keyMap) addDense(keys []int64, first uint64, dup func(r int, key any) error) (bool, error) {
+	if len(keys) == 0 {
+		return true, nil
 	}
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	for k := range km.ints {
+	if first+uint64(len(keys)) >= uint64(noNode) {
+		return false, nil
+	}
+	lo, hi := keys[0], keys[0]
+	for _, k := range keys {
 		lo, hi = min(lo, k), max(hi, k)
 	}
-	span := uint64(hi - lo)
-	if span >= uint64(2*len(km.ints)+1024) {
-		return
+	if km.dense != nil {
+		lo, hi = min(lo, km.lo), max(hi, km.lo+int64(len(km.dense))-1)
 	}
-	km.dense = make([]uint64, span+1)
-	for i := range km.dense {
-		km.dense[i] = noNode
+	span := uint64(hi) - uint64(lo) // no overflow in unsigned arithmetic
+	if span >= uint64(2*(km.n+len(keys))+1024) {
+		return false, nil
 	}
-	for k, id := range km.ints {
-		km.dense[k-lo] = id
+	if km.dense == nil || lo != km.lo || span+1 != uint64(len(km.dense)) {
+		d := make([]uint32, span+1)
+		for i := range d {
+			d[i] = noNode
+		}
+		if km.dense != nil {
+			copy(d[uint64(km.lo)-uint64(lo):], km.dense)
+		}
+		km.dense, km.lo = d, lo
 	}
-	km.lo, km.ints = lo, nil
+	for r, k := range keys {
+		slot := &km.dense[uint64(k)-uint64(lo)]
+		if *slot != noNode {
+			return true, dup(r, k)
+		}
+		*slot = uint32(first) + uint32(r)
+	}
+	km.n += len(keys)
+	return true, nil
+}
+
+// toMap moves dense keys into the map.
+func (km *keyMap) toMap() {
+	for i, id := range km.dense {
+		if id != noNode {
+			km.ints[km.lo+int64(i)] = uint64(id)
+		}
+	}
+	km.dense, km.n = nil, 0
+}
+
+// Ambiguous is the id a caller's map (ParseRelFile) gives a key that
+// several nodes carry.
+const Ambiguous = ^uint64(0)
+
+// ambiguous reports whether key b, not resolved, is one the caller's maps
+// mark Ambiguous.
+func (km *keyMap) ambiguous(b []byte) bool {
+	if km.kind == kindInt {
+		x, _ := parseInt(b)
+		return km.dense == nil && km.ints[x] == Ambiguous
+	}
+	id, ok := km.strs[unsafeString(b)]
+	return ok && id == Ambiguous
 }
 
 // lookupInt resolves an integer key.
-func (km *keyMap) lookupInt(x int64) (uint64, bool) {
+func (km *keyMap) lookupInt(x int64) (uint32, bool) {
 	if km.dense != nil {
-		i := uint64(x - km.lo)
-		if x < km.lo || i >= uint64(len(km.dense)) || km.dense[i] == noNode {
+		i := uint64(x) - uint64(km.lo)
+		if i >= uint64(len(km.dense)) || km.dense[i] == noNode {
 			return 0, false
 		}
 		return km.dense[i], true
 	}
 	id, ok := km.ints[x]
-	return id, ok
+	return uint32(id), ok && id <= math.MaxUint32
 }
 
 // table is a parsed file.
@@ -168,7 +216,17 @@ type part struct {
 	last  bool // the file's last part
 	cols  []colData
 	err   *Error // Line is relative to the part (1-based)
+	// resolved counts the rows whose integer endpoint keys are resolved:
+	// keys against the dense map are parsed into colData.pend and looked
+	// up keyBatch rows at a time (resolve).
+	resolved int
+	delim    byte
 }
+
+// keyBatch is how many rows of endpoint keys are looked up together: a
+// tight loop of independent loads lets the CPU overlap the cache misses
+// of a large key array, where one lookup per field waits for each.
+const keyBatch = 1024
 
 // parseTable parses a whole CSV file held in data. km resolves from/to
 // columns (relationship files); keyKind is the node key type to expect
@@ -250,6 +308,7 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			p.delim = delim
 			p.parse(cols, delim, km)
 		}()
 	}
@@ -295,16 +354,50 @@ func cutParts(data []byte, n int) []*part {
 func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 	var fields []field
 	data := p.data
+	// The fast path finds a line's end and its fields in one pass over
+	// the bytes; a field that starts with a quote (or a '\r' delimiter,
+	// which the line-end trimming would confuse) sends the line to
+	// splitLine, which handles everything.
+	fast := delim != '\r'
 	for len(data) > 0 {
-		var line []byte
-		if k := bytes.IndexByte(data, '\n'); k >= 0 {
-			line, data = data[:k], data[k+1:]
+		general := !fast
+		fields = fields[:0]
+		i, start := 0, 0
+		if fast {
+			for ; i < len(data); i++ {
+				c := data[i]
+				if c == delim {
+					fields = append(fields, field{b: data[start:i]})
+					start = i + 1
+				} else if c == '\n' {
+					break
+				} else if c == '"' && i == start {
+					general = true
+					break
+				}
+			}
+		}
+		if general {
+			if k := bytes.IndexByte(data[i:], '\n'); k >= 0 {
+				i += k
+			} else {
+				i = len(data)
+			}
+		}
+		line := data[:i]
+		if i < len(data) {
+			data = data[i+1:]
 		} else {
-			line, data = data, nil
+			data = nil
 		}
 		p.lines++
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		fail := func(col int, msg string) {
+			// Keys parsed before the failing field come first in the
+			// file: an unknown one is the error to report.
+			if !p.resolve(cols, km) {
+				return
+			}
 			e := &Error{Line: p.lines, Column: col, Msg: msg}
 			if col > 0 && col <= len(cols) {
 				e.Name = cols[col-1].name
@@ -319,12 +412,16 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 			fail(0, "empty line")
 			return
 		}
-		var col int
-		var msg string
-		fields, col, msg = splitLine(line, delim, fields)
-		if msg != "" {
-			fail(col, msg)
-			return
+		if general {
+			var col int
+			var msg string
+			fields, col, msg = splitLine(line, delim, fields)
+			if msg != "" {
+				fail(col, msg)
+				return
+			}
+		} else {
+			fields = append(fields, field{b: line[start:]}) // the last field
 		}
 		if len(fields) != len(cols) {
 			fail(0, fmt.Sprintf("%d fields, the header has %d (ragged row)", len(fields), len(cols)))
@@ -337,7 +434,53 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 			}
 		}
 		p.rows++
+		if p.rows-p.resolved == keyBatch && !p.resolve(cols, km) {
+			return
+		}
 	}
+	p.resolve(cols, km)
+}
+
+// resolve looks up the pending endpoint keys (rows p.resolved.., and the
+// fields of row p.rows parsed so far) and reports the first unknown one
+// in file order as the part's error (false).
+func (p *part) resolve(cols []colSpec, km *keyMap) bool {
+	badRow, badCol := -1, 0
+	for ci := range p.cols {
+		c := &p.cols[ci]
+		if len(c.pend) == 0 {
+			continue
+		}
+		ids := c.ids[p.resolved : p.resolved+len(c.pend)]
+		dense, lo := km.dense, uint64(km.lo)
+		for j, x := range c.pend {
+			k := uint64(x) - lo
+			if k >= uint64(len(dense)) || dense[k] == noNode {
+				if badRow < 0 || j+p.resolved < badRow {
+					badRow, badCol = j+p.resolved, ci
+				}
+				break
+			}
+			ids[j] = dense[k]
+		}
+		c.pend = c.pend[:0]
+	}
+	p.resolved = p.rows
+	if badRow < 0 {
+		return true
+	}
+	// The key's text, for the message: find its line again (once).
+	line := p.data
+	for range badRow {
+		line = line[bytes.IndexByte(line, '\n')+1:]
+	}
+	if k := bytes.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	fields, _, _ := splitLine(bytes.TrimSuffix(line, []byte("\r")), p.delim, nil)
+	p.err = &Error{Line: badRow + 1, Column: badCol + 1, Name: cols[badCol].name,
+		Msg: fmt.Sprintf("unknown node key %q", fields[badCol].b)}
+	return false
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -350,18 +493,28 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 		if empty {
 			return "missing node key"
 		}
-		var id uint64
+		var id uint32
 		var ok bool
 		if km.kind == kindInt {
 			x, good := parseInt(b)
 			if !good {
 				return fmt.Sprintf("type mismatch: %q is not an INT64 node key", b)
 			}
+			if km.dense != nil { // looked up by resolve
+				c.ids = append(c.ids, 0)
+				c.pend = append(c.pend, x)
+				return ""
+			}
 			id, ok = km.lookupInt(x)
 		} else {
-			id, ok = km.strs[unsafeString(b)]
+			var id64 uint64
+			id64, ok = km.strs[unsafeString(b)]
+			id, ok = uint32(id64), ok && id64 <= math.MaxUint32
 		}
 		if !ok {
+			if km.ambiguous(b) {
+				return "the node key names several nodes"
+			}
 			return fmt.Sprintf("unknown node key %q", b)
 		}
 		c.ids = append(c.ids, id)
@@ -534,7 +687,7 @@ func allocColumns(cols []colSpec, rows int) []colData {
 		cd := &out[i]
 		switch {
 		case c.role == roleFrom || c.role == roleTo:
-			cd.ids = make([]uint64, rows)
+			cd.ids = make([]uint32, rows)
 		case c.kind == kindInt:
 			cd.i64 = make([]int64, rows)
 		case c.kind == kindFloat:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -68,12 +69,26 @@ type Summary struct {
 	Seconds              float64
 }
 
+// importGCPercent is the collector's GOGC while Import runs (see Import).
+const importGCPercent = 40
+
 // Import builds the data directory o.Dir from CSV files. The directory is
 // built beside it under a temporary name and renamed into place at the
 // end, so bad input (reported with file, line and column) or a crash
 // leaves no half-written directory. o.Dir must not exist or be empty.
 func Import(o Options) (Summary, error) {
 	start := time.Now()
+	// The load's memory is a few large pointer-free arrays that die phase
+	// by phase (the raw file, the parsed columns, the sort's
+	// permutations): a collection is cheap, and the default GOGC=100
+	// would let the heap grow to twice what is live before one. So the
+	// import runs at GOGC=importGCPercent, unless the process is set lower
+	// (or off).
+	if prev := debug.SetGCPercent(importGCPercent); prev < importGCPercent {
+		debug.SetGCPercent(prev)
+	} else {
+		defer debug.SetGCPercent(prev)
+	}
 	var sum Summary
 	if o.Dir == "" {
 		return sum, errors.New("no data directory given")
@@ -104,7 +119,7 @@ func Import(o Options) (Summary, error) {
 		}
 		total += fi.Size()
 	}
-	store, err := build(&o, total, &sum)
+	store, indexes, err := build(&o, total, &sum)
 	if err != nil {
 		return sum, err
 	}
@@ -125,7 +140,7 @@ func Import(o Options) (Summary, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
 		return sum, err
 	}
-	if sum.Bytes, err = store.SaveBase(tmp); err != nil {
+	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes); err != nil {
 		return sum, err
 	}
 	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) { // an empty directory
@@ -146,7 +161,7 @@ func step(o *Options, s string, done, total int64) {
 }
 
 // build parses every file and bulk-loads the store.
-func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
+func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Index, error) {
 	var done int64
 	var nodes []storage.BulkNodes
 	km := &keyMap{}
@@ -156,12 +171,12 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 		step(o, "reading "+in.Path, done, total)
 		t, data, err := readTable(in, o, false, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		done += int64(len(data))
 		bn, err := nodeSet(t, in, km, next)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		next += uint64(t.rows)
 		nodes = append(nodes, bn)
@@ -172,16 +187,15 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 		}
 		sum.Nodes += int64(t.rows)
 	}
-	km.densify()
 	var rels []storage.BulkRels
 	for _, in := range o.Rels {
 		step(o, "reading "+in.Path, done, total)
 		if in.Name == "" || strings.Contains(in.Name, ":") {
-			return nil, fmt.Errorf("%s: a relationship file needs one type name (TYPE=file.csv)", in.Path)
+			return nil, nil, fmt.Errorf("%s: a relationship file needs one type name (TYPE=file.csv)", in.Path)
 		}
 		t, data, err := readTable(in, o, true, km)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		done += int64(len(data))
 		rels = append(rels, relSet(t, in.Name))
@@ -191,41 +205,31 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, error) {
 	step(o, "building adjacency and columns", done, total)
 	store, err := storage.BulkLoad(nodes, rels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	step(o, "indexing node keys", done, total)
-	if err := indexKeys(store, keyed); err != nil {
-		return nil, err
-	}
-	return store, nil
+	return store, keyIndexes(keyed), nil
 }
 
 // keyIndex is a node file's key column under the file's first label.
 type keyIndex struct{ label, key string }
 
-// indexKeys gives every node file's key column a BTREE index on its first
-// label, as a primary key has: relationship files name nodes by key, and
-// so do queries (MATCH (p:Person {id: 42})), which then seek instead of
-// scanning the label. Files sharing a label and key share the index; DROP
-// INDEX removes it like any other.
-func indexKeys(store *storage.Store, keyed []keyIndex) error {
-	tx := store.Begin()
+// keyIndexes gives every node file's key column a BTREE index on its
+// first label, as a primary key has: relationship files name nodes by
+// key, and so do queries (MATCH (p:Person {id: 42})), which then seek
+// instead of scanning the label. Files sharing a label and key share the
+// index; DROP INDEX removes it like any other. The data directory stores
+// the definitions; opening it builds the entries.
+func keyIndexes(keyed []keyIndex) []catalog.Index {
+	var out []catalog.Index
 	seen := map[keyIndex]bool{}
 	for _, k := range keyed {
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		def := catalog.Index{Name: catalog.IndexName(k.label, []string{k.key}), Type: catalog.BTree, Label: k.label, Keys: []string{k.key}}
-		if err := tx.CreateIndex(def); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("cannot index the key of :%s: %w", k.label, err)
-		}
+		out = append(out, catalog.Index{Name: catalog.IndexName(k.label, []string{k.key}), Type: catalog.BTree, Label: k.label, Keys: []string{k.key}})
 	}
-	if _, err := tx.Commit(); err != nil {
-		return fmt.Errorf("cannot index node keys: %w", err)
-	}
-	return nil
+	return out
 }
 
 // readTable reads and parses one input file.
@@ -276,8 +280,9 @@ func nodeSet(t *table, in Input, km *keyMap, first uint64) (storage.BulkNodes, e
 func (km *keyMap) add(file string, c colSpec, col int, cd *colData, rows int, first uint64) error {
 	if km.kind == kindInfer {
 		km.kind = c.kind
-		km.ints = map[int64]uint64{}
-		km.strs = map[string]uint64{}
+		if km.kind != kindInt {
+			km.strs = map[string]uint64{}
+		}
 	} else if km.kind != c.kind {
 		return &Error{File: file, Line: 1, Column: col + 1, Name: c.name,
 			Msg: fmt.Sprintf("key type %s, an earlier node file's keys are %s (declare the type in the header)", c.kind, km.kind)}
@@ -286,6 +291,14 @@ func (km *keyMap) add(file string, c colSpec, col int, cd *colData, rows int, fi
 		return &Error{File: file, Line: r + 2, Column: col + 1, Name: c.name, Msg: fmt.Sprintf("duplicate node key %v", key)}
 	}
 	if km.kind == kindInt {
+		if km.ints == nil {
+			ok, err := km.addDense(cd.i64, first, dup)
+			if ok || err != nil {
+				return err
+			}
+			km.ints = map[int64]uint64{}
+			km.toMap()
+		}
 		for r, k := range cd.i64 {
 			if _, seen := km.ints[k]; seen {
 				return dup(r, k)
@@ -322,7 +335,7 @@ func relSet(t *table, typ string) storage.BulkRels {
 		}
 	}
 	if br.Src == nil {
-		br.Src, br.Dst = []uint64{}, []uint64{}
+		br.Src, br.Dst = []uint32{}, []uint32{}
 	}
 	return br
 }

@@ -455,7 +455,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 		if g == groups-1 {
 			rows = int(v.relBound - uint64(g)<<groupShift)
 		}
-		c := &relChunk{typ: make([]uint32, rows), src: make([]uint64, rows), dst: make([]uint64, rows)}
+		c := &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
 		for r := range c.typ {
 			c.typ[r] = noRel
 		}
@@ -464,7 +464,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 	v.adj = make([]adjPair, types)
 	v.typeRels = make([]int64, types)
 	var total int64
-	var nbrs []uint64
+	var nbrs, rels []uint64
 	var err error
 	for t := range types {
 		var pair [2]*csr.CSR
@@ -508,7 +508,7 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 			return bad(name, "%d edges out, %d in", out.NumEdges(), in.NumEdges())
 		}
 		for src := uint64(0); src < v.nodeBound; src++ {
-			rels := out.Rels(src)
+			rels = out.AppendRels(rels[:0], src) // sequential ids are not stored
 			if len(rels) == 0 {
 				continue
 			}
@@ -524,11 +524,11 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 				if !v.nodeLive(src) || !v.nodeLive(nbrs[i]) {
 					return bad(name, "relationship %d has an endpoint that does not exist", id)
 				}
-				c.typ[r], c.src[r], c.dst[r] = uint32(t), src, nbrs[i]
+				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(src), uint32(nbrs[i])
 			}
 		}
 		for dst := uint64(0); dst < v.nodeBound; dst++ {
-			rels := in.Rels(dst)
+			rels = in.AppendRels(rels[:0], dst)
 			if len(rels) == 0 {
 				continue
 			}

@@ -1,14 +1,18 @@
 package storage
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,47 +73,102 @@ type catalogFile struct {
 // and returns the bytes written. Concurrent writers are not blocked (the
 // version is immutable); the catalog is read as of the call.
 func (s *Store) SaveBase(dir string) (int64, error) {
-	return s.cur.Load().writeBase(s.cat, dir)
+	return s.cur.Load().writeBase(s.cat, dir, nil)
+}
+
+// SaveBaseWithIndexes is SaveBase with indexes added to the written
+// schema as definitions only. A base stores index definitions and Open
+// builds their entries, so a bulk import declares its key indexes this
+// way instead of building entries it would discard. A name the schema
+// already has is an error.
+func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index) (int64, error) {
+	v := s.cur.Load()
+	seen := map[string]bool{}
+	for _, ix := range v.Schema().Indexes {
+		seen[ix.Name] = true
+	}
+	indexes = slices.Clone(indexes)
+	for i := range indexes {
+		ix := &indexes[i]
+		if seen[ix.Name] {
+			return 0, fmt.Errorf("storage: index %q defined twice", ix.Name)
+		}
+		if ix.Type != catalog.BTree && ix.Type != catalog.Hash || len(ix.Keys) == 0 || ix.Constraint != "" {
+			return 0, fmt.Errorf("storage: index %q: bad definition", ix.Name)
+		}
+		seen[ix.Name] = true
+		ix.Slot = len(seen) - 1
+	}
+	return v.writeBase(s.cat, dir, indexes)
 }
 
 type baseWriter struct {
 	dir, sub string
-	enc      *zstd.Encoder
 	files    []baseFile
 	total    int64
 }
 
-// put compresses raw and writes it as sub/name, fsynced. It may run on
-// several goroutines at once (zstd EncodeAll is safe for that).
-func (w *baseWriter) put(name string, raw []byte) (baseFile, error) {
-	z := w.enc.EncodeAll(raw, make([]byte, 0, len(raw)/3+64))
+// put writes sub/name, fsynced: write streams the raw bytes into a zstd
+// frame (encoder enc) as it encodes them, so that no file is ever held
+// whole, raw or compressed (the CSRs and columns of a large graph are
+// hundreds of megabytes). Write errors stick in the bufio.Writer.
+func (w *baseWriter) put(enc *zstd.Encoder, name string, write func(*bufio.Writer)) (baseFile, error) {
 	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return baseFile{}, err
 	}
-	if _, err := f.Write(z); err != nil {
-		f.Close()
+	z := &sumWriter{w: f}
+	enc.Reset(z)
+	raw := &sumWriter{w: enc, noCRC: true}
+	bw := bufio.NewWriterSize(raw, 256<<10)
+	write(bw)
+	err = bw.Flush()
+	if cerr := enc.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return baseFile{}, err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return baseFile{}, err
+	return baseFile{Name: name, Size: z.n, Raw: raw.n, CRC: z.crc}, nil
+}
+
+// sumWriter counts (and checksums) the bytes written through it.
+type sumWriter struct {
+	w     io.Writer
+	n     int64
+	crc   uint32
+	noCRC bool
+}
+
+func (s *sumWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	if !s.noCRC {
+		s.crc = crc32.Update(s.crc, crcTable, p[:n])
 	}
-	if err := f.Close(); err != nil {
-		return baseFile{}, err
-	}
-	return baseFile{Name: name, Size: int64(len(z)), Raw: int64(len(raw)), CRC: crc32.Checksum(z, crcTable)}, nil
+	return n, err
 }
 
 // fileTask is one data file: its name and how to encode it.
 type fileTask struct {
-	name   string
-	encode func() []byte
+	name  string
+	write func(*bufio.Writer)
+}
+
+// bytesTask is a file whose encoding is built whole (small files).
+func bytesTask(name string, encode func() []byte) fileTask {
+	return fileTask{name, func(w *bufio.Writer) { w.Write(encode()) }}
 }
 
 // run encodes, compresses and writes the tasks on GOMAXPROCS goroutines
-// (the CSRs of a large graph dominate: each is its own task) and records
-// the files in task order.
+// (the CSRs of a large graph dominate: each is its own task), each with
+// its own encoder, and records the files in task order.
 func (w *baseWriter) run(tasks []fileTask) error {
 	out := make([]baseFile, len(tasks))
 	errs := make([]error, len(tasks))
@@ -123,8 +182,16 @@ func (w *baseWriter) run(tasks []fileTask) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				for i := range next {
+					errs[i] = err
+				}
+				return
+			}
+			defer enc.Close()
 			for i := range next {
-				out[i], errs[i] = w.put(tasks[i].name, tasks[i].encode())
+				out[i], errs[i] = w.put(enc, tasks[i].name, tasks[i].write)
 			}
 		}()
 	}
@@ -139,7 +206,7 @@ func (w *baseWriter) run(tasks []fileTask) error {
 	return nil
 }
 
-func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string) (int64, error) {
+func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string, indexes []catalog.Index) (int64, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("storage: cannot create %s: %w", dir, err)
 	}
@@ -153,13 +220,8 @@ func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string) (int64, error) {
 	if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
 		return 0, fmt.Errorf("storage: cannot create base directory: %w", err)
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		return 0, err
-	}
-	defer enc.Close()
-	w := &baseWriter{dir: dir, sub: sub, enc: enc}
-	if err := v.writeFiles(w, cat); err != nil {
+	w := &baseWriter{dir: dir, sub: sub}
+	if err := v.writeFiles(w, cat, indexes); err != nil {
 		os.RemoveAll(filepath.Join(dir, sub))
 		return 0, fmt.Errorf("storage: cannot write base: %w", err)
 	}
@@ -220,7 +282,7 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
+func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []catalog.Index) error {
 	cf := catalogFile{Labels: []string{}, Types: []string{}, Keys: []string{}}
 	for _, l := range cat.Labels() {
 		cf.Labels = append(cf.Labels, cat.LabelName(l))
@@ -235,6 +297,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 	for _, ix := range sc.Indexes {
 		cf.Indexes = append(cf.Indexes, *ix)
 	}
+	cf.Indexes = append(cf.Indexes, indexes...)
 	for _, c := range sc.Constraints {
 		cf.Constraints = append(cf.Constraints, *c)
 	}
@@ -243,22 +306,22 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 		return err
 	}
 	tasks := []fileTask{
-		{"catalog.json", func() []byte { return cb }},
-		{"nodes.live", func() []byte { return bitmapBytes(v.live) }},
+		bytesTask("catalog.json", func() []byte { return cb }),
+		bytesTask("nodes.live", func() []byte { return bitmapBytes(v.live) }),
 	}
 	for l, b := range v.labels {
 		if b != nil && !b.IsEmpty() {
-			tasks = append(tasks, fileTask{fmt.Sprintf("label.%d", l), func() []byte { return bitmapBytes(b) }})
+			tasks = append(tasks, bytesTask(fmt.Sprintf("label.%d", l), func() []byte { return bitmapBytes(b) }))
 		}
 	}
 	for k, c := range v.nodeCols {
 		if c != nil {
-			tasks = append(tasks, fileTask{fmt.Sprintf("node.%d.col", k), func() []byte { return encodeColumn(c) }})
+			tasks = append(tasks, fileTask{fmt.Sprintf("node.%d.col", k), func(w *bufio.Writer) { writeColumn(w, c) }})
 		}
 	}
 	for k, c := range v.relCols {
 		if c != nil {
-			tasks = append(tasks, fileTask{fmt.Sprintf("rel.%d.col", k), func() []byte { return encodeColumn(c) }})
+			tasks = append(tasks, fileTask{fmt.Sprintf("rel.%d.col", k), func(w *bufio.Writer) { writeColumn(w, c) }})
 		}
 	}
 	for t, p := range v.adj {
@@ -273,7 +336,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog) error {
 			flat[d] = a.Base()
 		}
 		for d := range flat {
-			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func() []byte { return encodeAdjacency(flat, Direction(d)) }})
+			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func(w *bufio.Writer) { writeAdjacency(w, flat, Direction(d)) }})
 		}
 	}
 	return w.run(tasks)
@@ -292,18 +355,20 @@ const (
 	csrFromForward = 1
 )
 
-// encodeAdjacency encodes direction d of a type whose flat CSRs are flat.
-func encodeAdjacency(flat [2]*csr.CSR, d Direction) []byte {
+// writeAdjacency writes direction d of a type whose flat CSRs are flat.
+func writeAdjacency(w *bufio.Writer, flat [2]*csr.CSR, d Direction) {
 	c := flat[d]
-	dst := make([]byte, 1, 17+c.NumNodes()*4+c.NumEdges()*8)
 	base, seq := flat[Outgoing].SequentialBase()
 	if d == Outgoing || !seq {
-		dst[0] = csrAbsolute
-		return c.AppendEncode(dst)
+		w.WriteByte(csrAbsolute)
+		c.EncodeTo(w, nil)
+		return
 	}
-	dst[0] = csrFromForward
+	w.WriteByte(csrFromForward)
 	offs := flat[Outgoing].Offsets()
-	rel := make([]uint64, c.NumEdges())
+	// A position in a forward list is below the list's length, which
+	// fits 32 bits (node ids do).
+	rel := make([]uint32, c.NumEdges())
 	var nbrs []uint64
 	for v, s := uint64(0), 0; v < uint64(c.NumNodes()); v++ {
 		ids := c.Rels(v)
@@ -312,11 +377,11 @@ func encodeAdjacency(flat [2]*csr.CSR, d Direction) []byte {
 		}
 		nbrs = c.AppendNeighbors(nbrs[:0], v)
 		for i, id := range ids {
-			rel[s] = id - base - offs[nbrs[i]]
+			rel[s] = uint32(id - base - offs[nbrs[i]])
 			s++
 		}
 	}
-	return c.WithRels(rel).AppendEncode(dst)
+	c.EncodeTo(w, rel)
 }
 
 func bitmapBytes(b *roaring.Bitmap) []byte {
@@ -342,6 +407,15 @@ func bitmapBytes(b *roaring.Bitmap) []byte {
 const colMagic = "QCOL1"
 
 func encodeColumn(c *column) []byte {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	writeColumn(w, c)
+	w.Flush()
+	return b.Bytes()
+}
+
+// writeColumn writes c's file chunk by chunk.
+func writeColumn(w *bufio.Writer, c *column) {
 	b := []byte(colMagic)
 	n := 0
 	for _, ch := range c.groups {
@@ -349,13 +423,13 @@ func encodeColumn(c *column) []byte {
 			n++
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(n))
+	w.Write(binary.AppendUvarint(b, uint64(n)))
 	for g, ch := range c.groups {
 		if ch != nil {
-			b = ch.appendEncoded(binary.AppendUvarint(b, uint64(g)))
+			b = ch.appendEncoded(binary.AppendUvarint(b[:0], uint64(g)))
+			w.Write(b)
 		}
 	}
-	return b
 }
 
 func (c *chunk) appendEncoded(b []byte) []byte {

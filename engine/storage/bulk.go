@@ -2,6 +2,9 @@ package storage
 
 import (
 	"fmt"
+	"math"
+	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -40,10 +43,12 @@ type BulkNodes struct {
 }
 
 // BulkRels is a set of relationships of one type; Src and Dst are node ids
-// of the bulk load (the first node set starts at 0).
+// of the bulk load (the first node set starts at 0; ids fit 32 bits).
+// BulkLoad takes the endpoint slices over: it drops them (sets them nil)
+// once sorted, so that a large load does not hold both forms at once.
 type BulkRels struct {
 	Type     string
-	Src, Dst []uint64
+	Src, Dst []uint32
 	Cols     []BulkColumn
 }
 
@@ -91,10 +96,9 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			b.RunOptimize()
 		}
 	}
-	// Relationships: per-type edge lists keyed by input row (the sets one
-	// after the other), the forward CSRs, then the final ids.
-	var relStart uint64
-	edges := map[catalog.TypeID][]csr.Edge{}
+	// Relationships: each type's sets one after the other, sorted into
+	// both CSRs; relationship ids follow the forward slot order.
+	var types []*bulkType
 	var relJobs []colJob
 	for i := range rels {
 		rs := &rels[i]
@@ -104,65 +108,65 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 		t := cat.EnsureType(rs.Type)
 		for len(v.typeRels) <= int(t) {
 			v.typeRels = append(v.typeRels, 0)
+			types = append(types, nil)
+		}
+		bt := types[t]
+		if bt == nil {
+			bt = &bulkType{}
+			types[t] = bt
+		}
+		if uint64(len(bt.src))+uint64(len(rs.Src)) > math.MaxUint32 {
+			return nil, fmt.Errorf("storage: bulk load of more than 2^32-1 relationships of type %s", rs.Type)
+		}
+		for r := range rs.Src {
+			if uint64(rs.Src[r]) >= v.nodeBound || uint64(rs.Dst[r]) >= v.nodeBound {
+				return nil, fmt.Errorf("storage: bulk relationship %d of %s: endpoint %d->%d is not a node", r, rs.Type, rs.Src[r], rs.Dst[r])
+			}
 		}
 		for c := range rs.Cols {
 			if err := rs.Cols[c].check(len(rs.Src)); err != nil {
 				return nil, err
 			}
-			relJobs = append(relJobs, colJob{cols: &v.relCols, k: cat.EnsureKey(rs.Cols[c].Key), start: relStart, bc: &rs.Cols[c]})
+			relJobs = append(relJobs, colJob{cols: &v.relCols, k: cat.EnsureKey(rs.Cols[c].Key), bc: &rs.Cols[c],
+				typ: bt, lo: uint32(len(bt.src))})
 		}
-		es := edges[t]
-		if es == nil {
-			es = make([]csr.Edge, 0, len(rs.Src))
+		if bt.src == nil { // the usual single set per type: no copy
+			bt.src, bt.dst = rs.Src, rs.Dst
+		} else {
+			bt.src, bt.dst = append(slices.Clip(bt.src), rs.Src...), append(slices.Clip(bt.dst), rs.Dst...)
 		}
-		for r := range rs.Src {
-			src, dst := rs.Src[r], rs.Dst[r]
-			if src >= v.nodeBound || dst >= v.nodeBound {
-				return nil, fmt.Errorf("storage: bulk relationship %d of %s: endpoint %d->%d is not a node", r, rs.Type, src, dst)
-			}
-			es = append(es, csr.Edge{Src: src, Dst: dst, Rel: relStart + uint64(r)})
+		// The set's endpoints are the type's now: released once sorted.
+		rs.Src, rs.Dst = nil, nil
+		v.typeRels[t] = int64(len(bt.src))
+	}
+	for _, bt := range types {
+		if bt != nil {
+			bt.base = v.relBound
+			v.relBound += uint64(len(bt.src))
 		}
-		edges[t] = es
-		v.typeRels[t] += int64(len(rs.Src))
-		relStart += uint64(len(rs.Src))
 	}
-	v.relBound, v.relCount = relStart, int64(relStart)
-	v.adj = make([]adjPair, len(v.typeRels))
-	newID, err := v.bulkAdjacency(edges)
-	if err != nil {
-		return nil, err
-	}
-	for i := range relJobs {
-		relJobs[i].ids = newID[relJobs[i].start : relJobs[i].start+uint64(relJobs[i].bc.rows())]
-	}
-	jobs = append(jobs, relJobs...)
+	v.relCount = int64(v.relBound)
 	v.nodeCols = make([]*column, cat.NumKeys())
 	v.relCols = make([]*column, cat.NumKeys())
-	// Columns: one goroutine per key and entity kind (a key's sets write
-	// disjoint rows, but may share a chunk at a set boundary, so they are
-	// filled by one goroutine in order).
+	// Node columns first, each input released once stored; the
+	// relationship columns as their type is sorted.
+	fillColumns(jobs)
+	v.adj = make([]adjPair, len(v.typeRels))
+	v.bulkAdjacency(types, relJobs)
 	var wg sync.WaitGroup
-	byCol := map[*column][]colJob{}
-	for _, j := range jobs {
-		slot := &(*j.cols)[j.k]
-		if *slot == nil {
-			*slot = &column{}
+	for _, set := range []struct {
+		cols  []*column
+		bound uint64
+	}{{v.nodeCols, v.nodeBound}, {v.relCols, v.relBound}} {
+		for _, c := range set.cols {
+			if c != nil {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c.finish(set.bound)
+				}()
+			}
 		}
-		byCol[*slot] = append(byCol[*slot], j)
-	}
-	for c, js := range byCol {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bound := v.nodeBound
-			if js[0].cols == &v.relCols {
-				bound = v.relBound
-			}
-			for _, j := range js {
-				c.fill(j.start, j.ids, j.bc)
-			}
-			c.finish(bound)
-		}()
 	}
 	wg.Wait()
 	for _, cols := range []*[]*column{&v.nodeCols, &v.relCols} {
@@ -235,58 +239,139 @@ func (bc *BulkColumn) value(r int) vector.Value {
 	return bc.Any[r]
 }
 
-// fill stores bc's rows into c at ids start.. (ids[r] when ids is not
-// nil): typed stores into chunks of bc's type, the generic chunk.set
-// otherwise.
-func (c *column) fill(start uint64, ids []uint64, bc *BulkColumn) {
-	n := bc.rows()
-	for r := 0; r < n; r++ {
-		if bc.Null != nil && bc.Null[r] {
-			continue
+// fillColumns stores the jobs' columns, one goroutine per column (a
+// key's sets write disjoint rows, but may share a chunk at a set
+// boundary, so they are filled by one goroutine in order), and releases
+// each job's input slices once stored.
+func fillColumns(jobs []colJob) {
+	var order []*column
+	byCol := map[*column][]colJob{}
+	for _, j := range jobs {
+		slot := &(*j.cols)[j.k]
+		if *slot == nil {
+			*slot = &column{}
 		}
-		if bc.Type == vector.Any && bc.Any[r] == nil {
-			continue
+		if byCol[*slot] == nil {
+			order = append(order, *slot)
 		}
-		id := start + uint64(r)
-		if ids != nil {
-			id = ids[r]
-		}
-		g, row := int(id>>groupShift), int(id&groupMask)
-		for len(c.groups) <= g {
-			c.groups = append(c.groups, nil)
-		}
-		ch := c.groups[g]
-		if ch == nil {
-			ch = newChunk(0, bc.Type)
-			switch bc.Type { // full capacity: grow never copies
-			case vector.Int64:
-				ch.i64 = make([]int64, 0, GroupSize)
-			case vector.Float64:
-				ch.f64 = make([]float64, 0, GroupSize)
-			case vector.String:
-				ch.str = make([]string, 0, GroupSize)
+		byCol[*slot] = append(byCol[*slot], j)
+	}
+	var wg sync.WaitGroup
+	for _, c := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range byCol[c] {
+				c.fill(&j)
+				bc := j.bc
+				bc.Bool, bc.I64, bc.F64, bc.Str, bc.Any, bc.Null = nil, nil, nil, nil, nil, nil
 			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fill stores bc's rows into c at ids start.. or, for a relationship
+// set, at the ids its type's forward order gave them.
+func (c *column) fill(j *colJob) {
+	bc := j.bc
+	if j.typ == nil {
+		for r := range bc.rows() {
+			c.put(j.start+uint64(r), bc, r)
+		}
+		return
+	}
+	lo, hi := j.lo, j.lo+uint32(bc.rows())
+	perm, base := j.typ.perm, j.typ.base
+	if lo == 0 && int(hi) == len(perm) && bc.Null == nil && (bc.Type == vector.Int64 || bc.Type == vector.Float64) {
+		// The type's only set, without nulls: whole groups are filled by
+		// one typed gather each.
+		for s := 0; s < len(perm); {
+			id := base + uint64(s)
+			g, row := int(id>>groupShift), int(id&groupMask)
+			n := min(GroupSize-row, len(perm)-s)
+			for len(c.groups) <= g {
+				c.groups = append(c.groups, nil)
+			}
+			if n < GroupSize || c.groups[g] != nil {
+				for k := range n {
+					c.put(id+uint64(k), bc, int(perm[s+k]))
+				}
+				s += n
+				continue
+			}
+			ch := newChunk(0, bc.Type)
+			if bc.Type == vector.Int64 {
+				ch.i64 = make([]int64, GroupSize)
+				for k, i := range perm[s : s+GroupSize] {
+					ch.i64[k] = bc.I64[i]
+				}
+			} else {
+				ch.f64 = make([]float64, GroupSize)
+				for k, i := range perm[s : s+GroupSize] {
+					ch.f64[k] = bc.F64[i]
+				}
+			}
+			for b := range ch.valid {
+				ch.valid[b] = 0xff
+			}
+			ch.counts[bc.Type] = GroupSize
 			c.groups[g] = ch
+			s += GroupSize
 		}
-		if ch.typ != bc.Type || bc.Type == vector.Any {
-			ch.set(row, bc.value(r))
-			continue
+		return
+	}
+	for s, i := range perm {
+		if i >= lo && i < hi {
+			c.put(base+uint64(s), bc, int(i-lo))
 		}
-		ch.grow(row)
-		setBit(ch.valid, row)
-		ch.counts[bc.Type]++
-		switch bc.Type {
-		case vector.Bool:
-			if bc.Bool[r] {
-				setBit(ch.bits, row)
-			}
+	}
+}
+
+// put stores bc's row r at id: typed stores into chunks of bc's type,
+// the generic chunk.set otherwise.
+func (c *column) put(id uint64, bc *BulkColumn, r int) {
+	if bc.Null != nil && bc.Null[r] {
+		return
+	}
+	if bc.Type == vector.Any && bc.Any[r] == nil {
+		return
+	}
+	g, row := int(id>>groupShift), int(id&groupMask)
+	for len(c.groups) <= g {
+		c.groups = append(c.groups, nil)
+	}
+	ch := c.groups[g]
+	if ch == nil {
+		ch = newChunk(0, bc.Type)
+		switch bc.Type { // full capacity: grow never copies
 		case vector.Int64:
-			ch.i64[row] = bc.I64[r]
+			ch.i64 = make([]int64, 0, GroupSize)
 		case vector.Float64:
-			ch.f64[row] = bc.F64[r]
+			ch.f64 = make([]float64, 0, GroupSize)
 		case vector.String:
-			ch.str[row] = bc.Str[r]
+			ch.str = make([]string, 0, GroupSize)
 		}
+		c.groups[g] = ch
+	}
+	if ch.typ != bc.Type || bc.Type == vector.Any {
+		ch.set(row, bc.value(r))
+		return
+	}
+	ch.grow(row)
+	setBit(ch.valid, row)
+	ch.counts[bc.Type]++
+	switch bc.Type {
+	case vector.Bool:
+		if bc.Bool[r] {
+			setBit(ch.bits, row)
+		}
+	case vector.Int64:
+		ch.i64[row] = bc.I64[r]
+	case vector.Float64:
+		ch.f64[row] = bc.F64[r]
+	case vector.String:
+		ch.str[row] = bc.Str[r]
 	}
 }
 
@@ -307,102 +392,192 @@ func (c *column) finish(bound uint64) {
 	}
 }
 
-// colJob is one bulk column to store: rows go to ids start.. or, for
-// relationships, to ids[r].
+// colJob is one bulk column to store: node rows go to ids start..;
+// relationship rows lo.. of their type to the ids typ's sort gave them.
 type colJob struct {
 	cols  *[]*column
 	k     catalog.KeyID
 	start uint64
-	ids   []uint64
 	bc    *BulkColumn
+	typ   *bulkType
+	lo    uint32
 }
 
-// bulkAdjacency builds both CSRs of every type and numbers the
-// relationships: type by type, in forward slot order, so that the forward
-// CSR's ids are sequential (stored as a base, csr.WithSequentialRels) and
-// a node's outgoing relationships are one id range. edges carry input row
-// numbers as Rel; the result maps input row → relationship id. It also
-// fills the relationship table.
-func (v *Snapshot) bulkAdjacency(edges map[catalog.TypeID][]csr.Edge) ([]uint64, error) {
+// bulkType is one relationship type of a bulk load: its sets' endpoints
+// one after the other (index i), then the forward order.
+type bulkType struct {
+	src, dst []uint32
+	base     uint64   // the id of forward slot 0
+	perm     []uint32 // forward slot s holds index perm[s], id base+s
+}
+
+// bulkAdjacency builds both CSRs of every type and fills the relationship
+// table. Relationships are numbered type by type in forward slot order,
+// so that the forward CSR's ids are sequential (stored as a base) and a
+// node's outgoing relationships are one id range. Two counting sorts of
+// 32-bit indexes (by target, then stably by source) give the forward
+// order: lists sorted by target, parallel edges in input order. One more
+// counting pass over the forward order gives the backward lists, sorted
+// by source and then id. Types go one at a time, each releasing its
+// endpoints as soon as they are sorted, to bound the memory of a load.
+func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 	n := int(v.nodeBound)
-	fwd := make([]*csr.CSR, len(v.typeRels))
-	bwd := make([]*csr.CSR, len(v.typeRels))
-	// Both directions of every type at once, with input rows as ids (the
-	// counting sorts are memory-bound: a second core nearly halves them).
-	var wg sync.WaitGroup
-	for t, es := range edges {
-		rev := make([]csr.Edge, len(es))
-		for i, e := range es {
-			rev[i] = csr.Edge{Src: e.Dst, Dst: e.Src, Rel: e.Rel}
-		}
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			fwd[t] = csr.Build(n, es)
-		}()
-		go func() {
-			defer wg.Done()
-			bwd[t] = csr.Build(n, rev)
-		}()
-	}
-	wg.Wait()
-	newID := make([]uint64, v.relBound)
-	var base uint64
-	for t, f := range fwd {
-		if f == nil {
+	for t, bt := range types {
+		if bt == nil {
 			continue
 		}
-		s := base
-		for node := uint64(0); node < uint64(n); node++ {
-			for _, old := range f.Rels(node) {
-				newID[old] = s
-				s++
+		offsets, perm := sortBySource(n, bt.src, bt.dst)
+		// The forward lists' targets, in slot order: every later pass
+		// reads them sequentially.
+		fdst := make([]uint32, len(perm))
+		for s, i := range perm {
+			fdst[s] = bt.dst[i]
+		}
+		bt.src, bt.dst, bt.perm = nil, nil, perm
+		var jobs []colJob
+		for _, j := range relJobs {
+			if j.typ == bt {
+				jobs = append(jobs, j)
 			}
 		}
-		fwd[t] = f.WithSequentialRels(base)
-		base = s
-	}
-	for t := range bwd {
-		if bwd[t] == nil {
-			continue
-		}
+		fillColumns(jobs)
+		bt.perm = nil
+		var fwd, bwd *csr.CSR
+		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bwd[t] = bwd[t].WithMappedRels(newID)
+			bwd = backwardCSR(n, offsets, fdst, bt.base)
+		}()
+		fwd = csr.BuildSortedSequential(n, offsets, fdst, bt.base)
+		wg.Wait()
+		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
+		if v.rels == nil { // allocated late: the sorts need the memory more
+			groups := int((v.relBound + GroupSize - 1) >> groupShift)
+			v.rels = make([]*relChunk, groups)
+			for g := range v.rels {
+				rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
+				v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
+			}
+		}
+		for node := range n {
+			for s := offsets[node]; s < offsets[node+1]; s++ {
+				id := bt.base + s
+				c, r := v.rels[id>>groupShift], id&groupMask
+				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(node), fdst[s]
+			}
+		}
+	}
+	if v.rels == nil {
+		v.rels = []*relChunk{}
+	}
+}
+
+// sortBySource returns the forward order of edges src[i]->dst[i]: the
+// offsets of each source's list and perm, the edge index of each slot,
+// lists sorted by target and then index. Both counting passes run on
+// GOMAXPROCS goroutines, each scattering its share of the input in order
+// from its own start positions, so the sort stays stable.
+func sortBySource(n int, src, dst []uint32) ([]uint64, []uint32) {
+	w := runtime.GOMAXPROCS(0)
+	if len(dst) < parallelSortMin {
+		w = 1
+	}
+	// Stable by target, carrying the source along so that the second
+	// pass reads it sequentially.
+	next, _ := countStarts(n, dst, w)
+	byDst := make([]uint32, len(dst))
+	srcByDst := make([]uint32, len(dst))
+	inParallel(len(dst), w, func(k, lo, hi int) {
+		pos := next[k]
+		for i := lo; i < hi; i++ {
+			d := dst[i]
+			p := pos[d]
+			byDst[p], srcByDst[p] = uint32(i), src[i]
+			pos[d]++
+		}
+	})
+	next, offsets := countStarts(n, srcByDst, w)
+	perm := make([]uint32, len(dst))
+	inParallel(len(dst), w, func(k, lo, hi int) {
+		pos := next[k]
+		for i := lo; i < hi; i++ {
+			s := srcByDst[i]
+			perm[pos[s]] = byDst[i]
+			pos[s]++
+		}
+	})
+	return offsets, perm
+}
+
+// parallelSortMin is the fewest relationships of a type that sortBySource
+// sorts on several goroutines (a variable for tests).
+var parallelSortMin = 1 << 16
+
+// countStarts counts keys (node ids below n) in w consecutive shares and
+// returns, per share, where each key's first position in the share's
+// output is (a stable counting sort's scatter starts), and the offsets of
+// each key's run in the whole output (len n+1). Positions fit 32 bits: a
+// type has fewer than 2^32 relationships.
+func countStarts(n int, keys []uint32, w int) ([][]uint32, []uint64) {
+	starts := make([][]uint32, w)
+	inParallel(len(keys), w, func(k, lo, hi int) {
+		c := make([]uint32, n)
+		for _, key := range keys[lo:hi] {
+			c[key]++
+		}
+		starts[k] = c
+	})
+	offsets := make([]uint64, n+1)
+	var pos uint64
+	for key := range n {
+		offsets[key] = pos
+		for _, c := range starts {
+			x := c[key]
+			c[key] = uint32(pos)
+			pos += uint64(x)
+		}
+	}
+	offsets[n] = pos
+	return starts, offsets
+}
+
+// inParallel runs f on w goroutines over consecutive shares [lo, hi) of
+// 0..m (share k).
+func inParallel(m, w int, f func(k, lo, hi int)) {
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k, m*k/w, m*(k+1)/w)
 		}()
 	}
-	// The table, in id order: forward slot order per type.
-	groups := int((v.relBound + GroupSize - 1) >> groupShift)
-	v.rels = make([]*relChunk, groups)
-	for g := range v.rels {
-		rows := min(GroupSize, int(v.relBound-uint64(g)<<groupShift))
-		v.rels[g] = &relChunk{typ: make([]uint32, rows), src: make([]uint64, rows), dst: make([]uint64, rows)}
-	}
-	// Ids follow forward slot order, so the table fills sequentially from
-	// the decoded forward lists.
-	var nbrs []uint64
-	for t, f := range fwd {
-		if f == nil {
-			continue
-		}
-		for node := uint64(0); node < uint64(n); node++ {
-			ids := f.Rels(node)
-			if len(ids) == 0 {
-				continue
-			}
-			nbrs = f.AppendNeighbors(nbrs[:0], node)
-			for i, id := range ids {
-				c, r := v.rels[id>>groupShift], id&groupMask
-				c.typ[r], c.src[r], c.dst[r] = uint32(t), node, nbrs[i]
-			}
-		}
-	}
 	wg.Wait()
-	for t := range fwd {
-		if fwd[t] != nil {
-			v.adj[t] = adjPair{csr.NewAdjacency(fwd[t]), csr.NewAdjacency(bwd[t])}
+}
+
+// backwardCSR builds the backward CSR from the forward lists (offsets,
+// targets fdst, ids base+slot): one stable counting pass over the forward
+// order leaves each target's list sorted by source, parallel edges by id.
+func backwardCSR(n int, offsets []uint64, fdst []uint32, base uint64) *csr.CSR {
+	boff := make([]uint64, n+1)
+	for _, d := range fdst {
+		boff[d+1]++
+	}
+	for i := 1; i <= n; i++ {
+		boff[i] += boff[i-1]
+	}
+	next := make([]uint64, n)
+	copy(next, boff)
+	bsrc := make([]uint32, len(fdst))
+	brel := make([]uint64, len(fdst))
+	for node := range n {
+		for s := offsets[node]; s < offsets[node+1]; s++ {
+			d := fdst[s]
+			p := next[d]
+			next[d]++
+			bsrc[p], brel[p] = uint32(node), base+s
 		}
 	}
-	return newID, nil
+	return csr.BuildSorted(n, boff, bsrc, brel)
 }

@@ -95,7 +95,7 @@ func (s *Snapshot) checkRels() error {
 			if int(t) >= len(perType) {
 				return fmt.Errorf("relationship %d has type %d without a count", id, t)
 			}
-			if !s.nodeLive(c.src[r]) || !s.nodeLive(c.dst[r]) {
+			if !s.nodeLive(uint64(c.src[r])) || !s.nodeLive(uint64(c.dst[r])) {
 				return fmt.Errorf("relationship %d (%d→%d) has an endpoint that does not exist", id, c.src[r], c.dst[r])
 			}
 			perType[t]++

@@ -16,8 +16,8 @@ const noRel = ^uint32(0)
 //
 //	relChunk (row r = relationship id group*GroupSize + r)
 //	  typ  []uint32   TypeID, or noRel for an unused id
-//	  src  []uint64   start node
-//	  dst  []uint64   end node
+//	  src  []uint32   start node (node ids fit 32 bits: maxNodeID)
+//	  dst  []uint32   end node
 //	  len(typ) = len(src) = len(dst) = rows written (≤ GroupSize)
 //	  owner         epoch of the transaction that may append in place
 //
@@ -27,8 +27,8 @@ const noRel = ^uint32(0)
 type relChunk struct {
 	owner uint64
 	typ   []uint32
-	src   []uint64
-	dst   []uint64
+	src   []uint32
+	dst   []uint32
 }
 
 // Rel returns relationship id's type and endpoints.
@@ -41,7 +41,7 @@ func (s *Snapshot) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) {
 	if c == nil || r >= len(c.typ) || c.typ[r] == noRel {
 		return 0, 0, 0, false
 	}
-	return catalog.TypeID(c.typ[r]), c.src[r], c.dst[r], true
+	return catalog.TypeID(c.typ[r]), uint64(c.src[r]), uint64(c.dst[r]), true
 }
 
 // relLive reports whether relationship id exists.
@@ -105,8 +105,8 @@ func (w *work) createRelLocked(op *Op) {
 		c.dst = append(c.dst, 0)
 	}
 	c.typ = append(c.typ, uint32(op.Type))
-	c.src = append(c.src, op.Src)
-	c.dst = append(c.dst, op.Dst)
+	c.src = append(c.src, uint32(op.Src)) // live nodes: ids <= maxNodeID
+	c.dst = append(c.dst, uint32(op.Dst))
 	if id >= v.relBound {
 		v.relBound = id + 1
 	}
@@ -135,8 +135,8 @@ func (w *work) ownRelChunkLocked(g int) *relChunk {
 		n := &relChunk{owner: w.epoch}
 		if c != nil {
 			n.typ = append(make([]uint32, 0, len(c.typ)+1), c.typ...)
-			n.src = append(make([]uint64, 0, len(c.src)+1), c.src...)
-			n.dst = append(make([]uint64, 0, len(c.dst)+1), c.dst...)
+			n.src = append(make([]uint32, 0, len(c.src)+1), c.src...)
+			n.dst = append(make([]uint32, 0, len(c.dst)+1), c.dst...)
 		}
 		c, v.rels[g] = n, n
 	}
