@@ -15,10 +15,10 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// copyFrom runs COPY <name> FROM '<path>': the CSV file (the import
-// format, docs/import.md) is parsed in parallel, then its rows are created
-// in one transaction: all of them or, on any error, none. A file whose
-// header has the from and to columns (and no id column) holds
+// copyFrom runs COPY <name> FROM '<path>': the CSV or Parquet file (the
+// import formats, docs/import.md) is parsed in parallel, then its rows are
+// created in one transaction: all of them or, on any error, none. A file
+// whose header (schema) has the from and to columns (and no id column) holds
 // relationships of type name, whose endpoints are the existing nodes
 // with those id values; any other file holds nodes with label(s) name.
 //
@@ -194,6 +194,9 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 			return ctx.Err()
 		}
 		if br.Src[r] == ambiguous || br.Dst[r] == ambiguous {
+			if load.IsParquet(path) {
+				return errs.Data("COPY %s: %s: row %d: the node key names several nodes", typ, path, r+1)
+			}
 			return errs.Data("COPY %s: %s:%d: the node key names several nodes", typ, path, r+2)
 		}
 		keys, vals = keys[:0], vals[:0]

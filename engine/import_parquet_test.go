@@ -254,4 +254,11 @@ func TestCopyFromParquet(t *testing.T) {
 	if got := mustQuery(t, db, "MATCH ()-[k:KNOWS]->() RETURN count(k)", nil); got[0] != "5" {
 		t.Fatalf("bad file left %s relationships", got[0])
 	}
+	// A key that several nodes carry is an error where a row uses it.
+	mustQuery(t, db, "CREATE (:Person {id: 50}), (:Person {id: 50})", nil)
+	writeParquet(t, in, "amb.parquet", 2, pqCol{"from", pqI64, `[1, 50]`}, pqCol{"to", pqI64, `[2, 1]`})
+	_, err = db.Query(context.Background(), "COPY KNOWS FROM 'amb.parquet'", nil)
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), "amb.parquet: row 2: the node key names several nodes") {
+		t.Fatalf("ambiguous key: %v", err)
+	}
 }

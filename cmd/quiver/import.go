@@ -32,12 +32,12 @@ func parseImport(args []string) (engine.ImportOptions, error) {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.Dir, "data-dir", "./quiver-data", "data directory to create (must not exist or be empty)")
-	fs.Var(&nodes, "nodes", "node file: Label=file.csv or Label1:Label2=file.csv (repeatable)")
-	fs.Var(&rels, "relationships", "relationship file: TYPE=file.csv (repeatable)")
+	fs.Var(&nodes, "nodes", "node file: Label=file.csv (or .parquet), Label1:Label2=file.csv for several labels (repeatable)")
+	fs.Var(&rels, "relationships", "relationship file: TYPE=file.csv or TYPE=file.parquet (repeatable)")
 	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
 	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
 	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
-	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
+	delim := fs.String("delimiter", ",", "CSV field delimiter (one byte; \\t for tab)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var sb strings.Builder
@@ -87,7 +87,7 @@ func runImport(o engine.ImportOptions, stdout, stderr *os.File) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of CSV read, %.1f MB written)\n",
+	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of input read, %.1f MB written)\n",
 		sum.Nodes, sum.Relationships, o.Dir, sum.Seconds, float64(sum.InputBytes)/1e6, float64(sum.Bytes)/1e6)
 	return nil
 }

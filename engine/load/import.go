@@ -234,7 +234,7 @@ func readTable(in Input, o *Options, rels bool, km *keyMap) (*table, []byte, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if isParquet(in.Path) {
+	if IsParquet(in.Path) {
 		t, err := parseParquet(in.Path, data, o, rels, km)
 		return t, data, err
 	}

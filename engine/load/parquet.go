@@ -28,7 +28,7 @@ import (
 
 // isParquet reports whether path names a Parquet file (by its extension,
 // as the CLI and COPY take it).
-func isParquet(path string) bool {
+func IsParquet(path string) bool {
 	return strings.HasSuffix(strings.ToLower(path), ".parquet")
 }
 
