@@ -83,6 +83,10 @@ func TestParquetTypes(t *testing.T) {
 		pqc{"ts", tsUTC, `[1600000000123456, -1, null]`, false},
 		pqc{"lts", &arrow.TimestampType{Unit: arrow.Millisecond}, `[86400000, null, 1]`, false},
 		pqc{"tm", arrow.FixedWidthTypes.Time64us, `[3723000000, null, 0]`, false},
+		pqc{"tz", &arrow.TimestampType{Unit: arrow.Second, TimeZone: "America/New_York"}, `[0, null, 60]`, false},
+		pqc{"t32", arrow.FixedWidthTypes.Time32ms, `[1500, 86399999, null]`, false},
+		pqc{"u8", arrow.PrimitiveTypes.Uint8, `[255, 0, null]`, false},
+		pqc{"i16", arrow.PrimitiveTypes.Int16, `[-32768, null, 7]`, false},
 	)
 	tb, err := nodeTable(t, path)
 	if err != nil {
@@ -110,6 +114,11 @@ func TestParquetTypes(t *testing.T) {
 		"ts":  {vector.DateTime{Sec: 1600000000, Nanos: 123456000}, vector.DateTime{Sec: -1, Nanos: 999999000}, nil},
 		"lts": {vector.LocalDateTime{Sec: 86400}, nil, vector.LocalDateTime{Nanos: 1000000}},
 		"tm":  {vector.LocalTime{Nanos: 3723 * vector.NanosPerSecond}, nil, vector.LocalTime{}},
+		// Parquet keeps instants in UTC, not the writer's zone.
+		"tz":  {vector.DateTime{}, nil, vector.DateTime{Sec: 60}},
+		"t32": {vector.LocalTime{Nanos: 1_500_000_000}, vector.LocalTime{Nanos: vector.NanosPerDay - 1_000_000}, nil},
+		"u8":  {int64(255), int64(0), nil},
+		"i16": {int64(-32768), nil, int64(7)},
 	}
 	if len(bn.Cols) != len(want) {
 		t.Fatalf("%d columns", len(bn.Cols))
@@ -128,6 +137,12 @@ func TestParquetTypes(t *testing.T) {
 	}
 	if s := fmt.Sprint(bn.Cols[10].Value(0)); s != "2022-01-08" {
 		t.Errorf("date shows as %s", s)
+	}
+	// A file without rows is a table without rows.
+	empty := filepath.Join(t.TempDir(), "empty.parquet")
+	writeParquet(t, empty, 10, nil, pqc{"id", arrow.PrimitiveTypes.Int64, `[]`, false}, pqc{"s", arrow.BinaryTypes.String, `[]`, false})
+	if tb, err := nodeTable(t, empty); err != nil || tb.rows != 0 || len(tb.data) != 2 {
+		t.Fatalf("empty file: %v", err)
 	}
 }
 
