@@ -19,9 +19,10 @@ type batchReader[T any] interface {
 }
 
 // scan reads the n rows of a column chunk in batches and hands each row
-// to put (its value) or null. It returns the row (0-based in the chunk)
-// and message of the first failure, or "".
-func scan[T any](r batchReader[T], n int, maxDef int16, put func(row int, v T) string, null func(row int) string) (int, string) {
+// to put (its value) or null; batch, when set, first sees each batch's
+// non-null values. It returns the row (0-based in the chunk) and message
+// of the first failure, or "".
+func scan[T any](r batchReader[T], n int, maxDef int16, batch func([]T), put func(row int, v T) string, null func(row int) string) (int, string) {
 	vals := make([]T, min(pqBatch, n))
 	var defs []int16
 	if maxDef > 0 {
@@ -35,6 +36,9 @@ func scan[T any](r batchReader[T], n int, maxDef int16, put func(row int, v T) s
 		}
 		if levels <= 0 || int(levels) > want || nv > int(levels) {
 			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		}
+		if batch != nil {
+			batch(vals[:nv])
 		}
 		if defs == nil {
 			for k := range int(levels) {
@@ -127,10 +131,10 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	var msg string
 	switch r := cr.(type) {
 	case *file.BooleanColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, func(i int, v bool) string { cd.b[off+i] = v; return "" }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v bool) string { cd.b[off+i] = v; return "" }, null)
 	case *file.Int32ColumnChunkReader:
 		unsigned := c.conv == convUint32
-		row, msg = scan(r, n, c.maxDef, func(i int, v int32) string {
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int32) string {
 			if unsigned {
 				return ints(i, int64(uint32(v)), true)
 			}
@@ -138,9 +142,9 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		}, null)
 	case *file.Int64ColumnChunkReader:
 		unsigned := c.conv == convUint64
-		row, msg = scan(r, n, c.maxDef, func(i int, v int64) string { return ints(i, v, !unsigned || v >= 0) }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int64) string { return ints(i, v, !unsigned || v >= 0) }, null)
 	case *file.Int96ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, func(i int, v parquet.Int96) string {
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v parquet.Int96) string {
 			nanos := binary.LittleEndian.Uint64(v[:8])
 			day := int64(binary.LittleEndian.Uint32(v[8:])) - 2_440_588 // Julian day of 1970-01-01
 			if nanos >= uint64(vector.NanosPerDay) {
@@ -151,12 +155,29 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 			return ""
 		}, null)
 	case *file.Float32ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, func(i int, v float32) string { cd.f64[off+i] = float64(v); return "" }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float32) string { cd.f64[off+i] = float64(v); return "" }, null)
 	case *file.Float64ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, func(i int, v float64) string { cd.f64[off+i] = v; return "" }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float64) string { cd.f64[off+i] = v; return "" }, null)
 	case *file.ByteArrayColumnChunkReader:
+		// A batch's strings are copied into one allocation, not one each:
+		// fewer objects to allocate and for the collector to scan.
 		check := c.conv == convBinary
-		row, msg = scan(r, n, c.maxDef, func(i int, v parquet.ByteArray) string {
+		var arena string
+		batch := func(vals []parquet.ByteArray) {
+			if endpoint {
+				return
+			}
+			size := 0
+			for _, v := range vals {
+				size += len(v)
+			}
+			b := make([]byte, 0, size)
+			for _, v := range vals {
+				b = append(b, v...)
+			}
+			arena = unsafeString(b)
+		}
+		row, msg = scan(r, n, c.maxDef, batch, func(i int, v parquet.ByteArray) string {
 			if check && !utf8.Valid(v) {
 				return "not UTF-8 text (a BYTE_ARRAY column without annotation is read as STRING)"
 			}
@@ -168,7 +189,7 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 				cd.ids[off+i] = id
 				return ""
 			}
-			cd.str[off+i] = string(v)
+			cd.str[off+i], arena = arena[:len(v)], arena[len(v):]
 			return ""
 		}, null)
 	default:
