@@ -142,6 +142,10 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		}, null)
 	case *file.Int64ColumnChunkReader:
 		unsigned := c.conv == convUint64
+		if endpoint && !unsigned {
+			row, msg = scanEndpoints(r, n, c.maxDef, km, cd.ids[off:off+n])
+			break
+		}
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int64) string { return ints(i, v, !unsigned || v >= 0) }, null)
 	case *file.Int96ColumnChunkReader:
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v parquet.Int96) string {
@@ -199,6 +203,56 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		return &Error{Line: off + row + 1, Msg: msg}
 	}
 	return nil
+}
+
+// scanEndpoints resolves a chunk of INT64 node keys into ids, a batch at
+// a time in a loop with no call per value, so that the lookups' cache
+// misses (the keys of a relationship file are in no order) overlap: the
+// lookup is most of the cost of reading a relationship file.
+func scanEndpoints(r *file.Int64ColumnChunkReader, n int, maxDef int16, km *keyMap, ids []uint64) (int, string) {
+	vals := make([]int64, min(pqBatch, n))
+	var defs []int16
+	if maxDef > 0 {
+		defs = make([]int16, len(vals))
+	}
+	for row := 0; row < n; {
+		want := min(len(vals), n-row)
+		levels, nv, err := r.ReadBatch(int64(want), vals, defs, nil)
+		if err != nil {
+			return row, fmt.Sprintf("corrupt column chunk (%v)", err)
+		}
+		if levels <= 0 || int(levels) > want || nv > int(levels) {
+			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		}
+		if nv < int(levels) {
+			for k := range int(levels) {
+				if defs[k] < maxDef {
+					return row + k, "missing node key"
+				}
+			}
+		}
+		dst := ids[row : row+nv]
+		if d := km.dense; d != nil {
+			lo := km.lo
+			for k, x := range vals[:nv] {
+				i := uint64(x - lo) // x < lo wraps past len(d)
+				if i >= uint64(len(d)) || d[i] == noNode {
+					return row + k, fmt.Sprintf("unknown node key %d", x)
+				}
+				dst[k] = d[i]
+			}
+		} else {
+			for k, x := range vals[:nv] {
+				id, ok := km.ints[x]
+				if !ok {
+					return row + k, fmt.Sprintf("unknown node key %d", x)
+				}
+				dst[k] = id
+			}
+		}
+		row += nv
+	}
+	return 0, ""
 }
 
 // timeUnits splits a time or timestamp in the column's unit into seconds

@@ -315,3 +315,40 @@ func FuzzParquet(f *testing.F) {
 		parseParquet("f.parquet", b, &Options{}, false, nil)
 	})
 }
+
+// TestParquetEndpoints: INT64 endpoints resolve through the dense key
+// array and through the key map alike, and keys outside the array's
+// range (below, above, far below) are unknown.
+func TestParquetEndpoints(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.parquet")
+	writeParquet(t, path, 2, nil,
+		pqc{"from", arrow.PrimitiveTypes.Int64, `[10, 11, 12, 12, 10]`, true},
+		pqc{"to", arrow.PrimitiveTypes.Int64, `[12, 10, 11, 12, 10]`, false})
+	for _, dense := range []bool{false, true} {
+		km := &keyMap{kind: kindInt, ints: map[int64]uint64{10: 0, 11: 1, 12: 2}}
+		if dense {
+			km.densify()
+			if km.dense == nil {
+				t.Fatal("keys 10..12 not made dense")
+			}
+		}
+		tb, _, err := readTable(Input{Name: "K", Path: path}, &Options{}, true, km)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := relSet(tb, "K")
+		if got := fmt.Sprint(br.Src, br.Dst); got != "[0 1 2 2 0] [2 0 1 2 0]" {
+			t.Errorf("dense %v: %s", dense, got)
+		}
+		for _, bad := range []string{"9", "13", "-9223372036854775808"} {
+			writeParquet(t, filepath.Join(dir, "b.parquet"), 2, nil,
+				pqc{"from", arrow.PrimitiveTypes.Int64, `[10, 11, 12]`, false},
+				pqc{"to", arrow.PrimitiveTypes.Int64, `[12, 10, ` + bad + `]`, false})
+			_, _, err := readTable(Input{Name: "K", Path: filepath.Join(dir, "b.parquet")}, &Options{}, true, km)
+			if want := "b.parquet: row 3 (row group 1) (column to): unknown node key " + bad; err == nil || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("dense %v: error %v, want %s", dense, err, want)
+			}
+		}
+	}
+}
