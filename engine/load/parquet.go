@@ -122,8 +122,9 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 	for g := range rd.NumRowGroups() {
 		n := rd.MetaData().RowGroups[g].NumRows
 		// A corrupt footer must not make the loader allocate without
-		// bound: even run-length encoded data takes a byte per few
-		// thousand rows.
+		// bound, so more than 4096 rows per byte of file is refused as
+		// corrupt. Real files take far more room: node keys are unique,
+		// and even delta-encoded ids 0..n-1 take a byte per ~100 rows.
 		if n < 0 || n > int64(len(data))*4096+1<<16 || int64(total)+n > 1<<40 {
 			return nil, &Error{File: name, Msg: fmt.Sprintf("corrupt Parquet file (row group %d claims %d rows)", g, n)}
 		}
