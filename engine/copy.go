@@ -194,9 +194,6 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 			return ctx.Err()
 		}
 		if br.Src[r] == ambiguous || br.Dst[r] == ambiguous {
-			if load.IsParquet(path) {
-				return errs.Data("COPY %s: %s: row %d: the node key names several nodes", typ, path, r+1)
-			}
 			return errs.Data("COPY %s: %s:%d: the node key names several nodes", typ, path, r+2)
 		}
 		keys, vals = keys[:0], vals[:0]

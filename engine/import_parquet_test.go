@@ -258,7 +258,7 @@ func TestCopyFromParquet(t *testing.T) {
 	mustQuery(t, db, "CREATE (:Person {id: 50}), (:Person {id: 50})", nil)
 	writeParquet(t, in, "amb.parquet", 2, pqCol{"from", pqI64, `[1, 50]`}, pqCol{"to", pqI64, `[2, 1]`})
 	_, err = db.Query(context.Background(), "COPY KNOWS FROM 'amb.parquet'", nil)
-	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), "amb.parquet: row 2: the node key names several nodes") {
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), "amb.parquet: row 2 (row group 0) (column from): the node key 50 names several nodes") {
 		t.Fatalf("ambiguous key: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func parseImport(args []string) (engine.ImportOptions, error) {
 	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
 	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
 	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
-	delim := fs.String("delimiter", ",", "CSV field delimiter (one byte; \\t for tab)")
+	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var sb strings.Builder

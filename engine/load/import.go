@@ -63,16 +63,15 @@ func or(s, def string) string {
 // Summary is what Import did.
 type Summary struct {
 	Nodes, Relationships int64
-	InputBytes           int64 // input (CSV, Parquet) bytes read
+	InputBytes           int64 // CSV bytes read
 	Bytes                int64 // bytes of the data directory written
 	Seconds              float64
 }
 
-// Import builds the data directory o.Dir from CSV or Parquet files. The
-// directory is built beside it under a temporary name and renamed into
-// place at the end, so bad input (reported with file, line or row, and
-// column) or a crash leaves no half-written directory. o.Dir must not
-// exist or be empty.
+// Import builds the data directory o.Dir from CSV files. The directory is
+// built beside it under a temporary name and renamed into place at the
+// end, so bad input (reported with file, line and column) or a crash
+// leaves no half-written directory. o.Dir must not exist or be empty.
 func Import(o Options) (Summary, error) {
 	start := time.Now()
 	var sum Summary

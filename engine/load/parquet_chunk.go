@@ -100,15 +100,10 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	// an unsigned value is past INT64's range) to their column.
 	ints := func(r int, x int64, ok bool) string {
 		if endpoint {
-			id, found := km.lookupInt(x)
-			if !ok || !found {
-				if !ok {
-					return fmt.Sprintf("unknown node key %d", uint64(x))
-				}
-				return fmt.Sprintf("unknown node key %d", x)
+			if !ok {
+				return fmt.Sprintf("unknown node key %d", uint64(x))
 			}
-			cd.ids[off+r] = id
-			return ""
+			return resolveInt(km, x, cd.ids, off+r)
 		}
 		switch c.spec.kind {
 		case kindInt:
@@ -190,7 +185,10 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 				if !ok {
 					return fmt.Sprintf("unknown node key %q", v)
 				}
-				cd.ids[off+i] = id
+				if id == ambiguousKey {
+					return fmt.Sprintf("the node key %q names several nodes", v)
+				}
+				setID(cd.ids, off+i, id)
 				return ""
 			}
 			cd.str[off+i], arena = arena[:len(v)], arena[len(v):]
@@ -205,11 +203,39 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	return nil
 }
 
+// ambiguousKey is the id COPY's key maps give a key that several nodes
+// carry: an error where a relationship names it.
+const ambiguousKey = ^uint64(0)
+
+// setID stores a resolved node id, whatever the width of the id column.
+func setID[E ~uint32 | ~uint64](ids []E, i int, id uint64) { ids[i] = E(id) }
+
+// resolveInt resolves an integer node key into ids[i], or says why not.
+func resolveInt[E ~uint32 | ~uint64](km *keyMap, x int64, ids []E, i int) string {
+	if km.dense != nil {
+		id, ok := km.lookupInt(x)
+		if !ok {
+			return fmt.Sprintf("unknown node key %d", x)
+		}
+		ids[i] = E(id)
+		return ""
+	}
+	id, ok := km.ints[x]
+	switch {
+	case !ok:
+		return fmt.Sprintf("unknown node key %d", x)
+	case id == ambiguousKey:
+		return fmt.Sprintf("the node key %d names several nodes", x)
+	}
+	ids[i] = E(id)
+	return ""
+}
+
 // scanEndpoints resolves a chunk of INT64 node keys into ids, a batch at
 // a time in a loop with no call per value, so that the lookups' cache
 // misses (the keys of a relationship file are in no order) overlap: the
 // lookup is most of the cost of reading a relationship file.
-func scanEndpoints(r *file.Int64ColumnChunkReader, n int, maxDef int16, km *keyMap, ids []uint64) (int, string) {
+func scanEndpoints[E ~uint32 | ~uint64](r *file.Int64ColumnChunkReader, n int, maxDef int16, km *keyMap, ids []E) (int, string) {
 	vals := make([]int64, min(pqBatch, n))
 	var defs []int16
 	if maxDef > 0 {
@@ -232,22 +258,19 @@ func scanEndpoints(r *file.Int64ColumnChunkReader, n int, maxDef int16, km *keyM
 			}
 		}
 		dst := ids[row : row+nv]
-		if d := km.dense; d != nil {
-			lo := km.lo
+		if km.dense != nil {
 			for k, x := range vals[:nv] {
-				i := uint64(x - lo) // x < lo wraps past len(d)
-				if i >= uint64(len(d)) || d[i] == noNode {
-					return row + k, fmt.Sprintf("unknown node key %d", x)
-				}
-				dst[k] = d[i]
-			}
-		} else {
-			for k, x := range vals[:nv] {
-				id, ok := km.ints[x]
+				id, ok := km.lookupInt(x)
 				if !ok {
 					return row + k, fmt.Sprintf("unknown node key %d", x)
 				}
-				dst[k] = id
+				dst[k] = E(id)
+			}
+		} else {
+			for k, x := range vals[:nv] {
+				if msg := resolveInt(km, x, dst, k); msg != "" {
+					return row + k, msg
+				}
 			}
 		}
 		row += nv
