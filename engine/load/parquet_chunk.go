@@ -126,7 +126,7 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	var msg string
 	switch r := cr.(type) {
 	case *file.BooleanColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, nil, func(i int, v bool) string { cd.b[off+i] = v; return "" }, null)
+		row, msg = scanDirect(r, n, c.maxDef, cd.b[off:off+n], cd.null, off)
 	case *file.Int32ColumnChunkReader:
 		unsigned := c.conv == convUint32
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int32) string {
@@ -139,6 +139,10 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		unsigned := c.conv == convUint64
 		if endpoint && !unsigned {
 			row, msg = scanEndpoints(r, n, c.maxDef, km, cd.ids[off:off+n])
+			break
+		}
+		if c.spec.role == roleProp && c.spec.kind == kindInt && !unsigned {
+			row, msg = scanDirect(r, n, c.maxDef, cd.i64[off:off+n], cd.null, off)
 			break
 		}
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int64) string { return ints(i, v, !unsigned || v >= 0) }, null)
@@ -156,7 +160,7 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	case *file.Float32ColumnChunkReader:
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float32) string { cd.f64[off+i] = float64(v); return "" }, null)
 	case *file.Float64ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float64) string { cd.f64[off+i] = v; return "" }, null)
+		row, msg = scanDirect(r, n, c.maxDef, cd.f64[off:off+n], cd.null, off)
 	case *file.ByteArrayColumnChunkReader:
 		// A batch's strings are copied into one allocation, not one each:
 		// fewer objects to allocate and for the collector to scan.
@@ -201,6 +205,45 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		return &Error{Line: off + row + 1, Msg: msg}
 	}
 	return nil
+}
+
+// scanDirect reads a chunk of property values that need no conversion
+// (INT64, DOUBLE, BOOLEAN) straight into their column's window dst: a
+// batch is decoded in place, and when it has nulls its values, packed at
+// the front, are moved to their rows from the back. null is the column's
+// null flags (from row off of the file), nil for a REQUIRED column.
+func scanDirect[T any](r batchReader[T], n int, maxDef int16, dst []T, null []bool, off int) (int, string) {
+	var defs []int16
+	if maxDef > 0 {
+		defs = make([]int16, min(pqBatch, n))
+	}
+	for row := 0; row < n; {
+		want := min(pqBatch, n-row)
+		levels, nv, err := r.ReadBatch(int64(want), dst[row:row+want], defs, nil)
+		if err != nil {
+			return row, fmt.Sprintf("corrupt column chunk (%v)", err)
+		}
+		if levels <= 0 || int(levels) > want || nv > int(levels) {
+			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		}
+		if nv < int(levels) {
+			var zero T
+			j := nv - 1
+			for k := int(levels) - 1; k >= 0; k-- {
+				if defs[k] < maxDef {
+					dst[row+k] = zero
+					null[off+row+k] = true
+				} else if j >= 0 {
+					dst[row+k] = dst[row+j]
+					j--
+				} else {
+					return row + k, "corrupt column chunk: fewer values than definition levels say"
+				}
+			}
+		}
+		row += int(levels)
+	}
+	return 0, ""
 }
 
 // ambiguousKey is the id COPY's key maps give a key that several nodes

@@ -193,6 +193,17 @@ func TestParquetParallel(t *testing.T) {
 			t.Fatalf("row %d: age %d null %v name %s", i, age.i64[i], age.null[i], name.str[i])
 		}
 	}
+	// Row groups of several read batches (4096 rows) give the same.
+	writeParquet(t, filepath.Join(dir, "big2.parquet"), 20000, nil, cols(ids.String())...)
+	tb2, err := nodeTable(t, filepath.Join(dir, "big2.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if tb2.data[2].null[i] != age.null[i] || tb2.data[2].i64[i] != age.i64[i] || tb2.data[1].str[i] != name.str[i] {
+			t.Fatalf("row %d differs with larger row groups", i)
+		}
+	}
 	// Row 40001 (1-based) is in row group 13 (rows 39001..42000).
 	badID := strings.Replace(ids.String(), ",40000,", ",null,", 1)
 	writeParquet(t, filepath.Join(dir, "bad.parquet"), 3000, nil, cols(badID)...)
