@@ -19,23 +19,32 @@ type Builder interface {
 
 // ImportLoader builds the database with `quiver import` (engine.Import):
 // parallel CSV parsing, CSRs by counting sort, columns written as the
-// on-disk base format.
-type ImportLoader struct{}
+// on-disk base format. With Parquet set it imports the data set's Parquet
+// files (WriteParquet) instead of its CSVs.
+type ImportLoader struct{ Parquet bool }
 
 // Name implements Builder.
-func (ImportLoader) Name() string { return "quiver import (offline bulk load), then open" }
+func (l ImportLoader) Name() string {
+	if l.Parquet {
+		return "quiver import of Parquet files (offline bulk load), then open"
+	}
+	return "quiver import (offline bulk load), then open"
+}
 
 // Build implements Builder. The node phase ends when the importer starts
 // reading the relationship file; everything after it (parsing the
 // relationships, building both CSRs, writing the directory) is the edge
 // phase.
-func (ImportLoader) Build(_ context.Context, dataDir, dbDir string) (LoadTimes, error) {
-	knows := filepath.Join(dataDir, KnowsCSV)
+func (l ImportLoader) Build(_ context.Context, dataDir, dbDir string) (LoadTimes, error) {
+	persons, knows := filepath.Join(dataDir, PersonsCSV), filepath.Join(dataDir, KnowsCSV)
+	if l.Parquet {
+		persons, knows = filepath.Join(dataDir, PersonsParquet), filepath.Join(dataDir, KnowsParquet)
+	}
 	start := time.Now()
 	var nodesDone time.Duration
 	_, err := engine.Import(engine.ImportOptions{
 		Dir:   dbDir,
-		Nodes: []engine.ImportInput{{Name: "Person", Path: filepath.Join(dataDir, PersonsCSV)}},
+		Nodes: []engine.ImportInput{{Name: "Person", Path: persons}},
 		Rels:  []engine.ImportInput{{Name: "KNOWS", Path: knows}},
 		Progress: func(p engine.ImportProgress) {
 			if nodesDone == 0 && strings.HasSuffix(p.Step, knows) {

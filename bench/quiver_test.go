@@ -17,7 +17,10 @@ func TestQuiverSide(t *testing.T) {
 	if err := g.WriteCSV(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []Loader{ImportLoader{}, CypherLoader{Batch: 5000}} {
+	if err := g.WriteParquet(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []Loader{ImportLoader{}, ImportLoader{Parquet: true}, CypherLoader{Batch: 5000}} {
 		t.Run(l.Name(), func(t *testing.T) { checkQuiverSide(t, g, dir, l) })
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// copyFrom runs COPY <name> FROM '<path>': the CSV file (the import
-// format, docs/import.md) is parsed in parallel, then its rows are created
-// in one transaction: all of them or, on any error, none. A file whose
-// header has the from and to columns (and no id column) holds
+// copyFrom runs COPY <name> FROM '<path>': the CSV or Parquet file (the
+// import formats, docs/import.md) is parsed in parallel, then its rows are
+// created in one transaction: all of them or, on any error, none. A file
+// whose header (schema) has the from and to columns (and no id column) holds
 // relationships of type name, whose endpoints are the existing nodes
 // with those id values; any other file holds nodes with label(s) name.
 //

@@ -171,8 +171,8 @@ func TestImportRefusals(t *testing.T) {
 		t.Fatal("file replaced")
 	}
 	if _, err := engine.Import(engine.ImportOptions{Dir: filepath.Join(dir, "new"), Nodes: []engine.ImportInput{{Name: "P", Path: "x.parquet"}}}); err == nil ||
-		!strings.Contains(err.Error(), "Parquet input is not supported") {
-		t.Fatalf("parquet: %v", err)
+		!strings.Contains(err.Error(), "x.parquet: not a Parquet file or corrupt") {
+		t.Fatalf("truncated parquet: %v", err)
 	}
 	// An empty existing directory is replaced.
 	empty := filepath.Join(t.TempDir(), "e")

@@ -40,8 +40,8 @@ func parseImport(args []string) (importArgs, error) {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.Dir, "data-dir", "./quiver-data", "data directory to create (must not exist or be empty)")
-	fs.Var(&nodes, "nodes", "node file: Label=file.csv or Label1:Label2=file.csv (repeatable)")
-	fs.Var(&rels, "relationships", "relationship file: TYPE=file.csv (repeatable)")
+	fs.Var(&nodes, "nodes", "node file: Label=file.csv (or .parquet), Label1:Label2=file.csv for several labels (repeatable)")
+	fs.Var(&rels, "relationships", "relationship file: TYPE=file.csv or TYPE=file.parquet (repeatable)")
 	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
 	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
 	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
@@ -114,7 +114,7 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of CSV read, %.1f MB written)\n",
+	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of input read, %.1f MB written)\n",
 		sum.Nodes, sum.Relationships, o.Dir, sum.Seconds, float64(sum.InputBytes)/1e6, float64(sum.Bytes)/1e6)
 	return nil
 }

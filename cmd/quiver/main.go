@@ -1,6 +1,6 @@
 // Command quiver is the Quiver graph database server: `quiver serve`
-// starts it, `quiver import` builds a data directory from CSV files,
-// `quiver version` prints the version. Flags and wiring only;
+// starts it, `quiver import` builds a data directory from CSV or Parquet
+// files, `quiver version` prints the version. Flags and wiring only;
 // the logic lives in engine and frontend.
 package main
 
@@ -20,7 +20,7 @@ const usage = `usage: quiver <command> [flags]
 
 commands:
   serve     start the server (quiver serve -h lists its flags)
-  import    build a data directory from CSV files (quiver import -h)
+  import    build a data directory from CSV or Parquet files (quiver import -h)
   version   print the version
 `
 

@@ -39,7 +39,7 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
 	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "turn authentication on")
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
-	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV files from (empty: COPY FROM is refused)")
+	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var sb strings.Builder

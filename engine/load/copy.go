@@ -14,6 +14,9 @@ import (
 // IsRelationshipFile reads path's header: a file with the from and to
 // columns and no key column holds relationships.
 func IsRelationshipFile(path string, o *Options) (bool, error) {
+	if IsParquet(path) {
+		return parquetIsRelationshipFile(path, o)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err

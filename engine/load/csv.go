@@ -205,6 +205,8 @@ type table struct {
 	cols []colSpec
 	rows int
 	data []colData
+	// groups is the rows of each row group of a Parquet file (nil for CSV).
+	groups []int
 }
 
 // part is one worker's share of a file.

@@ -26,6 +26,10 @@ const (
 	kindString
 	kindBool
 	kindDate
+	// Parquet timestamps and times of day (no CSV header names them).
+	kindDateTime
+	kindLocalDateTime
+	kindLocalTime
 )
 
 var kindNames = map[string]kind{
@@ -48,6 +52,12 @@ func (k kind) String() string {
 		return "BOOLEAN"
 	case kindDate:
 		return "DATE"
+	case kindDateTime:
+		return "DATETIME"
+	case kindLocalDateTime:
+		return "LOCALDATETIME"
+	case kindLocalTime:
+		return "LOCALTIME"
 	}
 	return "inferred"
 }
@@ -60,7 +70,7 @@ func (k kind) vectorType() vector.Type {
 		return vector.Float64
 	case kindBool:
 		return vector.Bool
-	case kindDate:
+	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime:
 		return vector.Any
 	}
 	return vector.String
@@ -130,18 +140,26 @@ func parseHeader(file string, fields []string, keyCol, fromCol, toCol string, re
 
 // Error is a bad input: file, 1-based line and column (0 when the error
 // is about the whole line or file), the column's name, and what is wrong.
+// In a Parquet file (Rows set) Line is the 1-based row of the file and
+// RowGroup the 0-based row group holding it.
 type Error struct {
-	File   string
-	Line   int
-	Column int
-	Name   string
-	Msg    string
+	File     string
+	Line     int
+	Column   int
+	Name     string
+	Msg      string
+	Rows     bool
+	RowGroup int
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
-	if e.Line > 0 {
+	if e.Rows {
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ": row %d (row group %d)", e.Line, e.RowGroup)
+		}
+	} else if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 		if e.Column > 0 {
 			fmt.Fprintf(&b, ":%d", e.Column)

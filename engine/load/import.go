@@ -234,12 +234,13 @@ func keyIndexes(keyed []keyIndex) []catalog.Index {
 
 // readTable reads and parses one input file.
 func readTable(in Input, o *Options, rels bool, km *keyMap) (*table, []byte, error) {
-	if strings.HasSuffix(strings.ToLower(in.Path), ".parquet") {
-		return nil, nil, fmt.Errorf("%s: Parquet input is not supported in this version; convert the file to CSV", in.Path)
-	}
 	data, err := os.ReadFile(in.Path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if IsParquet(in.Path) {
+		t, err := parseParquet(in.Path, data, o, rels, km)
+		return t, data, err
 	}
 	t, err := parseTable(in.Path, data, o, rels, km)
 	return t, data, err
@@ -267,7 +268,7 @@ func nodeSet(t *table, in Input, km *keyMap, first uint64) (storage.BulkNodes, e
 		cd := &t.data[i]
 		if c.role == roleKey {
 			if err := km.add(t.file, c, i, cd, t.rows, first); err != nil {
-				return bn, err
+				return bn, t.locate(err)
 			}
 		}
 		bn.Cols = append(bn.Cols, bulkColumn(c, cd))

@@ -57,6 +57,7 @@ func gen(args []string) error {
 	scale := fs.String("scale", "S", "S (100k/1M), M (1M/10M) or L (10M/100M)")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	out := fs.String("out", "", "output directory (required)")
+	pq := fs.Bool("parquet", false, "also write persons.parquet and knows.parquet (for run -format parquet)")
 	fs.Parse(args)
 	s, err := scaleOf(*scale)
 	if err != nil {
@@ -66,7 +67,14 @@ func gen(args []string) error {
 		return fmt.Errorf("gen: -out is required")
 	}
 	fmt.Fprintf(os.Stderr, "generating %s: %d nodes, %d edges, seed %d into %s\n", s.Name, s.Nodes, s.Edges, *seed, *out)
-	return bench.Generate(s.Nodes, s.Edges, *seed).WriteCSV(*out)
+	g := bench.Generate(s.Nodes, s.Edges, *seed)
+	if err := g.WriteCSV(*out); err != nil {
+		return err
+	}
+	if *pq {
+		return g.WriteParquet(*out)
+	}
+	return nil
 }
 
 func run(args []string) error {
@@ -80,6 +88,7 @@ func run(args []string) error {
 	out := fs.String("out", "bench/RESULTS.md", "report file")
 	note := fs.String("note", "", "a paragraph for the report")
 	loader := fs.String("loader", "import", "how Quiver loads the data set: import (offline bulk import) or cypher (UNWIND batches)")
+	format := fs.String("format", "csv", "the files the import loader reads: csv, or parquet (written by gen -parquet; Kùzu reads the CSVs)")
 	fs.Parse(args)
 	s, err := scaleOf(*scale)
 	if err != nil {
@@ -91,7 +100,10 @@ func run(args []string) error {
 	var l bench.Loader
 	switch *loader {
 	case "import":
-		l = bench.ImportLoader{}
+		if *format != "csv" && *format != "parquet" {
+			return fmt.Errorf("run: -format must be csv or parquet, not %q", *format)
+		}
+		l = bench.ImportLoader{Parquet: *format == "parquet"}
 	case "cypher":
 		l = bench.CypherLoader{Log: os.Stderr}
 	default:
