@@ -64,6 +64,7 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 		}
 		if a.Distinct {
 			st.seen = map[string]struct{}{}
+			st.global = len(p.Keys) == 0
 		}
 		h.aggs = append(h.aggs, st)
 	}
@@ -237,8 +238,13 @@ type aggState struct {
 	m2    []float64
 	pct   []float64           // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
-	key   []byte
-	held  int64 // estimated bytes of values kept (collect, DISTINCT)
+	ids   [idKinds]pairSet    // DISTINCT integers, nodes, relationships (pairset.go)
+	// global: the aggregate has one group (no keys), so DISTINCT nodes
+	// and relationships are checked in bitsets over their ids.
+	global bool
+	idBits [idKinds]idBits
+	key    []byte
+	held   int64 // estimated bytes of values kept (collect, DISTINCT)
 	// keep makes a DISTINCT aggregate also keep each group's distinct
 	// values in dvals: a worker's partial state, merged by value
 	// (parallel_agg.go).
@@ -314,12 +320,9 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 			}
 		}
 		if a.seen != nil {
-			a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
-			if _, dup := a.seen[string(a.key)]; dup {
+			if !a.firstSeen(g, v, r) {
 				continue
 			}
-			a.seen[string(a.key)] = struct{}{}
-			a.held += int64(len(a.key)) + mapEntryBytes
 			if a.keep {
 				for len(a.dvals) <= int(g) {
 					a.dvals = append(a.dvals, nil)
@@ -332,6 +335,36 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 		}
 	}
 	return nil
+}
+
+// firstSeen records row r of v (not null) among group g's distinct values
+// and reports whether it is new there.
+func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
+	if k, x, ok := distinctID(v, r); ok {
+		if a.global && k != idKindInt {
+			bits := &a.idBits[k]
+			before := len(*bits)
+			if !bits.add(x) {
+				return false
+			}
+			a.held += 8 * int64(len(*bits)-before)
+			return true
+		}
+		set := &a.ids[k]
+		before := set.bytes()
+		if !set.add(g, x) {
+			return false
+		}
+		a.held += set.bytes() - before
+		return true
+	}
+	a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
+	if _, dup := a.seen[string(a.key)]; dup {
+		return false
+	}
+	a.seen[string(a.key)] = struct{}{}
+	a.held += int64(len(a.key)) + mapEntryBytes
+	return true
 }
 
 // add folds row r of v into group g.

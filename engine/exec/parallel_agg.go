@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"encoding/binary"
-
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -120,11 +118,9 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 		if int(bg) < len(b.dvals) {
 			for _, x := range b.dvals[bg] {
 				one.Any[0] = x
-				a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), one, 0)
-				if _, dup := a.seen[string(a.key)]; dup {
+				if !a.firstSeen(g, one, 0) {
 					continue
 				}
-				a.seen[string(a.key)] = struct{}{}
 				if (a.call.Func == plan.AggPercentileCont || a.call.Func == plan.AggPercentileDisc) && len(a.lists[g]) == 0 {
 					a.pct[g] = b.pct[bg]
 				}
