@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -135,6 +136,19 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 	case plan.AggCount:
 		a.count[g] += b.count[bg]
 	case plan.AggSum, plan.AggAvg:
+		// A group sums numbers or durations; meeting both is an error
+		// whichever worker saw which.
+		if b.isDur(bg) {
+			if a.count[g] > 0 && !a.isDur(g) {
+				return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
+			}
+			a.setDur(g)
+			a.count[g] += b.count[bg]
+			return a.addDuration(g, b.dsum[bg])
+		}
+		if b.count[bg] > 0 && a.isDur(g) {
+			return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
+		}
 		a.count[g] += b.count[bg]
 		if err := a.addInt(g, b.isum[bg]); err != nil {
 			return err
