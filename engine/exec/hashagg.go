@@ -20,6 +20,7 @@ type hashAggregate struct {
 	keys []evaluator
 	aggs []*aggState
 
+	dk      *dictKey // grouping on dictionary codes (dictgroup.go), or nil
 	groups  map[string]int32
 	ints    intTable // groups of a single integer key (inttable.go)
 	keyCols []column
@@ -71,6 +72,11 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 	if len(p.Keys) == 0 {
 		h.newGroup() // a global aggregate has its one row even over no input
 	}
+	dk, err := newDictKey(c, p.Keys)
+	if err != nil {
+		return nil, err
+	}
+	h.dk = dk
 	return h, nil
 }
 
@@ -107,12 +113,20 @@ func (h *hashAggregate) consume() error {
 		if b == nil {
 			return nil
 		}
-		for i, k := range h.keys {
-			if keyVecs[i], err = k.eval(b); err != nil {
+		coded := false
+		if h.dk != nil {
+			if coded, err = h.assignByCodes(b); err != nil {
 				return err
 			}
 		}
-		h.assignGroups(b, keyVecs)
+		if !coded {
+			for i, k := range h.keys {
+				if keyVecs[i], err = k.eval(b); err != nil {
+					return err
+				}
+			}
+			h.assignGroups(b, keyVecs)
+		}
 		held := h.held
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
