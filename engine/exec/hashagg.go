@@ -31,6 +31,12 @@ type hashAggregate struct {
 	// the query's memory budget per batch (memory.go).
 	held, charged int64
 
+	// hint bounds the input's rows (rowsBound), 0 when unknown. When the
+	// first batch makes a group of nearly every row, the state is sized
+	// for hint groups at once instead of doubling its way there.
+	hint     int
+	presized bool
+
 	done    bool
 	emitted int
 	results []column // aggregate values of every group, built once
@@ -77,6 +83,9 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 		return nil, err
 	}
 	h.dk = dk
+	if len(p.Keys) > 0 {
+		h.hint = rowsBound(c, p.Input)
+	}
 	return h, nil
 }
 
@@ -126,6 +135,12 @@ func (h *hashAggregate) consume() error {
 				}
 			}
 			h.assignGroups(b, keyVecs)
+		}
+		if !h.presized {
+			h.presized = true
+			if h.hint > h.ngroups && 10*h.ngroups >= 9*b.Rows() {
+				h.reserve(h.hint)
+			}
 		}
 		held := h.held
 		for _, a := range h.aggs {
@@ -195,6 +210,48 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	return g
 }
 
+// rowsBound is an upper bound on the rows of in where the plan gives one
+// for free: a label scan, or a count per start node, yields at most a
+// row per node of the label. 0 means unknown.
+func rowsBound(c *Context, in plan.Operator) int {
+	var labels []string
+	switch x := in.(type) {
+	case *plan.NodeScan:
+		labels = x.Labels
+	case *plan.CountExpand:
+		if !x.Grouped {
+			return 0
+		}
+		labels = x.Labels
+	default:
+		return 0
+	}
+	if c.Tx == nil {
+		return 0
+	}
+	n := c.Tx.NodeCount()
+	for _, name := range labels {
+		l, ok := c.Catalog.LookupLabel(name)
+		if !ok {
+			return 0
+		}
+		n = min(n, int64(c.Tx.LabelNodes(l).GetCardinality()))
+	}
+	return int(n)
+}
+
+// reserve sizes the group state for n groups.
+func (h *hashAggregate) reserve(n int) {
+	for _, a := range h.aggs {
+		a.grow(n)
+	}
+	for k := range h.keyCols {
+		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
+			v.I64 = growInts(v.I64, n)[:len(v.I64)]
+		}
+	}
+}
+
 // intKey reads row r of v as an integer key, if it is one.
 func intKey(v *vector.Vector, r int) (int64, bool) {
 	if v.IsNull(r) {
@@ -214,6 +271,7 @@ func intKey(v *vector.Vector, r int) (int64, bool) {
 func (h *hashAggregate) emit() (*vector.Batch, error) {
 	n := min(h.ngroups-h.emitted, vector.Capacity)
 	if n <= 0 {
+		h.release()
 		return nil, nil
 	}
 	for k := range h.keyCols {
@@ -237,6 +295,27 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 	h.emitted += n
 	h.out.Len, h.out.Sel = n, nil
 	return h.out, nil
+}
+
+// release gives the large state arrays back to the pool once every group
+// has left (emitted batches hold copies).
+func (h *hashAggregate) release() {
+	if h.results == nil && h.ngroups > 0 {
+		return // nothing emitted: the state may still be merged or read
+	}
+	for _, a := range h.aggs {
+		putInts(a.count)
+		putInts(a.isum)
+		a.count, a.isum = nil, nil
+	}
+	for k := range h.keyCols {
+		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
+			putInts(v.I64)
+			v.I64 = nil
+		}
+	}
+	h.results, h.keyCols = nil, nil
+	h.ngroups, h.emitted = 0, 0
 }
 
 // aggState is one aggregate's per-group state.
@@ -278,12 +357,14 @@ func (a *aggState) grow(n int) {
 		return
 	}
 	size := max(n, 2*len(a.count), 64)
-	a.count = growTo(a.count, size)
+	a.count = growInts(a.count, size)
 	switch a.call.Func {
 	case plan.AggSum, plan.AggAvg:
-		a.isum = growTo(a.isum, size)
-		a.fsum = growTo(a.fsum, size)
-		a.float = growTo(a.float, size)
+		a.isum = growInts(a.isum, size)
+		if a.float != nil {
+			a.fsum = growTo(a.fsum, size)
+			a.float = growTo(a.float, size)
+		}
 		if a.dur != nil {
 			a.dsum = growTo(a.dsum, size)
 			a.dur = growTo(a.dur, size)
@@ -305,6 +386,28 @@ func (a *aggState) grow(n int) {
 // allocated at the first duration (sums of numbers never pay for it).
 func (a *aggState) isDur(g int32) bool { return int(g) < len(a.dur) && a.dur[g] }
 
+// addFloat adds a float to group g's sum. The float state is allocated
+// at the first float: integer sums over many groups never pay for it.
+func (a *aggState) addFloat(g int32, x float64) {
+	if a.float == nil {
+		a.float = make([]bool, len(a.count))
+		a.fsum = make([]float64, len(a.count))
+	}
+	a.float[g] = true
+	a.fsum[g] += x
+}
+
+// isFloat reports whether group g's sum has met a FLOAT.
+func (a *aggState) isFloat(g int32) bool { return int(g) < len(a.float) && a.float[g] }
+
+// fsumOf is group g's sum of floats.
+func (a *aggState) fsumOf(g int32) float64 {
+	if int(g) < len(a.fsum) {
+		return a.fsum[g]
+	}
+	return 0
+}
+
 // setDur marks group g as summing durations.
 func (a *aggState) setDur(g int32) {
 	if a.dur == nil {
@@ -314,9 +417,15 @@ func (a *aggState) setDur(g int32) {
 	a.dur[g] = true
 }
 
-// growTo returns s extended with zero values to length n.
+// growTo returns s extended with zero values to length n, in one new
+// array (append of a made slice would zero twice).
 func growTo[T any](s []T, n int) []T {
-	return append(s, make([]T, n-len(s))...)
+	if n <= cap(s) {
+		return s[:n]
+	}
+	t := make([]T, n)
+	copy(t, s)
+	return t
 }
 
 func (a *aggState) update(b *vector.Batch, gidx []int32) error {
@@ -430,8 +539,7 @@ func (a *aggState) sumFloats(b *vector.Batch, v *vector.Vector, gidx []int32) er
 			continue
 		}
 		a.count[g]++
-		a.float[g] = true
-		a.fsum[g] += v.F64[r]
+		a.addFloat(g, v.F64[r])
 	}
 	return nil
 }
@@ -478,8 +586,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			case vector.Int64:
 				return a.addInt(g, v.I64[r])
 			case vector.Float64:
-				a.float[g] = true
-				a.fsum[g] += v.F64[r]
+				a.addFloat(g, v.F64[r])
 				return nil
 			}
 		}
@@ -490,8 +597,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			}
 		case float64:
 			if !a.isDur(g) {
-				a.float[g] = true
-				a.fsum[g] += x
+				a.addFloat(g, x)
 				return nil
 			}
 		case vector.Duration:
@@ -662,8 +768,8 @@ func (a *aggState) results(col *column, ngroups int) error {
 		case plan.AggSum:
 			if a.isDur(int32(g)) {
 				col.pushValue(a.dsum[g])
-			} else if a.float[g] {
-				col.pushValue(a.fsum[g] + float64(a.isum[g]))
+			} else if a.isFloat(int32(g)) {
+				col.pushValue(a.fsumOf(int32(g)) + float64(a.isum[g]))
 			} else {
 				col.pushValue(a.isum[g])
 			}
@@ -678,7 +784,7 @@ func (a *aggState) results(col *column, ngroups int) error {
 				}
 				col.pushValue(avg)
 			default:
-				col.pushValue((a.fsum[g] + float64(a.isum[g])) / float64(a.count[g]))
+				col.pushValue((a.fsumOf(int32(g)) + float64(a.isum[g])) / float64(a.count[g]))
 			}
 		case plan.AggMin, plan.AggMax:
 			col.pushValue(a.best[g])
@@ -722,7 +828,7 @@ func (a *aggState) typedResults(ngroups int) *vector.Vector {
 		if a.isDur(int32(g)) {
 			return nil
 		}
-		if a.float[g] {
+		if a.isFloat(int32(g)) {
 			floats++
 		}
 	}
@@ -733,7 +839,7 @@ func (a *aggState) typedResults(ngroups int) *vector.Vector {
 		case ngroups:
 			out := make([]float64, ngroups)
 			for g := range out {
-				out[g] = a.fsum[g] + float64(a.isum[g])
+				out[g] = a.fsumOf(int32(g)) + float64(a.isum[g])
 			}
 			return &vector.Vector{Type: vector.Float64, F64: out}
 		}
@@ -748,7 +854,7 @@ func (a *aggState) typedResults(ngroups int) *vector.Vector {
 			out.SetNull(g)
 			continue
 		}
-		out.F64[g] = (a.fsum[g] + float64(a.isum[g])) / float64(a.count[g])
+		out.F64[g] = (a.fsumOf(int32(g)) + float64(a.isum[g])) / float64(a.count[g])
 	}
 	return out
 }

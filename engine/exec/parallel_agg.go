@@ -67,6 +67,7 @@ func (a *parallelAgg) consume() error {
 		for _, st := range h.aggs {
 			st.keep = st.seen != nil
 		}
+		h.hint = 0 // a worker sees a share of the rows
 		if err := h.consume(); err != nil {
 			return nil, err
 		}
@@ -153,8 +154,9 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 		if err := a.addInt(g, b.isum[bg]); err != nil {
 			return err
 		}
-		a.fsum[g] += b.fsum[bg]
-		a.float[g] = a.float[g] || b.float[bg]
+		if b.isFloat(bg) {
+			a.addFloat(g, b.fsum[bg])
+		}
 	case plan.AggMin, plan.AggMax:
 		a.count[g] += b.count[bg]
 		x := b.best[bg]

@@ -1,0 +1,43 @@
+package exec
+
+import "sync"
+
+// Large integer arrays of aggregation state (counts, sums, integer group
+// keys) are pooled across queries. A grouping into a million groups needs
+// tens of megabytes of them; fresh from the heap they cost page faults
+// and zeroing every query (measured: 15 ms of a 40 ms GROUP BY a.id over
+// 1M nodes), where a pooled array is only cleared, in cache-friendly
+// memory already mapped.
+var bigInts sync.Pool
+
+// pooledMin is the smallest array worth pooling.
+const pooledMin = 1 << 16
+
+// growInts is growTo for []int64, taking large arrays from the pool.
+func growInts(s []int64, n int) []int64 {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	if n < pooledMin {
+		return growTo(s, n)
+	}
+	var t []int64
+	if p, _ := bigInts.Get().(*[]int64); p != nil && cap(*p) >= n {
+		t = (*p)[:n]
+		clear(t[len(s):])
+	} else {
+		t = make([]int64, n)
+	}
+	copy(t, s)
+	putInts(s)
+	return t
+}
+
+// putInts gives an array back to the pool; the caller must hold no other
+// reference to it.
+func putInts(s []int64) {
+	if cap(s) >= pooledMin {
+		s = s[:0]
+		bigInts.Put(&s)
+	}
+}
