@@ -326,3 +326,29 @@ func BenchmarkAggDictKey(b *testing.B) {
 		}
 	}
 }
+
+// TestPooledStateStartsAtZero runs aggregations one after another so the
+// later ones reuse the pooled arrays of the earlier (statepool.go): their
+// counts and sums must start at zero however the arrays grow.
+func TestPooledStateStartsAtZero(t *testing.T) {
+	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }
+	p := &plan.Aggregate{Keys: []plan.Expr{col(0)},
+		Aggs: []plan.AggCall{{Func: plan.AggCount}, {Func: plan.AggSum, Arg: col(1)}},
+		Cols: []plan.Column{{Name: "k"}, {Name: "n"}, {Name: "s"}}}
+	c := &Context{Ctx: context.Background()}
+	for _, n := range []int{200000, 70000, 150000, 90000} {
+		h, err := newHashAggregate(c, p, &batchesOp{bs: intKeyBatches(n, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := drain(t, h)
+		if len(rows) != n {
+			t.Fatalf("%d groups, want %d", len(rows), n)
+		}
+		for i, r := range rows {
+			if want := fmt.Sprintf("%d|1|1", i); r != want {
+				t.Fatalf("after reuse, %d groups: row %d = %s, want %s", n, i, r, want)
+			}
+		}
+	}
+}

@@ -421,7 +421,9 @@ func (a *aggState) setDur(g int32) {
 // array (append of a made slice would zero twice).
 func growTo[T any](s []T, n int) []T {
 	if n <= cap(s) {
-		return s[:n]
+		t := s[:n]
+		clear(t[len(s):])
+		return t
 	}
 	t := make([]T, n)
 	copy(t, s)

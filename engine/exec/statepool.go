@@ -16,7 +16,9 @@ const pooledMin = 1 << 16
 // growInts is growTo for []int64, taking large arrays from the pool.
 func growInts(s []int64, n int) []int64 {
 	if n <= cap(s) {
-		return s[:n]
+		t := s[:n]
+		clear(t[len(s):]) // a pooled array's spare room holds old values
+		return t
 	}
 	if n < pooledMin {
 		return growTo(s, n)
