@@ -166,7 +166,7 @@ func TestTopKBarMatchesFullSort(t *testing.T) {
 		s[i] = fmt.Sprint(rng.IntN(30))
 	}
 	c := &Context{Ctx: context.Background()}
-	for _, keys := range [][]plan.SortKey{{{Col: 0, Desc: true}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 1}}} {
+	for _, keys := range [][]plan.SortKey{{{Col: 0, Desc: true}}, {{Col: 0}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 1}}} {
 		full, err := newSort(c, &plan.Sort{Keys: keys}, &batchesOp{bs: typedBatches(a, s)})
 		if err != nil {
 			t.Fatal(err)

@@ -148,17 +148,53 @@ func (s *sortOp) consume() error {
 // does. A row equal to the bar by every key loses: it came later.
 func (s *sortOp) contenders(b *vector.Batch) *vector.Batch {
 	s.sel = s.sel[:0]
-	for i := 0; i < b.Rows(); i++ {
-		r := b.Row(i)
-		if s.beatsBar(b, r) {
-			s.sel = append(s.sel, int32(r))
-		}
+	if len(s.keys) == 1 {
+		s.contendersInt(b)
+	} else {
+		s.contendersAny(b)
 	}
 	if len(s.sel) == 0 {
 		return nil
 	}
 	s.view = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: s.sel}
 	return &s.view
+}
+
+// contendersInt is the loop of ORDER BY one INTEGER key against a
+// non-null INTEGER bar: a null row sorts before every number descending
+// and after ascending. Other shapes take contendersAny.
+func (s *sortOp) contendersInt(b *vector.Batch) {
+	k := s.keys[0]
+	v, bar := b.Cols[k.Col], s.cols[k.Col].v
+	if v == nil || bar == nil || v.Type != vector.Int64 || bar.Type != vector.Int64 || bar.IsNull(s.bar) {
+		s.contendersAny(b)
+		return
+	}
+	x := bar.I64[s.bar]
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		var beats bool
+		switch {
+		case v.Valid != nil && !v.Valid.IsValid(r):
+			beats = k.Desc
+		case k.Desc:
+			beats = v.I64[r] > x
+		default:
+			beats = v.I64[r] < x
+		}
+		if beats {
+			s.sel = append(s.sel, int32(r))
+		}
+	}
+}
+
+func (s *sortOp) contendersAny(b *vector.Batch) {
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		if s.beatsBar(b, r) {
+			s.sel = append(s.sel, int32(r))
+		}
+	}
 }
 
 // beatsBar reports whether row r of b sorts strictly before the bar row.
