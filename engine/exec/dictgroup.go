@@ -16,12 +16,9 @@ import (
 type dictKey struct {
 	of    evaluator
 	key   string
-	dicts []*storage.StringDict
-	codes []uint16
+	codes []int32
 	// trans maps each dictionary's codes to group+1 (0: not seen yet).
 	trans map[*storage.StringDict][]int32
-	last  *storage.StringDict
-	lastT []int32
 	one   *vector.Vector // a one-row STRING key for new groups
 	vecs  []*vector.Vector
 }
@@ -40,8 +37,8 @@ func newDictKey(c *Context, keys []plan.Expr) (*dictKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dictKey{of: of, key: p.Key, dicts: make([]*storage.StringDict, vector.Capacity),
-		codes: make([]uint16, vector.Capacity), trans: map[*storage.StringDict][]int32{},
+	return &dictKey{of: of, key: p.Key,
+		codes: make([]int32, vector.Capacity), trans: map[*storage.StringDict][]int32{},
 		one: vector.New(vector.String, 1), vecs: make([]*vector.Vector, 1)}, nil
 }
 
@@ -62,14 +59,23 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 	if err := c.checkDeleted(of, sel, n); err != nil {
 		return false, err
 	}
-	if !c.Tx.GatherNodePropCodes(k, of, sel, n, dk.dicts, dk.codes) {
+	d, ok := c.Tx.GatherNodePropCodes(k, of, sel, n, dk.codes)
+	if !ok {
 		return false, nil
+	}
+	var t []int32
+	if d != nil {
+		if t, ok = dk.trans[d]; !ok {
+			t = make([]int32, len(d.Strs))
+			dk.trans[d] = t
+			h.held += 4 * int64(len(t))
+		}
 	}
 	var keyVec *vector.Vector // the general path's key, for rows without a code
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
-		d := dk.dicts[r]
-		if d == nil {
+		code := dk.codes[r]
+		if code < 0 {
 			if keyVec == nil {
 				if keyVec, err = h.keys[0].eval(b); err != nil {
 					return false, err
@@ -79,22 +85,12 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 			h.gidx[r] = h.lookup(dk.vecs, r)
 			continue
 		}
-		if d != dk.last {
-			t, ok := dk.trans[d]
-			if !ok {
-				t = make([]int32, len(d.Strs))
-				dk.trans[d] = t
-				h.held += 4 * int64(len(t))
-			}
-			dk.last, dk.lastT = d, t
-		}
-		code := dk.codes[r]
-		g := dk.lastT[code]
+		g := t[code]
 		if g == 0 {
 			dk.one.Str[0] = d.Strs[code]
 			dk.vecs[0] = dk.one
 			g = h.lookup(dk.vecs, 0) + 1
-			dk.lastT[code] = g
+			t[code] = g
 		}
 		h.gidx[r] = g - 1
 	}

@@ -113,18 +113,18 @@ func (c *chunk) stringCodes() *chunkCodes {
 }
 
 // GatherNodePropCodes is GatherNodeProp for a string property read as
-// dictionary codes: for each selected row r it sets dicts[r] and
-// codes[r] so that dicts[r].Strs[codes[r]] is the row's value, or
-// dicts[r] = nil where the value is not coded (no value, a value of
-// another type, an id in an open chunk): the caller reads those rows with
-// GatherNodeProp. It returns false, filling nothing, when the column's
-// gather type is not STRING. Rows of one chunk share a dictionary, and
-// the chunks of an opened base share one per column, so a caller caches
-// its work per dictionary.
-func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, dicts []*StringDict, codes []uint16) bool {
+// dictionary codes: it returns the dictionary of the batch and, for each
+// selected row r, codes[r] such that dict.Strs[codes[r]] is the row's
+// value, or codes[r] = -1 where the value has no code in that dictionary
+// (no value, a value of another type, an id in an open chunk, a chunk
+// coded with a dictionary of its own): the caller reads those rows with
+// GatherNodeProp. The chunks of an opened base share one dictionary per
+// column, so there every value has a code. ok is false, and nothing is
+// filled, when the column's gather type is not STRING.
+func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, codes []int32) (dict *StringDict, ok bool) {
 	col := s.nodeCol(k)
 	if col.typ() != vector.String {
-		return false
+		return nil, false
 	}
 	groups := col.groups
 	cnt := n
@@ -132,13 +132,13 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 		cnt = len(sel)
 	}
 	var last *chunk
-	var lastCodes *chunkCodes
+	var lastCodes []uint16 // nil: the last chunk has no codes in dict
 	for i := 0; i < cnt; i++ {
 		r := i
 		if sel != nil {
 			r = int(sel[i])
 		}
-		dicts[r] = nil
+		codes[r] = -1
 		if ids.Valid != nil && !ids.Valid.IsValid(r) {
 			continue
 		}
@@ -152,18 +152,25 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 			continue
 		}
 		if c != last {
-			last, lastCodes = c, c.stringCodes()
+			last, lastCodes = c, nil
+			if cc := c.stringCodes(); cc != nil {
+				if dict == nil {
+					dict = cc.dict
+				}
+				if cc.dict == dict {
+					lastCodes = cc.codes
+				}
+			}
 		}
 		off := int(id & groupMask)
-		if lastCodes == nil || !bitAt(c.valid, off) {
-			continue
+		if lastCodes != nil && c.valid[off>>3]&(1<<(uint(off)&7)) != 0 {
+			codes[r] = int32(lastCodes[off])
 		}
-		dicts[r], codes[r] = lastCodes.dict, lastCodes.codes[off]
 	}
-	return true
+	return dict, true
 }
 
 // GatherNodePropCodes: see Snapshot.GatherNodePropCodes.
-func (tx *Tx) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, dicts []*StringDict, codes []uint16) bool {
-	return tx.view().GatherNodePropCodes(k, ids, sel, n, dicts, codes)
+func (tx *Tx) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	return tx.view().GatherNodePropCodes(k, ids, sel, n, codes)
 }

@@ -15,7 +15,7 @@ import (
 // number of coded rows and of distinct dictionaries seen.
 func checkCodes(t *testing.T, r interface {
 	GatherNodeProp(catalog.KeyID, *vector.Vector, []int32, int, *vector.Vector)
-	GatherNodePropCodes(catalog.KeyID, *vector.Vector, []int32, int, []*StringDict, []uint16) bool
+	GatherNodePropCodes(catalog.KeyID, *vector.Vector, []int32, int, []int32) (*StringDict, bool)
 }, k catalog.KeyID, bound int) (coded, dicts int) {
 	t.Helper()
 	seen := map[*StringDict]bool{}
@@ -25,20 +25,21 @@ func checkCodes(t *testing.T, r interface {
 		for i := range n {
 			ids.IDs[i] = uint64(from + i)
 		}
-		ds, codes := make([]*StringDict, n), make([]uint16, n)
-		if !r.GatherNodePropCodes(k, ids, nil, n, ds, codes) {
+		codes := make([]int32, n)
+		d, ok := r.GatherNodePropCodes(k, ids, nil, n, codes)
+		if !ok {
 			t.Fatalf("column not coded")
 		}
 		want := vector.New(vector.String, n)
 		r.GatherNodeProp(k, ids, nil, n, want)
 		for i := range n {
-			if ds[i] == nil {
+			if codes[i] < 0 {
 				continue
 			}
 			coded++
-			seen[ds[i]] = true
-			if want.IsNull(i) || ds[i].Strs[codes[i]] != want.Str[i] {
-				t.Fatalf("id %d: code reads %q, gather %v", from+i, ds[i].Strs[codes[i]], want.Get(i))
+			seen[d] = true
+			if want.IsNull(i) || d.Strs[codes[i]] != want.Str[i] {
+				t.Fatalf("id %d: code reads %q, gather %v", from+i, d.Strs[codes[i]], want.Get(i))
 			}
 		}
 	}
@@ -66,9 +67,11 @@ func TestDictCodes(t *testing.T) {
 		}
 	}
 	mustCommit(t, tx)
+	// Chunks sealed at commit are coded each with a dictionary of its
+	// own; a batch of 1000 ids takes the first chunk's.
 	coded, _ := checkCodes(t, s.Snapshot(), k, n)
-	if want := 3 * GroupSize * 9 / 10; coded < want-10 {
-		t.Fatalf("%d coded rows, want about %d (the sealed groups' values)", coded, want)
+	if coded < GroupSize*9/10 {
+		t.Fatalf("%d coded rows, want at least the first group's values", coded)
 	}
 
 	// Writes into sealed chunks (new values and a removal) replace them
@@ -89,10 +92,10 @@ func TestDictCodes(t *testing.T) {
 	checkCodes(t, old, k, n)
 	ids := vector.New(vector.Node, 2)
 	ids.IDs[0], ids.IDs[1] = 0, 9
-	ds, codes := make([]*StringDict, 2), make([]uint16, 2)
-	s.Snapshot().GatherNodePropCodes(k, ids, nil, 2, ds, codes)
-	if ds[0] == nil || ds[0].Strs[codes[0]] != "new0" || ds[1] != nil {
-		t.Fatalf("after the write: node 0 coded %v, node 9 coded %v", ds[0] != nil, ds[1] != nil)
+	codes := make([]int32, 2)
+	d, _ := s.Snapshot().GatherNodePropCodes(k, ids, nil, 2, codes)
+	if codes[0] < 0 || d.Strs[codes[0]] != "new0" || codes[1] >= 0 {
+		t.Fatalf("after the write: node 0 code %d, node 9 code %d", codes[0], codes[1])
 	}
 
 	dir := t.TempDir()
@@ -126,7 +129,7 @@ func TestDictCodesMixedColumn(t *testing.T) {
 	}
 	mustCommit(t, tx)
 	ids := vector.New(vector.Node, 1)
-	if s.Snapshot().GatherNodePropCodes(k, ids, nil, 1, make([]*StringDict, 1), make([]uint16, 1)) {
+	if _, ok := s.Snapshot().GatherNodePropCodes(k, ids, nil, 1, make([]int32, 1)); ok {
 		t.Fatalf("a mixed column reported codes")
 	}
 }
