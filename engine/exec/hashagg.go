@@ -360,9 +360,14 @@ type aggState struct {
 	seen  map[string]struct{} // DISTINCT: group number + value key
 	ids   [idKinds]pairSet    // DISTINCT integers, nodes, relationships (pairset.go)
 	// global: the aggregate has one group (no keys), so DISTINCT nodes
-	// and relationships are checked in bitsets over their ids.
+	// and relationships are checked in bitsets over their ids (dense,
+	// below the store's bound), allocated in blocks as ids are met so a
+	// point query pays for what it sees (visitset.go). Walks reach nodes
+	// in clustered id order, so the bit tests stay in cache where a
+	// hashed set scatters them: on count(DISTINCT c) over 121,671 nodes
+	// the set's probes and growth cost 15 ms, the bitset about 1 ms.
 	global bool
-	idBits [idKinds]idBits
+	idBits [idKinds]visitSet
 	key    []byte
 	held   int64 // estimated bytes of values kept (collect, DISTINCT)
 	// keep makes a DISTINCT aggregate also keep each group's distinct
@@ -575,11 +580,11 @@ func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
 	if k, x, ok := distinctID(v, r); ok {
 		if a.global && k != idKindInt {
 			bits := &a.idBits[k]
-			before := len(*bits)
+			before := len(bits.touched)
 			if !bits.add(x) {
 				return false
 			}
-			a.held += 8 * int64(len(*bits)-before)
+			a.held += visitWords * 8 * int64(len(bits.touched)-before)
 			return true
 		}
 		set := &a.ids[k]

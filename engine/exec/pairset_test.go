@@ -41,12 +41,11 @@ func TestPairSet(t *testing.T) {
 	}
 }
 
-// TestIDBitsAndVisitSet checks both bitsets against a map, over ids far
-// apart (new blocks, growth) and close together (shared words), and the
-// visit set again after clear.
-func TestIDBitsAndVisitSet(t *testing.T) {
+// TestVisitSet checks the bitset against a map, over ids far apart (new
+// blocks, growth) and close together (shared words), and again after
+// clear.
+func TestVisitSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	var b idBits
 	var v visitSet
 	for round := range 3 {
 		want := map[uint64]bool{}
@@ -54,11 +53,6 @@ func TestIDBitsAndVisitSet(t *testing.T) {
 			x := uint64(rng.IntN(5000))
 			if i%3 == 0 {
 				x = uint64(rng.IntN(1 << 22))
-			}
-			if round == 0 {
-				if got := b.add(x); got != !want[x] {
-					t.Fatalf("idBits.add(%d) = %v, want %v", x, got, !want[x])
-				}
 			}
 			if v.has(x) != want[x] {
 				t.Fatalf("round %d: has(%d) = %v, want %v", round, x, !want[x], want[x])
