@@ -142,7 +142,7 @@ func (h *hashAggregate) consume() error {
 				h.reserve(h.hint)
 			}
 		}
-		held := h.held
+		held := h.held + h.ints.bytes()
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
 				return err
