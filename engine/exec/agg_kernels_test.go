@@ -352,3 +352,18 @@ func TestPooledStateStartsAtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestDictKeyParallel groups on codes in parallel workers, which code the
+// store's sealed chunks concurrently on first use, and compares with one
+// worker.
+func TestDictKeyParallel(t *testing.T) {
+	st := parallelStore(t, 6*storage.GroupSize+100)
+	p := aggregate(scanP(), []plan.Expr{prop(0, "name")},
+		plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: prop(0, "v")})
+	want, _ := runPar(t, st, p, 1, false)
+	for range 3 {
+		if got, _ := runPar(t, st, p, 4, false); !slices.Equal(got, want) {
+			t.Fatalf("4 workers\n%v\none\n%v", got, want)
+		}
+	}
+}
