@@ -265,6 +265,9 @@ func rowsBound(c *Context, in plan.Operator) int {
 
 // reserve sizes the group state for n groups.
 func (h *hashAggregate) reserve(n int) {
+	if len(h.keys) == 1 {
+		h.ints.reserveDense(n)
+	}
 	for _, a := range h.aggs {
 		a.grow(n)
 	}

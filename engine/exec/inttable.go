@@ -119,5 +119,17 @@ func (t *intTable) insertHash(k int64, v int32) {
 	t.n++
 }
 
+// reserveDense sizes the direct-mapped array for keys below n at once,
+// when every key so far was direct-mapped (a grouping by id that will
+// make about n groups); the array then never grows by copying.
+func (t *intTable) reserveDense(n int) {
+	if t.n > 0 || n <= len(t.dense) || n >= 1<<31-1 {
+		return
+	}
+	grown := make([]int32, n)
+	copy(grown, t.dense)
+	t.dense = grown
+}
+
 // bytes is the memory the table holds, for the query's budget.
 func (t *intTable) bytes() int64 { return 4*int64(len(t.dense)) + 12*int64(len(t.keys)) }
