@@ -11,8 +11,10 @@ import (
 // string: a row costs a table load, and each distinct (dictionary, code)
 // pair goes through the string-keyed group map once, so the groups are
 // exactly those of the general path, which takes the rows a code does not
-// cover (no value, a chunk written since it was sealed). On GROUP BY
-// p.city over 1M nodes (200 cities): 28 ms of hashing became about 2 ms.
+// cover (no value, a chunk written since it was sealed). Q2 at scale M
+// (GROUP BY p.city over 1M nodes, 200 cities, with avg(p.age)): 20 ms
+// with string hashing, 9 ms on codes, of which the scan and grouping
+// alone (without the avg) are 4.4 ms on 2 workers.
 type dictKey struct {
 	of    evaluator
 	key   string

@@ -9,8 +9,9 @@ import "math/bits"
 //
 // Keys in [0, len(dense)) live in a direct-mapped array: ids and other
 // small non-negative keys are the common grouping key, and a direct load
-// beats any hash (on 1M groups by a.id: about 3 ns a row against 25 for
-// the hashed part, which misses cache on every new key). The array only
+// beats any hash, which misses cache on every new key (BenchmarkAggIntKeys
+// Dense against Hashed: 1M groups in 89 against 146 ms on a loaded
+// machine, a third of the bytes allocated). The array only
 // grows while it stays dense (at most denseSlack slots per group plus a
 // fixed start), so a few huge keys cannot make it large; every other key
 // lives in an open-addressing table with linear probing over two flat

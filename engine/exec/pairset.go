@@ -11,8 +11,9 @@ import (
 // addressing with linear probing over two flat slices kept at most half
 // full, so a check is one multiply and a probe or two, where the generic
 // path (a Go map over byte keys, rowkey.go) encodes, hashes and often
-// grows a map per value. Measured on count(DISTINCT c) over 121,671 node
-// rows: 25 ms with the map, about 2 ms with this set.
+// grows a map per value (25 ms of Q6's count(DISTINCT c) over 121,671
+// node rows at scale M went to that map; a global aggregate now takes a
+// bitset instead, see aggState.global, and the Aggregate costs 1 ms).
 type pairSet struct {
 	vals  []uint64
 	grps  []int32 // group+1; 0 marks an empty slot

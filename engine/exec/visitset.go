@@ -6,8 +6,9 @@ package exec
 // few nodes costs a few blocks, never O(|V|), and a search over a large
 // part of the graph tests and sets bits with one load and one store.
 // Roaring's array containers insert in sorted order with a memmove per
-// new id; on a 3-hop reach of 121,671 nodes that cost 10 ms against
-// about 1 ms here. A set is reused across searches (Clear keeps the
+// new id: Q6's 3-hop reach of 121,671 nodes at scale M took 10.6 ms in
+// VariableLengthExpand with roaring, 3.3 ms with this set (and pooled
+// buffers, reach.go). A set is reused across searches (clear keeps the
 // blocks for the next one).
 type visitSet struct {
 	blocks  []*[visitWords]uint64
