@@ -28,7 +28,8 @@ type sortOp struct {
 	// bar is the buffered row a new row must beat to enter the top k
 	// (the worst of the k best after a prune), -1 while there is none.
 	// Rows that do not beat it are dropped on arrival, before they are
-	// charged or copied: on 1M rows with LIMIT 10 almost every row.
+	// charged or copied: on 1M rows with LIMIT 10 almost every row
+	// (BenchmarkTopK: 19.6 ms buffering and pruning, 1.7 ms dropping).
 	bar  int
 	sel  []int32
 	view vector.Batch
