@@ -2,40 +2,100 @@ package exec
 
 import "math/bits"
 
-// intTable maps int64 grouping keys to group numbers: open addressing
-// with linear probing over two flat slices, kept at most half full. It
-// replaces a Go map on the hash aggregate's hottest path (GROUP BY an
-// integer id), where a map costs two hashed probes per new key and a
-// pointer-chasing rehash as it grows.
+// intTable maps int64 grouping keys to group numbers. It replaces a Go
+// map on the hash aggregate's hottest path (GROUP BY an integer id),
+// where a map costs two hashed probes per new key and a pointer-chasing
+// rehash as it grows.
+//
+// Keys in [0, len(dense)) live in a direct-mapped array: ids and other
+// small non-negative keys are the common grouping key, and a direct load
+// beats any hash, which misses cache on every new key (BenchmarkAggIntKeys
+// Dense against Hashed: 1M groups in 89 against 146 ms on a loaded
+// machine, a third of the bytes allocated). The array only
+// grows while it stays dense (at most denseSlack slots per group plus a
+// fixed start), so a few huge keys cannot make it large; every other key
+// lives in an open-addressing table with linear probing over two flat
+// slices, kept at most half full. When the array grows it takes over the
+// hashed keys of its new range, so a key is always in exactly one part.
 type intTable struct {
+	dense []int32 // group+1 of key k at dense[k]; 0 marks no group
 	keys  []int64
 	vals  []int32 // group+1; 0 marks an empty slot
-	n     int
-	shift uint // 64 - log2(len(keys))
+	n     int     // keys in the hashed part
+	total int     // keys in both parts
+	shift uint    // 64 - log2(len(keys))
 }
 
-// slot returns the slot holding k, or the empty slot where k belongs. It
-// may grow the table, so a slot is only good until the next call.
-func (t *intTable) slot(k int64) int {
+const (
+	denseStart = 1 << 16 // keys below this are always direct-mapped
+	denseSlack = 4       // array slots allowed per group
+)
+
+// ref returns the cell holding k's group+1, or the empty cell (0) where
+// the caller stores group+1 for a new k. Storing a nonzero value in an
+// empty cell is the insertion: the caller must do so before the next
+// call, and a cell is only good until then.
+func (t *intTable) ref(k int64) *int32 {
+	if uint64(k) < uint64(len(t.dense)) {
+		return t.count(&t.dense[k])
+	}
+	if k >= 0 && k < 1<<31-1 && k < int64(denseStart+denseSlack*(t.total+1)) {
+		t.growDense(k)
+		return t.count(&t.dense[k])
+	}
 	if 2*(t.n+1) > len(t.keys) {
-		t.grow()
+		t.growHash()
 	}
 	mask := uint64(len(t.keys) - 1)
 	i := (uint64(k) * 0x9E3779B97F4A7C15) >> t.shift
 	for t.vals[i] != 0 && t.keys[i] != k {
 		i = (i + 1) & mask
 	}
-	return int(i)
+	if t.vals[i] == 0 {
+		t.keys[i] = k
+		t.n++
+		t.total++
+	}
+	return &t.vals[i]
 }
 
-// put stores group g for k, which must not be in the table yet, at the
-// slot slot returned for it.
-func (t *intTable) put(i int, k int64, g int32) {
-	t.keys[i], t.vals[i] = k, g+1
-	t.n++
+// count counts a dense cell about to be filled.
+func (t *intTable) count(c *int32) *int32 {
+	if *c == 0 {
+		t.total++
+	}
+	return c
 }
 
-func (t *intTable) grow() {
+// growDense extends the array to cover k (at least doubling it) and moves
+// the hashed keys it now covers into it.
+func (t *intTable) growDense(k int64) {
+	size := max(int64(2*len(t.dense)), k+1, 1024)
+	size = min(size, max(k+1, int64(denseStart+denseSlack*(t.total+1))))
+	grown := make([]int32, size)
+	copy(grown, t.dense)
+	t.dense = grown
+	if t.n == 0 {
+		return
+	}
+	old, oldVals := t.keys, t.vals
+	t.keys, t.vals, t.n = nil, nil, 0
+	for i, v := range oldVals {
+		if v == 0 {
+			continue
+		}
+		if uint64(old[i]) < uint64(len(t.dense)) {
+			t.dense[old[i]] = v
+			continue
+		}
+		if 2*(t.n+1) > len(t.keys) {
+			t.growHash()
+		}
+		t.insertHash(old[i], v)
+	}
+}
+
+func (t *intTable) growHash() {
 	size := max(1024, 2*len(t.keys))
 	old, oldVals := t.keys, t.vals
 	t.keys, t.vals = make([]int64, size), make([]int32, size)
@@ -43,7 +103,34 @@ func (t *intTable) grow() {
 	t.n = 0
 	for i, v := range oldVals {
 		if v != 0 {
-			t.put(t.slot(old[i]), old[i], v-1)
+			t.insertHash(old[i], v)
 		}
 	}
 }
+
+// insertHash puts a key known to be absent into the hashed part, which
+// has room.
+func (t *intTable) insertHash(k int64, v int32) {
+	mask := uint64(len(t.keys) - 1)
+	i := (uint64(k) * 0x9E3779B97F4A7C15) >> t.shift
+	for t.vals[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = k, v
+	t.n++
+}
+
+// reserveDense sizes the direct-mapped array for keys below n at once,
+// when every key so far was direct-mapped (a grouping by id that will
+// make about n groups); the array then never grows by copying.
+func (t *intTable) reserveDense(n int) {
+	if t.n > 0 || n <= len(t.dense) || n >= 1<<31-1 {
+		return
+	}
+	grown := make([]int32, n)
+	copy(grown, t.dense)
+	t.dense = grown
+}
+
+// bytes is the memory the table holds, for the query's budget.
+func (t *intTable) bytes() int64 { return 4*int64(len(t.dense)) + 12*int64(len(t.keys)) }

@@ -16,23 +16,31 @@ func TestIntTable(t *testing.T) {
 	for i := range 20000 {
 		keys = append(keys, int64(i)<<20, rng.Int64N(5000)-2500)
 	}
+	// Large keys first land in the hashed part, then the dense array
+	// grows over them as groups accumulate.
+	for i := range 300000 {
+		keys = append(keys, int64(300000-i), int64(i)*3)
+	}
 	for _, k := range keys {
-		i := tab.slot(k)
-		got, found := tab.vals[i]-1, tab.vals[i] != 0
+		cell := tab.ref(k)
+		got, found := *cell-1, *cell != 0
 		g, ok := want[k]
 		if found != ok || (ok && got != g) {
 			t.Fatalf("key %d: got (%d, %v), want (%d, %v)", k, got, found, g, ok)
 		}
 		if !ok {
 			want[k] = int32(len(want))
-			tab.put(i, k, want[k])
+			*cell = want[k] + 1
 		}
 	}
-	if tab.n != len(want) {
-		t.Fatalf("%d entries, want %d", tab.n, len(want))
+	if tab.total != len(want) {
+		t.Fatalf("%d entries, want %d", tab.total, len(want))
+	}
+	if len(tab.dense) < 900000 || tab.n == 0 {
+		t.Fatalf("dense array of %d, %d hashed keys: both parts should be in use", len(tab.dense), tab.n)
 	}
 	for k, g := range want {
-		if i := tab.slot(k); tab.vals[i]-1 != g || tab.keys[i] != k {
+		if cell := tab.ref(k); *cell-1 != g {
 			t.Fatalf("key %d lost after growth", k)
 		}
 	}

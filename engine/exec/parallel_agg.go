@@ -1,8 +1,7 @@
 package exec
 
 import (
-	"encoding/binary"
-
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -68,6 +67,7 @@ func (a *parallelAgg) consume() error {
 		for _, st := range h.aggs {
 			st.keep = st.seen != nil
 		}
+		h.hint = 0 // a worker sees a share of the rows
 		if err := h.consume(); err != nil {
 			return nil, err
 		}
@@ -120,11 +120,9 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 		if int(bg) < len(b.dvals) {
 			for _, x := range b.dvals[bg] {
 				one.Any[0] = x
-				a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), one, 0)
-				if _, dup := a.seen[string(a.key)]; dup {
+				if !a.firstSeen(g, one, 0) {
 					continue
 				}
-				a.seen[string(a.key)] = struct{}{}
 				if (a.call.Func == plan.AggPercentileCont || a.call.Func == plan.AggPercentileDisc) && len(a.lists[g]) == 0 {
 					a.pct[g] = b.pct[bg]
 				}
@@ -139,12 +137,26 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 	case plan.AggCount:
 		a.count[g] += b.count[bg]
 	case plan.AggSum, plan.AggAvg:
+		// A group sums numbers or durations; meeting both is an error
+		// whichever worker saw which.
+		if b.isDur(bg) {
+			if a.count[g] > 0 && !a.isDur(g) {
+				return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
+			}
+			a.setDur(g)
+			a.count[g] += b.count[bg]
+			return a.addDuration(g, b.dsum[bg])
+		}
+		if b.count[bg] > 0 && a.isDur(g) {
+			return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
+		}
 		a.count[g] += b.count[bg]
 		if err := a.addInt(g, b.isum[bg]); err != nil {
 			return err
 		}
-		a.fsum[g] += b.fsum[bg]
-		a.float[g] = a.float[g] || b.float[bg]
+		if b.isFloat(bg) {
+			a.addFloat(g, b.fsum[bg])
+		}
 	case plan.AggMin, plan.AggMax:
 		a.count[g] += b.count[bg]
 		x := b.best[bg]

@@ -1,7 +1,8 @@
 package exec
 
 import (
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"sync"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -35,21 +36,31 @@ type reach struct {
 	row  int
 	into uint64 // the bound far end of the current row, when Into >= 0
 
-	visited  *roaring64.Bitmap
-	seen     *roaring64.Bitmap // closedTrail's own visited set
-	found    []uint64          // far ends of the current row still to emit
-	next     int
-	frontier []uint64
-	nextLvl  []uint64
-	nbrs     []uint64
-	rels     []uint64
+	*reachState // nil until the first Next and again after the last
+	next        int
 
 	idx []int32
 	out *vector.Batch
 }
 
+// reachState is a search's visited sets and buffers. They are pooled
+// across queries: a reach over a large part of the graph grows them to
+// hundreds of thousands of ids, and growing them afresh per query cost
+// more (page faults, copying) than the search itself.
+type reachState struct {
+	visited  visitSet
+	seen     visitSet // closedTrail's own visited set
+	found    []uint64 // far ends of the current row still to emit
+	frontier []uint64
+	nextLvl  []uint64
+	nbrs     []uint64
+	rels     []uint64
+}
+
+var reachStates = sync.Pool{New: func() any { return new(reachState) }}
+
 func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
-	return &reach{c: c, p: p, in: in, props: props, visited: roaring64.New(), seen: roaring64.New(),
+	return &reach{c: c, p: p, in: in, props: props,
 		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 }
 
@@ -75,6 +86,10 @@ func (r *reach) Next() (*vector.Batch, error) {
 	if err := r.c.checkCancel(); err != nil {
 		return nil, err
 	}
+	if r.reachState == nil {
+		r.reachState = reachStates.Get().(*reachState)
+		r.found, r.next = r.found[:0], 0
+	}
 	r.idx = r.idx[:0]
 	nin := len(r.p.Input.Columns())
 	var ends []uint64
@@ -99,6 +114,11 @@ func (r *reach) Next() (*vector.Batch, error) {
 		}
 	}
 	if len(r.idx) == 0 {
+		st := r.reachState
+		st.visited.clear()
+		st.seen.clear()
+		r.reachState = nil
+		reachStates.Put(st)
 		return nil, nil
 	}
 	for i, src := range r.inb.Cols[:nin] {
@@ -159,7 +179,7 @@ func (r *reach) advance() (bool, error) {
 // search collects the far ends reachable from start within Min..Max.
 func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
-	r.visited.Clear()
+	r.visited.clear()
 	keep := func(n uint64) {
 		if r.p.Into >= 0 {
 			if n == r.into {
@@ -175,7 +195,7 @@ func (r *reach) search(start uint64) error {
 	// left by, which is no trail: the start is decided apart (below).
 	loopBack := r.p.Min == 1 && r.p.Dir == plan.Both
 	if r.p.Min == 0 || loopBack {
-		r.visited.Add(start)
+		r.visited.add(start)
 	}
 	if r.p.Min == 0 {
 		keep(start)
@@ -196,7 +216,7 @@ func (r *reach) search(start uint64) error {
 				if r.props != nil && !r.props.match(tx, r.rels[i]) {
 					continue
 				}
-				if r.visited.CheckedAdd(v) {
+				if r.visited.add(v) {
 					keep(v)
 					r.nextLvl = append(r.nextLvl, v)
 				}
@@ -240,8 +260,8 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		if limit != plan.Unbounded {
 			limit--
 		}
-		r.seen.Clear()
-		r.seen.Add(x)
+		r.seen.clear()
+		r.seen.add(x)
 		r.frontier = append(r.frontier[:0], x)
 		for depth := 1; len(r.frontier) > 0 && (limit == plan.Unbounded || depth <= limit); depth++ {
 			if err := r.c.checkCancel(); err != nil {
@@ -258,7 +278,7 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 					if v == start {
 						return true, nil
 					}
-					if r.seen.CheckedAdd(v) {
+					if r.seen.add(v) {
 						r.nextLvl = append(r.nextLvl, v)
 					}
 				}

@@ -278,6 +278,7 @@ func decodeColumn(raw []byte, bound uint64) (*column, error) {
 	d := &decoder{b: raw, p: len(colMagic)}
 	n := d.count(1 + 1 + validBytes)
 	c := &column{}
+	var dict dictBuilder
 	last := -1
 	for range n {
 		g := d.uvarint()
@@ -288,7 +289,7 @@ func decodeColumn(raw []byte, bound uint64) (*column, error) {
 			return nil, fmt.Errorf("chunk of group %d out of order or past the id bound %d", g, bound)
 		}
 		last = int(g)
-		ch := d.chunk()
+		ch := d.chunk(&dict)
 		if d.err != nil {
 			break
 		}
@@ -316,7 +317,7 @@ func decodeColumn(raw []byte, bound uint64) (*column, error) {
 }
 
 // chunk decodes one chunk record after its group number.
-func (d *decoder) chunk() *chunk {
+func (d *decoder) chunk(shared *dictBuilder) *chunk {
 	typ := vector.Type(d.u8())
 	switch typ {
 	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Any:
@@ -378,6 +379,9 @@ func (d *decoder) chunk() *chunk {
 					}
 					c.str[r] = dict[codes[r]]
 				}
+			}
+			if d.err == nil && codes != nil && rows == GroupSize {
+				shared.codeChunk(c, dict, codes)
 			}
 		default:
 			d.fail("string encoding %d", enc)

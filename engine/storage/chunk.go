@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,6 +71,9 @@ type chunk struct {
 	sarr   *array.String
 	side   map[uint16]vector.Value
 	counts [numTypes]int32
+	// codes are the dictionary codes of a sealed String chunk, set at
+	// decode or on first use (dict.go); writes drop them.
+	codes atomic.Pointer[chunkCodes]
 }
 
 func newChunk(owner uint64, typ vector.Type) *chunk {
@@ -168,6 +172,7 @@ func (c *chunk) set(r int, v vector.Value) {
 		panic("BUG: storage: set on a sealed chunk")
 	}
 	c.clear(r)
+	c.codes.Store(nil)
 	t := vector.TypeOf(v)
 	c.counts[t]++
 	if t != c.typ {
@@ -199,6 +204,7 @@ func (c *chunk) set(r int, v vector.Value) {
 
 // clear removes row r's value, if any. The chunk must be open.
 func (c *chunk) clear(r int) {
+	c.codes.Store(nil)
 	if bitAt(c.valid, r) {
 		clearBit(c.valid, r)
 		c.counts[c.typ]--
