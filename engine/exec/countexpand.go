@@ -30,6 +30,11 @@ type countExpand struct {
 	sets []nodeSet // far-end labels of each hop
 	last []int64   // two hops: the last hop's count per node
 
+	// grouped, one hop over bare bases: Next reads degrees from these
+	// offsets arrays for start's nodes from pos on
+	degrees [][]uint64
+	start   nodeSpan
+
 	nodes  []uint64 // grouped: start nodes with a nonzero count
 	counts []int64  // and their counts
 	total  int64
@@ -75,6 +80,9 @@ func (e *countExpand) Next() (*vector.Batch, error) {
 			return e.out, nil
 		}
 	}
+	if e.degrees != nil {
+		return e.nextDegrees()
+	}
 	if !e.p.Grouped || e.pos >= len(e.nodes) {
 		return nil, nil
 	}
@@ -82,6 +90,33 @@ func (e *countExpand) Next() (*vector.Batch, error) {
 	copy(e.out.Cols[0].IDs[:n], e.nodes[e.pos:])
 	copy(e.out.Cols[1].I64[:n], e.counts[e.pos:])
 	e.pos += n
+	e.out.Len, e.out.Sel = n, nil
+	return e.out, nil
+}
+
+// nextDegrees fills a batch with the next start nodes of nonzero degree
+// and their degrees.
+func (e *countExpand) nextDegrees() (*vector.Batch, error) {
+	if err := e.c.checkCancel(); err != nil {
+		return nil, err
+	}
+	ids, cnts := e.out.Cols[0].IDs, e.out.Cols[1].I64
+	n, from := 0, e.pos
+	for n < vector.Capacity && e.pos < e.start.n {
+		a := e.start.lo + uint32(e.pos)
+		if e.start.ids != nil {
+			a = e.start.ids[e.pos]
+		}
+		e.pos++
+		if d := degreeSum(e.degrees, int(a)); d > 0 {
+			ids[n], cnts[n] = uint64(a), d
+			n++
+		}
+	}
+	e.c.Stats.DBHits += int64((e.pos - from) * len(e.degrees))
+	if n == 0 {
+		return nil, nil
+	}
 	e.out.Len, e.out.Sel = n, nil
 	return e.out, nil
 }
@@ -141,6 +176,12 @@ func (e *countExpand) run() error {
 	var degrees [][]uint64 // one hop over bare bases: degrees from offsets
 	if e.last == nil && e.sets[0] == nil {
 		degrees, _ = cleanOffsets(e.hops[0])
+		if p.Grouped && degrees != nil {
+			// Per-node degrees cost less to compute batch by batch in
+			// Next than to materialise (fresh memory costs page faults).
+			e.degrees, e.start = degrees, start
+			return nil
+		}
 	}
 	err := e.parallel(start, func(w *countWorker, ids []uint32) {
 		if p.Grouped {
