@@ -24,6 +24,11 @@ type expand struct {
 	adjs      []adjList
 	toLabels  []catalog.LabelID
 	toMissing bool // a far-end label does not exist: nothing matches
+	// covered is set when the far-end labels are carried by every live
+	// node of the snapshot read (RuleLabelCover): toLabels then holds
+	// nothing to test while the statement has not written.
+	covered   bool
+	allLabels []catalog.LabelID // the far-end labels, for after a write
 
 	inb  *vector.Batch // current input batch
 	pos  int           // next logical row of inb to expand
@@ -80,6 +85,27 @@ func (e *expand) open() {
 		}
 		e.toLabels = append(e.toLabels, id)
 	}
+	e.allLabels = e.toLabels
+	if len(e.toLabels) > 0 && !e.toMissing && e.c.Rules.On(plan.RuleLabelCover) && !tx.Writes() {
+		e.covered = labelsCover(tx, e.toLabels)
+		if e.covered {
+			e.toLabels = nil
+		}
+	}
+}
+
+// labelsCover reports whether every live node carries each of labels: a
+// label's bitmap is a subset of the live set, so equal cardinalities mean
+// equal sets. Every neighbour in an adjacency is live (a node with
+// relationships cannot be deleted), so the far-end test then always holds.
+func labelsCover(tx *storage.Tx, labels []catalog.LabelID) bool {
+	live := tx.LiveNodes().GetCardinality()
+	for _, l := range labels {
+		if tx.LabelNodes(l).GetCardinality() != live {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *expand) Next() (*vector.Batch, error) {
@@ -135,6 +161,14 @@ func (e *expand) nodeCol() *vector.Vector {
 // emit moves neighbours of the current row that pass the far-end checks
 // into the output, until the output is full or the list is exhausted.
 func (e *expand) emit(relCol, nodeCol *vector.Vector) {
+	if e.covered && e.c.Tx.Writes() {
+		// The statement wrote since open: labels may have changed.
+		e.covered, e.toLabels = false, e.allLabels
+	}
+	if e.p.Into < 0 && len(e.p.Distinct) == 0 && len(e.toLabels) == 0 && !e.toMissing {
+		e.emitAll(relCol, nodeCol)
+		return
+	}
 	in := e.inb.Cols
 	into := e.into
 	tx := e.c.Tx
@@ -164,6 +198,21 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 		}
 		e.idx = append(e.idx, int32(e.row))
 	}
+}
+
+// emitAll is emit without checks: the list is copied in bulk.
+func (e *expand) emitAll(relCol, nodeCol *vector.Vector) {
+	k := len(e.idx)
+	m := min(len(e.nbrs)-e.next, vector.Capacity-k)
+	copy(relCol.IDs[k:k+m], e.rels[e.next:e.next+m])
+	copy(nodeCol.IDs[k:k+m], e.nbrs[e.next:e.next+m])
+	e.next += m
+	row := int32(e.row)
+	idx := e.idx[:k+m]
+	for i := k; i < k+m; i++ {
+		idx[i] = row
+	}
+	e.idx = idx
 }
 
 // advance loads the neighbour list of the next input row, pulling a new

@@ -112,7 +112,11 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &filterOp{c: c, in: in, pred: pred}, nil
+		gen := &filterOp{c: c, in: in, pred: pred}
+		if rf := newRangeFilter(c, p.Pred, in, gen); rf != nil {
+			return rf, nil
+		}
+		return gen, nil
 	case *plan.Project:
 		return newProject(c, p, in)
 	case *plan.Aggregate:

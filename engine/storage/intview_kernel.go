@@ -1,0 +1,196 @@
+package storage
+
+import (
+	"math"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Kernels over an IntView. Each is one generic loop per encoded width; a
+// value test is a single unsigned compare (e-from <= span) whatever the
+// operator, and the selection is appended branch-free (the slot is always
+// written, the length advanced by the test), so a selective filter costs
+// no mispredicted branches.
+
+// SelectRange appends to dst (which must have room for every candidate
+// row: cap(dst) >= len(dst)+rows) the rows r of sel (0..n-1 when sel is
+// nil) whose id ids.IDs[r] is valid and has a value in [lo, hi]; rows
+// keep their order. It is the filter `prop >= lo AND prop <= hi` with
+// Cypher's null semantics: an id without the property (or a null id) is
+// never selected.
+func (v *IntView) SelectRange(dst []int32, ids *vector.Vector, sel []int32, n int, lo, hi int64) []int32 {
+	switch {
+	case v.u8 != nil:
+		return selectRange(v, v.u8, math.MaxUint8, dst, ids, sel, n, lo, hi)
+	case v.u16 != nil:
+		return selectRange(v, v.u16, math.MaxUint16, dst, ids, sel, n, lo, hi)
+	case v.u32 != nil:
+		return selectRange(v, v.u32, math.MaxUint32, dst, ids, sel, n, lo, hi)
+	}
+	return selectRange(v, v.u64, math.MaxUint64, dst, ids, sel, n, lo, hi)
+}
+
+func selectRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, dst []int32, ids *vector.Vector, sel []int32, n int, lo, hi int64) []int32 {
+	from, span, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return dst
+	}
+	f, s := T(from), T(span)
+	if v.valid != nil || ids.Valid != nil {
+		return selectRangeSlow(v, vals, f, s, dst, ids, sel, n)
+	}
+	k := len(dst)
+	dst = dst[:cap(dst)]
+	id := ids.IDs
+	nv := uint64(len(vals))
+	if sel == nil {
+		for r, x := range id[:n] {
+			dst[k] = int32(r)
+			if x < nv && vals[x]-f <= s {
+				k++
+			}
+		}
+		return dst[:k]
+	}
+	for _, r := range sel {
+		x := id[r]
+		dst[k] = r
+		if x < nv && vals[x]-f <= s {
+			k++
+		}
+	}
+	return dst[:k]
+}
+
+// selectRangeSlow is SelectRange when the view or the ids have nulls.
+func selectRangeSlow[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, f, s T, dst []int32, ids *vector.Vector, sel []int32, n int) []int32 {
+	nv := uint64(len(vals))
+	test := func(r int) {
+		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+			return
+		}
+		x := ids.IDs[r]
+		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
+			return
+		}
+		if vals[x]-f <= s {
+			dst = append(dst, int32(r))
+		}
+	}
+	if sel == nil {
+		for r := 0; r < n; r++ {
+			test(r)
+		}
+	} else {
+		for _, r := range sel {
+			test(int(r))
+		}
+	}
+	return dst
+}
+
+// CountRange counts the ids of [from, to) that have a value in [lo, hi]:
+// `count(*) WHERE prop in range` over a contiguous id range, read straight
+// from the view.
+func (v *IntView) CountRange(from, to uint64, lo, hi int64) int64 {
+	to = min(to, v.n)
+	if from >= to {
+		return 0
+	}
+	switch {
+	case v.u8 != nil:
+		return countRange(v, v.u8, math.MaxUint8, from, to, lo, hi)
+	case v.u16 != nil:
+		return countRange(v, v.u16, math.MaxUint16, from, to, lo, hi)
+	case v.u32 != nil:
+		return countRange(v, v.u32, math.MaxUint32, from, to, lo, hi)
+	}
+	return countRange(v, v.u64, math.MaxUint64, from, to, lo, hi)
+}
+
+func countRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, from, to uint64, lo, hi int64) int64 {
+	f64, s64, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return 0
+	}
+	f, s := T(f64), T(s64)
+	var cnt int64
+	if v.valid == nil {
+		for _, e := range vals[from:to] {
+			if e-f <= s {
+				cnt++
+			}
+		}
+		return cnt
+	}
+	for x := from; x < to; x++ {
+		if v.valid[x>>6]&(1<<(x&63)) != 0 && vals[x]-f <= s {
+			cnt++
+		}
+	}
+	return cnt
+}
+
+// Gather fills the INTEGER vector out like GatherNodeProp: row r (of sel,
+// or 0..n-1) gets the value of id ids.IDs[r], or null.
+func (v *IntView) Gather(ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	switch {
+	case v.u8 != nil:
+		gatherView(v, v.u8, ids, sel, n, out)
+	case v.u16 != nil:
+		gatherView(v, v.u16, ids, sel, n, out)
+	case v.u32 != nil:
+		gatherView(v, v.u32, ids, sel, n, out)
+	default:
+		gatherView(v, v.u64, ids, sel, n, out)
+	}
+}
+
+func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	dst, id, base := out.I64, ids.IDs, v.base
+	nv := uint64(len(vals))
+	if v.valid == nil && ids.Valid == nil {
+		if sel == nil {
+			for r, x := range id[:n] {
+				if x < nv {
+					dst[r] = base + int64(vals[x])
+					out.SetValid(r)
+				} else {
+					out.SetNull(r)
+				}
+			}
+			return
+		}
+		for _, r := range sel {
+			if x := id[r]; x < nv {
+				dst[r] = base + int64(vals[x])
+				out.SetValid(int(r))
+			} else {
+				out.SetNull(int(r))
+			}
+		}
+		return
+	}
+	one := func(r int) {
+		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+			out.SetNull(r)
+			return
+		}
+		x := id[r]
+		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
+			out.SetNull(r)
+			return
+		}
+		dst[r] = base + int64(vals[x])
+		out.SetValid(r)
+	}
+	if sel == nil {
+		for r := 0; r < n; r++ {
+			one(r)
+		}
+		return
+	}
+	for _, r := range sel {
+		one(int(r))
+	}
+}
