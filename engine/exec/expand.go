@@ -29,6 +29,9 @@ type expand struct {
 	// nothing to test while the statement has not written.
 	covered   bool
 	allLabels []catalog.LabelID // the far-end labels, for after a write
+	// pre filters each neighbour list before emitting (expand_filter.go);
+	// nil for a plain expansion.
+	pre *listFilter
 
 	inb  *vector.Batch // current input batch
 	pos  int           // next logical row of inb to expand
@@ -230,10 +233,16 @@ func (e *expand) advance() (bool, error) {
 				return false, err
 			}
 			e.inb, e.pos = b, 0
+			if e.pre != nil {
+				e.pre.prepare(e.c, b)
+			}
 			continue
 		}
 		e.row = e.inb.Row(e.pos)
 		e.pos++
+		if e.pre != nil && e.pre.skip(e.row) {
+			continue
+		}
 		node, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
 		if err != nil {
 			return false, err
@@ -261,6 +270,9 @@ func (e *expand) advance() (bool, error) {
 		// One hit per adjacency list read, per entry, and per far-end
 		// label check an entry will get.
 		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
+		if e.pre != nil {
+			e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels)
+		}
 		if len(e.nbrs) > 0 {
 			return true, nil
 		}

@@ -94,6 +94,12 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
+	case *plan.Filter:
+		if ex, ok := p.Input.(*plan.Expand); ok {
+			if op, ok, err := buildExpandFilter(c, p, ex); ok || err != nil {
+				return op, err
+			}
+		}
 	case *plan.Union:
 		u := &unionOp{mixed: p.Mixed}
 		for _, in := range p.Inputs {
