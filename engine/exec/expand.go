@@ -88,6 +88,10 @@ func (e *expand) open() {
 		}
 		e.toLabels = append(e.toLabels, id)
 	}
+	if e.pre != nil && len(e.adjs) == 1 && !e.adjs[0].skipLoops {
+		e.pre.base = e.adjs[0].adj.Base()
+		e.pre.off = e.pre.base.Offsets()
+	}
 	e.allLabels = e.toLabels
 	if len(e.toLabels) > 0 && !e.toMissing && e.c.Rules.On(plan.RuleLabelCover) && !tx.Writes() {
 		e.covered = labelsCover(tx, e.toLabels)
@@ -271,7 +275,11 @@ func (e *expand) advance() (bool, error) {
 		// label check an entry will get.
 		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
 		if e.pre != nil {
-			e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels)
+			slot := int64(-1)
+			if b := e.pre.base; b != nil && node < uint64(b.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
+				slot = int64(e.pre.off[node])
+			}
+			e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels, slot)
 		}
 		if len(e.nbrs) > 0 {
 			return true, nil

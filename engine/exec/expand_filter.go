@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -25,9 +26,15 @@ import (
 // and those it applies to its input rows (terms on an input column, such
 // as the start node's own properties: a row that fails is not expanded).
 type listFilter struct {
-	terms  []rangeTerm
-	rel    []bool // per term: reads the relationship (else the far node)
-	views  []*storage.IntView
+	terms []rangeTerm
+	rel   []bool // per term: reads the relationship (else the far node)
+	views []*storage.IntView
+	// slots holds, per relationship term, its view in the slot order of
+	// base (the one CSR the expansion reads, nil when it reads several):
+	// a list base holds unchanged is then a contiguous range of it.
+	base   *csr.CSR
+	off    []uint64 // base's offsets
+	slots  []*storage.IntView
 	in     []rangeTerm
 	inView []*storage.IntView
 	pass   []bool // per physical input row: passes the input terms
@@ -70,6 +77,7 @@ func buildExpandFilter(c *Context, p *plan.Filter, ex *plan.Expand) (Operator, b
 		}
 	}
 	lf.views, lf.inView = make([]*storage.IntView, len(lf.terms)), make([]*storage.IntView, len(lf.in))
+	lf.slots = make([]*storage.IntView, len(lf.terms))
 	in, err := Build(c, ex.Input)
 	if err != nil {
 		return nil, true, err
@@ -111,6 +119,11 @@ func (lf *listFilter) prepare(c *Context, b *vector.Batch) {
 	for i, t := range lf.terms {
 		if lf.views[i] = termView(c, t, lf.rel[i], demand); lf.views[i] == nil {
 			return
+		}
+		lf.slots[i] = nil
+		if lf.rel[i] && lf.base != nil {
+			k, _ := c.Catalog.LookupKey(t.key)
+			lf.slots[i] = c.Tx.RelSlotView(k, lf.base, demand)
 		}
 	}
 	for i, t := range lf.in {
@@ -168,8 +181,9 @@ func (lf *listFilter) skip(r int) bool {
 }
 
 // apply keeps the entries of a neighbour list (nbrs[i] reached by
-// rels[i]) that pass every term, compacting both in place.
-func (lf *listFilter) apply(c *Context, nbrs, rels []uint64) ([]uint64, []uint64) {
+// rels[i]) that pass every term, compacting both in place. slot is the
+// list's first slot in lf.base when base holds it unchanged, else -1.
+func (lf *listFilter) apply(c *Context, nbrs, rels []uint64, slot int64) ([]uint64, []uint64) {
 	n := len(nbrs)
 	lf.demand += int64(n)
 	if !lf.ready || n == 0 || len(lf.terms) == 0 {
@@ -183,6 +197,13 @@ func (lf *listFilter) apply(c *Context, nbrs, rels []uint64) ([]uint64, []uint64
 	c.Stats.DBHits += int64(n * len(lf.terms))
 	var sel []int32
 	for i, t := range lf.terms {
+		if slot >= 0 && lf.slots[i] != nil {
+			sel = lf.slots[i].SelectSpan(lf.sel[i&1][:0], uint64(slot), sel, n, t.lo, t.hi)
+			if len(sel) == 0 {
+				break
+			}
+			continue
+		}
 		lf.scr.Type, lf.scr.Valid = vector.Node, nil
 		if lf.rel[i] {
 			lf.scr.IDs = rels

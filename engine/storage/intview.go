@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -45,6 +46,7 @@ type viewCache struct {
 	view   atomic.Pointer[IntView]
 	demand atomic.Int64
 	failed atomic.Bool // the column does not qualify; never try again
+	slots  atomic.Pointer[slotViews]
 }
 
 // intView returns c's dense view after recording rows of demand; nil when
@@ -82,6 +84,7 @@ func (c *column) dropView() {
 		c.cache.view.Store(nil)
 		c.cache.failed.Store(false)
 		c.cache.demand.Store(0)
+		c.cache.slots.Store(nil)
 	}
 }
 
@@ -213,4 +216,90 @@ func minInt(a, b int64) int64 {
 		return a
 	}
 	return b
+}
+
+// slotViews are the slot-ordered views of a relationship column (see
+// RelSlotView), at most maxSlotViews, newest first; immutable once
+// published.
+type slotViews []slotView
+
+type slotView struct {
+	base *csr.CSR
+	view *IntView
+}
+
+// maxSlotViews bounds the slot-ordered views cached per column: one per
+// direction of the one relationship type a property usually belongs to.
+const maxSlotViews = 2
+
+// slotView returns c's values laid out in the slot order of CSR base:
+// entry s is the value of relationship base's slot s holds. A neighbour
+// list of base is then a contiguous range of the view, read
+// sequentially whatever the direction (relationship ids follow forward
+// slots only). Built from the id-ordered view, so only once that exists
+// (see intView for demand); cached per base, which is immutable like the
+// column version, so neither can change under it.
+func (c *column) slotView(base *csr.CSR, rows int) *IntView {
+	v := c.intView(rows)
+	if v == nil || base == nil {
+		return nil
+	}
+	if sv := c.cache.slots.Load(); sv != nil {
+		for _, x := range *sv {
+			if x.base == base {
+				return x.view
+			}
+		}
+	}
+	sv := buildSlotView(v, base)
+	old := c.cache.slots.Load()
+	next := slotViews{{base: base, view: sv}}
+	if old != nil {
+		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
+	}
+	c.cache.slots.CompareAndSwap(old, &next)
+	return sv
+}
+
+// buildSlotView encodes v's values in base's slot order, with v's base and
+// width (a slot's value is one of v's).
+func buildSlotView(v *IntView, base *csr.CSR) *IntView {
+	n := uint64(base.NumEdges())
+	sv := &IntView{base: v.base, n: n, valid: make([]uint64, (n+63)/64)}
+	switch {
+	case v.u8 != nil:
+		sv.u8 = make([]uint8, n)
+		fillSlots(v, v.u8, sv, sv.u8, base)
+	case v.u16 != nil:
+		sv.u16 = make([]uint16, n)
+		fillSlots(v, v.u16, sv, sv.u16, base)
+	case v.u32 != nil:
+		sv.u32 = make([]uint32, n)
+		fillSlots(v, v.u32, sv, sv.u32, base)
+	default:
+		sv.u64 = make([]uint64, n)
+		fillSlots(v, v.u64, sv, sv.u64, base)
+	}
+	all := true
+	for s := uint64(0); s < n && all; s++ {
+		all = sv.valid[s>>6]&(1<<(s&63)) != 0
+	}
+	if all {
+		sv.valid = nil
+	}
+	return sv
+}
+
+func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntView, dst []T, base *csr.CSR) {
+	off := base.Offsets()
+	for node := 0; node < base.NumNodes(); node++ {
+		s := off[node]
+		for _, rel := range base.Rels(uint64(node)) {
+			if rel < v.n && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
+				dst[s] = src[rel]
+				sv.valid[s>>6] |= 1 << (s & 63)
+			}
+			s++
+		}
+	}
 }

@@ -205,3 +205,61 @@ func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *v
 		one(int(r))
 	}
 }
+
+// SelectSpan is SelectRange over the consecutive ids from, from+1, …:
+// row r (of sel, or 0..n-1) reads id from+r. A neighbour list in a
+// slot-ordered view (RelSlotView) is such a span, read sequentially.
+// from+n must not exceed Len.
+func (v *IntView) SelectSpan(dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
+	switch {
+	case v.u8 != nil:
+		return selectSpan(v, v.u8, math.MaxUint8, dst, from, sel, n, lo, hi)
+	case v.u16 != nil:
+		return selectSpan(v, v.u16, math.MaxUint16, dst, from, sel, n, lo, hi)
+	case v.u32 != nil:
+		return selectSpan(v, v.u32, math.MaxUint32, dst, from, sel, n, lo, hi)
+	}
+	return selectSpan(v, v.u64, math.MaxUint64, dst, from, sel, n, lo, hi)
+}
+
+func selectSpan[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
+	f64, s64, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return dst
+	}
+	f, s := T(f64), T(s64)
+	vs := vals[from : from+uint64(n)]
+	k := len(dst)
+	dst = dst[:cap(dst)]
+	if v.valid != nil {
+		test := func(r int32) {
+			x := from + uint64(r)
+			if v.valid[x>>6]&(1<<(x&63)) != 0 && vs[r]-f <= s {
+				dst[k] = r
+				k++
+			}
+		}
+		if sel == nil {
+			for r := range vs {
+				test(int32(r))
+			}
+		} else {
+			for _, r := range sel {
+				test(r)
+			}
+		}
+		return dst[:k]
+	}
+	if sel == nil {
+		for r, e := range vs {
+			dst[k] = int32(r)
+			k += in(e-f, s)
+		}
+		return dst[:k]
+	}
+	for _, r := range sel {
+		dst[k] = r
+		k += in(vs[r]-f, s)
+	}
+	return dst[:k]
+}

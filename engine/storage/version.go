@@ -63,6 +63,12 @@ type Reader interface {
 	NodeIntView(k catalog.KeyID, rows int) *IntView
 	// RelIntView is NodeIntView for relationship property k.
 	RelIntView(k catalog.KeyID, rows int) *IntView
+	// RelSlotView is relationship property k laid out in the slot order
+	// of base (an Adjacency's Base): entry s is the value of the
+	// relationship in slot s, so a list that base holds unchanged (no
+	// overlay: Adjacency.Dirty is false) is a contiguous range of it.
+	// nil when RelIntView(k, rows) is.
+	RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView
 	// Adjacency is the CSR of type t in direction d, whose slot rel ids
 	// are relationship ids; nil when the type has no relationships.
 	Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency
@@ -234,6 +240,11 @@ func (s *Snapshot) NodeIntView(k catalog.KeyID, rows int) *IntView {
 // RelIntView: see Reader.
 func (s *Snapshot) RelIntView(k catalog.KeyID, rows int) *IntView {
 	return s.relCol(k).intView(rows)
+}
+
+// RelSlotView: see Reader.
+func (s *Snapshot) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView {
+	return s.relCol(k).slotView(base, rows)
 }
 
 // Adjacency is type t's CSR in direction d, nil when t has no
