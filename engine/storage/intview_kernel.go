@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/quiverdb/quiver/vector"
 )
@@ -111,6 +113,8 @@ func (v *IntView) CountRange(from, to uint64, lo, hi int64) int64 {
 		return 0
 	}
 	switch {
+	case v.u8 != nil && v.valid == nil:
+		return countRange8(v, from, to, lo, hi)
 	case v.u8 != nil:
 		return countRange(v, v.u8, math.MaxUint8, from, to, lo, hi)
 	case v.u16 != nil:
@@ -138,6 +142,41 @@ func countRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max ui
 		if v.valid[x>>6]&(1<<(x&63)) != 0 && vals[x]-f <= s {
 			cnt++
 		}
+	}
+	return cnt
+}
+
+// countRange8 is countRange for one-byte values without nulls, eight
+// values per step (SWAR): the even and the odd bytes of a word are spread
+// into 16-bit lanes, where (b-from) mod 256 and then span-(b-from) are
+// computed without a borrow crossing lanes; a lane's top bit is set
+// exactly when its byte is in range, and one popcount counts the word.
+// About 2 operations per value instead of 7 (BenchmarkIntViewCountRange).
+func countRange8(v *IntView, from, to uint64, lo, hi int64) int64 {
+	f64, s64, ok := v.unsignedRange(lo, hi, math.MaxUint8)
+	if !ok {
+		return 0
+	}
+	const (
+		lanes = 0x0001000100010001
+		low   = 0x00FF00FF00FF00FF
+		top   = 0x8000800080008000
+		carry = 0x0100010001000100
+	)
+	fl, sl := f64*lanes, s64*lanes|top
+	vals := v.u8[from:to]
+	var cnt int64
+	i := 0
+	for ; i+8 <= len(vals); i += 8 {
+		w := binary.LittleEndian.Uint64(vals[i:])
+		even := ((w&low | carry) - fl) & low
+		odd := ((w>>8&low | carry) - fl) & low
+		m := (sl-even)&top | ((sl-odd)&top)>>1
+		cnt += int64(bits.OnesCount64(m))
+	}
+	f, s := uint8(f64), uint8(s64)
+	for _, e := range vals[i:] {
+		cnt += int64(in(e-f, s))
 	}
 	return cnt
 }
