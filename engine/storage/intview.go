@@ -89,25 +89,21 @@ func (c *column) dropView() {
 }
 
 // buildIntView makes the view of c (typ Int64), nil when its values fill
-// less than half of the id span.
+// less than half of the id span. A value is in its chunk's typed array,
+// or in the side map of a chunk whose dominant type is another (one that
+// held other values once): column type Int64 only says every value is an
+// integer.
 func buildIntView(c *column) *IntView {
 	count := c.counts[vector.Int64]
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	var n uint64 // 1 + highest id with a value
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
-		rows := min(ch.rows(), len(ch.i64))
-		for r := 0; r < rows; r++ {
-			if bitAt(ch.valid, r) {
-				x := ch.i64[r]
-				lo, hi = min(lo, x), max(hi, x)
-				n = uint64(g)<<groupShift + uint64(r) + 1
-			}
-		}
-	}
-	if count == 0 || uint64(count)*2 < n {
+	var found int64
+	eachInt(c, func(id uint64, x int64) {
+		lo, hi = min(lo, x), max(hi, x)
+		n = max(n, id+1)
+		found++
+	})
+	if count == 0 || found != count || uint64(count)*2 < n {
 		return nil
 	}
 	v := &IntView{base: lo, n: n}
@@ -131,23 +127,37 @@ func buildIntView(c *column) *IntView {
 	return v
 }
 
-func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T) {
+// eachInt calls fn for every integer value of c: the typed rows of
+// Int64 chunks, then side values.
+func eachInt(c *column, fn func(id uint64, x int64)) {
 	for g, ch := range c.groups {
 		if ch == nil {
 			continue
 		}
 		start := uint64(g) << groupShift
-		rows := min(ch.rows(), len(ch.i64), int(v.n-min(v.n, start)))
-		for r := 0; r < rows; r++ {
-			if bitAt(ch.valid, r) {
-				id := start + uint64(r)
-				dst[id] = T(uint64(ch.i64[r] - v.base))
-				if v.valid != nil {
-					v.valid[id>>6] |= 1 << (id & 63)
+		if ch.typ == vector.Int64 {
+			rows := min(ch.rows(), len(ch.i64))
+			for r := 0; r < rows; r++ {
+				if bitAt(ch.valid, r) {
+					fn(start+uint64(r), ch.i64[r])
 				}
 			}
 		}
+		for r, val := range ch.side {
+			if x, ok := val.(int64); ok {
+				fn(start+uint64(r), x)
+			}
+		}
 	}
+}
+
+func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T) {
+	eachInt(c, func(id uint64, x int64) {
+		dst[id] = T(uint64(x - v.base))
+		if v.valid != nil {
+			v.valid[id>>6] |= 1 << (id & 63)
+		}
+	})
 }
 
 // Len is the number of ids the view covers: every id at or past it has
