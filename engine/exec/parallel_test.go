@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -306,5 +307,57 @@ func TestParallelCancelAndMemory(t *testing.T) {
 	}
 	if c.Mem.Used() <= c.Mem.Limit {
 		t.Errorf("the workers charged %d bytes to the query, limit %d", c.Mem.Used(), c.Mem.Limit)
+	}
+}
+
+// TestMorselsFromOffsets: over a compacted adjacency (no overlay) the
+// morsels of consecutive ids are cut from CSR offsets by binary search;
+// they must be exactly those of summing the degrees node by node.
+func TestMorselsFromOffsets(t *testing.T) {
+	n := 40 * vector.Capacity
+	st := parallelStore(t, n)
+	st.Compact()
+	for _, dir := range []plan.Direction{plan.In, plan.Out, plan.Both} {
+		agg := plan.Operator(expandP(scanP(), dir))
+		tx := st.Begin()
+		c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}
+		src := newMorselSource(c, chainScan(agg), agg)
+		ref := newMorselSource(c, chainScan(agg), agg)
+		if dir != plan.Both && (len(src.adjs) != 1 || src.adjs[0].adj.OverlaySize() != 0) {
+			t.Fatalf("%v: want one compacted adjacency, have %d", dir, len(src.adjs))
+		}
+		var morsels int
+		for {
+			got := src.take(nil)
+			// The reference: the per-node rule.
+			var want []uint32
+			for w := 0; w < morselWeight; {
+				if len(ref.pending) == 0 {
+					k := ref.it.NextMany(ref.buf)
+					if k == 0 {
+						break
+					}
+					ref.pending = ref.buf[:k]
+				}
+				id := ref.pending[0]
+				ref.pending = ref.pending[1:]
+				want = append(want, id)
+				w++
+				for _, a := range ref.adjs {
+					w += a.adj.Degree(uint64(id))
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v: morsel %d: %d ids from %v, want %d from %v", dir, morsels, len(got), got[:min(1, len(got))], len(want), want[:min(1, len(want))])
+			}
+			if len(got) == 0 {
+				break
+			}
+			morsels++
+		}
+		if morsels < 3 {
+			t.Fatalf("%v: only %d morsels", dir, morsels)
+		}
+		tx.Rollback()
 	}
 }
