@@ -27,7 +27,13 @@ type expand struct {
 	// covered is set when the far-end labels are carried by every live
 	// node of the snapshot read (RuleLabelCover): toLabels then holds
 	// nothing to test while the statement has not written.
-	covered   bool
+	covered bool
+	// dense holds toLabels' bitmaps as flat bitsets, made once the
+	// expansion has tested about a sixteenth of the live nodes' worth of
+	// far ends (so its memory, an eighth of a byte per node id, is paid
+	// for by the bitmap probes it saves); dropped if the statement writes.
+	dense     [][]uint64
+	checks    int
 	allLabels []catalog.LabelID // the far-end labels, for after a write
 	// pre filters each neighbour list before emitting (expand_filter.go);
 	// nil for a plain expansion.
@@ -101,6 +107,19 @@ func (e *expand) open() {
 	}
 }
 
+// denseLabels turns the far-end label tests into bitset lookups once
+// enough of them were made (see expand.dense).
+func (e *expand) denseLabels() {
+	tx := e.c.Tx
+	if !e.c.Rules.On(plan.RuleLabelCover) || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
+		return
+	}
+	e.dense = make([][]uint64, len(e.toLabels))
+	for i, l := range e.toLabels {
+		e.dense[i] = tx.LabelNodes(l).ToDense()
+	}
+}
+
 // labelsCover reports whether every live node carries each of labels: a
 // label's bitmap is a subset of the live set, so equal cardinalities mean
 // equal sets. Every neighbour in an adjacency is live (a node with
@@ -168,9 +187,9 @@ func (e *expand) nodeCol() *vector.Vector {
 // emit moves neighbours of the current row that pass the far-end checks
 // into the output, until the output is full or the list is exhausted.
 func (e *expand) emit(relCol, nodeCol *vector.Vector) {
-	if e.covered && e.c.Tx.Writes() {
+	if (e.covered || e.dense != nil) && e.c.Tx.Writes() {
 		// The statement wrote since open: labels may have changed.
-		e.covered, e.toLabels = false, e.allLabels
+		e.covered, e.toLabels, e.dense = false, e.allLabels, nil
 	}
 	if e.p.Into < 0 && len(e.p.Distinct) == 0 && len(e.toLabels) == 0 && !e.toMissing {
 		e.emitAll(relCol, nodeCol)
@@ -189,8 +208,14 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 			continue
 		}
 		keep := true
-		for _, l := range e.toLabels {
-			keep = keep && tx.HasLabel(nbr, l)
+		if e.dense != nil {
+			for _, d := range e.dense {
+				keep = keep && nbr>>6 < uint64(len(d)) && d[nbr>>6]&(1<<(nbr&63)) != 0
+			}
+		} else {
+			for _, l := range e.toLabels {
+				keep = keep && tx.HasLabel(nbr, l)
+			}
 		}
 		for _, d := range e.p.Distinct {
 			keep = keep && !sameRel(in[d], e.row, rel)
@@ -274,6 +299,10 @@ func (e *expand) advance() (bool, error) {
 		// One hit per adjacency list read, per entry, and per far-end
 		// label check an entry will get.
 		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
+		if len(e.toLabels) > 0 && e.dense == nil {
+			e.checks += len(e.nbrs)
+			e.denseLabels()
+		}
 		if e.pre != nil {
 			slot := int64(-1)
 			if b := e.pre.base; b != nil && node < uint64(b.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
