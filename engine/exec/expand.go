@@ -288,27 +288,30 @@ func (e *expand) advance() (bool, error) {
 			}
 		}
 		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
-		for _, a := range e.adjs {
-			start := len(e.nbrs)
-			e.nbrs, e.rels = a.adj.AppendNeighbors(e.nbrs, e.rels, node)
-			if a.skipLoops {
-				e.nbrs, e.rels = dropLoops(e.nbrs, e.rels, start, node)
+		total := -1
+		if e.pre != nil && e.pre.base != nil && node < uint64(e.pre.base.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
+			total, e.nbrs, e.rels = e.pre.loadBase(e.c, node, e.nbrs, e.rels)
+		}
+		if total < 0 {
+			for _, a := range e.adjs {
+				start := len(e.nbrs)
+				e.nbrs, e.rels = a.adj.AppendNeighbors(e.nbrs, e.rels, node)
+				if a.skipLoops {
+					e.nbrs, e.rels = dropLoops(e.nbrs, e.rels, start, node)
+				}
+			}
+			total = len(e.nbrs)
+			if e.pre != nil {
+				e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels)
 			}
 		}
-		e.c.Stats.RowsScanned += int64(len(e.nbrs))
+		e.c.Stats.RowsScanned += int64(total)
 		// One hit per adjacency list read, per entry, and per far-end
 		// label check an entry will get.
-		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
+		e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
 		if len(e.toLabels) > 0 && e.dense == nil {
-			e.checks += len(e.nbrs)
+			e.checks += total
 			e.denseLabels()
-		}
-		if e.pre != nil {
-			slot := int64(-1)
-			if b := e.pre.base; b != nil && node < uint64(b.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
-				slot = int64(e.pre.off[node])
-			}
-			e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels, slot)
 		}
 		if len(e.nbrs) > 0 {
 			return true, nil

@@ -181,29 +181,18 @@ func (lf *listFilter) skip(r int) bool {
 }
 
 // apply keeps the entries of a neighbour list (nbrs[i] reached by
-// rels[i]) that pass every term, compacting both in place. slot is the
-// list's first slot in lf.base when base holds it unchanged, else -1.
-func (lf *listFilter) apply(c *Context, nbrs, rels []uint64, slot int64) ([]uint64, []uint64) {
+// rels[i]) that pass every term, compacting both in place: the path for
+// lists not read straight from one CSR base (see loadBase).
+func (lf *listFilter) apply(c *Context, nbrs, rels []uint64) ([]uint64, []uint64) {
 	n := len(nbrs)
 	lf.demand += int64(n)
 	if !lf.ready || n == 0 || len(lf.terms) == 0 {
 		return nbrs, rels
 	}
-	for i := range lf.sel {
-		if cap(lf.sel[i]) < n {
-			lf.sel[i] = make([]int32, 0, max(n, vector.Capacity))
-		}
-	}
+	lf.grow(n)
 	c.Stats.DBHits += int64(n * len(lf.terms))
 	var sel []int32
 	for i, t := range lf.terms {
-		if slot >= 0 && lf.slots[i] != nil {
-			sel = lf.slots[i].SelectSpan(lf.sel[i&1][:0], uint64(slot), sel, n, t.lo, t.hi)
-			if len(sel) == 0 {
-				break
-			}
-			continue
-		}
 		lf.scr.Type, lf.scr.Valid = vector.Node, nil
 		if lf.rel[i] {
 			lf.scr.IDs = rels
@@ -220,4 +209,71 @@ func (lf *listFilter) apply(c *Context, nbrs, rels []uint64, slot int64) ([]uint
 		nbrs[j], rels[j] = nbrs[r], rels[r]
 	}
 	return nbrs[:len(sel)], rels[:len(sel)]
+}
+
+// grow makes the selection buffers hold a list of n entries.
+func (lf *listFilter) grow(n int) {
+	for i := range lf.sel {
+		if cap(lf.sel[i]) < n {
+			lf.sel[i] = make([]int32, 0, max(n, vector.Capacity))
+		}
+	}
+}
+
+// loadBase reads node's list straight from lf.base, which holds it
+// unchanged, filtering before it copies: the relationship terms test the
+// list's slot range of their slot-ordered views first, the neighbours are
+// decoded only when some entry passed, and the relationship ids are
+// copied only for the entries that pass every term. total is the list's
+// length before filtering, or -1 when a relationship term has no slot
+// view (the caller then reads and filters the list as usual).
+func (lf *listFilter) loadBase(c *Context, node uint64, nbrs, rels []uint64) (total int, _, _ []uint64) {
+	if !lf.ready || len(lf.terms) == 0 {
+		return -1, nbrs, rels
+	}
+	for i := range lf.terms {
+		if lf.rel[i] && lf.slots[i] == nil {
+			return -1, nbrs, rels
+		}
+	}
+	from := lf.off[node]
+	n := int(lf.off[node+1] - from)
+	lf.demand += int64(n)
+	if n == 0 {
+		return 0, nbrs, rels
+	}
+	lf.grow(n)
+	c.Stats.DBHits += int64(n * len(lf.terms))
+	var sel []int32
+	k := 0
+	for i, t := range lf.terms {
+		if !lf.rel[i] {
+			continue
+		}
+		sel = lf.slots[i].SelectSpan(lf.sel[k&1][:0], from, sel, n, t.lo, t.hi)
+		k++
+		if len(sel) == 0 {
+			return n, nbrs, rels
+		}
+	}
+	nbrs = lf.base.AppendNeighbors(nbrs, node)
+	for i, t := range lf.terms {
+		if lf.rel[i] {
+			continue
+		}
+		lf.scr.Type, lf.scr.Valid, lf.scr.IDs = vector.Node, nil, nbrs
+		sel = lf.views[i].SelectRange(lf.sel[k&1][:0], &lf.scr, sel, n, t.lo, t.hi)
+		k++
+		if len(sel) == 0 {
+			lf.scr.IDs = nil
+			return n, nbrs[:0], rels
+		}
+	}
+	lf.scr.IDs = nil
+	src := lf.base.Rels(node)
+	for j, r := range sel {
+		nbrs[j] = nbrs[r]
+		rels = append(rels, src[r])
+	}
+	return n, nbrs[:len(sel)], rels
 }
