@@ -38,6 +38,8 @@ type expand struct {
 	// pre filters each neighbour list before emitting (expand_filter.go);
 	// nil for a plain expansion.
 	pre *listFilter
+	// scrN and scrR are scratch lists for listLen.
+	scrN, scrR []uint64
 
 	inb  *vector.Batch // current input batch
 	pos  int           // next logical row of inb to expand
@@ -269,9 +271,6 @@ func (e *expand) advance() (bool, error) {
 		}
 		e.row = e.inb.Row(e.pos)
 		e.pos++
-		if e.pre != nil && e.pre.skip(e.row) {
-			continue
-		}
 		node, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
 		if err != nil {
 			return false, err
@@ -286,6 +285,14 @@ func (e *expand) advance() (bool, error) {
 				}
 				continue
 			}
+		}
+		if e.pre != nil && e.pre.skip(e.row) {
+			// Not expanded, but counted as read, so the counters do not
+			// depend on whether this batch took the filtered path.
+			total := e.listLen(node)
+			e.c.Stats.RowsScanned += int64(total)
+			e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
+			continue
 		}
 		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
 		total := -1
@@ -317,6 +324,26 @@ func (e *expand) advance() (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// listLen is the number of entries advance would read for node: its
+// degrees, less the self-loops an undirected pattern's incoming list
+// skips (found by decoding that list, the rare case).
+func (e *expand) listLen(node uint64) int {
+	n := 0
+	for _, a := range e.adjs {
+		if !a.skipLoops {
+			n += a.adj.Degree(node)
+			continue
+		}
+		e.scrN, e.scrR = a.adj.AppendNeighbors(e.scrN[:0], e.scrR[:0], node)
+		for _, x := range e.scrN {
+			if x != node {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // dropLoops removes entries from start on whose neighbour is node itself.
