@@ -7,20 +7,26 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// A range filter right above an expansion whose terms all read the
-// expansion's own new columns (`-[k]->(b) WHERE k.since > 2015 AND b.age
-// < 25`) is applied to each neighbour list as the CSR hands it over,
-// before any row is emitted: the relationship ids of a bulk-loaded base
-// are forward slot positions, so k.since is read sequentially, and b.age
-// from a one-byte view that stays in cache. Rows that fail are never
-// copied into a batch, and the input columns are gathered only for the
-// rows that pass.
+// A range filter right above an expansion (`(b)<-[k]-(a) WHERE k.since >
+// 2015 AND b.age < 25`) is pushed into it. Terms on an input column (b,
+// the node expanded from) select the input rows worth expanding, so a
+// selective one saves the CSR reads of every other row. Terms on the new
+// relationship and far node filter each neighbour list before any row is
+// emitted: a list that one CSR base holds unchanged is tested on its slot
+// range of the relationship property's slot-ordered view (sequential in
+// either direction), its neighbours are decoded only if some entry passed
+// and its relationship ids copied only for the entries that pass every
+// term (loadBase); other lists are read as usual and filtered through the
+// id-ordered views (apply). Rows that fail are never copied into a batch,
+// and the input columns are gathered only for the rows that pass.
 //
 // The expansion's input batches are prepared one at a time: when every
 // term has a view (and nothing was deleted earlier in the statement), the
 // lists of that batch are filtered and its output passes as is;
 // otherwise its rows are emitted unfiltered and the general filter runs
-// over them. Either way the rows are the ones the Filter would keep.
+// over them. Either way the rows are the ones the Filter would keep, and
+// the rows scanned are counted alike (a skipped input row counts its
+// list).
 
 // listFilter is the range terms an expand applies to its neighbour lists,
 // and those it applies to its input rows (terms on an input column, such
@@ -52,8 +58,8 @@ type expandFilterOp struct {
 }
 
 // buildExpandFilter builds Filter p over Expand ex as one operator when
-// p's predicate is a conjunction of range terms on ex's relationship or
-// far node; ok is false when it is not.
+// p's predicate is a conjunction of range terms on ex's input columns,
+// relationship or far node; ok is false when it is not.
 func buildExpandFilter(c *Context, p *plan.Filter, ex *plan.Expand) (Operator, bool, error) {
 	if !c.Rules.On(plan.RuleRangeFilter) {
 		return nil, false, nil
