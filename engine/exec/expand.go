@@ -24,6 +24,22 @@ type expand struct {
 	adjs      []adjList
 	toLabels  []catalog.LabelID
 	toMissing bool // a far-end label does not exist: nothing matches
+	// covered is set when the far-end labels are carried by every live
+	// node of the snapshot read (RuleLabelCover): toLabels then holds
+	// nothing to test while the statement has not written.
+	covered bool
+	// dense holds toLabels' bitmaps as flat bitsets, made once the
+	// expansion has tested about a sixteenth of the live nodes' worth of
+	// far ends (so its memory, an eighth of a byte per node id, is paid
+	// for by the bitmap probes it saves); dropped if the statement writes.
+	dense     [][]uint64
+	checks    int
+	allLabels []catalog.LabelID // the far-end labels, for after a write
+	// pre filters each neighbour list before emitting (expand_filter.go);
+	// nil for a plain expansion.
+	pre *listFilter
+	// scrN and scrR are scratch lists for listLen.
+	scrN, scrR []uint64
 
 	inb  *vector.Batch // current input batch
 	pos  int           // next logical row of inb to expand
@@ -80,6 +96,44 @@ func (e *expand) open() {
 		}
 		e.toLabels = append(e.toLabels, id)
 	}
+	if e.pre != nil && len(e.adjs) == 1 && !e.adjs[0].skipLoops {
+		e.pre.base = e.adjs[0].adj.Base()
+		e.pre.off = e.pre.base.Offsets()
+	}
+	e.allLabels = e.toLabels
+	if len(e.toLabels) > 0 && !e.toMissing && e.c.Rules.On(plan.RuleLabelCover) && !tx.Writes() {
+		e.covered = labelsCover(tx, e.toLabels)
+		if e.covered {
+			e.toLabels = nil
+		}
+	}
+}
+
+// denseLabels turns the far-end label tests into bitset lookups once
+// enough of them were made (see expand.dense).
+func (e *expand) denseLabels() {
+	tx := e.c.Tx
+	if !e.c.Rules.On(plan.RuleLabelCover) || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
+		return
+	}
+	e.dense = make([][]uint64, len(e.toLabels))
+	for i, l := range e.toLabels {
+		e.dense[i] = tx.LabelNodes(l).ToDense()
+	}
+}
+
+// labelsCover reports whether every live node carries each of labels: a
+// label's bitmap is a subset of the live set, so equal cardinalities mean
+// equal sets. Every neighbour in an adjacency is live (a node with
+// relationships cannot be deleted), so the far-end test then always holds.
+func labelsCover(tx *storage.Tx, labels []catalog.LabelID) bool {
+	live := tx.LiveNodes().GetCardinality()
+	for _, l := range labels {
+		if tx.LabelNodes(l).GetCardinality() != live {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *expand) Next() (*vector.Batch, error) {
@@ -135,6 +189,14 @@ func (e *expand) nodeCol() *vector.Vector {
 // emit moves neighbours of the current row that pass the far-end checks
 // into the output, until the output is full or the list is exhausted.
 func (e *expand) emit(relCol, nodeCol *vector.Vector) {
+	if (e.covered || e.dense != nil) && e.c.Tx.Writes() {
+		// The statement wrote since open: labels may have changed.
+		e.covered, e.toLabels, e.dense = false, e.allLabels, nil
+	}
+	if e.p.Into < 0 && len(e.p.Distinct) == 0 && len(e.toLabels) == 0 && !e.toMissing {
+		e.emitAll(relCol, nodeCol)
+		return
+	}
 	in := e.inb.Cols
 	into := e.into
 	tx := e.c.Tx
@@ -148,8 +210,14 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 			continue
 		}
 		keep := true
-		for _, l := range e.toLabels {
-			keep = keep && tx.HasLabel(nbr, l)
+		if e.dense != nil {
+			for _, d := range e.dense {
+				keep = keep && nbr>>6 < uint64(len(d)) && d[nbr>>6]&(1<<(nbr&63)) != 0
+			}
+		} else {
+			for _, l := range e.toLabels {
+				keep = keep && tx.HasLabel(nbr, l)
+			}
 		}
 		for _, d := range e.p.Distinct {
 			keep = keep && !sameRel(in[d], e.row, rel)
@@ -164,6 +232,21 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 		}
 		e.idx = append(e.idx, int32(e.row))
 	}
+}
+
+// emitAll is emit without checks: the list is copied in bulk.
+func (e *expand) emitAll(relCol, nodeCol *vector.Vector) {
+	k := len(e.idx)
+	m := min(len(e.nbrs)-e.next, vector.Capacity-k)
+	copy(relCol.IDs[k:k+m], e.rels[e.next:e.next+m])
+	copy(nodeCol.IDs[k:k+m], e.nbrs[e.next:e.next+m])
+	e.next += m
+	row := int32(e.row)
+	idx := e.idx[:k+m]
+	for i := k; i < k+m; i++ {
+		idx[i] = row
+	}
+	e.idx = idx
 }
 
 // advance loads the neighbour list of the next input row, pulling a new
@@ -181,6 +264,9 @@ func (e *expand) advance() (bool, error) {
 				return false, err
 			}
 			e.inb, e.pos = b, 0
+			if e.pre != nil {
+				e.pre.prepare(e.c, b)
+			}
 			continue
 		}
 		e.row = e.inb.Row(e.pos)
@@ -200,22 +286,64 @@ func (e *expand) advance() (bool, error) {
 				continue
 			}
 		}
+		if e.pre != nil && e.pre.skip(e.row) {
+			// Not expanded, but counted as read, so the counters do not
+			// depend on whether this batch took the filtered path.
+			total := e.listLen(node)
+			e.c.Stats.RowsScanned += int64(total)
+			e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
+			continue
+		}
 		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
-		for _, a := range e.adjs {
-			start := len(e.nbrs)
-			e.nbrs, e.rels = a.adj.AppendNeighbors(e.nbrs, e.rels, node)
-			if a.skipLoops {
-				e.nbrs, e.rels = dropLoops(e.nbrs, e.rels, start, node)
+		total := -1
+		if e.pre != nil && e.pre.base != nil && node < uint64(e.pre.base.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
+			total, e.nbrs, e.rels = e.pre.loadBase(e.c, node, e.nbrs, e.rels)
+		}
+		if total < 0 {
+			for _, a := range e.adjs {
+				start := len(e.nbrs)
+				e.nbrs, e.rels = a.adj.AppendNeighbors(e.nbrs, e.rels, node)
+				if a.skipLoops {
+					e.nbrs, e.rels = dropLoops(e.nbrs, e.rels, start, node)
+				}
+			}
+			total = len(e.nbrs)
+			if e.pre != nil {
+				e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels)
 			}
 		}
-		e.c.Stats.RowsScanned += int64(len(e.nbrs))
+		e.c.Stats.RowsScanned += int64(total)
 		// One hit per adjacency list read, per entry, and per far-end
 		// label check an entry will get.
-		e.c.Stats.DBHits += int64(len(e.adjs) + len(e.nbrs)*(1+len(e.toLabels)))
+		e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
+		if len(e.toLabels) > 0 && e.dense == nil {
+			e.checks += total
+			e.denseLabels()
+		}
 		if len(e.nbrs) > 0 {
 			return true, nil
 		}
 	}
+}
+
+// listLen is the number of entries advance would read for node: its
+// degrees, less the self-loops an undirected pattern's incoming list
+// skips (found by decoding that list, the rare case).
+func (e *expand) listLen(node uint64) int {
+	n := 0
+	for _, a := range e.adjs {
+		if !a.skipLoops {
+			n += a.adj.Degree(node)
+			continue
+		}
+		e.scrN, e.scrR = a.adj.AppendNeighbors(e.scrN[:0], e.scrR[:0], node)
+		for _, x := range e.scrN {
+			if x != node {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // dropLoops removes entries from start on whose neighbour is node itself.

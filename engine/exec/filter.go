@@ -21,21 +21,28 @@ func (f *filterOp) Next() (*vector.Batch, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		p, err := f.pred.eval(b)
-		if err != nil {
-			return nil, err
+		if b, err = f.filter(b); err != nil || b != nil {
+			return b, err
 		}
-		sel, n := rows(b)
-		if p.Type != vector.Bool {
-			if p, err = asBools(p, &f.buf, sel, n, "WHERE"); err != nil {
-				return nil, errs.Data("WHERE expects a BOOLEAN condition: %v", err)
-			}
-		}
-		f.sel = vector.SelectTrue(f.sel, b, p)
-		if len(f.sel) == 0 {
-			continue
-		}
-		b.Sel = f.sel
-		return b, nil
 	}
+}
+
+// filter narrows b to the rows passing the predicate; nil when none does.
+func (f *filterOp) filter(b *vector.Batch) (*vector.Batch, error) {
+	p, err := f.pred.eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	if p.Type != vector.Bool {
+		if p, err = asBools(p, &f.buf, sel, n, "WHERE"); err != nil {
+			return nil, errs.Data("WHERE expects a BOOLEAN condition: %v", err)
+		}
+	}
+	f.sel = vector.SelectTrue(f.sel, b, p)
+	if len(f.sel) == 0 {
+		return nil, nil
+	}
+	b.Sel = f.sel
+	return b, nil
 }

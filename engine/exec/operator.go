@@ -17,6 +17,9 @@ type Operator interface {
 
 // Build turns a logical plan into physical operators bound to c.
 func Build(c *Context, p plan.Operator) (Operator, error) {
+	if op := newCountRange(c, p); op != nil {
+		return c.profile(p, op), nil
+	}
 	if op, ok, err := buildParallel(c, p); ok || err != nil {
 		return op, err
 	}
@@ -25,6 +28,19 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 		return op, err
 	}
 	return c.profile(p, op), nil
+}
+
+// buildUnprofiled is Build without the PROFILE shell of p itself, for an
+// operator that builds p's general form as its fallback inside its own
+// shell.
+func buildUnprofiled(c *Context, p plan.Operator) (Operator, error) {
+	if op, ok, err := buildParallel(c, p); ok || err != nil {
+		if pr, isShell := op.(*profiled); isShell && pr.e.Plan == p {
+			op = pr.in
+		}
+		return op, err
+	}
+	return build(c, p)
 }
 
 // build makes the physical operator for p; Build wraps it for PROFILE.
@@ -78,6 +94,12 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			return nil, err
 		}
 		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
+	case *plan.Filter:
+		if ex, ok := p.Input.(*plan.Expand); ok {
+			if op, ok, err := buildExpandFilter(c, p, ex); ok || err != nil {
+				return op, err
+			}
+		}
 	case *plan.Union:
 		u := &unionOp{mixed: p.Mixed}
 		for _, in := range p.Inputs {
@@ -112,7 +134,11 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &filterOp{c: c, in: in, pred: pred}, nil
+		gen := &filterOp{c: c, in: in, pred: pred}
+		if rf := newRangeFilter(c, p.Pred, in, gen); rf != nil {
+			return rf, nil
+		}
+		return gen, nil
 	case *plan.Project:
 		return newProject(c, p, in)
 	case *plan.Aggregate:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -225,6 +226,12 @@ func (m *morselSource) take(dst []uint32) []uint32 {
 			w += k
 			continue
 		}
+		if k, kw, ok := m.runWeight(morselWeight - w); ok {
+			dst = append(dst, m.pending[:k]...)
+			m.pending = m.pending[k:]
+			w += kw
+			continue
+		}
 		id := m.pending[0]
 		m.pending = m.pending[1:]
 		dst = append(dst, id)
@@ -234,6 +241,30 @@ func (m *morselSource) take(dst []uint32) []uint32 {
 		}
 	}
 	return dst
+}
+
+// runWeight is the per-node loop of take done at once when the pending
+// ids are consecutive and the one adjacency is a plain CSR (no overlay):
+// the weight of the first k ids is then k plus an offset difference, so a
+// binary search finds the fewest ids reaching want (all of them when they
+// do not) instead of summing a million degrees under the lock. ok is
+// false when the shortcut does not apply.
+func (m *morselSource) runWeight(want int) (k, w int, ok bool) {
+	p := m.pending
+	if len(m.adjs) != 1 || m.adjs[0].adj.OverlaySize() != 0 || int(p[len(p)-1]-p[0]) != len(p)-1 {
+		return 0, 0, false
+	}
+	base := m.adjs[0].adj.Base()
+	off, nodes := base.Offsets(), uint64(base.NumNodes())
+	first := uint64(p[0])
+	weight := func(k int) int {
+		end := min(first+uint64(k), nodes)
+		start := min(first, nodes)
+		return k + int(off[end]-off[start])
+	}
+	k = sort.Search(len(p), func(k int) bool { return weight(k+1) >= want }) + 1
+	k = min(k, len(p))
+	return k, weight(k), true
 }
 
 // morselScan is a worker's NodeScan: it yields the ids of the morsels it

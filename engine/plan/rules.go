@@ -36,12 +36,20 @@ const (
 	// properties) from CSR degrees and neighbour counts, without
 	// producing the rows (count_pushdown.go).
 	RuleCountExpand = "count-expand"
+	// RuleRangeFilter evaluates a WHERE that is a conjunction of integer
+	// property comparisons with constants as range tests over the
+	// property's dense column view, narrowing the selection directly
+	// (exec/filter_kernel.go).
+	RuleRangeFilter = "range-filter"
+	// RuleLabelCover skips an expansion's far-end label test when the
+	// label is carried by every live node of the snapshot read.
+	RuleLabelCover = "label-cover"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover}
 	sort.Strings(names)
 	return names
 }

@@ -21,6 +21,7 @@ type column struct {
 	owner  uint64
 	groups []*chunk
 	counts [numTypes]int64
+	cache  viewCache // the dense IntView of this version (intview.go)
 }
 
 // typ is the type a gather of this column fills (see Reader.NodePropType).
@@ -87,6 +88,7 @@ func (c *column) set(id uint64, v vector.Value, owner uint64) {
 			return
 		}
 	}
+	c.dropView()
 	ch := c.ownedChunk(g, owner, vector.TypeOf(v))
 	before := ch.counts
 	if v == nil {

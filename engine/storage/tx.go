@@ -261,6 +261,21 @@ func (tx *Tx) GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n 
 	tx.view().GatherRelProp(k, ids, sel, n, out)
 }
 
+// NodeIntView: see Reader.
+func (tx *Tx) NodeIntView(k catalog.KeyID, rows int) *IntView {
+	return tx.view().NodeIntView(k, rows)
+}
+
+// RelIntView: see Reader.
+func (tx *Tx) RelIntView(k catalog.KeyID, rows int) *IntView {
+	return tx.view().RelIntView(k, rows)
+}
+
+// RelSlotView: see Reader.
+func (tx *Tx) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView {
+	return tx.view().RelSlotView(k, base, rows)
+}
+
 // RelProps: see Reader.
 func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 	tx.view().RelProps(id, fn)

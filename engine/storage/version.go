@@ -54,6 +54,21 @@ type Reader interface {
 	RelPropType(k catalog.KeyID) vector.Type
 	GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector)
 	RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value))
+	// NodeIntView is the dense view of node property k when every value
+	// of k is an INTEGER and the view pays (see IntView), else nil. rows
+	// is the number of values the caller is about to read: demand that
+	// decides when a view is worth building. A view answers exactly as
+	// GatherNodeProp; it is immutable and valid as long as the Reader
+	// has not written since (ask again after a write).
+	NodeIntView(k catalog.KeyID, rows int) *IntView
+	// RelIntView is NodeIntView for relationship property k.
+	RelIntView(k catalog.KeyID, rows int) *IntView
+	// RelSlotView is relationship property k laid out in the slot order
+	// of base (an Adjacency's Base): entry s is the value of the
+	// relationship in slot s, so a list that base holds unchanged (no
+	// overlay: Adjacency.Dirty is false) is a contiguous range of it.
+	// nil when RelIntView(k, rows) is.
+	RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView
 	// Adjacency is the CSR of type t in direction d, whose slot rel ids
 	// are relationship ids; nil when the type has no relationships.
 	Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency
@@ -193,12 +208,43 @@ func eachProp(cols []*column, id uint64, fn func(k catalog.KeyID, v vector.Value
 
 // GatherNodeProp: see Reader.
 func (s *Snapshot) GatherNodeProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
-	gather(s.nodeCol(k), ids, sel, n, out)
+	gatherVia(s.nodeCol(k), ids, sel, n, out)
 }
 
 // GatherRelProp: see Reader.
 func (s *Snapshot) GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
-	gather(s.relCol(k), ids, sel, n, out)
+	gatherVia(s.relCol(k), ids, sel, n, out)
+}
+
+// gatherVia gathers INTEGER columns through their dense view once it
+// exists (or this gather's demand makes it pay), else chunk by chunk.
+func gatherVia(c *column, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	if out.Type == vector.Int64 {
+		rows := n
+		if sel != nil {
+			rows = len(sel)
+		}
+		if v := c.intView(rows); v != nil {
+			v.Gather(ids, sel, n, out)
+			return
+		}
+	}
+	gather(c, ids, sel, n, out)
+}
+
+// NodeIntView: see Reader.
+func (s *Snapshot) NodeIntView(k catalog.KeyID, rows int) *IntView {
+	return s.nodeCol(k).intView(rows)
+}
+
+// RelIntView: see Reader.
+func (s *Snapshot) RelIntView(k catalog.KeyID, rows int) *IntView {
+	return s.relCol(k).intView(rows)
+}
+
+// RelSlotView: see Reader.
+func (s *Snapshot) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView {
+	return s.relCol(k).slotView(base, rows)
 }
 
 // Adjacency is type t's CSR in direction d, nil when t has no

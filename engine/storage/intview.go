@@ -1,0 +1,315 @@
+package storage
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// IntView is a dense read view of a homogeneous INTEGER property column:
+// one array indexed by id over every id up to the highest holding a
+// value, frame-of-reference encoded in the narrowest unsigned width the
+// value range fits (age 18..80 is one byte per id, so a gather by a random
+// neighbour id hits a 1 MiB array in L2 instead of chasing a group table,
+// a chunk pointer, a validity byte and an 8-byte value).
+//
+//	IntView
+//	  base    the smallest value; id's value is base + vals[id]
+//	  u8|u16|u32|u64  exactly one is set, len n (ids 0..n-1)
+//	  valid   one bit per id, set when the id has a value; nil when every
+//	          id below n has one (the usual bulk-loaded column)
+//
+// A view is built from one immutable column version and cached on it
+// (column.view); a writer that mutates a column in place (one it owns)
+// drops the cached view in column.set, and a writer's copy of a shared
+// column starts without one, so no reader ever sees a stale view. It is
+// built only for columns whose values fill at least half of their id
+// span, so it never takes more memory than the column's own int64 values,
+// and only once the column has served about n/8 rows of gathers or
+// comparisons since it was made (demand), so a point query never pays an
+// O(ids) build.
+type IntView struct {
+	base  int64
+	n     uint64
+	u8    []uint8
+	u16   []uint16
+	u32   []uint32
+	u64   []uint64
+	valid []uint64
+}
+
+// viewCache is the cached view of a column and the demand that decides
+// when to build it. Its zero value is ready: no view, no demand.
+type viewCache struct {
+	view   atomic.Pointer[IntView]
+	demand atomic.Int64
+	failed atomic.Bool // the column does not qualify; never try again
+	slots  atomic.Pointer[slotViews]
+}
+
+// intView returns c's dense view after recording rows of demand; nil when
+// c is not a homogeneous INTEGER column, is too sparse, or has not yet
+// been read enough to pay for a build.
+func (c *column) intView(rows int) *IntView {
+	if c == nil || c.typ() != vector.Int64 {
+		return nil
+	}
+	if v := c.cache.view.Load(); v != nil {
+		return v
+	}
+	if c.cache.failed.Load() {
+		return nil
+	}
+	span := int64(len(c.groups)) << groupShift
+	if c.cache.demand.Add(int64(rows)) < span/8 {
+		return nil
+	}
+	v := buildIntView(c)
+	if v == nil {
+		c.cache.failed.Store(true)
+		return nil
+	}
+	if !c.cache.view.CompareAndSwap(nil, v) {
+		return c.cache.view.Load()
+	}
+	return v
+}
+
+// dropView forgets the cached view; column.set calls it on every in-place
+// write.
+func (c *column) dropView() {
+	if c.cache.view.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
+		c.cache.view.Store(nil)
+		c.cache.failed.Store(false)
+		c.cache.demand.Store(0)
+		c.cache.slots.Store(nil)
+	}
+}
+
+// buildIntView makes the view of c (typ Int64), nil when its values fill
+// less than half of the id span. A value is in its chunk's typed array,
+// or in the side map of a chunk whose dominant type is another (one that
+// held other values once): column type Int64 only says every value is an
+// integer.
+func buildIntView(c *column) *IntView {
+	count := c.counts[vector.Int64]
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var n uint64 // 1 + highest id with a value
+	var found int64
+	eachInt(c, func(id uint64, x int64) {
+		lo, hi = min(lo, x), max(hi, x)
+		n = max(n, id+1)
+		found++
+	})
+	if count == 0 || found != count || uint64(count)*2 < n {
+		return nil
+	}
+	v := &IntView{base: lo, n: n}
+	if uint64(count) != n {
+		v.valid = make([]uint64, (n+63)/64)
+	}
+	switch span := uint64(hi - lo); {
+	case span <= math.MaxUint8:
+		v.u8 = make([]uint8, n)
+		fillView(v, c, v.u8)
+	case span <= math.MaxUint16:
+		v.u16 = make([]uint16, n)
+		fillView(v, c, v.u16)
+	case span <= math.MaxUint32:
+		v.u32 = make([]uint32, n)
+		fillView(v, c, v.u32)
+	default:
+		v.u64 = make([]uint64, n)
+		fillView(v, c, v.u64)
+	}
+	return v
+}
+
+// eachInt calls fn for every integer value of c: the typed rows of
+// Int64 chunks, then side values.
+func eachInt(c *column, fn func(id uint64, x int64)) {
+	for g, ch := range c.groups {
+		if ch == nil {
+			continue
+		}
+		start := uint64(g) << groupShift
+		if ch.typ == vector.Int64 {
+			rows := min(ch.rows(), len(ch.i64))
+			for r := 0; r < rows; r++ {
+				if bitAt(ch.valid, r) {
+					fn(start+uint64(r), ch.i64[r])
+				}
+			}
+		}
+		for r, val := range ch.side {
+			if x, ok := val.(int64); ok {
+				fn(start+uint64(r), x)
+			}
+		}
+	}
+}
+
+func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T) {
+	eachInt(c, func(id uint64, x int64) {
+		dst[id] = T(uint64(x - v.base))
+		if v.valid != nil {
+			v.valid[id>>6] |= 1 << (id & 63)
+		}
+	})
+}
+
+// Len is the number of ids the view covers: every id at or past it has
+// no value.
+func (v *IntView) Len() uint64 { return v.n }
+
+// Bytes is the view's memory.
+func (v *IntView) Bytes() int {
+	return len(v.u8) + 2*len(v.u16) + 4*len(v.u32) + 8*len(v.u64) + 8*len(v.valid)
+}
+
+// Width is the bytes per id of the encoded values (1, 2, 4 or 8).
+func (v *IntView) Width() int {
+	switch {
+	case v.u8 != nil:
+		return 1
+	case v.u16 != nil:
+		return 2
+	case v.u32 != nil:
+		return 4
+	}
+	return 8
+}
+
+// Get returns id's value; ok is false when it has none.
+func (v *IntView) Get(id uint64) (x int64, ok bool) {
+	if id >= v.n || (v.valid != nil && v.valid[id>>6]&(1<<(id&63)) == 0) {
+		return 0, false
+	}
+	switch {
+	case v.u8 != nil:
+		return v.base + int64(v.u8[id]), true
+	case v.u16 != nil:
+		return v.base + int64(v.u16[id]), true
+	case v.u32 != nil:
+		return v.base + int64(v.u32[id]), true
+	}
+	return v.base + int64(v.u64[id]), true
+}
+
+// unsignedRange maps the value range [lo, hi] to the view's encoded
+// domain: encoded values e with e-from <= span (unsigned) are exactly the
+// values in range. ok is false when no value of the view can be in range.
+func (v *IntView) unsignedRange(lo, hi int64, max uint64) (from, span uint64, ok bool) {
+	if lo > hi {
+		return 0, 0, false
+	}
+	// Clamp to [base, base+max] without overflowing int64.
+	top := v.base + int64(min(max, uint64(math.MaxInt64-v.base)))
+	if hi < v.base || lo > top {
+		return 0, 0, false
+	}
+	lo, hi = maxInt(lo, v.base), minInt(hi, top)
+	return uint64(lo - v.base), uint64(hi - lo), true
+}
+
+func maxInt(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func minInt(a, b int64) int64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// slotViews are the slot-ordered views of a relationship column (see
+// RelSlotView), at most maxSlotViews, newest first; immutable once
+// published.
+type slotViews []slotView
+
+type slotView struct {
+	base *csr.CSR
+	view *IntView
+}
+
+// maxSlotViews bounds the slot-ordered views cached per column: one per
+// direction of the one relationship type a property usually belongs to.
+const maxSlotViews = 2
+
+// slotView returns c's values laid out in the slot order of CSR base:
+// entry s is the value of relationship base's slot s holds. A neighbour
+// list of base is then a contiguous range of the view, read
+// sequentially whatever the direction (relationship ids follow forward
+// slots only). Built from the id-ordered view, so only once that exists
+// (see intView for demand); cached per base, which is immutable like the
+// column version, so neither can change under it.
+func (c *column) slotView(base *csr.CSR, rows int) *IntView {
+	v := c.intView(rows)
+	if v == nil || base == nil {
+		return nil
+	}
+	if sv := c.cache.slots.Load(); sv != nil {
+		for _, x := range *sv {
+			if x.base == base {
+				return x.view
+			}
+		}
+	}
+	sv := buildSlotView(v, base)
+	old := c.cache.slots.Load()
+	next := slotViews{{base: base, view: sv}}
+	if old != nil {
+		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
+	}
+	c.cache.slots.CompareAndSwap(old, &next)
+	return sv
+}
+
+// buildSlotView encodes v's values in base's slot order, with v's base and
+// width (a slot's value is one of v's).
+func buildSlotView(v *IntView, base *csr.CSR) *IntView {
+	n := uint64(base.NumEdges())
+	sv := &IntView{base: v.base, n: n, valid: make([]uint64, (n+63)/64)}
+	switch {
+	case v.u8 != nil:
+		sv.u8 = make([]uint8, n)
+		fillSlots(v, v.u8, sv, sv.u8, base)
+	case v.u16 != nil:
+		sv.u16 = make([]uint16, n)
+		fillSlots(v, v.u16, sv, sv.u16, base)
+	case v.u32 != nil:
+		sv.u32 = make([]uint32, n)
+		fillSlots(v, v.u32, sv, sv.u32, base)
+	default:
+		sv.u64 = make([]uint64, n)
+		fillSlots(v, v.u64, sv, sv.u64, base)
+	}
+	all := true
+	for s := uint64(0); s < n && all; s++ {
+		all = sv.valid[s>>6]&(1<<(s&63)) != 0
+	}
+	if all {
+		sv.valid = nil
+	}
+	return sv
+}
+
+func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntView, dst []T, base *csr.CSR) {
+	off := base.Offsets()
+	for node := 0; node < base.NumNodes(); node++ {
+		s := off[node]
+		for _, rel := range base.Rels(uint64(node)) {
+			if rel < v.n && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
+				dst[s] = src[rel]
+				sv.valid[s>>6] |= 1 << (s & 63)
+			}
+			s++
+		}
+	}
+}

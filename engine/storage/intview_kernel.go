@@ -1,0 +1,304 @@
+package storage
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Kernels over an IntView. Each is one generic loop per encoded width; a
+// value test is a single unsigned compare (e-from <= span) whatever the
+// operator, and the selection is appended branch-free (the slot is always
+// written, the length advanced by the test), so a selective filter costs
+// no mispredicted branches.
+
+// SelectRange appends to dst (which must have room for every candidate
+// row: cap(dst) >= len(dst)+rows) the rows r of sel (0..n-1 when sel is
+// nil) whose id ids.IDs[r] is valid and has a value in [lo, hi]; rows
+// keep their order. It is the filter `prop >= lo AND prop <= hi` with
+// Cypher's null semantics: an id without the property (or a null id) is
+// never selected.
+func (v *IntView) SelectRange(dst []int32, ids *vector.Vector, sel []int32, n int, lo, hi int64) []int32 {
+	switch {
+	case v.u8 != nil:
+		return selectRange(v, v.u8, math.MaxUint8, dst, ids, sel, n, lo, hi)
+	case v.u16 != nil:
+		return selectRange(v, v.u16, math.MaxUint16, dst, ids, sel, n, lo, hi)
+	case v.u32 != nil:
+		return selectRange(v, v.u32, math.MaxUint32, dst, ids, sel, n, lo, hi)
+	}
+	return selectRange(v, v.u64, math.MaxUint64, dst, ids, sel, n, lo, hi)
+}
+
+func selectRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, dst []int32, ids *vector.Vector, sel []int32, n int, lo, hi int64) []int32 {
+	from, span, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return dst
+	}
+	f, s := T(from), T(span)
+	if v.valid != nil || ids.Valid != nil {
+		return selectRangeSlow(v, vals, f, s, dst, ids, sel, n)
+	}
+	k := len(dst)
+	dst = dst[:cap(dst)]
+	id := ids.IDs
+	nv := uint64(len(vals))
+	if sel == nil {
+		for r, x := range id[:n] {
+			if x >= nv { // past the view: no value (rare, predictable)
+				continue
+			}
+			dst[k] = int32(r)
+			k += in(vals[x]-f, s)
+		}
+		return dst[:k]
+	}
+	for _, r := range sel {
+		x := id[r]
+		if x >= nv {
+			continue
+		}
+		dst[k] = r
+		k += in(vals[x]-f, s)
+	}
+	return dst[:k]
+}
+
+// selectRangeSlow is SelectRange when the view or the ids have nulls.
+func selectRangeSlow[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, f, s T, dst []int32, ids *vector.Vector, sel []int32, n int) []int32 {
+	nv := uint64(len(vals))
+	test := func(r int) {
+		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+			return
+		}
+		x := ids.IDs[r]
+		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
+			return
+		}
+		if vals[x]-f <= s {
+			dst = append(dst, int32(r))
+		}
+	}
+	if sel == nil {
+		for r := 0; r < n; r++ {
+			test(r)
+		}
+	} else {
+		for _, r := range sel {
+			test(int(r))
+		}
+	}
+	return dst
+}
+
+// in is 1 when d <= s, else 0, without a branch (the compiler emits a
+// flag-to-register move): selective filters on random data would
+// mispredict about half of the time.
+func in[T uint8 | uint16 | uint32 | uint64](d, s T) int {
+	var b int
+	if d <= s {
+		b = 1
+	}
+	return b
+}
+
+// CountRange counts the ids of [from, to) that have a value in [lo, hi]:
+// `count(*) WHERE prop in range` over a contiguous id range, read straight
+// from the view.
+func (v *IntView) CountRange(from, to uint64, lo, hi int64) int64 {
+	to = min(to, v.n)
+	if from >= to {
+		return 0
+	}
+	switch {
+	case v.u8 != nil && v.valid == nil:
+		return countRange8(v, from, to, lo, hi)
+	case v.u8 != nil:
+		return countRange(v, v.u8, math.MaxUint8, from, to, lo, hi)
+	case v.u16 != nil:
+		return countRange(v, v.u16, math.MaxUint16, from, to, lo, hi)
+	case v.u32 != nil:
+		return countRange(v, v.u32, math.MaxUint32, from, to, lo, hi)
+	}
+	return countRange(v, v.u64, math.MaxUint64, from, to, lo, hi)
+}
+
+func countRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, from, to uint64, lo, hi int64) int64 {
+	f64, s64, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return 0
+	}
+	f, s := T(f64), T(s64)
+	var cnt int64
+	if v.valid == nil {
+		for _, e := range vals[from:to] {
+			cnt += int64(in(e-f, s))
+		}
+		return cnt
+	}
+	for x := from; x < to; x++ {
+		if v.valid[x>>6]&(1<<(x&63)) != 0 && vals[x]-f <= s {
+			cnt++
+		}
+	}
+	return cnt
+}
+
+// countRange8 is countRange for one-byte values without nulls, eight
+// values per step (SWAR): the even and the odd bytes of a word are spread
+// into 16-bit lanes, where (b-from) mod 256 and then span-(b-from) are
+// computed without a borrow crossing lanes; a lane's top bit is set
+// exactly when its byte is in range, and one popcount counts the word.
+// About 2 operations per value instead of 7 (BenchmarkIntViewCountRange).
+func countRange8(v *IntView, from, to uint64, lo, hi int64) int64 {
+	f64, s64, ok := v.unsignedRange(lo, hi, math.MaxUint8)
+	if !ok {
+		return 0
+	}
+	const (
+		lanes = 0x0001000100010001
+		low   = 0x00FF00FF00FF00FF
+		top   = 0x8000800080008000
+		carry = 0x0100010001000100
+	)
+	fl, sl := f64*lanes, s64*lanes|top
+	vals := v.u8[from:to]
+	var cnt int64
+	i := 0
+	for ; i+8 <= len(vals); i += 8 {
+		w := binary.LittleEndian.Uint64(vals[i:])
+		even := ((w&low | carry) - fl) & low
+		odd := ((w>>8&low | carry) - fl) & low
+		m := (sl-even)&top | ((sl-odd)&top)>>1
+		cnt += int64(bits.OnesCount64(m))
+	}
+	f, s := uint8(f64), uint8(s64)
+	for _, e := range vals[i:] {
+		cnt += int64(in(e-f, s))
+	}
+	return cnt
+}
+
+// Gather fills the INTEGER vector out like GatherNodeProp: row r (of sel,
+// or 0..n-1) gets the value of id ids.IDs[r], or null.
+func (v *IntView) Gather(ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	switch {
+	case v.u8 != nil:
+		gatherView(v, v.u8, ids, sel, n, out)
+	case v.u16 != nil:
+		gatherView(v, v.u16, ids, sel, n, out)
+	case v.u32 != nil:
+		gatherView(v, v.u32, ids, sel, n, out)
+	default:
+		gatherView(v, v.u64, ids, sel, n, out)
+	}
+}
+
+func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	dst, id, base := out.I64, ids.IDs, v.base
+	nv := uint64(len(vals))
+	if v.valid == nil && ids.Valid == nil {
+		if sel == nil {
+			for r, x := range id[:n] {
+				if x < nv {
+					dst[r] = base + int64(vals[x])
+					out.SetValid(r)
+				} else {
+					out.SetNull(r)
+				}
+			}
+			return
+		}
+		for _, r := range sel {
+			if x := id[r]; x < nv {
+				dst[r] = base + int64(vals[x])
+				out.SetValid(int(r))
+			} else {
+				out.SetNull(int(r))
+			}
+		}
+		return
+	}
+	one := func(r int) {
+		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+			out.SetNull(r)
+			return
+		}
+		x := id[r]
+		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
+			out.SetNull(r)
+			return
+		}
+		dst[r] = base + int64(vals[x])
+		out.SetValid(r)
+	}
+	if sel == nil {
+		for r := 0; r < n; r++ {
+			one(r)
+		}
+		return
+	}
+	for _, r := range sel {
+		one(int(r))
+	}
+}
+
+// SelectSpan is SelectRange over the consecutive ids from, from+1, …:
+// row r (of sel, or 0..n-1) reads id from+r. A neighbour list in a
+// slot-ordered view (RelSlotView) is such a span, read sequentially.
+// from+n must not exceed Len.
+func (v *IntView) SelectSpan(dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
+	switch {
+	case v.u8 != nil:
+		return selectSpan(v, v.u8, math.MaxUint8, dst, from, sel, n, lo, hi)
+	case v.u16 != nil:
+		return selectSpan(v, v.u16, math.MaxUint16, dst, from, sel, n, lo, hi)
+	case v.u32 != nil:
+		return selectSpan(v, v.u32, math.MaxUint32, dst, from, sel, n, lo, hi)
+	}
+	return selectSpan(v, v.u64, math.MaxUint64, dst, from, sel, n, lo, hi)
+}
+
+func selectSpan[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uint64, dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
+	f64, s64, ok := v.unsignedRange(lo, hi, max)
+	if !ok {
+		return dst
+	}
+	f, s := T(f64), T(s64)
+	vs := vals[from : from+uint64(n)]
+	k := len(dst)
+	dst = dst[:cap(dst)]
+	if v.valid != nil {
+		test := func(r int32) {
+			x := from + uint64(r)
+			if v.valid[x>>6]&(1<<(x&63)) != 0 && vs[r]-f <= s {
+				dst[k] = r
+				k++
+			}
+		}
+		if sel == nil {
+			for r := range vs {
+				test(int32(r))
+			}
+		} else {
+			for _, r := range sel {
+				test(r)
+			}
+		}
+		return dst[:k]
+	}
+	if sel == nil {
+		for r, e := range vs {
+			dst[k] = int32(r)
+			k += in(e-f, s)
+		}
+		return dst[:k]
+	}
+	for _, r := range sel {
+		dst[k] = r
+		k += in(vs[r]-f, s)
+	}
+	return dst[:k]
+}
