@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -44,7 +45,9 @@ func OpenBase(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptBase, ManifestName, err)
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
+	// DecodeAll is safe for concurrent use; up to GOMAXPROCS files
+	// decompress at once (decodeBase loads columns in parallel).
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithDecoderMaxMemory(1<<36))
 	if err != nil {
 		return nil, err
 	}
@@ -186,31 +189,40 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 			return nil, bad(name, "labels nodes that do not exist")
 		}
 	}
-	readCols := func(prefix string, bound uint64) ([]*column, error) {
-		cols := make([]*column, len(cf.Keys))
-		for k := range cols {
-			name := fmt.Sprintf("%s.%d.col", prefix, k)
-			raw, err := load(name)
-			if err != nil {
-				return nil, err
-			}
-			if raw == nil {
-				continue
-			}
-			if cols[k], err = decodeColumn(raw, bound); err != nil {
-				return nil, bad(name, "%v", err)
-			}
-		}
-		for len(cols) > 0 && cols[len(cols)-1] == nil {
-			cols = cols[:len(cols)-1]
-		}
-		return cols, nil
+	// Columns decompress and decode independently, on GOMAXPROCS
+	// goroutines (load must be safe for concurrent use).
+	type colFile struct {
+		cols  []*column
+		k     int
+		name  string
+		bound uint64
 	}
-	if v.nodeCols, err = readCols("node", m.NodeBound); err != nil {
+	v.nodeCols, v.relCols = make([]*column, len(cf.Keys)), make([]*column, len(cf.Keys))
+	var colFiles []colFile
+	for k := range cf.Keys {
+		colFiles = append(colFiles,
+			colFile{v.nodeCols, k, fmt.Sprintf("node.%d.col", k), m.NodeBound},
+			colFile{v.relCols, k, fmt.Sprintf("rel.%d.col", k), m.RelBound})
+	}
+	err = forEachParallel(len(colFiles), func(i int) error {
+		f := colFiles[i]
+		raw, err := load(f.name)
+		if err != nil || raw == nil {
+			return err
+		}
+		if f.cols[f.k], err = decodeColumn(raw, f.bound); err != nil {
+			return bad(f.name, "%v", err)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if v.relCols, err = readCols("rel", m.RelBound); err != nil {
-		return nil, err
+	for len(v.nodeCols) > 0 && v.nodeCols[len(v.nodeCols)-1] == nil {
+		v.nodeCols = v.nodeCols[:len(v.nodeCols)-1]
+	}
+	for len(v.relCols) > 0 && v.relCols[len(v.relCols)-1] == nil {
+		v.relCols = v.relCols[:len(v.relCols)-1]
 	}
 	if err := v.checkNodes(); err != nil {
 		return nil, bad("node files", "%v", err)
@@ -468,19 +480,20 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 	v.adj = make([]adjPair, types)
 	v.typeRels = make([]int64, types)
 	var total int64
-	var nbrs, rels []uint64
 	var err error
+	// Every id below the bound exists (a bulk load): CSR ids are checked
+	// against the bound, so no endpoint needs a bitmap probe.
+	allLive := v.live.GetCardinality() == v.nodeBound && (v.nodeBound == 0 || uint64(v.live.Maximum()) == v.nodeBound-1)
 	for t := range types {
 		var pair [2]*csr.CSR
 		var modes [2]byte
-		for d := range pair {
+		// The two directions decompress and decode (with their checks)
+		// independently.
+		err = forEachParallel(len(pair), func(d int) error {
 			name := fmt.Sprintf("csr.%d.%s", t, dirName[d])
 			raw, err := load(name)
-			if err != nil {
+			if err != nil || raw == nil {
 				return err
-			}
-			if raw == nil {
-				continue
 			}
 			if len(raw) == 0 || raw[0] > csrFromForward || (raw[0] == csrFromForward && d == int(Outgoing)) {
 				return bad(name, "bad mode byte")
@@ -494,6 +507,10 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 				return bad(name, "covers %d nodes, the graph %d", c.NumNodes(), v.nodeBound)
 			}
 			pair[d] = c
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		if (pair[0] == nil) != (pair[1] == nil) {
 			return bad(fmt.Sprintf("csr.%d", t), "one direction is missing")
@@ -511,38 +528,73 @@ func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error 
 		if out.NumEdges() == 0 || out.NumEdges() != in.NumEdges() {
 			return bad(name, "%d edges out, %d in", out.NumEdges(), in.NumEdges())
 		}
-		for src := uint64(0); src < v.nodeBound; src++ {
-			rels = out.AppendRels(rels[:0], src) // sequential ids are not stored
-			if len(rels) == 0 {
-				continue
+		// Sequential forward ids are distinct per source node, so ranges of
+		// sources fill disjoint rows; other ids may collide and are
+		// checked on one goroutine.
+		fill := func(lo, hi uint64) error {
+			var nbrs, rels []uint64
+			for src := lo; src < hi; src++ {
+				rels = out.AppendRels(rels[:0], src) // sequential ids are not stored
+				if len(rels) == 0 {
+					continue
+				}
+				nbrs = out.AppendNeighbors(nbrs[:0], src)
+				for i, id := range rels {
+					if id >= v.relBound {
+						return bad(name, "relationship %d past the id bound %d", id, v.relBound)
+					}
+					c, r := v.rels[id>>groupShift], int(id&groupMask)
+					if c.typ[r] != noRel {
+						return bad(name, "relationship %d stored twice", id)
+					}
+					if !allLive && (!v.nodeLive(src) || !v.nodeLive(nbrs[i])) {
+						return bad(name, "relationship %d has an endpoint that does not exist", id)
+					}
+					c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(src), uint32(nbrs[i])
+				}
 			}
-			nbrs = out.AppendNeighbors(nbrs[:0], src)
-			for i, id := range rels {
-				if id >= v.relBound {
-					return bad(name, "relationship %d past the id bound %d", id, v.relBound)
-				}
-				c, r := v.rels[id>>groupShift], int(id&groupMask)
-				if c.typ[r] != noRel {
-					return bad(name, "relationship %d stored twice", id)
-				}
-				if !v.nodeLive(src) || !v.nodeLive(nbrs[i]) {
-					return bad(name, "relationship %d has an endpoint that does not exist", id)
-				}
-				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(src), uint32(nbrs[i])
-			}
+			return nil
 		}
-		for dst := uint64(0); dst < v.nodeBound; dst++ {
-			rels = in.AppendRels(rels[:0], dst)
-			if len(rels) == 0 {
-				continue
-			}
-			nbrs = in.AppendNeighbors(nbrs[:0], dst)
-			for i, id := range rels {
-				typ, s, e, ok := v.Rel(id)
-				if !ok || typ != catalog.TypeID(t) || s != nbrs[i] || e != dst {
-					return bad(fmt.Sprintf("csr.%d.in", t), "relationship %d does not match the forward adjacency", id)
+		if _, seq := out.SequentialBase(); seq {
+			err = forNodeRanges(v.nodeBound, fill)
+		} else {
+			err = fill(0, v.nodeBound)
+		}
+		if err != nil {
+			return err
+		}
+		derived := modes[Incoming] == csrFromForward
+		err = forNodeRanges(v.nodeBound, func(lo, hi uint64) error {
+			var nbrs, rels []uint64
+			for dst := lo; dst < hi; dst++ {
+				rels = in.AppendRels(rels[:0], dst)
+				if len(rels) == 0 {
+					continue
+				}
+				if derived {
+					// fromForward made each id from its source's forward
+					// list and a position inside it, and the fill above
+					// wrote that source and type there: only the far end
+					// is left to compare (one load, not four).
+					for _, id := range rels {
+						if c := v.rels[id>>groupShift]; c.dst[id&groupMask] != uint32(dst) {
+							return bad(fmt.Sprintf("csr.%d.in", t), "relationship %d does not match the forward adjacency", id)
+						}
+					}
+					continue
+				}
+				nbrs = in.AppendNeighbors(nbrs[:0], dst)
+				for i, id := range rels {
+					typ, s, e, ok := v.Rel(id)
+					if !ok || typ != catalog.TypeID(t) || s != nbrs[i] || e != dst {
+						return bad(fmt.Sprintf("csr.%d.in", t), "relationship %d does not match the forward adjacency", id)
+					}
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		v.adj[t] = adjPair{csr.NewAdjacency(out), csr.NewAdjacency(in)}
 		v.typeRels[t] = int64(out.NumEdges())
@@ -606,24 +658,29 @@ func fromForward(out, in *csr.CSR) (*csr.CSR, error) {
 	if !ok {
 		return nil, fmt.Errorf("ids relative to a forward CSR whose ids are not sequential")
 	}
-	offs := out.Offsets()
+	offs, inOffs := out.Offsets(), in.Offsets()
 	rel := make([]uint64, in.NumEdges())
-	var nbrs []uint64
-	s := 0
-	for v := uint64(0); v < uint64(in.NumNodes()); v++ {
-		ks := in.Rels(v)
-		if len(ks) == 0 {
-			continue
-		}
-		nbrs = in.AppendNeighbors(nbrs[:0], v)
-		for i, k := range ks {
-			src := nbrs[i]
-			if k >= offs[src+1]-offs[src] {
-				return nil, fmt.Errorf("node %d: position %d past the forward degree of %d", v, k, src)
+	err := forNodeRanges(uint64(in.NumNodes()), func(lo, hi uint64) error {
+		var nbrs, ks []uint64
+		for v := lo; v < hi; v++ {
+			ks = in.AppendRels(ks[:0], v)
+			if len(ks) == 0 {
+				continue
 			}
-			rel[s] = base + offs[src] + k
-			s++
+			nbrs = in.AppendNeighbors(nbrs[:0], v)
+			s := inOffs[v]
+			for i, k := range ks {
+				src := nbrs[i]
+				if k >= offs[src+1]-offs[src] {
+					return fmt.Errorf("node %d: position %d past the forward degree of %d", v, k, src)
+				}
+				rel[s+uint64(i)] = base + offs[src] + k
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return in.WithRels(rel), nil
 }
