@@ -26,9 +26,12 @@ type OnlineLoader interface {
 	Load(ctx context.Context, db *engine.DB, dir string) (LoadTimes, error)
 }
 
-// LoadTimes are the wall-clock milliseconds of the two load phases.
+// LoadTimes are the wall-clock milliseconds of the two load phases, and
+// for a Builder the opening of the directory it built (OpenMS; 0 for an
+// online loader, which loads into an open database).
 type LoadTimes struct {
 	NodesMS, EdgesMS float64
+	OpenMS           float64
 }
 
 // CypherLoader loads through ordinary Cypher statements: persons by

@@ -27,14 +27,18 @@ func TestQuiverSide(t *testing.T) {
 
 func checkQuiverSide(t *testing.T, g *Graph, dir string, l Loader) {
 	ctx := context.Background()
-	var times LoadTimes
-	db, err := loadQuiver(ctx, Config{DataDir: dir, Loader: l}, filepath.Join(t.TempDir(), "db"), &times)
+	var rep Report
+	db, err := loadQuiver(ctx, Config{DataDir: dir, Loader: l}, filepath.Join(t.TempDir(), "db"), &rep)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	times := rep.QuiverLoad
 	if times.NodesMS <= 0 || times.EdgesMS <= 0 {
 		t.Errorf("load times %+v: both phases take time", times)
+	}
+	if _, built := l.(Builder); built != (times.OpenMS > 0) {
+		t.Errorf("load times %+v: a built directory's opening is timed, an online load has none", times)
 	}
 	if st := db.Stats(); st.Nodes != 2000 || st.Relationships != 12000 {
 		t.Fatalf("loaded %+v", st)

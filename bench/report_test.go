@@ -39,6 +39,19 @@ func TestWriteMarkdown(t *testing.T) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", want, md)
 		}
 	}
+	if strings.Contains(md, "opening the imported directory") {
+		t.Error("an online load reports an opening time")
+	}
+	// A built directory's opening is its own row.
+	r.QuiverLoad = LoadTimes{NodesMS: 10, EdgesMS: 90, OpenMS: 40}
+	r.QuiverRSSOpen = 3 << 20
+	b.Reset()
+	WriteMarkdown(&b, r)
+	for _, want := range []string{"| load total (ms) | 100 |", "| opening the imported directory (ms) | 40 | |", "| peak RSS while opening | 3.0 MiB | |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("RESULTS.md lacks %q", want)
+		}
+	}
 	r.Mismatches = []string{"Q1: answers differ"}
 	b.Reset()
 	WriteMarkdown(&b, r)
