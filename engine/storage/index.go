@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -68,8 +71,20 @@ func entryLess(a, b indexEntry) bool {
 	return a.id < b.id
 }
 
+// cmpEntry orders entries by key, then id (entryLess as a comparison).
+func cmpEntry(a, b indexEntry) int {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
 func (x *nodeIndex) setBase(entries []indexEntry) {
-	sort.Slice(entries, func(i, j int) bool { return entryLess(entries[i], entries[j]) })
+	// Keys read in id order are often already sorted (integer keys
+	// assigned in load order); checking first makes that case O(n).
+	if !slices.IsSortedFunc(entries, cmpEntry) {
+		slices.SortFunc(entries, cmpEntry)
+	}
 	x.nbase = len(entries)
 	x.run, x.hash = nil, nil
 	x.distinct = 0
