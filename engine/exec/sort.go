@@ -212,8 +212,8 @@ func (s *sortOp) beatsBar(b *vector.Batch, r int) bool {
 	return false
 }
 
-// compareAcross compares row a of x with row b of y in Cypher's order,
-// as compareRows does within one column.
+// compareAcross compares row a of x with row b of y in Cypher's order
+// (nulls last ascending), with typed fast paths.
 func compareAcross(x *vector.Vector, a int, y *vector.Vector, b int) int {
 	if x == nil || y == nil {
 		return 0
@@ -296,30 +296,8 @@ func (s *sortOp) less(a, b int) bool {
 }
 
 // compareRows compares two rows of one column in Cypher's order, with
-// typed fast paths.
-func compareRows(v *vector.Vector, a, b int) int {
-	if v == nil {
-		return 0
-	}
-	an, bn := v.IsNull(a), v.IsNull(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1 // nulls sort last ascending
-	case bn:
-		return -1
-	}
-	switch v.Type {
-	case vector.Int64:
-		return cmpOrdered(v.I64[a], v.I64[b])
-	case vector.String:
-		return cmpOrdered(v.Str[a], v.Str[b])
-	case vector.Float64:
-		return cmpTotalFloat(v.F64[a], v.F64[b])
-	}
-	return orderTotal(v.Get(a), v.Get(b))
-}
+// typed fast paths (compareAcross with both rows in v).
+func compareRows(v *vector.Vector, a, b int) int { return compareAcross(v, a, v, b) }
 
 // cmpTotalFloat orders floats with NaN after every other number.
 func cmpTotalFloat(a, b float64) int {
