@@ -73,12 +73,13 @@ WARMUP     ?= 1
 SEED       ?= 1
 BENCH_DATA ?= bench/data/$(SCALE)-$(SEED)
 BENCH_NOTE ?=
+BENCH_SKIP ?=
 # S writes bench/RESULTS.md, other scales bench/RESULTS-<SCALE>.md.
 BENCH_OUT  ?= bench/RESULTS$(if $(filter S,$(SCALE)),,-$(SCALE)).md
 bench: bench-kuzu
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(BENCH_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(SCALE) -seed $(SEED) -out $(BENCH_DATA)
-	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)"
+	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)

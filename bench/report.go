@@ -48,6 +48,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
 	}
 	p("")
+	if len(r.Skip) > 0 {
+		p("Not run in this report: %s (the geometric mean is over the queries above).", strings.Join(r.Skip, ", "))
+		p("")
+	}
 	p("A ratio below 1 means Quiver is faster. Every answer was compared between the engines;")
 	if len(r.Mismatches) == 0 {
 		p("all agreed.")

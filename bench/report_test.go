@@ -52,6 +52,12 @@ func TestWriteMarkdown(t *testing.T) {
 			t.Errorf("RESULTS.md lacks %q", want)
 		}
 	}
+	r.Skip = []string{"Q6"}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "Not run in this report: Q6") {
+		t.Error("a skipped query is not reported")
+	}
 	r.Mismatches = []string{"Q1: answers differ"}
 	b.Reset()
 	WriteMarkdown(&b, r)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,6 +27,7 @@ type Config struct {
 	Commit  string
 	Log     io.Writer // progress lines; nil discards
 	Note    string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
+	Skip    []string  // suite queries not run (names, e.g. Q6), listed in the report
 }
 
 // Report is what a run measured; WriteMarkdown renders it.
@@ -143,6 +145,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ResetPeakRSS(0)
 	ResetPeakRSS(kz.Pid())
 	for _, q := range Suite {
+		if slices.Contains(cfg.Skip, q.Name) {
+			continue
+		}
 		qr := QueryReport{Query: q}
 		for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
 			timed := i >= cfg.Warmup

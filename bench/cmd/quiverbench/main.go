@@ -87,6 +87,7 @@ func run(args []string) error {
 	warmup := fs.Int("warmup", 1, "untimed warm-up runs per query and engine")
 	out := fs.String("out", "bench/RESULTS.md", "report file")
 	note := fs.String("note", "", "a paragraph for the report")
+	skip := fs.String("skip", "", "comma-separated suite queries not to run (e.g. Q6 at scale L, where Kùzu takes minutes)")
 	loader := fs.String("loader", "import", "how Quiver loads the data set: import (offline bulk import) or cypher (UNWIND batches)")
 	format := fs.String("format", "csv", "the files the import loader reads: csv, or parquet (written by gen -parquet; Kùzu reads the CSVs)")
 	fs.Parse(args)
@@ -111,7 +112,7 @@ func run(args []string) error {
 	}
 	rep, err := bench.Run(context.Background(), bench.Config{
 		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
-		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note,
+		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note, Skip: skipList(*skip),
 	})
 	if err != nil {
 		return err
@@ -137,4 +138,15 @@ func commit() string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// skipList parses -skip: upper-cased names, empty entries dropped.
+func skipList(s string) []string {
+	var out []string
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.ToUpper(strings.TrimSpace(n)); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
