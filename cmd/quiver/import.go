@@ -48,17 +48,8 @@ func parseImport(args []string) (importArgs, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			var sb strings.Builder
-			fs.SetOutput(&sb)
-			fs.PrintDefaults()
-			return o, fmt.Errorf("flags:\n%s", sb.String())
-		}
+	if err := parseFlags(fs, args); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *delim == `\t` {
 		*delim = "\t"

@@ -40,17 +40,8 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "turn authentication on")
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			var sb strings.Builder
-			fs.SetOutput(&sb)
-			fs.PrintDefaults()
-			return o, fmt.Errorf("flags:\n%s", sb.String())
-		}
+	if err := parseFlags(fs, args); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	switch strings.ToLower(*level) {
 	case "debug":
@@ -87,4 +78,22 @@ func parseServe(args []string) (serveOptions, error) {
 		return o, fmt.Errorf("--replication-mode %q: replication is not supported in this version (only the standalone role \"primary\" is)", o.replicationMode)
 	}
 	return o, nil
+}
+
+// parseFlags parses a subcommand's flags: -h prints them as the error,
+// and positional arguments are refused.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var sb strings.Builder
+			fs.SetOutput(&sb)
+			fs.PrintDefaults()
+			return fmt.Errorf("flags:\n%s", sb.String())
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
 }

@@ -18,6 +18,20 @@ type batchReader[T any] interface {
 	ReadBatch(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
 }
 
+// readBatch reads up to want rows (of a chunk of n, row of them read) into
+// vals and defs, and checks what the reader claims: at least one level,
+// no more levels than asked, no more values than levels.
+func readBatch[T any](r batchReader[T], want int, vals []T, defs []int16, row, n int) (levels, nv int, msg string) {
+	l, nv, err := r.ReadBatch(int64(want), vals, defs, nil)
+	if err != nil {
+		return 0, 0, fmt.Sprintf("corrupt column chunk (%v)", err)
+	}
+	if l <= 0 || int(l) > want || nv > int(l) {
+		return 0, 0, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+	}
+	return int(l), nv, ""
+}
+
 // scan reads the n rows of a column chunk in batches and hands each row
 // to put (its value) or null; batch, when set, first sees each batch's
 // non-null values. It returns the row (0-based in the chunk) and message
@@ -30,12 +44,9 @@ func scan[T any](r batchReader[T], n int, maxDef int16, batch func([]T), put fun
 	}
 	for row := 0; row < n; {
 		want := min(len(vals), n-row)
-		levels, nv, err := r.ReadBatch(int64(want), vals, defs, nil)
-		if err != nil {
-			return row, fmt.Sprintf("corrupt column chunk (%v)", err)
-		}
-		if levels <= 0 || int(levels) > want || nv > int(levels) {
-			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		levels, nv, msg := readBatch(r, want, vals, defs, row, n)
+		if msg != "" {
+			return row, msg
 		}
 		if batch != nil {
 			batch(vals[:nv])
@@ -219,12 +230,9 @@ func scanDirect[T any](r batchReader[T], n int, maxDef int16, dst []T, null []bo
 	}
 	for row := 0; row < n; {
 		want := min(pqBatch, n-row)
-		levels, nv, err := r.ReadBatch(int64(want), dst[row:row+want], defs, nil)
-		if err != nil {
-			return row, fmt.Sprintf("corrupt column chunk (%v)", err)
-		}
-		if levels <= 0 || int(levels) > want || nv > int(levels) {
-			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		levels, nv, msg := readBatch(r, want, dst[row:row+want], defs, row, n)
+		if msg != "" {
+			return row, msg
 		}
 		if nv < int(levels) {
 			var zero T
@@ -286,12 +294,9 @@ func scanEndpoints[E ~uint32 | ~uint64](r *file.Int64ColumnChunkReader, n int, m
 	}
 	for row := 0; row < n; {
 		want := min(len(vals), n-row)
-		levels, nv, err := r.ReadBatch(int64(want), vals, defs, nil)
-		if err != nil {
-			return row, fmt.Sprintf("corrupt column chunk (%v)", err)
-		}
-		if levels <= 0 || int(levels) > want || nv > int(levels) {
-			return row, fmt.Sprintf("corrupt column chunk: it ends after %d of its row group's %d rows", row, n)
+		levels, nv, msg := readBatch(r, want, vals, defs, row, n)
+		if msg != "" {
+			return row, msg
 		}
 		if nv < int(levels) {
 			for k := range int(levels) {
