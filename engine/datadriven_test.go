@@ -33,9 +33,10 @@ import (
 //
 // A query's expected output may instead be `error CODE [LINE:COL]`. Rows
 // compare as a bag unless the directive says ordered. Expected output of
-// a statement, when given, is its write counters. `reset` starts a new,
-// empty database. After each successful statement the store's invariants
-// are checked.
+// a statement, when given, is its write counters. A file's statements run
+// in one session (a SET holds for the rest of the file); `reset` starts a
+// new, empty database and session. After each successful statement the
+// store's invariants are checked.
 var rewrite = flag.Bool("rewrite", false, "rewrite expected outputs of testdata/*.test (review the diff!)")
 
 func TestQueryCorpus(t *testing.T) {
@@ -97,14 +98,16 @@ func parseBlocks(t *testing.T, path string) []*block {
 func runCorpusFile(t *testing.T, path string) {
 	blocks := parseBlocks(t, path)
 	db := openTestDB(t)
+	s := db.NewSession()
 	changed := false
 	for _, b := range blocks {
 		if b.directive == "reset" {
 			db = openTestDB(t)
+			s = db.NewSession()
 			continue
 		}
 		where := fmt.Sprintf("%s:%d", filepath.Base(path), b.line)
-		got := runBlock(t, db, b, where)
+		got := runBlock(t, db, s, b, where)
 		if got == nil {
 			continue
 		}
@@ -135,7 +138,7 @@ func openTestDB(t *testing.T) *engine.DB {
 
 // runBlock runs one block and returns its actual output, or nil when there
 // is nothing to compare.
-func runBlock(t *testing.T, db *engine.DB, b *block, where string) []string {
+func runBlock(t *testing.T, db *engine.DB, s *engine.Session, b *block, where string) []string {
 	params := engine.Params{}
 	if b.params != "" {
 		var raw map[string]any
@@ -149,7 +152,11 @@ func runBlock(t *testing.T, db *engine.DB, b *block, where string) []string {
 		}
 	}
 	text := strings.Join(b.query, "\n")
-	res, err := db.Query(context.Background(), text, params)
+	var q querier = db // nil s: a session per statement
+	if s != nil {
+		q = s
+	}
+	res, err := q.Query(context.Background(), text, params)
 	var rowsOut []string
 	if err == nil {
 		rowsOut, err = drain(res)
@@ -185,16 +192,16 @@ func runBlock(t *testing.T, db *engine.DB, b *block, where string) []string {
 		if !b.hasSep {
 			return nil
 		}
-		s := res.Summary()
+		sum := res.Summary()
 		if len(res.Columns()) > 0 || len(rowsOut) > 0 {
 			t.Errorf("%s: statement returned columns or rows: %v %v", where, res.Columns(), rowsOut)
 		}
 		line := fmt.Sprintf("nodes_created: %d, relationships_created: %d, properties_set: %d, labels_added: %d, rows_affected: %d",
-			s.NodesCreated, s.RelationshipsCreated, s.PropertiesSet, s.LabelsAdded, s.RowsAffected)
+			sum.NodesCreated, sum.RelationshipsCreated, sum.PropertiesSet, sum.LabelsAdded, sum.RowsAffected)
 		// Counters of updates and deletions are shown when one is set.
-		if s.NodesDeleted+s.RelationshipsDeleted+s.PropertiesRemoved+s.LabelsRemoved > 0 {
+		if sum.NodesDeleted+sum.RelationshipsDeleted+sum.PropertiesRemoved+sum.LabelsRemoved > 0 {
 			line += fmt.Sprintf(", nodes_deleted: %d, relationships_deleted: %d, properties_removed: %d, labels_removed: %d",
-				s.NodesDeleted, s.RelationshipsDeleted, s.PropertiesRemoved, s.LabelsRemoved)
+				sum.NodesDeleted, sum.RelationshipsDeleted, sum.PropertiesRemoved, sum.LabelsRemoved)
 		}
 		return []string{line}
 	}

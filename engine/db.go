@@ -15,6 +15,12 @@ type Options struct {
 	// MaxConnections is the connection ceiling the server starts with,
 	// reported as the max_connections setting; zero keeps the default.
 	MaxConnections int
+	// IdleTimeout is the listener's keep-alive idle timeout, reported as
+	// the connection_timeout setting; zero keeps the default.
+	IdleTimeout time.Duration
+	// MaxMemoryPerQuery is the operator's max_memory_per_query in bytes:
+	// zero keeps the default (1 GiB), a negative value means no limit.
+	MaxMemoryPerQuery int64
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int
@@ -42,9 +48,10 @@ type Stats struct {
 // map[string]any.
 type Params = map[string]vector.Value
 
-// Query runs one GQL statement as its own transaction. A read streams its
-// rows through the returned Result; a statement with writes runs to
+// Query runs one GQL statement as its own transaction, in a session of
+// its own: a SET it makes lasts for this statement only. A read streams
+// its rows through the returned Result; a statement with writes runs to
 // completion and commits before Query returns. ctx cancels the query.
 func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.run(ctx, text, params)
+	return db.NewSession().Query(ctx, text, params)
 }

@@ -11,7 +11,13 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-func mustQuery(t *testing.T, db *engine.DB, q string, params engine.Params) []string {
+// querier runs statements: a database (each statement its own session)
+// or one session.
+type querier interface {
+	Query(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
+}
+
+func mustQuery(t *testing.T, db querier, q string, params engine.Params) []string {
 	t.Helper()
 	res, err := db.Query(context.Background(), q, params)
 	if err != nil {

@@ -85,25 +85,25 @@ func TestMetamorphicCorpus(t *testing.T) {
 				text := strings.Join(b.query, "\n")
 				if !strings.HasPrefix(b.directive, "query") {
 					for _, db := range dbs {
-						runBlock(t, db, b, where)
+						runBlock(t, db, nil, b, where)
 					}
 					continue
 				}
-				base := runBlock(t, dbs[0], b, where)
+				base := runBlock(t, dbs[0], nil, b, where)
 				if writeClause.MatchString(text) {
 					// Run once on every database to keep them equal.
 					for i, db := range dbs[1:] {
-						got := runBlock(t, db, b, where)
+						got := runBlock(t, db, nil, b, where)
 						compareMeta(t, where, cs[i+1].name, text, b.directive, base, got)
 					}
 					continue
 				}
-				if again := runBlock(t, dbs[0], b, where); !equalOutput(normalizeMeta(base), normalizeMeta(again), true) {
+				if again := runBlock(t, dbs[0], nil, b, where); !equalOutput(normalizeMeta(base), normalizeMeta(again), true) {
 					continue // not deterministic (rand(), the clock): nothing to compare
 				}
 				compared++
 				for i, db := range dbs[1:] {
-					got := runBlock(t, db, b, where)
+					got := runBlock(t, db, nil, b, where)
 					compareMeta(t, where, cs[i+1].name, text, b.directive, base, got)
 				}
 			}

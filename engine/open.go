@@ -98,11 +98,9 @@ func (db *DB) planOptions() plan.Options {
 	return o
 }
 
-// parallelism is the number of workers a read query may use.
+// parallelism is the number of workers a read query may use while
+// enable_parallel_scan is on (Session.parallelism).
 func (db *DB) parallelism() int {
-	if !db.settings.ParallelScan() {
-		return 1
-	}
 	if db.opts.Parallelism > 0 {
 		return db.opts.Parallelism
 	}

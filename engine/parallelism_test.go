@@ -11,29 +11,47 @@ import (
 )
 
 // TestParallelismSetting checks what a read query may use: Options.Parallelism,
-// or one goroutine once enable_parallel_scan is off.
+// or one goroutine once enable_parallel_scan is off, for the session that
+// switched it off or for every session when the operator did.
 func TestParallelismSetting(t *testing.T) {
 	db, err := Open(t.TempDir(), Options{Parallelism: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := db.parallelism(); got != 3 {
+	set := func(s *Session, q string) error {
+		res, err := s.Query(context.Background(), q, nil)
+		if err == nil {
+			res.Close()
+		}
+		return err
+	}
+	s := db.NewSession()
+	if got := s.parallelism(); got != 3 {
 		t.Errorf("parallelism %d, want 3", got)
 	}
-	set := func(q string) {
-		res, err := db.Query(context.Background(), q, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Close()
+	if err := set(s, "SET enable_parallel_scan = false"); err != nil {
+		t.Fatal(err)
 	}
-	set("SET enable_parallel_scan = false")
-	if got := db.parallelism(); got != 1 {
+	if got := s.parallelism(); got != 1 {
 		t.Errorf("parallelism %d with enable_parallel_scan off, want 1", got)
 	}
-	set("SET enable_parallel_scan = true")
-	if got := db.parallelism(); got != 3 {
+	if got := db.NewSession().parallelism(); got != 3 {
+		t.Errorf("another session: parallelism %d, want 3", got)
+	}
+	if err := set(s, "SET enable_parallel_scan = true"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.parallelism(); got != 3 {
 		t.Errorf("parallelism %d with enable_parallel_scan on, want 3", got)
+	}
+	if err := db.Settings().Set("enable_parallel_scan", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.parallelism(); got != 1 {
+		t.Errorf("parallelism %d with the operator's enable_parallel_scan off, want 1", got)
+	}
+	if e, ok := errs.As(set(s, "SET enable_parallel_scan = true")); !ok || e.Code != errs.CodePermission {
+		t.Errorf("switching on what the operator switched off: %v, want %s", e, errs.CodePermission)
 	}
 	if _, err := Open(t.TempDir(), Options{DisabledRules: []string{"no-such-rule"}}); err == nil {
 		t.Error("an unknown optimizer rule must be refused")

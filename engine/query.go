@@ -151,25 +151,34 @@ const (
 // or not its text starts with EXPLAIN. The Result has no columns or rows;
 // Plan returns the description.
 func (db *DB) Explain(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.runMode(ctx, text, params, modeExplain)
+	return db.NewSession().Explain(ctx, text, params)
 }
 
 // Profile runs a statement and measures each operator, whether or not its
 // text starts with PROFILE. Read the rows, then Profile.
 func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.runMode(ctx, text, params, modeProfile)
+	return db.NewSession().Profile(ctx, text, params)
 }
 
-func (db *DB) run(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.runMode(ctx, text, params, modeRun)
-}
+// MaxQueryBytes is the longest query text a statement may have, the
+// max_query_size the interface contract gives: planning is linear in the
+// text, and this bounds its time and memory.
+const MaxQueryBytes = 1 << 20
 
-func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (res *Result, err error) {
+func (s *Session) runMode(ctx context.Context, text string, params Params, m mode) (res *Result, err error) {
+	db := s.db
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
 	}
+	if len(text) > MaxQueryBytes {
+		return nil, errs.Data("the query text is %d bytes, more than the limit of %d (MaxQueryBytes)", len(text), MaxQueryBytes)
+	}
 	start := time.Now()
 	var tx *storage.Tx
+	// The statement's deadline covers preparing it too: parse, bind and
+	// optimize run under it.
+	ctx, cancel := statementContext(ctx, s.QueryTimeout())
+	running := false // a running Result owns cancel from then on
 	defer func() {
 		if p := recover(); p != nil {
 			db.log.Error("query panicked", "panic", p, "stack", string(debug.Stack()))
@@ -178,10 +187,16 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 			}
 			res, err = nil, errs.Internal("internal error while running the query")
 		}
+		if !running || err != nil {
+			cancel(nil)
+		}
 	}()
 	stmt, err := gql.Parse(text)
 	if err != nil {
 		return nil, syntaxError(err)
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 	if stmt.Explain {
 		m = modeExplain
@@ -204,13 +219,16 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		if m != modeRun {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)
 		}
-		return db.session(stmt.Session, start)
+		return s.statement(stmt.Session, start)
 	}
 	p, err := plan.BindWith(stmt, params, db.procs, db.planOptions())
 	if err != nil {
 		return nil, err
 	}
 	if err := plan.SelectIndexes(p, stmt, indexInfos(db.store.Snapshot())); err != nil {
+		return nil, err
+	}
+	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
 	if m == modeExplain {
@@ -222,21 +240,15 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 		r.finish()
 		return r, nil
 	}
-	var cancel context.CancelFunc
-	if timeout := db.Settings().QueryTimeout(); timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
 	tx = db.store.Begin()
 	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: params}
-	ectx.Mem.Limit = db.Settings().MaxMemoryPerQuery()
+	ectx.Mem.Limit = s.MaxMemoryPerQuery()
 	ectx.Rules = db.planOptions()
 	if !p.Writes {
 		// Workers read the transaction at once: never with writes.
-		ectx.Parallelism = db.parallelism()
+		ectx.Parallelism = s.parallelism()
 	}
-	r := &Result{db: db, ectx: ectx, tx: tx, cancel: cancel, start: start,
+	r := &Result{db: db, ectx: ectx, tx: tx, cancel: func() { cancel(nil) }, start: start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
 	if m == modeProfile {
 		ectx.Profile = exec.NewProfile()
@@ -246,7 +258,6 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	fail := func(err error) (*Result, error) {
 		ectx.Close()
 		tx.Rollback()
-		cancel()
 		return nil, err
 	}
 	if p.Writes {
@@ -300,12 +311,41 @@ func (db *DB) runMode(ctx context.Context, text string, params Params, m mode) (
 	if err != nil {
 		return fail(err)
 	}
+	running = true
 	r.pending = first
 	r.columns = resultColumns(visible, first)
 	if first == nil {
 		r.finish()
 	}
 	return r, nil
+}
+
+// statementContext is the context a statement runs under: cancelled with
+// a cause (the memory budget names itself that way), and bounded by the
+// session's timeout when it has one.
+func statementContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if timeout <= 0 {
+		return ctx, cancel
+	}
+	ctx, stop := context.WithTimeoutCause(ctx, timeout, errs.Timeout("query exceeded its time limit (query_timeout %d ms)", timeout.Milliseconds()))
+	return ctx, func(cause error) { stop(); cancel(cause) }
+}
+
+// stopped reports a statement's context's end as the engine error it
+// stands for: its cause when that is one (a timeout, the memory budget),
+// otherwise a cancellation.
+func stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if e, ok := errs.As(context.Cause(ctx)); ok {
+		return e
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return errs.Timeout("query exceeded its time limit")
+	}
+	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, context.Cause(ctx), "query cancelled")
 }
 
 // syntaxError maps the parser's error to the engine's, keeping position and

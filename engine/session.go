@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -12,31 +15,160 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Settings returns the database's settings (SET / SHOW).
+// Settings returns the operator's settings: the ceilings of every
+// session (settings.go).
 func (db *DB) Settings() *Settings { return db.settings }
 
-// session runs a session statement: SET answers the parameter's new value
-// as one row (name, value); SHOW answers rows of strings.
-func (db *DB) session(s *gql.Session, start time.Time) (*Result, error) {
+// Session is one client's sequence of statements: the settings its SET
+// statements changed, over the operator's Settings. A SET may tighten a
+// limit and never loosen it; the operator's value caps the session's at
+// every statement, so an operator lowering a limit later lowers it for
+// open sessions too. A Session is safe for concurrent use; its statements
+// run independently (each is its own transaction).
+type Session struct {
+	db *DB
+	mu struct {
+		sync.Mutex                  // protects vals
+		vals       map[string]int64 // values this session SET
+	}
+}
+
+// NewSession starts a session with no settings of its own. DB.Query runs
+// each statement in a new one; a frontend with sessions (a wire
+// connection, a transaction) keeps one.
+func (db *DB) NewSession() *Session { return &Session{db: db} }
+
+// Query runs one statement in the session (see DB.Query).
+func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.runMode(ctx, text, params, modeRun)
+}
+
+// Explain describes a statement's plan without running it (see DB.Explain).
+func (s *Session) Explain(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.runMode(ctx, text, params, modeExplain)
+}
+
+// Profile runs a statement measuring each operator (see DB.Profile).
+func (s *Session) Profile(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.runMode(ctx, text, params, modeProfile)
+}
+
+// value is a parameter's effective value in the session: the operator's,
+// tightened by the session's own.
+func (s *Session) value(p *param) int64 {
+	op := s.db.settings.get(p.name)
+	s.mu.Lock()
+	own, set := s.mu.vals[p.name]
+	s.mu.Unlock()
+	if !set {
+		return op
+	}
+	switch p.scope {
+	case scopeCeiling:
+		if op == 0 || (own != 0 && own < op) {
+			return own
+		}
+		return op
+	case scopeSwitch:
+		return min(own, op)
+	case scopeOperator:
+		return op
+	}
+	return own
+}
+
+// set validates and stores a session value: within the parameter's
+// range, and within the operator's limit.
+func (s *Session) set(name string, value any) error {
+	p, err := findParam(name)
+	if err != nil {
+		return err
+	}
+	v, err := p.parse(value)
+	if err != nil {
+		return err
+	}
+	op := s.db.settings.get(p.name)
+	switch p.scope {
+	case scopeOperator:
+		return errs.New(errs.CodePermission, errs.CatPermission,
+			"%s is set by the server's operator (%s), not by a query", p.name, p.flag)
+	case scopeCeiling:
+		if op != 0 && (v == 0 || v > op) {
+			return errs.New(errs.CodePermission, errs.CatPermission,
+				"%s cannot be raised above the server's limit of %s (%s); a session may only lower it", p.name, p.format(op), p.flag).
+				Suggest(fmt.Sprintf("SET %s = %s or less", p.name, p.format(op)))
+		}
+	case scopeSwitch:
+		if v > op {
+			return errs.New(errs.CodePermission, errs.CatPermission,
+				"%s is off on this server (%s); a session may only switch it off", p.name, p.flag)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.vals == nil {
+		s.mu.vals = map[string]int64{}
+	}
+	s.mu.vals[p.name] = v
+	return nil
+}
+
+// show returns a parameter's effective value as SHOW prints it.
+func (s *Session) show(name string) (string, error) {
+	p, err := findParam(name)
+	if err != nil {
+		return "", err
+	}
+	return p.format(s.value(p)), nil
+}
+
+// QueryTimeout is the session's query_timeout; zero means no limit.
+func (s *Session) QueryTimeout() time.Duration {
+	p, _ := lookupParam("query_timeout")
+	return time.Duration(s.value(p)) * time.Millisecond
+}
+
+// MaxMemoryPerQuery is the session's max_memory_per_query in bytes; zero
+// means no limit.
+func (s *Session) MaxMemoryPerQuery() int64 {
+	p, _ := lookupParam("max_memory_per_query")
+	return s.value(p)
+}
+
+// parallelism is the number of workers a read query of the session may
+// use.
+func (s *Session) parallelism() int {
+	p, _ := lookupParam("enable_parallel_scan")
+	if s.value(p) == 0 {
+		return 1
+	}
+	return s.db.parallelism()
+}
+
+// statement runs a session statement: SET answers the parameter's new
+// value as one row (name, value); SHOW answers rows of strings.
+func (s *Session) statement(st *gql.Session, start time.Time) (*Result, error) {
+	db := s.db
 	var names []string
 	var rows [][]string
-	switch s.Kind {
+	switch st.Kind {
 	case gql.SessionSet:
-		if err := db.Settings().Set(s.Name, s.Value); err != nil {
-			return nil, at(err, s.ValuePos, s.NamePos)
+		if err := s.set(st.Name, st.Value); err != nil {
+			return nil, at(err, st.ValuePos, st.NamePos)
 		}
 		fallthrough
 	case gql.SessionShow:
-		v, err := db.Settings().Show(s.Name)
+		v, err := s.show(st.Name)
 		if err != nil {
-			return nil, at(err, s.NamePos, s.NamePos)
+			return nil, at(err, st.NamePos, st.NamePos)
 		}
 		names = []string{"name", "value"}
-		rows = [][]string{{strings.ToLower(s.Name), v}}
+		rows = [][]string{{strings.ToLower(st.Name), v}}
 	case gql.SessionShowAll:
 		names = []string{"name", "value", "description"}
-		for _, r := range db.Settings().all() {
-			rows = append(rows, r[:])
+		for _, p := range params { // in name order
+			rows = append(rows, []string{p.name, p.format(s.value(&p)), p.desc})
 		}
 	case gql.SessionShowFunctions:
 		names = []string{"name", "signature", "description"}

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,20 +11,41 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 )
 
-// Settings are the parameters SET and SHOW read and change. They are
-// database-wide: the HTTP API has no sessions, so a SET made by one request
-// holds for every later query on the database until it is changed again or
-// the server restarts (settings are not persisted).
+// Settings are the operator's values of the parameters SET and SHOW read:
+// what the server was started with (flags, Options) and what an embedder
+// changes through Settings.Set. They are the ceilings of every session:
+// a SET in a query changes its Session only, and may tighten a limit
+// (a shorter query_timeout, a smaller max_memory_per_query) but never
+// loosen one, so no client can switch the protections off for everyone
+// (session.go).
 //
-// Each parameter documents what it governs; docs/http-api.md lists
-// the same. Those that govern nothing yet are validated, stored and
-// reported, and say so in their description.
+// Each parameter documents what it governs; docs/http-api.md and
+// docs/limits.md list the same. Those that govern nothing yet are
+// validated, stored and reported, and say so in their description.
 type Settings struct {
 	mu struct {
 		sync.RWMutex // protects vals
 		vals         map[string]int64
 	}
 }
+
+// scope says who may change a parameter, and how far.
+type scope uint8
+
+const (
+	// scopeFree parameters govern nothing shared: a session may set any
+	// valid value.
+	scopeFree scope = iota
+	// scopeCeiling parameters are limits where 0 means none: a session may
+	// lower the operator's value, never raise it.
+	scopeCeiling
+	// scopeSwitch parameters are on/off: a session may switch off what the
+	// operator allows, never on what the operator switched off.
+	scopeSwitch
+	// scopeOperator parameters govern the listener, shared by every
+	// client: only the operator sets them.
+	scopeOperator
+)
 
 // paramKind is how a parameter's value is written and shown.
 type paramKind uint8
@@ -41,9 +61,13 @@ const (
 type param struct {
 	name     string
 	kind     paramKind
+	scope    scope
 	min, max int64
 	def      int64
 	desc     string
+	// flag names the server option that sets the operator's value, for
+	// the error a session gets when it may not change it.
+	flag string
 }
 
 // Byte units accepted in memory sizes: binary multiples, as PostgreSQL
@@ -57,24 +81,24 @@ const (
 
 // params lists every parameter, in SHOW ALL order (alphabetical).
 var params = []param{
-	{"connection_timeout", kindMillis, 0, math.MaxInt32, 120000,
-		"idle time in milliseconds before the server closes a connection; reported only: the HTTP listener keeps the idle timeout it started with (120000 ms)"},
-	{"enable_parallel_scan", kindBool, 0, 1, 1,
-		"run a read query's scan pipelines on several workers (the server's parallelism, GOMAXPROCS unless configured); off: each query on one goroutine"},
-	{"index_cache_size", kindBytes, 0, tB, 64 * mB,
-		"memory for cached index pages; reported only: there are no indexes in this version"},
-	{"max_connections", kindCount, 1, math.MaxInt32, 1000,
-		"connection ceiling of the HTTP listener; applied to new connections at once (existing ones stay)"},
-	{"max_memory_per_query", kindBytes, 0, tB, gB,
-		"bytes of intermediate rows one query may hold (aggregation, DISTINCT, ORDER BY, cross products, write buffers); 0 means no limit; a query past it fails with 53200"},
-	{"query_cache_size", kindCount, 0, 1 << 20, 0,
-		"number of compiled plans to cache; reported only: plans are not cached in this version"},
-	{"query_timeout", kindMillis, 0, math.MaxInt32, 30000,
-		"longest run time of a query in milliseconds; 0 means no limit; a query past it fails with 40003"},
-	{"shared_buffer_size", kindBytes, 0, tB, 128 * mB,
-		"size of the page cache; reported only: the graph is held in memory and there is no page cache in this version"},
-	{"work_mem", kindBytes, 0, tB, 4 * mB,
-		"memory an operator may use before spilling to disk; reported only: no operator spills in this version (max_memory_per_query bounds memory)"},
+	{"connection_timeout", kindMillis, scopeOperator, 0, math.MaxInt32, 120000,
+		"idle time in milliseconds before the server closes a keep-alive connection; set by the operator only (the HTTP listener's idle timeout)", "the HTTP listener's idle timeout"},
+	{"enable_parallel_scan", kindBool, scopeSwitch, 0, 1, 1,
+		"run a read query's scan pipelines on several workers (the server's parallelism, GOMAXPROCS unless configured); off: each query on one goroutine; a session may switch it off", "Options.Parallelism"},
+	{"index_cache_size", kindBytes, scopeFree, 0, tB, 64 * mB,
+		"memory for cached index pages; reported only: indexes are held in memory and there is no index page cache in this version", ""},
+	{"max_connections", kindCount, scopeOperator, 1, math.MaxInt32, 1000,
+		"connection ceiling of the HTTP listener; set by the operator only (--max-connections)", "--max-connections"},
+	{"max_memory_per_query", kindBytes, scopeCeiling, 0, tB, gB,
+		"bytes one query may hold: operator state, values its expressions build, collected lists and paths, its response buffer; 0 means no limit; a query past it fails with 53200; a session may lower it", "--max-memory-per-query"},
+	{"query_cache_size", kindCount, scopeFree, 0, 1 << 20, 0,
+		"number of compiled plans to cache; reported only: plans are not cached in this version", ""},
+	{"query_timeout", kindMillis, scopeCeiling, 0, math.MaxInt32, 30000,
+		"longest run time of a query in milliseconds, planning included; 0 means no limit; a query past it fails with 40003; a session may lower it", "--query-timeout"},
+	{"shared_buffer_size", kindBytes, scopeFree, 0, tB, 128 * mB,
+		"size of the page cache; reported only: the graph is held in memory and there is no page cache in this version", ""},
+	{"work_mem", kindBytes, scopeFree, 0, tB, 4 * mB,
+		"memory an operator may use before spilling to disk; reported only: no operator spills in this version (max_memory_per_query bounds memory)", ""},
 }
 
 func lookupParam(name string) (*param, bool) {
@@ -97,6 +121,12 @@ func newSettings(opts Options) *Settings {
 	s.mu.vals["query_timeout"] = opts.QueryTimeout.Milliseconds()
 	if opts.MaxConnections > 0 {
 		s.mu.vals["max_connections"] = int64(opts.MaxConnections)
+	}
+	if opts.MaxMemoryPerQuery != 0 {
+		s.mu.vals["max_memory_per_query"] = max(opts.MaxMemoryPerQuery, 0) // negative: no limit
+	}
+	if opts.IdleTimeout > 0 {
+		s.mu.vals["connection_timeout"] = opts.IdleTimeout.Milliseconds()
 	}
 	return s
 }
@@ -123,8 +153,9 @@ func (s *Settings) ParallelScan() bool { return s.get("enable_parallel_scan") !=
 // MaxConnections is the max_connections setting.
 func (s *Settings) MaxConnections() int { return int(s.get("max_connections")) }
 
-// Set validates and stores a value for a parameter. value is what SET
-// parsed: int64, float64, string or bool.
+// Set validates and stores the operator's value for a parameter. value is
+// what SET parsed: int64, float64, string or bool. Queries never call it:
+// their SET changes their Session.
 func (s *Settings) Set(name string, value any) error {
 	p, err := findParam(name)
 	if err != nil {
@@ -283,14 +314,4 @@ func showValue(v any) string {
 		return strconv.Quote(s)
 	}
 	return fmt.Sprint(v)
-}
-
-// all returns every parameter with its shown value, sorted by name.
-func (s *Settings) all() [][3]string {
-	out := make([][3]string, 0, len(params))
-	for _, p := range params {
-		out = append(out, [3]string{p.name, p.format(s.get(p.name)), p.desc})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-func queryErr(t *testing.T, db *engine.DB, q string, params engine.Params) *engine.Error {
+func queryErr(t *testing.T, db querier, q string, params engine.Params) *engine.Error {
 	t.Helper()
 	res, err := db.Query(context.Background(), q, params)
 	if err == nil {
@@ -33,6 +33,7 @@ func TestSessionStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	s := db.NewSession()
 	set := []struct{ stmt, want string }{
 		{"SHOW query_timeout", "'query_timeout' | '30000'"}, // from Options
 		{"SET query_timeout = 1500", "'query_timeout' | '1500'"},
@@ -44,18 +45,24 @@ func TestSessionStatements(t *testing.T) {
 		{"SET work_mem = '2gb'", "'work_mem' | '2GB'"},
 		{"SET enable_parallel_scan = true", "'enable_parallel_scan' | 'true'"},
 		{"SET enable_parallel_scan = 'off'", "'enable_parallel_scan' | 'false'"},
-		{"SET max_connections = 10", "'max_connections' | '10'"},
-		{"SET connection_timeout = 0", "'connection_timeout' | '0'"},
 		{"SET query_cache_size = 100", "'query_cache_size' | '100'"},
 	}
 	for _, c := range set {
-		got := mustQuery(t, db, c.stmt, nil)
+		got := mustQuery(t, s, c.stmt, nil)
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s = %v, want %s", c.stmt, got, c.want)
 		}
 	}
-	if got := db.Settings().QueryTimeout(); got != 1500*time.Millisecond {
-		t.Errorf("QueryTimeout() = %v", got)
+	if got := s.QueryTimeout(); got != 1500*time.Millisecond {
+		t.Errorf("session QueryTimeout() = %v", got)
+	}
+	// The session's values are its own: the operator's and another
+	// session's stay as they were.
+	if got := db.Settings().QueryTimeout(); got != 30*time.Second {
+		t.Errorf("operator QueryTimeout() = %v after a session's SET", got)
+	}
+	if got := mustQuery(t, db.NewSession(), "SHOW query_timeout", nil); got[0] != "'query_timeout' | '30000'" {
+		t.Errorf("another session: %v", got)
 	}
 
 	bad := []struct{ stmt, code, suggestion string }{
@@ -71,15 +78,22 @@ func TestSessionStatements(t *testing.T) {
 		{"SET enable_parallel_scan = 1", "22023", ""},
 		{"EXPLAIN SHOW ALL", "42000", ""},
 		{"SET query_timeout = 5 RETURN 1", "42000", ""},
+		// Limits a session may only tighten, and operator-only settings.
+		{"SET query_timeout = 0", "42501", ""},
+		{"SET query_timeout = 30001", "42501", "SET query_timeout = 30000 or less"},
+		{"SET max_memory_per_query = '2GB'", "42501", ""},
+		{"SET max_memory_per_query = 0", "42501", ""},
+		{"SET max_connections = 10", "42501", ""},
+		{"SET connection_timeout = 0", "42501", ""},
 	}
 	for _, c := range bad {
-		e := queryErr(t, db, c.stmt, nil)
+		e := queryErr(t, s, c.stmt, nil)
 		if e.Code != c.code || !strings.HasPrefix(e.Suggestion, c.suggestion) {
 			t.Errorf("%s: %s %q (suggestion %q), want %s with suggestion %q", c.stmt, e.Code, e.Message, e.Suggestion, c.code, c.suggestion)
 		}
 	}
 	// A rejected SET leaves the value as it was.
-	if got := mustQuery(t, db, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '1500'" {
+	if got := mustQuery(t, s, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '1500'" {
 		t.Errorf("after rejected SETs: %v", got)
 	}
 	// A Cypher SET (a property of a variable) is not a session statement.
@@ -89,7 +103,7 @@ func TestSessionStatements(t *testing.T) {
 		t.Errorf("Cypher SET after MATCH: n.x = %v, want 1", got)
 	}
 
-	res, err := db.Query(context.Background(), "SHOW ALL", nil)
+	res, err := s.Query(context.Background(), "SHOW ALL", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +186,9 @@ func longList(n int) engine.Params {
 // 1000-element UNWINDs (10^9 rows) stops with 40003 well before it could
 // finish, and the database answers afterwards.
 func TestSetQueryTimeout(t *testing.T) {
-	db, _ := engine.Open(t.TempDir(), engine.Options{})
-	defer db.Close()
+	d, _ := engine.Open(t.TempDir(), engine.Options{})
+	defer d.Close()
+	db := d.NewSession()
 	mustQuery(t, db, "SET query_timeout = 100", nil)
 	start := time.Now()
 	e := queryErr(t, db, "UNWIND $l AS a UNWIND $l AS b UNWIND $l AS c RETURN count(*)", longList(1000))
@@ -195,8 +210,9 @@ func TestSetQueryTimeout(t *testing.T) {
 // top-k sort (which keeps k rows) still run; with the limit raised the
 // same queries succeed.
 func TestMaxMemoryPerQuery(t *testing.T) {
-	db, _ := engine.Open(t.TempDir(), engine.Options{})
-	defer db.Close()
+	d, _ := engine.Open(t.TempDir(), engine.Options{})
+	defer d.Close()
+	db := d.NewSession()
 	params := longList(200000)
 	mustQuery(t, db, "SET max_memory_per_query = '1MB'", nil)
 	heavy := []string{
@@ -237,16 +253,25 @@ func TestMaxMemoryPerQuery(t *testing.T) {
 	}
 }
 
-// Settings are shared by every query: concurrent SETs and queries that
-// read them are safe (run with -race).
+// A session may be shared by goroutines, and the operator may change a
+// setting while sessions read it: concurrent SETs and queries that read
+// them are safe (run with -race).
 func TestSettingsConcurrent(t *testing.T) {
-	db, _ := engine.Open(t.TempDir(), engine.Options{})
-	defer db.Close()
+	d, _ := engine.Open(t.TempDir(), engine.Options{})
+	defer d.Close()
+	db := d.NewSession()
 	done := make(chan struct{})
-	for w := 0; w < 4; w++ {
+	for w := 0; w < 5; w++ {
 		go func(w int) {
 			defer func() { done <- struct{}{} }()
 			for i := 0; i < 50; i++ {
+				if w == 4 {
+					if err := d.Settings().Set("max_memory_per_query", int64(1<<30-i)); err != nil {
+						t.Error(err)
+						return
+					}
+					continue
+				}
 				q := "UNWIND [1, 2, 3] AS x RETURN count(*)"
 				if w%2 == 0 {
 					q = "SET query_timeout = " + strconv.Itoa(10000+i)
@@ -262,10 +287,53 @@ func TestSettingsConcurrent(t *testing.T) {
 			}
 		}(w)
 	}
-	for w := 0; w < 4; w++ {
+	for w := 0; w < 5; w++ {
 		<-done
 	}
 	if got := mustQuery(t, db, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '10049'" {
 		t.Errorf("after concurrent SETs: %v", got)
+	}
+}
+
+// A query cannot loosen what the operator set: a statement's SET lasts for
+// its own statement (DB.Query) or session; a session may lower a limit and
+// raise it back up to the operator's value, never past it; when the
+// operator lowers a limit, sessions that set a higher value get the
+// operator's.
+func TestSessionLimitsAreCeilings(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{QueryTimeout: 5 * time.Second, MaxMemoryPerQuery: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// A SET through DB.Query is forgotten with its statement.
+	mustQuery(t, db, "SET query_timeout = 100", nil)
+	if got := mustQuery(t, db, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '5000'" {
+		t.Errorf("a statement's SET outlived it: %v", got)
+	}
+	// The operator's 1 MiB holds: collecting 200 000 integers fails, and
+	// no session can raise the limit to let it pass.
+	s := db.NewSession()
+	for _, q := range []string{"SET max_memory_per_query = '2MB'", "SET max_memory_per_query = 0", "SET query_timeout = 0", "SET query_timeout = 6000"} {
+		if e := queryErr(t, s, q, nil); e.Code != "42501" || e.Category != "PERMISSION_DENIED" {
+			t.Errorf("%s: %s %s, want 42501 PERMISSION_DENIED", q, e.Code, e.Category)
+		}
+	}
+	if e := queryErr(t, s, "UNWIND $l AS x RETURN collect(x) AS c", longList(200000)); e.Code != "53200" {
+		t.Errorf("over the operator's memory limit: %s %s", e.Code, e.Message)
+	}
+	// Lower, then back up to the operator's value.
+	mustQuery(t, s, "SET query_timeout = 1000", nil)
+	mustQuery(t, s, "SET query_timeout = 5000", nil)
+	if got := s.QueryTimeout(); got != 5*time.Second {
+		t.Errorf("session timeout %v, want 5s", got)
+	}
+	// The operator lowers its limit below the session's value.
+	mustQuery(t, s, "SET query_timeout = 4000", nil)
+	if err := db.Settings().Set("query_timeout", int64(2000)); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustQuery(t, s, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '2000'" {
+		t.Errorf("after the operator lowered the limit: %v", got)
 	}
 }

@@ -114,14 +114,27 @@ func TestProfileEndpointFlagAndPrefix(t *testing.T) {
 	}
 }
 
-// SET over HTTP is database-wide: it governs later requests. A query
-// past max_memory_per_query answers 507/53200, past query_timeout
-// 408/40003, and the server stays healthy.
+// SET over HTTP lasts for its request: a request is its own session, and
+// it can neither loosen the operator's limits nor change them for other
+// clients. The operator's limits hold: a query past max_memory_per_query
+// answers 507/53200, past query_timeout 408/40003, and the server stays
+// healthy.
 func TestSessionStatementsOverHTTP(t *testing.T) {
-	base, _ := graphServer(t)
+	base, db := graphServer(t)
 	status, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"SET max_memory_per_query = '1MB'"}`)
 	if status != 200 || jsonString(out["data"]) != `[{"name":"max_memory_per_query","value":"1MB"}]` {
 		t.Fatalf("SET: %d %v", status, out)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SHOW max_memory_per_query"}`)
+	if status != 200 || jsonString(out["data"]) != `[{"name":"max_memory_per_query","value":"1GB"}]` {
+		t.Fatalf("a request's SET outlived it: %d %v", status, out)
+	}
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SET max_connections = 1"}`)
+	if e, _ := out["error"].(map[string]any); status != 403 || e["code"] != "42501" {
+		t.Fatalf("SET max_connections: %d %v", status, out)
+	}
+	if err := db.Settings().Set("max_memory_per_query", int64(1<<20)); err != nil {
+		t.Fatal(err)
 	}
 	list := "[" + strings.TrimSuffix(strings.Repeat("1,", 200000), ",") + "]"
 	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"UNWIND $l AS x RETURN collect(x) AS c","parameters":{"l":`+list+`}}`)
@@ -129,9 +142,12 @@ func TestSessionStatementsOverHTTP(t *testing.T) {
 	if status != 507 || e["code"] != "53200" || e["category"] != "RESOURCE_EXHAUSTED" {
 		t.Fatalf("over the memory limit: %d %v", status, out)
 	}
-	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SET query_timeout = 50"}`)
-	if status != 200 {
-		t.Fatalf("SET: %d %v", status, out)
+	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"SET max_memory_per_query = '2MB'"}`)
+	if e, _ := out["error"].(map[string]any); status != 403 || e["code"] != "42501" {
+		t.Fatalf("raising the operator's limit: %d %v", status, out)
+	}
+	if err := db.Settings().Set("query_timeout", int64(50)); err != nil {
+		t.Fatal(err)
 	}
 	small := "[" + strings.TrimSuffix(strings.Repeat("1,", 1000), ",") + "]"
 	status, out, _ = call(t, "POST", base+"/api/v1/query", `{"query":"UNWIND $l AS a UNWIND $l AS b UNWIND $l AS c RETURN count(*) AS n","parameters":{"l":`+small+`}}`)
