@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/load"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -44,6 +45,15 @@ func Open(dir string, opts Options) (*DB, error) {
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
+		}
+	}
+	if dir != "" {
+		stale, err := load.CleanStaleImports(dir)
+		for _, d := range stale {
+			log.Warn("removed a directory left by an interrupted import", "path", d)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	store := storage.New()

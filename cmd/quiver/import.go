@@ -97,6 +97,9 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 	if tty {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	for _, d := range sum.StaleImports {
+		fmt.Fprintf(stderr, "removed %s, left by an interrupted import\n", d)
+	}
 	if err != nil {
 		return err
 	}

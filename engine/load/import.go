@@ -67,6 +67,9 @@ type Summary struct {
 	InputBytes           int64 // CSV bytes read
 	Bytes                int64 // bytes of the data directory written
 	Seconds              float64
+	// StaleImports are the staging directories of interrupted imports
+	// of the same directory that Import removed first.
+	StaleImports []string
 }
 
 // importGCPercent is the collector's GOGC while Import runs (see Import).
@@ -97,6 +100,11 @@ func Import(o Options) (Summary, error) {
 		return sum, errors.New("no node files given (--nodes Label=file.csv)")
 	}
 	dir := filepath.Clean(o.Dir)
+	stale, err := CleanStaleImports(dir)
+	sum.StaleImports = stale
+	if err != nil {
+		return sum, err
+	}
 	if fi, err := os.Stat(dir); err == nil {
 		if !fi.IsDir() {
 			return sum, fmt.Errorf("%s exists and is not a directory", dir)
@@ -127,7 +135,7 @@ func Import(o Options) (Summary, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return sum, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".import-")
+	tmp, release, err := newStaging(dir)
 	if err != nil {
 		return sum, err
 	}
@@ -136,11 +144,15 @@ func Import(o Options) (Summary, error) {
 		if !ok {
 			os.RemoveAll(tmp)
 		}
+		release()
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
 		return sum, err
 	}
 	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes); err != nil {
+		return sum, err
+	}
+	if err := os.Remove(filepath.Join(tmp, stagingLockName)); err != nil {
 		return sum, err
 	}
 	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) { // an empty directory
