@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	flagDir     = flag.String("tck.dir", "", "the TCK features folder (default: ../shared/tck/features beside the module root)")
+	flagDir     = flag.String("tck.dir", "", "the TCK features folder (default: $TCK_DIR, else ../shared/tck/features beside the module root)")
 	flagUpdate  = flag.Bool("tck.update", false, "rewrite passing.txt and failing.txt from this run")
 	flagGate    = flag.Bool("tck.gate", true, "fail when a scenario listed in passing.txt does not pass")
 	flagSummary = flag.String("tck.summary", "", "also write the per-folder report to this file")
@@ -26,13 +26,24 @@ const (
 
 // TestTCK runs the whole TCK and fails when a scenario listed in
 // passing.txt no longer passes (the conformance gate).
+//
+// The TCK is an external suite: the repository keeps the runner and the
+// lists, not the feature files. When no folder is named (-tck.dir or
+// TCK_DIR) and none is found beside the repository, as in a bare clone,
+// the test says so and is skipped; a folder that was named must exist.
 func TestTCK(t *testing.T) {
 	dir := *flagDir
 	if dir == "" {
+		dir = os.Getenv("TCK_DIR")
+	}
+	if dir == "" {
 		dir = defaultDir(t)
+		if _, err := os.Stat(dir); err != nil {
+			t.Skipf("TCK gate not run: no openCypher TCK features at %s; set TCK_DIR=path/to/tck/features (or -tck.dir) to run it", dir)
+		}
 	}
 	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("TCK features folder: %v (set -tck.dir)", err)
+		t.Fatalf("TCK features folder: %v", err)
 	}
 	outcomes, err := Run(dir)
 	if err != nil {
