@@ -16,12 +16,16 @@ TCK_FEATURES := $(abspath $(if $(TCK_DIR),$(TCK_DIR),../shared/tck/features))
 # Packages with goroutines of their own run again under the race detector.
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 
-.PHONY: all build run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro clean tck tck-update tck-gate
 
 all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/quiver ./cmd/quiver
+
+## install: put quiver on PATH ($(go env GOBIN), or $(go env GOPATH)/bin).
+install:
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/quiver
 
 ## run: start the server on 127.0.0.1:3141 with ./quiver-data
 run: build

@@ -42,12 +42,13 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("unknown optimizer rule %q", r)
 		}
 	}
+	existed := false
 	if dir != "" {
+		_, err := os.Stat(dir)
+		existed = err == nil
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
-	}
-	if dir != "" {
 		stale, err := load.CleanStaleImports(dir)
 		for _, d := range stale {
 			log.Warn("removed a directory left by an interrupted import", "path", d)
@@ -57,13 +58,20 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	}
 	store := storage.New()
-	if dir != "" && storage.HasBase(dir) {
+	switch {
+	case dir == "":
+	case storage.HasBase(dir):
 		var err error
 		if store, err = storage.OpenBase(dir); err != nil {
 			return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
 		}
 		s := store.Snapshot()
-		log.Info("base loaded", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
+		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
+	case existed:
+		log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
+	default:
+		// A mistyped --data-dir lands here: say so loudly.
+		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
 	}
 	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts)}, nil
 }
@@ -81,7 +89,9 @@ func (db *DB) SaveBase() (int64, error) {
 
 // Close releases the database. Queries after Close fail.
 func (db *DB) Close() error {
-	db.closed.Store(true)
+	if db.closed.Swap(true) {
+		return nil
+	}
 	db.store.WaitCompaction() // no background work outlives the database
 	return nil
 }
