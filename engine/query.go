@@ -191,7 +191,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 			cancel(nil)
 		}
 	}()
-	stmt, err := gql.Parse(text)
+	stmt, err := gql.ParseCancel(text, func() error { return stopped(ctx) })
 	if err != nil {
 		return nil, syntaxError(err)
 	}
@@ -353,6 +353,9 @@ func stopped(ctx context.Context) error {
 func syntaxError(err error) error {
 	se, ok := err.(*gql.SyntaxError)
 	if !ok {
+		if _, isEngine := errs.As(err); isEngine {
+			return err // the statement's deadline, met while parsing
+		}
 		return errs.Syntax("%v", err)
 	}
 	e := errs.Syntax("%s", se.Msg).At(se.Pos.Line, se.Pos.Column)

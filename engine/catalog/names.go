@@ -15,8 +15,11 @@ import (
 //	                                  writer appended, so a reader that finds
 //	                                  an id in byName always finds its name
 //
-// The list is copied on every new name (O(names)); names are metadata, a
-// few thousand at most, and new names are rare next to lookups.
+// A new name is appended in place when the list's array has room (it
+// doubles when full), and the longer slice is published: readers of an
+// older slice never look past its length, where the append writes. One
+// statement can create tens of thousands of keys (SET n.k1 = 1, n.k2 = 2,
+// …), so copying the list per name would make it quadratic.
 type names struct {
 	kind string // "label", "relationship type", "property key": for messages
 	// mu serializes creation of new names so each gets exactly one id.
@@ -53,9 +56,7 @@ func (n *names) ensure(name string) uint32 {
 		panic(fmt.Sprintf("BUG: catalog: more than 2^32-1 %s names", n.kind))
 	}
 	id := uint32(len(old))
-	next := make([]string, len(old)+1)
-	copy(next, old)
-	next[id] = name
+	next := append(old, name)
 	n.list.Store(&next) // before byName: see the type comment
 	n.byName.Store(name, id)
 	return id

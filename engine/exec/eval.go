@@ -103,21 +103,40 @@ type colEval int
 
 func (e colEval) eval(b *vector.Batch) (*vector.Vector, error) { return b.Cols[e], nil }
 
-// constEval returns a vector filled with one value, built once.
-type constEval struct{ v *vector.Vector }
-
-func newConstEval(val vector.Value) *constEval {
-	t := vector.TypeOf(val)
-	v := vector.New(t, vector.Capacity)
-	if t != vector.Null {
-		for i := 0; i < vector.Capacity; i++ {
-			v.Set(i, val)
-		}
-	}
-	return &constEval{v: v}
+// constEval returns a vector filled with one value. It grows to the
+// longest batch it has seen, rather than starting at a full batch: a
+// statement can hold a hundred thousand constants (a long CASE, a wide
+// pattern map), and most meet one-row batches.
+type constEval struct {
+	val vector.Value
+	v   *vector.Vector
 }
 
-func (e *constEval) eval(*vector.Batch) (*vector.Vector, error) { return e.v, nil }
+func newConstEval(val vector.Value) *constEval {
+	e := &constEval{val: val, v: vector.New(vector.TypeOf(val), 0)}
+	e.grow(1)
+	return e
+}
+
+func (e *constEval) eval(b *vector.Batch) (*vector.Vector, error) {
+	if b.Len > e.v.Len() {
+		e.grow(b.Len)
+	}
+	return e.v, nil
+}
+
+// grow refills the vector with at least n rows (doubling, so a constant
+// settles at the batch size after a few batches).
+func (e *constEval) grow(n int) {
+	n = max(n, 2*e.v.Len())
+	v := vector.New(e.v.Type, n)
+	if v.Type != vector.Null {
+		for i := 0; i < n; i++ {
+			v.Set(i, e.val)
+		}
+	}
+	e.v = v
+}
 
 // forRows calls fn for each selected physical row. It is for slow paths
 // only; kernels write their own loops.

@@ -134,7 +134,11 @@ func (e *inSetEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		})
 	default:
 		e.row.vecs[0] = x
-		e.row.vecs[1] = e.row.args[1].(*constEval).v
+		list, err := e.row.args[1].eval(b)
+		if err != nil {
+			return nil, err
+		}
+		e.row.vecs[1] = list
 		return e.row.evalVecs(b, e.row.vecs)
 	}
 	// A null x is null against a non-empty list (the list here is never

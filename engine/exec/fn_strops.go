@@ -77,7 +77,7 @@ func (e *stringOpEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if c, isConst := e.r.(*constEval); isConst {
 		// One pattern for the batch: the common WHERE name STARTS WITH 'x'.
 		// A loop per operator keeps the call direct (and inlinable).
-		p := c.v.Str[0]
+		p := c.val.(string)
 		bools, strs := out.Bools[:n], l.Str[:n]
 		switch e.name {
 		case plan.FnStartsWith:

@@ -194,12 +194,26 @@ func checkPropertyValue(key string, v vector.Value) error {
 // other property is removed. It counts properties set and removed.
 func (u *updater) write(id uint64, isNode bool, keys []string, vals []vector.Value, replace bool) error {
 	c := u.c
+	// Which keys the entity had: all of them when the map replaces its
+	// properties, else only the keys written (reading every key of the
+	// catalog per item made a statement of many SET items quadratic).
 	old := map[catalog.KeyID]bool{}
-	visit := func(k catalog.KeyID, _ vector.Value) { old[k] = true }
-	if isNode {
-		c.Tx.NodeProps(id, visit)
-	} else {
-		c.Tx.RelProps(id, visit)
+	if replace {
+		visit := func(k catalog.KeyID, _ vector.Value) { old[k] = true }
+		if isNode {
+			c.Tx.NodeProps(id, visit)
+		} else {
+			c.Tx.RelProps(id, visit)
+		}
+	}
+	had := func(k catalog.KeyID) bool {
+		if replace {
+			return old[k]
+		}
+		if isNode {
+			return c.Tx.NodeProp(id, k) != nil
+		}
+		return c.Tx.RelProp(id, k) != nil
 	}
 	u.keys, u.vs = u.keys[:0], u.vs[:0]
 	given := map[catalog.KeyID]bool{}
@@ -227,7 +241,7 @@ func (u *updater) write(id uint64, isNode bool, keys []string, vals []vector.Val
 		switch {
 		case u.vs[i] != nil:
 			c.Stats.PropertiesSet++
-		case old[k]:
+		case had(k):
 			c.Stats.PropertiesRemoved++
 		}
 	}

@@ -13,6 +13,8 @@ type Statement struct {
 	Schema *Schema
 	// Copy is set instead of Query for COPY … FROM (ast_copy.go).
 	Copy *Copy
+	// depth is the deepest level the parser reached (MaxDepth bounds it).
+	depth int
 }
 
 // Query is single queries joined by UNION; UnionAll[i] tells whether the

@@ -271,6 +271,35 @@ func formatExprs(sb *strings.Builder, es []Expr) {
 	}
 }
 
+// formatUnaryChain prints a prefix operator and its operand, and the
+// operand's own prefix operator without parentheses.
+func formatUnaryChain(sb *strings.Builder, x *Unary) {
+	if x.Op == OpNot {
+		sb.WriteString("NOT ")
+	} else {
+		sb.WriteString(x.Op.String())
+	}
+	switch in := x.X.(type) {
+	case *Unary:
+		if x.Op != OpNot {
+			sb.WriteByte(' ') // "- -x", not "--x"
+		}
+		formatUnaryChain(sb, in)
+	case *Literal:
+		if x.Op == OpNeg && in.Value != nil {
+			// A minus before a bare number would fold into the literal
+			// on reparse; the parentheses keep the tree as it is.
+			sb.WriteByte('(')
+			formatExpr(sb, in)
+			sb.WriteByte(')')
+			return
+		}
+		formatExpr(sb, in)
+	default:
+		formatExpr(sb, in)
+	}
+}
+
 // formatExpr prints e with every compound expression in parentheses.
 func formatExpr(sb *strings.Builder, e Expr) {
 	switch x := e.(type) {
@@ -299,21 +328,12 @@ func formatExpr(sb *strings.Builder, e Expr) {
 			sb.WriteString(" IS NULL)")
 		}
 	case *Unary:
+		// A chain of prefix operators shares one pair of parentheses:
+		// (NOT NOT x), (- -x). A pair each would double the depth of
+		// the text, and a statement at the depth limit would no longer
+		// parse in its canonical form.
 		sb.WriteByte('(')
-		if x.Op == OpNot {
-			sb.WriteString("NOT ")
-		} else {
-			sb.WriteString(x.Op.String())
-		}
-		if lit, ok := x.X.(*Literal); ok && x.Op == OpNeg && lit.Value != nil {
-			// A minus before a bare number would fold into the literal
-			// on reparse; the parentheses keep the tree as it is.
-			sb.WriteByte('(')
-			formatExpr(sb, x.X)
-			sb.WriteByte(')')
-		} else {
-			formatExpr(sb, x.X)
-		}
+		formatUnaryChain(sb, x)
 		sb.WriteByte(')')
 	case *Binary:
 		sb.WriteByte('(')

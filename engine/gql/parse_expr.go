@@ -15,33 +15,45 @@ func (p *parser) expr() Expr {
 	return p.orExpr()
 }
 
+// The loops below chain operators into left-deep trees: each link is a
+// level of the tree (link), left again when the chain ends.
+
 func (p *parser) orExpr() Expr {
 	l := p.xorExpr()
-	for p.isKeyword("OR") {
+	n := 0
+	for ; p.isKeyword("OR"); n++ {
 		pos := p.tok.pos
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: OpOr, L: l, R: p.xorExpr()}
 	}
+	p.leaveN(n)
 	return l
 }
 
 func (p *parser) xorExpr() Expr {
 	l := p.andExpr()
-	for p.isKeyword("XOR") {
+	n := 0
+	for ; p.isKeyword("XOR"); n++ {
 		pos := p.tok.pos
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: OpXor, L: l, R: p.andExpr()}
 	}
+	p.leaveN(n)
 	return l
 }
 
 func (p *parser) andExpr() Expr {
 	l := p.notExpr()
-	for p.isKeyword("AND") {
+	n := 0
+	for ; p.isKeyword("AND"); n++ {
 		pos := p.tok.pos
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: OpAnd, L: l, R: p.notExpr()}
 	}
+	p.leaveN(n)
 	return l
 }
 
@@ -70,6 +82,8 @@ func (p *parser) comparison() Expr {
 			c = &Comparison{Pos: first.Position(), Operands: []Expr{first}}
 		}
 		p.advance()
+		p.link() // the binder makes a chain of n comparisons n-1 ANDs deep
+		defer p.leave()
 		c.Ops = append(c.Ops, op)
 		c.Operands = append(c.Operands, p.predicate())
 	}
@@ -82,8 +96,11 @@ func (p *parser) comparison() Expr {
 // predicate parses STARTS WITH, ENDS WITH, CONTAINS, =~, IN, IS [NOT] NULL.
 func (p *parser) predicate() Expr {
 	l := p.addSub()
-	for {
+	n := 0
+	defer func() { p.leaveN(n) }()
+	for ; p.predicateAhead(); n++ {
 		pos := p.tok.pos
+		p.link()
 		switch {
 		case p.isKeyword("STARTS"):
 			p.advance()
@@ -111,43 +128,59 @@ func (p *parser) predicate() Expr {
 			}
 			p.expectKeyword("NULL")
 			l = &IsNull{Pos: pos, X: l, Not: not}
-		default:
-			return l
 		}
 	}
+	return l
+}
+
+// predicateAhead reports whether a predicate operator follows.
+func (p *parser) predicateAhead() bool {
+	return p.isKeyword("STARTS") || p.isKeyword("ENDS") || p.isKeyword("CONTAINS") || p.isPunct("=~") ||
+		p.isKeyword("IN") || p.isKeyword("IS")
 }
 
 func (p *parser) addSub() Expr {
 	l := p.mulDiv()
-	for p.isPunct("+") || p.isPunct("-") {
+	n := 0
+	for ; p.isPunct("+") || p.isPunct("-"); n++ {
 		pos, op := p.tok.pos, OpAdd
 		if p.tok.text == "-" {
 			op = OpSub
 		}
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: op, L: l, R: p.mulDiv()}
 	}
+	p.leaveN(n)
 	return l
 }
 
+var mulOps = map[string]Op{"*": OpMul, "/": OpDiv, "%": OpMod}
+
 func (p *parser) mulDiv() Expr {
 	l := p.power()
-	for p.isPunct("*") || p.isPunct("/") || p.isPunct("%") {
+	n := 0
+	for ; p.isPunct("*") || p.isPunct("/") || p.isPunct("%"); n++ {
 		pos := p.tok.pos
-		op := map[string]Op{"*": OpMul, "/": OpDiv, "%": OpMod}[p.tok.text]
+		op := mulOps[p.tok.text]
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: op, L: l, R: p.power()}
 	}
+	p.leaveN(n)
 	return l
 }
 
 func (p *parser) power() Expr {
 	l := p.unary()
-	for p.isPunct("^") {
+	n := 0
+	for ; p.isPunct("^"); n++ {
 		pos := p.tok.pos
 		p.advance()
+		p.link()
 		l = &Binary{Pos: pos, Op: OpPow, L: l, R: p.unary()}
 	}
+	p.leaveN(n)
 	return l
 }
 
@@ -180,8 +213,11 @@ func isDecimal(s string) bool {
 
 // postfix parses .key, [i], [a..b] and :Label after an atom.
 func (p *parser) postfix(x Expr) Expr {
-	for {
+	n := 0
+	defer func() { p.leaveN(n) }()
+	for ; p.isPunct(".") || p.isPunct("[") || p.isPunct(":"); n++ {
 		pos := p.tok.pos
+		p.link()
 		switch {
 		case p.isPunct("."):
 			p.advance()
@@ -213,10 +249,9 @@ func (p *parser) postfix(x Expr) Expr {
 			x = &Index{Pos: pos, X: x, I: i}
 		case p.isPunct(":"):
 			x = &LabelTest{Pos: pos, X: x, Labels: p.labels()}
-		default:
-			return x
 		}
 	}
+	return x
 }
 
 // atom parses literals, parameters, variables, calls and bracketed forms.

@@ -69,6 +69,7 @@ func (p *parser) path(pos Pos) *PatternPart {
 func (p *parser) nodePattern() *NodePattern {
 	n := &NodePattern{Pos: p.tok.pos}
 	p.expectPunct("(")
+	p.element()
 	if p.tok.kind == tIdent {
 		n.Var = p.ident("a variable")
 	}
@@ -96,6 +97,7 @@ func (p *parser) patternProps() Expr {
 // relPattern parses -[...]->, <-[...]-, -[...]-, -->, <--, --.
 func (p *parser) relPattern() *RelPattern {
 	r := &RelPattern{Pos: p.tok.pos}
+	p.element()
 	left := false
 	if p.isPunct("<") {
 		left = true

@@ -21,7 +21,7 @@ func (p *parser) patternAhead() (ok bool) {
 	if !p.isPunct("(") {
 		return false
 	}
-	save, saveTok, saveEnd, depth := *p.lex, p.tok, p.lastEnd, p.depth
+	save, saveTok, saveEnd, depth, elements := *p.lex, p.tok, p.lastEnd, p.depth, p.elements
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isSyntax := r.(*SyntaxError); !isSyntax {
@@ -29,7 +29,7 @@ func (p *parser) patternAhead() (ok bool) {
 			}
 			ok = false
 		}
-		*p.lex, p.tok, p.lastEnd, p.depth = save, saveTok, saveEnd, depth
+		*p.lex, p.tok, p.lastEnd, p.depth, p.elements = save, saveTok, saveEnd, depth, elements
 	}()
 	p.nodePattern()
 	if p.isPunct("<") {

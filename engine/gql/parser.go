@@ -4,9 +4,29 @@ import (
 	"strings"
 )
 
-// maxDepth bounds expression and pattern nesting so hostile input cannot
-// exhaust the stack.
-const maxDepth = 200
+// Limits on the shape of a statement. Every later stage (binder,
+// optimizer, printer, executor) walks the trees the parser builds by
+// recursion, and some keep per-variable state per operator; these bounds
+// keep every walk far from the goroutine stack's limit and planning
+// linear in practice, whatever the text (docs/limits.md).
+const (
+	// MaxDepth bounds the height of an expression or pattern tree:
+	// nesting (parentheses, lists, maps, CASE, NOT, subqueries) and
+	// operator chains alike, since `a + b + c` is a left-deep tree in
+	// which each operator is a level. A walk of this depth uses well
+	// under 10 MB of stack.
+	MaxDepth = 1000
+	// MaxClauses bounds the clauses of a statement, all UNION arms and
+	// subqueries together: each clause adds operators, and operators
+	// carry the columns in scope.
+	MaxClauses = 1000
+	// MaxPatternElements bounds the node and relationship patterns of
+	// the reading patterns (MATCH, OPTIONAL MATCH, MERGE, pattern
+	// expressions, EXISTS) of a statement: each element binds a column
+	// that every later operator of the pattern carries. CREATE patterns
+	// are bounded by the text's size only.
+	MaxPatternElements = 1000
+)
 
 // parser is a recursive-descent parser over a one-token lookahead.
 type parser struct {
@@ -14,21 +34,39 @@ type parser struct {
 	src   string
 	tok   token
 	depth int
+	// deepest is the largest depth reached.
+	deepest int
+	// clauses and elements count what MaxClauses and MaxPatternElements
+	// bound; creating is set while a CREATE pattern is read.
+	clauses, elements int
+	creating          bool
 	// lastEnd is the offset just past the last consumed token: the end of
 	// an expression's source text.
 	lastEnd int
+	// tokens counts tokens read, to poll for cancellation now and then.
+	tokens int
+	// cancelled, when set, reports whether the statement's context ended.
+	cancelled func() error
 }
 
 // Parse parses one statement.
-func Parse(text string) (st *Statement, err error) {
-	p := &parser{lex: newLexer(text), src: text}
+func Parse(text string) (st *Statement, err error) { return ParseCancel(text, nil) }
+
+// ParseCancel parses one statement, calling cancelled every few thousand
+// tokens and giving up with its error when it returns one (the
+// statement's deadline passed).
+func ParseCancel(text string, cancelled func() error) (st *Statement, err error) {
+	p := &parser{lex: newLexer(text), src: text, cancelled: cancelled}
 	defer func() {
 		if r := recover(); r != nil {
-			se, ok := r.(*SyntaxError)
-			if !ok {
+			switch e := r.(type) {
+			case *SyntaxError:
+				st, err = nil, e
+			case cancelError:
+				st, err = nil, e.err
+			default:
 				panic(r)
 			}
-			st, err = nil, se
 		}
 	}()
 	p.advance()
@@ -53,8 +91,12 @@ func Parse(text string) (st *Statement, err error) {
 	if p.tok.kind != tEOF {
 		p.failUnexpected("end of query")
 	}
+	st.depth = p.deepest
 	return st, nil
 }
+
+// cancelError carries the cancellation's error out of the parser.
+type cancelError struct{ err error }
 
 // fail aborts parsing with an error at the current token.
 func (p *parser) fail(format string, args ...any) {
@@ -69,6 +111,10 @@ func (p *parser) failUnexpected(want string) {
 	panic(e)
 }
 
+// cancelEvery is how many tokens the parser reads between polls of the
+// statement's context: a 1 MiB text has at most a few hundred thousand.
+const cancelEvery = 1 << 12
+
 func (p *parser) advance() {
 	p.lastEnd = p.tok.end
 	t, err := p.lex.next()
@@ -76,16 +122,48 @@ func (p *parser) advance() {
 		panic(err)
 	}
 	p.tok = t
+	if p.tokens++; p.tokens%cancelEvery == 0 && p.cancelled != nil {
+		if err := p.cancelled(); err != nil {
+			panic(cancelError{err})
+		}
+	}
 }
 
+// enter descends one level of the tree being built; leave climbs back.
 func (p *parser) enter() {
 	p.depth++
-	if p.depth > maxDepth {
-		p.fail("query nested too deeply (more than %d levels)", maxDepth)
+	p.deepest = max(p.deepest, p.depth)
+	if p.depth > MaxDepth {
+		p.fail("expression or pattern nests deeper than %d levels", MaxDepth)
 	}
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// link enters one level for an operator chained onto the tree built so
+// far (the new node is the parent of everything before it); the loop
+// that chains leaves all its levels at once with leaveN.
+func (p *parser) link() { p.enter() }
+
+func (p *parser) leaveN(n int) { p.depth -= n }
+
+// clause counts a clause against MaxClauses.
+func (p *parser) clause1() {
+	if p.clauses++; p.clauses > MaxClauses {
+		p.fail("the statement has more than %d clauses", MaxClauses)
+	}
+}
+
+// element counts a node or relationship pattern of a reading pattern
+// against MaxPatternElements.
+func (p *parser) element() {
+	if p.creating {
+		return
+	}
+	if p.elements++; p.elements > MaxPatternElements {
+		p.fail("the statement's patterns are longer than %d node and relationship patterns", MaxPatternElements)
+	}
+}
 
 func (p *parser) isPunct(s string) bool { return p.tok.kind == tPunct && p.tok.text == s }
 
@@ -145,6 +223,7 @@ func (p *parser) singleQuery() *SingleQuery {
 		if c == nil {
 			break
 		}
+		p.clause1()
 		sq.Clauses = append(sq.Clauses, c)
 	}
 	if len(sq.Clauses) == 0 {
@@ -169,6 +248,8 @@ func (p *parser) clause() Clause {
 		return p.matchRest(pos, true)
 	case "CREATE":
 		p.advance()
+		p.creating = true
+		defer func() { p.creating = false }()
 		return &Create{Pos: pos, Pattern: p.pattern()}
 	case "MERGE":
 		p.advance()

@@ -139,18 +139,3 @@ func TestPositionsCountCharacters(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
-
-func TestNestingIsBounded(t *testing.T) {
-	_, err := Parse("RETURN " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000))
-	if err == nil || !strings.Contains(err.Error(), "nested too deeply") {
-		t.Fatalf("err = %v", err)
-	}
-	_, err = Parse("RETURN " + strings.Repeat("-", 100000) + "1")
-	if err == nil {
-		t.Fatal("deep unary chain accepted")
-	}
-	_, err = Parse("RETURN " + strings.Repeat("[", 100000))
-	if err == nil {
-		t.Fatal("deep list accepted")
-	}
-}

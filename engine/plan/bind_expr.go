@@ -388,7 +388,7 @@ func arity(s FuncSig) string {
 	case s.Min == s.Max:
 		return fmt.Sprintf("%d arguments", s.Min)
 	case s.Max > 100:
-		return fmt.Sprintf("at least %d arguments", s.Min)
+		return fmt.Sprintf("%d to %d arguments", s.Min, s.Max)
 	}
 	return fmt.Sprintf("%d to %d arguments", s.Min, s.Max)
 }

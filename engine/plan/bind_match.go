@@ -186,12 +186,10 @@ func (b *binder) checkRelKind(rp *gql.RelPattern, col int) error {
 // uniqueTypes drops repeated relationship types ([:T|:T] is [:T]).
 func uniqueTypes(types []string) []string {
 	var out []string
-	for i, t := range types {
-		dup := false
-		for _, u := range types[:i] {
-			dup = dup || u == t
-		}
-		if !dup {
+	seen := make(map[string]bool, len(types))
+	for _, t := range types {
+		if !seen[t] {
+			seen[t] = true
 			out = append(out, t)
 		}
 	}

@@ -244,6 +244,14 @@ func (tx *Tx) NodeProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 	tx.view().NodeProps(id, fn)
 }
 
+// NodeProp is node id's value of key k as the transaction sees it, nil
+// when it has none.
+func (tx *Tx) NodeProp(id uint64, k catalog.KeyID) vector.Value { return tx.view().NodeProp(id, k) }
+
+// RelProp is relationship id's value of key k as the transaction sees
+// it, nil when it has none.
+func (tx *Tx) RelProp(id uint64, k catalog.KeyID) vector.Value { return tx.view().RelProp(id, k) }
+
 // NodeCount: see Reader.
 func (tx *Tx) NodeCount() int64 { return tx.view().nodeCount }
 

@@ -198,6 +198,22 @@ func (s *Snapshot) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value))
 	eachProp(s.relCols, id, fn)
 }
 
+// NodeProp returns node id's value of key k, nil when it has none.
+func (s *Snapshot) NodeProp(id uint64, k catalog.KeyID) vector.Value {
+	if c := s.nodeCol(k); c != nil {
+		return c.get(id)
+	}
+	return nil
+}
+
+// RelProp returns relationship id's value of key k, nil when it has none.
+func (s *Snapshot) RelProp(id uint64, k catalog.KeyID) vector.Value {
+	if c := s.relCol(k); c != nil {
+		return c.get(id)
+	}
+	return nil
+}
+
 func eachProp(cols []*column, id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 	for k, c := range cols {
 		if v := c.get(id); v != nil {
