@@ -21,6 +21,19 @@ type Options struct {
 	// MaxMemoryPerQuery is the operator's max_memory_per_query in bytes:
 	// zero keeps the default (1 GiB), a negative value means no limit.
 	MaxMemoryPerQuery int64
+	// MaxMemory is the server-wide memory budget in bytes, shared by all
+	// running statements: past it the statement holding the most fails
+	// with 53200 (memory.go). Zero means DefaultMaxMemory(), a negative
+	// value no budget. The embedding process should set its GOMEMLIMIT
+	// to the same figure (quiver serve does).
+	MaxMemory int64
+	// WatchHeap makes the whole process's live heap count against
+	// MaxMemory too, for a process that serves this one database (quiver
+	// serve): the accountant's figures are estimates, and when the heap
+	// the collector measures nears the budget the largest statement fails
+	// as well (memory.go). Off for embedders with other work in the
+	// process.
+	WatchHeap bool
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int

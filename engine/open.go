@@ -21,8 +21,11 @@ type DB struct {
 	store  *storage.Store
 	procs  *procs.Registry
 	closed atomic.Bool
-	// settings are the SET / SHOW parameters, shared by every query.
+	// settings are the operator's SET / SHOW parameters, the ceilings
+	// of every session.
 	settings *Settings
+	// mem is the server-wide memory budget and its heap watchdog.
+	mem *memoryGovernor
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -73,7 +76,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		// A mistyped --data-dir lands here: say so loudly.
 		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts)}, nil
+	budget := opts.MaxMemory
+	if budget == 0 {
+		budget = DefaultMaxMemory()
+	}
+	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+		mem: newMemoryGovernor(budget, opts.WatchHeap)}, nil
 }
 
 // SaveBase writes the latest committed version to the data directory as
@@ -92,6 +100,7 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.mem.close()
 	db.store.WaitCompaction() // no background work outlives the database
 	return nil
 }

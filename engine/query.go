@@ -113,6 +113,8 @@ func (r *Result) finish() {
 	}
 	r.done = true
 	r.ectx.Close() // parallel workers stop before their counters are read
+	r.summary.MemoryPeak = r.ectx.Mem.Peak()
+	r.db.mem.finished(r.summary.MemoryPeak)
 	st := r.ectx.Stats
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.IndexHits = st.IndexHits
@@ -243,6 +245,8 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 	tx = db.store.Begin()
 	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: params}
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
+	ectx.Mem.Budget = db.mem.budget
+	ectx.Mem.Kill = func(err error) { cancel(err) }
 	ectx.Rules = db.planOptions()
 	if !p.Writes {
 		// Workers read the transaction at once: never with writes.
@@ -257,6 +261,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 	r.summary.Write = p.Writes
 	fail := func(err error) (*Result, error) {
 		ectx.Close()
+		db.mem.finished(ectx.Mem.Peak())
 		tx.Rollback()
 		return nil, err
 	}

@@ -43,6 +43,9 @@ type Summary struct {
 	IndexHits int64
 	// ExecutionTime is the wall time from parse to the last batch.
 	ExecutionTime time.Duration
+	// MemoryPeak is the most memory the statement's accountant saw it
+	// hold at once, in bytes (max_memory_per_query bounds it).
+	MemoryPeak int64
 }
 
 // Entities resolves node and relationship ids found in result batches

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // serveOptions are the start-up options of `quiver serve`, named as the
@@ -22,6 +24,10 @@ type serveOptions struct {
 	authEnabled     bool
 	replicationMode string
 	importDir       string
+	// maxMemory is the server-wide memory budget in bytes (0: none);
+	// maxMemoryPerQuery the ceiling of max_memory_per_query (0: none).
+	maxMemory         int64
+	maxMemoryPerQuery int64
 }
 
 // parseServe parses serve's flags. Options this version cannot honour are
@@ -40,8 +46,23 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "turn authentication on")
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
+	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
+	maxPerQuery := fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
+	}
+	var err error
+	o.maxMemory = engine.DefaultMaxMemory()
+	if *maxMemory != "" {
+		if o.maxMemory, err = engine.ParseSize(*maxMemory); err != nil {
+			return o, fmt.Errorf("--max-memory: %v", err)
+		}
+	}
+	if o.maxMemoryPerQuery, err = engine.ParseSize(*maxPerQuery); err != nil {
+		return o, fmt.Errorf("--max-memory-per-query: %v", err)
+	}
+	if o.maxMemory > 0 && (o.maxMemoryPerQuery == 0 || o.maxMemoryPerQuery > o.maxMemory) {
+		o.maxMemoryPerQuery = o.maxMemory // one query can never hold more than the whole budget
 	}
 	switch strings.ToLower(*level) {
 	case "debug":

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -17,6 +18,22 @@ import (
 // shutdownGrace is how long in-flight requests may run after a signal.
 const shutdownGrace = 10 * time.Second
 
+// limitMemory sets the Go runtime's soft memory limit (GOMEMLIMIT) to the
+// server's budget, so the collector works harder as the budget nears
+// instead of letting garbage double the heap. A GOMEMLIMIT the operator
+// set in the environment wins.
+func limitMemory(budget int64, log *slog.Logger) {
+	if budget <= 0 {
+		return
+	}
+	if env := os.Getenv("GOMEMLIMIT"); env != "" {
+		log.Info("memory budget", "max_memory", budget, "gomemlimit", env+" (from the environment)")
+		return
+	}
+	debug.SetMemoryLimit(budget)
+	log.Info("memory budget", "max_memory", budget, "gomemlimit", budget)
+}
+
 // serve opens the database, serves the HTTP API until SIGINT or SIGTERM,
 // then shuts down gracefully.
 func serve(o serveOptions) error {
@@ -26,7 +43,16 @@ func serve(o serveOptions) error {
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigc)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
-	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir})
+	limitMemory(o.maxMemory, log)
+	maxMemory, maxPerQuery := o.maxMemory, o.maxMemoryPerQuery
+	if maxMemory == 0 {
+		maxMemory = -1 // none
+	}
+	if maxPerQuery == 0 {
+		maxPerQuery = -1
+	}
+	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
+		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}

@@ -15,7 +15,7 @@ func compileLocal(c *Context, e plan.Expr) (evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev := &listCompEval{elements: elements{list: list, lb: newLocalBatch(e.Width, 1, e.Pred, e.Proj)}}
+		ev := &listCompEval{elements: elements{c: c, list: list, lb: newLocalBatch(e.Width, 1, e.Pred, e.Proj)}}
 		if e.Pred != nil {
 			if ev.pred, err = compile(c, e.Pred); err != nil {
 				return nil, err
@@ -36,7 +36,7 @@ func compileLocal(c *Context, e plan.Expr) (evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &quantEval{elements: elements{list: list, lb: newLocalBatch(e.Width, 1, e.Pred)}, kind: e.Kind, pred: pred}, nil
+		return &quantEval{elements: elements{c: c, list: list, lb: newLocalBatch(e.Width, 1, e.Pred)}, kind: e.Kind, pred: pred}, nil
 	case *plan.Reduce:
 		init, err := compile(c, e.Init)
 		if err != nil {
@@ -50,7 +50,7 @@ func compileLocal(c *Context, e plan.Expr) (evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &reduceEval{init: init, list: list, body: body, lb: newLocalBatch(e.Width, 2, e.Expr)}, nil
+		return &reduceEval{c: c, init: init, list: list, body: body, lb: newLocalBatch(e.Width, 2, e.Expr)}, nil
 	case *plan.MapProjection:
 		return compileMapProjection(c, e)
 	case *plan.PatternSubquery:
@@ -62,6 +62,7 @@ func compileLocal(c *Context, e plan.Expr) (evaluator, error) {
 // elements walks the elements of the lists a batch's rows hold, handing
 // them to flush in inner batches of up to vector.Capacity elements.
 type elements struct {
+	c    *Context
 	list evaluator
 	lb   *localBatch
 	idx  []int32        // outer physical row of each pending element
@@ -99,6 +100,9 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 			el.idx = append(el.idx, int32(r))
 			el.vals = append(el.vals, x)
 			if len(el.idx) == vector.Capacity {
+				if failed = el.c.interrupted(); failed != nil {
+					return
+				}
 				if failed = flush(el.lb.fill(b, el.idx, el.vals), el.idx, el.vals); failed != nil {
 					return
 				}
@@ -129,6 +133,7 @@ func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.lists = make([][]vector.Value, vector.Capacity)
 	}
 	out := e.out
+	var building int64 // bytes of the lists built so far, reserved as they grow
 	err := e.each(b, func(r int) { e.lists[r] = nil; out.SetNull(r) },
 		func(r int) { e.lists[r] = []vector.Value{} },
 		func(inner *vector.Batch, idx []int32, vals []vector.Value) error {
@@ -154,7 +159,8 @@ func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
 				}
 				e.lists[r] = append(e.lists[r], v)
 			}
-			return nil
+			building += int64(len(idx)) * ifaceBytes
+			return e.c.Mem.Reserve(building)
 		})
 	if err != nil {
 		return nil, err
@@ -271,6 +277,7 @@ func (e *quantEval) eval(b *vector.Batch) (*vector.Vector, error) {
 // rows of the batch in one inner batch; the accumulators stay in typed
 // vectors from step to step.
 type reduceEval struct {
+	c                *Context
 	init, list, body evaluator
 	lb               *localBatch
 	lists            [][]vector.Value
@@ -321,6 +328,9 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	var res *vector.Vector // the accumulators after the previous step
 	for k := 0; k < longest; k++ {
+		if err := e.c.interrupted(); err != nil {
+			return nil, err
+		}
 		e.prev, e.idx = e.idx, e.prev[:0]
 		e.elems, e.pos = e.elems[:0], e.pos[:0]
 		p := 0

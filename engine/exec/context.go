@@ -57,6 +57,8 @@ type Context struct {
 	updated map[uint64]struct{}
 	// eagers are the statement's Eager barriers, in build order.
 	eagers []*eagerOp
+	// built holds the plan operators whose batches Build charged.
+	built map[plan.Operator]struct{}
 }
 
 // noteUpdated records that an entity that existed before the statement
@@ -104,16 +106,36 @@ type Stats struct {
 	IndexHits int64
 }
 
-// checkCancel reports the context's end as a query error: a deadline is a
-// timeout, any other cancellation stops the query as well.
+// checkCancel reports the context's end as a query error: its cause when
+// that is one (the statement's deadline, the server's memory budget),
+// else a timeout for a deadline and a cancellation for the rest.
 func (c *Context) checkCancel() error {
-	if err := c.Ctx.Err(); err != nil {
-		if err == context.DeadlineExceeded {
-			return errs.Timeout("query exceeded its time limit")
-		}
-		return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, err, "query cancelled")
+	err := c.Ctx.Err()
+	if err == nil {
+		return nil
 	}
-	return nil
+	if e, ok := errs.As(context.Cause(c.Ctx)); ok {
+		return e
+	}
+	if err == context.DeadlineExceeded {
+		return errs.Timeout("query exceeded its time limit")
+	}
+	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, err, "query cancelled")
+}
+
+// interrupted is checkCancel for loops that run long inside one batch
+// (reduce, comprehensions, path searches, sorts): a poll of the context's
+// channel, cheap enough to call every few hundred iterations.
+func (c *Context) interrupted() error {
+	if c == nil || c.Ctx == nil {
+		return nil
+	}
+	select {
+	case <-c.Ctx.Done():
+		return c.checkCancel()
+	default:
+		return nil
+	}
 }
 
 // rows returns the physical rows of b's selection: sel itself, or nil with

@@ -16,8 +16,18 @@ type evaluator interface {
 	eval(b *vector.Batch) (*vector.Vector, error)
 }
 
-// compile turns a bound expression into an evaluator.
+// compile turns a bound expression into an evaluator. An expression that
+// builds values (strings, lists, maps) gets an accountant around it
+// (chargedEval).
 func compile(c *Context, e plan.Expr) (evaluator, error) {
+	ev, err := compileExpr(c, e)
+	if err != nil || !buildsValues(e) {
+		return ev, err
+	}
+	return &chargedEval{c: c, in: ev}, nil
+}
+
+func compileExpr(c *Context, e plan.Expr) (evaluator, error) {
 	switch e := e.(type) {
 	case *plan.ColRef:
 		return colEval(e.Idx), nil
@@ -74,7 +84,7 @@ func compile(c *Context, e plan.Expr) (evaluator, error) {
 		case e.Op.IsComparison():
 			return &compareEval{op: e.Op, l: l, r: r, out: vector.New(vector.Bool, vector.Capacity)}, nil
 		}
-		return &arithEval{op: arithOps[e.Op], l: l, r: r}, nil
+		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r}, nil
 	case *plan.Call:
 		return compileCall(c, e)
 	case *plan.List:

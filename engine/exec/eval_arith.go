@@ -11,6 +11,7 @@ import (
 // fails on overflow; any FLOAT operand makes the result FLOAT; other
 // combinations (strings, lists, generic values) go row by row.
 type arithEval struct {
+	c      *Context
 	op     byte
 	l, r   evaluator
 	lf, rf *vector.Vector
@@ -142,6 +143,15 @@ func floatKernel(op byte, out, a, b []float64, n int) {
 
 // generic is the row-by-row path for strings, lists and mixed columns.
 func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
+	if e.op == '+' && e.c.Mem.active() {
+		// Concatenation can double a value per step (reduce(s = 'x', …
+		// | s + s)): reserve what the batch builds before building it.
+		var need int64
+		forRows(sel, n, func(i int) { need += concatBytes(l.Get(i), r.Get(i)) })
+		if err := e.c.Mem.Reserve(need); err != nil {
+			return nil, err
+		}
+	}
 	e.out = ensure(e.out, vector.Any)
 	out := e.out
 	var failed error
@@ -163,4 +173,24 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 		return nil, failed
 	}
 	return out, nil
+}
+
+// concatBytes estimates what a + b builds when it concatenates strings or
+// lists, and 0 otherwise.
+func concatBytes(a, b vector.Value) int64 {
+	size := func(v vector.Value) (int64, bool) {
+		switch x := v.(type) {
+		case string:
+			return int64(len(x)), true
+		case []vector.Value:
+			return int64(len(x)) * ifaceBytes, true
+		}
+		return ifaceBytes, false
+	}
+	sa, ca := size(a)
+	sb, cb := size(b)
+	if !ca && !cb {
+		return 0
+	}
+	return sliceBytes + sa + sb
 }

@@ -58,7 +58,34 @@ func fnTail(_ *Context, a []vector.Value) (vector.Value, error) {
 
 // fnRange lists start, start+step, … up to end inclusive; a step against
 // the direction from start to end gives the empty list.
-func fnRange(_ *Context, a []vector.Value) (vector.Value, error) {
+func fnRange(c *Context, a []vector.Value) (vector.Value, error) {
+	start, end, step, err := rangeBounds(a)
+	if err != nil {
+		return nil, err
+	}
+	count := rangeCount(start, end, step)
+	if count > maxRange {
+		return nil, errs.DataCode(errs.CodeOverflow, "range() would build %d elements, more than %d", count, maxRange)
+	}
+	if err := c.Mem.Reserve(int64(count) * (ifaceBytes + boxedBytes)); err != nil {
+		return nil, err
+	}
+	out := make([]vector.Value, count)
+	v := start
+	for i := range out {
+		if i%(1<<16) == 0 {
+			if err := c.interrupted(); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = v
+		v += step
+	}
+	return out, nil
+}
+
+// rangeBounds reads range()'s start, end and optional step.
+func rangeBounds(a []vector.Value) (start, end, step int64, err error) {
 	var n [3]int64
 	n[2] = 1
 	for i, v := range a {
@@ -66,35 +93,27 @@ func fnRange(_ *Context, a []vector.Value) (vector.Value, error) {
 		case int64:
 			n[i] = x
 		case nil:
-			return nil, errs.Data("range() arguments must not be null")
+			return 0, 0, 0, errs.Data("range() arguments must not be null")
 		default:
-			return nil, errs.Data("range() takes INTEGER arguments, got %s", typeName(v))
+			return 0, 0, 0, errs.Data("range() takes INTEGER arguments, got %s", typeName(v))
 		}
 	}
-	start, end, step := n[0], n[1], n[2]
-	if step == 0 {
-		return nil, errs.Data("range() step must not be zero")
+	if n[2] == 0 {
+		return 0, 0, 0, errs.Data("range() step must not be zero")
 	}
-	if (step > 0 && start > end) || (step < 0 && start < end) {
-		return []vector.Value{}, nil
+	return n[0], n[1], n[2], nil
+}
+
+// rangeCount is the number of values from start to end by step: none when
+// the step points away from end. Unsigned arithmetic cannot overflow.
+func rangeCount(start, end, step int64) uint64 {
+	switch {
+	case step > 0 && start <= end:
+		return (uint64(end)-uint64(start))/uint64(step) + 1
+	case step < 0 && start >= end:
+		return (uint64(start)-uint64(end))/uint64(-step) + 1
 	}
-	// The count in unsigned arithmetic cannot overflow.
-	var count uint64
-	if step > 0 {
-		count = (uint64(end)-uint64(start))/uint64(step) + 1
-	} else {
-		count = (uint64(start)-uint64(end))/uint64(-step) + 1
-	}
-	if count > maxRange {
-		return nil, errs.DataCode(errs.CodeOverflow, "range() would build %d elements, more than %d", count, maxRange)
-	}
-	out := make([]vector.Value, count)
-	v := start
-	for i := range out {
-		out[i] = v
-		v += step
-	}
-	return out, nil
+	return 0
 }
 
 // coalesceEval returns the first non-null argument. Each argument is

@@ -120,7 +120,7 @@ func leftRight(fn string, a []vector.Value) (vector.Value, error) {
 	return s[runeOffset(s, total-n):], nil
 }
 
-func fnReplace(_ *Context, a []vector.Value) (vector.Value, error) {
+func fnReplace(c *Context, a []vector.Value) (vector.Value, error) {
 	var parts [3]string
 	for i, v := range a {
 		switch x := v.(type) {
@@ -132,18 +132,33 @@ func fnReplace(_ *Context, a []vector.Value) (vector.Value, error) {
 			return nil, argError("replace", v)
 		}
 	}
-	return strings.ReplaceAll(parts[0], parts[1], parts[2]), nil
+	s, old, repl := parts[0], parts[1], parts[2]
+	if len(repl) > len(old) {
+		// The result can be len(s) times longer than s: reserve it first.
+		count := int64(utf8.RuneCountInString(s) + 1) // the empty string matches between runes
+		if old != "" {
+			count = int64(strings.Count(s, old))
+		}
+		if err := c.Mem.Reserve(int64(len(s)) + count*int64(len(repl)-len(old))); err != nil {
+			return nil, err
+		}
+	}
+	return strings.ReplaceAll(s, old, repl), nil
 }
 
 // fnSplit splits at a delimiter, or at any of a list of delimiters. The
 // empty delimiter splits into characters.
-func fnSplit(_ *Context, a []vector.Value) (vector.Value, error) {
+func fnSplit(c *Context, a []vector.Value) (vector.Value, error) {
 	if a[0] == nil || a[1] == nil {
 		return nil, nil
 	}
 	s, ok := a[0].(string)
 	if !ok {
 		return nil, argError("split", a[0])
+	}
+	// At most one part per byte, each an interface and a string header.
+	if err := c.Mem.Reserve(int64(len(s)+1) * (ifaceBytes + stringBytes)); err != nil {
+		return nil, err
 	}
 	var parts []string
 	switch d := a[1].(type) {
@@ -192,7 +207,16 @@ func splitAny(s string, delims []string) []string {
 	return append(out, s[start:])
 }
 
-func fnConcat(_ *Context, a []vector.Value) (vector.Value, error) {
+func fnConcat(c *Context, a []vector.Value) (vector.Value, error) {
+	var size int64
+	for _, v := range a {
+		if x, ok := v.(string); ok {
+			size += int64(len(x))
+		}
+	}
+	if err := c.Mem.Reserve(size); err != nil {
+		return nil, err
+	}
 	var sb strings.Builder
 	for _, v := range a {
 		switch x := v.(type) {

@@ -7,115 +7,155 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// MemTracker bounds the memory one query's operators hold
-// (max_memory_per_query). Operators that accumulate rows — hash
-// aggregation, DISTINCT, sort, the buffers of CrossProduct and of writes,
-// collect() — charge an estimate of what they keep, once per batch.
-// Streaming operators hold a batch at a time and charge nothing.
+// MemTracker is one statement's memory accountant (max_memory_per_query).
+// It is charged for everything the statement holds in proportion to its
+// data or its text:
+//
+//   - the state of operators that accumulate rows (hash aggregation,
+//     DISTINCT, sort, joins, cross products, write buffers, collect()),
+//     once per batch, for as long as they hold it;
+//   - the batches every operator fills (columns × batch size), from Build
+//     on;
+//   - values expressions build (strings, lists, maps, paths), for as long
+//     as their batch lives (chargedEval): an evaluator's output is
+//     overwritten by its next batch, so it gives back the previous one's;
+//     kernels that can grow a value past any bound (string and list
+//     concatenation, range(), replace()) check the size first (Reserve),
+//     so a query fails before allocating what it cannot hold.
 //
 // The figure is an estimate of live bytes, not an allocator count: fixed
-// widths per typed value (8 bytes, 1 for a boolean), string bytes plus a
-// 16-byte header, 16 bytes per generic value plus its strings and
-// elements, and a fixed overhead per hash-map entry. Memory is never
-// returned while the query runs: what an operator keeps, it keeps to the
-// end, except that a top-k sort gives back the rows it prunes.
+// widths per typed value, string bytes plus headers, interface and slice
+// headers for generic values (valueBytes). Past Limit the statement fails
+// with 53200.
+//
+// A tracker may also count against a server-wide MemBudget shared by all
+// statements; when the budget runs out, the statement holding the most is
+// the one that fails (budget.go).
 //
 // The workers of a parallel pipeline charge the query's tracker at once,
-// so the total is kept with atomic adds; a worker's Context holds a
-// tracker that forwards to the query's (shared).
+// so the totals are atomic; a worker's Context holds a tracker that
+// forwards to the query's (shared).
 type MemTracker struct {
 	// Limit is the ceiling in bytes; zero or less means none.
-	Limit  int64
-	used   int64
+	Limit int64
+	// Budget, when set, is the server-wide budget every charge also
+	// counts against.
+	Budget *MemBudget
+	// Kill, when set, stops the statement with err (the engine cancels
+	// its context with err as the cause); the budget calls it on the
+	// statement it fails.
+	Kill func(err error)
+
+	used   atomic.Int64
+	peak   atomic.Int64
 	shared *MemTracker
+	// killed is the error the budget failed the statement with.
+	killed atomic.Pointer[errs.Error]
+	// joined is set once the tracker is registered with its budget,
+	// closed once it left.
+	joined, closed atomic.Bool
 }
 
-// Used is the bytes charged so far.
-func (m *MemTracker) Used() int64 {
-	if m.shared != nil {
-		return m.shared.Used()
-	}
-	return atomic.LoadInt64(&m.used)
-}
+// Used is the bytes charged now.
+func (m *MemTracker) Used() int64 { return m.root().used.Load() }
+
+// Peak is the most bytes charged at once.
+func (m *MemTracker) Peak() int64 { return m.root().peak.Load() }
 
 // mapEntryBytes is the overhead of one Go map entry with a string key
 // (bucket slot, tophash, string header), measured roughly on amd64.
 const mapEntryBytes = 48
 
-// charge adds n bytes and fails once the total passes the limit.
+// active reports whether charges can fail: without a limit or a budget,
+// callers skip the estimates and their loops.
+func (m *MemTracker) active() bool {
+	r := m.root()
+	return r.Limit > 0 || r.Budget != nil
+}
+
+// Charge adds n bytes the statement now holds, and fails once the total
+// passes the limit, or the budget chose this statement to fail.
+func (m *MemTracker) Charge(n int64) error { return m.charge(n) }
+
+// Release gives back n bytes charged before.
+func (m *MemTracker) Release(n int64) { m.release(n) }
+
 func (m *MemTracker) charge(n int64) error {
-	if m.shared != nil {
-		return m.shared.charge(n)
+	m = m.root()
+	used := m.used.Add(n)
+	for p := m.peak.Load(); used > p && !m.peak.CompareAndSwap(p, used); p = m.peak.Load() {
 	}
-	if used := atomic.AddInt64(&m.used, n); m.Limit > 0 && used > m.Limit {
-		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
-			"query stopped: it needs more than max_memory_per_query (%d bytes) to hold its intermediate rows", m.Limit).
-			Suggest("add LIMIT or a narrower WHERE, or raise max_memory_per_query with SET max_memory_per_query = '…MB'")
+	if m.Budget != nil {
+		if !m.joined.Swap(true) {
+			m.Budget.join(m)
+		}
+		m.Budget.charge(n)
+	}
+	if e := m.killed.Load(); e != nil {
+		return e
+	}
+	if m.Limit > 0 && used > m.Limit {
+		return m.overLimit()
 	}
 	return nil
 }
 
-// release gives back n bytes an operator no longer holds.
+// Reserve fails when n more bytes would take the statement past its
+// limit, without charging them: a kernel about to build a value of n
+// bytes calls it first, so that it never allocates what the statement
+// cannot hold (the value is charged once built, by its evaluator).
+func (m *MemTracker) Reserve(n int64) error {
+	m = m.root()
+	if e := m.killed.Load(); e != nil {
+		return e
+	}
+	if m.Limit > 0 && m.used.Load()+n > m.Limit {
+		return m.overLimit()
+	}
+	if m.Budget != nil && m.Budget.used.Load()+n > m.Budget.limit {
+		return budgetExceeded(m.Budget)
+	}
+	return nil
+}
+
+func (m *MemTracker) overLimit() error {
+	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+		"query stopped: it needs more than max_memory_per_query (%d bytes)", m.Limit).
+		Suggest("add LIMIT or a narrower WHERE, or lower what each row builds; the operator may raise max_memory_per_query")
+}
+
 func (m *MemTracker) release(n int64) {
-	if m.shared != nil {
-		m.shared.release(n)
+	m = m.root()
+	m.used.Add(-n)
+	if m.Budget != nil {
+		m.Budget.used.Add(-n)
+	}
+}
+
+// Close gives back everything the statement still holds to its budget
+// and leaves it. The tracker is not used afterwards.
+func (m *MemTracker) Close() {
+	if m.shared != nil || m.Budget == nil || m.closed.Swap(true) {
 		return
 	}
-	atomic.AddInt64(&m.used, -n)
+	m.Budget.leave(m)
+}
+
+// root is the tracker charges end up in.
+func (m *MemTracker) root() *MemTracker {
+	for m.shared != nil {
+		m = m.shared
+	}
+	return m
 }
 
 // chargeBatch charges the selected rows of b, which the caller keeps, and
 // returns the bytes charged (none without a limit: the estimate is then
 // not worth its loop over strings).
 func (c *Context) chargeBatch(b *vector.Batch) (int64, error) {
-	if c.Mem.Limit <= 0 {
+	if !c.Mem.active() {
 		return 0, nil
 	}
 	n := batchBytes(b)
 	return n, c.Mem.charge(n)
-}
-
-// batchBytes estimates the bytes of b's selected rows once copied.
-func batchBytes(b *vector.Batch) int64 {
-	n := int64(b.Rows())
-	var total int64
-	for _, v := range b.Cols {
-		switch v.Type {
-		case vector.Bool:
-			total += n
-		case vector.String:
-			total += 16 * n
-			for i := 0; i < b.Rows(); i++ {
-				total += int64(len(v.Str[b.Row(i)]))
-			}
-		case vector.Any:
-			for i := 0; i < b.Rows(); i++ {
-				total += valueBytes(v.Any[b.Row(i)])
-			}
-		default:
-			total += 8 * n
-		}
-	}
-	return total
-}
-
-// valueBytes estimates a generic value's size.
-func valueBytes(x vector.Value) int64 {
-	switch x := x.(type) {
-	case string:
-		return 16 + int64(len(x))
-	case []vector.Value:
-		s := int64(24)
-		for _, e := range x {
-			s += valueBytes(e)
-		}
-		return s
-	case map[string]vector.Value:
-		s := int64(48)
-		for k, e := range x {
-			s += mapEntryBytes + int64(len(k)) + valueBytes(e)
-		}
-		return s
-	}
-	return 16
 }

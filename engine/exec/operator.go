@@ -17,6 +17,21 @@ type Operator interface {
 
 // Build turns a logical plan into physical operators bound to c.
 func Build(c *Context, p plan.Operator) (Operator, error) {
+	// Every operator fills batches of its columns; a statement with
+	// thousands of operators and columns (the parser's limits allow a
+	// thousand of each) holds gigabytes of them, which the accountant
+	// must see before they exist.
+	// Operators rebuilt per batch (OPTIONAL MATCH, subqueries, MERGE)
+	// reuse the memory of their previous build: charged once.
+	if _, seen := c.built[p]; !seen {
+		if c.built == nil {
+			c.built = map[plan.Operator]struct{}{}
+		}
+		c.built[p] = struct{}{}
+		if err := c.Mem.charge(operatorBatchBytes(p)); err != nil {
+			return nil, err
+		}
+	}
 	if op := newCountRange(c, p); op != nil {
 		return c.profile(p, op), nil
 	}
@@ -28,6 +43,12 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 		return op, err
 	}
 	return c.profile(p, op), nil
+}
+
+// operatorBatchBytes estimates the batch an operator fills: a vector of
+// the batch size per column, 8 bytes a row.
+func operatorBatchBytes(p plan.Operator) int64 {
+	return int64(len(p.Columns())) * vector.Capacity * 8
 }
 
 // buildUnprofiled is Build without the PROFILE shell of p itself, for an

@@ -395,14 +395,6 @@ func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *m
 	return w
 }
 
-// root is the tracker charges end up in.
-func (m *MemTracker) root() *MemTracker {
-	for m.shared != nil {
-		m = m.shared
-	}
-	return m
-}
-
 // receive returns the next message from the workers; ok is false once all
 // of them are done. A done worker's counters are added to the query's.
 func (r *parRun) receive() (m parMsg, ok bool, err error) {
@@ -470,12 +462,12 @@ func (r *parRun) stop() {
 // complete and nothing reads the transaction afterwards. Call it on the
 // query's goroutine before reading Stats or ending the transaction.
 func (c *Context) Close() {
-	if c.par == nil {
-		return
+	if c.par != nil {
+		for _, r := range c.par.runs {
+			r.stop()
+		}
 	}
-	for _, r := range c.par.runs {
-		r.stop()
-	}
+	c.Mem.Close() // what the statement held leaves the server's budget
 }
 
 // gatherOp runs a pipeline on workers and passes their batches on.

@@ -87,9 +87,11 @@ func TestMemTracker(t *testing.T) {
 	anys := vector.New(vector.Any, 4)
 	anys.Any = []vector.Value{"abc", []vector.Value{int64(1), "z"}, nil, true}
 	b := &vector.Batch{Cols: []*vector.Vector{ints, strs, anys}, Len: 4, Sel: []int32{0, 1, 3}}
-	// Rows 0, 1, 3: ints 3×8; strings 3×16 + 2+4+1; generic "abc" 16+3,
-	// [1, "z"] 24+16+17, true 16.
-	want := int64(3*8 + 3*16 + 7 + 19 + 57 + 16)
+	// Rows 0, 1, 3: ints 3×8; strings 3×16 + 2+4+1; generic values
+	// (value_size.go): "abc" interface 16 + header 16 + 3; [1, "z"]
+	// interface 16 + slice header 24 + two slots 2×16, the boxed 1 8 and
+	// the string "z" 16+1; true 16.
+	want := int64(3*8 + 3*16 + 7 + (16 + 16 + 3) + (16 + 24 + 2*16 + 8 + 16 + 1) + 16)
 	if got := batchBytes(b); got != want {
 		t.Errorf("batchBytes = %d, want %d", got, want)
 	}

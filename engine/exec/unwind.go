@@ -8,30 +8,98 @@ import (
 // unwindOp turns each input row into one row per element of a list. The
 // input columns are gathered per output batch with typed copies, as in
 // expand.
+//
+// UNWIND range(a, b[, s]) does not build the list: it counts from a to b
+// row by row (rangeRow), so `UNWIND range(1, 60000000) AS x` holds one
+// batch, not sixty million values, and stops at the deadline like any
+// other loop.
 type unwindOp struct {
 	c    *Context
 	in   Operator
 	expr evaluator
-	typ  vector.Type // element column type: typed when the plan knows it
+	// bounds evaluates range()'s arguments when the list is a range.
+	bounds []evaluator
+	typ    vector.Type // element column type: typed when the plan knows it
 
 	inb   *vector.Batch
-	list  *vector.Vector // the evaluated lists of inb
-	pos   int            // next logical row of inb
-	row   int            // physical row whose elements are in elems
+	list  *vector.Vector   // the evaluated lists of inb
+	args  []*vector.Vector // the evaluated range arguments of inb
+	pos   int              // next logical row of inb
+	row   int              // physical row whose elements are in elems
 	elems []vector.Value
 	next  int
+	rng   rangeRow // the row's range, when bounds are set
 
 	idx []int32
 	out *vector.Batch
 }
 
+// rangeRow is what is left of one row's range: left more values from cur
+// by step.
+type rangeRow struct {
+	cur, step int64
+	left      uint64
+}
+
 func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
+	typ := p.Cols[len(p.Cols)-1].Type
+	u := &unwindOp{c: c, in: in, typ: typ, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	if call, ok := p.Expr.(*plan.Call); ok && call.Name == "range" && len(call.Args) >= 2 && len(call.Args) <= 3 {
+		args, err := compileArgs(c, call.Args)
+		if err != nil {
+			return nil, err
+		}
+		u.bounds = args
+		u.args = make([]*vector.Vector, len(args))
+		return u, nil
+	}
 	ev, err := compile(c, p.Expr)
 	if err != nil {
 		return nil, err
 	}
-	typ := p.Cols[len(p.Cols)-1].Type
-	return &unwindOp{c: c, in: in, expr: ev, typ: typ, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}, nil
+	u.expr = ev
+	return u, nil
+}
+
+// evalLists evaluates the list (or range arguments) of each row of b.
+func (u *unwindOp) evalLists(b *vector.Batch) (err error) {
+	if u.bounds == nil {
+		u.list, err = u.expr.eval(b)
+		return err
+	}
+	for i, a := range u.bounds {
+		if u.args[i], err = a.eval(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startRow makes row's elements the next to emit.
+func (u *unwindOp) startRow(row int) error {
+	u.row, u.next = row, 0
+	if u.bounds == nil {
+		switch x := u.list.Get(row).(type) {
+		case nil:
+			u.elems = u.elems[:0]
+		case []vector.Value:
+			u.elems = x
+		default:
+			u.elems = append(u.elems[:0], x)
+		}
+		return nil
+	}
+	u.elems = u.elems[:0]
+	vals := make([]vector.Value, len(u.args))
+	for i, a := range u.args {
+		vals[i] = a.Get(row)
+	}
+	start, end, step, err := rangeBounds(vals)
+	if err != nil {
+		return err
+	}
+	u.rng = rangeRow{cur: start, step: step, left: rangeCount(start, end, step)}
+	return nil
 }
 
 func (u *unwindOp) Next() (*vector.Batch, error) {
@@ -50,31 +118,35 @@ func (u *unwindOp) Next() (*vector.Batch, error) {
 			u.idx = append(u.idx, int32(u.row))
 			continue
 		}
+		if u.rng.left > 0 {
+			k := len(u.idx)
+			elemCol.Set(k, u.rng.cur)
+			u.rng.cur += u.rng.step
+			u.rng.left--
+			u.idx = append(u.idx, int32(u.row))
+			continue
+		}
 		if u.inb == nil || u.pos >= u.inb.Rows() {
 			if len(u.idx) > 0 {
 				break // the output still refers to this input batch
+			}
+			if err := u.c.checkCancel(); err != nil {
+				return nil, err
 			}
 			b, err := u.in.Next()
 			if err != nil || b == nil {
 				return nil, err
 			}
-			if u.list, err = u.expr.eval(b); err != nil {
+			if err := u.evalLists(b); err != nil {
 				return nil, err
 			}
 			u.inb, u.pos = b, 0
 			continue
 		}
-		u.row = u.inb.Row(u.pos)
-		u.pos++
-		switch x := u.list.Get(u.row).(type) {
-		case nil:
-			u.elems = u.elems[:0]
-		case []vector.Value:
-			u.elems = x
-		default:
-			u.elems = append(u.elems[:0], x)
+		if err := u.startRow(u.inb.Row(u.pos)); err != nil {
+			return nil, err
 		}
-		u.next = 0
+		u.pos++
 	}
 	if len(u.idx) == 0 {
 		return nil, nil

@@ -118,7 +118,7 @@ func TestIntKernelMatchesScalar(t *testing.T) {
 					l.I64[1], r.I64[1] = math.MaxInt64, math.MaxInt64
 					b.Len, b.Sel = 2, []int32{0}
 				}
-				e := &arithEval{op: op, l: colEval(0), r: colEval(1)}
+				e := &arithEval{c: &Context{}, op: op, l: colEval(0), r: colEval(1)}
 				out, err := e.eval(b)
 				want, werr := arithInt(op, x, y)
 				if (err != nil) != (werr != nil) {

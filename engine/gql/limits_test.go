@@ -18,26 +18,30 @@ var deepConstructs = map[string]func(n int) string{
 	"CASE": func(n int) string {
 		return "RETURN " + strings.Repeat("CASE WHEN true THEN ", n) + "1" + strings.Repeat(" END", n)
 	},
-	"comprehensions": func(n int) string { return "RETURN " + strings.Repeat("[x IN ", n) + "[1]" + strings.Repeat(" | x]", n) },
+	"comprehensions": func(n int) string {
+		return "RETURN " + strings.Repeat("[x IN ", n) + "[1]" + strings.Repeat(" | x]", n)
+	},
 	"EXISTS": func(n int) string {
 		return "MATCH (n) WHERE " + strings.Repeat("EXISTS { MATCH (n) WHERE ", n) + "true" + strings.Repeat(" }", n) + " RETURN n"
 	},
-	"+ chain":        func(n int) string { return "RETURN 1" + strings.Repeat(" + 1", n) },
-	"- chain":        func(n int) string { return "RETURN 1" + strings.Repeat(" - 1", n) },
-	"* chain":        func(n int) string { return "RETURN 1" + strings.Repeat(" * 1", n) },
-	"^ chain":        func(n int) string { return "RETURN 1" + strings.Repeat(" ^ 1", n) },
-	"AND chain":      func(n int) string { return "RETURN true" + strings.Repeat(" AND true", n) },
-	"OR chain":       func(n int) string { return "RETURN false" + strings.Repeat(" OR false", n) },
-	"XOR chain":      func(n int) string { return "RETURN false" + strings.Repeat(" XOR false", n) },
-	"comparisons":    func(n int) string { return "RETURN 1" + strings.Repeat(" < 2", n) },
-	"STARTS WITH":    func(n int) string { return "RETURN 'a'" + strings.Repeat(" STARTS WITH 'a'", n) },
-	"IS NULL":        func(n int) string { return "RETURN 1" + strings.Repeat(" IS NULL", n) },
-	"string +":       func(n int) string { return "RETURN 'a'" + strings.Repeat(" + 'a'", n) },
-	"properties":     func(n int) string { return "RETURN m" + strings.Repeat(".a", n) },
-	"indexes":        func(n int) string { return "RETURN l" + strings.Repeat("[0]", n) },
-	"slices":         func(n int) string { return "RETURN l" + strings.Repeat("[0..1]", n) },
-	"label tests":    func(n int) string { return "RETURN n" + strings.Repeat(":A.a", n) },
-	"mixed":          func(n int) string { return "RETURN " + strings.Repeat("(1 + [", n/3) + "1" + strings.Repeat("][0])", n/3) },
+	"+ chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" + 1", n) },
+	"- chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" - 1", n) },
+	"* chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" * 1", n) },
+	"^ chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" ^ 1", n) },
+	"AND chain":   func(n int) string { return "RETURN true" + strings.Repeat(" AND true", n) },
+	"OR chain":    func(n int) string { return "RETURN false" + strings.Repeat(" OR false", n) },
+	"XOR chain":   func(n int) string { return "RETURN false" + strings.Repeat(" XOR false", n) },
+	"comparisons": func(n int) string { return "RETURN 1" + strings.Repeat(" < 2", n) },
+	"STARTS WITH": func(n int) string { return "RETURN 'a'" + strings.Repeat(" STARTS WITH 'a'", n) },
+	"IS NULL":     func(n int) string { return "RETURN 1" + strings.Repeat(" IS NULL", n) },
+	"string +":    func(n int) string { return "RETURN 'a'" + strings.Repeat(" + 'a'", n) },
+	"properties":  func(n int) string { return "RETURN m" + strings.Repeat(".a", n) },
+	"indexes":     func(n int) string { return "RETURN l" + strings.Repeat("[0]", n) },
+	"slices":      func(n int) string { return "RETURN l" + strings.Repeat("[0..1]", n) },
+	"label tests": func(n int) string { return "RETURN n" + strings.Repeat(":A.a", n) },
+	"mixed": func(n int) string {
+		return "RETURN " + strings.Repeat("(1 + [", n/3) + "1" + strings.Repeat("][0])", n/3)
+	},
 	"reduce": func(n int) string {
 		return "RETURN " + strings.Repeat("reduce(a = 0, x IN [1] | ", n) + "a" + strings.Repeat(")", n)
 	},

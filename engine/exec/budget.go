@@ -1,0 +1,119 @@
+package exec
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/quiverdb/quiver/engine/errs"
+)
+
+// MemBudget is the server-wide memory budget (--max-memory): the sum of
+// what every running statement's MemTracker holds. When a charge takes
+// the sum past the limit, the statement holding the most fails with
+// 53200 — not the one that happened to charge last, and never the
+// process. The engine's heap watchdog calls FailLargest too, when the
+// live heap nears the limit whatever the estimates say.
+type MemBudget struct {
+	limit int64
+	used  atomic.Int64
+	mu    struct {
+		sync.Mutex                          // protects active
+		active     map[*MemTracker]struct{} // statements holding memory
+	}
+}
+
+// NewMemBudget returns a budget of limit bytes.
+func NewMemBudget(limit int64) *MemBudget {
+	b := &MemBudget{limit: limit}
+	b.mu.active = map[*MemTracker]struct{}{}
+	return b
+}
+
+// Limit is the budget in bytes.
+func (b *MemBudget) Limit() int64 { return b.limit }
+
+// Used is what the running statements hold now.
+func (b *MemBudget) Used() int64 { return b.used.Load() }
+
+// Running is the number of statements holding memory.
+func (b *MemBudget) Running() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.mu.active)
+}
+
+// join registers a statement's tracker at its first charge (every charge
+// of a tracker with a budget counts against it).
+func (b *MemBudget) join(m *MemTracker) {
+	b.mu.Lock()
+	b.mu.active[m] = struct{}{}
+	b.mu.Unlock()
+}
+
+// leave takes a finished statement's tracker out, with what it held.
+func (b *MemBudget) leave(m *MemTracker) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.mu.active, m)
+	b.used.Add(-m.used.Load()) // under the lock: failLargest sees both or neither
+}
+
+// charge counts n more bytes; past the limit the largest statement fails
+// (its tracker's killed error tells the charger when that is itself).
+func (b *MemBudget) charge(n int64) {
+	if b.used.Add(n) > b.limit {
+		b.failLargest(nil, true)
+	}
+}
+
+// FailLargest fails the running statement that holds the most with err,
+// and reports whether it failed one. While a statement failed earlier
+// still holds memory (it is unwinding and will give it back when it
+// closes), no other is failed: one overrun costs one statement.
+func (b *MemBudget) FailLargest(err *errs.Error) bool { return b.failLargest(err, false) }
+
+// failLargest is FailLargest; with overOnly it fails nobody unless the
+// budget is still exceeded once it holds the lock (a statement may have
+// finished between a charge and here). A nil err stands for the budget's
+// own error, made only when one fails.
+func (b *MemBudget) failLargest(err *errs.Error, overOnly bool) bool {
+	b.mu.Lock()
+	if overOnly && b.used.Load() <= b.limit {
+		b.mu.Unlock()
+		return false
+	}
+	var largest *MemTracker
+	for m := range b.mu.active {
+		used := m.used.Load()
+		if m.killed.Load() != nil {
+			if used > 0 {
+				b.mu.Unlock()
+				return false
+			}
+			continue
+		}
+		if used > 0 && (largest == nil || used > largest.used.Load()) {
+			largest = m
+		}
+	}
+	b.mu.Unlock()
+	if largest == nil {
+		return false
+	}
+	if err == nil {
+		err = budgetExceeded(b)
+	}
+	if !largest.killed.CompareAndSwap(nil, err) {
+		return false
+	}
+	if largest.Kill != nil {
+		largest.Kill(err)
+	}
+	return true
+}
+
+func budgetExceeded(b *MemBudget) *errs.Error {
+	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+		"query stopped: the server's memory budget (--max-memory, %d bytes) is exhausted and this query held the most", b.limit).
+		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")
+}

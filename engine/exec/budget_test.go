@@ -1,0 +1,132 @@
+package exec
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
+)
+
+// Three statements share a budget of 100 bytes, each with its own larger
+// limit. The charge that takes the sum past the budget fails the
+// statement holding the most, whichever charged; the others go on, and
+// what the failed one held leaves the budget when it closes.
+func TestBudgetFailsTheLargest(t *testing.T) {
+	b := NewMemBudget(100)
+	var killed [3]error
+	ts := make([]*MemTracker, 3)
+	for i := range ts {
+		ts[i] = &MemTracker{Limit: 1000, Budget: b, Kill: func(err error) { killed[i] = err }}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(ts[0].Charge(50))
+	must(ts[1].Charge(30))
+	// The third statement's charge passes the budget; the first holds
+	// the most and fails, the third goes on.
+	must(ts[2].Charge(30))
+	if e, ok := errs.As(killed[0]); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Fatalf("largest not failed: %v", killed)
+	}
+	if killed[1] != nil || killed[2] != nil {
+		t.Fatalf("others failed: %v", killed)
+	}
+	if e, ok := errs.As(ts[0].Charge(1)); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Errorf("a failed statement's next charge: %v", e)
+	}
+	if err := ts[0].Reserve(0); err == nil {
+		t.Error("a failed statement's Reserve succeeded")
+	}
+	ts[0].Close()
+	if got := b.Used(); got != 60 {
+		t.Errorf("after the largest closed the budget holds %d, want 60", got)
+	}
+	must(ts[1].Charge(30))
+	ts[1].Close()
+	ts[2].Close()
+	if got, n := b.Used(), b.Running(); got != 0 || n != 0 {
+		t.Errorf("after all closed: used %d by %d, want 0 by 0", got, n)
+	}
+	if ts[1].Peak() != 60 || ts[2].Peak() != 30 {
+		t.Errorf("peaks %d and %d, want 60 and 30", ts[1].Peak(), ts[2].Peak())
+	}
+}
+
+// When the charging statement is itself the largest, its charge fails.
+func TestBudgetFailsTheChargerWhenLargest(t *testing.T) {
+	b := NewMemBudget(100)
+	small := &MemTracker{Budget: b}
+	big := &MemTracker{Budget: b}
+	if err := small.Charge(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Charge(95); err == nil {
+		t.Fatal("the largest statement's charge past the budget succeeded")
+	}
+	// While the failed statement unwinds, holding its memory, the
+	// others are not failed for it.
+	if err := small.Charge(1); err != nil {
+		t.Errorf("the smaller statement failed too: %v", err)
+	}
+	if b.FailLargest(budgetExceeded(b)) {
+		t.Error("FailLargest failed a second statement before the first gave its memory back")
+	}
+	big.Close()
+	if !b.FailLargest(budgetExceeded(b)) || small.killed.Load() == nil {
+		t.Error("FailLargest after the first closed: the remaining statement was not failed")
+	}
+}
+
+// Reserve refuses what the limit cannot hold without charging it.
+func TestReserve(t *testing.T) {
+	m := &MemTracker{Limit: 100}
+	if err := m.Charge(60); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Reserve(40); err != nil {
+		t.Errorf("Reserve within the limit: %v", err)
+	}
+	if e, ok := errs.As(m.Reserve(41)); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Errorf("Reserve past the limit: %v", e)
+	}
+	if m.Used() != 60 {
+		t.Errorf("Reserve charged: used %d", m.Used())
+	}
+	unlimited := &MemTracker{}
+	if err := unlimited.Reserve(1 << 60); err != nil {
+		t.Errorf("Reserve without a limit: %v", err)
+	}
+}
+
+// Workers charge one query's tracker and its budget at once (-race).
+func TestBudgetConcurrentCharges(t *testing.T) {
+	b := NewMemBudget(1 << 40)
+	root := &MemTracker{Budget: b}
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			worker := &MemTracker{shared: root}
+			for i := 0; i < 1000; i++ {
+				if err := worker.Charge(3); err != nil {
+					t.Error(err)
+					return
+				}
+				worker.Release(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if root.Used() != 8*1000*2 || b.Used() != 8*1000*2 {
+		t.Errorf("used %d, budget %d, want %d", root.Used(), b.Used(), 8*1000*2)
+	}
+	root.Close()
+	if b.Used() != 0 {
+		t.Errorf("budget after close: %d", b.Used())
+	}
+}

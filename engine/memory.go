@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec"
+)
+
+// The server-wide memory budget (Options.MaxMemory, `quiver serve
+// --max-memory`) has two guards:
+//
+//   - the accountant: every statement's MemTracker also charges the
+//     budget, and a charge that takes the sum of all statements past it
+//     fails the statement holding the most (exec.MemBudget);
+//   - the heap watchdog below (Options.WatchHeap): accounting is an
+//     estimate, so every watchInterval it reads the live heap the
+//     collector measured, and when that passes watchFraction of the
+//     budget it fails the largest statement too, at most once per
+//     collection (so the memory of the one it failed is gone before it
+//     judges again).
+//
+// The process never dies of a query: one query fails with 53200.
+
+// watchInterval is how often the watchdog reads the heap: well under the
+// ~100 ms in which a query past its budget must fail.
+const watchInterval = 25 * time.Millisecond
+
+// watchFraction is the share of the budget the live heap may reach
+// before the watchdog fails the largest statement. Under it the
+// collector (GOMEMLIMIT is the budget) keeps up on its own.
+const watchFraction = 0.9
+
+// releaseAfterBytes is the peak above which a finished statement has the
+// runtime return freed memory to the kernel at once, rather than over
+// minutes (the scavenger's pace): after a large query the process's RSS
+// falls back to what is live.
+const releaseAfterBytes = 256 << 20
+
+// budgetExhausted is the error of a statement the watchdog fails.
+func budgetExhausted() *errs.Error {
+	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+		"query stopped: the server is out of memory (--max-memory) and this query held the most").
+		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")
+}
+
+// memoryGovernor holds a database's budget.
+type memoryGovernor struct {
+	budget *exec.MemBudget // nil: no server-wide budget
+	// threshold is the live heap at which the watchdog steps in, when
+	// watched.
+	threshold uint64
+	watched   bool
+	// judged is the collection of the watchdog's last failure; only the
+	// watchdog's goroutine uses it.
+	judged uint64
+	// releasing is set while a release to the kernel is scheduled.
+	releasing atomic.Bool
+}
+
+func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
+	g := &memoryGovernor{}
+	if limit > 0 {
+		g.budget = exec.NewMemBudget(limit)
+		g.threshold = uint64(float64(limit) * watchFraction)
+		g.watched = watchHeap
+		if watchHeap {
+			heapWatch.add(g)
+		}
+	}
+	return g
+}
+
+func (g *memoryGovernor) close() {
+	if g.watched {
+		heapWatch.remove(g)
+	}
+}
+
+// finished is told each statement's peak; after a large one it returns
+// freed memory to the kernel, off the statement's goroutine and at most
+// one release at a time.
+func (g *memoryGovernor) finished(peak int64) {
+	if peak < releaseAfterBytes || !g.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer g.releasing.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
+// heapWatch is the one goroutine that watches the heap for every open
+// database with a budget; it runs while there is one.
+var heapWatch watchdog
+
+type watchdog struct {
+	mu   sync.Mutex                   // protects govs and stop
+	govs map[*memoryGovernor]struct{} // databases with a budget
+	stop chan struct{}                // closes the goroutine; nil when none runs
+}
+
+func (w *watchdog) add(g *memoryGovernor) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.govs == nil {
+		w.govs = map[*memoryGovernor]struct{}{}
+	}
+	w.govs[g] = struct{}{}
+	if w.stop == nil {
+		w.stop = make(chan struct{})
+		go w.run(w.stop)
+	}
+}
+
+func (w *watchdog) remove(g *memoryGovernor) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.govs, g)
+	if len(w.govs) == 0 && w.stop != nil {
+		close(w.stop)
+		w.stop = nil
+	}
+}
+
+// run reads the live heap every watchInterval; past a database's
+// threshold it fails that database's largest statement, once per
+// collection.
+func (w *watchdog) run(stop chan struct{}) {
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		metrics.Read(samples)
+		live, cycle := samples[0].Value.Uint64(), samples[1].Value.Uint64()
+		w.mu.Lock()
+		for g := range w.govs {
+			if live >= g.threshold && cycle != g.judged && g.budget.FailLargest(budgetExhausted()) {
+				g.judged = cycle
+			}
+		}
+		w.mu.Unlock()
+	}
+}
