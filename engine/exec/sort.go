@@ -3,7 +3,6 @@ package exec
 import (
 	"container/heap"
 	"math"
-	"sort"
 
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -123,7 +122,9 @@ func (s *sortOp) consume() error {
 		}
 		if s.topK >= 0 && int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
 			before := s.rows()
-			s.prune()
+			if err := s.prune(); err != nil {
+				return err
+			}
 			// The pruned rows are gone: give back their share.
 			kept := s.held * int64(s.rows()) / int64(before)
 			s.c.Mem.release(s.held - kept)
@@ -138,11 +139,9 @@ func (s *sortOp) consume() error {
 		s.perm = append(s.perm, int32(i))
 	}
 	if s.topK >= 0 && int64(len(s.perm)) > s.topK {
-		s.selectTop()
-	} else {
-		sort.SliceStable(s.perm, func(i, j int) bool { return s.less(int(s.perm[i]), int(s.perm[j])) })
+		return s.selectTop()
 	}
-	return nil
+	return sortRows(s.c, s.perm, s.less)
 }
 
 // contenders narrows b to the rows that beat the bar row, nil when none
@@ -249,9 +248,14 @@ func (s *sortOp) rows() int {
 
 // selectTop keeps the best topK rows of perm, in order, through a bounded
 // max-heap (the worst kept row on top).
-func (s *sortOp) selectTop() {
+func (s *sortOp) selectTop() error {
 	h := &rowHeap{s: s}
-	for _, r := range s.perm {
+	for i, r := range s.perm {
+		if i%sortCheckEvery == 0 {
+			if err := s.c.interrupted(); err != nil {
+				return err
+			}
+		}
 		if int64(len(h.rows)) < s.topK {
 			heap.Push(h, r)
 		} else if len(h.rows) > 0 && s.less(int(r), int(h.rows[0])) {
@@ -260,16 +264,18 @@ func (s *sortOp) selectTop() {
 		}
 	}
 	s.perm = append(s.perm[:0], h.rows...)
-	sort.SliceStable(s.perm, func(i, j int) bool { return s.less(int(s.perm[i]), int(s.perm[j])) })
+	return sortRows(s.c, s.perm, s.less)
 }
 
 // prune compacts the buffered columns to the current best topK rows.
-func (s *sortOp) prune() {
+func (s *sortOp) prune() error {
 	s.perm = s.perm[:0]
 	for i := 0; i < s.rows(); i++ {
 		s.perm = append(s.perm, int32(i))
 	}
-	s.selectTop()
+	if err := s.selectTop(); err != nil {
+		return err
+	}
 	kept := make([]column, len(s.cols))
 	for c := range s.cols {
 		for _, r := range s.perm {
@@ -277,6 +283,7 @@ func (s *sortOp) prune() {
 		}
 	}
 	s.cols = kept
+	return nil
 }
 
 // less orders row a before row b by the sort keys; equal rows keep their

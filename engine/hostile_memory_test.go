@@ -1,0 +1,133 @@
+package engine_test
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// heapPeak samples the heap's live objects every few milliseconds until
+// stop, and returns the most it saw above what was live at the start.
+func heapPeak() (stop func() int64) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() int64 { metrics.Read(sample); return int64(sample[0].Value.Uint64()) }
+	base := read()
+	var peak int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			peak = max(peak, read()-base)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		wg.Wait()
+		return peak
+	}
+}
+
+// runCode runs a statement to its end and returns its error code ("" on
+// success), its rows and how long it took.
+func runCode(t *testing.T, q querier, text string, params engine.Params) (string, []string, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	res, err := q.Query(context.Background(), text, params)
+	var rows []string
+	if err == nil {
+		rows, err = drain(res)
+	}
+	if err == nil {
+		return "", rows, time.Since(start)
+	}
+	e, ok := engine.AsError(err)
+	if !ok {
+		t.Fatalf("%s: %v is not an engine error", text, err)
+	}
+	return e.Code, nil, time.Since(start)
+}
+
+// The findings of the hardening issue, at the engine: each statement
+// answers with its code, promptly, and the heap stays within the
+// statement's memory limit (plus what the test's own graph and the
+// collector's slack take).
+func TestHostileStatementsAreGoverned(t *testing.T) {
+	const limit = 32 << 20
+	db, err := engine.Open("", engine.Options{MaxMemoryPerQuery: limit, QueryTimeout: time.Second, MaxMemory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// A complete graph of 12 nodes: its trails are astronomically many.
+	mustQuery(t, db, "UNWIND range(0, 11) AS i CREATE (:K {i: i})", nil)
+	mustQuery(t, db, "MATCH (a:K), (b:K) WHERE a <> b CREATE (a)-[:E]->(b)", nil)
+	cases := []struct {
+		name, text string
+		want       string
+		within     time.Duration // how long the answer may take
+	}{
+		{"doubling string", `RETURN size(reduce(s = "x", x IN range(1, 40) | s + s))`, "53200", time.Second},
+		{"doubling list", `RETURN size(reduce(l = [1], x IN range(1, 40) | l + l))`, "53200", time.Second},
+		{"replace bomb", `RETURN size(reduce(s = "x", x IN range(1, 40) | replace(s, "x", "xx")))`, "53200|40003", 2 * time.Second},
+		{"huge range", `RETURN size(range(1, 60000000))`, "53200", time.Second},
+		{"huge comprehension", `RETURN size([x IN range(1, 2000000) | toString(x)])`, "53200", time.Second},
+		{"UNWIND product", `UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN count(*)`, "40003", 2 * time.Second},
+		{"all trails", `MATCH p = (a)-[*]->(b) RETURN count(p)`, "40003", 2 * time.Second},
+		{"collected paths", `MATCH p = (a)-[*1..6]->(b) RETURN size(collect(p))`, "53200", 2 * time.Second},
+		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second},
+		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second},
+		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second},
+	}
+	for _, c := range cases {
+		stop := heapPeak()
+		code, _, took := runCode(t, db, c.text, nil)
+		peak := stop()
+		// "a|b": memory or time, whichever runs out first.
+		if !slices.Contains(strings.Split(c.want, "|"), code) {
+			t.Errorf("%s: code %q, want %q", c.name, code, c.want)
+		}
+		if raceBuild {
+			c.within *= 5 // the race detector slows everything down
+		}
+		if took > c.within {
+			t.Errorf("%s: answered after %v, want within %v", c.name, took, c.within)
+		}
+		// The live heap may hold what the statement charged (up to the
+		// limit), the garbage of the collector's pacing (GOGC 100: as
+		// much again) and a batch's slack.
+		if bound := int64(4 * limit); peak > bound && !(raceBuild && peak < 10*bound) {
+			t.Errorf("%s: the heap grew by %d MB, limit %d MB", c.name, peak>>20, limit>>20)
+		}
+		t.Logf("%-20s %-6s %8v heap +%d MB", c.name, code, took.Round(time.Millisecond), peak>>20)
+	}
+	// The false positive a naive accountant has: a list grown one
+	// element per step holds its last version only.
+	db, err = engine.Open("", engine.Options{MaxMemoryPerQuery: limit, MaxMemory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if code, rows, _ := runCode(t, db, `RETURN size(reduce(l = [], x IN range(1, 5000) | l + [x])) AS n`, nil); code != "" || len(rows) != 1 || rows[0] != "5000" {
+		t.Errorf("growing a list: %q %v", code, rows)
+	}
+	if code, rows, _ := runCode(t, db, `RETURN size(reduce(a = [], x IN range(1, 900) | [a])) AS n`, nil); code != "" || rows[0] != "1" {
+		t.Errorf("a value nested 900 deep: %q %v", code, rows)
+	}
+}
