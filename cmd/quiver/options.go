@@ -28,6 +28,10 @@ type serveOptions struct {
 	// maxMemoryPerQuery the ceiling of max_memory_per_query (0: none).
 	maxMemory         int64
 	maxMemoryPerQuery int64
+	// maxConnsPerClient caps one client address's connections;
+	// allowedOrigins are web origins allowed besides loopback ones.
+	maxConnsPerClient int
+	allowedOrigins    []string
 }
 
 // parseServe parses serve's flags. Options this version cannot honour are
@@ -48,8 +52,18 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
 	maxPerQuery := fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
+	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
+	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
+	}
+	for _, origin := range strings.Split(*origins, ",") {
+		if origin = strings.TrimSpace(origin); origin != "" {
+			o.allowedOrigins = append(o.allowedOrigins, origin)
+		}
+	}
+	if o.maxConnsPerClient <= 0 {
+		return o, fmt.Errorf("--max-connections-per-client must be positive, not %d", o.maxConnsPerClient)
 	}
 	var err error
 	o.maxMemory = engine.DefaultMaxMemory()

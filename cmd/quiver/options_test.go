@@ -62,3 +62,33 @@ func TestRunCommands(t *testing.T) {
 		}
 	}
 }
+
+// The resource flags: sizes with units, origins as a list, and a
+// per-query ceiling never above the server's budget.
+func TestParseServeResourceFlags(t *testing.T) {
+	o, err := parseServe([]string{"--max-memory", "2GB", "--max-memory-per-query", "3GB",
+		"--max-connections-per-client", "8", "--allowed-origins", "https://app.example, http://localhost:5173"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.maxMemory != 2<<30 || o.maxMemoryPerQuery != 2<<30 || o.maxConnsPerClient != 8 ||
+		strings.Join(o.allowedOrigins, " ") != "https://app.example http://localhost:5173" {
+		t.Fatalf("parsed %+v", o)
+	}
+	o, err = parseServe(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.maxMemoryPerQuery != 1<<30 || (o.maxMemory != 0 && o.maxMemory < o.maxMemoryPerQuery) {
+		t.Errorf("defaults: max memory %d, per query %d", o.maxMemory, o.maxMemoryPerQuery)
+	}
+	for want, args := range map[string][]string{
+		"--max-memory":                 {"--max-memory", "lots"},
+		"--max-memory-per-query":       {"--max-memory-per-query", "1.5GB"},
+		"--max-connections-per-client": {"--max-connections-per-client", "0"},
+	} {
+		if _, err := parseServe(args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}

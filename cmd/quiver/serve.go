@@ -52,7 +52,8 @@ func serve(o serveOptions) error {
 		maxPerQuery = -1
 	}
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
-		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true})
+		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true,
+		IdleTimeout: qhttp.DefaultIdleTimeout})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
@@ -61,7 +62,8 @@ func serve(o serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen: %w", err)
 	}
-	srv := qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, Logger: log, Version: version}, db)
+	srv := qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
+		AllowedOrigins: o.allowedOrigins, IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version}, db)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", o.dataDir, "version", version)

@@ -117,8 +117,12 @@ func (e *encoder) appendCell(b []byte, v *vector.Vector, r int) []byte {
 	return append(b, "null"...)
 }
 
-// maxNesting bounds recursion through nested lists and maps.
-const maxNesting = 128
+// maxNesting bounds recursion through nested lists and maps. Values nest
+// at most vector.MaxValueDepth levels (the engine refuses deeper ones),
+// and collecting them adds a level per aggregation; past twice that a
+// value could only come from a bug, and is written as null rather than
+// overflowing the stack.
+const maxNesting = 2 * vector.MaxValueDepth
 
 // appendValue writes a generic value.
 func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {

@@ -68,18 +68,26 @@ func badRequest(format string) *apiError {
 
 // appendError writes the spec's error body.
 func appendError(b []byte, e *apiError) []byte {
-	b = append(b, `{"error":{"code":`...)
+	b = append(b, `{"error":`...)
+	return append(appendErrorObject(b, e), '}')
+}
+
+// appendErrorObject writes the object under "error": code, category,
+// message and the details that apply.
+func appendErrorObject(b []byte, e *apiError) []byte {
+	b = append(b, `{"code":`...)
 	b = appendString(b, e.code)
 	b = append(b, `,"category":`...)
 	b = appendString(b, e.category)
 	b = append(b, `,"message":`...)
 	b = appendString(b, e.message)
-	if e.position != nil || e.suggestion != "" || e.query != "" {
+	query := queryWindow(e.query, e.position)
+	if e.position != nil || e.suggestion != "" || query != "" {
 		b = append(b, `,"details":{`...)
 		sep := ""
-		if e.query != "" {
+		if query != "" {
 			b = append(b, `"query":`...)
-			b = appendString(b, e.query)
+			b = appendString(b, query)
 			sep = ","
 		}
 		if e.position != nil {
@@ -96,5 +104,41 @@ func appendError(b []byte, e *apiError) []byte {
 		}
 		b = append(b, '}')
 	}
-	return append(b, "}}"...)
+	return append(b, '}')
+}
+
+// queryWindowChars is how many characters of the query details.query
+// shows on each side of the error's position (or from the start when
+// there is none): an error must not echo a query of megabytes back.
+const queryWindowChars = 100
+
+// queryWindow cuts the query to queryWindowChars characters around the
+// position's line and column, marking cut ends with "…".
+func queryWindow(q string, pos *engine.Position) string {
+	runes := []rune(q)
+	at := 0
+	if pos != nil {
+		line := 1
+		for i, r := range runes {
+			if line == pos.Line {
+				at = min(i+pos.Column-1, len(runes))
+				break
+			}
+			if r == '\n' {
+				line++
+			}
+		}
+	}
+	from, to := max(at-queryWindowChars, 0), min(at+queryWindowChars, len(runes))
+	if pos == nil {
+		from, to = 0, min(2*queryWindowChars, len(runes))
+	}
+	out := string(runes[from:to])
+	if from > 0 {
+		out = "…" + out
+	}
+	if to < len(runes) {
+		out += "…"
+	}
+	return out
 }

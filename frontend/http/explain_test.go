@@ -1,12 +1,8 @@
 package http
 
 import (
-	"bufio"
-	"net"
-	nethttp "net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quiverdb/quiver/engine"
 )
@@ -167,57 +163,5 @@ func TestSessionStatementsOverHTTP(t *testing.T) {
 	fields := jsonString(out["schema"].(map[string]any)["fields"])
 	if status != 200 || fields != `[{"name":"name","type":"STRING"},{"name":"signature","type":"STRING"},{"name":"description","type":"STRING"}]` {
 		t.Errorf("SHOW FUNCTIONS: %d %s", status, fields)
-	}
-}
-
-// SET max_connections applies to the next connection: with a ceiling of
-// 1 and one connection open, another gets 503/08006; once the first
-// closes, new connections are served again.
-func TestMaxConnectionsLive(t *testing.T) {
-	db := openDB(t, engine.Options{})
-	base := startServer(t, Config{MaxConnections: 100}, db)
-	if got := db.Settings().MaxConnections(); got != 100 {
-		t.Fatalf("max_connections = %d, want the configured 100", got)
-	}
-	if err := db.Settings().Set("max_connections", int64(1)); err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimPrefix(base, "http://")
-	first, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A request on the first connection proves the server counted it.
-	if _, err := first.Write([]byte("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := nethttp.ReadResponse(bufio.NewReader(first), nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("first connection: %v %v", resp, err)
-	}
-	resp.Body.Close()
-	client := &nethttp.Client{Transport: &nethttp.Transport{DisableKeepAlives: true}}
-	r2, err := client.Get(base + "/api/v1/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2.Body.Close()
-	if r2.StatusCode != 503 {
-		t.Fatalf("second connection: %d, want 503", r2.StatusCode)
-	}
-	first.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r3, err := client.Get(base + "/api/v1/health")
-		if err == nil {
-			r3.Body.Close()
-			if r3.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no slot after the first connection closed: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

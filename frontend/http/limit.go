@@ -11,19 +11,44 @@ import (
 	"time"
 )
 
-// limitListener enforces the connection ceiling (max_connections) at
-// accept time, reading the ceiling on every accept so that a SET takes
-// effect for the next connection. A connection over the ceiling gets a
-// 503 with the spec's error body (08006: clients retry with backoff) and
-// is closed; connections already open are never cut.
+// limitListener enforces the connection ceilings at accept time: the
+// server's (--max-connections) and each client address's
+// (MaxConnectionsPerClient), so that one client cannot take every slot.
+// A connection over a ceiling is answered by the listener itself, off
+// the accept loop, and closed: GET /api/v1/health gets the real health
+// answer (a monitor must see the server alive while clients exhaust its
+// connections), any other request 503 with the spec's error body (08006:
+// clients retry with backoff). Connections already open are never cut.
 type limitListener struct {
 	net.Listener
-	limit  func() int
-	active atomic.Int64
+	limit, perClient int
+	health           func() []byte
+	active           atomic.Int64
+	mu               struct {
+		sync.Mutex                // protects byClient
+		byClient   map[string]int // open connections per client address
+	}
+	// rejecting counts the over-ceiling connections being answered;
+	// past maxRejecting the listener closes them unanswered, so a flood
+	// cannot pile up goroutines either.
+	rejecting atomic.Int64
 }
 
-// rejectBody is the answer to a connection over the ceiling.
-var rejectBody = []byte(`{"error":{"code":"08006","category":"CONNECTION_FAILURE","message":"the server is at its connection limit (max_connections); retry later"}}`)
+// maxRejecting bounds the connections answered over the ceiling at once.
+const maxRejecting = 256
+
+// rejectTimeout bounds how long answering one over-ceiling connection
+// may take: a client that sends its request head slowly gets nothing.
+const rejectTimeout = time.Second
+
+func newLimitListener(ln net.Listener, limit, perClient int, health func() []byte) *limitListener {
+	l := &limitListener{Listener: ln, limit: limit, perClient: perClient, health: health}
+	l.mu.byClient = map[string]int{}
+	return l
+}
+
+// rejectBody is the answer to a connection over a ceiling.
+var rejectBody = []byte(`{"error":{"code":"08006","category":"CONNECTION_FAILURE","message":"the server is at its connection limit (max_connections, or the limit per client address); retry later"}}`)
 
 func (l *limitListener) Accept() (net.Conn, error) {
 	for {
@@ -31,37 +56,87 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n := l.active.Add(1); n > int64(l.limit()) {
-			l.active.Add(-1)
-			go reject(c)
+		client := clientAddr(c)
+		if l.admit(client) {
+			return &countedConn{Conn: c, l: l, client: client}, nil
+		}
+		if l.rejecting.Add(1) > maxRejecting {
+			l.rejecting.Add(-1)
+			c.Close()
 			continue
 		}
-		return &countedConn{Conn: c, l: l}, nil
+		go func() {
+			defer l.rejecting.Add(-1)
+			l.reject(c)
+		}()
 	}
 }
 
-// reject answers a connection over the ceiling, off the accept loop, all
-// within a second. It reads the request head first: a client that sees an
-// answer before it sent its request takes it for garbage. Closing a socket
-// with unread data in it resets the connection, and the client may then
-// lose the answer; so the server half-closes after writing and discards
-// what the client still sends until it closes.
-func reject(c net.Conn) {
+// admit takes a slot for a connection from client, if both ceilings
+// allow it.
+func (l *limitListener) admit(client string) bool {
+	if n := l.active.Add(1); l.limit > 0 && n > int64(l.limit) {
+		l.active.Add(-1)
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.perClient > 0 && l.mu.byClient[client] >= l.perClient {
+		l.active.Add(-1)
+		return false
+	}
+	l.mu.byClient[client]++
+	return true
+}
+
+// release gives a connection's slot back.
+func (l *limitListener) release(client string) {
+	l.active.Add(-1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mu.byClient[client]--; l.mu.byClient[client] <= 0 {
+		delete(l.mu.byClient, client)
+	}
+}
+
+// clientAddr is the address a connection counts against: the remote IP.
+func clientAddr(c net.Conn) string {
+	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	return c.RemoteAddr().String()
+}
+
+// reject answers a connection over a ceiling within rejectTimeout. It
+// reads the request head first: a client that sees an answer before it
+// sent its request takes it for garbage. Closing a socket with unread
+// data in it resets the connection, and the client may then lose the
+// answer; so the server half-closes after writing and discards what the
+// client still sends until it closes.
+func (l *limitListener) reject(c net.Conn) {
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
+	_ = c.SetDeadline(time.Now().Add(rejectTimeout))
 	r := bufio.NewReaderSize(io.LimitReader(c, 64<<10), 4096)
+	var requestLine []byte
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull {
 			return
 		}
+		if requestLine == nil {
+			requestLine = append([]byte(nil), line...)
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			break // the blank line ending the head
 		}
 	}
-	head := "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
-		strconv.Itoa(len(rejectBody)) + "\r\n\r\n"
-	if _, err := c.Write(append([]byte(head), rejectBody...)); err != nil {
+	status, body := "503 Service Unavailable", rejectBody
+	if isHealthRequest(requestLine) {
+		status, body = "200 OK", l.health()
+	}
+	head := "HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n"
+	if _, err := c.Write(append([]byte(head), body...)); err != nil {
 		return
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
@@ -70,14 +145,22 @@ func reject(c net.Conn) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 }
 
+// isHealthRequest reports whether a request line asks for the health
+// endpoint.
+func isHealthRequest(line []byte) bool {
+	fields := bytes.Fields(line)
+	return len(fields) == 3 && string(fields[0]) == "GET" && string(fields[1]) == "/api/v1/health"
+}
+
 // countedConn gives its slot back when closed (once).
 type countedConn struct {
 	net.Conn
-	l    *limitListener
-	once sync.Once
+	l      *limitListener
+	client string
+	once   sync.Once
 }
 
 func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.active.Add(-1) })
+	c.once.Do(func() { c.l.release(c.client) })
 	return c.Conn.Close()
 }

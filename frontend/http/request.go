@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -59,7 +60,11 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 			return nil, badRequest("\"" + paramsKey + "\" must be a JSON object")
 		}
 		for k, v := range m {
-			req.params[k] = paramValue(v)
+			pv, ok := paramValue(v, 0)
+			if !ok {
+				return nil, badRequest(fmt.Sprintf("parameter %q nests lists and maps deeper than %d levels", k, vector.MaxValueDepth))
+			}
+			req.params[k] = pv
 		}
 	}
 	if t, present := obj["timeout"]; present && t != nil {
@@ -86,28 +91,37 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 }
 
 // paramValue converts decoded JSON to an engine value: integers that fit
-// in 64 bits become INTEGER, other numbers FLOAT.
-func paramValue(v any) vector.Value {
+// in 64 bits become INTEGER, other numbers FLOAT. ok is false when lists
+// and maps nest deeper than vector.MaxValueDepth (the JSON decoder alone
+// allows 10000 levels).
+func paramValue(v any, depth int) (_ vector.Value, ok bool) {
+	if depth > vector.MaxValueDepth {
+		return nil, false
+	}
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i
+			return i, true
 		}
 		// A number beyond the FLOAT range parses as ±Infinity.
 		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
+		return f, true
 	case []any:
 		out := make([]vector.Value, len(x))
 		for i, e := range x {
-			out[i] = paramValue(e)
+			if out[i], ok = paramValue(e, depth+1); !ok {
+				return nil, false
+			}
 		}
-		return out
+		return out, true
 	case map[string]any:
 		out := make(map[string]vector.Value, len(x))
 		for k, e := range x {
-			out[k] = paramValue(e)
+			if out[k], ok = paramValue(e, depth+1); !ok {
+				return nil, false
+			}
 		}
-		return out
+		return out, true
 	}
-	return v // nil, bool, string
+	return v, true // nil, bool, string
 }

@@ -8,24 +8,75 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/valyala/fasthttp"
 )
 
-// Config configures the HTTP server.
+// Config configures the HTTP server. Zero fields take the defaults below
+// (docs/limits.md lists them).
 type Config struct {
 	// MaxBodyBytes caps request bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int
+	// MaxHeaderBytes caps the request line and headers together; a
+	// larger head gets 431. Zero means DefaultMaxHeaderBytes.
+	MaxHeaderBytes int
 	// MaxConnections caps concurrent connections; zero means no cap.
 	MaxConnections int
-	Logger         *slog.Logger
-	Version        string
+	// MaxConnectionsPerClient caps the concurrent connections of one
+	// client address; zero means DefaultMaxConnectionsPerClient, or
+	// MaxConnections when that is lower.
+	MaxConnectionsPerClient int
+	// HeaderTimeout is how long a client has to send a request's line
+	// and headers, from its connection or its first byte; zero means
+	// DefaultHeaderTimeout.
+	HeaderTimeout time.Duration
+	// BodyTimeout is how long a client has to send a request's body once
+	// its headers arrived; zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection idle this long; zero
+	// means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// WriteTimeout bounds how long a client may take to receive a
+	// response, a streamed one included: a client that stops reading
+	// does not hold its query open for ever. Zero means
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// AllowedOrigins are the web origins (scheme://host[:port]) whose
+	// pages may call the API while authentication is off, besides the
+	// server's own and loopback origins; "*" allows any.
+	AllowedOrigins []string
+	// AuthEnabled turns authentication on (not in this version): the
+	// spec's CORS then applies and any origin is echoed.
+	AuthEnabled bool
+	// QueryEnded, when set, is told about every query the server ran
+	// (tests, metrics).
+	QueryEnded func(QueryEnd)
+	Logger     *slog.Logger
+	Version    string
 }
 
-// DefaultMaxBodyBytes is the request body cap when Config leaves it zero.
-const DefaultMaxBodyBytes = 8 << 20
+// QueryEnd describes a finished query.
+type QueryEnd struct {
+	Elapsed time.Duration
+	// Err is the query's error, nil when it succeeded.
+	Err error
+	// ClientGone is set when the client closed its connection first.
+	ClientGone bool
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes            = 8 << 20
+	DefaultMaxHeaderBytes          = 16 << 10
+	DefaultMaxConnectionsPerClient = 256
+	DefaultHeaderTimeout           = 10 * time.Second
+	DefaultBodyTimeout             = 60 * time.Second
+	DefaultIdleTimeout             = 120 * time.Second
+	DefaultWriteTimeout            = 5 * time.Minute
+)
 
 // Engine is what the server needs from the database.
 type Engine interface {
@@ -37,23 +88,20 @@ type Engine interface {
 	Stats() engine.Stats
 }
 
-// liveSettings is an engine whose settings the server reads while it runs
-// (*engine.DB is one): max_connections.
-type liveSettings interface {
-	Settings() *engine.Settings
-}
-
 // Server is the HTTP API server.
 type Server struct {
-	cfg Config
-	db  Engine
-	// maxConns reads the live connection ceiling; nil when the engine
-	// has no settings and fasthttp enforces cfg.MaxConnections.
-	maxConns func() int
-	log      *slog.Logger
-	start    time.Time
-	srv      *fasthttp.Server
-	bufs     sync.Pool // *[]byte response buffers
+	cfg   Config
+	db    Engine
+	log   *slog.Logger
+	start time.Time
+	srv   *fasthttp.Server
+	bufs  sync.Pool // *[]byte response buffers
+	// running counts the queries in flight.
+	running atomic.Int64
+	// loopback is set while the server listens on a loopback address
+	// only: Host headers must then name a loopback host (rebinding.go).
+	loopback atomic.Bool
+	origins  originPolicy
 }
 
 // New returns a server answering for db.
@@ -61,49 +109,71 @@ func New(cfg Config, db Engine) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if cfg.MaxConnectionsPerClient <= 0 {
+		cfg.MaxConnectionsPerClient = DefaultMaxConnectionsPerClient
+		if cfg.MaxConnections > 0 {
+			cfg.MaxConnectionsPerClient = min(cfg.MaxConnectionsPerClient, cfg.MaxConnections)
+		}
+	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now()}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.AuthEnabled)}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
-	concurrency := cfg.MaxConnections
-	if ls, ok := db.(liveSettings); ok {
-		// The configured ceiling is the setting's starting value; SET
-		// max_connections changes it for the next connections.
-		if cfg.MaxConnections > 0 {
-			if err := ls.Settings().Set("max_connections", int64(cfg.MaxConnections)); err != nil {
-				s.log.Warn("max connections not applied", "error", err)
-			}
-		}
-		s.maxConns = ls.Settings().MaxConnections
-		concurrency = 0 // the listener enforces the ceiling
-	}
 	s.srv = &fasthttp.Server{
-		Handler:                       s.handle,
-		ErrorHandler:                  s.transportError,
+		Handler:      s.handle,
+		ErrorHandler: s.transportError,
+		// The head must arrive within HeaderTimeout of the connection
+		// (or of a keep-alive request's first byte); the body then has
+		// BodyTimeout (HeaderReceived). A client trickling a byte every
+		// few seconds holds a connection no longer than that.
+		ReadTimeout: cfg.HeaderTimeout,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: cfg.BodyTimeout}
+		},
+		IdleTimeout:                   cfg.IdleTimeout,
+		WriteTimeout:                  cfg.WriteTimeout,
+		ReadBufferSize:                cfg.MaxHeaderBytes,
 		MaxRequestBodySize:            cfg.MaxBodyBytes,
-		Concurrency:                   concurrency,
 		Name:                          "quiver",
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
-		ReadTimeout:                   5 * time.Minute,
-		IdleTimeout:                   2 * time.Minute,
 		Logger:                        fasthttpLogger{cfg.Logger},
 	}
 	return s
 }
 
-// Serve accepts connections on ln until Shutdown.
+// Serve accepts connections on ln until Shutdown. Connections beyond the
+// ceilings are answered by the listener itself (limit.go).
 func (s *Server) Serve(ln net.Listener) error {
-	if s.maxConns != nil {
-		ln = &limitListener{Listener: ln, limit: s.maxConns}
+	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+		s.loopback.Store(true)
 	}
+	ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient, s.healthBody)
 	return s.srv.Serve(ln)
 }
 
 // Shutdown stops accepting connections and waits for requests in flight,
 // up to ctx's deadline.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+
+// Running is the number of queries in flight.
+func (s *Server) Running() int64 { return s.running.Load() }
 
 // handle routes a request, turning a panic into a 500 so one bad request
 // cannot take the server down.
@@ -114,17 +184,35 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.writeError(ctx, &apiError{status: 500, code: "40000", category: "TRANSACTION_ERROR", message: "internal error"})
 		}
 	}()
+	if e := s.checkHost(ctx); e != nil {
+		s.writeError(ctx, e)
+		return
+	}
+	if e := s.checkOrigin(ctx); e != nil {
+		s.writeError(ctx, e)
+		return
+	}
 	path := string(ctx.Path())
+	if ctx.IsOptions() {
+		s.preflight(ctx, path)
+		return
+	}
 	route, ok := routes[path]
 	if !ok {
 		s.writeError(ctx, &apiError{status: 404, code: "02000", category: "NOT_FOUND", message: fmt.Sprintf("no endpoint %s", path)})
 		return
 	}
 	if string(ctx.Method()) != route.method {
-		ctx.Response.Header.Set("Allow", route.method)
+		ctx.Response.Header.Set("Allow", route.method+", OPTIONS")
 		s.writeError(ctx, &apiError{status: 405, code: "22000", category: "DATA_EXCEPTION",
 			message: fmt.Sprintf("%s %s is not allowed; use %s", ctx.Method(), path, route.method)})
 		return
+	}
+	if route.method == fasthttp.MethodPost {
+		if e := checkJSONBody(ctx); e != nil {
+			s.writeError(ctx, e)
+			return
+		}
 	}
 	route.handler(s, ctx)
 }
@@ -146,11 +234,26 @@ var routes = map[string]route{
 // the spec's error shape.
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 	e := &apiError{status: 400, code: "22000", category: "DATA_EXCEPTION", message: "malformed HTTP request"}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		e = &apiError{status: 413, code: "22000", category: "DATA_EXCEPTION",
 			message: fmt.Sprintf("the request body exceeds the limit of %d bytes", s.cfg.MaxBodyBytes)}
+	case errors.As(err, &small):
+		e = &apiError{status: 431, code: "22000", category: "DATA_EXCEPTION",
+			message: fmt.Sprintf("the request line and headers exceed the limit of %d bytes", s.cfg.MaxHeaderBytes)}
+	case isTimeout(err):
+		e = &apiError{status: 408, code: "08000", category: "CONNECTION_FAILURE",
+			message: "the request was not received in time"}
+		ctx.SetConnectionClose()
 	}
 	s.writeError(ctx, e)
+}
+
+// isTimeout reports a read deadline's error.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
@@ -161,6 +264,13 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 }
 
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("application/json")
+	ctx.SetBody(s.healthBody())
+}
+
+// healthBody is GET /api/v1/health's answer. The listener serves it too
+// when the connection ceilings are reached (limit.go).
+func (s *Server) healthBody() []byte {
 	b := []byte(`{"status":"healthy","version":`)
 	b = appendString(b, s.cfg.Version)
 	b = append(b, `,"uptime_seconds":`...)
@@ -168,9 +278,7 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 	// The database answers when it can report its counts; this version has
 	// no replication, which the check says instead of claiming "ok".
 	s.db.Stats()
-	b = append(b, `,"checks":{"database":"ok","storage":"ok","replication":"disabled"}}`...)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
+	return append(b, `,"checks":{"database":"ok","storage":"ok","replication":"disabled"}}`...)
 }
 
 type fasthttpLogger struct{ l *slog.Logger }

@@ -186,7 +186,7 @@ func TestRequestErrors(t *testing.T) {
 		if status != c.status || !ok || e["code"] != c.code || e["category"] == nil || e["message"] == "" {
 			t.Errorf("%s: %d %v, want %d with code %s", c.name, status, out, c.status, c.code)
 		}
-		if c.status == 405 && hdr.Get("Allow") != "POST" {
+		if c.status == 405 && hdr.Get("Allow") != "POST, OPTIONS" {
 			t.Errorf("%s: Allow = %q", c.name, hdr.Get("Allow"))
 		}
 	}

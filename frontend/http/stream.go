@@ -1,0 +1,179 @@
+package http
+
+import (
+	"bufio"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// A result is written straight from batches into one pooled buffer. Up
+// to streamAfter bytes it is sent as a whole body, with its status known;
+// past that the response is committed (200, chunked) and the buffer is
+// flushed every streamChunk bytes, so that the server's memory does not
+// grow with the result.
+//
+// An error after the response was committed cannot change its status.
+// The body then ends, still valid JSON, with the spec's error object in
+// place of "metadata" (or "summary"):
+//
+//	{"schema":{…},"data":[…rows sent so far…],"error":{"code":"40003","category":"TIMEOUT","message":"…"}}
+//
+// A client reading a 200 must therefore check for "error" at the end of
+// the body (docs/http-api.md, Streaming). A client that goes away while
+// its rows are written cancels the query (clientgone.go).
+
+// resultWriter encodes one result.
+type resultWriter struct {
+	s            *Server
+	res          *engine.Result
+	bp           *[]byte // the pooled buffer b came from
+	b            []byte
+	keys         [][]byte
+	enc          *encoder
+	first        bool
+	experimental bool
+	start        time.Time
+	done         bool // the buffer ends the response
+}
+
+func (s *Server) newResultWriter(res *engine.Result, experimental bool, start time.Time) *resultWriter {
+	bp := s.bufs.Get().(*[]byte)
+	w := &resultWriter{s: s, res: res, bp: bp, b: (*bp)[:0], enc: &encoder{ents: res.Entities()},
+		first: true, experimental: experimental, start: start}
+	cols := res.Columns()
+	w.keys = make([][]byte, len(cols))
+	if experimental {
+		w.b = append(w.b, `{"schema":[`...)
+	} else {
+		w.b = append(w.b, `{"schema":{"fields":[`...)
+	}
+	for i, c := range cols {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, `{"name":`...)
+		w.b = appendString(w.b, c.Name)
+		w.b = append(w.b, `,"type":`...)
+		w.b = appendString(w.b, c.Type)
+		w.b = append(w.b, '}')
+		w.keys[i] = append(appendString(nil, c.Name), ':')
+	}
+	if experimental {
+		w.b = append(w.b, `],"data":[`...)
+	} else {
+		w.b = append(w.b, `]},"data":[`...)
+	}
+	return w
+}
+
+// fill encodes batches until the buffer holds limit bytes or the result
+// ends; done reports the end, after which the buffer holds the whole
+// response.
+func (w *resultWriter) fill(limit int) (done bool, err error) {
+	for len(w.b) < limit {
+		batch, err := w.res.Next()
+		if err != nil {
+			return false, err
+		}
+		if batch == nil {
+			w.b = w.appendTail(w.b)
+			return true, nil
+		}
+		w.b, w.first = w.enc.appendRows(w.b, batch, w.keys, w.first)
+	}
+	return false, nil
+}
+
+// stream writes the committed response: the buffer so far, then chunk
+// after chunk. It returns the query's error, or the write's when the
+// client went away.
+func (s *Server) stream(bw *bufio.Writer, w *resultWriter) error {
+	for {
+		if _, err := bw.Write(w.b); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if w.done {
+			return nil
+		}
+		w.b = w.b[:0]
+		done, err := w.fill(streamChunk)
+		if err != nil {
+			e, known := fromEngine(err, "")
+			if known {
+				s.log.Info("query failed while its rows were streamed", "code", e.code, "error", err)
+			} else {
+				s.log.Error("query failed while its rows were streamed", "error", err)
+			}
+			w.b = append(w.b, `],"error":`...)
+			w.b = appendErrorObject(w.b, e)
+			w.b = append(w.b, '}')
+			if _, werr := bw.Write(w.b); werr == nil {
+				_ = bw.Flush()
+			}
+			return err
+		}
+		w.done = done
+	}
+}
+
+// appendTail closes the data array and writes the summary.
+func (w *resultWriter) appendTail(b []byte) []byte {
+	sum := w.res.Summary()
+	elapsed := time.Since(w.start)
+	if w.experimental {
+		b = append(b, `],"summary":{"rows":`...)
+		b = appendInt(b, sum.RowsReturned)
+		b = append(b, `,"time_ms":`...)
+		b = appendFloat(b, float64(elapsed.Microseconds())/1000)
+		return appendProfileField(append(b, '}'), w.res)
+	}
+	b = append(b, `],"metadata":{"rows_returned":`...)
+	b = appendInt(b, sum.RowsReturned)
+	b = append(b, `,"execution_time_ms":`...)
+	b = appendInt(b, elapsed.Milliseconds())
+	b = append(b, `,"rows_scanned":`...)
+	b = appendInt(b, sum.RowsScanned)
+	if sum.Write {
+		for _, f := range []struct {
+			key string
+			n   int64
+		}{
+			{"rows_affected", sum.RowsAffected}, {"nodes_created", sum.NodesCreated},
+			{"relationships_created", sum.RelationshipsCreated}, {"properties_set", sum.PropertiesSet},
+			{"labels_added", sum.LabelsAdded}, {"nodes_deleted", sum.NodesDeleted},
+			{"relationships_deleted", sum.RelationshipsDeleted}, {"properties_removed", sum.PropertiesRemoved},
+			{"labels_removed", sum.LabelsRemoved},
+		} {
+			b = append(b, ",\""+f.key+"\":"...)
+			b = appendInt(b, f.n)
+		}
+	}
+	return appendProfileField(append(b, '}'), w.res)
+}
+
+// appendProfileField adds ,"profile":{…} when the query was profiled, and
+// closes the response object.
+func appendProfileField(b []byte, res *engine.Result) []byte {
+	if p := res.Profile(); p != nil {
+		b = append(b, `,"profile":`...)
+		b = appendProfile(b, p)
+	}
+	return append(b, '}')
+}
+
+// close ends the result.
+func (w *resultWriter) close() { w.res.Close() }
+
+// release returns the buffer to the pool, unless it grew past what is
+// worth keeping (one huge row).
+func (w *resultWriter) release() {
+	if cap(w.b) <= 4*streamAfter {
+		*w.bp = w.b[:0]
+		w.s.bufs.Put(w.bp)
+	}
+	w.b = nil
+}
