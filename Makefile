@@ -9,6 +9,8 @@ STATICCHECK_VERSION := v0.8.2
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
 FUZZTIME    ?= 10s
+# A new interesting input is minimized for at most this long.
+FUZZMINTIME ?= 5s
 # The openCypher TCK is an external suite: TCK_DIR names its features
 # folder; by default the one in shared/ beside the repository (as CI has).
 TCK_DIR     ?=
@@ -76,11 +78,12 @@ test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./engine/gql/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./engine/gql/
 	$(GO) test -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime $(FUZZTIME) ./csr/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./csr/
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenBase$$' -fuzztime $(FUZZTIME) ./engine/storage/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequest$$' -fuzztime $(FUZZTIME) ./frontend/http/
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) ./frontend/http/
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -179,6 +179,9 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 	var tx *storage.Tx
 	// The statement's deadline covers preparing it too: parse, bind and
 	// optimize run under it.
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	ctx, cancel := statementContext(ctx, s.QueryTimeout())
 	running := false // a running Result owns cancel from then on
 	defer func() {

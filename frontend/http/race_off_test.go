@@ -1,0 +1,6 @@
+//go:build !race
+
+package http
+
+// raceBuild reports a -race build.
+const raceBuild = false
