@@ -48,4 +48,3 @@ func TestClientGoneCancelsQuery(t *testing.T) {
 	}
 	h.healthy(t, "a client left")
 }
-
