@@ -95,7 +95,11 @@ func (r *Result) Next() (b *vector.Batch, err error) {
 }
 
 // pull reads one batch from the operators, turning a panic into an
-// internal error so that one bad query cannot take the server down.
+// internal error so that one bad query cannot take the server down. The
+// end of the rows is also the moment to check that the statement was not
+// stopped (deadline, memory budget, client gone) by an operator that
+// ended early without noticing: a stopped statement fails, it never
+// answers with what it had so far.
 func (r *Result) pull() (b *vector.Batch, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -103,7 +107,11 @@ func (r *Result) pull() (b *vector.Batch, err error) {
 			b, err = nil, errs.Internal("internal error while running the query")
 		}
 	}()
-	return r.root.Next()
+	b, err = r.root.Next()
+	if b == nil && err == nil && r.ectx.Ctx != nil {
+		err = stopped(r.ectx.Ctx)
+	}
+	return b, err
 }
 
 // finish records the summary and releases the transaction.
@@ -292,6 +300,9 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 		}
 		if err := exec.DrainUpdates(ectx); err != nil {
 			return fail(err)
+		}
+		if err := stopped(ctx); err != nil {
+			return fail(err) // stopped while it ran: nothing is committed
 		}
 		if _, err := tx.Commit(); err != nil {
 			return fail(fmt.Errorf("cannot commit: %w", err))

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// After a statement that held more than releaseAfterBytes the runtime
+// returns freed memory to the kernel at once (a forced collection and
+// scavenge); after a small one it does not.
+func TestLargeStatementsReleaseMemory(t *testing.T) {
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	g := newMemoryGovernor(1<<40, false)
+	defer g.close()
+	before := forced()
+	g.finished(releaseAfterBytes - 1)
+	if g.releasing.Load() {
+		t.Fatal("a small statement scheduled a release")
+	}
+	g.finished(releaseAfterBytes)
+	deadline := time.Now().Add(10 * time.Second)
+	for g.releasing.Load() || forced() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no release after a large statement")
+		}
+		time.Sleep(time.Millisecond) // polling the runtime's counter, not synchronising goroutines of ours
+	}
+}
+
+// The heap watchdog (Options.WatchHeap) fails the statement holding the
+// most when the process's live heap passes its share of the budget, even
+// though the statement's own charges are well within it.
+func TestHeapWatchdogFailsTheLargest(t *testing.T) {
+	// Ballast: live heap well past 90% of the budget, whatever else the
+	// test binary holds.
+	ballast := make([]byte, 16<<20)
+	defer runtime.KeepAlive(ballast)
+	db, err := Open("", Options{MaxMemory: 8 << 20, WatchHeap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reached := make(chan struct{}, 1)
+	err = db.RegisterProcedure(ProcedureSignature{Name: "test.hold", Outputs: []ProcedureField{{Name: "done", Type: "BOOLEAN"}}},
+		func(ctx context.Context, _ []vector.Value) ([][]vector.Value, error) {
+			reached <- struct{}{}
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second): // the watchdog never came
+			}
+			return nil, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The query holds a few hundred kilobytes, far from the budget.
+	start := time.Now()
+	res, err := db.Query(context.Background(), "UNWIND range(1, 10000) AS x WITH collect(x) AS c CALL test.hold() YIELD done RETURN size(c)", nil)
+	if err == nil {
+		for err == nil {
+			var b *vector.Batch
+			if b, err = res.Next(); b == nil && err == nil {
+				break
+			}
+		}
+		res.Close()
+	}
+	<-reached
+	e, ok := errs.As(err)
+	if !ok || e.Code != errs.CodeOutOfMemory || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %v, want 53200 from the watchdog", err, time.Since(start))
+	}
+}
