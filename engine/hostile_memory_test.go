@@ -13,11 +13,12 @@ import (
 	"github.com/quiverdb/quiver/engine"
 )
 
-// heapPeak samples the heap's live objects every few milliseconds until
+// heapPeak samples the live heap (as the collector last measured it:
+// garbage not yet collected does not count) every few milliseconds until
 // stop, and returns the most it saw above what was live at the start.
 func heapPeak() (stop func() int64) {
 	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	read := func() int64 { metrics.Read(sample); return int64(sample[0].Value.Uint64()) }
 	base := read()
 	var peak int64

@@ -17,10 +17,11 @@ type Operator interface {
 
 // Build turns a logical plan into physical operators bound to c.
 func Build(c *Context, p plan.Operator) (Operator, error) {
-	// Every operator fills batches of its columns; a statement with
-	// thousands of operators and columns (the parser's limits allow a
-	// thousand of each) holds gigabytes of them, which the accountant
-	// must see before they exist.
+	// Operators that copy their input's columns into batches of their
+	// own hold a vector per column; a statement with a thousand such
+	// operators and a thousand columns (the parser's limits allow that)
+	// would hold gigabytes of them, which the accountant must see before
+	// they exist.
 	// Operators rebuilt per batch (OPTIONAL MATCH, subqueries, MERGE)
 	// reuse the memory of their previous build: charged once.
 	if _, seen := c.built[p]; !seen {
@@ -45,10 +46,17 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 	return c.profile(p, op), nil
 }
 
-// operatorBatchBytes estimates the batch an operator fills: a vector of
-// the batch size per column, 8 bytes a row.
+// operatorBatchBytes estimates the batch an operator fills when it copies
+// its rows into vectors of its own: one of the batch size per column, 8
+// bytes a row. Operators that pass their input's vectors on (filters,
+// projections, writes, limits) hold nothing per column.
 func operatorBatchBytes(p plan.Operator) int64 {
-	return int64(len(p.Columns())) * vector.Capacity * 8
+	switch p.(type) {
+	case *plan.Unwind, *plan.Expand, *plan.VarLengthExpand, *plan.ShortestPath, *plan.CrossProduct,
+		*plan.HashJoin, *plan.IndexJoin, *plan.Optional, *plan.Merge, *plan.Sort, *plan.ProcedureCall, *plan.Eager:
+		return int64(len(p.Columns())) * vector.Capacity * 8
+	}
+	return 0
 }
 
 // buildUnprofiled is Build without the PROFILE shell of p itself, for an
