@@ -80,11 +80,7 @@ func (s *Session) value(p *param) int64 {
 // set validates and stores a session value: within the parameter's
 // range, and within the operator's limit.
 func (s *Session) set(name string, value any) error {
-	p, err := findParam(name)
-	if err != nil {
-		return err
-	}
-	v, err := p.parse(value)
+	p, v, err := parseSetting(name, value)
 	if err != nil {
 		return err
 	}

@@ -157,11 +157,7 @@ func (s *Settings) MaxConnections() int { return int(s.get("max_connections")) }
 // what SET parsed: int64, float64, string or bool. Queries never call it:
 // their SET changes their Session.
 func (s *Settings) Set(name string, value any) error {
-	p, err := findParam(name)
-	if err != nil {
-		return err
-	}
-	v, err := p.parse(value)
+	p, v, err := parseSetting(name, value)
 	if err != nil {
 		return err
 	}
@@ -178,6 +174,16 @@ func (s *Settings) Show(name string) (string, error) {
 		return "", err
 	}
 	return p.format(s.get(p.name)), nil
+}
+
+// parseSetting finds a parameter and validates a value for it.
+func parseSetting(name string, value any) (*param, int64, error) {
+	p, err := findParam(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := p.parse(value)
+	return p, v, err
 }
 
 // findParam looks a parameter up by name, case-insensitively, and

@@ -147,7 +147,7 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 		// Concatenation can double a value per step (reduce(s = 'x', …
 		// | s + s)): reserve what the batch builds before building it.
 		var need int64
-		forRows(sel, n, func(i int) { need += concatBytes(l.Get(i), r.Get(i)) })
+		forRows(sel, n, func(i int) { need += concatBytes(l, r, i) })
 		if err := e.c.Mem.Reserve(need); err != nil {
 			return nil, err
 		}
@@ -175,22 +175,31 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 	return out, nil
 }
 
-// concatBytes estimates what a + b builds when it concatenates strings or
-// lists, and 0 otherwise.
-func concatBytes(a, b vector.Value) int64 {
-	size := func(v vector.Value) (int64, bool) {
-		switch x := v.(type) {
+// concatBytes estimates what row i of l + r builds when it concatenates
+// strings or lists, and 0 otherwise. It reads the typed slices: boxing
+// each value to look at it would cost an allocation a row.
+func concatBytes(l, r *vector.Vector, i int) int64 {
+	sl, cl := cellSize(l, i)
+	sr, cr := cellSize(r, i)
+	if !cl && !cr {
+		return 0
+	}
+	return sliceBytes + sl + sr
+}
+
+// cellSize is the bytes row i of v adds to a concatenation, and whether
+// it is a string or a list.
+func cellSize(v *vector.Vector, i int) (int64, bool) {
+	switch v.Type {
+	case vector.String:
+		return int64(len(v.Str[i])), true
+	case vector.Any:
+		switch x := v.Any[i].(type) {
 		case string:
 			return int64(len(x)), true
 		case []vector.Value:
 			return int64(len(x)) * ifaceBytes, true
 		}
-		return ifaceBytes, false
 	}
-	sa, ca := size(a)
-	sb, cb := size(b)
-	if !ca && !cb {
-		return 0
-	}
-	return sliceBytes + sa + sb
+	return ifaceBytes, false
 }
