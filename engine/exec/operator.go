@@ -46,17 +46,22 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 	return c.profile(p, op), nil
 }
 
-// operatorBatchBytes estimates the batch an operator fills when it copies
-// its rows into vectors of its own: one of the batch size per column, 8
-// bytes a row. Operators that pass their input's vectors on (filters,
-// projections, writes, limits) hold nothing per column.
+// operatorBatchBytes estimates the vectors an operator fills, one of the
+// batch size (8 bytes a row) per column it makes: every column for an
+// operator that copies its rows into vectors of its own (expansions,
+// joins, UNWIND, sorts, buffers), only the columns it adds for one that
+// passes its input's vectors on (filters, projections, writes).
 func operatorBatchBytes(p plan.Operator) int64 {
+	cols := len(p.Columns())
 	switch p.(type) {
 	case *plan.Unwind, *plan.Expand, *plan.VarLengthExpand, *plan.ShortestPath, *plan.CrossProduct,
 		*plan.HashJoin, *plan.IndexJoin, *plan.Optional, *plan.Merge, *plan.Sort, *plan.ProcedureCall, *plan.Eager:
-		return int64(len(p.Columns())) * vector.Capacity * 8
+	default:
+		if kids := p.Children(); len(kids) > 0 {
+			cols -= len(kids[0].Columns())
+		}
 	}
-	return 0
+	return int64(max(cols, 0)) * vector.Capacity * 8
 }
 
 // buildUnprofiled is Build without the PROFILE shell of p itself, for an
