@@ -105,11 +105,11 @@ func (h *hostile) healthy(t *testing.T, after string) {
 	}
 }
 
-// heapGrowth samples the heap's live objects until stop, returning the
-// most they grew past the start.
+// heapGrowth samples the live heap (as the collector last measured it)
+// until stop, returning the most it grew past the start.
 func heapGrowth() (stop func() int64) {
 	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	read := func() int64 { metrics.Read(s); return int64(s[0].Value.Uint64()) }
 	base, peak := read(), int64(0)
 	done := make(chan struct{})
