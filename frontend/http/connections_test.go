@@ -258,3 +258,70 @@ func TestCrossSiteRequests(t *testing.T) {
 		t.Error("with authentication on, an origin was refused")
 	}
 }
+
+// Idle keep-alive connections cannot lock new clients out: at the
+// ceiling, one idle for a second gives its slot to a newcomer, and the
+// idle client finds its connection closed.
+func TestIdleConnectionsGiveWay(t *testing.T) {
+	h := startHostile(t, Config{MaxConnections: 5, MaxConnectionsPerClient: 5}, engine.Options{MaxMemory: -1})
+	var held []net.Conn
+	for i := 0; i < 5; i++ {
+		c, err := net.Dial("tcp", h.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+		fmt.Fprintf(c, "GET /api/v1/health HTTP/1.1\r\nHost: %s\r\n\r\n", h.addr)
+		resp, err := nethttp.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		resp.Body.Close()
+	}
+	idle := time.Now()
+	deadline := idle.Add(10 * time.Second)
+	for {
+		status := statusOnce(t, h.addr, fmt.Sprintf("POST /api/v1/query HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"query\":\"RETURN 1\"}", h.addr))
+		if status == 200 {
+			break
+		}
+		if status != 503 || time.Now().After(deadline) {
+			t.Fatalf("at the ceiling: %d", status)
+		}
+	}
+	// The server saw them idle a moment before this test did.
+	if waited := time.Since(idle); waited < reclaimAfter-100*time.Millisecond {
+		t.Errorf("a slot was freed after %v, before the connections were idle for %v", waited, reclaimAfter)
+	}
+	closed := 0
+	for _, c := range held {
+		_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err == io.EOF {
+			closed++
+		}
+	}
+	if closed < 1 {
+		t.Error("no idle connection gave its slot")
+	}
+}
+
+// statusOnce sends one request on a new connection, reads the status and
+// closes the connection.
+func statusOnce(t *testing.T, addr, req string) int {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := nethttp.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

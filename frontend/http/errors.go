@@ -1,6 +1,8 @@
 package http
 
 import (
+	"unicode/utf8"
+
 	"github.com/quiverdb/quiver/engine"
 )
 
@@ -80,7 +82,7 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 	b = append(b, `,"category":`...)
 	b = appendString(b, e.category)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.message)
+	b = appendString(b, cutMessage(e.message))
 	query := queryWindow(e.query, e.position)
 	if e.position != nil || e.suggestion != "" || query != "" {
 		b = append(b, `,"details":{`...)
@@ -105,6 +107,23 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// maxMessageBytes bounds an error's message: one may quote a value, and
+// a value can be megabytes long.
+const maxMessageBytes = 1024
+
+// cutMessage cuts m to maxMessageBytes at a character boundary, marking
+// the cut with "…".
+func cutMessage(m string) string {
+	if len(m) <= maxMessageBytes {
+		return m
+	}
+	cut := maxMessageBytes
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut] + "…"
 }
 
 // queryWindowChars is how many characters of the query details.query

@@ -326,3 +326,16 @@ func TestErrorDetailsAreCut(t *testing.T) {
 		t.Errorf("error body of %d bytes: %.300s", len(raw), raw)
 	}
 }
+
+// An error quoting a huge value is cut, not echoed whole.
+func TestErrorMessagesAreCut(t *testing.T) {
+	h := startHostile(t, Config{}, engine.Options{MaxMemory: -1})
+	// The value's text comes back in the message: "… is not a size".
+	status, raw := h.post(t, queryBody("SET max_memory_per_query = '"+rep("9", 100000)+" parsecs'", 0))
+	if status != 400 || errorCode(raw) != "22023" || len(raw) > 2*maxMessageBytes+4*queryWindowChars+512 {
+		t.Errorf("%d %s, %d bytes", status, errorCode(raw), len(raw))
+	}
+	if !json.Valid(raw) {
+		t.Errorf("not JSON: %.200s", raw)
+	}
+}

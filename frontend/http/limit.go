@@ -9,24 +9,31 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // limitListener enforces the connection ceilings at accept time: the
 // server's (--max-connections) and each client address's
 // (MaxConnectionsPerClient), so that one client cannot take every slot.
-// A connection over a ceiling is answered by the listener itself, off
-// the accept loop, and closed: GET /api/v1/health gets the real health
-// answer (a monitor must see the server alive while clients exhaust its
+// At a ceiling, a keep-alive connection idle for at least reclaimAfter
+// gives its slot to the newcomer (the longest idle first): idle
+// connections cannot lock new clients out until their idle timeout. A
+// connection in the middle of a request is never cut. When no slot can be
+// freed, the newcomer is answered by the listener itself, off the accept
+// loop, and closed: GET /api/v1/health gets the real health answer (a
+// monitor must see the server alive while clients exhaust its
 // connections), any other request 503 with the spec's error body (08006:
-// clients retry with backoff). Connections already open are never cut.
+// clients retry with backoff).
 type limitListener struct {
 	net.Listener
 	limit, perClient int
 	health           func() []byte
 	active           atomic.Int64
 	mu               struct {
-		sync.Mutex                // protects byClient
-		byClient   map[string]int // open connections per client address
+		sync.Mutex                           // protects byClient and conns
+		byClient   map[string]int            // open connections per client address
+		conns      map[*countedConn]struct{} // open connections
 	}
 	// rejecting counts the over-ceiling connections being answered;
 	// past maxRejecting the listener closes them unanswered, so a flood
@@ -41,9 +48,14 @@ const maxRejecting = 256
 // may take: a client that sends its request head slowly gets nothing.
 const rejectTimeout = time.Second
 
+// reclaimAfter is how long a keep-alive connection must have been idle
+// before a newcomer at a ceiling may take its slot.
+const reclaimAfter = time.Second
+
 func newLimitListener(ln net.Listener, limit, perClient int, health func() []byte) *limitListener {
 	l := &limitListener{Listener: ln, limit: limit, perClient: perClient, health: health}
 	l.mu.byClient = map[string]int{}
+	l.mu.conns = map[*countedConn]struct{}{}
 	return l
 }
 
@@ -57,8 +69,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		client := clientAddr(c)
-		if l.admit(client) {
-			return &countedConn{Conn: c, l: l, client: client}, nil
+		if cc, ok := l.admit(c, client); ok {
+			return cc, nil
 		}
 		if l.rejecting.Add(1) > maxRejecting {
 			l.rejecting.Add(-1)
@@ -72,30 +84,61 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit takes a slot for a connection from client, if both ceilings
-// allow it.
-func (l *limitListener) admit(client string) bool {
-	if n := l.active.Add(1); l.limit > 0 && n > int64(l.limit) {
-		l.active.Add(-1)
-		return false
+// admit takes a slot for connection c from client, if both ceilings
+// allow it, freeing the slot of an idle connection if need be.
+func (l *limitListener) admit(c net.Conn, client string) (*countedConn, bool) {
+	for attempt := 0; attempt < 2; attempt++ {
+		victim, ok := l.take(client)
+		if ok {
+			cc := &countedConn{Conn: c, l: l, client: client}
+			l.mu.Lock()
+			l.mu.conns[cc] = struct{}{}
+			l.mu.Unlock()
+			return cc, true
+		}
+		if victim == nil {
+			return nil, false
+		}
+		victim.Close() // gives its slot back; then try again
 	}
+	return nil, false
+}
+
+// take counts a connection from client against both ceilings. At a
+// ceiling it returns the longest-idle connection that may give up its
+// slot (of the same client when that client's ceiling is the one
+// reached), or nil when none may.
+func (l *limitListener) take(client string) (victim *countedConn, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.perClient > 0 && l.mu.byClient[client] >= l.perClient {
-		l.active.Add(-1)
-		return false
+	overAll := l.limit > 0 && l.active.Load() >= int64(l.limit)
+	overClient := l.perClient > 0 && l.mu.byClient[client] >= l.perClient
+	if !overAll && !overClient {
+		l.active.Add(1)
+		l.mu.byClient[client]++
+		return nil, true
 	}
-	l.mu.byClient[client]++
-	return true
+	oldest := time.Now().Add(-reclaimAfter).UnixNano()
+	for cc := range l.mu.conns {
+		since := cc.idleSince.Load()
+		if since == 0 || since > oldest || (overClient && cc.client != client) {
+			continue
+		}
+		if victim == nil || since < victim.idleSince.Load() {
+			victim = cc
+		}
+	}
+	return victim, false
 }
 
 // release gives a connection's slot back.
-func (l *limitListener) release(client string) {
+func (l *limitListener) release(cc *countedConn) {
 	l.active.Add(-1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.mu.byClient[client]--; l.mu.byClient[client] <= 0 {
-		delete(l.mu.byClient, client)
+	delete(l.mu.conns, cc)
+	if l.mu.byClient[cc.client]--; l.mu.byClient[cc.client] <= 0 {
+		delete(l.mu.byClient, cc.client)
 	}
 }
 
@@ -158,9 +201,28 @@ type countedConn struct {
 	l      *limitListener
 	client string
 	once   sync.Once
+	// idleSince is when the connection went idle between keep-alive
+	// requests (unix nanoseconds), 0 while it serves or awaits its first
+	// request (connState).
+	idleSince atomic.Int64
 }
 
 func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.release(c.client) })
+	c.once.Do(func() { c.l.release(c) })
 	return c.Conn.Close()
+}
+
+// connState records when a connection goes idle between requests and
+// when it becomes busy again (fasthttp's ConnState hook).
+func connState(c net.Conn, st fasthttp.ConnState) {
+	cc, ok := c.(*countedConn)
+	if !ok {
+		return
+	}
+	switch st {
+	case fasthttp.StateIdle:
+		cc.idleSince.Store(time.Now().UnixNano())
+	default:
+		cc.idleSince.Store(0)
+	}
 }

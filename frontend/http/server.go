@@ -146,6 +146,7 @@ func New(cfg Config, db Engine) *Server {
 		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
 			return fasthttp.RequestConfig{ReadTimeout: cfg.BodyTimeout}
 		},
+		ConnState:                     connState,
 		IdleTimeout:                   cfg.IdleTimeout,
 		WriteTimeout:                  cfg.WriteTimeout,
 		ReadBufferSize:                cfg.MaxHeaderBytes,
