@@ -50,7 +50,7 @@ func compileExpr(c *Context, e plan.Expr) (evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &labelsEval{c: c, x: x, names: e.Labels, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		return &labelsEval{c: c, x: x, names: e.Labels, any: e.Any, out: vector.New(vector.Bool, vector.Capacity)}, nil
 	case *plan.IsNull:
 		x, err := compile(c, e.X)
 		if err != nil {

@@ -15,25 +15,6 @@ func init() {
 		plan.FnSlice: fnSlice,
 	})
 	registerCompiler(plan.FnIn, compileIn)
-	registerCompiler(plan.FnSlice, compileSlice)
-}
-
-// compileSlice tells a missing bound (a null constant from the binder)
-// from a bound that evaluates to null.
-func compileSlice(c *Context, e *plan.Call) (evaluator, error) {
-	row, err := compileRowCall(c, e)
-	if err != nil {
-		return nil, err
-	}
-	isOpen := func(x plan.Expr) bool {
-		k, ok := x.(*plan.Const)
-		return ok && k.Val == nil
-	}
-	openFrom, openTo := isOpen(e.Args[1]), isOpen(e.Args[2])
-	row.fn = func(_ *Context, a []vector.Value) (vector.Value, error) {
-		return sliceList(a[0], a[1], a[2], openFrom, openTo)
-	}
-	return row, nil
 }
 
 // fnIn is three-valued list membership: true when an element equals x,
@@ -193,14 +174,11 @@ func fnIndex(c *Context, a []vector.Value) (vector.Value, error) {
 }
 
 // fnSlice is x[from..to] over a list: bounds count from the end when
-// negative and are clamped to the list; a missing bound is open (the
-// binder passes a null constant) and a bound that evaluates to null makes
-// the result null.
+// negative and are clamped to the list; a bound that is null makes the
+// result null (the binder passes a missing bound as the list's start or
+// end).
 func fnSlice(_ *Context, a []vector.Value) (vector.Value, error) {
-	return sliceList(a[0], a[1], a[2], true, true)
-}
-
-func sliceList(x, from, to vector.Value, openFrom, openTo bool) (vector.Value, error) {
+	x, from, to := a[0], a[1], a[2]
 	if x == nil {
 		return nil, nil
 	}
@@ -209,9 +187,9 @@ func sliceList(x, from, to vector.Value, openFrom, openTo bool) (vector.Value, e
 		return nil, errs.Data("cannot slice a value of type %s", typeName(x))
 	}
 	n := int64(len(l))
-	bound := func(v vector.Value, open bool, dflt int64) (int64, bool, error) {
+	bound := func(v vector.Value) (int64, bool, error) {
 		if v == nil {
-			return dflt, open, nil
+			return 0, false, nil
 		}
 		i, isInt := v.(int64)
 		if !isInt {
@@ -222,11 +200,11 @@ func sliceList(x, from, to vector.Value, openFrom, openTo bool) (vector.Value, e
 		}
 		return min(max(i, 0), n), true, nil
 	}
-	lo, ok, err := bound(from, openFrom, 0)
+	lo, ok, err := bound(from)
 	if !ok || err != nil {
 		return nil, err
 	}
-	hi, ok, err := bound(to, openTo, n)
+	hi, ok, err := bound(to)
 	if !ok || err != nil {
 		return nil, err
 	}

@@ -60,11 +60,13 @@ type (
 		X   Expr
 		Key string
 	}
-	// LabelTest is X:L1:L2.
+	// LabelTest is X:L1:L2 (every label) or, with Any, X:L1|L2 (one of
+	// them). A relationship's label is its type.
 	LabelTest struct {
 		Pos    Pos
 		X      Expr
 		Labels []string
+		Any    bool
 	}
 	// IsNull is X IS [NOT] NULL.
 	IsNull struct {

@@ -315,8 +315,13 @@ func formatExpr(sb *strings.Builder, e Expr) {
 	case *LabelTest:
 		sb.WriteByte('(')
 		formatExpr(sb, x.X)
-		for _, l := range x.Labels {
-			sb.WriteString(":" + quoteName(l))
+		for i, l := range x.Labels {
+			if x.Any && i > 0 {
+				sb.WriteByte('|')
+			} else {
+				sb.WriteByte(':')
+			}
+			sb.WriteString(quoteName(l))
 		}
 		sb.WriteByte(')')
 	case *IsNull:

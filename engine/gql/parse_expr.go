@@ -248,7 +248,7 @@ func (p *parser) postfix(x Expr) Expr {
 			p.expectPunct("]")
 			x = &Index{Pos: pos, X: x, I: i}
 		case p.isPunct(":"):
-			x = &LabelTest{Pos: pos, X: x, Labels: p.labels()}
+			x = p.labelTest(pos, x)
 		}
 	}
 	return x
@@ -256,6 +256,11 @@ func (p *parser) postfix(x Expr) Expr {
 
 // atom parses literals, parameters, variables, calls and bracketed forms.
 func (p *parser) atom() Expr {
+	if p.barEnds { // a bracketed form inside a comprehension's predicate
+		saveLast, saveOpen := p.lastBar, p.open
+		p.barEnds = false
+		defer func() { p.barEnds, p.lastBar, p.open = true, saveLast, saveOpen }()
+	}
 	t := p.tok
 	switch t.kind {
 	case tInt:
@@ -380,7 +385,7 @@ func (p *parser) nameOrCall() Expr {
 }
 
 func (p *parser) callRest(pos Pos, ns []string, name string) Expr {
-	p.expectPunct("(")
+	open := p.expectPunct("(")
 	lower := strings.ToLower(name)
 	if ns == nil && (lower == "any" || lower == "all" || lower == "none" || lower == "single") && p.tok.kind == tIdent {
 		save, saveTok, saveEnd := *p.lex, p.tok, p.lastEnd
@@ -397,7 +402,7 @@ func (p *parser) callRest(pos Pos, ns []string, name string) Expr {
 		*p.lex, p.tok, p.lastEnd = save, saveTok, saveEnd
 	}
 	if ns == nil && lower == "reduce" {
-		return p.reduceRest(pos)
+		return p.reduceRest(pos, open.Offset)
 	}
 	f := &FuncCall{Pos: pos, Namespace: ns, Name: name}
 	if p.isPunct("*") {
@@ -428,10 +433,10 @@ func (p *parser) listOrComprehension() Expr {
 		p.advance()
 		if p.isKeyword("IN") {
 			p.advance()
-			lc := &ListComprehension{Pos: pos, Var: v, List: p.expr()}
+			lc := &ListComprehension{Pos: pos, Var: v, List: p.barEnding(pos.Offset)}
 			if p.isKeyword("WHERE") {
 				p.advance()
-				lc.Pred = p.expr()
+				lc.Pred = p.barEnding(pos.Offset)
 			}
 			if p.isPunct("|") {
 				p.advance()

@@ -232,9 +232,8 @@ func (p *parser) rangeSpec() *Range {
 	} else if rg.Min != nil {
 		rg.Max = rg.Min // *3 means exactly 3
 	}
-	if rg.Min != nil && rg.Max != nil && *rg.Min > *rg.Max {
-		p.fail("range minimum %d is greater than its maximum %d", *rg.Min, *rg.Max)
-	}
+	// An empty range (*2..1) is no error: as in openCypher, it matches
+	// nothing.
 	return rg
 }
 

@@ -91,7 +91,7 @@ func (p *parser) patternComprehension(pos Pos) Expr {
 	pc := &PatternComprehension{Pos: pos, Part: p.patternPart()}
 	if p.isKeyword("WHERE") {
 		p.advance()
-		pc.Where = p.expr()
+		pc.Where = p.barEnding(pos.Offset)
 	}
 	p.expectPunct("|")
 	pc.Proj = p.expr()
@@ -99,8 +99,9 @@ func (p *parser) patternComprehension(pos Pos) Expr {
 	return pc
 }
 
-// reduceRest parses Acc = Init, Var IN List | Expr) after "reduce(".
-func (p *parser) reduceRest(pos Pos) Expr {
+// reduceRest parses Acc = Init, Var IN List | Expr) after "reduce(", its
+// bracket at offset open.
+func (p *parser) reduceRest(pos Pos, open int) Expr {
 	p.enter()
 	defer p.leave()
 	r := &Reduce{Pos: pos, Acc: p.ident("an accumulator variable")}
@@ -109,7 +110,7 @@ func (p *parser) reduceRest(pos Pos) Expr {
 	p.expectPunct(",")
 	r.Var = p.ident("a variable")
 	p.expectKeyword("IN")
-	r.List = p.expr()
+	r.List = p.barEnding(open)
 	p.expectPunct("|")
 	r.Expr = p.expr()
 	p.expectPunct(")")

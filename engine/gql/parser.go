@@ -47,7 +47,22 @@ type parser struct {
 	tokens int
 	// cancelled, when set, reports whether the statement's context ended.
 	cancelled func() error
+	// barEnds is set while the part of a comprehension that a "|" ends is
+	// read (its list or WHERE); every bracketed form inside clears it
+	// again (see atom). There a label test takes a "|" as "or" only when
+	// the comprehension has another one after it, at offset lastBar (the
+	// last "|" before its closing bracket; noBarYet until looked up).
+	// open is the offset of the comprehension's opening bracket, and bars
+	// remembers the last bar of every bracket a look-ahead passed, so
+	// that nested comprehensions are not scanned again (which would make
+	// parsing quadratic).
+	barEnds bool
+	lastBar int
+	open    int
+	bars    map[int]int
 }
+
+const noBarYet = -2
 
 // Parse parses one statement.
 func Parse(text string) (st *Statement, err error) { return ParseCancel(text, nil) }
@@ -386,6 +401,96 @@ func (p *parser) removeItems() []*SetItem {
 }
 
 // labels parses :A:B (also :A|B is not a conjunction, so it is refused here).
+// labelTest reads the label expression of X:L1:L2 or X:L1|L2 (also
+// written X:L1|:L2) after X. Mixing the two forms is an error rather than
+// a guess at precedence.
+func (p *parser) labelTest(pos Pos, x Expr) Expr {
+	t := &LabelTest{Pos: pos, X: x, Labels: p.labels()}
+	if !p.labelBar() {
+		return t
+	}
+	if len(t.Labels) > 1 {
+		p.fail("a label expression cannot mix : and |: write x:A:B for all of the labels or x:A|B for one of them")
+	}
+	t.Any = true
+	for p.labelBar() {
+		p.advance()
+		if p.isPunct(":") {
+			p.advance()
+		}
+		t.Labels = append(t.Labels, p.ident("a label name"))
+	}
+	if p.isPunct(":") {
+		p.fail("a label expression cannot mix : and |: write x:A:B for all of the labels or x:A|B for one of them")
+	}
+	return t
+}
+
+// labelBar reports whether the current token is a "|" that joins labels:
+// anywhere but in a comprehension's list or WHERE, where it does so only
+// when the comprehension's own bar comes after it ([x IN l WHERE x:A|B |
+// x.name]; [x IN l WHERE x:A | x.name] projects x.name).
+func (p *parser) labelBar() bool {
+	if !p.isPunct("|") {
+		return false
+	}
+	if !p.barEnds {
+		return true
+	}
+	if p.lastBar == noBarYet {
+		if last, ok := p.bars[p.open]; ok {
+			p.lastBar = last
+		} else {
+			p.lastBar = p.findLastBar()
+			p.bars[p.open] = p.lastBar
+		}
+	}
+	return p.tok.pos.Offset < p.lastBar
+}
+
+// findLastBar scans ahead from the current token for the offset of the
+// last "|" at this bracket level before the closing bracket (-1 if none),
+// remembering the same for every bracket it passes.
+func (p *parser) findLastBar() int {
+	save, saveTok, saveEnd := *p.lex, p.tok, p.lastEnd
+	defer func() { *p.lex, p.tok, p.lastEnd = save, saveTok, saveEnd }()
+	if p.bars == nil {
+		p.bars = map[int]int{}
+	}
+	type frame struct{ open, last int }
+	stack := []frame{{open: -1, last: -1}}
+	for p.tok.kind != tEOF {
+		if p.tok.kind == tPunct {
+			top := &stack[len(stack)-1]
+			switch p.tok.text {
+			case "(", "[", "{":
+				stack = append(stack, frame{open: p.tok.pos.Offset, last: -1})
+			case ")", "]", "}":
+				if len(stack) == 1 {
+					return top.last
+				}
+				p.bars[top.open] = top.last
+				stack = stack[:len(stack)-1]
+			case "|":
+				top.last = p.tok.pos.Offset
+			}
+		}
+		p.advance()
+	}
+	return stack[0].last
+}
+
+// barEnding reads an expression that a "|" may end (a comprehension's
+// list or predicate); open is the offset of the comprehension's opening
+// bracket.
+func (p *parser) barEnding(open int) Expr {
+	saveEnds, saveLast, saveOpen := p.barEnds, p.lastBar, p.open
+	p.barEnds, p.lastBar, p.open = true, noBarYet, open
+	e := p.expr()
+	p.barEnds, p.lastBar, p.open = saveEnds, saveLast, saveOpen
+	return e
+}
+
 func (p *parser) labels() []string {
 	var out []string
 	for p.isPunct(":") {
@@ -498,6 +603,15 @@ tail:
 	if p.isKeyword("LIMIT") {
 		p.advance()
 		pr.Limit = p.expr()
+		// LIMIT n OFFSET m, as SQL writes it: the rows are still skipped
+		// first, then limited.
+		if p.isKeyword("SKIP") || p.isKeyword("OFFSET") {
+			if pr.Skip != nil {
+				p.fail("%s given twice: a projection skips rows once", strings.ToUpper(p.tok.text))
+			}
+			p.advance()
+			pr.Skip = p.expr()
+		}
 	}
 	return pr
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -85,7 +86,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if err != nil {
 			return nil, err
 		}
-		return &HasLabels{X: x, Labels: e.Labels}, nil
+		return &HasLabels{X: x, Labels: e.Labels, Any: e.Any}, nil
 	case *gql.IsNull:
 		x, err := b.exprWith(e.X, mode, aggs)
 		if err != nil {
@@ -178,10 +179,17 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		}
 		return &Call{Name: FnIndex, Args: []Expr{x, i}, T: vector.Any}, nil
 	case *gql.Slice:
+		// A missing bound is the list's start or end (an end past the
+		// list is clamped to it); a bound that is null makes the slice
+		// null.
 		args := []Expr{}
-		for _, part := range []gql.Expr{e.X, e.From, e.To} {
+		for i, part := range []gql.Expr{e.X, e.From, e.To} {
 			if part == nil {
-				args = append(args, &Const{Val: nil, T: vector.Null})
+				end := int64(0)
+				if i == 2 {
+					end = math.MaxInt64
+				}
+				args = append(args, &Const{Val: end, T: vector.Int64})
 				continue
 			}
 			x, err := b.exprWith(part, mode, aggs)

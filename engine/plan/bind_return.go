@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -75,17 +76,20 @@ func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) erro
 	}
 	var keys []SortKey
 	var aggOrder map[int]int // ORDER BY item → its hidden aggregate column
+	var overDistinct *distinctInput
 	whereCol := -1
 	if hasAgg || p.Distinct {
 		if hasAgg {
 			// ORDER BY items with aggregates are computed by the
-			// aggregation itself, as hidden columns.
+			// aggregation itself, as hidden columns; so are those that
+			// read the input through the grouping keys (WITH a.name AS
+			// name, count(*) AS c ORDER BY a.name), over the groups.
 			nvisible := len(items)
 			for j, it := range p.OrderBy {
-				if _, ok := containsAggregate(it.Expr); !ok {
+				if _, named := sortKeyByName(names, it); named {
 					continue
 				}
-				if _, named := sortKeyByName(names, it); named {
+				if _, ok := containsAggregate(it.Expr); !ok && !b.seesDropped(it.Expr, names) {
 					continue
 				}
 				if aggOrder == nil {
@@ -97,6 +101,7 @@ func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) erro
 			}
 			err = b.aggregate(items, names, nvisible)
 		} else {
+			overDistinct = b.orderReadingInput(p.OrderBy, names)
 			// The WHERE of WITH DISTINCT may name the projected
 			// expressions by their input variables (WITH DISTINCT a.x AS
 			// x WHERE a.x > 1): it is computed before the distinct rows
@@ -110,9 +115,14 @@ func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) erro
 			return err
 		}
 		if p.Distinct {
+			if pr, ok := b.root.(*Project); ok && overDistinct != nil {
+				overDistinct.pr, overDistinct.nitems = pr, len(items)
+			} else {
+				overDistinct = nil
+			}
 			b.set(&Distinct{Input: b.root})
 		}
-		if keys, err = b.sortOverProjection(p.OrderBy, aggOrder); err != nil {
+		if keys, err = b.sortOverProjection(p.OrderBy, aggOrder, overDistinct); err != nil {
 			return err
 		}
 	} else if keys, whereCol, err = b.project(items, names, p.OrderBy, where); err != nil {
@@ -268,13 +278,14 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 	bound := make([]Expr, len(items))
 	isKey := make([]bool, len(items))
 	var keyText []string
-	keyAliases := map[string]Expr{}
+	// The ORDER BY items name the projection's columns by their aliases.
+	aliases := map[string]Expr{}
 	for i, it := range items {
 		if i >= nvisible {
-			// An ORDER BY item with an aggregate: it may name the
-			// grouping keys by their aliases, and only aggregates the
-			// projection computes (openCypher).
-			b.aliases = keyAliases
+			// An ORDER BY item with an aggregate or one that reads the
+			// input: it may name the columns by their aliases, and only
+			// aggregates the projection computes (openCypher).
+			b.aliases = aliases
 			before := len(collector.calls)
 			e, err := b.exprWith(it, collectAggregates, &collector)
 			b.aliases = nil
@@ -283,6 +294,9 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 			}
 			if len(collector.calls) > before {
 				return semanticAt(it.Position(), "ORDER BY can only use aggregates that the projection returns")
+			}
+			if k := slices.Index(keyText, e.String()); k >= 0 {
+				e = &keyRef{i: k, e: e} // a grouping key, written again
 			}
 			bound[i] = e
 			continue
@@ -293,7 +307,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 				return err
 			}
 			isKey[i], bound[i] = true, e
-			keyAliases[names[i]] = &keyRef{i: len(agg.Keys), e: e}
+			aliases[names[i]] = &keyRef{i: len(agg.Keys), e: e}
 			agg.Keys = append(agg.Keys, e)
 			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
 			keyText = append(keyText, e.String())
@@ -304,6 +318,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 			return err
 		}
 		bound[i] = e
+		aliases[names[i]] = e
 	}
 	agg.Aggs = collector.calls
 	nkeys := len(agg.Keys)

@@ -98,10 +98,12 @@ type IsNull struct {
 }
 
 // HasLabels tests whether node X carries every label in Labels (a label
-// that does not exist in the catalog yet makes the test false).
+// that does not exist in the catalog yet makes the test false), or with
+// Any one of them. A relationship's one label is its type.
 type HasLabels struct {
 	X      Expr
 	Labels []string
+	Any    bool
 }
 
 // List builds a list from its elements per row.
@@ -171,6 +173,9 @@ func (e *IsNull) String() string {
 	return "(" + e.X.String() + " IS NULL)"
 }
 func (e *HasLabels) String() string {
+	if e.Any {
+		return e.X.String() + ":" + strings.Join(e.Labels, "|")
+	}
 	return e.X.String() + ":" + strings.Join(e.Labels, ":")
 }
 func (e *List) String() string {
