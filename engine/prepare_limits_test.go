@@ -85,6 +85,8 @@ func hostileQueries() []struct{ name, text, want string } {
 		{"function arguments", fill("RETURN coalesce(null", ",1", ")"), "42000"}, // at most 65536
 		{"CASE branches", fill("RETURN CASE 1", " WHEN 2 THEN 3", " ELSE 4 END"), ""},
 		{"labels", fill("MATCH (n:A", ":A", ") RETURN n"), ""},
+		{"label disjunction", fill("MATCH (n) WHERE n:A", "|A", " RETURN n"), ""},
+		{"label bars in comprehensions", joined("MATCH (n) RETURN [", ", ", "]", func(int) string { return "[x IN [n] WHERE x:A|B | x]" }), ""},
 		{"relationship types", joined("MATCH ()-[r:T0", "|", "]->() RETURN r", func(k int) string { return "T" + i(k+1) }), ""},
 		{"pattern properties", joined("MATCH (n {", ", ", "}) RETURN n", func(k int) string { return "p" + i(k) + ": 1" }), ""},
 		{"map projection", joined("MATCH (n) RETURN n {", ", ", "}", func(k int) string { return ".p" + i(k) }), ""},
