@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -139,7 +140,7 @@ func TestIndexSelection(t *testing.T) {
 		{"MATCH (p:Person) WHERE p.age > 10 AND p.age < 5 RETURN p.id", nil, "by_age"},
 		{"MATCH (p:Person) WHERE p.age > 10 AND p.age < 'x' RETURN p.id", nil, "by_age"},
 		{"MATCH (p:Person) WHERE p.age = null RETURN p.id", nil, "by_age"},
-		{"MATCH (p:Person) WHERE p.age = $d RETURN p.id", engine.Params{"d": vector.Date{Days: 3}}, "by_age"},
+		{"MATCH (p:Person) WHERE p.age = $d RETURN p.id", engine.Params{"d": temporal.Date{Days: 3}}, "by_age"},
 		{"MATCH (p:Person) WHERE p.age > $d RETURN p.id", engine.Params{"d": []vector.Value{int64(1)}}, "by_age"},
 		{"MATCH (p:Person) WHERE p.age IN $l RETURN p.id", engine.Params{"l": []vector.Value{int64(3), "7", 8.0}}, "by_age"},
 		{"MATCH (a:Person), (b:Person) WHERE a.id = 3 AND b.id = a.id + 1 RETURN a.id, b.id", nil, "by_id"},

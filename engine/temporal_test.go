@@ -5,18 +5,18 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine"
-	"github.com/quiverdb/quiver/vector"
+	"github.com/quiverdb/quiver/temporal"
 )
 
 // Temporal values passed as parameters through the engine API keep their
 // type: they compute, compare, store and report their schema type.
 func TestTemporalParameters(t *testing.T) {
 	db := openTestDB(t)
-	d, err := vector.MakeDate(2015, 7, 21)
+	d, err := temporal.MakeDate(2015, 7, 21)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dur, err := vector.ParseDuration("P1M2DT3H")
+	dur, err := temporal.ParseDuration("P1M2DT3H")
 	if err != nil {
 		t.Fatal(err)
 	}

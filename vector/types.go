@@ -40,8 +40,9 @@ func (t Type) String() string {
 
 // Value is a single generic value, as held in an Any vector or passed as a
 // query parameter. Its dynamic type is one of: nil, bool, int64, float64,
-// string, []Value, map[string]Value, NodeRef, RelRef, Path, or a temporal
-// value (Date, LocalTime, Time, LocalDateTime, DateTime, Duration).
+// string, []Value, map[string]Value, NodeRef, RelRef, Path, or a value of
+// package temporal (Date, LocalTime, Time, LocalDateTime, DateTime,
+// Duration).
 type Value = any
 
 // NodeRef is a node held as a generic value (inside a list, say).

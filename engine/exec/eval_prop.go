@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -107,7 +108,7 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 		}
 		return found, nil
 	}
-	if vector.IsTemporal(v) {
+	if temporal.Is(v) {
 		return temporalProperty(v, e.key)
 	}
 	return nil, errs.Data("cannot read property %q of a %s", e.key, typeName(v))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -348,16 +349,16 @@ func (h *hashAggregate) release() {
 type aggState struct {
 	call  plan.AggCall
 	arg   evaluator
-	p     evaluator         // the percentile argument
-	count []int64           // count, and the number of values for sum/avg
-	isum  []int64           // integer sums
-	fsum  []float64         // float sums
-	float []bool            // group's sum has met a FLOAT
-	dsum  []vector.Duration // duration sums
-	dur   []bool            // group sums durations (its first value was one)
-	best  []vector.Value    // min, max
-	lists [][]vector.Value  // collect, and the values of percentiles
-	mean  []float64         // stDev: running mean and sum of squared deviations
+	p     evaluator           // the percentile argument
+	count []int64             // count, and the number of values for sum/avg
+	isum  []int64             // integer sums
+	fsum  []float64           // float sums
+	float []bool              // group's sum has met a FLOAT
+	dsum  []temporal.Duration // duration sums
+	dur   []bool              // group sums durations (its first value was one)
+	best  []vector.Value      // min, max
+	lists [][]vector.Value    // collect, and the values of percentiles
+	mean  []float64           // stDev: running mean and sum of squared deviations
 	m2    []float64
 	pct   []float64           // percentile of each group, from its first row
 	seen  map[string]struct{} // DISTINCT: group number + value key
@@ -444,7 +445,7 @@ func (a *aggState) fsumOf(g int32) float64 {
 func (a *aggState) setDur(g int32) {
 	if a.dur == nil {
 		a.dur = make([]bool, len(a.count))
-		a.dsum = make([]vector.Duration, len(a.count))
+		a.dsum = make([]temporal.Duration, len(a.count))
 	}
 	a.dur[g] = true
 }
@@ -634,7 +635,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 				a.addFloat(g, x)
 				return nil
 			}
-		case vector.Duration:
+		case temporal.Duration:
 			if a.isDur(g) || a.count[g] == 1 {
 				a.setDur(g)
 				return a.addDuration(g, x)
@@ -768,15 +769,15 @@ func (a *aggState) addInt(g int32, x int64) error {
 
 // addDuration adds a duration to group g's sum, component by component,
 // refusing a component that leaves the int64 range.
-func (a *aggState) addDuration(g int32, x vector.Duration) error {
-	var b vector.DurationBuilder
+func (a *aggState) addDuration(g int32, x temporal.Duration) error {
+	var b temporal.DurationBuilder
 	s := a.dsum[g]
 	b.AddIntMonths(s.Months)
 	b.AddIntMonths(x.Months)
 	b.AddIntDays(s.Days)
 	b.AddIntDays(x.Days)
-	b.AddInt(s.Seconds, vector.NanosPerSecond)
-	b.AddInt(x.Seconds, vector.NanosPerSecond)
+	b.AddInt(s.Seconds, temporal.NanosPerSecond)
+	b.AddInt(x.Seconds, temporal.NanosPerSecond)
 	b.AddInt(int64(s.Nanos)+int64(x.Nanos), 1)
 	d, err := b.Duration()
 	if err != nil {

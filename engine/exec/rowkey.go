@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -119,7 +120,7 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 		}
 		return dst
 	}
-	if vector.IsTemporal(v) {
+	if temporal.Is(v) {
 		return appendTemporalKey(dst, v)
 	}
 	return append(dst, tagNull)
@@ -131,22 +132,22 @@ func appendTemporalKey(dst []byte, v vector.Value) []byte {
 	dst = append(dst, tagTemporal, byte(temporalRank(v)))
 	u := func(x int64) { dst = binary.LittleEndian.AppendUint64(dst, uint64(x)) }
 	switch x := v.(type) {
-	case vector.Date:
+	case temporal.Date:
 		u(x.Days)
-	case vector.LocalTime:
+	case temporal.LocalTime:
 		u(x.Nanos)
-	case vector.Time:
+	case temporal.Time:
 		u(x.Nanos)
 		u(int64(x.Offset))
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		u(x.Sec)
 		u(int64(x.Nanos))
-	case vector.DateTime:
+	case temporal.DateTime:
 		u(x.Sec)
 		u(int64(x.Nanos))
 		u(int64(x.Offset))
 		dst = appendStringKey(dst, x.Zone)
-	case vector.Duration:
+	case temporal.Duration:
 		u(x.Months)
 		u(x.Days)
 		u(x.Seconds)

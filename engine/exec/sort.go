@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -393,7 +394,7 @@ func orderTotal(a, b vector.Value) int {
 		}
 		return cmpOrdered(int64(len(x)), int64(len(y)))
 	}
-	if vector.IsTemporal(a) {
+	if temporal.Is(a) {
 		return temporalTotal(a, b)
 	}
 	return 0

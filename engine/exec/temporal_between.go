@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -15,7 +16,7 @@ import (
 // point is one operand of duration.between.
 type point struct {
 	hasDate bool
-	local   vector.LocalDateTime
+	local   temporal.LocalDateTime
 	zoned   bool
 	offset  int32
 	zone    string
@@ -23,30 +24,30 @@ type point struct {
 
 func toPoint(v vector.Value) (point, bool) {
 	switch x := v.(type) {
-	case vector.Date:
-		return point{hasDate: true, local: vector.MakeLocalDateTime(x, 0)}, true
-	case vector.LocalTime:
-		return point{local: vector.LocalDateTime{Sec: x.Nanos / vector.NanosPerSecond, Nanos: int32(x.Nanos % vector.NanosPerSecond)}}, true
-	case vector.Time:
-		return point{local: vector.LocalDateTime{Sec: x.Nanos / vector.NanosPerSecond, Nanos: int32(x.Nanos % vector.NanosPerSecond)}, zoned: true, offset: x.Offset}, true
-	case vector.LocalDateTime:
+	case temporal.Date:
+		return point{hasDate: true, local: temporal.MakeLocalDateTime(x, 0)}, true
+	case temporal.LocalTime:
+		return point{local: temporal.LocalDateTime{Sec: x.Nanos / temporal.NanosPerSecond, Nanos: int32(x.Nanos % temporal.NanosPerSecond)}}, true
+	case temporal.Time:
+		return point{local: temporal.LocalDateTime{Sec: x.Nanos / temporal.NanosPerSecond, Nanos: int32(x.Nanos % temporal.NanosPerSecond)}, zoned: true, offset: x.Offset}, true
+	case temporal.LocalDateTime:
 		return point{hasDate: true, local: x}, true
-	case vector.DateTime:
+	case temporal.DateTime:
 		return point{hasDate: true, local: x.Local(), zoned: true, offset: x.Offset, zone: x.Zone}, true
 	}
 	return point{}, false
 }
 
 // instant resolves a zoned point to UTC seconds and nanoseconds.
-func (p point) instant() (vector.LocalDateTime, error) {
+func (p point) instant() (temporal.LocalDateTime, error) {
 	if p.zone != "" {
-		dt, err := vector.InZone(p.local, p.zone)
+		dt, err := temporal.InZone(p.local, p.zone)
 		if err != nil {
-			return vector.LocalDateTime{}, temporalErr(err)
+			return temporal.LocalDateTime{}, temporalErr(err)
 		}
-		return vector.LocalDateTime{Sec: dt.Sec, Nanos: dt.Nanos}, nil
+		return temporal.LocalDateTime{Sec: dt.Sec, Nanos: dt.Nanos}, nil
 	}
-	return vector.LocalDateTime{Sec: p.local.Sec - int64(p.offset), Nanos: p.local.Nanos}, nil
+	return temporal.LocalDateTime{Sec: p.local.Sec - int64(p.offset), Nanos: p.local.Nanos}, nil
 }
 
 // betweenUnit selects which parts duration.between computes.
@@ -71,9 +72,9 @@ func durationBetween(u betweenUnit, a, b vector.Value) (vector.Value, error) {
 	bothDates := pa.hasDate && pb.hasDate
 	switch {
 	case !pa.hasDate && pb.hasDate:
-		pa.local = vector.MakeLocalDateTime(pb.local.Date(), pa.local.TimeOfDay())
+		pa.local = temporal.MakeLocalDateTime(pb.local.Date(), pa.local.TimeOfDay())
 	case pa.hasDate && !pb.hasDate:
-		pb.local = vector.MakeLocalDateTime(pa.local.Date(), pb.local.TimeOfDay())
+		pb.local = temporal.MakeLocalDateTime(pa.local.Date(), pb.local.TimeOfDay())
 	}
 	switch {
 	case pa.zoned && !pb.zoned:
@@ -83,13 +84,13 @@ func durationBetween(u betweenUnit, a, b vector.Value) (vector.Value, error) {
 	}
 	// endLocal is b on a's wall clock; ia and ib are instants when zoned.
 	endLocal := pb.local
-	var ib vector.LocalDateTime
+	var ib temporal.LocalDateTime
 	if pa.zoned {
 		var err error
 		if ib, err = pb.instant(); err != nil {
 			return nil, err
 		}
-		dt, err := vector.AtInstant(ib.Sec, ib.Nanos, pa.offset, pa.zone)
+		dt, err := temporal.AtInstant(ib.Sec, ib.Nanos, pa.offset, pa.zone)
 		if err != nil {
 			return nil, temporalErr(err)
 		}
@@ -99,17 +100,17 @@ func durationBetween(u betweenUnit, a, b vector.Value) (vector.Value, error) {
 	mid := pa.local
 	if bothDates && (u == betweenAll || u == betweenMonths) {
 		months = monthsBetween(pa.local, endLocal)
-		mid = vector.MakeLocalDateTime(plusMonths(pa.local.Date(), months), pa.local.TimeOfDay())
+		mid = temporal.MakeLocalDateTime(plusMonths(pa.local.Date(), months), pa.local.TimeOfDay())
 	}
 	if u == betweenMonths {
-		return vector.Duration{Months: months}, nil
+		return temporal.Duration{Months: months}, nil
 	}
 	if bothDates && (u == betweenAll || u == betweenDays) {
 		days = daysBetween(mid, endLocal)
-		mid.Sec += days * vector.SecondsPerDay
+		mid.Sec += days * temporal.SecondsPerDay
 	}
 	if u == betweenDays {
-		return vector.Duration{Days: days}, nil
+		return temporal.Duration{Days: days}, nil
 	}
 	// The rest is elapsed time from mid to b.
 	from, to := mid, endLocal
@@ -120,14 +121,14 @@ func durationBetween(u betweenUnit, a, b vector.Value) (vector.Value, error) {
 		}
 		to = ib
 	}
-	return vector.NewDuration(months, days, to.Sec-from.Sec, int64(to.Nanos)-int64(from.Nanos)), nil
+	return temporal.NewDuration(months, days, to.Sec-from.Sec, int64(to.Nanos)-int64(from.Nanos)), nil
 }
 
 // monthsBetween counts whole months from a to b, truncated toward zero.
-func monthsBetween(a, b vector.LocalDateTime) int64 {
+func monthsBetween(a, b temporal.LocalDateTime) int64 {
 	da, db := adjustEnd(a, b)
-	ya, ma, dda := vector.CivilFromDays(da)
-	yb, mb, ddb := vector.CivilFromDays(db)
+	ya, ma, dda := temporal.CivilFromDays(da)
+	yb, mb, ddb := temporal.CivilFromDays(db)
 	months := (yb*12 + mb) - (ya*12 + ma)
 	switch {
 	case months > 0 && ddb < dda:
@@ -139,7 +140,7 @@ func monthsBetween(a, b vector.LocalDateTime) int64 {
 }
 
 // daysBetween counts whole days from a to b, truncated toward zero.
-func daysBetween(a, b vector.LocalDateTime) int64 {
+func daysBetween(a, b temporal.LocalDateTime) int64 {
 	da, db := adjustEnd(a, b)
 	return db - da
 }
@@ -147,7 +148,7 @@ func daysBetween(a, b vector.LocalDateTime) int64 {
 // adjustEnd returns the day numbers of a and b, b moved one day toward a
 // when its time of day has not yet reached a's, so that only complete
 // days count.
-func adjustEnd(a, b vector.LocalDateTime) (int64, int64) {
+func adjustEnd(a, b temporal.LocalDateTime) (int64, int64) {
 	da, db := a.Date().Days, b.Date().Days
 	ta, tb := a.TimeOfDay(), b.TimeOfDay()
 	switch {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -43,7 +44,7 @@ func temporalErr(err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if errors.Is(err, vector.ErrTemporalRange) || errors.Is(err, vector.ErrDurationOverflow) {
+	if errors.Is(err, temporal.ErrRange) || errors.Is(err, temporal.ErrDurationOverflow) {
 		return errs.DataCode(errs.CodeDatetimeOverflow, "%s", err.Error())
 	}
 	return errs.DataCode(errs.CodeInvalidDatetime, "%s", err.Error())
@@ -66,7 +67,7 @@ func construct(c *Context, k temporalKind, args []vector.Value) (vector.Value, e
 	case map[string]vector.Value:
 		return fromMap(c, k, x)
 	}
-	if vector.IsTemporal(args[0]) {
+	if temporal.Is(args[0]) {
 		return fromMap(c, k, map[string]vector.Value{selectKey(args[0]): args[0]})
 	}
 	return nil, errs.Data("%s() expects a string, a map or a temporal value, got %s", kindNames[k], typeName(args[0]))
@@ -75,9 +76,9 @@ func construct(c *Context, k temporalKind, args []vector.Value) (vector.Value, e
 // selectKey is the map key under which a temporal value is selected whole.
 func selectKey(v vector.Value) string {
 	switch v.(type) {
-	case vector.Date:
+	case temporal.Date:
 		return "date"
-	case vector.LocalTime, vector.Time:
+	case temporal.LocalTime, temporal.Time:
 		return "time"
 	}
 	return "datetime"
@@ -88,15 +89,15 @@ func parseTemporal(c *Context, k temporalKind, s string) (vector.Value, error) {
 	var err error
 	switch k {
 	case kDate:
-		v, err = vector.ParseDate(s)
+		v, err = temporal.ParseDate(s)
 	case kLocalTime:
-		v, err = vector.ParseLocalTime(s)
+		v, err = temporal.ParseLocalTime(s)
 	case kTime:
-		v, err = vector.ParseTime(s, c.Now())
+		v, err = temporal.ParseTime(s, c.Now())
 	case kLocalDateTime:
-		v, err = vector.ParseLocalDateTime(s)
+		v, err = temporal.ParseLocalDateTime(s)
 	case kDateTime:
-		v, err = vector.ParseDateTime(s)
+		v, err = temporal.ParseDateTime(s)
 	}
 	if err != nil {
 		return nil, temporalErr(err)
@@ -110,11 +111,11 @@ func current(c *Context, k temporalKind, zone string) (vector.Value, error) {
 	off, name := int32(0), ""
 	if zone != "" {
 		var err error
-		if off, name, err = vector.ParseZone(zone); err != nil {
+		if off, name, err = temporal.ParseZone(zone); err != nil {
 			return nil, temporalErr(err)
 		}
 	}
-	dt, err := vector.AtInstant(now.Unix(), int32(now.Nanosecond()), off, name)
+	dt, err := temporal.AtInstant(now.Unix(), int32(now.Nanosecond()), off, name)
 	if err != nil {
 		return nil, temporalErr(err)
 	}
@@ -122,15 +123,15 @@ func current(c *Context, k temporalKind, zone string) (vector.Value, error) {
 }
 
 // convert narrows a DateTime to kind k.
-func convert(k temporalKind, dt vector.DateTime) vector.Value {
+func convert(k temporalKind, dt temporal.DateTime) vector.Value {
 	l := dt.Local()
 	switch k {
 	case kDate:
 		return l.Date()
 	case kLocalTime:
-		return vector.LocalTime{Nanos: l.TimeOfDay()}
+		return temporal.LocalTime{Nanos: l.TimeOfDay()}
 	case kTime:
-		return vector.Time{Nanos: l.TimeOfDay(), Offset: dt.Offset}
+		return temporal.Time{Nanos: l.TimeOfDay(), Offset: dt.Offset}
 	case kLocalDateTime:
 		return l
 	}
@@ -162,7 +163,7 @@ func fromMap(c *Context, k temporalKind, raw map[string]vector.Value) (vector.Va
 	if err := base.take(m); err != nil {
 		return nil, err
 	}
-	var date vector.Date
+	var date temporal.Date
 	if k.hasDate() {
 		var err error
 		if date, err = dateFields(m, base); err != nil {
@@ -184,9 +185,9 @@ func fromMap(c *Context, k temporalKind, raw map[string]vector.Value) (vector.Va
 	case kDate:
 		return date, nil
 	case kLocalTime:
-		return vector.LocalTime{Nanos: tod}, nil
+		return temporal.LocalTime{Nanos: tod}, nil
 	case kLocalDateTime:
-		return vector.MakeLocalDateTime(date, tod), nil
+		return temporal.MakeLocalDateTime(date, tod), nil
 	}
 	if !k.zoned() {
 		panic("BUG: exec: unhandled temporal kind")
@@ -200,7 +201,7 @@ func fromMap(c *Context, k temporalKind, raw map[string]vector.Value) (vector.Va
 			return nil, badTemporal("timezone must be a string, got %s", typeName(tz))
 		}
 		var err error
-		if tzOff, tzName, err = vector.ParseZone(s); err != nil {
+		if tzOff, tzName, err = temporal.ParseZone(s); err != nil {
 			return nil, temporalErr(err)
 		}
 		tzGiven = true
@@ -208,21 +209,21 @@ func fromMap(c *Context, k temporalKind, raw map[string]vector.Value) (vector.Va
 	if k == kTime {
 		return makeTime(c, tod, base, tzGiven, tzOff, tzName)
 	}
-	local := vector.MakeLocalDateTime(date, tod)
-	var dt vector.DateTime
+	local := temporal.MakeLocalDateTime(date, tod)
+	var dt temporal.DateTime
 	var err error
 	switch {
 	case base.zoned && base.zone != "":
-		dt, err = vector.InZone(local, base.zone)
+		dt, err = temporal.InZone(local, base.zone)
 	case base.zoned:
-		dt = vector.InOffset(local, base.offset)
+		dt = temporal.InOffset(local, base.offset)
 	case tzName != "":
-		dt, err = vector.InZone(local, tzName)
+		dt, err = temporal.InZone(local, tzName)
 	default:
-		dt = vector.InOffset(local, tzOff)
+		dt = temporal.InOffset(local, tzOff)
 	}
 	if err == nil && base.zoned && tzGiven {
-		dt, err = vector.AtInstant(dt.Sec, dt.Nanos, tzOff, tzName)
+		dt, err = temporal.AtInstant(dt.Sec, dt.Nanos, tzOff, tzName)
 	}
 	if err != nil {
 		return nil, temporalErr(err)
@@ -234,7 +235,7 @@ func fromMap(c *Context, k temporalKind, raw map[string]vector.Value) (vector.Va
 // it, a local one just takes it on.
 func makeTime(c *Context, tod int64, base baseParts, tzGiven bool, tzOff int32, tzName string) (vector.Value, error) {
 	if tzName != "" {
-		loc, err := vector.LoadZone(tzName)
+		loc, err := temporal.LoadZone(tzName)
 		if err != nil {
 			return nil, temporalErr(err)
 		}
@@ -245,16 +246,16 @@ func makeTime(c *Context, tod int64, base baseParts, tzGiven bool, tzOff int32, 
 	if base.zoned {
 		off = base.offset
 		if base.zone != "" {
-			if dt, err := vector.InZone(vector.MakeLocalDateTime(base.date, tod), base.zone); err == nil {
+			if dt, err := temporal.InZone(temporal.MakeLocalDateTime(base.date, tod), base.zone); err == nil {
 				off = dt.Offset
 			}
 		}
 		if tzGiven {
-			tod = vector.FloorMod(tod+int64(tzOff-off)*vector.NanosPerSecond, vector.NanosPerDay)
+			tod = temporal.FloorMod(tod+int64(tzOff-off)*temporal.NanosPerSecond, temporal.NanosPerDay)
 			off = tzOff
 		}
 	}
-	return vector.Time{Nanos: tod, Offset: off}, nil
+	return temporal.Time{Nanos: tod, Offset: off}, nil
 }
 
 // Now is the statement's clock: read once, so every current-time function

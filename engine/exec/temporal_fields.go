@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -50,7 +51,7 @@ func (m temporalMap) has(keys ...string) bool {
 // baseParts are what a selected base value contributes.
 type baseParts struct {
 	hasDate, hasTime bool
-	date             vector.Date
+	date             temporal.Date
 	tod              int64 // nanoseconds since midnight
 	zoned            bool
 	offset           int32
@@ -83,11 +84,11 @@ func (b *baseParts) take(m temporalMap) error {
 
 func (b *baseParts) takeDate(v vector.Value, key string) error {
 	switch x := v.(type) {
-	case vector.Date:
+	case temporal.Date:
 		b.date = x
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		b.date = x.Date()
-	case vector.DateTime:
+	case temporal.DateTime:
 		b.date = x.Local().Date()
 	default:
 		return badTemporal("%s: must be a value with a date, got %s", key, typeName(v))
@@ -98,13 +99,13 @@ func (b *baseParts) takeDate(v vector.Value, key string) error {
 
 func (b *baseParts) takeTime(v vector.Value, key string) error {
 	switch x := v.(type) {
-	case vector.LocalTime:
+	case temporal.LocalTime:
 		b.tod = x.Nanos
-	case vector.Time:
+	case temporal.Time:
 		b.tod, b.zoned, b.offset, b.zone = x.Nanos, true, x.Offset, ""
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		b.tod = x.TimeOfDay()
-	case vector.DateTime:
+	case temporal.DateTime:
 		b.tod, b.zoned, b.offset, b.zone = x.Local().TimeOfDay(), true, x.Offset, x.Zone
 		if !b.hasDate {
 			b.date = x.Local().Date()
@@ -117,7 +118,7 @@ func (b *baseParts) takeTime(v vector.Value, key string) error {
 }
 
 // dateFields resolves the calendar fields against the base date.
-func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
+func dateFields(m temporalMap, base baseParts) (temporal.Date, error) {
 	get := func(key string, def int64) (int64, error) {
 		v, ok, err := m.int(key)
 		if !ok {
@@ -126,16 +127,16 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 		return v, err
 	}
 	if !base.hasDate && !m.has("year") {
-		return vector.Date{}, badTemporal("a date needs a year")
+		return temporal.Date{}, badTemporal("a date needs a year")
 	}
 	var err error
-	var d vector.Date
+	var d temporal.Date
 	switch {
 	case m.has("week", "dayofweek"):
 		var wy, w, dow int64 = 0, 1, 1
 		if base.hasDate {
-			wy, w = vector.IsoWeek(base.date.Days)
-			dow = vector.DayOfWeek(base.date.Days)
+			wy, w = temporal.IsoWeek(base.date.Days)
+			dow = temporal.DayOfWeek(base.date.Days)
 		}
 		if wy, err = get("year", wy); err != nil {
 			return d, err
@@ -146,7 +147,7 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 		if dow, err = get("dayofweek", dow); err != nil {
 			return d, err
 		}
-		d, err = vector.MakeWeekDate(wy, w, dow)
+		d, err = temporal.MakeWeekDate(wy, w, dow)
 	case m.has("ordinalday"):
 		var y, od int64 = 0, 1
 		if base.hasDate {
@@ -158,7 +159,7 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 		if od, err = get("ordinalday", od); err != nil {
 			return d, err
 		}
-		d, err = vector.MakeOrdinalDate(y, od)
+		d, err = temporal.MakeOrdinalDate(y, od)
 	case m.has("quarter", "dayofquarter"):
 		var y, q, dq int64 = 0, 1, 1
 		if base.hasDate {
@@ -173,11 +174,11 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 		if dq, err = get("dayofquarter", dq); err != nil {
 			return d, err
 		}
-		d, err = vector.MakeQuarterDate(y, q, dq)
+		d, err = temporal.MakeQuarterDate(y, q, dq)
 	default:
 		var y, mo, dd int64 = 0, 1, 1
 		if base.hasDate {
-			y, mo, dd = vector.CivilFromDays(base.date.Days)
+			y, mo, dd = temporal.CivilFromDays(base.date.Days)
 		}
 		if y, err = get("year", y); err != nil {
 			return d, err
@@ -191,7 +192,7 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 		if m.has("day") && !m.has("month") && !base.hasDate {
 			return d, badTemporal("a day needs a month")
 		}
-		d, err = vector.MakeDate(y, mo, dd)
+		d, err = temporal.MakeDate(y, mo, dd)
 	}
 	return d, temporalErr(err)
 }
@@ -200,8 +201,8 @@ func dateFields(m temporalMap, base baseParts) (vector.Date, error) {
 func timeFields(m temporalMap, base baseParts) (int64, error) {
 	var h, mi, s, ns int64
 	if base.hasTime {
-		sec := base.tod / vector.NanosPerSecond
-		h, mi, s, ns = sec/3600, sec/60%60, sec%60, base.tod%vector.NanosPerSecond
+		sec := base.tod / temporal.NanosPerSecond
+		h, mi, s, ns = sec/3600, sec/60%60, sec%60, base.tod%temporal.NanosPerSecond
 	}
 	for _, f := range []struct {
 		key string
@@ -227,7 +228,7 @@ func timeFields(m temporalMap, base baseParts) (int64, error) {
 	if !base.hasTime && m.has("minute") && !m.has("hour") {
 		return 0, badTemporal("a minute needs an hour")
 	}
-	tod, err := vector.MakeTimeOfDay(h, mi, s, ns)
+	tod, err := temporal.MakeTimeOfDay(h, mi, s, ns)
 	return tod, temporalErr(err)
 }
 
@@ -252,16 +253,16 @@ func subSecond(m temporalMap, frac int64) (int64, error) {
 	}
 	if hasMs {
 		if ms < 0 || ms > 999 {
-			return 0, temporalErr(vector.RangeErr("millisecond", ms, 0, 999))
+			return 0, temporalErr(temporal.RangeErr("millisecond", ms, 0, 999))
 		}
 		frac = ms*1_000_000 + frac%1_000_000
 	}
 	if hasUs {
 		switch {
 		case hasMs && (us < 0 || us > 999):
-			return 0, temporalErr(vector.RangeErr("microsecond", us, 0, 999))
+			return 0, temporalErr(temporal.RangeErr("microsecond", us, 0, 999))
 		case us < 0 || us > 999_999:
-			return 0, temporalErr(vector.RangeErr("microsecond", us, 0, 999_999))
+			return 0, temporalErr(temporal.RangeErr("microsecond", us, 0, 999_999))
 		case hasMs:
 			frac = frac/1_000_000*1_000_000 + us*1000 + frac%1000
 		default:
@@ -271,9 +272,9 @@ func subSecond(m temporalMap, frac int64) (int64, error) {
 	if hasNs {
 		switch {
 		case (hasMs || hasUs) && (n < 0 || n > 999):
-			return 0, temporalErr(vector.RangeErr("nanosecond", n, 0, 999))
+			return 0, temporalErr(temporal.RangeErr("nanosecond", n, 0, 999))
 		case n < 0 || n > 999_999_999:
-			return 0, temporalErr(vector.RangeErr("nanosecond", n, 0, 999_999_999))
+			return 0, temporalErr(temporal.RangeErr("nanosecond", n, 0, 999_999_999))
 		case n < 1000:
 			frac = frac/1000*1000 + n
 		default:
@@ -294,8 +295,8 @@ func fromEpoch(m temporalMap) (vector.Value, error) {
 	if v, ok, err := m.int("epochmillis"); err != nil {
 		return nil, err
 	} else if ok {
-		sec += vector.FloorDiv(v, 1000)
-		ns += vector.FloorMod(v, 1000) * 1_000_000
+		sec += temporal.FloorDiv(v, 1000)
+		ns += temporal.FloorMod(v, 1000) * 1_000_000
 	}
 	if v, ok, err := m.int("nanosecond"); err != nil {
 		return nil, err
@@ -306,23 +307,23 @@ func fromEpoch(m temporalMap) (vector.Value, error) {
 	var name string
 	if tz, ok := m["timezone"].(string); ok {
 		var err error
-		if off, name, err = vector.ParseZone(tz); err != nil {
+		if off, name, err = temporal.ParseZone(tz); err != nil {
 			return nil, temporalErr(err)
 		}
 	}
-	sec += vector.FloorDiv(ns, vector.NanosPerSecond)
-	const maxSec = (vector.MaxYear - 1970) * 366 * 86400
+	sec += temporal.FloorDiv(ns, temporal.NanosPerSecond)
+	const maxSec = (temporal.MaxYear - 1970) * 366 * 86400
 	if sec > maxSec || sec < -maxSec {
 		return nil, errs.DataCode(errs.CodeDatetimeOverflow, "epoch seconds %d out of range", sec)
 	}
-	dt, err := vector.AtInstant(sec, int32(vector.FloorMod(ns, vector.NanosPerSecond)), off, name)
+	dt, err := temporal.AtInstant(sec, int32(temporal.FloorMod(ns, temporal.NanosPerSecond)), off, name)
 	if err != nil {
 		return nil, temporalErr(err)
 	}
 	return checkDateTime(dt)
 }
 
-func checkDateTime(dt vector.DateTime) (vector.Value, error) {
+func checkDateTime(dt temporal.DateTime) (vector.Value, error) {
 	if _, err := checkDate(dt.Local().Date()); err != nil {
 		return nil, err
 	}

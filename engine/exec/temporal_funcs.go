@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -73,7 +74,7 @@ func accessor(field string) scalarFunc {
 		if a[0] == nil {
 			return nil, nil
 		}
-		if !vector.IsTemporal(a[0]) {
+		if !temporal.Is(a[0]) {
 			return nil, errs.Data("%s() expects a temporal value, got %s", field, typeName(a[0]))
 		}
 		return temporalProperty(a[0], field)
@@ -84,7 +85,7 @@ func accessor(field string) scalarFunc {
 // nanoseconds (0 for months-based and days-based units, handled apart).
 var durationUnits = map[string]int64{
 	"years": 0, "quarters": 0, "months": 0, "weeks": 0, "days": 0,
-	"hours": 3600 * vector.NanosPerSecond, "minutes": 60 * vector.NanosPerSecond, "seconds": vector.NanosPerSecond,
+	"hours": 3600 * temporal.NanosPerSecond, "minutes": 60 * temporal.NanosPerSecond, "seconds": temporal.NanosPerSecond,
 	"milliseconds": 1_000_000, "microseconds": 1000, "nanoseconds": 1,
 }
 
@@ -99,16 +100,16 @@ func makeDuration(arg vector.Value) (vector.Value, error) {
 	switch x := arg.(type) {
 	case nil:
 		return nil, nil
-	case vector.Duration:
+	case temporal.Duration:
 		return x, nil
 	case string:
-		d, err := vector.ParseDuration(x)
+		d, err := temporal.ParseDuration(x)
 		if err != nil {
 			return nil, temporalErr(err)
 		}
 		return d, nil
 	case map[string]vector.Value:
-		var b vector.DurationBuilder
+		var b temporal.DurationBuilder
 		for key, v := range x {
 			k := lowerASCII(key)
 			unitNanos, ok := durationUnits[k]
@@ -157,17 +158,17 @@ func makeDuration(arg vector.Value) (vector.Value, error) {
 	return nil, errs.Data("duration() expects a string or a map, got %s", typeName(arg))
 }
 
-func addIntMonths(b *vector.DurationBuilder, v, k int64) error {
+func addIntMonths(b *temporal.DurationBuilder, v, k int64) error {
 	if v > 0 && v > (1<<62)/k || v < 0 && v < -(1<<62)/k {
-		return temporalErr(vector.ErrDurationOverflow)
+		return temporalErr(temporal.ErrDurationOverflow)
 	}
 	b.AddIntMonths(v * k)
 	return nil
 }
 
-func addIntDays(b *vector.DurationBuilder, v, k int64) error {
+func addIntDays(b *temporal.DurationBuilder, v, k int64) error {
 	if v > 0 && v > (1<<62)/k || v < 0 && v < -(1<<62)/k {
-		return temporalErr(vector.ErrDurationOverflow)
+		return temporalErr(temporal.ErrDurationOverflow)
 	}
 	b.AddIntDays(v * k)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -18,19 +19,19 @@ func temporalProperty(v vector.Value, key string) (vector.Value, error) {
 	k := strings.ToLower(key)
 	var r vector.Value
 	switch x := v.(type) {
-	case vector.Date:
+	case temporal.Date:
 		r = dateField(x, k)
-	case vector.LocalTime:
+	case temporal.LocalTime:
 		r = timeField(x.Nanos, k)
-	case vector.Time:
+	case temporal.Time:
 		if r = timeField(x.Nanos, k); r == nil {
 			r = zoneField(x.Offset, "", k)
 		}
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		if r = dateField(x.Date(), k); r == nil {
 			r = timeField(x.TimeOfDay(), k)
 		}
-	case vector.DateTime:
+	case temporal.DateTime:
 		l := x.Local()
 		if r = dateField(l.Date(), k); r == nil {
 			if r = timeField(l.TimeOfDay(), k); r == nil {
@@ -43,7 +44,7 @@ func temporalProperty(v vector.Value, key string) (vector.Value, error) {
 		case "epochmillis":
 			r = x.Sec*1000 + int64(x.Nanos)/1_000_000
 		}
-	case vector.Duration:
+	case temporal.Duration:
 		r = durationField(x, k)
 	}
 	if r == nil {
@@ -52,7 +53,7 @@ func temporalProperty(v vector.Value, key string) (vector.Value, error) {
 	return r, nil
 }
 
-func dateField(d vector.Date, k string) vector.Value {
+func dateField(d temporal.Date, k string) vector.Value {
 	switch k {
 	case "year":
 		return d.Year()
@@ -61,17 +62,17 @@ func dateField(d vector.Date, k string) vector.Value {
 	case "month":
 		return d.Month()
 	case "week":
-		_, w := vector.IsoWeek(d.Days)
+		_, w := temporal.IsoWeek(d.Days)
 		return w
 	case "weekyear":
-		wy, _ := vector.IsoWeek(d.Days)
+		wy, _ := temporal.IsoWeek(d.Days)
 		return wy
 	case "day":
 		return d.Day()
 	case "ordinalday":
 		return d.OrdinalDay()
 	case "weekday", "dayofweek":
-		return vector.DayOfWeek(d.Days)
+		return temporal.DayOfWeek(d.Days)
 	case "dayofquarter":
 		return d.DayOfQuarter()
 	}
@@ -79,8 +80,8 @@ func dateField(d vector.Date, k string) vector.Value {
 }
 
 func timeField(tod int64, k string) vector.Value {
-	sec := tod / vector.NanosPerSecond
-	ns := tod % vector.NanosPerSecond
+	sec := tod / temporal.NanosPerSecond
+	ns := tod % temporal.NanosPerSecond
 	switch k {
 	case "hour":
 		return sec / 3600
@@ -104,9 +105,9 @@ func zoneField(off int32, zone, k string) vector.Value {
 		if zone != "" {
 			return zone
 		}
-		return vector.FormatOffset(off)
+		return temporal.FormatOffset(off)
 	case "offset":
-		return vector.FormatOffset(off)
+		return temporal.FormatOffset(off)
 	case "offsetminutes":
 		return int64(off) / 60
 	case "offsetseconds":
@@ -115,7 +116,7 @@ func zoneField(off int32, zone, k string) vector.Value {
 	return nil
 }
 
-func durationField(d vector.Duration, k string) vector.Value {
+func durationField(d temporal.Duration, k string) vector.Value {
 	ns := int64(d.Nanos)
 	switch k {
 	case "years":
@@ -139,7 +140,7 @@ func durationField(d vector.Duration, k string) vector.Value {
 	case "microseconds":
 		return d.Seconds*1_000_000 + ns/1000
 	case "nanoseconds":
-		return d.Seconds*vector.NanosPerSecond + ns
+		return d.Seconds*temporal.NanosPerSecond + ns
 	case "quartersofyear":
 		return d.Months % 12 / 3
 	case "monthsofquarter":
@@ -166,17 +167,17 @@ func durationField(d vector.Duration, k string) vector.Value {
 // paths and before strings.
 func temporalRank(v vector.Value) int {
 	switch v.(type) {
-	case vector.DateTime:
+	case temporal.DateTime:
 		return 0
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		return 1
-	case vector.Date:
+	case temporal.Date:
 		return 2
-	case vector.Time:
+	case temporal.Time:
 		return 3
-	case vector.LocalTime:
+	case temporal.LocalTime:
 		return 4
-	case vector.Duration:
+	case temporal.Duration:
 		return 5
 	}
 	return -1
@@ -187,27 +188,27 @@ func temporalRank(v vector.Value) int {
 // for different types and for durations, which have no order.
 func temporalOrder(a, b vector.Value) (int, bool) {
 	switch x := a.(type) {
-	case vector.Date:
-		if y, ok := b.(vector.Date); ok {
+	case temporal.Date:
+		if y, ok := b.(temporal.Date); ok {
 			return cmpOrdered(x.Days, y.Days), true
 		}
-	case vector.LocalTime:
-		if y, ok := b.(vector.LocalTime); ok {
+	case temporal.LocalTime:
+		if y, ok := b.(temporal.LocalTime); ok {
 			return cmpOrdered(x.Nanos, y.Nanos), true
 		}
-	case vector.Time:
-		if y, ok := b.(vector.Time); ok {
-			return cmpOrdered(x.Nanos-int64(x.Offset)*vector.NanosPerSecond, y.Nanos-int64(y.Offset)*vector.NanosPerSecond), true
+	case temporal.Time:
+		if y, ok := b.(temporal.Time); ok {
+			return cmpOrdered(x.Nanos-int64(x.Offset)*temporal.NanosPerSecond, y.Nanos-int64(y.Offset)*temporal.NanosPerSecond), true
 		}
-	case vector.LocalDateTime:
-		if y, ok := b.(vector.LocalDateTime); ok {
+	case temporal.LocalDateTime:
+		if y, ok := b.(temporal.LocalDateTime); ok {
 			if c := cmpOrdered(x.Sec, y.Sec); c != 0 {
 				return c, true
 			}
 			return cmpOrdered(int64(x.Nanos), int64(y.Nanos)), true
 		}
-	case vector.DateTime:
-		if y, ok := b.(vector.DateTime); ok {
+	case temporal.DateTime:
+		if y, ok := b.(temporal.DateTime); ok {
 			if c := cmpOrdered(x.Sec, y.Sec); c != 0 {
 				return c, true
 			}
@@ -220,8 +221,8 @@ func temporalOrder(a, b vector.Value) (int, bool) {
 // temporalEqual is = on temporal values: instants are equal when they
 // denote the same point in time, durations when every component is.
 func temporalEqual(a, b vector.Value) bool {
-	if x, ok := a.(vector.Duration); ok {
-		y, ok := b.(vector.Duration)
+	if x, ok := a.(temporal.Duration); ok {
+		y, ok := b.(temporal.Duration)
 		return ok && x == y
 	}
 	c, ok := temporalOrder(a, b)
@@ -231,8 +232,8 @@ func temporalEqual(a, b vector.Value) bool {
 // temporalTotal orders two temporal values of the same rank for ORDER BY;
 // durations order by their components so that sorting is deterministic.
 func temporalTotal(a, b vector.Value) int {
-	if x, ok := a.(vector.Duration); ok {
-		y := b.(vector.Duration)
+	if x, ok := a.(temporal.Duration); ok {
+		y := b.(temporal.Duration)
 		for _, p := range [][2]int64{{x.Months, y.Months}, {x.Days, y.Days}, {x.Seconds, y.Seconds}, {int64(x.Nanos), int64(y.Nanos)}} {
 			if c := cmpOrdered(p[0], p[1]); c != 0 {
 				return c
@@ -244,10 +245,10 @@ func temporalTotal(a, b vector.Value) int {
 	if c == 0 {
 		// Same instant, different offsets: order by offset for stability.
 		switch x := a.(type) {
-		case vector.Time:
-			return cmpOrdered(int64(x.Offset), int64(b.(vector.Time).Offset))
-		case vector.DateTime:
-			return cmpOrdered(int64(x.Offset), int64(b.(vector.DateTime).Offset))
+		case temporal.Time:
+			return cmpOrdered(int64(x.Offset), int64(b.(temporal.Time).Offset))
+		case temporal.DateTime:
+			return cmpOrdered(int64(x.Offset), int64(b.(temporal.DateTime).Offset))
 		}
 	}
 	return c
@@ -256,20 +257,20 @@ func temporalTotal(a, b vector.Value) int {
 // temporalArith is + - * / involving a temporal value; handled is false
 // when neither operand is temporal.
 func temporalArith(op byte, a, b vector.Value) (v vector.Value, handled bool, err error) {
-	da, aDur := a.(vector.Duration)
-	db, bDur := b.(vector.Duration)
+	da, aDur := a.(temporal.Duration)
+	db, bDur := b.(temporal.Duration)
 	switch {
 	case aDur && bDur && op == '+':
 		return da.Add(db), true, nil
 	case aDur && bDur && op == '-':
 		return da.Sub(db), true, nil
-	case bDur && (op == '+' || op == '-') && vector.IsTemporal(a):
+	case bDur && (op == '+' || op == '-') && temporal.Is(a):
 		if op == '-' {
 			db = db.Neg()
 		}
 		v, err := plusDuration(a, db)
 		return v, true, err
-	case aDur && op == '+' && vector.IsTemporal(b):
+	case aDur && op == '+' && temporal.Is(b):
 		v, err := plusDuration(b, da)
 		return v, true, err
 	case aDur && (op == '*' || op == '/'):
@@ -279,14 +280,14 @@ func temporalArith(op byte, a, b vector.Value) (v vector.Value, handled bool, er
 		v, err := scaleDuration(op, db, a)
 		return v, true, err
 	}
-	if vector.IsTemporal(a) || vector.IsTemporal(b) {
+	if temporal.Is(a) || temporal.Is(b) {
 		return nil, true, errs.Data("cannot apply %s to %s and %s", opName(op), typeName(a), typeName(b))
 	}
 	return nil, false, nil
 }
 
-func scaleDuration(op byte, d vector.Duration, n vector.Value) (vector.Value, error) {
-	var r vector.Duration
+func scaleDuration(op byte, d temporal.Duration, n vector.Value) (vector.Value, error) {
+	var r temporal.Duration
 	var err error
 	switch x := n.(type) {
 	case int64:
@@ -319,74 +320,74 @@ func scaleDuration(op byte, d vector.Duration, n vector.Value) (vector.Value, er
 }
 
 // plusMonths adds months to a date, clamping the day to the month's end.
-func plusMonths(d vector.Date, months int64) vector.Date {
+func plusMonths(d temporal.Date, months int64) temporal.Date {
 	if months == 0 {
 		return d
 	}
-	y, m, day := vector.CivilFromDays(d.Days)
+	y, m, day := temporal.CivilFromDays(d.Days)
 	t := y*12 + m - 1 + months
-	y, m = vector.FloorDiv(t, 12), vector.FloorMod(t, 12)+1
-	return vector.Date{Days: vector.DaysFromCivil(y, m, min(day, vector.DaysInMonth(y, m)))}
+	y, m = temporal.FloorDiv(t, 12), temporal.FloorMod(t, 12)+1
+	return temporal.Date{Days: temporal.DaysFromCivil(y, m, min(day, temporal.DaysInMonth(y, m)))}
 }
 
 // plusDateParts adds a duration's months and days, then its seconds as
 // whole days (a date has no time to carry the rest).
-func plusDate(d vector.Date, dur vector.Duration) vector.Date {
+func plusDate(d temporal.Date, dur temporal.Duration) temporal.Date {
 	d = plusMonths(d, dur.Months)
 	secs := dur.Seconds
 	if secs < 0 && dur.Nanos > 0 {
 		secs++ // truncate the total toward zero
 	}
-	return vector.Date{Days: d.Days + dur.Days + secs/vector.SecondsPerDay}
+	return temporal.Date{Days: d.Days + dur.Days + secs/temporal.SecondsPerDay}
 }
 
 // maxSpan bounds the months and days a duration may move an instant:
 // beyond the Cypher year range either way, so the calendar arithmetic
 // below cannot overflow.
 const (
-	maxSpanMonths = 2 * 12 * (vector.MaxYear + 1)
-	maxSpanDays   = 2 * 366 * (vector.MaxYear + 1)
+	maxSpanMonths = 2 * 12 * (temporal.MaxYear + 1)
+	maxSpanDays   = 2 * 366 * (temporal.MaxYear + 1)
 )
 
-func plusDuration(t vector.Value, d vector.Duration) (vector.Value, error) {
+func plusDuration(t vector.Value, d temporal.Duration) (vector.Value, error) {
 	if d.Months > maxSpanMonths || d.Months < -maxSpanMonths || d.Days > maxSpanDays || d.Days < -maxSpanDays ||
-		d.Seconds > maxSpanDays*vector.SecondsPerDay || d.Seconds < -maxSpanDays*vector.SecondsPerDay {
+		d.Seconds > maxSpanDays*temporal.SecondsPerDay || d.Seconds < -maxSpanDays*temporal.SecondsPerDay {
 		return nil, errs.DataCode(errs.CodeDatetimeOverflow, "adding %s leaves the supported range of years", d)
 	}
 	dayNanos := func(tod int64) int64 {
-		s := vector.FloorMod(d.Seconds, vector.SecondsPerDay)*vector.NanosPerSecond + int64(d.Nanos)
-		return vector.FloorMod(tod+s, vector.NanosPerDay)
+		s := temporal.FloorMod(d.Seconds, temporal.SecondsPerDay)*temporal.NanosPerSecond + int64(d.Nanos)
+		return temporal.FloorMod(tod+s, temporal.NanosPerDay)
 	}
 	switch x := t.(type) {
-	case vector.Date:
+	case temporal.Date:
 		return checkDate(plusDate(x, d))
-	case vector.LocalTime:
-		return vector.LocalTime{Nanos: dayNanos(x.Nanos)}, nil
-	case vector.Time:
-		return vector.Time{Nanos: dayNanos(x.Nanos), Offset: x.Offset}, nil
-	case vector.LocalDateTime:
+	case temporal.LocalTime:
+		return temporal.LocalTime{Nanos: dayNanos(x.Nanos)}, nil
+	case temporal.Time:
+		return temporal.Time{Nanos: dayNanos(x.Nanos), Offset: x.Offset}, nil
+	case temporal.LocalDateTime:
 		date := plusMonths(x.Date(), d.Months)
-		l := vector.MakeLocalDateTime(vector.Date{Days: date.Days + d.Days}, x.TimeOfDay())
+		l := temporal.MakeLocalDateTime(temporal.Date{Days: date.Days + d.Days}, x.TimeOfDay())
 		l = plusSeconds(l, d)
 		if _, err := checkDate(l.Date()); err != nil {
 			return nil, err
 		}
 		return l, nil
-	case vector.DateTime:
+	case temporal.DateTime:
 		l := x.Local()
 		date := plusMonths(l.Date(), d.Months)
-		l = vector.MakeLocalDateTime(vector.Date{Days: date.Days + d.Days}, l.TimeOfDay())
-		var dt vector.DateTime
+		l = temporal.MakeLocalDateTime(temporal.Date{Days: date.Days + d.Days}, l.TimeOfDay())
+		var dt temporal.DateTime
 		var err error
 		if x.Zone != "" {
-			if dt, err = vector.InZone(l, x.Zone); err != nil {
+			if dt, err = temporal.InZone(l, x.Zone); err != nil {
 				return nil, temporalErr(err)
 			}
 		} else {
-			dt = vector.InOffset(l, x.Offset)
+			dt = temporal.InOffset(l, x.Offset)
 		}
-		sum := plusSeconds(vector.LocalDateTime{Sec: dt.Sec, Nanos: dt.Nanos}, d)
-		if dt, err = vector.AtInstant(sum.Sec, sum.Nanos, dt.Offset, dt.Zone); err != nil {
+		sum := plusSeconds(temporal.LocalDateTime{Sec: dt.Sec, Nanos: dt.Nanos}, d)
+		if dt, err = temporal.AtInstant(sum.Sec, sum.Nanos, dt.Offset, dt.Zone); err != nil {
 			return nil, temporalErr(err)
 		}
 		if _, err := checkDate(dt.Local().Date()); err != nil {
@@ -398,14 +399,14 @@ func plusDuration(t vector.Value, d vector.Duration) (vector.Value, error) {
 }
 
 // plusSeconds adds a duration's seconds and nanoseconds exactly.
-func plusSeconds(l vector.LocalDateTime, d vector.Duration) vector.LocalDateTime {
+func plusSeconds(l temporal.LocalDateTime, d temporal.Duration) temporal.LocalDateTime {
 	ns := int64(l.Nanos) + int64(d.Nanos)
-	return vector.LocalDateTime{Sec: l.Sec + d.Seconds + ns/vector.NanosPerSecond, Nanos: int32(ns % vector.NanosPerSecond)}
+	return temporal.LocalDateTime{Sec: l.Sec + d.Seconds + ns/temporal.NanosPerSecond, Nanos: int32(ns % temporal.NanosPerSecond)}
 }
 
-func checkDate(d vector.Date) (vector.Value, error) {
-	if y := d.Year(); y < vector.MinYear || y > vector.MaxYear {
-		return nil, temporalErr(vector.RangeErr("year", y, vector.MinYear, vector.MaxYear))
+func checkDate(d temporal.Date) (vector.Value, error) {
+	if y := d.Year(); y < temporal.MinYear || y > temporal.MaxYear {
+		return nil, temporalErr(temporal.RangeErr("year", y, temporal.MinYear, temporal.MaxYear))
 	}
 	return d, nil
 }

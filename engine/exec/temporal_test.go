@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
 func TestTemporalEqualityOrderAndKeys(t *testing.T) {
-	at := func(s string) vector.DateTime {
-		dt, err := vector.ParseDateTime(s)
+	at := func(s string) temporal.DateTime {
+		dt, err := temporal.ParseDateTime(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,19 +27,19 @@ func TestTemporalEqualityOrderAndKeys(t *testing.T) {
 	if string(appendValueKey(nil, a)) == string(appendValueKey(nil, b)) {
 		t.Error("grouping keys of different offsets collide")
 	}
-	d1, d2 := vector.Date{Days: 1}, vector.Date{Days: 1}
+	d1, d2 := temporal.Date{Days: 1}, temporal.Date{Days: 1}
 	if string(appendValueKey(nil, d1)) != string(appendValueKey(nil, d2)) {
 		t.Error("equal dates have different keys")
 	}
 	// A date and a local date-time at its midnight are incomparable.
-	if _, ok := orderValues(d1, vector.MakeLocalDateTime(d1, 0)); ok {
+	if _, ok := orderValues(d1, temporal.MakeLocalDateTime(d1, 0)); ok {
 		t.Error("DATE < LOCALDATETIME should be null")
 	}
-	if eq, _ := equalValues(d1, vector.MakeLocalDateTime(d1, 0)); eq {
+	if eq, _ := equalValues(d1, temporal.MakeLocalDateTime(d1, 0)); eq {
 		t.Error("DATE = LOCALDATETIME should be false")
 	}
-	dur := vector.Duration{Days: 1}
-	if _, ok := orderValues(dur, vector.Duration{Days: 2}); ok {
+	dur := temporal.Duration{Days: 1}
+	if _, ok := orderValues(dur, temporal.Duration{Days: 2}); ok {
 		t.Error("durations have no < order")
 	}
 	// Global order: datetime before date before duration before string.
@@ -51,7 +52,7 @@ func TestTemporalEqualityOrderAndKeys(t *testing.T) {
 }
 
 func TestTemporalArithmeticErrors(t *testing.T) {
-	d := vector.Date{Days: 0}
+	d := temporal.Date{Days: 0}
 	for _, c := range []struct {
 		op   byte
 		a, b vector.Value
@@ -59,9 +60,9 @@ func TestTemporalArithmeticErrors(t *testing.T) {
 	}{
 		{'+', d, d, errs.CodeData},
 		{'*', d, int64(2), errs.CodeData},
-		{'/', vector.Duration{Days: 1}, int64(0), errs.CodeDivByZero},
-		{'+', d, vector.Duration{Months: 1 << 62}, errs.CodeDatetimeOverflow},
-		{'*', vector.Duration{Months: 1 << 60}, int64(1 << 10), errs.CodeDatetimeOverflow},
+		{'/', temporal.Duration{Days: 1}, int64(0), errs.CodeDivByZero},
+		{'+', d, temporal.Duration{Months: 1 << 62}, errs.CodeDatetimeOverflow},
+		{'*', temporal.Duration{Months: 1 << 60}, int64(1 << 10), errs.CodeDatetimeOverflow},
 	} {
 		_, err := arithValues(c.op, c.a, c.b)
 		e, ok := err.(*errs.Error)
@@ -77,10 +78,10 @@ func TestTemporalArithmeticErrors(t *testing.T) {
 }
 
 func TestTemporalPropertyAndNoPanics(t *testing.T) {
-	if _, err := temporalProperty(vector.Date{}, "hour"); err == nil {
+	if _, err := temporalProperty(temporal.Date{}, "hour"); err == nil {
 		t.Error("a date has no hour")
 	}
-	if v, err := temporalProperty(vector.Time{Nanos: 0, Offset: -5400}, "offsetMinutes"); err != nil || v != int64(-90) {
+	if v, err := temporalProperty(temporal.Time{Nanos: 0, Offset: -5400}, "offsetMinutes"); err != nil || v != int64(-90) {
 		t.Errorf("offsetMinutes = %v %v", v, err)
 	}
 	c := &Context{}

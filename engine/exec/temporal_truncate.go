@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -17,30 +18,30 @@ import (
 // dateUnits truncate the date (and reset the time); the others truncate
 // only the time of day, to a multiple of their length in nanoseconds.
 var timeUnits = map[string]int64{
-	"hour": 3600 * vector.NanosPerSecond, "minute": 60 * vector.NanosPerSecond, "second": vector.NanosPerSecond,
+	"hour": 3600 * temporal.NanosPerSecond, "minute": 60 * temporal.NanosPerSecond, "second": temporal.NanosPerSecond,
 	"millisecond": 1_000_000, "microsecond": 1000,
 }
 
-func truncateDate(unit string, d vector.Date) (vector.Date, bool) {
-	y, m, _ := vector.CivilFromDays(d.Days)
+func truncateDate(unit string, d temporal.Date) (temporal.Date, bool) {
+	y, m, _ := temporal.CivilFromDays(d.Days)
 	switch unit {
 	case "millennium":
-		return vector.Date{Days: vector.DaysFromCivil(vector.FloorDiv(y, 1000)*1000, 1, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(temporal.FloorDiv(y, 1000)*1000, 1, 1)}, true
 	case "century":
-		return vector.Date{Days: vector.DaysFromCivil(vector.FloorDiv(y, 100)*100, 1, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(temporal.FloorDiv(y, 100)*100, 1, 1)}, true
 	case "decade":
-		return vector.Date{Days: vector.DaysFromCivil(vector.FloorDiv(y, 10)*10, 1, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(temporal.FloorDiv(y, 10)*10, 1, 1)}, true
 	case "year":
-		return vector.Date{Days: vector.DaysFromCivil(y, 1, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(y, 1, 1)}, true
 	case "weekyear":
-		wy, _ := vector.IsoWeek(d.Days)
-		return vector.Date{Days: vector.WeekYearStart(wy)}, true
+		wy, _ := temporal.IsoWeek(d.Days)
+		return temporal.Date{Days: temporal.WeekYearStart(wy)}, true
 	case "quarter":
-		return vector.Date{Days: vector.DaysFromCivil(y, (m-1)/3*3+1, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(y, (m-1)/3*3+1, 1)}, true
 	case "month":
-		return vector.Date{Days: vector.DaysFromCivil(y, m, 1)}, true
+		return temporal.Date{Days: temporal.DaysFromCivil(y, m, 1)}, true
 	case "week":
-		return vector.Date{Days: d.Days - vector.DayOfWeek(d.Days) + 1}, true
+		return temporal.Date{Days: d.Days - temporal.DayOfWeek(d.Days) + 1}, true
 	case "day":
 		return d, true
 	}
@@ -97,7 +98,7 @@ func truncateTemporal(c *Context, k temporalKind, args []vector.Value) (vector.V
 		over["date"] = date
 	}
 	if local != kDate {
-		over["time"] = vector.LocalTime{Nanos: tod}
+		over["time"] = temporal.LocalTime{Nanos: tod}
 	}
 	v, err := fromMap(c, local, over)
 	if err != nil || !k.zoned() {
@@ -111,7 +112,7 @@ func truncateTemporal(c *Context, k temporalKind, args []vector.Value) (vector.V
 		if !isStr {
 			return nil, badTemporal("timezone must be a string, got %s", typeName(tz))
 		}
-		if off, name, err = vector.ParseZone(s); err != nil {
+		if off, name, err = temporal.ParseZone(s); err != nil {
 			return nil, temporalErr(err)
 		}
 	case p.zoned:
@@ -119,19 +120,19 @@ func truncateTemporal(c *Context, k temporalKind, args []vector.Value) (vector.V
 	}
 	if k == kTime {
 		if name != "" {
-			loc, err := vector.LoadZone(name)
+			loc, err := temporal.LoadZone(name)
 			if err != nil {
 				return nil, temporalErr(err)
 			}
 			_, o := c.Now().In(loc).Zone()
 			off = int32(o)
 		}
-		return vector.Time{Nanos: v.(vector.LocalTime).Nanos, Offset: off}, nil
+		return temporal.Time{Nanos: v.(temporal.LocalTime).Nanos, Offset: off}, nil
 	}
-	l := v.(vector.LocalDateTime)
+	l := v.(temporal.LocalDateTime)
 	if name != "" {
-		dt, err := vector.InZone(l, name)
+		dt, err := temporal.InZone(l, name)
 		return dt, temporalErr(err)
 	}
-	return vector.InOffset(l, off), nil
+	return temporal.InOffset(l, off), nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -36,7 +37,7 @@ func typeName(v vector.Value) string {
 	case vector.Path:
 		return "PATH"
 	}
-	if n := vector.TemporalTypeName(v); n != "" {
+	if n := temporal.TypeName(v); n != "" {
 		return n
 	}
 	return "ANY"

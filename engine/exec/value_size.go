@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -101,7 +102,7 @@ func valueSize(x vector.Value, d int) (size int64, ok bool) {
 		return size, true
 	case vector.Path:
 		return ifaceBytes + 2*sliceBytes + 8*int64(len(x.Nodes)+len(x.Rels)), true
-	case vector.DateTime, vector.Time, vector.LocalDateTime, vector.Duration:
+	case temporal.DateTime, temporal.Time, temporal.LocalDateTime, temporal.Duration:
 		return ifaceBytes + 32, true
 	}
 	return ifaceBytes + boxedBytes, true

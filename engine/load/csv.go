@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -561,7 +562,7 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 		}
 		c.b = append(c.b, x)
 	case kindDate:
-		d, err := vector.ParseDate(string(b))
+		d, err := temporal.ParseDate(string(b))
 		if err != nil {
 			return fmt.Sprintf("type mismatch: %q is not a DATE (YYYY-MM-DD)", b)
 		}

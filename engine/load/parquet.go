@@ -23,6 +23,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -375,12 +377,12 @@ func (t *table) locate(err error) error {
 }
 
 // date, time and timestamp values of the temporal kinds.
-func temporal(k kind, sec, nanos int64) vector.Value {
+func temporalValue(k kind, sec, nanos int64) vector.Value {
 	switch k {
 	case kindDateTime:
-		return vector.DateTime{Sec: sec, Nanos: int32(nanos)}
+		return temporal.DateTime{Sec: sec, Nanos: int32(nanos)}
 	case kindLocalDateTime:
-		return vector.LocalDateTime{Sec: sec, Nanos: int32(nanos)}
+		return temporal.LocalDateTime{Sec: sec, Nanos: int32(nanos)}
 	}
-	return vector.LocalTime{Nanos: sec*vector.NanosPerSecond + nanos}
+	return temporal.LocalTime{Nanos: sec*temporal.NanosPerSecond + nanos}
 }

@@ -7,7 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/quiverdb/quiver/vector"
+
+	"github.com/quiverdb/quiver/temporal"
 )
 
 // pqBatch is how many values one ReadBatch call decodes.
@@ -123,13 +124,13 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 			}
 			cd.i64[off+r] = x
 		case kindDate:
-			cd.any[off+r] = vector.Date{Days: x}
+			cd.any[off+r] = temporal.Date{Days: x}
 		default:
 			sec, nanos, msg := timeUnits(x, c.conv, c.spec.kind)
 			if msg != "" {
 				return msg
 			}
-			cd.any[off+r] = temporal(c.spec.kind, sec, nanos)
+			cd.any[off+r] = temporalValue(c.spec.kind, sec, nanos)
 		}
 		return ""
 	}
@@ -161,11 +162,11 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v parquet.Int96) string {
 			nanos := binary.LittleEndian.Uint64(v[:8])
 			day := int64(binary.LittleEndian.Uint32(v[8:])) - 2_440_588 // Julian day of 1970-01-01
-			if nanos >= uint64(vector.NanosPerDay) {
+			if nanos >= uint64(temporal.NanosPerDay) {
 				return "corrupt INT96 timestamp (nanoseconds past the day)"
 			}
-			sec := day*vector.SecondsPerDay + int64(nanos)/vector.NanosPerSecond
-			cd.any[off+i] = vector.DateTime{Sec: sec, Nanos: int32(int64(nanos) % vector.NanosPerSecond)}
+			sec := day*temporal.SecondsPerDay + int64(nanos)/temporal.NanosPerSecond
+			cd.any[off+i] = temporal.DateTime{Sec: sec, Nanos: int32(int64(nanos) % temporal.NanosPerSecond)}
 			return ""
 		}, null)
 	case *file.Float32ColumnChunkReader:
@@ -341,8 +342,8 @@ func timeUnits(x int64, conv pqConv, k kind) (sec, nanos int64, msg string) {
 	if x%per < 0 {
 		sec--
 	}
-	nanos = (x - sec*per) * (vector.NanosPerSecond / per)
-	if k == kindLocalTime && (sec < 0 || sec >= vector.SecondsPerDay) {
+	nanos = (x - sec*per) * (temporal.NanosPerSecond / per)
+	if k == kindLocalTime && (sec < 0 || sec >= temporal.SecondsPerDay) {
 		return 0, 0, fmt.Sprintf("time of day %d is outside the day", x)
 	}
 	return sec, nanos, ""

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -110,13 +112,13 @@ func TestParquetTypes(t *testing.T) {
 		"s":   {"Ann", "", nil},
 		"ls":  {nil, "élan", "x,y"},
 		"bin": {"hi", nil, ""},
-		"d":   {vector.Date{Days: 19000}, vector.Date{Days: -1}, nil},
-		"ts":  {vector.DateTime{Sec: 1600000000, Nanos: 123456000}, vector.DateTime{Sec: -1, Nanos: 999999000}, nil},
-		"lts": {vector.LocalDateTime{Sec: 86400}, nil, vector.LocalDateTime{Nanos: 1000000}},
-		"tm":  {vector.LocalTime{Nanos: 3723 * vector.NanosPerSecond}, nil, vector.LocalTime{}},
+		"d":   {temporal.Date{Days: 19000}, temporal.Date{Days: -1}, nil},
+		"ts":  {temporal.DateTime{Sec: 1600000000, Nanos: 123456000}, temporal.DateTime{Sec: -1, Nanos: 999999000}, nil},
+		"lts": {temporal.LocalDateTime{Sec: 86400}, nil, temporal.LocalDateTime{Nanos: 1000000}},
+		"tm":  {temporal.LocalTime{Nanos: 3723 * temporal.NanosPerSecond}, nil, temporal.LocalTime{}},
 		// Parquet keeps instants in UTC, not the writer's zone.
-		"tz":  {vector.DateTime{}, nil, vector.DateTime{Sec: 60}},
-		"t32": {vector.LocalTime{Nanos: 1_500_000_000}, vector.LocalTime{Nanos: vector.NanosPerDay - 1_000_000}, nil},
+		"tz":  {temporal.DateTime{}, nil, temporal.DateTime{Sec: 60}},
+		"t32": {temporal.LocalTime{Nanos: 1_500_000_000}, temporal.LocalTime{Nanos: temporal.NanosPerDay - 1_000_000}, nil},
 		"u8":  {int64(255), int64(0), nil},
 		"i16": {int64(-32768), nil, int64(7)},
 	}
@@ -131,7 +133,7 @@ func TestParquetTypes(t *testing.T) {
 		}
 	}
 	// Shown as Cypher shows them.
-	ts := bn.Cols[11].Value(0).(vector.DateTime)
+	ts := bn.Cols[11].Value(0).(temporal.DateTime)
 	if s := fmt.Sprint(ts); s != "2020-09-13T12:26:40.123456Z" {
 		t.Errorf("timestamp shows as %s", s)
 	}

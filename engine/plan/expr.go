@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -265,5 +266,5 @@ func valueKind(v vector.Value) string {
 	case map[string]vector.Value:
 		return "MAP"
 	}
-	return vector.TemporalTypeName(v)
+	return temporal.TypeName(v)
 }

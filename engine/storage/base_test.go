@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -73,9 +74,9 @@ func addTemporalAndSchema(t *testing.T, s *Store, m *model) {
 	l := cat.EnsureLabel("Temporal")
 	k := cat.EnsureKey("when")
 	u := cat.EnsureKey("uid")
-	vals := []vector.Value{vector.Date{Days: -3}, vector.LocalTime{Nanos: 5}, vector.Time{Nanos: 7, Offset: -3600},
-		vector.LocalDateTime{Sec: 99, Nanos: 1}, vector.DateTime{Sec: 1e9, Nanos: 2, Offset: 7200, Zone: "Europe/Paris"},
-		vector.Duration{Months: 1, Days: -2, Seconds: 3, Nanos: 4}}
+	vals := []vector.Value{temporal.Date{Days: -3}, temporal.LocalTime{Nanos: 5}, temporal.Time{Nanos: 7, Offset: -3600},
+		temporal.LocalDateTime{Sec: 99, Nanos: 1}, temporal.DateTime{Sec: 1e9, Nanos: 2, Offset: 7200, Zone: "Europe/Paris"},
+		temporal.Duration{Months: 1, Days: -2, Seconds: 3, Nanos: 4}}
 	tx := s.Begin()
 	for i, v := range vals {
 		id, err := tx.CreateNode([]catalog.LabelID{l}, []catalog.KeyID{k, u}, []vector.Value{v, int64(i)})

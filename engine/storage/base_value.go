@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -74,22 +75,22 @@ func appendValue(b []byte, v vector.Value) []byte {
 			b = appendValue(appendString(b, k), x[k])
 		}
 		return b
-	case vector.Date:
+	case temporal.Date:
 		return binary.AppendVarint(append(b, vtDate), x.Days)
-	case vector.LocalTime:
+	case temporal.LocalTime:
 		return binary.AppendVarint(append(b, vtLocalTime), x.Nanos)
-	case vector.Time:
+	case temporal.Time:
 		b = binary.AppendVarint(append(b, vtTime), x.Nanos)
 		return binary.AppendVarint(b, int64(x.Offset))
-	case vector.LocalDateTime:
+	case temporal.LocalDateTime:
 		b = binary.AppendVarint(append(b, vtLocalDateTime), x.Sec)
 		return binary.AppendVarint(b, int64(x.Nanos))
-	case vector.DateTime:
+	case temporal.DateTime:
 		b = binary.AppendVarint(append(b, vtDateTime), x.Sec)
 		b = binary.AppendVarint(b, int64(x.Nanos))
 		b = binary.AppendVarint(b, int64(x.Offset))
 		return appendString(b, x.Zone)
-	case vector.Duration:
+	case temporal.Duration:
 		b = binary.AppendVarint(append(b, vtDuration), x.Months)
 		b = binary.AppendVarint(b, x.Days)
 		b = binary.AppendVarint(b, x.Seconds)
@@ -223,17 +224,17 @@ func (d *decoder) value(depth int) vector.Value {
 		}
 		return out
 	case vtDate:
-		return vector.Date{Days: d.varint()}
+		return temporal.Date{Days: d.varint()}
 	case vtLocalTime:
-		return vector.LocalTime{Nanos: d.varint()}
+		return temporal.LocalTime{Nanos: d.varint()}
 	case vtTime:
-		return vector.Time{Nanos: d.varint(), Offset: d.i32()}
+		return temporal.Time{Nanos: d.varint(), Offset: d.i32()}
 	case vtLocalDateTime:
-		return vector.LocalDateTime{Sec: d.varint(), Nanos: d.i32()}
+		return temporal.LocalDateTime{Sec: d.varint(), Nanos: d.i32()}
 	case vtDateTime:
-		return vector.DateTime{Sec: d.varint(), Nanos: d.i32(), Offset: d.i32(), Zone: d.str()}
+		return temporal.DateTime{Sec: d.varint(), Nanos: d.i32(), Offset: d.i32(), Zone: d.str()}
 	case vtDuration:
-		return vector.Duration{Months: d.varint(), Days: d.varint(), Seconds: d.varint(), Nanos: d.i32()}
+		return temporal.Duration{Months: d.varint(), Days: d.varint(), Seconds: d.varint(), Nanos: d.i32()}
 	default:
 		d.fail("unknown value tag %d", tag)
 		return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -28,7 +29,7 @@ func TestBulkLoad(t *testing.T) {
 		{Labels: []string{"Person"}, Count: n, Cols: []BulkColumn{{Key: "age", Type: vector.Int64, I64: ages, Null: null}}},
 		{Labels: []string{"City", "Place"}, Count: 3, Cols: []BulkColumn{
 			{Key: "age", Type: vector.String, Str: []string{"old", "new", "mid"}},
-			{Key: "founded", Type: vector.Any, Any: []vector.Value{vector.Date{Days: 1}, nil, vector.Date{Days: 3}}},
+			{Key: "founded", Type: vector.Any, Any: []vector.Value{temporal.Date{Days: 1}, nil, temporal.Date{Days: 3}}},
 		}},
 	}, []BulkRels{{Type: "R", Src: src, Dst: dst, Cols: []BulkColumn{{Key: "w", Type: vector.Float64, F64: []float64{1, 2, 3, 4, 5}}}}})
 	if err != nil {
@@ -54,7 +55,7 @@ func TestBulkLoad(t *testing.T) {
 	if got := v.nodeCol(age).get(5001); got != "new" {
 		t.Fatalf("age of city 1 = %v", got)
 	}
-	if got := v.nodeCol(founded).get(5002); got != (vector.Date{Days: 3}) {
+	if got := v.nodeCol(founded).get(5002); got != (temporal.Date{Days: 3}) {
 		t.Fatalf("founded = %v", got)
 	}
 	if v.NodePropType(age) != vector.Any {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -51,7 +52,7 @@ func storeValueDepth(v vector.Value, depth int) (vector.Value, error) {
 	}
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string,
-		vector.Date, vector.LocalTime, vector.Time, vector.LocalDateTime, vector.DateTime, vector.Duration:
+		temporal.Date, temporal.LocalTime, temporal.Time, temporal.LocalDateTime, temporal.DateTime, temporal.Duration:
 		return v, nil
 	case []vector.Value:
 		out := make([]vector.Value, len(x))

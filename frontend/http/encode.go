@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -185,7 +186,7 @@ func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
 			b = e.appendRel(b, r)
 		}
 		return append(b, "]}"...)
-	case vector.Date, vector.LocalTime, vector.Time, vector.LocalDateTime, vector.DateTime, vector.Duration:
+	case temporal.Date, temporal.LocalTime, temporal.Time, temporal.LocalDateTime, temporal.DateTime, temporal.Duration:
 		// Temporal values travel as their ISO 8601 strings; the schema's
 		// field type tells them apart from strings.
 		return appendString(b, x.(fmt.Stringer).String())

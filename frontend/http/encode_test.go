@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -131,11 +132,11 @@ func TestEncodeDeepNestingStaysBounded(t *testing.T) {
 }
 
 func TestEncodeTemporalAsISOStrings(t *testing.T) {
-	d, _ := vector.MakeDate(2015, 7, 21)
-	dur, _ := vector.ParseDuration("P14DT16H12M")
-	dt, _ := vector.ParseDateTime("2015-07-21T21:40:32.142+01:00")
+	d, _ := temporal.MakeDate(2015, 7, 21)
+	dur, _ := temporal.ParseDuration("P14DT16H12M")
+	dt, _ := temporal.ParseDateTime("2015-07-21T21:40:32.142+01:00")
 	enc := &encoder{ents: fakeEntities{}}
-	out := enc.appendValue(nil, []vector.Value{d, dur, dt, vector.Time{Nanos: 3600e9, Offset: -5400}}, 0)
+	out := enc.appendValue(nil, []vector.Value{d, dur, dt, temporal.Time{Nanos: 3600e9, Offset: -5400}}, 0)
 	want := `["2015-07-21","P14DT16H12M","2015-07-21T21:40:32.142+01:00","01:00-01:30"]`
 	if string(out) != want {
 		t.Errorf("got %s, want %s", out, want)

@@ -1,4 +1,4 @@
-package vector
+package temporal
 
 import (
 	"strconv"
@@ -53,8 +53,8 @@ const (
 	NanosPerDay    = SecondsPerDay * NanosPerSecond
 )
 
-// IsTemporal reports whether v is one of the temporal value types.
-func IsTemporal(v Value) bool {
+// Is reports whether v is one of the temporal value types.
+func Is(v any) bool {
 	switch v.(type) {
 	case Date, LocalTime, Time, LocalDateTime, DateTime, Duration:
 		return true
@@ -62,10 +62,10 @@ func IsTemporal(v Value) bool {
 	return false
 }
 
-// TemporalTypeName is the schema type name of a temporal value, "" for
+// TypeName is the schema type name of a temporal value, "" for
 // anything else. Local types have names of their own (LOCAL TIME and
 // LOCAL DATETIME in GQL); schemas spell them LOCALTIME and LOCALDATETIME.
-func TemporalTypeName(v Value) string {
+func TypeName(v any) string {
 	switch v.(type) {
 	case Date:
 		return "DATE"

@@ -1,4 +1,4 @@
-package vector
+package temporal
 
 import (
 	"fmt"
@@ -18,11 +18,11 @@ func InOffset(l LocalDateTime, off int32) DateTime {
 // LoadZone loads a time zone by IANA name; fixed offsets are not names.
 func LoadZone(name string) (*time.Location, error) {
 	if name == "" || name == "Local" {
-		return nil, fmt.Errorf("%w: unknown time zone %q", ErrTemporalFormat, name)
+		return nil, fmt.Errorf("%w: unknown time zone %q", ErrFormat, name)
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: unknown time zone %q", ErrTemporalFormat, name)
+		return nil, fmt.Errorf("%w: unknown time zone %q", ErrFormat, name)
 	}
 	return loc, nil
 }

@@ -1,4 +1,4 @@
-package vector
+package temporal
 
 import (
 	"errors"
@@ -12,19 +12,19 @@ import (
 // (2015-W30-2), ordinal dates (2015-202), reduced precision (2015-07,
 // 21:40), offsets (Z, +01:00, +0100, +01) and zone names in brackets.
 
-// ErrTemporalFormat is wrapped by every parse error.
-var ErrTemporalFormat = errors.New("invalid temporal format")
+// ErrFormat is wrapped by every parse error.
+var ErrFormat = errors.New("invalid temporal format")
 
-// ErrTemporalRange is wrapped when a field is out of its range.
-var ErrTemporalRange = errors.New("temporal field out of range")
+// ErrRange is wrapped when a field is out of its range.
+var ErrRange = errors.New("temporal field out of range")
 
 func formatErr(kind, s string) error {
-	return fmt.Errorf("%w: cannot parse %q as %s", ErrTemporalFormat, s, kind)
+	return fmt.Errorf("%w: cannot parse %q as %s", ErrFormat, s, kind)
 }
 
 // RangeErr reports a field value out of its range.
 func RangeErr(field string, v, lo, hi int64) error {
-	return fmt.Errorf("%w: %s %d is not in %d..%d", ErrTemporalRange, field, v, lo, hi)
+	return fmt.Errorf("%w: %s %d is not in %d..%d", ErrRange, field, v, lo, hi)
 }
 
 // cursor scans a string left to right.
