@@ -100,8 +100,15 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		stop := heapPeak()
 		code, _, took := runCode(t, db, c.text, nil)
 		peak := stop()
-		// "a|b": memory or time, whichever runs out first.
-		if !slices.Contains(strings.Split(c.want, "|"), code) {
+		// "a|b": memory or time, whichever runs out first. Under the race
+		// detector, ten times slower, a statement that runs out of memory
+		// at full speed may meet its deadline first: either stop is the
+		// governor's (the accounting itself is held by the other stages).
+		want := strings.Split(c.want, "|")
+		if raceBuild && slices.Contains(want, "53200") {
+			want = append(want, "40003")
+		}
+		if !slices.Contains(want, code) {
 			t.Errorf("%s: code %q, want %q", c.name, code, c.want)
 		}
 		if raceBuild {
