@@ -40,7 +40,7 @@ func checkQuiverSide(t *testing.T, g *Graph, dir string, l Loader) {
 	if _, built := l.(Builder); built != (times.OpenMS > 0) {
 		t.Errorf("load times %+v: a built directory's opening is timed, an online load has none", times)
 	}
-	if st := db.Stats(); st.Nodes != 2000 || st.Relationships != 12000 {
+	if st := db.Counts(); st.Nodes != 2000 || st.Relationships != 12000 {
 		t.Fatalf("loaded %+v", st)
 	}
 

@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else {
 		rep.QuiverRSSLoad, _ = PeakRSS(0)
 	}
-	st := db.Stats()
+	st := db.Counts()
 	rep.Nodes, rep.Edges = st.Nodes, st.Relationships
 	rep.QuiverDisk = DiskSize(qdir)
 	logf("quiver: %d nodes in %.0f ms, %d edges in %.0f ms", rep.Nodes, rep.QuiverLoad.NodesMS, rep.Edges, rep.QuiverLoad.EdgesMS)

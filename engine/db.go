@@ -2,56 +2,148 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
-	"time"
+	"os"
+	"runtime"
+	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/load"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Options configure an open database.
-type Options struct {
-	// QueryTimeout bounds each query's run time; zero means no limit.
-	QueryTimeout time.Duration
-	// MaxConnections is the connection ceiling the server starts with,
-	// reported as the max_connections setting; zero keeps the default.
-	MaxConnections int
-	// IdleTimeout is the listener's keep-alive idle timeout, reported as
-	// the connection_timeout setting; zero keeps the default.
-	IdleTimeout time.Duration
-	// MaxMemoryPerQuery is the operator's max_memory_per_query in bytes:
-	// zero keeps the default (1 GiB), a negative value means no limit.
-	MaxMemoryPerQuery int64
-	// MaxMemory is the server-wide memory budget in bytes, shared by all
-	// running statements: past it the statement holding the most fails
-	// with 53200 (memory.go). Zero means DefaultMaxMemory(), a negative
-	// value no budget. The embedding process should set its GOMEMLIMIT
-	// to the same figure (quiver serve does).
-	MaxMemory int64
-	// WatchHeap makes the whole process's live heap count against
-	// MaxMemory too, for a process that serves this one database (quiver
-	// serve): the accountant's figures are estimates, and when the heap
-	// the collector measures nears the budget the largest statement fails
-	// as well (memory.go). Off for embedders with other work in the
-	// process.
-	WatchHeap bool
-	// Parallelism is the number of worker goroutines a query may use;
-	// zero means GOMAXPROCS.
-	Parallelism int
-	// DisabledRules names optimizer rules to switch off (the names are
-	// listed in docs/architecture.md). Results never depend on them,
-	// only speed; tests switch them off to compare.
-	DisabledRules []string
-	// Logger receives engine logs; nil means slog.Default().
-	Logger *slog.Logger
-	// ImportDir is the directory COPY … FROM may read files from
-	// (relative paths are resolved against it; paths outside it are
-	// refused). Empty disables COPY FROM: a query would otherwise read
-	// any file the server process can (docs/import.md).
-	ImportDir string
+// DB is an open Quiver database. It is safe for concurrent use.
+type DB struct {
+	dir    string
+	opts   Options
+	log    *slog.Logger
+	store  *storage.Store
+	procs  *procs.Registry
+	closed atomic.Bool
+	// settings are the operator's SET / SHOW parameters, the ceilings
+	// of every session.
+	settings *Settings
+	// mem is the server-wide memory budget and its heap watchdog.
+	mem *memoryGovernor
 }
 
-// Stats are whole-database counts at the latest committed snapshot.
-type Stats struct {
+// Open opens the database in dir, creating the directory if needed. When
+// dir holds a base (a manifest.json written by `quiver import` or
+// DB.SaveBase; docs/storage-format.md) the graph is loaded from it.
+//
+// Changes made by queries after Open live in memory only: there is no
+// write-ahead log yet, so they are lost at exit unless SaveBase writes a
+// new base (durability is a later issue; docs/storage-format.md).
+func Open(dir string, opts Options) (*DB, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, r := range opts.DisabledRules {
+		if !plan.IsRule(r) {
+			return nil, fmt.Errorf("unknown optimizer rule %q", r)
+		}
+	}
+	existed := false
+	if dir != "" {
+		_, err := os.Stat(dir)
+		existed = err == nil
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create data directory: %w", err)
+		}
+		stale, err := load.CleanStaleImports(dir)
+		for _, d := range stale {
+			log.Warn("removed a directory left by an interrupted import", "path", d)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	store := storage.New()
+	switch {
+	case dir == "":
+	case storage.HasBase(dir):
+		var err error
+		if store, err = storage.OpenBase(dir); err != nil {
+			return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+		}
+		s := store.Snapshot()
+		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
+	case existed:
+		log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
+	default:
+		// A mistyped --data-dir lands here: say so loudly.
+		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
+	}
+	budget := opts.MaxMemory
+	if budget == 0 {
+		budget = DefaultMaxMemory()
+	}
+	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+		mem: newMemoryGovernor(budget, opts.WatchHeap)}, nil
+}
+
+// SaveBase writes the latest committed version to the data directory as
+// a new base, atomically (the manifest is replaced last), and returns the
+// bytes written. It is the only way query changes reach the disk until
+// the write-ahead log exists.
+func (db *DB) SaveBase() (int64, error) {
+	if db.dir == "" {
+		return 0, fmt.Errorf("the database has no data directory")
+	}
+	return db.store.SaveBase(db.dir)
+}
+
+// Close releases the database. Queries after Close fail.
+func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
+	db.mem.close()
+	db.store.WaitCompaction() // no background work outlives the database
+	return nil
+}
+
+// Counts returns whole-database counts at the latest committed snapshot.
+func (db *DB) Counts() Counts {
+	s := db.store.Snapshot()
+	return Counts{Nodes: s.NodeCount(), Relationships: s.RelCount()}
+}
+
+// Check verifies the invariants of the stored graph (tests call it after
+// mutating statements).
+func (db *DB) Check() error { return db.store.Check() }
+
+// planOptions are the optimizer rules queries run with.
+func (db *DB) planOptions() plan.Options {
+	if len(db.opts.DisabledRules) == 0 {
+		return plan.Options{}
+	}
+	o := plan.Options{Disabled: map[string]bool{}}
+	for _, r := range db.opts.DisabledRules {
+		o.Disabled[r] = true
+	}
+	return o
+}
+
+// parallelism is the number of workers a read query may use while
+// enable_parallel_scan is on (Session.parallelism).
+func (db *DB) parallelism() int {
+	if db.opts.Parallelism > 0 {
+		return db.opts.Parallelism
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// OptimizerRules lists the names of the optimizer rules Options.DisabledRules
+// may switch off.
+func OptimizerRules() []string { return plan.RuleNames() }
+
+// Counts are whole-database counts at the latest committed snapshot.
+type Counts struct {
 	Nodes         int64
 	Relationships int64
 }

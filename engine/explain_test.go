@@ -126,7 +126,7 @@ func TestExplainNeverExecutes(t *testing.T) {
 	if got := mustQuery(t, db, "MATCH (n:Ghost) RETURN count(*)", nil); got[0] != "0" {
 		t.Errorf("Ghost nodes = %v, want 0", got)
 	}
-	if st := db.Stats(); st.Relationships != 3 {
+	if st := db.Counts(); st.Relationships != 3 {
 		t.Errorf("relationships = %d, want 3", st.Relationships)
 	}
 }

@@ -55,7 +55,7 @@ type ProfileOperator struct {
 	Time   time.Duration
 	Rows   int64
 	DBHits int64
-	// Index is the index the operator used; empty until indexes exist.
+	// Index is the index the operator used; empty when it used none.
 	Index string
 }
 
@@ -123,7 +123,7 @@ func (r *Result) finish() {
 	r.ectx.Close() // parallel workers stop before their counters are read
 	r.summary.MemoryPeak = r.ectx.Mem.Peak()
 	r.db.mem.finished(r.summary.MemoryPeak)
-	st := r.ectx.Stats
+	st := r.ectx.Counters
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.IndexHits = st.IndexHits
 	r.summary.ExecutionTime = time.Since(r.start)
@@ -307,7 +307,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 		if _, err := tx.Commit(); err != nil {
 			return fail(fmt.Errorf("cannot commit: %w", err))
 		}
-		st := ectx.Stats
+		st := ectx.Counters
 		r.summary.NodesCreated = st.NodesCreated
 		r.summary.RelationshipsCreated = st.RelationshipsCreated
 		r.summary.PropertiesSet = st.PropertiesSet
@@ -384,10 +384,10 @@ func syntaxError(err error) error {
 
 // planStats gives the cost model the counts of the latest snapshot: nodes,
 // relationships, nodes per label, relationships per type.
-func (db *DB) planStats() plan.Stats {
+func (db *DB) planStats() plan.GraphStats {
 	snap := db.store.Snapshot()
 	cat := db.store.Catalog()
-	st := plan.Stats{Nodes: snap.NodeCount(), Rels: snap.RelCount(),
+	st := plan.GraphStats{Nodes: snap.NodeCount(), Rels: snap.RelCount(),
 		LabelNodes: map[string]int64{}, TypeRels: map[string]int64{}}
 	for _, l := range cat.Labels() {
 		if bm := snap.LabelNodes(l); bm != nil {

@@ -17,11 +17,11 @@ import (
 // pipeline gives each worker its own Context (parallel.go) and adds the
 // workers' counters into the query's on the query's goroutine.
 type Context struct {
-	Ctx     context.Context
-	Tx      *storage.Tx
-	Catalog *catalog.Catalog
-	Params  map[string]vector.Value
-	Stats   Stats
+	Ctx      context.Context
+	Tx       *storage.Tx
+	Catalog  *catalog.Catalog
+	Params   map[string]vector.Value
+	Counters Counters
 	// Profile, when set, collects per-operator counters (PROFILE).
 	Profile *Profile
 	// Mem charges the memory of operators that hold rows
@@ -33,7 +33,7 @@ type Context struct {
 	// Parallelism is the number of workers a scan pipeline may run on
 	// (parallel.go); 0 or 1 runs every operator on the caller's goroutine.
 	// Never above 1 for a plan with writes. A Context with workers must be
-	// closed (Close) before its Stats are read.
+	// closed (Close) before its Counters are read.
 	Parallelism int
 	// par is the parallel state of the query (nil until Build plans it);
 	// workers' contexts do not have it.
@@ -77,12 +77,12 @@ func (c *Context) noteUpdated(id uint64, isNode bool) {
 	}
 	if _, ok := c.updated[key]; !ok {
 		c.updated[key] = struct{}{}
-		c.Stats.EntitiesUpdated++
+		c.Counters.EntitiesUpdated++
 	}
 }
 
-// Stats counts the work and side effects of a query.
-type Stats struct {
+// Counters counts the work and side effects of a query.
+type Counters struct {
 	RowsScanned          int64
 	NodesCreated         int64
 	RelationshipsCreated int64

@@ -102,8 +102,8 @@ func (o *countRange) Next() (*vector.Batch, error) {
 			return nil, err
 		}
 	}
-	o.c.Stats.RowsScanned += int64(card)
-	o.c.Stats.DBHits += int64(card) * int64(1+len(o.terms))
+	o.c.Counters.RowsScanned += int64(card)
+	o.c.Counters.DBHits += int64(card) * int64(1+len(o.terms))
 	if o.out == nil {
 		o.out = vector.NewBatch(vector.Int64)
 		for len(o.out.Cols) < o.cols {

@@ -113,7 +113,7 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 			n++
 		}
 	}
-	e.c.Stats.DBHits += int64((e.pos - from) * len(e.degrees))
+	e.c.Counters.DBHits += int64((e.pos - from) * len(e.degrees))
 	if n == 0 {
 		return nil, nil
 	}
@@ -144,12 +144,12 @@ func (e *countExpand) run() error {
 		// start node (countexpand_total.go).
 		switch {
 		case len(e.hops) == 1 && e.sets[0] == nil:
-			e.c.Stats.RowsScanned += int64(startSet.GetCardinality())
+			e.c.Counters.RowsScanned += int64(startSet.GetCardinality())
 			e.total = e.totalOneHop()
 			return nil
 		case len(e.hops) == 2 && e.sets[0] == nil:
 			if done, err := e.totalTwoHops(start); done || err != nil {
-				e.c.Stats.RowsScanned += int64(start.n)
+				e.c.Counters.RowsScanned += int64(start.n)
 				return err
 			}
 		}
@@ -172,7 +172,7 @@ func (e *countExpand) run() error {
 			return err
 		}
 	}
-	e.c.Stats.RowsScanned += int64(start.n)
+	e.c.Counters.RowsScanned += int64(start.n)
 	var degrees [][]uint64 // one hop over bare bases: degrees from offsets
 	if e.last == nil && e.sets[0] == nil {
 		degrees, _ = cleanOffsets(e.hops[0])
@@ -265,7 +265,7 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 		e.counts = slices.Grow(e.counts, n-len(e.counts))
 	}
 	for _, w := range ws {
-		e.c.Stats.DBHits += w.hits
+		e.c.Counters.DBHits += w.hits
 		e.total += w.total
 		e.nodes = append(e.nodes, w.nodes...)
 		e.counts = append(e.counts, w.counts...)

@@ -115,7 +115,7 @@ func (e *countExpand) totalTwoHops(ids nodeSpan) (bool, error) {
 			e.total -= e.entriesFrom(l, ids, to) - loopsInTo
 		}
 	}
-	e.c.Stats.DBHits += w.hits
+	e.c.Counters.DBHits += w.hits
 	return true, nil
 }
 

@@ -207,9 +207,9 @@ func (cr *create) createNode(n *plan.CreateNode, vecs []*vector.Vector, r int) (
 	if err != nil {
 		return 0, err
 	}
-	cr.c.Stats.NodesCreated++
-	cr.c.Stats.LabelsAdded += int64(len(cr.labels))
-	cr.c.Stats.PropertiesSet += int64(len(cr.keys))
+	cr.c.Counters.NodesCreated++
+	cr.c.Counters.LabelsAdded += int64(len(cr.labels))
+	cr.c.Counters.PropertiesSet += int64(len(cr.keys))
 	return id, nil
 }
 
@@ -222,7 +222,7 @@ func (cr *create) createRel(rel *plan.CreateRel, vecs []*vector.Vector, from, to
 	if err != nil {
 		return 0, err
 	}
-	cr.c.Stats.RelationshipsCreated++
-	cr.c.Stats.PropertiesSet += int64(len(cr.keys))
+	cr.c.Counters.RelationshipsCreated++
+	cr.c.Counters.PropertiesSet += int64(len(cr.keys))
 	return id, nil
 }

@@ -109,7 +109,7 @@ func (o *deleteOp) rel(id uint64) error {
 		return err
 	}
 	c.deleted.addRel(id, deletedRel{t: t, src: src, dst: dst})
-	c.Stats.RelationshipsDeleted++
+	c.Counters.RelationshipsDeleted++
 	return nil
 }
 
@@ -137,7 +137,7 @@ func (o *deleteOp) node(id uint64) error {
 	}
 	if ok {
 		c.deleted.addNode(id)
-		c.Stats.NodesDeleted++
+		c.Counters.NodesDeleted++
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func (o *deleteOp) finish() error {
 			return err
 		}
 		if ok {
-			o.c.Stats.NodesDeleted++
+			o.c.Counters.NodesDeleted++
 		}
 	}
 	o.nodes = nil

@@ -97,7 +97,7 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 		h.gidx[r] = g - 1
 	}
 	if keyVec == nil { // the general path counted its reads
-		c.Stats.DBHits += int64(b.Rows())
+		c.Counters.DBHits += int64(b.Rows())
 	}
 	return true, nil
 }

@@ -48,7 +48,7 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	if err := e.c.checkDeleted(x, sel, n); err != nil {
 		return nil, err
 	}
-	e.c.Stats.DBHits += int64(b.Rows() * len(e.names))
+	e.c.Counters.DBHits += int64(b.Rows() * len(e.names))
 	e.resolvedLabels, e.resolvedTypes = false, false
 	var failed error
 	forRows(sel, n, func(r int) {

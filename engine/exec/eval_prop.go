@@ -44,7 +44,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = ensure(e.out, tx.NodePropType(k))
 		tx.GatherNodeProp(k, of, sel, n, e.out)
-		e.c.Stats.DBHits += int64(b.Rows())
+		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Rel:
 		if err := e.c.checkDeleted(of, sel, n); err != nil {
@@ -56,7 +56,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = ensure(e.out, tx.RelPropType(k))
 		tx.GatherRelProp(k, of, sel, n, e.out)
-		e.c.Stats.DBHits += int64(b.Rows())
+		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
 	case vector.Any:
 		return e.evalValues(of, sel, n)
@@ -100,7 +100,7 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 				found = val
 			}
 		}
-		e.c.Stats.DBHits++ // the slow path reads one value at a time
+		e.c.Counters.DBHits++ // the slow path reads one value at a time
 		if id, isNode := x.(vector.NodeRef); isNode {
 			e.c.Tx.NodeProps(uint64(id), visit)
 		} else {

@@ -290,8 +290,8 @@ func (e *expand) advance() (bool, error) {
 			// Not expanded, but counted as read, so the counters do not
 			// depend on whether this batch took the filtered path.
 			total := e.listLen(node)
-			e.c.Stats.RowsScanned += int64(total)
-			e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
+			e.c.Counters.RowsScanned += int64(total)
+			e.c.Counters.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
 			continue
 		}
 		e.nbrs, e.rels, e.next = e.nbrs[:0], e.rels[:0], 0
@@ -312,10 +312,10 @@ func (e *expand) advance() (bool, error) {
 				e.nbrs, e.rels = e.pre.apply(e.c, e.nbrs, e.rels)
 			}
 		}
-		e.c.Stats.RowsScanned += int64(total)
+		e.c.Counters.RowsScanned += int64(total)
 		// One hit per adjacency list read, per entry, and per far-end
 		// label check an entry will get.
-		e.c.Stats.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
+		e.c.Counters.DBHits += int64(len(e.adjs) + total*(1+len(e.toLabels)))
 		if len(e.toLabels) > 0 && e.dense == nil {
 			e.checks += total
 			e.denseLabels()

@@ -157,7 +157,7 @@ func (lf *listFilter) prepare(c *Context, b *vector.Batch) {
 	}
 	sel, n := rows(b)
 	for i, t := range lf.in {
-		c.Stats.DBHits += int64(b.Rows())
+		c.Counters.DBHits += int64(b.Rows())
 		sel = lf.inView[i].SelectRange(lf.sel[i&1][:0], b.Cols[t.col], sel, n, t.lo, t.hi)
 		if len(sel) == 0 {
 			break
@@ -196,7 +196,7 @@ func (lf *listFilter) apply(c *Context, nbrs, rels []uint64) ([]uint64, []uint64
 		return nbrs, rels
 	}
 	lf.grow(n)
-	c.Stats.DBHits += int64(n * len(lf.terms))
+	c.Counters.DBHits += int64(n * len(lf.terms))
 	var sel []int32
 	for i, t := range lf.terms {
 		lf.scr.Type, lf.scr.Valid = vector.Node, nil
@@ -249,7 +249,7 @@ func (lf *listFilter) loadBase(c *Context, node uint64, nbrs, rels []uint64) (to
 		return 0, nbrs, rels
 	}
 	lf.grow(n)
-	c.Stats.DBHits += int64(n * len(lf.terms))
+	c.Counters.DBHits += int64(n * len(lf.terms))
 	var sel []int32
 	k := 0
 	for i, t := range lf.terms {

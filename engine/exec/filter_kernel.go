@@ -159,7 +159,7 @@ func (f *rangeFilter) Next() (*vector.Batch, error) {
 			if err := f.c.checkDeleted(ids, b.Sel, b.Len); err != nil {
 				return nil, err
 			}
-			f.c.Stats.DBHits += int64(b.Rows())
+			f.c.Counters.DBHits += int64(b.Rows())
 			dst := f.bufs[i&1][:0]
 			sel = f.views[i].SelectRange(dst, ids, sel, n, t.lo, t.hi)
 			if len(sel) == 0 {

@@ -64,8 +64,8 @@ func (j *indexJoin) nodesFor(keys []*vector.Vector, r int) []uint64 {
 	var bm *roaring.Bitmap
 	if exact {
 		bm = tx.IndexEqual(ix, string(j.kbuf))
-		j.c.Stats.DBHits += int64(bm.GetCardinality())
-		j.c.Stats.IndexHits += int64(bm.GetCardinality())
+		j.c.Counters.DBHits += int64(bm.GetCardinality())
+		j.c.Counters.IndexHits += int64(bm.GetCardinality())
 		bm.And(j.labelNodes())
 	} else {
 		bm = j.labelNodes()
@@ -140,7 +140,7 @@ func (j *indexJoin) Next() (*vector.Batch, error) {
 		copyRows(j.out.Cols[i], 0, v, j.lidx)
 	}
 	j.out.Len, j.out.Sel = len(j.lidx), nil
-	j.c.Stats.RowsScanned += int64(len(j.lidx))
+	j.c.Counters.RowsScanned += int64(len(j.lidx))
 	return j.out, nil
 }
 

@@ -81,8 +81,8 @@ func (s *indexSeek) open() error {
 			return err
 		}
 		if bm != nil {
-			s.c.Stats.DBHits += int64(bm.GetCardinality())
-			s.c.Stats.IndexHits += int64(bm.GetCardinality())
+			s.c.Counters.DBHits += int64(bm.GetCardinality())
+			s.c.Counters.IndexHits += int64(bm.GetCardinality())
 		}
 		bm = s.labelNodes(bm)
 	}
@@ -416,7 +416,7 @@ func (s *indexSeek) Next() (*vector.Batch, error) {
 		}
 	}
 	s.out.Len, s.out.Sel = n, nil
-	s.c.Stats.RowsScanned += int64(n)
+	s.c.Counters.RowsScanned += int64(n)
 	return s.out, nil
 }
 
@@ -433,8 +433,8 @@ func (s *indexSeek) nextOrdered() int {
 			}
 			k := s.cursor.Next(s.ids)
 			got = s.ids[:k]
-			s.c.Stats.DBHits += int64(k)
-			s.c.Stats.IndexHits += int64(k)
+			s.c.Counters.DBHits += int64(k)
+			s.c.Counters.IndexHits += int64(k)
 		} else {
 			k := min(len(s.ordered), vector.Capacity)
 			got, s.ordered = s.ordered[:k], s.ordered[k:]

@@ -298,8 +298,8 @@ func (s *morselScan) Next() (*vector.Batch, error) {
 	}
 	s.cur = s.cur[n:]
 	s.out.Len, s.out.Sel = n, nil
-	s.c.Stats.RowsScanned += int64(n)
-	s.c.Stats.DBHits += int64(n)
+	s.c.Counters.RowsScanned += int64(n)
+	s.c.Counters.DBHits += int64(n)
 	return s.out, nil
 }
 
@@ -432,8 +432,8 @@ func (r *parRun) merge(w int) {
 	}
 	r.merged[w] = true
 	wc, c := r.wctx[w], r.c
-	c.Stats.RowsScanned += wc.Stats.RowsScanned
-	c.Stats.DBHits += wc.Stats.DBHits
+	c.Counters.RowsScanned += wc.Counters.RowsScanned
+	c.Counters.DBHits += wc.Counters.DBHits
 	if c.Profile != nil {
 		for _, op := range wc.Profile.order {
 			we, e := wc.Profile.ops[op], c.Profile.entry(op)

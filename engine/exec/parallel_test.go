@@ -192,9 +192,9 @@ func TestParallelMatchesSerial(t *testing.T) {
 		if pc.par == nil || len(pc.par.runs) == 0 || pc.par.runs[0].n < 2 {
 			t.Errorf("%s: did not run on several workers", tc.name)
 		}
-		if sc.Stats.RowsScanned != pc.Stats.RowsScanned || sc.Stats.DBHits != pc.Stats.DBHits {
+		if sc.Counters.RowsScanned != pc.Counters.RowsScanned || sc.Counters.DBHits != pc.Counters.DBHits {
 			t.Errorf("%s: serial scanned %d rows (%d hits), parallel %d (%d)", tc.name,
-				sc.Stats.RowsScanned, sc.Stats.DBHits, pc.Stats.RowsScanned, pc.Stats.DBHits)
+				sc.Counters.RowsScanned, sc.Counters.DBHits, pc.Counters.RowsScanned, pc.Counters.DBHits)
 		}
 	}
 }

@@ -29,7 +29,7 @@ type OpProfile struct {
 	// Time and DBHits are the operator's own share (see Profile).
 	Time   time.Duration
 	DBHits int64
-	// Index names the index the operator read; empty until indexes exist.
+	// Index names the index the operator read; empty when it read none.
 	Index string
 	Plan  plan.Operator
 
@@ -85,11 +85,11 @@ type profiled struct {
 }
 
 func (p *profiled) Next() (*vector.Batch, error) {
-	hits := p.c.Stats.DBHits
+	hits := p.c.Counters.DBHits
 	start := time.Now()
 	b, err := p.in.Next()
 	p.e.incTime += time.Since(start)
-	p.e.incHits += p.c.Stats.DBHits - hits
+	p.e.incHits += p.c.Counters.DBHits - hits
 	if b != nil {
 		p.e.Rows += int64(b.Rows())
 	}

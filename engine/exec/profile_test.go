@@ -28,7 +28,7 @@ func (h *hitter) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	h.batches--
-	h.c.Stats.DBHits += h.hits
+	h.c.Counters.DBHits += h.hits
 	return &vector.Batch{Len: h.rows}, nil
 }
 

@@ -211,7 +211,7 @@ func (r *reach) search(start uint64) error {
 		r.nextLvl = r.nextLvl[:0]
 		for _, u := range r.frontier {
 			r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
-			r.c.Stats.RowsScanned += int64(len(r.nbrs))
+			r.c.Counters.RowsScanned += int64(len(r.nbrs))
 			for i, v := range r.nbrs {
 				if r.props != nil && !r.props.match(tx, r.rels[i]) {
 					continue
@@ -270,7 +270,7 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 			r.nextLvl = r.nextLvl[:0]
 			for _, u := range r.frontier {
 				r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
-				r.c.Stats.RowsScanned += int64(len(r.nbrs))
+				r.c.Counters.RowsScanned += int64(len(r.nbrs))
 				for j, v := range r.nbrs {
 					if r.rels[j] == rel || r.props != nil && !r.props.match(tx, r.rels[j]) {
 						continue

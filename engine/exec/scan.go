@@ -67,7 +67,7 @@ func (s *nodeScan) Next() (*vector.Batch, error) {
 		ids[i] = uint64(id)
 	}
 	s.out.Len, s.out.Sel = n, nil
-	s.c.Stats.RowsScanned += int64(n)
-	s.c.Stats.DBHits += int64(n)
+	s.c.Counters.RowsScanned += int64(n)
+	s.c.Counters.DBHits += int64(n)
 	return s.out, nil
 }

@@ -240,9 +240,9 @@ func (u *updater) write(id uint64, isNode bool, keys []string, vals []vector.Val
 	for i, k := range u.keys {
 		switch {
 		case u.vs[i] != nil:
-			c.Stats.PropertiesSet++
+			c.Counters.PropertiesSet++
 		case had(k):
-			c.Stats.PropertiesRemoved++
+			c.Counters.PropertiesRemoved++
 		}
 	}
 	if isNode {
@@ -264,10 +264,10 @@ func (u *updater) labels(it *plan.UpdateItem, id uint64) error {
 	}
 	if it.Kind == plan.SetLabels {
 		n, err := c.Tx.AddLabels(id, ls)
-		c.Stats.LabelsAdded += int64(n)
+		c.Counters.LabelsAdded += int64(n)
 		return err
 	}
 	n, err := c.Tx.RemoveLabels(id, ls)
-	c.Stats.LabelsRemoved += int64(n)
+	c.Counters.LabelsRemoved += int64(n)
 	return err
 }

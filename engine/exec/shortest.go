@@ -201,7 +201,7 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 	scan:
 		for _, u := range s.frontier {
 			s.nbrs, s.rels = appendAdj(s.adjs, s.nbrs[:0], s.rels[:0], u)
-			s.c.Stats.RowsScanned += int64(len(s.nbrs))
+			s.c.Counters.RowsScanned += int64(len(s.nbrs))
 			for i, v := range s.nbrs {
 				r := s.rels[i]
 				if (excluding && r == exclude) || (s.props != nil && !s.props.match(tx, r)) {

@@ -71,7 +71,7 @@ func (s *shortest) bidi(src, dst uint64) error {
 		var meet []uint64
 		for _, u := range x.frontier {
 			s.nbrs, s.rels = appendAdj(x.adjs, s.nbrs[:0], s.rels[:0], u)
-			s.c.Stats.RowsScanned += int64(len(s.nbrs))
+			s.c.Counters.RowsScanned += int64(len(s.nbrs))
 			for i, v := range s.nbrs {
 				r := s.rels[i]
 				if s.props != nil && !s.props.match(tx, r) {

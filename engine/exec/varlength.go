@@ -173,7 +173,7 @@ func (e *varLength) push(node uint64) {
 	f.nbrs, f.rels, f.next = f.nbrs[:0], f.rels[:0], 0
 	if e.p.Max == plan.Unbounded || len(e.nodes)-1 < e.p.Max {
 		f.nbrs, f.rels = appendAdj(e.adjs, f.nbrs, f.rels, node)
-		e.c.Stats.RowsScanned += int64(len(f.nbrs))
+		e.c.Counters.RowsScanned += int64(len(f.nbrs))
 	}
 }
 

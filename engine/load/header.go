@@ -1,12 +1,3 @@
-// Package load reads CSV files into the storage layer's bulk form: the
-// offline `quiver import` (Import) and the online COPY FROM (engine) share
-// its parser. docs/import.md is the user's guide.
-//
-// A file is parsed in parallel: its bytes are cut at line boundaries into
-// one part per worker (GOMAXPROCS), each worker fills typed column buffers
-// for its part, and the parts are concatenated in order. Errors name the
-// file, the line and the column; when several parts fail, the first in
-// file order is reported.
 package load
 
 import (

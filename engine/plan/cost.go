@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// Stats are the counts the cost model reads, taken by the engine from the
+// GraphStats are the counts the cost model reads, taken by the engine from the
 // snapshot a query would run on. Plan keeps no storage import: the engine
 // fills this struct.
-type Stats struct {
+type GraphStats struct {
 	Nodes int64
 	Rels  int64
 	// LabelNodes counts live nodes per label name; a missing label has 0.
@@ -39,7 +39,7 @@ type estimate struct {
 
 // coster estimates operators bottom-up.
 type coster struct {
-	st Stats
+	st GraphStats
 	// argRows is the cardinality of each Argument: the rows of the input
 	// of the Optional that feeds it.
 	argRows map[*Argument]float64

@@ -42,7 +42,7 @@ type Explanation struct {
 
 // Explain describes p's operator tree with estimates from st. It reads the
 // plan only; nothing is executed.
-func Explain(p *Plan, st Stats) *Explanation {
+func Explain(p *Plan, st GraphStats) *Explanation {
 	k := &coster{st: st, argRows: map[*Argument]float64{}}
 	ex := &Explanation{}
 	ex.Root = k.describe(p.Root, &ex.TotalCost)

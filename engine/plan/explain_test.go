@@ -21,7 +21,7 @@ func TestExplainUnknownOperator(t *testing.T) {
 	scan := &NodeScan{Var: "n", Labels: []string{"A", "B"}, Cols: []Column{{Name: "n", Type: vector.Node}}}
 	root := &futureOp{in: scan, cols: []Column{{Name: "n", Type: vector.Node}, {Name: "hidden", Hidden: true}}}
 	// 100 nodes, 50 A, 20 B: 100 × 0.5 × 0.2 = 10 rows.
-	st := Stats{Nodes: 100, LabelNodes: map[string]int64{"A": 50, "B": 20}}
+	st := GraphStats{Nodes: 100, LabelNodes: map[string]int64{"A": 50, "B": 20}}
 	ex := Explain(&Plan{Root: root, Returns: true}, st)
 	d := ex.Root
 	if d.Operator != "futureOp" || d.Details != "" || d.Pattern != "" || len(d.Columns) != 1 || d.Columns[0] != "n" {
@@ -90,7 +90,7 @@ func (o *hopsOp) Children() []Operator { return []Operator{o.Input} }
 // each of 10 A nodes: 10 × (2 + 4 + 8) = 140 chains, costing the 10
 // lists opened plus the 140 chains followed.
 func TestExplainVariableLength(t *testing.T) {
-	st := Stats{Nodes: 100, LabelNodes: map[string]int64{"A": 10}, TypeRels: map[string]int64{"KNOWS": 200}}
+	st := GraphStats{Nodes: 100, LabelNodes: map[string]int64{"A": 10}, TypeRels: map[string]int64{"KNOWS": 200}}
 	scan := &NodeScan{Var: "a", Labels: []string{"A"}, Cols: []Column{{Name: "a", Type: vector.Node}}}
 	op := &hopsOp{Input: scan, Types: []string{"KNOWS"}, Min: 1, Max: 3, Into: -1, Pattern: "(a)-[_:KNOWS*1..3]->(b)",
 		Cols: []Column{{Name: "a", Type: vector.Node}, {Name: "b", Type: vector.Node}}}

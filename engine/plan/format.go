@@ -6,7 +6,8 @@ import (
 )
 
 // Format prints an operator tree, one operator per line, children
-// indented: the plan's shape for tests and, later, EXPLAIN.
+// indented: the plan's shape, compact, for tests and error messages
+// (EXPLAIN renders the tree of explain.go).
 func Format(op Operator) string {
 	var sb strings.Builder
 	formatOp(&sb, op, 0)

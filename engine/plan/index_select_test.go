@@ -28,7 +28,7 @@ func TestSeekEstimates(t *testing.T) {
 		{Name: "by_country", Type: "HASH", Label: "Person", Props: []string{"country"}, Entries: 10000, Distinct: 10},
 		{Name: "by_id", Type: "BTREE", Label: "Person", Props: []string{"id"}, Entries: 10000, Distinct: 10000},
 	}
-	st := Stats{Nodes: 20000, LabelNodes: map[string]int64{"Person": 10000}, Indexes: map[string]IndexInfo{}}
+	st := GraphStats{Nodes: 20000, LabelNodes: map[string]int64{"Person": 10000}, Indexes: map[string]IndexInfo{}}
 	for _, ix := range ixs {
 		st.Indexes[ix.Name] = ix
 	}

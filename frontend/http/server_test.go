@@ -238,7 +238,7 @@ func (panicky) Explain(context.Context, string, engine.Params) (*engine.Result, 
 func (panicky) Profile(context.Context, string, engine.Params) (*engine.Result, error) {
 	panic("boom")
 }
-func (panicky) Stats() engine.Stats { return engine.Stats{} }
+func (panicky) Counts() engine.Counts { return engine.Counts{} }
 
 func TestPanicBecomes500(t *testing.T) {
 	base := startServer(t, Config{}, panicky{})

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configure an open database.
+type Options struct {
+	// QueryTimeout bounds each query's run time; zero means no limit.
+	QueryTimeout time.Duration
+	// MaxConnections is the connection ceiling the server starts with,
+	// reported as the max_connections setting; zero keeps the default.
+	MaxConnections int
+	// IdleTimeout is the listener's keep-alive idle timeout, reported as
+	// the connection_timeout setting; zero keeps the default.
+	IdleTimeout time.Duration
+	// MaxMemoryPerQuery is the operator's max_memory_per_query in bytes:
+	// zero keeps the default (1 GiB), a negative value means no limit.
+	MaxMemoryPerQuery int64
+	// MaxMemory is the server-wide memory budget in bytes, shared by all
+	// running statements: past it the statement holding the most fails
+	// with 53200 (memory.go). Zero means DefaultMaxMemory(), a negative
+	// value no budget. The embedding process should set its GOMEMLIMIT
+	// to the same figure (quiver serve does).
+	MaxMemory int64
+	// WatchHeap makes the whole process's live heap count against
+	// MaxMemory too, for a process that serves this one database (quiver
+	// serve): the accountant's figures are estimates, and when the heap
+	// the collector measures nears the budget the largest statement fails
+	// as well (memory.go). Off for embedders with other work in the
+	// process.
+	WatchHeap bool
+	// Parallelism is the number of worker goroutines a query may use;
+	// zero means GOMAXPROCS.
+	Parallelism int
+	// DisabledRules names optimizer rules to switch off (the names are
+	// listed in docs/architecture.md). Results never depend on them,
+	// only speed; tests switch them off to compare.
+	DisabledRules []string
+	// Logger receives engine logs; nil means slog.Default().
+	Logger *slog.Logger
+	// ImportDir is the directory COPY … FROM may read files from
+	// (relative paths are resolved against it; paths outside it are
+	// refused). Empty disables COPY FROM: a query would otherwise read
+	// any file the server process can (docs/import.md).
+	ImportDir string
+}
