@@ -12,3 +12,32 @@ type Position = errs.Position
 
 // AsError returns err as an *Error when it is one or wraps one.
 func AsError(err error) (*Error, bool) { return errs.As(err) }
+
+// The ISO/IEC 39075 status codes and the categories of the interface
+// contract that clients match on, for frontends to name rather than spell
+// (package errs raises them).
+const (
+	CodeSyntax        = errs.CodeSyntax
+	CodeData          = errs.CodeData
+	CodeAuth          = errs.CodeAuth
+	CodePermission    = errs.CodePermission
+	CodeNotFound      = errs.CodeNotFound
+	CodeConstraint    = errs.CodeConstraint
+	CodeTimeout       = errs.CodeTimeout
+	CodeTransaction   = errs.CodeTransaction
+	CodeSerialization = errs.CodeSerialization
+	CodeUnavailable   = errs.CodeUnavailable
+	CodeConnection    = errs.CodeConnection
+	CodeCardinality   = errs.CodeCardinality
+	CodeNotSupported  = errs.CodeNotSupported
+	CodeOutOfMemory   = errs.CodeOutOfMemory
+
+	CatSyntax      = errs.CatSyntax
+	CatData        = errs.CatData
+	CatAuth        = errs.CatAuth
+	CatPermission  = errs.CatPermission
+	CatNotFound    = errs.CatNotFound
+	CatTimeout     = errs.CatTimeout
+	CatTransaction = errs.CatTransaction
+	CatUnavailable = errs.CatUnavailable
+)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/engine/errs"
 )

@@ -147,15 +147,22 @@ func (r *Result) Close() error {
 	return nil
 }
 
-// mode is how a statement runs: as written, or forced to EXPLAIN or
-// PROFILE (the HTTP flags and endpoints).
-type mode uint8
+// Mode is how a statement runs: as written (an EXPLAIN or PROFILE
+// prefix applies), or always explained or profiled, as the HTTP flags and
+// endpoints ask.
+type Mode uint8
 
 const (
-	modeRun mode = iota
-	modeExplain
-	modeProfile
+	ModeAsWritten Mode = iota
+	ModeExplain
+	ModeProfile
 )
+
+// Run runs one statement in the given mode, in a session of its own (see
+// Query, Explain and Profile).
+func (db *DB) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	return db.NewSession().Run(ctx, m, text, params)
+}
 
 // Explain describes the plan of a statement without running it, whether
 // or not its text starts with EXPLAIN. The Result has no columns or rows;
@@ -175,7 +182,7 @@ func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result,
 // text, and this bounds its time and memory.
 const MaxQueryBytes = 1 << 20
 
-func (s *Session) runMode(ctx context.Context, text string, params Params, m mode) (res *Result, err error) {
+func (s *Session) runMode(ctx context.Context, text string, params Params, m Mode) (res *Result, err error) {
 	db := s.db
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
@@ -212,24 +219,24 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 		return nil, err
 	}
 	if stmt.Explain {
-		m = modeExplain
-	} else if stmt.Profile && m == modeRun {
-		m = modeProfile
+		m = ModeExplain
+	} else if stmt.Profile && m == ModeAsWritten {
+		m = ModeProfile
 	}
 	if stmt.Schema != nil {
-		if m != modeRun {
+		if m != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to schema statements").At(1, 1)
 		}
 		return db.schema(stmt.Schema, start)
 	}
 	if stmt.Copy != nil {
-		if m != modeRun {
+		if m != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to COPY").At(1, 1)
 		}
 		return db.copyFrom(ctx, stmt.Copy, start)
 	}
 	if stmt.Session != nil {
-		if m != modeRun {
+		if m != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to SET or SHOW").At(1, 1)
 		}
 		return s.statement(stmt.Session, start)
@@ -244,7 +251,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
-	if m == modeExplain {
+	if m == ModeExplain {
 		// Described from the plan alone: no transaction, nothing runs.
 		r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
 			entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
@@ -265,7 +272,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m mod
 	}
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: func() { cancel(nil) }, start: start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
-	if m == modeProfile {
+	if m == ModeProfile {
 		ectx.Profile = exec.NewProfile()
 		r.planRoot = p.Root
 	}

@@ -38,19 +38,24 @@ type Session struct {
 // connection, a transaction) keeps one.
 func (db *DB) NewSession() *Session { return &Session{db: db} }
 
+// Run runs one statement in the session in the given mode.
+func (s *Session) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	return s.runMode(ctx, text, params, m)
+}
+
 // Query runs one statement in the session (see DB.Query).
 func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, modeRun)
+	return s.runMode(ctx, text, params, ModeAsWritten)
 }
 
 // Explain describes a statement's plan without running it (see DB.Explain).
 func (s *Session) Explain(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, modeExplain)
+	return s.runMode(ctx, text, params, ModeExplain)
 }
 
 // Profile runs a statement measuring each operator (see DB.Profile).
 func (s *Session) Profile(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, modeProfile)
+	return s.runMode(ctx, text, params, ModeProfile)
 }
 
 // value is a parameter's effective value in the session: the operator's,

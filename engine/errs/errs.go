@@ -48,6 +48,7 @@ const (
 	CodeTransaction   = "40000"
 	CodeSerialization = "40001"
 	CodeUnavailable   = "08006"
+	CodeConnection    = "08000" // a connection exception (a client too slow to send its request)
 	CodeCardinality   = "21000"
 	CodeObjectExists  = "42S01"
 	CodeNoObject      = "42S02"

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // Cross-site protection. A web page the user opens can send requests to a
@@ -86,7 +88,7 @@ func (s *Server) checkOrigin(ctx *fasthttp.RequestCtx) *apiError {
 		return nil
 	}
 	if !s.origins.allows(origin, string(ctx.Host())) {
-		return &apiError{status: 403, code: "42501", category: "PERMISSION_DENIED",
+		return &apiError{status: 403, code: engine.CodePermission, category: engine.CatPermission,
 			message: "requests from the web origin " + origin + " are not allowed; the server's operator can allow it with --allowed-origins"}
 	}
 	ctx.Response.Header.Set("Access-Control-Allow-Origin", origin)
@@ -111,7 +113,7 @@ func (s *Server) checkHost(ctx *fasthttp.RequestCtx) *apiError {
 	if isLoopbackHost(name) {
 		return nil
 	}
-	return &apiError{status: 403, code: "42501", category: "PERMISSION_DENIED",
+	return &apiError{status: 403, code: engine.CodePermission, category: engine.CatPermission,
 		message: "the server listens on loopback and answers only requests for a loopback host, not " + host}
 }
 
@@ -119,7 +121,7 @@ func (s *Server) checkHost(ctx *fasthttp.RequestCtx) *apiError {
 // was checked already.
 func (s *Server) preflight(ctx *fasthttp.RequestCtx, path string) {
 	if _, ok := routes[path]; !ok {
-		s.writeError(ctx, &apiError{status: 404, code: "02000", category: "NOT_FOUND", message: "no endpoint " + path})
+		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: "no endpoint " + path})
 		return
 	}
 	h := &ctx.Response.Header
@@ -140,6 +142,6 @@ func checkJSONBody(ctx *fasthttp.RequestCtx) *apiError {
 	if shown == "" {
 		shown = "none"
 	}
-	return &apiError{status: 415, code: "22000", category: "DATA_EXCEPTION",
+	return &apiError{status: 415, code: engine.CodeData, category: engine.CatData,
 		message: "the request body must be JSON with Content-Type: application/json (got " + shown + ")"}
 }

@@ -22,19 +22,19 @@ type apiError struct {
 // This is the only place that mapping lives.
 func statusOf(code string) int {
 	switch {
-	case code == "40003":
+	case code == engine.CodeTimeout:
 		return 408
-	case code == "08001":
+	case code == engine.CodeAuth:
 		return 401
-	case code == "42501":
+	case code == engine.CodePermission:
 		return 403
-	case code == "02000":
+	case code == engine.CodeNotFound:
 		return 404
-	case code == "40001":
+	case code == engine.CodeSerialization:
 		return 409 // a serialization failure: retry the transaction
-	case code == "08006":
+	case code == engine.CodeUnavailable:
 		return 503
-	case code == "53200":
+	case code == engine.CodeOutOfMemory:
 		// The query needs more memory than max_memory_per_query allows.
 		// Not 503: the spec tells clients to retry a 503 with backoff,
 		// and the same query under the same limit fails again. 507
@@ -58,14 +58,14 @@ func statusOf(code string) int {
 func fromEngine(err error, query string) (*apiError, bool) {
 	e, ok := engine.AsError(err)
 	if !ok {
-		return &apiError{status: 500, code: "40000", category: "TRANSACTION_ERROR", message: "internal error"}, false
+		return &apiError{status: 500, code: engine.CodeTransaction, category: engine.CatTransaction, message: "internal error"}, false
 	}
 	return &apiError{status: statusOf(e.Code), code: e.Code, category: e.Category, message: e.Message,
 		position: e.Position, suggestion: e.Suggestion, query: query}, true
 }
 
 func badRequest(format string) *apiError {
-	return &apiError{status: 400, code: "22000", category: "DATA_EXCEPTION", message: format}
+	return &apiError{status: 400, code: engine.CodeData, category: engine.CatData, message: format}
 }
 
 // appendError writes the spec's error body.

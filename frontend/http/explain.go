@@ -3,19 +3,20 @@ package http
 import (
 	"time"
 
-	"github.com/quiverdb/quiver/engine"
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // handleExplain serves POST /api/v1/query/explain: the plan, never run.
 func (s *Server) handleExplain(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, modeExplain)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeExplain)
 }
 
 // handleProfile serves POST /api/v1/query/profile: the rows and the
 // per-operator profile.
 func (s *Server) handleProfile(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, modeProfile)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeProfile)
 }
 
 // appendExplain writes {"plan":{…},"estimated_total_cost":…,"estimated_rows":…}.

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quiverdb/quiver/engine"
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // fuzzServer is one server for every input of FuzzHandler: a small graph

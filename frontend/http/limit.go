@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // limitListener enforces the connection ceilings at accept time: the
@@ -60,7 +62,8 @@ func newLimitListener(ln net.Listener, limit, perClient int, health func() []byt
 }
 
 // rejectBody is the answer to a connection over a ceiling.
-var rejectBody = []byte(`{"error":{"code":"08006","category":"CONNECTION_FAILURE","message":"the server is at its connection limit (max_connections, or the limit per client address); retry later"}}`)
+var rejectBody = appendError(nil, &apiError{code: engine.CodeUnavailable, category: engine.CatUnavailable,
+	message: "the server is at its connection limit (max_connections, or the limit per client address); retry later"})
 
 func (l *limitListener) Accept() (net.Conn, error) {
 	for {

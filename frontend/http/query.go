@@ -6,29 +6,20 @@ import (
 	"errors"
 	"time"
 
-	"github.com/quiverdb/quiver/engine"
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // handleQuery serves POST /api/v1/query.
 func (s *Server) handleQuery(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, modeRun)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeAsWritten)
 }
 
 // handleExperimentalQuery serves the experimental POST /query form.
 func (s *Server) handleExperimentalQuery(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "params", true, modeRun)
+	s.runQueryMode(ctx, "params", true, engine.ModeAsWritten)
 }
-
-// mode is how an endpoint runs a query: as its text says (and its flags),
-// or always explained or profiled.
-type mode uint8
-
-const (
-	modeRun mode = iota
-	modeExplain
-	modeProfile
-)
 
 // Response sizes: a response is built in memory up to streamAfter bytes,
 // so that a query failing early still gets its error status; a larger one
@@ -47,30 +38,21 @@ const (
 //
 // The query runs under a context that ends with the request's timeout
 // and when the client closes its connection (watchClient).
-func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m mode) {
+func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m engine.Mode) {
 	req, aerr := decodeQueryRequest(ctx.PostBody(), paramsKey)
 	if aerr != nil {
 		s.writeError(ctx, aerr)
 		return
 	}
 	switch {
-	case m != modeRun:
+	case m != engine.ModeAsWritten:
 	case req.explain:
-		m = modeExplain
+		m = engine.ModeExplain
 	case req.profile:
-		m = modeProfile
+		m = engine.ModeProfile
 	}
 	q := s.startQuery(ctx, req.timeout)
-	var res *engine.Result
-	var err error
-	switch m {
-	case modeExplain:
-		res, err = s.db.Explain(q.ctx, req.query, req.params)
-	case modeProfile:
-		res, err = s.db.Profile(q.ctx, req.query, req.params)
-	default:
-		res, err = s.db.Query(q.ctx, req.query, req.params)
-	}
+	res, err := s.db.Run(q.ctx, m, req.query, req.params)
 	if err != nil {
 		q.end(err)
 		s.queryError(ctx, err, req.query)

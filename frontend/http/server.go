@@ -11,8 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/quiverdb/quiver/engine"
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // Config configures the HTTP server. Zero fields take the defaults below
@@ -80,11 +81,8 @@ const (
 
 // Engine is what the server needs from the database.
 type Engine interface {
-	Query(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
-	// Explain describes a query's plan without running it.
-	Explain(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
-	// Profile runs a query measuring each operator.
-	Profile(ctx context.Context, text string, params engine.Params) (*engine.Result, error)
+	// Run runs a statement as written, or explained or profiled.
+	Run(ctx context.Context, m engine.Mode, text string, params engine.Params) (*engine.Result, error)
 	Counts() engine.Counts
 }
 
@@ -182,7 +180,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("request handler panicked", "panic", p, "path", string(ctx.Path()), "stack", string(debug.Stack()))
-			s.writeError(ctx, &apiError{status: 500, code: "40000", category: "TRANSACTION_ERROR", message: "internal error"})
+			s.writeError(ctx, &apiError{status: 500, code: engine.CodeTransaction, category: engine.CatTransaction, message: "internal error"})
 		}
 	}()
 	if e := s.checkHost(ctx); e != nil {
@@ -200,12 +198,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	route, ok := routes[path]
 	if !ok {
-		s.writeError(ctx, &apiError{status: 404, code: "02000", category: "NOT_FOUND", message: fmt.Sprintf("no endpoint %s", path)})
+		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: fmt.Sprintf("no endpoint %s", path)})
 		return
 	}
 	if string(ctx.Method()) != route.method {
 		ctx.Response.Header.Set("Allow", route.method+", OPTIONS")
-		s.writeError(ctx, &apiError{status: 405, code: "22000", category: "DATA_EXCEPTION",
+		s.writeError(ctx, &apiError{status: 405, code: engine.CodeData, category: engine.CatData,
 			message: fmt.Sprintf("%s %s is not allowed; use %s", ctx.Method(), path, route.method)})
 		return
 	}
@@ -234,17 +232,17 @@ var routes = map[string]route{
 // transportError answers errors fasthttp meets before a handler runs, in
 // the spec's error shape.
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
-	e := &apiError{status: 400, code: "22000", category: "DATA_EXCEPTION", message: "malformed HTTP request"}
+	e := &apiError{status: 400, code: engine.CodeData, category: engine.CatData, message: "malformed HTTP request"}
 	var small *fasthttp.ErrSmallBuffer
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		e = &apiError{status: 413, code: "22000", category: "DATA_EXCEPTION",
+		e = &apiError{status: 413, code: engine.CodeData, category: engine.CatData,
 			message: fmt.Sprintf("the request body exceeds the limit of %d bytes", s.cfg.MaxBodyBytes)}
 	case errors.As(err, &small):
-		e = &apiError{status: 431, code: "22000", category: "DATA_EXCEPTION",
+		e = &apiError{status: 431, code: engine.CodeData, category: engine.CatData,
 			message: fmt.Sprintf("the request line and headers exceed the limit of %d bytes", s.cfg.MaxHeaderBytes)}
 	case isTimeout(err):
-		e = &apiError{status: 408, code: "08000", category: "CONNECTION_FAILURE",
+		e = &apiError{status: 408, code: engine.CodeConnection, category: engine.CatUnavailable,
 			message: "the request was not received in time"}
 		ctx.SetConnectionClose()
 	}

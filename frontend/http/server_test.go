@@ -229,13 +229,7 @@ func TestQueryTimeout(t *testing.T) {
 // panicky is an engine whose queries panic.
 type panicky struct{}
 
-func (panicky) Query(context.Context, string, engine.Params) (*engine.Result, error) {
-	panic("boom")
-}
-func (panicky) Explain(context.Context, string, engine.Params) (*engine.Result, error) {
-	panic("boom")
-}
-func (panicky) Profile(context.Context, string, engine.Params) (*engine.Result, error) {
+func (panicky) Run(context.Context, engine.Mode, string, engine.Params) (*engine.Result, error) {
 	panic("boom")
 }
 func (panicky) Counts() engine.Counts { return engine.Counts{} }
