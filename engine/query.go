@@ -315,14 +315,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m Mod
 			return fail(fmt.Errorf("cannot commit: %w", err))
 		}
 		st := ectx.Counters
-		r.summary.NodesCreated = st.NodesCreated
-		r.summary.RelationshipsCreated = st.RelationshipsCreated
-		r.summary.PropertiesSet = st.PropertiesSet
-		r.summary.LabelsAdded = st.LabelsAdded
-		r.summary.NodesDeleted = st.NodesDeleted
-		r.summary.RelationshipsDeleted = st.RelationshipsDeleted
-		r.summary.PropertiesRemoved = st.PropertiesRemoved
-		r.summary.LabelsRemoved = st.LabelsRemoved
+		r.summary.WriteCounts = st.Writes
 		r.summary.RowsAffected = st.NodesCreated + st.RelationshipsCreated +
 			st.NodesDeleted + st.RelationshipsDeleted + st.EntitiesUpdated
 		// Rows returned after the commit resolve entities at the new

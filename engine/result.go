@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -14,6 +15,10 @@ type Column struct {
 	Name string
 	Type string
 }
+
+// WriteCounts are a statement's side effects: entities created and
+// deleted, properties set and removed, labels added and removed.
+type WriteCounts = exec.Writes
 
 // Summary describes what a finished query did.
 type Summary struct {
@@ -28,17 +33,8 @@ type Summary struct {
 	// distinct pre-existing ones whose properties or labels SET, REMOVE
 	// or MERGE's ON … SET changed (each once).
 	RowsAffected int64
-	// Counters of side effects. PropertiesSet counts non-null values
-	// written (created or overwritten), PropertiesRemoved properties that
-	// existed and were removed; labels count only actual changes.
-	NodesCreated         int64
-	RelationshipsCreated int64
-	PropertiesSet        int64
-	LabelsAdded          int64
-	NodesDeleted         int64
-	RelationshipsDeleted int64
-	PropertiesRemoved    int64
-	LabelsRemoved        int64
+	// The counters of side effects (NodesCreated, PropertiesSet, …).
+	WriteCounts
 	// IndexHits counts node ids read from indexes.
 	IndexHits int64
 	// ExecutionTime is the wall time from parse to the last batch.

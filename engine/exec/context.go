@@ -81,9 +81,10 @@ func (c *Context) noteUpdated(id uint64, isNode bool) {
 	}
 }
 
-// Counters counts the work and side effects of a query.
-type Counters struct {
-	RowsScanned          int64
+// Writes counts the side effects of a statement, as its summary reports
+// them. PropertiesSet counts non-null values written (created or
+// overwritten); labels count only actual changes.
+type Writes struct {
 	NodesCreated         int64
 	RelationshipsCreated int64
 	PropertiesSet        int64
@@ -94,6 +95,12 @@ type Counters struct {
 	// (REMOVE, SET to null, SET = {map} without the key).
 	PropertiesRemoved int64
 	LabelsRemoved     int64
+}
+
+// Counters counts the work and side effects of a query.
+type Counters struct {
+	RowsScanned int64
+	Writes
 	// EntitiesUpdated counts distinct pre-existing entities changed by
 	// SET or REMOVE.
 	EntitiesUpdated int64
