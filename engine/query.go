@@ -367,19 +367,13 @@ func stopped(ctx context.Context) error {
 	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, context.Cause(ctx), "query cancelled")
 }
 
-// syntaxError maps the parser's error to the engine's, keeping position and
-// suggestion.
+// syntaxError passes on the parser's error, already the engine's (a syntax
+// error, or the statement's deadline met while parsing).
 func syntaxError(err error) error {
-	se, ok := err.(*gql.SyntaxError)
-	if !ok {
-		if _, isEngine := errs.As(err); isEngine {
-			return err // the statement's deadline, met while parsing
-		}
-		return errs.Syntax("%v", err)
+	if _, isEngine := errs.As(err); isEngine {
+		return err
 	}
-	e := errs.Syntax("%s", se.Msg).At(se.Pos.Line, se.Pos.Column)
-	e.Suggestion = se.Suggestion
-	return e
+	return errs.Syntax("%v", err)
 }
 
 // planStats gives the cost model the counts of the latest snapshot: nodes,

@@ -1,22 +1,12 @@
 package gql
 
-import "fmt"
+import "github.com/quiverdb/quiver/engine/errs"
 
-// SyntaxError is a parse failure at a position in the query text.
-type SyntaxError struct {
-	Msg        string
-	Pos        Pos
-	Suggestion string
-}
+// A parse failure is the engine's error: a 42000 syntax error at a line
+// and column of the query text, with a suggestion when a keyword was
+// misspelled.
 
-func (e *SyntaxError) Error() string {
-	s := fmt.Sprintf("line %d, column %d: %s", e.Pos.Line, e.Pos.Column, e.Msg)
-	if e.Suggestion != "" {
-		s += " (did you mean " + e.Suggestion + "?)"
-	}
-	return s
-}
-
-func errAt(p Pos, format string, args ...any) *SyntaxError {
-	return &SyntaxError{Msg: fmt.Sprintf(format, args...), Pos: p}
+// errAt is a syntax error at p.
+func errAt(p Pos, format string, args ...any) *errs.Error {
+	return errs.Syntax(format, args...).At(p.Line, p.Column)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 // canonicalExtraLevels bounds the levels canonical printing adds to a
@@ -29,12 +31,15 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q string) {
 		st, err := Parse(q)
 		if err != nil {
-			se, ok := err.(*SyntaxError)
-			if !ok {
-				t.Fatalf("error of type %T", err)
+			se, ok := errs.As(err)
+			if !ok || se.Code != errs.CodeSyntax || se.Position == nil {
+				t.Fatalf("error of type %T: %v", err, err)
 			}
-			if se.Pos.Offset < 0 || se.Pos.Offset > len(q) || se.Pos.Line < 1 || se.Pos.Column < 1 {
-				t.Fatalf("position %+v outside the input of %d bytes", se.Pos, len(q))
+			// The position is inside the text: a line it has, a column
+			// at most one past that line's last character.
+			lines := strings.Split(q, "\n")
+			if l, c := se.Position.Line, se.Position.Column; l < 1 || l > len(lines) || c < 1 || c > utf8.RuneCountInString(lines[l-1])+1 {
+				t.Fatalf("position %+v outside the input %q", se.Position, q)
 			}
 			return
 		}

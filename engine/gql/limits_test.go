@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 // deepConstructs builds, for a size n, texts whose tree height grows with
@@ -62,8 +64,8 @@ func TestDepthIsBounded(t *testing.T) {
 		}
 		for _, n := range []int{MaxDepth + 1, 100 * MaxDepth, 1_000_000} {
 			_, err := Parse(gen(n))
-			var se *SyntaxError
-			if !errors.As(err, &se) || !strings.Contains(se.Msg, fmt.Sprint(MaxDepth)) || se.Pos.Line != 1 || se.Pos.Column < 8 {
+			se, ok := errs.As(err)
+			if !ok || se.Code != errs.CodeSyntax || !strings.Contains(se.Message, fmt.Sprint(MaxDepth)) || se.Position.Line != 1 || se.Position.Column < 8 {
 				t.Errorf("%s at %d levels: %v, want a syntax error naming the limit %d", name, n, err, MaxDepth)
 			}
 		}
@@ -111,8 +113,8 @@ func TestClausesAndPatternsAreBounded(t *testing.T) {
 			t.Errorf("%s at the limit: %v", name, err)
 		}
 		for _, n := range []int{c.limit + 2, 100 * c.limit} {
-			var se *SyntaxError
-			if _, err := Parse(c.gen(n)); !errors.As(err, &se) || !strings.Contains(se.Msg, fmt.Sprint(c.limit)) {
+			_, err := Parse(c.gen(n))
+			if se, ok := errs.As(err); !ok || !strings.Contains(se.Message, fmt.Sprint(c.limit)) {
 				t.Errorf("%s at %d: %v, want an error naming the limit %d", name, n, err, c.limit)
 			}
 		}

@@ -1,6 +1,10 @@
 package gql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
+)
 
 func TestParseSessionStatements(t *testing.T) {
 	cases := []struct {
@@ -53,8 +57,8 @@ func TestParseSessionStatements(t *testing.T) {
 		col  int
 	}{{"SHOW", 5}, {"SET x = -'a'", 10}, {"SHOW ALL RETURN 1", 10}} {
 		_, err := Parse(c.text)
-		se, ok := err.(*SyntaxError)
-		if !ok || se.Pos.Column != c.col {
+		se, ok := errs.As(err)
+		if !ok || se.Position == nil || se.Position.Column != c.col {
 			t.Errorf("%s: %v, want a syntax error at column %d", c.text, err, c.col)
 		}
 	}

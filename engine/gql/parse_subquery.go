@@ -1,6 +1,10 @@
 package gql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/errs"
+)
 
 // This file parses the expressions that contain patterns or clauses
 // (pattern predicates, pattern comprehensions, EXISTS subqueries) and the
@@ -24,7 +28,7 @@ func (p *parser) patternAhead() (ok bool) {
 	save, saveTok, saveEnd, depth, elements := *p.lex, p.tok, p.lastEnd, p.depth, p.elements
 	defer func() {
 		if r := recover(); r != nil {
-			if _, isSyntax := r.(*SyntaxError); !isSyntax {
+			if _, isSyntax := r.(*errs.Error); !isSyntax {
 				panic(r)
 			}
 			ok = false

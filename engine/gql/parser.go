@@ -2,6 +2,8 @@ package gql
 
 import (
 	"strings"
+
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 // Limits on the shape of a statement. Every later stage (binder,
@@ -75,7 +77,7 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 	defer func() {
 		if r := recover(); r != nil {
 			switch e := r.(type) {
-			case *SyntaxError:
+			case *errs.Error:
 				st, err = nil, e
 			case cancelError:
 				st, err = nil, e.err

@@ -3,10 +3,13 @@ package gql
 import (
 	"bufio"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 // The parser corpus: testdata/*.txt hold blocks
@@ -65,9 +68,23 @@ func readCases(t *testing.T, path string) []case_ {
 func run1(c case_) string {
 	st, err := Parse(c.query)
 	if err != nil {
-		return err.Error()
+		return formatError(err)
 	}
 	return st.String()
+}
+
+// formatError writes a syntax error as the corpus does: "line L, column
+// C: message", then the suggestion.
+func formatError(err error) string {
+	e, ok := errs.As(err)
+	if !ok || e.Position == nil {
+		return fmt.Sprintf("not a positioned engine error (%T): %v", err, err)
+	}
+	s := fmt.Sprintf("line %d, column %d: %s", e.Position.Line, e.Position.Column, e.Message)
+	if e.Suggestion != "" {
+		s += " (did you mean " + e.Suggestion + "?)"
+	}
+	return s
 }
 
 func TestParserCorpus(t *testing.T) {
@@ -134,8 +151,8 @@ func TestReturnItemText(t *testing.T) {
 
 func TestPositionsCountCharacters(t *testing.T) {
 	_, err := Parse("MATCH (é:Ü)\n  RETURN é ++")
-	se, ok := err.(*SyntaxError)
-	if !ok || se.Pos.Line != 2 || se.Pos.Column != 14 {
+	se, ok := errs.As(err)
+	if !ok || se.Code != errs.CodeSyntax || se.Position == nil || se.Position.Line != 2 || se.Position.Column != 14 {
 		t.Fatalf("err = %v", err)
 	}
 }
