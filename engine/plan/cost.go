@@ -2,7 +2,6 @@ package plan
 
 import (
 	"math"
-	"strings"
 )
 
 // GraphStats are the counts the cost model reads, taken by the engine from the
@@ -249,21 +248,47 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 		return estimate{rows: r, cost: r + kids[1].rows}
 	case *Create:
 		return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
-	}
-	if e, ok := k.genericEstimate(o, in); ok {
-		return e
-	}
-	// An operator the model does not know keeps its input's cardinality
-	// (a union: the sum of its inputs') and costs one per row.
-	if OperatorName(o) == "Union" {
-		in.rows = 0
+	case *VarLengthExpand:
+		return k.chains(in, o.Types, o.Dir, o.Min, o.Max, o.ToLabels, o.Into)
+	case *ShortestPath:
+		// At most one chain per input row (the model assumes one), and
+		// the search may visit every node.
+		return estimate{rows: in.rows, cost: in.rows * k.nodes()}
+	case *Union:
+		rows := 0.0
 		for _, k := range kids {
-			in.rows += k.rows
+			rows += k.rows
 		}
+		return estimate{rows: rows, cost: rows}
 	}
+	// Any other operator keeps its input's cardinality and costs one per
+	// row.
 	return estimate{rows: in.rows, cost: in.rows}
 }
 
-// labelList renders labels as the scan's label field: "Person" or
-// "Person:Admin".
-func labelList(labels []string) string { return strings.Join(labels, ":") }
+// maxHopsAssumed bounds the hops the model sums over for a
+// variable-length pattern without an upper bound.
+const maxHopsAssumed = 10
+
+// chains estimates a variable-length expansion: in × Σ degree^h for h in
+// minHops..maxHops (a negative maxHops is unbounded), times the fraction
+// of nodes carrying each far-end label, or divided by the node count into
+// a bound far end.
+func (k *coster) chains(in estimate, types []string, dir Direction, minHops, maxHops int, toLabels []string, into int) estimate {
+	if maxHops < 0 || maxHops > minHops+maxHopsAssumed {
+		maxHops = minHops + maxHopsAssumed
+	}
+	deg := k.degree(types, dir)
+	n := 0.0
+	for h := minHops; h <= maxHops; h++ {
+		n += math.Pow(deg, float64(h))
+	}
+	rows := in.rows * n
+	for _, l := range toLabels {
+		rows *= float64(k.st.LabelNodes[l]) / k.nodes()
+	}
+	if into >= 0 {
+		rows /= k.nodes() // the far end is a given node
+	}
+	return estimate{rows: rows, cost: in.rows + in.rows*n}
+}

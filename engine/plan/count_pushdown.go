@@ -57,12 +57,12 @@ func (o *CountExpand) Pattern() string {
 	return anonymous.Replace(sb.String())
 }
 
-func (o *CountExpand) describe() string {
-	s := "CountExpand " + o.Pattern()
+func (o *CountExpand) Describe() Description {
+	args := o.Pattern()
 	if o.Grouped {
-		s += " per " + o.Var
+		args += " per " + o.Var
 	}
-	return s
+	return Description{Name: "CountExpand", Args: args, Label: labelList(o.Labels), Pattern: o.Pattern()}
 }
 
 // countPushdown replaces the input of every Aggregate that only counts

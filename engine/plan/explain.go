@@ -52,7 +52,7 @@ func Explain(p *Plan, st GraphStats) *Explanation {
 }
 
 func (k *coster) describe(op Operator, total *float64) *Described {
-	d := &Described{Operator: OperatorName(op)}
+	d := &Described{Operator: op.Describe().Name}
 	children := op.Children()
 	var kids []estimate
 	for i, c := range children {
@@ -76,61 +76,9 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	if d.Columns == nil {
 		d.Columns = []string{}
 	}
-	// Format's line is the operator's name, then its arguments (or %T for
-	// an operator it does not know).
-	if text := describe(op); !strings.HasPrefix(text, "*") {
-		if _, args, ok := strings.Cut(text, " "); ok {
-			d.Details = strings.TrimSpace(args)
-		}
-	}
-	switch o := op.(type) {
-	case *NodeScan:
-		d.Label = labelList(o.Labels)
-	case *IndexSeek:
-		d.Label = labelList(o.Labels)
-		d.IndexUsed = o.Index
-		d.Filter = o.Condition()
-	case *IndexJoin:
-		d.Label = labelList(o.Labels)
-		d.IndexUsed = o.Index
-		d.Filter = o.Condition()
-	case *Expand:
-		d.Pattern = expandPattern(o)
-	case *CountExpand:
-		d.Label = labelList(o.Labels)
-		d.Pattern = o.Pattern()
-	case *Filter:
-		d.Filter = o.Pred.String()
-	default:
-		d.Pattern = genericPattern(op, d.Operator, d.Details)
-	}
+	desc := op.Describe()
+	d.Details, d.Pattern, d.Label, d.Filter, d.IndexUsed = desc.Args, desc.Pattern, desc.Label, desc.Filter, desc.Index
 	return d
-}
-
-// patternText extracts "(…)…(…)" from an operator's details, or "",
-// dropping the "_" Format writes for anonymous variables.
-func patternText(details string) string {
-	i, j := strings.IndexByte(details, '('), strings.LastIndexByte(details, ')')
-	if i < 0 || j < i || !strings.Contains(details[i:j], "-") {
-		return ""
-	}
-	return anonymous.Replace(details[i : j+1])
-}
-
-var anonymous = strings.NewReplacer("(_)", "()", "(_:", "(:", "[_]", "[]", "[_:", "[:", "[_*", "[*")
-
-// OperatorName is the name EXPLAIN and PROFILE show for op: the Go type
-// name without its package, which is what the plan types are named for.
-func OperatorName(op Operator) string {
-	name := fmt.Sprintf("%T", op)
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.TrimPrefix(name, "*")
-	if d, ok := displayNames[name]; ok {
-		return d
-	}
-	return name
 }
 
 // expandPattern renders an Expand as a pattern: (a)-[r:T]->(b:L).

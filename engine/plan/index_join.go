@@ -1,6 +1,10 @@
 package plan
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // IndexJoin pairs each row of Left with the nodes an index finds for
 // values computed from that row: the plan of
@@ -142,4 +146,11 @@ func (o *IndexJoin) Condition() string {
 		s += o.Var + "." + o.Props[i] + " = " + k.String()
 	}
 	return s
+}
+
+func (o *IndexJoin) Describe() Description {
+	return Description{Name: "IndexJoin",
+		Args: fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"),
+			strings.Join(o.Props, ", "), o.Type, o.Index, o.Condition()),
+		Label: labelList(o.Labels), Index: o.Index, Filter: o.Condition()}
 }

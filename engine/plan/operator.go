@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -23,6 +26,9 @@ type Column struct {
 type Operator interface {
 	Columns() []Column
 	Children() []Operator
+	// Describe says what the operator is and does, for the plan
+	// printer, EXPLAIN and PROFILE (describe.go).
+	Describe() Description
 }
 
 // Direction of a relationship pattern.
@@ -262,3 +268,119 @@ type ProcedureCall struct {
 
 func (o *ProcedureCall) Columns() []Column    { return o.Cols }
 func (o *ProcedureCall) Children() []Operator { return []Operator{o.Input} }
+
+func (*Unit) Describe() Description { return Description{Name: "Unit"} }
+
+func (o *NodeScan) Describe() Description {
+	return Description{Name: "NodeScan", Args: colName(o.Cols[0]) + labelText(o.Labels), Label: labelList(o.Labels)}
+}
+
+func (o *Expand) Describe() Description {
+	in := o.Input.Columns()
+	from := in[o.From].Name
+	rel := colName(o.Cols[len(in)])
+	to := "into " + in[max(o.Into, 0)].Name
+	if o.Into < 0 {
+		to = colName(o.Cols[len(in)+1]) + labelText(o.ToLabels)
+	}
+	types := ""
+	if len(o.Types) > 0 {
+		types = ":" + strings.Join(o.Types, "|")
+	}
+	left, right := arrows(o.Dir)
+	args := fmt.Sprintf("(%s)%s[%s%s]%s(%s)", from, left, rel, types, right, to)
+	if len(o.Distinct) > 0 {
+		var names []string
+		for _, d := range o.Distinct {
+			names = append(names, colName(o.Cols[d]))
+		}
+		args += " distinct from " + strings.Join(names, ", ")
+	}
+	return Description{Name: "Expand", Args: args, Pattern: expandPattern(o)}
+}
+
+// arrows are the two halves of a relationship pattern in direction dir.
+func arrows(dir Direction) (left, right string) {
+	switch dir {
+	case In:
+		return "<-", "-"
+	case Both:
+		return "-", "-"
+	}
+	return "-", "->"
+}
+
+func (o *Filter) Describe() Description {
+	return Description{Name: "Filter", Args: o.Pred.String(), Filter: o.Pred.String()}
+}
+
+func (o *Project) Describe() Description {
+	return Description{Name: "Project", Args: exprList(o.Exprs, o.Cols)}
+}
+
+func (o *Aggregate) Describe() Description {
+	var aggs []string
+	for _, a := range o.Aggs {
+		aggs = append(aggs, string(a.Func)+"("+argText(a)+")")
+	}
+	return Description{Name: "Aggregate", Args: fmt.Sprintf("keys [%s] aggs [%s]", exprList(o.Keys, o.Cols), strings.Join(aggs, ", "))}
+}
+
+func (*Distinct) Describe() Description { return Description{Name: "Distinct"} }
+
+func (o *Sort) Describe() Description {
+	var keys []string
+	for _, k := range o.Keys {
+		c := o.Input.Columns()[k.Col]
+		key := colName(c)
+		if c.Hidden {
+			key = c.Name
+		}
+		if k.Desc {
+			key += " DESC"
+		}
+		keys = append(keys, key)
+	}
+	args := strings.Join(keys, ", ")
+	if o.Limit != nil {
+		args += " top " + o.Limit.String()
+		if o.Skip != nil {
+			args += " after " + o.Skip.String()
+		}
+	}
+	return Description{Name: "Sort", Args: args}
+}
+
+func (o *Skip) Describe() Description  { return Description{Name: "Skip", Args: o.Count.String()} }
+func (o *Limit) Describe() Description { return Description{Name: "Limit", Args: o.Count.String()} }
+
+func (*CrossProduct) Describe() Description { return Description{Name: "CrossProduct"} }
+
+func (o *Unwind) Describe() Description {
+	return Description{Name: "Unwind", Args: fmt.Sprintf("%s AS %s", o.Expr, o.Cols[len(o.Cols)-1].Name)}
+}
+
+func (*Argument) Describe() Description { return Description{Name: "Argument"} }
+func (*Optional) Describe() Description { return Description{Name: "Optional"} }
+
+func (o *Create) Describe() Description {
+	var made []string
+	for _, m := range o.Made {
+		if m >= 0 {
+			n := o.Nodes[m]
+			made = append(made, "("+labelText(n.Labels)+propText(n.Keys, n.Vals)+")")
+		} else {
+			r := o.Rels[-m-1]
+			made = append(made, fmt.Sprintf("[%s:%s%s]->%s", o.Cols[r.From].Name, r.Type, propText(r.Keys, r.Vals), o.Cols[r.To].Name))
+		}
+	}
+	return Description{Name: "Create", Args: strings.Join(made, ", ")}
+}
+
+func (o *ProcedureCall) Describe() Description {
+	args := make([]string, len(o.Args))
+	for i, a := range o.Args {
+		args[i] = a.String()
+	}
+	return Description{Name: "ProcedureCall", Args: o.Proc.Name + "(" + strings.Join(args, ", ") + ")"}
+}

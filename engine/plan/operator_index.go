@@ -99,3 +99,11 @@ func (o *IndexSeek) Condition() string {
 	}
 	return strings.Join(conds, " AND ")
 }
+
+func (o *IndexSeek) Describe() Description {
+	return Description{Name: "IndexSeek", Args: o.Detail(), Label: labelList(o.Labels), Index: o.Index, Filter: o.Condition()}
+}
+
+func (o *HashJoin) Describe() Description {
+	return Description{Name: "HashJoin", Args: "on " + o.LeftKey.String() + " = " + o.RightKey.String()}
+}

@@ -13,3 +13,5 @@ type Union struct {
 
 func (o *Union) Columns() []Column    { return o.Cols }
 func (o *Union) Children() []Operator { return o.Inputs }
+
+func (*Union) Describe() Description { return Description{Name: "Union"} }

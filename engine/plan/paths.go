@@ -105,39 +105,36 @@ func pathLength(name string, args []Expr) string {
 	return name
 }
 
-// describePath is the EXPLAIN line of a path operator. VarLengthExpand
-// shows as VariableLengthExpand, the name the interface contract uses.
-func describePath(op Operator) (string, bool) {
-	switch o := op.(type) {
-	case *VarLengthExpand:
-		s := "VariableLengthExpand " + o.Pattern
-		if o.Into >= 0 {
-			s += " into"
-		}
-		if len(o.RelKeys) > 0 {
-			s += propText(o.RelKeys, o.RelVals)
-		}
-		if o.EndpointsOnly {
-			s += " endpoints only"
-		}
-		if len(o.Distinct) > 0 {
-			var names []string
-			for _, d := range o.Distinct {
-				names = append(names, colName(o.Cols[d]))
-			}
-			s += " distinct from " + strings.Join(names, ", ")
-		}
-		return s, true
-	case *ShortestPath:
-		s := "ShortestPath "
-		if o.All {
-			s = "AllShortestPaths "
-		}
-		s += o.Pattern
-		if len(o.RelKeys) > 0 {
-			s += propText(o.RelKeys, o.RelVals)
-		}
-		return s, true
+// Describe names VarLengthExpand VariableLengthExpand, the name the
+// interface contract uses.
+func (o *VarLengthExpand) Describe() Description {
+	args := o.Pattern
+	if o.Into >= 0 {
+		args += " into"
 	}
-	return "", false
+	if len(o.RelKeys) > 0 {
+		args += propText(o.RelKeys, o.RelVals)
+	}
+	if o.EndpointsOnly {
+		args += " endpoints only"
+	}
+	if len(o.Distinct) > 0 {
+		var names []string
+		for _, d := range o.Distinct {
+			names = append(names, colName(o.Cols[d]))
+		}
+		args += " distinct from " + strings.Join(names, ", ")
+	}
+	return Description{Name: "VariableLengthExpand", Args: args, Pattern: anonymous.Replace(o.Pattern)}
+}
+
+func (o *ShortestPath) Describe() Description {
+	d := Description{Name: "ShortestPath", Args: o.Pattern, Pattern: anonymous.Replace(o.Pattern)}
+	if o.All {
+		d.Verb = "AllShortestPaths"
+	}
+	if len(o.RelKeys) > 0 {
+		d.Args += propText(o.RelKeys, o.RelVals)
+	}
+	return d
 }

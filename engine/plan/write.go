@@ -91,39 +91,38 @@ func (o *Delete) Children() []Operator { return []Operator{o.Input} }
 func (o *Merge) Children() []Operator  { return []Operator{o.Input} }
 func (o *Eager) Children() []Operator  { return []Operator{o.Input} }
 
-// describeWrite is the plan line of an updating operator.
-func describeWrite(op Operator) (string, bool) {
-	switch o := op.(type) {
-	case *Update:
-		name := "Set "
-		if o.Remove {
-			name = "Remove "
-		}
-		return name + itemsText(o.Items), true
-	case *Delete:
-		var es []string
-		for _, e := range o.Exprs {
-			es = append(es, e.String())
-		}
-		name := "Delete "
-		if o.Detach {
-			name = "DetachDelete "
-		}
-		return name + strings.Join(es, ", "), true
-	case *Merge:
-		s := "Merge"
-		if len(o.OnMatch) > 0 {
-			s += " on match " + itemsText(o.OnMatch)
-		}
-		if len(o.OnCreate) > 0 {
-			s += " on create " + itemsText(o.OnCreate)
-		}
-		return s, true
-	case *Eager:
-		return "Eager", true
+func (o *Update) Describe() Description {
+	d := Description{Name: "Update", Verb: "Set", Args: itemsText(o.Items)}
+	if o.Remove {
+		d.Verb = "Remove"
 	}
-	return "", false
+	return d
 }
+
+func (o *Delete) Describe() Description {
+	var es []string
+	for _, e := range o.Exprs {
+		es = append(es, e.String())
+	}
+	d := Description{Name: "Delete", Args: strings.Join(es, ", ")}
+	if o.Detach {
+		d.Verb = "DetachDelete"
+	}
+	return d
+}
+
+func (o *Merge) Describe() Description {
+	var parts []string
+	if len(o.OnMatch) > 0 {
+		parts = append(parts, "on match "+itemsText(o.OnMatch))
+	}
+	if len(o.OnCreate) > 0 {
+		parts = append(parts, "on create "+itemsText(o.OnCreate))
+	}
+	return Description{Name: "Merge", Args: strings.Join(parts, " ")}
+}
+
+func (*Eager) Describe() Description { return Description{Name: "Eager"} }
 
 func itemsText(items []UpdateItem) string {
 	var out []string
