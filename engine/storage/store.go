@@ -55,6 +55,11 @@ func (s *Store) Snapshot() *Snapshot { return s.cur.Load() }
 // write it costs what a Snapshot costs: no lock is taken.
 func (s *Store) Begin() *Tx { return &Tx{s: s, snap: s.cur.Load()} }
 
+// BeginAt starts a transaction that reads snap, a version Snapshot
+// returned: a statement plans and runs on one snapshot. A write still
+// moves to the latest version when it takes the writer's lock.
+func (s *Store) BeginAt(snap *Snapshot) *Tx { return &Tx{s: s, snap: snap} }
+
 // Check verifies the invariants of the latest version.
 func (s *Store) Check() error {
 	if err := s.cur.Load().Check(); err != nil {

@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+)
+
+// Mode is how a statement runs: as written (an EXPLAIN or PROFILE
+// prefix applies), or always explained or profiled, as the HTTP flags and
+// endpoints ask.
+type Mode uint8
+
+const (
+	ModeAsWritten Mode = iota
+	ModeExplain
+	ModeProfile
+)
+
+// Run runs one statement in the given mode, in a session of its own (see
+// Query, Explain and Profile).
+func (db *DB) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	return db.NewSession().Run(ctx, m, text, params)
+}
+
+// Explain describes the plan of a statement without running it, whether
+// or not its text starts with EXPLAIN. The Result has no columns or rows;
+// Plan returns the description.
+func (db *DB) Explain(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.NewSession().Explain(ctx, text, params)
+}
+
+// Profile runs a statement and measures each operator, whether or not its
+// text starts with PROFILE. Read the rows, then Profile.
+func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.NewSession().Profile(ctx, text, params)
+}
+
+// MaxQueryBytes is the longest query text a statement may have, the
+// max_query_size the interface contract gives: planning is linear in the
+// text, and this bounds its time and memory.
+const MaxQueryBytes = 1 << 20
+
+// One statement's way through the engine: prepare (parse; run a schema,
+// COPY or session statement at once; bind; choose indexes), then explain
+// or execute. A statement plans and reads on one snapshot, taken when it
+// starts; a write moves to the latest version when it takes the writer's
+// lock.
+type statementRun struct {
+	s      *Session
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	start  time.Time
+	mode   Mode
+	params Params
+	snap   *storage.Snapshot
+	plan   *plan.Plan
+	// tx is the statement's transaction once it executes (a panic rolls
+	// it back); running is set once a Result streaming rows owns cancel.
+	tx      *storage.Tx
+	running bool
+}
+
+func (s *Session) runMode(ctx context.Context, text string, params Params, m Mode) (res *Result, err error) {
+	db := s.db
+	if db.closed.Load() {
+		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
+	}
+	if len(text) > MaxQueryBytes {
+		return nil, errs.Data("the query text is %d bytes, more than the limit of %d (MaxQueryBytes)", len(text), MaxQueryBytes)
+	}
+	// The statement's deadline covers preparing it too: parse, bind and
+	// optimize run under it.
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	st := &statementRun{s: s, start: time.Now(), mode: m, params: params}
+	st.ctx, st.cancel = statementContext(ctx, s.QueryTimeout())
+	defer func() {
+		if p := recover(); p != nil {
+			db.log.Error("query panicked", "panic", p, "stack", string(debug.Stack()))
+			if st.tx != nil {
+				st.tx.Rollback() // releases the writer lock a write may hold
+			}
+			res, err = nil, errs.Internal("internal error while running the query")
+		}
+		if !st.running || err != nil {
+			st.cancel(nil)
+		}
+	}()
+	if res, err := st.prepare(text); res != nil || err != nil {
+		return res, err
+	}
+	if st.mode == ModeExplain {
+		return st.explain(), nil
+	}
+	return st.execute()
+}
+
+// prepare parses and binds the statement. A schema, COPY or session
+// statement runs here and its Result comes back; a query is left planned
+// in st.plan.
+func (st *statementRun) prepare(text string) (*Result, error) {
+	s, db := st.s, st.s.db
+	stmt, err := gql.ParseCancel(text, func() error { return stopped(st.ctx) })
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	if err := stopped(st.ctx); err != nil {
+		return nil, err
+	}
+	if stmt.Explain {
+		st.mode = ModeExplain
+	} else if stmt.Profile && st.mode == ModeAsWritten {
+		st.mode = ModeProfile
+	}
+	var what string
+	switch {
+	case stmt.Schema != nil:
+		what = "schema statements"
+	case stmt.Copy != nil:
+		what = "COPY"
+	case stmt.Session != nil:
+		what = "SET or SHOW"
+	}
+	if what != "" {
+		if st.mode != ModeAsWritten {
+			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
+		}
+		switch {
+		case stmt.Schema != nil:
+			return db.schema(stmt.Schema, st.start)
+		case stmt.Copy != nil:
+			return db.copyFrom(st.ctx, stmt.Copy, st.start)
+		}
+		return s.statement(stmt.Session, st.start)
+	}
+	p, err := plan.BindWith(stmt, st.params, db.procs, db.planOptions())
+	if err != nil {
+		return nil, err
+	}
+	st.snap = db.store.Snapshot()
+	if err := plan.SelectIndexes(p, stmt, indexInfos(st.snap)); err != nil {
+		return nil, err
+	}
+	if err := stopped(st.ctx); err != nil {
+		return nil, err
+	}
+	st.plan = p
+	return nil, nil
+}
+
+// explain describes the plan from the statement's snapshot: no
+// transaction, nothing runs.
+func (st *statementRun) explain() *Result {
+	db := st.s.db
+	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: st.start,
+		entities: &entities{r: st.snap, cat: db.store.Catalog()}}
+	r.explain = plan.Explain(st.plan, planStats(st.snap, db.store.Catalog()))
+	r.columns = []Column{}
+	r.finish()
+	return r
+}
+
+// execute builds the physical operators and runs them in a transaction
+// on the statement's snapshot. A read streams its rows through the
+// Result; a write runs to completion and commits first.
+func (st *statementRun) execute() (*Result, error) {
+	s, db, p, ctx, cancel := st.s, st.s.db, st.plan, st.ctx, st.cancel
+	tx := db.store.BeginAt(st.snap)
+	st.tx = tx
+	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}
+	ectx.Mem.Limit = s.MaxMemoryPerQuery()
+	ectx.Mem.Budget = db.mem.budget
+	ectx.Mem.Kill = func(err error) { cancel(err) }
+	ectx.Rules = db.planOptions()
+	if !p.Writes {
+		// Workers read the transaction at once: never with writes.
+		ectx.Parallelism = s.parallelism()
+	}
+	r := &Result{db: db, ectx: ectx, tx: tx, cancel: func() { cancel(nil) }, start: st.start,
+		entities: &entities{r: tx, cat: db.store.Catalog()}}
+	if st.mode == ModeProfile {
+		ectx.Profile = exec.NewProfile()
+		r.planRoot = p.Root
+	}
+	r.summary.Write = p.Writes
+	fail := func(err error) (*Result, error) {
+		ectx.Close()
+		db.mem.finished(ectx.Mem.Peak())
+		tx.Rollback()
+		return nil, err
+	}
+	if p.Writes {
+		// Writers serialise from here: the statement's reads and writes
+		// are one atomic step, on the latest version.
+		if err := tx.BeginWrite(); err != nil {
+			return fail(err)
+		}
+	}
+	root, err := exec.Build(ectx, p.Root)
+	if err != nil {
+		return fail(err)
+	}
+	visible := p.Columns()
+	if !p.Returns {
+		// Run for the side effects only: no columns, no rows.
+		root = exec.Discard(root)
+	}
+	if p.Writes {
+		buf := exec.NewBuffer(root, len(visible))
+		buf.Track(&ectx.Mem)
+		if err := buf.Fill(); err != nil {
+			return fail(err)
+		}
+		if err := exec.DrainUpdates(ectx); err != nil {
+			return fail(err)
+		}
+		if err := stopped(ctx); err != nil {
+			return fail(err) // stopped while it ran: nothing is committed
+		}
+		if _, err := tx.Commit(); err != nil {
+			return fail(fmt.Errorf("cannot commit: %w", err))
+		}
+		c := ectx.Counters
+		r.summary.WriteCounts = c.Writes
+		r.summary.RowsAffected = c.NodesCreated + c.RelationshipsCreated +
+			c.NodesDeleted + c.RelationshipsDeleted + c.EntitiesUpdated
+		// Rows returned after the commit resolve entities at the new
+		// snapshot, which holds what the statement created.
+		r.entities.r = db.store.Snapshot()
+		root = buf
+	}
+	r.root = root
+	// Read the first batch ahead: a column whose type depends on stored
+	// values (a property) reports the type its values actually have.
+	first, err := r.pull()
+	if err != nil {
+		return fail(err)
+	}
+	st.running = true
+	r.pending = first
+	r.columns = resultColumns(visible, first)
+	if first == nil {
+		r.finish()
+	}
+	return r, nil
+}
+
+// statementContext is the context a statement runs under: cancelled with
+// a cause (the memory budget names itself that way), and bounded by the
+// session's timeout when it has one.
+func statementContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if timeout <= 0 {
+		return ctx, cancel
+	}
+	ctx, stop := context.WithTimeoutCause(ctx, timeout, errs.Timeout("query exceeded its time limit (query_timeout %d ms)", timeout.Milliseconds()))
+	return ctx, func(cause error) { stop(); cancel(cause) }
+}
+
+// stopped reports a statement's context's end as the engine error it
+// stands for: its cause when that is one (a timeout, the memory budget),
+// otherwise a cancellation.
+func stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if e, ok := errs.As(context.Cause(ctx)); ok {
+		return e
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return errs.Timeout("query exceeded its time limit")
+	}
+	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, context.Cause(ctx), "query cancelled")
+}
+
+// syntaxError passes on the parser's error, already the engine's (a syntax
+// error, or the statement's deadline met while parsing).
+func syntaxError(err error) error {
+	if _, isEngine := errs.As(err); isEngine {
+		return err
+	}
+	return errs.Syntax("%v", err)
+}
+
+// planStats gives the cost model the counts of snap: nodes,
+// relationships, nodes per label, relationships per type, indexes.
+func planStats(snap *storage.Snapshot, cat *catalog.Catalog) plan.GraphStats {
+	st := plan.GraphStats{Nodes: snap.NodeCount(), Rels: snap.RelCount(),
+		LabelNodes: map[string]int64{}, TypeRels: map[string]int64{}}
+	for _, l := range cat.Labels() {
+		if bm := snap.LabelNodes(l); bm != nil {
+			st.LabelNodes[cat.LabelName(l)] = int64(bm.GetCardinality())
+		}
+	}
+	for _, t := range cat.Types() {
+		if a := snap.Adjacency(t, storage.Outgoing); a != nil {
+			st.TypeRels[cat.TypeName(t)] = int64(a.NumEdges())
+		}
+	}
+	st.Indexes = map[string]plan.IndexInfo{}
+	for _, ix := range indexInfos(snap) {
+		st.Indexes[ix.Name] = ix
+	}
+	return st
+}
