@@ -238,7 +238,7 @@ func bindsOK(text string) bool {
 	if err != nil {
 		return false
 	}
-	_, err = plan.Bind(st, nil)
+	_, err = plan.Bind(st, plan.Env{})
 	return err == nil
 }
 

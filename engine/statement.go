@@ -143,12 +143,12 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		}
 		return s.statement(stmt.Session, st.start)
 	}
-	p, err := plan.BindWith(stmt, st.params, db.procs, db.planOptions())
+	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
 		return nil, err
 	}
 	st.snap = db.store.Snapshot()
-	if err := plan.SelectIndexes(p, stmt, indexInfos(st.snap)); err != nil {
+	if err := plan.Optimize(p, indexInfos(st.snap)); err != nil {
 		return nil, err
 	}
 	if err := stopped(st.ctx); err != nil {

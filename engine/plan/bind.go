@@ -7,25 +7,32 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Bind turns a parsed statement into a logical plan. params are the
-// statement's parameter values: their types type the plan. A statement
-// bound without a procedure registry cannot CALL.
-func Bind(stmt *gql.Statement, params map[string]vector.Value) (*Plan, error) {
-	return BindProcs(stmt, params, nil)
+// Env is what binding needs besides the statement: the parameter values
+// (their types type the plan), the procedures CALL may name (without a
+// registry a CALL is an error) and the optimizer rules switched off.
+type Env struct {
+	Params  map[string]vector.Value
+	Procs   *procs.Registry
+	Options Options
 }
 
-// BindProcs is Bind with the procedures CALL may name.
-func BindProcs(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry) (*Plan, error) {
-	return BindWith(stmt, params, reg, Options{})
-}
-
-// BindWith is BindProcs with the optimizer rules of opts (rules.go).
-func BindWith(stmt *gql.Statement, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
+// Bind turns a parsed statement into a logical plan. The planner hints
+// the statement gives (USING INDEX, WITHOUT INDEX, USING JOIN ON) and the
+// rules of env are bound into the plan for Optimize, the next step.
+func Bind(stmt *gql.Statement, env Env) (*Plan, error) {
 	q := stmt.Query
+	var p *Plan
+	var err error
 	if len(q.Parts) == 1 {
-		return bindSingle(q.Parts[0], params, reg, opts)
+		p, err = bindSingle(q.Parts[0], env.Params, env.Procs, env.Options)
+	} else {
+		p, err = bindUnion(q, env.Params, env.Procs, env.Options)
 	}
-	return bindUnion(q, params, reg, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.hints, p.opts = collectHints(stmt), env.Options
+	return p, nil
 }
 
 // bindSingle binds one query without UNION.
@@ -38,10 +45,6 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 	_, returns := cs[len(cs)-1].(*gql.Return)
 	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
 		returns = true // a standalone call returns what it yields
-	}
-	endpointsOnly(b.root)
-	if opts.On(RuleCountExpand) {
-		countPushdown(b.root)
 	}
 	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
 }

@@ -50,7 +50,10 @@ func bindText(query string) string {
 	if err != nil {
 		return "parse error: " + err.Error()
 	}
-	p, err := plan.Bind(st, nil)
+	p, err := plan.Bind(st, plan.Env{})
+	if err == nil {
+		err = plan.Optimize(p, nil)
+	}
 	if err != nil {
 		if e, ok := errs.As(err); ok {
 			return "error " + e.Code

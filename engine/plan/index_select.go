@@ -18,15 +18,18 @@ type IndexInfo struct {
 	Entries, Distinct int64
 }
 
-// SelectIndexes rewrites p to read nodes through indexes: a NodeScan whose
+// selectIndexes rewrites p to read nodes through indexes: a NodeScan whose
 // variable a Filter above it constrains by equality, IN, a range or
 // STARTS WITH on indexed properties (inline property maps are equality
 // filters too) becomes an IndexSeek; the Filter stays. The hints of the
 // statement's MATCH clauses are honoured: USING INDEX forces an index (an
 // error if it cannot serve the MATCH), WITHOUT INDEX keeps label scans,
 // USING JOIN ON a.x = b.y joins the two pattern parts by hashing.
-func SelectIndexes(p *Plan, stmt *gql.Statement, indexes []IndexInfo) error {
-	h := collectHints(stmt)
+func selectIndexes(p *Plan, indexes []IndexInfo) error {
+	h := p.hints
+	if h == nil {
+		h = collectHints(nil)
+	}
 	s := &selector{indexes: indexes, hints: h, cands: map[*NodeScan]*scanCands{},
 		used: map[string]bool{}, joins: map[*NodeScan]*joinCand{}}
 	s.walk(p.Root)

@@ -13,11 +13,11 @@ func selectFor(t *testing.T, q string, ixs []IndexInfo) (*Plan, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Bind(st, nil)
+	p, err := Bind(st, Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, SelectIndexes(p, st, ixs)
+	return p, Optimize(p, ixs)
 }
 
 // TestSeekEstimates: a seek's rows come from the index statistics

@@ -9,6 +9,11 @@ type Plan struct {
 	// Returns is set when the statement ends with RETURN; otherwise it
 	// runs for its side effects and has no result columns or rows.
 	Returns bool
+
+	// hints and opts are the statement's planner hints and the rules
+	// switched off, bound for Optimize.
+	hints *hints
+	opts  Options
 }
 
 // Columns returns the result columns: the root's columns that are not

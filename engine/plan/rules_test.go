@@ -17,7 +17,10 @@ func formatWith(t *testing.T, query string, off ...string) string {
 	for _, r := range off {
 		opts.Disabled[r] = true
 	}
-	p, err := plan.BindWith(stmt, nil, nil, opts)
+	p, err := plan.Bind(stmt, plan.Env{Options: opts})
+	if err == nil {
+		err = plan.Optimize(p, nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +46,7 @@ func TestRulesSwitchOff(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		stmt, _ := gql.Parse("RETURN [1, 2] AS l, {k: 'v'} AS m")
 		opts := plan.Options{Disabled: map[string]bool{plan.RuleConstantFold: off}}
-		p, err := plan.BindWith(stmt, nil, nil, opts)
+		p, err := plan.Bind(stmt, plan.Env{Options: opts})
 		if err != nil {
 			t.Fatal(err)
 		}
