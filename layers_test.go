@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/storage"},
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs"},
-	"engine/exec":           {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs"},
+	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs"},
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/http":         {"temporal", "vector", "engine"},
 	"cmd/quiver":            {"vector", "engine", "frontend/"},

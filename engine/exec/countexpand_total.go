@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 )
@@ -13,7 +12,7 @@ import (
 // there), both read from CSR offsets. Self-loops are the only entries that
 // need individual attention (an undirected hop sees a loop once, and
 // relationship uniqueness drops a chain that walks a loop twice), and each
-// CSR knows its loops (csr.Loops). So Q3-like counts cost O(types) and
+// CSR knows its loops (storage.Adjacency's loops). So Q3-like counts cost O(types) and
 // Q5-like counts O(nodes) instead of O(edges) decodes and random reads.
 
 // totalOneHop is the one-hop count when every live node starts and the far
@@ -34,8 +33,8 @@ func (e *countExpand) totalOneHop() int64 {
 // reverseLists are the adjacency lists that read hop 0's entries from their
 // far end (the incoming list of an outgoing one and vice versa); ok is
 // false when one is missing.
-func (e *countExpand) reverseLists() ([]*csr.Adjacency, bool) {
-	revs := make([]*csr.Adjacency, len(e.hops[0]))
+func (e *countExpand) reverseLists() ([]*storage.Adjacency, bool) {
+	revs := make([]*storage.Adjacency, len(e.hops[0]))
 	for i, l := range e.hops[0] {
 		dir := storage.Outgoing
 		if l.out {
@@ -142,7 +141,7 @@ func (e *countExpand) entriesFrom(l *hopList, ids nodeSpan, set nodeSet) int64 {
 // overlay, so a degree is an offsets difference) and the last hop counts
 // plain degrees (no far-end labels, no loops to skip): the state right
 // after a bulk load or a compaction.
-func (e *countExpand) cleanDegrees(revs []*csr.Adjacency) (ins, outs [][]uint64, ok bool) {
+func (e *countExpand) cleanDegrees(revs []*storage.Adjacency) (ins, outs [][]uint64, ok bool) {
 	if e.sets[1] != nil {
 		return nil, nil, false
 	}

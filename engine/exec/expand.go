@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -56,7 +55,7 @@ type expand struct {
 // adjList is one CSR to read: a type in one direction. Incoming lists of an
 // undirected pattern skip self-loops, which the outgoing list already gave.
 type adjList struct {
-	adj       *csr.Adjacency
+	adj       *storage.Adjacency
 	skipLoops bool
 }
 

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -38,7 +37,7 @@ type listFilter struct {
 	// slots holds, per relationship term, its view in the slot order of
 	// base (the one CSR the expansion reads, nil when it reads several):
 	// a list base holds unchanged is then a contiguous range of it.
-	base   *csr.CSR
+	base   *storage.AdjacencyBase
 	off    []uint64 // base's offsets
 	slots  []*storage.IntView
 	in     []rangeTerm

@@ -280,7 +280,7 @@ func (tx *Tx) RelIntView(k catalog.KeyID, rows int) *IntView {
 }
 
 // RelSlotView: see Reader.
-func (tx *Tx) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView {
+func (tx *Tx) RelSlotView(k catalog.KeyID, base *AdjacencyBase, rows int) *IntView {
 	return tx.view().RelSlotView(k, base, rows)
 }
 
@@ -293,7 +293,7 @@ func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 // since the last Adjacency read of type t are applied to its private
 // adjacency versions here, in one batch (csr Apply is copy-on-write, so
 // the returned version never changes under the caller).
-func (tx *Tx) Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency {
+func (tx *Tx) Adjacency(t catalog.TypeID, d Direction) *Adjacency {
 	w := tx.w
 	if w == nil {
 		return tx.snap.Adjacency(t, d)

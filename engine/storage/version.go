@@ -265,7 +265,7 @@ func (s *Snapshot) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntVie
 
 // Adjacency is type t's CSR in direction d, nil when t has no
 // relationships.
-func (s *Snapshot) Adjacency(t catalog.TypeID, d Direction) *csr.Adjacency {
+func (s *Snapshot) Adjacency(t catalog.TypeID, d Direction) *Adjacency {
 	if int(t) < len(s.adj) && d <= Incoming {
 		return s.adj[t][d]
 	}
