@@ -160,3 +160,9 @@ type Params = map[string]vector.Value
 func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
 	return db.NewSession().Query(ctx, text, params)
 }
+
+// Compact folds the relationship overlays of the latest version into
+// their base CSRs now (normally a background compactor does it when an
+// overlay grows large). Readers are not blocked; writers wait only while
+// the result is installed.
+func (db *DB) Compact() { db.store.Compact() }
