@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -46,7 +48,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
 		returns = true // a standalone call returns what it yields
 	}
-	return &Plan{Root: b.root, Writes: b.writes, Returns: returns}, nil
+	return &Plan{Root: b.root, Writes: b.writes, Returns: returns, Fired: b.fired}, nil
 }
 
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
@@ -69,6 +71,9 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 			return nil, syntaxAt(clausePos(part), "each part of a UNION must end with RETURN")
 		}
 		out.Writes = out.Writes || p.Writes
+		for _, r := range p.Fired {
+			out.Fired = addRule(out.Fired, r)
+		}
 		cols := p.Columns()
 		root := p.Root
 		if len(root.Columns()) != len(cols) {
@@ -167,6 +172,19 @@ type binder struct {
 	// keyed are the variables the current MATCH's WHERE compares by a
 	// property with a value (bind_keys.go): good starts for a pattern.
 	keyed map[string]bool
+	// fired lists the rules that changed the plan being bound.
+	fired []string
+}
+
+// fire records that rule changed the plan.
+func (b *binder) fire(rule string) { b.fired = addRule(b.fired, rule) }
+
+// addRule appends rule to fired unless it is there already.
+func addRule(fired []string, rule string) []string {
+	if slices.Contains(fired, rule) {
+		return fired
+	}
+	return append(fired, rule)
 }
 
 // input returns the plan so far, or a single empty row when nothing came

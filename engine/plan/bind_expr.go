@@ -435,6 +435,7 @@ func (b *binder) foldConst(e Expr) Expr {
 			}
 			vals[i] = c.Val
 		}
+		b.fire(RuleConstantFold)
 		return &Const{Val: vals, T: vector.Any}
 	case *Map:
 		vals := make(map[string]vector.Value, len(x.Keys))
@@ -445,6 +446,7 @@ func (b *binder) foldConst(e Expr) Expr {
 			}
 			vals[k] = c.Val
 		}
+		b.fire(RuleConstantFold)
 		return &Const{Val: vals, T: vector.Any}
 	}
 	return e

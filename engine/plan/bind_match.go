@@ -67,6 +67,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	if len(relps) > 0 && b.opts.On(RuleSelectiveStart) && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
 		pc.reversed = true
+		b.fire(RuleSelectiveStart)
 	}
 	from, err := b.startNode(nodes[0])
 	if err != nil {
@@ -125,6 +126,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 				Dir: direction(rp.Dir), Into: into, Distinct: append([]int(nil), rels...), Cols: cols}
 			if into < 0 && b.opts.On(RuleExpandLabels) {
 				ex.ToLabels = to.Labels
+				if len(to.Labels) > 0 {
+					b.fire(RuleExpandLabels)
+				}
 			}
 			b.set(ex)
 		}

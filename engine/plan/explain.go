@@ -38,6 +38,9 @@ type Explanation struct {
 	TotalCost float64
 	// Rows is the root's estimated cardinality.
 	Rows float64
+	// Rules are the optimizer rules and passes that changed the plan
+	// (Plan.Fired).
+	Rules []string
 }
 
 // Explain describes p's operator tree with estimates from st. It reads the
@@ -48,6 +51,7 @@ func Explain(p *Plan, st GraphStats) *Explanation {
 	ex.Root = k.describe(p.Root, &ex.TotalCost)
 	ex.TotalCost = round2(ex.TotalCost) // a sum of rounded figures
 	ex.Rows = ex.Root.EstimatedRows
+	ex.Rules = append([]string{}, p.Fired...)
 	return ex
 }
 

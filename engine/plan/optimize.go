@@ -10,15 +10,25 @@ var passes = []struct {
 	name string
 	rule string // the rule that switches it off, or "" for none
 	run  func(p *Plan, indexes []IndexInfo) error
+	// fired tells from the optimized plan whether the pass changed it.
+	fired func(op Operator) bool
 }{
 	// Variable-length expansions whose chains nobody reads become
 	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
 	// decides how to run them.
-	{"endpoints-only", "", func(p *Plan, _ []IndexInfo) error { endpointsOnly(p.Root); return nil }},
-	{"count-expand", RuleCountExpand, func(p *Plan, _ []IndexInfo) error { countPushdown(p.Root); return nil }},
+	{"endpoints-only", "", func(p *Plan, _ []IndexInfo) error { endpointsOnly(p.Root); return nil },
+		func(op Operator) bool { v, ok := op.(*VarLengthExpand); return ok && v.EndpointsOnly }},
+	{"count-expand", RuleCountExpand, func(p *Plan, _ []IndexInfo) error { countPushdown(p.Root); return nil },
+		func(op Operator) bool { _, ok := op.(*CountExpand); return ok }},
 	// Index seeks and joins, ordered seeks in place of sorts, and the
 	// join hints (index_select.go, order_seek.go, join_hint.go).
-	{"index-selection", "", selectIndexes},
+	{"index-selection", "", selectIndexes, func(op Operator) bool {
+		switch op.(type) {
+		case *IndexSeek, *IndexJoin, *HashJoin:
+			return true
+		}
+		return false
+	}},
 }
 
 // Optimize runs the optimizer's passes over p, in order, with the indexes
@@ -32,6 +42,22 @@ func Optimize(p *Plan, indexes []IndexInfo) error {
 		if err := ps.run(p, indexes); err != nil {
 			return err
 		}
+		if anyOperator(p.Root, ps.fired) {
+			p.Fired = addRule(p.Fired, ps.name)
+		}
 	}
 	return nil
+}
+
+// anyOperator reports whether some operator of the tree satisfies f.
+func anyOperator(op Operator, f func(Operator) bool) bool {
+	if f(op) {
+		return true
+	}
+	for _, c := range op.Children() {
+		if anyOperator(c, f) {
+			return true
+		}
+	}
+	return false
 }

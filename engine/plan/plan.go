@@ -10,6 +10,12 @@ type Plan struct {
 	// runs for its side effects and has no result columns or rows.
 	Returns bool
 
+	// Fired lists, in the order they first applied, the optimizer rules
+	// and passes that changed this plan while it was bound and optimized
+	// (EXPLAIN shows them). Rules the executor applies as it runs
+	// (rules.go) are not known here.
+	Fired []string
+
 	// hints and opts are the statement's planner hints and the rules
 	// switched off, bound for Optimize.
 	hints *hints

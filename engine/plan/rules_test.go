@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -60,6 +61,54 @@ func TestRulesSwitchOff(t *testing.T) {
 	for _, r := range plan.RuleNames() {
 		if !plan.IsRule(r) || plan.IsRule("no-"+r) {
 			t.Errorf("IsRule is wrong about %s", r)
+		}
+	}
+}
+
+// Plan.Fired names the rules and passes that changed a plan, in the order
+// they first applied, and none that were switched off or had nothing to
+// do; EXPLAIN reports them.
+func TestFiredRules(t *testing.T) {
+	ixs := []plan.IndexInfo{{Name: "by_id", Type: "BTREE", Label: "P", Props: []string{"id"}, Entries: 100, Distinct: 100}}
+	for _, tc := range []struct {
+		query string
+		off   []string
+		want  string
+	}{
+		{"MATCH (n) RETURN n", nil, ""},
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", nil, "expand-labels"},
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, ""},
+		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start"},
+		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start"},
+		{"RETURN [1, 2] AS l", nil, "constant-fold"},
+		{"RETURN [1, 2] AS l", []string{plan.RuleConstantFold}, ""},
+		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", nil, "endpoints-only"},
+		{"MATCH (a)-->(b) RETURN count(*)", nil, "count-expand"},
+		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, ""},
+		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection"},
+		{"MATCH (p:P {id: 7})-[:T]->(q:L) RETURN p UNION MATCH (p)-[*]->(q) RETURN DISTINCT p", nil,
+			"expand-labels,endpoints-only,index-selection"},
+	} {
+		stmt, err := gql.Parse(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := plan.Options{Disabled: map[string]bool{}}
+		for _, r := range tc.off {
+			opts.Disabled[r] = true
+		}
+		p, err := plan.Bind(stmt, plan.Env{Options: opts})
+		if err == nil {
+			err = plan.Optimize(p, ixs)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		if got := strings.Join(p.Fired, ","); got != tc.want {
+			t.Errorf("%s (off %v): fired %q, want %q", tc.query, tc.off, got, tc.want)
+		}
+		if ex := plan.Explain(p, plan.GraphStats{}); strings.Join(ex.Rules, ",") != tc.want {
+			t.Errorf("%s: EXPLAIN rules %v", tc.query, ex.Rules)
 		}
 	}
 }

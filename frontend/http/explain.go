@@ -19,7 +19,9 @@ func (s *Server) handleProfile(ctx *fasthttp.RequestCtx) {
 	s.runQueryMode(ctx, "parameters", false, engine.ModeProfile)
 }
 
-// appendExplain writes {"plan":{…},"estimated_total_cost":…,"estimated_rows":…}.
+// appendExplain writes {"plan":{…},"estimated_total_cost":…,
+// "estimated_rows":…,"rules":[…]}: rules names the optimizer rules and
+// passes that changed the plan.
 func appendExplain(b []byte, ex *engine.Explanation) []byte {
 	b = append(b, `{"plan":`...)
 	b = appendPlanNode(b, ex.Root)
@@ -27,7 +29,14 @@ func appendExplain(b []byte, ex *engine.Explanation) []byte {
 	b = appendFloat(b, ex.TotalCost)
 	b = append(b, `,"estimated_rows":`...)
 	b = appendFloat(b, ex.Rows)
-	return append(b, '}')
+	b = append(b, `,"rules":[`...)
+	for i, r := range ex.Rules {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, r)
+	}
+	return append(b, "]}"...)
 }
 
 // appendPlanNode writes one operator and its children. Fields that do not
