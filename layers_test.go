@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
 	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog"},
-	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/storage"},
+	"engine/procs":          {"vector", "engine/errs", "engine/catalog"},
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs"},
 	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs"},
@@ -102,5 +102,28 @@ func TestPermitted(t *testing.T) {
 	}
 	if !permitted(allowed["engine"], "engine/exec") || permitted(allowed["frontend/http"], "engine/storage") {
 		t.Fatal("subtree rules are wrong")
+	}
+}
+
+// The planner reads no storage, not even through the packages it imports:
+// the engine hands it the counts and indexes it needs (GraphStats,
+// IndexInfo). The table's rules, followed transitively, must keep storage
+// and csr out of its reach.
+func TestPlanDoesNotReachStorage(t *testing.T) {
+	reach := map[string]bool{}
+	var visit func(pkg string)
+	visit = func(pkg string) {
+		for _, dep := range allowed[pkg] {
+			if !reach[dep] {
+				reach[dep] = true
+				visit(dep)
+			}
+		}
+	}
+	visit("engine/plan")
+	for _, banned := range []string{"engine/storage", "csr"} {
+		if reach[banned] {
+			t.Errorf("engine/plan may reach %s through the layer table", banned)
+		}
 	}
 }

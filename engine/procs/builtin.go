@@ -3,7 +3,6 @@ package procs
 import (
 	"sort"
 
-	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -32,7 +31,7 @@ func labels(c *Context, _ []vector.Value) ([][]vector.Value, error) {
 func relTypes(c *Context, _ []vector.Value) ([][]vector.Value, error) {
 	var names []string
 	for _, t := range c.Catalog.Types() {
-		if a := c.Reader.Adjacency(t, storage.Outgoing); a != nil && a.NumEdges() > 0 {
+		if c.Reader.TypeRelCount(t) > 0 {
 			names = append(names, c.Catalog.TypeName(t))
 		}
 	}

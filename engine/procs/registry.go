@@ -13,9 +13,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -51,8 +52,25 @@ func (s Signature) String() string {
 // cancellation) and the snapshot and catalog the query reads.
 type Context struct {
 	Ctx     context.Context
-	Reader  storage.Reader
+	Reader  Reader
 	Catalog *catalog.Catalog
+}
+
+// Reader is what the built-in procedures read of the graph at the query's
+// snapshot; the storage layer's snapshots and transactions are Readers.
+// Defined here, it keeps procs (and the binder, which reads procedure
+// signatures) above storage without importing it.
+type Reader interface {
+	// LabelNodes is the set of nodes carrying l; empty (not nil) when none.
+	LabelNodes(l catalog.LabelID) *roaring.Bitmap
+	// TypeRelCount is the number of live relationships of type t.
+	TypeRelCount(t catalog.TypeID) int64
+	// NodePropType and RelPropType are vector.Null when no node (no
+	// relationship) has k.
+	NodePropType(k catalog.KeyID) vector.Type
+	RelPropType(k catalog.KeyID) vector.Type
+	// Schema lists the indexes and constraints.
+	Schema() *catalog.Schema
 }
 
 // Func computes a procedure's rows for one set of arguments (one value per

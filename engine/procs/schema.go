@@ -24,13 +24,9 @@ func schemaProcedures() []*Procedure {
 	}
 }
 
-// schemaReader is what a storage.Reader offers when it knows the schema
-// (a *storage.Snapshot or *storage.Tx).
-type schemaReader interface{ Schema() *catalog.Schema }
-
 func schemaOf(c *Context) *catalog.Schema {
-	if r, ok := c.Reader.(schemaReader); ok {
-		return r.Schema()
+	if s := c.Reader.Schema(); s != nil {
+		return s
 	}
 	return &catalog.Schema{}
 }

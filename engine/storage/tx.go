@@ -258,6 +258,14 @@ func (tx *Tx) NodeCount() int64 { return tx.view().nodeCount }
 // RelCount: see Reader.
 func (tx *Tx) RelCount() int64 { return tx.view().relCount }
 
+// TypeRelCount: see Snapshot.
+func (tx *Tx) TypeRelCount(t catalog.TypeID) int64 {
+	if a := tx.Adjacency(t, Outgoing); a != nil {
+		return int64(a.NumEdges())
+	}
+	return 0
+}
+
 // Rel: see Reader.
 func (tx *Tx) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) { return tx.view().Rel(id) }
 

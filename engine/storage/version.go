@@ -163,6 +163,14 @@ func (s *Snapshot) NodeCount() int64 { return s.nodeCount }
 // RelCount is the number of existing relationships.
 func (s *Snapshot) RelCount() int64 { return s.relCount }
 
+// TypeRelCount is the number of live relationships of type t.
+func (s *Snapshot) TypeRelCount(t catalog.TypeID) int64 {
+	if a := s.Adjacency(t, Outgoing); a != nil {
+		return int64(a.NumEdges())
+	}
+	return 0
+}
+
 // nodeLive reports whether node id exists.
 func (s *Snapshot) nodeLive(id uint64) bool {
 	return id <= maxNodeID && s.live.Contains(uint32(id))
