@@ -19,14 +19,13 @@ type labelsEval struct {
 	any   bool
 	out   *vector.Vector
 
-	// Resolved per batch (a statement may create a label as it runs);
-	// missing is set when some name is not in the catalog.
-	labels         []catalog.LabelID
-	types          []catalog.TypeID
-	labelsMissing  bool
-	typesMissing   bool
-	resolvedLabels bool
-	resolvedTypes  bool
+	// The ids of names, resolved per batch (a statement may create a
+	// label or type as it runs); missing is set when some name is not in
+	// the catalog.
+	labels        []catalog.LabelID
+	types         []catalog.TypeID
+	labelsMissing bool
+	typesMissing  bool
 }
 
 func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
@@ -49,7 +48,8 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	e.c.Counters.DBHits += int64(b.Rows() * len(e.names))
-	e.resolvedLabels, e.resolvedTypes = false, false
+	e.labels, e.labelsMissing = lookupAll(e.labels[:0], e.names, e.c.Catalog.LookupLabel)
+	e.types, e.typesMissing = lookupAll(e.types[:0], e.names, e.c.Catalog.LookupType)
 	var failed error
 	forRows(sel, n, func(r int) {
 		if failed != nil {
@@ -95,17 +95,6 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 
 // node tests a node's labels.
 func (e *labelsEval) node(id uint64) bool {
-	if !e.resolvedLabels {
-		e.labels, e.labelsMissing = e.labels[:0], false
-		for _, name := range e.names {
-			if l, ok := e.c.Catalog.LookupLabel(name); ok {
-				e.labels = append(e.labels, l)
-			} else {
-				e.labelsMissing = true
-			}
-		}
-		e.resolvedLabels = true
-	}
 	tx := e.c.Tx
 	if e.any {
 		for _, l := range e.labels {
@@ -129,17 +118,6 @@ func (e *labelsEval) node(id uint64) bool {
 // rel tests a relationship's type; ok is false when the relationship is
 // not visible.
 func (e *labelsEval) rel(id uint64) (has, ok bool) {
-	if !e.resolvedTypes {
-		e.types, e.typesMissing = e.types[:0], false
-		for _, name := range e.names {
-			if t, found := e.c.Catalog.LookupType(name); found {
-				e.types = append(e.types, t)
-			} else {
-				e.typesMissing = true
-			}
-		}
-		e.resolvedTypes = true
-	}
 	t, _, _, ok := e.c.Tx.Rel(id)
 	if !ok {
 		return false, false

@@ -52,17 +52,24 @@ func appendAdj(adjs []adjList, nbrs, rels []uint64, node uint64) ([]uint64, []ui
 	return nbrs, rels
 }
 
-// labelSet resolves the labels a far end must carry. missing is true when
-// one does not exist, so that nothing can match.
+// resolveLabels resolves the labels a far end must carry. missing is true
+// when one does not exist, so that nothing can match.
 func resolveLabels(c *Context, names []string) (ids []catalog.LabelID, missing bool) {
+	return lookupAll(nil, names, c.Catalog.LookupLabel)
+}
+
+// lookupAll appends to dst the ids of the names lookup finds; missing is
+// true when it does not find one.
+func lookupAll[ID any](dst []ID, names []string, lookup func(string) (ID, bool)) (ids []ID, missing bool) {
 	for _, name := range names {
-		id, ok := c.Catalog.LookupLabel(name)
+		id, ok := lookup(name)
 		if !ok {
 			missing = true
+			continue
 		}
-		ids = append(ids, id)
+		dst = append(dst, id)
 	}
-	return ids, missing
+	return dst, missing
 }
 
 // hasLabels reports whether node carries every label of ids.

@@ -56,7 +56,8 @@ func Explain(p *Plan, st GraphStats) *Explanation {
 }
 
 func (k *coster) describe(op Operator, total *float64) *Described {
-	d := &Described{Operator: op.Describe().Name}
+	desc := op.Describe()
+	d := &Described{Operator: desc.Name}
 	children := op.Children()
 	var kids []estimate
 	for i, c := range children {
@@ -80,7 +81,6 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 	if d.Columns == nil {
 		d.Columns = []string{}
 	}
-	desc := op.Describe()
 	d.Details, d.Pattern, d.Label, d.Filter, d.IndexUsed = desc.Args, desc.Pattern, desc.Label, desc.Filter, desc.Index
 	return d
 }
