@@ -2,10 +2,13 @@ package exec
 
 import "github.com/quiverdb/quiver/vector"
 
-// column is a growable column of values, kept typed while every value has
-// one type and turned generic at the first value of another. Operators
-// that hold rows across batches (aggregation keys, materialised inputs)
-// store them here.
+// column is a growable column of values, kept typed while every non-null
+// value has one type and turned generic at the first value of another.
+// Leading nulls wait for the first value to choose the type, so that a
+// column's type depends on the values it holds and not on their order
+// (a parallel aggregation emits its groups in another order than a
+// serial one). Operators that hold rows across batches (aggregation keys,
+// materialised inputs) store them here.
 type column struct {
 	v *vector.Vector // slices grow with append; Valid covers len rows
 	n int
@@ -16,9 +19,12 @@ func (c *column) push(src *vector.Vector, r int) {
 	null := src.IsNull(r)
 	if c.v == nil {
 		c.v = &vector.Vector{Type: t}
-		if t == vector.Null {
-			c.v.Type = vector.Any
+		if null {
+			c.v.Type = vector.Null // only nulls so far: no type yet
 		}
+	}
+	if c.v.Type == vector.Null && !null {
+		c.typeNulls(t)
 	}
 	if !null && t != c.v.Type && c.v.Type != vector.Any {
 		c.generalise()
@@ -51,11 +57,19 @@ func (c *column) push(src *vector.Vector, r int) {
 			x = src.IDs[r]
 		}
 		v.IDs = append(v.IDs, x)
+	case vector.Null: // the validity bitmap alone holds the rows
 	default:
 		v.Any = append(v.Any, src.Get(r))
 	}
 	c.setNull(c.n, null)
 	c.n++
+}
+
+// typeNulls gives a column of nulls only the type t of its first value.
+func (c *column) typeNulls(t vector.Type) {
+	v := vector.New(t, c.n)
+	v.Valid = c.v.Valid
+	c.v = v
 }
 
 // pushValue appends a generic value.
@@ -96,6 +110,9 @@ func (c *column) get(i int) vector.Value { return c.v.Get(i) }
 func (c *column) emit(out *vector.Vector, from, n int) *vector.Vector {
 	if c.v == nil {
 		return nullVector
+	}
+	if c.v.Type == vector.Null {
+		c.v = &vector.Vector{Type: vector.Any, Any: make([]vector.Value, c.n), Valid: c.v.Valid}
 	}
 	out = ensure(out, c.v.Type)
 	v := c.v

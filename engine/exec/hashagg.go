@@ -3,6 +3,7 @@ package exec
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -880,8 +881,8 @@ func (a *aggState) typedResults(ngroups int) *vector.Vector {
 		}
 		return nil
 	}
-	if ngroups == 0 || a.count[0] == 0 {
-		return nil // a leading null makes the column generic (column.push)
+	if !slices.ContainsFunc(a.count[:ngroups], func(c int64) bool { return c > 0 }) {
+		return nil // no values, no type: the column stays generic
 	}
 	out := vector.New(vector.Float64, ngroups)
 	for g := range ngroups {

@@ -1,0 +1,46 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/quiverdb/quiver/vector"
+)
+
+// A column's type is the type of its values whatever their order: leading
+// nulls do not make it generic (a parallel aggregation emits its groups in
+// another order than a serial one, and must report the same column type).
+func TestColumnTypeIgnoresLeadingNulls(t *testing.T) {
+	orders := [][]vector.Value{
+		{nil, nil, 1.5, 2.5},
+		{1.5, nil, 2.5, nil},
+		{2.5, 1.5, nil, nil},
+	}
+	for _, vals := range orders {
+		var c column
+		for _, x := range vals {
+			c.pushValue(x)
+		}
+		out := c.emit(nil, 0, c.n)
+		if out.Type != vector.Float64 {
+			t.Fatalf("%v: column type %s, want FLOAT", vals, out.Type)
+		}
+		for i, x := range vals {
+			if got := out.Get(i); got != x {
+				t.Fatalf("%v: row %d is %v, want %v", vals, i, got, x)
+			}
+		}
+	}
+	var mixed column
+	for _, x := range []vector.Value{nil, int64(1), "a"} {
+		mixed.pushValue(x)
+	}
+	if out := mixed.emit(nil, 0, mixed.n); out.Type != vector.Any || out.Get(0) != nil || out.Get(1) != int64(1) || out.Get(2) != "a" {
+		t.Fatalf("mixed column: %s %v %v %v", out.Type, out.Get(0), out.Get(1), out.Get(2))
+	}
+	var nulls column
+	nulls.pushValue(nil)
+	nulls.pushValue(nil)
+	if out := nulls.emit(nil, 0, nulls.n); out.Type != vector.Any || !out.IsNull(0) || !out.IsNull(1) {
+		t.Fatalf("column of nulls: %s", out.Type)
+	}
+}
