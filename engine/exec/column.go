@@ -114,7 +114,7 @@ func (c *column) emit(out *vector.Vector, from, n int) *vector.Vector {
 	if c.v.Type == vector.Null {
 		c.v = &vector.Vector{Type: vector.Any, Any: make([]vector.Value, c.n), Valid: c.v.Valid}
 	}
-	out = ensure(out, c.v.Type)
+	out = vector.Reuse(out, c.v.Type)
 	v := c.v
 	switch v.Type {
 	case vector.Bool:

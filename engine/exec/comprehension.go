@@ -81,7 +81,7 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 	sel, n := rows(b)
 	el.idx, el.vals = el.idx[:0], el.vals[:0]
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if failed != nil {
 			return
 		}
@@ -128,7 +128,7 @@ type listCompEval struct {
 }
 
 func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	if len(e.lists) < b.Len {
 		e.lists = make([][]vector.Value, vector.Capacity)
 	}
@@ -166,7 +166,7 @@ func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if e.lists[r] != nil {
 			out.Set(r, e.lists[r])
 			e.lists[r] = nil
@@ -211,7 +211,7 @@ func (e *quantEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.nulls = make([]int32, vector.Capacity)
 		e.isNull = make([]bool, vector.Capacity)
 	}
-	e.out = ensure(e.out, vector.Bool)
+	e.out = vector.Reuse(e.out, vector.Bool)
 	err := e.each(b, func(r int) { e.isNull[r] = true },
 		func(r int) { e.isNull[r], e.trues[r], e.falses[r], e.nulls[r] = false, 0, 0, 0 },
 		func(inner *vector.Batch, idx []int32, _ []vector.Value) error {
@@ -246,7 +246,7 @@ func (e *quantEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	sel, n := rows(b)
 	out := e.out
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if e.isNull[r] {
 			out.SetNull(r)
 			return
@@ -306,7 +306,7 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
 	longest := 0
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		e.lists[r], e.null[r], e.final[r] = nil, false, nil
 		switch l := lv.Get(r).(type) {
 		case nil:
@@ -334,7 +334,7 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.prev, e.idx = e.idx, e.prev[:0]
 		e.elems, e.pos = e.elems[:0], e.pos[:0]
 		p := 0
-		forRows(sel, n, func(r int) {
+		vector.ForRows(sel, n, func(r int) {
 			if len(e.lists[r]) <= k {
 				return
 			}
@@ -351,11 +351,11 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		})
 		acc := e.accs[k%2]
 		if k == 0 {
-			acc = ensure(acc, iv.Type)
-			copyRows(acc, 0, iv, e.idx)
+			acc = vector.Reuse(acc, iv.Type)
+			vector.CopyRows(acc, 0, iv, e.idx)
 		} else {
-			acc = ensure(acc, res.Type)
-			copyRows(acc, 0, res, e.pos)
+			acc = vector.Reuse(acc, res.Type)
+			vector.CopyRows(acc, 0, res, e.pos)
 		}
 		e.accs[k%2] = acc
 		inner := e.lb.fill(b, e.idx)
@@ -372,7 +372,7 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	// The result is typed when every row's value has one scalar type.
 	t := vector.Null
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if e.null[r] || e.final[r] == nil {
 			return
 		}
@@ -388,9 +388,9 @@ func (e *reduceEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	default:
 		t = vector.Any
 	}
-	e.out = ensure(e.out, t)
+	e.out = vector.Reuse(e.out, t)
 	out := e.out
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if e.null[r] {
 			out.SetNull(r)
 		} else {

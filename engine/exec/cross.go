@@ -82,8 +82,8 @@ func (x *crossOp) Next() (*vector.Batch, error) {
 		x.out = &vector.Batch{Cols: make([]*vector.Vector, x.nl+len(x.rcols))}
 	}
 	for i, v := range x.lb.Cols[:x.nl] {
-		x.out.Cols[i] = ensure(x.out.Cols[i], v.Type)
-		copyRows(x.out.Cols[i], 0, v, x.idx)
+		x.out.Cols[i] = vector.Reuse(x.out.Cols[i], v.Type)
+		vector.CopyRows(x.out.Cols[i], 0, v, x.idx)
 	}
 	for i := range x.rcols {
 		x.out.Cols[x.nl+i] = x.rcols[i].emit(x.out.Cols[x.nl+i], x.rpos, n)

@@ -72,13 +72,13 @@ func (c *Context) checkDeleted(ids *vector.Vector, sel []int32, n int) error {
 	var err error
 	switch {
 	case ids.Type == vector.Node && len(c.deleted.nodes) > 0:
-		forRows(sel, n, func(r int) {
+		vector.ForRows(sel, n, func(r int) {
 			if err == nil && !ids.IsNull(r) && c.deleted.node(ids.IDs[r]) {
 				err = errDeleted("node", ids.IDs[r])
 			}
 		})
 	case ids.Type == vector.Rel && len(c.deleted.rels) > 0:
-		forRows(sel, n, func(r int) {
+		vector.ForRows(sel, n, func(r int) {
 			if _, ok := c.deleted.rel(ids.IDs[r]); err == nil && !ids.IsNull(r) && ok {
 				err = errDeleted("relationship", ids.IDs[r])
 			}

@@ -148,29 +148,6 @@ func (e *constEval) grow(n int) {
 	e.v = v
 }
 
-// forRows calls fn for each selected physical row. It is for slow paths
-// only; kernels write their own loops.
-func forRows(sel []int32, n int, fn func(r int)) {
-	if sel == nil {
-		for r := 0; r < n; r++ {
-			fn(r)
-		}
-		return
-	}
-	for _, r := range sel {
-		fn(int(r))
-	}
-}
-
-// ensure returns out when it already has type t, else a new vector of t.
-func ensure(out *vector.Vector, t vector.Type) *vector.Vector {
-	if out != nil && out.Type == t {
-		out.ResetNulls()
-		return out
-	}
-	return vector.New(t, vector.Capacity)
-}
-
 // isNullEval implements IS NULL and IS NOT NULL.
 type isNullEval struct {
 	x      evaluator
@@ -185,7 +162,7 @@ func (e *isNullEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	sel, n := rows(b)
 	out := e.out.Bools
-	forRows(sel, n, func(r int) { out[r] = x.IsNull(r) != e.negate })
+	vector.ForRows(sel, n, func(r int) { out[r] = x.IsNull(r) != e.negate })
 	return e.out, nil
 }
 
@@ -206,10 +183,10 @@ func (e *negEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case vector.Null:
 		return x, nil
 	case vector.Int64:
-		e.out = ensure(e.out, vector.Int64)
+		e.out = vector.Reuse(e.out, vector.Int64)
 		out := e.out
 		var failed bool
-		forRows(sel, n, func(r int) {
+		vector.ForRows(sel, n, func(r int) {
 			v := x.I64[r]
 			failed = failed || (v == math.MinInt64 && x.Valid.IsValid(r))
 			out.I64[r] = -v
@@ -220,16 +197,16 @@ func (e *negEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		copyNulls(out, x, sel, n)
 		return out, nil
 	case vector.Float64:
-		e.out = ensure(e.out, vector.Float64)
+		e.out = vector.Reuse(e.out, vector.Float64)
 		out := e.out
-		forRows(sel, n, func(r int) { out.F64[r] = -x.F64[r] })
+		vector.ForRows(sel, n, func(r int) { out.F64[r] = -x.F64[r] })
 		copyNulls(out, x, sel, n)
 		return out, nil
 	}
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	out := e.out
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		switch v := x.Get(r).(type) {
 		case nil:
 			out.SetNull(r)
@@ -257,7 +234,7 @@ func copyNulls(out, x *vector.Vector, sel []int32, n int) {
 	if x.Valid == nil {
 		return
 	}
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if x.IsNull(r) {
 			out.SetNull(r)
 		}

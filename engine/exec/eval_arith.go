@@ -33,7 +33,7 @@ func (e *arithEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case lt == vector.Null || rt == vector.Null:
 		return nullVector, nil
 	case lt == vector.Int64 && rt == vector.Int64 && e.op != '^':
-		e.out = ensure(e.out, vector.Int64)
+		e.out = vector.Reuse(e.out, vector.Int64)
 		if err := e.ints(l, r, sel, n); err != nil {
 			return nil, err
 		}
@@ -47,7 +47,7 @@ func (e *arithEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			e.rf = widen(e.rf, r, n)
 			rf = e.rf.F64
 		}
-		e.out = ensure(e.out, vector.Float64)
+		e.out = vector.Reuse(e.out, vector.Float64)
 		floatKernel(e.op, e.out.F64, lf, rf, n)
 	default:
 		return e.generic(l, r, sel, n)
@@ -101,7 +101,7 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 		return nil
 	}
 	var failed error
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		if failed != nil || l.IsNull(i) || r.IsNull(i) {
 			return
 		}
@@ -147,15 +147,15 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 		// Concatenation can double a value per step (reduce(s = 'x', …
 		// | s + s)): reserve what the batch builds before building it.
 		var need int64
-		forRows(sel, n, func(i int) { need += concatBytes(l, r, i) })
+		vector.ForRows(sel, n, func(i int) { need += concatBytes(l, r, i) })
 		if err := e.c.Mem.Reserve(need); err != nil {
 			return nil, err
 		}
 	}
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	out := e.out
 	var failed error
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		if failed != nil {
 			return
 		}

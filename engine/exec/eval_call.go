@@ -136,10 +136,10 @@ func (e *callEval) eval(b *vector.Batch) (*vector.Vector, error) {
 // kernels fall back to it for the batches they do not handle).
 func (e *callEval) evalVecs(b *vector.Batch, args []*vector.Vector) (*vector.Vector, error) {
 	sel, n := rows(b)
-	e.out = ensure(e.out, e.t)
+	e.out = vector.Reuse(e.out, e.t)
 	out := e.out
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if failed != nil {
 			return
 		}

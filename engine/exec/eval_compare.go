@@ -31,7 +31,7 @@ func (e *compareEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	lt, rt := l.Type, r.Type
 	switch {
 	case lt == vector.Null || rt == vector.Null:
-		forRows(sel, n, func(i int) { out.SetNull(i) })
+		vector.ForRows(sel, n, func(i int) { out.SetNull(i) })
 		return out, nil
 	case lt == vector.Int64 && rt == vector.Int64:
 		compareOrdered(e.op, out.Bools, l.I64, r.I64, n)
@@ -48,7 +48,7 @@ func (e *compareEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case (lt == vector.Node && rt == vector.Node) || (lt == vector.Rel && rt == vector.Rel):
 		if e.op != plan.OpEq && e.op != plan.OpNe {
 			// Entities have no order: the comparison is null.
-			forRows(sel, n, func(i int) { out.SetNull(i) })
+			vector.ForRows(sel, n, func(i int) { out.SetNull(i) })
 			return out, nil
 		}
 		compareOrdered(e.op, out.Bools, l.IDs, r.IDs, n)
@@ -62,7 +62,7 @@ func (e *compareEval) eval(b *vector.Batch) (*vector.Vector, error) {
 
 // generic compares row by row through generic values.
 func (e *compareEval) generic(out, l, r *vector.Vector, sel []int32, n int) {
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		a, b := l.Get(i), r.Get(i)
 		switch e.op {
 		case plan.OpEq, plan.OpNe:
@@ -151,7 +151,7 @@ func mergeNulls(out, l, r *vector.Vector, sel []int32, n int) {
 	if l.Valid == nil && r.Valid == nil {
 		return
 	}
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		if l.IsNull(i) || r.IsNull(i) {
 			out.SetNull(i)
 		}

@@ -38,7 +38,7 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	out.ResetNulls()
 	switch x.Type {
 	case vector.Null:
-		forRows(sel, n, func(r int) { out.SetNull(r) })
+		vector.ForRows(sel, n, func(r int) { out.SetNull(r) })
 		return out, nil
 	case vector.Node, vector.Rel, vector.Any:
 	default:
@@ -51,7 +51,7 @@ func (e *labelsEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	e.labels, e.labelsMissing = lookupAll(e.labels[:0], e.names, e.c.Catalog.LookupLabel)
 	e.types, e.typesMissing = lookupAll(e.types[:0], e.names, e.c.Catalog.LookupType)
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		if failed != nil {
 			return
 		}

@@ -53,7 +53,7 @@ func (e *logicEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		return out, nil
 	}
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		ln, rn := l.IsNull(i), r.IsNull(i)
 		switch e.op {
 		case plan.OpAnd:
@@ -124,7 +124,7 @@ func asBools(v *vector.Vector, buf **vector.Vector, sel []int32, n int, op strin
 		out := *buf
 		out.ResetNulls()
 		var failed error
-		forRows(sel, n, func(r int) {
+		vector.ForRows(sel, n, func(r int) {
 			switch x := v.Get(r).(type) {
 			case nil:
 				out.SetNull(r)

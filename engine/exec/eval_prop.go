@@ -42,7 +42,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		if !ok {
 			return nullVector, nil
 		}
-		e.out = ensure(e.out, tx.NodePropType(k))
+		e.out = vector.Reuse(e.out, tx.NodePropType(k))
 		tx.GatherNodeProp(k, of, sel, n, e.out)
 		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
@@ -54,7 +54,7 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		if !ok {
 			return nullVector, nil
 		}
-		e.out = ensure(e.out, tx.RelPropType(k))
+		e.out = vector.Reuse(e.out, tx.RelPropType(k))
 		tx.GatherRelProp(k, of, sel, n, e.out)
 		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
@@ -66,10 +66,10 @@ func (e *propEval) eval(b *vector.Batch) (*vector.Vector, error) {
 
 // evalValues is the slow path for a column of generic values.
 func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	out := e.out
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		v, err := e.property(of.Get(r))
 		if err != nil {
 			failed = err

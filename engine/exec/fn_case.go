@@ -65,7 +65,7 @@ func compileCase(c *Context, e *plan.Call) (evaluator, error) {
 }
 
 func (e *caseEval) eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = ensure(e.out, e.t)
+	e.out = vector.Reuse(e.out, e.t)
 	e.rest = selected(e.rest[:0], b)
 	var subj *vector.Vector
 	if e.simple {

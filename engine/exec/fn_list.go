@@ -137,7 +137,7 @@ func compileCoalesce(c *Context, e *plan.Call) (evaluator, error) {
 }
 
 func (e *coalesceEval) eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = ensure(e.out, e.t)
+	e.out = vector.Reuse(e.out, e.t)
 	out := e.out
 	e.sel = selected(e.sel[:0], b)
 	for _, a := range e.args {

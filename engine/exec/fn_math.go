@@ -271,7 +271,7 @@ func (e *floatFuncEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	case x.Type == vector.Null:
 		return nullVector, nil
 	case e.name == "abs" && x.Type == vector.Int64:
-		e.out = ensure(e.out, vector.Int64)
+		e.out = vector.Reuse(e.out, vector.Int64)
 		out, in := e.out.I64[:n], x.I64[:n]
 		bad := false
 		for i, v := range in {
@@ -283,7 +283,7 @@ func (e *floatFuncEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		if bad {
 			var failed error
-			forRows(sel, n, func(r int) {
+			vector.ForRows(sel, n, func(r int) {
 				if !x.IsNull(r) && x.I64[r] == math.MinInt64 {
 					failed = errs.DataCode(errs.CodeOverflow, "integer overflow: abs(%d)", x.I64[r])
 				}
@@ -293,19 +293,19 @@ func (e *floatFuncEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		}
 	case e.name == "abs" && x.Type == vector.Float64:
-		e.out = ensure(e.out, vector.Float64)
+		e.out = vector.Reuse(e.out, vector.Float64)
 		out, in := e.out.F64[:n], x.F64[:n]
 		for i, v := range in {
 			out[i] = math.Abs(v)
 		}
 	case e.name != "abs" && x.Type == vector.Float64:
-		e.out = ensure(e.out, vector.Float64)
+		e.out = vector.Reuse(e.out, vector.Float64)
 		out, in, f := e.out.F64[:n], x.F64[:n], e.f
 		for i, v := range in {
 			out[i] = f(v)
 		}
 	case e.name != "abs" && x.Type == vector.Int64:
-		e.out = ensure(e.out, vector.Float64)
+		e.out = vector.Reuse(e.out, vector.Float64)
 		out, in, f := e.out.F64[:n], x.I64[:n], e.f
 		for i, v := range in {
 			out[i] = f(float64(v))

@@ -104,12 +104,12 @@ func (e *inSetEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	out.ResetNulls()
 	switch {
 	case x.Type == vector.Int64 && e.strs == nil:
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			_, ok := e.ints[x.I64[i]]
 			out.Bools[i] = ok
 		})
 	case x.Type == vector.String && e.ints == nil:
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			_, ok := e.strs[x.Str[i]]
 			out.Bools[i] = ok
 		})

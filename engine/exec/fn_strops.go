@@ -94,7 +94,7 @@ func (e *stringOpEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		}
 	} else {
-		forRows(sel, n, func(i int) { out.Bools[i] = e.op(l.Str[i], r.Str[i]) })
+		vector.ForRows(sel, n, func(i int) { out.Bools[i] = e.op(l.Str[i], r.Str[i]) })
 	}
 	mergeNulls(out, l, r, sel, n)
 	return out, nil
@@ -147,11 +147,11 @@ func (e *regexEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	e.out = ensure(e.out, vector.Bool)
+	e.out = vector.Reuse(e.out, vector.Bool)
 	out := e.out
 	var failed error
 	if l.Type == vector.String && r.Type == vector.String {
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			if failed != nil || l.IsNull(i) || r.IsNull(i) {
 				out.SetNull(i)
 				return
@@ -165,7 +165,7 @@ func (e *regexEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		})
 		return out, failed
 	}
-	forRows(sel, n, func(i int) {
+	vector.ForRows(sel, n, func(i int) {
 		s, ok1 := l.Get(i).(string)
 		p, ok2 := r.Get(i).(string)
 		if failed != nil || !ok1 || !ok2 {

@@ -79,7 +79,7 @@ func (e *unaryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 
 // typedOut is the evaluator's output vector of type t, nulls where x has.
 func (e *unaryEval) typedOut(t vector.Type, x *vector.Vector, sel []int32, n int) *vector.Vector {
-	e.out = ensure(e.out, t)
+	e.out = vector.Reuse(e.out, t)
 	copyNulls(e.out, x, sel, n)
 	return e.out
 }
@@ -111,7 +111,7 @@ func degreeKernel(d storage.Direction) unaryKernel {
 			if adj == nil {
 				continue
 			}
-			forRows(sel, n, func(i int) { out.I64[i] += int64(adj.Degree(x.IDs[i])) })
+			vector.ForRows(sel, n, func(i int) { out.I64[i] += int64(adj.Degree(x.IDs[i])) })
 		}
 		return out, true, nil
 	}
@@ -138,7 +138,7 @@ func toIntegerKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 	case vector.Float64:
 		out := e.typedOut(vector.Int64, x, sel, n)
 		var failed error
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			v, ok := floatToInt(x.F64[i])
 			if !ok && !x.IsNull(i) && failed == nil {
 				failed = errs.DataCode(errs.CodeOverflow, "toInteger(): %v is out of the INTEGER range", x.F64[i])
@@ -156,11 +156,11 @@ func toStringKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector
 		return x, true, nil
 	case vector.Int64:
 		out := e.typedOut(vector.String, x, sel, n)
-		forRows(sel, n, func(i int) { out.Str[i] = strconv.FormatInt(x.I64[i], 10) })
+		vector.ForRows(sel, n, func(i int) { out.Str[i] = strconv.FormatInt(x.I64[i], 10) })
 		return out, true, nil
 	case vector.Float64:
 		out := e.typedOut(vector.String, x, sel, n)
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			switch f := x.F64[i]; {
 			case math.IsInf(f, 1):
 				out.Str[i] = "Infinity"
@@ -180,7 +180,7 @@ func runeCountKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 		return nil, false, nil
 	}
 	out := e.typedOut(vector.Int64, x, sel, n)
-	forRows(sel, n, func(i int) { out.I64[i] = int64(utf8.RuneCountInString(x.Str[i])) })
+	vector.ForRows(sel, n, func(i int) { out.I64[i] = int64(utf8.RuneCountInString(x.Str[i])) })
 	return out, true, nil
 }
 
@@ -190,7 +190,7 @@ func stringKernel(f func(string) string) unaryKernel {
 			return nil, false, nil
 		}
 		out := e.typedOut(vector.String, x, sel, n)
-		forRows(sel, n, func(i int) { out.Str[i] = f(x.Str[i]) })
+		vector.ForRows(sel, n, func(i int) { out.Str[i] = f(x.Str[i]) })
 		return out, true, nil
 	}
 }

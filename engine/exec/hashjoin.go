@@ -141,13 +141,13 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 		h.out = &vector.Batch{Cols: make([]*vector.Vector, h.nl+len(h.rcols))}
 	}
 	for i, v := range h.lb.Cols[:h.nl] {
-		h.out.Cols[i] = ensure(h.out.Cols[i], v.Type)
-		copyRows(h.out.Cols[i], 0, v, h.lidx)
+		h.out.Cols[i] = vector.Reuse(h.out.Cols[i], v.Type)
+		vector.CopyRows(h.out.Cols[i], 0, v, h.lidx)
 	}
 	for i := range h.rcols {
 		src := h.rcols[i].v
-		h.out.Cols[h.nl+i] = ensure(h.out.Cols[h.nl+i], src.Type)
-		copyRows(h.out.Cols[h.nl+i], 0, src, h.ridx)
+		h.out.Cols[h.nl+i] = vector.Reuse(h.out.Cols[h.nl+i], src.Type)
+		vector.CopyRows(h.out.Cols[h.nl+i], 0, src, h.ridx)
 	}
 	h.out.Len, h.out.Sel = len(h.lidx), nil
 	return h.out, nil

@@ -136,8 +136,8 @@ func (j *indexJoin) Next() (*vector.Batch, error) {
 		}
 	}
 	for i, v := range j.lb.Cols[:j.nl] {
-		j.out.Cols[i] = ensure(j.out.Cols[i], v.Type)
-		copyRows(j.out.Cols[i], 0, v, j.lidx)
+		j.out.Cols[i] = vector.Reuse(j.out.Cols[i], v.Type)
+		vector.CopyRows(j.out.Cols[i], 0, v, j.lidx)
 	}
 	j.out.Len, j.out.Sel = len(j.lidx), nil
 	j.c.Counters.RowsScanned += int64(len(j.lidx))

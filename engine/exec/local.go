@@ -50,9 +50,9 @@ func newLocalBatch(width, nlocals int, inner ...plan.Expr) *localBatch {
 func (l *localBatch) fill(outer *vector.Batch, idx []int32, locals ...[]vector.Value) *vector.Batch {
 	for _, c := range l.used {
 		src := outer.Cols[c]
-		dst := ensure(l.owned[c], src.Type)
+		dst := vector.Reuse(l.owned[c], src.Type)
 		l.owned[c] = dst
-		copyRows(dst, 0, src, idx)
+		vector.CopyRows(dst, 0, src, idx)
 		l.b.Cols[c] = dst
 	}
 	for j, vals := range locals {
@@ -95,7 +95,7 @@ func valuesVector(out *vector.Vector, vals []vector.Value) *vector.Vector {
 	default:
 		t = vector.Any
 	}
-	out = ensure(out, t)
+	out = vector.Reuse(out, t)
 	if t == vector.Null {
 		for i := range vals {
 			out.SetNull(i)

@@ -49,11 +49,11 @@ func (e *mapProjEval) eval(b *vector.Batch) (*vector.Vector, error) {
 			return nil, err
 		}
 	}
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	out := e.out
 	sel, n := rows(b)
 	var failed error
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		x := xv.Get(r)
 		if x == nil {
 			out.SetNull(r)

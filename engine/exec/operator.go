@@ -216,50 +216,6 @@ func (u *unitOp) Next() (*vector.Batch, error) {
 	return &vector.Batch{Len: 1}, nil
 }
 
-// copyRows copies rows idx of src into dst starting at row at, in typed
-// loops. dst must have src's type.
-func copyRows(dst *vector.Vector, at int, src *vector.Vector, idx []int32) {
-	switch src.Type {
-	case vector.Bool:
-		d := dst.Bools[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.Bools[r]
-		}
-	case vector.Int64:
-		d := dst.I64[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.I64[r]
-		}
-	case vector.Float64:
-		d := dst.F64[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.F64[r]
-		}
-	case vector.String:
-		d := dst.Str[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.Str[r]
-		}
-	case vector.Node, vector.Rel:
-		d := dst.IDs[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.IDs[r]
-		}
-	case vector.Any:
-		d := dst.Any[at : at+len(idx)]
-		for k, r := range idx {
-			d[k] = src.Any[r]
-		}
-	}
-	if src.Valid != nil || src.Type == vector.Null {
-		for k, r := range idx {
-			if src.IsNull(int(r)) {
-				dst.SetNull(at + k)
-			}
-		}
-	}
-}
-
 // bug reports an impossible state as an internal error instead of crashing
 // the server.
 func bug(format string, args ...any) error {

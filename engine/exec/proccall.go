@@ -54,7 +54,7 @@ func (o *procCallOp) Next() (*vector.Batch, error) {
 	}
 	nin := len(o.out.Cols) - len(o.types)
 	for i, t := range o.types {
-		o.out.Cols[nin+i] = ensure(o.out.Cols[nin+i], t)
+		o.out.Cols[nin+i] = vector.Reuse(o.out.Cols[nin+i], t)
 	}
 	o.idx = o.idx[:0]
 	for len(o.idx) < vector.Capacity {
@@ -102,8 +102,8 @@ func (o *procCallOp) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for i, src := range o.inb.Cols[:nin] {
-		o.out.Cols[i] = ensure(o.out.Cols[i], src.Type)
-		copyRows(o.out.Cols[i], 0, src, o.idx)
+		o.out.Cols[i] = vector.Reuse(o.out.Cols[i], src.Type)
+		vector.CopyRows(o.out.Cols[i], 0, src, o.idx)
 	}
 	o.out.Len, o.out.Sel = len(o.idx), nil
 	return o.out, nil

@@ -122,8 +122,8 @@ func (r *reach) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for i, src := range r.inb.Cols[:nin] {
-		r.out.Cols[i] = ensure(r.out.Cols[i], src.Type)
-		copyRows(r.out.Cols[i], 0, src, r.idx)
+		r.out.Cols[i] = vector.Reuse(r.out.Cols[i], src.Type)
+		vector.CopyRows(r.out.Cols[i], 0, src, r.idx)
 	}
 	r.out.Len, r.out.Sel = len(r.idx), nil
 	return r.out, nil

@@ -98,8 +98,8 @@ func (s *shortest) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for i, src := range s.inb.Cols[:nin] {
-		s.out.Cols[i] = ensure(s.out.Cols[i], src.Type)
-		copyRows(s.out.Cols[i], 0, src, s.idx)
+		s.out.Cols[i] = vector.Reuse(s.out.Cols[i], src.Type)
+		vector.CopyRows(s.out.Cols[i], 0, src, s.idx)
 	}
 	s.out.Len, s.out.Sel = len(s.idx), nil
 	return s.out, nil

@@ -77,8 +77,8 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 			s.out.Cols[c] = nullVector
 			continue
 		}
-		s.out.Cols[c] = ensure(s.out.Cols[c], src.Type)
-		copyRows(s.out.Cols[c], 0, src, idx)
+		s.out.Cols[c] = vector.Reuse(s.out.Cols[c], src.Type)
+		vector.CopyRows(s.out.Cols[c], 0, src, idx)
 	}
 	s.out.Len, s.out.Sel = n, nil
 	s.pos += n

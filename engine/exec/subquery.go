@@ -28,7 +28,7 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 	e.cols = append(e.cols[:0], b.Cols[:width]...)
 	arg := &vector.Batch{Cols: append(e.cols, e.rows), Len: b.Len, Sel: b.Sel}
 	sel, n := rows(b)
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		e.rows.I64[r] = int64(r)
 		e.found[r] = false
 		e.lists[r] = nil
@@ -66,12 +66,12 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 	}
 	if e.p.Proj < 0 {
-		e.out = ensure(e.out, vector.Bool)
+		e.out = vector.Reuse(e.out, vector.Bool)
 		out := e.out
-		forRows(sel, n, func(r int) { out.Bools[r] = e.found[r] })
+		vector.ForRows(sel, n, func(r int) { out.Bools[r] = e.found[r] })
 		for _, c := range e.p.NullIf {
 			v := b.Cols[c]
-			forRows(sel, n, func(r int) {
+			vector.ForRows(sel, n, func(r int) {
 				if v.IsNull(r) {
 					out.SetNull(r)
 				}
@@ -79,9 +79,9 @@ func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		return out, nil
 	}
-	e.out = ensure(e.out, vector.Any)
+	e.out = vector.Reuse(e.out, vector.Any)
 	out := e.out
-	forRows(sel, n, func(r int) {
+	vector.ForRows(sel, n, func(r int) {
 		l := e.lists[r]
 		if l == nil {
 			l = []vector.Value{}

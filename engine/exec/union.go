@@ -46,9 +46,9 @@ func (u *unionOp) generic(b *vector.Batch) *vector.Batch {
 		if !m || src.Type == vector.Any {
 			continue
 		}
-		u.anys[c] = ensure(u.anys[c], vector.Any)
+		u.anys[c] = vector.Reuse(u.anys[c], vector.Any)
 		dst := u.anys[c]
-		forRows(sel, n, func(r int) { dst.Set(r, src.Get(r)) })
+		vector.ForRows(sel, n, func(r int) { dst.Set(r, src.Get(r)) })
 		u.out.Cols[c] = dst
 	}
 	u.out.Len, u.out.Sel = b.Len, b.Sel

@@ -107,7 +107,7 @@ func (u *unwindOp) Next() (*vector.Batch, error) {
 		return nil, err
 	}
 	nin := len(u.out.Cols) - 1
-	elemCol := ensure(u.out.Cols[nin], u.typ)
+	elemCol := vector.Reuse(u.out.Cols[nin], u.typ)
 	u.out.Cols[nin] = elemCol
 	u.idx = u.idx[:0]
 	for len(u.idx) < vector.Capacity {
@@ -152,8 +152,8 @@ func (u *unwindOp) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for i, src := range u.inb.Cols[:nin] {
-		u.out.Cols[i] = ensure(u.out.Cols[i], src.Type)
-		copyRows(u.out.Cols[i], 0, src, u.idx)
+		u.out.Cols[i] = vector.Reuse(u.out.Cols[i], src.Type)
+		vector.CopyRows(u.out.Cols[i], 0, src, u.idx)
 	}
 	u.out.Len, u.out.Sel = len(u.idx), nil
 	return u.out, nil

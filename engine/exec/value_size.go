@@ -42,12 +42,12 @@ func vectorBytes(v *vector.Vector, sel []int32, n int) (int64, bool) {
 		return rows, true
 	case vector.String:
 		total := stringBytes * rows
-		forRows(sel, n, func(i int) { total += int64(len(v.Str[i])) })
+		vector.ForRows(sel, n, func(i int) { total += int64(len(v.Str[i])) })
 		return total, true
 	case vector.Any:
 		var total int64
 		ok := true
-		forRows(sel, n, func(i int) {
+		vector.ForRows(sel, n, func(i int) {
 			s, fine := valueSize(v.Any[i], 0)
 			total += s
 			ok = ok && fine

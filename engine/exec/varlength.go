@@ -103,8 +103,8 @@ func (e *varLength) Next() (*vector.Batch, error) {
 	}
 	nin := len(e.p.Input.Columns())
 	for i, src := range e.inb.Cols[:nin] {
-		e.out.Cols[i] = ensure(e.out.Cols[i], src.Type)
-		copyRows(e.out.Cols[i], 0, src, e.idx)
+		e.out.Cols[i] = vector.Reuse(e.out.Cols[i], src.Type)
+		vector.CopyRows(e.out.Cols[i], 0, src, e.idx)
 	}
 	e.out.Len, e.out.Sel = len(e.idx), nil
 	return e.out, nil
