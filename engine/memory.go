@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/memory"
 )
 
 // The server-wide memory budget (Options.MaxMemory, `quiver serve
@@ -16,7 +16,7 @@ import (
 //
 //   - the accountant: every statement's MemTracker also charges the
 //     budget, and a charge that takes the sum of all statements past it
-//     fails the statement holding the most (exec.MemBudget);
+//     fails the statement holding the most (memory.Budget);
 //   - the heap watchdog below (Options.WatchHeap): accounting is an
 //     estimate, so every watchInterval it reads the live heap the
 //     collector measured, and when that passes watchFraction of the
@@ -50,7 +50,7 @@ func budgetExhausted() *errs.Error {
 
 // memoryGovernor holds a database's budget.
 type memoryGovernor struct {
-	budget *exec.MemBudget // nil: no server-wide budget
+	budget *memory.Budget // nil: no server-wide budget
 	// threshold is the live heap at which the watchdog steps in, when
 	// watched.
 	threshold uint64
@@ -65,7 +65,7 @@ type memoryGovernor struct {
 func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
 	g := &memoryGovernor{}
 	if limit > 0 {
-		g.budget = exec.NewMemBudget(limit)
+		g.budget = memory.NewBudget(limit)
 		g.threshold = uint64(float64(limit) * watchFraction)
 		g.watched = watchHeap
 		if watchHeap {

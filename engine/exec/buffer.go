@@ -1,6 +1,9 @@
 package exec
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // Buffer runs its input to completion and keeps every row, then replays
 // them. A statement with writes runs through a Buffer so that it finishes
@@ -11,11 +14,11 @@ type Buffer struct {
 	n    int
 	pos  int
 	out  *vector.Batch
-	mem  *MemTracker // charged per batch kept, when set
+	mem  *memory.Tracker // charged per batch kept, when set
 }
 
 // Track charges the rows the buffer keeps to m (max_memory_per_query).
-func (b *Buffer) Track(m *MemTracker) { b.mem = m }
+func (b *Buffer) Track(m *memory.Tracker) { b.mem = m }
 
 // NewBuffer returns a buffer over in with ncols columns.
 func NewBuffer(in Operator, ncols int) *Buffer {
@@ -30,7 +33,7 @@ func (b *Buffer) Fill() error {
 			return err
 		}
 		if b.mem != nil && b.mem.Limit > 0 {
-			if err := b.mem.charge(batchBytes(batch)); err != nil {
+			if err := b.mem.Charge(memory.BatchBytes(batch)); err != nil {
 				return err
 			}
 		}

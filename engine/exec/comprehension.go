@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -159,7 +160,7 @@ func (e *listCompEval) eval(b *vector.Batch) (*vector.Vector, error) {
 				}
 				e.lists[r] = append(e.lists[r], v)
 			}
-			building += int64(len(idx)) * ifaceBytes
+			building += int64(len(idx)) * memory.IfaceBytes
 			return e.c.Mem.Reserve(building)
 		})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -26,7 +27,7 @@ type Context struct {
 	Profile *Profile
 	// Mem charges the memory of operators that hold rows
 	// (max_memory_per_query); the zero value has no limit.
-	Mem MemTracker
+	Mem memory.Tracker
 	// Rules switches optimizer rules off (plan/rules.go); the executor
 	// applies some of them itself.
 	Rules plan.Options
@@ -148,3 +149,14 @@ func (c *Context) interrupted() error {
 // rows returns the physical rows of b's selection: sel itself, or nil with
 // n when the batch is dense. Kernels take (sel, n) and loop either way.
 func rows(b *vector.Batch) ([]int32, int) { return b.Sel, b.Len }
+
+// chargeBatch charges the selected rows of b, which the caller keeps, and
+// returns the bytes charged (none without a limit: the estimate is then
+// not worth its loop over strings).
+func (c *Context) chargeBatch(b *vector.Batch) (int64, error) {
+	if !c.Mem.Active() {
+		return 0, nil
+	}
+	n := memory.BatchBytes(b)
+	return n, c.Mem.Charge(n)
+}

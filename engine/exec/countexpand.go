@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -135,7 +136,7 @@ func (e *countExpand) run() error {
 	}
 	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
 	start := spanOf(startSet)
-	if err := e.c.Mem.charge(start.bytes()); err != nil {
+	if err := e.c.Mem.Charge(start.bytes()); err != nil {
 		return err
 	}
 	live := e.c.Tx.LiveNodes()
@@ -157,7 +158,7 @@ func (e *countExpand) run() error {
 	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
 		mids := spanOf(live)
-		if err := e.c.Mem.charge(int64(bound)*8 + mids.bytes()); err != nil {
+		if err := e.c.Mem.Charge(int64(bound)*8 + mids.bytes()); err != nil {
 			return err
 		}
 		e.last = make([]int64, bound)
@@ -212,7 +213,7 @@ func (e *countExpand) run() error {
 		return err
 	}
 	if p.Grouped {
-		return e.c.Mem.charge(int64(len(e.nodes)) * 16)
+		return e.c.Mem.Charge(int64(len(e.nodes)) * 16)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 package exec
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // distinctOp passes each distinct row once, in first-seen order, by
 // narrowing the selection of the batches it receives. A row of one
@@ -42,10 +45,10 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 				continue
 			}
 			d.seen[string(d.key)] = struct{}{}
-			held += int64(len(d.key)) + mapEntryBytes
+			held += int64(len(d.key)) + memory.MapEntryBytes
 			d.sel = append(d.sel, int32(r))
 		}
-		if err := d.c.Mem.charge(held + d.ids.bytes() - before); err != nil {
+		if err := d.c.Mem.Charge(held + d.ids.bytes() - before); err != nil {
 			return nil, err
 		}
 		if len(d.sel) > 0 {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -143,7 +144,7 @@ func floatKernel(op byte, out, a, b []float64, n int) {
 
 // generic is the row-by-row path for strings, lists and mixed columns.
 func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
-	if e.op == '+' && e.c.Mem.active() {
+	if e.op == '+' && e.c.Mem.Active() {
 		// Concatenation can double a value per step (reduce(s = 'x', …
 		// | s + s)): reserve what the batch builds before building it.
 		var need int64
@@ -184,7 +185,7 @@ func concatBytes(l, r *vector.Vector, i int) int64 {
 	if !cl && !cr {
 		return 0
 	}
-	return sliceBytes + sl + sr
+	return memory.SliceBytes + sl + sr
 }
 
 // cellSize is the bytes row i of v adds to a concatenation, and whether
@@ -198,8 +199,8 @@ func cellSize(v *vector.Vector, i int) (int64, bool) {
 		case string:
 			return int64(len(x)), true
 		case []vector.Value:
-			return int64(len(x)) * ifaceBytes, true
+			return int64(len(x)) * memory.IfaceBytes, true
 		}
 	}
-	return ifaceBytes, false
+	return memory.IfaceBytes, false
 }

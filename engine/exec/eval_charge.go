@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -14,7 +15,7 @@ import (
 //
 // The charge is made once the batch is built; kernels that can build a
 // value of any size (concatenation, range(), replace()) reserve its size
-// before allocating (MemTracker.Reserve).
+// before allocating (memory.Tracker.Reserve).
 type chargedEval struct {
 	c    *Context
 	in   evaluator
@@ -27,17 +28,17 @@ func (e *chargedEval) eval(b *vector.Batch) (*vector.Vector, error) {
 		e.drop()
 		return v, err
 	}
-	active := e.c.Mem.active()
+	active := e.c.Mem.Active()
 	if !active && v.Type == vector.String {
 		return v, nil // strings nest nothing, and nobody counts their bytes
 	}
 	sel, n := rows(b)
-	size, ok := vectorBytes(v, sel, n)
+	size, ok := memory.VectorBytes(v, sel, n)
 	if !ok {
-		return nil, tooDeep()
+		return nil, memory.TooDeep()
 	}
 	if active {
-		if err := e.c.Mem.charge(size); err != nil {
+		if err := e.c.Mem.Charge(size); err != nil {
 			return nil, err
 		}
 		e.drop()
@@ -49,7 +50,7 @@ func (e *chargedEval) eval(b *vector.Batch) (*vector.Vector, error) {
 // drop gives back the charge of the previous output.
 func (e *chargedEval) drop() {
 	if e.held != 0 {
-		e.c.Mem.release(e.held)
+		e.c.Mem.Release(e.held)
 		e.held = 0
 	}
 }

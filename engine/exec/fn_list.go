@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -67,7 +68,7 @@ func fnRange(c *Context, a []vector.Value) (vector.Value, error) {
 	if count > maxRange {
 		return nil, errs.DataCode(errs.CodeOverflow, "range() would build %d elements, more than %d", count, maxRange)
 	}
-	if err := c.Mem.Reserve(int64(count) * (ifaceBytes + boxedBytes)); err != nil {
+	if err := c.Mem.Reserve(int64(count) * (memory.IfaceBytes + memory.BoxedBytes)); err != nil {
 		return nil, err
 	}
 	out := make([]vector.Value, count)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -157,7 +158,7 @@ func fnSplit(c *Context, a []vector.Value) (vector.Value, error) {
 		return nil, argError("split", a[0])
 	}
 	// At most one part per byte, each an interface and a string header.
-	if err := c.Mem.Reserve(int64(len(s)+1) * (ifaceBytes + stringBytes)); err != nil {
+	if err := c.Mem.Reserve(int64(len(s)+1) * (memory.IfaceBytes + memory.StringBytes)); err != nil {
 		return nil, err
 	}
 	var parts []string

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
@@ -151,7 +152,7 @@ func (h *hashAggregate) consume() error {
 			}
 			held += a.held
 		}
-		if err := h.c.Mem.charge(held - h.charged); err != nil {
+		if err := h.c.Mem.Charge(held - h.charged); err != nil {
 			return err
 		}
 		h.charged = held
@@ -227,7 +228,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if !ok {
 		g = h.newGroup()
 		h.groups[string(h.key)] = g
-		h.held += int64(len(h.key)) + mapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
+		h.held += int64(len(h.key)) + memory.MapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
 		for k, kv := range keyVecs {
 			h.keyCols[k].push(kv, r)
 		}
@@ -606,7 +607,7 @@ func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
 		return false
 	}
 	a.seen[string(a.key)] = struct{}{}
-	a.held += int64(len(a.key)) + mapEntryBytes
+	a.held += int64(len(a.key)) + memory.MapEntryBytes
 	return true
 }
 
@@ -687,7 +688,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 	case plan.AggCollect:
 		x := v.Get(r)
 		a.lists[g] = append(a.lists[g], x)
-		a.held += valueBytes(x)
+		a.held += memory.ValueBytes(x)
 	case plan.AggStDev, plan.AggStDevP:
 		x, err := aggNumber(a.call.Func, v, r)
 		if err != nil {
@@ -703,7 +704,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			return err
 		}
 		a.lists[g] = append(a.lists[g], x)
-		a.held += valueBytes(x)
+		a.held += memory.ValueBytes(x)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"

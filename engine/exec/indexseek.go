@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"

@@ -29,7 +29,7 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 			c.built = map[plan.Operator]struct{}{}
 		}
 		c.built[p] = struct{}{}
-		if err := c.Mem.charge(operatorBatchBytes(p)); err != nil {
+		if err := c.Mem.Charge(operatorBatchBytes(p)); err != nil {
 			return nil, err
 		}
 	}

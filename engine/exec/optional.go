@@ -79,7 +79,7 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 	a.b, a.done = arg, false
 	ncols := len(o.p.Inner.Columns())
 	o.buf, o.n, o.pos = make([]column, ncols), 0, 0
-	o.c.Mem.release(o.held) // the previous batch's rows are dropped
+	o.c.Mem.Release(o.held) // the previous batch's rows are dropped
 	o.held = 0
 	for {
 		ib, err := inner.Next()

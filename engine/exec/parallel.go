@@ -388,7 +388,7 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *morselSource) *Context {
 	w := &Context{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params, Rules: c.Rules,
 		Parallelism: 1, worker: &workerState{scan: scan, src: src}, now: c.now}
-	w.Mem = MemTracker{Limit: c.Mem.Limit, shared: c.Mem.root()}
+	w.Mem.Forward(&c.Mem)
 	if c.Profile != nil {
 		w.Profile = NewProfile()
 	}

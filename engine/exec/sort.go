@@ -128,7 +128,7 @@ func (s *sortOp) consume() error {
 			}
 			// The pruned rows are gone: give back their share.
 			kept := s.held * int64(s.rows()) / int64(before)
-			s.c.Mem.release(s.held - kept)
+			s.c.Mem.Release(s.held - kept)
 			s.held = kept
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1

@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"sync"
@@ -7,36 +7,36 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 )
 
-// MemBudget is the server-wide memory budget (--max-memory): the sum of
-// what every running statement's MemTracker holds. When a charge takes
+// Budget is the server-wide memory budget (--max-memory): the sum of
+// what every running statement's Tracker holds. When a charge takes
 // the sum past the limit, the statement holding the most fails with
 // 53200 — not the one that happened to charge last, and never the
 // process. The engine's heap watchdog calls FailLargest too, when the
 // live heap nears the limit whatever the estimates say.
-type MemBudget struct {
+type Budget struct {
 	limit int64
 	used  atomic.Int64
 	mu    struct {
-		sync.Mutex                          // protects active
-		active     map[*MemTracker]struct{} // statements holding memory
+		sync.Mutex                       // protects active
+		active     map[*Tracker]struct{} // statements holding memory
 	}
 }
 
-// NewMemBudget returns a budget of limit bytes.
-func NewMemBudget(limit int64) *MemBudget {
-	b := &MemBudget{limit: limit}
-	b.mu.active = map[*MemTracker]struct{}{}
+// NewBudget returns a budget of limit bytes.
+func NewBudget(limit int64) *Budget {
+	b := &Budget{limit: limit}
+	b.mu.active = map[*Tracker]struct{}{}
 	return b
 }
 
 // Limit is the budget in bytes.
-func (b *MemBudget) Limit() int64 { return b.limit }
+func (b *Budget) Limit() int64 { return b.limit }
 
 // Used is what the running statements hold now.
-func (b *MemBudget) Used() int64 { return b.used.Load() }
+func (b *Budget) Used() int64 { return b.used.Load() }
 
 // Running is the number of statements holding memory.
-func (b *MemBudget) Running() int {
+func (b *Budget) Running() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.mu.active)
@@ -44,14 +44,14 @@ func (b *MemBudget) Running() int {
 
 // join registers a statement's tracker at its first charge (every charge
 // of a tracker with a budget counts against it).
-func (b *MemBudget) join(m *MemTracker) {
+func (b *Budget) join(m *Tracker) {
 	b.mu.Lock()
 	b.mu.active[m] = struct{}{}
 	b.mu.Unlock()
 }
 
 // leave takes a finished statement's tracker out, with what it held.
-func (b *MemBudget) leave(m *MemTracker) {
+func (b *Budget) leave(m *Tracker) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.mu.active, m)
@@ -60,7 +60,7 @@ func (b *MemBudget) leave(m *MemTracker) {
 
 // charge counts n more bytes; past the limit the largest statement fails
 // (its tracker's killed error tells the charger when that is itself).
-func (b *MemBudget) charge(n int64) {
+func (b *Budget) charge(n int64) {
 	if b.used.Add(n) > b.limit {
 		b.failLargest(nil, true)
 	}
@@ -70,19 +70,19 @@ func (b *MemBudget) charge(n int64) {
 // and reports whether it failed one. While a statement failed earlier
 // still holds memory (it is unwinding and will give it back when it
 // closes), no other is failed: one overrun costs one statement.
-func (b *MemBudget) FailLargest(err *errs.Error) bool { return b.failLargest(err, false) }
+func (b *Budget) FailLargest(err *errs.Error) bool { return b.failLargest(err, false) }
 
 // failLargest is FailLargest; with overOnly it fails nobody unless the
 // budget is still exceeded once it holds the lock (a statement may have
 // finished between a charge and here). A nil err stands for the budget's
 // own error, made only when one fails.
-func (b *MemBudget) failLargest(err *errs.Error, overOnly bool) bool {
+func (b *Budget) failLargest(err *errs.Error, overOnly bool) bool {
 	b.mu.Lock()
 	if overOnly && b.used.Load() <= b.limit {
 		b.mu.Unlock()
 		return false
 	}
-	var largest *MemTracker
+	var largest *Tracker
 	for m := range b.mu.active {
 		used := m.used.Load()
 		if m.killed.Load() != nil {
@@ -112,7 +112,7 @@ func (b *MemBudget) failLargest(err *errs.Error, overOnly bool) bool {
 	return true
 }
 
-func budgetExceeded(b *MemBudget) *errs.Error {
+func budgetExceeded(b *Budget) *errs.Error {
 	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
 		"query stopped: the server's memory budget (--max-memory, %d bytes) is exhausted and this query held the most", b.limit).
 		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")

@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
@@ -8,31 +8,31 @@ import (
 
 // Estimated sizes of values (amd64): what the memory accountant charges.
 const (
-	ifaceBytes  = 16 // an interface value: type word and data word
-	boxedBytes  = 8  // a scalar boxed behind an interface
-	sliceBytes  = 24 // a slice header
-	stringBytes = 16 // a string header
+	IfaceBytes  = 16 // an interface value: type word and data word
+	BoxedBytes  = 8  // a scalar boxed behind an interface
+	SliceBytes  = 24 // a slice header
+	StringBytes = 16 // a string header
 )
 
-// tooDeep is the error of a value nesting deeper than vector.MaxValueDepth.
-func tooDeep() error {
+// TooDeep is the error of a value nesting deeper than vector.MaxValueDepth.
+func TooDeep() error {
 	return errs.Data("a list or map nests deeper than %d levels", vector.MaxValueDepth)
 }
 
-// batchBytes estimates the bytes of b's selected rows once copied.
-func batchBytes(b *vector.Batch) int64 {
+// BatchBytes estimates the bytes of b's selected rows once copied.
+func BatchBytes(b *vector.Batch) int64 {
 	var total int64
-	sel, n := rows(b)
+	sel, n := b.Sel, b.Len
 	for _, v := range b.Cols {
-		s, _ := vectorBytes(v, sel, n)
+		s, _ := VectorBytes(v, sel, n)
 		total += s
 	}
 	return total
 }
 
-// vectorBytes estimates the bytes of rows (sel, n) of v, and reports a
+// VectorBytes estimates the bytes of rows (sel, n) of v, and reports a
 // value nesting deeper than vector.MaxValueDepth.
-func vectorBytes(v *vector.Vector, sel []int32, n int) (int64, bool) {
+func VectorBytes(v *vector.Vector, sel []int32, n int) (int64, bool) {
 	rows := int64(n)
 	if sel != nil {
 		rows = int64(len(sel))
@@ -41,7 +41,7 @@ func vectorBytes(v *vector.Vector, sel []int32, n int) (int64, bool) {
 	case vector.Bool:
 		return rows, true
 	case vector.String:
-		total := stringBytes * rows
+		total := StringBytes * rows
 		vector.ForRows(sel, n, func(i int) { total += int64(len(v.Str[i])) })
 		return total, true
 	case vector.Any:
@@ -57,8 +57,8 @@ func vectorBytes(v *vector.Vector, sel []int32, n int) (int64, bool) {
 	return 8 * rows, true
 }
 
-// valueBytes estimates a generic value's size.
-func valueBytes(x vector.Value) int64 {
+// ValueBytes estimates a generic value's size.
+func ValueBytes(x vector.Value) int64 {
 	s, _ := valueSize(x, 0)
 	return s
 }
@@ -71,11 +71,11 @@ func valueSize(x vector.Value, d int) (size int64, ok bool) {
 	}
 	switch x := x.(type) {
 	case nil, bool:
-		return ifaceBytes, true
+		return IfaceBytes, true
 	case string:
-		return ifaceBytes + stringBytes + int64(len(x)), true
+		return IfaceBytes + StringBytes + int64(len(x)), true
 	case []vector.Value:
-		size = ifaceBytes + sliceBytes + int64(cap(x))*ifaceBytes
+		size = IfaceBytes + SliceBytes + int64(cap(x))*IfaceBytes
 		for _, e := range x {
 			switch e.(type) {
 			case []vector.Value, map[string]vector.Value, string, vector.Path:
@@ -83,27 +83,27 @@ func valueSize(x vector.Value, d int) (size int64, ok bool) {
 				if !fine {
 					return size, false
 				}
-				size += s - ifaceBytes // the slot is counted in cap above
+				size += s - IfaceBytes // the slot is counted in cap above
 			case nil, bool:
 			default:
-				size += boxedBytes
+				size += BoxedBytes
 			}
 		}
 		return size, true
 	case map[string]vector.Value:
-		size = ifaceBytes + 48
+		size = IfaceBytes + 48
 		for k, e := range x {
 			s, fine := valueSize(e, d+1)
 			if !fine {
 				return size, false
 			}
-			size += mapEntryBytes + int64(len(k)) + s
+			size += MapEntryBytes + int64(len(k)) + s
 		}
 		return size, true
 	case vector.Path:
-		return ifaceBytes + 2*sliceBytes + 8*int64(len(x.Nodes)+len(x.Rels)), true
+		return IfaceBytes + 2*SliceBytes + 8*int64(len(x.Nodes)+len(x.Rels)), true
 	case temporal.DateTime, temporal.Time, temporal.LocalDateTime, temporal.Duration:
-		return ifaceBytes + 32, true
+		return IfaceBytes + 32, true
 	}
-	return ifaceBytes + boxedBytes, true
+	return IfaceBytes + BoxedBytes, true
 }

@@ -1,13 +1,12 @@
-package exec
+package memory
 
 import (
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/vector"
 )
 
-// MemTracker is one statement's memory accountant (max_memory_per_query).
+// Tracker is one statement's memory accountant (max_memory_per_query).
 // It is charged for everything the statement holds in proportion to its
 // data or its text:
 //
@@ -25,22 +24,22 @@ import (
 //
 // The figure is an estimate of live bytes, not an allocator count: fixed
 // widths per typed value, string bytes plus headers, interface and slice
-// headers for generic values (valueBytes). Past Limit the statement fails
+// headers for generic values (ValueBytes). Past Limit the statement fails
 // with 53200.
 //
-// A tracker may also count against a server-wide MemBudget shared by all
+// A tracker may also count against a server-wide Budget shared by all
 // statements; when the budget runs out, the statement holding the most is
 // the one that fails (budget.go).
 //
 // The workers of a parallel pipeline charge the query's tracker at once,
 // so the totals are atomic; a worker's Context holds a tracker that
 // forwards to the query's (shared).
-type MemTracker struct {
+type Tracker struct {
 	// Limit is the ceiling in bytes; zero or less means none.
 	Limit int64
 	// Budget, when set, is the server-wide budget every charge also
 	// counts against.
-	Budget *MemBudget
+	Budget *Budget
 	// Kill, when set, stops the statement with err (the engine cancels
 	// its context with err as the cause); the budget calls it on the
 	// statement it fails.
@@ -48,7 +47,7 @@ type MemTracker struct {
 
 	used   atomic.Int64
 	peak   atomic.Int64
-	shared *MemTracker
+	shared *Tracker
 	// killed is the error the budget failed the statement with.
 	killed atomic.Pointer[errs.Error]
 	// joined is set once the tracker is registered with its budget,
@@ -57,30 +56,25 @@ type MemTracker struct {
 }
 
 // Used is the bytes charged now.
-func (m *MemTracker) Used() int64 { return m.root().used.Load() }
+func (m *Tracker) Used() int64 { return m.root().used.Load() }
 
 // Peak is the most bytes charged at once.
-func (m *MemTracker) Peak() int64 { return m.root().peak.Load() }
+func (m *Tracker) Peak() int64 { return m.root().peak.Load() }
 
-// mapEntryBytes is the overhead of one Go map entry with a string key
+// MapEntryBytes is the overhead of one Go map entry with a string key
 // (bucket slot, tophash, string header), measured roughly on amd64.
-const mapEntryBytes = 48
+const MapEntryBytes = 48
 
-// active reports whether charges can fail: without a limit or a budget,
+// Active reports whether charges can fail: without a limit or a budget,
 // callers skip the estimates and their loops.
-func (m *MemTracker) active() bool {
+func (m *Tracker) Active() bool {
 	r := m.root()
 	return r.Limit > 0 || r.Budget != nil
 }
 
 // Charge adds n bytes the statement now holds, and fails once the total
 // passes the limit, or the budget chose this statement to fail.
-func (m *MemTracker) Charge(n int64) error { return m.charge(n) }
-
-// Release gives back n bytes charged before.
-func (m *MemTracker) Release(n int64) { m.release(n) }
-
-func (m *MemTracker) charge(n int64) error {
+func (m *Tracker) Charge(n int64) error {
 	m = m.root()
 	used := m.used.Add(n)
 	for p := m.peak.Load(); used > p && !m.peak.CompareAndSwap(p, used); p = m.peak.Load() {
@@ -104,7 +98,7 @@ func (m *MemTracker) charge(n int64) error {
 // limit, without charging them: a kernel about to build a value of n
 // bytes calls it first, so that it never allocates what the statement
 // cannot hold (the value is charged once built, by its evaluator).
-func (m *MemTracker) Reserve(n int64) error {
+func (m *Tracker) Reserve(n int64) error {
 	m = m.root()
 	if e := m.killed.Load(); e != nil {
 		return e
@@ -118,13 +112,14 @@ func (m *MemTracker) Reserve(n int64) error {
 	return nil
 }
 
-func (m *MemTracker) overLimit() error {
+func (m *Tracker) overLimit() error {
 	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
 		"query stopped: it needs more than max_memory_per_query (%d bytes)", m.Limit).
 		Suggest("add LIMIT or a narrower WHERE, or lower what each row builds; the operator may raise max_memory_per_query")
 }
 
-func (m *MemTracker) release(n int64) {
+// Release gives back n bytes charged before.
+func (m *Tracker) Release(n int64) {
 	m = m.root()
 	m.used.Add(-n)
 	if m.Budget != nil {
@@ -134,7 +129,7 @@ func (m *MemTracker) release(n int64) {
 
 // Close gives back everything the statement still holds to its budget
 // and leaves it. The tracker is not used afterwards.
-func (m *MemTracker) Close() {
+func (m *Tracker) Close() {
 	if m.shared != nil || m.Budget == nil || m.closed.Swap(true) {
 		return
 	}
@@ -142,20 +137,16 @@ func (m *MemTracker) Close() {
 }
 
 // root is the tracker charges end up in.
-func (m *MemTracker) root() *MemTracker {
+func (m *Tracker) root() *Tracker {
 	for m.shared != nil {
 		m = m.shared
 	}
 	return m
 }
 
-// chargeBatch charges the selected rows of b, which the caller keeps, and
-// returns the bytes charged (none without a limit: the estimate is then
-// not worth its loop over strings).
-func (c *Context) chargeBatch(b *vector.Batch) (int64, error) {
-	if !c.Mem.active() {
-		return 0, nil
-	}
-	n := batchBytes(b)
-	return n, c.Mem.charge(n)
+// Forward makes m charge parent's statement: a parallel worker's tracker,
+// which counts into the query's totals, under the query's limit.
+func (m *Tracker) Forward(parent *Tracker) {
+	m.Limit = parent.Limit
+	m.shared = parent.root()
 }

@@ -1,4 +1,4 @@
-package exec
+package memory
 
 import (
 	"sync"
@@ -12,11 +12,11 @@ import (
 // statement holding the most, whichever charged; the others go on, and
 // what the failed one held leaves the budget when it closes.
 func TestBudgetFailsTheLargest(t *testing.T) {
-	b := NewMemBudget(100)
+	b := NewBudget(100)
 	var killed [3]error
-	ts := make([]*MemTracker, 3)
+	ts := make([]*Tracker, 3)
 	for i := range ts {
-		ts[i] = &MemTracker{Limit: 1000, Budget: b, Kill: func(err error) { killed[i] = err }}
+		ts[i] = &Tracker{Limit: 1000, Budget: b, Kill: func(err error) { killed[i] = err }}
 	}
 	must := func(err error) {
 		t.Helper()
@@ -58,9 +58,9 @@ func TestBudgetFailsTheLargest(t *testing.T) {
 
 // When the charging statement is itself the largest, its charge fails.
 func TestBudgetFailsTheChargerWhenLargest(t *testing.T) {
-	b := NewMemBudget(100)
-	small := &MemTracker{Budget: b}
-	big := &MemTracker{Budget: b}
+	b := NewBudget(100)
+	small := &Tracker{Budget: b}
+	big := &Tracker{Budget: b}
 	if err := small.Charge(10); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestBudgetFailsTheChargerWhenLargest(t *testing.T) {
 
 // Reserve refuses what the limit cannot hold without charging it.
 func TestReserve(t *testing.T) {
-	m := &MemTracker{Limit: 100}
+	m := &Tracker{Limit: 100}
 	if err := m.Charge(60); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestReserve(t *testing.T) {
 	if m.Used() != 60 {
 		t.Errorf("Reserve charged: used %d", m.Used())
 	}
-	unlimited := &MemTracker{}
+	unlimited := &Tracker{}
 	if err := unlimited.Reserve(1 << 60); err != nil {
 		t.Errorf("Reserve without a limit: %v", err)
 	}
@@ -104,14 +104,15 @@ func TestReserve(t *testing.T) {
 
 // Workers charge one query's tracker and its budget at once (-race).
 func TestBudgetConcurrentCharges(t *testing.T) {
-	b := NewMemBudget(1 << 40)
-	root := &MemTracker{Budget: b}
+	b := NewBudget(1 << 40)
+	root := &Tracker{Budget: b}
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			worker := &MemTracker{shared: root}
+			worker := &Tracker{}
+			worker.Forward(root)
 			for i := 0; i < 1000; i++ {
 				if err := worker.Charge(3); err != nil {
 					t.Error(err)
