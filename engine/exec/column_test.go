@@ -20,22 +20,31 @@ func TestColumnTypeIgnoresLeadingNulls(t *testing.T) {
 		for _, x := range vals {
 			c.pushValue(x)
 		}
-		out := c.emit(nil, 0, c.n)
-		if out.Type != vector.Float64 {
-			t.Fatalf("%v: column type %s, want FLOAT", vals, out.Type)
-		}
-		for i, x := range vals {
-			if got := out.Get(i); got != x {
-				t.Fatalf("%v: row %d is %v, want %v", vals, i, got, x)
+		// Emitted a batch at a time, as operators do (two rows a batch
+		// under the batch2 tag).
+		for from := 0; from < c.n; from += vector.Capacity {
+			n := min(vector.Capacity, c.n-from)
+			out := c.emit(nil, from, n)
+			if out.Type != vector.Float64 {
+				t.Fatalf("%v: column type %s, want FLOAT", vals, out.Type)
+			}
+			for i := range n {
+				if got, want := out.Get(i), vals[from+i]; got != want {
+					t.Fatalf("%v: row %d is %v, want %v", vals, from+i, got, want)
+				}
 			}
 		}
 	}
 	var mixed column
-	for _, x := range []vector.Value{nil, int64(1), "a"} {
+	for _, x := range []vector.Value{nil, "a"} {
 		mixed.pushValue(x)
 	}
-	if out := mixed.emit(nil, 0, mixed.n); out.Type != vector.Any || out.Get(0) != nil || out.Get(1) != int64(1) || out.Get(2) != "a" {
-		t.Fatalf("mixed column: %s %v %v %v", out.Type, out.Get(0), out.Get(1), out.Get(2))
+	if out := mixed.emit(nil, 0, mixed.n); out.Type != vector.String || out.Get(0) != nil || out.Get(1) != "a" {
+		t.Fatalf("column of a null and a string: %s %v %v", out.Type, out.Get(0), out.Get(1))
+	}
+	mixed.pushValue(int64(1))
+	if out := mixed.emit(nil, 1, 2); out.Type != vector.Any || out.Get(0) != "a" || out.Get(1) != int64(1) {
+		t.Fatalf("column of a string and an integer: %s %v %v", out.Type, out.Get(0), out.Get(1))
 	}
 	var nulls column
 	nulls.pushValue(nil)
