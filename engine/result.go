@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -23,7 +24,7 @@ type Column struct {
 
 // WriteCounts are a statement's side effects: entities created and
 // deleted, properties set and removed, labels added and removed.
-type WriteCounts = exec.Writes
+type WriteCounts = expr.Writes
 
 // Summary describes what a finished query did.
 type Summary struct {

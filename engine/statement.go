@@ -9,6 +9,7 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -177,7 +178,7 @@ func (st *statementRun) execute() (*Result, error) {
 	s, db, p, ctx, cancel := st.s, st.s.db, st.plan, st.ctx, st.cancel
 	tx := db.store.BeginAt(st.snap)
 	st.tx = tx
-	ectx := &exec.Context{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}
+	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
 	ectx.Mem.Budget = db.mem.budget
 	ectx.Mem.Kill = func(err error) { cancel(err) }

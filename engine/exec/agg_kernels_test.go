@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -59,7 +60,7 @@ func runAgg(t *testing.T, st *storage.Store, p *plan.Aggregate, codes bool) ([]s
 	t.Helper()
 	tx := st.Begin()
 	defer tx.Rollback()
-	c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
 	in, err := Build(c, p.Input)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestTopKBarMatchesFullSort(t *testing.T) {
 		}
 		s[i] = fmt.Sprint(rng.IntN(30))
 	}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, keys := range [][]plan.SortKey{{{Col: 0, Desc: true}}, {{Col: 0}}, {{Col: 0}, {Col: 1, Desc: true}}, {{Col: 1}}} {
 		full, err := newSort(c, &plan.Sort{Keys: keys}, &batchesOp{bs: typedBatches(a, s)})
 		if err != nil {
@@ -205,7 +206,7 @@ func benchIntKeys(b *testing.B, stride int64) {
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }
 	p := &plan.Aggregate{Keys: []plan.Expr{col(0)}, Aggs: []plan.AggCall{{Func: plan.AggSum, Arg: col(1)}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "s"}}}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	b.ReportAllocs()
 	for b.Loop() {
 		h, err := newHashAggregate(c, p, &batchesOp{bs: bs})
@@ -247,7 +248,7 @@ func BenchmarkCountDistinctNodes(b *testing.B) {
 	}
 	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCount, Distinct: true, Arg: &plan.ColRef{Idx: 0, T: vector.Node}}},
 		Cols: []plan.Column{{Name: "d"}}}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	b.ReportAllocs()
 	for b.Loop() {
 		h, err := newHashAggregate(c, p, &batchesOp{bs: bs})
@@ -269,7 +270,7 @@ func BenchmarkTopK(b *testing.B) {
 			x.Cols[1].I64[i] = int64(rng.IntN(1000))
 		}
 	}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	p := &plan.Sort{Keys: []plan.SortKey{{Col: 1, Desc: true}}, Limit: konst(int64(10))}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -321,7 +322,7 @@ func BenchmarkAggDictKey(b *testing.B) {
 		plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggAvg, Arg: prop(0, "v")})
 	rtx := st.Begin()
 	defer rtx.Rollback()
-	c := &Context{Ctx: context.Background(), Tx: rtx, Catalog: cat}
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: rtx, Catalog: cat}}
 	b.ReportAllocs()
 	for b.Loop() {
 		in, err := Build(c, p.Input)
@@ -346,7 +347,7 @@ func TestPooledStateStartsAtZero(t *testing.T) {
 	p := &plan.Aggregate{Keys: []plan.Expr{col(0)},
 		Aggs: []plan.AggCall{{Func: plan.AggCount}, {Func: plan.AggSum, Arg: col(1)}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "n"}, {Name: "s"}}}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, n := range []int{200000, 70000, 150000, 90000} {
 		h, err := newHashAggregate(c, p, &batchesOp{bs: intKeyBatches(n, 1)})
 		if err != nil {

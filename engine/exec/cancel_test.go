@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 )
 
 // A sort stops at the statement's end instead of finishing, and reports
 // the context's cause: a killed statement says 53200, not "cancelled".
 func TestSortStopsWhenInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	c := &Context{Ctx: ctx}
+	c := &Context{Env: expr.Env{Ctx: ctx}}
 	perm := make([]int32, 100000)
 	for i := range perm {
 		perm[i] = int32(len(perm) - i)
@@ -44,22 +45,22 @@ func TestSortStopsWhenInterrupted(t *testing.T) {
 // interrupted maps the context's end like checkCancel: the deadline's
 // cause, else a timeout or a cancellation.
 func TestInterrupted(t *testing.T) {
-	if err := (&Context{}).interrupted(); err != nil {
+	if err := (&Context{}).Interrupted(); err != nil {
 		t.Errorf("no context: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Context{Ctx: ctx}
-	if err := c.interrupted(); err != nil {
+	c := &Context{Env: expr.Env{Ctx: ctx}}
+	if err := c.Interrupted(); err != nil {
 		t.Errorf("running: %v", err)
 	}
 	cancel()
-	if e, ok := errs.As(c.interrupted()); !ok || e.Code != errs.CodeTransaction {
+	if e, ok := errs.As(c.Interrupted()); !ok || e.Code != errs.CodeTransaction {
 		t.Errorf("cancelled: %v", e)
 	}
 	dctx, stop := context.WithTimeout(context.Background(), 0)
 	defer stop()
 	<-dctx.Done()
-	if e, ok := errs.As((&Context{Ctx: dctx}).interrupted()); !ok || e.Code != errs.CodeTimeout {
+	if e, ok := errs.As((&Context{Env: expr.Env{Ctx: dctx}}).Interrupted()); !ok || e.Code != errs.CodeTimeout {
 		t.Errorf("past the deadline: %v", e)
 	}
 }

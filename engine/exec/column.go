@@ -1,6 +1,9 @@
 package exec
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // column is a growable column of values, kept typed while every non-null
 // value has one type and turned generic at the first value of another.
@@ -109,7 +112,7 @@ func (c *column) get(i int) vector.Value { return c.v.Get(i) }
 // the column's type) and returns the vector to use.
 func (c *column) emit(out *vector.Vector, from, n int) *vector.Vector {
 	if c.v == nil {
-		return nullVector
+		return expr.NullVector
 	}
 	if c.v.Type == vector.Null {
 		c.v = &vector.Vector{Type: vector.Any, Any: make([]vector.Value, c.n), Valid: c.v.Valid}

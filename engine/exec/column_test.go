@@ -53,3 +53,41 @@ func TestColumnTypeIgnoresLeadingNulls(t *testing.T) {
 		t.Fatalf("column of nulls: %s", out.Type)
 	}
 }
+
+func TestColumnGeneralises(t *testing.T) {
+	var c column
+	c.pushValue(int64(1))
+	c.pushValue(nil)
+	c.pushValue("x")
+	c.pushValue(int64(3))
+	if c.v.Type != vector.Any {
+		t.Fatalf("mixed column stayed %s", c.v.Type)
+	}
+	want := []vector.Value{int64(1), nil, "x", int64(3)}
+	for i, w := range want {
+		if got := c.get(i); got != w {
+			t.Errorf("row %d = %#v, want %#v", i, got, w)
+		}
+	}
+	var typed column
+	for i := 0; i < 130; i++ {
+		if i%65 == 3 {
+			typed.pushValue(nil)
+		} else {
+			typed.pushValue(int64(i))
+		}
+	}
+	if typed.v.Type != vector.Int64 {
+		t.Fatalf("homogeneous column became %s", typed.v.Type)
+	}
+	for i := 0; i < 130; i++ {
+		got := typed.get(i)
+		if i%65 == 3 {
+			if got != nil {
+				t.Errorf("row %d = %v, want null", i, got)
+			}
+		} else if got != int64(i) {
+			t.Errorf("row %d = %v, want %d", i, got, i)
+		}
+	}
+}

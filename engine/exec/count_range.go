@@ -68,7 +68,7 @@ func (o *countRange) Next() (*vector.Batch, error) {
 	if o.done {
 		return nil, nil
 	}
-	if err := o.c.checkCancel(); err != nil {
+	if err := o.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	bm := scanBitmap(o.c, o.scan)
@@ -78,7 +78,7 @@ func (o *countRange) Next() (*vector.Batch, error) {
 		if ok {
 			o.views[i] = o.c.Tx.NodeIntView(k, int(card))
 		}
-		if !ok || o.views[i] == nil || len(o.c.deleted.nodes) > 0 {
+		if !ok || o.views[i] == nil || o.c.Deleted.HasNodes() {
 			// The general operators, built only now (their scan then
 			// reads the same state this one would have).
 			gen, err := buildUnprofiled(o.c, o.p)
@@ -129,7 +129,7 @@ func (o *countRange) countBatches(it interface{ NextMany([]uint32) int }) (int64
 	var cnt int64
 	for batches := 0; ; batches++ {
 		if batches&63 == 63 {
-			if err := o.c.checkCancel(); err != nil {
+			if err := o.c.CheckCancel(); err != nil {
 				return 0, err
 			}
 		}

@@ -98,7 +98,7 @@ func (e *countExpand) Next() (*vector.Batch, error) {
 // nextDegrees fills a batch with the next start nodes of nonzero degree
 // and their degrees.
 func (e *countExpand) nextDegrees() (*vector.Batch, error) {
-	if err := e.c.checkCancel(); err != nil {
+	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	ids, cnts := e.out.Cols[0].IDs, e.out.Cols[1].I64
@@ -235,7 +235,7 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 			if i >= nchunks {
 				return nil
 			}
-			if err := e.c.checkCancel(); err != nil {
+			if err := e.c.CheckCancel(); err != nil {
 				return err
 			}
 			w := &countWorker{e: e}

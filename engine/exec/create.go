@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -17,8 +18,8 @@ type create struct {
 	p  *plan.Create
 	in Operator
 
-	nodeVals [][]evaluator // per created node, per property
-	relVals  [][]evaluator
+	nodeVals [][]expr.Evaluator // per created node, per property
+	relVals  [][]expr.Evaluator
 	made     []*vector.Vector
 	out      *vector.Batch
 
@@ -53,8 +54,8 @@ func newCreate(c *Context, p *plan.Create, in Operator) (*create, error) {
 	return cr, nil
 }
 
-func compileAll(c *Context, es []plan.Expr) ([]evaluator, error) {
-	evs := make([]evaluator, len(es))
+func compileAll(c *Context, es []plan.Expr) ([]expr.Evaluator, error) {
+	evs := make([]expr.Evaluator, len(es))
 	for i, e := range es {
 		ev, err := compile(c, e)
 		if err != nil {
@@ -70,7 +71,7 @@ func (cr *create) Next() (*vector.Batch, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	if err := cr.c.checkCancel(); err != nil {
+	if err := cr.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	cr.out.Cols = append(append(cr.out.Cols[:0], b.Cols...), cr.made...)
@@ -129,10 +130,10 @@ func errNullEndpoint(typ string) error {
 }
 
 // evalList evaluates expressions over b.
-func evalList(evs []evaluator, b *vector.Batch) ([]*vector.Vector, error) {
+func evalList(evs []expr.Evaluator, b *vector.Batch) ([]*vector.Vector, error) {
 	out := make([]*vector.Vector, len(evs))
 	for j, e := range evs {
-		v, err := e.eval(b)
+		v, err := e.Eval(b)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +175,7 @@ func (cr *create) spread(v vector.Value) error {
 	}
 	m, ok := v.(map[string]vector.Value)
 	if !ok {
-		return errs.Data("a property map must be a map, not a %s", typeName(v))
+		return errs.Data("a property map must be a map, not a %s", expr.TypeName(v))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -61,7 +61,7 @@ func (x *crossOp) Next() (*vector.Batch, error) {
 	if x.nright == 0 {
 		return nil, nil
 	}
-	if err := x.c.checkCancel(); err != nil {
+	if err := x.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	for x.lb == nil || x.lpos >= x.lb.Rows() {

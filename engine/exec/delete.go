@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -18,7 +19,7 @@ import (
 type deleteOp struct {
 	c      *Context
 	in     Operator
-	exprs  []evaluator
+	exprs  []expr.Evaluator
 	detach bool
 	nodes  []uint64 // nodes of a plain DELETE, in order
 	done   bool
@@ -44,11 +45,11 @@ func (o *deleteOp) Next() (*vector.Batch, error) {
 		o.done = true
 		return nil, o.finish()
 	}
-	if err := o.c.checkCancel(); err != nil {
+	if err := o.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	for _, e := range o.exprs {
-		vals, err := e.eval(b)
+		vals, err := e.Eval(b)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,7 @@ func (o *deleteOp) value(v vector.Value) error {
 		}
 		return nil
 	}
-	return errs.Data("DELETE takes nodes, relationships, paths or lists of them, not a %s", typeName(v))
+	return errs.Data("DELETE takes nodes, relationships, paths or lists of them, not a %s", expr.TypeName(v))
 }
 
 func (o *deleteOp) path(p *vector.Path) error {
@@ -108,7 +109,7 @@ func (o *deleteOp) rel(id uint64) error {
 	if _, err := c.Tx.DeleteRel(id); err != nil {
 		return err
 	}
-	c.deleted.addRel(id, deletedRel{t: t, src: src, dst: dst})
+	c.Deleted.AddRel(id, expr.DeletedRel{T: t, Src: src, Dst: dst})
 	c.Counters.RelationshipsDeleted++
 	return nil
 }
@@ -116,8 +117,8 @@ func (o *deleteOp) rel(id uint64) error {
 func (o *deleteOp) node(id uint64) error {
 	c := o.c
 	if !o.detach {
-		if !c.deleted.node(id) {
-			c.deleted.addNode(id)
+		if !c.Deleted.Node(id) {
+			c.Deleted.AddNode(id)
 			o.nodes = append(o.nodes, id)
 		}
 		return nil
@@ -136,7 +137,7 @@ func (o *deleteOp) node(id uint64) error {
 		return err
 	}
 	if ok {
-		c.deleted.addNode(id)
+		c.Deleted.AddNode(id)
 		c.Counters.NodesDeleted++
 	}
 	return nil

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -16,7 +17,7 @@ import (
 // with string hashing, 9 ms on codes, of which the scan and grouping
 // alone (without the avg) are 4.4 ms on 2 workers.
 type dictKey struct {
-	of    evaluator
+	of    expr.Evaluator
 	key   string
 	codes []int32
 	// trans maps each dictionary's codes to group+1 (0: not seen yet).
@@ -49,7 +50,7 @@ func newDictKey(c *Context, keys []plan.Expr) (*dictKey, error) {
 // string node property; the caller then takes the general path.
 func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 	dk, c := h.dk, h.c
-	of, err := dk.of.eval(b)
+	of, err := dk.of.Eval(b)
 	if err != nil || of.Type != vector.Node {
 		return false, err
 	}
@@ -58,7 +59,7 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 		return false, nil
 	}
 	sel, n := rows(b)
-	if err := c.checkDeleted(of, sel, n); err != nil {
+	if err := c.CheckDeleted(of, sel, n); err != nil {
 		return false, err
 	}
 	d, ok := c.Tx.GatherNodePropCodes(k, of, sel, n, dk.codes)
@@ -79,7 +80,7 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 		code := dk.codes[r]
 		if code < 0 {
 			if keyVec == nil {
-				if keyVec, err = h.keys[0].eval(b); err != nil {
+				if keyVec, err = h.keys[0].Eval(b); err != nil {
 					return false, err
 				}
 			}

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -139,7 +140,7 @@ func (e *expand) Next() (*vector.Batch, error) {
 	if !e.opened {
 		e.open()
 	}
-	if err := e.c.checkCancel(); err != nil {
+	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	e.idx = e.idx[:0]
@@ -381,7 +382,7 @@ func nodeAt(v *vector.Vector, r int) (id uint64, ok bool, err error) {
 		if ref, isNode := v.Any[r].(vector.NodeRef); isNode {
 			return uint64(ref), true, nil
 		}
-		return 0, false, errs.Data("expected a node, got %s", typeName(v.Any[r]))
+		return 0, false, errs.Data("expected a node, got %s", expr.TypeName(v.Any[r]))
 	case vector.Null:
 		return 0, false, nil
 	}

@@ -118,7 +118,7 @@ func (lf *listFilter) prepare(c *Context, b *vector.Batch) {
 	lf.ready = false
 	demand := int(lf.demand)
 	lf.demand = 0
-	if len(c.deleted.nodes) > 0 || len(c.deleted.rels) > 0 {
+	if c.Deleted.HasNodes() || c.Deleted.HasRels() {
 		return
 	}
 	for i, t := range lf.terms {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -10,7 +11,7 @@ import (
 type filterOp struct {
 	c    *Context
 	in   Operator
-	pred evaluator
+	pred expr.Evaluator
 	buf  *vector.Vector // predicate converted to booleans when it is not
 	sel  []int32
 }
@@ -29,13 +30,13 @@ func (f *filterOp) Next() (*vector.Batch, error) {
 
 // filter narrows b to the rows passing the predicate; nil when none does.
 func (f *filterOp) filter(b *vector.Batch) (*vector.Batch, error) {
-	p, err := f.pred.eval(b)
+	p, err := f.pred.Eval(b)
 	if err != nil {
 		return nil, err
 	}
 	sel, n := rows(b)
 	if p.Type != vector.Bool {
-		if p, err = asBools(p, &f.buf, sel, n, "WHERE"); err != nil {
+		if p, err = expr.AsBools(p, &f.buf, sel, n, "WHERE"); err != nil {
 			return nil, errs.Data("WHERE expects a BOOLEAN condition: %v", err)
 		}
 	}

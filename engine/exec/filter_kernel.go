@@ -156,7 +156,7 @@ func (f *rangeFilter) Next() (*vector.Batch, error) {
 		}
 		for i, t := range f.terms {
 			ids := b.Cols[t.col]
-			if err := f.c.checkDeleted(ids, b.Sel, b.Len); err != nil {
+			if err := f.c.CheckDeleted(ids, b.Sel, b.Len); err != nil {
 				return nil, err
 			}
 			f.c.Counters.DBHits += int64(b.Rows())

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/temporal"
@@ -20,7 +21,7 @@ import (
 type hashAggregate struct {
 	c    *Context
 	in   Operator
-	keys []evaluator
+	keys []expr.Evaluator
 	aggs []*aggState
 
 	dk      *dictKey // grouping on dictionary codes (dictgroup.go), or nil
@@ -115,7 +116,7 @@ func (h *hashAggregate) Next() (*vector.Batch, error) {
 func (h *hashAggregate) consume() error {
 	keyVecs := make([]*vector.Vector, len(h.keys))
 	for {
-		if err := h.c.checkCancel(); err != nil {
+		if err := h.c.CheckCancel(); err != nil {
 			return err
 		}
 		b, err := h.in.Next()
@@ -133,7 +134,7 @@ func (h *hashAggregate) consume() error {
 		}
 		if !coded {
 			for i, k := range h.keys {
-				if keyVecs[i], err = k.eval(b); err != nil {
+				if keyVecs[i], err = k.Eval(b); err != nil {
 					return err
 				}
 			}
@@ -350,8 +351,8 @@ func (h *hashAggregate) release() {
 // aggState is one aggregate's per-group state.
 type aggState struct {
 	call  plan.AggCall
-	arg   evaluator
-	p     evaluator           // the percentile argument
+	arg   expr.Evaluator
+	p     expr.Evaluator      // the percentile argument
 	count []int64             // count, and the number of values for sum/avg
 	isum  []int64             // integer sums
 	fsum  []float64           // float sums
@@ -478,13 +479,13 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 		}
 		return nil
 	}
-	v, err := a.arg.eval(b)
+	v, err := a.arg.Eval(b)
 	if err != nil {
 		return err
 	}
 	var p *vector.Vector
 	if a.p != nil {
-		if p, err = a.p.eval(b); err != nil {
+		if p, err = a.p.Eval(b); err != nil {
 			return err
 		}
 	}
@@ -643,7 +644,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 				return a.addDuration(g, x)
 			}
 		default:
-			return errs.Data("%s() expects numbers or durations, got %s", a.call.Func, typeName(x))
+			return errs.Data("%s() expects numbers or durations, got %s", a.call.Func, expr.TypeName(x))
 		}
 		return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
 	case plan.AggMin, plan.AggMax:
@@ -657,21 +658,21 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		switch v.Type {
 		case vector.Int64:
 			if b, ok := a.best[g].(int64); ok {
-				if cmpOrdered(v.I64[r], b) == want {
+				if expr.CmpOrdered(v.I64[r], b) == want {
 					a.best[g] = v.I64[r]
 				}
 				return nil
 			}
 		case vector.Float64:
 			if b, ok := a.best[g].(float64); ok {
-				if cmpTotalFloat(v.F64[r], b) == want {
+				if expr.CmpTotalFloat(v.F64[r], b) == want {
 					a.best[g] = v.F64[r]
 				}
 				return nil
 			}
 		case vector.String:
 			if b, ok := a.best[g].(string); ok {
-				if cmpOrdered(v.Str[r], b) == want {
+				if expr.CmpOrdered(v.Str[r], b) == want {
 					a.best[g] = v.Str[r]
 				}
 				return nil
@@ -682,7 +683,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			a.best[g] = x
 			return nil
 		}
-		if orderTotal(x, a.best[g]) == want {
+		if expr.OrderTotal(x, a.best[g]) == want {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
@@ -723,7 +724,7 @@ func aggNumber(fn plan.AggFunc, v *vector.Vector, r int) (float64, error) {
 	case float64:
 		return x, nil
 	}
-	return 0, errs.Data("%s() expects numbers, got %s", aggName(fn), typeName(v.Get(r)))
+	return 0, errs.Data("%s() expects numbers, got %s", aggName(fn), expr.TypeName(v.Get(r)))
 }
 
 // percentile checks a row's percentile argument and keeps a group's first.
@@ -735,7 +736,7 @@ func (a *aggState) percentile(g int32, p vector.Value) error {
 	case float64:
 		f = x
 	default:
-		return errs.Data("%s() expects a numeric percentile, got %s", aggName(a.call.Func), typeName(p))
+		return errs.Data("%s() expects a numeric percentile, got %s", aggName(a.call.Func), expr.TypeName(p))
 	}
 	if !(f >= 0 && f <= 1) {
 		return errs.Data("%s(): the percentile must be between 0.0 and 1.0, got %v", aggName(a.call.Func), f)
@@ -783,7 +784,7 @@ func (a *aggState) addDuration(g int32, x temporal.Duration) error {
 	b.AddInt(int64(s.Nanos)+int64(x.Nanos), 1)
 	d, err := b.Duration()
 	if err != nil {
-		return temporalErr(err)
+		return expr.TemporalErr(err)
 	}
 	a.dsum[g] = d
 	return nil
@@ -815,7 +816,7 @@ func (a *aggState) results(col *column, ngroups int) error {
 			case a.count[g] == 0:
 				col.pushValue(nil)
 			case a.isDur(int32(g)):
-				avg, err := scaleDuration('/', a.dsum[g], a.count[g])
+				avg, err := expr.ScaleDuration('/', a.dsum[g], a.count[g])
 				if err != nil {
 					return err
 				}
@@ -905,7 +906,7 @@ func percentileOf(vals []vector.Value, p float64, disc bool) vector.Value {
 	if n == 0 {
 		return nil
 	}
-	sort.SliceStable(vals, func(i, j int) bool { return orderTotal(vals[i], vals[j]) < 0 })
+	sort.SliceStable(vals, func(i, j int) bool { return expr.OrderTotal(vals[i], vals[j]) < 0 })
 	if disc {
 		idx := int(math.Ceil(p*float64(n))) - 1
 		return vals[max(idx, 0)]

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -14,7 +15,7 @@ import (
 type hashJoin struct {
 	c           *Context
 	left, right Operator
-	lkey, rkey  evaluator
+	lkey, rkey  expr.Evaluator
 	nl          int
 
 	loaded bool
@@ -67,7 +68,7 @@ func (h *hashJoin) load() error {
 		if h.rcols == nil {
 			h.rcols = make([]column, len(b.Cols))
 		}
-		keys, err := h.rkey.eval(b)
+		keys, err := h.rkey.Eval(b)
 		if err != nil {
 			return err
 		}
@@ -99,14 +100,14 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			if len(h.lidx) > 0 {
 				break // emit what we have: the batch is only valid until the next pull
 			}
-			if err := h.c.checkCancel(); err != nil {
+			if err := h.c.CheckCancel(); err != nil {
 				return nil, err
 			}
 			b, err := h.left.Next()
 			if err != nil || b == nil {
 				return nil, err
 			}
-			keys, err := h.lkey.eval(b)
+			keys, err := h.lkey.Eval(b)
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -16,7 +17,7 @@ type indexJoin struct {
 	c    *Context
 	p    *plan.IndexJoin
 	left Operator
-	keys []evaluator
+	keys []expr.Evaluator
 	nl   int
 
 	labels *roaring.Bitmap // nodes with every label of the pattern
@@ -101,7 +102,7 @@ func (j *indexJoin) Next() (*vector.Batch, error) {
 			if len(j.lidx) > 0 {
 				break // the pairs refer to the current left batch
 			}
-			if err := j.c.checkCancel(); err != nil {
+			if err := j.c.CheckCancel(); err != nil {
 				return nil, err
 			}
 			b, err := j.left.Next()
@@ -111,7 +112,7 @@ func (j *indexJoin) Next() (*vector.Batch, error) {
 			j.lb, j.lpos, j.ids, j.ipos = b, 0, nil, 0
 			j.kvecs = j.kvecs[:0]
 			for _, k := range j.keys {
-				v, err := k.eval(b)
+				v, err := k.Eval(b)
 				if err != nil {
 					return nil, err
 				}

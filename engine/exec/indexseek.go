@@ -397,7 +397,7 @@ func (s *indexSeek) Next() (*vector.Batch, error) {
 			return nil, err
 		}
 	}
-	if err := s.c.checkCancel(); err != nil {
+	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	var n int

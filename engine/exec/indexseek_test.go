@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -37,7 +38,7 @@ func TestOrderedSeekWithoutItsIndex(t *testing.T) {
 	}
 	want := []vector.Value{int64(-1), 0.0, 2.5, int64(5), int64(9)}
 	for _, name := range []string{"ix", "gone", "hx"} {
-		c := &Context{Ctx: context.Background(), Tx: s.Begin(), Catalog: cat}
+		c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: s.Begin(), Catalog: cat}}
 		seek := &plan.IndexSeek{Var: "n", Labels: []string{"N"}, Index: name, Type: "BTREE", Props: []string{"v"},
 			Lo: &plan.Const{Val: int64(-5), T: vector.Int64}, Ordered: true,
 			Cols: []plan.Column{{Name: "n", Type: vector.Node}}}

@@ -37,7 +37,7 @@ func countValue(c *Context, count plan.Expr, what string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := ev.eval(&vector.Batch{Len: 1})
+	v, err := ev.Eval(&vector.Batch{Len: 1})
 	if err != nil {
 		return 0, err
 	}

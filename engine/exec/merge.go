@@ -53,7 +53,7 @@ func (m *mergeOp) Next() (*vector.Batch, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		if err := m.c.checkCancel(); err != nil {
+		if err := m.c.CheckCancel(); err != nil {
 			return nil, err
 		}
 		m.buf, m.n, m.pos = make([]column, len(m.p.Cols)), 0, 0

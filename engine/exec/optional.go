@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -113,7 +114,7 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 			o.buf[c].push(arg.Cols[c], r)
 		}
 		for c := nargs; c < ncols; c++ {
-			o.buf[c].push(nullVector, 0)
+			o.buf[c].push(expr.NullVector, 0)
 		}
 		o.n++
 	}

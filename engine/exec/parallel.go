@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -282,7 +283,7 @@ func newMorselScan(c *Context) *morselScan {
 }
 
 func (s *morselScan) Next() (*vector.Batch, error) {
-	if err := s.c.checkCancel(); err != nil {
+	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	if len(s.cur) == 0 {
@@ -386,8 +387,8 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 
 // workerContext is a Context for one worker of c's query.
 func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *morselSource) *Context {
-	w := &Context{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params, Rules: c.Rules,
-		Parallelism: 1, worker: &workerState{scan: scan, src: src}, now: c.now}
+	w := &Context{Env: expr.Env{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params, Rules: c.Rules,
+		Clock: c.Now()}, Parallelism: 1, worker: &workerState{scan: scan, src: src}}
 	w.Mem.Forward(&c.Mem)
 	if c.Profile != nil {
 		w.Profile = NewProfile()
@@ -403,7 +404,7 @@ func (r *parRun) receive() (m parMsg, ok bool, err error) {
 		case m = <-r.msgs:
 		case <-r.c.Ctx.Done():
 			r.stop()
-			return m, false, r.c.checkCancel()
+			return m, false, r.c.CheckCancel()
 		}
 		if !m.done {
 			return m, true, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -109,7 +110,7 @@ func runPar(t *testing.T, st *storage.Store, root plan.Operator, par int, prof b
 	t.Helper()
 	tx := st.Begin()
 	defer tx.Rollback()
-	c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog(), Parallelism: par}
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}, Parallelism: par}
 	if prof {
 		c.Profile = NewProfile()
 	}
@@ -210,7 +211,7 @@ func TestMorselsSizedByEdges(t *testing.T) {
 	agg := plan.Operator(expandP(scanP(), plan.In))
 	tx := st.Begin()
 	defer tx.Rollback()
-	c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
 	src := newMorselSource(c, chainScan(agg), agg)
 	var sizes []int
 	total := 0
@@ -295,11 +296,11 @@ func TestParallelCancelAndMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := run(aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(2, "v")}, plan.AggCall{Func: plan.AggCount}), &Context{Ctx: ctx})
+	err := run(aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(2, "v")}, plan.AggCall{Func: plan.AggCount}), &Context{Env: expr.Env{Ctx: ctx}})
 	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeTransaction {
 		t.Errorf("cancelled: got %v", err)
 	}
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	c.Mem.Limit = 64 * int64(vector.Capacity)
 	err = run(aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: plan.AggCollect, Arg: prop(2, "name")}), c)
 	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeOutOfMemory {
@@ -320,7 +321,7 @@ func TestMorselsFromOffsets(t *testing.T) {
 	for _, dir := range []plan.Direction{plan.In, plan.Out, plan.Both} {
 		agg := plan.Operator(expandP(scanP(), dir))
 		tx := st.Begin()
-		c := &Context{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}
+		c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
 		src := newMorselSource(c, chainScan(agg), agg)
 		ref := newMorselSource(c, chainScan(agg), agg)
 		if dir != plan.Both && (len(src.adjs) != 1 || src.adjs[0].adj.OverlaySize() != 0) {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
@@ -15,7 +16,7 @@ type procCallOp struct {
 	c     *Context
 	in    Operator
 	p     *plan.ProcedureCall
-	args  []evaluator
+	args  []expr.Evaluator
 	types []vector.Type // of the yielded columns
 	pctx  *procs.Context
 
@@ -49,7 +50,7 @@ func newProcCall(c *Context, p *plan.ProcedureCall, in Operator) (*procCallOp, e
 }
 
 func (o *procCallOp) Next() (*vector.Batch, error) {
-	if err := o.c.checkCancel(); err != nil {
+	if err := o.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	nin := len(o.out.Cols) - len(o.types)
@@ -77,7 +78,7 @@ func (o *procCallOp) Next() (*vector.Batch, error) {
 			}
 			o.argv = o.argv[:0]
 			for _, ev := range o.args {
-				v, err := ev.eval(b)
+				v, err := ev.Eval(b)
 				if err != nil {
 					return nil, err
 				}

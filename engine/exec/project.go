@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -10,7 +11,7 @@ import (
 // vectors (a plain column reference passes the input vector through).
 type project struct {
 	in    Operator
-	exprs []evaluator
+	exprs []expr.Evaluator
 	out   *vector.Batch
 }
 
@@ -32,7 +33,7 @@ func (p *project) Next() (*vector.Batch, error) {
 		return nil, err
 	}
 	for i, e := range p.exprs {
-		v, err := e.eval(b)
+		v, err := e.Eval(b)
 		if err != nil {
 			return nil, err
 		}

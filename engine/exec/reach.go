@@ -83,7 +83,7 @@ func (r *reach) Next() (*vector.Batch, error) {
 	if !r.opened {
 		r.open()
 	}
-	if err := r.c.checkCancel(); err != nil {
+	if err := r.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	if r.reachState == nil {
@@ -205,7 +205,7 @@ func (r *reach) search(start uint64) error {
 	// With a bound far end the search stops as soon as it is found.
 	for depth := 1; len(r.frontier) > 0 && (r.p.Max == plan.Unbounded || depth <= r.p.Max) &&
 		!(r.p.Into >= 0 && len(r.found) > 0); depth++ {
-		if err := r.c.checkCancel(); err != nil {
+		if err := r.c.CheckCancel(); err != nil {
 			return err
 		}
 		r.nextLvl = r.nextLvl[:0]
@@ -264,7 +264,7 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		r.seen.add(x)
 		r.frontier = append(r.frontier[:0], x)
 		for depth := 1; len(r.frontier) > 0 && (limit == plan.Unbounded || depth <= limit); depth++ {
-			if err := r.c.checkCancel(); err != nil {
+			if err := r.c.CheckCancel(); err != nil {
 				return false, err
 			}
 			r.nextLvl = r.nextLvl[:0]

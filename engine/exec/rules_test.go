@@ -3,6 +3,7 @@ package exec
 import (
 	"testing"
 
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -11,7 +12,7 @@ import (
 // off, the operator takes the plain way.
 func TestExecRulesSwitchOff(t *testing.T) {
 	off := func(rule string) *Context {
-		return &Context{Rules: plan.Options{Disabled: map[string]bool{rule: true}}}
+		return &Context{Env: expr.Env{Rules: plan.Options{Disabled: map[string]bool{rule: true}}}}
 	}
 	sortPlan := &plan.Sort{Keys: []plan.SortKey{{Col: 0}}, Limit: &plan.Const{Val: int64(3), T: vector.Int64}}
 	if s, err := newSort(&Context{}, sortPlan, nil); err != nil || s.topK != 3 {
@@ -19,20 +20,6 @@ func TestExecRulesSwitchOff(t *testing.T) {
 	}
 	if s, err := newSort(off(plan.RuleTopKSort), sortPlan, nil); err != nil || s.topK != -1 {
 		t.Errorf("top-k sort off: topK %d, %v", s.topK, err)
-	}
-	in := &plan.Call{Name: plan.FnIn, T: vector.Bool, Args: []plan.Expr{
-		&plan.ColRef{Idx: 0, Name: "x", T: vector.Int64},
-		&plan.Const{Val: []vector.Value{int64(1), int64(5)}, T: vector.Any},
-	}}
-	if ev, err := compileIn(&Context{}, in); err != nil {
-		t.Fatal(err)
-	} else if _, ok := ev.(*inSetEval); !ok {
-		t.Errorf("IN set lookup on: got %T", ev)
-	}
-	if ev, err := compileIn(off(plan.RuleInSetLookup), in); err != nil {
-		t.Fatal(err)
-	} else if _, ok := ev.(*inSetEval); ok {
-		t.Errorf("IN set lookup off: still a set lookup")
 	}
 	vl := &plan.VarLengthExpand{Min: 1, Max: 3, Into: -1, EndpointsOnly: true,
 		Input: &plan.NodeScan{Cols: []plan.Column{{Name: "a", Type: vector.Node}}},

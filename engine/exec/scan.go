@@ -56,7 +56,7 @@ func (s *nodeScan) Next() (*vector.Batch, error) {
 	if !s.opened {
 		s.open()
 	}
-	if err := s.c.checkCancel(); err != nil {
+	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	n := s.it.NextMany(s.buf)

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -28,7 +29,7 @@ func (o *updateOp) Next() (*vector.Batch, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
-	if err := o.c.checkCancel(); err != nil {
+	if err := o.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	if err := o.u.apply(b); err != nil {
@@ -43,8 +44,8 @@ func (o *updateOp) Next() (*vector.Batch, error) {
 type updater struct {
 	c     *Context
 	items []plan.UpdateItem
-	ents  []evaluator
-	vals  []evaluator // nil for items without a value
+	ents  []expr.Evaluator
+	vals  []expr.Evaluator // nil for items without a value
 
 	keys []catalog.KeyID
 	vs   []vector.Value
@@ -57,7 +58,7 @@ func newUpdater(c *Context, items []plan.UpdateItem) (*updater, error) {
 		if err != nil {
 			return nil, err
 		}
-		var val evaluator
+		var val expr.Evaluator
 		if it.Value != nil {
 			if val, err = compile(c, it.Value); err != nil {
 				return nil, err
@@ -71,13 +72,13 @@ func newUpdater(c *Context, items []plan.UpdateItem) (*updater, error) {
 func (u *updater) apply(b *vector.Batch) error {
 	for i := range u.items {
 		it := &u.items[i]
-		ents, err := u.ents[i].eval(b)
+		ents, err := u.ents[i].Eval(b)
 		if err != nil {
 			return err
 		}
 		var vals *vector.Vector
 		if u.vals[i] != nil {
-			if vals, err = u.vals[i].eval(b); err != nil {
+			if vals, err = u.vals[i].Eval(b); err != nil {
 				return err
 			}
 		}
@@ -102,7 +103,7 @@ func (u *updater) apply(b *vector.Batch) error {
 // applyOne applies one item to one entity.
 func (u *updater) applyOne(it *plan.UpdateItem, ent, v vector.Value) error {
 	c := u.c
-	if err := c.checkDeletedValue(ent); err != nil {
+	if err := c.CheckDeletedValue(ent); err != nil {
 		return err
 	}
 	id, isNode, err := entityID(ent)
@@ -149,7 +150,7 @@ func entityID(v vector.Value) (uint64, bool, error) {
 	case vector.RelRef:
 		return uint64(x), false, nil
 	}
-	return 0, false, errs.Data("only nodes and relationships can be updated, not a %s", typeName(v))
+	return 0, false, errs.Data("only nodes and relationships can be updated, not a %s", expr.TypeName(v))
 }
 
 // propertyMap is the map SET e = v / SET e += v takes its properties from:
@@ -163,12 +164,12 @@ func (u *updater) propertyMap(v vector.Value) (map[string]vector.Value, error) {
 		return x, nil
 	case vector.NodeRef, vector.RelRef:
 		m := map[string]vector.Value{}
-		if _, err := entityProps(u.c, x, func(k catalog.KeyID, val vector.Value) { m[u.c.Catalog.KeyName(k)] = val }); err != nil {
+		if _, err := expr.EntityProps(&u.c.Env, x, func(k catalog.KeyID, val vector.Value) { m[u.c.Catalog.KeyName(k)] = val }); err != nil {
 			return nil, err
 		}
 		return m, nil
 	}
-	return nil, errs.Data("SET expects a map of properties, got a %s", typeName(v))
+	return nil, errs.Data("SET expects a map of properties, got a %s", expr.TypeName(v))
 }
 
 // checkPropertyValue enforces Cypher's property types: a property holds a
@@ -178,12 +179,12 @@ func checkPropertyValue(key string, v vector.Value) error {
 	case map[string]vector.Value:
 		return errs.Data("property %q cannot hold a map", key)
 	case vector.NodeRef, vector.RelRef, vector.Path, *vector.Path:
-		return errs.Data("property %q cannot hold a %s", key, typeName(v))
+		return errs.Data("property %q cannot hold a %s", key, expr.TypeName(v))
 	case []vector.Value:
 		for _, e := range x {
 			switch e.(type) {
 			case map[string]vector.Value, []vector.Value, vector.NodeRef, vector.RelRef, vector.Path, *vector.Path:
-				return errs.Data("property %q cannot hold a list of %s values", key, typeName(e))
+				return errs.Data("property %q cannot hold a list of %s values", key, expr.TypeName(e))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -68,7 +69,7 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 }
 
 func (s *shortest) Next() (*vector.Batch, error) {
-	if err := s.c.checkCancel(); err != nil {
+	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	s.idx = s.idx[:0]
@@ -108,7 +109,7 @@ func (s *shortest) Next() (*vector.Batch, error) {
 // emit outputs a path of the current row.
 func (s *shortest) emit(nin int, pth vector.Path) {
 	k := len(s.idx)
-	s.out.Cols[nin].Set(k, relsValue(pth.Rels))
+	s.out.Cols[nin].Set(k, expr.RelsValue(pth.Rels))
 	s.out.Cols[nin+1].Set(k, pth)
 	s.idx = append(s.idx, int32(s.row))
 }
@@ -193,7 +194,7 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 	s.frontier = append(s.frontier[:0], src)
 	tx := s.c.Tx
 	for level := int32(1); maxLen == plan.Unbounded || int(level) <= maxLen; level++ {
-		if err := s.c.checkCancel(); err != nil {
+		if err := s.c.CheckCancel(); err != nil {
 			return err
 		}
 		s.nextLvl, s.closing = s.nextLvl[:0], s.closing[:0]

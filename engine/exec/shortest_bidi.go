@@ -59,7 +59,7 @@ func (s *shortest) bidi(src, dst uint64) error {
 	tx := s.c.Tx
 	for len(f.frontier) > 0 && len(b.frontier) > 0 &&
 		(s.p.Max == plan.Unbounded || int(f.depth+b.depth) < s.p.Max) {
-		if err := s.c.checkCancel(); err != nil {
+		if err := s.c.CheckCancel(); err != nil {
 			return err
 		}
 		x, y := f, b

@@ -2,10 +2,9 @@ package exec
 
 import (
 	"container/heap"
-	"math"
 
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
-	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -74,7 +73,7 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 	for c := range s.cols {
 		src := s.cols[c].v
 		if src == nil {
-			s.out.Cols[c] = nullVector
+			s.out.Cols[c] = expr.NullVector
 			continue
 		}
 		s.out.Cols[c] = vector.Reuse(s.out.Cols[c], src.Type)
@@ -89,7 +88,7 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 // longer make the cut whenever the buffer doubles past k.
 func (s *sortOp) consume() error {
 	for {
-		if err := s.c.checkCancel(); err != nil {
+		if err := s.c.CheckCancel(); err != nil {
 			return err
 		}
 		b, err := s.in.Next()
@@ -230,14 +229,14 @@ func compareAcross(x *vector.Vector, a int, y *vector.Vector, b int) int {
 	if x.Type == y.Type {
 		switch x.Type {
 		case vector.Int64:
-			return cmpOrdered(x.I64[a], y.I64[b])
+			return expr.CmpOrdered(x.I64[a], y.I64[b])
 		case vector.String:
-			return cmpOrdered(x.Str[a], y.Str[b])
+			return expr.CmpOrdered(x.Str[a], y.Str[b])
 		case vector.Float64:
-			return cmpTotalFloat(x.F64[a], y.F64[b])
+			return expr.CmpTotalFloat(x.F64[a], y.F64[b])
 		}
 	}
-	return orderTotal(x.Get(a), y.Get(b))
+	return expr.OrderTotal(x.Get(a), y.Get(b))
 }
 
 func (s *sortOp) rows() int {
@@ -253,7 +252,7 @@ func (s *sortOp) selectTop() error {
 	h := &rowHeap{s: s}
 	for i, r := range s.perm {
 		if i%sortCheckEvery == 0 {
-			if err := s.c.interrupted(); err != nil {
+			if err := s.c.Interrupted(); err != nil {
 				return err
 			}
 		}
@@ -306,99 +305,6 @@ func (s *sortOp) less(a, b int) bool {
 // compareRows compares two rows of one column in Cypher's order, with
 // typed fast paths (compareAcross with both rows in v).
 func compareRows(v *vector.Vector, a, b int) int { return compareAcross(v, a, v, b) }
-
-// cmpTotalFloat orders floats with NaN after every other number.
-func cmpTotalFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// orderRank places each kind of value in Cypher's global sort order:
-// maps, nodes, relationships, lists, paths, temporal values (datetimes,
-// local datetimes, dates, times, local times, durations), strings,
-// booleans, numbers, then null.
-func orderRank(v vector.Value) int {
-	if r := temporalRank(v); r >= 0 {
-		return 5 + r
-	}
-	switch v.(type) {
-	case map[string]vector.Value:
-		return 0
-	case vector.NodeRef:
-		return 1
-	case vector.RelRef:
-		return 2
-	case []vector.Value:
-		return 3
-	case vector.Path:
-		return 4
-	case string:
-		return 11
-	case bool:
-		return 12
-	case int64, float64:
-		return 13
-	case nil:
-		return 15
-	}
-	return 14
-}
-
-// orderTotal is a total order over generic values, for ORDER BY.
-func orderTotal(a, b vector.Value) int {
-	ra, rb := orderRank(a), orderRank(b)
-	if ra != rb {
-		return cmpOrdered(int64(ra), int64(rb))
-	}
-	switch x := a.(type) {
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return cmpOrdered(x, y)
-		case float64:
-			return cmpTotalFloat(float64(x), y)
-		}
-	case float64:
-		switch y := b.(type) {
-		case int64:
-			return cmpTotalFloat(x, float64(y))
-		case float64:
-			return cmpTotalFloat(x, y)
-		}
-	case string:
-		return cmpOrdered(x, b.(string))
-	case bool:
-		return cmpBool(x, b.(bool))
-	case vector.NodeRef:
-		return cmpOrdered(int64(x), int64(b.(vector.NodeRef)))
-	case vector.RelRef:
-		return cmpOrdered(int64(x), int64(b.(vector.RelRef)))
-	case []vector.Value:
-		y := b.([]vector.Value)
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if c := orderTotal(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return cmpOrdered(int64(len(x)), int64(len(y)))
-	}
-	if temporal.Is(a) {
-		return temporalTotal(a, b)
-	}
-	return 0
-}
 
 // rowHeap is a max-heap of row numbers by sort order: its top is the row
 // the next better candidate replaces.

@@ -27,7 +27,7 @@ func sortRows(c *Context, perm []int32, less func(a, b int) bool) (err error) {
 	n := 0
 	sort.SliceStable(perm, func(i, j int) bool {
 		if n++; n%sortCheckEvery == 0 {
-			if err := c.interrupted(); err != nil {
+			if err := c.Interrupted(); err != nil {
 				panic(interruptedSort{err})
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -53,12 +54,12 @@ func TestSortTopKMatchesFullSort(t *testing.T) {
 	}
 	sort.SliceStable(ref, func(i, j int) bool {
 		x, y := ref[i], ref[j]
-		if c := orderTotal(a[x], a[y]); c != 0 {
+		if c := expr.OrderTotal(a[x], a[y]); c != 0 {
 			return c < 0
 		}
-		return orderTotal(b[x], b[y]) > 0
+		return expr.OrderTotal(b[x], b[y]) > 0
 	})
-	c := &Context{Ctx: context.Background()}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, limit := range []int64{0, 1, 7, 100, 4999, 6000} {
 		s, err := newSort(c, &plan.Sort{Keys: keys, Limit: &plan.Const{Val: limit, T: vector.Int64}}, &sliceOp{cols: [][]vector.Value{a, b}})
 		if err != nil {

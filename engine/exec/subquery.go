@@ -19,7 +19,7 @@ type subqueryEval struct {
 	out   *vector.Vector
 }
 
-func (e *subqueryEval) eval(b *vector.Batch) (*vector.Vector, error) {
+func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if e.found == nil {
 		e.found = make([]bool, vector.Capacity)
 		e.lists = make([][]vector.Value, vector.Capacity)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -55,21 +56,7 @@ func appendAdj(adjs []adjList, nbrs, rels []uint64, node uint64) ([]uint64, []ui
 // resolveLabels resolves the labels a far end must carry. missing is true
 // when one does not exist, so that nothing can match.
 func resolveLabels(c *Context, names []string) (ids []catalog.LabelID, missing bool) {
-	return lookupAll(nil, names, c.Catalog.LookupLabel)
-}
-
-// lookupAll appends to dst the ids of the names lookup finds; missing is
-// true when it does not find one.
-func lookupAll[ID any](dst []ID, names []string, lookup func(string) (ID, bool)) (ids []ID, missing bool) {
-	for _, name := range names {
-		id, ok := lookup(name)
-		if !ok {
-			missing = true
-			continue
-		}
-		dst = append(dst, id)
-	}
-	return dst, missing
+	return expr.LookupAll(nil, names, c.Catalog.LookupLabel)
 }
 
 // hasLabels reports whether node carries every label of ids.
@@ -88,7 +75,7 @@ func nodeHasLabels(tx *storage.Tx, node uint64, ids []catalog.LabelID) bool {
 type relProps struct {
 	keys    []catalog.KeyID
 	missing bool // a key does not exist: no relationship matches
-	evs     []evaluator
+	evs     []expr.Evaluator
 	vecs    []*vector.Vector
 	vals    []vector.Value // the current row's values
 	nullVal bool           // a value of the current row is null: nothing equals it
@@ -118,7 +105,7 @@ func newRelProps(c *Context, keys []string, vals []plan.Expr) (*relProps, error)
 // batch evaluates the values over a new input batch.
 func (rp *relProps) batch(b *vector.Batch) error {
 	for i, ev := range rp.evs {
-		v, err := ev.eval(b)
+		v, err := ev.Eval(b)
 		if err != nil {
 			return err
 		}
@@ -147,7 +134,7 @@ func (rp *relProps) match(tx *storage.Tx, rel uint64) bool {
 	tx.RelProps(rel, func(k catalog.KeyID, v vector.Value) {
 		for i, key := range rp.keys {
 			if key == k {
-				eq, null := equalValues(v, rp.vals[i])
+				eq, null := expr.EqualValues(v, rp.vals[i])
 				rp.found[i] = eq && !null
 			}
 		}
@@ -158,15 +145,6 @@ func (rp *relProps) match(tx *storage.Tx, rel uint64) bool {
 		}
 	}
 	return true
-}
-
-// relList is a chain's relationships as a LIST value.
-func relsValue(rels []uint64) []vector.Value {
-	l := make([]vector.Value, len(rels))
-	for i, r := range rels {
-		l[i] = vector.RelRef(r)
-	}
-	return l
 }
 
 // pathOf copies a chain into a vector.Path.

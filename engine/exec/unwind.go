@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -16,9 +17,9 @@ import (
 type unwindOp struct {
 	c    *Context
 	in   Operator
-	expr evaluator
+	expr expr.Evaluator
 	// bounds evaluates range()'s arguments when the list is a range.
-	bounds []evaluator
+	bounds []expr.Evaluator
 	typ    vector.Type // element column type: typed when the plan knows it
 
 	inb   *vector.Batch
@@ -45,7 +46,7 @@ func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
 	typ := p.Cols[len(p.Cols)-1].Type
 	u := &unwindOp{c: c, in: in, typ: typ, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	if call, ok := p.Expr.(*plan.Call); ok && call.Name == "range" && len(call.Args) >= 2 && len(call.Args) <= 3 {
-		args, err := compileArgs(c, call.Args)
+		args, err := expr.CompileArgs(&c.Env, call.Args)
 		if err != nil {
 			return nil, err
 		}
@@ -64,11 +65,11 @@ func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
 // evalLists evaluates the list (or range arguments) of each row of b.
 func (u *unwindOp) evalLists(b *vector.Batch) (err error) {
 	if u.bounds == nil {
-		u.list, err = u.expr.eval(b)
+		u.list, err = u.expr.Eval(b)
 		return err
 	}
 	for i, a := range u.bounds {
-		if u.args[i], err = a.eval(b); err != nil {
+		if u.args[i], err = a.Eval(b); err != nil {
 			return err
 		}
 	}
@@ -94,16 +95,16 @@ func (u *unwindOp) startRow(row int) error {
 	for i, a := range u.args {
 		vals[i] = a.Get(row)
 	}
-	start, end, step, err := rangeBounds(vals)
+	start, end, step, err := expr.RangeBounds(vals)
 	if err != nil {
 		return err
 	}
-	u.rng = rangeRow{cur: start, step: step, left: rangeCount(start, end, step)}
+	u.rng = rangeRow{cur: start, step: step, left: expr.RangeCount(start, end, step)}
 	return nil
 }
 
 func (u *unwindOp) Next() (*vector.Batch, error) {
-	if err := u.c.checkCancel(); err != nil {
+	if err := u.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	nin := len(u.out.Cols) - 1
@@ -130,7 +131,7 @@ func (u *unwindOp) Next() (*vector.Batch, error) {
 			if len(u.idx) > 0 {
 				break // the output still refers to this input batch
 			}
-			if err := u.c.checkCancel(); err != nil {
+			if err := u.c.CheckCancel(); err != nil {
 				return nil, err
 			}
 			b, err := u.in.Next()

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -76,7 +77,7 @@ func (e *varLength) Next() (*vector.Batch, error) {
 	if !e.opened {
 		e.open()
 	}
-	if err := e.c.checkCancel(); err != nil {
+	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
 	e.idx = e.idx[:0]
@@ -84,7 +85,7 @@ func (e *varLength) Next() (*vector.Batch, error) {
 		if e.active {
 			e.step()
 			if e.steps++; e.steps&4095 == 0 {
-				if err := e.c.checkCancel(); err != nil {
+				if err := e.c.CheckCancel(); err != nil {
 					return nil, err
 				}
 			}
@@ -232,7 +233,7 @@ func (e *varLength) emit(end uint64) {
 	if e.p.OmitRels {
 		e.out.Cols[nin].SetNull(k)
 	} else {
-		l := relsValue(e.rels)
+		l := expr.RelsValue(e.rels)
 		if e.p.Reversed {
 			slices.Reverse(l)
 		}

@@ -1,0 +1,206 @@
+package expr
+
+import (
+	"math"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// arithEval implements + - * / % ^. INTEGER with INTEGER stays INTEGER and
+// fails on overflow; any FLOAT operand makes the result FLOAT; other
+// combinations (strings, lists, generic values) go row by row.
+type arithEval struct {
+	c      *Env
+	op     byte
+	l, r   Evaluator
+	lf, rf *vector.Vector
+	out    *vector.Vector
+}
+
+func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	sel, n := rows(b)
+	l, err := e.l.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.r.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	lt, rt := l.Type, r.Type
+	switch {
+	case lt == vector.Null || rt == vector.Null:
+		return NullVector, nil
+	case lt == vector.Int64 && rt == vector.Int64 && e.op != '^':
+		e.out = vector.Reuse(e.out, vector.Int64)
+		if err := e.ints(l, r, sel, n); err != nil {
+			return nil, err
+		}
+	case isNumeric(lt) && isNumeric(rt):
+		lf, rf := l.F64, r.F64
+		if lt == vector.Int64 {
+			e.lf = widen(e.lf, l, n)
+			lf = e.lf.F64
+		}
+		if rt == vector.Int64 {
+			e.rf = widen(e.rf, r, n)
+			rf = e.rf.F64
+		}
+		e.out = vector.Reuse(e.out, vector.Float64)
+		floatKernel(e.op, e.out.F64, lf, rf, n)
+	default:
+		return e.generic(l, r, sel, n)
+	}
+	mergeNulls(e.out, l, r, sel, n)
+	return e.out, nil
+}
+
+func isNumeric(t vector.Type) bool { return t == vector.Int64 || t == vector.Float64 }
+
+// ints is the INTEGER kernel. It computes every row of the batch densely
+// and only flags trouble (overflow, division by zero); a flagged batch is
+// then checked row by row, because the flag may come from an unselected
+// or null row whose slot holds garbage.
+func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
+	out, a, b := e.out.I64[:n], l.I64[:n], r.I64[:n]
+	bad := false
+	switch e.op {
+	case '+':
+		for i := range out {
+			s := a[i] + b[i]
+			bad = bad || (a[i]^s)&(b[i]^s) < 0
+			out[i] = s
+		}
+	case '-':
+		for i := range out {
+			d := a[i] - b[i]
+			bad = bad || (a[i]^b[i])&(a[i]^d) < 0
+			out[i] = d
+		}
+	case '*':
+		for i := range out {
+			p := a[i] * b[i]
+			bad = bad || (a[i] != 0 && (p/a[i] != b[i] || (a[i] == -1 && b[i] == math.MinInt64)))
+			out[i] = p
+		}
+	case '/', '%':
+		for i := range out {
+			if b[i] == 0 || (b[i] == -1 && a[i] == math.MinInt64) {
+				bad = true
+				continue
+			}
+			if e.op == '/' {
+				out[i] = a[i] / b[i]
+			} else {
+				out[i] = a[i] % b[i]
+			}
+		}
+	}
+	if !bad {
+		return nil
+	}
+	var failed error
+	vector.ForRows(sel, n, func(i int) {
+		if failed != nil || l.IsNull(i) || r.IsNull(i) {
+			return
+		}
+		v, err := arithInt(e.op, a[i], b[i])
+		if err != nil {
+			failed = err
+			return
+		}
+		out[i] = v.(int64)
+	})
+	return failed
+}
+
+func floatKernel(op byte, out, a, b []float64, n int) {
+	out, a, b = out[:n], a[:n], b[:n]
+	switch op {
+	case '+':
+		for i := range out {
+			out[i] = a[i] + b[i]
+		}
+	case '-':
+		for i := range out {
+			out[i] = a[i] - b[i]
+		}
+	case '*':
+		for i := range out {
+			out[i] = a[i] * b[i]
+		}
+	case '/':
+		for i := range out {
+			out[i] = a[i] / b[i]
+		}
+	default:
+		for i := range out {
+			out[i] = arithFloat(op, a[i], b[i])
+		}
+	}
+}
+
+// generic is the row-by-row path for strings, lists and mixed columns.
+func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
+	if e.op == '+' && e.c.Mem.Active() {
+		// Concatenation can double a value per step (reduce(s = 'x', …
+		// | s + s)): reserve what the batch builds before building it.
+		var need int64
+		vector.ForRows(sel, n, func(i int) { need += concatBytes(l, r, i) })
+		if err := e.c.Mem.Reserve(need); err != nil {
+			return nil, err
+		}
+	}
+	e.out = vector.Reuse(e.out, vector.Any)
+	out := e.out
+	var failed error
+	vector.ForRows(sel, n, func(i int) {
+		if failed != nil {
+			return
+		}
+		v, err := arithValues(e.op, l.Get(i), r.Get(i))
+		if err != nil {
+			failed = err
+			return
+		}
+		out.Set(i, v)
+	})
+	if failed != nil {
+		if _, ok := errs.As(failed); !ok {
+			failed = errs.Data("%v", failed)
+		}
+		return nil, failed
+	}
+	return out, nil
+}
+
+// concatBytes estimates what row i of l + r builds when it concatenates
+// strings or lists, and 0 otherwise. It reads the typed slices: boxing
+// each value to look at it would cost an allocation a row.
+func concatBytes(l, r *vector.Vector, i int) int64 {
+	sl, cl := cellSize(l, i)
+	sr, cr := cellSize(r, i)
+	if !cl && !cr {
+		return 0
+	}
+	return memory.SliceBytes + sl + sr
+}
+
+// cellSize is the bytes row i of v adds to a concatenation, and whether
+// it is a string or a list.
+func cellSize(v *vector.Vector, i int) (int64, bool) {
+	switch v.Type {
+	case vector.String:
+		return int64(len(v.Str[i])), true
+	case vector.Any:
+		switch x := v.Any[i].(type) {
+		case string:
+			return int64(len(x)), true
+		case []vector.Value:
+			return int64(len(x)) * memory.IfaceBytes, true
+		}
+	}
+	return memory.IfaceBytes, false
+}

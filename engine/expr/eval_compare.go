@@ -1,0 +1,159 @@
+package expr
+
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// compareEval implements = <> < <= > >=. Operands of one typed kind run a
+// tight loop; INTEGER against FLOAT compares as FLOAT; everything else goes
+// through the generic value comparison. Any null operand makes the row null.
+type compareEval struct {
+	op   plan.BinOp
+	l, r Evaluator
+	lf   *vector.Vector // INTEGER operand widened to FLOAT
+	rf   *vector.Vector
+	out  *vector.Vector
+}
+
+func (e *compareEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	sel, n := rows(b)
+	l, err := e.l.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.r.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	out := e.out
+	out.ResetNulls()
+	lt, rt := l.Type, r.Type
+	switch {
+	case lt == vector.Null || rt == vector.Null:
+		vector.ForRows(sel, n, func(i int) { out.SetNull(i) })
+		return out, nil
+	case lt == vector.Int64 && rt == vector.Int64:
+		compareOrdered(e.op, out.Bools, l.I64, r.I64, n)
+	case lt == vector.Float64 && rt == vector.Float64:
+		compareOrdered(e.op, out.Bools, l.F64, r.F64, n)
+	case lt == vector.Int64 && rt == vector.Float64:
+		e.lf = widen(e.lf, l, n)
+		compareOrdered(e.op, out.Bools, e.lf.F64, r.F64, n)
+	case lt == vector.Float64 && rt == vector.Int64:
+		e.rf = widen(e.rf, r, n)
+		compareOrdered(e.op, out.Bools, l.F64, e.rf.F64, n)
+	case lt == vector.String && rt == vector.String:
+		compareOrdered(e.op, out.Bools, l.Str, r.Str, n)
+	case (lt == vector.Node && rt == vector.Node) || (lt == vector.Rel && rt == vector.Rel):
+		if e.op != plan.OpEq && e.op != plan.OpNe {
+			// Entities have no order: the comparison is null.
+			vector.ForRows(sel, n, func(i int) { out.SetNull(i) })
+			return out, nil
+		}
+		compareOrdered(e.op, out.Bools, l.IDs, r.IDs, n)
+	default:
+		e.generic(out, l, r, sel, n)
+		return out, nil
+	}
+	mergeNulls(out, l, r, sel, n)
+	return out, nil
+}
+
+// generic compares row by row through generic values.
+func (e *compareEval) generic(out, l, r *vector.Vector, sel []int32, n int) {
+	vector.ForRows(sel, n, func(i int) {
+		a, b := l.Get(i), r.Get(i)
+		switch e.op {
+		case plan.OpEq, plan.OpNe:
+			eq, null := EqualValues(a, b)
+			if null {
+				out.SetNull(i)
+				return
+			}
+			out.Bools[i] = eq == (e.op == plan.OpEq)
+		default:
+			c, ok := orderValues(a, b)
+			if !ok {
+				out.SetNull(i)
+				return
+			}
+			out.Bools[i] = holds(e.op, c)
+		}
+	})
+}
+
+// holds reports whether a comparison result c (-1, 0, 1) satisfies op.
+func holds(op plan.BinOp, c int) bool {
+	switch op {
+	case plan.OpEq:
+		return c == 0
+	case plan.OpNe:
+		return c != 0
+	case plan.OpLt:
+		return c < 0
+	case plan.OpLe:
+		return c <= 0
+	case plan.OpGt:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// compareOrdered compares the first n rows densely: comparisons cannot
+// fail, so computing unselected rows is cheaper than following the
+// selection.
+func compareOrdered[T int64 | uint64 | float64 | string](op plan.BinOp, out []bool, a, b []T, n int) {
+	out, a, b = out[:n], a[:n], b[:n]
+	switch op {
+	case plan.OpEq:
+		for i := range out {
+			out[i] = a[i] == b[i]
+		}
+	case plan.OpNe:
+		for i := range out {
+			out[i] = a[i] != b[i]
+		}
+	case plan.OpLt:
+		for i := range out {
+			out[i] = a[i] < b[i]
+		}
+	case plan.OpLe:
+		for i := range out {
+			out[i] = a[i] <= b[i]
+		}
+	case plan.OpGt:
+		for i := range out {
+			out[i] = a[i] > b[i]
+		}
+	case plan.OpGe:
+		for i := range out {
+			out[i] = a[i] >= b[i]
+		}
+	}
+}
+
+// widen converts an INTEGER vector to FLOAT into buf. Nulls are not
+// copied: callers take them from the original operand.
+func widen(buf, v *vector.Vector, n int) *vector.Vector {
+	if buf == nil {
+		buf = vector.New(vector.Float64, vector.Capacity)
+	}
+	src, dst := v.I64[:n], buf.F64[:n]
+	for i, x := range src {
+		dst[i] = float64(x)
+	}
+	return buf
+}
+
+// mergeNulls makes out null wherever l or r is null, on the selected rows.
+func mergeNulls(out, l, r *vector.Vector, sel []int32, n int) {
+	if l.Valid == nil && r.Valid == nil {
+		return
+	}
+	vector.ForRows(sel, n, func(i int) {
+		if l.IsNull(i) || r.IsNull(i) {
+			out.SetNull(i)
+		}
+	})
+}

@@ -1,0 +1,141 @@
+package expr
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// caseEval is CASE. Arguments (from the binder): simple?, subject (null
+// constant when searched), WHEN/THEN pairs, ELSE (null constant when
+// absent). Branches are evaluated lazily: each WHEN only on the rows no
+// earlier WHEN took, each THEN only on the rows its WHEN took, so a
+// branch cannot fail on a row it does not decide (CASE WHEN x = 0 THEN 0
+// ELSE 1 / x END).
+type caseEval struct {
+	simple  bool
+	subject Evaluator
+	whens   []Evaluator
+	thens   []Evaluator
+	els     Evaluator
+	t       vector.Type
+	out     *vector.Vector
+
+	rest, hit, miss []int32
+	sub             vector.Batch
+}
+
+func init() { registerCompiler(plan.FnCase, compileCase) }
+
+func compileCase(c *Env, e *plan.Call) (Evaluator, error) {
+	args, err := CompileArgs(c, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	k, ok := e.Args[0].(*plan.Const)
+	if !ok || len(e.Args) < 3 {
+		return nil, errs.Internal("malformed CASE call %s", e)
+	}
+	simple, _ := k.Val.(bool)
+	ev := &caseEval{simple: simple, subject: args[1], els: args[len(args)-1]}
+	for i := 2; i+1 < len(args)-1; i += 2 {
+		ev.whens = append(ev.whens, args[i])
+		ev.thens = append(ev.thens, args[i+1])
+	}
+	// The result is typed when every branch has the same typed type.
+	t := vector.Null
+	branches := []plan.Expr{e.Args[len(e.Args)-1]}
+	for i := 3; i < len(e.Args)-1; i += 2 {
+		branches = append(branches, e.Args[i])
+	}
+	for _, x := range branches {
+		switch bt := x.Type(); {
+		case bt == vector.Null:
+		case t == vector.Null:
+			t = bt
+		case t != bt:
+			t = vector.Any
+		}
+	}
+	ev.t = outType(t)
+	if t == vector.Null {
+		ev.t = vector.Any
+	}
+	return ev, nil
+}
+
+func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	e.out = vector.Reuse(e.out, e.t)
+	e.rest = selected(e.rest[:0], b)
+	var subj *vector.Vector
+	if e.simple {
+		var err error
+		if subj, err = e.subject.Eval(b); err != nil {
+			return nil, err
+		}
+	}
+	for w := range e.whens {
+		if len(e.rest) == 0 {
+			break
+		}
+		cond, err := e.eval1(e.whens[w], b, e.rest)
+		if err != nil {
+			return nil, err
+		}
+		e.hit, e.miss = e.hit[:0], e.miss[:0]
+		for _, r := range e.rest {
+			var take bool
+			if e.simple {
+				eq, _ := EqualValues(subj.Get(int(r)), cond.Get(int(r)))
+				take = eq
+			} else if !cond.IsNull(int(r)) {
+				switch cond.Type {
+				case vector.Bool:
+					take = cond.Bools[r]
+				default:
+					bv, isBool := cond.Get(int(r)).(bool)
+					if !isBool {
+						return nil, errs.Data("CASE WHEN expects a boolean, got %s", TypeName(cond.Get(int(r))))
+					}
+					take = bv
+				}
+			}
+			if take {
+				e.hit = append(e.hit, r)
+			} else {
+				e.miss = append(e.miss, r)
+			}
+		}
+		if err := e.fill(e.thens[w], b, e.hit); err != nil {
+			return nil, err
+		}
+		e.rest, e.miss = e.miss, e.rest
+	}
+	if err := e.fill(e.els, b, e.rest); err != nil {
+		return nil, err
+	}
+	return e.out, nil
+}
+
+// eval1 evaluates x on the given rows of b.
+func (e *caseEval) eval1(x Evaluator, b *vector.Batch, sel []int32) (*vector.Vector, error) {
+	e.sub = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: sel}
+	return x.Eval(&e.sub)
+}
+
+// fill computes x on rows sel and stores it in the output.
+func (e *caseEval) fill(x Evaluator, b *vector.Batch, sel []int32) error {
+	if len(sel) == 0 {
+		return nil
+	}
+	v, err := e.eval1(x, b, sel)
+	if err != nil {
+		return err
+	}
+	for _, r := range sel {
+		if err := copyValue(e.out, int(r), v, int(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,281 @@
+package expr
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// String functions. Positions and lengths count characters (runes), not
+// bytes. A null string gives null; a null or negative position or length
+// given with a string is an error, as in Cypher.
+func init() {
+	register(map[string]scalarFunc{
+		"upper":     stringFunc("upper", strings.ToUpper),
+		"toupper":   stringFunc("toUpper", strings.ToUpper),
+		"lower":     stringFunc("lower", strings.ToLower),
+		"tolower":   stringFunc("toLower", strings.ToLower),
+		"trim":      stringFunc("trim", func(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }),
+		"ltrim":     stringFunc("lTrim", func(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) }),
+		"rtrim":     stringFunc("rTrim", func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }),
+		"substring": fnSubstring,
+		"left":      func(_ *Env, a []vector.Value) (vector.Value, error) { return leftRight("left", a) },
+		"right":     func(_ *Env, a []vector.Value) (vector.Value, error) { return leftRight("right", a) },
+		"replace":   fnReplace,
+		"split":     fnSplit,
+		"concat":    fnConcat,
+		"reverse":   fnReverse,
+		"length":    fnLength,
+		"size":      fnSize,
+	})
+}
+
+// stringFunc lifts a string-to-string function to generic values.
+func stringFunc(name string, f func(string) string) scalarFunc {
+	return func(_ *Env, a []vector.Value) (vector.Value, error) {
+		switch s := a[0].(type) {
+		case nil:
+			return nil, nil
+		case string:
+			return f(s), nil
+		}
+		return nil, argError(name, a[0])
+	}
+}
+
+// intArg reads a non-negative INTEGER argument of a string function.
+func intArg(fn, what string, v vector.Value) (int, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return 0, errs.Data("%s(): %s must not be negative, got %d", fn, what, x)
+		}
+		if x > int64(^uint32(0)>>1) {
+			return int(^uint32(0) >> 1), nil // longer than any string
+		}
+		return int(x), nil
+	case nil:
+		return 0, errs.Data("%s(): %s must not be null", fn, what)
+	}
+	return 0, errs.Data("%s(): %s must be an INTEGER, got %s", fn, what, TypeName(v))
+}
+
+// runeOffset is the byte offset of the n-th character of s (len(s) when s
+// is shorter).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+func fnSubstring(_ *Env, a []vector.Value) (vector.Value, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	s, ok := a[0].(string)
+	if !ok {
+		return nil, argError("substring", a[0])
+	}
+	start, err := intArg("substring", "start", a[1])
+	if err != nil {
+		return nil, err
+	}
+	s = s[runeOffset(s, start):]
+	if len(a) > 2 {
+		n, err := intArg("substring", "length", a[2])
+		if err != nil {
+			return nil, err
+		}
+		s = s[:runeOffset(s, n)]
+	}
+	return s, nil
+}
+
+func leftRight(fn string, a []vector.Value) (vector.Value, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	s, ok := a[0].(string)
+	if !ok {
+		return nil, argError(fn, a[0])
+	}
+	n, err := intArg(fn, "length", a[1])
+	if err != nil {
+		return nil, err
+	}
+	if fn == "left" {
+		return s[:runeOffset(s, n)], nil
+	}
+	total := utf8.RuneCountInString(s)
+	if n >= total {
+		return s, nil
+	}
+	return s[runeOffset(s, total-n):], nil
+}
+
+func fnReplace(c *Env, a []vector.Value) (vector.Value, error) {
+	var parts [3]string
+	for i, v := range a {
+		switch x := v.(type) {
+		case nil:
+			return nil, nil
+		case string:
+			parts[i] = x
+		default:
+			return nil, argError("replace", v)
+		}
+	}
+	s, old, repl := parts[0], parts[1], parts[2]
+	if len(repl) > len(old) {
+		// The result can be len(s) times longer than s: reserve it first.
+		count := int64(utf8.RuneCountInString(s) + 1) // the empty string matches between runes
+		if old != "" {
+			count = int64(strings.Count(s, old))
+		}
+		if err := c.Mem.Reserve(int64(len(s)) + count*int64(len(repl)-len(old))); err != nil {
+			return nil, err
+		}
+	}
+	return strings.ReplaceAll(s, old, repl), nil
+}
+
+// fnSplit splits at a delimiter, or at any of a list of delimiters. The
+// empty delimiter splits into characters.
+func fnSplit(c *Env, a []vector.Value) (vector.Value, error) {
+	if a[0] == nil || a[1] == nil {
+		return nil, nil
+	}
+	s, ok := a[0].(string)
+	if !ok {
+		return nil, argError("split", a[0])
+	}
+	// At most one part per byte, each an interface and a string header.
+	if err := c.Mem.Reserve(int64(len(s)+1) * (memory.IfaceBytes + memory.StringBytes)); err != nil {
+		return nil, err
+	}
+	var parts []string
+	switch d := a[1].(type) {
+	case string:
+		parts = strings.Split(s, d)
+	case []vector.Value:
+		delims := make([]string, 0, len(d))
+		for _, x := range d {
+			ds, isStr := x.(string)
+			if !isStr {
+				return nil, errs.Data("split(): delimiters must be strings, got %s", TypeName(x))
+			}
+			delims = append(delims, ds)
+		}
+		parts = splitAny(s, delims)
+	default:
+		return nil, argError("split", a[1])
+	}
+	out := make([]vector.Value, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out, nil
+}
+
+// splitAny splits s at every occurrence of any non-empty delimiter, the
+// earliest (then longest) match first.
+func splitAny(s string, delims []string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		best := 0
+		for _, d := range delims {
+			if d != "" && len(d) > best && strings.HasPrefix(s[i:], d) {
+				best = len(d)
+			}
+		}
+		if best == 0 {
+			i++
+			continue
+		}
+		out = append(out, s[start:i])
+		i += best
+		start = i
+	}
+	return append(out, s[start:])
+}
+
+func fnConcat(c *Env, a []vector.Value) (vector.Value, error) {
+	var size int64
+	for _, v := range a {
+		if x, ok := v.(string); ok {
+			size += int64(len(x))
+		}
+	}
+	if err := c.Mem.Reserve(size); err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	for _, v := range a {
+		switch x := v.(type) {
+		case nil:
+			return nil, nil
+		case string:
+			sb.WriteString(x)
+		default:
+			return nil, argError("concat", v)
+		}
+	}
+	return sb.String(), nil
+}
+
+func fnReverse(_ *Env, a []vector.Value) (vector.Value, error) {
+	switch x := a[0].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		r := []rune(x)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r), nil
+	case []vector.Value:
+		out := make([]vector.Value, len(x))
+		for i, v := range x {
+			out[len(x)-1-i] = v
+		}
+		return out, nil
+	}
+	return nil, argError("reverse", a[0])
+}
+
+// fnLength is the length of a string (characters), a list, or a path
+// (relationships).
+func fnLength(_ *Env, a []vector.Value) (vector.Value, error) {
+	switch x := a[0].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return int64(utf8.RuneCountInString(x)), nil
+	case []vector.Value:
+		return int64(len(x)), nil
+	case vector.Path:
+		return int64(len(x.Rels)), nil
+	}
+	return nil, argError("length", a[0])
+}
+
+func fnSize(_ *Env, a []vector.Value) (vector.Value, error) {
+	switch x := a[0].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return int64(utf8.RuneCountInString(x)), nil
+	case []vector.Value:
+		return int64(len(x)), nil
+	}
+	return nil, argError("size", a[0])
+}
