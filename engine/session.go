@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -203,7 +204,7 @@ func at(err error, valuePos, namePos gql.Pos) error {
 }
 
 // aggregateDocs describes aggregate functions, which bind to
-// plan.Aggregate rather than plan.Functions. The list of aggregates is
+// plan.Aggregate rather than to the function catalog. The list of aggregates is
 // the binder's (plan.AggregateNames); one without an entry here is shown
 // as name(x). Entries: documented spelling, signature, description.
 var aggregateDocs = map[string][3]string{
@@ -243,12 +244,13 @@ func bindsOK(text string) bool {
 }
 
 // functionRows lists every function a query may call: the scalar
-// signature table (plan.Functions, read generically: an entry's Doc is
-// "signature — description"), the aggregates, and the special forms this
-// build accepts, sorted by name.
+// functions of the catalog (engine/functions, read generically: an
+// entry's Doc is "signature — description"), the aggregates, and the
+// special forms this build accepts, sorted by name.
 func functionRows() [][]string {
 	var rows [][]string
-	for key, sig := range plan.Functions {
+	for _, sig := range functions.All() {
+		key := sig.Name
 		doc := sig.Doc
 		signature, desc, found := strings.Cut(doc, " — ")
 		if !found {
@@ -274,7 +276,7 @@ func functionRows() [][]string {
 		rows = append(rows, []string{doc[0], doc[1], "aggregate: " + doc[2]})
 	}
 	for _, f := range specialForms {
-		if _, scalar := plan.Functions[strings.ToLower(f.name)]; !scalar && bindsOK(f.probe) {
+		if _, scalar := functions.Lookup(strings.ToLower(f.name)); !scalar && bindsOK(f.probe) {
 			rows = append(rows, []string{f.name, f.sig, f.desc})
 		}
 	}
@@ -288,14 +290,14 @@ func functionRows() [][]string {
 	return rows
 }
 
-func resultTypeName(sig plan.FuncSig) string {
-	if sig.T == vector.Any {
+func resultTypeName(sig *functions.Func) string {
+	if sig.Result == vector.Any {
 		if sig.Kind != "" {
 			return sig.Kind
 		}
 		return "ANY"
 	}
-	return sig.T.String()
+	return sig.Result.String()
 }
 
 // stringRows yields fixed rows of strings a batch at a time.

@@ -6,6 +6,7 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -175,7 +176,7 @@ func (cr *create) spread(v vector.Value) error {
 	}
 	m, ok := v.(map[string]vector.Value)
 	if !ok {
-		return errs.Data("a property map must be a map, not a %s", expr.TypeName(v))
+		return errs.Data("a property map must be a map, not a %s", functions.TypeName(v))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -83,7 +84,7 @@ func (o *deleteOp) value(v vector.Value) error {
 		}
 		return nil
 	}
-	return errs.Data("DELETE takes nodes, relationships, paths or lists of them, not a %s", expr.TypeName(v))
+	return errs.Data("DELETE takes nodes, relationships, paths or lists of them, not a %s", functions.TypeName(v))
 }
 
 func (o *deleteOp) path(p *vector.Path) error {

@@ -3,7 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -382,7 +382,7 @@ func nodeAt(v *vector.Vector, r int) (id uint64, ok bool, err error) {
 		if ref, isNode := v.Any[r].(vector.NodeRef); isNode {
 			return uint64(ref), true, nil
 		}
-		return 0, false, errs.Data("expected a node, got %s", expr.TypeName(v.Any[r]))
+		return 0, false, errs.Data("expected a node, got %s", functions.TypeName(v.Any[r]))
 	case vector.Null:
 		return 0, false, nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/temporal"
@@ -644,7 +645,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 				return a.addDuration(g, x)
 			}
 		default:
-			return errs.Data("%s() expects numbers or durations, got %s", a.call.Func, expr.TypeName(x))
+			return errs.Data("%s() expects numbers or durations, got %s", a.call.Func, functions.TypeName(x))
 		}
 		return errs.Data("%s() cannot mix numbers and durations", a.call.Func)
 	case plan.AggMin, plan.AggMax:
@@ -658,21 +659,21 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		switch v.Type {
 		case vector.Int64:
 			if b, ok := a.best[g].(int64); ok {
-				if expr.CmpOrdered(v.I64[r], b) == want {
+				if functions.CmpOrdered(v.I64[r], b) == want {
 					a.best[g] = v.I64[r]
 				}
 				return nil
 			}
 		case vector.Float64:
 			if b, ok := a.best[g].(float64); ok {
-				if expr.CmpTotalFloat(v.F64[r], b) == want {
+				if functions.CmpTotalFloat(v.F64[r], b) == want {
 					a.best[g] = v.F64[r]
 				}
 				return nil
 			}
 		case vector.String:
 			if b, ok := a.best[g].(string); ok {
-				if expr.CmpOrdered(v.Str[r], b) == want {
+				if functions.CmpOrdered(v.Str[r], b) == want {
 					a.best[g] = v.Str[r]
 				}
 				return nil
@@ -683,7 +684,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 			a.best[g] = x
 			return nil
 		}
-		if expr.OrderTotal(x, a.best[g]) == want {
+		if functions.OrderTotal(x, a.best[g]) == want {
 			a.best[g] = x
 		}
 	case plan.AggCollect:
@@ -724,7 +725,7 @@ func aggNumber(fn plan.AggFunc, v *vector.Vector, r int) (float64, error) {
 	case float64:
 		return x, nil
 	}
-	return 0, errs.Data("%s() expects numbers, got %s", aggName(fn), expr.TypeName(v.Get(r)))
+	return 0, errs.Data("%s() expects numbers, got %s", aggName(fn), functions.TypeName(v.Get(r)))
 }
 
 // percentile checks a row's percentile argument and keeps a group's first.
@@ -736,7 +737,7 @@ func (a *aggState) percentile(g int32, p vector.Value) error {
 	case float64:
 		f = x
 	default:
-		return errs.Data("%s() expects a numeric percentile, got %s", aggName(a.call.Func), expr.TypeName(p))
+		return errs.Data("%s() expects a numeric percentile, got %s", aggName(a.call.Func), functions.TypeName(p))
 	}
 	if !(f >= 0 && f <= 1) {
 		return errs.Data("%s(): the percentile must be between 0.0 and 1.0, got %v", aggName(a.call.Func), f)
@@ -784,7 +785,7 @@ func (a *aggState) addDuration(g int32, x temporal.Duration) error {
 	b.AddInt(int64(s.Nanos)+int64(x.Nanos), 1)
 	d, err := b.Duration()
 	if err != nil {
-		return expr.TemporalErr(err)
+		return functions.TemporalErr(err)
 	}
 	a.dsum[g] = d
 	return nil
@@ -816,7 +817,7 @@ func (a *aggState) results(col *column, ngroups int) error {
 			case a.count[g] == 0:
 				col.pushValue(nil)
 			case a.isDur(int32(g)):
-				avg, err := expr.ScaleDuration('/', a.dsum[g], a.count[g])
+				avg, err := functions.ScaleDuration('/', a.dsum[g], a.count[g])
 				if err != nil {
 					return err
 				}
@@ -906,7 +907,7 @@ func percentileOf(vals []vector.Value, p float64, disc bool) vector.Value {
 	if n == 0 {
 		return nil
 	}
-	sort.SliceStable(vals, func(i, j int) bool { return expr.OrderTotal(vals[i], vals[j]) < 0 })
+	sort.SliceStable(vals, func(i, j int) bool { return functions.OrderTotal(vals[i], vals[j]) < 0 })
 	if disc {
 		idx := int(math.Ceil(p*float64(n))) - 1
 		return vals[max(idx, 0)]

@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -168,7 +168,7 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 		if a.call.Func == plan.AggMin {
 			want = -1
 		}
-		if a.best[g] == nil || expr.OrderTotal(x, a.best[g]) == want {
+		if a.best[g] == nil || functions.OrderTotal(x, a.best[g]) == want {
 			a.best[g] = x
 		}
 	case plan.AggCollect:

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -130,7 +130,7 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 // appendTemporalKey encodes a temporal value exactly: values that render
 // differently (the same instant at two offsets) are different keys.
 func appendTemporalKey(dst []byte, v vector.Value) []byte {
-	dst = append(dst, tagTemporal, byte(expr.TemporalRank(v)))
+	dst = append(dst, tagTemporal, byte(functions.TemporalRank(v)))
 	u := func(x int64) { dst = binary.LittleEndian.AppendUint64(dst, uint64(x)) }
 	switch x := v.(type) {
 	case temporal.Date:

@@ -4,6 +4,7 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -150,7 +151,7 @@ func entityID(v vector.Value) (uint64, bool, error) {
 	case vector.RelRef:
 		return uint64(x), false, nil
 	}
-	return 0, false, errs.Data("only nodes and relationships can be updated, not a %s", expr.TypeName(v))
+	return 0, false, errs.Data("only nodes and relationships can be updated, not a %s", functions.TypeName(v))
 }
 
 // propertyMap is the map SET e = v / SET e += v takes its properties from:
@@ -169,7 +170,7 @@ func (u *updater) propertyMap(v vector.Value) (map[string]vector.Value, error) {
 		}
 		return m, nil
 	}
-	return nil, errs.Data("SET expects a map of properties, got a %s", expr.TypeName(v))
+	return nil, errs.Data("SET expects a map of properties, got a %s", functions.TypeName(v))
 }
 
 // checkPropertyValue enforces Cypher's property types: a property holds a
@@ -179,12 +180,12 @@ func checkPropertyValue(key string, v vector.Value) error {
 	case map[string]vector.Value:
 		return errs.Data("property %q cannot hold a map", key)
 	case vector.NodeRef, vector.RelRef, vector.Path, *vector.Path:
-		return errs.Data("property %q cannot hold a %s", key, expr.TypeName(v))
+		return errs.Data("property %q cannot hold a %s", key, functions.TypeName(v))
 	case []vector.Value:
 		for _, e := range x {
 			switch e.(type) {
 			case map[string]vector.Value, []vector.Value, vector.NodeRef, vector.RelRef, vector.Path, *vector.Path:
-				return errs.Data("property %q cannot hold a list of %s values", key, expr.TypeName(e))
+				return errs.Data("property %q cannot hold a list of %s values", key, functions.TypeName(e))
 			}
 		}
 	}

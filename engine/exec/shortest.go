@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -109,7 +109,7 @@ func (s *shortest) Next() (*vector.Batch, error) {
 // emit outputs a path of the current row.
 func (s *shortest) emit(nin int, pth vector.Path) {
 	k := len(s.idx)
-	s.out.Cols[nin].Set(k, expr.RelsValue(pth.Rels))
+	s.out.Cols[nin].Set(k, functions.RelsValue(pth.Rels))
 	s.out.Cols[nin+1].Set(k, pth)
 	s.idx = append(s.idx, int32(s.row))
 }

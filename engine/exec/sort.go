@@ -4,6 +4,7 @@ import (
 	"container/heap"
 
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -229,14 +230,14 @@ func compareAcross(x *vector.Vector, a int, y *vector.Vector, b int) int {
 	if x.Type == y.Type {
 		switch x.Type {
 		case vector.Int64:
-			return expr.CmpOrdered(x.I64[a], y.I64[b])
+			return functions.CmpOrdered(x.I64[a], y.I64[b])
 		case vector.String:
-			return expr.CmpOrdered(x.Str[a], y.Str[b])
+			return functions.CmpOrdered(x.Str[a], y.Str[b])
 		case vector.Float64:
-			return expr.CmpTotalFloat(x.F64[a], y.F64[b])
+			return functions.CmpTotalFloat(x.F64[a], y.F64[b])
 		}
 	}
-	return expr.OrderTotal(x.Get(a), y.Get(b))
+	return functions.OrderTotal(x.Get(a), y.Get(b))
 }
 
 func (s *sortOp) rows() int {

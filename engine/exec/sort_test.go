@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -54,10 +55,10 @@ func TestSortTopKMatchesFullSort(t *testing.T) {
 	}
 	sort.SliceStable(ref, func(i, j int) bool {
 		x, y := ref[i], ref[j]
-		if c := expr.OrderTotal(a[x], a[y]); c != 0 {
+		if c := functions.OrderTotal(a[x], a[y]); c != 0 {
 			return c < 0
 		}
-		return expr.OrderTotal(b[x], b[y]) > 0
+		return functions.OrderTotal(b[x], b[y]) > 0
 	})
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, limit := range []int64{0, 1, 7, 100, 4999, 6000} {

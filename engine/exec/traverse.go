@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -134,7 +135,7 @@ func (rp *relProps) match(tx *storage.Tx, rel uint64) bool {
 	tx.RelProps(rel, func(k catalog.KeyID, v vector.Value) {
 		for i, key := range rp.keys {
 			if key == k {
-				eq, null := expr.EqualValues(v, rp.vals[i])
+				eq, null := functions.EqualValues(v, rp.vals[i])
 				rp.found[i] = eq && !null
 			}
 		}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -95,11 +96,11 @@ func (u *unwindOp) startRow(row int) error {
 	for i, a := range u.args {
 		vals[i] = a.Get(row)
 	}
-	start, end, step, err := expr.RangeBounds(vals)
+	start, end, step, err := functions.RangeBounds(vals)
 	if err != nil {
 		return err
 	}
-	u.rng = rangeRow{cur: start, step: step, left: expr.RangeCount(start, end, step)}
+	u.rng = rangeRow{cur: start, step: step, left: functions.RangeCount(start, end, step)}
 	return nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/catalog"
-	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -233,7 +233,7 @@ func (e *varLength) emit(end uint64) {
 	if e.p.OmitRels {
 		e.out.Cols[nin].SetNull(k)
 	} else {
-		l := expr.RelsValue(e.rels)
+		l := functions.RelsValue(e.rels)
 		if e.p.Reversed {
 			slices.Reverse(l)
 		}

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -96,7 +97,7 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 		}
 		l, ok := v.([]vector.Value)
 		if !ok {
-			failed = errs.Data("expected a list to iterate over, got %s", TypeName(v))
+			failed = errs.Data("expected a list to iterate over, got %s", functions.TypeName(v))
 			return
 		}
 		start(r)
@@ -234,7 +235,7 @@ func (e *quantEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 				default:
 					bv, ok := p.Get(i).(bool)
 					if !ok {
-						return errs.Data("%s() expects a boolean predicate, got %s", e.kind, TypeName(p.Get(i)))
+						return errs.Data("%s() expects a boolean predicate, got %s", e.kind, functions.TypeName(p.Get(i)))
 					}
 					if bv {
 						e.trues[r]++
@@ -323,7 +324,7 @@ func (e *reduceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		default:
 			if failed == nil {
-				failed = errs.Data("reduce() expects a list, got %s", TypeName(l))
+				failed = errs.Data("reduce() expects a list, got %s", functions.TypeName(l))
 			}
 		}
 	})

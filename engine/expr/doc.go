@@ -1,10 +1,11 @@
 // Package expr evaluates bound expressions (plan.Expr) over batches: an
 // Evaluator computes one expression for every selected row of a
-// vector.Batch with typed loops, falling back to generic values
-// (value.go) only for lists, maps, mixed-type columns and other rare
-// cases. It owns the scalar functions' kernels, temporal arithmetic,
-// comprehensions and map projections, and Cypher's value semantics
-// (equality, ordering, type names) that operators share.
+// vector.Batch with typed loops, falling back to generic values only for
+// lists, maps, mixed-type columns and other rare cases. Function calls run
+// the kernels of the catalog (engine/functions) row by row, or an
+// evaluator of this package where a function has a typed or lazy one
+// (registerCompiler); comprehensions, quantifiers, reduce and map
+// projections are evaluated here.
 //
 // It reads the graph through the statement's storage.Tx (properties,
 // labels, degrees) and charges what it builds to the statement's

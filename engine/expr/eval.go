@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -219,7 +220,7 @@ func (e *negEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			out.Set(r, -v)
 		default:
 			if failed == nil {
-				failed = errs.Data("cannot negate %s", TypeName(v))
+				failed = errs.Data("cannot negate %s", functions.TypeName(v))
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -106,7 +107,7 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 		if failed != nil || l.IsNull(i) || r.IsNull(i) {
 			return
 		}
-		v, err := arithInt(e.op, a[i], b[i])
+		v, err := functions.ArithInt(e.op, a[i], b[i])
 		if err != nil {
 			failed = err
 			return
@@ -137,7 +138,7 @@ func floatKernel(op byte, out, a, b []float64, n int) {
 		}
 	default:
 		for i := range out {
-			out[i] = arithFloat(op, a[i], b[i])
+			out[i] = functions.ArithFloat(op, a[i], b[i])
 		}
 	}
 }
@@ -160,7 +161,7 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 		if failed != nil {
 			return
 		}
-		v, err := arithValues(e.op, l.Get(i), r.Get(i))
+		v, err := functions.ArithValues(e.op, l.Get(i), r.Get(i))
 		if err != nil {
 			failed = err
 			return

@@ -2,48 +2,30 @@ package expr
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
-// scalarFunc computes a function of generic argument values for one row.
-type scalarFunc func(c *Env, args []vector.Value) (vector.Value, error)
-
-// scalarFuncs are the functions evaluated row by row over generic values,
-// by lower-case name. The fn_*.go files register them.
-var scalarFuncs = map[string]scalarFunc{}
-
-// callCompiler builds a dedicated Evaluator for a call: operators and
-// functions that evaluate their arguments lazily or have typed kernels.
-// It returns nil to fall back to the row-by-row path.
+// callCompiler builds a dedicated evaluator for a call: functions that
+// evaluate their arguments lazily or have typed kernels. It returns nil to
+// fall back to the row-by-row path.
 type callCompiler func(c *Env, e *plan.Call) (Evaluator, error)
 
 // callCompilers are the calls with their own evaluators, by name.
 var callCompilers = map[string]callCompiler{}
 
-// register adds row-by-row functions; a name registered twice is a
+// registerCompiler gives a function of the catalog an evaluator of its
+// own; a name the catalog does not have, or registered twice, is a
 // programming error caught by any test.
-func register(fns map[string]scalarFunc) {
-	for name, fn := range fns {
-		if _, dup := scalarFuncs[name]; dup {
-			panic("BUG: exec: function " + name + " registered twice")
-		}
-		scalarFuncs[name] = fn
-	}
-}
-
 func registerCompiler(name string, cc callCompiler) {
+	if _, known := functions.Lookup(name); !known {
+		panic("BUG: expr: evaluator for " + name + ", which is not a function of the catalog")
+	}
 	if _, dup := callCompilers[name]; dup {
-		panic("BUG: exec: call compiler " + name + " registered twice")
+		panic("BUG: expr: call compiler " + name + " registered twice")
 	}
 	callCompilers[name] = cc
-}
-
-// Implemented reports whether a call of this name can be evaluated.
-func Implemented(name string) bool {
-	_, row := scalarFuncs[name]
-	_, own := callCompilers[name]
-	return row || own
 }
 
 // callEval evaluates a scalar function row by row over generic values.
@@ -52,7 +34,7 @@ func Implemented(name string) bool {
 type callEval struct {
 	c    *Env
 	name string
-	fn   scalarFunc
+	fn   functions.Kernel
 	args []Evaluator
 	vecs []*vector.Vector
 	vals []vector.Value
@@ -72,10 +54,11 @@ func compileCall(c *Env, e *plan.Call) (Evaluator, error) {
 
 // compileRowCall compiles the generic row-by-row path of a call.
 func compileRowCall(c *Env, e *plan.Call) (*callEval, error) {
-	fn, ok := scalarFuncs[e.Name]
-	if !ok {
+	f, ok := functions.Lookup(e.Name)
+	if !ok || f.Kernel == nil {
 		return nil, errs.NotSupported("function %s() is not supported yet", e.Name)
 	}
+	fn := f.Kernel
 	args, err := CompileArgs(c, e.Args)
 	if err != nil {
 		return nil, err
@@ -83,7 +66,7 @@ func compileRowCall(c *Env, e *plan.Call) (*callEval, error) {
 	return newCallEval(c, e.Name, fn, args, e.T), nil
 }
 
-func newCallEval(c *Env, name string, fn scalarFunc, args []Evaluator, t vector.Type) *callEval {
+func newCallEval(c *Env, name string, fn functions.Kernel, args []Evaluator, t vector.Type) *callEval {
 	return &callEval{c: c, name: name, fn: fn, args: args, t: outType(t),
 		vals: make([]vector.Value, len(args)), vecs: make([]*vector.Vector, len(args))}
 }
@@ -117,7 +100,7 @@ func compileBuilder(c *Env, parts []plan.Expr, build func([]vector.Value) (vecto
 	if err != nil {
 		return nil, err
 	}
-	fn := func(_ *Env, vals []vector.Value) (vector.Value, error) { return build(vals) }
+	fn := func(_ functions.Env, vals []vector.Value) (vector.Value, error) { return build(vals) }
 	return newCallEval(c, "", fn, args, vector.Any), nil
 }
 
@@ -152,7 +135,7 @@ func (e *callEval) evalVecs(b *vector.Batch, args []*vector.Vector) (*vector.Vec
 			return
 		}
 		if v != nil && out.Type != vector.Any && vector.TypeOf(v) != out.Type {
-			failed = errs.Internal("%s() returned a %s where its type is %s", e.name, TypeName(v), out.Type)
+			failed = errs.Internal("%s() returned a %s where its type is %s", e.name, functions.TypeName(v), out.Type)
 			return
 		}
 		out.Set(r, v)

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -66,14 +67,14 @@ func (e *compareEval) generic(out, l, r *vector.Vector, sel []int32, n int) {
 		a, b := l.Get(i), r.Get(i)
 		switch e.op {
 		case plan.OpEq, plan.OpNe:
-			eq, null := EqualValues(a, b)
+			eq, null := functions.EqualValues(a, b)
 			if null {
 				out.SetNull(i)
 				return
 			}
 			out.Bools[i] = eq == (e.op == plan.OpEq)
 		default:
-			c, ok := orderValues(a, b)
+			c, ok := functions.OrderValues(a, b)
 			if !ok {
 				out.SetNull(i)
 				return

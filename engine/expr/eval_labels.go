@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -86,7 +87,7 @@ func (e *labelsEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 				}
 				out.Bools[r] = has
 			default:
-				failed = errs.Data("cannot test labels of a %s", TypeName(x.Any[r]))
+				failed = errs.Data("cannot test labels of a %s", functions.TypeName(x.Any[r]))
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -131,7 +132,7 @@ func AsBools(v *vector.Vector, buf **vector.Vector, sel []int32, n int, op strin
 			case bool:
 				out.Bools[r] = x
 			default:
-				failed = errs.Data("%s expects BOOLEAN operands, got %s", op, TypeName(x))
+				failed = errs.Data("%s expects BOOLEAN operands, got %s", op, functions.TypeName(x))
 			}
 		})
 		return out, failed

@@ -3,6 +3,7 @@ package expr
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -109,7 +110,7 @@ func (e *propEval) property(v vector.Value) (vector.Value, error) {
 		return found, nil
 	}
 	if temporal.Is(v) {
-		return temporalProperty(v, e.key)
+		return functions.TemporalProperty(v, e.key)
 	}
-	return nil, errs.Data("cannot read property %q of a %s", e.key, TypeName(v))
+	return nil, errs.Data("cannot read property %q of a %s", e.key, functions.TypeName(v))
 }

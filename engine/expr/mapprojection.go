@@ -3,6 +3,7 @@ package expr
 import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -87,7 +88,7 @@ func (e *mapProjEval) allProps(x vector.Value, m map[string]vector.Value) error 
 			m[k] = v
 		}
 	default:
-		return errs.Data("a map projection expects a node, relationship or map, got %s", TypeName(x))
+		return errs.Data("a map projection expects a node, relationship or map, got %s", functions.TypeName(x))
 	}
 	return nil
 }

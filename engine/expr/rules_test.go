@@ -3,6 +3,7 @@ package expr
 import (
 	"testing"
 
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -13,7 +14,7 @@ func TestExprRulesSwitchOff(t *testing.T) {
 	off := func(rule string) *Env {
 		return &Env{Rules: plan.Options{Disabled: map[string]bool{rule: true}}}
 	}
-	in := &plan.Call{Name: plan.FnIn, T: vector.Bool, Args: []plan.Expr{
+	in := &plan.Call{Name: functions.OpIn, T: vector.Bool, Args: []plan.Expr{
 		&plan.ColRef{Idx: 0, Name: "x", T: vector.Int64},
 		&plan.Const{Val: []vector.Value{int64(1), int64(5)}, T: vector.Any},
 	}}

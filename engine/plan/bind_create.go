@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -135,7 +136,7 @@ func (b *binder) create(c *gql.Create) error {
 		for i, r := range p.rels {
 			args = append(args, b.sc.ref(r), &Const{Val: false, T: vector.Bool}, b.sc.ref(p.nodes[i+1]))
 		}
-		exprs = append(exprs, &Call{Name: FnPath, Args: args, T: vector.Any, Kind: KindPath})
+		exprs = append(exprs, &Call{Name: functions.OpPath, Args: args, T: vector.Any, Kind: KindPath})
 		out = append(out, Column{Name: p.name, Type: vector.Any, Kind: KindPath})
 	}
 	b.set(&Project{Input: op, Exprs: exprs, Cols: out})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -177,7 +178,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if err != nil {
 			return nil, err
 		}
-		return &Call{Name: FnIndex, Args: []Expr{x, i}, T: vector.Any}, nil
+		return &Call{Name: functions.OpIndex, Args: []Expr{x, i}, T: vector.Any}, nil
 	case *gql.Slice:
 		// A missing bound is the list's start or end (an end past the
 		// list is clamped to it); a bound that is null makes the slice
@@ -198,7 +199,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 			}
 			args = append(args, x)
 		}
-		return &Call{Name: FnSlice, Args: args, T: vector.Any, Kind: "LIST"}, nil
+		return &Call{Name: functions.OpSlice, Args: args, T: vector.Any, Kind: "LIST"}, nil
 	case *gql.Case:
 		// Arguments: subject (or null), then when/then pairs, then else.
 		var args []Expr
@@ -216,7 +217,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 			args = append(args, x)
 		}
 		simple := &Const{Val: e.Subject != nil, T: vector.Bool}
-		return &Call{Name: FnCase, Args: append([]Expr{simple}, args...), T: vector.Any}, nil
+		return &Call{Name: functions.OpCase, Args: append([]Expr{simple}, args...), T: vector.Any}, nil
 	case *gql.ListLit:
 		l := &List{}
 		for _, x := range e.Elems {
@@ -305,8 +306,8 @@ func arithmeticTypesMatch(op BinOp, l, r vector.Type) bool {
 
 // opCalls are operators evaluated by operator functions.
 var opCalls = map[gql.Op]string{
-	gql.OpStartsWith: FnStartsWith, gql.OpEndsWith: FnEndsWith, gql.OpContains: FnContains,
-	gql.OpRegex: FnRegex, gql.OpIn: FnIn,
+	gql.OpStartsWith: functions.OpStartsWith, gql.OpEndsWith: functions.OpEndsWith, gql.OpContains: functions.OpContains,
+	gql.OpRegex: functions.OpRegex, gql.OpIn: functions.OpIn,
 }
 
 // binOps maps the parser's operator tokens to plan operators.
@@ -321,7 +322,7 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 	name := strings.ToLower(e.Name)
 	if len(e.Namespace) > 0 {
 		name = strings.ToLower(strings.Join(e.Namespace, ".")) + "." + name
-		if _, ok := Functions[name]; !ok {
+		if _, ok := functions.Lookup(name); !ok {
 			return nil, notSupported(e.Pos, "function %s.%s is not supported yet", strings.Join(e.Namespace, "."), e.Name)
 		}
 	}
@@ -361,8 +362,8 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		return aggs.add(call), nil
 	}
-	sig, known := Functions[name]
-	if !known {
+	sig, known := functions.Lookup(name)
+	if !known || name[0] == '#' {
 		return nil, semanticAt(e.Pos, "unknown function %s()", e.Name)
 	}
 	if e.Star || e.Distinct {
@@ -382,14 +383,14 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 	if fn := pathLength(name, args); fn != name {
 		return &Call{Name: fn, Args: args, T: vector.Int64}, nil
 	}
-	if i := CheckArgs(name, args); i >= 0 {
+	if i := CheckArgs(sig, args); i >= 0 {
 		return nil, semanticAt(e.Args[i].Position(), "%s() cannot take an argument of type %s", e.Name, staticTypeName(args[i]))
 	}
-	t, kind := ResultType(name, args)
+	t, kind := ResultType(sig, args)
 	return &Call{Name: name, Args: args, T: t, Kind: kind}, nil
 }
 
-func arity(s FuncSig) string {
+func arity(s *functions.Func) string {
 	switch {
 	case s.Min == s.Max && s.Min == 1:
 		return "1 argument"

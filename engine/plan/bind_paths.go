@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -120,7 +121,7 @@ func (b *binder) namePath(part *gql.PatternPart, pc *partCols) error {
 		args = append(args, b.sc.ref(pc.hops[h]), &Const{Val: pc.reversed && pc.seg[h], T: vector.Bool},
 			b.sc.ref(pc.nodes[at(i+1)]))
 	}
-	path := &Call{Name: FnPath, Args: args, T: vector.Any, Kind: KindPath}
+	path := &Call{Name: functions.OpPath, Args: args, T: vector.Any, Kind: KindPath}
 	exprs := make([]Expr, 0, len(b.sc.cols)+1)
 	for i := range b.sc.cols {
 		exprs = append(exprs, b.sc.ref(i))

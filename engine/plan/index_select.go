@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 )
 
@@ -228,12 +229,12 @@ func indexablePred(e Expr) (int, pred, bool) {
 			return col, pred{prop, flip(op), x.L}, true
 		}
 	case *Call:
-		if len(x.Args) != 2 || (x.Name != FnIn && x.Name != FnStartsWith) {
+		if len(x.Args) != 2 || (x.Name != functions.OpIn && x.Name != functions.OpStartsWith) {
 			return 0, pred{}, false
 		}
 		if col, prop, ok := propOfCol(x.Args[0]); ok && isValue(x.Args[1]) {
 			op := predIn
-			if x.Name == FnStartsWith {
+			if x.Name == functions.OpStartsWith {
 				op = predStartsWith
 			}
 			return col, pred{prop, op, x.Args[1]}, true

@@ -3,7 +3,7 @@ package plan
 import (
 	"strings"
 
-	"github.com/quiverdb/quiver/vector"
+	"github.com/quiverdb/quiver/engine/functions"
 )
 
 // Path operators and the functions paths bind to. They sit apart from
@@ -77,30 +77,20 @@ func (o *VarLengthExpand) Children() []Operator { return []Operator{o.Input} }
 func (o *ShortestPath) Columns() []Column       { return o.Cols }
 func (o *ShortestPath) Children() []Operator    { return []Operator{o.Input} }
 
-// Path functions. FnPath builds a PATH from its arguments in written order:
-// the first node, then per hop a relationship (or a var-length segment as
-// a vector.Path), a boolean constant telling whether the segment was
-// traversed against the written order, and the next node. A null node
-// makes the path null (an OPTIONAL MATCH that found nothing).
-// FnPathLength is length() of a PATH: the number of relationships.
-const (
-	FnPath       = "#path"
-	FnPathLength = "#pathlength"
-)
+// A named path is a call of functions.OpPath over its parts in written
+// order: the first node, then per hop a relationship (or a var-length
+// segment as a vector.Path), a boolean constant telling whether the
+// segment was traversed against the written order, and the next node. A
+// null node makes the path null (an OPTIONAL MATCH that found nothing).
 
 // KindPath is the Kind of a column holding paths.
 const KindPath = "PATH"
 
-func init() {
-	// rels(p) is Cypher's short name for relationships(p).
-	Functions["rels"] = FuncSig{1, 1, vector.Any, "LIST", "rels(p) — a path's relationships"}
-}
-
-// pathLength rewrites length(p) of a known PATH into FnPathLength, so that
+// pathLength rewrites length(p) of a known PATH into functions.OpPathLength, so that
 // length over strings and lists stays a separate function.
 func pathLength(name string, args []Expr) string {
 	if name == "length" && len(args) == 1 && KindOf(args[0]) == KindPath {
-		return FnPathLength
+		return functions.OpPathLength
 	}
 	return name
 }

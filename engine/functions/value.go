@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"math"
@@ -132,10 +132,10 @@ func EqualValues(a, b vector.Value) (eq, null bool) {
 	return temporalEqual(a, b), false
 }
 
-// orderValues compares two values for <, <=, > and >=: ok is false when
+// OrderValues compares two values for <, <=, > and >=: ok is false when
 // they are not comparable (null, or different types), which makes the
 // comparison null.
-func orderValues(a, b vector.Value) (cmp int, ok bool) {
+func OrderValues(a, b vector.Value) (cmp int, ok bool) {
 	switch x := a.(type) {
 	case int64:
 		switch y := b.(type) {
@@ -173,7 +173,7 @@ func orderValues(a, b vector.Value) (cmp int, ok bool) {
 // the decision makes the comparison null, as it does between elements.
 func orderLists(x, y []vector.Value) (int, bool) {
 	for i := 0; i < len(x) && i < len(y); i++ {
-		c, ok := orderValues(x[i], y[i])
+		c, ok := OrderValues(x[i], y[i])
 		if !ok || c != 0 {
 			return c, ok
 		}
@@ -214,8 +214,8 @@ func CmpBool(a, b bool) int {
 	return 1
 }
 
-// arithValues applies an arithmetic operator to two values.
-func arithValues(op byte, a, b vector.Value) (vector.Value, error) {
+// ArithValues applies an arithmetic operator to two values.
+func ArithValues(op byte, a, b vector.Value) (vector.Value, error) {
 	if a == nil || b == nil {
 		return nil, nil
 	}
@@ -223,9 +223,9 @@ func arithValues(op byte, a, b vector.Value) (vector.Value, error) {
 	case int64:
 		switch y := b.(type) {
 		case int64:
-			return arithInt(op, x, y)
+			return ArithInt(op, x, y)
 		case float64:
-			return arithFloat(op, float64(x), y), nil
+			return ArithFloat(op, float64(x), y), nil
 		case string:
 			if op == '+' {
 				return strconv.FormatInt(x, 10) + y, nil
@@ -234,12 +234,12 @@ func arithValues(op byte, a, b vector.Value) (vector.Value, error) {
 	case float64:
 		switch y := b.(type) {
 		case int64:
-			return arithFloat(op, x, float64(y)), nil
+			return ArithFloat(op, x, float64(y)), nil
 		case float64:
-			return arithFloat(op, x, y), nil
+			return ArithFloat(op, x, y), nil
 		case string:
 			if op == '+' {
-				return formatFloat(x) + y, nil
+				return FormatFloat(x) + y, nil
 			}
 		}
 	case string:
@@ -250,7 +250,7 @@ func arithValues(op byte, a, b vector.Value) (vector.Value, error) {
 			case int64:
 				return x + strconv.FormatInt(y, 10), nil
 			case float64:
-				return x + formatFloat(y), nil
+				return x + FormatFloat(y), nil
 			}
 		}
 	case []vector.Value:
@@ -278,9 +278,9 @@ func opName(op byte) string {
 	return string(op)
 }
 
-// arithInt is integer arithmetic that fails on overflow instead of wrapping,
+// ArithInt is integer arithmetic that fails on overflow instead of wrapping,
 // and on division by zero.
-func arithInt(op byte, x, y int64) (vector.Value, error) {
+func ArithInt(op byte, x, y int64) (vector.Value, error) {
 	switch op {
 	case '+':
 		r := x + y
@@ -322,14 +322,14 @@ func arithInt(op byte, x, y int64) (vector.Value, error) {
 	case '^':
 		return math.Pow(float64(x), float64(y)), nil
 	}
-	panic("BUG: exec: unknown arithmetic operator " + string(op))
+	panic("BUG: functions: unknown arithmetic operator " + string(op))
 }
 
 func overflow(op byte, x, y int64) error {
 	return errs.DataCode(errs.CodeOverflow, "integer overflow: %d %s %d", x, opName(op), y)
 }
 
-func arithFloat(op byte, x, y float64) float64 {
+func ArithFloat(op byte, x, y float64) float64 {
 	switch op {
 	case '+':
 		return x + y
@@ -344,12 +344,12 @@ func arithFloat(op byte, x, y float64) float64 {
 	case '^':
 		return math.Pow(x, y)
 	}
-	panic("BUG: exec: unknown arithmetic operator " + string(op))
+	panic("BUG: functions: unknown arithmetic operator " + string(op))
 }
 
-// formatFloat renders a float the way string concatenation shows it:
+// FormatFloat renders a float the way string concatenation shows it:
 // always with a fraction or exponent, so 1.0 stays distinguishable from 1.
-func formatFloat(f float64) string {
+func FormatFloat(f float64) string {
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	for _, c := range s {
 		if c == '.' || c == 'e' || c == 'n' || c == 'N' || c == 'I' {

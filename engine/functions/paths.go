@@ -1,57 +1,45 @@
-package expr
+package functions
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // The path functions: building a named path, and nodes(), relationships()
-// (rels()) and length() of one.
+// (rels()) and length() of one. length() of a value the plan did not know
+// to be a path is the general length() (strings.go), which takes paths too.
 func init() {
-	scalarFuncs[plan.FnPath] = pathFromParts
-	scalarFuncs["nodes"] = func(_ *Env, a []vector.Value) (vector.Value, error) {
-		p, ok, err := pathArg("nodes", a[0])
-		if !ok {
-			return nil, err
-		}
-		l := make([]vector.Value, len(p.Nodes))
-		for i, n := range p.Nodes {
-			l[i] = vector.NodeRef(n)
-		}
-		return l, nil
-	}
-	rels := func(_ *Env, a []vector.Value) (vector.Value, error) {
+	rels := func(_ Env, a []vector.Value) (vector.Value, error) {
 		p, ok, err := pathArg("relationships", a[0])
 		if !ok {
 			return nil, err
 		}
 		return RelsValue(p.Rels), nil
 	}
-	scalarFuncs["relationships"] = rels
-	scalarFuncs["rels"] = rels
-	scalarFuncs[plan.FnPathLength] = func(_ *Env, a []vector.Value) (vector.Value, error) {
-		p, ok, err := pathArg("length", a[0])
-		if !ok {
-			return nil, err
-		}
-		return int64(len(p.Rels)), nil
-	}
-	// length() of a value the plan did not know to be a path: paths are
-	// answered here, anything else by the general length().
-	general := scalarFuncs["length"]
-	scalarFuncs["length"] = func(c *Env, a []vector.Value) (vector.Value, error) {
-		if p, ok := a[0].(vector.Path); ok {
+	register(map[string]Func{
+		OpPath: {Min: 1, Max: 1 << 16, Result: vector.Any, Kind: "PATH", Doc: "a named path built from its parts", Kernel: pathFromParts},
+		OpPathLength: {Min: 1, Max: 1, Result: vector.Int64, Doc: "length(p) of a PATH", Kernel: func(_ Env, a []vector.Value) (vector.Value, error) {
+			p, ok, err := pathArg("length", a[0])
+			if !ok {
+				return nil, err
+			}
 			return int64(len(p.Rels)), nil
-		}
-		if general != nil {
-			return general(c, a)
-		}
-		if a[0] == nil {
-			return nil, nil
-		}
-		return nil, errs.Data("length() expects a path, got %s", TypeName(a[0]))
-	}
+		}},
+		"nodes": {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "nodes(p) — a path's nodes", Args: args(ArgPath), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) {
+			p, ok, err := pathArg("nodes", a[0])
+			if !ok {
+				return nil, err
+			}
+			l := make([]vector.Value, len(p.Nodes))
+			for i, n := range p.Nodes {
+				l[i] = vector.NodeRef(n)
+			}
+			return l, nil
+		}},
+		"relationships": {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "relationships(p) — a path's relationships", Args: args(ArgPath), Kernel: rels},
+		// rels(p) is Cypher's short name for relationships(p).
+		"rels": {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "rels(p) — a path's relationships", Kernel: rels},
+	})
 }
 
 // pathArg reads a path argument; ok is false for null (err nil) and for a
@@ -66,9 +54,9 @@ func pathArg(fn string, v vector.Value) (vector.Path, bool, error) {
 	return vector.Path{}, false, errs.Data("%s() expects a path, got %s", fn, TypeName(v))
 }
 
-// pathFromParts is plan.FnPath: first node, then (hop, reversed, node) triples
+// pathFromParts is OpPath: first node, then (hop, reversed, node) triples
 // where a hop is a relationship or a var-length segment.
-func pathFromParts(_ *Env, a []vector.Value) (vector.Value, error) {
+func pathFromParts(_ Env, a []vector.Value) (vector.Value, error) {
 	first, ok := a[0].(vector.NodeRef)
 	if !ok {
 		return nil, nil // an OPTIONAL MATCH that found nothing

@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"

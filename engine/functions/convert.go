@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"fmt"
@@ -14,20 +14,20 @@ import (
 // of a type that cannot convert at all is an error, which the ...OrNull
 // variants turn into null.
 func init() {
-	register(map[string]scalarFunc{
-		"tointeger":       fnToInteger,
-		"tofloat":         fnToFloat,
-		"tostring":        fnToString,
-		"toboolean":       fnToBoolean,
-		"tointegerornull": orNull(fnToInteger),
-		"tofloatornull":   orNull(fnToFloat),
-		"tostringornull":  orNull(fnToString),
-		"tobooleanornull": orNull(fnToBoolean),
+	register(map[string]Func{
+		"tointeger":       {Min: 1, Max: 1, Result: vector.Int64, Doc: "toInteger(x)", Args: args(ArgBool | ArgNum | ArgString), Kernel: fnToInteger},
+		"tofloat":         {Min: 1, Max: 1, Result: vector.Float64, Doc: "toFloat(x)", Args: args(ArgNum | ArgString), Kernel: fnToFloat},
+		"tostring":        {Min: 1, Max: 1, Result: vector.String, Doc: "toString(x)", Args: args(ArgScalar), Kernel: fnToString},
+		"toboolean":       {Min: 1, Max: 1, Result: vector.Bool, Doc: "toBoolean(x)", Args: args(ArgBool | ArgInt | ArgString), Kernel: fnToBoolean},
+		"tointegerornull": {Min: 1, Max: 1, Result: vector.Int64, Doc: "toIntegerOrNull(x) — null where toInteger fails", Kernel: orNull(fnToInteger)},
+		"tofloatornull":   {Min: 1, Max: 1, Result: vector.Float64, Doc: "toFloatOrNull(x) — null where toFloat fails", Kernel: orNull(fnToFloat)},
+		"tostringornull":  {Min: 1, Max: 1, Result: vector.String, Doc: "toStringOrNull(x) — null where toString fails", Kernel: orNull(fnToString)},
+		"tobooleanornull": {Min: 1, Max: 1, Result: vector.Bool, Doc: "toBooleanOrNull(x) — null where toBoolean fails", Kernel: orNull(fnToBoolean)},
 	})
 }
 
-func orNull(f scalarFunc) scalarFunc {
-	return func(c *Env, a []vector.Value) (vector.Value, error) {
+func orNull(f Kernel) Kernel {
+	return func(c Env, a []vector.Value) (vector.Value, error) {
 		v, err := f(c, a)
 		if err != nil {
 			return nil, nil
@@ -36,8 +36,8 @@ func orNull(f scalarFunc) scalarFunc {
 	}
 }
 
-// floatToInt truncates toward zero; ok is false outside INTEGER's range.
-func floatToInt(f float64) (int64, bool) {
+// FloatToInt truncates toward zero; ok is false outside INTEGER's range.
+func FloatToInt(f float64) (int64, bool) {
 	t := math.Trunc(f)
 	if math.IsNaN(t) || t < -9.223372036854775808e18 || t >= 9.223372036854775808e18 {
 		return 0, false
@@ -45,14 +45,14 @@ func floatToInt(f float64) (int64, bool) {
 	return int64(t), true
 }
 
-func fnToInteger(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnToInteger(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
 	case int64:
 		return x, nil
 	case float64:
-		i, ok := floatToInt(x)
+		i, ok := FloatToInt(x)
 		if !ok {
 			return nil, errs.DataCode(errs.CodeOverflow, "toInteger(): %v is out of the INTEGER range", x)
 		}
@@ -70,7 +70,7 @@ func fnToInteger(_ *Env, a []vector.Value) (vector.Value, error) {
 		if err != nil {
 			return nil, nil
 		}
-		if i, ok := floatToInt(f); ok {
+		if i, ok := FloatToInt(f); ok {
 			return i, nil
 		}
 		return nil, nil
@@ -78,7 +78,7 @@ func fnToInteger(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("toInteger", a[0])
 }
 
-func fnToFloat(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnToFloat(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -96,7 +96,7 @@ func fnToFloat(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("toFloat", a[0])
 }
 
-func fnToBoolean(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnToBoolean(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -116,7 +116,7 @@ func fnToBoolean(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("toBoolean", a[0])
 }
 
-func fnToString(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnToString(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -131,7 +131,7 @@ func fnToString(_ *Env, a []vector.Value) (vector.Value, error) {
 		case math.IsInf(x, -1):
 			return "-Infinity", nil
 		}
-		return formatFloat(x), nil
+		return FormatFloat(x), nil
 	case bool:
 		return strconv.FormatBool(x), nil
 	case []vector.Value, map[string]vector.Value, vector.NodeRef, vector.RelRef, vector.Path:

@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"math"
@@ -13,9 +13,9 @@ import (
 // access (d.year, t.offset, dur.days), comparison, ordering and
 // arithmetic with durations.
 
-// temporalProperty reads a field of a temporal value by (case-insensitive)
+// TemporalProperty reads a field of a temporal value by (case-insensitive)
 // name.
-func temporalProperty(v vector.Value, key string) (vector.Value, error) {
+func TemporalProperty(v vector.Value, key string) (vector.Value, error) {
 	k := strings.ToLower(key)
 	var r vector.Value
 	switch x := v.(type) {

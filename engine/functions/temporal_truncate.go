@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"strings"
@@ -48,7 +48,7 @@ func truncateDate(unit string, d temporal.Date) (temporal.Date, bool) {
 	return d, false
 }
 
-func truncateTemporal(c *Env, k temporalKind, args []vector.Value) (vector.Value, error) {
+func truncateTemporal(c Env, k temporalKind, args []vector.Value) (vector.Value, error) {
 	if args[0] == nil || args[1] == nil {
 		return nil, nil
 	}

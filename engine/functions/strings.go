@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"strings"
@@ -14,29 +14,29 @@ import (
 // bytes. A null string gives null; a null or negative position or length
 // given with a string is an error, as in Cypher.
 func init() {
-	register(map[string]scalarFunc{
-		"upper":     stringFunc("upper", strings.ToUpper),
-		"toupper":   stringFunc("toUpper", strings.ToUpper),
-		"lower":     stringFunc("lower", strings.ToLower),
-		"tolower":   stringFunc("toLower", strings.ToLower),
-		"trim":      stringFunc("trim", func(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }),
-		"ltrim":     stringFunc("lTrim", func(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) }),
-		"rtrim":     stringFunc("rTrim", func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }),
-		"substring": fnSubstring,
-		"left":      func(_ *Env, a []vector.Value) (vector.Value, error) { return leftRight("left", a) },
-		"right":     func(_ *Env, a []vector.Value) (vector.Value, error) { return leftRight("right", a) },
-		"replace":   fnReplace,
-		"split":     fnSplit,
-		"concat":    fnConcat,
-		"reverse":   fnReverse,
-		"length":    fnLength,
-		"size":      fnSize,
+	register(map[string]Func{
+		"upper":     {Min: 1, Max: 1, Result: vector.String, Doc: "upper(s)", Args: args(ArgString), Kernel: stringFunc("upper", strings.ToUpper)},
+		"toupper":   {Min: 1, Max: 1, Result: vector.String, Doc: "toUpper(s)", Args: args(ArgString), Kernel: stringFunc("toUpper", strings.ToUpper)},
+		"lower":     {Min: 1, Max: 1, Result: vector.String, Doc: "lower(s)", Args: args(ArgString), Kernel: stringFunc("lower", strings.ToLower)},
+		"tolower":   {Min: 1, Max: 1, Result: vector.String, Doc: "toLower(s)", Args: args(ArgString), Kernel: stringFunc("toLower", strings.ToLower)},
+		"trim":      {Min: 1, Max: 1, Result: vector.String, Doc: "trim(s)", Args: args(ArgString), Kernel: stringFunc("trim", func(s string) string { return strings.TrimFunc(s, unicode.IsSpace) })},
+		"ltrim":     {Min: 1, Max: 1, Result: vector.String, Doc: "lTrim(s)", Args: args(ArgString), Kernel: stringFunc("lTrim", func(s string) string { return strings.TrimLeftFunc(s, unicode.IsSpace) })},
+		"rtrim":     {Min: 1, Max: 1, Result: vector.String, Doc: "rTrim(s)", Args: args(ArgString), Kernel: stringFunc("rTrim", func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) })},
+		"substring": {Min: 2, Max: 3, Result: vector.String, Doc: "substring(s, start[, length]) — 0-based, in characters", Args: args(ArgString, ArgInt), Kernel: fnSubstring},
+		"left":      {Min: 2, Max: 2, Result: vector.String, Doc: "left(s, n)", Args: args(ArgString, ArgInt), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) { return leftRight("left", a) }},
+		"right":     {Min: 2, Max: 2, Result: vector.String, Doc: "right(s, n)", Args: args(ArgString, ArgInt), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) { return leftRight("right", a) }},
+		"replace":   {Min: 3, Max: 3, Result: vector.String, Doc: "replace(s, search, replacement)", Args: args(ArgString), Kernel: fnReplace},
+		"split":     {Min: 2, Max: 2, Result: vector.Any, Kind: "LIST", Doc: "split(s, delimiter)", Args: args(ArgString, ArgString|ArgList), Kernel: fnSplit},
+		"concat":    {Min: 1, Max: 1 << 16, Result: vector.String, Doc: "concat(s1, s2, …)", Args: args(ArgString), Kernel: fnConcat},
+		"reverse":   {Min: 1, Max: 1, Result: vector.Any, Doc: "reverse(s or list)", Args: args(ArgString | ArgList), Kernel: fnReverse},
+		"length":    {Min: 1, Max: 1, Result: vector.Int64, Doc: "length(s, list or path)", Args: args(ArgString | ArgList | ArgPath), Kernel: fnLength},
+		"size":      {Min: 1, Max: 1, Result: vector.Int64, Doc: "size(list or s)", Args: args(ArgString | ArgList), Kernel: fnSize},
 	})
 }
 
 // stringFunc lifts a string-to-string function to generic values.
-func stringFunc(name string, f func(string) string) scalarFunc {
-	return func(_ *Env, a []vector.Value) (vector.Value, error) {
+func stringFunc(name string, f func(string) string) Kernel {
+	return func(_ Env, a []vector.Value) (vector.Value, error) {
 		switch s := a[0].(type) {
 		case nil:
 			return nil, nil
@@ -76,7 +76,7 @@ func runeOffset(s string, n int) int {
 	return len(s)
 }
 
-func fnSubstring(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnSubstring(_ Env, a []vector.Value) (vector.Value, error) {
 	if a[0] == nil {
 		return nil, nil
 	}
@@ -121,7 +121,7 @@ func leftRight(fn string, a []vector.Value) (vector.Value, error) {
 	return s[runeOffset(s, total-n):], nil
 }
 
-func fnReplace(c *Env, a []vector.Value) (vector.Value, error) {
+func fnReplace(c Env, a []vector.Value) (vector.Value, error) {
 	var parts [3]string
 	for i, v := range a {
 		switch x := v.(type) {
@@ -140,7 +140,7 @@ func fnReplace(c *Env, a []vector.Value) (vector.Value, error) {
 		if old != "" {
 			count = int64(strings.Count(s, old))
 		}
-		if err := c.Mem.Reserve(int64(len(s)) + count*int64(len(repl)-len(old))); err != nil {
+		if err := c.Reserve(int64(len(s)) + count*int64(len(repl)-len(old))); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +149,7 @@ func fnReplace(c *Env, a []vector.Value) (vector.Value, error) {
 
 // fnSplit splits at a delimiter, or at any of a list of delimiters. The
 // empty delimiter splits into characters.
-func fnSplit(c *Env, a []vector.Value) (vector.Value, error) {
+func fnSplit(c Env, a []vector.Value) (vector.Value, error) {
 	if a[0] == nil || a[1] == nil {
 		return nil, nil
 	}
@@ -158,7 +158,7 @@ func fnSplit(c *Env, a []vector.Value) (vector.Value, error) {
 		return nil, argError("split", a[0])
 	}
 	// At most one part per byte, each an interface and a string header.
-	if err := c.Mem.Reserve(int64(len(s)+1) * (memory.IfaceBytes + memory.StringBytes)); err != nil {
+	if err := c.Reserve(int64(len(s)+1) * (memory.IfaceBytes + memory.StringBytes)); err != nil {
 		return nil, err
 	}
 	var parts []string
@@ -208,14 +208,14 @@ func splitAny(s string, delims []string) []string {
 	return append(out, s[start:])
 }
 
-func fnConcat(c *Env, a []vector.Value) (vector.Value, error) {
+func fnConcat(c Env, a []vector.Value) (vector.Value, error) {
 	var size int64
 	for _, v := range a {
 		if x, ok := v.(string); ok {
 			size += int64(len(x))
 		}
 	}
-	if err := c.Mem.Reserve(size); err != nil {
+	if err := c.Reserve(size); err != nil {
 		return nil, err
 	}
 	var sb strings.Builder
@@ -232,7 +232,7 @@ func fnConcat(c *Env, a []vector.Value) (vector.Value, error) {
 	return sb.String(), nil
 }
 
-func fnReverse(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnReverse(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -254,7 +254,7 @@ func fnReverse(_ *Env, a []vector.Value) (vector.Value, error) {
 
 // fnLength is the length of a string (characters), a list, or a path
 // (relationships).
-func fnLength(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnLength(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -268,7 +268,7 @@ func fnLength(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("length", a[0])
 }
 
-func fnSize(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnSize(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -139,7 +140,7 @@ func toIntegerKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 		out := e.typedOut(vector.Int64, x, sel, n)
 		var failed error
 		vector.ForRows(sel, n, func(i int) {
-			v, ok := floatToInt(x.F64[i])
+			v, ok := functions.FloatToInt(x.F64[i])
 			if !ok && !x.IsNull(i) && failed == nil {
 				failed = errs.DataCode(errs.CodeOverflow, "toInteger(): %v is out of the INTEGER range", x.F64[i])
 			}
@@ -167,7 +168,7 @@ func toStringKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector
 			case math.IsInf(f, -1):
 				out.Str[i] = "-Infinity"
 			default:
-				out.Str[i] = formatFloat(f)
+				out.Str[i] = functions.FormatFloat(f)
 			}
 		})
 		return out, true, nil

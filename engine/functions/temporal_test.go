@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"testing"
@@ -20,19 +20,19 @@ func TestTemporalEqualityAndOrder(t *testing.T) {
 	if eq, null := EqualValues(a, b); !eq || null {
 		t.Errorf("same instant at two offsets: = gives %v %v, want true", eq, null)
 	}
-	if c, ok := orderValues(a, at("2015-07-21T21:00Z")); !ok || c >= 0 {
+	if c, ok := OrderValues(a, at("2015-07-21T21:00Z")); !ok || c >= 0 {
 		t.Errorf("20:40Z < 21:00Z: got %d %v", c, ok)
 	}
 	d1 := temporal.Date{Days: 1}
 	// A date and a local date-time at its midnight are incomparable.
-	if _, ok := orderValues(d1, temporal.MakeLocalDateTime(d1, 0)); ok {
+	if _, ok := OrderValues(d1, temporal.MakeLocalDateTime(d1, 0)); ok {
 		t.Error("DATE < LOCALDATETIME should be null")
 	}
 	if eq, _ := EqualValues(d1, temporal.MakeLocalDateTime(d1, 0)); eq {
 		t.Error("DATE = LOCALDATETIME should be false")
 	}
 	dur := temporal.Duration{Days: 1}
-	if _, ok := orderValues(dur, temporal.Duration{Days: 2}); ok {
+	if _, ok := OrderValues(dur, temporal.Duration{Days: 2}); ok {
 		t.Error("durations have no < order")
 	}
 	// Global order: datetime before date before duration before string.
@@ -57,27 +57,27 @@ func TestTemporalArithmeticErrors(t *testing.T) {
 		{'+', d, temporal.Duration{Months: 1 << 62}, errs.CodeDatetimeOverflow},
 		{'*', temporal.Duration{Months: 1 << 60}, int64(1 << 10), errs.CodeDatetimeOverflow},
 	} {
-		_, err := arithValues(c.op, c.a, c.b)
+		_, err := ArithValues(c.op, c.a, c.b)
 		e, ok := err.(*errs.Error)
 		if !ok || e.Code != c.code {
 			t.Errorf("%v %c %v: error %v, want code %s", c.a, c.op, c.b, err, c.code)
 		}
 	}
 	// A list still concatenates with a temporal value.
-	v, err := arithValues('+', []vector.Value{int64(1)}, d)
+	v, err := ArithValues('+', []vector.Value{int64(1)}, d)
 	if err != nil || len(v.([]vector.Value)) != 2 {
 		t.Errorf("[1] + date: %v %v", v, err)
 	}
 }
 
 func TestTemporalPropertyAndNoPanics(t *testing.T) {
-	if _, err := temporalProperty(temporal.Date{}, "hour"); err == nil {
+	if _, err := TemporalProperty(temporal.Date{}, "hour"); err == nil {
 		t.Error("a date has no hour")
 	}
-	if v, err := temporalProperty(temporal.Time{Nanos: 0, Offset: -5400}, "offsetMinutes"); err != nil || v != int64(-90) {
+	if v, err := TemporalProperty(temporal.Time{Nanos: 0, Offset: -5400}, "offsetMinutes"); err != nil || v != int64(-90) {
 		t.Errorf("offsetMinutes = %v %v", v, err)
 	}
-	c := &Env{}
+	c := &graphless{}
 	// Odd inputs give errors, never panics.
 	for _, m := range []map[string]vector.Value{
 		{"year": "x"}, {"year": int64(1 << 40)}, {"year": 2015.5}, {"date": int64(1)}, {"time": "12:00"},

@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"math"
@@ -8,60 +8,53 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // floatFuncs are the numeric functions from FLOAT to FLOAT; an INTEGER
-// argument is widened. They have a typed kernel over INTEGER and FLOAT
-// vectors.
-var floatFuncs = map[string]func(float64) float64{
-	"ceil":     math.Ceil,
-	"floor":    math.Floor,
-	"sqrt":     math.Sqrt,
-	"log":      math.Log,
-	"log10":    math.Log10,
-	"exp":      math.Exp,
-	"sin":      math.Sin,
-	"cos":      math.Cos,
-	"tan":      math.Tan,
-	"cot":      func(x float64) float64 { return 1 / math.Tan(x) },
-	"asin":     math.Asin,
-	"acos":     math.Acos,
-	"atan":     math.Atan,
-	"degrees":  func(x float64) float64 { return x * 180 / math.Pi },
-	"radians":  func(x float64) float64 { return x * math.Pi / 180 },
-	"haversin": func(x float64) float64 { return (1 - math.Cos(x)) / 2 },
-	"round":    math.Round, // half away from zero
+// argument is widened. Their Float form runs over whole INTEGER and FLOAT
+// vectors in engine/expr.
+var floatFuncs = map[string]Func{
+	"ceil":     {Min: 1, Max: 1, Result: vector.Float64, Doc: "ceil(x)", Args: args(ArgNum), Float: math.Ceil},
+	"floor":    {Min: 1, Max: 1, Result: vector.Float64, Doc: "floor(x)", Args: args(ArgNum), Float: math.Floor},
+	"sqrt":     {Min: 1, Max: 1, Result: vector.Float64, Doc: "sqrt(x)", Args: args(ArgNum), Float: math.Sqrt},
+	"log":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "log(x) — natural logarithm", Args: args(ArgNum), Float: math.Log},
+	"log10":    {Min: 1, Max: 1, Result: vector.Float64, Doc: "log10(x)", Args: args(ArgNum), Float: math.Log10},
+	"exp":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "exp(x)", Args: args(ArgNum), Float: math.Exp},
+	"sin":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "sin(x)", Args: args(ArgNum), Float: math.Sin},
+	"cos":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "cos(x)", Args: args(ArgNum), Float: math.Cos},
+	"tan":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "tan(x)", Args: args(ArgNum), Float: math.Tan},
+	"cot":      {Min: 1, Max: 1, Result: vector.Float64, Doc: "cot(x)", Args: args(ArgNum), Float: func(x float64) float64 { return 1 / math.Tan(x) }},
+	"asin":     {Min: 1, Max: 1, Result: vector.Float64, Doc: "asin(x)", Args: args(ArgNum), Float: math.Asin},
+	"acos":     {Min: 1, Max: 1, Result: vector.Float64, Doc: "acos(x)", Args: args(ArgNum), Float: math.Acos},
+	"atan":     {Min: 1, Max: 1, Result: vector.Float64, Doc: "atan(x)", Args: args(ArgNum), Float: math.Atan},
+	"degrees":  {Min: 1, Max: 1, Result: vector.Float64, Doc: "degrees(x) — radians to degrees", Args: args(ArgNum), Float: func(x float64) float64 { return x * 180 / math.Pi }},
+	"radians":  {Min: 1, Max: 1, Result: vector.Float64, Doc: "radians(x) — degrees to radians", Args: args(ArgNum), Float: func(x float64) float64 { return x * math.Pi / 180 }},
+	"haversin": {Min: 1, Max: 1, Result: vector.Float64, Doc: "haversin(x) — half of 1 - cos(x)", Args: args(ArgNum), Float: func(x float64) float64 { return (1 - math.Cos(x)) / 2 }},
 }
 
 func init() {
-	fns := map[string]scalarFunc{
-		"abs":   fnAbs,
-		"sign":  fnSign,
-		"round": fnRound,
-		"isnan": fnIsNaN,
-		"pow": func(_ *Env, a []vector.Value) (vector.Value, error) {
+	fns := map[string]Func{
+		"abs":   {Min: 1, Max: 1, Result: vector.Any, Doc: "abs(x)", Args: args(ArgNum), Kernel: fnAbs},
+		"sign":  {Min: 1, Max: 1, Result: vector.Int64, Doc: "sign(x)", Args: args(ArgNum), Kernel: fnSign},
+		"round": {Min: 1, Max: 3, Result: vector.Float64, Doc: "round(x[, precision[, mode]]) — half away from zero by default", Args: args(ArgNum, ArgInt, ArgString), Kernel: fnRound, Float: math.Round},
+		"isnan": {Min: 1, Max: 1, Result: vector.Bool, Doc: "isNaN(x)", Args: args(ArgNum), Kernel: fnIsNaN},
+		"pow": {Min: 2, Max: 2, Result: vector.Float64, Doc: "pow(x, y)", Args: args(ArgNum), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) {
 			return float2("pow", a, math.Pow)
-		},
-		"atan2": func(_ *Env, a []vector.Value) (vector.Value, error) {
+		}},
+		"atan2": {Min: 2, Max: 2, Result: vector.Float64, Doc: "atan2(y, x)", Args: args(ArgNum), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) {
 			return float2("atan2", a, math.Atan2)
-		},
-		"rand": func(*Env, []vector.Value) (vector.Value, error) { return rand.Float64(), nil },
-		"pi":   func(*Env, []vector.Value) (vector.Value, error) { return math.Pi, nil },
-		"e":    func(*Env, []vector.Value) (vector.Value, error) { return math.E, nil },
+		}},
+		"rand": {Min: 0, Max: 0, Result: vector.Float64, Doc: "rand() — uniform in [0, 1)", Kernel: func(Env, []vector.Value) (vector.Value, error) { return rand.Float64(), nil }},
+		"pi":   {Min: 0, Max: 0, Result: vector.Float64, Doc: "pi()", Kernel: func(Env, []vector.Value) (vector.Value, error) { return math.Pi, nil }},
+		"e":    {Min: 0, Max: 0, Result: vector.Float64, Doc: "e()", Kernel: func(Env, []vector.Value) (vector.Value, error) { return math.E, nil }},
 	}
 	for name, f := range floatFuncs {
-		if name == "round" {
-			continue
-		}
-		fns[name] = float1(name, f)
+		fn := f
+		fn.Kernel = float1(name, f.Float)
+		fns[name] = fn
 	}
 	register(fns)
-	for name := range floatFuncs {
-		registerCompiler(name, compileFloatFunc)
-	}
-	registerCompiler("abs", compileFloatFunc)
 }
 
 // number reads a numeric argument as a FLOAT.
@@ -77,8 +70,8 @@ func number(fn string, v vector.Value) (float64, bool, error) {
 	return 0, false, argError(fn, v)
 }
 
-func float1(name string, f func(float64) float64) scalarFunc {
-	return func(_ *Env, a []vector.Value) (vector.Value, error) {
+func float1(name string, f func(float64) float64) Kernel {
+	return func(_ Env, a []vector.Value) (vector.Value, error) {
 		x, ok, err := number(name, a[0])
 		if !ok {
 			return nil, err
@@ -99,7 +92,7 @@ func float2(name string, a []vector.Value, f func(x, y float64) float64) (vector
 	return f(x, y), nil
 }
 
-func fnAbs(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnAbs(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -117,7 +110,7 @@ func fnAbs(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("abs", a[0])
 }
 
-func fnSign(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnSign(_ Env, a []vector.Value) (vector.Value, error) {
 	switch x := a[0].(type) {
 	case nil:
 		return nil, nil
@@ -135,7 +128,7 @@ func fnSign(_ *Env, a []vector.Value) (vector.Value, error) {
 	return nil, argError("sign", a[0])
 }
 
-func fnIsNaN(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnIsNaN(_ Env, a []vector.Value) (vector.Value, error) {
 	x, ok, err := number("isNaN", a[0])
 	if !ok {
 		return nil, err
@@ -146,7 +139,7 @@ func fnIsNaN(_ *Env, a []vector.Value) (vector.Value, error) {
 // fnRound rounds half away from zero; with a precision it rounds to that
 // many decimal places of the value's shortest decimal form, by a mode
 // (HALF_UP by default) as in Java's BigDecimal.
-func fnRound(_ *Env, a []vector.Value) (vector.Value, error) {
+func fnRound(_ Env, a []vector.Value) (vector.Value, error) {
 	x, ok, err := number("round", a[0])
 	if !ok {
 		return nil, err
@@ -238,82 +231,4 @@ func abs(i int) int {
 		return -i
 	}
 	return i
-}
-
-// floatFuncEval is the typed kernel of a FLOAT function (and abs) over
-// INTEGER and FLOAT vectors; other vectors take the row path.
-type floatFuncEval struct {
-	name string
-	f    func(float64) float64
-	x    Evaluator
-	row  *callEval
-	out  *vector.Vector
-}
-
-func compileFloatFunc(c *Env, e *plan.Call) (Evaluator, error) {
-	if len(e.Args) != 1 {
-		return nil, nil // round with a precision
-	}
-	row, err := compileRowCall(c, e)
-	if err != nil {
-		return nil, err
-	}
-	return &floatFuncEval{name: e.Name, f: floatFuncs[e.Name], x: row.args[0], row: row}, nil
-}
-
-func (e *floatFuncEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	x, err := e.x.Eval(b)
-	if err != nil {
-		return nil, err
-	}
-	sel, n := rows(b)
-	switch {
-	case x.Type == vector.Null:
-		return NullVector, nil
-	case e.name == "abs" && x.Type == vector.Int64:
-		e.out = vector.Reuse(e.out, vector.Int64)
-		out, in := e.out.I64[:n], x.I64[:n]
-		bad := false
-		for i, v := range in {
-			if v < 0 {
-				v = -v
-			}
-			bad = bad || v < 0
-			out[i] = v
-		}
-		if bad {
-			var failed error
-			vector.ForRows(sel, n, func(r int) {
-				if !x.IsNull(r) && x.I64[r] == math.MinInt64 {
-					failed = errs.DataCode(errs.CodeOverflow, "integer overflow: abs(%d)", x.I64[r])
-				}
-			})
-			if failed != nil {
-				return nil, failed
-			}
-		}
-	case e.name == "abs" && x.Type == vector.Float64:
-		e.out = vector.Reuse(e.out, vector.Float64)
-		out, in := e.out.F64[:n], x.F64[:n]
-		for i, v := range in {
-			out[i] = math.Abs(v)
-		}
-	case e.name != "abs" && x.Type == vector.Float64:
-		e.out = vector.Reuse(e.out, vector.Float64)
-		out, in, f := e.out.F64[:n], x.F64[:n], e.f
-		for i, v := range in {
-			out[i] = f(v)
-		}
-	case e.name != "abs" && x.Type == vector.Int64:
-		e.out = vector.Reuse(e.out, vector.Float64)
-		out, in, f := e.out.F64[:n], x.I64[:n], e.f
-		for i, v := range in {
-			out[i] = f(float64(v))
-		}
-	default:
-		e.row.vecs[0] = x
-		return e.row.evalVecs(b, e.row.vecs)
-	}
-	copyNulls(e.out, x, sel, n)
-	return e.out, nil
 }

@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"errors"
@@ -54,7 +54,7 @@ func badTemporal(format string, args ...any) error {
 }
 
 // construct is the body of the constructor for kind, with 0 or 1 argument.
-func construct(c *Env, k temporalKind, args []vector.Value) (vector.Value, error) {
+func construct(c Env, k temporalKind, args []vector.Value) (vector.Value, error) {
 	if len(args) == 0 {
 		return current(c, k, "")
 	}
@@ -83,7 +83,7 @@ func selectKey(v vector.Value) string {
 	return "datetime"
 }
 
-func parseTemporal(c *Env, k temporalKind, s string) (vector.Value, error) {
+func parseTemporal(c Env, k temporalKind, s string) (vector.Value, error) {
 	var v vector.Value
 	var err error
 	switch k {
@@ -105,7 +105,7 @@ func parseTemporal(c *Env, k temporalKind, s string) (vector.Value, error) {
 }
 
 // current is the statement's clock read as kind, in zone (UTC when "").
-func current(c *Env, k temporalKind, zone string) (vector.Value, error) {
+func current(c Env, k temporalKind, zone string) (vector.Value, error) {
 	now := c.Now()
 	off, name := int32(0), ""
 	if zone != "" {
@@ -137,7 +137,7 @@ func convert(k temporalKind, dt temporal.DateTime) vector.Value {
 	return dt
 }
 
-func fromMap(c *Env, k temporalKind, raw map[string]vector.Value) (vector.Value, error) {
+func fromMap(c Env, k temporalKind, raw map[string]vector.Value) (vector.Value, error) {
 	m := make(temporalMap, len(raw))
 	for key, v := range raw {
 		lk := strings.ToLower(key)
@@ -189,7 +189,7 @@ func fromMap(c *Env, k temporalKind, raw map[string]vector.Value) (vector.Value,
 		return temporal.MakeLocalDateTime(date, tod), nil
 	}
 	if !k.zoned() {
-		panic("BUG: exec: unhandled temporal kind")
+		panic("BUG: functions: unhandled temporal kind")
 	}
 	var tzOff int32
 	var tzName string
@@ -232,7 +232,7 @@ func fromMap(c *Env, k temporalKind, raw map[string]vector.Value) (vector.Value,
 
 // makeTime builds a TIME; a zoned base given a new timezone is shifted to
 // it, a local one just takes it on.
-func makeTime(c *Env, tod int64, base baseParts, tzGiven bool, tzOff int32, tzName string) (vector.Value, error) {
+func makeTime(c Env, tod int64, base baseParts, tzGiven bool, tzOff int32, tzName string) (vector.Value, error) {
 	if tzName != "" {
 		loc, err := temporal.LoadZone(tzName)
 		if err != nil {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -25,7 +26,7 @@ type caseEval struct {
 	sub             vector.Batch
 }
 
-func init() { registerCompiler(plan.FnCase, compileCase) }
+func init() { registerCompiler(functions.OpCase, compileCase) }
 
 func compileCase(c *Env, e *plan.Call) (Evaluator, error) {
 	args, err := CompileArgs(c, e.Args)
@@ -86,7 +87,7 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		for _, r := range e.rest {
 			var take bool
 			if e.simple {
-				eq, _ := EqualValues(subj.Get(int(r)), cond.Get(int(r)))
+				eq, _ := functions.EqualValues(subj.Get(int(r)), cond.Get(int(r)))
 				take = eq
 			} else if !cond.IsNull(int(r)) {
 				switch cond.Type {
@@ -95,7 +96,7 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 				default:
 					bv, isBool := cond.Get(int(r)).(bool)
 					if !isBool {
-						return nil, errs.Data("CASE WHEN expects a boolean, got %s", TypeName(cond.Get(int(r))))
+						return nil, errs.Data("CASE WHEN expects a boolean, got %s", functions.TypeName(cond.Get(int(r))))
 					}
 					take = bv
 				}

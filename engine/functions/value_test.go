@@ -1,4 +1,4 @@
-package expr
+package functions
 
 import (
 	"math"
@@ -58,9 +58,9 @@ func TestOrderValues(t *testing.T) {
 		{[]vector.Value{int64(1)}, int64(1), 0, false},
 	}
 	for _, c := range cases {
-		cmp, ok := orderValues(c.a, c.b)
+		cmp, ok := OrderValues(c.a, c.b)
 		if cmp != c.cmp || ok != c.ok {
-			t.Errorf("orderValues(%v, %v) = %d, %v; want %d, %v", c.a, c.b, cmp, ok, c.cmp, c.ok)
+			t.Errorf("OrderValues(%v, %v) = %d, %v; want %d, %v", c.a, c.b, cmp, ok, c.cmp, c.ok)
 		}
 	}
 }
@@ -82,7 +82,7 @@ func TestArithIntEdges(t *testing.T) {
 		{'%', 1, 0, errs.CodeDivByZero},
 	}
 	for _, c := range bad {
-		_, err := arithInt(c.op, c.x, c.y)
+		_, err := ArithInt(c.op, c.x, c.y)
 		e, ok := errs.As(err)
 		if !ok || e.Code != c.code {
 			t.Errorf("%d %c %d: err = %v, want code %s", c.x, c.op, c.y, err, c.code)
@@ -95,39 +95,9 @@ func TestArithIntEdges(t *testing.T) {
 		{'+', maxI, minI, -1}, {'-', -1, maxI, minI}, {'*', minI, 1, minI}, {'%', minI, -1, 0}, {'/', -7, 2, -3}, {'%', -7, 2, -1},
 	}
 	for _, c := range good {
-		v, err := arithInt(c.op, c.x, c.y)
+		v, err := ArithInt(c.op, c.x, c.y)
 		if err != nil || v != c.r {
 			t.Errorf("%d %c %d = %v, %v; want %d", c.x, c.op, c.y, v, err, c.r)
-		}
-	}
-}
-
-// The vectorized integer kernel agrees with the scalar one, including on
-// overflow, and ignores garbage in unselected rows.
-func TestIntKernelMatchesScalar(t *testing.T) {
-	vals := []int64{0, 1, -1, 2, 7, -7, math.MaxInt64, math.MinInt64, 1 << 32, -(1 << 31)}
-	for _, op := range []byte{'+', '-', '*', '/', '%'} {
-		for _, x := range vals {
-			for _, y := range vals {
-				l := vector.New(vector.Int64, vector.Capacity)
-				r := vector.New(vector.Int64, vector.Capacity)
-				l.I64[0], r.I64[0] = x, y
-				b := &vector.Batch{Cols: []*vector.Vector{l, r}, Len: 1}
-				if vector.Capacity > 1 {
-					// An unselected row that would overflow must not matter.
-					l.I64[1], r.I64[1] = math.MaxInt64, math.MaxInt64
-					b.Len, b.Sel = 2, []int32{0}
-				}
-				e := &arithEval{c: &Env{}, op: op, l: colEval(0), r: colEval(1)}
-				out, err := e.Eval(b)
-				want, werr := arithInt(op, x, y)
-				if (err != nil) != (werr != nil) {
-					t.Fatalf("%d %c %d: kernel err %v, scalar err %v", x, op, y, err, werr)
-				}
-				if err == nil && out.I64[0] != want.(int64) {
-					t.Fatalf("%d %c %d: kernel %d, scalar %d", x, op, y, out.I64[0], want)
-				}
-			}
 		}
 	}
 }

@@ -1,0 +1,91 @@
+package expr
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+func init() { registerCompiler("coalesce", compileCoalesce) }
+
+// coalesceEval returns the first non-null argument. Each argument is
+// evaluated only on the rows still null, so a later argument cannot fail
+// on a row an earlier one decided.
+type coalesceEval struct {
+	args []Evaluator
+	t    vector.Type
+	out  *vector.Vector
+	sel  []int32
+	next []int32
+	sub  vector.Batch
+}
+
+func compileCoalesce(c *Env, e *plan.Call) (Evaluator, error) {
+	args, err := CompileArgs(c, e.Args)
+	if err != nil {
+		return nil, err
+	}
+	return &coalesceEval{args: args, t: outType(e.T)}, nil
+}
+
+func (e *coalesceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	e.out = vector.Reuse(e.out, e.t)
+	out := e.out
+	e.sel = selected(e.sel[:0], b)
+	for _, a := range e.args {
+		if len(e.sel) == 0 {
+			break
+		}
+		e.sub = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: e.sel}
+		v, err := a.Eval(&e.sub)
+		if err != nil {
+			return nil, err
+		}
+		e.next = e.next[:0]
+		for _, r := range e.sel {
+			if v.IsNull(int(r)) {
+				e.next = append(e.next, r)
+				continue
+			}
+			if err := copyValue(out, int(r), v, int(r)); err != nil {
+				return nil, err
+			}
+		}
+		e.sel, e.next = e.next, e.sel
+	}
+	for _, r := range e.sel {
+		out.SetNull(int(r))
+	}
+	return out, nil
+}
+
+// selected appends the physical rows of b to dst; the result is never nil,
+// so it serves as a batch selection even when empty.
+func selected(dst []int32, b *vector.Batch) []int32 {
+	if dst == nil {
+		dst = make([]int32, 0, vector.Capacity)
+	}
+	if b.Sel != nil {
+		return append(dst, b.Sel...)
+	}
+	for r := 0; r < b.Len; r++ {
+		dst = append(dst, int32(r))
+	}
+	return dst
+}
+
+// copyValue copies row src of v into row dst of out, converting through a
+// generic value when the types differ.
+func copyValue(out *vector.Vector, dst int, v *vector.Vector, src int) error {
+	if out.Type == v.Type {
+		out.CopyRow(dst, v, src)
+		return nil
+	}
+	x := v.Get(src)
+	if x != nil && out.Type != vector.Any && vector.TypeOf(x) != out.Type {
+		return errs.Internal("a %s value where %s was expected", functions.TypeName(x), out.Type)
+	}
+	out.Set(dst, x)
+	return nil
+}

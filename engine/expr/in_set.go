@@ -1,0 +1,98 @@
+package expr
+
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+func init() { registerCompiler(functions.OpIn, compileIn) }
+
+// inSetEval is IN over an INTEGER or STRING vector against a constant list
+// of non-null values of the same type: a set lookup per row.
+type inSetEval struct {
+	x    Evaluator
+	ints map[int64]struct{}
+	strs map[string]struct{}
+	row  *callEval
+	out  *vector.Vector
+}
+
+func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
+	// The list is known before the rows when it is a literal or a
+	// parameter (WHERE n.id IN $ids).
+	var list []vector.Value
+	known := false
+	switch k := e.Args[1].(type) {
+	case *plan.Const:
+		if k.Val != nil {
+			l, isList := k.Val.([]vector.Value)
+			if !isList {
+				return nil, errs.Semantic("IN expects a list on its right, got %s", functions.TypeName(k.Val))
+			}
+			list, known = l, true
+		}
+	case *plan.Param:
+		list, known = c.Params[k.Name].([]vector.Value)
+	}
+	row, err := compileRowCall(c, e)
+	if err != nil || !known || !c.Rules.On(plan.RuleInSetLookup) {
+		return row, err
+	}
+	ev := &inSetEval{x: row.args[0], row: row, out: vector.New(vector.Bool, vector.Capacity)}
+	for _, v := range list {
+		switch x := v.(type) {
+		case int64:
+			if ev.ints == nil {
+				ev.ints = map[int64]struct{}{}
+			}
+			ev.ints[x] = struct{}{}
+		case string:
+			if ev.strs == nil {
+				ev.strs = map[string]struct{}{}
+			}
+			ev.strs[x] = struct{}{}
+		default:
+			return row, nil // nulls, floats, lists: the general rules
+		}
+	}
+	if (ev.ints == nil) == (ev.strs == nil) {
+		return row, nil // empty, or mixed
+	}
+	return ev, nil
+}
+
+func (e *inSetEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.x.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	out := e.out
+	out.ResetNulls()
+	switch {
+	case x.Type == vector.Int64 && e.strs == nil:
+		vector.ForRows(sel, n, func(i int) {
+			_, ok := e.ints[x.I64[i]]
+			out.Bools[i] = ok
+		})
+	case x.Type == vector.String && e.ints == nil:
+		vector.ForRows(sel, n, func(i int) {
+			_, ok := e.strs[x.Str[i]]
+			out.Bools[i] = ok
+		})
+	default:
+		e.row.vecs[0] = x
+		list, err := e.row.args[1].Eval(b)
+		if err != nil {
+			return nil, err
+		}
+		e.row.vecs[1] = list
+		return e.row.evalVecs(b, e.row.vecs)
+	}
+	// A null x is null against a non-empty list (the list here is never
+	// empty: an empty one has neither set).
+	copyNulls(out, x, sel, n)
+	return out, nil
+}
