@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/opt"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -149,7 +150,7 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		return nil, err
 	}
 	st.snap = db.store.Snapshot()
-	if err := plan.Optimize(p, indexInfos(st.snap)); err != nil {
+	if err := opt.Optimize(p, indexInfos(st.snap)); err != nil {
 		return nil, err
 	}
 	if err := stopped(st.ctx); err != nil {

@@ -33,7 +33,7 @@ func Bind(stmt *gql.Statement, env Env) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.hints, p.opts = collectHints(stmt), env.Options
+	p.Hints, p.Options = collectHints(stmt), env.Options
 	return p, nil
 }
 
@@ -72,7 +72,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 		}
 		out.Writes = out.Writes || p.Writes
 		for _, r := range p.Fired {
-			out.Fired = addRule(out.Fired, r)
+			out.Fired = AddRule(out.Fired, r)
 		}
 		cols := p.Columns()
 		root := p.Root
@@ -177,10 +177,10 @@ type binder struct {
 }
 
 // fire records that rule changed the plan.
-func (b *binder) fire(rule string) { b.fired = addRule(b.fired, rule) }
+func (b *binder) fire(rule string) { b.fired = AddRule(b.fired, rule) }
 
-// addRule appends rule to fired unless it is there already.
-func addRule(fired []string, rule string) []string {
+// AddRule appends rule to fired unless it is there already.
+func AddRule(fired []string, rule string) []string {
 	if slices.Contains(fired, rule) {
 		return fired
 	}
@@ -282,11 +282,11 @@ func isUpdate(c gql.Clause) bool {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
-	pred, err := b.predicate(e)
+	IndexPred, err := b.predicate(e)
 	if err != nil {
 		return err
 	}
-	b.set(&Filter{Input: b.root, Pred: pred})
+	b.set(&Filter{Input: b.root, Pred: IndexPred})
 	return nil
 }
 
@@ -295,16 +295,16 @@ func (b *binder) where(e gql.Expr) error {
 func (b *binder) predicate(e gql.Expr) (Expr, error) {
 	saved := b.inWhere
 	b.inWhere = true
-	pred, err := b.expr(e, noAggregates)
+	IndexPred, err := b.expr(e, noAggregates)
 	b.inWhere = saved
 	if err != nil {
 		return nil, err
 	}
-	switch t := pred.Type(); t {
+	switch t := IndexPred.Type(); t {
 	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
 		return nil, semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
 	}
-	return pred, nil
+	return IndexPred, nil
 }
 
 func syntaxAt(p gql.Pos, format string, args ...any) error {

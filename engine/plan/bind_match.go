@@ -298,21 +298,21 @@ func (b *binder) propertyFilter(col int, props gql.Expr) error {
 	if !ok {
 		return semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
 	}
-	var pred Expr
+	var IndexPred Expr
 	for i, k := range m.Keys {
 		v, err := b.expr(m.Values[i], noAggregates)
 		if err != nil {
 			return err
 		}
 		eq := &Binary{Op: OpEq, L: &Property{Of: b.sc.ref(col), Key: k}, R: v}
-		if pred == nil {
-			pred = eq
+		if IndexPred == nil {
+			IndexPred = eq
 		} else {
-			pred = &Binary{Op: OpAnd, L: pred, R: eq}
+			IndexPred = &Binary{Op: OpAnd, L: IndexPred, R: eq}
 		}
 	}
-	if pred != nil {
-		b.set(&Filter{Input: b.root, Pred: pred})
+	if IndexPred != nil {
+		b.set(&Filter{Input: b.root, Pred: IndexPred})
 	}
 	return nil
 }

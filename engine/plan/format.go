@@ -23,7 +23,12 @@ func formatOp(sb *strings.Builder, op Operator, depth int) {
 }
 
 // colName shows anonymous columns as _.
-func colName(c Column) string {
+// colName is a column's name as plans print it: "_" for a hidden one.
+func colName(c Column) string { return c.PrintedName() }
+
+// PrintedName is the column's name as plans print it: "_" for a hidden
+// column.
+func (c Column) PrintedName() string {
 	if c.Hidden {
 		return "_"
 	}

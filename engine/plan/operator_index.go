@@ -7,7 +7,7 @@ import (
 
 // IndexSeek produces the nodes an index finds for a predicate on their
 // properties, at the query's snapshot: it replaces a NodeScan whose
-// variable a Filter above constrains (index_select.go). The Filter stays
+// variable a Filter above constrains (opt/index_select.go). The Filter stays
 // above it, so the seek only has to return a superset of the matching
 // nodes: the residual predicate keeps Cypher's exact semantics.
 //
@@ -29,7 +29,7 @@ type IndexSeek struct {
 	// Hinted is set when USING INDEX asked for this index.
 	Hinted bool
 	// Ordered: yield nodes in key order (descending when Desc), which
-	// lets the seek replace a Sort on the seek's property (order_seek.go).
+	// lets the seek replace a Sort on the seek's property (opt/order_seek.go).
 	Ordered bool
 	Desc    bool
 	Cols    []Column
@@ -106,4 +106,44 @@ func (o *IndexSeek) Describe() Description {
 
 func (o *HashJoin) Describe() Description {
 	return Description{Name: "HashJoin", Args: "on " + o.LeftKey.String() + " = " + o.RightKey.String()}
+}
+
+// IndexJoin pairs each row of Left with the nodes an index finds for
+// values computed from that row: the plan of
+// `UNWIND $ids AS k MATCH (n:P) WHERE n.id = k` (or MATCH … {id: k}),
+// which would otherwise be a cartesian product with a label scan and a
+// filter. Keys[i] (over Left's columns) is the value of Props[i]; the
+// filter stays above, as for an IndexSeek. Output columns are Left's
+// followed by the node, as the CrossProduct's it replaces.
+type IndexJoin struct {
+	Left   Operator
+	Var    string
+	Labels []string
+	Index  string
+	Type   string
+	Props  []string
+	Keys   []Expr
+	Cols   []Column
+}
+
+func (o *IndexJoin) Columns() []Column    { return o.Cols }
+func (o *IndexJoin) Children() []Operator { return []Operator{o.Left} }
+
+// Condition is the predicate the join's seeks answer: "n.id = k".
+func (o *IndexJoin) Condition() string {
+	s := ""
+	for i, k := range o.Keys {
+		if i > 0 {
+			s += " AND "
+		}
+		s += o.Var + "." + o.Props[i] + " = " + k.String()
+	}
+	return s
+}
+
+func (o *IndexJoin) Describe() Description {
+	return Description{Name: "IndexJoin",
+		Args: fmt.Sprintf("%s:%s(%s) %s %s [%s]", o.Var, strings.Join(o.Labels, ":"),
+			strings.Join(o.Props, ", "), o.Type, o.Index, o.Condition()),
+		Label: labelList(o.Labels), Index: o.Index, Filter: o.Condition()}
 }

@@ -16,10 +16,10 @@ type Plan struct {
 	// (rules.go) are not known here.
 	Fired []string
 
-	// hints and opts are the statement's planner hints and the rules
-	// switched off, bound for Optimize.
-	hints *hints
-	opts  Options
+	// Hints are the statement's planner hints and Options the rules
+	// switched off, bound for the optimizer (engine/plan/opt).
+	Hints   *Hints
+	Options Options
 }
 
 // Columns returns the result columns: the root's columns that are not

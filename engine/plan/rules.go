@@ -34,7 +34,7 @@ const (
 	// RuleCountExpand computes count(*) over a node scan and one or two
 	// plain expansions (optionally grouped by the start node or its
 	// properties) from CSR degrees and neighbour counts, without
-	// producing the rows (count_pushdown.go).
+	// producing the rows (opt/count_pushdown.go).
 	RuleCountExpand = "count-expand"
 	// RuleRangeFilter evaluates a WHERE that is a conjunction of integer
 	// property comparisons with constants as range tests over the

@@ -1,21 +1,38 @@
-package plan
+package opt
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
 )
+
+// applyJoinHints honours the statement's USING JOIN ON a.x = b.y hints:
+// the two pattern parts join by hashing.
+func applyJoinHints(p *plan.Plan, _ []plan.IndexInfo) error {
+	if p.Hints == nil {
+		return nil
+	}
+	for _, h := range p.Hints.Joins {
+		root, err := applyJoin(p.Root, h)
+		if err != nil {
+			return err
+		}
+		p.Root = root
+	}
+	return nil
+}
 
 // applyJoin honours USING JOIN ON a.x = b.y: the CrossProduct joining the
 // pattern part of a with the pattern part of b becomes a HashJoin on the
 // two properties. The hint states the join condition: rows pair only
 // where a.x = b.y (null keys pair with nothing), whether or not WHERE
 // says so too.
-func applyJoin(root Operator, h *gql.Hint) (Operator, error) {
-	var found *CrossProduct
-	var parent Operator
-	var walk func(op, par Operator)
-	walk = func(op, par Operator) {
-		if cp, ok := op.(*CrossProduct); ok && found == nil {
+func applyJoin(root plan.Operator, h *gql.Hint) (plan.Operator, error) {
+	var found *plan.CrossProduct
+	var parent plan.Operator
+	var walk func(op, par plan.Operator)
+	walk = func(op, par plan.Operator) {
+		if cp, ok := op.(*plan.CrossProduct); ok && found == nil {
 			l, r := colIndex(cp.Left, h.Var), colIndex(cp.Right, h.RightVar)
 			if l < 0 || r < 0 {
 				l, r = colIndex(cp.Left, h.RightVar), colIndex(cp.Right, h.Var)
@@ -40,19 +57,19 @@ func applyJoin(root Operator, h *gql.Hint) (Operator, error) {
 	}
 	lc, rc := found.Left.Columns(), found.Right.Columns()
 	li, ri := colIndex(found.Left, lv), colIndex(found.Right, rv)
-	hj := &HashJoin{Left: found.Left, Right: found.Right, Cols: found.Cols,
-		LeftKey:  &Property{Of: &ColRef{Idx: li, Name: lv, T: lc[li].Type}, Key: lp},
-		RightKey: &Property{Of: &ColRef{Idx: ri, Name: rv, T: rc[ri].Type}, Key: rp}}
+	hj := &plan.HashJoin{Left: found.Left, Right: found.Right, Cols: found.Cols,
+		LeftKey:  &plan.Property{Of: &plan.ColRef{Idx: li, Name: lv, T: lc[li].Type}, Key: lp},
+		RightKey: &plan.Property{Of: &plan.ColRef{Idx: ri, Name: rv, T: rc[ri].Type}, Key: rp}}
 	if parent == nil {
 		return hj, nil
 	}
 	if !replaceChild(parent, found, hj) {
-		return nil, errs.NotSupported("cannot use join hint here: the join is below a %s", OperatorName(parent)).At(h.Pos.Line, h.Pos.Column)
+		return nil, errs.NotSupported("cannot use join hint here: the join is below a %s", plan.OperatorName(parent)).At(h.Pos.Line, h.Pos.Column)
 	}
 	return root, nil
 }
 
-func colIndex(op Operator, name string) int {
+func colIndex(op plan.Operator, name string) int {
 	for i, c := range op.Columns() {
 		if c.Name == name && !c.Hidden {
 			return i
@@ -62,8 +79,8 @@ func colIndex(op Operator, name string) int {
 }
 
 // replaceChild puts n in place of parent's child old.
-func replaceChild(parent, old, n Operator) bool {
-	set := func(p *Operator) bool {
+func replaceChild(parent, old, n plan.Operator) bool {
+	set := func(p *plan.Operator) bool {
 		if *p == old {
 			*p = n
 			return true
@@ -71,37 +88,37 @@ func replaceChild(parent, old, n Operator) bool {
 		return false
 	}
 	switch o := parent.(type) {
-	case *Expand:
+	case *plan.Expand:
 		return set(&o.Input)
-	case *Filter:
+	case *plan.Filter:
 		return set(&o.Input)
-	case *Project:
+	case *plan.Project:
 		return set(&o.Input)
-	case *Aggregate:
+	case *plan.Aggregate:
 		return set(&o.Input)
-	case *Sort:
+	case *plan.Sort:
 		return set(&o.Input)
-	case *Distinct:
+	case *plan.Distinct:
 		return set(&o.Input)
-	case *Skip:
+	case *plan.Skip:
 		return set(&o.Input)
-	case *Limit:
+	case *plan.Limit:
 		return set(&o.Input)
-	case *Unwind:
+	case *plan.Unwind:
 		return set(&o.Input)
-	case *Create:
+	case *plan.Create:
 		return set(&o.Input)
-	case *Optional:
+	case *plan.Optional:
 		return set(&o.Input) || set(&o.Inner)
-	case *VarLengthExpand:
+	case *plan.VarLengthExpand:
 		return set(&o.Input)
-	case *ShortestPath:
+	case *plan.ShortestPath:
 		return set(&o.Input)
-	case *CrossProduct:
+	case *plan.CrossProduct:
 		return set(&o.Left) || set(&o.Right)
-	case *HashJoin:
+	case *plan.HashJoin:
 		return set(&o.Left) || set(&o.Right)
-	case *IndexJoin:
+	case *plan.IndexJoin:
 		return set(&o.Left)
 	}
 	return false

@@ -1,4 +1,4 @@
-package plan_test
+package opt_test
 
 import (
 	"flag"
@@ -9,6 +9,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/opt"
 )
 
 // testdata/plans.txt: blocks of a statement, ----, and the plan tree (or
@@ -52,7 +53,7 @@ func bindText(query string) string {
 	}
 	p, err := plan.Bind(st, plan.Env{})
 	if err == nil {
-		err = plan.Optimize(p, nil)
+		err = opt.Optimize(p, nil)
 	}
 	if err != nil {
 		if e, ok := errs.As(err); ok {

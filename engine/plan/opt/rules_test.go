@@ -1,4 +1,4 @@
-package plan_test
+package opt_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/opt"
 )
 
 func formatWith(t *testing.T, query string, off ...string) string {
@@ -20,7 +21,7 @@ func formatWith(t *testing.T, query string, off ...string) string {
 	}
 	p, err := plan.Bind(stmt, plan.Env{Options: opts})
 	if err == nil {
-		err = plan.Optimize(p, nil)
+		err = opt.Optimize(p, nil)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +87,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-->(b) RETURN count(*)", nil, "count-expand"},
 		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, ""},
 		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection"},
+		{"MATCH (p:P) WHERE p.id > 7 RETURN p ORDER BY p.id", nil, "index-selection,order-seek"},
+		{"MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a, b", nil, "join-hints"},
 		{"MATCH (p:P {id: 7})-[:T]->(q:L) RETURN p UNION MATCH (p)-[*]->(q) RETURN DISTINCT p", nil,
 			"expand-labels,endpoints-only,index-selection"},
 	} {
@@ -99,7 +102,7 @@ func TestFiredRules(t *testing.T) {
 		}
 		p, err := plan.Bind(stmt, plan.Env{Options: opts})
 		if err == nil {
-			err = plan.Optimize(p, ixs)
+			err = opt.Optimize(p, ixs)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", tc.query, err)

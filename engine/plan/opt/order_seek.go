@@ -1,6 +1,9 @@
-package plan
+package opt
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // orderBySeeks removes a Sort whose single key is the property a BTREE
 // seek below it orders by: the seek then yields its nodes in key order
@@ -11,13 +14,13 @@ import "github.com/quiverdb/quiver/vector"
 // booleans among themselves, not in Cypher's order across types, and an
 // IN list may mix them. Rows the seek yields all have the property, so
 // the nulls a Sort would place last do not occur.
-func orderBySeeks(op Operator) Operator {
-	var walk func(op, parent Operator) Operator
-	walk = func(op, parent Operator) Operator {
+func orderBySeeks(op plan.Operator) plan.Operator {
+	var walk func(op, parent plan.Operator) plan.Operator
+	walk = func(op, parent plan.Operator) plan.Operator {
 		for _, c := range op.Children() {
 			walk(c, op)
 		}
-		s, ok := op.(*Sort)
+		s, ok := op.(*plan.Sort)
 		if !ok || len(s.Keys) != 1 {
 			return op
 		}
@@ -34,7 +37,7 @@ func orderBySeeks(op Operator) Operator {
 		}
 		return op
 	}
-	if s, ok := op.(*Sort); ok {
+	if s, ok := op.(*plan.Sort); ok {
 		if r := walk(s, nil); r != s {
 			return r
 		}
@@ -46,19 +49,19 @@ func orderBySeeks(op Operator) Operator {
 
 // sortedBySeek returns the seek whose key order orders column col of op,
 // or nil.
-func sortedBySeek(op Operator, col int) *IndexSeek {
+func sortedBySeek(op plan.Operator, col int) *plan.IndexSeek {
 	switch o := op.(type) {
-	case *Filter:
+	case *plan.Filter:
 		return sortedBySeek(o.Input, col)
-	case *Project:
+	case *plan.Project:
 		if col >= len(o.Exprs) {
 			return nil
 		}
 		switch e := o.Exprs[col].(type) {
-		case *ColRef:
+		case *plan.ColRef:
 			return sortedBySeek(o.Input, e.Idx)
-		case *Property:
-			c, ok := e.Of.(*ColRef)
+		case *plan.Property:
+			c, ok := e.Of.(*plan.ColRef)
 			if !ok {
 				return nil
 			}
@@ -82,17 +85,17 @@ func sortedBySeek(op Operator, col int) *IndexSeek {
 
 // seekAt returns the IndexSeek producing column col of op through
 // Filters and Projects of plain columns, or nil.
-func seekAt(op Operator, col int) *IndexSeek {
+func seekAt(op plan.Operator, col int) *plan.IndexSeek {
 	switch o := op.(type) {
-	case *IndexSeek:
+	case *plan.IndexSeek:
 		if col == 0 {
 			return o
 		}
-	case *Filter:
+	case *plan.Filter:
 		return seekAt(o.Input, col)
-	case *Project:
+	case *plan.Project:
 		if col < len(o.Exprs) {
-			if c, ok := o.Exprs[col].(*ColRef); ok {
+			if c, ok := o.Exprs[col].(*plan.ColRef); ok {
 				return seekAt(o.Input, c.Idx)
 			}
 		}
@@ -103,17 +106,17 @@ func seekAt(op Operator, col int) *IndexSeek {
 // orderableValues: every value of the seek is a constant or a parameter
 // of a type the index orders as Cypher does (booleans, numbers, strings),
 // or null, so the executor can always read the seek in key order.
-func orderableValues(seek *IndexSeek) bool {
-	for _, e := range append(append([]Expr{}, seek.Eq...), seek.Lo, seek.Hi, seek.Prefix) {
+func orderableValues(seek *plan.IndexSeek) bool {
+	for _, e := range append(append([]plan.Expr{}, seek.Eq...), seek.Lo, seek.Hi, seek.Prefix) {
 		switch x := e.(type) {
 		case nil:
-		case *Const:
+		case *plan.Const:
 			switch x.Val.(type) {
 			case nil, bool, int64, float64, string:
 			default:
 				return false
 			}
-		case *Param:
+		case *plan.Param:
 			switch x.T {
 			case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Null:
 			default:

@@ -1,4 +1,6 @@
-package plan
+package opt
+
+import "github.com/quiverdb/quiver/engine/plan"
 
 // endpointsOnly marks the variable-length expansions whose chains nobody
 // can observe, so that the executor may produce each reachable far end once
@@ -13,31 +15,31 @@ package plan
 // comparing against it), and have a minimum of 0 or 1: within those bounds
 // a far end is reachable by a walk exactly when it is by a trail (the
 // executor checks the start of an undirected search apart).
-func endpointsOnly(op Operator) {
+func endpointsOnly(op plan.Operator) {
 	markEndpoints(op, false, map[int]bool{})
 }
 
 // markEndpoints walks the plan; sets says duplicates of op's rows do not
 // matter; compared holds the relationship columns that expansions above
 // (in the same column layout) check uniqueness against.
-func markEndpoints(op Operator, sets bool, compared map[int]bool) {
+func markEndpoints(op plan.Operator, sets bool, compared map[int]bool) {
 	switch o := op.(type) {
-	case *Distinct:
+	case *plan.Distinct:
 		markEndpoints(o.Input, true, map[int]bool{})
-	case *Aggregate:
+	case *plan.Aggregate:
 		markEndpoints(o.Input, dupInsensitive(o.Aggs), map[int]bool{})
-	case *Project:
+	case *plan.Project:
 		if !keepsColumns(o) {
 			compared = map[int]bool{}
 		}
 		markEndpoints(o.Input, sets, compared)
-	case *Filter:
+	case *plan.Filter:
 		markEndpoints(o.Input, sets, compared)
-	case *Sort:
+	case *plan.Sort:
 		markEndpoints(o.Input, sets && o.Limit == nil && o.Skip == nil, map[int]bool{})
-	case *Expand:
+	case *plan.Expand:
 		markEndpoints(o.Input, sets, withCols(compared, o.Distinct))
-	case *VarLengthExpand:
+	case *plan.VarLengthExpand:
 		rel := len(o.Input.Columns())
 		o.OmitRels = o.RelVar == "" && !compared[rel]
 		if sets && o.RelVar == "" && !o.PathCol && len(o.Distinct) == 0 && !compared[rel] &&
@@ -45,12 +47,12 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 			o.EndpointsOnly = true
 		}
 		markEndpoints(o.Input, sets, withCols(compared, o.Distinct))
-	case *CrossProduct:
+	case *plan.CrossProduct:
 		markEndpoints(o.Left, sets, compared)
 		markEndpoints(o.Right, sets, map[int]bool{})
-	case *Unwind:
+	case *plan.Unwind:
 		markEndpoints(o.Input, sets, map[int]bool{})
-	case *Optional:
+	case *plan.Optional:
 		markEndpoints(o.Input, sets, map[int]bool{})
 		markEndpoints(o.Inner, sets, map[int]bool{})
 	default:
@@ -64,9 +66,9 @@ func markEndpoints(op Operator, sets bool, compared map[int]bool) {
 
 // dupInsensitive reports whether duplicate input rows cannot change the
 // aggregates: each is DISTINCT, min or max.
-func dupInsensitive(aggs []AggCall) bool {
+func dupInsensitive(aggs []plan.AggCall) bool {
 	for _, a := range aggs {
-		if !a.Distinct && a.Func != AggMin && a.Func != AggMax {
+		if !a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax {
 			return false
 		}
 	}
@@ -90,13 +92,13 @@ func withCols(m map[int]bool, cols []int) map[int]bool {
 // keepsColumns reports whether a projection keeps its input's columns in place
 // (a named path added within a MATCH), so column numbers above it still
 // mean the same columns below.
-func keepsColumns(p *Project) bool {
+func keepsColumns(p *plan.Project) bool {
 	n := len(p.Input.Columns())
 	if len(p.Exprs) < n {
 		return false
 	}
 	for i := 0; i < n; i++ {
-		if c, ok := p.Exprs[i].(*ColRef); !ok || c.Idx != i {
+		if c, ok := p.Exprs[i].(*plan.ColRef); !ok || c.Idx != i {
 			return false
 		}
 	}

@@ -1,0 +1,73 @@
+package opt
+
+import "github.com/quiverdb/quiver/engine/plan"
+
+// The optimizer: an ordered list of named passes that rewrite a bound
+// plan. Binding makes the choices that need the query's text (which end of
+// a pattern to start from, where a label test goes, constant folding);
+// the passes below need only the plan, its bound hints and the indexes of
+// the statement's snapshot. A pass named by an optimizer rule (rules.go)
+// is skipped when that rule is off.
+var passes = []struct {
+	name string
+	rule string // the rule that switches it off, or "" for none
+	run  func(p *plan.Plan, indexes []plan.IndexInfo) error
+	// fired tells from the optimized plan whether the pass changed it.
+	fired func(op plan.Operator) bool
+}{
+	// Variable-length expansions whose chains nobody reads become
+	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
+	// decides how to run them.
+	{"endpoints-only", "", func(p *plan.Plan, _ []plan.IndexInfo) error { endpointsOnly(p.Root); return nil },
+		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
+	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },
+		func(op plan.Operator) bool { _, ok := op.(*plan.CountExpand); return ok }},
+	// Index seeks, and index joins where no constant seek serves a scan;
+	// USING INDEX and WITHOUT INDEX hints decide between them
+	// (index_select.go, index_join.go).
+	{"index-selection", "", selectIndexes, func(op plan.Operator) bool {
+		switch op.(type) {
+		case *plan.IndexSeek, *plan.IndexJoin:
+			return true
+		}
+		return false
+	}},
+	// A Sort on the key a BTREE seek below it orders by goes; the seek
+	// yields its nodes in order (order_seek.go).
+	{"order-seek", "", func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = orderBySeeks(p.Root); return nil },
+		func(op plan.Operator) bool { s, ok := op.(*plan.IndexSeek); return ok && s.Ordered }},
+	// USING JOIN ON a.x = b.y joins the two pattern parts by hashing
+	// (join_hint.go).
+	{"join-hints", "", applyJoinHints, func(op plan.Operator) bool { _, ok := op.(*plan.HashJoin); return ok }},
+}
+
+// Optimize runs the optimizer's passes over p, in order, with the indexes
+// of the snapshot the statement runs on. A hint that cannot be honoured
+// is an error.
+func Optimize(p *plan.Plan, indexes []plan.IndexInfo) error {
+	for _, ps := range passes {
+		if ps.rule != "" && !p.Options.On(ps.rule) {
+			continue
+		}
+		if err := ps.run(p, indexes); err != nil {
+			return err
+		}
+		if anyOperator(p.Root, ps.fired) {
+			p.Fired = plan.AddRule(p.Fired, ps.name)
+		}
+	}
+	return nil
+}
+
+// anyOperator reports whether some operator of the tree satisfies f.
+func anyOperator(op plan.Operator, f func(plan.Operator) bool) bool {
+	if f(op) {
+		return true
+	}
+	for _, c := range op.Children() {
+		if anyOperator(c, f) {
+			return true
+		}
+	}
+	return false
+}
