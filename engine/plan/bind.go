@@ -282,11 +282,11 @@ func isUpdate(c gql.Clause) bool {
 
 // where adds a filter on the current rows.
 func (b *binder) where(e gql.Expr) error {
-	IndexPred, err := b.predicate(e)
+	pred, err := b.predicate(e)
 	if err != nil {
 		return err
 	}
-	b.set(&Filter{Input: b.root, Pred: IndexPred})
+	b.set(&Filter{Input: b.root, Pred: pred})
 	return nil
 }
 
@@ -295,16 +295,16 @@ func (b *binder) where(e gql.Expr) error {
 func (b *binder) predicate(e gql.Expr) (Expr, error) {
 	saved := b.inWhere
 	b.inWhere = true
-	IndexPred, err := b.expr(e, noAggregates)
+	pred, err := b.expr(e, noAggregates)
 	b.inWhere = saved
 	if err != nil {
 		return nil, err
 	}
-	switch t := IndexPred.Type(); t {
+	switch t := pred.Type(); t {
 	case vector.Node, vector.Rel, vector.Int64, vector.Float64, vector.String:
 		return nil, semanticAt(e.Position(), "WHERE expects a boolean, got %s", t)
 	}
-	return IndexPred, nil
+	return pred, nil
 }
 
 func syntaxAt(p gql.Pos, format string, args ...any) error {

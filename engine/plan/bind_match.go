@@ -298,21 +298,21 @@ func (b *binder) propertyFilter(col int, props gql.Expr) error {
 	if !ok {
 		return semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
 	}
-	var IndexPred Expr
+	var pred Expr
 	for i, k := range m.Keys {
 		v, err := b.expr(m.Values[i], noAggregates)
 		if err != nil {
 			return err
 		}
 		eq := &Binary{Op: OpEq, L: &Property{Of: b.sc.ref(col), Key: k}, R: v}
-		if IndexPred == nil {
-			IndexPred = eq
+		if pred == nil {
+			pred = eq
 		} else {
-			IndexPred = &Binary{Op: OpAnd, L: IndexPred, R: eq}
+			pred = &Binary{Op: OpAnd, L: pred, R: eq}
 		}
 	}
-	if IndexPred != nil {
-		b.set(&Filter{Input: b.root, Pred: IndexPred})
+	if pred != nil {
+		b.set(&Filter{Input: b.root, Pred: pred})
 	}
 	return nil
 }

@@ -194,12 +194,12 @@ func (b *binder) shortestPart(part *gql.PatternPart, before int) (*partCols, err
 // so that it runs only for the rows that pass them (the endpoints' own
 // conditions, typically); the rest filter the result.
 func (b *binder) whereAround(e gql.Expr, searches []*ShortestPath) error {
-	IndexPred, err := b.expr(e, noAggregates)
+	pred, err := b.expr(e, noAggregates)
 	if err != nil {
 		return err
 	}
 	var rest Expr
-	for _, c := range andTerms(IndexPred, nil) {
+	for _, c := range andTerms(pred, nil) {
 		top, ok := highestCol(c)
 		pushed := false
 		for _, sp := range searches { // lowest in the plan first

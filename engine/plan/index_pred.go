@@ -144,9 +144,9 @@ func SeekRows(seek *IndexSeek, ix *IndexInfo) float64 {
 // residualSelectivity is the selectivity of a Filter right above a seek:
 // the conjuncts on the seek's properties are what the seek's estimate
 // already counts, so only the others reduce the rows further.
-func residualSelectivity(IndexPred Expr, seek *IndexSeek) float64 {
+func residualSelectivity(pred Expr, seek *IndexSeek) float64 {
 	sel := 1.0
-	for _, c := range Conjuncts(IndexPred, nil) {
+	for _, c := range Conjuncts(pred, nil) {
 		if col, p, ok := IndexablePred(c); ok && col == 0 && HasLabel(seek.Props, p.Prop) {
 			continue
 		}

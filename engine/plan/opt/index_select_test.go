@@ -111,6 +111,6 @@ func TestSeekInSubquery(t *testing.T) {
 	}
 	walk(p.Root)
 	if !found {
-		t.Fatalf("no plan.IndexSeek in the subquery plan:\n%s", plan.Format(p.Root))
+		t.Fatalf("no IndexSeek in the subquery plan:\n%s", plan.Format(p.Root))
 	}
 }
