@@ -10,36 +10,73 @@ import (
 // selectIndexes rewrites p to read nodes through indexes: a NodeScan whose
 // variable a Filter above it constrains by equality, IN, a range or
 // STARTS WITH on indexed properties (inline property maps are equality
-// filters too) becomes an IndexSeek; the Filter stays. A scan whose keys
-// come from the rows of a cartesian product's other side becomes an
-// IndexJoin. The index hints of the statement's MATCH clauses are
-// honoured: USING INDEX forces an index (an error if it cannot serve the
-// MATCH), WITHOUT INDEX keeps label scans.
+// filters too) becomes an IndexSeek; the Filter stays. USING INDEX forces
+// an index, WITHOUT INDEX keeps label scans.
 func selectIndexes(p *plan.Plan, indexes []plan.IndexInfo) error {
-	h := p.Hints
-	if h == nil {
-		h = &plan.Hints{}
-	}
-	s := &selector{indexes: indexes, hints: h, cands: map[*plan.NodeScan]*scanCands{},
-		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}}
+	s := newSelector(p, indexes)
 	s.walk(p.Root)
 	for _, c := range s.order {
 		if err := s.choose(c); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// selectIndexJoins runs after selectIndexes: a scan that no constant seek
+// serves, whose keys come from the rows of a cartesian product's other
+// side, becomes an IndexJoin (index_join.go). Then every USING INDEX hint
+// must have been honoured, by a seek or a join: one that could not serve
+// its MATCH is an error.
+func selectIndexJoins(p *plan.Plan, indexes []plan.IndexInfo) error {
+	s := newSelector(p, indexes)
+	s.walk(p.Root)
+	s.used = seekVars(p.Root, map[string]bool{})
 	for _, j := range s.joinOrder {
 		if !s.used[j.scan.Var] {
 			s.chooseJoin(j)
 		}
 	}
-	for v, hint := range h.Index {
+	for v, hint := range s.hints.Index {
 		if !s.used[v] {
 			return errs.Semantic("cannot use index hint %s:%s(%s): %s is not a node scanned by a MATCH with a predicate on those properties",
 				v, hint.Label, joinProps(hint.Props), v).At(hint.Pos.Line, hint.Pos.Column)
 		}
 	}
 	return nil
+}
+
+func newSelector(p *plan.Plan, indexes []plan.IndexInfo) *selector {
+	h := p.Hints
+	if h == nil {
+		h = &plan.Hints{}
+	}
+	return &selector{indexes: indexes, hints: h, cands: map[*plan.NodeScan]*scanCands{},
+		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}}
+}
+
+// seekVars adds to vars the variables an IndexSeek serves, in the plan and
+// in the sub-plans of its pattern subqueries (where walk looks too).
+func seekVars(op plan.Operator, vars map[string]bool) map[string]bool {
+	sub := func(e plan.Expr) {
+		if ps, ok := e.(*plan.PatternSubquery); ok {
+			seekVars(ps.Plan, vars)
+		}
+	}
+	switch o := op.(type) {
+	case *plan.IndexSeek:
+		vars[o.Var] = true
+	case *plan.Filter:
+		plan.Walk(o.Pred, sub)
+	case *plan.Project:
+		for _, e := range o.Exprs {
+			plan.Walk(e, sub)
+		}
+	}
+	for _, c := range op.Children() {
+		seekVars(c, vars)
+	}
+	return vars
 }
 
 func joinProps(ps []string) string {

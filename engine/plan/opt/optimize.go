@@ -22,16 +22,12 @@ var passes = []struct {
 		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
 	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },
 		func(op plan.Operator) bool { _, ok := op.(*plan.CountExpand); return ok }},
-	// Index seeks, and index joins where no constant seek serves a scan;
-	// USING INDEX and WITHOUT INDEX hints decide between them
-	// (index_select.go, index_join.go).
-	{"index-selection", "", selectIndexes, func(op plan.Operator) bool {
-		switch op.(type) {
-		case *plan.IndexSeek, *plan.IndexJoin:
-			return true
-		}
-		return false
-	}},
+	// Index seeks in place of label scans (index_select.go), then index
+	// joins where no constant seek serves a scan (index_join.go); USING
+	// INDEX and WITHOUT INDEX hints decide, and a USING INDEX neither
+	// honours is an error.
+	{"index-selection", "", selectIndexes, func(op plan.Operator) bool { _, ok := op.(*plan.IndexSeek); return ok }},
+	{"index-join", "", selectIndexJoins, func(op plan.Operator) bool { _, ok := op.(*plan.IndexJoin); return ok }},
 	// A Sort on the key a BTREE seek below it orders by goes; the seek
 	// yields its nodes in order (order_seek.go).
 	{"order-seek", "", func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = orderBySeeks(p.Root); return nil },

@@ -88,6 +88,7 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, ""},
 		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection"},
 		{"MATCH (p:P) WHERE p.id > 7 RETURN p ORDER BY p.id", nil, "index-selection,order-seek"},
+		{"UNWIND $ks AS k MATCH (p:P) WHERE p.id = k RETURN p", nil, "index-join"},
 		{"MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a, b", nil, "join-hints"},
 		{"MATCH (p:P {id: 7})-[:T]->(q:L) RETURN p UNION MATCH (p)-[*]->(q) RETURN DISTINCT p", nil,
 			"expand-labels,endpoints-only,index-selection"},
