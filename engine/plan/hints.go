@@ -2,15 +2,33 @@ package plan
 
 import "github.com/quiverdb/quiver/engine/gql"
 
-// Hints are the planner hints of a statement, by variable.
+// Hints are the planner hints of a statement, bound into its plan so that
+// the optimizer needs no syntax tree.
 type Hints struct {
-	Index   map[string]*gql.Hint // USING INDEX, by variable
-	NoIndex map[string]bool      // variables of a MATCH … WITHOUT INDEX
-	Joins   []*gql.Hint          // USING JOIN ON a.x = b.y
+	Index   map[string]*IndexHint // USING INDEX, by variable
+	NoIndex map[string]bool       // variables of a MATCH … WITHOUT INDEX
+	Joins   []*JoinHint           // USING JOIN ON a.x = b.y
+}
+
+// IndexHint is USING INDEX v:Label(props): the scan of Var must read that
+// index. Line and Column place the hint for an error that it cannot be
+// honoured.
+type IndexHint struct {
+	Var, Label   string
+	Props        []string
+	Line, Column int
+}
+
+// JoinHint is USING JOIN ON Var.Prop = RightVar.RightProp: the two pattern
+// parts join by hashing.
+type JoinHint struct {
+	Var, Prop           string
+	RightVar, RightProp string
+	Line, Column        int
 }
 
 func collectHints(stmt *gql.Statement) *Hints {
-	h := &Hints{Index: map[string]*gql.Hint{}, NoIndex: map[string]bool{}}
+	h := &Hints{Index: map[string]*IndexHint{}, NoIndex: map[string]bool{}}
 	if stmt == nil || stmt.Query == nil {
 		return h
 	}
@@ -23,9 +41,11 @@ func collectHints(stmt *gql.Statement) *Hints {
 			for _, hint := range m.Hints {
 				switch hint.Kind {
 				case gql.HintIndex:
-					h.Index[hint.Var] = hint
+					h.Index[hint.Var] = &IndexHint{Var: hint.Var, Label: hint.Label, Props: hint.Props,
+						Line: hint.Pos.Line, Column: hint.Pos.Column}
 				case gql.HintJoin:
-					h.Joins = append(h.Joins, hint)
+					h.Joins = append(h.Joins, &JoinHint{Var: hint.Var, Prop: hint.Props[0],
+						RightVar: hint.RightVar, RightProp: hint.RightProp, Line: hint.Pos.Line, Column: hint.Pos.Column})
 				case gql.HintNoIndex:
 					for _, pp := range m.Pattern.Parts {
 						for _, n := range pp.Nodes {

@@ -40,7 +40,7 @@ func selectIndexJoins(p *plan.Plan, indexes []plan.IndexInfo) error {
 	for v, hint := range s.hints.Index {
 		if !s.used[v] {
 			return errs.Semantic("cannot use index hint %s:%s(%s): %s is not a node scanned by a MATCH with a predicate on those properties",
-				v, hint.Label, joinProps(hint.Props), v).At(hint.Pos.Line, hint.Pos.Column)
+				v, hint.Label, joinProps(hint.Props), v).At(hint.Line, hint.Column)
 		}
 	}
 	return nil

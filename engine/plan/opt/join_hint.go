@@ -2,7 +2,6 @@ package opt
 
 import (
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 )
 
@@ -27,7 +26,7 @@ func applyJoinHints(p *plan.Plan, _ []plan.IndexInfo) error {
 // two properties. The hint states the join condition: rows pair only
 // where a.x = b.y (null keys pair with nothing), whether or not WHERE
 // says so too.
-func applyJoin(root plan.Operator, h *gql.Hint) (plan.Operator, error) {
+func applyJoin(root plan.Operator, h *plan.JoinHint) (plan.Operator, error) {
 	var found *plan.CrossProduct
 	var parent plan.Operator
 	var walk func(op, par plan.Operator)
@@ -49,9 +48,9 @@ func applyJoin(root plan.Operator, h *gql.Hint) (plan.Operator, error) {
 	walk(root, nil)
 	if found == nil {
 		return nil, errs.Semantic("cannot use join hint on %s.%s = %s.%s: %s and %s are not in separate parts of one MATCH pattern",
-			h.Var, h.Props[0], h.RightVar, h.RightProp, h.Var, h.RightVar).At(h.Pos.Line, h.Pos.Column)
+			h.Var, h.Prop, h.RightVar, h.RightProp, h.Var, h.RightVar).At(h.Line, h.Column)
 	}
-	lv, lp, rv, rp := h.Var, h.Props[0], h.RightVar, h.RightProp
+	lv, lp, rv, rp := h.Var, h.Prop, h.RightVar, h.RightProp
 	if colIndex(found.Left, lv) < 0 {
 		lv, lp, rv, rp = rv, rp, lv, lp
 	}
@@ -64,7 +63,7 @@ func applyJoin(root plan.Operator, h *gql.Hint) (plan.Operator, error) {
 		return hj, nil
 	}
 	if !replaceChild(parent, found, hj) {
-		return nil, errs.NotSupported("cannot use join hint here: the join is below a %s", plan.OperatorName(parent)).At(h.Pos.Line, h.Pos.Column)
+		return nil, errs.NotSupported("cannot use join hint here: the join is below a %s", plan.OperatorName(parent)).At(h.Line, h.Column)
 	}
 	return root, nil
 }
