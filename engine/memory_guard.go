@@ -14,7 +14,7 @@ import (
 // The server-wide memory budget (Options.MaxMemory, `quiver serve
 // --max-memory`) has two guards:
 //
-//   - the accountant: every statement's MemTracker also charges the
+//   - the accountant: every statement's memory.Tracker also charges the
 //     budget, and a charge that takes the sum of all statements past it
 //     fails the statement holding the most (memory.Budget);
 //   - the heap watchdog below (Options.WatchHeap): accounting is an
