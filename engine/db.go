@@ -28,11 +28,18 @@ type DB struct {
 	settings *Settings
 	// mem is the server-wide memory budget and its heap watchdog.
 	mem *memoryGovernor
+	// unlockDir releases the data directory's lock (nil without a
+	// directory).
+	unlockDir func()
 }
 
 // Open opens the database in dir, creating the directory if needed. When
 // dir holds a base (a manifest.json written by `quiver import` or
 // DB.SaveBase; docs/storage-format.md) the graph is loaded from it.
+//
+// The process holds an exclusive lock on dir until Close: a second Open of
+// it, here or in another process, and an import into it fail with a
+// *storage.DirInUseError naming the holder.
 //
 // Changes made by queries after Open live in memory only: there is no
 // write-ahead log yet, so they are lost at exit unless SaveBase writes a
@@ -48,17 +55,26 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	}
 	existed := false
+	unlock := func() {}
 	if dir != "" {
 		_, err := os.Stat(dir)
 		existed = err == nil
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create data directory: %w", err)
 		}
+		if unlock, err = storage.LockDataDir(dir); err != nil {
+			return nil, err
+		}
+		if err := load.ImportRunning(dir); err != nil {
+			unlock()
+			return nil, err
+		}
 		stale, err := load.CleanStaleImports(dir)
 		for _, d := range stale {
 			log.Warn("removed a directory left by an interrupted import", "path", d)
 		}
 		if err != nil {
+			unlock()
 			return nil, err
 		}
 	}
@@ -68,6 +84,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	case storage.HasBase(dir):
 		var err error
 		if store, err = storage.OpenBase(dir); err != nil {
+			unlock()
 			return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
 		}
 		s := store.Snapshot()
@@ -83,7 +100,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		budget = DefaultMaxMemory()
 	}
 	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
-		mem: newMemoryGovernor(budget, opts.WatchHeap)}, nil
+		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}, nil
 }
 
 // SaveBase writes the latest committed version to the data directory as
@@ -104,6 +121,7 @@ func (db *DB) Close() error {
 	}
 	db.mem.close()
 	db.store.WaitCompaction() // no background work outlives the database
+	db.unlockDir()
 	return nil
 }
 

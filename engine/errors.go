@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/quiverdb/quiver/engine/errs"
+import (
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
+)
 
 // Error is the engine's error type: an ISO/IEC 39075 status code, a
 // category, a message and optional position and suggestion. Use
@@ -9,6 +12,10 @@ type Error = errs.Error
 
 // Position is a 1-based line and column in the query text.
 type Position = errs.Position
+
+// DirInUseError is Open's error for a data directory another process (or
+// another open DB in this one) holds: one process per data directory.
+type DirInUseError = storage.DirInUseError
 
 // AsError returns err as an *Error when it is one or wraps one.
 func AsError(err error) (*Error, bool) { return errs.As(err) }

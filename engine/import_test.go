@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,12 @@ func TestImportThenQuery(t *testing.T) {
 	if _, err := db.SaveBase(); err != nil {
 		t.Fatal(err)
 	}
+	// One process per data directory: it stays locked until Close.
+	var inUse *engine.DirInUseError
+	if _, err := engine.Open(dir, engine.Options{}); !errors.As(err, &inUse) || inUse.PID != os.Getpid() {
+		t.Fatalf("a second Open of an open directory: %v, want a DirInUseError naming this process", err)
+	}
+	db.Close()
 	db2, err := engine.Open(dir, engine.Options{})
 	if err != nil {
 		t.Fatal(err)

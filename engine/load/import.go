@@ -105,15 +105,21 @@ func Import(o Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	if err := ImportRunning(dir); err != nil {
+		return sum, err
+	}
 	if fi, err := os.Stat(dir); err == nil {
 		if !fi.IsDir() {
 			return sum, fmt.Errorf("%s exists and is not a directory", dir)
+		}
+		if err := storage.DataDirHeld(dir); err != nil {
+			return sum, err
 		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return sum, err
 		}
-		if len(ents) > 0 {
+		if len(ents) > 0 && !onlyLockFile(ents) {
 			return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
 		}
 	} else if !os.IsNotExist(err) {
@@ -155,7 +161,16 @@ func Import(o Options) (Summary, error) {
 	if err := os.Remove(filepath.Join(tmp, stagingLockName)); err != nil {
 		return sum, err
 	}
-	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) { // an empty directory
+	// A server may have opened the directory while the import ran.
+	if err := storage.DataDirHeld(dir); err != nil {
+		return sum, err
+	}
+	// The directory is empty but for the lock file a server that opened
+	// it and stopped left behind.
+	if err := os.Remove(filepath.Join(dir, storage.DataDirLockName)); err != nil && !os.IsNotExist(err) {
+		return sum, err
+	}
+	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) {
 		return sum, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -351,4 +366,10 @@ func relSet(t *table, typ string) storage.BulkRels {
 		br.Src, br.Dst = []uint32{}, []uint32{}
 	}
 	return br
+}
+
+// onlyLockFile reports whether a directory's entries are just the lock
+// file of a process that used it as an empty database.
+func onlyLockFile(ents []os.DirEntry) bool {
+	return len(ents) == 1 && ents[0].Name() == storage.DataDirLockName && !ents[0].IsDir()
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/quiverdb/quiver/engine/storage"
 )
 
 // An import builds its directory D beside it, in a staging directory
@@ -36,7 +38,7 @@ func newStaging(dir string) (path string, release func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	unlock, err := lockFile(filepath.Join(tmp, stagingLockName))
+	unlock, err := storage.LockFile(filepath.Join(tmp, stagingLockName))
 	if err != nil {
 		os.RemoveAll(tmp)
 		return "", nil, fmt.Errorf("cannot lock the import's staging directory: %w", err)
@@ -73,6 +75,34 @@ func CleanStaleImports(dir string) ([]string, error) {
 	return removed, nil
 }
 
+// ImportRunning reports, as an error, an import into dir that is running
+// now: a staging directory of dir whose lock a process holds. Without
+// file locks (storage.LocksSupported) nothing can tell, and it reports
+// none.
+func ImportRunning(dir string) error {
+	if !storage.LocksSupported {
+		return nil
+	}
+	parent, prefix := filepath.Dir(filepath.Clean(dir)), stagingPrefix(dir)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("cannot list %s for running imports: %w", parent, err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		path := filepath.Join(parent, e.Name())
+		if _, err := os.Stat(filepath.Join(path, stagingLockName)); err == nil && !abandoned(path) {
+			return fmt.Errorf("an import into %s is running (it builds in %s): one Quiver process serves or imports a data directory at a time", dir, path)
+		}
+	}
+	return nil
+}
+
 // abandoned reports whether no running import holds the staging
 // directory path.
 func abandoned(path string) bool {
@@ -81,7 +111,7 @@ func abandoned(path string) bool {
 		fi, err := os.Stat(path)
 		return err == nil && time.Since(fi.ModTime()) > stagingGrace
 	}
-	unlock, err := tryLockFile(lock)
+	unlock, err := storage.TryLockFile(lock)
 	if err != nil {
 		return false // held by a running import, or unreadable: leave it
 	}
