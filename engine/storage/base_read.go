@@ -244,7 +244,7 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 	if err := v.loadRels(len(cf.Types), load); err != nil {
 		return nil, err
 	}
-	s.cur.Store(v)
+	s.install(v)
 	s.nextNode.Store(m.NodeBound)
 	s.nextRel.Store(m.RelBound)
 	if err := s.rebuildSchema(&cf); err != nil {

@@ -179,7 +179,7 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 			*cols = (*cols)[:len(*cols)-1]
 		}
 	}
-	s.cur.Store(v)
+	s.install(v)
 	s.nextNode.Store(v.nodeBound)
 	s.nextRel.Store(v.relBound)
 	return s, nil

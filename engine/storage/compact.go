@@ -93,7 +93,11 @@ func (s *Store) compactOnce(force bool) int {
 	}
 	s.writer.Lock()
 	defer s.writer.Unlock()
-	cur := s.cur.Load()
+	// The compacted adjacencies go into head, the base of the next
+	// commit, and into what readers see when that is head too; a commit
+	// waiting for its fsync publishes its own (uncompacted, same content)
+	// version, and the next commit carries the compacted one.
+	cur := s.head
 	nv := *cur
 	nv.adj = append([]adjPair(nil), cur.adj...)
 	installed := 0
@@ -104,7 +108,8 @@ func (s *Store) compactOnce(force bool) int {
 		}
 	}
 	if installed > 0 {
-		s.cur.Store(&nv)
+		s.head = &nv
+		s.cur.CompareAndSwap(cur, &nv)
 	}
 	return installed
 }

@@ -172,5 +172,6 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 
 // GatherNodePropCodes: see Snapshot.GatherNodePropCodes.
 func (tx *Tx) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
 	return tx.view().GatherNodePropCodes(k, ids, sel, n, codes)
 }

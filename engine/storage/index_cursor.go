@@ -42,6 +42,7 @@ func (s *Snapshot) IndexCursor(ix *catalog.Index, lo, hi string, desc bool) *Ind
 // IndexCursor: see Snapshot.IndexCursor; a Tx sees its own writes up to
 // the moment the cursor opens.
 func (tx *Tx) IndexCursor(ix *catalog.Index, lo, hi string, desc bool) *IndexCursor {
+	tx.markIndexRead(ix)
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()

@@ -48,6 +48,7 @@ func (s *Snapshot) index(ix *catalog.Index) *nodeIndex {
 
 // IndexEqual: see Snapshot.IndexEqual; a Tx sees its own writes.
 func (tx *Tx) IndexEqual(ix *catalog.Index, key string) *roaring.Bitmap {
+	tx.markIndexRead(ix)
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -58,6 +59,7 @@ func (tx *Tx) IndexEqual(ix *catalog.Index, key string) *roaring.Bitmap {
 
 // IndexRange: see Snapshot.IndexRange; a Tx sees its own writes.
 func (tx *Tx) IndexRange(ix *catalog.Index, lo, hi string) *roaring.Bitmap {
+	tx.markIndexRead(ix)
 	if w := tx.w; w != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -120,4 +122,20 @@ func (s *Snapshot) checkIndexes() error {
 		}
 	}
 	return nil
+}
+
+// markIndexRead records an index read in a SERIALIZABLE transaction's
+// read footprint: the index's label and keys.
+func (tx *Tx) markIndexRead(ix *catalog.Index) {
+	if tx.reads == nil || ix == nil {
+		return
+	}
+	if l, ok := tx.s.cat.LookupLabel(ix.Label); ok {
+		tx.reads.mark(readLabel, uint32(l))
+	}
+	for _, name := range ix.Keys {
+		if k, ok := tx.s.cat.LookupKey(name); ok {
+			tx.reads.mark(readNodeKey, uint32(k))
+		}
+	}
 }

@@ -144,8 +144,16 @@ func TestModel(t *testing.T) {
 // runModel runs random transactions against a store and the model and
 // returns both, equal, at the end.
 func runModel(t *testing.T, seed int64, big bool) (*Store, *model) {
+	return runModelLogged(t, seed, big, nil)
+}
+
+// runModelLogged is runModel with commits logged to l (when not nil).
+func runModelLogged(t *testing.T, seed int64, big bool, l Log) (*Store, *model) {
 	rnd := rand.New(rand.NewSource(seed))
 	s := New()
+	if l != nil {
+		s.SetLog(l)
+	}
 	cat := s.Catalog()
 	g := &gen{rnd: rnd}
 	for i := 0; i < 3; i++ {

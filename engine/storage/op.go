@@ -30,35 +30,38 @@ const (
 	// OpDeleteNode deletes node ID, which has no relationships left, with
 	// its labels and properties.
 	OpDeleteNode
+	// OpCreateIndex creates index Index (its Slot is assigned at apply).
+	OpCreateIndex
+	// OpDropIndex drops the index called Name.
+	OpDropIndex
+	// OpCreateConstraint creates constraint Constraint (with the index a
+	// UNIQUE constraint creates, if it creates one).
+	OpCreateConstraint
+	// OpDropConstraint drops the constraint called Name (and the index it
+	// owns).
+	OpDropConstraint
 )
 
 // Op is one logical write of a transaction, after validation: ids are
 // assigned, values are deep copies of validated property values and nil
-// values are dropped. A commit's WAL record will be its ops in order plus
-// the commit ts; replaying them in order onto the previous version (with
-// the recorded ids) rebuilds the committed version exactly.
+// values are dropped. A commit's WAL record is its ops in order plus the
+// commit ts and the catalog names logged with it (record.go); replaying
+// them in order onto the previous version (with the recorded ids)
+// rebuilds the committed version exactly. Schema changes are ops too, so
+// a savepoint or a rebase replays them in their place.
 //
-//	WAL record (durability issue; sketch)
-//	┌────────┬──────────┬──────────────────────────────────────────────┐
-//	│ ts u64 │ n uvarint│ n × op: kind u8, id uvarint, then             │
-//	│        │          │  CreateNode: labels (count + ids)             │
-//	│        │          │  CreateRel:  type, src, dst                   │
-//	│        │          │  both:       props (count + key id + value)   │
-//	│        │          │  Set*Props:  props, a null value removes      │
-//	│        │          │  Add/RemoveLabels: labels (count + ids)       │
-//	│        │          │  DeleteRel:  type, src, dst                   │
-//	│        │          │  DeleteNode: nothing more                     │
-//	└────────┴──────────┴──────────────────────────────────────────────┘
-//
-// Catalog ids in ops refer to names that the record must carry (or that a
-// catalog record logged before it carries): names are not transactional.
+// Catalog ids in ops refer to names that the record carries (or that a
+// record logged before it carries): names are not transactional.
 type Op struct {
-	Kind   OpKind
-	ID     uint64
-	Labels []catalog.LabelID // OpCreateNode, OpAddLabels, OpRemoveLabels
-	Type   catalog.TypeID    // OpCreateRel, OpDeleteRel
-	Src    uint64            // OpCreateRel, OpDeleteRel
-	Dst    uint64            // OpCreateRel, OpDeleteRel
-	Keys   []catalog.KeyID
-	Vals   []vector.Value
+	Kind       OpKind
+	ID         uint64
+	Labels     []catalog.LabelID // OpCreateNode, OpAddLabels, OpRemoveLabels
+	Type       catalog.TypeID    // OpCreateRel, OpDeleteRel
+	Src        uint64            // OpCreateRel, OpDeleteRel
+	Dst        uint64            // OpCreateRel, OpDeleteRel
+	Keys       []catalog.KeyID
+	Vals       []vector.Value
+	Index      *catalog.Index      // OpCreateIndex
+	Constraint *catalog.Constraint // OpCreateConstraint
+	Name       string              // OpDropIndex, OpDropConstraint
 }

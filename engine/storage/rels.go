@@ -96,17 +96,25 @@ func (w *work) createRelLocked(op *Op) {
 	}
 	g, r := int(id>>groupShift), int(id&groupMask)
 	c := w.ownRelChunkLocked(g)
-	if r < len(c.typ) {
-		panic("BUG: storage: relationship id handed out twice")
+	switch {
+	case r < len(c.typ):
+		// A hole left when a transaction that took a later id committed
+		// first (optimistic transactions commit in any order). Ids are
+		// never handed out twice, so only its owner fills it.
+		if c.typ[r] != noRel {
+			panic("BUG: storage: relationship id handed out twice")
+		}
+		c.typ[r], c.src[r], c.dst[r] = uint32(op.Type), uint32(op.Src), uint32(op.Dst)
+	default:
+		for len(c.typ) < r { // ids of rolled-back or not yet committed transactions
+			c.typ = append(c.typ, noRel)
+			c.src = append(c.src, 0)
+			c.dst = append(c.dst, 0)
+		}
+		c.typ = append(c.typ, uint32(op.Type))
+		c.src = append(c.src, uint32(op.Src)) // live nodes: ids <= maxNodeID
+		c.dst = append(c.dst, uint32(op.Dst))
 	}
-	for len(c.typ) < r { // ids of rolled-back transactions
-		c.typ = append(c.typ, noRel)
-		c.src = append(c.src, 0)
-		c.dst = append(c.dst, 0)
-	}
-	c.typ = append(c.typ, uint32(op.Type))
-	c.src = append(c.src, uint32(op.Src)) // live nodes: ids <= maxNodeID
-	c.dst = append(c.dst, uint32(op.Dst))
 	if id >= v.relBound {
 		v.relBound = id + 1
 	}

@@ -36,13 +36,47 @@ func noObject(format string, args ...any) error {
 // An existing name, or an existing index of the same type on the same
 // label and keys, is a 42S01 error.
 func (tx *Tx) CreateIndex(def catalog.Index) error {
+	return tx.schemaOp(Op{Kind: OpCreateIndex, Index: &def})
+}
+
+// schemaOp validates and applies a schema op and logs it. A failing op
+// may have changed the working version (a UNIQUE constraint's index is
+// built before its duplicates are found): the caller rolls the statement
+// back.
+func (tx *Tx) schemaOp(op Op) error {
+	if tx.done {
+		return errDone
+	}
 	w, err := tx.begin()
 	if err != nil {
 		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.createIndexLocked(&def, tx.s.cat)
+	if err := w.applySchemaLocked(&op); err != nil {
+		return err
+	}
+	w.ops = append(w.ops, op)
+	return nil
+}
+
+// applySchemaLocked is the apply function of the schema ops. Unlike the
+// data ops it validates as it applies (names may clash with a concurrent
+// transaction's), so a replay or rebase gets an error, never a panic.
+func (w *work) applySchemaLocked(op *Op) error {
+	switch op.Kind {
+	case OpCreateIndex:
+		def := *op.Index // the op keeps the definition as logged; Slot is per version
+		return w.createIndexLocked(&def, w.cat)
+	case OpDropIndex:
+		return w.dropIndexNamedLocked(op.Name)
+	case OpCreateConstraint:
+		c := *op.Constraint
+		return w.createConstraintLocked(&c)
+	case OpDropConstraint:
+		return w.dropConstraintLocked(op.Name)
+	}
+	panic("BUG: storage: not a schema op")
 }
 
 func (w *work) createIndexLocked(def *catalog.Index, cat *catalog.Catalog) error {
@@ -66,7 +100,6 @@ func (w *work) createIndexLocked(def *catalog.Index, cat *catalog.Catalog) error
 	x.epoch = w.epoch
 	w.v.indexes = append(w.v.indexes, x)
 	w.v.schema = sc.WithIndex(def)
-	w.schemaChanged = true
 	return nil
 }
 
@@ -126,12 +159,10 @@ func (x *nodeIndex) snapshotKey(v *Snapshot, id uint64) (string, bool) {
 // DropIndex removes the index named name; unknown names are 42S02, and an
 // index a constraint owns is dropped with its constraint only.
 func (tx *Tx) DropIndex(name string) error {
-	w, err := tx.begin()
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	return tx.schemaOp(Op{Kind: OpDropIndex, Name: name})
+}
+
+func (w *work) dropIndexNamedLocked(name string) error {
 	ix := w.v.Schema().Index(name)
 	if ix == nil {
 		return noObject("no index named %s", name)
@@ -146,7 +177,6 @@ func (tx *Tx) DropIndex(name string) error {
 func (w *work) dropIndexLocked(ix *catalog.Index) {
 	w.v.indexes[ix.Slot] = nil
 	w.v.schema = w.v.Schema().WithoutIndex(ix.Name)
-	w.schemaChanged = true
 }
 
 // CreateConstraint adds constraint c after checking that the nodes the
@@ -155,13 +185,12 @@ func (w *work) dropIndexLocked(ix *catalog.Index) {
 // its label and key: an existing one, or a BTREE index it creates, owns
 // and names after itself.
 func (tx *Tx) CreateConstraint(c catalog.Constraint) error {
-	w, err := tx.begin()
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	cat := tx.s.cat
+	return tx.schemaOp(Op{Kind: OpCreateConstraint, Constraint: &c})
+}
+
+func (w *work) createConstraintLocked(cp *catalog.Constraint) error {
+	c := *cp
+	cat := w.cat
 	sc := w.v.Schema()
 	if sc.Constraint(c.Name) != nil {
 		return objectExists("a constraint named %s already exists", c.Name)
@@ -197,7 +226,6 @@ func (tx *Tx) CreateConstraint(c catalog.Constraint) error {
 		}
 	}
 	w.v.schema = w.v.Schema().WithConstraint(&c)
-	w.schemaChanged = true
 	return nil
 }
 
@@ -217,12 +245,10 @@ func (x *nodeIndex) firstDuplicate(v *Snapshot, c *catalog.Constraint) error {
 // DropConstraint removes the constraint named name (and the index it
 // created, if it created one); unknown names are 42S02.
 func (tx *Tx) DropConstraint(name string) error {
-	w, err := tx.begin()
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	return tx.schemaOp(Op{Kind: OpDropConstraint, Name: name})
+}
+
+func (w *work) dropConstraintLocked(name string) error {
 	sc := w.v.Schema()
 	c := sc.Constraint(name)
 	if c == nil {
@@ -232,7 +258,6 @@ func (tx *Tx) DropConstraint(name string) error {
 		w.dropIndexLocked(ix)
 	}
 	w.v.schema = w.v.Schema().WithoutConstraint(name)
-	w.schemaChanged = true
 	return nil
 }
 

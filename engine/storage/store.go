@@ -27,11 +27,28 @@ type Store struct {
 	// epochs stamps write transactions; a chunk or column stamped with a
 	// transaction's epoch is private to it and mutated in place.
 	epochs atomic.Uint64
-	// writer serializes write transactions: a Tx locks it at its first
-	// write and unlocks at Commit or Rollback. Writer–writer concurrency
-	// (first committer wins) is for the transactions issue. Readers never
-	// touch it.
+	// writer is the commit lock (commit.go): a pessimistic Tx holds it
+	// from its first write to its end, an optimistic one only while it
+	// commits. Readers never touch it. The fields below it are its.
 	writer struct{ sync.Mutex }
+	// head is the latest committed version, durable or not: the base of
+	// the next commit.
+	head *Snapshot
+	// log makes commits durable (nil: in memory only); logged counts the
+	// catalog names its records carry so far; rec is the encoding buffer.
+	log    Log
+	logged struct{ labels, types, keys int }
+	rec    []byte
+	// failed is set when the log failed: no commit is taken after it.
+	failed atomic.Pointer[error]
+	// hist is the conflict history of recent commits (conflict.go).
+	hist history
+	// txs tracks the open optimistic transactions and the ts of the
+	// version each builds on: the history they may still need.
+	txs struct {
+		mu   sync.Mutex
+		open map[*Tx]uint64
+	}
 	// compacting is set while the background compactor runs (compact.go);
 	// bg waits for it.
 	compacting atomic.Bool
@@ -41,7 +58,7 @@ type Store struct {
 // New returns an empty store.
 func New() *Store {
 	s := &Store{cat: catalog.New()}
-	s.cur.Store(emptySnapshot())
+	s.install(emptySnapshot())
 	return s
 }
 

@@ -14,27 +14,37 @@ import (
 // writes; others see the writes atomically at Commit.
 //
 // Until the first write a Tx is a Snapshot pointer and nothing else. The
-// first write takes the store's writer lock and starts a private working
-// version (work.v) that shares everything with the latest committed
-// version; the Tx then copies what it writes (a chunk, a group table, a
-// bitmap) once and mutates its copy in place, so a transaction creating a
-// million nodes costs the same per node as one creating ten.
+// first write starts a private working version (work.v) that shares
+// everything with the version it starts from; the Tx then copies what it
+// writes (a chunk, a group table, a bitmap) once and mutates its copy in
+// place, so a transaction creating a million nodes costs the same per
+// node as one creating ten.
 //
-// If another transaction committed between Begin and the first write, the
-// first write moves the Tx to the latest version. Until the transactions
-// issue brings conflict checks, updates and deletions validate against the
-// version they apply to (after the move): a write to an entity another
-// transaction deleted meanwhile is an error, never a corruption.
+// A Tx is pessimistic or optimistic (commit.go):
+//   - Pessimistic (Begin, BeginAt): the first write, or BeginWrite, takes
+//     the store's commit lock and moves the Tx to the latest version; it
+//     holds the lock until Commit or Rollback, so it never conflicts. A
+//     one-statement write uses it: its reads and writes are one step.
+//   - Optimistic (BeginOptimistic): writes build on the Tx's own snapshot
+//     without any lock; Commit takes the lock only to check the writes
+//     against what committed since (first committer wins, 40001) and to
+//     replay them onto the latest version. Multi-statement transactions
+//     use it, so an open transaction never stalls other writers.
 //
 // A Tx may be read from several goroutines at once, but not while one of
-// them writes. A Tx that is neither committed nor rolled back holds the
-// writer lock forever; a goroutine must not open a second write Tx while
-// its first one holds it.
+// them writes. A pessimistic Tx that is neither committed nor rolled back
+// holds the commit lock forever; a goroutine must not open a second
+// pessimistic write Tx while its first one holds it.
 type Tx struct {
 	s    *Store
 	snap *Snapshot // read view until the first write
 	w    *work     // nil until the first write
 	done bool
+	// optimistic: see above. locked: the Tx holds s.writer.
+	optimistic, locked bool
+	// reads is the read footprint a SERIALIZABLE transaction validates at
+	// commit (nil: reads are not tracked).
+	reads *readTracker
 }
 
 // work is the state of a Tx that has written.
@@ -44,9 +54,6 @@ type work struct {
 	cat   *catalog.Catalog
 	v     Snapshot // private working version; v.ts is the commit ts to be
 	ops   []Op     // the logical WAL record of the transaction
-	// schemaChanged: the transaction created or dropped an index or a
-	// constraint, so it commits even without ops.
-	schemaChanged bool
 	// touched lists nodes whose labels or properties the transaction
 	// changed while constraints exist: the nodes checked at commit.
 	touched []uint64
@@ -67,7 +74,7 @@ type work struct {
 }
 
 // Writes reports whether the transaction has written anything.
-func (tx *Tx) Writes() bool { return tx.w != nil && (len(tx.w.ops) > 0 || tx.w.schemaChanged) }
+func (tx *Tx) Writes() bool { return tx.w != nil && len(tx.w.ops) > 0 }
 
 // Ops is the transaction's write log so far: exactly what a logical WAL
 // record of its commit holds. Read-only.
@@ -80,8 +87,8 @@ func (tx *Tx) Ops() []Op {
 
 var errDone = errs.New(errs.CodeTransaction, errs.CatTransaction, "storage: transaction already committed or rolled back")
 
-// begin makes the Tx writable: takes the writer lock and sets up the
-// private working version on top of the latest committed one.
+// begin makes the Tx writable: a pessimistic Tx takes the commit lock and
+// starts on the latest version; an optimistic one starts on its snapshot.
 func (tx *Tx) begin() (*work, error) {
 	if tx.done {
 		return nil, errDone
@@ -90,8 +97,25 @@ func (tx *Tx) begin() (*work, error) {
 		return tx.w, nil
 	}
 	s := tx.s
-	s.writer.Lock()
-	base := s.cur.Load()
+	base := tx.snap
+	if !tx.optimistic {
+		s.writer.Lock()
+		tx.locked = true
+		if err := s.failure(); err != nil {
+			tx.locked = false
+			s.writer.Unlock()
+			return nil, err
+		}
+		base = s.head
+	}
+	w := s.newWork(base)
+	tx.w, tx.snap = w, &w.v
+	return w, nil
+}
+
+// newWork starts a private working version on top of committed version
+// base.
+func (s *Store) newWork(base *Snapshot) *work {
 	w := &work{epoch: s.epochs.Add(1), base: base, cat: s.cat}
 	w.v = *base
 	w.v.ts = base.ts + 1
@@ -106,41 +130,19 @@ func (tx *Tx) begin() (*work, error) {
 	w.v.typeRels = append([]int64(nil), base.typeRels...)
 	w.v.indexes = append([]*nodeIndex(nil), base.indexes...)
 	w.mu.ownLabels = make([]bool, len(base.labels))
-	tx.w, tx.snap = w, &w.v
-	return w, nil
+	return w
 }
 
 // Commit publishes the transaction's writes as a new version and returns
-// its timestamp. A transaction without writes commits at its snapshot's
-// timestamp and takes no lock.
+// its timestamp, once the version is durable (commit.go). A transaction
+// without writes commits at its snapshot's timestamp.
 func (tx *Tx) Commit() (uint64, error) {
 	if tx.done {
 		return 0, errDone
 	}
 	tx.done = true
-	w := tx.w
-	if w == nil {
-		return tx.snap.ts, nil
-	}
-	defer tx.s.writer.Unlock()
-	if len(w.ops) == 0 && !w.schemaChanged {
-		return w.base.ts, nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	// Constraints are checked before anything is published: a violating
-	// transaction changes nothing.
-	w.flushIndexesLocked()
-	if err := w.checkConstraintsLocked(); err != nil {
-		tx.snap, tx.w = w.base, nil
-		return 0, err
-	}
-	w.flushAllLocked()
-	w.sealLocked()
-	v := w.v // the published version is a fresh value: tx.snap keeps the private one
-	tx.s.cur.Store(&v)
-	tx.s.maybeCompact(&v)
-	return v.ts, nil
+	defer tx.s.txEnded(tx)
+	return tx.s.commit(tx)
 }
 
 // Rollback discards the transaction's writes. Ids it took stay unused.
@@ -150,9 +152,13 @@ func (tx *Tx) Rollback() {
 		return
 	}
 	tx.done = true
+	tx.s.txEnded(tx)
 	if tx.w != nil {
 		tx.snap = tx.w.base
 		tx.w = nil
+	}
+	if tx.locked {
+		tx.locked = false
 		tx.s.writer.Unlock()
 	}
 }
@@ -199,6 +205,7 @@ func (tx *Tx) NodeIDBound() uint64 { return tx.view().nodeBound }
 // LiveNodes: see Reader. In a Tx with writes the bitmap is frozen for the
 // caller: the next write copies it rather than changing it under them.
 func (tx *Tx) LiveNodes() *roaring.Bitmap {
+	tx.reads.markFlag(readNodes)
 	w := tx.w
 	if w == nil {
 		return tx.snap.live
@@ -211,6 +218,7 @@ func (tx *Tx) LiveNodes() *roaring.Bitmap {
 
 // LabelNodes: see Reader and LiveNodes.
 func (tx *Tx) LabelNodes(l catalog.LabelID) *roaring.Bitmap {
+	tx.reads.mark(readLabel, uint32(l))
 	w := tx.w
 	if w == nil {
 		return tx.snap.LabelNodes(l)
@@ -224,39 +232,60 @@ func (tx *Tx) LabelNodes(l catalog.LabelID) *roaring.Bitmap {
 }
 
 // HasLabel: see Reader.
-func (tx *Tx) HasLabel(id uint64, l catalog.LabelID) bool { return tx.view().HasLabel(id, l) }
+func (tx *Tx) HasLabel(id uint64, l catalog.LabelID) bool {
+	tx.reads.mark(readLabel, uint32(l))
+	return tx.view().HasLabel(id, l)
+}
 
 // AppendNodeLabels: see Reader.
 func (tx *Tx) AppendNodeLabels(dst []catalog.LabelID, id uint64) []catalog.LabelID {
+	tx.reads.markFlag(readAllLabels)
 	return tx.view().AppendNodeLabels(dst, id)
 }
 
 // NodePropType: see Reader.
-func (tx *Tx) NodePropType(k catalog.KeyID) vector.Type { return tx.view().NodePropType(k) }
+func (tx *Tx) NodePropType(k catalog.KeyID) vector.Type {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().NodePropType(k)
+}
 
 // GatherNodeProp: see Reader.
 func (tx *Tx) GatherNodeProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	tx.reads.mark(readNodeKey, uint32(k))
 	tx.view().GatherNodeProp(k, ids, sel, n, out)
 }
 
 // NodeProps: see Reader.
 func (tx *Tx) NodeProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	tx.reads.markFlag(readAllNodeKeys)
 	tx.view().NodeProps(id, fn)
 }
 
 // NodeProp is node id's value of key k as the transaction sees it, nil
 // when it has none.
-func (tx *Tx) NodeProp(id uint64, k catalog.KeyID) vector.Value { return tx.view().NodeProp(id, k) }
+func (tx *Tx) NodeProp(id uint64, k catalog.KeyID) vector.Value {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().NodeProp(id, k)
+}
 
 // RelProp is relationship id's value of key k as the transaction sees
 // it, nil when it has none.
-func (tx *Tx) RelProp(id uint64, k catalog.KeyID) vector.Value { return tx.view().RelProp(id, k) }
+func (tx *Tx) RelProp(id uint64, k catalog.KeyID) vector.Value {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelProp(id, k)
+}
 
 // NodeCount: see Reader.
-func (tx *Tx) NodeCount() int64 { return tx.view().nodeCount }
+func (tx *Tx) NodeCount() int64 {
+	tx.reads.markFlag(readNodes)
+	return tx.view().nodeCount
+}
 
 // RelCount: see Reader.
-func (tx *Tx) RelCount() int64 { return tx.view().relCount }
+func (tx *Tx) RelCount() int64 {
+	tx.reads.markFlag(readAllTypes)
+	return tx.view().relCount
+}
 
 // TypeRelCount: see Snapshot.
 func (tx *Tx) TypeRelCount(t catalog.TypeID) int64 {
@@ -267,33 +296,44 @@ func (tx *Tx) TypeRelCount(t catalog.TypeID) int64 {
 }
 
 // Rel: see Reader.
-func (tx *Tx) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) { return tx.view().Rel(id) }
+func (tx *Tx) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) {
+	tx.reads.markFlag(readAllTypes)
+	return tx.view().Rel(id)
+}
 
 // RelPropType: see Reader.
-func (tx *Tx) RelPropType(k catalog.KeyID) vector.Type { return tx.view().RelPropType(k) }
+func (tx *Tx) RelPropType(k catalog.KeyID) vector.Type {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelPropType(k)
+}
 
 // GatherRelProp: see Reader.
 func (tx *Tx) GatherRelProp(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
+	tx.reads.mark(readRelKey, uint32(k))
 	tx.view().GatherRelProp(k, ids, sel, n, out)
 }
 
 // NodeIntView: see Reader.
 func (tx *Tx) NodeIntView(k catalog.KeyID, rows int) *IntView {
+	tx.reads.mark(readNodeKey, uint32(k))
 	return tx.view().NodeIntView(k, rows)
 }
 
 // RelIntView: see Reader.
 func (tx *Tx) RelIntView(k catalog.KeyID, rows int) *IntView {
+	tx.reads.mark(readRelKey, uint32(k))
 	return tx.view().RelIntView(k, rows)
 }
 
 // RelSlotView: see Reader.
 func (tx *Tx) RelSlotView(k catalog.KeyID, base *AdjacencyBase, rows int) *IntView {
+	tx.reads.mark(readRelKey, uint32(k))
 	return tx.view().RelSlotView(k, base, rows)
 }
 
 // RelProps: see Reader.
 func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
+	tx.reads.markFlag(readAllRelKeys)
 	tx.view().RelProps(id, fn)
 }
 
@@ -302,6 +342,7 @@ func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 // adjacency versions here, in one batch (csr Apply is copy-on-write, so
 // the returned version never changes under the caller).
 func (tx *Tx) Adjacency(t catalog.TypeID, d Direction) *Adjacency {
+	tx.reads.mark(readType, uint32(t))
 	w := tx.w
 	if w == nil {
 		return tx.snap.Adjacency(t, d)

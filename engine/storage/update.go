@@ -294,6 +294,7 @@ func clearProps(cols *[]*column, id uint64, epoch uint64) {
 // NodeRels calls fn once for each relationship of node id, of any type
 // and direction, in the transaction's view.
 func (tx *Tx) NodeRels(id uint64, fn func(rel uint64)) {
+	tx.reads.markFlag(readAllTypes)
 	var rels []uint64
 	if w := tx.w; w != nil {
 		w.mu.Lock()

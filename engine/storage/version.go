@@ -95,6 +95,7 @@ type Reader interface {
 // copied, and becomes the published version at commit.
 type Snapshot struct {
 	ts        uint64
+	lsn       uint64 // log position after the commit that made it (commit.go)
 	nodeBound uint64
 	nodeCount int64
 	live      *roaring.Bitmap

@@ -1,0 +1,245 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// A commit record is the logical WAL payload of one commit (the WAL
+// frames, compresses and checksums it; engine/storage/wal):
+//
+//	┌──────┬────────┬──────────────────────────────┬──────────┬────────┐
+//	│ ver  │ ts     │ names: labels, types, keys   │ n ops    │ ops…   │
+//	│ u8=1 │ uvarint│ each: first id, count, names │ uvarint  │        │
+//	└──────┴────────┴──────────────────────────────┴──────────┴────────┘
+//
+//	op: kind u8, then by kind (integers uvarint, strings length-prefixed)
+//	  CreateNode        id, labels, props
+//	  CreateRel         id, type, src, dst, props
+//	  SetNodeProps      id, props (a null value removes the key)
+//	  SetRelProps       id, props
+//	  AddLabels         id, labels
+//	  RemoveLabels      id, labels
+//	  DeleteRel         id, type, src, dst
+//	  DeleteNode        id
+//	  CreateIndex       name, type u8, label, keys, owning constraint
+//	  DropIndex         name
+//	  CreateConstraint  name, kind u8, label, key
+//	  DropConstraint    name
+//	labels: count, ids · props: count, count × (key id, value)
+//
+// Values use the base format's generic encoding (base_value.go).
+//
+// Catalog names are not transactional: a name is registered when a
+// statement first uses it, whether or not it commits. A record carries
+// the names registered since the previous record (ids first..first+n-1),
+// so replay registers them in the same order and every id in the ops
+// means what it meant when it was logged.
+const recordVersion = 1
+
+// catalogTail is the names a record carries: per kind, the first id and
+// the names from it on.
+type catalogTail struct {
+	firstLabel, firstType, firstKey int
+	labels, types, keys             []string
+}
+
+// tailSince is the catalog's names past the counts already logged.
+func tailSince(cat *catalog.Catalog, labels, types, keys int) catalogTail {
+	t := catalogTail{firstLabel: labels, firstType: types, firstKey: keys}
+	for i := labels; i < cat.NumLabels(); i++ {
+		t.labels = append(t.labels, cat.LabelName(catalog.LabelID(i)))
+	}
+	for i := types; i < cat.NumTypes(); i++ {
+		t.types = append(t.types, cat.TypeName(catalog.TypeID(i)))
+	}
+	for i := keys; i < cat.NumKeys(); i++ {
+		t.keys = append(t.keys, cat.KeyName(catalog.KeyID(i)))
+	}
+	return t
+}
+
+// encodeRecord appends the commit record of ops committed at ts.
+func encodeRecord(b []byte, ts uint64, names catalogTail, ops []Op) []byte {
+	b = append(b, recordVersion)
+	b = binary.AppendUvarint(b, ts)
+	for _, part := range [3]struct {
+		first int
+		names []string
+	}{{names.firstLabel, names.labels}, {names.firstType, names.types}, {names.firstKey, names.keys}} {
+		b = binary.AppendUvarint(b, uint64(part.first))
+		b = binary.AppendUvarint(b, uint64(len(part.names)))
+		for _, n := range part.names {
+			b = appendString(b, n)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(ops)))
+	for i := range ops {
+		b = appendOp(b, &ops[i])
+	}
+	return b
+}
+
+func appendOp(b []byte, op *Op) []byte {
+	b = append(b, byte(op.Kind))
+	switch op.Kind {
+	case OpCreateNode, OpAddLabels, OpRemoveLabels:
+		b = binary.AppendUvarint(b, op.ID)
+		b = binary.AppendUvarint(b, uint64(len(op.Labels)))
+		for _, l := range op.Labels {
+			b = binary.AppendUvarint(b, uint64(l))
+		}
+		if op.Kind == OpCreateNode {
+			b = appendProps(b, op)
+		}
+	case OpCreateRel, OpDeleteRel:
+		b = binary.AppendUvarint(b, op.ID)
+		b = binary.AppendUvarint(b, uint64(op.Type))
+		b = binary.AppendUvarint(b, op.Src)
+		b = binary.AppendUvarint(b, op.Dst)
+		if op.Kind == OpCreateRel {
+			b = appendProps(b, op)
+		}
+	case OpSetNodeProps, OpSetRelProps:
+		b = binary.AppendUvarint(b, op.ID)
+		b = appendProps(b, op)
+	case OpDeleteNode:
+		b = binary.AppendUvarint(b, op.ID)
+	case OpCreateIndex:
+		ix := op.Index
+		b = appendString(b, ix.Name)
+		b = append(b, byte(ix.Type))
+		b = appendString(b, ix.Label)
+		b = binary.AppendUvarint(b, uint64(len(ix.Keys)))
+		for _, k := range ix.Keys {
+			b = appendString(b, k)
+		}
+		b = appendString(b, ix.Constraint)
+	case OpCreateConstraint:
+		c := op.Constraint
+		b = appendString(b, c.Name)
+		b = append(b, byte(c.Kind))
+		b = appendString(b, c.Label)
+		b = appendString(b, c.Key)
+	case OpDropIndex, OpDropConstraint:
+		b = appendString(b, op.Name)
+	default:
+		panic("BUG: storage: encoding an unknown op kind")
+	}
+	return b
+}
+
+func appendProps(b []byte, op *Op) []byte {
+	b = binary.AppendUvarint(b, uint64(len(op.Keys)))
+	for i, k := range op.Keys {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = appendValue(b, op.Vals[i])
+	}
+	return b
+}
+
+// decodedRecord is a commit record read back.
+type decodedRecord struct {
+	ts    uint64
+	names catalogTail
+	ops   []Op
+}
+
+// decodeRecord reads a commit record. Every count is bounded by the
+// bytes left, so a corrupt record fails instead of allocating without
+// bound; ids are checked against the catalog and the store at replay.
+func decodeRecord(b []byte) (*decodedRecord, error) {
+	d := &decoder{b: b}
+	if v := d.u8(); d.err == nil && v != recordVersion {
+		return nil, fmt.Errorf("commit record version %d, want %d", v, recordVersion)
+	}
+	r := &decodedRecord{ts: d.uvarint()}
+	for _, part := range [3]struct {
+		first *int
+		names *[]string
+	}{{&r.names.firstLabel, &r.names.labels}, {&r.names.firstType, &r.names.types}, {&r.names.firstKey, &r.names.keys}} {
+		*part.first = int(min(d.uvarint(), 1<<32))
+		n := d.count(1)
+		for i := 0; i < n && d.err == nil; i++ {
+			*part.names = append(*part.names, d.str())
+		}
+	}
+	n := d.count(2)
+	r.ops = make([]Op, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		r.ops = append(r.ops, d.op())
+	}
+	if d.err == nil && d.left() > 0 {
+		d.fail("%d bytes after the last op", d.left())
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("bad commit record: %w", d.err)
+	}
+	return r, nil
+}
+
+func (d *decoder) op() Op {
+	op := Op{Kind: OpKind(d.u8())}
+	switch op.Kind {
+	case OpCreateNode, OpAddLabels, OpRemoveLabels:
+		op.ID = d.uvarint()
+		n := d.count(1)
+		op.Labels = make([]catalog.LabelID, 0, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			op.Labels = append(op.Labels, catalog.LabelID(d.id32()))
+		}
+		if op.Kind == OpCreateNode {
+			d.props(&op)
+		}
+	case OpCreateRel, OpDeleteRel:
+		op.ID = d.uvarint()
+		op.Type = catalog.TypeID(d.id32())
+		op.Src, op.Dst = d.uvarint(), d.uvarint()
+		if op.Kind == OpCreateRel {
+			d.props(&op)
+		}
+	case OpSetNodeProps, OpSetRelProps:
+		op.ID = d.uvarint()
+		d.props(&op)
+	case OpDeleteNode:
+		op.ID = d.uvarint()
+	case OpCreateIndex:
+		ix := &catalog.Index{Name: d.str(), Type: catalog.IndexType(d.u8()), Label: d.str()}
+		n := d.count(1)
+		for i := 0; i < n && d.err == nil; i++ {
+			ix.Keys = append(ix.Keys, d.str())
+		}
+		ix.Constraint = d.str()
+		op.Index = ix
+	case OpCreateConstraint:
+		op.Constraint = &catalog.Constraint{Name: d.str(), Kind: catalog.ConstraintKind(d.u8()), Label: d.str(), Key: d.str()}
+	case OpDropIndex, OpDropConstraint:
+		op.Name = d.str()
+	default:
+		d.fail("unknown op kind %d", op.Kind)
+	}
+	return op
+}
+
+// id32 reads a catalog id, which must fit 32 bits.
+func (d *decoder) id32() uint32 {
+	x := d.uvarint()
+	if x > 1<<32-1 {
+		d.fail("catalog id %d out of range", x)
+		return 0
+	}
+	return uint32(x)
+}
+
+func (d *decoder) props(op *Op) {
+	n := d.count(2)
+	op.Keys = make([]catalog.KeyID, 0, n)
+	op.Vals = make([]vector.Value, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		op.Keys = append(op.Keys, catalog.KeyID(d.id32()))
+		op.Vals = append(op.Vals, d.value(0))
+	}
+}
