@@ -109,8 +109,8 @@ func (b bitset) empty() bool {
 // footprint is a coarse description of what a transaction read or wrote.
 // The all* flags stand for every id of their kind.
 type footprint struct {
-	labels, types, nodeKeys, relKeys         bitset
-	nodes                                    bool // node existence (the live set)
+	labels, types, nodeKeys, relKeys             bitset
+	nodes                                        bool // node existence (the live set)
 	allLabels, allTypes, allNodeKeys, allRelKeys bool
 }
 
