@@ -31,6 +31,11 @@ type DB struct {
 	// unlockDir releases the data directory's lock (nil without a
 	// directory).
 	unlockDir func()
+	// txns are the open explicit transactions (transactions.go).
+	txns txRegistry
+	// dur is the write-ahead log and checkpointer (nil without a data
+	// directory; durability.go).
+	dur *durability
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -41,9 +46,10 @@ type DB struct {
 // it, here or in another process, and an import into it fail with a
 // *storage.DirInUseError naming the holder.
 //
-// Changes made by queries after Open live in memory only: there is no
-// write-ahead log yet, so they are lost at exit unless SaveBase writes a
-// new base (durability is a later issue; docs/storage-format.md).
+// With a directory, every commit is durable before it is acknowledged:
+// Open replays the write-ahead log D/wal onto the base, and checkpoints
+// fold it into new bases (docs/durability.md). Without one (dir == ""),
+// the database lives in memory only.
 func Open(dir string, opts Options) (*DB, error) {
 	log := opts.Logger
 	if log == nil {
@@ -99,30 +105,46 @@ func Open(dir string, opts Options) (*DB, error) {
 	if budget == 0 {
 		budget = DefaultMaxMemory()
 	}
-	return &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
-		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}, nil
+	db := &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+	if dir != "" {
+		if err := db.openDurability(dir); err != nil {
+			db.mem.close()
+			unlock()
+			return nil, err
+		}
+	}
+	return db, nil
 }
 
 // SaveBase writes the latest committed version to the data directory as
-// a new base, atomically (the manifest is replaced last), and returns the
-// bytes written. It is the only way query changes reach the disk until
-// the write-ahead log exists.
+// a new base, atomically (the manifest is replaced last): a checkpoint.
+// It returns the bytes written.
 func (db *DB) SaveBase() (int64, error) {
 	if db.dir == "" {
 		return 0, fmt.Errorf("the database has no data directory")
 	}
-	return db.store.SaveBase(db.dir)
+	_, n, err := db.checkpoint("SaveBase")
+	return n, err
 }
 
-// Close releases the database. Queries after Close fail.
+// Close releases the database: open transactions are rolled back, a
+// last checkpoint is written, the log is closed. Queries after Close fail.
 func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.txns.rollbackAll()
+	var err error
+	if db.dur != nil {
+		if err = db.dur.close(); err != nil {
+			db.log.Error("closing the database", "err", err)
+		}
+	}
 	db.mem.close()
 	db.store.WaitCompaction() // no background work outlives the database
 	db.unlockDir()
-	return nil
+	return err
 }
 
 // Counts returns whole-database counts at the latest committed snapshot.

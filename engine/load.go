@@ -29,7 +29,7 @@ import (
 // Files are read with the server's permissions, so COPY is refused
 // unless the database was opened with an ImportDir, and only paths under
 // it are read.
-func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time) (*Result, error) {
+func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *storage.Tx) (*Result, error) {
 	path, err := db.copyPath(c)
 	if err != nil {
 		return nil, err
@@ -40,17 +40,22 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time) (*Resu
 		return nil, copyError(err, c)
 	}
 	var sum Summary
-	tx := db.store.Begin()
+	tx := in
+	if tx == nil {
+		tx = db.store.Begin()
+	}
 	if rels {
 		err = db.copyRels(ctx, tx, c.Name, path, o, &sum)
 	} else {
 		err = db.copyNodes(ctx, tx, c.Name, path, o, &sum)
 	}
-	if err == nil {
+	if err == nil && in == nil {
 		_, err = tx.Commit()
 	}
 	if err != nil {
-		tx.Rollback()
+		if in == nil {
+			tx.Rollback()
+		}
 		return nil, copyError(err, c)
 	}
 	r := db.schemaRows(nil, nil, start)

@@ -45,4 +45,16 @@ type Options struct {
 	// refused). Empty disables COPY FROM: a query would otherwise read
 	// any file the server process can (docs/import.md).
 	ImportDir string
+	// MaxTransactions bounds the open explicit transactions of the
+	// server, MaxTransactionsPerClient those of one client; zero keeps
+	// the defaults (DefaultMaxTransactions, DefaultMaxTransactionsPerClient).
+	MaxTransactions          int
+	MaxTransactionsPerClient int
+	// CheckpointInterval is how often a checkpoint runs if anything
+	// committed since the last one; zero keeps the default (5 minutes),
+	// negative disables the timer.
+	CheckpointInterval time.Duration
+	// CheckpointWALBytes is the log growth since the last checkpoint that
+	// starts one at once; zero keeps the default (256 MiB).
+	CheckpointWALBytes int64
 }

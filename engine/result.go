@@ -79,6 +79,11 @@ type Result struct {
 	pending  *vector.Batch // first batch, read ahead to learn column types
 	done     bool
 
+	// release, when set, is called once when the Result finishes, with
+	// the error that ended it (an explicit transaction's statement holds
+	// the transaction until then).
+	release func(error)
+
 	explain  *Explanation
 	planRoot plan.Operator // the plan PROFILE reports on
 	profile  *Profile
@@ -137,7 +142,7 @@ func (r *Result) Next() (b *vector.Batch, err error) {
 		b, err = r.pull()
 	}
 	if err != nil || b == nil {
-		r.finish()
+		r.finishWith(err)
 		return nil, err
 	}
 	r.summary.RowsReturned += int64(b.Rows())
@@ -165,9 +170,15 @@ func (r *Result) pull() (b *vector.Batch, err error) {
 }
 
 // finish records the summary and releases the transaction.
-func (r *Result) finish() {
+func (r *Result) finish() { r.finishWith(nil) }
+
+// finishWith is finish after the error that ended the rows, if any.
+func (r *Result) finishWith(err error) {
 	if r.done {
 		return
+	}
+	if r.release != nil {
+		defer r.release(err)
 	}
 	r.done = true
 	r.ectx.Close() // parallel workers stop before their counters are read

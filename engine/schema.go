@@ -16,14 +16,17 @@ import (
 // schema runs an index or constraint statement. CREATE and DROP commit
 // one schema transaction and return no rows; SHOW answers the catalog
 // rows of the latest snapshot, as CALL db.indexes() / db.constraints() do.
-func (db *DB) schema(s *gql.Schema, start time.Time) (*Result, error) {
+func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, error) {
 	switch s.Kind {
 	case gql.SchemaShowIndexes:
 		return db.schemaRows(showColumns(procs.IndexFields), procs.IndexRows(db.store.Snapshot().Schema()), start), nil
 	case gql.SchemaShowConstraints:
 		return db.schemaRows(showColumns(procs.ConstraintFields), procs.ConstraintRows(db.store.Snapshot().Schema()), start), nil
 	}
-	tx := db.store.Begin()
+	tx := in
+	if tx == nil {
+		tx = db.store.Begin()
+	}
 	var err error
 	switch s.Kind {
 	case gql.SchemaCreateIndex:
@@ -53,11 +56,13 @@ func (db *DB) schema(s *gql.Schema, start time.Time) (*Result, error) {
 	default:
 		err = errs.NotSupported("this schema statement is not supported")
 	}
-	if err == nil {
+	if err == nil && in == nil {
 		_, err = tx.Commit()
 	}
 	if err != nil {
-		tx.Rollback()
+		if in == nil {
+			tx.Rollback()
+		}
 		if e, ok := errs.As(err); ok && e.Position == nil {
 			p := s.Pos
 			if s.Name != "" && (s.Kind == gql.SchemaDropIndex || s.Kind == gql.SchemaDropConstraint) {

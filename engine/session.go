@@ -44,6 +44,11 @@ func (s *Session) Run(ctx context.Context, m Mode, text string, params Params) (
 	return s.runMode(ctx, text, params, m)
 }
 
+// runMode runs one statement on its own (auto-commit).
+func (s *Session) runMode(ctx context.Context, text string, params Params, m Mode) (*Result, error) {
+	return s.run(ctx, text, params, m, nil)
+}
+
 // Query runs one statement in the session (see DB.Query).
 func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
 	return s.runMode(ctx, text, params, ModeAsWritten)

@@ -69,9 +69,13 @@ type statementRun struct {
 	// it back); running is set once a Result streaming rows owns cancel.
 	tx      *storage.Tx
 	running bool
+	// txn is the explicit transaction the statement runs in (nil: the
+	// statement is its own transaction).
+	txn *Transaction
 }
 
-func (s *Session) runMode(ctx context.Context, text string, params Params, m Mode) (res *Result, err error) {
+// run runs one statement, in txn when it is not nil.
+func (s *Session) run(ctx context.Context, text string, params Params, m Mode, txn *Transaction) (res *Result, err error) {
 	db := s.db
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
@@ -84,12 +88,12 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m Mod
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	st := &statementRun{s: s, start: time.Now(), mode: m, params: params}
+	st := &statementRun{s: s, start: time.Now(), mode: m, params: params, txn: txn}
 	st.ctx, st.cancel = statementContext(ctx, s.QueryTimeout())
 	defer func() {
 		if p := recover(); p != nil {
 			db.log.Error("query panicked", "panic", p, "stack", string(debug.Stack()))
-			if st.tx != nil {
+			if st.tx != nil && st.txn == nil {
 				st.tx.Rollback() // releases the writer lock a write may hold
 			}
 			res, err = nil, errs.Internal("internal error while running the query")
@@ -111,7 +115,7 @@ func (s *Session) runMode(ctx context.Context, text string, params Params, m Mod
 // statement runs here and its Result comes back; a query is left planned
 // in st.plan.
 func (st *statementRun) prepare(text string) (*Result, error) {
-	s, db := st.s, st.s.db
+	db := st.s.db
 	stmt, err := gql.ParseCancel(text, func() error { return stopped(st.ctx) })
 	if err != nil {
 		return nil, syntaxError(err)
@@ -139,17 +143,21 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		}
 		switch {
 		case stmt.Schema != nil:
-			return db.schema(stmt.Schema, st.start)
+			return db.schema(stmt.Schema, st.start, st.txnTx())
 		case stmt.Copy != nil:
-			return db.copyFrom(st.ctx, stmt.Copy, st.start)
+			return db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
 		}
-		return s.statement(stmt.Session, st.start)
+		return st.sessionStatement(stmt.Session)
 	}
 	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
 		return nil, err
 	}
-	st.snap = db.store.Snapshot()
+	if st.txn != nil {
+		st.snap = st.txn.tx.View()
+	} else {
+		st.snap = db.store.Snapshot()
+	}
 	if err := opt.Optimize(p, indexInfos(st.snap)); err != nil {
 		return nil, err
 	}
@@ -177,7 +185,10 @@ func (st *statementRun) explain() *Result {
 // Result; a write runs to completion and commits first.
 func (st *statementRun) execute() (*Result, error) {
 	s, db, p, ctx, cancel := st.s, st.s.db, st.plan, st.ctx, st.cancel
-	tx := db.store.BeginAt(st.snap)
+	tx := st.txnTx()
+	if tx == nil {
+		tx = db.store.BeginAt(st.snap)
+	}
 	st.tx = tx
 	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
@@ -190,6 +201,9 @@ func (st *statementRun) execute() (*Result, error) {
 	}
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: func() { cancel(nil) }, start: st.start,
 		entities: &entities{r: tx, cat: db.store.Catalog()}}
+	if st.txn != nil {
+		r.tx = nil // the transaction outlives the statement
+	}
 	if st.mode == ModeProfile {
 		ectx.Profile = exec.NewProfile()
 		r.planRoot = p.Root
@@ -198,10 +212,12 @@ func (st *statementRun) execute() (*Result, error) {
 	fail := func(err error) (*Result, error) {
 		ectx.Close()
 		db.mem.finished(ectx.Mem.Peak())
-		tx.Rollback()
+		if st.txn == nil {
+			tx.Rollback()
+		}
 		return nil, err
 	}
-	if p.Writes {
+	if p.Writes && st.txn == nil {
 		// Writers serialise from here: the statement's reads and writes
 		// are one atomic step, on the latest version.
 		if err := tx.BeginWrite(); err != nil {
@@ -229,16 +245,21 @@ func (st *statementRun) execute() (*Result, error) {
 		if err := stopped(ctx); err != nil {
 			return fail(err) // stopped while it ran: nothing is committed
 		}
-		if _, err := tx.Commit(); err != nil {
-			return fail(fmt.Errorf("cannot commit: %w", err))
+		if st.txn == nil {
+			if _, err := tx.Commit(); err != nil {
+				return fail(fmt.Errorf("cannot commit: %w", err))
+			}
 		}
 		c := ectx.Counters
 		r.summary.WriteCounts = c.Writes
 		r.summary.RowsAffected = c.NodesCreated + c.RelationshipsCreated +
 			c.NodesDeleted + c.RelationshipsDeleted + c.EntitiesUpdated
 		// Rows returned after the commit resolve entities at the new
-		// snapshot, which holds what the statement created.
-		r.entities.r = db.store.Snapshot()
+		// snapshot, which holds what the statement created (in a
+		// transaction: at the transaction's view).
+		if st.txn == nil {
+			r.entities.r = db.store.Snapshot()
+		}
 		root = buf
 	}
 	r.root = root
@@ -314,4 +335,37 @@ func planStats(snap *storage.Snapshot, cat *catalog.Catalog) plan.GraphStats {
 		st.Indexes[ix.Name] = ix
 	}
 	return st
+}
+
+// txnTx is the storage transaction of the explicit transaction the
+// statement runs in, nil for an auto-commit statement.
+func (st *statementRun) txnTx() *storage.Tx {
+	if st.txn == nil {
+		return nil
+	}
+	return st.txn.tx
+}
+
+// sessionStatement runs a session statement: SET and SHOW in the
+// session, savepoints in the transaction, CHECKPOINT on the database.
+func (st *statementRun) sessionStatement(s *gql.Session) (*Result, error) {
+	db := st.s.db
+	switch s.Kind {
+	case gql.SessionSavepoint, gql.SessionRollbackTo, gql.SessionRelease:
+		if st.txn == nil {
+			return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
+				"%s is valid only inside a transaction (POST /api/v1/transaction/begin)", s.String()).At(s.Pos.Line, s.Pos.Column)
+		}
+		if err := st.txn.savepointStatement(s); err != nil {
+			return nil, err
+		}
+		return db.schemaRows(nil, nil, st.start), nil
+	case gql.SessionCheckpoint:
+		if st.txn != nil {
+			return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
+				"CHECKPOINT cannot run inside a transaction").At(s.Pos.Line, s.Pos.Column)
+		}
+		return db.checkpointStatement(st.ctx, st.start)
+	}
+	return st.s.statement(s, st.start)
 }

@@ -13,6 +13,14 @@ const (
 	SessionShowAll
 	// SessionShowFunctions is SHOW FUNCTIONS.
 	SessionShowFunctions
+	// SessionSavepoint is SAVEPOINT <name> (inside a transaction).
+	SessionSavepoint
+	// SessionRollbackTo is ROLLBACK TO [SAVEPOINT] <name>.
+	SessionRollbackTo
+	// SessionRelease is RELEASE [SAVEPOINT] <name>.
+	SessionRelease
+	// SessionCheckpoint is CHECKPOINT: write a checkpoint now.
+	SessionCheckpoint
 )
 
 // Session is a session statement: it reads or changes a server setting
@@ -21,7 +29,8 @@ const (
 type Session struct {
 	Kind SessionKind
 	Pos  Pos
-	// Name is the parameter as written (SET and SHOW <parameter>).
+	// Name is the parameter as written (SET and SHOW <parameter>), or the
+	// savepoint's name.
 	Name    string
 	NamePos Pos
 	// Value is the literal of SET: int64, float64, string or bool.
@@ -41,6 +50,14 @@ func (s *Session) String() string {
 		return "SHOW ALL"
 	case SessionShowFunctions:
 		return "SHOW FUNCTIONS"
+	case SessionSavepoint:
+		return "SAVEPOINT " + quoteName(s.Name)
+	case SessionRollbackTo:
+		return "ROLLBACK TO SAVEPOINT " + quoteName(s.Name)
+	case SessionRelease:
+		return "RELEASE SAVEPOINT " + quoteName(s.Name)
+	case SessionCheckpoint:
+		return "CHECKPOINT"
 	}
 	panic("BUG: gql: unknown session statement kind")
 }

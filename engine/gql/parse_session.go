@@ -17,6 +17,12 @@ import (
 // parser, which reports it as usual.
 func (p *parser) sessionStatement() *Session {
 	switch {
+	case p.isKeyword("SAVEPOINT"), p.isKeyword("ROLLBACK"), p.isKeyword("RELEASE"):
+		return p.savepointStatement()
+	case p.isKeyword("CHECKPOINT"):
+		s := &Session{Kind: SessionCheckpoint, Pos: p.tok.pos}
+		p.advance()
+		return s
 	case p.isKeyword("SHOW"):
 		s := &Session{Pos: p.tok.pos}
 		p.advance()
@@ -115,4 +121,32 @@ func (p *parser) sessionValue() any {
 	}
 	p.failUnexpected("a value: a number, a string or true/false")
 	return nil
+}
+
+// savepointStatement parses SAVEPOINT name, ROLLBACK TO [SAVEPOINT] name
+// and RELEASE [SAVEPOINT] name. None of these words starts a query
+// clause, so they are savepoint statements wherever a statement starts.
+func (p *parser) savepointStatement() *Session {
+	s := &Session{Pos: p.tok.pos}
+	switch {
+	case p.isKeyword("SAVEPOINT"):
+		s.Kind = SessionSavepoint
+		p.advance()
+	case p.isKeyword("ROLLBACK"):
+		s.Kind = SessionRollbackTo
+		p.advance()
+		p.expectKeyword("TO")
+		if p.isKeyword("SAVEPOINT") {
+			p.advance()
+		}
+	default:
+		s.Kind = SessionRelease
+		p.advance()
+		if p.isKeyword("SAVEPOINT") {
+			p.advance()
+		}
+	}
+	s.NamePos = p.tok.pos
+	s.Name = p.ident("a savepoint name")
+	return s
 }

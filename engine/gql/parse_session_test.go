@@ -23,6 +23,12 @@ func TestParseSessionStatements(t *testing.T) {
 		{"SHOW ALL", SessionShowAll, "", nil},
 		{"show functions", SessionShowFunctions, "", nil},
 		{"SHOW query_timeout", SessionShow, "query_timeout", nil},
+		{"SAVEPOINT a1", SessionSavepoint, "a1", nil},
+		{"rollback to savepoint a1", SessionRollbackTo, "a1", nil},
+		{"ROLLBACK TO `my point`", SessionRollbackTo, "my point", nil},
+		{"RELEASE SAVEPOINT a1;", SessionRelease, "a1", nil},
+		{"release a1", SessionRelease, "a1", nil},
+		{"CHECKPOINT", SessionCheckpoint, "", nil},
 	}
 	for _, c := range cases {
 		st, err := Parse(c.text)

@@ -119,7 +119,7 @@ func Import(o Options) (Summary, error) {
 		if err != nil {
 			return sum, err
 		}
-		if len(ents) > 0 && !onlyLockFile(ents) {
+		if !storage.EmptyDatabaseDir(dir, ents) {
 			return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
 		}
 	} else if !os.IsNotExist(err) {
@@ -165,9 +165,12 @@ func Import(o Options) (Summary, error) {
 	if err := storage.DataDirHeld(dir); err != nil {
 		return sum, err
 	}
-	// The directory is empty but for the lock file a server that opened
-	// it and stopped left behind.
+	// The directory is empty but for the lock file and the empty log a
+	// server that opened it and stopped left behind.
 	if err := os.Remove(filepath.Join(dir, storage.DataDirLockName)); err != nil && !os.IsNotExist(err) {
+		return sum, err
+	}
+	if err := os.RemoveAll(filepath.Join(dir, storage.WALDirName)); err != nil {
 		return sum, err
 	}
 	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) {
@@ -368,8 +371,3 @@ func relSet(t *table, typ string) storage.BulkRels {
 	return br
 }
 
-// onlyLockFile reports whether a directory's entries are just the lock
-// file of a process that used it as an empty database.
-func onlyLockFile(ents []os.DirEntry) bool {
-	return len(ents) == 1 && ents[0].Name() == storage.DataDirLockName && !ents[0].IsDir()
-}

@@ -250,6 +250,11 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 	if err := s.rebuildSchema(&cf); err != nil {
 		return nil, bad("catalog.json", "%v", err)
 	}
+	// The version is the checkpoint's: its ts (rebuilding the schema
+	// committed once more) and the log position its WAL replay starts at.
+	opened := *s.cur.Load()
+	opened.ts, opened.lsn = m.TS, m.WALLSN
+	s.install(&opened)
 	return s, nil
 }
 

@@ -52,6 +52,9 @@ type manifest struct {
 	RelBound      uint64     `json:"rel_bound"`
 	RelCount      int64      `json:"rel_count"`
 	Files         []baseFile `json:"files"`
+	// WALLSN is the log position of the version written: recovery
+	// replays the write-ahead log from it (0 for an imported base).
+	WALLSN uint64 `json:"wal_lsn"`
 }
 
 type baseFile struct {
@@ -229,7 +232,7 @@ func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string, indexes []catalog
 		return 0, err
 	}
 	m := manifest{FormatVersion: FormatVersion, Base: sub, TS: v.ts, NodeBound: v.nodeBound, NodeCount: v.nodeCount,
-		RelBound: v.relBound, RelCount: v.relCount, Files: w.files}
+		RelBound: v.relBound, RelCount: v.relCount, Files: w.files, WALLSN: v.lsn}
 	mb, err := json.MarshalIndent(&m, "", "  ")
 	if err != nil {
 		return 0, err

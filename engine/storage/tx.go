@@ -352,3 +352,8 @@ func (tx *Tx) Adjacency(t catalog.TypeID, d Direction) *Adjacency {
 	w.flushLocked(t)
 	return w.v.Adjacency(t, d)
 }
+
+// View is the version the transaction reads: its snapshot, or its
+// private working version once it has written (then valid until its next
+// write). For planning: read through the Tx itself.
+func (tx *Tx) View() *Snapshot { return tx.view() }

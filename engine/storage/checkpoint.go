@@ -1,0 +1,48 @@
+package storage
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WALDirName is the write-ahead log's directory inside a data directory.
+const WALDirName = "wal"
+
+// EmptyDatabaseDir reports whether the entries of a data directory are
+// only what a server leaves in one where nothing was ever committed: its
+// lock file, and a log directory whose segments hold no records.
+func EmptyDatabaseDir(dir string, ents []os.DirEntry) bool {
+	for _, e := range ents {
+		switch {
+		case e.Name() == DataDirLockName && !e.IsDir():
+		case e.Name() == WALDirName && e.IsDir():
+			segs, err := os.ReadDir(filepath.Join(dir, WALDirName))
+			if err != nil {
+				return false
+			}
+			for _, s := range segs {
+				fi, err := s.Info()
+				if err != nil || s.IsDir() || fi.Size() != 0 {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Checkpoint writes the latest durable version to dir as a new base (the
+// manifest switch makes it the one Open loads) and returns the log
+// position it holds everything up to: the write-ahead log before it is no
+// longer needed. Readers and writers are not blocked: the version is
+// immutable, and commits go on while it is written.
+func (s *Store) Checkpoint(dir string) (lsn uint64, bytes int64, err error) {
+	v := s.cur.Load()
+	n, err := v.writeBase(s.cat, dir, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	return v.lsn, n, nil
+}

@@ -1,0 +1,374 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/storage"
+)
+
+// IsolationLevel is how much of other transactions' concurrent work a
+// transaction may observe (docs/transactions.md has the anomaly table).
+type IsolationLevel uint8
+
+const (
+	// ReadCommitted reads a fresh snapshot at each statement.
+	ReadCommitted IsolationLevel = iota + 1
+	// RepeatableRead reads one snapshot for the whole transaction
+	// (snapshot isolation): first committer wins on write–write
+	// conflicts.
+	RepeatableRead
+	// Serializable is RepeatableRead that also validates its reads at
+	// commit: a concurrent commit that wrote what it read fails it.
+	Serializable
+)
+
+func (l IsolationLevel) String() string {
+	switch l {
+	case ReadCommitted:
+		return "READ_COMMITTED"
+	case RepeatableRead:
+		return "REPEATABLE_READ"
+	case Serializable:
+		return "SERIALIZABLE"
+	}
+	return fmt.Sprintf("IsolationLevel(%d)", uint8(l))
+}
+
+// IsolationLevels lists the levels by their names.
+func IsolationLevels() []string {
+	return []string{ReadCommitted.String(), RepeatableRead.String(), Serializable.String()}
+}
+
+// ParseIsolationLevel reads a level's name (case-insensitive, spaces or
+// underscores); "" is the default, READ_COMMITTED.
+func ParseIsolationLevel(s string) (IsolationLevel, error) {
+	n := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", "_"))
+	switch n {
+	case "", "READ_COMMITTED":
+		return ReadCommitted, nil
+	case "REPEATABLE_READ", "SNAPSHOT":
+		return RepeatableRead, nil
+	case "SERIALIZABLE":
+		return Serializable, nil
+	}
+	return 0, errs.DataCode(errs.CodeInvalidParam, "unknown isolation level %q: use %s", s, strings.Join(IsolationLevels(), ", "))
+}
+
+// Transaction limits (docs/transactions.md).
+const (
+	// DefaultTransactionTimeout is a transaction's lifetime when begin
+	// names none.
+	DefaultTransactionTimeout = 5 * time.Minute
+	// MaxTransactionTimeout is the longest lifetime begin may ask for: an
+	// open transaction pins the conflict history of every commit after
+	// its snapshot.
+	MaxTransactionTimeout = time.Hour
+	// DefaultMaxTransactions bounds the open transactions of a server.
+	DefaultMaxTransactions = 1000
+	// DefaultMaxTransactionsPerClient bounds one client's open ones.
+	DefaultMaxTransactionsPerClient = 100
+)
+
+// TransactionOptions configure BeginTransaction.
+type TransactionOptions struct {
+	Isolation IsolationLevel // zero: ReadCommitted
+	// Timeout is the transaction's lifetime from begin: past it, it is
+	// rolled back. Zero: DefaultTransactionTimeout.
+	Timeout time.Duration
+	// Client names who opens it, for the per-client limit ("" is one
+	// anonymous client).
+	Client string
+}
+
+type txState uint8
+
+const (
+	txOpen txState = iota
+	txFailed
+	txCommitted
+	txRolledBack
+	txExpired
+)
+
+// Transaction is an explicit multi-statement transaction. Statements run
+// one at a time; each sees the transaction's earlier writes, which others
+// see only once it commits. It is optimistic: it takes no lock while
+// open, and its commit fails with 40001 when a transaction that
+// committed after its snapshot wrote what it wrote (or, SERIALIZABLE,
+// what it read).
+//
+// A statement that fails leaves the transaction failed, as PostgreSQL
+// does: later statements are refused until ROLLBACK TO SAVEPOINT returns
+// to a point before the failure, and COMMIT rolls it back and says so.
+type Transaction struct {
+	db      *DB
+	id      string
+	level   IsolationLevel
+	client  string
+	expires time.Time
+	sess    *Session
+	timer   *time.Timer
+
+	// mu is held by the statement running in the transaction until its
+	// Result is finished, and by commit and rollback.
+	mu         sync.Mutex
+	tx         *storage.Tx
+	state      txState
+	cause      error // why it failed
+	savepoints []savepoint
+	// running.stop cancels the running statement (expiry uses it).
+	running struct {
+		sync.Mutex
+		stop func(error)
+	}
+}
+
+type savepoint struct {
+	name string
+	pos  int
+}
+
+// ID is the transaction's identifier.
+func (t *Transaction) ID() string { return t.id }
+
+// ExpiresAt is when the transaction is rolled back if still open.
+func (t *Transaction) ExpiresAt() time.Time { return t.expires }
+
+// Isolation is the transaction's isolation level.
+func (t *Transaction) Isolation() IsolationLevel { return t.level }
+
+// BeginTransaction opens a transaction.
+func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
+	if db.closed.Load() {
+		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
+	}
+	if o.Isolation == 0 {
+		o.Isolation = ReadCommitted
+	}
+	if o.Isolation > Serializable {
+		return nil, errs.DataCode(errs.CodeInvalidParam, "unknown isolation level %d", o.Isolation)
+	}
+	switch {
+	case o.Timeout == 0:
+		o.Timeout = DefaultTransactionTimeout
+	case o.Timeout < 0 || o.Timeout > MaxTransactionTimeout:
+		return nil, errs.DataCode(errs.CodeInvalidParam, "transaction timeout %d ms is out of range: 1 to %d ms",
+			o.Timeout.Milliseconds(), MaxTransactionTimeout.Milliseconds())
+	}
+	t := &Transaction{db: db, id: newTransactionID(), level: o.Isolation, client: o.Client,
+		expires: time.Now().Add(o.Timeout).UTC(), sess: db.NewSession()}
+	if err := db.txns.add(t, db.opts); err != nil {
+		return nil, err
+	}
+	t.tx = db.store.BeginOptimistic(o.Isolation == Serializable)
+	t.timer = time.AfterFunc(o.Timeout, t.expire)
+	return t, nil
+}
+
+// Transaction finds an open transaction by id. An unknown id, and one
+// that committed, rolled back or expired, is a 02000 (not found) error
+// that says which.
+func (db *DB) Transaction(id string) (*Transaction, error) { return db.txns.get(id) }
+
+// OpenTransactions is the number of open transactions.
+func (db *DB) OpenTransactions() int { return db.txns.count() }
+
+// Query runs one statement in the transaction (see DB.Query): reads
+// stream through the Result, and the transaction runs nothing else until
+// the Result is finished (read to its end or closed).
+func (t *Transaction) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return t.Run(ctx, ModeAsWritten, text, params)
+}
+
+// Run runs one statement in the transaction in the given mode.
+func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	if !t.mu.TryLock() {
+		return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
+			"transaction %s is running another statement: its statements run one at a time", t.id)
+	}
+	if err := t.usable(); err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
+	if t.level == ReadCommitted {
+		if err := t.tx.Refresh(); err != nil {
+			t.failLocked(err)
+			t.mu.Unlock()
+			return nil, err
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	t.setStop(cancel)
+	res, err := t.sess.run(ctx, text, params, m, t)
+	if err != nil {
+		cancel(nil)
+		t.setStop(nil)
+		if t.state == txOpen {
+			t.failLocked(err)
+		}
+		t.mu.Unlock()
+		return nil, err
+	}
+	res.release = func(err error) {
+		cancel(nil)
+		t.setStop(nil)
+		if err != nil && t.state == txOpen {
+			t.failLocked(err)
+		}
+		t.mu.Unlock()
+	}
+	return res, nil
+}
+
+// usable is nil when the transaction can run a statement (t.mu held).
+func (t *Transaction) usable() error {
+	switch t.state {
+	case txOpen:
+		return nil
+	case txFailed:
+		return errs.New(errs.CodeTransaction, errs.CatTransaction,
+			"transaction %s is aborted: an earlier statement failed (%v); roll it back, or roll back to a savepoint", t.id, t.cause)
+	}
+	return t.db.txns.endedError(t.id)
+}
+
+func (t *Transaction) failLocked(err error) {
+	t.state, t.cause = txFailed, err
+}
+
+// Commit commits the transaction's writes and ends it. A failed
+// transaction is rolled back instead, with a 40000 error saying so; a
+// conflict is a 40001 error, and the transaction is rolled back.
+func (t *Transaction) Commit() (time.Time, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch t.state {
+	case txOpen:
+	case txFailed:
+		t.endLocked(txRolledBack)
+		return time.Time{}, errs.New(errs.CodeTransaction, errs.CatTransaction,
+			"transaction %s was rolled back, not committed: a statement in it failed (%v)", t.id, t.cause)
+	default:
+		return time.Time{}, t.db.txns.endedError(t.id)
+	}
+	_, err := t.tx.Commit()
+	if err != nil {
+		t.endLocked(txRolledBack)
+		return time.Time{}, err
+	}
+	t.endLocked(txCommitted)
+	return time.Now().UTC(), nil
+}
+
+// Rollback discards the transaction's writes and ends it.
+func (t *Transaction) Rollback() (time.Time, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.state != txOpen && t.state != txFailed {
+		return time.Time{}, t.db.txns.endedError(t.id)
+	}
+	t.endLocked(txRolledBack)
+	return time.Now().UTC(), nil
+}
+
+// RollbackTo undoes the writes made after savepoint name (which stays,
+// as in SQL) and makes a failed transaction usable again.
+func (t *Transaction) RollbackTo(name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.rollbackToLocked(name)
+}
+
+func (t *Transaction) rollbackToLocked(name string) error {
+	if t.state != txOpen && t.state != txFailed {
+		return t.db.txns.endedError(t.id)
+	}
+	i := t.findSavepoint(name)
+	if i < 0 {
+		return t.noSavepoint(name)
+	}
+	if err := t.tx.RollbackTo(t.savepoints[i].pos); err != nil {
+		return err
+	}
+	t.savepoints = t.savepoints[:i+1]
+	t.state, t.cause = txOpen, nil
+	return nil
+}
+
+func (t *Transaction) findSavepoint(name string) int {
+	for i := len(t.savepoints) - 1; i >= 0; i-- {
+		if t.savepoints[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *Transaction) noSavepoint(name string) error {
+	return errs.New(errs.CodeNoObject, errs.CatNoObject, "transaction %s has no savepoint named %s", t.id, name)
+}
+
+// savepointStatement runs SAVEPOINT, ROLLBACK TO SAVEPOINT or RELEASE
+// SAVEPOINT (t.mu held by the running statement).
+func (t *Transaction) savepointStatement(s *gql.Session) error {
+	switch s.Kind {
+	case gql.SessionSavepoint:
+		t.savepoints = append(t.savepoints, savepoint{name: s.Name, pos: t.tx.Savepoint()})
+	case gql.SessionRollbackTo:
+		return t.rollbackToLocked(s.Name)
+	case gql.SessionRelease:
+		i := t.findSavepoint(s.Name)
+		if i < 0 {
+			return t.noSavepoint(s.Name)
+		}
+		t.savepoints = t.savepoints[:i]
+	}
+	return nil
+}
+
+// endLocked ends the transaction in state st.
+func (t *Transaction) endLocked(st txState) {
+	if t.state != txCommitted && st != txCommitted {
+		t.tx.Rollback()
+	}
+	t.state = st
+	t.timer.Stop()
+	t.db.txns.remove(t, st)
+}
+
+// expire rolls the transaction back when its lifetime ends: a statement
+// running in it is cancelled first.
+func (t *Transaction) expire() {
+	if stop := t.stopFunc(); stop != nil {
+		stop(errs.Timeout("transaction %s expired at %s", t.id, t.expires.Format(time.RFC3339)))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.state == txOpen || t.state == txFailed {
+		t.endLocked(txExpired)
+		t.db.log.Info("rolled back an expired transaction", "transaction_id", t.id)
+	}
+}
+
+// stopFunc reads the running statement's cancel without t.mu (held by
+// the statement itself).
+func (t *Transaction) stopFunc() func(error) {
+	t.running.Lock()
+	defer t.running.Unlock()
+	return t.running.stop
+}
+
+func (t *Transaction) setStop(f func(error)) {
+	t.running.Lock()
+	t.running.stop = f
+	t.running.Unlock()
+}
