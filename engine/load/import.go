@@ -370,4 +370,3 @@ func relSet(t *table, typ string) storage.BulkRels {
 	}
 	return br
 }
-
