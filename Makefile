@@ -93,6 +93,7 @@ fuzz:
 		'FuzzBuild ./csr/ 6000' \
 		'FuzzDecode ./csr/ 300000' \
 		'FuzzOpenBase ./engine/storage/ 60000' \
+		'FuzzOpen ./engine/storage/wal/ 30000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \

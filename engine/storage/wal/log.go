@@ -1,0 +1,320 @@
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// DefaultSegmentSize is the segment size when Options leaves it zero.
+const DefaultSegmentSize = 64 << 20
+
+// keepBuffer is the largest append buffer kept between appends.
+const keepBuffer = 1 << 20
+
+var (
+	// ErrClosed is returned by every call on a closed Log.
+	ErrClosed = errors.New("wal: log closed")
+	// ErrFailed wraps the error of the failed fsync that made a Log
+	// unusable; every later Append and Sync returns it.
+	ErrFailed = errors.New("wal: log failed")
+)
+
+// Options configures Open.
+type Options struct {
+	// SegmentSize is the size at which the active segment is closed and a
+	// new one started (default 64 MiB).
+	SegmentSize int64
+	// StartAt is the LSN of the first record when dir holds no segments
+	// yet, e.g. the LSN of a checkpoint an import produced. Ignored when
+	// segments exist; see also Reset.
+	StartAt LSN
+	// Logger receives the truncation of a torn tail (Warn). Default
+	// slog.Default().
+	Logger *slog.Logger
+
+	// frameLimit replaces MaxFrame, so tests reach multi-frame records
+	// with small payloads.
+	frameLimit int
+	// syncHook replaces every fdatasync of a segment and fsync of the
+	// directory. It is the package's one fault injection: tests make
+	// syncs fail or wait with it.
+	syncHook func(f *os.File, dir bool) error
+}
+
+// Log is an open write-ahead log. Its methods are safe for concurrent use.
+type Log struct {
+	dir      string
+	segSize  int64
+	limit    int
+	logger   *slog.Logger
+	syncHook func(f *os.File, dir bool) error
+	dec      *zstd.Decoder // DecodeAll is safe for concurrent use
+
+	syncs   atomic.Int64          // fdatasync calls on segments, for tests and benchmarks
+	durable atomic.Uint64         // LSN up to which the log is synced
+	failure atomic.Pointer[error] // the failed fsync, once there is one
+
+	// filesMu is held shared while Replay reads segment files and
+	// exclusively while TrimBefore or Reset deletes them. Ordered before
+	// syncMu.
+	filesMu sync.RWMutex
+	// syncMu makes its holder the one group-commit leader; it is held
+	// across the leader's fdatasync, and by whatever replaces or closes
+	// the active segment (roll, Reset, Close), so the leader's file stays
+	// open. Ordered before mu.
+	syncMu sync.Mutex
+
+	mu struct {
+		// Mutex guards the fields below and serializes appends.
+		sync.Mutex
+		segs   []segment // oldest first; the last is the active segment
+		active *os.File  // the last segment, open for writing
+		end    LSN
+		enc    *zstd.Encoder
+		buf    []byte // frames being written
+		closed bool
+	}
+}
+
+// Open opens the log in dir, creating dir when missing. It checks every
+// frame of every segment, truncates a torn tail (see the package
+// comment), returns *CorruptError for a bad record followed by a valid
+// one, and makes the whole log durable before returning.
+func Open(dir string, o Options) (*Log, error) {
+	l := &Log{dir: dir, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook}
+	if l.segSize <= 0 {
+		l.segSize = DefaultSegmentSize
+	}
+	if l.limit <= 0 {
+		l.limit = MaxFrame
+	}
+	if l.logger == nil {
+		l.logger = slog.Default()
+	}
+	if l.syncHook == nil {
+		l.syncHook = realSync
+	}
+	if err := l.makeDir(); err != nil {
+		return nil, err
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	var end LSN
+	var active *os.File
+	if len(segs) == 0 {
+		s, f, err := createSegment(dir, o.StartAt)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.syncDir(dir); err != nil {
+			f.Close()
+			return nil, err
+		}
+		segs, active, end = []segment{s}, f, o.StartAt
+	} else {
+		if segs, end, err = l.recover(segs); err != nil {
+			return nil, err
+		}
+		last := segs[len(segs)-1]
+		if active, err = os.OpenFile(last.path, os.O_RDWR, 0); err != nil {
+			return nil, fmt.Errorf("cannot open WAL segment %s: %w", last.path, err)
+		}
+		// The previous process may have died with unsynced appends in the
+		// page cache. Syncing now keeps Durable() == End() honest.
+		if err := l.syncFile(active); err != nil {
+			active.Close()
+			return nil, err
+		}
+	}
+	l.mu.segs, l.mu.active, l.mu.end = segs, active, end
+	l.mu.enc = newEncoder()
+	l.dec = newDecoder(l.limit)
+	l.durable.Store(uint64(end))
+	return l, nil
+}
+
+// makeDir creates the log's directory if missing, and makes its entry in
+// the parent durable.
+func (l *Log) makeDir() error {
+	if _, err := os.Stat(l.dir); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot open the WAL directory: %w", err)
+	}
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the WAL directory: %w", err)
+	}
+	return l.syncDir(filepath.Dir(filepath.Clean(l.dir)))
+}
+
+// Append adds a record and returns its end LSN (its start is the End()
+// before the call). The record is written, not synced: pass the end to
+// Sync before acknowledging it. Records of any size are accepted. A failed
+// write is cut back off the segment and the log stays usable; only when
+// that cut fails does the log fail.
+func (l *Log) Append(payload []byte) (LSN, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.usableLocked(); err != nil {
+		return 0, err
+	}
+	if l.activeSizeLocked() >= l.segSize {
+		if err := l.rollLocked(); err != nil {
+			return 0, err
+		}
+	}
+	start := l.mu.end
+	seg := l.mu.segs[len(l.mu.segs)-1]
+	// Frames collect in buf and go out in writes of about a frame limit:
+	// one write for an ordinary record, a bounded buffer for a huge one.
+	buf, pos, written := l.mu.buf[:0], start, start
+	for i := 0; i == 0 || len(payload) > 0; i++ {
+		chunk := payload[:min(len(payload), l.limit)]
+		payload = payload[len(chunk):]
+		var flags byte
+		if i == 0 {
+			flags |= flagFirst
+		}
+		if len(payload) == 0 {
+			flags |= flagLast
+		}
+		n := len(buf)
+		buf = appendFrame(buf, l.mu.enc, chunk, flags, pos)
+		pos += LSN(len(buf) - n)
+		if len(buf) >= l.limit || flags&flagLast != 0 {
+			if _, err := l.mu.active.WriteAt(buf, int64(written-seg.base)); err != nil {
+				l.mu.buf = nil
+				return 0, l.undoWriteLocked(seg, start, err)
+			}
+			written += LSN(len(buf))
+			buf = buf[:0]
+		}
+	}
+	// Keep the buffer for the next record unless a big one grew it: a
+	// single large import commit must not pin 16 MiB for the process.
+	if cap(buf) <= keepBuffer {
+		l.mu.buf = buf
+	} else {
+		l.mu.buf = nil
+	}
+	l.mu.end = pos
+	return pos, nil
+}
+
+// undoWriteLocked cuts a partly written record off the active segment: a
+// bad record with a good one after it would read as corruption.
+func (l *Log) undoWriteLocked(seg segment, start LSN, werr error) error {
+	err := fmt.Errorf("cannot append to WAL segment %s: %w", seg.path, werr)
+	if terr := l.mu.active.Truncate(int64(start - seg.base)); terr != nil {
+		return l.fail(fmt.Errorf("%w; cannot cut the partial record off either: %v", err, terr))
+	}
+	return err
+}
+
+// activeSizeLocked is the size of the active segment.
+func (l *Log) activeSizeLocked() int64 {
+	return int64(l.mu.end - l.mu.segs[len(l.mu.segs)-1].base)
+}
+
+// rollLocked starts a new active segment at the end. Called and returning
+// with mu held; it lets go of mu to take syncMu first (lock order), so it
+// checks again that the roll is still due.
+func (l *Log) rollLocked() error {
+	l.mu.Unlock()
+	l.syncMu.Lock()
+	l.mu.Lock()
+	defer l.syncMu.Unlock()
+	if err := l.usableLocked(); err != nil {
+		return err
+	}
+	if l.activeSizeLocked() < l.segSize {
+		return nil // another appender rolled while mu was free
+	}
+	// The old segment is made durable before the new one exists, so only
+	// the last segment can ever hold a torn write (see recover).
+	if err := l.syncFile(l.mu.active); err != nil {
+		return l.fail(err)
+	}
+	l.durable.Store(uint64(l.mu.end))
+	s, f, err := createSegment(l.dir, l.mu.end)
+	if err != nil {
+		return err
+	}
+	if err := l.syncDir(l.dir); err != nil {
+		f.Close()
+		return l.fail(err)
+	}
+	l.mu.active.Close()
+	l.mu.segs = append(l.mu.segs, s)
+	l.mu.active = f
+	return nil
+}
+
+// usableLocked returns the error that ends the log, if any.
+func (l *Log) usableLocked() error {
+	if l.mu.closed {
+		return ErrClosed
+	}
+	return l.failed()
+}
+
+// End returns the LSN after the last appended record.
+func (l *Log) End() LSN {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.end
+}
+
+// Durable returns the LSN up to which the log is synced.
+func (l *Log) Durable() LSN { return LSN(l.durable.Load()) }
+
+// Start returns the first LSN still in the log.
+func (l *Log) Start() LSN {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.segs[0].base
+}
+
+// Size returns the bytes held in segment files. Segments are contiguous,
+// so it is End()−Start().
+func (l *Log) Size() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int64(l.mu.end - l.mu.segs[0].base)
+}
+
+// Close syncs the log and closes it. A failed log is closed without a
+// sync and its failure is returned.
+func (l *Log) Close() error {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mu.closed {
+		return ErrClosed
+	}
+	l.mu.closed = true
+	err := l.failed()
+	if err == nil {
+		if err = l.syncFile(l.mu.active); err != nil {
+			err = l.fail(err)
+		} else {
+			l.durable.Store(uint64(l.mu.end))
+		}
+	}
+	if cerr := l.mu.active.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("cannot close WAL segment %s: %w", l.mu.active.Name(), cerr)
+	}
+	l.mu.enc.Close()
+	return err
+}

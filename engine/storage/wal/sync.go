@@ -1,0 +1,62 @@
+package wal
+
+import (
+	"fmt"
+)
+
+// Sync returns once the log is durable up to upto (an LSN Append
+// returned). Group commit: the caller holding syncMu is the leader and
+// fdatasyncs everything appended so far; callers queued behind it find
+// their LSN covered when they get the lock and return without a syscall.
+// Appends go on during the leader's fdatasync, so the next leader's
+// batch is whatever arrived meanwhile.
+//
+// A failed fdatasync fails the log for good (ErrFailed): that Sync and
+// every later Append and Sync return it.
+func (l *Log) Sync(upto LSN) error {
+	if err := l.failed(); err != nil {
+		return err
+	}
+	if upto <= l.Durable() {
+		return nil
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if upto <= l.Durable() {
+		return l.failed() // a leader before us covered upto
+	}
+	l.mu.Lock()
+	err := l.usableLocked()
+	f, end := l.mu.active, l.mu.end
+	l.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if upto > end {
+		return fmt.Errorf("wal: cannot sync up to LSN %d beyond the end of the log %d", upto, end)
+	}
+	// Older segments were synced when the log rolled past them, and the
+	// active one cannot change while syncMu is held: syncing f covers
+	// everything up to end.
+	if err := l.syncFile(f); err != nil {
+		return l.fail(err)
+	}
+	l.durable.Store(uint64(end))
+	return nil
+}
+
+// fail records err as the failure that ends the log (the first one wins)
+// and returns the log's failure.
+func (l *Log) fail(err error) error {
+	err = fmt.Errorf("%w: %w", ErrFailed, err)
+	l.failure.CompareAndSwap(nil, &err)
+	return l.failed()
+}
+
+// failed returns the log's failure, or nil while it has none.
+func (l *Log) failed() error {
+	if p := l.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
