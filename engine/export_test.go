@@ -64,3 +64,17 @@ func LoadForTest(db *DB, nodes []TestNode, rels []TestRel) error {
 	_, err := tx.Commit()
 	return err
 }
+
+// Abandon drops db as a killed process would: no final checkpoint, the
+// log's files closed as they are and the directory's lock released.
+// Every acknowledged commit is already synced to the log.
+func Abandon(db *DB) {
+	db.closed.Store(true)
+	if db.dur != nil {
+		close(db.dur.stop)
+		<-db.dur.done
+		db.dur.log.Close()
+	}
+	db.store.WaitCompaction()
+	db.unlockDir()
+}

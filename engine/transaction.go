@@ -167,7 +167,7 @@ func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 		return nil, err
 	}
 	t.tx = db.store.BeginOptimistic(o.Isolation == Serializable)
-	t.timer = time.AfterFunc(o.Timeout, t.expire)
+	t.timer = time.AfterFunc(o.Timeout, func() { t.expire(true) })
 	return t, nil
 }
 
@@ -192,7 +192,7 @@ func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Param
 		return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
 			"transaction %s is running another statement: its statements run one at a time", t.id)
 	}
-	if err := t.usable(); err != nil {
+	if err := t.usable(); err != nil && !(t.state == txFailed && isRollbackTo(text)) {
 		t.mu.Unlock()
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Param
 		t.mu.Unlock()
 		return nil, err
 	}
-	res.release = func(err error) {
+	release := func(err error) {
 		cancel(nil)
 		t.setStop(nil)
 		if err != nil && t.state == txOpen {
@@ -226,7 +226,19 @@ func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Param
 		}
 		t.mu.Unlock()
 	}
+	if res.done {
+		release(nil) // finished already (no rows)
+	} else {
+		res.release = release
+	}
 	return res, nil
+}
+
+// isRollbackTo reports whether text is a ROLLBACK TO SAVEPOINT statement,
+// the one statement a failed transaction runs.
+func isRollbackTo(text string) bool {
+	st, err := gql.Parse(text)
+	return err == nil && st.Session != nil && st.Session.Kind == gql.SessionRollbackTo
 }
 
 // usable is nil when the transaction can run a statement (t.mu held).
@@ -346,12 +358,19 @@ func (t *Transaction) endLocked(st txState) {
 }
 
 // expire rolls the transaction back when its lifetime ends: a statement
-// running in it is cancelled first.
-func (t *Transaction) expire() {
+// running in it is cancelled first, and its Result is waited for when
+// wait is set (at Close it is not: a Result nobody reads would hold it).
+func (t *Transaction) expire(wait bool) {
 	if stop := t.stopFunc(); stop != nil {
 		stop(errs.Timeout("transaction %s expired at %s", t.id, t.expires.Format(time.RFC3339)))
 	}
-	t.mu.Lock()
+	if !wait {
+		if !t.mu.TryLock() {
+			return
+		}
+	} else {
+		t.mu.Lock()
+	}
 	defer t.mu.Unlock()
 	if t.state == txOpen || t.state == txFailed {
 		t.endLocked(txExpired)

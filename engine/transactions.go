@@ -123,6 +123,6 @@ func (r *txRegistry) rollbackAll() {
 	}
 	r.mu.Unlock()
 	for _, t := range open {
-		t.expire()
+		t.expire(false)
 	}
 }
