@@ -28,11 +28,16 @@ import (
 //     the key of the node's values (index_read.go checkIndexes)
 //
 // It is O(graph): for tests and diagnostics, not for the commit path.
-func (s *Snapshot) Check() error {
+func (s *Snapshot) Check() error { return s.CheckInterruptible(nil) }
+
+// CheckInterruptible is Check calling stop (when not nil) every so often
+// on its long loops and returning its error when it has one: a check run
+// by a query stops with the query.
+func (s *Snapshot) CheckInterruptible(stop func() error) error {
 	if err := s.checkNodes(); err != nil {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
-	if err := s.checkRels(); err != nil {
+	if err := s.checkRels(stop); err != nil {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	if err := s.checkIndexes(); err != nil {
@@ -73,7 +78,7 @@ func (s *Snapshot) checkNodes() error {
 	return nil
 }
 
-func (s *Snapshot) checkRels() error {
+func (s *Snapshot) checkRels(stop func() error) error {
 	var total int64
 	perType := make([]int64, len(s.typeRels))
 	for g, c := range s.rels {
@@ -122,7 +127,7 @@ func (s *Snapshot) checkRels() error {
 		return fmt.Errorf("%d adjacencies for %d counted types", len(s.adj), len(s.typeRels))
 	}
 	for t := range s.typeRels {
-		if err := s.checkAdjacency(catalog.TypeID(t)); err != nil {
+		if err := s.checkAdjacency(catalog.TypeID(t), stop); err != nil {
 			return fmt.Errorf("type %d: %w", t, err)
 		}
 	}
@@ -130,7 +135,7 @@ func (s *Snapshot) checkRels() error {
 }
 
 // checkAdjacency verifies both directions of type t against the table.
-func (s *Snapshot) checkAdjacency(t catalog.TypeID) error {
+func (s *Snapshot) checkAdjacency(t catalog.TypeID, stop func() error) error {
 	want := s.typeRels[t]
 	var pair adjPair
 	if int(t) < len(s.adj) {
@@ -156,6 +161,11 @@ func (s *Snapshot) checkAdjacency(t catalog.TypeID) error {
 		}
 		var degrees int64
 		for node := uint64(0); node < s.nodeBound; node++ {
+			if node&0xffff == 0 && stop != nil {
+				if err := stop(); err != nil {
+					return err
+				}
+			}
 			deg := a.Degree(node)
 			if deg == 0 {
 				continue
