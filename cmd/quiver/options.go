@@ -32,6 +32,10 @@ type serveOptions struct {
 	// allowedOrigins are web origins allowed besides loopback ones.
 	maxConnsPerClient int
 	allowedOrigins    []string
+	// checkpointInterval (negative: no timer) and checkpointWALBytes
+	// trigger background checkpoints (docs/durability.md).
+	checkpointInterval time.Duration
+	checkpointWALBytes int64
 }
 
 // parseServe parses serve's flags. Options this version cannot honour are
@@ -53,6 +57,8 @@ func parseServe(args []string) (serveOptions, error) {
 	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
 	maxPerQuery := fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
 	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
+	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
+	walSize := fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
 	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
@@ -71,6 +77,12 @@ func parseServe(args []string) (serveOptions, error) {
 		if o.maxMemory, err = engine.ParseSize(*maxMemory); err != nil {
 			return o, fmt.Errorf("--max-memory: %v", err)
 		}
+	}
+	if o.checkpointWALBytes, err = engine.ParseSize(*walSize); err != nil || o.checkpointWALBytes <= 0 {
+		return o, fmt.Errorf("--checkpoint-wal-size must be a positive size such as 256MB, not %q", *walSize)
+	}
+	if o.checkpointInterval <= 0 {
+		o.checkpointInterval = -1 // engine: no timer
 	}
 	if o.maxMemoryPerQuery, err = engine.ParseSize(*maxPerQuery); err != nil {
 		return o, fmt.Errorf("--max-memory-per-query: %v", err)

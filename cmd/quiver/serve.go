@@ -53,7 +53,7 @@ func serve(o serveOptions) error {
 	}
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true,
-		IdleTimeout: qhttp.DefaultIdleTimeout})
+		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
