@@ -58,7 +58,7 @@ func (g occGraph) apply(op occOp) {
 
 type occTx struct {
 	tx       *Tx
-	snapSeq  int     // commits the snapshot holds
+	snapSeq  int      // commits the snapshot holds
 	snap     occGraph // committed graph at begin
 	ops      []occOp
 	saves    []int // op counts at savepoints (store positions equal them)
