@@ -18,10 +18,14 @@
 //	        Tx (writing, owns its copies) ───────┘  becomes ts=8 at Commit
 //
 // Writes go through a Tx. Its op list (Tx.Ops) is exactly a logical WAL
-// record; the single apply path (work.applyLocked) is what WAL replay
-// will call. Write transactions are serialized by a writer lock held from
-// a Tx's first write until Commit or Rollback; writer–writer concurrency
-// with first-committer-wins is for the transactions issue.
+// record (record.go); one replay path (replay.go) serves recovery,
+// savepoints and rebasing. A pessimistic Tx holds the commit lock from
+// its first write to its end; an optimistic one (BeginOptimistic) takes
+// it only to commit, where its writes are checked against the commits it
+// did not see (conflict.go: first committer wins, 40001) and replayed
+// onto the latest version. The commit path (commit.go) appends the record
+// to the Log under the lock, syncs outside it (group commit) and
+// publishes the version to readers once it is durable.
 //
 // Ids are dense: node and relationship ids come from atomic counters and
 // are never reused, so ids taken by a rolled-back transaction stay holes.
@@ -58,6 +62,7 @@
 // from typed columns for `quiver import`.
 //
 // storage must not parse queries, plan, or know about frontends; it
-// depends on vector, csr, catalog and errs only. Between bases, changes
-// are not durable: the WAL is a later issue.
+// depends on vector, csr, catalog and errs only; the write-ahead log
+// (package wal) is reached through the Log interface, and checkpoints
+// (checkpoint.go) are bases written from the latest durable version.
 package storage
