@@ -18,13 +18,25 @@ import (
 // shutdownGrace is how long in-flight requests may run after a signal.
 const shutdownGrace = 10 * time.Second
 
+// serveGCPercent is the collector's GOGC under a memory limit: the limit,
+// not GOGC, bounds the heap near the budget, so GOGC only decides how
+// often a small heap is collected. Short write statements allocate
+// briskly (a commit copies the chunks it writes), and at the default 100
+// an empty or small database spends a third of its CPU collecting
+// (bench/RESULTS.md, "Writes and durability").
+const serveGCPercent = 400
+
 // limitMemory sets the Go runtime's soft memory limit (GOMEMLIMIT) to the
 // server's budget, so the collector works harder as the budget nears
-// instead of letting garbage double the heap. A GOMEMLIMIT the operator
-// set in the environment wins.
+// instead of letting garbage double the heap, and with it GOGC to
+// serveGCPercent. A GOMEMLIMIT or GOGC the operator set in the
+// environment wins.
 func limitMemory(budget int64, log *slog.Logger) {
 	if budget <= 0 {
 		return
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
 	}
 	if env := os.Getenv("GOMEMLIMIT"); env != "" {
 		log.Info("memory budget", "max_memory", budget, "gomemlimit", env+" (from the environment)")

@@ -71,6 +71,14 @@ type Log struct {
 	// the active segment (roll, Reset, Close), so the leader's file stays
 	// open. Ordered before mu.
 	syncMu sync.Mutex
+	// waiters is where followers wait for the leader's fdatasync: one
+	// broadcast wakes them all, where queueing on syncMu would hand the
+	// lock from follower to follower, one wake-up at a time.
+	waiters struct {
+		sync.Mutex
+		cond    sync.Cond
+		leading bool // a leader is syncing
+	}
 
 	mu struct {
 		// Mutex guards the fields below and serializes appends.

@@ -5,11 +5,12 @@ import (
 )
 
 // Sync returns once the log is durable up to upto (an LSN Append
-// returned). Group commit: the caller holding syncMu is the leader and
-// fdatasyncs everything appended so far; callers queued behind it find
-// their LSN covered when they get the lock and return without a syscall.
-// Appends go on during the leader's fdatasync, so the next leader's
-// batch is whatever arrived meanwhile.
+// returned). Group commit: one caller at a time is the leader and
+// fdatasyncs everything appended so far; the others wait for it (one
+// broadcast wakes them all) and return without a syscall when its sync
+// covered their LSN, or lead the next one. Appends go on during the
+// leader's fdatasync, so the next leader's batch is whatever arrived
+// meanwhile.
 //
 // A failed fdatasync fails the log for good (ErrFailed): that Sync and
 // every later Append and Sync return it.
@@ -20,10 +21,42 @@ func (l *Log) Sync(upto LSN) error {
 	if upto <= l.Durable() {
 		return nil
 	}
+	w := &l.waiters
+	w.Lock()
+	if w.cond.L == nil {
+		w.cond.L = &w.Mutex
+	}
+	for w.leading {
+		w.cond.Wait()
+		if upto <= l.Durable() {
+			w.Unlock()
+			return l.failed()
+		}
+	}
+	if upto <= l.Durable() {
+		w.Unlock()
+		return l.failed()
+	}
+	w.leading = true
+	w.Unlock()
+	err := l.lead(upto)
+	w.Lock()
+	w.leading = false
+	w.cond.Broadcast()
+	w.Unlock()
+	return err
+}
+
+// lead is the leader's sync: under syncMu (the active segment cannot be
+// replaced meanwhile), everything appended so far.
+func (l *Log) lead(upto LSN) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
+	if err := l.failed(); err != nil {
+		return err
+	}
 	if upto <= l.Durable() {
-		return l.failed() // a leader before us covered upto
+		return nil // a roll or a Close synced it
 	}
 	l.mu.Lock()
 	err := l.usableLocked()
