@@ -74,6 +74,13 @@ type chunk struct {
 	// codes are the dictionary codes of a sealed String chunk, set at
 	// decode or on first use (dict.go); writes drop them.
 	codes atomic.Pointer[chunkCodes]
+	// shared is the number of leading typed rows this open chunk shares
+	// with the chunk it extended (extendCopy): read-only until privatize.
+	shared int
+	// extended is set once a later version appends to this chunk's typed
+	// values in place (extendCopy): past its rows, the backing array is
+	// that version's, so nobody else may extend it.
+	extended atomic.Bool
 }
 
 func newChunk(owner uint64, typ vector.Type) *chunk {
@@ -261,6 +268,43 @@ func (c *chunk) openCopy(owner uint64) *chunk {
 		}
 	}
 	return n
+}
+
+// extendCopy is openCopy for a write at row r of an open chunk: when r is
+// past the rows c holds and no other version extended c yet, the copy
+// shares c's typed values (c's readers never look past its rows, which
+// the copy appends after) and copies only the validity and the side map.
+// A commit creating a node thus costs O(1) per property instead of a
+// group's worth of values.
+func (c *chunk) extendCopy(owner uint64, r int) *chunk {
+	if c.typ == vector.Bool || r < c.rows() || !c.extended.CompareAndSwap(false, true) {
+		return c.openCopy(owner)
+	}
+	n := &chunk{owner: owner, typ: c.typ, counts: c.counts, i64: c.i64, f64: c.f64, str: c.str, any: c.any, shared: c.rows()}
+	n.valid = append([]byte(nil), c.valid...)
+	if c.side != nil {
+		n.side = make(map[uint16]vector.Value, len(c.side))
+		for r, v := range c.side {
+			n.side[r] = v
+		}
+	}
+	return n
+}
+
+// privatize copies the typed values extendCopy shared, before a write
+// among them.
+func (c *chunk) privatize() {
+	switch c.typ {
+	case vector.Int64:
+		c.i64 = append(make([]int64, 0, cap(c.i64)), c.i64...)
+	case vector.Float64:
+		c.f64 = append(make([]float64, 0, cap(c.f64)), c.f64...)
+	case vector.String:
+		c.str = append(make([]string, 0, cap(c.str)), c.str...)
+	case vector.Any:
+		c.any = append(make([]vector.Value, 0, cap(c.any)), c.any...)
+	}
+	c.shared = 0
 }
 
 // dominant is the type with the most values (ties keep the current one).

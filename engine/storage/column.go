@@ -62,7 +62,12 @@ func ownedColumn(slot **column, owner uint64) *column {
 
 // ownedChunk returns the chunk of group g that owner may mutate, creating
 // it with dominant type typ or copying a shared one.
-func (c *column) ownedChunk(g int, owner uint64, typ vector.Type) *chunk {
+//
+// Writing row r past the rows of an open chunk another version holds (a
+// create appending to its group) shares that chunk's typed values instead
+// of copying them (extendCopy); a later write below them copies them
+// then (privatize).
+func (c *column) ownedChunk(g, r int, owner uint64, typ vector.Type) *chunk {
 	for len(c.groups) <= g {
 		c.groups = append(c.groups, nil)
 	}
@@ -70,9 +75,14 @@ func (c *column) ownedChunk(g int, owner uint64, typ vector.Type) *chunk {
 	switch {
 	case ch == nil:
 		ch = newChunk(owner, typ)
-	case ch.owner != owner || ch.sealed:
+	case ch.sealed:
 		ch = ch.openCopy(owner)
+	case ch.owner != owner:
+		ch = ch.extendCopy(owner, r)
 	default:
+		if r < ch.shared {
+			ch.privatize()
+		}
 		return ch
 	}
 	c.groups[g] = ch
@@ -89,7 +99,7 @@ func (c *column) set(id uint64, v vector.Value, owner uint64) {
 		}
 	}
 	c.dropView()
-	ch := c.ownedChunk(g, owner, vector.TypeOf(v))
+	ch := c.ownedChunk(g, r, owner, vector.TypeOf(v))
 	before := ch.counts
 	if v == nil {
 		ch.clear(r)

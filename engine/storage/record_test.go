@@ -293,3 +293,34 @@ func TestLogFailureStopsCommits(t *testing.T) {
 		t.Fatalf("%d nodes visible, want the 1 durable one", s.Snapshot().NodeCount())
 	}
 }
+
+// Creates append to their group's chunk in place (extendCopy): older
+// versions keep their values, two transactions extending one version
+// each get their own copy, and an update among shared rows copies them
+// first.
+func TestAppendSharesChunkTail(t *testing.T) {
+	s := New()
+	k := s.Catalog().EnsureKey("k")
+	tx := s.Begin()
+	a := mustNode(t, tx, nil, []catalog.KeyID{k}, int64(1))
+	mustCommit(t, tx)
+	s1 := s.Snapshot()
+	t1, t2 := s.BeginOptimistic(false), s.BeginOptimistic(false)
+	b := mustNode(t, t1, nil, []catalog.KeyID{k}, int64(2)) // claims the tail
+	c := mustNode(t, t2, nil, []catalog.KeyID{k}, int64(3)) // copies
+	if err := t1.SetNodeProps(a, []catalog.KeyID{k}, []vector.Value{int64(10)}); err != nil {
+		t.Fatal(err) // a row below the shared ones: copies them first
+	}
+	mustCommit(t, t1)
+	mustCommit(t, t2)
+	v := s.Snapshot()
+	if s1.NodeProp(a, k) != int64(1) || s1.nodeLive(b) || s1.nodeLive(c) {
+		t.Fatal("an older version changed")
+	}
+	if v.NodeProp(a, k) != int64(10) || v.NodeProp(b, k) != int64(2) || v.NodeProp(c, k) != int64(3) {
+		t.Fatalf("latest: a=%v b=%v c=%v", v.NodeProp(a, k), v.NodeProp(b, k), v.NodeProp(c, k))
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
