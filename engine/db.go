@@ -96,7 +96,11 @@ func Open(dir string, opts Options) (*DB, error) {
 		s := store.Snapshot()
 		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
 	case existed:
-		log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
+		if ents, err := os.ReadDir(dir); err == nil && !storage.EmptyDatabaseDir(dir, ents) {
+			log.Info("the data directory has no checkpoint yet: its commits are in the write-ahead log", "dir", dir)
+		} else {
+			log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
+		}
 	default:
 		// A mistyped --data-dir lands here: say so loudly.
 		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
