@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro bench-writes clean tck tck-update tck-gate
 
 all: build
 
@@ -129,6 +129,21 @@ bench: bench-kuzu
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(BENCH_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(SCALE) -seed $(SEED) -out $(BENCH_DATA)
 	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
+
+## bench-writes: auto-commit CREATEs over HTTP to a real `quiver serve`
+## (1 and 32 clients: commits/s, median and p99 latency) beside Kùzu
+## in-process, recovery after 1M logged commits, and the checkpoint of the
+## M graph against its import; replaces the "Writes and durability"
+## section of bench/RESULTS.md (bench/README.md). Needs Node.js and npm,
+## and WRITES_TMP on a disk, not tmpfs. About 8 minutes.
+WRITES_ROUNDS   ?= 3
+WRITES_DURATION ?= 10s
+WRITES_TMP      ?= $(or $(TMPDIR),/tmp)
+WRITES_DATA     ?= bench/data/M-$(SEED)
+bench-writes: bench-kuzu build
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	@test -f $(WRITES_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale M -seed $(SEED) -out $(WRITES_DATA)
+	./$(BIN)/quiverbench writes -quiver $(BIN)/quiver -rounds $(WRITES_ROUNDS) -duration $(WRITES_DURATION) -tmp $(WRITES_TMP) -mdata $(WRITES_DATA) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)

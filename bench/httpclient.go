@@ -39,13 +39,19 @@ func (h *HTTPServer) Close() error { return h.srv.Shutdown(context.Background())
 
 // Query posts text to /api/v1/query and returns the normalised rows.
 func (h *HTTPServer) Query(ctx context.Context, text string) (Rows, error) {
+	return postQuery(ctx, h.client, h.URL, text)
+}
+
+// postQuery posts text to base's /api/v1/query and returns the normalised
+// rows; an answer other than 200 is an error carrying its body.
+func postQuery(ctx context.Context, client *http.Client, base, text string) (Rows, error) {
 	body, _ := json.Marshal(map[string]any{"query": text})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL+"/api/v1/query", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/query", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := h.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

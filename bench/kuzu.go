@@ -28,6 +28,11 @@ type KuzuAnswer struct {
 	NodesMS float64 `json:"nodes_ms"`
 	EdgesMS float64 `json:"edges_ms"`
 	Version string  `json:"version"`
+	// The writes answer: timed statements, their latencies in
+	// microseconds, and count(*) of W afterwards.
+	Commits int64   `json:"commits"`
+	LatUS   []int64 `json:"lat_us"`
+	Count   int64   `json:"count"`
 	Columns []string
 	Rows    Rows
 }
@@ -68,6 +73,14 @@ func (k *Kuzu) Load(dbPath, dir string) (KuzuAnswer, error) {
 // Query runs one query; the answer carries Kùzu's time and rows.
 func (k *Kuzu) Query(text string) (KuzuAnswer, error) {
 	return k.call(map[string]any{"op": "query", "text": text})
+}
+
+// Writes creates a new database at dbPath with node table W and runs
+// warmup untimed, then n timed auto-commit CREATE (:W {id: $id, c: $c})
+// statements on one connection, prepared once; mode is "async" (await
+// conn.execute) or "sync" (conn.executeSync). See run.js.
+func (k *Kuzu) Writes(dbPath string, n, warmup int, mode string) (KuzuAnswer, error) {
+	return k.call(map[string]any{"op": "writes", "db": dbPath, "n": n, "warmup": warmup, "mode": mode})
 }
 
 // Close ends the runner.

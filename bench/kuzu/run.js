@@ -8,10 +8,23 @@
 //       -> {"ok":true,"nodes_ms":N,"edges_ms":N,"version":V}
 //   {"op":"query","text":Q}
 //       -> {"ok":true,"ms":N,"columns":[...],"rows":[[...],...]}
+//   {"op":"writes","db":DIR,"n":N,"warmup":W,"mode":"async"|"sync"}
+//       -> {"ok":true,"commits":N,"ms":N,"lat_us":[...],"count":N,"version":V}
 //   {"op":"quit"}
 //
 // A failure answers {"ok":false,"error":MESSAGE}. Times are wall-clock
 // milliseconds measured here around the call, result materialised.
+//
+// "writes" creates a new database at DIR holding one node table
+// W(id INT64, c INT64, PRIMARY KEY (id)) (Kùzu's node tables need a
+// primary key) and runs W untimed, then N timed auto-commit statements
+// CREATE (:W {id: $id, c: $c}) one after the other on one connection, as
+// a prepared statement with parameters (conn.prepare once, then
+// conn.execute per statement, awaited; "sync" uses conn.executeSync, which
+// skips the hop to Node's thread pool). lat_us are the timed statements'
+// latencies in microseconds, ms their total; count is count(*) of W
+// afterwards (W + N when every statement committed). The database is
+// closed before answering.
 "use strict";
 
 const kuzu = require("kuzu");
@@ -41,6 +54,39 @@ async function timed(text) {
   return { ms: performance.now() - t0, ...out };
 }
 
+async function writes(req) {
+  const wdb = new kuzu.Database(req.db);
+  const wconn = new kuzu.Connection(wdb);
+  try {
+    (await wconn.query("CREATE NODE TABLE W(id INT64, c INT64, PRIMARY KEY (id))")).close();
+    const ps = await wconn.prepare("CREATE (:W {id: $id, c: $c})");
+    if (!ps.isSuccess()) throw new Error(ps.getErrorMessage());
+    const sync = req.mode === "sync";
+    const one = async (id) => {
+      const params = { id, c: id % 1000 };
+      const r = sync ? wconn.executeSync(ps, params) : await wconn.execute(ps, params);
+      r.close();
+    };
+    const warmup = req.warmup || 0;
+    for (let i = 0; i < warmup; i++) await one(i);
+    const lat = new Array(req.n);
+    const t0 = performance.now();
+    for (let i = 0; i < req.n; i++) {
+      const t = performance.now();
+      await one(warmup + i);
+      lat[i] = Math.round((performance.now() - t) * 1000);
+    }
+    const ms = performance.now() - t0;
+    const res = await wconn.query("MATCH (w:W) RETURN count(*) AS n");
+    const count = (await res.getAll())[0].n;
+    res.close();
+    return { ok: true, commits: req.n, ms, lat_us: lat, count, version: kuzu.VERSION || "" };
+  } finally {
+    await wconn.close();
+    await wdb.close();
+  }
+}
+
 async function handle(req) {
   switch (req.op) {
     case "load": {
@@ -59,6 +105,8 @@ async function handle(req) {
       const r = await timed(req.text);
       return { ok: true, ms: r.ms, columns: r.columns, rows: r.rows };
     }
+    case "writes":
+      return await writes(req);
     case "quit":
       process.exit(0);
     default:

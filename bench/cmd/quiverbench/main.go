@@ -5,6 +5,10 @@
 //	                                         writes RESULTS.md
 //	quiverbench query -db DIR [-q Q1,Q5] ... times queries on an imported
 //	                                         directory (-cpuprofile for pprof)
+//	quiverbench writes ...                   write throughput and latency (1
+//	                                         and 32 clients, beside Kùzu),
+//	                                         recovery, checkpoint; writes the
+//	                                         "Writes and durability" section
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -24,7 +28,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -35,8 +39,10 @@ func main() {
 		err = run(os.Args[2:])
 	case "query":
 		err = query(os.Args[2:])
+	case "writes":
+		err = writes(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run or query)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query or writes)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
@@ -121,7 +127,14 @@ func run(args []string) error {
 	if err := bench.WriteMarkdown(&buf, rep); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	// The section `quiverbench writes` keeps in the report stays.
+	report := buf.String()
+	if old, err := os.ReadFile(*out); err == nil {
+		if sec := bench.ExtractSection(string(old), bench.WritesHeading); sec != "" {
+			report = bench.SpliceSection(report, bench.WritesHeading, sec)
+		}
+	}
+	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s\n", *out)
