@@ -39,6 +39,7 @@ func writes(args []string) error {
 	out := fs.String("out", "bench/RESULTS.md", "report whose \"Writes and durability\" section is replaced (empty: print the section)")
 	note := fs.String("note", "", "a paragraph for the section (what else ran on the machine)")
 	notes := fs.String("notes", "bench/writes-notes.md", "markdown file read into the section as \"What limits each number\" (missing: none)")
+	commitName := fs.String("commit", "", "the commit the binaries were built from, for the report (default: git describe here)")
 	cpuprofile := fs.String("cpuprofile", "", "instead: profile one load of the first -clients count in-process (engine and HTTP server in this process) into this file")
 	fs.Parse(args)
 	counts, err := clientCounts(*clients)
@@ -48,6 +49,9 @@ func writes(args []string) error {
 	ctx := context.Background()
 	if *cpuprofile != "" {
 		return profileWrites(ctx, *tmp, counts[0], *duration, *warmup, *cpuprofile)
+	}
+	if *commitName == "" {
+		*commitName = commit()
 	}
 	bin, err := filepath.Abs(*quiver)
 	if err != nil {
@@ -62,7 +66,7 @@ func writes(args []string) error {
 		QuiverBin: bin, KuzuDir: *kuzu, TempDir: *tmp, Clients: counts, Duration: *duration, Warmup: *warmup, FloorDuration: *floor,
 		KuzuWrites: *kuzuWrites, KuzuWarmup: *kuzuWarmup, Rounds: *rounds,
 		RecoveryCommits: *recovery, RecoveryClients: *recoveryClients, Restarts: *restarts,
-		MData: *mdata, CheckpointRuns: *ckRuns, Commit: commit(), Note: *note, Log: os.Stderr,
+		MData: *mdata, CheckpointRuns: *ckRuns, Commit: *commitName, Note: *note, Log: os.Stderr,
 	})
 	if err != nil {
 		return err
