@@ -1,9 +1,6 @@
 package csr
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // Check verifies the CSR's invariants and returns the first violation,
 // wrapping one of the package's sentinel errors: offsets start at 0, are
@@ -105,52 +102,5 @@ func (c *CSR) checkOffsets() error {
 // checkedDecode is decodeList with every header and payload bounds-checked
 // against node's own byte range, which it must consume exactly.
 func (c *CSR) checkedDecode(dst []uint64, v uint64) ([]uint64, error) {
-	p, end := c.start(v), c.start(v+1)
-	d := c.Degree(v)
-	var prev uint64
-	for b := 0; d > 0; b++ {
-		k := min(d, blockSize)
-		width := uint(0)
-		if k > 1 {
-			if p >= end {
-				return dst, fmt.Errorf("%w: node %d block %d: header past the node's bytes", ErrBlock, v, b)
-			}
-			width = uint(c.data[p])
-			p++
-			if width > maxWidth {
-				return dst, fmt.Errorf("%w: node %d block %d: width %d > %d", ErrBlock, v, b, width, maxWidth)
-			}
-		}
-		if end-p < int(c.bb) {
-			return dst, fmt.Errorf("%w: node %d block %d: gap past the node's bytes", ErrBlock, v, b)
-		}
-		gap := binary.LittleEndian.Uint64(c.data[p:p+8]) & (1<<(8*c.bb) - 1)
-		p += int(c.bb)
-		base := prev + gap
-		if base < prev || base >= maxNodes {
-			return dst, fmt.Errorf("%w: node %d block %d: base overflows", ErrBlock, v, b)
-		}
-		if k > 1 {
-			pl := packedLen(k, width)
-			if pl > end-p {
-				return dst, fmt.Errorf("%w: node %d block %d: %d payload bytes past the node's bytes", ErrBlock, v, b, pl)
-			}
-			// The node's range lies within data, which ends with padBytes,
-			// so the unchecked loop cannot run out of bounds here.
-			n0 := len(dst)
-			dst = append(dst, make([]uint64, k+decodeSlack)...)
-			dst[n0] = base
-			unpack(dst[n0+1:], k-1, c.data[p:], width, base)
-			dst = dst[:n0+k]
-			p += pl
-		} else {
-			dst = append(dst, base)
-		}
-		prev = dst[len(dst)-1]
-		d -= k
-	}
-	if p != end {
-		return dst, fmt.Errorf("%w: node %d: blocks end at %d, next node starts at %d", ErrBlock, v, p, end)
-	}
-	return dst, nil
+	return checkedList(dst, c.data, c.start(v), c.start(v+1), c.Degree(v), c.bb, v)
 }

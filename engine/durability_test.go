@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/storage"
 )
 
 // durabilityQueries read back everything durabilityWrites changes.
@@ -243,7 +244,7 @@ func TestStorageProcedures(t *testing.T) {
 	d := db.Durability()
 	// 7900 nodes (2900 P + 5000 Q), 2900 relationships, 2 labels; 2100
 	// dead node ids and 2100 dead relationship ids: one 2048-id page each.
-	want := strings.Join([]string{"2900", "1", "1", "1", "0", "2", itoa(int(d.LastCheckpointLSN)), "7900", itoa(int(d.WALLSN))}, " | ")
+	want := strings.Join([]string{"2900", itoa(storage.FormatVersion), "1", "1", "0", "2", itoa(int(d.LastCheckpointLSN)), "7900", itoa(int(d.WALLSN))}, " | ")
 	if got != want {
 		t.Fatalf("stats: %s\nwant %s (RETURN * orders columns by name)", got, want)
 	}

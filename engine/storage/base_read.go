@@ -16,7 +16,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/klauspost/compress/zstd"
-	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -56,35 +55,16 @@ func OpenBase(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptBase, ManifestName, err)
 	}
-	// DecodeAll is safe for concurrent use; up to GOMAXPROCS files
-	// decompress at once (decodeBase loads columns in parallel).
+	// DecodeAll is safe for concurrent use: sections decompress on up to
+	// GOMAXPROCS goroutines.
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithDecoderMaxMemory(1<<36))
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
-	load := func(name string) ([]byte, error) {
-		f, ok := files[name]
-		if !ok {
-			return nil, nil
-		}
-		z, err := os.ReadFile(filepath.Join(dir, m.Base, name))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCorruptBase, err)
-		}
-		if int64(len(z)) != f.Size {
-			return nil, fmt.Errorf("%w: %s: %d bytes, manifest says %d (truncated?)", ErrCorruptBase, name, len(z), f.Size)
-		}
-		if crc32.Checksum(z, crcTable) != f.CRC {
-			return nil, fmt.Errorf("%w: %s: checksum mismatch", ErrCorruptBase, name)
-		}
-		raw, err := dec.DecodeAll(z, make([]byte, 0, f.Raw))
-		if err != nil || int64(len(raw)) != f.Raw {
-			return nil, fmt.Errorf("%w: %s: cannot decompress (%v)", ErrCorruptBase, name, err)
-		}
-		return raw, nil
-	}
-	s, err := decodeBase(m, files, load)
+	o := &opener{dir: filepath.Join(dir, m.Base), files: files, dec: dec}
+	defer o.close()
+	s, err := decodeBase(m, files, o)
 	if err != nil {
 		var ce *corruptFile
 		if errors.As(err, &ce) {
@@ -93,6 +73,60 @@ func OpenBase(dir string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// opener reads the files of one base directory.
+type opener struct {
+	dir   string
+	files map[string]baseFile
+	dec   *zstd.Decoder
+	open  []*sectionFile
+}
+
+// blob reads a small file stored as one zstd frame (catalog.json and the
+// bitmaps), checksummed before it is decompressed; nil, nil when the
+// manifest does not list it.
+func (o *opener) blob(name string) ([]byte, error) {
+	f, ok := o.files[name]
+	if !ok {
+		return nil, nil
+	}
+	z, err := os.ReadFile(filepath.Join(o.dir, name))
+	if err != nil {
+		return nil, &corruptFile{name, err}
+	}
+	if int64(len(z)) != f.Size {
+		return nil, &corruptFile{name, fmt.Errorf("%d bytes, manifest says %d (truncated?)", len(z), f.Size)}
+	}
+	if crc32.Checksum(z, crcTable) != f.CRC {
+		return nil, &corruptFile{name, fmt.Errorf("checksum mismatch")}
+	}
+	raw, err := o.dec.DecodeAll(z, make([]byte, 0, f.Raw))
+	if err != nil || int64(len(raw)) != f.Raw {
+		return nil, &corruptFile{name, fmt.Errorf("cannot decompress (%v)", err)}
+	}
+	return raw, nil
+}
+
+// sections opens a sectioned file and checks its table; nil, nil when
+// the manifest does not list it.
+func (o *opener) sections(name string) (*sectionFile, error) {
+	f, ok := o.files[name]
+	if !ok {
+		return nil, nil
+	}
+	sf, err := openSections(filepath.Join(o.dir, name), f)
+	if err != nil {
+		return nil, &corruptFile{name, err}
+	}
+	o.open = append(o.open, sf)
+	return sf, nil
+}
+
+func (o *opener) close() {
+	for _, sf := range o.open {
+		sf.close()
+	}
 }
 
 type corruptFile struct {
@@ -108,6 +142,10 @@ func parseManifest(b []byte) (map[string]baseFile, *manifest, error) {
 		return nil, nil, err
 	}
 	if m.FormatVersion != FormatVersion {
+		if m.FormatVersion == 1 {
+			return nil, nil, fmt.Errorf("format_version 1 is an older base format that this build does not read (it reads %d): "+
+				"re-create the data directory with quiver import, or export it with the build that wrote it", FormatVersion)
+		}
 		return nil, nil, fmt.Errorf("format_version %d, this build reads %d", m.FormatVersion, FormatVersion)
 	}
 	if !strings.HasPrefix(m.Base, "base-") || strings.ContainsAny(m.Base, `/\`) {
@@ -136,54 +174,55 @@ func parseManifest(b []byte) (map[string]baseFile, *manifest, error) {
 // openGCPercent is the collector's GOGC while OpenBase runs.
 const openGCPercent = 40
 
-// decodeBase builds the store from the manifest and a file loader (load
-// returns nil, nil for a file the manifest does not list).
-func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byte, error)) (*Store, error) {
-	bad := func(name string, format string, args ...any) error {
-		return &corruptFile{name: name, err: fmt.Errorf(format, args...)}
-	}
-	cb, err := load("catalog.json")
+// decodeBase builds the store from the manifest and the base's files.
+// The small files come first (catalog, bitmaps); then the columns and the
+// CSRs, which are nearly all of a base, load part by part on every core,
+// and then the columns' chunks are checked, also on every core (a
+// relationship column's rows must be live relationships, which the
+// loaded CSRs tell).
+func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, error) {
+	cb, err := o.blob("catalog.json")
 	if err != nil {
 		return nil, err
 	}
 	var cf catalogFile
 	if err := json.Unmarshal(cb, &cf); err != nil {
-		return nil, bad("catalog.json", "%v", err)
+		return nil, badFile("catalog.json", "%v", err)
 	}
 	s := New()
 	cat := s.cat
 	for i, n := range cf.Labels {
 		if _, dup := cat.LookupLabel(n); dup || int(cat.EnsureLabel(n)) != i {
-			return nil, bad("catalog.json", "label %q listed twice", n)
+			return nil, badFile("catalog.json", "label %q listed twice", n)
 		}
 	}
 	for i, n := range cf.Types {
 		if _, dup := cat.LookupType(n); dup || int(cat.EnsureType(n)) != i {
-			return nil, bad("catalog.json", "type %q listed twice", n)
+			return nil, badFile("catalog.json", "type %q listed twice", n)
 		}
 	}
 	for i, n := range cf.Keys {
 		if _, dup := cat.LookupKey(n); dup || int(cat.EnsureKey(n)) != i {
-			return nil, bad("catalog.json", "key %q listed twice", n)
+			return nil, badFile("catalog.json", "key %q listed twice", n)
 		}
 	}
 	v := &Snapshot{ts: m.TS, nodeBound: m.NodeBound, nodeCount: m.NodeCount, relBound: m.RelBound, relCount: m.RelCount}
 	for name := range files {
 		if err := checkFileName(name, len(cf.Labels), len(cf.Types), len(cf.Keys)); err != nil {
-			return nil, bad(name, "%v", err)
+			return nil, badFile(name, "%v", err)
 		}
 	}
 	readBitmap := func(name string) (*roaring.Bitmap, error) {
-		raw, err := load(name)
+		raw, err := o.blob(name)
 		if err != nil || raw == nil {
 			return nil, err
 		}
 		b, err := decodeBitmap(raw)
 		if err != nil {
-			return nil, bad(name, "%v", err)
+			return nil, badFile(name, "%v", err)
 		}
 		if !b.IsEmpty() && uint64(b.Maximum()) >= m.NodeBound {
-			return nil, bad(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
+			return nil, badFile(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
 		}
 		return b, nil
 	}
@@ -191,7 +230,7 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 		return nil, err
 	}
 	if v.live.GetCardinality() != uint64(m.NodeCount) {
-		return nil, bad("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
+		return nil, badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
 	}
 	v.labels = make([]*roaring.Bitmap, len(cf.Labels))
 	for l := range v.labels {
@@ -200,37 +239,51 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 			return nil, err
 		}
 		if v.labels[l] != nil && v.labels[l].AndCardinality(v.live) != v.labels[l].GetCardinality() {
-			return nil, bad(name, "labels nodes that do not exist")
+			return nil, badFile(name, "labels nodes that do not exist")
 		}
 	}
-	// Columns decompress and decode independently, on GOMAXPROCS
-	// goroutines (load must be safe for concurrent use).
-	type colFile struct {
-		cols  []*column
-		k     int
-		name  string
-		bound uint64
-	}
-	v.nodeCols, v.relCols = make([]*column, len(cf.Keys)), make([]*column, len(cf.Keys))
-	var colFiles []colFile
+	var cols []*colFile
 	for k := range cf.Keys {
-		colFiles = append(colFiles,
-			colFile{v.nodeCols, k, fmt.Sprintf("node.%d.col", k), m.NodeBound},
-			colFile{v.relCols, k, fmt.Sprintf("rel.%d.col", k), m.RelBound})
+		for _, rel := range []bool{false, true} {
+			name, bound := fmt.Sprintf("node.%d.col", k), m.NodeBound
+			if rel {
+				name, bound = fmt.Sprintf("rel.%d.col", k), m.RelBound
+			}
+			sf, err := o.sections(name)
+			if err != nil {
+				return nil, err
+			}
+			if sf == nil {
+				continue
+			}
+			c, err := openColumn(sf, k, rel, bound, o.dec)
+			if err != nil {
+				return nil, badFile(name, "%v", err)
+			}
+			cols = append(cols, c)
+		}
 	}
-	err = forEachParallel(len(colFiles), func(i int) error {
-		f := colFiles[i]
-		raw, err := load(f.name)
-		if err != nil || raw == nil {
-			return err
-		}
-		if f.cols[f.k], err = decodeColumn(raw, f.bound); err != nil {
-			return bad(f.name, "%v", err)
-		}
-		return nil
-	})
+	rl, err := openRels(v, len(cf.Types), o)
 	if err != nil {
 		return nil, err
+	}
+	tasks := rl.tasks()
+	for _, c := range cols {
+		tasks = append(tasks, c.decodeTasks()...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
+		return nil, err
+	}
+	v.nodeCols, v.relCols = make([]*column, len(cf.Keys)), make([]*column, len(cf.Keys))
+	for _, c := range cols {
+		if c.col, err = assembleColumn(c.parts, c.bound); err != nil {
+			return nil, badFile(c.sf.name, "%v", err)
+		}
+		if c.rel {
+			v.relCols[c.k] = c.col
+		} else {
+			v.nodeCols[c.k] = c.col
+		}
 	}
 	for len(v.nodeCols) > 0 && v.nodeCols[len(v.nodeCols)-1] == nil {
 		v.nodeCols = v.nodeCols[:len(v.nodeCols)-1]
@@ -238,17 +291,21 @@ func decodeBase(m *manifest, files map[string]baseFile, load func(string) ([]byt
 	for len(v.relCols) > 0 && v.relCols[len(v.relCols)-1] == nil {
 		v.relCols = v.relCols[:len(v.relCols)-1]
 	}
-	if err := v.checkNodes(); err != nil {
-		return nil, bad("node files", "%v", err)
+	if err := rl.finish(); err != nil {
+		return nil, err
 	}
-	if err := v.loadRels(len(cf.Types), load); err != nil {
+	tasks = nil
+	for _, c := range cols {
+		tasks = append(tasks, c.checkTasks(v, rl.allLive)...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
 		return nil, err
 	}
 	s.install(v)
 	s.nextNode.Store(m.NodeBound)
 	s.nextRel.Store(m.RelBound)
 	if err := s.rebuildSchema(&cf); err != nil {
-		return nil, bad("catalog.json", "%v", err)
+		return nil, badFile("catalog.json", "%v", err)
 	}
 	// The version is the checkpoint's: its ts (rebuilding the schema
 	// committed once more) and the log position its WAL replay starts at.
@@ -300,16 +357,108 @@ func decodeBitmap(raw []byte) (b *roaring.Bitmap, err error) {
 	return b, nil
 }
 
-// decodeColumn reads a column file (base_write.go encodeColumn); chunks
-// of complete groups (below bound) are sealed as a commit would.
-func decodeColumn(raw []byte, bound uint64) (*column, error) {
-	if len(raw) < len(colMagic) || string(raw[:len(colMagic)]) != colMagic {
+// colFile is an open column file (base_write.go writeColumn).
+type colFile struct {
+	sf    *sectionFile
+	k     int
+	rel   bool
+	bound uint64
+	parts [][]decodedChunk
+	col   *column
+}
+
+// decodedChunk is a chunk as decoded, with the local dictionary and codes
+// of a dictionary-encoded sealed String chunk (coded in the column's
+// shared dictionary once all parts are decoded, in group order).
+type decodedChunk struct {
+	g     int
+	ch    *chunk
+	dict  []string
+	codes []byte
+}
+
+func openColumn(sf *sectionFile, k int, rel bool, bound uint64, dec *zstd.Decoder) (*colFile, error) {
+	if len(sf.secs) == 0 || sf.secs[len(sf.secs)-1].codec != codecRaw {
+		return nil, fmt.Errorf("no header")
+	}
+	hb, _, err := sf.readAll(len(sf.secs)-1, dec, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(hb) < len(colMagic) || string(hb[:len(colMagic)]) != colMagic {
 		return nil, fmt.Errorf("bad magic")
 	}
-	d := &decoder{b: raw, p: len(colMagic)}
+	d := &decoder{b: hb, p: len(colMagic)}
+	n := d.uvarint()
+	if d.err != nil || d.left() != 0 || n != uint64(len(sf.secs)-1) {
+		return nil, fmt.Errorf("header says %d parts, the file holds %d", n, len(sf.secs)-1)
+	}
+	return &colFile{sf: sf, k: k, rel: rel, bound: bound, parts: make([][]decodedChunk, n)}, nil
+}
+
+// decodeTasks decode each part.
+func (c *colFile) decodeTasks() []loadTask {
+	tasks := make([]loadTask, len(c.parts))
+	for p := range c.parts {
+		tasks[p] = func(sc *loadScratch, dec *zstd.Decoder) error {
+			var err error
+			sc.part = grow(sc.part, c.sf.rawSize(p))
+			if sc.csr.z, err = c.sf.readSection(p, sc.part, dec, sc.csr.z); err != nil {
+				return badFile(c.sf.name, "%v", err)
+			}
+			if c.parts[p], err = decodeColumnPart(sc.part, c.bound); err != nil {
+				return badFile(c.sf.name, "part %d: %v", p, err)
+			}
+			return nil
+		}
+	}
+	return tasks
+}
+
+// checkTasks check each part's chunks (column.check, on every core).
+func (c *colFile) checkTasks(v *Snapshot, allLive bool) []loadTask {
+	tasks := make([]loadTask, len(c.parts))
+	for p := range c.parts {
+		tasks[p] = func(*loadScratch, *zstd.Decoder) error {
+			for _, dc := range c.parts[p] {
+				var live func(uint64) bool
+				switch {
+				case !c.rel && !allLive:
+					live = v.nodeLive
+				case c.rel && v.derived == nil:
+					live = v.relLive
+				case c.rel:
+					if _, whole := v.derived.liveIn(dc.g); !whole {
+						live = v.relLive
+					}
+				}
+				if err := checkGroup(dc.ch, dc.g, c.bound, live); err != nil {
+					return badFile(c.sf.name, "%v", err)
+				}
+			}
+			return nil
+		}
+	}
+	return tasks
+}
+
+// decodeColumn reads a column file's part written whole (encodeColumn):
+// the fuzzer's entry to the chunk decoder.
+func decodeColumn(raw []byte, bound uint64) (*column, error) {
+	chunks, err := decodeColumnPart(raw, bound)
+	if err != nil {
+		return nil, err
+	}
+	return assembleColumn([][]decodedChunk{chunks}, bound)
+}
+
+// decodeColumnPart decodes one column part: a chunk count and the chunk
+// records, groups strictly increasing; chunks of complete groups (below
+// bound) are sealed as a commit would.
+func decodeColumnPart(raw []byte, bound uint64) ([]decodedChunk, error) {
+	d := &decoder{b: raw}
 	n := d.count(1 + 1 + validBytes)
-	c := &column{}
-	var dict dictBuilder
+	out := make([]decodedChunk, 0, n)
 	last := -1
 	for range n {
 		g := d.uvarint()
@@ -320,23 +469,14 @@ func decodeColumn(raw []byte, bound uint64) (*column, error) {
 			return nil, fmt.Errorf("chunk of group %d out of order or past the id bound %d", g, bound)
 		}
 		last = int(g)
-		ch := d.chunk(&dict)
+		ch, dict, codes := d.chunk((g+1)<<groupShift <= bound)
 		if d.err != nil {
 			break
 		}
 		if ch.total() == 0 {
 			return nil, fmt.Errorf("group %d: empty chunk", g)
 		}
-		if (g+1)<<groupShift <= bound {
-			ch = ch.seal()
-		}
-		for len(c.groups) <= int(g) {
-			c.groups = append(c.groups, nil)
-		}
-		c.groups[g] = ch
-		for t, k := range ch.counts {
-			c.counts[t] += int64(k)
-		}
+		out = append(out, decodedChunk{g: int(g), ch: ch, dict: dict, codes: codes})
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -344,17 +484,52 @@ func decodeColumn(raw []byte, bound uint64) (*column, error) {
 	if d.left() != 0 {
 		return nil, fmt.Errorf("%d trailing bytes", d.left())
 	}
+	return out, nil
+}
+
+// assembleColumn builds a column from its decoded parts, in order,
+// coding dictionary-encoded chunks in one dictionary for the column.
+func assembleColumn(parts [][]decodedChunk, bound uint64) (*column, error) {
+	last, n := -1, 0
+	for _, p := range parts {
+		if len(p) > 0 {
+			if p[0].g <= last {
+				return nil, fmt.Errorf("chunk of group %d out of order", p[0].g)
+			}
+			last = p[len(p)-1].g
+		}
+		n += len(p)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("no chunk")
+	}
+	c := &column{groups: make([]*chunk, last+1)}
+	var dict dictBuilder
+	for _, p := range parts {
+		for _, dc := range p {
+			c.groups[dc.g] = dc.ch
+			for t, k := range dc.ch.counts {
+				c.counts[t] += int64(k)
+			}
+			if dc.codes != nil {
+				dict.codeChunk(dc.ch, dc.dict, dc.codes)
+			}
+		}
+	}
 	return c, nil
 }
 
-// chunk decodes one chunk record after its group number.
-func (d *decoder) chunk(shared *dictBuilder) *chunk {
+// chunk decodes one chunk record after its group number; complete says
+// the group is complete, so the chunk is sealed. A sealed String chunk
+// goes straight to its Arrow form (no string per row); one that was
+// dictionary-encoded also returns its local dictionary and codes.
+func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 	typ := vector.Type(d.u8())
 	switch typ {
 	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Any:
 	default:
 		d.fail("chunk type %d cannot be stored", typ)
-		return nil
+		return nil, nil, nil
 	}
 	c := newChunk(0, typ)
 	copy(c.valid, d.bytes(validBytes))
@@ -363,9 +538,12 @@ func (d *decoder) chunk(shared *dictBuilder) *chunk {
 		rows = int(d.uvarint())
 		if rows > GroupSize {
 			d.fail("%d rows in a chunk", rows)
-			return nil
+			return nil, nil, nil
 		}
 	}
+	var soff []int32 // String: the rows' bytes in Arrow form
+	var sdata, codes []byte
+	var dict []string
 	switch typ {
 	case vector.Bool:
 		copy(c.bits, d.bytes(validBytes))
@@ -386,36 +564,60 @@ func (d *decoder) chunk(shared *dictBuilder) *chunk {
 			}
 		}
 	case vector.String:
-		c.str = make([]string, rows)
+		soff = make([]int32, GroupSize+1)
 		switch enc := d.u8(); enc {
 		case 0:
+			from, size := d.p, 0
+			for range rows {
+				n := d.count(1)
+				d.bytes(n)
+				size += n
+			}
+			if d.err != nil || size > math.MaxInt32 {
+				d.fail("bad strings")
+				return nil, nil, nil
+			}
+			d.p = from
+			sdata = make([]byte, 0, size)
 			for r := range rows {
-				c.str[r] = d.str()
+				sdata = append(sdata, d.bytes(d.count(1))...)
+				soff[r+1] = int32(len(sdata))
 			}
 		case 1:
-			dict := make([]string, d.count(1))
+			dict = make([]string, d.count(1))
 			if len(dict) > 256 {
 				d.fail("dictionary of %d strings", len(dict))
-				return nil
+				return nil, nil, nil
 			}
 			for i := range dict {
 				dict[i] = d.str()
 			}
-			codes := d.bytes(rows)
-			for r := range rows {
-				if codes != nil {
-					if int(codes[r]) >= len(dict) {
-						d.fail("dictionary code %d of %d", codes[r], len(dict))
-						return nil
-					}
-					c.str[r] = dict[codes[r]]
-				}
+			codes = d.bytes(rows)
+			if d.err != nil {
+				return nil, nil, nil
 			}
-			if d.err == nil && codes != nil && rows == GroupSize {
-				shared.codeChunk(c, dict, codes)
+			size := 0
+			for _, x := range codes {
+				if int(x) >= len(dict) {
+					d.fail("dictionary code %d of %d", x, len(dict))
+					return nil, nil, nil
+				}
+				size += len(dict[x])
+			}
+			if size > math.MaxInt32 {
+				d.fail("strings of %d bytes in a chunk", size)
+				return nil, nil, nil
+			}
+			sdata = make([]byte, 0, size)
+			for r, x := range codes {
+				sdata = append(sdata, dict[x]...)
+				soff[r+1] = int32(len(sdata))
 			}
 		default:
 			d.fail("string encoding %d", enc)
+		}
+		for r := rows; r < GroupSize; r++ {
+			soff[r+1] = soff[rows]
 		}
 	case vector.Any:
 		c.any = make([]vector.Value, rows)
@@ -424,21 +626,24 @@ func (d *decoder) chunk(shared *dictBuilder) *chunk {
 		}
 	}
 	if d.err != nil {
-		return nil
+		return nil, nil, nil
 	}
 	for r := 0; r < GroupSize; r++ {
 		if bitAt(c.valid, r) {
 			if r >= rows {
 				d.fail("row %d valid past the %d rows", r, rows)
-				return nil
+				return nil, nil, nil
 			}
 			if typ == vector.Any && c.any[r] == nil {
 				d.fail("row %d valid but null", r)
-				return nil
+				return nil, nil, nil
 			}
 		} else if typ == vector.Any && r < rows && c.any[r] != nil {
 			d.fail("row %d holds a value but is not valid", r)
-			return nil
+			return nil, nil, nil
+		} else if typ == vector.String && soff[r+1] != soff[r] {
+			d.fail("row %d holds a string but is not valid", r)
+			return nil, nil, nil
 		}
 	}
 	valid := 0
@@ -452,12 +657,12 @@ func (d *decoder) chunk(shared *dictBuilder) *chunk {
 		r := int(d.uvarint())
 		v := d.value(0)
 		if d.err != nil {
-			return nil
+			return nil, nil, nil
 		}
 		t := vector.TypeOf(v)
 		if r <= prev || r >= GroupSize || bitAt(c.valid, r) || t == typ || t == vector.Null {
 			d.fail("bad side value at row %d", r)
-			return nil
+			return nil, nil, nil
 		}
 		prev = r
 		if c.side == nil {
@@ -466,172 +671,29 @@ func (d *decoder) chunk(shared *dictBuilder) *chunk {
 		c.side[uint16(r)] = v
 		c.counts[t]++
 	}
-	return c
+	if typ == vector.String {
+		if complete && c.dominant() == vector.String {
+			c.sealStrings(soff, sdata)
+			if rows != GroupSize {
+				dict, codes = nil, nil
+			}
+			return c, dict, append([]byte(nil), codes...)
+		}
+		c.str = make([]string, rows)
+		for r := range c.str {
+			c.str[r] = string(sdata[soff[r]:soff[r+1]])
+		}
+	}
+	if complete {
+		c = c.seal()
+	}
+	return c, nil, nil
 }
 
 func leU64(b []byte) uint64 {
 	_ = b[7]
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// loadRels decodes the CSRs and rebuilds the relationship table from the
-// forward ones (the table is not stored: every relationship is one slot of
-// its type's forward CSR), checking that every id appears once and that
-// the backward CSR holds the same relationships.
-func (v *Snapshot) loadRels(types int, load func(string) ([]byte, error)) error {
-	bad := func(name string, format string, args ...any) error {
-		return &corruptFile{name: name, err: fmt.Errorf(format, args...)}
-	}
-	groups := int((v.relBound + GroupSize - 1) >> groupShift)
-	v.rels = make([]*relChunk, groups)
-	for g := range v.rels {
-		rows := GroupSize
-		if g == groups-1 {
-			rows = int(v.relBound - uint64(g)<<groupShift)
-		}
-		c := &relChunk{typ: make([]uint32, rows), src: make([]uint32, rows), dst: make([]uint32, rows)}
-		for r := range c.typ {
-			c.typ[r] = noRel
-		}
-		v.rels[g] = c
-	}
-	v.adj = make([]adjPair, types)
-	v.typeRels = make([]int64, types)
-	var total int64
-	var err error
-	// Every id below the bound exists (a bulk load): CSR ids are checked
-	// against the bound, so no endpoint needs a bitmap probe.
-	allLive := v.live.GetCardinality() == v.nodeBound && (v.nodeBound == 0 || uint64(v.live.Maximum()) == v.nodeBound-1)
-	for t := range types {
-		var pair [2]*csr.CSR
-		var modes [2]byte
-		// The two directions decompress and decode (with their checks)
-		// independently.
-		err = forEachParallel(len(pair), func(d int) error {
-			name := fmt.Sprintf("csr.%d.%s", t, dirName[d])
-			raw, err := load(name)
-			if err != nil || raw == nil {
-				return err
-			}
-			if len(raw) == 0 || raw[0] > csrFromForward || (raw[0] == csrFromForward && d == int(Outgoing)) {
-				return bad(name, "bad mode byte")
-			}
-			modes[d] = raw[0]
-			c, err := csr.Decode(raw[1:])
-			if err != nil {
-				return bad(name, "%v", err)
-			}
-			if c.NumNodes() != int(v.nodeBound) {
-				return bad(name, "covers %d nodes, the graph %d", c.NumNodes(), v.nodeBound)
-			}
-			pair[d] = c
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if (pair[0] == nil) != (pair[1] == nil) {
-			return bad(fmt.Sprintf("csr.%d", t), "one direction is missing")
-		}
-		if pair[0] == nil {
-			continue
-		}
-		out, in := pair[0], pair[1]
-		name := fmt.Sprintf("csr.%d.out", t)
-		if modes[Incoming] == csrFromForward {
-			if in, err = fromForward(out, in); err != nil {
-				return bad(fmt.Sprintf("csr.%d.in", t), "%v", err)
-			}
-		}
-		if out.NumEdges() == 0 || out.NumEdges() != in.NumEdges() {
-			return bad(name, "%d edges out, %d in", out.NumEdges(), in.NumEdges())
-		}
-		// Sequential forward ids are distinct per source node, so ranges of
-		// sources fill disjoint rows; other ids may collide and are
-		// checked on one goroutine.
-		fill := func(lo, hi uint64) error {
-			var nbrs, rels []uint64
-			for src := lo; src < hi; src++ {
-				rels = out.AppendRels(rels[:0], src) // sequential ids are not stored
-				if len(rels) == 0 {
-					continue
-				}
-				nbrs = out.AppendNeighbors(nbrs[:0], src)
-				for i, id := range rels {
-					if id >= v.relBound {
-						return bad(name, "relationship %d past the id bound %d", id, v.relBound)
-					}
-					c, r := v.rels[id>>groupShift], int(id&groupMask)
-					if c.typ[r] != noRel {
-						return bad(name, "relationship %d stored twice", id)
-					}
-					if !allLive && (!v.nodeLive(src) || !v.nodeLive(nbrs[i])) {
-						return bad(name, "relationship %d has an endpoint that does not exist", id)
-					}
-					c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(src), uint32(nbrs[i])
-				}
-			}
-			return nil
-		}
-		if _, seq := out.SequentialBase(); seq {
-			err = forNodeRanges(v.nodeBound, fill)
-		} else {
-			err = fill(0, v.nodeBound)
-		}
-		if err != nil {
-			return err
-		}
-		derived := modes[Incoming] == csrFromForward
-		err = forNodeRanges(v.nodeBound, func(lo, hi uint64) error {
-			var nbrs, rels []uint64
-			for dst := lo; dst < hi; dst++ {
-				rels = in.AppendRels(rels[:0], dst)
-				if len(rels) == 0 {
-					continue
-				}
-				if derived {
-					// fromForward made each id from its source's forward
-					// list and a position inside it, and the fill above
-					// wrote that source and type there: only the far end
-					// is left to compare (one load, not four).
-					for _, id := range rels {
-						if c := v.rels[id>>groupShift]; c.dst[id&groupMask] != uint32(dst) {
-							return bad(fmt.Sprintf("csr.%d.in", t), "relationship %d does not match the forward adjacency", id)
-						}
-					}
-					continue
-				}
-				nbrs = in.AppendNeighbors(nbrs[:0], dst)
-				for i, id := range rels {
-					typ, s, e, ok := v.Rel(id)
-					if !ok || typ != catalog.TypeID(t) || s != nbrs[i] || e != dst {
-						return bad(fmt.Sprintf("csr.%d.in", t), "relationship %d does not match the forward adjacency", id)
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		v.adj[t] = adjPair{csr.NewAdjacency(out), csr.NewAdjacency(in)}
-		v.typeRels[t] = int64(out.NumEdges())
-		total += int64(out.NumEdges())
-	}
-	if total != v.relCount {
-		return bad("csr files", "%d relationships, manifest says %d", total, v.relCount)
-	}
-	// Relationship properties only on existing relationships.
-	for k, c := range v.relCols {
-		if c == nil {
-			continue
-		}
-		if err := c.check(v.relBound, v.relLive); err != nil {
-			return bad(fmt.Sprintf("rel.%d.col", k), "%v", err)
-		}
-	}
-	return nil
 }
 
 // rebuildSchema recreates the indexes and constraints of cf in one
@@ -667,39 +729,4 @@ func (s *Store) rebuildSchema(cf *catalogFile) error {
 	}
 	_, err := tx.Commit()
 	return err
-}
-
-// fromForward turns a backward CSR stored with csrFromForward ids back
-// into relationship ids, checking every position against the source's
-// forward degree.
-func fromForward(out, in *csr.CSR) (*csr.CSR, error) {
-	base, ok := out.SequentialBase()
-	if !ok {
-		return nil, fmt.Errorf("ids relative to a forward CSR whose ids are not sequential")
-	}
-	offs, inOffs := out.Offsets(), in.Offsets()
-	rel := make([]uint64, in.NumEdges())
-	err := forNodeRanges(uint64(in.NumNodes()), func(lo, hi uint64) error {
-		var nbrs, ks []uint64
-		for v := lo; v < hi; v++ {
-			ks = in.AppendRels(ks[:0], v)
-			if len(ks) == 0 {
-				continue
-			}
-			nbrs = in.AppendNeighbors(nbrs[:0], v)
-			s := inOffs[v]
-			for i, k := range ks {
-				src := nbrs[i]
-				if k >= offs[src+1]-offs[src] {
-					return fmt.Errorf("node %d: position %d past the forward degree of %d", v, k, src)
-				}
-				rel[s+uint64(i)] = base + offs[src] + k
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return in.WithRels(rel), nil
 }

@@ -36,7 +36,7 @@ import (
 // base (or none) intact; older base directories are removed afterwards.
 
 // FormatVersion is the base format version this code writes and reads.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // ManifestName is the manifest's file name in a data directory.
 const ManifestName = "manifest.json"
@@ -111,23 +111,36 @@ type baseWriter struct {
 	total    int64
 }
 
-// put writes sub/name, fsynced: write streams the raw bytes into a zstd
-// frame (encoder enc) as it encodes them, so that no file is ever held
-// whole, raw or compressed (the CSRs and columns of a large graph are
-// hundreds of megabytes). Write errors stick in the bufio.Writer.
-func (w *baseWriter) put(enc *zstd.Encoder, name string, write func(*bufio.Writer)) (baseFile, error) {
-	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+// put writes sub/name, fsynced: a blob (task.write) streams its raw bytes
+// into one zstd frame (encoder enc) as it encodes them, and a sectioned
+// file (task.sections, base_sections.go) compresses section by section,
+// so that no file is ever held whole, raw or compressed (the CSRs and
+// columns of a large graph are hundreds of megabytes). Write errors stick
+// in the bufio.Writer.
+func (w *baseWriter) put(enc *zstd.Encoder, t fileTask) (baseFile, error) {
+	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, t.name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return baseFile{}, err
 	}
 	z := &sumWriter{w: f}
-	enc.Reset(z)
-	raw := &sumWriter{w: enc, noCRC: true}
-	bw := bufio.NewWriterSize(raw, 256<<10)
-	write(bw)
-	err = bw.Flush()
-	if cerr := enc.Close(); err == nil {
-		err = cerr
+	var raw int64
+	var crc uint32
+	if t.sections != nil {
+		bw := bufio.NewWriterSize(z, 256<<10)
+		sw := &sectionWriter{w: bw, enc: enc}
+		t.sections(sw)
+		crc, raw = sw.finish()
+		err = bw.Flush()
+	} else {
+		enc.Reset(z)
+		rw := &sumWriter{w: enc, noCRC: true}
+		bw := bufio.NewWriterSize(rw, 256<<10)
+		t.write(bw)
+		err = bw.Flush()
+		if cerr := enc.Close(); err == nil {
+			err = cerr
+		}
+		crc, raw = z.crc, rw.n
 	}
 	if err == nil {
 		err = f.Sync()
@@ -138,7 +151,7 @@ func (w *baseWriter) put(enc *zstd.Encoder, name string, write func(*bufio.Write
 	if err != nil {
 		return baseFile{}, err
 	}
-	return baseFile{Name: name, Size: z.n, Raw: raw.n, CRC: z.crc}, nil
+	return baseFile{Name: t.name, Size: z.n, Raw: raw, CRC: crc}, nil
 }
 
 // sumWriter counts (and checksums) the bytes written through it.
@@ -158,15 +171,17 @@ func (s *sumWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// fileTask is one data file: its name and how to encode it.
+// fileTask is one data file: its name and how to encode it, as a blob
+// (write) or as a sectioned file (sections).
 type fileTask struct {
-	name  string
-	write func(*bufio.Writer)
+	name     string
+	write    func(*bufio.Writer)
+	sections func(*sectionWriter)
 }
 
 // bytesTask is a file whose encoding is built whole (small files).
 func bytesTask(name string, encode func() []byte) fileTask {
-	return fileTask{name, func(w *bufio.Writer) { w.Write(encode()) }}
+	return fileTask{name: name, write: func(w *bufio.Writer) { w.Write(encode()) }}
 }
 
 // run encodes, compresses and writes the tasks on GOMAXPROCS goroutines
@@ -194,7 +209,7 @@ func (w *baseWriter) run(tasks []fileTask) error {
 			}
 			defer enc.Close()
 			for i := range next {
-				out[i], errs[i] = w.put(enc, tasks[i].name, tasks[i].write)
+				out[i], errs[i] = w.put(enc, tasks[i])
 			}
 		}()
 	}
@@ -319,12 +334,12 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 	}
 	for k, c := range v.nodeCols {
 		if c != nil {
-			tasks = append(tasks, fileTask{fmt.Sprintf("node.%d.col", k), func(w *bufio.Writer) { writeColumn(w, c) }})
+			tasks = append(tasks, fileTask{name: fmt.Sprintf("node.%d.col", k), sections: func(sw *sectionWriter) { writeColumn(sw, c) }})
 		}
 	}
 	for k, c := range v.relCols {
 		if c != nil {
-			tasks = append(tasks, fileTask{fmt.Sprintf("rel.%d.col", k), func(w *bufio.Writer) { writeColumn(w, c) }})
+			tasks = append(tasks, fileTask{name: fmt.Sprintf("rel.%d.col", k), sections: func(sw *sectionWriter) { writeColumn(sw, c) }})
 		}
 	}
 	for t, p := range v.adj {
@@ -339,53 +354,13 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 			flat[d] = a.Base()
 		}
 		for d := range flat {
-			tasks = append(tasks, fileTask{fmt.Sprintf("csr.%d.%s", t, dirName[d]), func(w *bufio.Writer) { writeAdjacency(w, flat, Direction(d)) }})
+			tasks = append(tasks, fileTask{name: fmt.Sprintf("csr.%d.%s", t, dirName[d]), sections: func(sw *sectionWriter) { writeCSR(sw, flat[d]) }})
 		}
 	}
 	return w.run(tasks)
 }
 
 var dirName = [2]string{"out", "in"}
-
-// CSR file modes: the byte before the csr encoding.
-const (
-	csrAbsolute = 0 // slot ids as they are
-	// csrFromForward (backward CSRs only): the forward CSR's ids are
-	// sequential (a bulk load), so a backward slot's id is stored as its
-	// position k in the source's forward list: id = base +
-	// forwardOffset(src) + k. Small numbers that compress to about a byte,
-	// where random ids take four.
-	csrFromForward = 1
-)
-
-// writeAdjacency writes direction d of a type whose flat CSRs are flat.
-func writeAdjacency(w *bufio.Writer, flat [2]*csr.CSR, d Direction) {
-	c := flat[d]
-	base, seq := flat[Outgoing].SequentialBase()
-	if d == Outgoing || !seq {
-		w.WriteByte(csrAbsolute)
-		c.EncodeTo(w, nil)
-		return
-	}
-	w.WriteByte(csrFromForward)
-	offs := flat[Outgoing].Offsets()
-	// A position in a forward list is below the list's length, which
-	// fits 32 bits (node ids do).
-	rel := make([]uint32, c.NumEdges())
-	var nbrs []uint64
-	for v, s := uint64(0), 0; v < uint64(c.NumNodes()); v++ {
-		ids := c.Rels(v)
-		if len(ids) == 0 {
-			continue
-		}
-		nbrs = c.AppendNeighbors(nbrs[:0], v)
-		for i, id := range ids {
-			rel[s] = uint32(id - base - offs[nbrs[i]])
-			s++
-		}
-	}
-	c.EncodeTo(w, rel)
-}
 
 func bitmapBytes(b *roaring.Bitmap) []byte {
 	out, err := b.ToBytes()
@@ -395,10 +370,13 @@ func bitmapBytes(b *roaring.Bitmap) []byte {
 	return out
 }
 
-// Column file encoding (after decompression):
+// Column files are sectioned files (base_sections.go):
 //
-//	"QCOL1"  chunks uvarint
-//	per chunk: group uvarint | type u8 | valid [256]byte | data | side
+//	part × nparts    zstd   chunks uvarint, then that many chunk records;
+//	                        groups strictly increasing over the whole file
+//	header           raw    "QCOL2" nparts uvarint (the last section)
+//
+//	chunk record: group uvarint | type u8 | valid [256]byte | data | side
 //	  Bool    bits [256]byte
 //	  Int64   rows uvarint, rows × 8 bytes LE
 //	  Float64 rows uvarint, rows × 8 bytes LE (IEEE bits)
@@ -407,32 +385,64 @@ func bitmapBytes(b *roaring.Bitmap) []byte {
 //	            1 dict:  n uvarint, n × (uvarint len, bytes), rows × u8 code
 //	  Any     rows uvarint, rows × value (base_value.go)
 //	  side    n uvarint, n × (row uvarint, value)
-const colMagic = "QCOL1"
+//
+// A part ends after the record that takes it past colPartBytes, so that
+// readers decode a large column's parts on all cores, each into a
+// buffer of a few MiB.
+const colMagic = "QCOL2"
+
+// colPartBytes is the raw size after which a column part ends (tests
+// shrink it).
+var colPartBytes = 2 << 20
 
 func encodeColumn(c *column) []byte {
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	writeColumn(w, c)
+	writeColumnPart(w, c)
 	w.Flush()
 	return b.Bytes()
 }
 
-// writeColumn writes c's file chunk by chunk.
-func writeColumn(w *bufio.Writer, c *column) {
-	b := []byte(colMagic)
+// writeColumnPart writes all of c as one part's bytes (tests, fuzzing).
+func writeColumnPart(w *bufio.Writer, c *column) {
 	n := 0
 	for _, ch := range c.groups {
 		if ch != nil {
 			n++
 		}
 	}
-	w.Write(binary.AppendUvarint(b, uint64(n)))
+	b := binary.AppendUvarint(nil, uint64(n))
 	for g, ch := range c.groups {
 		if ch != nil {
-			b = ch.appendEncoded(binary.AppendUvarint(b[:0], uint64(g)))
-			w.Write(b)
+			b = ch.appendEncoded(binary.AppendUvarint(b, uint64(g)))
 		}
 	}
+	w.Write(b)
+}
+
+// writeColumn writes c's file part by part.
+func writeColumn(sw *sectionWriter, c *column) {
+	var part, recs []byte
+	n, parts := 0, 0
+	flush := func() {
+		part = append(binary.AppendUvarint(part[:0], uint64(n)), recs...)
+		sw.compressed(part)
+		recs, n = recs[:0], 0
+		parts++
+	}
+	for g, ch := range c.groups {
+		if ch == nil {
+			continue
+		}
+		recs = ch.appendEncoded(binary.AppendUvarint(recs, uint64(g)))
+		if n++; len(recs) >= colPartBytes {
+			flush()
+		}
+	}
+	if n > 0 || parts == 0 {
+		flush()
+	}
+	sw.raw(binary.AppendUvarint([]byte(colMagic), uint64(parts)))
 }
 
 func (c *chunk) appendEncoded(b []byte) []byte {

@@ -81,7 +81,18 @@ func (s *Snapshot) checkNodes() error {
 func (s *Snapshot) checkRels(stop func() error) error {
 	var total int64
 	perType := make([]int64, len(s.typeRels))
-	for g, c := range s.rels {
+	// The table as rows, with the groups of a derived base materialized
+	// (12 bytes per relationship for the duration of the check).
+	tab := make([]*relChunk, s.relGroups())
+	for g := range tab {
+		if g&0xff == 0 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
+		tab[g] = s.relGroup(g)
+	}
+	for g, c := range tab {
 		if c == nil {
 			continue
 		}
@@ -126,16 +137,25 @@ func (s *Snapshot) checkRels(stop func() error) error {
 	if len(s.adj) > len(s.typeRels) {
 		return fmt.Errorf("%d adjacencies for %d counted types", len(s.adj), len(s.typeRels))
 	}
+	rel := func(id uint64) (catalog.TypeID, uint64, uint64, bool) {
+		g, r := id>>groupShift, int(id&groupMask)
+		if g >= uint64(len(tab)) || tab[g] == nil || r >= len(tab[g].typ) || tab[g].typ[r] == noRel {
+			return 0, 0, 0, false
+		}
+		c := tab[g]
+		return catalog.TypeID(c.typ[r]), uint64(c.src[r]), uint64(c.dst[r]), true
+	}
 	for t := range s.typeRels {
-		if err := s.checkAdjacency(catalog.TypeID(t), stop); err != nil {
+		if err := s.checkAdjacency(catalog.TypeID(t), rel, stop); err != nil {
 			return fmt.Errorf("type %d: %w", t, err)
 		}
 	}
 	return nil
 }
 
-// checkAdjacency verifies both directions of type t against the table.
-func (s *Snapshot) checkAdjacency(t catalog.TypeID, stop func() error) error {
+// checkAdjacency verifies both directions of type t against the table
+// (rel looks a row up).
+func (s *Snapshot) checkAdjacency(t catalog.TypeID, rel func(uint64) (catalog.TypeID, uint64, uint64, bool), stop func() error) error {
 	want := s.typeRels[t]
 	var pair adjPair
 	if int(t) < len(s.adj) {
@@ -147,6 +167,7 @@ func (s *Snapshot) checkAdjacency(t catalog.TypeID, stop func() error) error {
 		}
 		return nil
 	}
+	lookup := rel
 	seen := make([]uint8, s.relBound) // bit d: seen in direction d
 	var nbrs, rels []uint64
 	for d, a := range pair {
@@ -176,7 +197,7 @@ func (s *Snapshot) checkAdjacency(t catalog.TypeID, stop func() error) error {
 				return fmt.Errorf("%s node %d: degree %d but %d neighbours and %d rels", Direction(d), node, deg, len(nbrs), len(rels))
 			}
 			for i, rel := range rels {
-				rt, src, dst, ok := s.Rel(rel)
+				rt, src, dst, ok := lookup(rel)
 				if !ok || rt != t {
 					return fmt.Errorf("%s node %d lists relationship %d, which is not of this type", Direction(d), node, rel)
 				}

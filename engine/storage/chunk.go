@@ -368,16 +368,26 @@ func (c *chunk) seal() *chunk {
 		for _, s := range c.str {
 			data = append(data, s...)
 		}
-		c.sarr = array.NewStringData(array.NewData(arrow.BinaryTypes.String, GroupSize,
-			[]*memory.Buffer{validBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)),
-				memory.NewBufferBytes(data)}, nil, nulls, 0))
-		c.arr = c.sarr
-		c.str = nil
+		c.sealStrings(offsets, data)
+		return c
 	case vector.Any:
 		c.grow(GroupSize - 1)
 	}
 	c.sealed = true
 	return c
+}
+
+// sealStrings seals an open String chunk whose values are already in Arrow
+// form: offsets (GroupSize+1) and data, every row's bytes in row order
+// (empty for rows without a value).
+func (c *chunk) sealStrings(offsets []int32, data []byte) {
+	nulls := GroupSize - int(c.counts[c.typ])
+	c.sarr = array.NewStringData(array.NewData(arrow.BinaryTypes.String, GroupSize,
+		[]*memory.Buffer{memory.NewBufferBytes(c.valid), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)),
+			memory.NewBufferBytes(data)}, nil, nulls, 0))
+	c.arr = c.sarr
+	c.str = nil
+	c.sealed = true
 }
 
 // Arrow returns the sealed chunk's Arrow array (nil while open or for
@@ -386,8 +396,8 @@ func (c *chunk) Arrow() arrow.Array { return c.arr }
 
 // check verifies the chunk's internal consistency. limit is the number of
 // leading rows that may hold values (ids below the bound); live reports
-// whether a row's id exists. complete says the group is fully assigned,
-// so the chunk must be sealed.
+// whether a row's id exists (nil: every row below limit does). complete
+// says the group is fully assigned, so the chunk must be sealed.
 func (c *chunk) check(limit int, complete bool, live func(r int) bool) error {
 	if c.typ != vector.Bool && c.typ != vector.Int64 && c.typ != vector.Float64 &&
 		c.typ != vector.String && c.typ != vector.Any {
@@ -453,7 +463,7 @@ func (c *chunk) check(limit int, complete bool, live func(r int) bool) error {
 		if !has {
 			continue
 		}
-		if r >= limit || !live(r) {
+		if r >= limit || (live != nil && !live(r)) {
 			return fmt.Errorf("row %d holds a value but its id does not exist", r)
 		}
 		if bitAt(c.valid, r) && !c.sealed && r >= rows {

@@ -160,17 +160,8 @@ func (c *column) check(bound uint64, live func(id uint64) bool) error {
 		if ch == nil {
 			continue
 		}
-		start := uint64(g) << groupShift
-		if start >= bound {
-			return fmt.Errorf("group %d starts at %d, past the id bound %d", g, start, bound)
-		}
-		limit := bound - start
-		complete := limit >= GroupSize
-		if complete {
-			limit = GroupSize
-		}
-		if err := ch.check(int(limit), complete, func(r int) bool { return live(start + uint64(r)) }); err != nil {
-			return fmt.Errorf("group %d: %w", g, err)
+		if err := checkGroup(ch, g, bound, live); err != nil {
+			return err
 		}
 		for t, n := range ch.counts {
 			counts[t] += int64(n)
@@ -181,6 +172,28 @@ func (c *column) check(bound uint64, live func(id uint64) bool) error {
 	}
 	if c.typ() == vector.Null {
 		return fmt.Errorf("empty column is not nil")
+	}
+	return nil
+}
+
+// checkGroup verifies ch as the chunk of group g of a column (check).
+// live nil means that every id below the bound exists.
+func checkGroup(ch *chunk, g int, bound uint64, live func(id uint64) bool) error {
+	start := uint64(g) << groupShift
+	if start >= bound {
+		return fmt.Errorf("group %d starts at %d, past the id bound %d", g, start, bound)
+	}
+	limit := bound - start
+	complete := limit >= GroupSize
+	if complete {
+		limit = GroupSize
+	}
+	var rowLive func(r int) bool
+	if live != nil {
+		rowLive = func(r int) bool { return live(start + uint64(r)) }
+	}
+	if err := ch.check(int(limit), complete, rowLive); err != nil {
+		return fmt.Errorf("group %d: %w", g, err)
 	}
 	return nil
 }

@@ -52,14 +52,7 @@ func AppendIndexKey(dst []byte, v vector.Value) ([]byte, bool) {
 		}
 		return append(dst, tagBool, b), true
 	case int64:
-		f := float64(x)
-		var d int64
-		if f >= math.MaxInt64 { // float64(x) rounded up to 2^63
-			d = x + math.MinInt64 // x − 2^63, exact
-		} else {
-			d = x - int64(f)
-		}
-		return appendNumber(dst, f, d), true
+		return appendIntKey(dst, x), true
 	case float64:
 		return appendNumber(dst, x, 0), true
 	case string:
@@ -81,6 +74,18 @@ func AppendIndexKey(dst []byte, v vector.Value) ([]byte, bool) {
 		dst = appendEscaped(dst, fmt.Sprintf("%T", v))
 		return appendEscaped(dst, fmt.Sprint(v)), true
 	}
+}
+
+// appendIntKey appends an INTEGER's key component.
+func appendIntKey(dst []byte, x int64) []byte {
+	f := float64(x)
+	var d int64
+	if f >= math.MaxInt64 { // float64(x) rounded up to 2^63
+		d = x + math.MinInt64 // x − 2^63, exact
+	} else {
+		d = x - int64(f)
+	}
+	return appendNumber(dst, f, d)
 }
 
 func appendNumber(dst []byte, f float64, d int64) []byte {

@@ -34,20 +34,28 @@ type relChunk struct {
 // Rel returns relationship id's type and endpoints.
 func (s *Snapshot) Rel(id uint64) (catalog.TypeID, uint64, uint64, bool) {
 	g, r := id>>groupShift, int(id&groupMask)
-	if g >= uint64(len(s.rels)) {
-		return 0, 0, 0, false
+	if g < uint64(len(s.rels)) && s.rels[g] != nil {
+		c := s.rels[g]
+		if r >= len(c.typ) || c.typ[r] == noRel {
+			return 0, 0, 0, false
+		}
+		return catalog.TypeID(c.typ[r]), uint64(c.src[r]), uint64(c.dst[r]), true
 	}
-	c := s.rels[g]
-	if c == nil || r >= len(c.typ) || c.typ[r] == noRel {
-		return 0, 0, 0, false
+	if s.derived != nil && id < s.derived.bound {
+		return s.derived.rel(id)
 	}
-	return catalog.TypeID(c.typ[r]), uint64(c.src[r]), uint64(c.dst[r]), true
+	return 0, 0, 0, false
 }
 
-// relLive reports whether relationship id exists.
+// relLive reports whether relationship id exists (for a derived base
+// relationship, without finding its endpoints).
 func (s *Snapshot) relLive(id uint64) bool {
-	_, _, _, ok := s.Rel(id)
-	return ok
+	g, r := id>>groupShift, int(id&groupMask)
+	if g < uint64(len(s.rels)) && s.rels[g] != nil {
+		c := s.rels[g]
+		return r < len(c.typ) && c.typ[r] != noRel
+	}
+	return s.derived != nil && id < s.derived.bound && s.derived.span(id) != nil
 }
 
 // CreateRel creates a relationship of type t from src to dst with the
@@ -139,6 +147,12 @@ func (w *work) ownRelChunkLocked(g int) *relChunk {
 		v.rels = append(v.rels, nil)
 	}
 	c := v.rels[g]
+	if c == nil && v.derived != nil {
+		if c = v.derived.chunk(g, w.epoch); c != nil {
+			v.rels[g] = c
+			return c
+		}
+	}
 	if c == nil || c.owner != w.epoch {
 		n := &relChunk{owner: w.epoch}
 		if c != nil {

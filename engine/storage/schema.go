@@ -103,47 +103,6 @@ func (w *work) createIndexLocked(def *catalog.Index, cat *catalog.Catalog) error
 	return nil
 }
 
-// scanEntries reads the keys of nodes in version v. The keys are encoded
-// into one buffer and cut from one string, so a million-node index costs
-// two allocations for its keys, not a million.
-func (x *nodeIndex) scanEntries(v *Snapshot, nodes *roaring.Bitmap) []indexEntry {
-	var buf []byte
-	var ends []int
-	var ids []uint64
-	it := nodes.Iterator()
-	for it.HasNext() {
-		id := uint64(it.Next())
-		var ok bool
-		n := len(buf)
-		if buf, ok = x.appendKey(buf, v, id); !ok {
-			buf = buf[:n]
-			continue
-		}
-		ends = append(ends, len(buf))
-		ids = append(ids, id)
-	}
-	all := string(buf)
-	entries := make([]indexEntry, len(ids))
-	from := 0
-	for i, id := range ids {
-		entries[i] = indexEntry{all[from:ends[i]], id}
-		from = ends[i]
-	}
-	return entries
-}
-
-// appendKey appends node id's key in version v to b; ok is false when the
-// node lacks one of the keys.
-func (x *nodeIndex) appendKey(b []byte, v *Snapshot, id uint64) ([]byte, bool) {
-	for _, k := range x.keys {
-		var ok bool
-		if b, ok = AppendIndexKey(b, v.nodeCol(k).get(id)); !ok {
-			return b, false
-		}
-	}
-	return b, true
-}
-
 // snapshotKey is node id's key in version v.
 func (x *nodeIndex) snapshotKey(v *Snapshot, id uint64) (string, bool) {
 	var b []byte

@@ -25,8 +25,16 @@ func (s *Snapshot) Stats() Stats {
 		}
 	}
 	var live int64
-	for _, c := range s.rels {
+	for g := range s.relGroups() {
+		c := (*relChunk)(nil)
+		if g < len(s.rels) {
+			c = s.rels[g]
+		}
 		if c == nil {
+			if s.derived != nil {
+				n, _ := s.derived.liveIn(g)
+				live += int64(n)
+			}
 			continue
 		}
 		for _, t := range c.typ {

@@ -104,6 +104,7 @@ type Snapshot struct {
 	relBound  uint64
 	relCount  int64
 	rels      []*relChunk
+	derived   *derivedRels
 	relCols   []*column
 	adj       []adjPair
 	typeRels  []int64
