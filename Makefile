@@ -135,7 +135,7 @@ bench: bench-kuzu
 ## in-process, recovery after 1M logged commits, and the checkpoint of the
 ## M graph against its import; replaces the "Writes and durability"
 ## section of bench/RESULTS.md (bench/README.md). Needs Node.js and npm,
-## and WRITES_TMP on a disk, not tmpfs. About 8 minutes.
+## and WRITES_TMP on a disk, not tmpfs. About 10 minutes.
 WRITES_ROUNDS   ?= 3
 WRITES_DURATION ?= 10s
 WRITES_TMP      ?= $(or $(TMPDIR),/tmp)

@@ -9,6 +9,9 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
@@ -72,4 +75,92 @@ func ProfileWrites(ctx context.Context, dir string, load WriteLoad, profilePath 
 		err = fmt.Errorf("%d of the writes failed; the first: %s", res.Failures, res.FirstErr)
 	}
 	return res, err // one process: ClientCPU is the server's and the clients'
+}
+
+// EmbeddedWrites runs clients goroutines committing WriteStatement
+// through engine.DB.Query in this process, on a new data directory dir
+// (log, group commit and fdatasync as under `quiver serve`, and its
+// collector settings), for warmup untimed and then d: the engine's rate
+// without HTTP. CPU is this process's (ClientCPU); ServerCPU is zero.
+func EmbeddedWrites(ctx context.Context, dir string, clients int, d, warmup time.Duration) (WriteResult, error) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(inProcessGCPercent))
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := engine.Open(dir, engine.Options{Logger: quiet})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	defer db.Close()
+	var nextID atomic.Int64
+	var failures atomic.Int64
+	var firstErr atomic.Value
+	phase := func(d time.Duration, keep bool) ([]time.Duration, int64) {
+		end := time.Now().Add(d)
+		lats := make([][]time.Duration, clients)
+		var commits atomic.Int64
+		var wg sync.WaitGroup
+		for i := range clients {
+			wg.Go(func() {
+				for time.Now().Before(end) && ctx.Err() == nil {
+					id := nextID.Add(1) - 1
+					t0 := time.Now()
+					err := runToEnd(ctx, db, WriteStatement, engine.Params{"id": id, "c": id % 1000})
+					lat := time.Since(t0)
+					if err != nil {
+						failures.Add(1)
+						firstErr.CompareAndSwap(nil, err.Error())
+						continue
+					}
+					commits.Add(1)
+					if keep {
+						lats[i] = append(lats[i], lat)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		var all []time.Duration
+		for _, l := range lats {
+			all = append(all, l...)
+		}
+		return all, commits.Load()
+	}
+	res := WriteResult{Clients: clients, OtherCPU: -1, DiskFlushes: -1}
+	_, res.Warmup = phase(warmup, false)
+	cpu0 := selfCPU()
+	start := time.Now()
+	lat, commits := phase(d, true)
+	res.Elapsed = time.Since(start)
+	res.ClientCPU = selfCPU() - cpu0
+	res.Commits, res.Failures = commits, failures.Load()
+	if s, ok := firstErr.Load().(string); ok {
+		res.FirstErr = s
+	}
+	res.Latency = Summarize(lat)
+	if err == nil && res.Failures > 0 {
+		err = fmt.Errorf("%d of the writes failed; the first: %s", res.Failures, res.FirstErr)
+	}
+	if err == nil {
+		var rows Rows
+		if rows, err = QueryEmbedded(ctx, db, "MATCH (n:W) RETURN count(*)"); err == nil && (len(rows) != 1 || rows[0][0] != res.Warmup+res.Commits) {
+			err = fmt.Errorf("the database holds %v :W nodes, but %d writes were acknowledged", rows, res.Warmup+res.Commits)
+		}
+	}
+	return res, err
+}
+
+// runToEnd runs a statement and reads its result to the end.
+func runToEnd(ctx context.Context, db *engine.DB, text string, params engine.Params) error {
+	res, err := db.Query(ctx, text, params)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	for {
+		b, err := res.Next()
+		if err != nil || b == nil {
+			return err
+		}
+	}
 }

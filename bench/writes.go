@@ -28,6 +28,9 @@ type WritesConfig struct {
 	// FloorDuration is the timed part of a load of FloorStatement after
 	// each write load, on the same server (0: none).
 	FloorDuration time.Duration
+	// Embedded adds, for each client count, the same writes through
+	// engine.DB.Query in this process, without HTTP (EmbeddedWrites).
+	Embedded bool
 	// KuzuWrites is the number of timed statements of each Kùzu load, after
 	// KuzuWarmup untimed ones.
 	KuzuWrites, KuzuWarmup int
@@ -78,7 +81,10 @@ type WritesRound struct {
 	Fsync  FsyncResult   // the disk's fdatasync rate, measured first
 	Quiver []WriteResult // one per client count, in Clients order
 	Floor  []WriteResult // FloorStatement, the same client counts (when measured)
-	Kuzu   []KuzuWrites  // one per mode
+	// Embedded are the engine's rates without HTTP, the same client
+	// counts (when measured).
+	Embedded []WriteResult
+	Kuzu     []KuzuWrites // one per mode
 }
 
 // KuzuWrites is one Kùzu load: one connection, in-process, one statement
@@ -168,6 +174,16 @@ func RunWrites(ctx context.Context, cfg WritesConfig) (*WritesReport, error) {
 			if floor != nil {
 				logf("round %d: quiver %2d clients, %s: %8.0f/s  p50 %v  p99 %v", r+1, clients, FloorStatement, floor.Rate(), floor.Latency.P50, floor.Latency.P99)
 				round.Floor = append(round.Floor, *floor)
+			}
+			if cfg.Embedded {
+				dir := filepath.Join(work, fmt.Sprintf("embedded-r%d-c%d", r, clients))
+				e, err := EmbeddedWrites(ctx, dir, clients, cfg.Duration, cfg.Warmup)
+				os.RemoveAll(dir)
+				if err != nil {
+					return nil, fmt.Errorf("embedded, %d writers: %w", clients, err)
+				}
+				logf("round %d: embedded %2d writers: %8.0f commits/s  p50 %v  p99 %v  CPU %.0f%%", r+1, clients, e.Rate(), e.Latency.P50, e.Latency.P99, cpuShare(e.ClientCPU, e.Elapsed))
+				round.Embedded = append(round.Embedded, e)
 			}
 			if i == 0 && kz != nil { // Kùzu between the client counts: alternated
 				for _, mode := range KuzuModes {
@@ -312,6 +328,20 @@ func (r *WritesReport) MedianQuiver(i int) (WriteResult, error) {
 		return WriteResult{}, errors.New("no runs")
 	}
 	return medianBy(runs, WriteResult.Rate), nil
+}
+
+// MedianEmbedded is the median-rate embedded run of client-count index i.
+func (r *WritesReport) MedianEmbedded(i int) (WriteResult, bool) {
+	var runs []WriteResult
+	for _, round := range r.Rounds {
+		if i < len(round.Embedded) {
+			runs = append(runs, round.Embedded[i])
+		}
+	}
+	if len(runs) == 0 {
+		return WriteResult{}, false
+	}
+	return medianBy(runs, WriteResult.Rate), true
 }
 
 // MedianKuzu is the median-rate run of mode.

@@ -77,6 +77,11 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 			p("| median / p99 latency, %d client%s | reported | %s / %s | |", clients, plural(clients), durText(q.Latency.P50), durText(q.Latency.P99))
 		}
 	}
+	for i, clients := range r.Clients {
+		if e, ok := r.MedianEmbedded(i); ok {
+			p("| Quiver embedded (engine in-process, no HTTP), %d writer%s: commits/s, median / p99 | reported | %s, %s / %s | |", clients, plural(clients), rateText(e.Rate()), durText(e.Latency.P50), durText(e.Latency.P99))
+		}
+	}
 	for _, mode := range KuzuModes {
 		if k, ok := r.MedianKuzu(mode); ok {
 			p("| Kùzu in-process (%s), 1 connection: commits/s, median / p99 | reported | %s, %s / %s | |", mode, rateText(k.Rate()), durText(k.Latency.P50), durText(k.Latency.P99))
@@ -114,6 +119,11 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 				f := round.Floor[i]
 				row(fmt.Sprintf("Quiver, %d client%s, `%s` (no write)", f.Clients, plural(f.Clients), FloorStatement), f, "")
 			}
+			if i < len(round.Embedded) {
+				e := round.Embedded[i]
+				p("| %d | | | Quiver embedded, %d writer%s (no HTTP) | %s | %s | %s | %s | %s (engine and writers) | | | |", n+1, e.Clients, plural(e.Clients),
+					rateText(e.Rate()), durText(e.Latency.P50), durText(e.Latency.P99), durText(e.Latency.Max), cpuText(e.ClientCPU, e.Elapsed))
+			}
 			if i == 0 {
 				for _, k := range round.Kuzu {
 					cpu := "–"
@@ -133,7 +143,9 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 	p("Disk flushes are the device's completed flush requests (/proc/diskstats) per acknowledged")
 	p("commit: disk-wide, so another process's syncs count too. The `%s` rows send the same", FloorStatement)
 	p("requests with a statement that writes nothing, on the same server after the write load: HTTP,")
-	p("decoding, parse, plan and run without a commit or a sync.")
+	p("decoding, parse, plan and run without a commit or a sync. \"Quiver embedded\" runs the same")
+	p("statements through `engine.DB.Query` in the harness (a new data directory on the same disk,")
+	p("the log and group commit as under `quiver serve`, GOGC 400): the engine without HTTP.")
 	p("")
 
 	if rec := r.Recovery; rec != nil {

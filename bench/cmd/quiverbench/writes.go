@@ -27,6 +27,7 @@ func writes(args []string) error {
 	clients := fs.String("clients", "1,32", "client counts of the throughput loads")
 	duration := fs.Duration("duration", 10*time.Second, "timed part of each Quiver throughput load")
 	warmup := fs.Duration("warmup", time.Second, "untimed part before it")
+	embedded := fs.Bool("embedded", true, "also run each client count's writes through the engine in this process, without HTTP")
 	floor := fs.Duration("floor", 5*time.Second, "timed part of the load without writes ("+bench.FloorStatement+") after each write load (0: none)")
 	kuzuWrites := fs.Int("kuzu-writes", 20000, "timed statements of each Kùzu load")
 	kuzuWarmup := fs.Int("kuzu-warmup", 1000, "untimed statements before them")
@@ -63,7 +64,7 @@ func writes(args []string) error {
 		}
 	}
 	rep, err := bench.RunWrites(ctx, bench.WritesConfig{
-		QuiverBin: bin, KuzuDir: *kuzu, TempDir: *tmp, Clients: counts, Duration: *duration, Warmup: *warmup, FloorDuration: *floor,
+		QuiverBin: bin, KuzuDir: *kuzu, TempDir: *tmp, Clients: counts, Duration: *duration, Warmup: *warmup, FloorDuration: *floor, Embedded: *embedded,
 		KuzuWrites: *kuzuWrites, KuzuWarmup: *kuzuWarmup, Rounds: *rounds,
 		RecoveryCommits: *recovery, RecoveryClients: *recoveryClients, Restarts: *restarts,
 		MData: *mdata, CheckpointRuns: *ckRuns, Commit: *commitName, Note: *note, Log: os.Stderr,
