@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz lint bench bench-kuzu bench-micro bench-writes clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes clean tck tck-update tck-gate
 
 all: build
 
@@ -101,6 +101,14 @@ fuzz:
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \
 		$(GO) test -run '^$$' -fuzz "^$$1\$$" -fuzztime $${execs}x -fuzzminimizetime $(FUZZMINTIME) $$2; \
 	done
+
+## crash: TestCrashRecovery over CRASH_CYCLES SIGKILLs of a real `quiver
+## serve` under concurrent writers (make test runs 5); every acknowledged
+## commit must survive whole. The seed is logged; QUIVER_CRASH_SEED=n
+## reruns its choices. About half a second per cycle.
+CRASH_CYCLES ?= 200
+crash:
+	QUIVER_CRASH_CYCLES=$(CRASH_CYCLES) $(GO) test ./cmd/quiver -run '^TestCrashRecovery$$' -count=1 -v -timeout 30m
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
