@@ -19,7 +19,9 @@ import (
 //
 //   - a POST must carry Content-Type: application/json (415 otherwise).
 //     Browsers send that type cross-origin only after a CORS preflight,
-//     which the next rule answers;
+//     which the next rule answers. A POST without a body to an endpoint
+//     whose body is optional (transaction begin, commit, rollback) has
+//     nothing to declare; the origin rule still applies to it;
 //   - while authentication is off, a request or preflight with an Origin
 //     outside the allow-list is refused with 403: by default the list
 //     holds loopback origins and the server's own; Config.AllowedOrigins
@@ -120,7 +122,8 @@ func (s *Server) checkHost(ctx *fasthttp.RequestCtx) *apiError {
 // preflight answers a CORS preflight (OPTIONS) of an API path; the origin
 // was checked already.
 func (s *Server) preflight(ctx *fasthttp.RequestCtx, path string) {
-	if _, ok := routes[path]; !ok {
+	r, ok := lookupRoute(path)
+	if !ok {
 		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: "no endpoint " + path})
 		return
 	}
@@ -128,7 +131,7 @@ func (s *Server) preflight(ctx *fasthttp.RequestCtx, path string) {
 	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
 	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Allow", routes[path].method+", OPTIONS")
+	h.Set("Allow", r.method+", OPTIONS")
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 

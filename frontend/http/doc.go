@@ -1,7 +1,9 @@
-// Package http serves Quiver's HTTP API over fasthttp: POST /api/v1/query,
-// GET /api/v1/health and the experimental POST /query. It decodes requests,
-// calls the engine, and writes results as JSON straight from result batches
-// into pooled buffers.
+// Package http serves Quiver's HTTP API over fasthttp: POST /api/v1/query
+// (and /explain, /profile), the explicit transactions of
+// /api/v1/transaction/… (transaction.go), POST /api/v1/batch (batch.go),
+// GET /api/v1/health and the experimental POST /query. It decodes
+// requests, calls the engine, and writes results as JSON straight from
+// result batches into pooled buffers.
 //
 // It knows the engine's public API only (engine, vector) and is the one
 // place where engine errors become HTTP statuses and error bodies.

@@ -16,6 +16,10 @@ type apiError struct {
 	position   *engine.Position
 	suggestion string
 	query      string
+	// index is the failing statement's position in a batch
+	// (details.index), written when batchIndex is set.
+	index      int
+	batchIndex bool
 }
 
 // statusOf maps an ISO/IEC 39075 status code to an HTTP status by class.
@@ -84,10 +88,16 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 	b = append(b, `,"message":`...)
 	b = appendString(b, cutMessage(e.message))
 	query := queryWindow(e.query, e.position)
-	if e.position != nil || e.suggestion != "" || query != "" {
+	if e.position != nil || e.suggestion != "" || query != "" || e.batchIndex {
 		b = append(b, `,"details":{`...)
 		sep := ""
+		if e.batchIndex {
+			b = append(b, `"index":`...)
+			b = appendInt(b, int64(e.index))
+			sep = ","
+		}
 		if query != "" {
+			b = append(b, sep...)
 			b = append(b, `"query":`...)
 			b = appendString(b, query)
 			sep = ","

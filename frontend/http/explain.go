@@ -10,13 +10,13 @@ import (
 
 // handleExplain serves POST /api/v1/query/explain: the plan, never run.
 func (s *Server) handleExplain(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, engine.ModeExplain)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeExplain, s.db.Run)
 }
 
 // handleProfile serves POST /api/v1/query/profile: the rows and the
 // per-operator profile.
 func (s *Server) handleProfile(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, engine.ModeProfile)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeProfile, s.db.Run)
 }
 
 // appendExplain writes {"plan":{…},"estimated_total_cost":…,

@@ -13,13 +13,17 @@ import (
 
 // handleQuery serves POST /api/v1/query.
 func (s *Server) handleQuery(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "parameters", false, engine.ModeAsWritten)
+	s.runQueryMode(ctx, "parameters", false, engine.ModeAsWritten, s.db.Run)
 }
 
 // handleExperimentalQuery serves the experimental POST /query form.
 func (s *Server) handleExperimentalQuery(ctx *fasthttp.RequestCtx) {
-	s.runQueryMode(ctx, "params", true, engine.ModeAsWritten)
+	s.runQueryMode(ctx, "params", true, engine.ModeAsWritten, s.db.Run)
 }
+
+// runner runs one statement: the database's auto-commit Run, or an open
+// transaction's.
+type runner func(ctx context.Context, m engine.Mode, text string, params engine.Params) (*engine.Result, error)
 
 // Response sizes: a response is built in memory up to streamAfter bytes,
 // so that a query failing early still gets its error status; a larger one
@@ -37,8 +41,9 @@ const (
 // both flags are set, since it promises not to run the query.
 //
 // The query runs under a context that ends with the request's timeout
-// and when the client closes its connection (watchClient).
-func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m engine.Mode) {
+// and when the client closes its connection (watchClient); run runs it
+// (auto-commit, or in a transaction).
+func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m engine.Mode, run runner) {
 	req, aerr := decodeQueryRequest(ctx.PostBody(), paramsKey)
 	if aerr != nil {
 		s.writeError(ctx, aerr)
@@ -52,7 +57,7 @@ func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experi
 		m = engine.ModeProfile
 	}
 	q := s.startQuery(ctx, req.timeout)
-	res, err := s.db.Run(q.ctx, m, req.query, req.params)
+	res, err := run(q.ctx, m, req.query, req.params)
 	if err != nil {
 		q.end(err)
 		s.queryError(ctx, err, req.query)
@@ -116,22 +121,44 @@ func (s *Server) startQuery(ctx *fasthttp.RequestCtx, timeout time.Duration) *ru
 
 // end releases the query's context and reports it.
 func (q *runningQuery) end(err error) {
-	gone := q.stop()
+	gone := q.release()
+	q.report(q.start, err, gone)
+}
+
+// release ends the client watch and the context; it reports whether the
+// client went away.
+func (q *runningQuery) release() (gone bool) {
+	gone = q.stop()
 	q.cancel(nil)
 	q.s.running.Add(-1)
 	if gone || errors.Is(context.Cause(q.ctx), errClientGone) {
 		q.s.log.Info("query cancelled: the client closed its connection", "elapsed", time.Since(q.start))
 		gone = true
 	}
+	return gone
+}
+
+// clientGone reports whether the client closed its connection.
+func (q *runningQuery) clientGone() bool { return errors.Is(context.Cause(q.ctx), errClientGone) }
+
+// report tells Config.QueryEnded about a query that started at start
+// (one statement of a batch shares its batch's context).
+func (q *runningQuery) report(start time.Time, err error, gone bool) {
 	if f := q.s.cfg.QueryEnded; f != nil {
-		f(QueryEnd{Elapsed: time.Since(q.start), Err: err, ClientGone: gone})
+		f(QueryEnd{Elapsed: time.Since(start), Err: err, ClientGone: gone})
 	}
 }
 
 func (s *Server) queryError(ctx *fasthttp.RequestCtx, err error, query string) {
+	s.writeError(ctx, s.engineError(err, query))
+}
+
+// engineError converts an engine error for the client, logging one that
+// is not the engine's (an internal failure).
+func (s *Server) engineError(err error, query string) *apiError {
 	e, known := fromEngine(err, query)
 	if !known {
 		s.log.Error("query failed", "error", err)
 	}
-	s.writeError(ctx, e)
+	return e
 }

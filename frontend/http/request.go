@@ -30,6 +30,34 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, badRequest("the request body is empty; send a JSON object with a \"query\" field")
 	}
+	obj, e := decodeObject(body, `with a "query" field`)
+	if e != nil {
+		return nil, e
+	}
+	req := &queryRequest{}
+	if req.query, e = queryField(obj); e != nil {
+		return nil, e
+	}
+	if req.params, e = paramsField(obj, paramsKey); e != nil {
+		return nil, e
+	}
+	if req.timeout, e = millisField(obj, "timeout"); e != nil {
+		return nil, e
+	}
+	for _, flag := range []struct {
+		name string
+		dst  *bool
+	}{{"explain", &req.explain}, {"profile", &req.profile}} {
+		if *flag.dst, e = boolField(obj, flag.name); e != nil {
+			return nil, e
+		}
+	}
+	return req, nil
+}
+
+// decodeObject decodes a body holding one JSON object; what completes
+// the message of a body that is another JSON value ("with a … field").
+func decodeObject(body []byte, what string) (map[string]any, *apiError) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var raw any
@@ -41,53 +69,96 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 	}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return nil, badRequest("the request body must be a JSON object with a \"query\" field")
+		return nil, badRequest("the request body must be a JSON object " + what)
 	}
-	req := &queryRequest{params: engine.Params{}}
+	return obj, nil
+}
+
+// decodeOptionalObject is decodeObject for endpoints whose body may be
+// left out: an empty body is an empty object.
+func decodeOptionalObject(body []byte) (map[string]any, *apiError) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]any{}, nil
+	}
+	return decodeObject(body, "(or no body)")
+}
+
+// queryField reads the required "query" string.
+func queryField(obj map[string]any) (string, *apiError) {
 	q, present := obj["query"]
 	if !present {
-		return nil, badRequest("the request has no \"query\" field")
+		return "", badRequest("the request has no \"query\" field")
 	}
-	if req.query, ok = q.(string); !ok {
-		return nil, badRequest("\"query\" must be a string")
+	text, ok := q.(string)
+	if !ok {
+		return "", badRequest("\"query\" must be a string")
 	}
-	if req.query == "" {
-		return nil, badRequest("\"query\" is empty")
+	if text == "" {
+		return "", badRequest("\"query\" is empty")
 	}
-	if p, present := obj[paramsKey]; present && p != nil {
-		m, ok := p.(map[string]any)
+	return text, nil
+}
+
+// paramsField reads the optional parameter map under key.
+func paramsField(obj map[string]any, key string) (engine.Params, *apiError) {
+	params := engine.Params{}
+	p, present := obj[key]
+	if !present || p == nil {
+		return params, nil
+	}
+	m, ok := p.(map[string]any)
+	if !ok {
+		return nil, badRequest("\"" + key + "\" must be a JSON object")
+	}
+	for k, v := range m {
+		pv, ok := paramValue(v, 0)
 		if !ok {
-			return nil, badRequest("\"" + paramsKey + "\" must be a JSON object")
+			return nil, badRequest(fmt.Sprintf("parameter %q nests lists and maps deeper than %d levels", k, vector.MaxValueDepth))
 		}
-		for k, v := range m {
-			pv, ok := paramValue(v, 0)
-			if !ok {
-				return nil, badRequest(fmt.Sprintf("parameter %q nests lists and maps deeper than %d levels", k, vector.MaxValueDepth))
-			}
-			req.params[k] = pv
-		}
+		params[k] = pv
 	}
-	if t, present := obj["timeout"]; present && t != nil {
-		n, ok := t.(json.Number)
-		ms, err := strconv.ParseInt(string(n), 10, 64)
-		if !ok || err != nil || ms <= 0 || ms > math.MaxInt64/int64(time.Millisecond) {
-			return nil, badRequest("\"timeout\" must be a positive whole number of milliseconds")
-		}
-		req.timeout = time.Duration(ms) * time.Millisecond
+	return params, nil
+}
+
+// millisField reads an optional positive whole number of milliseconds;
+// zero when absent.
+func millisField(obj map[string]any, key string) (time.Duration, *apiError) {
+	t, present := obj[key]
+	if !present || t == nil {
+		return 0, nil
 	}
-	for _, flag := range []struct {
-		name string
-		dst  *bool
-	}{{"explain", &req.explain}, {"profile", &req.profile}} {
-		if v, present := obj[flag.name]; present && v != nil {
-			b, ok := v.(bool)
-			if !ok {
-				return nil, badRequest("\"" + flag.name + "\" must be true or false")
-			}
-			*flag.dst = b
-		}
+	n, ok := t.(json.Number)
+	ms, err := strconv.ParseInt(string(n), 10, 64)
+	if !ok || err != nil || ms <= 0 || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, badRequest("\"" + key + "\" must be a positive whole number of milliseconds")
 	}
-	return req, nil
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// boolField reads an optional boolean; false when absent.
+func boolField(obj map[string]any, key string) (bool, *apiError) {
+	v, present := obj[key]
+	if !present || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, badRequest("\"" + key + "\" must be true or false")
+	}
+	return b, nil
+}
+
+// stringField reads an optional string; "" when absent.
+func stringField(obj map[string]any, key string) (string, *apiError) {
+	v, present := obj[key]
+	if !present || v == nil {
+		return "", nil
+	}
+	str, ok := v.(string)
+	if !ok {
+		return "", badRequest("\"" + key + "\" must be a string")
+	}
+	return str, nil
 }
 
 // paramValue converts decoded JSON to an engine value: integers that fit

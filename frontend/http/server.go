@@ -21,6 +21,10 @@ import (
 type Config struct {
 	// MaxBodyBytes caps request bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int
+	// MaxBatchResultBytes caps the response of a batch run as one
+	// transaction, held in memory until its commit (batch.go); zero
+	// means DefaultMaxBatchResultBytes.
+	MaxBatchResultBytes int
 	// MaxHeaderBytes caps the request line and headers together; a
 	// larger head gets 431. Zero means DefaultMaxHeaderBytes.
 	MaxHeaderBytes int
@@ -71,6 +75,7 @@ type QueryEnd struct {
 // Defaults of Config.
 const (
 	DefaultMaxBodyBytes            = 8 << 20
+	DefaultMaxBatchResultBytes     = 32 << 20
 	DefaultMaxHeaderBytes          = 16 << 10
 	DefaultMaxConnectionsPerClient = 256
 	DefaultHeaderTimeout           = 10 * time.Second
@@ -84,6 +89,11 @@ type Engine interface {
 	// Run runs a statement as written, or explained or profiled.
 	Run(ctx context.Context, m engine.Mode, text string, params engine.Params) (*engine.Result, error)
 	Counts() engine.Counts
+	// BeginTransaction opens an explicit transaction (transaction.go).
+	BeginTransaction(o engine.TransactionOptions) (*engine.Transaction, error)
+	// Transaction finds an open transaction by id: a 02000 error when it
+	// is not open.
+	Transaction(id string) (*engine.Transaction, error)
 }
 
 // Server is the HTTP API server.
@@ -106,6 +116,9 @@ type Server struct {
 func New(cfg Config, db Engine) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxBatchResultBytes <= 0 {
+		cfg.MaxBatchResultBytes = DefaultMaxBatchResultBytes
 	}
 	if cfg.MaxHeaderBytes <= 0 {
 		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
@@ -196,7 +209,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.preflight(ctx, path)
 		return
 	}
-	route, ok := routes[path]
+	route, ok := lookupRoute(path)
 	if !ok {
 		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: fmt.Sprintf("no endpoint %s", path)})
 		return
@@ -207,7 +220,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			message: fmt.Sprintf("%s %s is not allowed; use %s", ctx.Method(), path, route.method)})
 		return
 	}
-	if route.method == fasthttp.MethodPost {
+	if route.method == fasthttp.MethodPost && !(route.optionalBody && len(ctx.PostBody()) == 0) {
 		if e := checkJSONBody(ctx); e != nil {
 			s.writeError(ctx, e)
 			return
@@ -219,14 +232,28 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 type route struct {
 	method  string
 	handler func(*Server, *fasthttp.RequestCtx)
+	// optionalBody marks a POST whose body may be left out: an empty
+	// body needs no Content-Type (there is nothing to declare).
+	optionalBody bool
 }
 
 var routes = map[string]route{
-	"/api/v1/query":         {fasthttp.MethodPost, (*Server).handleQuery},
-	"/api/v1/query/explain": {fasthttp.MethodPost, (*Server).handleExplain},
-	"/api/v1/query/profile": {fasthttp.MethodPost, (*Server).handleProfile},
-	"/api/v1/health":        {fasthttp.MethodGet, (*Server).handleHealth},
-	"/query":                {fasthttp.MethodPost, (*Server).handleExperimentalQuery},
+	"/api/v1/query":             {method: fasthttp.MethodPost, handler: (*Server).handleQuery},
+	"/api/v1/query/explain":     {method: fasthttp.MethodPost, handler: (*Server).handleExplain},
+	"/api/v1/query/profile":     {method: fasthttp.MethodPost, handler: (*Server).handleProfile},
+	"/api/v1/transaction/begin": {method: fasthttp.MethodPost, handler: (*Server).handleBegin, optionalBody: true},
+	"/api/v1/batch":             {method: fasthttp.MethodPost, handler: (*Server).handleBatch},
+	"/api/v1/health":            {method: fasthttp.MethodGet, handler: (*Server).handleHealth},
+	"/query":                    {method: fasthttp.MethodPost, handler: (*Server).handleExperimentalQuery},
+}
+
+// lookupRoute finds the route of a path: a fixed one, or one of an open
+// transaction's /api/v1/transaction/{transaction_id}/… paths.
+func lookupRoute(path string) (route, bool) {
+	if r, ok := routes[path]; ok {
+		return r, true
+	}
+	return transactionRoute(path)
 }
 
 // transportError answers errors fasthttp meets before a handler runs, in

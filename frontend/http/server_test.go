@@ -233,6 +233,10 @@ func (panicky) Run(context.Context, engine.Mode, string, engine.Params) (*engine
 	panic("boom")
 }
 func (panicky) Counts() engine.Counts { return engine.Counts{} }
+func (panicky) BeginTransaction(engine.TransactionOptions) (*engine.Transaction, error) {
+	panic("boom")
+}
+func (panicky) Transaction(string) (*engine.Transaction, error) { panic("boom") }
 
 func TestPanicBecomes500(t *testing.T) {
 	base := startServer(t, Config{}, panicky{})

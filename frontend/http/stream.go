@@ -27,25 +27,53 @@ import (
 type resultWriter struct {
 	s            *Server
 	res          *engine.Result
-	bp           *[]byte // the pooled buffer b came from
+	bp           *[]byte // the pooled buffer b came from; nil when b is the caller's
 	b            []byte
 	keys         [][]byte
 	enc          *encoder
 	first        bool
 	experimental bool
-	start        time.Time
-	done         bool // the buffer ends the response
+	// entry is the result's index in a batch (batch.go), -1 for a
+	// response of its own: an entry opens with "index" and closes with
+	// "status".
+	entry int
+	start time.Time
+	done  bool // the buffer ends the response
 }
 
 func (s *Server) newResultWriter(res *engine.Result, experimental bool, start time.Time) *resultWriter {
 	bp := s.bufs.Get().(*[]byte)
-	w := &resultWriter{s: s, res: res, bp: bp, b: (*bp)[:0], enc: &encoder{ents: res.Entities()},
-		first: true, experimental: experimental, start: start}
-	cols := res.Columns()
+	w := &resultWriter{s: s, res: res, bp: bp, b: (*bp)[:0], experimental: experimental, entry: -1, start: start}
+	w.open()
+	return w
+}
+
+// newEntryWriter encodes the result of a batch's statement index,
+// appending to b:
+//
+//	{"index":…,"schema":{…},"data":[…],"metadata":{…},"status":"success"}
+//
+// or, when the statement fails after its first rows were sent,
+// {"index":…,"schema":{…},"data":[…],"status":"error","error":{…}}.
+func (s *Server) newEntryWriter(res *engine.Result, index int, start time.Time, b []byte) *resultWriter {
+	w := &resultWriter{s: s, res: res, b: b, entry: index, start: start}
+	w.open()
+	return w
+}
+
+// open writes the response's head: the schema and the opening of data.
+func (w *resultWriter) open() {
+	w.enc, w.first = &encoder{ents: w.res.Entities()}, true
+	cols := w.res.Columns()
 	w.keys = make([][]byte, len(cols))
-	if experimental {
+	switch {
+	case w.experimental:
 		w.b = append(w.b, `{"schema":[`...)
-	} else {
+	case w.entry >= 0:
+		w.b = append(w.b, `{"index":`...)
+		w.b = appendInt(w.b, int64(w.entry))
+		w.b = append(w.b, `,"schema":{"fields":[`...)
+	default:
 		w.b = append(w.b, `{"schema":{"fields":[`...)
 	}
 	for i, c := range cols {
@@ -59,12 +87,11 @@ func (s *Server) newResultWriter(res *engine.Result, experimental bool, start ti
 		w.b = append(w.b, '}')
 		w.keys[i] = append(appendString(nil, c.Name), ':')
 	}
-	if experimental {
+	if w.experimental {
 		w.b = append(w.b, `],"data":[`...)
 	} else {
 		w.b = append(w.b, `]},"data":[`...)
 	}
-	return w
 }
 
 // fill encodes batches until the buffer holds limit bytes or the result
@@ -108,9 +135,7 @@ func (s *Server) stream(bw *bufio.Writer, w *resultWriter) error {
 			} else {
 				s.log.Error("query failed while its rows were streamed", "error", err)
 			}
-			w.b = append(w.b, `],"error":`...)
-			w.b = appendErrorObject(w.b, e)
-			w.b = append(w.b, '}')
+			w.b = w.appendFailure(w.b, e)
 			if _, werr := bw.Write(w.b); werr == nil {
 				_ = bw.Flush()
 			}
@@ -129,7 +154,7 @@ func (w *resultWriter) appendTail(b []byte) []byte {
 		b = appendInt(b, sum.RowsReturned)
 		b = append(b, `,"time_ms":`...)
 		b = appendFloat(b, float64(elapsed.Microseconds())/1000)
-		return appendProfileField(append(b, '}'), w.res)
+		return w.closeObject(appendProfileField(append(b, '}'), w.res))
 	}
 	b = append(b, `],"metadata":{"rows_returned":`...)
 	b = appendInt(b, sum.RowsReturned)
@@ -152,16 +177,35 @@ func (w *resultWriter) appendTail(b []byte) []byte {
 			b = appendInt(b, f.n)
 		}
 	}
-	return appendProfileField(append(b, '}'), w.res)
+	return w.closeObject(appendProfileField(append(b, '}'), w.res))
 }
 
-// appendProfileField adds ,"profile":{…} when the query was profiled, and
-// closes the response object.
+// appendProfileField adds ,"profile":{…} when the query was profiled.
 func appendProfileField(b []byte, res *engine.Result) []byte {
 	if p := res.Profile(); p != nil {
 		b = append(b, `,"profile":`...)
 		b = appendProfile(b, p)
 	}
+	return b
+}
+
+// closeObject ends the response object (a batch entry with its status).
+func (w *resultWriter) closeObject(b []byte) []byte {
+	if w.entry >= 0 {
+		b = append(b, `,"status":"success"`...)
+	}
+	return append(b, '}')
+}
+
+// appendFailure closes the data array and the object with the error
+// that ended the rows.
+func (w *resultWriter) appendFailure(b []byte, e *apiError) []byte {
+	b = append(b, `],`...)
+	if w.entry >= 0 {
+		b = append(b, `"status":"error",`...)
+	}
+	b = append(b, `"error":`...)
+	b = appendErrorObject(b, e)
 	return append(b, '}')
 }
 
@@ -169,11 +213,20 @@ func appendProfileField(b []byte, res *engine.Result) []byte {
 func (w *resultWriter) close() { w.res.Close() }
 
 // release returns the buffer to the pool, unless it grew past what is
-// worth keeping (one huge row).
+// worth keeping (one huge row) or it is the caller's.
 func (w *resultWriter) release() {
-	if cap(w.b) <= 4*streamAfter {
-		*w.bp = w.b[:0]
-		w.s.bufs.Put(w.bp)
+	if w.bp == nil {
+		w.b = nil
+		return
 	}
+	w.s.releaseBuf(w.bp, w.b)
 	w.b = nil
+}
+
+// releaseBuf puts b, taken from the pool as bp, back.
+func (s *Server) releaseBuf(bp *[]byte, b []byte) {
+	if cap(b) <= 4*streamAfter {
+		*bp = b[:0]
+		s.bufs.Put(bp)
+	}
 }
