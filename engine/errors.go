@@ -38,6 +38,7 @@ const (
 	CodeCardinality   = errs.CodeCardinality
 	CodeNotSupported  = errs.CodeNotSupported
 	CodeOutOfMemory   = errs.CodeOutOfMemory
+	CodeTooMany       = errs.CodeTooMany
 
 	CatSyntax      = errs.CatSyntax
 	CatData        = errs.CatData

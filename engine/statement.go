@@ -224,6 +224,7 @@ func (st *statementRun) execute() (*Result, error) {
 			return fail(err)
 		}
 	}
+	tx.MarkStatement()
 	root, err := exec.Build(ectx, p.Root)
 	if err != nil {
 		return fail(err)

@@ -231,14 +231,14 @@ func TestTransactionExpiryAndLimits(t *testing.T) {
 
 	a1, _ := db.BeginTransaction(engine.TransactionOptions{Client: "a"})
 	a2, _ := db.BeginTransaction(engine.TransactionOptions{Client: "a"})
-	if _, err := db.BeginTransaction(engine.TransactionOptions{Client: "a"}); !hasCode(err, errs.CodeOutOfMemory) {
+	if _, err := db.BeginTransaction(engine.TransactionOptions{Client: "a"}); !hasCode(err, errs.CodeTooMany) {
 		t.Fatalf("third for one client: %v", err)
 	}
 	b1, err := db.BeginTransaction(engine.TransactionOptions{Client: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.BeginTransaction(engine.TransactionOptions{Client: "c"}); !hasCode(err, errs.CodeOutOfMemory) {
+	if _, err := db.BeginTransaction(engine.TransactionOptions{Client: "c"}); !hasCode(err, errs.CodeTooMany) {
 		t.Fatalf("past the server limit: %v", err)
 	}
 	for _, x := range []*engine.Transaction{a1, a2, b1} {
@@ -283,4 +283,27 @@ func TestTransactionDurable(t *testing.T) {
 	if got := one(t, db, "SHOW INDEXES"); !strings.Contains(got, "d_i") {
 		t.Fatalf("index after a crash: %s", got)
 	}
+}
+
+// rows_affected counts an update of an entity an earlier statement of the
+// same transaction created as an update.
+func TestTransactionCountsUpdatesOfEarlierCreates(t *testing.T) {
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx := begin(t, db, engine.ReadCommitted)
+	mustQuery(t, tx, "CREATE (:C {i: 1}), (:C {i: 2})", nil)
+	r, err := tx.Query(t.Context(), "MATCH (c:C) SET c.j = c.i", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(r); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Summary(); s.RowsAffected != 2 || s.WriteCounts.PropertiesSet != 2 {
+		t.Fatalf("rows affected %d, properties set %d; want 2 and 2", s.RowsAffected, s.WriteCounts.PropertiesSet)
+	}
+	tx.Rollback()
 }

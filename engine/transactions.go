@@ -42,11 +42,11 @@ func (r *txRegistry) add(t *Transaction, o Options) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.open) >= maxAll {
-		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
-			"too many open transactions (%d, the server's limit): commit or roll back some first", maxAll)
+		return errs.New(errs.CodeTooMany, errs.CatResource,
+			"too many open transactions (%d, the server's limit): retry once some have ended", maxAll)
 	}
 	if r.byClient[t.client] >= maxClient {
-		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+		return errs.New(errs.CodeTooMany, errs.CatResource,
 			"too many open transactions for this client (%d, the limit per client): commit or roll back some first", maxClient)
 	}
 	if r.open == nil {

@@ -54,6 +54,7 @@ const (
 	CodeNoObject      = "42S02"
 	CodeNotSupported  = "0A000"
 	CodeOutOfMemory   = "53200"
+	CodeTooMany       = "53300" // too many open transactions: retry once some end
 )
 
 // Status codes of temporal values.

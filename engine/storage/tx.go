@@ -45,6 +45,12 @@ type Tx struct {
 	// reads is the read footprint a SERIALIZABLE transaction validates at
 	// commit (nil: reads are not tracked).
 	reads *readTracker
+	// stmt holds the view's id bounds when the running statement started
+	// (MarkStatement).
+	stmt struct {
+		nodes, rels uint64
+		marked      bool
+	}
 }
 
 // work is the state of a Tx that has written.

@@ -320,15 +320,27 @@ func (tx *Tx) NodeRels(id uint64, fn func(rel uint64)) {
 }
 
 // StartBounds are the node and relationship id bounds of the version the
-// transaction's writes apply to (its snapshot before the first write):
-// an id at or above them was created by the transaction (or by one that
-// committed just before its first write).
+// running statement started from (MarkStatement), or else of the version
+// the transaction's writes apply to: an id at or above them was created
+// since (by this transaction, or by one that committed before its first
+// write).
 func (tx *Tx) StartBounds() (nodes, rels uint64) {
+	if tx.stmt.marked {
+		return tx.stmt.nodes, tx.stmt.rels
+	}
 	s := tx.snap
 	if tx.w != nil {
 		s = tx.w.base
 	}
 	return s.nodeBound, s.relBound
+}
+
+// MarkStatement records the bounds of the transaction's view as a
+// statement starts (StartBounds): in a multi-statement transaction,
+// entities an earlier statement created existed before this one.
+func (tx *Tx) MarkStatement() {
+	v := tx.view()
+	tx.stmt.nodes, tx.stmt.rels, tx.stmt.marked = v.nodeBound, v.relBound, true
 }
 
 // BeginWrite takes the writer lock now instead of at the first write, so

@@ -462,12 +462,12 @@ func TestTransactionExplainProfileAndStreaming(t *testing.T) {
 
 // Open transactions are bounded per client (here, the loopback address
 // every test request comes from): past the limit begin is refused with
-// 53200 until one ends. An expired transaction's id answers 404 saying so.
+// 53300 (503: retry later) until one ends. An expired transaction's id answers 404 saying so.
 func TestTransactionLimitAndExpiry(t *testing.T) {
 	a := newTxAPI(t, Config{}, engine.Options{MaxTransactionsPerClient: 2})
 	first, second := a.begin(""), a.begin("")
 	status, out := a.post("/api/v1/transaction/begin", "")
-	wantError(t, "a third transaction", status, out, 507, "53200", "per client")
+	wantError(t, "a third transaction", status, out, 503, "53300", "per client")
 	if status, _ := a.rollback(first, ""); status != 200 {
 		t.Fatalf("rollback: %d", status)
 	}
