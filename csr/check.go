@@ -17,8 +17,9 @@ func (c *CSR) Check() error {
 	if c.seq { // computed ids are distinct
 		return nil
 	}
-	seen := make(map[uint64]struct{}, len(c.rels))
-	for s, r := range c.rels {
+	seen := make(map[uint64]struct{}, c.NumEdges())
+	for s := range uint64(c.NumEdges()) {
+		r := c.rel(s)
 		if _, dup := seen[r]; dup {
 			return fmt.Errorf("%w: %d at slot %d", ErrDuplicateRel, r, s)
 		}
@@ -74,8 +75,8 @@ func (c *CSR) checkOffsets() error {
 			return fmt.Errorf("%w: offsets[%d] = %d > offsets[%d] = %d", ErrOffsets, v, c.offsets[v], v+1, c.offsets[v+1])
 		}
 	}
-	if !c.seq && c.offsets[n] != uint64(len(c.rels)) {
-		return fmt.Errorf("%w: offsets[%d] = %d, want NumEdges %d", ErrOffsets, n, c.offsets[n], len(c.rels))
+	if !c.seq && c.offsets[n] != uint64(c.NumEdges()) {
+		return fmt.Errorf("%w: offsets[%d] = %d, want NumEdges %d", ErrOffsets, n, c.offsets[n], c.NumEdges())
 	}
 	if (c.start32 == nil) == (c.start64 == nil) {
 		return fmt.Errorf("%w: want exactly one block start table", ErrOffsets)

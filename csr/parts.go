@@ -128,6 +128,18 @@ func (c *CSR) EachSlot(lo, hi uint64, fn func(s, node, nbr uint64)) {
 	}
 }
 
+// IDs is how a loaded CSR holds its slots' relationship ids.
+type IDs uint8
+
+const (
+	// SeqIDs: slot s holds id base+s, computed (nothing to fill).
+	SeqIDs IDs = iota
+	// IDs32: ids below 2^32, filled through Rels32.
+	IDs32
+	// IDs64: any ids, filled through Rels64.
+	IDs64
+)
+
 // Loader assembles a stored CSR in place: see the comment at the top of
 // this file. Distinct parts may be filled and loaded by concurrent
 // goroutines; CSR must wait for all of them.
@@ -139,11 +151,13 @@ type Loader struct {
 
 // NewLoader allocates a CSR of numNodes nodes, numEdges slots and dataLen
 // block bytes, stored as parts, which must tile the nodes, the slots and
-// the bytes in order. With seq, slot s holds relationship id base+s;
-// otherwise each part's Rels must be filled (by Load's visit). The caller
-// bounds the sizes by what its input can hold: they are allocated here.
-func NewLoader(numNodes, numEdges, dataLen uint64, parts []Part, seq bool, base uint64) (*Loader, error) {
-	if numNodes > maxNodes || dataLen > math.MaxInt-padBytes || numEdges > math.MaxInt || (seq && base > math.MaxUint64-numEdges) {
+// the bytes in order. ids says how the slots' relationship ids are held:
+// with SeqIDs, slot s holds base+s; otherwise each part's Rels32 or
+// Rels64 must be filled (by Load's visit). The caller bounds the sizes by
+// what its input can hold: they are allocated here.
+func NewLoader(numNodes, numEdges, dataLen uint64, parts []Part, ids IDs, base uint64) (*Loader, error) {
+	if numNodes > maxNodes || dataLen > math.MaxInt-padBytes || numEdges > math.MaxInt || ids > IDs64 ||
+		(ids == SeqIDs && base > math.MaxUint64-numEdges) {
 		return nil, fmt.Errorf("%w: %d nodes, %d edges, %d bytes", ErrOffsets, numNodes, numEdges, dataLen)
 	}
 	var want Part
@@ -159,16 +173,19 @@ func NewLoader(numNodes, numEdges, dataLen uint64, parts []Part, seq bool, base 
 			ErrOffsets, want.Hi, want.SlotEnd, want.PosEnd, numNodes, numEdges, dataLen)
 	}
 	n := int(numNodes)
-	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: make([]uint64, n+1), data: make([]byte, int(dataLen)+padBytes)}
+	c := &CSR{numNodes: n, bb: baseBytes(n), offsets: MakeHuge[uint64](n + 1), data: MakeHuge[byte](int(dataLen) + padBytes)}
 	if len(c.data) <= math.MaxUint32 {
-		c.start32 = make([]uint32, n+1)
+		c.start32 = MakeHuge[uint32](n + 1)
 	} else {
-		c.start64 = make([]uint64, n+1)
+		c.start64 = MakeHuge[uint64](n + 1)
 	}
-	if seq {
+	switch ids {
+	case SeqIDs:
 		c.seq, c.seqBase = true, base
-	} else {
-		c.rels = make([]uint64, numEdges)
+	case IDs32:
+		c.rels32 = MakeHuge[uint32](int(numEdges))
+	default:
+		c.rels = MakeHuge[uint64](int(numEdges))
 	}
 	return &Loader{c: c, parts: parts, loaded: make([]bool, len(parts))}, nil
 }
@@ -179,14 +196,24 @@ func (l *Loader) Data(p int) []byte {
 	return l.c.data[pt.Pos:pt.PosEnd:pt.PosEnd]
 }
 
-// Rels is part p's slot ids (nil for sequential ids), filled by Load's
-// visit.
-func (l *Loader) Rels(p int) []uint64 {
-	if l.c.seq {
+// Rels64 is part p's slot ids for Load's visit to fill (IDs64; nil
+// otherwise).
+func (l *Loader) Rels64(p int) []uint64 {
+	if l.c.rels == nil {
 		return nil
 	}
 	pt := l.parts[p]
 	return l.c.rels[pt.Slot:pt.SlotEnd:pt.SlotEnd]
+}
+
+// Rels32 is part p's slot ids for Load's visit to fill (IDs32; nil
+// otherwise).
+func (l *Loader) Rels32(p int) []uint32 {
+	if l.c.rels32 == nil {
+		return nil
+	}
+	pt := l.parts[p]
+	return l.c.rels32[pt.Slot:pt.SlotEnd:pt.SlotEnd]
 }
 
 // Load turns part p's index (AppendIndex) into its offsets and block
@@ -194,8 +221,8 @@ func (l *Loader) Rels(p int) []uint64 {
 // exactly within the node's bytes, neighbours are below NumNodes, and
 // slots are sorted by (neighbour, relationship id). visit, when not nil,
 // sees every non-empty list decoded, with its first slot, before the
-// order check: it must fill the list's Rels when the ids are not
-// sequential. Load returns the part's self-loops. Data(p) must be filled.
+// order check: it must fill the list's Rels32 or Rels64 when the ids are
+// not sequential. Load returns the part's self-loops. Data(p) must be filled.
 func (l *Loader) Load(p int, index []byte, visit func(node, slot uint64, nbrs []uint64) error) ([]uint64, error) {
 	c, pt := l.c, l.parts[p]
 	slot, pos, i := pt.Slot, pt.Pos, 0
@@ -249,15 +276,22 @@ func (l *Loader) Load(p int, index []byte, visit func(node, slot uint64, nbrs []
 					return nil, err
 				}
 			}
-			for k, id := range ids {
-				if id >= uint64(c.numNodes) {
-					return nil, fmt.Errorf("%w: node %d slot %d: neighbour %d >= %d", ErrNodeRange, v, k, id, c.numNodes)
-				}
-				if k > 0 && cmpSlot(ids[k-1], c.rel(slot+uint64(k-1)), id, c.rel(slot+uint64(k))) >= 0 {
+			// Sorted by (neighbour, id): the ids are compared only between
+			// parallel edges, and the last neighbour is the largest.
+			prev := ids[0]
+			for k := 1; k < d; k++ {
+				id := ids[k]
+				if id < prev || id == prev && c.rel(slot+uint64(k-1)) >= c.rel(slot+uint64(k)) {
 					return nil, fmt.Errorf("%w: node %d slots %d,%d", ErrUnsorted, v, k-1, k)
 				}
+				prev = id
 			}
-			loops = appendLoopsOf(loops, ids, v)
+			if prev >= uint64(c.numNodes) {
+				return nil, fmt.Errorf("%w: node %d: neighbour %d >= %d", ErrNodeRange, v, prev, c.numNodes)
+			}
+			if ids[0] <= v && v <= prev {
+				loops = appendLoopsOf(loops, ids, v)
+			}
 		}
 		slot, pos = end, endPos
 	}

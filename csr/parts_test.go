@@ -14,13 +14,19 @@ type storedParts struct {
 	parts         []Part
 	index, blocks [][]byte
 	rels          []uint64
-	seq           bool
+	ids           IDs
 	base          uint64
 }
 
-func store(c *CSR, maxNodes, maxSlots uint64) *storedParts {
+func store(c *CSR, maxNodes, maxSlots uint64, wide int) *storedParts {
 	s := &storedParts{n: uint64(c.NumNodes()), m: uint64(c.NumEdges()), dataLen: c.DataLen(), parts: c.Parts(maxNodes, maxSlots)}
-	s.base, s.seq = c.SequentialBase()
+	base, seq := c.SequentialBase()
+	s.ids, s.base = IDs64, base
+	if seq {
+		s.ids = SeqIDs
+	} else if c.rels32 != nil || wide == 32 {
+		s.ids = IDs32
+	}
 	for _, p := range s.parts {
 		s.index = append(s.index, c.AppendIndex(nil, p))
 		s.blocks = append(s.blocks, slices.Clone(c.Blocks(p)))
@@ -33,7 +39,7 @@ func store(c *CSR, maxNodes, maxSlots uint64) *storedParts {
 
 // load assembles s with one goroutine per part.
 func (s *storedParts) load() (*CSR, error) {
-	l, err := NewLoader(s.n, s.m, s.dataLen, s.parts, s.seq, s.base)
+	l, err := NewLoader(s.n, s.m, s.dataLen, s.parts, s.ids, s.base)
 	if err != nil {
 		return nil, err
 	}
@@ -43,11 +49,20 @@ func (s *storedParts) load() (*CSR, error) {
 	for p := range s.parts {
 		wg.Go(func() {
 			copy(l.Data(p), s.blocks[p])
-			rels := l.Rels(p)
+			r32, r64 := l.Rels32(p), l.Rels64(p)
 			first := s.parts[p].Slot
 			loops[p], errs[p] = l.Load(p, s.index[p], func(_, slot uint64, nbrs []uint64) error {
-				if rels != nil {
-					copy(rels[slot-first:], s.rels[slot:slot+uint64(len(nbrs))])
+				for i := range nbrs {
+					if r32 == nil && r64 == nil {
+						break
+					}
+					id := s.rels[slot+uint64(i)]
+					if r32 != nil {
+						r32[slot-first+uint64(i)] = uint32(id)
+					}
+					if r64 != nil {
+						r64[slot-first+uint64(i)] = id
+					}
 				}
 				return nil
 			})
@@ -83,12 +98,12 @@ func randomCSR(rnd *rand.Rand, n int, seq bool) *CSR {
 func TestPartsRoundTrip(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	for _, n := range []int{0, 1, 7, 300, 5000} {
-		for _, seq := range []bool{false, true} {
-			c := randomCSR(rnd, n, seq)
+		for _, ids := range []IDs{SeqIDs, IDs32, IDs64} {
+			c := randomCSR(rnd, n, ids == SeqIDs)
 			for _, size := range [][2]uint64{{1, 1}, {3, 1000}, {1000, 17}, {1 << 20, 1 << 20}} {
-				got, err := store(c, size[0], size[1]).load()
+				got, err := store(c, size[0], size[1], map[IDs]int{IDs32: 32, IDs64: 64}[ids]).load()
 				if err != nil {
-					t.Fatalf("n=%d seq=%v parts %v: %v", n, seq, size, err)
+					t.Fatalf("n=%d ids=%d parts %v: %v", n, ids, size, err)
 				}
 				if err := got.Check(); err != nil {
 					t.Fatalf("n=%d: loaded CSR: %v", n, err)
@@ -112,7 +127,7 @@ func TestPartsRoundTrip(t *testing.T) {
 func TestPartsCorrupt(t *testing.T) {
 	rnd := rand.New(rand.NewSource(2))
 	c := randomCSR(rnd, 40, true)
-	s := store(c, 8, 30)
+	s := store(c, 8, 30, 0)
 	for p := range s.parts {
 		for _, bufs := range [][][]byte{s.index, s.blocks} {
 			for i := range bufs[p] {
@@ -182,4 +197,59 @@ func TestSlotEdge(t *testing.T) {
 			t.Fatalf("EachSlot %v stopped at %d", r, next)
 		}
 	}
+}
+
+// FuzzDecode loads a CSR from fuzzed parts: byte 0 is the node count,
+// byte 1 the number of parts, then every part takes its node, slot and
+// byte counts (one byte each) and its index and blocks (a length byte
+// and that many bytes each). Any input must load a CSR that checks, or
+// fail; never panic.
+func FuzzDecode(f *testing.F) {
+	c := Build(3, []Edge{{0, 1, 0}, {1, 2, 1}, {2, 0, 2}, {0, 2, 3}})
+	var seed []byte
+	seed = append(seed, 3, 1)
+	p := c.Parts(10, 10)[0]
+	seed = append(seed, byte(p.Hi-p.Lo), byte(p.SlotEnd-p.Slot), byte(p.PosEnd-p.Pos))
+	idx := c.AppendIndex(nil, p)
+	seed = append(append(seed, byte(len(idx))), idx...)
+	seed = append(append(seed, byte(len(c.Blocks(p)))), c.Blocks(p)...)
+	f.Add(seed)
+	f.Add([]byte{0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 2 {
+			return
+		}
+		s := &storedParts{n: uint64(b[0]), ids: SeqIDs}
+		np, b := int(b[1]), b[2:]
+		var at Part
+		for range np {
+			if len(b) < 3 {
+				return
+			}
+			at = Part{Lo: at.Hi, Hi: at.Hi + uint64(b[0]), Slot: at.SlotEnd, SlotEnd: at.SlotEnd + uint64(b[1]), Pos: at.PosEnd, PosEnd: at.PosEnd + uint64(b[2])}
+			s.parts = append(s.parts, at)
+			b = b[3:]
+			for _, dst := range []*[][]byte{&s.index, &s.blocks} {
+				if len(b) < 1 || len(b) < 1+int(b[0]) {
+					return
+				}
+				*dst = append(*dst, b[1:1+b[0]])
+				b = b[1+b[0]:]
+			}
+			if uint64(len(s.blocks[len(s.blocks)-1])) != at.PosEnd-at.Pos {
+				return // a reader checks a part's stored size first
+			}
+		}
+		s.m, s.dataLen = at.SlotEnd, at.PosEnd
+		got, err := s.load()
+		if err != nil {
+			return
+		}
+		if err := got.Check(); err != nil {
+			t.Fatalf("loaded a CSR that does not check: %v", err)
+		}
+		for v := range uint64(got.NumNodes()) {
+			got.AppendNeighbors(nil, v)
+		}
+	})
 }

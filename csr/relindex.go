@@ -32,7 +32,7 @@ func (c *CSR) slotOf(rel uint64) (int, bool) {
 		return int(s) - 1, s != 0
 	}
 	i, ok := slices.BinarySearchFunc(x.sorted, rel, func(slot, rel uint64) int {
-		return cmp.Compare(c.rels[slot], rel)
+		return cmp.Compare(c.rel(slot), rel)
 	})
 	if !ok {
 		return 0, false
@@ -49,20 +49,21 @@ func (c *CSR) nodeOfSlot(slot int) uint64 {
 }
 
 func (c *CSR) buildRelIndex() {
-	m := len(c.rels)
+	m := c.NumEdges()
 	if m == 0 {
 		return
 	}
-	lo, hi := c.rels[0], c.rels[0]
-	for _, r := range c.rels {
+	lo, hi := c.rel(0), c.rel(0)
+	for s := range uint64(m) {
+		r := c.rel(s)
 		lo, hi = min(lo, r), max(hi, r)
 	}
 	// A direct table costs 8 bytes per id in the span; accept up to twice
 	// the sorted index's size.
 	if hi-lo < 2*uint64(m) {
 		direct := make([]uint64, hi-lo+1)
-		for s, r := range c.rels {
-			direct[r-lo] = uint64(s) + 1
+		for s := range uint64(m) {
+			direct[c.rel(s)-lo] = s + 1
 		}
 		c.relIdx = relIndex{lo: lo, direct: direct}
 		return
@@ -71,6 +72,6 @@ func (c *CSR) buildRelIndex() {
 	for i := range sorted {
 		sorted[i] = uint64(i)
 	}
-	slices.SortFunc(sorted, func(a, b uint64) int { return cmp.Compare(c.rels[a], c.rels[b]) })
+	slices.SortFunc(sorted, func(a, b uint64) int { return cmp.Compare(c.rel(a), c.rel(b)) })
 	c.relIdx = relIndex{sorted: sorted}
 }

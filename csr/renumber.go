@@ -18,12 +18,12 @@ func (c *CSR) sequentialBase() (uint64, bool) {
 	if c.seq {
 		return c.seqBase, c.NumEdges() > 0
 	}
-	if len(c.rels) == 0 {
+	if c.NumEdges() == 0 {
 		return 0, false
 	}
-	base := c.rels[0]
-	for s, r := range c.rels {
-		if r != base+uint64(s) {
+	base := c.rel(0)
+	for s := range uint64(c.NumEdges()) {
+		if c.rel(s) != base+s {
 			return 0, false
 		}
 	}

@@ -275,10 +275,9 @@ func (lf *listFilter) loadBase(c *Context, node uint64, nbrs, rels []uint64) (to
 		}
 	}
 	lf.scr.IDs = nil
-	src := lf.base.Rels(node)
 	for j, r := range sel {
 		nbrs[j] = nbrs[r]
-		rels = append(rels, src[r])
+		rels = append(rels, lf.base.SlotRel(from+uint64(r)))
 	}
 	return n, nbrs[:len(sel)], rels
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/quiverdb/quiver/csr"
@@ -204,7 +206,7 @@ func openCSR(sf *sectionFile, nodeBound uint64, maxEdges int64, dec *zstd.Decode
 	if d.left() != 0 {
 		return nil, fmt.Errorf("%d trailing header bytes", d.left())
 	}
-	cf.loader, err = csr.NewLoader(cf.numNodes, cf.numEdges, cf.dataLen, cf.parts, cf.ids == csrIDsSeq, cf.base)
+	cf.loader, err = csr.NewLoader(cf.numNodes, cf.numEdges, cf.dataLen, cf.parts, [...]csr.IDs{csr.SeqIDs, csr.IDs32, csr.IDs64}[cf.ids], cf.base)
 	if err != nil {
 		return nil, err
 	}
@@ -214,14 +216,13 @@ func openCSR(sf *sectionFile, nodeBound uint64, maxEdges int64, dec *zstd.Decode
 
 // csrScratch are one worker's buffers for loading parts.
 type csrScratch struct {
-	z, index, ids []byte
+	z, index []byte
 }
 
-// loadPart reads part p's sections (its blocks straight into the CSR's
-// data) and loads it; visit sees each list with the part's stored ids
-// (nil when sequential), indexed from the part's first slot.
-func (cf *csrFile) loadPart(p int, dec *zstd.Decoder, sc *csrScratch,
-	visit func(node, slot uint64, nbrs []uint64, ids []byte) error) error {
+// loadPart reads part p's sections, its blocks and its ids straight into
+// the CSR's arrays, and loads it; visit sees each list with its ids
+// (partIDs).
+func (cf *csrFile) loadPart(p int, dec *zstd.Decoder, sc *csrScratch, visit func(node, slot uint64, nbrs []uint64, ids partIDs) error) error {
 	s := p * cf.perPart()
 	var err error
 	sc.index = grow(sc.index, cf.sf.rawSize(s))
@@ -231,32 +232,71 @@ func (cf *csrFile) loadPart(p int, dec *zstd.Decoder, sc *csrScratch,
 	if sc.z, err = cf.sf.readSection(s+1, cf.loader.Data(p), dec, sc.z); err != nil {
 		return err
 	}
-	var ids []byte
+	ids := partIDs{first: cf.parts[p].Slot, base: cf.base, r32: cf.loader.Rels32(p), r64: cf.loader.Rels64(p)}
 	if cf.idWidth() > 0 {
-		sc.ids = grow(sc.ids, cf.sf.rawSize(s+2))
-		if sc.z, err = cf.sf.readSection(s+2, sc.ids, dec, sc.z); err != nil {
+		if sc.z, err = cf.sf.readSection(s+2, ids.bytes(), dec, sc.z); err != nil {
 			return err
 		}
-		ids = sc.ids
+		ids.fromLE()
 	}
-	first := cf.parts[p].Slot
 	var fn func(node, slot uint64, nbrs []uint64) error
 	if visit != nil {
-		fn = func(node, slot uint64, nbrs []uint64) error {
-			return visit(node, slot, nbrs, ids[(slot-first)*uint64(cf.idWidth()):])
-		}
+		fn = func(node, slot uint64, nbrs []uint64) error { return visit(node, slot, nbrs, ids) }
 	}
 	cf.loops[p], err = cf.loader.Load(p, sc.index, fn)
 	return err
 }
 
+// partIDs are the relationship ids of a part's slots: computed (base +
+// slot) or held in the CSR's own id array, which the stored ids were
+// read into.
+type partIDs struct {
+	first, base uint64
+	r32         []uint32
+	r64         []uint64
+}
+
+// id is slot s's relationship id.
+func (x partIDs) id(s uint64) uint64 {
+	switch {
+	case x.r32 != nil:
+		return uint64(x.r32[s-x.first])
+	case x.r64 != nil:
+		return x.r64[s-x.first]
+	}
+	return x.base + s
+}
+
+// bytes is the id array's memory, which the stored ids (little endian)
+// are read into.
+func (x partIDs) bytes() []byte {
+	if x.r32 != nil {
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x.r32))), 4*len(x.r32))
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x.r64))), 8*len(x.r64))
+}
+
+// fromLE turns ids read as little-endian bytes into native integers.
+func (x partIDs) fromLE() {
+	if nativeLE {
+		return
+	}
+	for i, r := range x.r32 {
+		x.r32[i] = bits.ReverseBytes32(r)
+	}
+	for i, r := range x.r64 {
+		x.r64[i] = bits.ReverseBytes64(r)
+	}
+}
+
 // csr returns the loaded CSR (every part loaded).
 func (cf *csrFile) csr() *csr.CSR { return cf.loader.CSR(cf.loops) }
 
-// grow returns b resized to n bytes, reallocated only when too small.
+// grow returns b resized to n bytes, reallocated (with a quarter to
+// spare, as the next section may be a little larger) only when too small.
 func grow(b []byte, n int) []byte {
 	if cap(b) < n {
-		return make([]byte, n)
+		return make([]byte, n, n+n/4)
 	}
 	return b[:n]
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +14,11 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -460,6 +463,7 @@ func decodeColumnPart(raw []byte, bound uint64) ([]decodedChunk, error) {
 	n := d.count(1 + 1 + validBytes)
 	out := make([]decodedChunk, 0, n)
 	last := -1
+	d.slabs.left = n
 	for range n {
 		g := d.uvarint()
 		if d.err != nil {
@@ -470,6 +474,7 @@ func decodeColumnPart(raw []byte, bound uint64) ([]decodedChunk, error) {
 		}
 		last = int(g)
 		ch, dict, codes := d.chunk((g+1)<<groupShift <= bound)
+		d.slabs.left--
 		if d.err != nil {
 			break
 		}
@@ -485,6 +490,28 @@ func decodeColumnPart(raw []byte, bound uint64) ([]decodedChunk, error) {
 		return nil, fmt.Errorf("%d trailing bytes", d.left())
 	}
 	return out, nil
+}
+
+// colSlabs hold the values of a column part's INTEGER and FLOAT chunks:
+// one allocation (of huge pages, csr.MakeHuge) per part instead of 16 KiB
+// per chunk, whose first-touch page faults were a tenth of the time to
+// open a base. A chunk's slice has no spare capacity, so a write that
+// grows it reallocates instead of running into the next chunk.
+type colSlabs struct {
+	i64  []int64
+	f64  []float64
+	left int // chunks left in the part (a bound on what a slab may need)
+}
+
+// take cuts n values off *slab, refilled with room for the part's
+// remaining chunks when short.
+func take[T int64 | float64](slab *[]T, n, chunks int) []T {
+	if len(*slab) < n {
+		*slab = csr.MakeHuge[T](max(n, chunks*GroupSize))
+	}
+	out := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return out
 }
 
 // assembleColumn builds a column from its decoded parts, in order,
@@ -549,19 +576,15 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 		copy(c.bits, d.bytes(validBytes))
 	case vector.Int64:
 		b := d.bytes(8 * rows)
-		c.i64 = make([]int64, rows)
-		for r := range rows {
-			if b != nil {
-				c.i64[r] = int64(leU64(b[8*r:]))
-			}
+		c.i64 = take(&d.slabs.i64, rows, d.slabs.left)
+		if b != nil {
+			copyLE(c.i64, b)
 		}
 	case vector.Float64:
 		b := d.bytes(8 * rows)
-		c.f64 = make([]float64, rows)
-		for r := range rows {
-			if b != nil {
-				c.f64[r] = math.Float64frombits(leU64(b[8*r:]))
-			}
+		c.f64 = take(&d.slabs.f64, rows, d.slabs.left)
+		if b != nil {
+			copyLE(c.f64, b)
 		}
 	case vector.String:
 		soff = make([]int32, GroupSize+1)
@@ -689,6 +712,22 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 	}
 	return c, nil, nil
 }
+
+// copyLE fills dst from b, len(dst) little-endian 8-byte values: one
+// copy on a little-endian machine.
+func copyLE[T int64 | float64](dst []T, b []byte) {
+	if nativeLE {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 8*len(dst)), b)
+		return
+	}
+	for r := range dst {
+		x := leU64(b[8*r:])
+		dst[r] = *(*T)(unsafe.Pointer(&x))
+	}
+}
+
+// nativeLE: the machine stores integers little-endian, as the base format.
+var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func leU64(b []byte) uint64 {
 	_ = b[7]

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sort"
@@ -118,14 +117,13 @@ func (rl *relLoader) tasks() []loadTask {
 			}
 			for p := range cf.parts {
 				tasks = append(tasks, func(sc *loadScratch, dec *zstd.Decoder) error {
-					rels, first := cf.loader.Rels(p), cf.parts[p].Slot
-					err := cf.loadPart(p, dec, &sc.csr, func(node, slot uint64, nbrs []uint64, ids []byte) error {
-						var h uint64
+					// The part's sum goes to the shared one once: an atomic
+					// add per list (two cores on one cache line) cost more
+					// than the hashes.
+					var h uint64
+					err := cf.loadPart(p, dec, &sc.csr, func(node, slot uint64, nbrs []uint64, ids partIDs) error {
 						for i, nbr := range nbrs {
-							id := cf.slotID(slot+uint64(i), ids, i)
-							if rels != nil {
-								rels[slot-first+uint64(i)] = id
-							}
+							id := ids.id(slot + uint64(i))
 							if d == int(Incoming) {
 								if id >= rl.v.relBound {
 									return fmt.Errorf("relationship %d past the id bound %d", id, rl.v.relBound)
@@ -143,12 +141,12 @@ func (rl *relLoader) tasks() []loadTask {
 							}
 							h += edgeHash(node, nbr, id)
 						}
-						rl.fp[t][d].Add(h)
 						return nil
 					})
 					if err != nil {
 						return badFile(cf.sf.name, "%v", err)
 					}
+					rl.fp[t][d].Add(h)
 					return nil
 				})
 			}
@@ -168,17 +166,6 @@ func (rl *relLoader) claim(id uint64, t uint32, src, dst uint64) error {
 	}
 	c.src[r], c.dst[r] = uint32(src), uint32(dst)
 	return nil
-}
-
-// slotID is the id of slot s, i-th of its list, from the list's stored ids.
-func (cf *csrFile) slotID(s uint64, ids []byte, i int) uint64 {
-	switch cf.ids {
-	case csrIDs32:
-		return uint64(binary.LittleEndian.Uint32(ids[4*i:]))
-	case csrIDs64:
-		return binary.LittleEndian.Uint64(ids[8*i:])
-	}
-	return cf.base + s
 }
 
 // finish compares the directions and installs the adjacencies.
@@ -205,11 +192,12 @@ func (rl *relLoader) finish() error {
 	return nil
 }
 
-// edgeHash is the fingerprint of one relationship (splitmix64 finalizers
-// over its fields); the fingerprints of a direction are summed.
+// edgeHash is the fingerprint of one relationship, summed over a
+// direction: splitmix64's finalizer (a bijection) of its endpoints (node
+// ids fit 32 bits, so src<<32|dst is one-to-one) and its id scaled by an
+// odd constant (one-to-one too).
 func edgeHash(src, dst, id uint64) uint64 {
-	h := mix64(id*0x9E3779B97F4A7C15 ^ src)
-	return mix64(h ^ dst*0xC2B2AE3D27D4EB4F)
+	return mix64((src<<32 | dst) ^ id*0x9E3779B97F4A7C15)
 }
 
 func mix64(x uint64) uint64 {

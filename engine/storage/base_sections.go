@@ -64,9 +64,16 @@ func (s *sectionWriter) raw(b []byte) {
 	s.add(codecRaw, int64(len(b)), int64(len(b)), crc32.Checksum(b, crcTable))
 }
 
-// compressed appends a section stored as one zstd frame of b.
+// compressed appends a section stored as one zstd frame of b, or raw
+// when zstd saves less than an eighth: random relationship ids barely
+// compress (5%), and a raw section is read straight into its array where
+// a compressed one costs a decode.
 func (s *sectionWriter) compressed(b []byte) {
 	s.zbuf = s.enc.EncodeAll(b, s.zbuf[:0])
+	if len(s.zbuf) > len(b)-len(b)/8 {
+		s.raw(b)
+		return
+	}
 	s.w.Write(s.zbuf)
 	s.add(codecZstd, int64(len(s.zbuf)), int64(len(b)), crc32.Checksum(s.zbuf, crcTable))
 }
@@ -185,10 +192,8 @@ func (sf *sectionFile) readSection(i int, dst []byte, dec *zstd.Decoder, scratch
 	}
 	buf := dst
 	if s.codec == codecZstd {
-		if int64(cap(scratch)) < s.stored {
-			scratch = make([]byte, s.stored)
-		}
-		buf = scratch[:s.stored]
+		scratch = grow(scratch, int(s.stored))
+		buf = scratch
 	}
 	if _, err := sf.f.ReadAt(buf, s.off); err != nil && err != io.EOF {
 		return scratch, err

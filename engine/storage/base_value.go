@@ -103,9 +103,10 @@ func appendValue(b []byte, v vector.Value) []byte {
 // later reads return zero values, so decoding code checks err once per
 // record, and no read ever goes past the slice.
 type decoder struct {
-	b   []byte
-	p   int
-	err error
+	b     []byte
+	p     int
+	err   error
+	slabs colSlabs // where column chunks' values go (base_read.go)
 }
 
 func (d *decoder) fail(format string, args ...any) {

@@ -392,8 +392,10 @@ func bitmapBytes(b *roaring.Bitmap) []byte {
 const colMagic = "QCOL2"
 
 // colPartBytes is the raw size after which a column part ends (tests
-// shrink it).
-var colPartBytes = 2 << 20
+// shrink it): 8 MiB, small enough that the parts of a column of 10M
+// relationships keep two cores busy, large enough that a part's values
+// fill whole huge pages (colSlabs).
+var colPartBytes = 8 << 20
 
 func encodeColumn(c *column) []byte {
 	var b bytes.Buffer

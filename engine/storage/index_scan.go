@@ -7,52 +7,54 @@ import (
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // scanEntries reads the keys of nodes in version v: the entries of a new
 // index (CREATE INDEX, and every index of a base when it is opened). The
 // node ids are cut into ranges of scanRange ids that GOMAXPROCS
-// goroutines encode, each into one buffer of its own that the keys of
-// its entries then share (one allocation per range, not per key).
+// goroutines encode, each straight into its own stretch of the entries
+// (a node's place is its rank among nodes) and each key into a buffer of
+// its range, which the keys share (one allocation per range, not per
+// key); nodes without a key leave holes, closed at the end.
 //
 // Building the key index of 1M nodes took 0.36 s of CPU this way on one
 // goroutine with a value boxed per node; INTEGER and STRING values are
 // now read from their chunks without boxing.
 func (x *nodeIndex) scanEntries(v *Snapshot, nodes *roaring.Bitmap) []indexEntry {
-	bound := uint64(0)
-	if !nodes.IsEmpty() {
-		bound = uint64(nodes.Maximum()) + 1
+	if nodes.IsEmpty() {
+		return nil
 	}
-	type scanned struct {
-		buf  []byte
-		ends []int
-		ids  []uint64
-	}
-	ranges := make([]scanned, (bound+scanRange-1)/scanRange)
+	bound := uint64(nodes.Maximum()) + 1
+	ranges := int((bound + scanRange - 1) / scanRange)
 	cols := make([]*column, len(x.keys))
 	for i, k := range x.keys {
 		cols[i] = v.nodeCol(k)
 	}
+	entries := csr.MakeHuge[indexEntry](int(nodes.GetCardinality()))
+	filled := make([]int, ranges) // entries range i filled from its start
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ranges)) {
+	for range min(runtime.GOMAXPROCS(0), ranges) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(ranges) {
+				if i >= ranges {
 					return
 				}
 				lo := uint64(i) * scanRange
-				sc := &ranges[i]
-				// Sized for the range's nodes and INTEGER keys (17 bytes
-				// each): growing the buffers cost more than the keys.
-				n := nodes.Rank(uint32(min(lo+scanRange, bound) - 1))
+				start := 0
 				if lo > 0 {
-					n -= nodes.Rank(uint32(lo - 1))
+					start = int(nodes.Rank(uint32(lo - 1)))
 				}
-				sc.ids, sc.ends = make([]uint64, 0, n), make([]int, 0, n)
-				sc.buf = make([]byte, 0, n*uint64(17*len(cols)))
+				n := int(nodes.Rank(uint32(min(lo+scanRange, bound)-1))) - start
+				out := entries[start : start+n]
+				// Sized for INTEGER keys (17 bytes): growing the buffer
+				// cost more than the keys. A key keeps the array it was
+				// written in alive when the buffer grows past it.
+				buf := make([]byte, 0, n*17*len(cols))
+				k := 0
 				it := nodes.Iterator()
 				it.AdvanceIfNeeded(uint32(lo))
 				for it.HasNext() {
@@ -61,42 +63,40 @@ func (x *nodeIndex) scanEntries(v *Snapshot, nodes *roaring.Bitmap) []indexEntry
 						break
 					}
 					it.Next()
-					n := len(sc.buf)
+					from := len(buf)
 					ok := true
 					for _, c := range cols {
-						if sc.buf, ok = appendColKey(sc.buf, c, id); !ok {
+						if buf, ok = appendColKey(buf, c, id); !ok {
 							break
 						}
 					}
 					if !ok {
-						sc.buf = sc.buf[:n]
+						buf = buf[:from]
 						continue
 					}
-					sc.ends = append(sc.ends, len(sc.buf))
-					sc.ids = append(sc.ids, id)
+					out[k] = indexEntry{unsafe.String(unsafe.SliceData(buf[from:]), len(buf)-from), id}
+					k++
 				}
+				filled[i] = k
 			}
 		})
 	}
 	wg.Wait()
-	total := 0
-	for _, sc := range ranges {
-		total += len(sc.ids)
-	}
-	entries := make([]indexEntry, 0, total)
-	for _, sc := range ranges {
-		if len(sc.buf) == 0 && len(sc.ids) == 0 {
-			continue
+	// Close the holes of nodes without a key (none when every node has
+	// one: the common case moves nothing).
+	w, start := 0, 0
+	for i := range ranges {
+		lo := uint64(i) * scanRange
+		if lo > 0 {
+			start = int(nodes.Rank(uint32(lo - 1)))
 		}
-		// The range's keys share its buffer, which nothing writes again.
-		all := unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf))
-		from := 0
-		for i, id := range sc.ids {
-			entries = append(entries, indexEntry{all[from:sc.ends[i]], id})
-			from = sc.ends[i]
+		if w != start {
+			copy(entries[w:], entries[start:start+filled[i]])
 		}
+		w += filled[i]
 	}
-	return entries
+	clear(entries[w:])
+	return entries[:w:w]
 }
 
 // scanRange is the node ids one goroutine of scanEntries takes at a time.

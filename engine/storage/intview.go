@@ -301,15 +301,10 @@ func buildSlotView(v *IntView, base *csr.CSR) *IntView {
 }
 
 func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntView, dst []T, base *csr.CSR) {
-	off := base.Offsets()
-	for node := 0; node < base.NumNodes(); node++ {
-		s := off[node]
-		for _, rel := range base.Rels(uint64(node)) {
-			if rel < v.n && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
-				dst[s] = src[rel]
-				sv.valid[s>>6] |= 1 << (s & 63)
-			}
-			s++
+	for s := range uint64(base.NumEdges()) {
+		if rel := base.SlotRel(s); rel < v.n && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
+			dst[s] = src[rel]
+			sv.valid[s>>6] |= 1 << (s & 63)
 		}
 	}
 }
