@@ -172,6 +172,9 @@ type crashReply struct {
 	code     string // the error's ISO/IEC 39075 code when status is not 200
 	message  string
 	err      error
+	// txID and txStatus are a transaction call's transaction_id and
+	// status.
+	txID, txStatus string
 }
 
 // acked reports whether the server answered success.
@@ -192,28 +195,40 @@ func (r crashReply) String() string {
 
 // post sends one statement to POST /api/v1/query.
 func (c *crashClient) post(ctx context.Context, st crashStmt) crashReply {
-	body, err := json.Marshal(map[string]any{"query": st.query, "parameters": st.params})
-	if err != nil {
-		panic("BUG: " + err.Error())
+	return c.postTo(ctx, c.url, map[string]any{"query": st.query, "parameters": st.params})
+}
+
+// postTo sends a JSON body (none when body is nil) to url.
+func (c *crashClient) postTo(ctx context.Context, url string, body any) crashReply {
+	var raw []byte
+	if body != nil {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			panic("BUG: " + err.Error())
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
 	if err != nil {
 		return crashReply{err: err}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return crashReply{err: err}
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	raw, err = io.ReadAll(resp.Body)
 	if err != nil {
 		return crashReply{err: fmt.Errorf("reading the answer (status %d): %w", resp.StatusCode, err)}
 	}
 	var out struct {
-		Data     []map[string]any `json:"data"`
-		Metadata map[string]any   `json:"metadata"`
-		Error    *struct {
+		TransactionID string           `json:"transaction_id"`
+		Status        string           `json:"status"`
+		Data          []map[string]any `json:"data"`
+		Metadata      map[string]any   `json:"metadata"`
+		Error         *struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
 		} `json:"error"`
@@ -223,7 +238,7 @@ func (c *crashClient) post(ctx context.Context, st crashStmt) crashReply {
 	if err := dec.Decode(&out); err != nil {
 		return crashReply{err: fmt.Errorf("decoding the answer (status %d): %w: %.200s", resp.StatusCode, err, raw)}
 	}
-	r := crashReply{status: resp.StatusCode, data: out.Data, metadata: out.Metadata}
+	r := crashReply{status: resp.StatusCode, data: out.Data, metadata: out.Metadata, txID: out.TransactionID, txStatus: out.Status}
 	if out.Error != nil {
 		r.code, r.message = out.Error.Code, out.Error.Message
 	}
@@ -277,6 +292,40 @@ func (autoCommit) commit(ctx context.Context, c *crashClient, stmts []crashStmt)
 	}
 	r := c.post(ctx, stmts[0])
 	return r, []crashReply{r}
+}
+
+// explicitTx runs a transaction's statements in an explicit transaction
+// (POST /api/v1/transaction/begin, …/{id}/query, …/{id}/commit): the
+// commit's answer decides. A statement that fails rolls it back.
+type explicitTx struct{ isolation string }
+
+func (e explicitTx) name() string { return "explicit " + e.isolation }
+
+func (e explicitTx) commit(ctx context.Context, c *crashClient, stmts []crashStmt) (crashReply, []crashReply) {
+	base := strings.TrimSuffix(c.url, "/query") + "/transaction/"
+	b := c.postTo(ctx, base+"begin", map[string]any{"isolation_level": e.isolation, "timeout": 60000})
+	if !b.acked() {
+		return b, nil
+	}
+	if b.txID == "" {
+		return crashReply{err: fmt.Errorf("begin answered no transaction_id")}, nil
+	}
+	var replies []crashReply
+	for _, st := range stmts {
+		r := c.postTo(ctx, base+b.txID+"/query", map[string]any{"query": st.query, "parameters": st.params})
+		replies = append(replies, r)
+		if !r.acked() {
+			if r.answered() {
+				c.postTo(ctx, base+b.txID+"/rollback", nil)
+			}
+			return r, replies
+		}
+	}
+	r := c.postTo(ctx, base+b.txID+"/commit", nil)
+	if r.acked() && r.txStatus != "committed" {
+		r.err = fmt.Errorf("commit answered 200 with status %q", r.txStatus)
+	}
+	return r, replies
 }
 
 // The workload: the writers, their transactions, and the ledger of what
@@ -476,10 +525,9 @@ var crashWorks = []struct {
 	{1, (*crashWriter).transfer},
 }
 
-// crashCommitters are the ways a writer runs a transaction. Explicit
-// transactions (/api/v1/transaction/…) join here when the server has
-// them.
-var crashCommitters = []crashCommitter{autoCommit{}}
+// crashCommitters are the ways a writer runs a transaction: auto-commit,
+// and explicit transactions at each isolation level.
+var crashCommitters = []crashCommitter{autoCommit{}, explicitTx{"READ_COMMITTED"}, explicitTx{"REPEATABLE_READ"}, explicitTx{"SERIALIZABLE"}}
 
 func (w *crashWriter) run(ctx context.Context) {
 	total := 0
