@@ -64,17 +64,6 @@ func sameCSR(a, b *CSR) bool {
 	return true
 }
 
-func addEach(xs []uint64, d uint64, ys ...uint32) []uint64 {
-	var out []uint64
-	for _, x := range xs {
-		out = append(out, x+d)
-	}
-	for _, y := range ys {
-		out = append(out, uint64(y)+d)
-	}
-	return out
-}
-
 // TestSequentialRels: a CSR whose ids are computed (base+slot) behaves
 // exactly like one holding the same ids: lists, ids, Check, storing and
 // loading, deletes by id through an Adjacency, compaction and renumbering.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -219,6 +218,3 @@ func (sf *sectionFile) readAll(i int, dec *zstd.Decoder, scratch []byte) ([]byte
 	scratch, err := sf.readSection(i, out, dec, scratch)
 	return out, scratch, err
 }
-
-// scratchPool holds the buffers compressed sections are read into.
-var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
