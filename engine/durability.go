@@ -70,9 +70,10 @@ func (db *DB) openDurability(dir string) error {
 			filepath.Join(dir, WALDirName), l.Start(), l.End(), ckpt)
 	}
 	start, records := time.Now(), 0
+	rc := store.Recover()
 	err = l.Replay(wal.LSN(ckpt), func(at, end wal.LSN, rec []byte) error {
 		records++
-		if err := store.ApplyRecord(rec, uint64(end)); err != nil {
+		if err := rc.Apply(rec, uint64(end)); err != nil {
 			return fmt.Errorf("the log record at position %d does not apply: %w", at, err)
 		}
 		return nil
@@ -81,6 +82,7 @@ func (db *DB) openDurability(dir string) error {
 		l.Close()
 		return fmt.Errorf("cannot recover from the write-ahead log: %w", err)
 	}
+	rc.Finish()
 	if records > 0 {
 		s := store.Snapshot()
 		db.log.Info("recovered commits from the write-ahead log", "records", records, "from_lsn", ckpt,

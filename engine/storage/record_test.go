@@ -47,35 +47,50 @@ func (l *memLog) Sync(uint64) error {
 func (l *memLog) replayInto(t *testing.T) *Store {
 	t.Helper()
 	s := New()
+	r := s.Recover()
 	for i, rec := range l.recs {
-		if err := s.ApplyRecord(rec, l.ends[i]); err != nil {
+		if err := r.Apply(rec, l.ends[i]); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
+	}
+	r.Finish()
+	if got, want := s.LSN(), l.end; got != want {
+		t.Fatalf("replayed store at lsn %d, want %d", got, want)
 	}
 	return s
 }
 
 // Replaying the log of a random history rebuilds every committed version
-// exactly, including index and constraint changes.
+// exactly, including index and constraint changes, whether each record is
+// sealed alone, runs of a few records are, or the whole log is one run.
 func TestReplayRebuildsStore(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			l := &memLog{}
-			s, m := runModelLogged(t, seed, seed == 1, l)
-			addTemporalAndSchema(t, s, m)
-			r := l.replayInto(t)
-			equalSnapshots(t, s.Snapshot(), r.Snapshot())
-			compare(t, "replayed", r.Snapshot(), m, r.Catalog())
-			if err := r.Check(); err != nil {
-				t.Fatal(err)
-			}
-			if got, want := r.Snapshot().Schema(), s.Snapshot().Schema(); !reflect.DeepEqual(got, want) {
-				t.Fatalf("schema after replay %+v, want %+v", got, want)
-			}
-			if r.LSN() != l.end || s.LSN() != l.end {
-				t.Fatalf("lsn %d / %d, want %d", r.LSN(), s.LSN(), l.end)
-			}
-		})
+		for _, run := range []int{1, 3, 1 << 30} {
+			t.Run(fmt.Sprintf("seed=%d/run=%d", seed, run), func(t *testing.T) {
+				n := recoveryRunRecords
+				recoveryRunRecords = run
+				defer func() { recoveryRunRecords = n }()
+				replayRebuildsStore(t, seed)
+			})
+		}
+	}
+}
+
+func replayRebuildsStore(t *testing.T, seed int64) {
+	l := &memLog{}
+	s, m := runModelLogged(t, seed, seed == 1, l)
+	addTemporalAndSchema(t, s, m)
+	r := l.replayInto(t)
+	equalSnapshots(t, s.Snapshot(), r.Snapshot())
+	compare(t, "replayed", r.Snapshot(), m, r.Catalog())
+	if err := r.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Snapshot().Schema(), s.Snapshot().Schema(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("schema after replay %+v, want %+v", got, want)
+	}
+	if r.LSN() != l.end || s.LSN() != l.end {
+		t.Fatalf("lsn %d / %d, want %d", r.LSN(), s.LSN(), l.end)
 	}
 }
 
@@ -129,7 +144,10 @@ func FuzzDecodeRecord(f *testing.F) {
 			return
 		}
 		s := New()
-		_ = s.ApplyRecord(b, 1)
+		rc := s.Recover()
+		if rc.Apply(b, 1) == nil {
+			rc.Finish()
+		}
 		if err := s.Check(); err != nil {
 			t.Fatalf("a replayed record broke the store: %v", err)
 		}

@@ -8,8 +8,8 @@ import (
 
 // Replaying ops: one path for three uses.
 //
-//   - Recovery (ApplyRecord): a commit record from the WAL is applied onto
-//     the version before it.
+//   - Recovery (recovery.go): commit records from the WAL are applied,
+//     a run of them onto one working version.
 //   - Rebase: an optimistic transaction whose snapshot is older than the
 //     latest version replays its ops onto the latest one at commit (and a
 //     READ_COMMITTED transaction at each statement).
@@ -138,39 +138,6 @@ func (s *Store) rebase(w *work, head *Snapshot) (*work, error) {
 		return nil, conflictError("a concurrent transaction changed what this one wrote (%v)", err)
 	}
 	return nw, nil
-}
-
-// ApplyRecord replays one WAL commit record (recovery): the names it
-// carries are registered, then its ops are applied onto the latest
-// version and published at the record's ts and lsn. Call it before
-// SetLog, from one goroutine.
-func (s *Store) ApplyRecord(rec []byte, lsn uint64) error {
-	r, err := decodeRecord(rec)
-	if err != nil {
-		return err
-	}
-	if err := registerNames(s.cat, r.names); err != nil {
-		return err
-	}
-	head := s.head
-	if r.ts != head.ts+1 {
-		return fmt.Errorf("commit record has ts %d, but the version before it has ts %d", r.ts, head.ts)
-	}
-	w, err := s.replayOps(head, r.ops)
-	if err != nil {
-		return fmt.Errorf("commit record (ts %d) does not apply: %w", r.ts, err)
-	}
-	w.mu.Lock()
-	w.flushIndexesLocked()
-	w.flushAllLocked()
-	w.sealLocked()
-	w.mu.Unlock()
-	v := w.v
-	v.lsn = lsn
-	s.install(&v)
-	s.nextNode.Store(max(s.nextNode.Load(), v.nodeBound))
-	s.nextRel.Store(max(s.nextRel.Load(), v.relBound))
-	return nil
 }
 
 // SetLSN stamps the latest version with the log position it was made
