@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -254,6 +255,22 @@ func TestStorageProcedures(t *testing.T) {
 	}
 	if got := one(t, db, "CALL quiver.storage.integrity()"); got != "true | true | 7900 | 0" {
 		t.Fatalf("integrity: %s", got)
+	}
+	// The optional graph name: the one graph's name or null reads it;
+	// another name is 42S02; a fourth argument is too many.
+	for _, q := range []string{"CALL quiver.storage.stats('default') YIELD node_count RETURN node_count",
+		"CALL quiver.storage.stats(null) YIELD node_count RETURN node_count"} {
+		if got := one(t, db, q); got != "7900" {
+			t.Fatalf("%s: %s", q, got)
+		}
+	}
+	if e := queryErr(t, db, "CALL quiver.storage.stats('other')", nil); e.Code != errs.CodeNoObject ||
+		!strings.Contains(e.Error(), `graph "other" does not exist`) {
+		t.Fatalf("stats('other'): %v", e)
+	}
+	if e := queryErr(t, db, "CALL quiver.storage.stats('default', 1)", nil); e.Code != errs.CodeSyntax ||
+		!strings.Contains(e.Error(), "takes 0 to 1 arguments, not 2: quiver.storage.stats(graph = null :: STRING)") {
+		t.Fatalf("stats with two arguments: %v", e)
 	}
 }
 

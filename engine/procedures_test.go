@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -101,6 +102,50 @@ func TestUnknownAndFailingProcedure(t *testing.T) {
 	if err := db.RegisterProcedure(engine.ProcedureSignature{Name: "bad", Inputs: []engine.ProcedureField{{Name: "x", Type: "WHATEVER"}}},
 		func(ctx context.Context, args []vector.Value) ([][]vector.Value, error) { return nil, nil }); err == nil {
 		t.Fatal("an unknown field type was accepted")
+	}
+	if err := db.RegisterProcedure(engine.ProcedureSignature{Name: "bad", Inputs: []engine.ProcedureField{{Name: "x", Type: "ANY", Optional: true}, {Name: "y", Type: "ANY"}}},
+		func(ctx context.Context, args []vector.Value) ([][]vector.Value, error) { return nil, nil }); err == nil ||
+		!strings.Contains(err.Error(), "required input y follows an optional one") {
+		t.Fatalf("a required input after an optional one: %v", err)
+	}
+}
+
+// An optional input left out of a call, with parentheses or through
+// implicit parameters, is null; given, it is passed.
+func TestProcedureOptionalInput(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.RegisterProcedure(engine.ProcedureSignature{Name: "test.opt",
+		Inputs:  []engine.ProcedureField{{Name: "a", Type: "INTEGER"}, {Name: "b", Type: "STRING", Optional: true}},
+		Outputs: []engine.ProcedureField{{Name: "out", Type: "STRING"}}},
+		func(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {
+			return [][]vector.Value{{fmt.Sprintf("%v/%v", args[0], args[1])}}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		q      string
+		params engine.Params
+		want   string
+	}{
+		{"CALL test.opt(1)", nil, "'1/<nil>'"},
+		{"CALL test.opt(1, 'x')", nil, "'1/x'"},
+		{"CALL test.opt", engine.Params{"a": int64(2)}, "'2/<nil>'"},
+		{"CALL test.opt", engine.Params{"a": int64(2), "b": "y"}, "'2/y'"},
+	} {
+		rows, err := queryAll(db, c.q, c.params)
+		if err != nil || len(rows) != 1 || rows[0] != c.want {
+			t.Fatalf("%s %v: %q, %v; want %s", c.q, c.params, rows, err, c.want)
+		}
+	}
+	for _, q := range []string{"CALL test.opt()", "CALL test.opt(1, 'x', 3)"} {
+		if _, err := queryAll(db, q, nil); err == nil || !strings.Contains(err.Error(), "takes 1 to 2 arguments") {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
 

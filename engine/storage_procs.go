@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -16,6 +17,12 @@ import (
 // a group of storage.GroupSize ids, the unit of property chunks and of
 // the relationship table; page_size is the operating system's page, the
 // unit in which base and log files are cached and synced.
+//
+// stats takes the spec's optional graph name. A server holds one graph,
+// named GraphName; null or that name reads it, any other is 42S02.
+
+// GraphName is the name of the one graph a Quiver server holds.
+const GraphName = "default"
 
 var storageStatsFields = []procs.Field{
 	{Name: "node_count", Type: "INTEGER"}, {Name: "edge_count", Type: "INTEGER"}, {Name: "label_count", Type: "INTEGER"},
@@ -37,8 +44,15 @@ func (db *DB) registerStorageProcedures() {
 			panic("BUG: engine: storage procedure: " + err.Error())
 		}
 	}
-	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.stats", Outputs: storageStatsFields},
-		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.storageStats(), nil }}))
+	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.stats",
+		Inputs: []procs.Field{{Name: "graph", Type: "STRING", Optional: true}}, Outputs: storageStatsFields},
+		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+			if g, ok := args[0].(string); ok && g != GraphName {
+				return nil, errs.New(errs.CodeNoObject, errs.CatNoObject,
+					"graph %q does not exist: this server holds one graph, named %q", g, GraphName)
+			}
+			return db.storageStats(), nil
+		}}))
 	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.integrity", Outputs: storageIntegrityFields},
 		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.storageIntegrity(c.Ctx) }}))
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -82,6 +83,10 @@ func (b *binder) callArgs(c *gql.Call, p *procs.Procedure, standalone bool) ([]E
 		// Implicit arguments: the parameters named like the inputs.
 		for _, in := range p.Inputs {
 			v, ok := b.params[in.Name]
+			if !ok && in.Optional {
+				args = append(args, &Const{T: vector.TypeOf(nil)})
+				continue
+			}
 			if !ok {
 				return nil, errs.New(errs.CodeInvalidParam, errs.CatData,
 					"procedure %s takes its argument %s from the parameter $%s, which is missing", p.Name, in.Name, in.Name).At(c.Pos.Line, c.Pos.Column)
@@ -89,8 +94,12 @@ func (b *binder) callArgs(c *gql.Call, p *procs.Procedure, standalone bool) ([]E
 			args = append(args, &Param{Name: in.Name, T: vector.TypeOf(v), Kind: valueKind(v)})
 		}
 	} else {
-		if len(c.Args) != len(p.Inputs) {
-			return nil, semanticAt(c.Pos, "procedure %s takes %d arguments, not %d: %s", p.Name, len(p.Inputs), len(c.Args), p.Signature)
+		if req := p.RequiredInputs(); len(c.Args) < req || len(c.Args) > len(p.Inputs) {
+			want := fmt.Sprint(len(p.Inputs))
+			if req < len(p.Inputs) {
+				want = fmt.Sprintf("%d to %d", req, len(p.Inputs))
+			}
+			return nil, semanticAt(c.Pos, "procedure %s takes %s arguments, not %d: %s", p.Name, want, len(c.Args), p.Signature)
 		}
 		for _, a := range c.Args {
 			e, err := b.expr(a, noAggregates)
@@ -98,6 +107,9 @@ func (b *binder) callArgs(c *gql.Call, p *procs.Procedure, standalone bool) ([]E
 				return nil, err
 			}
 			args = append(args, e)
+		}
+		for range len(p.Inputs) - len(args) {
+			args = append(args, &Const{T: vector.TypeOf(nil)}) // left-out optional inputs are null
 		}
 	}
 	for i, a := range args {

@@ -22,10 +22,23 @@ import (
 
 // Field is one input parameter or output column: a name and a type name
 // (ANY, BOOLEAN, INTEGER, FLOAT, NUMBER, STRING, LIST, MAP, NODE,
-// RELATIONSHIP, PATH). Every field accepts null.
+// RELATIONSHIP, PATH). Every field accepts null. An Optional input may
+// be left out of a call (optional inputs come last); it is then null.
 type Field struct {
-	Name string
-	Type string
+	Name     string
+	Type     string
+	Optional bool
+}
+
+// RequiredInputs is the number of inputs a call must give.
+func (s Signature) RequiredInputs() int {
+	n := 0
+	for _, f := range s.Inputs {
+		if !f.Optional {
+			n++
+		}
+	}
+	return n
 }
 
 // Signature describes a procedure: its namespaced name (db.labels) and
@@ -42,6 +55,9 @@ func (s Signature) String() string {
 		parts := make([]string, len(fs))
 		for i, x := range fs {
 			parts[i] = x.Name + " :: " + x.Type
+			if x.Optional {
+				parts[i] = x.Name + " = null :: " + x.Type
+			}
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -117,7 +133,15 @@ func (r *Registry) Register(p *Procedure) error {
 			}
 		}
 	}
+	for i, f := range p.Inputs {
+		if i > 0 && p.Inputs[i-1].Optional && !f.Optional {
+			return fmt.Errorf("procedure %s: required input %s follows an optional one", p.Name, f.Name)
+		}
+	}
 	for _, f := range p.Outputs {
+		if f.Optional {
+			return fmt.Errorf("procedure %s: output %s cannot be optional", p.Name, f.Name)
+		}
 		if seen[f.Name] {
 			return fmt.Errorf("procedure %s: output %s declared twice", p.Name, f.Name)
 		}

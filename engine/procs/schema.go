@@ -8,12 +8,12 @@ import (
 )
 
 // IndexFields are the columns of db.indexes() and SHOW INDEXES.
-var IndexFields = []Field{{"name", "STRING"}, {"type", "STRING"}, {"label", "STRING"}, {"properties", "STRING"}}
+var IndexFields = []Field{{Name: "name", Type: "STRING"}, {Name: "type", Type: "STRING"}, {Name: "label", Type: "STRING"}, {Name: "properties", Type: "STRING"}}
 
 // ConstraintFields are the columns of db.constraints() and SHOW
 // CONSTRAINTS.
-var ConstraintFields = []Field{{"name", "STRING"}, {"type", "STRING"}, {"label", "STRING"},
-	{"properties", "STRING"}, {"enforced", "BOOLEAN"}}
+var ConstraintFields = []Field{{Name: "name", Type: "STRING"}, {Name: "type", Type: "STRING"}, {Name: "label", Type: "STRING"},
+	{Name: "properties", Type: "STRING"}, {Name: "enforced", Type: "BOOLEAN"}}
 
 // schemaProcedures list the indexes and constraints of the query's
 // snapshot.
