@@ -151,6 +151,10 @@ func (s *Store) SetLSN(lsn uint64) {
 // registerNames registers a record's catalog names at their ids: a name
 // already there must match, a new one must get the next id.
 func registerNames(cat *catalog.Catalog, t catalogTail) error {
+	if len(t.labels)+len(t.types)+len(t.keys) == 0 &&
+		t.firstLabel <= cat.NumLabels() && t.firstType <= cat.NumTypes() && t.firstKey <= cat.NumKeys() {
+		return nil // most records register nothing: no closures to build
+	}
 	type part struct {
 		kind   string
 		first  int
