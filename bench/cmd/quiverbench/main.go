@@ -9,6 +9,10 @@
 //	                                         and 32 clients, beside Kùzu),
 //	                                         recovery, checkpoint; writes the
 //	                                         "Writes and durability" section
+//	quiverbench restart [-scales M,L] ...    `quiver serve` on imported data sets:
+//	                                         time to the first answer, peak and
+//	                                         steady RSS; writes the "Restart"
+//	                                         section
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -28,7 +32,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -41,8 +45,10 @@ func main() {
 		err = query(os.Args[2:])
 	case "writes":
 		err = writes(os.Args[2:])
+	case "restart":
+		err = restart(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run, query or writes)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes or restart)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
@@ -127,11 +133,14 @@ func run(args []string) error {
 	if err := bench.WriteMarkdown(&buf, rep); err != nil {
 		return err
 	}
-	// The section `quiverbench writes` keeps in the report stays.
+	// The sections `quiverbench writes` and `restart` keep in the report
+	// stay.
 	report := buf.String()
 	if old, err := os.ReadFile(*out); err == nil {
-		if sec := bench.ExtractSection(string(old), bench.WritesHeading); sec != "" {
-			report = bench.SpliceSection(report, bench.WritesHeading, sec)
+		for _, h := range []string{bench.WritesHeading, bench.RestartHeading} {
+			if sec := bench.ExtractSection(string(old), h); sec != "" {
+				report = bench.SpliceSection(report, h, sec)
+			}
 		}
 	}
 	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
