@@ -5,7 +5,16 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
+
+// dateText is how every report dates its run.
+func dateText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 MST") }
+
+// String is the machine as every report describes it.
+func (m Machine) String() string {
+	return fmt.Sprintf("%d CPUs (nproc), %s, %s memory, %s", m.CPUs, m.CPUModel, bytesText(m.MemBytes), m.OS)
+}
 
 // WriteMarkdown renders a report as bench/RESULTS.md.
 func WriteMarkdown(w io.Writer, r *Report) error {
@@ -17,8 +26,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("")
 	p("| | |")
 	p("|---|---|")
-	p("| Date | %s |", r.Date.UTC().Format("2006-01-02 15:04 MST"))
-	p("| Machine | %d CPUs (nproc), %s, %s memory, %s |", r.Machine.CPUs, r.Machine.CPUModel, bytesText(r.Machine.MemBytes), r.Machine.OS)
+	p("| Date | %s |", dateText(r.Date))
+	p("| Machine | %s |", r.Machine)
 	p("| Commit | %s |", r.Commit)
 	p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
 	p("| Go | %s |", r.GoVersion)

@@ -29,8 +29,8 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 	p("")
 	p("| | |")
 	p("|---|---|")
-	p("| Date | %s |", r.Date.UTC().Format("2006-01-02 15:04 MST"))
-	p("| Machine | %d CPUs (nproc), %s, %s memory, %s |", r.Machine.CPUs, r.Machine.CPUModel, bytesText(r.Machine.MemBytes), r.Machine.OS)
+	p("| Date | %s |", dateText(r.Date))
+	p("| Machine | %s |", r.Machine)
 	p("| Commit | %s |", r.Commit)
 	p("| Go | %s |", r.GoVersion)
 	if r.KuzuVersion != "" {

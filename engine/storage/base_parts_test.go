@@ -33,24 +33,31 @@ func TestBaseRoundTripParts(t *testing.T) {
 		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			s, m := runModel(t, int64(11+i), true)
-			dir := t.TempDir()
-			if _, err := s.SaveBase(dir); err != nil {
-				t.Fatal(err)
-			}
-			got, err := OpenBase(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := saveAndOpen(t, s, t.TempDir())
 			if got.Snapshot().derived != nil {
 				t.Fatal("a graph with deletions opened with a derived table")
-			}
-			if err := got.Check(); err != nil {
-				t.Fatalf("Check after open: %v", err)
 			}
 			compare(t, "opened base", got.Snapshot(), m, got.Catalog())
 			equalSnapshots(t, s.Snapshot(), got.Snapshot())
 		})
 	}
+}
+
+// saveAndOpen writes s as a base in dir, opens it and checks the opened
+// store.
+func saveAndOpen(t *testing.T, s *Store, dir string) *Store {
+	t.Helper()
+	if _, err := s.SaveBase(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := OpenBase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Check(); err != nil {
+		t.Fatalf("Check after open: %v", err)
+	}
+	return got
 }
 
 // bulkGraph bulk-loads 3000 nodes (two groups, the second partial) with
@@ -117,19 +124,10 @@ func TestDerivedRels(t *testing.T) {
 	smallParts(t)
 	s := bulkGraph(t, 1)
 	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndOpen(t, s, dir)
 	v := got.Snapshot()
 	if v.derived == nil || v.rels != nil {
 		t.Fatal("bulk-loaded base opened without a derived table")
-	}
-	if err := got.Check(); err != nil {
-		t.Fatal(err)
 	}
 	equalSnapshots(t, s.Snapshot(), v)
 	if st := v.Stats(); st.LiveRels != v.RelCount() {
@@ -178,18 +176,9 @@ func TestDerivedRels(t *testing.T) {
 	if p := v.RelProp(GroupSize+4, w); p != int64(-1) {
 		t.Fatalf("w of %d = %v", GroupSize+4, p)
 	}
-	if _, err := got.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	again, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := saveAndOpen(t, got, dir)
 	if again.Snapshot().derived != nil {
 		t.Fatal("a base with deleted relationships opened with a derived table")
-	}
-	if err := again.Check(); err != nil {
-		t.Fatal(err)
 	}
 	equalSnapshots(t, v, again.Snapshot())
 }

@@ -26,16 +26,7 @@ func TestBaseRoundTrip(t *testing.T) {
 			s, m := runModel(t, seed, i == 0)
 			addTemporalAndSchema(t, s, m)
 			dir := t.TempDir()
-			if _, err := s.SaveBase(dir); err != nil {
-				t.Fatal(err)
-			}
-			got, err := OpenBase(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := got.Check(); err != nil {
-				t.Fatalf("Check after open: %v", err)
-			}
+			got := saveAndOpen(t, s, dir)
 			compare(t, "opened base", got.Snapshot(), m, got.Catalog())
 			equalSnapshots(t, s.Snapshot(), got.Snapshot())
 			if got.Snapshot().Schema().Index("ix") == nil || got.Snapshot().Schema().Constraint("u") == nil {

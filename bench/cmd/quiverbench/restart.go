@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,27 +58,9 @@ func restart(args []string) error {
 			}
 		}
 	}
-	text, err := os.ReadFile(*notes)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	var section bytes.Buffer
-	if err := bench.WriteRestartSection(&section, rep, string(text)); err != nil {
-		return err
-	}
-	if *out == "" {
-		_, err := os.Stdout.Write(section.Bytes())
-		return err
-	}
-	doc, err := os.ReadFile(*out)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.WriteFile(*out, []byte(bench.SpliceSection(string(doc), bench.RestartHeading, section.String())), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "wrote the %q section of %s\n", strings.TrimPrefix(bench.RestartHeading, "## "), *out)
-	return nil
+	return writeSection(*out, *notes, bench.RestartHeading, func(w io.Writer, notes string) error {
+		return bench.WriteRestartSection(w, rep, notes)
+	})
 }
 
 // measureRestart runs bench.MeasureRestart on each scale.

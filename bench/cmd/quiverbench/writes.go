@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,27 +71,9 @@ func writes(args []string) error {
 	if err != nil {
 		return err
 	}
-	text, err := os.ReadFile(*notes)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	var section bytes.Buffer
-	if err := bench.WriteWritesSection(&section, rep, string(text)); err != nil {
-		return err
-	}
-	if *out == "" {
-		_, err := os.Stdout.Write(section.Bytes())
-		return err
-	}
-	doc, err := os.ReadFile(*out)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.WriteFile(*out, []byte(bench.SpliceSection(string(doc), bench.WritesHeading, section.String())), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "wrote the %q section of %s\n", strings.TrimPrefix(bench.WritesHeading, "## "), *out)
-	return nil
+	return writeSection(*out, *notes, bench.WritesHeading, func(w io.Writer, notes string) error {
+		return bench.WriteWritesSection(w, rep, notes)
+	})
 }
 
 // profileWrites runs one load of clients in-process under a CPU profile.
