@@ -125,6 +125,12 @@ func runCorpusFile(t *testing.T, path string) {
 	if changed {
 		writeBlocks(t, path, blocks)
 	}
+	// Statements share cached syntax trees: running them must leave the
+	// trees as parsed.
+	if trees := engine.ChangedParseTrees(); len(trees) > 0 {
+		t.Errorf("after %s, %d cached syntax trees differ from a fresh parse of their text, first:\n%s",
+			filepath.Base(path), len(trees), trees[0])
+	}
 }
 
 func openTestDB(t *testing.T) *engine.DB {

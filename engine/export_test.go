@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"reflect"
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -77,4 +79,19 @@ func Abandon(db *DB) {
 	}
 	db.store.WaitCompaction()
 	db.unlockDir()
+}
+
+// ChangedParseTrees lists the cached statement texts whose syntax tree no
+// longer equals a fresh parse of the text: something after the parser
+// wrote to a tree that later statements share.
+func ChangedParseTrees() []string {
+	var changed []string
+	for text, st := range parsedStatements.entries() {
+		fresh, err := gql.ParseCancel(text, func() error { return nil })
+		if err != nil || !reflect.DeepEqual(st, fresh) {
+			changed = append(changed, text)
+		}
+	}
+	sort.Strings(changed)
+	return changed
 }

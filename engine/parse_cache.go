@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/quiverdb/quiver/engine/gql"
+)
+
+// Clients send the same statement texts over and over (parameters carry
+// what changes), and parsing one costs about as much as binding and
+// optimizing it. parsedStatements keeps the syntax trees of recent texts,
+// shared by every database of the process: a tree depends on its text
+// alone, and nothing downstream of the parser writes to it (the query
+// corpus test checks that every cached tree still equals a fresh parse).
+//
+// Two generations approximate LRU at a map lookup's cost: a hit in the
+// old generation moves the entry to the current one, and when the
+// current one is full it becomes the old one, dropping the rest. Texts
+// longer than parseCacheMaxText are not kept, so the cache holds at most
+// 2 × parseCacheEntries × parseCacheMaxText bytes of text (and trees of
+// a similar size).
+const (
+	parseCacheEntries = 512
+	parseCacheMaxText = 8 << 10
+)
+
+var parsedStatements = &parseCache{cur: map[string]*gql.Statement{}}
+
+type parseCache struct {
+	mu       sync.Mutex
+	cur, old map[string]*gql.Statement
+}
+
+// get returns the cached tree of text, or nil.
+func (c *parseCache) get(text string) *gql.Statement {
+	if len(text) > parseCacheMaxText {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.cur[text]; st != nil {
+		return st
+	}
+	st := c.old[text]
+	if st != nil {
+		delete(c.old, text)
+		c.putLocked(text, st)
+	}
+	return st
+}
+
+// put keeps the tree of a text that parsed.
+func (c *parseCache) put(text string, st *gql.Statement) {
+	if len(text) > parseCacheMaxText {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(text, st)
+}
+
+func (c *parseCache) putLocked(text string, st *gql.Statement) {
+	if len(c.cur) >= parseCacheEntries {
+		c.old, c.cur = c.cur, make(map[string]*gql.Statement, parseCacheEntries)
+	}
+	c.cur[text] = st
+}
+
+// entries copies the cache's texts and trees (tests).
+func (c *parseCache) entries() map[string]*gql.Statement {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all := make(map[string]*gql.Statement, len(c.cur)+len(c.old))
+	for _, m := range []map[string]*gql.Statement{c.old, c.cur} {
+		for text, st := range m {
+			all[text] = st
+		}
+	}
+	return all
+}
+
+// parseStatement parses text, or takes its tree from the cache.
+func parseStatement(text string, cancelled func() error) (*gql.Statement, error) {
+	if st := parsedStatements.get(text); st != nil {
+		return st, nil
+	}
+	st, err := gql.ParseCancel(text, cancelled)
+	if err != nil {
+		return nil, err
+	}
+	parsedStatements.put(text, st)
+	return st, nil
+}
