@@ -50,7 +50,9 @@ func newCreate(c *Context, p *plan.Create, in Operator) (*create, error) {
 		if m < 0 {
 			t = vector.Rel
 		}
-		cr.made = append(cr.made, vector.New(t, vector.Capacity))
+		// Sized by the first batch: a statement creating one element
+		// should not allocate (and clear) a whole batch's ids.
+		cr.made = append(cr.made, vector.New(t, 0))
 	}
 	return cr, nil
 }
@@ -74,6 +76,11 @@ func (cr *create) Next() (*vector.Batch, error) {
 	}
 	if err := cr.c.CheckCancel(); err != nil {
 		return nil, err
+	}
+	for i, v := range cr.made {
+		if v.Len() < b.Len {
+			cr.made[i] = vector.New(v.Type, max(b.Len, 2*v.Len()))
+		}
 	}
 	cr.out.Cols = append(append(cr.out.Cols[:0], b.Cols...), cr.made...)
 	cr.out.Len, cr.out.Sel = b.Len, b.Sel
