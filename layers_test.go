@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"cmd/quiver":            {"vector", "engine", "frontend/"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
+	"bench/graphalytics":    {"vector", "engine"},
 	"tck":                   {"vector", "engine"},
 	".":                     nil, // this test
 }

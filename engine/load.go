@@ -237,3 +237,11 @@ type ImportSummary = load.Summary
 // an error naming file, line (Parquet: row and row group) and column, and
 // leaves no directory behind.
 func Import(o ImportOptions) (ImportSummary, error) { return load.Import(o) }
+
+// Graphalytics describes an LDBC Graphalytics graph (ImportOptions.Graphalytics):
+// its files, direction, edge properties and algorithm parameters.
+type Graphalytics = load.Graphalytics
+
+// ReadGraphalytics reads the NAME.properties file of the Graphalytics
+// graph at path prefix NAME.
+func ReadGraphalytics(prefix string) (*Graphalytics, error) { return load.ReadGraphalytics(prefix) }

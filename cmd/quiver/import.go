@@ -45,6 +45,7 @@ func parseImport(args []string) (importArgs, error) {
 	fs.StringVar(&o.IDColumn, "id-column", "id", "node files' key column")
 	fs.StringVar(&o.FromColumn, "from-column", "from", "relationship files' start node key column")
 	fs.StringVar(&o.ToColumn, "to-column", "to", "relationship files' end node key column")
+	fs.StringVar(&o.Graphalytics, "graphalytics", "", "an LDBC Graphalytics graph instead of node and relationship files: the path prefix NAME of NAME.v, NAME.e and NAME.properties (label V, type E)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
@@ -58,8 +59,14 @@ func parseImport(args []string) (importArgs, error) {
 		return o, fmt.Errorf("--delimiter must be one byte other than a quote or newline, not %q", *delim)
 	}
 	o.Delimiter = (*delim)[0]
+	if o.Graphalytics != "" {
+		if len(nodes)+len(rels) > 0 {
+			return o, errors.New("--graphalytics imports a Graphalytics graph alone: leave out --nodes and --relationships")
+		}
+		return o, nil
+	}
 	if len(nodes) == 0 {
-		return o, errors.New("no node files: give --nodes Label=file.csv")
+		return o, errors.New("no node files: give --nodes Label=file.csv (or --graphalytics NAME)")
 	}
 	o.Nodes, o.Rels = nodes, rels
 	return o, nil

@@ -15,12 +15,16 @@ func TestParseImport(t *testing.T) {
 		len(o.Rels) != 1 || o.Rels[0].Name != "KNOWS" || o.IDColumn != "key" || o.Delimiter != '\t' {
 		t.Fatalf("options %+v", o)
 	}
+	if o, err := parseImport([]string{"--data-dir", "D", "--graphalytics", "graphs/example-directed"}); err != nil || o.Graphalytics != "graphs/example-directed" || len(o.Nodes) != 0 {
+		t.Fatalf("--graphalytics: %+v, %v", o, err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--data-dir", "D"}, "no node files"},
 		{[]string{"--nodes", "p.csv"}, "want NAME=FILE"},
+		{[]string{"--graphalytics", "g", "--nodes", "P=p.csv"}, "leave out --nodes"},
 		{[]string{"--nodes", "P=p.csv", "--delimiter", ";;"}, "--delimiter must be one byte"},
 		{[]string{"--nodes", "P=p.csv", "extra"}, "unexpected argument"},
 	} {

@@ -32,6 +32,10 @@ type Options struct {
 	IDColumn, FromColumn, ToColumn string
 	// Delimiter separates fields (',' by default).
 	Delimiter byte
+	// Graphalytics, instead of Nodes and Rels, is the path prefix NAME of
+	// an LDBC Graphalytics graph (NAME.v, NAME.e, NAME.properties; see
+	// graphalytics.go).
+	Graphalytics string
 	// Progress, when set, is called as each step starts and ends.
 	Progress func(Progress)
 }
@@ -96,7 +100,16 @@ func Import(o Options) (Summary, error) {
 	if o.Dir == "" {
 		return sum, errors.New("no data directory given")
 	}
-	if len(o.Nodes) == 0 {
+	var g *Graphalytics
+	if o.Graphalytics != "" {
+		if len(o.Nodes)+len(o.Rels) > 0 {
+			return sum, errors.New("a Graphalytics graph is imported alone, without node or relationship files")
+		}
+		var err error
+		if g, err = ReadGraphalytics(o.Graphalytics); err != nil {
+			return sum, err
+		}
+	} else if len(o.Nodes) == 0 {
 		return sum, errors.New("no node files given (--nodes Label=file.csv)")
 	}
 	dir := filepath.Clean(o.Dir)
@@ -125,15 +138,25 @@ func Import(o Options) (Summary, error) {
 	} else if !os.IsNotExist(err) {
 		return sum, err
 	}
+	inputs := append(append([]Input(nil), o.Nodes...), o.Rels...)
+	if g != nil {
+		inputs = []Input{{Path: g.VertexFile}, {Path: g.EdgeFile}}
+	}
 	var total int64
-	for _, in := range append(append([]Input(nil), o.Nodes...), o.Rels...) {
+	for _, in := range inputs {
 		fi, err := os.Stat(in.Path)
 		if err != nil {
 			return sum, err
 		}
 		total += fi.Size()
 	}
-	store, indexes, err := build(&o, total, &sum)
+	var store *storage.Store
+	var indexes []catalog.Index
+	if g != nil {
+		store, indexes, err = buildGraphalytics(&o, g, total, &sum)
+	} else {
+		store, indexes, err = build(&o, total, &sum)
+	}
 	if err != nil {
 		return sum, err
 	}
@@ -238,6 +261,22 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Ind
 		return nil, nil, err
 	}
 	return store, keyIndexes(keyed), nil
+}
+
+// buildGraphalytics parses a Graphalytics graph and bulk-loads the store.
+func buildGraphalytics(o *Options, g *Graphalytics, total int64, sum *Summary) (*storage.Store, []catalog.Index, error) {
+	step(o, "reading "+g.VertexFile+" and "+g.EdgeFile, 0, total)
+	bn, br, read, err := graphalyticsSets(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum.InputBytes, sum.Nodes, sum.Relationships = read, int64(bn.Count), int64(len(br.Src))
+	step(o, "building adjacency and columns", read, total)
+	store, err := storage.BulkLoad([]storage.BulkNodes{bn}, []storage.BulkRels{br})
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, keyIndexes([]keyIndex{{label: GraphalyticsLabel, key: "id"}}), nil
 }
 
 // keyIndex is a node file's key column under the file's first label.
