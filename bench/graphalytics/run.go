@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/quiverdb/quiver/engine"
 )
@@ -149,4 +150,15 @@ func Check(ctx context.Context, db *engine.DB, prefix string, g *engine.Graphaly
 func HasReference(prefix string, a Algorithm) bool {
 	_, err := os.Stat(prefix + "-" + a.Ref)
 	return err == nil
+}
+
+// Listed returns the algorithms g's properties list (graph.NAME.algorithms).
+func Listed(g *engine.Graphalytics) []string {
+	var out []string
+	for _, s := range strings.Split(g.Props["algorithms"], ",") {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
