@@ -25,7 +25,8 @@ var allowed = map[string][]string{
 	"engine/catalog":        {"engine/errs"},
 	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog"},
 	"engine/storage/wal":    nil, // bytes only: storage reaches it through its Log interface
-	"engine/procs":          {"vector", "engine/errs", "engine/catalog"},
+	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
+	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage"},

@@ -112,6 +112,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	db := &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.registerStorageProcedures()
+	db.registerAlgoProcedures()
 	if dir != "" {
 		if err := db.openDurability(dir); err != nil {
 			db.mem.close()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -65,11 +66,16 @@ func (s Signature) String() string {
 }
 
 // Context is what a procedure may read: the query's context (for
-// cancellation) and the snapshot and catalog the query reads.
+// cancellation) and the snapshot and catalog the query reads, and what
+// it must respect: the statement's memory accountant (charge what grows
+// with the data; nil charges nothing) and the number of workers it may
+// run on.
 type Context struct {
-	Ctx     context.Context
-	Reader  Reader
-	Catalog *catalog.Catalog
+	Ctx         context.Context
+	Reader      Reader
+	Catalog     *catalog.Catalog
+	Mem         *memory.Tracker
+	Parallelism int
 }
 
 // Reader is what the built-in procedures read of the graph at the query's
@@ -94,10 +100,30 @@ type Reader interface {
 // per output; a void procedure returns no rows.
 type Func func(c *Context, args []vector.Value) ([][]vector.Value, error)
 
-// Procedure is a registered procedure.
+// Stream is a procedure's result handed out as typed columns, a batch at
+// a time, for procedures whose results are large (the graph algorithms
+// yield a row per node): no row of boxed values is ever built.
+type Stream interface {
+	// Fill writes up to n rows into rows at, at+1, … of cols, one
+	// vector per output in signature order, nil for an output the query
+	// does not yield (a stream skips computing it). A non-nil vector has
+	// the output's VectorType and room for at+n rows. Fill returns the
+	// rows written; 0 means the stream is done.
+	Fill(cols []*vector.Vector, at, n int) (int, error)
+	// Close releases what the stream holds (memory it charged); called
+	// once, also when the query stops early.
+	Close()
+}
+
+// StreamFunc starts a streamed procedure for one set of arguments.
+type StreamFunc func(c *Context, args []vector.Value) (Stream, error)
+
+// Procedure is a registered procedure: exactly one of Fn and Stream is
+// set.
 type Procedure struct {
 	Signature
-	Fn Func
+	Fn     Func
+	Stream StreamFunc
 }
 
 // Registry maps names to procedures. It is safe for concurrent use.
@@ -119,8 +145,11 @@ func NewRegistry() *Registry {
 
 // Register adds or replaces a procedure.
 func (r *Registry) Register(p *Procedure) error {
-	if p.Fn == nil {
-		return fmt.Errorf("procedure %s has no implementation", p.Name)
+	if (p.Fn == nil) == (p.Stream == nil) {
+		return fmt.Errorf("procedure %s needs exactly one implementation (Fn or Stream)", p.Name)
+	}
+	if p.Stream != nil && len(p.Outputs) == 0 {
+		return fmt.Errorf("procedure %s: a streamed procedure has outputs", p.Name)
 	}
 	if p.Name == "" || strings.HasPrefix(p.Name, ".") || strings.HasSuffix(p.Name, ".") || strings.Contains(p.Name, "..") {
 		return fmt.Errorf("invalid procedure name %q", p.Name)

@@ -1,0 +1,64 @@
+package algo
+
+// Graph is a dense projection of one snapshot:
+//
+//	vertices 0..N-1, in node id order
+//	  Nodes []uint64   vertex -> node id (nil: vertex v is node v)
+//	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Off[v+1]]
+//	In     CSR         edges v <- In.Nbr[...] (the same arrays as Out
+//	                   when Symmetric)
+//	OutRel []uint64    relationship id of each Out slot (when asked)
+//	OutW   []float64   weight of each Out slot (when asked)
+//	OutDeg []uint32    out-degree per vertex (when asked without Out)
+//
+// Offsets are uint32: a projection holds fewer than 2^32 edges per
+// direction (Project refuses more). Only the parts an algorithm asks for
+// are built; the others stay empty.
+type Graph struct {
+	N         int
+	Nodes     []uint64
+	Out, In   CSR
+	OutRel    []uint64
+	OutW      []float64
+	OutDeg    []uint32
+	Symmetric bool // In is Out (an undirected projection)
+	// Sorted reports that every list is sorted by vertex (ascending,
+	// duplicates kept).
+	Sorted bool
+
+	dense []uint32 // node id -> vertex, noVertex when absent; nil: identity
+}
+
+// CSR is one direction's adjacency over dense vertex ids.
+type CSR struct {
+	Off []uint32 // len N+1 when built
+	Nbr []uint32
+}
+
+// Degree is v's list length.
+func (c *CSR) Degree(v uint32) int { return int(c.Off[v+1] - c.Off[v]) }
+
+// List is v's neighbour list.
+func (c *CSR) List(v uint32) []uint32 { return c.Nbr[c.Off[v]:c.Off[v+1]] }
+
+const noVertex = ^uint32(0)
+
+// NodeID is vertex v's node id.
+func (g *Graph) NodeID(v uint32) uint64 {
+	if g.Nodes == nil {
+		return uint64(v)
+	}
+	return g.Nodes[v]
+}
+
+// Vertex is node id's vertex, false when the node is not in the
+// projection.
+func (g *Graph) Vertex(node uint64) (uint32, bool) {
+	if g.dense == nil {
+		return uint32(node), node < uint64(g.N)
+	}
+	if node >= uint64(len(g.dense)) || g.dense[node] == noVertex {
+		return 0, false
+	}
+	return g.dense[node], true
+}

@@ -1,0 +1,264 @@
+package algo
+
+import (
+	"math"
+	"slices"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
+)
+
+// Direction is how a relationship a→b becomes edges of the projection.
+type Direction uint8
+
+const (
+	Natural    Direction = iota // a→b
+	Reverse                     // b→a
+	Undirected                  // a→b and b→a
+)
+
+// Projection says which part of a snapshot an algorithm sees and which
+// arrays it needs.
+type Projection struct {
+	// Labels, when FilterLabels, keeps the nodes with any of them.
+	Labels       []catalog.LabelID
+	FilterLabels bool
+	// Types are the relationship types whose relationships are edges.
+	Types []catalog.TypeID
+	Dir   Direction
+
+	// Out, In: build the neighbour arrays of that direction. OutDegree:
+	// build only the out-degrees (when Out is not built). OutRels: keep
+	// each Out slot's relationship id. Weight (when Weighted): read each
+	// Out slot's weight from that relationship property.
+	Out, In, OutDegree, OutRels bool
+	Weighted                    bool
+	Weight                      catalog.KeyID
+	WeightName                  string // for error messages
+	WeightMissing               bool   // no relationship has the key
+}
+
+// Bytes per element of the projection's arrays, for the accountant.
+const (
+	u32Bytes = 4
+	u64Bytes = 8
+)
+
+// Project builds the projection p of tx's snapshot (the transaction's own
+// writes included).
+func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
+	g := &Graph{}
+	if err := vertices(r, tx, p, g); err != nil {
+		return nil, err
+	}
+	var out, in []*storage.Adjacency
+	for _, t := range p.Types {
+		o, i := tx.Adjacency(t, storage.Outgoing), tx.Adjacency(t, storage.Incoming)
+		if o == nil || i == nil {
+			continue
+		}
+		out, in = append(out, o), append(in, i)
+	}
+	switch p.Dir {
+	case Reverse:
+		out, in = in, out
+	case Undirected:
+		out = append(out[:len(out):len(out)], in...)
+		in = out
+		g.Symmetric = true
+	}
+	g.Sorted = len(out) <= 1 || !p.OutRels
+	var err error
+	switch {
+	case p.Out || p.OutRels || p.Weighted:
+		if g.Out, g.OutRel, err = buildCSR(r, g, out, p.OutRels || p.Weighted); err != nil {
+			return nil, err
+		}
+	case p.OutDegree:
+		if g.OutDeg, err = degrees(r, g, out); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case g.Symmetric && g.Out.Off != nil:
+		g.In = g.Out
+	case p.In:
+		if g.In, _, err = buildCSR(r, g, in, false); err != nil {
+			return nil, err
+		}
+	}
+	if p.Weighted {
+		if err := readWeights(r, tx, g, p); err != nil {
+			return nil, err
+		}
+		if !p.OutRels {
+			g.OutRel = nil
+		}
+	}
+	return g, nil
+}
+
+// vertices sets g's vertex set: the live nodes, or those with one of the
+// filter's labels, renumbered in node id order.
+func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
+	live := tx.LiveNodes()
+	bound := tx.NodeIDBound()
+	if !p.FilterLabels && live.GetCardinality() == bound {
+		g.N = int(bound)
+		return nil
+	}
+	set := live
+	if p.FilterLabels {
+		set = live.Clone()
+		sel := set.Clone()
+		sel.Clear()
+		for _, l := range p.Labels {
+			sel.Or(tx.LabelNodes(l))
+		}
+		set.And(sel)
+	}
+	n := int(set.GetCardinality())
+	var err error
+	if g.Nodes, err = makeSlice[uint64](r, n, u64Bytes); err != nil {
+		return err
+	}
+	if g.dense, err = makeSlice[uint32](r, int(bound), u32Bytes); err != nil {
+		return err
+	}
+	for i := range g.dense {
+		g.dense[i] = noVertex
+	}
+	it := set.Iterator()
+	for v := 0; it.HasNext(); v++ {
+		id := it.Next()
+		g.Nodes[v] = uint64(id)
+		g.dense[id] = uint32(v)
+	}
+	g.N = n
+	return nil
+}
+
+// lister decodes one node's neighbours from an adjacency: a clean node's
+// straight from the base, a dirty one's through the overlay.
+type lister struct {
+	nbrs, rels []uint64
+}
+
+func (l *lister) list(a *storage.Adjacency, node uint64, rels bool) {
+	if !a.Dirty(node) {
+		b := a.Base()
+		l.nbrs = b.AppendNeighbors(l.nbrs[:0], node)
+		if rels {
+			l.rels = b.AppendRels(l.rels[:0], node)
+		}
+		return
+	}
+	l.nbrs, l.rels = a.AppendNeighbors(l.nbrs[:0], l.rels[:0], node)
+}
+
+// degrees counts each vertex's edges in adjs (to vertices of g).
+func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
+	deg, err := makeSlice[uint32](r, g.N+1, u32Bytes)
+	if err != nil {
+		return nil, err
+	}
+	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
+		var l lister
+		for v := lo; v < hi; v++ {
+			node := g.NodeID(uint32(v))
+			d := 0
+			for _, a := range adjs {
+				if g.dense == nil {
+					d += a.Degree(node)
+					continue
+				}
+				if a.Degree(node) == 0 {
+					continue
+				}
+				l.list(a, node, false)
+				for _, x := range l.nbrs {
+					if x < uint64(len(g.dense)) && g.dense[x] != noVertex {
+						d++
+					}
+				}
+			}
+			if d > math.MaxUint32 {
+				return errs.New(errs.CodeOutOfMemory, errs.CatResource, "algo: a vertex has more than 2^32 edges")
+			}
+			deg[v] = uint32(d)
+		}
+		return nil
+	})
+	return deg[:g.N], err
+}
+
+// buildCSR builds the adjacency of adjs over g's vertices: a degree pass,
+// offsets, then a fill pass, both parallel over vertex morsels.
+func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []uint64, error) {
+	deg, err := degrees(r, g, adjs)
+	if err != nil {
+		return CSR{}, nil, err
+	}
+	off := deg[:g.N+1] // offsets overwrite the degrees in place
+	var sum uint64
+	for v := 0; v < g.N; v++ {
+		d := uint64(off[v])
+		off[v] = uint32(sum)
+		sum += d
+		if sum > math.MaxUint32 {
+			return CSR{}, nil, errs.New(errs.CodeOutOfMemory, errs.CatResource,
+				"algo: the projection has more than 2^32 edges in one direction")
+		}
+	}
+	off[g.N] = uint32(sum)
+	nbr, err := makeSlice[uint32](r, int(sum), u32Bytes)
+	if err != nil {
+		return CSR{}, nil, err
+	}
+	var relIDs []uint64
+	if rels {
+		if relIDs, err = makeSlice[uint64](r, int(sum), u64Bytes); err != nil {
+			return CSR{}, nil, err
+		}
+	}
+	sortLists := len(adjs) > 1 && !rels
+	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
+		var l lister
+		for v := lo; v < hi; v++ {
+			node := g.NodeID(uint32(v))
+			at := off[v]
+			for _, a := range adjs {
+				if a.Degree(node) == 0 {
+					continue
+				}
+				l.list(a, node, rels)
+				for i, x := range l.nbrs {
+					w := uint32(x)
+					if g.dense != nil {
+						if x >= uint64(len(g.dense)) || g.dense[x] == noVertex {
+							continue
+						}
+						w = g.dense[x]
+					}
+					nbr[at] = w
+					if rels {
+						relIDs[at] = l.rels[i]
+					}
+					at++
+				}
+			}
+			if at != off[v+1] {
+				panic("BUG: algo: projection degree changed between passes")
+			}
+			if sortLists {
+				slices.Sort(nbr[off[v]:at])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return CSR{}, nil, err
+	}
+	return CSR{Off: off, Nbr: nbr}, relIDs, nil
+}

@@ -1,0 +1,154 @@
+package algo
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quiverdb/quiver/engine/memory"
+)
+
+// Run is one algorithm call's environment.
+type Run struct {
+	// Stop returns the statement's error once it must stop (deadline,
+	// cancellation, a memory kill); nil otherwise. Algorithms call it
+	// per morsel, per round and per iteration. Nil never stops.
+	Stop func() error
+	// Mem is the statement's memory accountant; nil charges nothing.
+	Mem *memory.Tracker
+	// Workers is the number of goroutines parallel phases use; 0 means
+	// GOMAXPROCS.
+	Workers int
+
+	charged atomic.Int64
+}
+
+// workers is the effective worker count.
+func (r *Run) workers() int {
+	if r.Workers > 0 {
+		return r.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// stop reports the statement's stop error.
+func (r *Run) stop() error {
+	if r.Stop == nil {
+		return nil
+	}
+	return r.Stop()
+}
+
+// charge accounts n bytes before they are allocated; the error (53200)
+// means the array must not be allocated.
+func (r *Run) charge(n int64) error {
+	if r.Mem == nil || n == 0 {
+		return nil
+	}
+	if err := r.Mem.Charge(n); err != nil {
+		r.Mem.Release(n)
+		return err
+	}
+	r.charged.Add(n)
+	return nil
+}
+
+// Release gives back everything the run charged: the caller is done with
+// the graph and the results.
+func (r *Run) Release() {
+	if n := r.charged.Swap(0); n != 0 && r.Mem != nil {
+		r.Mem.Release(n)
+	}
+}
+
+// makeSlice charges and allocates a slice of n elements of size bytes each.
+func makeSlice[T any](r *Run, n int, size int64) ([]T, error) {
+	if err := r.charge(int64(n) * size); err != nil {
+		return nil, err
+	}
+	return make([]T, n), nil
+}
+
+// morselNodes is the node count of a morsel in node-range loops whose
+// cost is not proportional to degree.
+const morselNodes = 2048
+
+// parallelFor runs fn over [0, n) in morsels of grain elements taken from
+// a shared counter by the workers; a worker checks Stop before each
+// morsel. fn gets the worker index. The first error stops every worker.
+func (r *Run) parallelFor(n, grain int, fn func(w, lo, hi int) error) error {
+	if n <= 0 {
+		return r.stop()
+	}
+	nw := min(r.workers(), (n+grain-1)/grain)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var errOnce sync.Once
+	var first error
+	body := func(w int) {
+		for !failed.Load() {
+			lo := int(next.Add(int64(grain))) - grain
+			if lo >= n {
+				return
+			}
+			err := r.stop()
+			if err == nil {
+				err = fn(w, lo, min(lo+grain, n))
+			}
+			if err != nil {
+				errOnce.Do(func() { first = err })
+				failed.Store(true)
+				return
+			}
+		}
+	}
+	if nw <= 1 {
+		body(0)
+		return first
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < nw; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(w)
+		}()
+	}
+	body(0)
+	wg.Wait()
+	return first
+}
+
+// ranges cuts [0, n) into consecutive vertex ranges of about target
+// edges each (by the offsets off), so that morsels over skewed degree
+// distributions cost about the same; each range holds at least one
+// vertex and at most maxRange. The cut depends only on the graph, never
+// on the worker count, so reductions over ranges are deterministic.
+func ranges(off []uint32, n int) []int {
+	edges := int(off[n])
+	target := max(4096, edges/256)
+	const maxRange = 1 << 14
+	cuts := []int{0}
+	lo := 0
+	for lo < n {
+		hi := lo + 1
+		// Double the range until it holds target edges.
+		for hi < n && hi-lo < maxRange && int(off[hi]-off[lo]) < target {
+			hi = min(n, lo+2*(hi-lo), lo+maxRange)
+		}
+		cuts = append(cuts, hi)
+		lo = hi
+	}
+	return cuts
+}
+
+// overRanges runs fn over the ranges cuts (from ranges) in parallel.
+func (r *Run) overRanges(cuts []int, fn func(w, part, lo, hi int) error) error {
+	return r.parallelFor(len(cuts)-1, 1, func(w, p, _ int) error {
+		return fn(w, p, cuts[p], cuts[p+1])
+	})
+}
+
+// MakeCharged charges and allocates a slice of n elements of size bytes
+// each, for callers that build result arrays beside an algorithm's.
+func MakeCharged[T any](r *Run, n int, size int64) ([]T, error) { return makeSlice[T](r, n, size) }

@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+
+	"github.com/quiverdb/quiver/engine/algo"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// The algo.* procedures (docs/algorithms.md): each reads its
+// configuration map (algo_config.go), projects the statement's snapshot
+// (package algo), runs the algorithm and streams its result as typed
+// columns (algo_rows.go).
+
+var algoConfigInput = []procs.Field{{Name: "config", Type: "MAP", Optional: true}}
+
+func algoNodeOutputs(name, typ string) []procs.Field {
+	return []procs.Field{{Name: "nodeId", Type: "NODE"}, {Name: name, Type: typ}}
+}
+
+func (db *DB) registerAlgoProcedures() {
+	for _, p := range []*procs.Procedure{
+		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER")}, Stream: algoBFS},
+		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT")}, Stream: algoSSSP},
+		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs}, Stream: algoDijkstra},
+		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER")}, Stream: algoWCC},
+		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT")}, Stream: algoPageRank},
+		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER")}, Stream: algoCDLP},
+		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT")}, Stream: algoLCC},
+	} {
+		if err := db.procs.Register(p); err != nil {
+			panic("BUG: engine: algo procedure: " + err.Error())
+		}
+	}
+}
+
+// algoCall is one call's configuration, transaction and run.
+type algoCall struct {
+	cfg  *algoConfig
+	tx   *storage.Tx
+	run  *algo.Run
+	proj algo.Projection
+}
+
+// startAlgo reads the common keys; the caller reads its own, then calls
+// project.
+func startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, error) {
+	tx, ok := c.Reader.(*storage.Tx)
+	if !ok {
+		return nil, errs.Internal("%s: the query reads no transaction", name)
+	}
+	cfg, err := newAlgoConfig(name, args[0])
+	if err != nil {
+		return nil, err
+	}
+	proj, workers, err := cfg.projection(c.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	limit := c.Parallelism
+	if limit <= 0 {
+		limit = runtime.GOMAXPROCS(0)
+	}
+	if workers <= 0 || workers > limit {
+		workers = limit // a ceiling: concurrency may lower it, never raise it
+	}
+	ctx := c.Ctx
+	return &algoCall{cfg: cfg, tx: tx, proj: proj,
+		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }}}, nil
+}
+
+// weight reads relationshipWeightProperty into the projection.
+func (a *algoCall) weight(c *procs.Context) error {
+	name, ok, err := a.cfg.str("relationshipWeightProperty")
+	if err != nil || !ok {
+		return err
+	}
+	a.proj.Weighted, a.proj.WeightName = true, name
+	if k, found := c.Catalog.LookupKey(name); found {
+		a.proj.Weight = k
+		return nil
+	}
+	// No relationship has the key: every projected one lacks it (the
+	// projection reports the first, if there is any).
+	a.proj.WeightMissing = true
+	return nil
+}
+
+// project checks the keys and builds the graph.
+func (a *algoCall) project() (*algo.Graph, error) {
+	if err := a.cfg.done(); err != nil {
+		return nil, err
+	}
+	g, err := algo.Project(a.run, a.tx, a.proj)
+	if err != nil {
+		a.run.Release()
+	}
+	return g, err
+}
+
+// vertex is node id's vertex, 22023 when it is not one.
+func (a *algoCall) vertex(g *algo.Graph, key string, node uint64) (uint32, error) {
+	v, ok := g.Vertex(node)
+	if !ok {
+		return 0, errs.DataCode(errs.CodeInvalidParam, "%s: %s: node %d is not a node of the projected graph (deleted, filtered out or never created)", a.cfg.proc, key, node)
+	}
+	return v, nil
+}
+
+// fail releases the run's memory and passes err on.
+func (a *algoCall) fail(err error) error {
+	a.run.Release()
+	return err
+}
+
+func algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.bfs.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := a.cfg.node("sourceNode", true)
+	if err != nil {
+		return nil, err
+	}
+	maxDepth, err := a.cfg.integer("maxDepth", -1, 0)
+	if err != nil {
+		return nil, err
+	}
+	all, err := a.cfg.boolean("includeUnreachable", true)
+	if err != nil {
+		return nil, err
+	}
+	a.proj.Out, a.proj.In = true, true
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.vertex(g, "sourceNode", src)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	depth, err := algo.BFS(a.run, g, s, int(min(maxDepth, math.MaxInt32)))
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	ints, err := widen(a.run, depth)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return &vertexRows{run: a.run, g: g, ints: ints, omit: !all}, nil
+}
+
+// widen turns BFS depths into the INTEGER column, Unreached into the
+// largest INTEGER (Graphalytics' unreachable depth).
+func widen(r *algo.Run, depth []int32) ([]int64, error) {
+	out, err := algo.MakeCharged[int64](r, len(depth), 8)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range depth {
+		if d < 0 {
+			out[i] = math.MaxInt64
+		} else {
+			out[i] = int64(d)
+		}
+	}
+	return out, nil
+}
+
+func algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.sssp.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := a.cfg.node("sourceNode", true)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.weight(c); err != nil {
+		return nil, err
+	}
+	all, err := a.cfg.boolean("includeUnreachable", true)
+	if err != nil {
+		return nil, err
+	}
+	delta, err := a.cfg.float("delta", 0, math.SmallestNonzeroFloat64, math.MaxFloat64, false)
+	if err != nil {
+		return nil, err
+	}
+	a.proj.Out = true
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.vertex(g, "sourceNode", src)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	dist, err := algo.SSSP(a.run, g, s, delta)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return &vertexRows{run: a.run, g: g, floats: dist, omit: !all}, nil
+}
+
+func algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.wcc.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	a.proj.Out = true
+	a.proj.In = a.proj.Dir != algo.Undirected
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	comp, err := algo.WCC(a.run, g)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	ids, err := algo.MakeCharged[int64](a.run, g.N, 8)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	for v, root := range comp {
+		ids[v] = int64(g.NodeID(root))
+	}
+	return &vertexRows{run: a.run, g: g, ints: ids}, nil
+}
+
+func algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.pagerank.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.cfg.float("dampingFactor", 0.85, 0, 1, true)
+	if err != nil {
+		return nil, err
+	}
+	iters, err := a.cfg.integer("maxIterations", 20, 0)
+	if err != nil {
+		return nil, err
+	}
+	tol, err := a.cfg.float("tolerance", 1e-7, 0, math.MaxFloat64, false)
+	if err != nil {
+		return nil, err
+	}
+	a.proj.In = true
+	if a.proj.Dir == algo.Undirected {
+		a.proj.Out = true // In is Out
+	} else {
+		a.proj.OutDegree = true
+	}
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	pr, _, err := algo.PageRank(a.run, g, d, int(min(iters, math.MaxInt32)), tol)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return &vertexRows{run: a.run, g: g, floats: pr}, nil
+}
+
+func algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.cdlp.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	iters, err := a.cfg.integer("maxIterations", 10, 0)
+	if err != nil {
+		return nil, err
+	}
+	seedKey, seeded, err := a.cfg.str("seedProperty")
+	if err != nil {
+		return nil, err
+	}
+	a.proj.Out = true
+	a.proj.In = a.proj.Dir != algo.Undirected
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	seed, err := cdlpSeed(a, c, g, seedKey, seeded)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	labels, err := algo.CDLP(a.run, g, seed, int(min(iters, math.MaxInt32)))
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return &vertexRows{run: a.run, g: g, ints: labels}, nil
+}
+
+func algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := startAlgo("algo.lcc.stream", c, args)
+	if err != nil {
+		return nil, err
+	}
+	a.proj.Out = true
+	a.proj.In = a.proj.Dir != algo.Undirected
+	g, err := a.project()
+	if err != nil {
+		return nil, err
+	}
+	coef, err := algo.LCC(a.run, g)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return &vertexRows{run: a.run, g: g, floats: coef}, nil
+}
