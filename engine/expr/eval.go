@@ -124,7 +124,7 @@ type constEval struct {
 }
 
 func newConstEval(val vector.Value) *constEval {
-	e := &constEval{val: val, v: vector.New(vector.TypeOf(val), 0)}
+	e := &constEval{val: val, v: &vector.Vector{Type: vector.TypeOf(val)}}
 	e.grow(1)
 	return e
 }

@@ -81,12 +81,15 @@
 //
 // # Durability
 //
-// Append writes (pwrite) without syncing. Sync(upto) makes the log durable
-// up to upto with group commit: one caller at a time is the leader and
-// fdatasyncs the active segment up to the current end; callers whose LSN
-// that covers return without a syscall of their own. Appends proceed while
-// the leader waits on the disk, and the next leader collects them. If an
-// fdatasync or directory fsync fails the Log fails for good: after a
-// failed fsync the kernel may have dropped the dirty pages, so retrying
-// could report success for data that never reached the disk.
+// Append frames a record into a buffer in memory (a record larger than a
+// frame is written as it is framed). Sync(upto) makes the log durable up
+// to upto with group commit: one caller at a time is the leader, writes
+// the buffer (one pwrite for every record appended since the last one)
+// and fdatasyncs the active segment up to the current end; callers whose
+// LSN that covers return without a syscall of their own. Appends proceed
+// while the leader waits on the disk, and the next leader collects them.
+// If a write, an fdatasync or a directory fsync fails the Log fails for
+// good: after a failed fsync the kernel may have dropped the dirty pages,
+// so retrying could report success for data that never reached the disk,
+// and a failed write may have cut records of several committers.
 package wal

@@ -86,9 +86,12 @@ type Log struct {
 		segs   []segment // oldest first; the last is the active segment
 		active *os.File  // the last segment, open for writing
 		end    LSN
-		enc    *zstd.Encoder
-		buf    []byte // frames being written
-		closed bool
+		// written is the LSN up to which the active segment's file
+		// holds the log; buf holds the frames from written to end.
+		written LSN
+		enc     *zstd.Encoder
+		buf     []byte
+		closed  bool
 	}
 }
 
@@ -144,7 +147,7 @@ func Open(dir string, o Options) (*Log, error) {
 			return nil, err
 		}
 	}
-	l.mu.segs, l.mu.active, l.mu.end = segs, active, end
+	l.mu.segs, l.mu.active, l.mu.end, l.mu.written = segs, active, end, end
 	l.mu.enc = newEncoder()
 	l.dec = newDecoder(l.limit)
 	l.durable.Store(uint64(end))
@@ -166,10 +169,13 @@ func (l *Log) makeDir() error {
 }
 
 // Append adds a record and returns its end LSN (its start is the End()
-// before the call). The record is written, not synced: pass the end to
-// Sync before acknowledging it. Records of any size are accepted. A failed
-// write is cut back off the segment and the log stays usable; only when
-// that cut fails does the log fail.
+// before the call). The record is buffered, not written: the next Sync
+// writes and syncs everything appended before it, in one write (group
+// commit of the writes as well as of the syncs), so pass the end to Sync
+// before acknowledging the record. Records of any size are accepted; a
+// large one goes out in writes of about a frame limit as it is framed.
+// A failed write fails the log, as a failed sync does: the records
+// appended before it are lost to their committers.
 func (l *Log) Append(payload []byte) (LSN, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -181,11 +187,7 @@ func (l *Log) Append(payload []byte) (LSN, error) {
 			return 0, err
 		}
 	}
-	start := l.mu.end
-	seg := l.mu.segs[len(l.mu.segs)-1]
-	// Frames collect in buf and go out in writes of about a frame limit:
-	// one write for an ordinary record, a bounded buffer for a huge one.
-	buf, pos, written := l.mu.buf[:0], start, start
+	pos := l.mu.end
 	for i := 0; i == 0 || len(payload) > 0; i++ {
 		chunk := payload[:min(len(payload), l.limit)]
 		payload = payload[len(chunk):]
@@ -196,37 +198,38 @@ func (l *Log) Append(payload []byte) (LSN, error) {
 		if len(payload) == 0 {
 			flags |= flagLast
 		}
-		n := len(buf)
-		buf = appendFrame(buf, l.mu.enc, chunk, flags, pos)
-		pos += LSN(len(buf) - n)
-		if len(buf) >= l.limit || flags&flagLast != 0 {
-			if _, err := l.mu.active.WriteAt(buf, int64(written-seg.base)); err != nil {
-				l.mu.buf = nil
-				return 0, l.undoWriteLocked(seg, start, err)
+		n := len(l.mu.buf)
+		l.mu.buf = appendFrame(l.mu.buf, l.mu.enc, chunk, flags, pos)
+		pos += LSN(len(l.mu.buf) - n)
+		l.mu.end = pos
+		if len(l.mu.buf) >= l.limit {
+			if err := l.writeLocked(); err != nil {
+				return 0, err
 			}
-			written += LSN(len(buf))
-			buf = buf[:0]
 		}
 	}
-	// Keep the buffer for the next record unless a big one grew it: a
-	// single large import commit must not pin 16 MiB for the process.
-	if cap(buf) <= keepBuffer {
-		l.mu.buf = buf
-	} else {
-		l.mu.buf = nil
-	}
-	l.mu.end = pos
 	return pos, nil
 }
 
-// undoWriteLocked cuts a partly written record off the active segment: a
-// bad record with a good one after it would read as corruption.
-func (l *Log) undoWriteLocked(seg segment, start LSN, werr error) error {
-	err := fmt.Errorf("cannot append to WAL segment %s: %w", seg.path, werr)
-	if terr := l.mu.active.Truncate(int64(start - seg.base)); terr != nil {
-		return l.fail(fmt.Errorf("%w; cannot cut the partial record off either: %v", err, terr))
+// writeLocked writes the buffered frames to the active segment. Its
+// failure fails the log: the frames may belong to several committers.
+func (l *Log) writeLocked() error {
+	if len(l.mu.buf) == 0 {
+		return nil
 	}
-	return err
+	seg := l.mu.segs[len(l.mu.segs)-1]
+	if _, err := l.mu.active.WriteAt(l.mu.buf, int64(l.mu.written-seg.base)); err != nil {
+		return l.fail(fmt.Errorf("cannot write to WAL segment %s: %w", seg.path, err))
+	}
+	l.mu.written = l.mu.end
+	// Keep the buffer for the next records unless a big one grew it: a
+	// single large import commit must not pin 16 MiB for the process.
+	if cap(l.mu.buf) <= keepBuffer {
+		l.mu.buf = l.mu.buf[:0]
+	} else {
+		l.mu.buf = nil
+	}
+	return nil
 }
 
 // activeSizeLocked is the size of the active segment.
@@ -250,6 +253,9 @@ func (l *Log) rollLocked() error {
 	}
 	// The old segment is made durable before the new one exists, so only
 	// the last segment can ever hold a torn write (see recover).
+	if err := l.writeLocked(); err != nil {
+		return err
+	}
 	if err := l.syncFile(l.mu.active); err != nil {
 		return l.fail(err)
 	}
@@ -293,8 +299,8 @@ func (l *Log) Start() LSN {
 	return l.mu.segs[0].base
 }
 
-// Size returns the bytes held in segment files. Segments are contiguous,
-// so it is End()−Start().
+// Size returns the bytes of the log, End()−Start(): what its segment
+// files hold once it is synced (appends are buffered until a Sync).
 func (l *Log) Size() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -313,6 +319,9 @@ func (l *Log) Close() error {
 	}
 	l.mu.closed = true
 	err := l.failed()
+	if err == nil {
+		err = l.writeLocked()
+	}
 	if err == nil {
 		if err = l.syncFile(l.mu.active); err != nil {
 			err = l.fail(err)

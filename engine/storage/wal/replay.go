@@ -21,9 +21,16 @@ func (l *Log) Replay(from LSN, fn func(start, end LSN, payload []byte) error) er
 	defer l.filesMu.RUnlock()
 	l.mu.Lock()
 	segs, end, closed := slices.Clone(l.mu.segs), l.mu.end, l.mu.closed
+	var werr error
+	if !closed {
+		werr = l.writeLocked() // the records appended so far, not yet synced
+	}
 	l.mu.Unlock()
 	if closed {
 		return ErrClosed
+	}
+	if werr != nil {
+		return werr
 	}
 	if from < segs[0].base || from > end {
 		return fmt.Errorf("wal: cannot replay from LSN %d: the log holds [%d, %d)", from, segs[0].base, end)

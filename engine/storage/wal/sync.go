@@ -6,7 +6,7 @@ import (
 
 // Sync returns once the log is durable up to upto (an LSN Append
 // returned). Group commit: one caller at a time is the leader and
-// fdatasyncs everything appended so far; the others wait for it (one
+// writes and fdatasyncs everything appended so far; the others wait for it (one
 // broadcast wakes them all) and return without a syscall when its sync
 // covered their LSN, or lead the next one. Appends go on during the
 // leader's fdatasync, so the next leader's batch is whatever arrived
@@ -47,8 +47,9 @@ func (l *Log) Sync(upto LSN) error {
 	return err
 }
 
-// lead is the leader's sync: under syncMu (the active segment cannot be
-// replaced meanwhile), everything appended so far.
+// lead is the leader's write and sync: under syncMu (the active segment
+// cannot be replaced meanwhile), everything appended so far. Appends
+// wait for the write (under mu), not for the sync.
 func (l *Log) lead(upto LSN) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
@@ -60,6 +61,9 @@ func (l *Log) lead(upto LSN) error {
 	}
 	l.mu.Lock()
 	err := l.usableLocked()
+	if err == nil {
+		err = l.writeLocked()
+	}
 	f, end := l.mu.active, l.mu.end
 	l.mu.Unlock()
 	if err != nil {

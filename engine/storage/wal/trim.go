@@ -81,7 +81,7 @@ func (l *Log) Reset(at LSN) error {
 	}
 	l.mu.segs = []segment{s}
 	l.mu.active = f
-	l.mu.end = at
+	l.mu.end, l.mu.written = at, at
 	l.durable.Store(uint64(at))
 	return nil
 }
