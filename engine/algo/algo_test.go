@@ -1,0 +1,215 @@
+package algo
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
+)
+
+// Large enough random graphs that every parallel loop runs many morsels
+// on several workers, checked against sequential references; the
+// engine's property tests (engine/algo_prop_test.go) check the
+// procedures end to end on small graphs with deletes and overlays.
+
+// randomGraph makes a skewed random directed graph with Out, In and
+// weights, lists sorted.
+func randomGraph(rng *rand.Rand, n, m int, symmetric bool) *Graph {
+	type e struct{ s, d uint32 }
+	var es []e
+	for range m {
+		s := uint32(rng.IntN(n))
+		if rng.IntN(2) == 0 {
+			s = uint32(rng.IntN(n/50 + 1)) // hubs
+		}
+		d := uint32(rng.IntN(n))
+		es = append(es, e{s, d})
+		if symmetric {
+			es = append(es, e{d, s})
+		}
+	}
+	build := func(rev bool) CSR {
+		off := make([]uint32, n+1)
+		for _, x := range es {
+			if rev {
+				off[x.d+1]++
+			} else {
+				off[x.s+1]++
+			}
+		}
+		for i := range n {
+			off[i+1] += off[i]
+		}
+		nbr := make([]uint32, len(es))
+		at := slices.Clone(off)
+		for _, x := range es {
+			if rev {
+				nbr[at[x.d]] = x.s
+				at[x.d]++
+			} else {
+				nbr[at[x.s]] = x.d
+				at[x.s]++
+			}
+		}
+		for v := range n {
+			slices.Sort(nbr[off[v]:off[v+1]])
+		}
+		return CSR{Off: off, Nbr: nbr}
+	}
+	g := &Graph{N: n, Out: build(false), Sorted: true, Symmetric: symmetric}
+	g.In = g.Out
+	if !symmetric {
+		g.In = build(true)
+	}
+	g.OutW = make([]float64, len(g.Out.Nbr))
+	for i := range g.OutW {
+		g.OutW[i] = float64(rng.IntN(100)) / 7
+	}
+	return g
+}
+
+func TestParallelAgainstReferences(t *testing.T) {
+	for _, sym := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		g := randomGraph(rng, 20000, 60000, sym)
+		one, two := &Run{Workers: 1}, &Run{Workers: 2}
+		src := uint32(rng.IntN(g.N))
+
+		// BFS against a queue BFS.
+		want := make([]int32, g.N)
+		for i := range want {
+			want[i] = Unreached
+		}
+		want[src] = 0
+		q := []uint32{src}
+		for len(q) > 0 {
+			u := q[0]
+			q = q[1:]
+			for _, v := range g.Out.List(u) {
+				if want[v] < 0 {
+					want[v] = want[u] + 1
+					q = append(q, v)
+				}
+			}
+		}
+		for _, r := range []*Run{one, two} {
+			got, err := BFS(r, g, src, -1)
+			if err != nil || !slices.Equal(got, want) {
+				t.Fatalf("symmetric %v: BFS differs from the reference (%v)", sym, err)
+			}
+		}
+
+		// SSSP against Dijkstra (different algorithms, the same least
+		// fixed point).
+		p, err := Dijkstra(one, g, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, delta := range []float64{0, 0.5, 1e-9} {
+			d, err := SSSP(two, g, src, delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range d {
+				if d[v] != p.Dist[v] && math.Abs(d[v]-p.Dist[v]) > 1e-9*p.Dist[v] {
+					t.Fatalf("symmetric %v delta %g: vertex %d SSSP %v, Dijkstra %v", sym, delta, v, d[v], p.Dist[v])
+				}
+			}
+		}
+
+		// WCC against sequential union-find.
+		parent := make([]uint32, g.N)
+		for i := range parent {
+			parent[i] = uint32(i)
+		}
+		var find func(x uint32) uint32
+		find = func(x uint32) uint32 {
+			for parent[x] != x {
+				x = parent[x]
+			}
+			return x
+		}
+		for u := range uint32(g.N) {
+			for _, v := range g.Out.List(u) {
+				a, b := find(u), find(v)
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+		comp, err := WCC(two, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range comp {
+			if comp[v] != find(uint32(v)) {
+				t.Fatalf("symmetric %v: WCC vertex %d in %d, want %d", sym, v, comp[v], find(uint32(v)))
+			}
+		}
+
+		// PageRank, CDLP, LCC: the same result on one and two workers.
+		pr1, _, err1 := PageRank(one, g, 0.85, 10, 0)
+		pr2, _, err2 := PageRank(two, g, 0.85, 10, 0)
+		if err1 != nil || err2 != nil || !slices.Equal(pr1, pr2) {
+			t.Fatalf("symmetric %v: PageRank depends on the workers", sym)
+		}
+		seed := func() []int64 {
+			s := make([]int64, g.N)
+			for i := range s {
+				s[i] = int64(i)
+			}
+			return s
+		}
+		l1, err1 := CDLP(one, g, seed(), 5)
+		l2, err2 := CDLP(two, g, seed(), 5)
+		if err1 != nil || err2 != nil || !slices.Equal(l1, l2) {
+			t.Fatalf("symmetric %v: CDLP depends on the workers", sym)
+		}
+		c1, err1 := LCC(one, g)
+		c2, err2 := LCC(two, g)
+		if err1 != nil || err2 != nil || !slices.Equal(c1, c2) {
+			t.Fatalf("symmetric %v: LCC depends on the workers", sym)
+		}
+	}
+}
+
+// Every algorithm stops with the run's error, and fails with 53200 when
+// its arrays do not fit the accountant's limit.
+func TestStopAndMemory(t *testing.T) {
+	g := randomGraph(rand.New(rand.NewPCG(5, 6)), 20000, 40000, false)
+	algos := map[string]func(r *Run) error{
+		"bfs":      func(r *Run) error { _, err := BFS(r, g, 0, -1); return err },
+		"sssp":     func(r *Run) error { _, err := SSSP(r, g, 0, 0); return err },
+		"dijkstra": func(r *Run) error { _, err := Dijkstra(r, g, 0, nil); return err },
+		"wcc":      func(r *Run) error { _, err := WCC(r, g); return err },
+		"pagerank": func(r *Run) error { _, _, err := PageRank(r, g, 0.85, 20, 0); return err },
+		"cdlp":     func(r *Run) error { _, err := CDLP(r, g, make([]int64, g.N), 10); return err },
+		"lcc":      func(r *Run) error { _, err := LCC(r, g); return err },
+	}
+	stopErr := errors.New("stopped")
+	for name, run := range algos {
+		calls := 0
+		r := &Run{Workers: 1, Stop: func() error {
+			calls++
+			if calls > 1 {
+				return stopErr
+			}
+			return nil
+		}}
+		if err := run(r); !errors.Is(err, stopErr) {
+			t.Errorf("%s: got %v after %d stop checks, want the stop error", name, err, calls)
+		}
+		mem := &memory.Tracker{Limit: 4096}
+		r = &Run{Workers: 2, Mem: mem}
+		err := run(r)
+		if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
+			t.Errorf("%s: got %v under a 4 KiB limit, want 53200", name, err)
+		}
+		r.Release()
+		if mem.Used() != 0 {
+			t.Errorf("%s: %d bytes still charged after Release", name, mem.Used())
+		}
+	}
+}
