@@ -126,8 +126,7 @@ func TestParallelAgainstReferences(t *testing.T) {
 		for i := range parent {
 			parent[i] = uint32(i)
 		}
-		var find func(x uint32) uint32
-		find = func(x uint32) uint32 {
+		find := func(x uint32) uint32 {
 			for parent[x] != x {
 				x = parent[x]
 			}
