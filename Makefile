@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo clean tck tck-update tck-gate
 
 all: build
 
@@ -152,6 +152,22 @@ bench-writes: bench-kuzu build
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(WRITES_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale M -seed $(SEED) -out $(WRITES_DATA)
 	./$(BIN)/quiverbench writes -quiver $(BIN)/quiver -rounds $(WRITES_ROUNDS) -duration $(WRITES_DURATION) -tmp $(WRITES_TMP) -mdata $(WRITES_DATA) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
+
+## bench-algo: the algo.* procedures on a Graph500 Kronecker graph of
+## ALGO_SCALE (20: 1M vertices, 16M edges; 22, about 4M and 64M, is the
+## optional run at the size of the GAP anchors), each timed in the
+## procedure and through the query language beside the GAP reference
+## kernels; generates the graph into bench/data/kron<scale>-<seed> when
+## missing and writes bench/RESULTS-algo.md (bench/README.md). Needs no
+## Node.js. Not part of `make test`.
+ALGO_SCALE ?= 20
+ALGO_RUNS  ?= 3
+ALGO_ONLY  ?=
+ALGO_TMP   ?= $(or $(TMPDIR),/tmp)
+ALGO_OUT   ?= bench/RESULTS-algo$(if $(filter 20,$(ALGO_SCALE)),,-$(ALGO_SCALE)).md
+bench-algo:
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	./$(BIN)/quiverbench algo -scale $(ALGO_SCALE) -seed $(SEED) -data bench/data/kron$(ALGO_SCALE)-$(SEED) -runs $(ALGO_RUNS) -warmup $(WARMUP) -only "$(ALGO_ONLY)" -tmp $(ALGO_TMP) -out $(ALGO_OUT) -note "$(BENCH_NOTE)"
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)

@@ -158,7 +158,12 @@ func readCSV(path, header string, n int, chunk func([][]string) error) error {
 
 // QueryEmbedded runs text on db and returns its normalised rows.
 func QueryEmbedded(ctx context.Context, db *engine.DB, text string) (Rows, error) {
-	res, err := db.Query(ctx, text, nil)
+	return QueryEmbeddedParams(ctx, db, text, nil)
+}
+
+// QueryEmbeddedParams is QueryEmbedded with query parameters.
+func QueryEmbeddedParams(ctx context.Context, db *engine.DB, text string, params engine.Params) (Rows, error) {
+	res, err := db.Query(ctx, text, params)
 	if err != nil {
 		return nil, err
 	}

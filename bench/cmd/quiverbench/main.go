@@ -13,6 +13,9 @@
 //	                                         time to the first answer, peak and
 //	                                         steady RSS; writes the "Restart"
 //	                                         section
+//	quiverbench algo [-scale 20] ...         times the algo.* procedures on a
+//	                                         Kronecker graph beside the GAP
+//	                                         kernels; writes RESULTS-algo.md
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -32,7 +35,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -47,8 +50,10 @@ func main() {
 		err = writes(os.Args[2:])
 	case "restart":
 		err = restart(os.Args[2:])
+	case "algo":
+		err = algo(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes or restart)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart or algo)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)

@@ -1,0 +1,326 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// The algorithm benchmark (quiverbench algo, make bench-algo) times the
+// algo.* procedures on a Kronecker graph (kronecker.go) imported with
+// quiver import, beside the GAP Benchmark Suite's reference kernels
+// measured on the same machine (issue 14). Each algorithm is timed two
+// ways, the load excluded from both:
+//
+//   - in the procedure: the ProcedureCall operator's own time under
+//     PROFILE, for `CALL … YIELD nodeId, value RETURN count(*)`: the
+//     projection of the graph, the algorithm and the filling of the
+//     yielded columns;
+//   - through the query language: `CALL … YIELD nodeId, value RETURN
+//     nodeId.id, value`, every batch pulled to the end in process; the
+//     difference is what CALL … YIELD and a result row per vertex cost.
+//
+// The projection alone is timed as a BFS with maxDepth 0 (it reaches the
+// source only), after the algorithms, so the algorithm's own share can be
+// read off. A collection runs before every timed query, so that one run's
+// garbage is not collected in the next.
+
+// AlgoCase is one timed algorithm: its name, the GAP kernel it compares
+// with, and its call (a CALL clause with $source where it needs one, and
+// the yielded value's name).
+type AlgoCase struct {
+	Name, GAP string
+	// Call is the procedure call, Value its yield; Source tells whether
+	// it starts from a vertex (then the statement starts with MATCH (s:V
+	// {id: $source}) and the call names s).
+	Call, Value string
+	Source      bool
+	// Anchor is GAP's 2-thread time at scale 22 (0: none).
+	Anchor time.Duration
+	// Once runs the algorithm one time only, without warm-up, whatever
+	// the options say (LCC: minutes at scale 20).
+	Once bool
+}
+
+// GAPScale is the scale of the GAP anchors.
+const GAPScale = 22
+
+// AlgoCases are the algorithms of the benchmark, in report order. The
+// graph is undirected and stored once per edge, so the calls read it with
+// direction 'UNDIRECTED' (WCC ignores direction; LCC and CDLP count in ∪
+// out neighbours, which the natural direction already gives).
+var AlgoCases = []AlgoCase{
+	{Name: "bfs", GAP: "direction-optimizing BFS", Source: true, Value: "depth", Anchor: 114 * time.Millisecond,
+		Call: "algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED'})"},
+	{Name: "pagerank", GAP: "PageRank, 10 iterations", Value: "score", Anchor: 1060 * time.Millisecond,
+		Call: "algo.pagerank.stream({direction: 'UNDIRECTED', maxIterations: 10, tolerance: 0.0})"},
+	{Name: "wcc", GAP: "CC (Afforest)", Value: "componentId", Anchor: 180 * time.Millisecond,
+		Call: "algo.wcc.stream({})"},
+	{Name: "sssp", GAP: "delta-stepping SSSP", Source: true, Value: "distance", Anchor: 1320 * time.Millisecond,
+		Call: "algo.sssp.stream({sourceNode: s, relationshipWeightProperty: 'weight', direction: 'UNDIRECTED'})"},
+	{Name: "cdlp", GAP: "–", Value: "communityId",
+		Call: "algo.cdlp.stream({maxIterations: 10})"},
+	{Name: "lcc", GAP: "–", Value: "coefficient", Once: true,
+		Call: "algo.lcc.stream({})"},
+}
+
+// projectionCall times the projection: a BFS that stops at the source.
+const projectionCall = "algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED', maxDepth: 0, includeUnreachable: false})"
+
+// statement is the text that runs c, returning ret.
+func (c AlgoCase) statement(call, ret string) string {
+	s := "CALL " + call + " YIELD nodeId, " + c.Value + " RETURN " + ret
+	if c.Source {
+		s = "MATCH (s:V {id: $source}) " + s
+	}
+	return s
+}
+
+// AlgoOptions configure RunAlgo.
+type AlgoOptions struct {
+	Scale int
+	Seed  uint64
+	// Data holds the generated CSV files (WriteKronecker); DB is the data
+	// directory to import them into (it must not exist; removed after).
+	Data, DB string
+	// Runs timed runs per algorithm after Warmup untimed ones; a run
+	// from a source vertex takes the next of Runs sources.
+	Runs, Warmup int
+	// Only, when set, names the algorithms to run.
+	Only   []string
+	Commit string
+	Note   string
+	Log    io.Writer
+}
+
+// AlgoTiming is one algorithm's measurements.
+type AlgoTiming struct {
+	Case AlgoCase
+	// Procedure and Query are the runs' times (see the file comment);
+	// Rows the rows a query returned (the last run's).
+	Procedure, Query []time.Duration
+	Rows             int64
+	// Edges is, for BFS, the input edges with both ends reached (the
+	// Graph500 count for TEPS), per run.
+	Edges []int64
+}
+
+// AlgoReport is a run of the algorithm benchmark.
+type AlgoReport struct {
+	Date      time.Time
+	Machine   Machine
+	Commit    string
+	GoVersion string
+	Note      string
+	Load      [3]float64 // load average before the timed runs
+	Kron      KronStats
+	Seed      uint64
+	// Import is `quiver import`'s time, Open the opening of the imported
+	// directory; neither is in any algorithm's time.
+	Import, Open time.Duration
+	Projection   []time.Duration
+	Timings      []AlgoTiming
+}
+
+// RunAlgo imports the generated graph and times the algorithms.
+func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", a...)
+		}
+	}
+	r := &AlgoReport{Date: time.Now(), Machine: ThisMachine(), Commit: o.Commit, GoVersion: runtime.Version(), Note: o.Note, Seed: o.Seed}
+	r.Kron = KronStats{Scale: o.Scale, Vertices: 1 << o.Scale}
+	logf("importing %s", o.Data)
+	start := time.Now()
+	sum, err := engine.Import(engine.ImportOptions{Dir: o.DB,
+		Nodes: []engine.ImportInput{{Name: "V", Path: filepath.Join(o.Data, KronNodesFile)}},
+		Rels:  []engine.ImportInput{{Name: "E", Path: filepath.Join(o.Data, KronEdgesFile)}}})
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(o.DB)
+	r.Import = time.Since(start)
+	r.Kron.Edges = sum.Relationships
+	r.Kron.SelfLoops = KronEdgeFactor*r.Kron.Vertices - sum.Relationships
+	start = time.Now()
+	// The undirected projection of a scale-22 graph holds more than the
+	// default 1 GiB per query: no per-query limit here.
+	db, err := engine.Open(o.DB, engine.Options{MaxMemoryPerQuery: -1})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	r.Open = time.Since(start)
+	logf("imported %d vertices, %d edges in %.1f s; opened in %.1f s", sum.Nodes, sum.Relationships, r.Import.Seconds(), r.Open.Seconds())
+	runs := max(o.Runs, 1)
+	sources, err := algoSources(ctx, db, o.Seed, r.Kron.Vertices, runs)
+	if err != nil {
+		return nil, err
+	}
+	if l, err := LoadAvg(); err == nil {
+		r.Load = l
+	}
+	for _, c := range AlgoCases {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, c.Name) {
+			continue
+		}
+		t := AlgoTiming{Case: c}
+		first, last := -o.Warmup, runs
+		if c.Once {
+			first, last = 0, 1
+		}
+		for i := first; i < last; i++ {
+			params := sourceParams(c, sources, i)
+			d, _, err := procedureTime(ctx, db, c.statement(c.Call, "count(*)"), params)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			q, rows, err := queryTime(ctx, db, c.statement(c.Call, "nodeId.id, "+c.Value), params)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			if i < 0 {
+				continue
+			}
+			t.Procedure, t.Query, t.Rows = append(t.Procedure, d), append(t.Query, q), rows
+			if c.Name == "bfs" {
+				e, err := reachedEdges(ctx, db, params)
+				if err != nil {
+					return nil, err
+				}
+				t.Edges = append(t.Edges, e)
+			}
+		}
+		logf("%s: in the procedure %.3f s, through the query %.3f s (medians of %d)", c.Name,
+			MedianOf(t.Procedure).Seconds(), MedianOf(t.Query).Seconds(), len(t.Procedure))
+		r.Timings = append(r.Timings, t)
+	}
+	proj := AlgoCase{Source: true, Value: "depth"}
+	for i := -o.Warmup; i < runs; i++ {
+		d, _, err := procedureTime(ctx, db, proj.statement(projectionCall, "count(*)"), sourceParams(proj, sources, i))
+		if err != nil {
+			return nil, fmt.Errorf("projection: %w", err)
+		}
+		if i >= 0 {
+			r.Projection = append(r.Projection, d)
+		}
+	}
+	logf("projection: median %.3f s", MedianOf(r.Projection).Seconds())
+	return r, nil
+}
+
+func sourceParams(c AlgoCase, sources []int64, run int) engine.Params {
+	if !c.Source {
+		return nil
+	}
+	return engine.Params{"source": sources[(run+len(sources))%len(sources)]}
+}
+
+// algoSources draws n distinct source vertices with at least one edge,
+// seeded (GAP also picks random non-isolated sources).
+func algoSources(ctx context.Context, db *engine.DB, seed uint64, vertices int64, n int) ([]int64, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x736f75726365)) // "source"
+	var out []int64
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 100*n {
+			return nil, fmt.Errorf("found only %d vertices with edges in %d tries", len(out), tries)
+		}
+		v := rng.Int64N(vertices)
+		if slices.Contains(out, v) {
+			continue
+		}
+		rows, err := QueryEmbeddedParams(ctx, db, "MATCH (v:V {id: $v})--() RETURN count(*)", engine.Params{"v": v})
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 1 && rows[0][0] != int64(0) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// procedureTime runs text under PROFILE and returns the ProcedureCall
+// operator's own time and the query's total.
+func procedureTime(ctx context.Context, db *engine.DB, text string, params engine.Params) (proc, total time.Duration, err error) {
+	runtime.GC() // the previous run's garbage is not this one's to collect
+	res, err := db.Query(ctx, "PROFILE "+text, params)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer res.Close()
+	for {
+		b, err := res.Next()
+		if err != nil {
+			return 0, 0, err
+		}
+		if b == nil {
+			break
+		}
+	}
+	p := res.Profile()
+	if p == nil {
+		return 0, 0, fmt.Errorf("PROFILE gave no profile")
+	}
+	found := false
+	for _, op := range p.Operators {
+		if op.Name == "ProcedureCall" {
+			proc += op.Time
+			found = true
+		}
+	}
+	if !found {
+		return 0, 0, fmt.Errorf("PROFILE shows no ProcedureCall operator")
+	}
+	return proc, p.TotalTime, nil
+}
+
+// queryTime runs text, pulling every batch, and returns the wall time
+// and the rows.
+func queryTime(ctx context.Context, db *engine.DB, text string, params engine.Params) (time.Duration, int64, error) {
+	runtime.GC()
+	start := time.Now()
+	res, err := db.Query(ctx, text, params)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer res.Close()
+	var rows int64
+	for {
+		b, err := res.Next()
+		if err != nil {
+			return 0, 0, err
+		}
+		if b == nil {
+			return time.Since(start), rows, nil
+		}
+		rows += int64(b.Rows())
+	}
+}
+
+// reachedEdges counts the input edges whose ends the BFS from $source
+// reaches (both or neither are reached in an undirected graph): the
+// edges Graph500 divides by the time for TEPS.
+func reachedEdges(ctx context.Context, db *engine.DB, params engine.Params) (int64, error) {
+	rows, err := QueryEmbeddedParams(ctx, db, "MATCH (s:V {id: $source}) CALL algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED', includeUnreachable: false}) YIELD nodeId MATCH (nodeId)-[e:E]->() RETURN count(e)", params)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 {
+		return 0, fmt.Errorf("edge count: %v", rows)
+	}
+	n, ok := rows[0][0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("edge count: %v", rows[0][0])
+	}
+	return n, nil
+}

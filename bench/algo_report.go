@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// GoalFactor is how far from GAP's 2-thread time an algorithm may be.
+const GoalFactor = 2
+
+// Goal is c's goal at scale: GoalFactor × GAP's scale-22 time, scaled
+// linearly with the edge count (2^(scale-22)) at other scales; 0 when
+// there is no anchor.
+func (c AlgoCase) Goal(scale int) time.Duration {
+	if c.Anchor == 0 {
+		return 0
+	}
+	return time.Duration(float64(GoalFactor*c.Anchor) * math.Pow(2, float64(scale-GAPScale)))
+}
+
+// TEPS is BFS's traversed edges per second over the runs: the harmonic
+// mean of each run's edges / time, as Graph500 reports it (0 without
+// runs).
+func (t AlgoTiming) TEPS() float64 {
+	var inv float64
+	n := 0
+	for i, d := range t.Procedure {
+		if i < len(t.Edges) && t.Edges[i] > 0 && d > 0 {
+			inv += d.Seconds() / float64(t.Edges[i])
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(n) / inv
+}
+
+// WriteAlgoMarkdown renders the report as bench/RESULTS-algo.md.
+func WriteAlgoMarkdown(w io.Writer, r *AlgoReport) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	k := r.Kron
+	p("# Graph algorithms: Quiver beside the GAP reference kernels")
+	p("")
+	p("Written by `make bench-algo` (bench/cmd/quiverbench algo); do not edit by hand. See bench/README.md, \"Graph algorithms\".")
+	p("")
+	p("| | |")
+	p("|---|---|")
+	p("| Date | %s |", dateText(r.Date))
+	p("| Machine | %s |", r.Machine)
+	p("| Commit | %s |", r.Commit)
+	p("| Go | %s |", r.GoVersion)
+	p("| Load | load average %.2f %.2f %.2f before the timed runs |", r.Load[0], r.Load[1], r.Load[2])
+	p("| Graph | Graph500 Kronecker, scale %d, seed %d: %s vertices, %s undirected edges (%s self-loops dropped), weights 1..%d; stored once per edge, read with direction 'UNDIRECTED' |",
+		k.Scale, r.Seed, countText(k.Vertices), countText(k.Edges), countText(k.SelfLoops), KronMaxWeight)
+	p("| Load (not timed below) | `quiver import` %s, opening the directory %s |", secText(r.Import), secText(r.Open))
+	p("")
+	if r.Note != "" {
+		p("%s", r.Note)
+		p("")
+	}
+	p("Times are medians of %d runs (min in parentheses); BFS and SSSP start from a different seeded", runsOf(r))
+	p("non-isolated vertex each run. *In the procedure*: the ProcedureCall operator's own time under PROFILE")
+	p("(`CALL … YIELD nodeId, value RETURN count(*)`): projecting the graph, the algorithm, filling the")
+	p("yielded columns. *Through the query language*: `CALL … YIELD nodeId, value RETURN nodeId.id, value`,")
+	p("every row pulled in process. GAP: the reference kernels (gapbs) on this machine at scale %d with 2", GAPScale)
+	p("threads (issue 14); the goal is %d× that, scaled linearly in edges (2^(scale−%d)) at other scales.", GoalFactor, GAPScale)
+	p("")
+	p("| algorithm | in the procedure | through the query language | CALL … YIELD overhead | rows | GAP kernel | GAP, 2 threads, scale %d | goal at scale %d | procedure / goal |", GAPScale, k.Scale)
+	p("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+	for _, t := range r.Timings {
+		c := t.Case
+		proc, q := MedianOf(t.Procedure), MedianOf(t.Query)
+		anchor, goal, vs := "–", "–", "–"
+		if c.Anchor > 0 {
+			anchor, goal = secText3(c.Anchor), secText3(c.Goal(k.Scale))
+			vs = fmt.Sprintf("%.2f", proc.Seconds()/c.Goal(k.Scale).Seconds())
+		}
+		name := c.Name
+		if n := len(t.Procedure); n != runsOf(r) {
+			name += fmt.Sprintf(" (%d run%s)", n, map[bool]string{true: "", false: "s"}[n == 1])
+		}
+		p("| %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s |", name, secText3(proc), secText3(slicesMin(t.Procedure)),
+			secText3(q), secText3(q-proc), countText(t.Rows), c.GAP, anchor, goal, vs)
+	}
+	p("")
+	if len(r.Projection) > 0 {
+		p("The projection alone (a BFS with `maxDepth: 0`, which reaches only its source) takes %s in the procedure;", secText3(MedianOf(r.Projection)))
+		p("it is part of every time above, and GAP's times exclude building its graph.")
+		p("")
+	}
+	for _, t := range r.Timings {
+		if teps := t.TEPS(); teps > 0 {
+			p("BFS: %.1f MTEPS in the procedure (Graph500's count: input edges with both ends reached, %s on", teps/1e6, countText(MedianOf(t.Edges)))
+			p("median; harmonic mean over the runs). GAP's BFS anchor is about %.0f MTEPS (%s edges generated at", float64(KronEdgeFactor<<GAPScale)/bfsAnchor().Seconds()/1e6, countText(KronEdgeFactor<<GAPScale))
+			p("scale %d in %s).", GAPScale, secText3(bfsAnchor()))
+			p("")
+		}
+	}
+	p("Run: `make bench-algo` (scale 20) or `make bench-algo ALGO_SCALE=22` (about 4M vertices, 64M edges; the")
+	p("size of Graphalytics' graph500-22 and of the GAP anchors).")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func bfsAnchor() time.Duration {
+	for _, c := range AlgoCases {
+		if c.Name == "bfs" {
+			return c.Anchor
+		}
+	}
+	return 0
+}
+
+// runsOf is the number of timed runs most algorithms had.
+func runsOf(r *AlgoReport) int {
+	n := 0
+	for _, t := range r.Timings {
+		n = max(n, len(t.Procedure))
+	}
+	return n
+}
+
+func slicesMin(xs []time.Duration) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	m := xs[0]
+	for _, x := range xs[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+// secText3 is a duration in seconds with millisecond precision.
+func secText3(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
