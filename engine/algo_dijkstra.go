@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/quiverdb/quiver/engine/algo"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -46,7 +47,10 @@ func algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	var tv []uint32
+	if err := a.run.Charge(int64(len(targets)) * 4); err != nil { // tv
+		return nil, a.fail(err)
+	}
+	tv := make([]uint32, 0, len(targets))
 	for _, t := range targets {
 		key := "targetNodes"
 		if hasTarget {
@@ -63,8 +67,16 @@ func algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 		return nil, a.fail(err)
 	}
 	rows := &dijkstraRows{run: a.run, g: g, p: p, src: s, targets: p.Settled}
+	// A path holds at most every vertex once: the buffers PathTo fills
+	// never grow past N.
+	if rows.verts, err = algo.MakeCharged[uint32](a.run, g.N, 4); err != nil {
+		return nil, a.fail(err)
+	}
+	if rows.slots, err = algo.MakeCharged[uint32](a.run, g.N, 4); err != nil {
+		return nil, a.fail(err)
+	}
 	if hasTargets {
-		rows.targets = rows.targets[:0:0]
+		rows.targets = tv[:0] // the reached targets, in place
 		for _, t := range tv {
 			if p.Pred[t] != ^uint32(0) || t == s {
 				rows.targets = append(rows.targets, t)
@@ -76,7 +88,10 @@ func algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 
 // dijkstraRows streams one row per target: without targets the settled
 // vertices in order of cost, else the reached given targets in order.
-// The lists and the path are built only when yielded.
+// The lists and the path are built only when yielded, and charged before
+// they are: a batch of long paths holds a list value per vertex of each
+// path. held is what the current batch's values were charged; a new
+// batch (at 0) overwrites them, so it gives that back.
 type dijkstraRows struct {
 	run     *algo.Run
 	g       *algo.Graph
@@ -84,15 +99,38 @@ type dijkstraRows struct {
 	src     uint32
 	targets []uint32
 	next    int
+	held    int64
 
 	verts, slots []uint32
 }
 
+// pathValueBytes estimates the values a row with a path of n vertices
+// yields: the nodeIds and costs lists (a boxed scalar per entry) and the
+// PATH (a node and a relationship id per step), as memory.ValueBytes
+// counts them.
+func pathValueBytes(cols []*vector.Vector, n int) int64 {
+	var b int64
+	list := memory.IfaceBytes + memory.SliceBytes + int64(n)*(memory.IfaceBytes+memory.BoxedBytes)
+	if cols[3] != nil {
+		b += list
+	}
+	if cols[4] != nil {
+		b += list
+	}
+	if cols[5] != nil {
+		b += memory.IfaceBytes + 2*memory.SliceBytes + 8*int64(2*n-1)
+	}
+	return b
+}
+
 func (s *dijkstraRows) Fill(cols []*vector.Vector, at, n int) (int, error) {
+	if at == 0 && s.held > 0 {
+		s.run.Uncharge(s.held)
+		s.held = 0
+	}
 	k := 0
 	for ; k < n && s.next < len(s.targets); k++ {
 		t := s.targets[s.next]
-		s.next++
 		r := at + k
 		if c := cols[0]; c != nil {
 			c.IDs[r] = s.g.NodeID(s.src)
@@ -104,9 +142,16 @@ func (s *dijkstraRows) Fill(cols []*vector.Vector, at, n int) (int, error) {
 			c.F64[r] = s.p.Dist[t]
 		}
 		if cols[3] == nil && cols[4] == nil && cols[5] == nil {
+			s.next++
 			continue
 		}
 		s.verts, s.slots = s.p.PathTo(t, s.verts[:0], s.slots[:0])
+		b := pathValueBytes(cols, len(s.verts))
+		if err := s.run.Charge(b); err != nil {
+			return k, err
+		}
+		s.held += b
+		s.next++
 		if c := cols[3]; c != nil {
 			ids := make([]vector.Value, len(s.verts))
 			for i, v := range s.verts {

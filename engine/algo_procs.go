@@ -70,7 +70,7 @@ func startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, e
 	}
 	ctx := c.Ctx
 	return &algoCall{cfg: cfg, tx: tx, proj: proj,
-		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }}}, nil
+		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }, Probe: algo.ProbeOf(ctx)}}, nil
 }
 
 // weight reads relationshipWeightProperty into the projection.

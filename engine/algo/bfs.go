@@ -17,6 +17,9 @@ const (
 	bfsBeta  = 18
 )
 
+// bfsLocal is the capacity of a worker's buffer of found vertices.
+const bfsLocal = 1024
+
 // BFS returns the hop distance of every vertex from src along Out edges
 // (Unreached for the others), exploring at most maxDepth levels when
 // maxDepth >= 0. Direction-optimizing (Beamer): top-down steps expand the
@@ -31,14 +34,23 @@ func BFS(r *Run, g *Graph, src uint32, maxDepth int) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.charge(int64(g.N) * u32Bytes); err != nil { // the queues
+	// Every vertex joins a queue once, so two queues of N never grow.
+	queue, err := growSlice[uint32](r, nil, g.N, u32Bytes)
+	if err != nil {
+		return nil, err
+	}
+	spare, err := growSlice[uint32](r, nil, g.N, u32Bytes)
+	if err != nil {
 		return nil, err
 	}
 	for i := range depth {
 		depth[i] = Unreached
 	}
 	depth[src] = 0
-	b := &bfs{r: r, g: g, depth: depth}
+	b := &bfs{r: r, g: g, depth: depth, queue: queue, spare: spare, locals: make([][]uint32, r.workers())}
+	for w := range b.locals {
+		b.locals[w] = make([]uint32, 0, bfsLocal)
+	}
 	if err := b.run(src, maxDepth); err != nil {
 		return nil, err
 	}
@@ -49,10 +61,14 @@ type bfs struct {
 	r     *Run
 	g     *Graph
 	depth []int32
-	queue []uint32 // the frontier, top-down
-	front []uint64 // the frontier, bottom-up (bitmap over vertices)
-	next  []uint64
-	mu    sync.Mutex // guards queue while workers append their finds
+	queue []uint32 // the frontier, top-down (capacity N)
+	spare []uint32 // the next frontier's queue (capacity N)
+	// locals are the workers' buffers of found vertices, flushed to the
+	// next queue when full.
+	locals [][]uint32
+	front  []uint64 // the frontier, bottom-up (bitmap over vertices)
+	next   []uint64
+	mu     sync.Mutex // guards the next queue while workers flush their finds
 }
 
 func (b *bfs) run(src uint32, maxDepth int) error {
@@ -69,6 +85,9 @@ func (b *bfs) run(src uint32, maxDepth int) error {
 			awake, old := int64(len(b.queue)), int64(0)
 			for awake > 0 && (awake >= old || awake > int64(g.N/bfsBeta)) && (maxDepth < 0 || int(level) < maxDepth) {
 				old = awake
+				if err := b.r.round("bfs", int(level)); err != nil {
+					return err
+				}
 				var err error
 				if awake, err = b.bottomUp(level + 1); err != nil {
 					return err
@@ -83,6 +102,9 @@ func (b *bfs) run(src uint32, maxDepth int) error {
 			continue
 		}
 		edgesToCheck -= scout
+		if err := b.r.round("bfs", int(level)); err != nil {
+			return err
+		}
 		var err error
 		if scout, err = b.topDown(level + 1); err != nil {
 			return err
@@ -97,26 +119,34 @@ func (b *bfs) run(src uint32, maxDepth int) error {
 func (b *bfs) topDown(lvl int32) (int64, error) {
 	g, depth := b.g, b.depth
 	cur := b.queue
-	var next []uint32
+	next := b.spare[:0]
 	var scout atomic.Int64
-	err := b.r.parallelFor(len(cur), 256, func(_, lo, hi int) error {
-		var local []uint32
+	err := b.r.parallelFor(len(cur), 256, func(w, lo, hi int) error {
+		local := b.locals[w][:0]
+		flush := func() {
+			b.mu.Lock()
+			next = append(next, local...)
+			b.mu.Unlock()
+			local = local[:0]
+		}
 		var sc int64
 		for _, u := range cur[lo:hi] {
 			for _, v := range g.Out.Nbr[g.Out.Off[u]:g.Out.Off[u+1]] {
 				if atomic.LoadInt32(&depth[v]) < 0 && atomic.CompareAndSwapInt32(&depth[v], Unreached, lvl) {
+					if len(local) == cap(local) {
+						flush()
+					}
 					local = append(local, v)
 					sc += int64(g.Out.Off[v+1] - g.Out.Off[v])
 				}
 			}
 		}
+		flush()
+		b.locals[w] = local
 		scout.Add(sc)
-		b.mu.Lock()
-		next = append(next, local...)
-		b.mu.Unlock()
 		return nil
 	})
-	b.queue = next
+	b.queue, b.spare = next, cur
 	return scout.Load(), err
 }
 

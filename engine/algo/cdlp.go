@@ -12,6 +12,8 @@ import "slices"
 // doubles every count and changes no choice. Each worker sorts a
 // vertex's neighbour labels in its own buffer; rounds read only the
 // previous round's labels, so the result does not depend on the schedule.
+// The buffers grow to the largest degree a worker meets, charged as they
+// grow.
 func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 	cur := seed
 	next, err := makeSlice[int64](r, g.N, u64Bytes)
@@ -19,12 +21,26 @@ func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 		return nil, err
 	}
 	bufs := make([][]int64, r.workers())
-	cuts := ranges(g.Out.Off, g.N)
-	for range iters {
+	cuts, err := ranges(r, g.Out.Off, g.N)
+	if err != nil {
+		return nil, err
+	}
+	for i := range iters {
+		if err := r.round("cdlp", i); err != nil {
+			return nil, err
+		}
 		err := r.overRanges(cuts, func(w, _, lo, hi int) error {
 			buf := bufs[w]
+			defer func() { bufs[w] = buf }()
 			for v := lo; v < hi; v++ {
-				buf = buf[:0]
+				d := g.Out.Degree(uint32(v))
+				if !g.Symmetric {
+					d += g.In.Degree(uint32(v))
+				}
+				var err error
+				if buf, err = growSlice(r, buf[:0], d, u64Bytes); err != nil {
+					return err
+				}
 				for _, u := range g.Out.List(uint32(v)) {
 					buf = append(buf, cur[u])
 				}
@@ -39,7 +55,6 @@ func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 				}
 				next[v] = mostFrequent(buf)
 			}
-			bufs[w] = buf
 			return nil
 		})
 		if err != nil {

@@ -35,21 +35,33 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 	}
 	var want map[uint32]bool
 	if len(targets) > 0 {
+		if err := r.charge(int64(len(targets)) * mapEntryBytes); err != nil {
+			return nil, err
+		}
 		want = make(map[uint32]bool, len(targets))
 		for _, t := range targets {
 			want[t] = true
 		}
 	}
-	done := make([]uint64, (g.N+63)/64)
-	if err := r.charge(int64(len(done))*u64Bytes + int64(g.N)*u32Bytes); err != nil { // done, settled
+	done, err := makeSlice[uint64](r, (g.N+63)/64, u64Bytes)
+	if err != nil {
 		return nil, err
 	}
+	if p.Settled, err = growSlice[uint32](r, nil, g.N, u32Bytes); err != nil {
+		return nil, err
+	}
+	// Lazy deletion leaves stale entries in the heap: it may hold one per
+	// relaxed edge, so it grows through the accountant.
+	items, err := growSlice[heapItem](r, nil, 1, heapItemBytes)
+	if err != nil {
+		return nil, err
+	}
+	h := distHeap(append(items, heapItem{d: 0, v: src}))
 	off, nbr, wts := g.Out.Off, g.Out.Nbr, g.OutW
-	h := distHeap{{d: 0, v: src}}
 	p.Dist[src] = 0
 	for pops := 0; len(h) > 0; pops++ {
 		if pops&4095 == 0 {
-			if err := r.stop(); err != nil {
+			if err := r.round("dijkstra", pops>>12); err != nil {
 				return nil, err
 			}
 		}
@@ -74,12 +86,25 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 			v := nbr[i]
 			if nd := it.d + w; nd < p.Dist[v] {
 				p.Dist[v], p.Pred[v], p.PredSlot[v] = nd, u, i
+				if len(h) == cap(h) {
+					if items, err = growSlice(r, []heapItem(h), 1, heapItemBytes); err != nil {
+						return nil, err
+					}
+					h = distHeap(items)
+				}
 				h.push(heapItem{d: nd, v: v})
 			}
 		}
 	}
 	return p, nil
 }
+
+// Sizes the accountant charges for Dijkstra's heap entries and target
+// set entries.
+const (
+	heapItemBytes = 16 // float64 + uint32, padded
+	mapEntryBytes = 16 // key, value, and a share of the buckets
+)
 
 // PathTo appends the vertices of the path to t (source first) to verts
 // and the Out slots of its edges to slots; t must be settled.

@@ -14,6 +14,9 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if !g.Sorted {
 		panic("BUG: algo: LCC needs sorted lists")
 	}
+	if err := r.round("lcc", 0); err != nil {
+		return nil, err
+	}
 	nb, err := neighbourhoods(r, g)
 	if err != nil {
 		return nil, err
@@ -22,7 +25,14 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = r.overRanges(ranges(nb.Off, g.N), func(_, _, lo, hi int) error {
+	cuts, err := ranges(r, nb.Off, g.N)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.round("lcc", 1); err != nil {
+		return nil, err
+	}
+	err = r.overRanges(cuts, func(_, _, lo, hi int) error {
 		for v := lo; v < hi; v++ {
 			set := nb.List(uint32(v))
 			k := len(set)
@@ -30,7 +40,13 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 				continue
 			}
 			var edges int64
-			for _, u := range set {
+			for i, u := range set {
+				if i&4095 == 4095 {
+					// A hub's neighbourhood alone may take long.
+					if err := r.stop(); err != nil {
+						return err
+					}
+				}
 				edges += countIn(g.Out.List(u), set, u)
 			}
 			coef[v] = float64(edges) / (float64(k) * float64(k-1))

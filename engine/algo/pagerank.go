@@ -32,17 +32,31 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 	}
 	deg := g.OutDeg
 	if deg == nil {
-		deg = outDegrees(g)
+		if deg, err = outDegrees(r, g); err != nil {
+			return nil, 0, err
+		}
 	}
 	for i := range pr {
 		pr[i] = 1 / float64(n)
 	}
-	cuts := ranges(g.In.Off, n)
+	cuts, err := ranges(r, g.In.Off, n)
+	if err != nil {
+		return nil, 0, err
+	}
 	parts := len(cuts) - 1
-	sinks := make([]float64, parts)
-	deltas := make([]float64, parts)
+	sinks, err := makeSlice[float64](r, parts, u64Bytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	deltas, err := makeSlice[float64](r, parts, u64Bytes)
+	if err != nil {
+		return nil, 0, err
+	}
 	iter := 0
 	for iter < maxIter {
+		if err := r.round("pagerank", iter); err != nil {
+			return nil, iter, err
+		}
 		err := r.overRanges(cuts, func(_, p, lo, hi int) error {
 			s := 0.0
 			for u := lo; u < hi; u++ {
@@ -100,10 +114,13 @@ func maxOf(xs []float64) float64 {
 }
 
 // outDegrees derives the out-degrees from g.Out's offsets.
-func outDegrees(g *Graph) []uint32 {
-	deg := make([]uint32, g.N)
+func outDegrees(r *Run, g *Graph) ([]uint32, error) {
+	deg, err := makeSlice[uint32](r, g.N, u32Bytes)
+	if err != nil {
+		return nil, err
+	}
 	for v := range deg {
 		deg[v] = g.Out.Off[v+1] - g.Out.Off[v]
 	}
-	return deg
+	return deg, nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -110,13 +111,22 @@ func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 	}
 	set := live
 	if p.FilterLabels {
-		set = live.Clone()
-		sel := set.Clone()
-		sel.Clear()
+		// The two bitmaps are temporaries: a copy of the live set and
+		// the union of the labels' sets, no larger than the sum of
+		// theirs.
+		tmp := int64(live.GetSizeInBytes())
+		for _, l := range p.Labels {
+			tmp += int64(tx.LabelNodes(l).GetSizeInBytes())
+		}
+		if err := r.charge(tmp); err != nil {
+			return err
+		}
+		defer r.release(tmp)
+		sel := roaring.New()
 		for _, l := range p.Labels {
 			sel.Or(tx.LabelNodes(l))
 		}
-		set.And(sel)
+		set = roaring.And(live, sel)
 	}
 	n := int(set.GetCardinality())
 	var err error
@@ -140,21 +150,39 @@ func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 }
 
 // lister decodes one node's neighbours from an adjacency: a clean node's
-// straight from the base, a dirty one's through the overlay.
+// straight from the base, a dirty one's through the overlay. Its buffers
+// grow to the largest list a worker decodes, charged before they grow (a
+// dirty node's list may hold its base list and its insertions at once).
 type lister struct {
 	nbrs, rels []uint64
 }
 
-func (l *lister) list(a *storage.Adjacency, node uint64, rels bool) {
+func (l *lister) list(r *Run, a *storage.Adjacency, node uint64, rels bool) error {
+	var err error
 	if !a.Dirty(node) {
 		b := a.Base()
-		l.nbrs = b.AppendNeighbors(l.nbrs[:0], node)
-		if rels {
-			l.rels = b.AppendRels(l.rels[:0], node)
+		d := b.Degree(node)
+		if l.nbrs, err = growSlice(r, l.nbrs[:0], d, u64Bytes); err != nil {
+			return err
 		}
-		return
+		l.nbrs = b.AppendNeighbors(l.nbrs, node)
+		if rels {
+			if l.rels, err = growSlice(r, l.rels[:0], d, u64Bytes); err != nil {
+				return err
+			}
+			l.rels = b.AppendRels(l.rels, node)
+		}
+		return nil
 	}
-	l.nbrs, l.rels = a.AppendNeighbors(l.nbrs[:0], l.rels[:0], node)
+	d := a.Degree(node) + a.Base().Degree(node)
+	if l.nbrs, err = growSlice(r, l.nbrs[:0], d, u64Bytes); err != nil {
+		return err
+	}
+	if l.rels, err = growSlice(r, l.rels[:0], d, u64Bytes); err != nil {
+		return err
+	}
+	l.nbrs, l.rels = a.AppendNeighbors(l.nbrs, l.rels, node)
+	return nil
 }
 
 // degrees counts each vertex's edges in adjs (to vertices of g).
@@ -163,8 +191,9 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
-		var l lister
+	listers := make([]lister, r.workers())
+	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
+		l := &listers[w]
 		for v := lo; v < hi; v++ {
 			node := g.NodeID(uint32(v))
 			d := 0
@@ -176,7 +205,9 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 				if a.Degree(node) == 0 {
 					continue
 				}
-				l.list(a, node, false)
+				if err := l.list(r, a, node, false); err != nil {
+					return err
+				}
 				for _, x := range l.nbrs {
 					if x < uint64(len(g.dense)) && g.dense[x] != noVertex {
 						d++
@@ -223,8 +254,9 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 		}
 	}
 	sortLists := len(adjs) > 1 && !rels
-	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
-		var l lister
+	listers := make([]lister, r.workers())
+	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
+		l := &listers[w]
 		for v := lo; v < hi; v++ {
 			node := g.NodeID(uint32(v))
 			at := off[v]
@@ -232,7 +264,9 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 				if a.Degree(node) == 0 {
 					continue
 				}
-				l.list(a, node, rels)
+				if err := l.list(r, a, node, rels); err != nil {
+					return err
+				}
 				for i, x := range l.nbrs {
 					w := uint32(x)
 					if g.dense != nil {

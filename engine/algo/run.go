@@ -1,6 +1,7 @@
 package algo
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -19,8 +20,45 @@ type Run struct {
 	// Workers is the number of goroutines parallel phases use; 0 means
 	// GOMAXPROCS.
 	Workers int
+	// Probe, when set, is called as each round of an algorithm starts (a
+	// BFS level, an SSSP bucket, a PageRank or CDLP iteration, a WCC
+	// phase, every 4096 Dijkstra pops), before its stop check, with the
+	// algorithm's name and the round's number from 0. Tests use it to act
+	// while an algorithm runs (WithProbe).
+	Probe func(algorithm string, round int)
 
 	charged atomic.Int64
+}
+
+// Probe is a test's view of an algorithm's rounds: called with the
+// statement's context, the algorithm's name and the round number.
+type Probe func(ctx context.Context, algorithm string, round int)
+
+type probeKey struct{}
+
+// WithProbe returns a context whose statements call p at every round of
+// the algorithms they run (Run.Probe); for tests.
+func WithProbe(ctx context.Context, p Probe) context.Context {
+	return context.WithValue(ctx, probeKey{}, p)
+}
+
+// ProbeOf is the probe of WithProbe bound to ctx (the statement's, which
+// derives from the caller's), nil when there is none.
+func ProbeOf(ctx context.Context) func(algorithm string, round int) {
+	p, _ := ctx.Value(probeKey{}).(Probe)
+	if p == nil {
+		return nil
+	}
+	return func(algorithm string, round int) { p(ctx, algorithm, round) }
+}
+
+// round calls the probe, then reports the stop error: the check at the
+// start of each round of an algorithm.
+func (r *Run) round(algorithm string, i int) error {
+	if r.Probe != nil {
+		r.Probe(algorithm, i)
+	}
+	return r.stop()
 }
 
 // workers is the effective worker count.
@@ -53,6 +91,15 @@ func (r *Run) charge(n int64) error {
 	return nil
 }
 
+// release gives back n bytes of a temporary the run charged and dropped.
+func (r *Run) release(n int64) {
+	if r.Mem == nil || n == 0 {
+		return
+	}
+	r.charged.Add(-n)
+	r.Mem.Release(n)
+}
+
 // Release gives back everything the run charged: the caller is done with
 // the graph and the results.
 func (r *Run) Release() {
@@ -67,6 +114,23 @@ func makeSlice[T any](r *Run, n int, size int64) ([]T, error) {
 		return nil, err
 	}
 	return make([]T, n), nil
+}
+
+// growSlice makes room for extra more elements of size bytes in s,
+// charging the capacity it adds before allocating it (at least doubling,
+// so that appends stay amortised O(1)); the run's charge for s is then
+// its capacity. s's length and contents are kept.
+func growSlice[T any](r *Run, s []T, extra int, size int64) ([]T, error) {
+	if len(s)+extra <= cap(s) {
+		return s, nil
+	}
+	c := max(2*cap(s), len(s)+extra, 64)
+	if err := r.charge(int64(c-cap(s)) * size); err != nil {
+		return s, err
+	}
+	ns := make([]T, len(s), c)
+	copy(ns, s)
+	return ns, nil
 }
 
 // morselNodes is the node count of a morsel in node-range loops whose
@@ -123,12 +187,19 @@ func (r *Run) parallelFor(n, grain int, fn func(w, lo, hi int) error) error {
 // edges each (by the offsets off), so that morsels over skewed degree
 // distributions cost about the same; each range holds at least one
 // vertex and at most maxRange. The cut depends only on the graph, never
-// on the worker count, so reductions over ranges are deterministic.
-func ranges(off []uint32, n int) []int {
+// on the worker count, so reductions over ranges are deterministic. A
+// range short of target edges is the last or maxRange vertices long, so
+// there are at most 256 + n/maxRange + 1 of them: the cuts are charged
+// for that many.
+func ranges(r *Run, off []uint32, n int) ([]int, error) {
 	edges := int(off[n])
 	target := max(4096, edges/256)
 	const maxRange = 1 << 14
-	cuts := []int{0}
+	cuts, err := growSlice[int](r, nil, 258+n/maxRange, u64Bytes)
+	if err != nil {
+		return nil, err
+	}
+	cuts = append(cuts, 0)
 	lo := 0
 	for lo < n {
 		hi := lo + 1
@@ -139,7 +210,7 @@ func ranges(off []uint32, n int) []int {
 		cuts = append(cuts, hi)
 		lo = hi
 	}
-	return cuts
+	return cuts, nil
 }
 
 // overRanges runs fn over the ranges cuts (from ranges) in parallel.
@@ -148,6 +219,14 @@ func (r *Run) overRanges(cuts []int, fn func(w, part, lo, hi int) error) error {
 		return fn(w, p, cuts[p], cuts[p+1])
 	})
 }
+
+// Charge accounts n bytes the caller is about to allocate beside the
+// algorithm's arrays (Release gives them back with the rest).
+func (r *Run) Charge(n int64) error { return r.charge(n) }
+
+// Uncharge gives back n bytes of a Charge early, once the caller dropped
+// what they paid for.
+func (r *Run) Uncharge(n int64) { r.release(n) }
 
 // MakeCharged charges and allocates a slice of n elements of size bytes
 // each, for callers that build result arrays beside an algorithm's.

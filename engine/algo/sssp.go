@@ -40,30 +40,50 @@ func SSSP(r *Run, g *Graph, src uint32, delta float64) ([]float64, error) {
 	delta = max(delta, weightSum(g)/(1<<40))
 	nw := r.workers()
 	ws := make([]ssspWorker, nw)
-	for i := range ws {
-		ws[i].ring = make([][]uint32, ssspRing)
-	}
-	if err := r.charge(int64(g.N) * u32Bytes * 2); err != nil { // bucket entries, roughly
+	if err := r.charge(int64(nw) * ssspRing * sliceHeaderBytes); err != nil {
 		return nil, err
 	}
-	frontier := []uint32{src}
+	for i := range ws {
+		ws[i].r = r
+		ws[i].ring = make([][]uint32, ssspRing)
+	}
+	// A vertex is filed again each time its distance improves, so the
+	// buckets may hold more entries than vertices: every list grows
+	// through growSlice, charged as it grows.
+	frontier, err := growSlice[uint32](r, nil, 1, u32Bytes)
+	if err != nil {
+		return nil, err
+	}
+	frontier = append(frontier, src)
+	var far []uint32
 	cur := uint64(0)
-	for {
+	for round := 0; ; round++ {
+		if err := r.round("sssp", round); err != nil {
+			return nil, err
+		}
 		lower := float64(cur) * delta
 		err := r.parallelFor(len(frontier), 64, func(w, lo, hi int) error {
 			ws[w].relax(g, dist, frontier[lo:hi], lower, delta, cur)
-			return nil
+			return ws[w].err
 		})
 		if err != nil {
 			return nil, err
 		}
 		next, ok := nextBucket(ws, cur)
 		if !ok {
-			if next, ok = refile(ws, dist, delta, cur); !ok {
+			if far, next, ok, err = refile(r, ws, far, dist, delta, cur); err != nil {
+				return nil, err
+			} else if !ok {
 				break
 			}
 		}
-		frontier = frontier[:0]
+		total := 0
+		for i := range ws {
+			total += len(ws[i].ring[next%ssspRing])
+		}
+		if frontier, err = growSlice(r, frontier[:0], total, u32Bytes); err != nil {
+			return nil, err
+		}
 		for i := range ws {
 			b := &ws[i].ring[next%ssspRing]
 			frontier = append(frontier, *b...)
@@ -74,11 +94,17 @@ func SSSP(r *Run, g *Graph, src uint32, delta float64) ([]float64, error) {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(dist))), len(dist)), nil
 }
 
+// sliceHeaderBytes is the size of a slice header.
+const sliceHeaderBytes = 24
+
 // ssspWorker is one worker's buckets: ring[b % ssspRing] holds bucket b
-// for b in [cur, cur+ssspRing); far holds the vertices beyond.
+// for b in [cur, cur+ssspRing); far holds the vertices beyond. err is a
+// failed charge: the worker stops and the run fails with it.
 type ssspWorker struct {
+	r    *Run
 	ring [][]uint32
 	far  []uint32
+	err  error
 }
 
 // relax relaxes the out-edges of the frontier vertices still in the
@@ -86,6 +112,9 @@ type ssspWorker struct {
 func (sw *ssspWorker) relax(g *Graph, dist []uint64, frontier []uint32, lower, delta float64, cur uint64) {
 	off, nbr, wts := g.Out.Off, g.Out.Nbr, g.OutW
 	for _, u := range frontier {
+		if sw.err != nil {
+			return
+		}
 		du := math.Float64frombits(atomic.LoadUint64(&dist[u]))
 		if du < lower {
 			continue // settled in an earlier bucket: this entry is stale
@@ -116,15 +145,31 @@ func (sw *ssspWorker) relax(g *Graph, dist []uint64, frontier []uint32, lower, d
 func (sw *ssspWorker) file(v uint32, d, delta float64, cur uint64) {
 	q := d / delta
 	if q >= float64(cur+ssspRing) {
-		sw.far = append(sw.far, v)
+		sw.far = sw.push(sw.far, v)
 		return
 	}
 	b := max(uint64(q), cur)
 	if b >= cur+ssspRing {
-		sw.far = append(sw.far, v)
+		sw.far = sw.push(sw.far, v)
 		return
 	}
-	sw.ring[b%ssspRing] = append(sw.ring[b%ssspRing], v)
+	sw.ring[b%ssspRing] = sw.push(sw.ring[b%ssspRing], v)
+}
+
+// push appends v to list, growing it through the accountant; when the
+// charge fails v is dropped and sw.err set (the run fails).
+func (sw *ssspWorker) push(list []uint32, v uint32) []uint32 {
+	if len(list) == cap(list) {
+		grown, err := growSlice(sw.r, list, 1, u32Bytes)
+		if err != nil {
+			if sw.err == nil {
+				sw.err = err
+			}
+			return list
+		}
+		list = grown
+	}
+	return append(list, v)
 }
 
 // nextBucket is the smallest non-empty bucket >= cur in the rings.
@@ -140,15 +185,23 @@ func nextBucket(ws []ssspWorker, cur uint64) (uint64, bool) {
 }
 
 // refile moves the far lists (the rings being empty) into buckets from
-// the smallest distance among them on, and returns that bucket.
-func refile(ws []ssspWorker, dist []uint64, delta float64, cur uint64) (uint64, bool) {
-	var far []uint32
+// the smallest distance among them on, and returns that bucket; far is
+// the buffer it gathers them in, returned for reuse.
+func refile(r *Run, ws []ssspWorker, far []uint32, dist []uint64, delta float64, cur uint64) ([]uint32, uint64, bool, error) {
+	total := 0
+	for i := range ws {
+		total += len(ws[i].far)
+	}
+	if total == 0 {
+		return far, 0, false, nil
+	}
+	far, err := growSlice(r, far[:0], total, u32Bytes)
+	if err != nil {
+		return far, 0, false, err
+	}
 	for i := range ws {
 		far = append(far, ws[i].far...)
 		ws[i].far = ws[i].far[:0]
-	}
-	if len(far) == 0 {
-		return 0, false
 	}
 	lo := math.Inf(1)
 	for _, v := range far {
@@ -158,7 +211,11 @@ func refile(ws []ssspWorker, dist []uint64, delta float64, cur uint64) (uint64, 
 	for _, v := range far {
 		ws[0].file(v, math.Float64frombits(dist[v]), delta, start)
 	}
-	return nextBucket(ws, start)
+	if ws[0].err != nil {
+		return far, 0, false, ws[0].err
+	}
+	next, ok := nextBucket(ws, start)
+	return far, next, ok, nil
 }
 
 // weightSum is the sum of all edge weights.

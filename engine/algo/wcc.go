@@ -30,8 +30,14 @@ func WCC(r *Run, g *Graph) ([]uint32, error) {
 	for i := range comp {
 		comp[i] = uint32(i)
 	}
-	cuts := ranges(g.Out.Off, g.N)
+	cuts, err := ranges(r, g.Out.Off, g.N)
+	if err != nil {
+		return nil, err
+	}
 	for round := 0; round < wccRounds; round++ {
+		if err := r.round("wcc", round); err != nil {
+			return nil, err
+		}
 		err := r.overRanges(cuts, func(_, _, lo, hi int) error {
 			for v := lo; v < hi; v++ {
 				if s := g.Out.Off[v] + uint32(round); s < g.Out.Off[v+1] {
@@ -48,6 +54,9 @@ func WCC(r *Run, g *Graph) ([]uint32, error) {
 		}
 	}
 	giant := sampleFrequent(comp)
+	if err := r.round("wcc", wccRounds); err != nil {
+		return nil, err
+	}
 	err = r.overRanges(cuts, func(_, _, lo, hi int) error {
 		for v := lo; v < hi; v++ {
 			if atomic.LoadUint32(&comp[v]) == giant {

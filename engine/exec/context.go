@@ -4,6 +4,7 @@ import (
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -42,6 +43,10 @@ type Context struct {
 	eagers []*eagerOp
 	// built holds the plan operators whose batches Build charged.
 	built map[plan.Operator]struct{}
+	// streams are the procedure streams started and not yet closed:
+	// Close closes them, since a LIMIT, an error or a closed result can
+	// end the statement before a stream is drained.
+	streams []procs.Stream
 }
 
 // noteUpdated records that an entity that existed before the statement

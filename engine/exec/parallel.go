@@ -460,7 +460,8 @@ func (r *parRun) stop() {
 
 // Close stops the workers of the query still running (a LIMIT satisfied,
 // an error, a closed result) and waits for them, so that the counters are
-// complete and nothing reads the transaction afterwards. Call it on the
+// complete and nothing reads the transaction afterwards, and closes the
+// procedure streams not drained. Call it on the
 // query's goroutine before reading Stats or ending the transaction.
 func (c *Context) Close() {
 	if c.par != nil {
@@ -468,6 +469,10 @@ func (c *Context) Close() {
 			r.stop()
 		}
 	}
+	for _, st := range c.streams {
+		st.Close() // gives back what the stream charged
+	}
+	c.streams = nil
 	c.Mem.Close() // what the statement held leaves the server's budget
 }
 

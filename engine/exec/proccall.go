@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -174,12 +176,16 @@ func (o *procCallOp) nextStreamed(nin int) (*vector.Batch, error) {
 			return nil, procError(proc, err)
 		}
 		o.stream = st
+		o.c.streams = append(o.c.streams, st)
 	}
 	return o.emit(nin)
 }
 
 func (o *procCallOp) closeStream() {
 	if o.stream != nil {
+		if i := slices.Index(o.c.streams, o.stream); i >= 0 {
+			o.c.streams = slices.Delete(o.c.streams, i, i+1)
+		}
 		o.stream.Close()
 		o.stream = nil
 	}
