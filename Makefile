@@ -95,6 +95,7 @@ fuzz:
 		'FuzzOpenBase ./engine/storage/ 60000' \
 		'FuzzOpen ./engine/storage/wal/ 30000' \
 		'FuzzDecodeRecord ./engine/storage/ 20000' \
+		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
