@@ -1,9 +1,14 @@
 package http
 
 import (
+	"io"
+	"log/slog"
 	"strconv"
 	"testing"
 
+	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -28,4 +33,32 @@ func BenchmarkEncodeRows(b *testing.B) {
 	}
 	b.SetBytes(int64(len(buf)))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch.Len), "ns/row")
+}
+
+// BenchmarkCreateRequest is one auto-commit CREATE request through the
+// handler, without the network, on a database in memory (no log): the
+// CPU and allocations of the HTTP side and the engine around a commit.
+func BenchmarkCreateRequest(b *testing.B) {
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db)
+	var ctx fasthttp.RequestCtx
+	id := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		id++
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.Header.SetMethod(fasthttp.MethodPost)
+		ctx.Request.SetRequestURI("/api/v1/query")
+		ctx.Request.Header.SetContentType("application/json")
+		ctx.Request.SetBodyString(`{"query":"CREATE (:W {id: $id, c: $c})","parameters":{"id":` + strconv.Itoa(id) + `,"c":"x"}}`)
+		s.handle(&ctx)
+		if ctx.Response.StatusCode() != 200 {
+			b.Fatalf("status %d: %s", ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+	}
 }
