@@ -1,0 +1,87 @@
+package algo
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/storage"
+)
+
+// projectStore is a bulk-loaded store of 2^20 nodes and 2^24 :E
+// relationships, half from a small set of hubs (a skewed degree
+// distribution), built once per test binary.
+var projectStore = sync.OnceValues(func() (*storage.Store, error) {
+	const n, m = 1 << 20, 1 << 24
+	rng := rand.New(rand.NewPCG(7, 8))
+	src, dst := make([]uint32, m), make([]uint32, m)
+	for i := range src {
+		src[i] = uint32(rng.IntN(n))
+		if i&1 == 0 {
+			src[i] = uint32(rng.IntN(n / 64))
+		}
+		dst[i] = uint32(rng.IntN(n))
+	}
+	return storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst}})
+})
+
+// BenchmarkProject builds the projections the algorithms ask for over a
+// 1M-node, 16M-relationship graph on two workers.
+func BenchmarkProject(b *testing.B) {
+	s, err := projectStore()
+	if err != nil {
+		b.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	for _, c := range []struct {
+		name string
+		p    Projection
+	}{
+		{"natural-out-in", Projection{Out: true, In: true}},
+		{"undirected", Projection{Out: true, Dir: Undirected}},
+		{"degree-in", Projection{OutDegree: true, In: true}},
+		{"out-rels", Projection{Out: true, OutRels: true}},
+	} {
+		c.p.Types = []catalog.TypeID{typ}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				tx := s.Begin()
+				if _, err := Project(&Run{Workers: 2}, tx, c.p); err != nil {
+					b.Fatal(err)
+				}
+				tx.Rollback()
+			}
+		})
+	}
+}
+
+// mergeRuns sorts a list made of sorted runs (empty ones included) as a
+// sort would.
+func TestMergeRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var l lister
+	for range 2000 {
+		var list []uint32
+		l.runs = l.runs[:0]
+		const base = 100
+		for range 1 + rng.IntN(5) {
+			l.runs = append(l.runs, base+uint32(len(list)))
+			run := make([]uint32, rng.IntN(12))
+			for i := range run {
+				run[i] = uint32(rng.IntN(20))
+			}
+			slices.Sort(run)
+			list = append(list, run...)
+		}
+		want := slices.Sorted(slices.Values(list))
+		if err := l.mergeRuns(&Run{}, list, base); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(list, want) {
+			t.Fatalf("runs %v: merged %v, want %v", l.runs, list, want)
+		}
+	}
+}
