@@ -12,8 +12,8 @@ var dijkstraOutputs = []procs.Field{
 	{Name: "nodeIds", Type: "LIST"}, {Name: "costs", Type: "LIST"}, {Name: "path", Type: "PATH"},
 }
 
-func algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.dijkstra.stream", c, args)
+func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.dijkstra.stream", c, args)
 	if err != nil {
 		return nil, err
 	}

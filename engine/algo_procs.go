@@ -24,31 +24,33 @@ func algoNodeOutputs(name, typ string) []procs.Field {
 
 func (db *DB) registerAlgoProcedures() {
 	for _, p := range []*procs.Procedure{
-		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER")}, Stream: algoBFS},
-		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT")}, Stream: algoSSSP},
-		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs}, Stream: algoDijkstra},
-		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER")}, Stream: algoWCC},
-		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT")}, Stream: algoPageRank},
-		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER")}, Stream: algoCDLP},
-		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT")}, Stream: algoLCC},
+		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER")}, Stream: db.algoBFS},
+		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT")}, Stream: db.algoSSSP},
+		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs}, Stream: db.algoDijkstra},
+		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER")}, Stream: db.algoWCC},
+		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT")}, Stream: db.algoPageRank},
+		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER")}, Stream: db.algoCDLP},
+		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT")}, Stream: db.algoLCC},
 	} {
 		if err := db.procs.Register(p); err != nil {
 			panic("BUG: engine: algo procedure: " + err.Error())
 		}
 	}
+	db.registerAlgoCacheProcedure()
 }
 
 // algoCall is one call's configuration, transaction and run.
 type algoCall struct {
-	cfg  *algoConfig
-	tx   *storage.Tx
-	run  *algo.Run
-	proj algo.Projection
+	cache *algo.Cache
+	cfg   *algoConfig
+	tx    *storage.Tx
+	run   *algo.Run
+	proj  algo.Projection
 }
 
 // startAlgo reads the common keys; the caller reads its own, then calls
 // project.
-func startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, error) {
+func (db *DB) startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, error) {
 	tx, ok := c.Reader.(*storage.Tx)
 	if !ok {
 		return nil, errs.Internal("%s: the query reads no transaction", name)
@@ -69,7 +71,7 @@ func startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, e
 		workers = limit // a ceiling: concurrency may lower it, never raise it
 	}
 	ctx := c.Ctx
-	return &algoCall{cfg: cfg, tx: tx, proj: proj,
+	return &algoCall{cache: db.algoCache, cfg: cfg, tx: tx, proj: proj,
 		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }, Probe: algo.ProbeOf(ctx)}}, nil
 }
 
@@ -95,7 +97,7 @@ func (a *algoCall) project() (*algo.Graph, error) {
 	if err := a.cfg.done(); err != nil {
 		return nil, err
 	}
-	g, err := algo.Project(a.run, a.tx, a.proj)
+	g, err := algo.ProjectCached(a.run, a.cache, a.tx, a.proj)
 	if err != nil {
 		a.run.Release()
 	}
@@ -117,8 +119,8 @@ func (a *algoCall) fail(err error) error {
 	return err
 }
 
-func algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.bfs.stream", c, args)
+func (db *DB) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.bfs.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +173,8 @@ func widen(r *algo.Run, depth []int32) ([]int64, error) {
 	return out, nil
 }
 
-func algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.sssp.stream", c, args)
+func (db *DB) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.sssp.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +209,8 @@ func algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 	return &vertexRows{run: a.run, g: g, floats: dist, omit: !all}, nil
 }
 
-func algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.wcc.stream", c, args)
+func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.wcc.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +234,8 @@ func algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 	return &vertexRows{run: a.run, g: g, ints: ids}, nil
 }
 
-func algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.pagerank.stream", c, args)
+func (db *DB) algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.pagerank.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -266,8 +268,8 @@ func algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 	return &vertexRows{run: a.run, g: g, floats: pr}, nil
 }
 
-func algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.cdlp.stream", c, args)
+func (db *DB) algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.cdlp.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -296,8 +298,8 @@ func algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
 	return &vertexRows{run: a.run, g: g, ints: labels}, nil
 }
 
-func algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := startAlgo("algo.lcc.stream", c, args)
+func (db *DB) algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := db.startAlgo("algo.lcc.stream", c, args)
 	if err != nil {
 		return nil, err
 	}

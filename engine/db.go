@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/load"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -33,6 +34,8 @@ type DB struct {
 	unlockDir func()
 	// txns are the open explicit transactions (transactions.go).
 	txns txRegistry
+	// algoCache keeps algorithm projections between calls (nil: off).
+	algoCache *algo.Cache
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; durability.go).
 	dur *durability
@@ -111,6 +114,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db := &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
+	db.mem.cache = db.algoCache
 	db.registerStorageProcedures()
 	db.registerAlgoProcedures()
 	if dir != "" {

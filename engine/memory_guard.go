@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/memory"
 )
@@ -58,6 +59,9 @@ type memoryGovernor struct {
 	// judged is the collection of the watchdog's last failure; only the
 	// watchdog's goroutine uses it.
 	judged uint64
+	// cache is the database's algorithm projection cache (nil: none):
+	// the watchdog empties it before it fails a statement.
+	cache *algo.Cache
 	// releasing is set while a release to the kernel is scheduled.
 	releasing atomic.Bool
 }
@@ -144,7 +148,12 @@ func (w *watchdog) run(stop chan struct{}) {
 		live, cycle := samples[0].Value.Uint64(), samples[1].Value.Uint64()
 		w.mu.Lock()
 		for g := range w.govs {
-			if live >= g.threshold && cycle != g.judged && g.budget.FailLargest(budgetExhausted()) {
+			if live < g.threshold || cycle == g.judged {
+				continue
+			}
+			// Cached projections are no statement's: drop them first and
+			// judge again after the next collection.
+			if g.cache != nil && g.cache.Clear() > 0 || g.budget.FailLargest(budgetExhausted()) {
 				g.judged = cycle
 			}
 		}

@@ -31,6 +31,11 @@ type Options struct {
 	// as well (memory.go). Off for embedders with other work in the
 	// process.
 	WatchHeap bool
+	// AlgoCacheBytes bounds the projection cache of the algo.*
+	// procedures (docs/algorithms.md, "Projection cache"): graphs kept
+	// between calls, outside any statement's accountant. Zero means
+	// DefaultAlgoCacheBytes(MaxMemory); a negative value disables it.
+	AlgoCacheBytes int64
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int

@@ -26,7 +26,10 @@ type serveOptions struct {
 	importDir       string
 	// maxMemory is the server-wide memory budget in bytes (0: none);
 	// maxMemoryPerQuery the ceiling of max_memory_per_query (0: none).
-	maxMemory         int64
+	maxMemory int64
+	// algoCache bounds the algorithms' projection cache in bytes (0: the
+	// engine's default, an eighth of maxMemory; negative: off).
+	algoCache         int64
 	maxMemoryPerQuery int64
 	// maxConnsPerClient caps one client address's connections;
 	// allowedOrigins are web origins allowed besides loopback ones.
@@ -55,6 +58,7 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
+	algoCache := fs.String("algo-cache-size", "", "bytes of graph projections the algo.* procedures keep between calls, e.g. 2GB (0: none; default: an eighth of --max-memory, 1GB without a budget)")
 	maxPerQuery := fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
 	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
@@ -76,6 +80,14 @@ func parseServe(args []string) (serveOptions, error) {
 	if *maxMemory != "" {
 		if o.maxMemory, err = engine.ParseSize(*maxMemory); err != nil {
 			return o, fmt.Errorf("--max-memory: %v", err)
+		}
+	}
+	if *algoCache != "" {
+		if o.algoCache, err = engine.ParseSize(*algoCache); err != nil {
+			return o, fmt.Errorf("--algo-cache-size: %v", err)
+		}
+		if o.algoCache == 0 {
+			o.algoCache = -1 // engine: off
 		}
 	}
 	if o.checkpointWALBytes, err = engine.ParseSize(*walSize); err != nil || o.checkpointWALBytes <= 0 {

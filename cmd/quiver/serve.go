@@ -64,7 +64,7 @@ func serve(o serveOptions) error {
 		maxPerQuery = -1
 	}
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
-		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true,
+		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)

@@ -68,7 +68,7 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		in = out
 		g.Symmetric = true
 	}
-	g.Sorted = len(out) <= 1 || !p.OutRels
+	g.Sorted = len(out) <= 1 || !(p.OutRels || p.Weighted) // buildCSR merges runs only without rels
 	var err error
 	switch {
 	case p.Out || p.OutRels || p.Weighted:

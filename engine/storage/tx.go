@@ -196,6 +196,17 @@ func (w *work) sealLocked() {
 	}
 }
 
+// Committed is the committed version the transaction reads while it has
+// not written, nil once it has (its reads then include its own
+// uncommitted writes). A committed version never changes, so what is
+// derived from it may be shared across transactions keyed by it.
+func (tx *Tx) Committed() *Snapshot {
+	if tx.w != nil {
+		return nil
+	}
+	return tx.snap
+}
+
 // view is what reads go to: the snapshot, or the private working version
 // once the Tx has written.
 func (tx *Tx) view() *Snapshot { return tx.snap }
