@@ -212,3 +212,26 @@ func TestStopAndMemory(t *testing.T) {
 		}
 	}
 }
+
+// The triangle kernel gives the same counts with 32-bit marks (lists of
+// 65535 or more higher-ranked neighbours) as with 16-bit ones.
+func TestTrianglesMarkWidths(t *testing.T) {
+	for _, sym := range []bool{false, true} {
+		g := randomGraph(rand.New(rand.NewPCG(7, 8)), 3000, 30000, sym)
+		r := &Run{Workers: 2}
+		s := g.Symmetric || g.In.Off == nil
+		deg := make([]uint32, g.N)
+		for v := range g.N {
+			union(g, s, uint32(v), func(uint32, uint8) { deg[v]++ })
+		}
+		up, err := orient(r, g, s, deg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err1 := trianglesBy[uint16](r, g.N, up, s, 2)
+		b, err2 := trianglesBy[uint32](r, g.N, up, s, 4)
+		if err1 != nil || err2 != nil || !slices.Equal(a, b) || slices.Max(a) == 0 {
+			t.Fatalf("symmetric %v: counts differ by mark width (%v, %v)", sym, err1, err2)
+		}
+	}
+}

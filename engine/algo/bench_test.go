@@ -100,3 +100,13 @@ func BenchmarkPageRank10(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkLCC(b *testing.B) {
+	g := benchGraph()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := LCC(&Run{}, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

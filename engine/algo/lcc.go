@@ -1,15 +1,35 @@
 package algo
 
-import "slices"
+import (
+	"math"
+
+	"github.com/quiverdb/quiver/engine/errs"
+)
 
 // LCC returns each vertex's local clustering coefficient, Graphalytics'
 // definition: N(v) = in ∪ out neighbours of v, each once, v excluded;
 // 0 when |N(v)| <= 1; else the number of edges u→w with u ≠ w both in
 // N(v) (parallel edges once) over |N(v)|·(|N(v)|−1). It needs sorted Out
 // and In lists (Project sorts them unless relationship ids are kept).
-// The neighbourhoods are built first as a CSR of sorted, distinct ids;
-// each u's out-list is intersected with N(v) by a merge, or by binary
-// search into the longer list when one is much shorter.
+//
+// Every pair u, w counted for v closes a triangle {v, u, w} of the
+// undirected simple graph U (x~y when x→y or y→x), and such a triangle
+// adds to v the number of directions its edge u~w has, e(u,w) ∈ {1, 2}.
+// So LCC enumerates U's triangles once each and gives every corner the
+// e of the opposite edge:
+//
+//   - U is oriented from lower to higher rank (degree in U, then vertex):
+//     each vertex keeps only its higher-ranked neighbours, with each
+//     edge's e (one byte), which bounds every list by about √(2|U|) and
+//     makes the enumeration O(|U|^1.5);
+//   - for each x (parallel over ranges balanced by oriented edges), its
+//     list is marked in a per-worker array, then for each y in it every z
+//     of y's list is probed: a mark is the triangle x<y<z (triangles).
+//
+// Counts are integers (per worker, then summed), so the result does not
+// depend on the workers. At Kronecker scale 20 (1M vertices, 16.8M undirected
+// edges, 2 workers) this takes seconds where intersecting each
+// neighbourhood with its members' lists took 159 s.
 func LCC(r *Run, g *Graph) ([]float64, error) {
 	if !g.Sorted {
 		panic("BUG: algo: LCC needs sorted lists")
@@ -17,144 +37,272 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if err := r.round("lcc", 0); err != nil {
 		return nil, err
 	}
-	nb, err := neighbourhoods(r, g)
+	sym := g.Symmetric || g.In.Off == nil
+	deg, err := makeSlice[uint32](r, g.N, u32Bytes)
 	if err != nil {
 		return nil, err
 	}
+	defer r.release(int64(g.N) * u32Bytes)
+	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			n := 0
+			union(g, sym, uint32(v), func(uint32, uint8) { n++ })
+			deg[v] = uint32(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	up, err := orient(r, g, sym, deg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.release(up.bytes())
+	if err := r.round("lcc", 1); err != nil {
+		return nil, err
+	}
+	cnt, err := triangles(r, g.N, up, sym)
+	if err != nil {
+		return nil, err
+	}
+	defer r.release(int64(g.N) * u64Bytes)
 	coef, err := makeSlice[float64](r, g.N, u64Bytes)
 	if err != nil {
 		return nil, err
 	}
-	cuts, err := ranges(r, nb.Off, g.N)
+	for v, c := range cnt {
+		if k := float64(deg[v]); c != 0 {
+			coef[v] = float64(c) / (k * (k - 1))
+		}
+	}
+	return coef, nil
+}
+
+// union calls emit(u, e) for every u in N(v), ascending, with e the
+// number of the directions v→u, u→v that are edges (2 on a symmetric
+// graph, whose In is Out).
+func union(g *Graph, sym bool, v uint32, emit func(u uint32, e uint8)) {
+	out := g.Out.List(v)
+	if sym {
+		last := noVertex
+		for _, u := range out {
+			if u != last && u != v {
+				emit(u, 2)
+			}
+			last = u
+		}
+		return
+	}
+	in := g.In.List(v)
+	i, j := 0, 0
+	for i < len(out) || j < len(in) {
+		var u uint32
+		var e uint8
+		switch {
+		case j == len(in) || i < len(out) && out[i] < in[j]:
+			u, e = out[i], 1
+		case i == len(out) || in[j] < out[i]:
+			u, e = in[j], 1
+		default:
+			u, e = out[i], 2
+		}
+		for i < len(out) && out[i] == u {
+			i++
+		}
+		for j < len(in) && in[j] == u {
+			j++
+		}
+		if u != v {
+			emit(u, e)
+		}
+	}
+}
+
+// oriented is U oriented from lower to higher rank: E[k] is e of the
+// edge to Nbr[k].
+type oriented struct {
+	CSR
+	E       []uint8
+	maxList int
+}
+
+func (o *oriented) bytes() int64 {
+	return int64(len(o.Off)+len(o.Nbr))*u32Bytes + int64(len(o.E))
+}
+
+// orient builds U's higher-ranked neighbour lists (rank: degree in U,
+// then vertex).
+func orient(r *Run, g *Graph, sym bool, deg []uint32) (oriented, error) {
+	var o oriented
+	var err error
+	if o.Off, err = makeSlice[uint32](r, g.N+1, u32Bytes); err != nil {
+		return o, err
+	}
+	higher := func(v, u uint32) bool { return deg[u] > deg[v] || deg[u] == deg[v] && u > v }
+	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			n := uint32(0)
+			union(g, sym, uint32(v), func(u uint32, _ uint8) {
+				if higher(uint32(v), u) {
+					n++
+				}
+			})
+			o.Off[v+1] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return o, err
+	}
+	var sum uint64
+	for v := 1; v <= g.N; v++ {
+		o.maxList = max(o.maxList, int(o.Off[v]))
+		sum += uint64(o.Off[v])
+		if sum > math.MaxUint32 {
+			return o, errs.New(errs.CodeOutOfMemory, errs.CatResource, "algo: lcc: more than 2^32 undirected edges")
+		}
+		o.Off[v] = uint32(sum)
+	}
+	if o.Nbr, err = makeSlice[uint32](r, int(sum), u32Bytes); err != nil {
+		return o, err
+	}
+	if o.E, err = makeSlice[uint8](r, int(sum), 1); err != nil {
+		return o, err
+	}
+	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			at := o.Off[v]
+			union(g, sym, uint32(v), func(u uint32, e uint8) {
+				if higher(uint32(v), u) {
+					o.Nbr[at], o.E[at] = u, e
+					at++
+				}
+			})
+		}
+		return nil
+	})
+	return o, err
+}
+
+// stopEvery is the work (probes) between two stop checks inside one
+// vertex's enumeration: a hub may hold a worker for long.
+const stopEvery = 1 << 20
+
+// triangles enumerates the triangles of the oriented U and returns, per
+// vertex, the sum of e over the edges opposite it (with sym every e is 2
+// and is not read). For each x, mark[z] is 1 + z's position in x's list
+// and hit[i] collects what the triangles through x's i-th neighbour give
+// it; hit[0] takes the probes that miss, so the symmetric inner loop is
+// one unconditional increment per probe (a branch per probe mispredicted
+// often enough to cost twice as much). Each worker has its own marks,
+// hits and counts, summed at the end: no atomics.
+func triangles(r *Run, n int, up oriented, sym bool) ([]uint64, error) {
+	if up.maxList < math.MaxUint16 {
+		return trianglesBy[uint16](r, n, up, sym, 2)
+	}
+	return trianglesBy[uint32](r, n, up, sym, 4)
+}
+
+func trianglesBy[M uint16 | uint32](r *Run, n int, up oriented, sym bool, size int64) ([]uint64, error) {
+	nw := r.workers()
+	type scratch struct {
+		mark []M
+		hit  []uint64
+		cnt  []uint64
+	}
+	ws := make([]scratch, nw)
+	perWorker := int64(n)*size + int64(up.maxList+1)*u64Bytes + int64(n)*u64Bytes
+	defer func() {
+		for w := range ws {
+			if ws[w].mark != nil {
+				r.release(perWorker)
+			}
+		}
+	}()
+	cuts, err := ranges(r, up.Off, n)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.round("lcc", 1); err != nil {
-		return nil, err
-	}
-	err = r.overRanges(cuts, func(_, _, lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			set := nb.List(uint32(v))
-			k := len(set)
-			if k <= 1 {
+	off, nbr, es := up.Off, up.Nbr, up.E
+	err = r.overRanges(cuts, func(w, _, lo, hi int) error {
+		sc := &ws[w]
+		if sc.mark == nil {
+			if err := r.charge(perWorker); err != nil {
+				return err
+			}
+			sc.mark, sc.hit, sc.cnt = make([]M, n), make([]uint64, up.maxList+1), make([]uint64, n)
+		}
+		mark, hit, cnt := sc.mark, sc.hit, sc.cnt
+		work := 0
+		for x := lo; x < hi; x++ {
+			lx, ex := nbr[off[x]:off[x+1]], es[off[x]:off[x+1]]
+			if len(lx) < 2 {
 				continue
 			}
-			var edges int64
-			for i, u := range set {
-				if i&4095 == 4095 {
-					// A hub's neighbourhood alone may take long.
+			ex = ex[:len(lx)]
+			for i, z := range lx {
+				mark[z] = M(i + 1)
+			}
+			var cx uint64
+			for i, y := range lx {
+				ly := nbr[off[y]:off[y+1]]
+				var cy uint64
+				if sym {
+					miss := hit[0]
+					for _, z := range ly {
+						hit[mark[z]]++
+					}
+					cy = uint64(len(ly)) - (hit[0] - miss)
+					cx += cy
+				} else {
+					exy := uint64(ex[i])
+					ey := es[off[y]:off[y+1]]
+					ey = ey[:len(ly)]
+					for j, z := range ly {
+						if m := mark[z]; m != 0 {
+							cx += uint64(ey[j])
+							cy += uint64(ex[m-1])
+							hit[m] += exy
+						}
+					}
+				}
+				cnt[y] += cy
+				if work += len(ly); work >= stopEvery {
+					work = 0
 					if err := r.stop(); err != nil {
 						return err
 					}
 				}
-				edges += countIn(g.Out.List(u), set, u)
 			}
-			coef[v] = float64(edges) / (float64(k) * float64(k-1))
-		}
-		return nil
-	})
-	return coef, err
-}
-
-// neighbourhoods builds N(v) for every vertex: the merge of its sorted
-// Out and In lists without duplicates and without v.
-func neighbourhoods(r *Run, g *Graph) (CSR, error) {
-	off, err := makeSlice[uint32](r, g.N+1, u32Bytes)
-	if err != nil {
-		return CSR{}, err
-	}
-	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			off[v+1] = uint32(mergeSets(nil, g.Out.List(uint32(v)), g.In.List(uint32(v)), uint32(v)))
+			cnt[x] += cx
+			for i, z := range lx {
+				mark[z] = 0
+				cnt[z] += hit[i+1]
+				hit[i+1] = 0
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return CSR{}, err
+		return nil, err
 	}
-	for v := 0; v < g.N; v++ {
-		off[v+1] += off[v]
-	}
-	nbr, err := makeSlice[uint32](r, int(off[g.N]), u32Bytes)
+	sum, err := makeSlice[uint64](r, n, u64Bytes)
 	if err != nil {
-		return CSR{}, err
+		return nil, err
 	}
-	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			mergeSets(nbr[off[v]:off[v+1]], g.Out.List(uint32(v)), g.In.List(uint32(v)), uint32(v))
-		}
-		return nil
-	})
-	return CSR{Off: off, Nbr: nbr}, err
-}
-
-// mergeSets merges sorted a and b into dst without duplicates and without
-// skip, and returns the count; with dst nil it only counts.
-func mergeSets(dst, a, b []uint32, skip uint32) int {
-	n := 0
-	last := noVertex
-	emit := func(x uint32) {
-		if x == skip || x == last {
-			return
-		}
-		last = x
-		if dst != nil {
-			dst[n] = x
-		}
-		n++
-	}
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if a[i] <= b[j] {
-			emit(a[i])
-			i++
-		} else {
-			emit(b[j])
-			j++
-		}
-	}
-	for ; i < len(a); i++ {
-		emit(a[i])
-	}
-	for ; j < len(b); j++ {
-		emit(b[j])
-	}
-	return n
-}
-
-// countIn counts the distinct values of the sorted list out (duplicates
-// allowed) that are in the sorted set, other than self.
-func countIn(out, set []uint32, self uint32) int64 {
-	var n int64
-	if len(out)*16 < len(set) {
-		last := noVertex
-		for _, w := range out {
-			if w == last || w == self {
-				continue
-			}
-			last = w
-			if _, found := slices.BinarySearch(set, w); found {
-				n++
+	for w := range ws {
+		if add := ws[w].cnt; add != nil {
+			_ = add[len(sum)-1]
+			for v := range sum {
+				sum[v] += add[v]
 			}
 		}
-		return n
 	}
-	i, j := 0, 0
-	for i < len(out) && j < len(set) {
-		switch a, b := out[i], set[j]; {
-		case a < b:
-			i++
-		case a > b:
-			j++
-		default:
-			if a != self {
-				n++
-			}
-			for i < len(out) && out[i] == a {
-				i++
-			}
-			j++
+	if sym {
+		for v := range sum {
+			sum[v] *= 2
 		}
 	}
-	return n
+	return sum, nil
 }
