@@ -7,6 +7,7 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // Direction is how a relationship a→b becomes edges of the projection.
@@ -68,11 +69,15 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		in = out
 		g.Symmetric = true
 	}
-	g.Sorted = len(out) <= 1 || !(p.OutRels || p.Weighted) // buildCSR merges runs only without rels
+	g.Sorted = len(out) <= 1 || !(p.OutRels || p.Weighted) // buildCSR merges runs only without rels or weights
 	var err error
 	switch {
 	case p.Out || p.OutRels || p.Weighted:
-		if g.Out, g.OutRel, err = buildCSR(r, g, out, p.OutRels || p.Weighted); err != nil {
+		var wr *weightReader
+		if p.Weighted {
+			wr = newWeightReader(tx, p)
+		}
+		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, p.OutRels, wr); err != nil {
 			return nil, err
 		}
 	case p.OutDegree:
@@ -84,16 +89,8 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 	case g.Symmetric && g.Out.Off != nil:
 		g.In = g.Out
 	case p.In:
-		if g.In, _, err = buildCSR(r, g, in, false); err != nil {
+		if g.In, _, _, err = buildCSR(r, g, in, false, nil); err != nil {
 			return nil, err
-		}
-	}
-	if p.Weighted {
-		if err := readWeights(r, tx, g, p); err != nil {
-			return nil, err
-		}
-		if !p.OutRels {
-			g.OutRel = nil
 		}
 	}
 	return g, nil
@@ -158,6 +155,10 @@ type lister struct {
 	// filled with (one per adjacency), merge the scratch mergeRuns uses.
 	runs  []uint32
 	merge []uint32
+	// pend and wsc: the relationship ids whose weights buildCSR reads
+	// next, and the gather vectors it reads them with.
+	pend []uint64
+	wsc  weightScratch
 }
 
 // mergeRuns sorts list, whose runs (l.runs, offsets from base) are each
@@ -274,11 +275,13 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 }
 
 // buildCSR builds the adjacency of adjs over g's vertices: a degree pass,
-// offsets, then a fill pass, both parallel over vertex morsels.
-func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []uint64, error) {
+// offsets, then a fill pass, both parallel over vertex morsels. With
+// rels it also returns each slot's relationship id, with wr each slot's
+// weight. Lists are merged into order only when neither is asked for.
+func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weightReader) (CSR, []uint64, []float64, error) {
 	deg, err := degrees(r, g, adjs)
 	if err != nil {
-		return CSR{}, nil, err
+		return CSR{}, nil, nil, err
 	}
 	off := deg[:g.N+1] // offsets overwrite the degrees in place
 	var sum uint64
@@ -287,25 +290,36 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 		off[v] = uint32(sum)
 		sum += d
 		if sum > math.MaxUint32 {
-			return CSR{}, nil, errs.New(errs.CodeOutOfMemory, errs.CatResource,
+			return CSR{}, nil, nil, errs.New(errs.CodeOutOfMemory, errs.CatResource,
 				"algo: the projection has more than 2^32 edges in one direction")
 		}
 	}
 	off[g.N] = uint32(sum)
 	nbr, err := makeSlice[uint32](r, int(sum), u32Bytes)
 	if err != nil {
-		return CSR{}, nil, err
+		return CSR{}, nil, nil, err
 	}
 	var relIDs []uint64
 	if rels {
 		if relIDs, err = makeSlice[uint64](r, int(sum), u64Bytes); err != nil {
-			return CSR{}, nil, err
+			return CSR{}, nil, nil, err
 		}
 	}
-	sortLists := len(adjs) > 1 && !rels
+	var wts []float64
+	if wr != nil {
+		if wts, err = makeSlice[float64](r, int(sum), u64Bytes); err != nil {
+			return CSR{}, nil, nil, err
+		}
+	}
+	readRels := rels || wr != nil
+	sortLists := len(adjs) > 1 && !readRels
 	listers := make([]lister, r.workers())
 	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
 		l := &listers[w]
+		// pend holds the relationship ids of slots [pendAt, at) whose
+		// weights are not read yet.
+		pendAt := off[lo]
+		l.pend = l.pend[:0]
 		for v := lo; v < hi; v++ {
 			node := g.NodeID(uint32(v))
 			at := off[v]
@@ -315,8 +329,14 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 					continue
 				}
 				l.runs = append(l.runs, at)
-				if err := l.list(r, a, node, rels); err != nil {
+				if err := l.list(r, a, node, readRels); err != nil {
 					return err
+				}
+				if wr != nil {
+					var err error
+					if l.pend, err = growSlice(r, l.pend, len(l.nbrs), u64Bytes); err != nil {
+						return err
+					}
 				}
 				for i, x := range l.nbrs {
 					w := uint32(x)
@@ -330,6 +350,9 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 					if rels {
 						relIDs[at] = l.rels[i]
 					}
+					if wr != nil {
+						l.pend = append(l.pend, l.rels[i])
+					}
 					at++
 				}
 			}
@@ -341,11 +364,17 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool) (CSR, []ui
 					return err
 				}
 			}
+			if wr != nil && (len(l.pend) >= vector.Capacity || v == hi-1) {
+				if err := wr.read(&l.wsc, l.pend, wts[pendAt:at]); err != nil {
+					return err
+				}
+				pendAt, l.pend = at, l.pend[:0]
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return CSR{}, nil, err
+		return CSR{}, nil, nil, err
 	}
-	return CSR{Off: off, Nbr: nbr}, relIDs, nil
+	return CSR{Off: off, Nbr: nbr}, relIDs, wts, nil
 }

@@ -8,11 +8,13 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // projectStore is a bulk-loaded store of 2^20 nodes and 2^24 :E
 // relationships, half from a small set of hubs (a skewed degree
-// distribution), built once per test binary.
+// distribution), each with a FLOAT weight w in 1..255, built once per
+// test binary.
 var projectStore = sync.OnceValues(func() (*storage.Store, error) {
 	const n, m = 1 << 20, 1 << 24
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -24,8 +26,12 @@ var projectStore = sync.OnceValues(func() (*storage.Store, error) {
 		}
 		dst[i] = uint32(rng.IntN(n))
 	}
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = float64(1 + rng.IntN(255))
+	}
 	return storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
-		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst}})
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{{Key: "w", Type: vector.Float64, F64: w}}}})
 })
 
 // BenchmarkProject builds the projections the algorithms ask for over a
@@ -36,6 +42,7 @@ func BenchmarkProject(b *testing.B) {
 		b.Fatal(err)
 	}
 	typ, _ := s.Catalog().LookupType("E")
+	wk, _ := s.Catalog().LookupKey("w")
 	for _, c := range []struct {
 		name string
 		p    Projection
@@ -44,6 +51,7 @@ func BenchmarkProject(b *testing.B) {
 		{"undirected", Projection{Out: true, Dir: Undirected}},
 		{"degree-in", Projection{OutDegree: true, In: true}},
 		{"out-rels", Projection{Out: true, OutRels: true}},
+		{"undirected-weighted", Projection{Out: true, Dir: Undirected, Weighted: true, Weight: wk, WeightName: "w"}},
 	} {
 		c.p.Types = []catalog.TypeID{typ}
 		b.Run(c.name, func(b *testing.B) {
