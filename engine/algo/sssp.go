@@ -16,7 +16,7 @@ var infBits = math.Float64bits(math.Inf(1))
 // SSSP returns the least weight of a path from src to every vertex along
 // Out edges (+Inf when none), with g.OutW as weights (every edge weighs 1
 // when OutW is nil). Delta-stepping, as GAP's: the frontier is the
-// current bucket of width delta (delta <= 0 picks the mean weight);
+// current bucket of width delta (delta <= 0 picks defaultDelta);
 // workers relax all its edges with an atomic minimum on the distance and
 // file improved vertices into their own buckets; the next frontier is the
 // smallest non-empty bucket over all workers, the same one again when it
@@ -33,7 +33,7 @@ func SSSP(r *Run, g *Graph, src uint32, delta float64) ([]float64, error) {
 	}
 	dist[src] = 0
 	if delta <= 0 || math.IsInf(delta, 0) || math.IsNaN(delta) {
-		delta = meanWeight(g)
+		delta = defaultDelta(g)
 	}
 	// No distance exceeds the sum of all weights: keeping that sum within
 	// 2^40 buckets keeps bucket numbers exact integers.
@@ -228,6 +228,23 @@ func weightSum(g *Graph) float64 {
 		s += w
 	}
 	return s
+}
+
+// defaultDelta is the bucket width when none is given: the mean weight
+// over the mean out-degree (at least 1), Meyer and Sanders' Θ(1/d) for
+// weights scaled to [0, 1]. BenchmarkSSSP (Kronecker scale 18, weights
+// 1..255, mean degree 32, 2 workers): delta 128 (the mean weight, the
+// former default) 204 ms, 32 150 ms, 8 130 ms, 4 95–110 ms, 1 79–90 ms;
+// narrower buckets mean more rounds, each a parallel pass with a fixed
+// cost, so the width does not go below mean/degree.
+func defaultDelta(g *Graph) float64 {
+	d := meanWeight(g)
+	if g.N > 0 {
+		if deg := float64(len(g.Out.Nbr)) / float64(g.N); deg > 1 {
+			d /= deg
+		}
+	}
+	return d
 }
 
 // meanWeight is the mean edge weight, 1 when there are none or all are 0.
