@@ -110,3 +110,17 @@ func BenchmarkLCC(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkCDLP(b *testing.B) {
+	g := benchGraph()
+	seed := make([]int64, g.N)
+	b.ResetTimer()
+	for b.Loop() {
+		for v := range seed {
+			seed[v] = int64(v)
+		}
+		if _, err := CDLP(&Run{}, g, seed, 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

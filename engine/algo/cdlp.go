@@ -9,18 +9,29 @@ import "slices"
 // (an edge in both directions counts twice, parallel edges each), ties
 // going to the smallest label; a vertex without neighbours keeps its
 // label. On a symmetric projection in = out, so counting the list once
-// doubles every count and changes no choice. Each worker sorts a
-// vertex's neighbour labels in its own buffer; rounds read only the
+// doubles every count and changes no choice. Rounds read only the
 // previous round's labels, so the result does not depend on the schedule.
-// The buffers grow to the largest degree a worker meets, charged as they
-// grow.
+//
+// Labels only ever take seed values, so the rounds run on their ranks
+// among the distinct seeds (uint32, order kept, so the smallest rank is
+// the smallest label; the identity when the seeds increase with the
+// vertex, as node ids do). Each worker counts a vertex's neighbour labels
+// in its own array indexed by rank, keeping the best as it goes, and
+// clears the entries it touched: O(degree) per vertex instead of sorting
+// each vertex's int64 neighbour labels. BenchmarkCDLP (Kronecker scale
+// 18, 10 rounds, 2 workers, a loaded machine): 412–528 ms sorting,
+// 325–428 ms counting; the rounds' CPU time fell from 1.28 s to 1.05 s
+// over 3 runs.
 func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
-	cur := seed
-	next, err := makeSlice[int64](r, g.N, u64Bytes)
+	vals, cur, err := rankLabels(r, seed)
 	if err != nil {
 		return nil, err
 	}
-	bufs := make([][]int64, r.workers())
+	next, err := makeSlice[uint32](r, g.N, u32Bytes)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([][]uint32, r.workers())
 	cuts, err := ranges(r, g.Out.Off, g.N)
 	if err != nil {
 		return nil, err
@@ -30,30 +41,41 @@ func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 			return nil, err
 		}
 		err := r.overRanges(cuts, func(w, _, lo, hi int) error {
-			buf := bufs[w]
-			defer func() { bufs[w] = buf }()
-			for v := lo; v < hi; v++ {
-				d := g.Out.Degree(uint32(v))
-				if !g.Symmetric {
-					d += g.In.Degree(uint32(v))
-				}
+			cnt := counts[w]
+			if cnt == nil {
 				var err error
-				if buf, err = growSlice(r, buf[:0], d, u64Bytes); err != nil {
+				if cnt, err = makeSlice[uint32](r, len(vals), u32Bytes); err != nil {
 					return err
 				}
-				for _, u := range g.Out.List(uint32(v)) {
-					buf = append(buf, cur[u])
-				}
+				counts[w] = cnt
+			}
+			for v := lo; v < hi; v++ {
+				out := g.Out.List(uint32(v))
+				var in []uint32
 				if !g.Symmetric {
-					for _, u := range g.In.List(uint32(v)) {
-						buf = append(buf, cur[u])
-					}
+					in = g.In.List(uint32(v))
 				}
-				if len(buf) == 0 {
+				if len(out)+len(in) == 0 {
 					next[v] = cur[v]
 					continue
 				}
-				next[v] = mostFrequent(buf)
+				best, bestN := ^uint32(0), uint32(0)
+				for _, list := range [2][]uint32{out, in} {
+					for _, u := range list {
+						l := cur[u]
+						c := cnt[l] + 1
+						cnt[l] = c
+						if c > bestN || c == bestN && l < best {
+							best, bestN = l, c
+						}
+					}
+				}
+				for _, list := range [2][]uint32{out, in} {
+					for _, u := range list {
+						cnt[cur[u]] = 0
+					}
+				}
+				next[v] = best
 			}
 			return nil
 		})
@@ -62,23 +84,44 @@ func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 		}
 		cur, next = next, cur
 	}
-	return cur, nil
+	for v, l := range cur {
+		seed[v] = vals[l]
+	}
+	return seed, nil
 }
 
-// mostFrequent is the most frequent value of labels (sorted in place),
-// the smallest among equally frequent ones.
-func mostFrequent(labels []int64) int64 {
-	slices.Sort(labels)
-	best, bestN := labels[0], 0
-	for i := 0; i < len(labels); {
-		j := i + 1
-		for j < len(labels) && labels[j] == labels[i] {
-			j++
-		}
-		if j-i > bestN { // ascending order: a tie keeps the smaller
-			best, bestN = labels[i], j-i
-		}
-		i = j
+// rankLabels returns the distinct seed values in increasing order and
+// each vertex's rank among them.
+func rankLabels(r *Run, seed []int64) ([]int64, []uint32, error) {
+	rank, err := makeSlice[uint32](r, len(seed), u32Bytes)
+	if err != nil {
+		return nil, nil, err
 	}
-	return best
+	increasing := true
+	for v := 1; v < len(seed) && increasing; v++ {
+		increasing = seed[v-1] < seed[v]
+	}
+	if increasing {
+		for v := range rank {
+			rank[v] = uint32(v)
+		}
+		vals, err := makeSlice[int64](r, len(seed), u64Bytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		copy(vals, seed)
+		return vals, rank, nil
+	}
+	vals, err := makeSlice[int64](r, len(seed), u64Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	copy(vals, seed)
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	for v, s := range seed {
+		i, _ := slices.BinarySearch(vals, s)
+		rank[v] = uint32(i)
+	}
+	return vals, rank, nil
 }
