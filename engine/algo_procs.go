@@ -303,7 +303,7 @@ func (db *DB) algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	a.proj.Out = true
+	a.proj.Out, a.proj.Sorted = true, true
 	a.proj.In = a.proj.Dir != algo.Undirected
 	g, err := a.project()
 	if err != nil {

@@ -34,6 +34,12 @@ type Projection struct {
 	// each Out slot's relationship id. Weight (when Weighted): read each
 	// Out slot's weight from that relationship property.
 	Out, In, OutDegree, OutRels bool
+	// Sorted: sort every neighbour list (Graph.Sorted). Only LCC needs
+	// it: the other algorithms take lists in any order, and a list
+	// gathered from several adjacencies (two for an undirected view) is
+	// then left as the runs it was filled with. Not with OutRels or
+	// Weighted.
+	Sorted bool
 	Weighted                    bool
 	Weight                      catalog.KeyID
 	WeightName                  string // for error messages
@@ -69,7 +75,10 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		in = out
 		g.Symmetric = true
 	}
-	g.Sorted = len(out) <= 1 || !(p.OutRels || p.Weighted) // buildCSR merges runs only without rels or weights
+	if p.Sorted && (p.OutRels || p.Weighted) {
+		panic("BUG: algo: sorted lists with relationship ids or weights")
+	}
+	g.Sorted = len(out) <= 1 || p.Sorted
 	var err error
 	switch {
 	case p.Out || p.OutRels || p.Weighted:
@@ -77,7 +86,7 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		if p.Weighted {
 			wr = newWeightReader(tx, p)
 		}
-		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, p.OutRels, wr); err != nil {
+		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, p.OutRels, wr, p.Sorted); err != nil {
 			return nil, err
 		}
 	case p.OutDegree:
@@ -89,7 +98,7 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 	case g.Symmetric && g.Out.Off != nil:
 		g.In = g.Out
 	case p.In:
-		if g.In, _, _, err = buildCSR(r, g, in, false, nil); err != nil {
+		if g.In, _, _, err = buildCSR(r, g, in, false, nil, p.Sorted); err != nil {
 			return nil, err
 		}
 	}
@@ -277,8 +286,9 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 // buildCSR builds the adjacency of adjs over g's vertices: a degree pass,
 // offsets, then a fill pass, both parallel over vertex morsels. With
 // rels it also returns each slot's relationship id, with wr each slot's
-// weight. Lists are merged into order only when neither is asked for.
-func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weightReader) (CSR, []uint64, []float64, error) {
+// weight. With sorted (never with rels or wr) a list filled from several
+// adjacencies is merged into order.
+func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weightReader, sorted bool) (CSR, []uint64, []float64, error) {
 	deg, err := degrees(r, g, adjs)
 	if err != nil {
 		return CSR{}, nil, nil, err
@@ -312,7 +322,7 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weight
 		}
 	}
 	readRels := rels || wr != nil
-	sortLists := len(adjs) > 1 && !readRels
+	sortLists := len(adjs) > 1 && sorted
 	listers := make([]lister, r.workers())
 	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
 		l := &listers[w]

@@ -49,6 +49,7 @@ func BenchmarkProject(b *testing.B) {
 	}{
 		{"natural-out-in", Projection{Out: true, In: true}},
 		{"undirected", Projection{Out: true, Dir: Undirected}},
+		{"undirected-sorted", Projection{Out: true, Dir: Undirected, Sorted: true}},
 		{"degree-in", Projection{OutDegree: true, In: true}},
 		{"out-rels", Projection{Out: true, OutRels: true}},
 		{"undirected-weighted", Projection{Out: true, Dir: Undirected, Weighted: true, Weight: wk, WeightName: "w"}},
