@@ -39,11 +39,11 @@ type Projection struct {
 	// gathered from several adjacencies (two for an undirected view) is
 	// then left as the runs it was filled with. Not with OutRels or
 	// Weighted.
-	Sorted bool
-	Weighted                    bool
-	Weight                      catalog.KeyID
-	WeightName                  string // for error messages
-	WeightMissing               bool   // no relationship has the key
+	Sorted        bool
+	Weighted      bool
+	Weight        catalog.KeyID
+	WeightName    string // for error messages
+	WeightMissing bool   // no relationship has the key
 }
 
 // Bytes per element of the projection's arrays, for the accountant.
