@@ -27,9 +27,9 @@ import (
 //     of y's list is probed: a mark is the triangle x<y<z (triangles).
 //
 // Counts are integers (per worker, then summed), so the result does not
-// depend on the workers. At Kronecker scale 20 (1M vertices, 16.8M undirected
-// edges, 2 workers) this takes seconds where intersecting each
-// neighbourhood with its members' lists took 159 s.
+// depend on the workers. At Kronecker scale 18 (2 workers) this takes
+// 0.7 s where intersecting each neighbourhood with its members' lists
+// took 24–27 s.
 func LCC(r *Run, g *Graph) ([]float64, error) {
 	if !g.Sorted {
 		panic("BUG: algo: LCC needs sorted lists")
@@ -71,8 +71,8 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for v, c := range cnt {
-		if k := float64(deg[v]); c != 0 {
+	for v := range coef {
+		if c, k := cnt[up.rank[v]], float64(deg[v]); c != 0 {
 			coef[v] = float64(c) / (k * (k - 1))
 		}
 	}
@@ -119,16 +119,50 @@ func union(g *Graph, sym bool, v uint32, emit func(u uint32, e uint8)) {
 	}
 }
 
-// oriented is U oriented from lower to higher rank: E[k] is e of the
-// edge to Nbr[k].
+// oriented is U oriented from lower to higher rank, over ranks: row
+// rank[v] lists the ranks of v's higher-ranked neighbours, E[k] is e of
+// the edge to Nbr[k]. Numbering by rank puts the hubs, which most lists
+// point to, side by side at the end of the marks and of the rows.
+// BenchmarkLCC (Kronecker scale 18, 2 workers, 3 interleaved runs):
+// 0.85–0.90 s over vertex ids, 0.69–0.74 s over ranks.
 type oriented struct {
 	CSR
 	E       []uint8
+	rank    []uint32
 	maxList int
 }
 
 func (o *oriented) bytes() int64 {
-	return int64(len(o.Off)+len(o.Nbr))*u32Bytes + int64(len(o.E))
+	return int64(len(o.Off)+len(o.Nbr)+len(o.rank))*u32Bytes + int64(len(o.E))
+}
+
+// ranks numbers the vertices by (degree, vertex), a counting sort.
+func ranks(r *Run, deg []uint32) ([]uint32, error) {
+	rank, err := makeSlice[uint32](r, len(deg), u32Bytes)
+	if err != nil {
+		return nil, err
+	}
+	maxd := uint32(0)
+	for _, d := range deg {
+		maxd = max(maxd, d)
+	}
+	n := int64(maxd+2) * u32Bytes
+	if err := r.charge(n); err != nil {
+		return nil, err
+	}
+	defer r.release(n)
+	start := make([]uint32, maxd+2)
+	for _, d := range deg {
+		start[d+1]++
+	}
+	for d := 1; d < len(start); d++ {
+		start[d] += start[d-1]
+	}
+	for v, d := range deg {
+		rank[v] = start[d]
+		start[d]++
+	}
+	return rank, nil
 }
 
 // orient builds U's higher-ranked neighbour lists (rank: degree in U,
@@ -139,23 +173,26 @@ func orient(r *Run, g *Graph, sym bool, deg []uint32) (oriented, error) {
 	if o.Off, err = makeSlice[uint32](r, g.N+1, u32Bytes); err != nil {
 		return o, err
 	}
-	higher := func(v, u uint32) bool { return deg[u] > deg[v] || deg[u] == deg[v] && u > v }
+	if o.rank, err = ranks(r, deg); err != nil {
+		return o, err
+	}
+	rank := o.rank
 	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
 		for v := lo; v < hi; v++ {
-			n := uint32(0)
+			n, rv := uint32(0), rank[v]
 			union(g, sym, uint32(v), func(u uint32, _ uint8) {
-				if higher(uint32(v), u) {
+				if rank[u] > rv {
 					n++
 				}
 			})
-			o.Off[v+1] = n
+			o.Off[rv+1] = n
 		}
 		return nil
 	})
 	if err != nil {
 		return o, err
 	}
-	var sum uint64
+	var sum uint64 // offsets by rank
 	for v := 1; v <= g.N; v++ {
 		o.maxList = max(o.maxList, int(o.Off[v]))
 		sum += uint64(o.Off[v])
@@ -172,10 +209,11 @@ func orient(r *Run, g *Graph, sym bool, deg []uint32) (oriented, error) {
 	}
 	err = r.parallelFor(g.N, morselNodes, func(_, lo, hi int) error {
 		for v := lo; v < hi; v++ {
-			at := o.Off[v]
+			rv := rank[v]
+			at := o.Off[rv]
 			union(g, sym, uint32(v), func(u uint32, e uint8) {
-				if higher(uint32(v), u) {
-					o.Nbr[at], o.E[at] = u, e
+				if ru := rank[u]; ru > rv {
+					o.Nbr[at], o.E[at] = ru, e
 					at++
 				}
 			})
