@@ -27,6 +27,10 @@ type Graph struct {
 	Sorted bool
 
 	dense []uint32 // node id -> vertex, noVertex when absent; nil: identity
+	// filtered: a label filter chose the vertices, so a relationship may
+	// lead out of the projection (without one, every neighbour of a live
+	// node is a live node: a vertex).
+	filtered bool
 }
 
 // CSR is one direction's adjacency over dense vertex ids.

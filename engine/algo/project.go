@@ -133,6 +133,7 @@ func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 		}
 		set = roaring.And(live, sel)
 	}
+	g.filtered = p.FilterLabels
 	n := int(set.GetCardinality())
 	var err error
 	if g.Nodes, err = makeSlice[uint64](r, n, u64Bytes); err != nil {
@@ -257,7 +258,14 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 			node := g.NodeID(uint32(v))
 			d := 0
 			for _, a := range adjs {
-				if g.dense == nil {
+				if !g.filtered {
+					// Every endpoint of a live relationship is a live
+					// node: without a label filter all neighbours are
+					// vertices, renumbered or not, and the degree needs
+					// no decoding. BenchmarkProject/undirected-hole (one
+					// deleted node; 3 interleaved runs of 5): 0.25, 0.43,
+					// 0.32 s decoding every list to count it, 0.16, 0.19,
+					// 0.19 s without.
 					d += a.Degree(node)
 					continue
 				}
