@@ -148,15 +148,22 @@ func (w *watchdog) run(stop chan struct{}) {
 		live, cycle := samples[0].Value.Uint64(), samples[1].Value.Uint64()
 		w.mu.Lock()
 		for g := range w.govs {
-			if live < g.threshold || cycle == g.judged {
-				continue
-			}
-			// Cached projections are no statement's: drop them first and
-			// judge again after the next collection.
-			if g.cache != nil && g.cache.Clear() > 0 || g.budget.FailLargest(budgetExhausted()) {
-				g.judged = cycle
-			}
+			g.judge(live, cycle)
 		}
 		w.mu.Unlock()
+	}
+}
+
+// judge acts on one reading of the live heap in collection cycle: past
+// the threshold, and at most once per cycle, it empties the algorithm
+// projection cache (cached projections are no statement's) or, when the
+// cache held nothing, fails the largest statement. Only the watchdog's
+// goroutine calls it.
+func (g *memoryGovernor) judge(live, cycle uint64) {
+	if live < g.threshold || cycle == g.judged {
+		return
+	}
+	if g.cache != nil && g.cache.Clear() > 0 || g.budget.FailLargest(budgetExhausted()) {
+		g.judged = cycle
 	}
 }

@@ -81,3 +81,48 @@ func TestHeapWatchdogFailsTheLargest(t *testing.T) {
 		t.Fatalf("err = %v after %v, want 53200 from the watchdog", err, time.Since(start))
 	}
 }
+
+// Past its threshold the heap watchdog empties the algorithm projection
+// cache before it fails a statement, then waits for the next collection.
+func TestHeapWatchdogDropsTheAlgoCacheFirst(t *testing.T) {
+	db, err := Open("", Options{MaxMemory: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	drain := func(q string) {
+		res, err := db.Query(context.Background(), q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		for {
+			b, err := res.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				return
+			}
+		}
+	}
+	drain("UNWIND range(1, 100) AS i CREATE (:N)-[:R]->(:N)")
+	drain("CALL algo.wcc.stream({}) YIELD componentId RETURN count(*)")
+	g := db.mem
+	if db.algoCache.Stats().Bytes == 0 {
+		t.Fatal("the call left nothing in the cache")
+	}
+	g.judge(g.threshold-1, 1)
+	if db.algoCache.Stats().Bytes == 0 || g.judged == 1 {
+		t.Fatal("the watchdog acted under its threshold")
+	}
+	g.judge(g.threshold, 1)
+	if db.algoCache.Stats().Bytes != 0 || g.judged != 1 {
+		t.Fatalf("past the threshold: cache %d bytes, judged %d; want it emptied in cycle 1", db.algoCache.Stats().Bytes, g.judged)
+	}
+	drain("CALL algo.wcc.stream({}) YIELD componentId RETURN count(*)")
+	g.judge(g.threshold, 1)
+	if db.algoCache.Stats().Bytes == 0 {
+		t.Fatal("the watchdog acted twice in one collection cycle")
+	}
+}
