@@ -56,7 +56,7 @@ type durability struct {
 func (db *DB) openDurability(dir string) error {
 	store := db.store
 	ckpt := store.LSN()
-	l, err := wal.Open(filepath.Join(dir, WALDirName), wal.Options{StartAt: wal.LSN(ckpt), Logger: db.log})
+	l, err := wal.Open(filepath.Join(dir, WALDirName), wal.Options{StartAt: wal.LSN(ckpt), Logger: db.log, Preallocate: true})
 	if err != nil {
 		var ce *wal.CorruptError
 		if errors.As(err, &ce) {

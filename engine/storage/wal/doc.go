@@ -92,4 +92,10 @@
 // good: after a failed fsync the kernel may have dropped the dirty pages,
 // so retrying could report success for data that never reached the disk,
 // and a failed write may have cut records of several committers.
+//
+// With Options.Preallocate the active segment is given its full size as
+// zeros when it is created or opened, and cut back to its records when
+// it is rolled or the log is closed, so that an fdatasync need not
+// commit a new file size (prealloc.go). Recovery reads a tail of zeros
+// after the last whole record of the last segment as the log's end.
 package wal

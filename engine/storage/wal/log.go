@@ -39,6 +39,9 @@ type Options struct {
 	// Logger receives the truncation of a torn tail (Warn). Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Preallocate gives the active segment its full size up front, so
+	// that a sync need not commit a new file size (prealloc.go).
+	Preallocate bool
 
 	// frameLimit replaces MaxFrame, so tests reach multi-frame records
 	// with small payloads.
@@ -47,6 +50,9 @@ type Options struct {
 	// directory. It is the package's one fault injection: tests make
 	// syncs fail or wait with it.
 	syncHook func(f *os.File, dir bool) error
+	// allocHook replaces the preallocation of a segment (allocate), so
+	// tests of the zero tail do not depend on the filesystem they run on.
+	allocHook func(f *os.File, size int64) error
 }
 
 // Log is an open write-ahead log. Its methods are safe for concurrent use.
@@ -56,6 +62,8 @@ type Log struct {
 	limit    int
 	logger   *slog.Logger
 	syncHook func(f *os.File, dir bool) error
+	prealloc bool
+	alloc    func(f *os.File, size int64) error
 	dec      *zstd.Decoder // DecodeAll is safe for concurrent use
 
 	syncs   atomic.Int64          // fdatasync calls on segments, for tests and benchmarks
@@ -100,7 +108,7 @@ type Log struct {
 // comment), returns *CorruptError for a bad record followed by a valid
 // one, and makes the whole log durable before returning.
 func Open(dir string, o Options) (*Log, error) {
-	l := &Log{dir: dir, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook}
+	l := &Log{dir: dir, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook, prealloc: o.Preallocate, alloc: o.allocHook}
 	if l.segSize <= 0 {
 		l.segSize = DefaultSegmentSize
 	}
@@ -112,6 +120,9 @@ func Open(dir string, o Options) (*Log, error) {
 	}
 	if l.syncHook == nil {
 		l.syncHook = realSync
+	}
+	if l.alloc == nil {
+		l.alloc = allocate
 	}
 	if err := l.makeDir(); err != nil {
 		return nil, err
@@ -132,6 +143,7 @@ func Open(dir string, o Options) (*Log, error) {
 			return nil, err
 		}
 		segs, active, end = []segment{s}, f, o.StartAt
+		l.preallocate(f, s.base, end)
 	} else {
 		if segs, end, err = l.recover(segs); err != nil {
 			return nil, err
@@ -146,6 +158,7 @@ func Open(dir string, o Options) (*Log, error) {
 			active.Close()
 			return nil, err
 		}
+		l.preallocate(active, last.base, end)
 	}
 	l.mu.segs, l.mu.active, l.mu.end, l.mu.written = segs, active, end, end
 	l.mu.enc = newEncoder()
@@ -256,6 +269,10 @@ func (l *Log) rollLocked() error {
 	if err := l.writeLocked(); err != nil {
 		return err
 	}
+	old := l.mu.segs[len(l.mu.segs)-1]
+	if err := l.cutPreallocated(l.mu.active, old.base, l.mu.end); err != nil {
+		return l.fail(err)
+	}
 	if err := l.syncFile(l.mu.active); err != nil {
 		return l.fail(err)
 	}
@@ -264,6 +281,7 @@ func (l *Log) rollLocked() error {
 	if err != nil {
 		return err
 	}
+	l.preallocate(f, s.base, s.base)
 	if err := l.syncDir(l.dir); err != nil {
 		f.Close()
 		return l.fail(err)
@@ -321,6 +339,10 @@ func (l *Log) Close() error {
 	err := l.failed()
 	if err == nil {
 		err = l.writeLocked()
+	}
+	if err == nil {
+		last := l.mu.segs[len(l.mu.segs)-1]
+		err = l.cutPreallocated(l.mu.active, last.base, l.mu.end)
 	}
 	if err == nil {
 		if err = l.syncFile(l.mu.active); err != nil {

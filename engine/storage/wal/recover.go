@@ -41,6 +41,17 @@ func (l *Log) recover(segs []segment) ([]segment, LSN, error) {
 			}
 			continue
 		}
+		// Zeros after the last whole record of the last segment are its
+		// preallocated space (prealloc.go): the log ends there.
+		if i+1 == len(segs) && bad.off == bad.recStart {
+			zeros, err := zerosFrom(s.path, bad.off)
+			if err != nil {
+				return nil, 0, err
+			}
+			if zeros {
+				return segs, s.base + LSN(bad.off), nil
+			}
+		}
 		// A valid record after the bad frame, in this segment or a later
 		// one, means the log went on past it: corruption, not a tear.
 		for j, later := range segs[i:] {

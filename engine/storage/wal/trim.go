@@ -75,6 +75,7 @@ func (l *Log) Reset(at LSN) error {
 	if err != nil {
 		return l.fail(err)
 	}
+	l.preallocate(f, at, at)
 	if err := l.syncDir(l.dir); err != nil {
 		f.Close()
 		return l.fail(err)
