@@ -42,13 +42,20 @@ func (l *Log) recover(segs []segment) ([]segment, LSN, error) {
 			continue
 		}
 		// Zeros after the last whole record of the last segment are its
-		// preallocated space (prealloc.go): the log ends there.
+		// preallocated space (prealloc.go): the log ends there. A log
+		// that does not preallocate cuts them off, so that its segments
+		// hold records alone.
 		if i+1 == len(segs) && bad.off == bad.recStart {
 			zeros, err := zerosFrom(s.path, bad.off)
 			if err != nil {
 				return nil, 0, err
 			}
 			if zeros {
+				if !l.prealloc {
+					if err := l.cutZeros(s.path, bad.off); err != nil {
+						return nil, 0, err
+					}
+				}
 				return segs, s.base + LSN(bad.off), nil
 			}
 		}
