@@ -32,7 +32,7 @@ func TestBaseRoundTripParts(t *testing.T) {
 	for i, procs := range []int{1, 4} {
 		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			s, m := runModel(t, int64(11+i), true)
+			s, m := buildModel(t, int64(11+i), true)
 			got := saveAndOpen(t, s, t.TempDir())
 			if got.Snapshot().derived != nil {
 				t.Fatal("a graph with deletions opened with a derived table")
@@ -189,7 +189,7 @@ func TestDerivedRels(t *testing.T) {
 // section, found by its checksum before anything is decoded.
 func TestOpenBaseCorruptSections(t *testing.T) {
 	smallParts(t)
-	model, _ := runModel(t, 5, false)
+	model, _ := buildModel(t, 5, false)
 	for _, s := range []*Store{model, bulkGraph(t, 2)} {
 		src := t.TempDir()
 		if _, err := s.SaveBase(src); err != nil {

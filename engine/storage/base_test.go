@@ -23,7 +23,7 @@ func TestBaseRoundTrip(t *testing.T) {
 		seed := base + i
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Logf("seed %d", seed)
-			s, m := runModel(t, seed, i == 0)
+			s, m := buildModel(t, seed, i == 0)
 			addTemporalAndSchema(t, s, m)
 			dir := t.TempDir()
 			got := saveAndOpen(t, s, dir)
@@ -161,7 +161,7 @@ func equalSnapshots(t *testing.T, a, b *Snapshot) {
 // TestOpenBaseCorrupt: truncated, flipped and missing files are clear
 // errors naming the file.
 func TestOpenBaseCorrupt(t *testing.T) {
-	s, _ := runModel(t, 7, false)
+	s, _ := buildModel(t, 7, false)
 	src := t.TempDir()
 	if _, err := s.SaveBase(src); err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func copyDir(t *testing.T, src, dst string) {
 // the manifest, column files, roaring bitmaps and the whole open path with
 // a fuzzed column. Any input must give a value or an error, never a panic.
 func FuzzOpenBase(f *testing.F) {
-	s, _ := runModel(&testing.T{}, 3, false)
+	s, _ := buildModel(&testing.T{}, 3, false)
 	dir := f.TempDir()
 	if _, err := s.SaveBase(dir); err != nil {
 		f.Fatal(err)

@@ -78,7 +78,7 @@ func TestReplayRebuildsStore(t *testing.T) {
 
 func replayRebuildsStore(t *testing.T, seed int64) {
 	l := &memLog{}
-	s, m := runModelLogged(t, seed, seed == 1, l)
+	s, m := runModelLogged(t, seed, seed == 1, l, false)
 	addTemporalAndSchema(t, s, m)
 	r := l.replayInto(t)
 	equalSnapshots(t, s.Snapshot(), r.Snapshot())
