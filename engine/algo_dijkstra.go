@@ -51,16 +51,22 @@ func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream,
 		return nil, a.fail(err)
 	}
 	tv := make([]uint32, 0, len(targets))
-	for _, t := range targets {
-		key := "targetNodes"
-		if hasTarget {
-			key = "targetNode"
+	key := "targetNodes"
+	if hasTarget {
+		key = "targetNode"
+	}
+	err = a.run.Blocks(len(targets), func(lo, hi int) error {
+		for _, t := range targets[lo:hi] {
+			v, err := a.vertex(g, key, t)
+			if err != nil {
+				return err
+			}
+			tv = append(tv, v)
 		}
-		v, err := a.vertex(g, key, t)
-		if err != nil {
-			return nil, a.fail(err)
-		}
-		tv = append(tv, v)
+		return nil
+	})
+	if err != nil {
+		return nil, a.fail(err)
 	}
 	p, err := algo.Dijkstra(a.run, g, s, tv)
 	if err != nil {
@@ -77,10 +83,16 @@ func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream,
 	}
 	if hasTargets {
 		rows.targets = tv[:0] // the reached targets, in place
-		for _, t := range tv {
-			if p.Pred[t] != ^uint32(0) || t == s {
-				rows.targets = append(rows.targets, t)
+		err = a.run.Blocks(len(tv), func(lo, hi int) error {
+			for _, t := range tv[lo:hi] {
+				if p.Pred[t] != ^uint32(0) || t == s {
+					rows.targets = append(rows.targets, t)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, a.fail(err)
 		}
 	}
 	return rows, nil

@@ -163,14 +163,16 @@ func widen(r *algo.Run, depth []int32) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, d := range depth {
-		if d < 0 {
-			out[i] = math.MaxInt64
-		} else {
-			out[i] = int64(d)
+	return out, r.Blocks(len(depth), func(lo, hi int) error {
+		for i, d := range depth[lo:hi] {
+			if d < 0 {
+				out[lo+i] = math.MaxInt64
+			} else {
+				out[lo+i] = int64(d)
+			}
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 func (db *DB) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
@@ -228,8 +230,14 @@ func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	for v, root := range comp {
-		ids[v] = int64(g.NodeID(root))
+	err = a.run.Blocks(len(comp), func(lo, hi int) error {
+		for v, root := range comp[lo:hi] {
+			ids[lo+v] = int64(g.NodeID(root))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, a.fail(err)
 	}
 	return &vertexRows{run: a.run, g: g, ints: ids}, nil
 }

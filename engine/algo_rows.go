@@ -57,10 +57,12 @@ func cdlpSeed(a *algoCall, c *procs.Context, g *algo.Graph, key string, seeded b
 		return nil, err
 	}
 	if !seeded {
-		for v := range seed {
-			seed[v] = int64(g.NodeID(uint32(v)))
-		}
-		return seed, nil
+		return seed, a.run.Blocks(len(seed), func(lo, hi int) error {
+			for v := lo; v < hi; v++ {
+				seed[v] = int64(g.NodeID(uint32(v)))
+			}
+			return nil
+		})
 	}
 	k, found := c.Catalog.LookupKey(key)
 	if !found && g.N > 0 {

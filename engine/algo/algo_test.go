@@ -235,3 +235,52 @@ func TestTrianglesMarkWidths(t *testing.T) {
 		}
 	}
 }
+
+// The setup before an algorithm's first round (initialising per-vertex
+// arrays, ranking CDLP's seeds, deriving out-degrees) and the work after
+// its last (CDLP's relabelling) check the stop too: with a stop already
+// set when the call starts, every algorithm fails with it before its
+// first round starts, and a run with no rounds at all (CDLP or PageRank
+// with 0 iterations) still fails with it rather than return a result.
+func TestStopBeforeFirstRound(t *testing.T) {
+	g := randomGraph(rand.New(rand.NewPCG(9, 10)), 20000, 40000, false)
+	// Seeds in decreasing order take CDLP's ranking path (sort, search).
+	seed := func() []int64 {
+		s := make([]int64, g.N)
+		for v := range s {
+			s[v] = int64(g.N - v)
+		}
+		return s
+	}
+	algos := []struct {
+		name string
+		run  func(r *Run) error
+	}{
+		{"bfs", func(r *Run) error { _, err := BFS(r, g, 0, -1); return err }},
+		{"sssp", func(r *Run) error { _, err := SSSP(r, g, 0, 0); return err }},
+		{"dijkstra", func(r *Run) error { _, err := Dijkstra(r, g, 0, nil); return err }},
+		{"wcc", func(r *Run) error { _, err := WCC(r, g); return err }},
+		{"pagerank", func(r *Run) error { _, _, err := PageRank(r, g, 0.85, 20, 0); return err }},
+		{"pagerank 0 iterations", func(r *Run) error { _, _, err := PageRank(r, g, 0.85, 0, 0); return err }},
+		{"cdlp", func(r *Run) error { _, err := CDLP(r, g, seed(), 10); return err }},
+		{"cdlp 0 iterations", func(r *Run) error { _, err := CDLP(r, g, seed(), 0); return err }},
+		{"cdlp 0 iterations, increasing seeds", func(r *Run) error { _, err := CDLP(r, g, make([]int64, g.N), 0); return err }},
+	}
+	stopErr := errors.New("stopped")
+	for _, a := range algos {
+		rounds := 0
+		mem := &memory.Tracker{}
+		r := &Run{Workers: 2, Mem: mem, Stop: func() error { return stopErr },
+			Probe: func(string, int) { rounds++ }}
+		if err := a.run(r); !errors.Is(err, stopErr) {
+			t.Errorf("%s: got %v, want the stop error", a.name, err)
+		}
+		if rounds != 0 {
+			t.Errorf("%s: %d rounds started after the stop", a.name, rounds)
+		}
+		r.Release()
+		if mem.Used() != 0 {
+			t.Errorf("%s: %d bytes still charged after Release", a.name, mem.Used())
+		}
+	}
+}

@@ -43,8 +43,8 @@ func BFS(r *Run, g *Graph, src uint32, maxDepth int) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range depth {
-		depth[i] = Unreached
+	if err := fill(r, depth, Unreached); err != nil {
+		return nil, err
 	}
 	depth[src] = 0
 	b := &bfs{r: r, g: g, depth: depth, queue: queue, spare: spare, locals: make([][]uint32, r.workers())}
@@ -196,20 +196,26 @@ func (b *bfs) toBitmap() error {
 		}
 	}
 	clear(b.front)
-	for _, v := range b.queue {
-		b.front[v>>6] |= 1 << (v & 63)
-	}
-	return nil
+	q, front := b.queue, b.front
+	return b.r.Blocks(len(q), func(lo, hi int) error {
+		for _, v := range q[lo:hi] {
+			front[v>>6] |= 1 << (v & 63)
+		}
+		return nil
+	})
 }
 
 // toQueue turns the frontier bitmap back into the queue, in vertex order.
 func (b *bfs) toQueue() error {
 	b.queue = b.queue[:0]
-	for w, x := range b.front {
-		for x != 0 {
-			b.queue = append(b.queue, uint32(w*64+bits.TrailingZeros64(x)))
-			x &= x - 1
+	// Blocks of stopBlock vertices: whole words, as stopBlock is a
+	// multiple of 64.
+	return b.r.Blocks(b.g.N, func(lo, hi int) error {
+		for w := lo / 64; w < (hi+63)/64; w++ {
+			for x := b.front[w]; x != 0; x &= x - 1 {
+				b.queue = append(b.queue, uint32(w*64+bits.TrailingZeros64(x)))
+			}
 		}
-	}
-	return b.r.stop()
+		return nil
+	})
 }

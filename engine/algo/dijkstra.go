@@ -30,8 +30,14 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 		return nil, err
 	}
 	inf := math.Inf(1)
-	for i := range p.Dist {
-		p.Dist[i], p.Pred[i], p.PredSlot[i] = inf, noVertex, noVertex
+	err = r.Blocks(g.N, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			p.Dist[i], p.Pred[i], p.PredSlot[i] = inf, noVertex, noVertex
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var want map[uint32]bool
 	if len(targets) > 0 {
@@ -39,8 +45,14 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 			return nil, err
 		}
 		want = make(map[uint32]bool, len(targets))
-		for _, t := range targets {
-			want[t] = true
+		err := r.Blocks(len(targets), func(lo, hi int) error {
+			for _, t := range targets[lo:hi] {
+				want[t] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	done, err := makeSlice[uint64](r, (g.N+63)/64, u64Bytes)

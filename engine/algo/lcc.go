@@ -71,10 +71,16 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for v := range coef {
-		if c, k := cnt[up.rank[v]], float64(deg[v]); c != 0 {
-			coef[v] = float64(c) / (k * (k - 1))
+	err = r.Blocks(len(coef), func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			if c, k := cnt[up.rank[v]], float64(deg[v]); c != 0 {
+				coef[v] = float64(c) / (k * (k - 1))
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return coef, nil
 }
@@ -136,15 +142,22 @@ func (o *oriented) bytes() int64 {
 	return int64(len(o.Off)+len(o.Nbr)+len(o.rank))*u32Bytes + int64(len(o.E))
 }
 
-// ranks numbers the vertices by (degree, vertex), a counting sort.
+// ranks numbers the vertices by (degree, vertex), a counting sort. Its
+// four passes (each O(N): degrees are below N) check the stop per block.
 func ranks(r *Run, deg []uint32) ([]uint32, error) {
 	rank, err := makeSlice[uint32](r, len(deg), u32Bytes)
 	if err != nil {
 		return nil, err
 	}
 	maxd := uint32(0)
-	for _, d := range deg {
-		maxd = max(maxd, d)
+	err = r.Blocks(len(deg), func(lo, hi int) error {
+		for _, d := range deg[lo:hi] {
+			maxd = max(maxd, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	n := int64(maxd+2) * u32Bytes
 	if err := r.charge(n); err != nil {
@@ -152,15 +165,33 @@ func ranks(r *Run, deg []uint32) ([]uint32, error) {
 	}
 	defer r.release(n)
 	start := make([]uint32, maxd+2)
-	for _, d := range deg {
-		start[d+1]++
+	err = r.Blocks(len(deg), func(lo, hi int) error {
+		for _, d := range deg[lo:hi] {
+			start[d+1]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for d := 1; d < len(start); d++ {
-		start[d] += start[d-1]
+	err = r.Blocks(len(start), func(lo, hi int) error {
+		for d := max(lo, 1); d < hi; d++ {
+			start[d] += start[d-1]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for v, d := range deg {
-		rank[v] = start[d]
-		start[d]++
+	err = r.Blocks(len(deg), func(lo, hi int) error {
+		for v, d := range deg[lo:hi] {
+			rank[lo+v] = start[d]
+			start[d]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rank, nil
 }
@@ -193,13 +224,19 @@ func orient(r *Run, g *Graph, sym bool, deg []uint32) (oriented, error) {
 		return o, err
 	}
 	var sum uint64 // offsets by rank
-	for v := 1; v <= g.N; v++ {
-		o.maxList = max(o.maxList, int(o.Off[v]))
-		sum += uint64(o.Off[v])
-		if sum > math.MaxUint32 {
-			return o, errs.New(errs.CodeOutOfMemory, errs.CatResource, "algo: lcc: more than 2^32 undirected edges")
+	err = r.Blocks(g.N+1, func(lo, hi int) error {
+		for v := max(lo, 1); v < hi; v++ {
+			o.maxList = max(o.maxList, int(o.Off[v]))
+			sum += uint64(o.Off[v])
+			if sum > math.MaxUint32 {
+				return errs.New(errs.CodeOutOfMemory, errs.CatResource, "algo: lcc: more than 2^32 undirected edges")
+			}
+			o.Off[v] = uint32(sum)
 		}
-		o.Off[v] = uint32(sum)
+		return nil
+	})
+	if err != nil {
+		return o, err
 	}
 	if o.Nbr, err = makeSlice[uint32](r, int(sum), u32Bytes); err != nil {
 		return o, err
@@ -353,15 +390,29 @@ func trianglesBy[M uint16 | uint32](r *Run, n int, up oriented, sym bool, size i
 	}
 	for w := range ws {
 		if add := ws[w].cnt; add != nil {
-			_ = add[len(sum)-1]
-			for v := range sum {
-				sum[v] += add[v]
+			err := r.Blocks(len(sum), func(lo, hi int) error {
+				s, a := sum[lo:hi], add[lo:hi]
+				_ = a[len(s)-1]
+				for v := range s {
+					s[v] += a[v]
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 		}
 	}
 	if sym {
-		for v := range sum {
-			sum[v] *= 2
+		err := r.Blocks(len(sum), func(lo, hi int) error {
+			s := sum[lo:hi]
+			for v := range s {
+				s[v] *= 2
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return sum, nil

@@ -36,8 +36,8 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 			return nil, 0, err
 		}
 	}
-	for i := range pr {
-		pr[i] = 1 / float64(n)
+	if err := fill(r, pr, 1/float64(n)); err != nil {
+		return nil, 0, err
 	}
 	cuts, err := ranges(r, g.In.Off, n)
 	if err != nil {
@@ -119,8 +119,11 @@ func outDegrees(r *Run, g *Graph) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	for v := range deg {
-		deg[v] = g.Out.Off[v+1] - g.Out.Off[v]
-	}
-	return deg, nil
+	off := g.Out.Off
+	return deg, r.Blocks(len(deg), func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			deg[v] = off[v+1] - off[v]
+		}
+		return nil
+	})
 }

@@ -142,14 +142,21 @@ func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 	if g.dense, err = makeSlice[uint32](r, int(bound), u32Bytes); err != nil {
 		return err
 	}
-	for i := range g.dense {
-		g.dense[i] = noVertex
+	if err := fill(r, g.dense, noVertex); err != nil {
+		return err
 	}
+	// The set holds exactly n ids: the iterator yields one per vertex.
 	it := set.Iterator()
-	for v := 0; it.HasNext(); v++ {
-		id := it.Next()
-		g.Nodes[v] = uint64(id)
-		g.dense[id] = uint32(v)
+	err = r.Blocks(n, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			id := it.Next()
+			g.Nodes[v] = uint64(id)
+			g.dense[id] = uint32(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	g.N = n
 	return nil
@@ -303,14 +310,20 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weight
 	}
 	off := deg[:g.N+1] // offsets overwrite the degrees in place
 	var sum uint64
-	for v := 0; v < g.N; v++ {
-		d := uint64(off[v])
-		off[v] = uint32(sum)
-		sum += d
-		if sum > math.MaxUint32 {
-			return CSR{}, nil, nil, errs.New(errs.CodeOutOfMemory, errs.CatResource,
-				"algo: the projection has more than 2^32 edges in one direction")
+	err = r.Blocks(g.N, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			d := uint64(off[v])
+			off[v] = uint32(sum)
+			sum += d
+			if sum > math.MaxUint32 {
+				return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+					"algo: the projection has more than 2^32 edges in one direction")
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return CSR{}, nil, nil, err
 	}
 	off[g.N] = uint32(sum)
 	nbr, err := makeSlice[uint32](r, int(sum), u32Bytes)

@@ -137,6 +137,41 @@ func growSlice[T any](r *Run, s []T, extra int, size int64) ([]T, error) {
 // cost is not proportional to degree.
 const morselNodes = 2048
 
+// stopBlock is the element count between two stop checks in a
+// sequential pass over vertices or edges (Blocks): 65536 steps of a
+// simple loop take tens of microseconds, so a check per block costs
+// nothing measurable and a stop waits for at most one block.
+const stopBlock = 1 << 16
+
+// Blocks calls fn over [0, n) in consecutive blocks of stopBlock
+// elements, in order, checking Stop before each: the sequential passes'
+// form of parallelFor's per-morsel check (prefix sums, counting sorts,
+// initialising or emitting per-vertex arrays). fn's loop over its block
+// stays free of per-element checks. The first error, the stop's or
+// fn's, ends the pass.
+func (r *Run) Blocks(n int, fn func(lo, hi int) error) error {
+	for lo := 0; lo < n; lo += stopBlock {
+		if err := r.stop(); err != nil {
+			return err
+		}
+		if err := fn(lo, min(lo+stopBlock, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fill sets every element of s to x, checking the stop per block.
+func fill[T any](r *Run, s []T, x T) error {
+	return r.Blocks(len(s), func(lo, hi int) error {
+		part := s[lo:hi]
+		for i := range part {
+			part[i] = x
+		}
+		return nil
+	})
+}
+
 // parallelFor runs fn over [0, n) in morsels of grain elements taken from
 // a shared counter by the workers; a worker checks Stop before each
 // morsel. fn gets the worker index. The first error stops every worker.

@@ -28,16 +28,20 @@ func SSSP(r *Run, g *Graph, src uint32, delta float64) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range dist {
-		dist[i] = infBits
+	if err := fill(r, dist, infBits); err != nil {
+		return nil, err
 	}
 	dist[src] = 0
+	sum, err := weightSum(r, g)
+	if err != nil {
+		return nil, err
+	}
 	if delta <= 0 || math.IsInf(delta, 0) || math.IsNaN(delta) {
-		delta = defaultDelta(g)
+		delta = defaultDelta(g, sum)
 	}
 	// No distance exceeds the sum of all weights: keeping that sum within
 	// 2^40 buckets keeps bucket numbers exact integers.
-	delta = max(delta, weightSum(g)/(1<<40))
+	delta = max(delta, sum/(1<<40))
 	nw := r.workers()
 	ws := make([]ssspWorker, nw)
 	if err := r.charge(int64(nw) * ssspRing * sliceHeaderBytes); err != nil {
@@ -204,41 +208,53 @@ func refile(r *Run, ws []ssspWorker, far []uint32, dist []uint64, delta float64,
 		ws[i].far = ws[i].far[:0]
 	}
 	lo := math.Inf(1)
-	for _, v := range far {
-		lo = min(lo, math.Float64frombits(dist[v]))
+	err = r.Blocks(len(far), func(i, j int) error {
+		for _, v := range far[i:j] {
+			lo = min(lo, math.Float64frombits(dist[v]))
+		}
+		return nil
+	})
+	if err != nil {
+		return far, 0, false, err
 	}
 	start := max(cur, uint64(lo/delta))
-	for _, v := range far {
-		ws[0].file(v, math.Float64frombits(dist[v]), delta, start)
-	}
-	if ws[0].err != nil {
-		return far, 0, false, ws[0].err
+	err = r.Blocks(len(far), func(i, j int) error {
+		for _, v := range far[i:j] {
+			ws[0].file(v, math.Float64frombits(dist[v]), delta, start)
+		}
+		return ws[0].err
+	})
+	if err != nil {
+		return far, 0, false, err
 	}
 	next, ok := nextBucket(ws, start)
 	return far, next, ok, nil
 }
 
 // weightSum is the sum of all edge weights.
-func weightSum(g *Graph) float64 {
+func weightSum(r *Run, g *Graph) (float64, error) {
 	if g.OutW == nil {
-		return float64(len(g.Out.Nbr))
+		return float64(len(g.Out.Nbr)), nil
 	}
 	s := 0.0
-	for _, w := range g.OutW {
-		s += w
-	}
-	return s
+	err := r.Blocks(len(g.OutW), func(lo, hi int) error {
+		for _, w := range g.OutW[lo:hi] {
+			s += w
+		}
+		return nil
+	})
+	return s, err
 }
 
-// defaultDelta is the bucket width when none is given: the mean weight
-// over the mean out-degree (at least 1), Meyer and Sanders' Θ(1/d) for
-// weights scaled to [0, 1]. BenchmarkSSSP (Kronecker scale 18, weights
+// defaultDelta is the bucket width when none is given (sum is
+// weightSum's): the mean weight over the mean out-degree (at least 1),
+// Meyer and Sanders' Θ(1/d) for weights scaled to [0, 1]. BenchmarkSSSP (Kronecker scale 18, weights
 // 1..255, mean degree 32, 2 workers): delta 128 (the mean weight, the
 // former default) 204 ms, 32 150 ms, 8 130 ms, 4 95–110 ms, 1 79–90 ms;
 // narrower buckets mean more rounds, each a parallel pass with a fixed
 // cost, so the width does not go below mean/degree.
-func defaultDelta(g *Graph) float64 {
-	d := meanWeight(g)
+func defaultDelta(g *Graph, sum float64) float64 {
+	d := meanWeight(g, sum)
 	if g.N > 0 {
 		if deg := float64(len(g.Out.Nbr)) / float64(g.N); deg > 1 {
 			d /= deg
@@ -247,12 +263,13 @@ func defaultDelta(g *Graph) float64 {
 	return d
 }
 
-// meanWeight is the mean edge weight, 1 when there are none or all are 0.
-func meanWeight(g *Graph) float64 {
+// meanWeight is the mean edge weight (sum is weightSum's), 1 when there
+// are none or all are 0.
+func meanWeight(g *Graph, sum float64) float64 {
 	if len(g.OutW) == 0 {
 		return 1
 	}
-	if m := weightSum(g) / float64(len(g.OutW)); m > 0 && !math.IsInf(m, 0) {
+	if m := sum / float64(len(g.OutW)); m > 0 && !math.IsInf(m, 0) {
 		return m
 	}
 	return 1

@@ -27,8 +27,14 @@ func WCC(r *Run, g *Graph) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range comp {
-		comp[i] = uint32(i)
+	err = r.Blocks(len(comp), func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			comp[v] = uint32(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cuts, err := ranges(r, g.Out.Off, g.N)
 	if err != nil {
