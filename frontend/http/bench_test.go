@@ -62,3 +62,26 @@ func BenchmarkCreateRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeObject decodes the body of an auto-commit CREATE with
+// parameters: fastjson where it applies (fast) against encoding/json
+// (std), the path every other body takes.
+func BenchmarkDecodeObject(b *testing.B) {
+	body := []byte(`{"query":"CREATE (:W {id: $id, c: $c})","parameters":{"id":123456,"c":"client-7"}}`)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := fastObject(body); !ok {
+				b.Fatal("not taken")
+			}
+		}
+	})
+	b.Run("std", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := stdObject(body, ""); err != nil {
+				b.Fatal(err.message)
+			}
+		}
+	})
+}

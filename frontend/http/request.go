@@ -58,6 +58,15 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 // decodeObject decodes a body holding one JSON object; what completes
 // the message of a body that is another JSON value ("with a … field").
 func decodeObject(body []byte, what string) (map[string]any, *apiError) {
+	if obj, ok := fastObject(body); ok {
+		return obj, nil
+	}
+	return stdObject(body, what)
+}
+
+// stdObject is decodeObject through encoding/json, for every body
+// fastObject does not take (json_object.go).
+func stdObject(body []byte, what string) (map[string]any, *apiError) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var raw any
