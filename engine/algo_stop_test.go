@@ -50,24 +50,55 @@ func runErr(ctx context.Context, s *engine.Session, q string) error {
 	return err
 }
 
+// stopChain is the length of the chain the stop tests run on: long
+// enough for Dijkstra, whose rounds are 4096 pops, to have three rounds.
+const stopChain = 10000
+
+// stopCases stop each algorithm in round 1 of its main phase: a
+// PageRank or CDLP iteration, a WCC phase, an SSSP bucket, a BFS level,
+// pops 4096–8191 of Dijkstra, LCC's triangle enumeration. Each has a
+// round 2 that must not start.
 var stopCases = []struct{ alg, query string }{
 	{"pagerank", "CALL algo.pagerank.stream({maxIterations: 50, tolerance: 0}) YIELD score RETURN count(*)"},
 	{"wcc", "CALL algo.wcc.stream({}) YIELD componentId RETURN count(*)"},
 	{"sssp", "MATCH (s:C {i: 0}) CALL algo.sssp.stream({sourceNode: s, relationshipWeightProperty: 'w'}) YIELD distance RETURN count(*)"},
 	{"bfs", "MATCH (s:C {i: 0}) CALL algo.bfs.stream({sourceNode: s}) YIELD depth RETURN count(*)"},
+	{"cdlp", "CALL algo.cdlp.stream({maxIterations: 50}) YIELD communityId RETURN count(*)"},
+	{"lcc", "CALL algo.lcc.stream({direction: 'UNDIRECTED'}) YIELD coefficient RETURN count(*)"},
+	{"dijkstra", "MATCH (s:C {i: 0}) CALL algo.dijkstra.stream({sourceNode: s, relationshipWeightProperty: 'w'}) YIELD cost RETURN count(*)"},
+}
+
+// runRows runs q to its end and returns the rows it returned and its
+// error.
+func runRows(ctx context.Context, s *engine.Session, q string) (int, error) {
+	res, err := s.Query(ctx, q, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Close()
+	n := 0
+	for {
+		b, err := res.Next()
+		if err != nil || b == nil {
+			return n, err
+		}
+		n += b.Rows()
+	}
 }
 
 // A cancel or a timeout that arrives while an algorithm runs stops it
 // within the round it arrived in. The probe (algo.WithProbe) sees every
 // round: at round 1 it cancels the statement, or waits for the
 // statement's deadline to pass; the statement must then fail with 40000
-// or 40003, having entered the algorithm (round 0 ran) and started no
-// round after the one the stop arrived in.
+// or 40003, having entered the algorithm (round 0 ran), started no
+// round after the one the stop arrived in and returned no row, and its
+// memory must be back in the server's budget.
 func TestAlgoStopsMidRun(t *testing.T) {
-	db := chainDB(t, 3000)
+	db := chainDB(t, stopChain)
 	for _, c := range stopCases {
 		for _, mode := range []string{"cancel", "timeout"} {
 			var entered, after atomic.Int32
+			var held atomic.Int64
 			ctx, cancel := context.WithCancel(context.Background())
 			ctx = algo.WithProbe(ctx, func(sctx context.Context, name string, round int) {
 				if name != c.alg {
@@ -77,8 +108,10 @@ func TestAlgoStopsMidRun(t *testing.T) {
 				case round == 0:
 					entered.Add(1)
 				case round == 1 && mode == "cancel":
+					held.Store(engine.AlgoMemoryInUse(db))
 					cancel()
 				case round == 1:
+					held.Store(engine.AlgoMemoryInUse(db))
 					<-sctx.Done() // the statement's deadline
 				case round > 1:
 					after.Add(1)
@@ -90,10 +123,17 @@ func TestAlgoStopsMidRun(t *testing.T) {
 				mustQuery(t, s, "SET query_timeout = 100", nil)
 				want = "40003"
 			}
-			err := runErr(ctx, s, c.query)
+			rows, err := runRows(ctx, s, c.query)
 			cancel()
 			if got := codeOf(err); got != want {
 				t.Errorf("%s, %s: got %v, want %s", c.alg, mode, err, want)
+			}
+			if rows != 0 {
+				t.Errorf("%s, %s: %d rows returned before the stop", c.alg, mode, rows)
+			}
+			if n := engine.AlgoMemoryInUse(db); n != 0 || held.Load() == 0 {
+				t.Errorf("%s, %s: %d bytes charged while it ran, %d still charged after the statement, want some and 0",
+					c.alg, mode, held.Load(), n)
 			}
 			if entered.Load() != 1 {
 				t.Errorf("%s, %s: the algorithm was entered %d times, want once", c.alg, mode, entered.Load())
@@ -101,6 +141,17 @@ func TestAlgoStopsMidRun(t *testing.T) {
 			if n := after.Load(); n > 0 {
 				t.Errorf("%s, %s: %d rounds started after the stop", c.alg, mode, n)
 			}
+		}
+		// Unstopped, the call reaches round 2: the checks above that no
+		// round after 1 started are not vacuous.
+		var last atomic.Int32
+		ctx := algo.WithProbe(context.Background(), func(_ context.Context, name string, round int) {
+			if name == c.alg {
+				last.Store(int32(max(round, int(last.Load()))))
+			}
+		})
+		if err := runErr(ctx, db.NewSession(), c.query); err != nil || last.Load() < 2 {
+			t.Errorf("%s unstopped: %v, last round %d, want round 2 reached", c.alg, err, last.Load())
 		}
 	}
 }
@@ -165,7 +216,7 @@ func algoGoroutines() int {
 // still be unwinding for a moment, so the check waits for the count to
 // reach zero, up to a bound a leaked goroutine never meets.
 func TestAlgoNoWorkerOutlivesStatement(t *testing.T) {
-	db := chainDB(t, 3000)
+	db := chainDB(t, stopChain)
 	for _, q := range []string{
 		"CALL algo.pagerank.stream({concurrency: 2}) YIELD nodeId, score RETURN nodeId LIMIT 1",
 		"CALL algo.wcc.stream({concurrency: 2}) YIELD nodeId RETURN nodeId LIMIT 1",

@@ -34,6 +34,8 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 	if !g.Sorted {
 		panic("BUG: algo: LCC needs sorted lists")
 	}
+	// Rounds are the phases: 0 degrees and orientation, 1 triangles, 2
+	// coefficients.
 	if err := r.round("lcc", 0); err != nil {
 		return nil, err
 	}
@@ -67,6 +69,9 @@ func LCC(r *Run, g *Graph) ([]float64, error) {
 		return nil, err
 	}
 	defer r.release(int64(g.N) * u64Bytes)
+	if err := r.round("lcc", 2); err != nil {
+		return nil, err
+	}
 	coef, err := makeSlice[float64](r, g.N, u64Bytes)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,8 @@ import (
 type Run struct {
 	// Stop returns the statement's error once it must stop (deadline,
 	// cancellation, a memory kill); nil otherwise. Algorithms call it
-	// per morsel, per round and per iteration. Nil never stops.
+	// per morsel, per round and per iteration, and per block of a
+	// sequential pass (Blocks). Nil never stops.
 	Stop func() error
 	// Mem is the statement's memory accountant; nil charges nothing.
 	Mem *memory.Tracker
@@ -21,10 +22,10 @@ type Run struct {
 	// GOMAXPROCS.
 	Workers int
 	// Probe, when set, is called as each round of an algorithm starts (a
-	// BFS level, an SSSP bucket, a PageRank or CDLP iteration, a WCC
-	// phase, every 4096 Dijkstra pops), before its stop check, with the
-	// algorithm's name and the round's number from 0. Tests use it to act
-	// while an algorithm runs (WithProbe).
+	// BFS level, an SSSP bucket, a PageRank or CDLP iteration, a WCC or
+	// LCC phase, every 4096 Dijkstra pops), before its stop check, with
+	// the algorithm's name and the round's number from 0. Tests use it
+	// to act while an algorithm runs (WithProbe).
 	Probe func(algorithm string, round int)
 
 	charged atomic.Int64
