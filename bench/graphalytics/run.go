@@ -35,7 +35,24 @@ var Algorithms = []Algorithm{
 // --graphalytics stores an undirected graph in both directions, so every
 // algorithm reads the default direction (docs/algorithms.md).
 func Query(a Algorithm, g *engine.Graphalytics) (string, engine.Params, error) {
+	return QueryIn(a, g, "")
+}
+
+// QueryIn is Query reading the graph in the given direction ('NATURAL',
+// 'REVERSE' or 'UNDIRECTED'; "" for the procedure's default).
+func QueryIn(a Algorithm, g *engine.Graphalytics, direction string) (string, engine.Params, error) {
 	p := engine.Params{}
+	// config adds the direction to a procedure's config map fields.
+	config := func(fields string) string {
+		if direction == "" {
+			return "{" + fields + "}"
+		}
+		p["direction"] = direction
+		if fields == "" {
+			return "{direction: $direction}"
+		}
+		return "{" + fields + ", direction: $direction}"
+	}
 	var err error
 	intProp := func(key string) int64 {
 		s, ok := g.Props[key]
@@ -53,7 +70,7 @@ func Query(a Algorithm, g *engine.Graphalytics) (string, engine.Params, error) {
 	switch a.Name {
 	case "bfs":
 		p["source"] = intProp("bfs.source-vertex")
-		q = "MATCH (s:V {id: $source}) CALL algo.bfs.stream({sourceNode: s}) YIELD nodeId, depth RETURN nodeId.id, depth"
+		q = "MATCH (s:V {id: $source}) CALL algo.bfs.stream(" + config("sourceNode: s") + ") YIELD nodeId, depth RETURN nodeId.id, depth"
 	case "sssp":
 		p["source"] = intProp("sssp.source-vertex")
 		w := g.Props["sssp.weight-property"]
@@ -61,9 +78,9 @@ func Query(a Algorithm, g *engine.Graphalytics) (string, engine.Params, error) {
 			w = "weight"
 		}
 		p["weight"] = w
-		q = "MATCH (s:V {id: $source}) CALL algo.sssp.stream({sourceNode: s, relationshipWeightProperty: $weight}) YIELD nodeId, distance RETURN nodeId.id, distance"
+		q = "MATCH (s:V {id: $source}) CALL algo.sssp.stream(" + config("sourceNode: s, relationshipWeightProperty: $weight") + ") YIELD nodeId, distance RETURN nodeId.id, distance"
 	case "wcc":
-		q = "CALL algo.wcc.stream({}) YIELD nodeId, componentId RETURN nodeId.id, componentId"
+		q = "CALL algo.wcc.stream(" + config("") + ") YIELD nodeId, componentId RETURN nodeId.id, componentId"
 	case "pr":
 		p["iterations"] = intProp("pr.num-iterations")
 		d, perr := strconv.ParseFloat(g.Props["pr.damping-factor"], 64)
@@ -71,12 +88,12 @@ func Query(a Algorithm, g *engine.Graphalytics) (string, engine.Params, error) {
 			return "", nil, fmt.Errorf("graph %s: pr.damping-factor = %q is not a number", g.Name, g.Props["pr.damping-factor"])
 		}
 		p["damping"] = d
-		q = "CALL algo.pagerank.stream({dampingFactor: $damping, maxIterations: $iterations, tolerance: 0.0}) YIELD nodeId, score RETURN nodeId.id, score"
+		q = "CALL algo.pagerank.stream(" + config("dampingFactor: $damping, maxIterations: $iterations, tolerance: 0.0") + ") YIELD nodeId, score RETURN nodeId.id, score"
 	case "cdlp":
 		p["iterations"] = intProp("cdlp.max-iterations")
-		q = "CALL algo.cdlp.stream({maxIterations: $iterations, seedProperty: 'id'}) YIELD nodeId, communityId RETURN nodeId.id, communityId"
+		q = "CALL algo.cdlp.stream(" + config("maxIterations: $iterations, seedProperty: 'id'") + ") YIELD nodeId, communityId RETURN nodeId.id, communityId"
 	case "lcc":
-		q = "CALL algo.lcc.stream({}) YIELD nodeId, coefficient RETURN nodeId.id, coefficient"
+		q = "CALL algo.lcc.stream(" + config("") + ") YIELD nodeId, coefficient RETURN nodeId.id, coefficient"
 	default:
 		return "", nil, fmt.Errorf("unknown algorithm %q", a.Name)
 	}
@@ -131,11 +148,16 @@ func Run(ctx context.Context, db *engine.DB, text string, params engine.Params) 
 // Check runs algorithm a on db, which holds the imported graph at prefix,
 // and validates the rows against the reference output prefix-REF.
 func Check(ctx context.Context, db *engine.DB, prefix string, g *engine.Graphalytics, a Algorithm) error {
+	return CheckIn(ctx, db, prefix, g, a, "")
+}
+
+// CheckIn is Check reading the graph in the given direction (QueryIn).
+func CheckIn(ctx context.Context, db *engine.DB, prefix string, g *engine.Graphalytics, a Algorithm, direction string) error {
 	want, err := ReadOutput(prefix + "-" + a.Ref)
 	if err != nil {
 		return err
 	}
-	q, params, err := Query(a, g)
+	q, params, err := QueryIn(a, g, direction)
 	if err != nil {
 		return err
 	}
