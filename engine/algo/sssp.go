@@ -209,9 +209,11 @@ func refile(r *Run, ws []ssspWorker, far []uint32, dist []uint64, delta float64,
 	}
 	lo := math.Inf(1)
 	err = r.Blocks(len(far), func(i, j int) error {
+		m := lo // a local: the captured lo would be stored every element
 		for _, v := range far[i:j] {
-			lo = min(lo, math.Float64frombits(dist[v]))
+			m = min(m, math.Float64frombits(dist[v]))
 		}
+		lo = m
 		return nil
 	})
 	if err != nil {
@@ -238,9 +240,11 @@ func weightSum(r *Run, g *Graph) (float64, error) {
 	}
 	s := 0.0
 	err := r.Blocks(len(g.OutW), func(lo, hi int) error {
+		part := 0.0
 		for _, w := range g.OutW[lo:hi] {
-			s += w
+			part += w
 		}
+		s += part
 		return nil
 	})
 	return s, err
