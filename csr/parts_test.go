@@ -233,8 +233,9 @@ func FuzzDecode(f *testing.F) {
 				if len(b) < 1 || len(b) < 1+int(b[0]) {
 					return
 				}
-				*dst = append(*dst, b[1:1+b[0]])
-				b = b[1+b[0]:]
+				n := 1 + int(b[0]) // in int: 1+b[0] wraps to 0 for a length byte of 255
+				*dst = append(*dst, b[1:n])
+				b = b[n:]
 			}
 			if uint64(len(s.blocks[len(s.blocks)-1])) != at.PosEnd-at.Pos {
 				return // a reader checks a part's stored size first
