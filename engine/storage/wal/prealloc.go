@@ -49,20 +49,6 @@ func (l *Log) cutPreallocated(f *os.File, base, end LSN) error {
 	return nil
 }
 
-// cutZeros truncates the segment at path to off, where its tail of
-// zeros begins.
-func (l *Log) cutZeros(path string, off int64) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("cannot open WAL segment %s to cut its zeros: %w", path, err)
-	}
-	defer f.Close()
-	if err := f.Truncate(off); err != nil {
-		return fmt.Errorf("cannot truncate WAL segment %s at offset %d: %w", path, off, err)
-	}
-	return l.syncFile(f)
-}
-
 // zerosFrom reports whether the file at path holds only zero bytes from
 // offset off to its end.
 func zerosFrom(path string, off int64) (bool, error) {

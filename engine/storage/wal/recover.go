@@ -52,7 +52,7 @@ func (l *Log) recover(segs []segment) ([]segment, LSN, error) {
 			}
 			if zeros {
 				if !l.prealloc {
-					if err := l.cutZeros(s.path, bad.off); err != nil {
+					if err := l.truncateSegment(s.path, bad.off); err != nil {
 						return nil, 0, err
 					}
 				}
@@ -175,18 +175,24 @@ func (l *Log) cutTornTail(segs []segment, size int64, bad *badFrame) (LSN, error
 			return 0, err
 		}
 	}
-	f, err := os.OpenFile(torn.path, os.O_RDWR, 0)
-	if err != nil {
-		return 0, fmt.Errorf("cannot open WAL segment %s to truncate it: %w", torn.path, err)
-	}
-	defer f.Close()
-	if err := f.Truncate(bad.recStart); err != nil {
-		return 0, fmt.Errorf("cannot truncate WAL segment %s at offset %d: %w", torn.path, bad.recStart, err)
-	}
-	if err := l.syncFile(f); err != nil {
+	if err := l.truncateSegment(torn.path, bad.recStart); err != nil {
 		return 0, err
 	}
 	l.logger.Warn("truncated a torn record at the end of the WAL",
 		"file", torn.path, "offset", bad.recStart, "bytes", removed, "reason", bad.reason)
 	return torn.base + LSN(bad.recStart), nil
+}
+
+// truncateSegment cuts the segment file at path to off bytes and makes
+// the cut durable.
+func (l *Log) truncateSegment(path string, off int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open WAL segment %s to truncate it: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Truncate(off); err != nil {
+		return fmt.Errorf("cannot truncate WAL segment %s at offset %d: %w", path, off, err)
+	}
+	return l.syncFile(f)
 }
