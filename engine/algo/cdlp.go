@@ -107,9 +107,11 @@ func rankLabels(r *Run, seed []int64) ([]int64, []uint32, error) {
 	}
 	increasing := true
 	err = r.Blocks(len(seed), func(lo, hi int) error {
-		for v := max(lo, 1); v < hi && increasing; v++ {
-			increasing = seed[v-1] < seed[v]
+		inc := increasing // a local: a captured variable is stored every element
+		for v := max(lo, 1); v < hi && inc; v++ {
+			inc = seed[v-1] < seed[v]
 		}
+		increasing = inc
 		return nil
 	})
 	if err != nil {

@@ -156,9 +156,11 @@ func ranks(r *Run, deg []uint32) ([]uint32, error) {
 	}
 	maxd := uint32(0)
 	err = r.Blocks(len(deg), func(lo, hi int) error {
+		m := maxd // a local: a captured variable is stored every element
 		for _, d := range deg[lo:hi] {
-			maxd = max(maxd, d)
+			m = max(m, d)
 		}
+		maxd = m
 		return nil
 	})
 	if err != nil {
@@ -230,14 +232,16 @@ func orient(r *Run, g *Graph, sym bool, deg []uint32) (oriented, error) {
 	}
 	var sum uint64 // offsets by rank
 	err = r.Blocks(g.N+1, func(lo, hi int) error {
+		s, longest := sum, o.maxList // locals: captured variables are stored every element
 		for v := max(lo, 1); v < hi; v++ {
-			o.maxList = max(o.maxList, int(o.Off[v]))
-			sum += uint64(o.Off[v])
-			if sum > math.MaxUint32 {
+			longest = max(longest, int(o.Off[v]))
+			s += uint64(o.Off[v])
+			if s > math.MaxUint32 {
 				return errs.New(errs.CodeOutOfMemory, errs.CatResource, "algo: lcc: more than 2^32 undirected edges")
 			}
-			o.Off[v] = uint32(sum)
+			o.Off[v] = uint32(s)
 		}
+		sum, o.maxList = s, longest
 		return nil
 	})
 	if err != nil {
