@@ -19,7 +19,7 @@ func TestAlgoLimitsAndModes(t *testing.T) {
 	}
 	mustQuery(t, db, "UNWIND range(0, 199999) AS i CREATE (:N {i: i})", nil)
 	db.Close()
-	// PageRank holds about 32 bytes a node: 6.4 MB here.
+	// PageRank holds about 24 bytes a node: 4.8 MB here.
 	db, err = engine.Open(dir, engine.Options{MaxMemoryPerQuery: 4 << 20})
 	if err != nil {
 		t.Fatal(err)

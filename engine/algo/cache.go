@@ -129,11 +129,12 @@ func ProjectCached(r *Run, c *Cache, tx *storage.Tx, p Projection) (*Graph, erro
 // shape is the part of p the graph's content depends on (besides the
 // version), as a map key. Sorted is part of it: a sorted graph could
 // serve any call, but PageRank's sums would then add in another order
-// than on a fresh projection, and a hit must give the same bits. Which arrays are built is not part of it:
-// entries are matched on that by covers.
+// than on a fresh projection, and a hit must give the same bits. So is
+// HubOrder, which numbers the vertices differently. Which arrays are
+// built is not part of it: entries are matched on that by covers.
 func (p *Projection) shape() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "d%d f%t l%v t%v r%t s%t", p.Dir, p.FilterLabels, p.Labels, p.Types, p.OutRels || p.Weighted, p.Sorted)
+	fmt.Fprintf(&b, "d%d f%t l%v t%v r%t s%t h%t", p.Dir, p.FilterLabels, p.Labels, p.Types, p.OutRels || p.Weighted, p.Sorted, p.HubOrder)
 	if p.Weighted {
 		fmt.Fprintf(&b, " w%d m%t", p.Weight, p.WeightMissing)
 	}

@@ -62,8 +62,9 @@ func TestGrowingStructuresAreCharged(t *testing.T) {
 			_, err := CDLP(r, g, make([]int64, n), 1)
 			return err
 		}},
-		// pr, next, contrib, and the out-degrees (g.OutDeg is not built).
-		{"pagerank degrees", 3*8*n + 4*n, func(r *Run) error {
+		// pr and next (float64), contrib (float32), and the out-degrees
+		// (g.OutDeg is not built).
+		{"pagerank degrees", 2*8*n + 4*n + 4*n, func(r *Run) error {
 			_, _, err := PageRank(r, g, 0.85, 1, 0)
 			return err
 		}},

@@ -2,7 +2,7 @@ package algo
 
 // Graph is a dense projection of one snapshot:
 //
-//	vertices 0..N-1, in node id order
+//	vertices 0..N-1, in node id order (or by degree: Projection.HubOrder)
 //	  Nodes []uint64   vertex -> node id (nil: vertex v is node v)
 //	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Off[v+1]]
 //	In     CSR         edges v <- In.Nbr[...] (the same arrays as Out

@@ -13,6 +13,14 @@ import "math"
 // Every sum runs in a fixed order over ranges fixed by the graph, so the
 // scores do not depend on the number of workers. Out-degrees come from
 // g.OutDeg, or g.Out when built.
+//
+// Scores and sums are float64, but each vertex's contribution
+// PR(u)/outdeg(u), the one array read at random (once per edge), is
+// stored as float32, as in the GAP reference kernel: half the bytes, so
+// it stays in the last-level cache twice as long (16 MB at 4M vertices).
+// Rounding a contribution costs at most 2⁻²⁴ relative; the sums add
+// positive terms, so a score's relative error stays below about
+// 6e-8·(1+d+d²+…) < 1e-6, far inside Graphalytics' 1e-4.
 func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64, int, error) {
 	n := g.N
 	pr, err := makeSlice[float64](r, n, u64Bytes)
@@ -26,7 +34,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 	if err != nil {
 		return nil, 0, err
 	}
-	contrib, err := makeSlice[float64](r, n, u64Bytes)
+	contrib, err := makeSlice[float32](r, n, u32Bytes)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -64,7 +72,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 					s += pr[u]
 					contrib[u] = 0
 				} else {
-					contrib[u] = pr[u] / float64(deg[u])
+					contrib[u] = float32(pr[u] / float64(deg[u]))
 				}
 			}
 			sinks[p] = s
@@ -84,7 +92,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 			for v := lo; v < hi; v++ {
 				s := 0.0
 				for _, u := range nbr[off[v]:off[v+1]] {
-					s += contrib[u]
+					s += float64(contrib[u])
 				}
 				x := base + d*s
 				delta = max(delta, math.Abs(x-pr[v]))

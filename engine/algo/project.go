@@ -39,7 +39,12 @@ type Projection struct {
 	// gathered from several adjacencies (two for an undirected view) is
 	// then left as the runs it was filled with. Not with OutRels or
 	// Weighted.
-	Sorted        bool
+	Sorted bool
+	// HubOrder numbers the vertices by decreasing degree in the Out
+	// direction (ties in node id order) instead of in node id order, so
+	// that the vertices most lists name sit together at the front of
+	// every per-vertex array (hubOrder).
+	HubOrder      bool
 	Weighted      bool
 	Weight        catalog.KeyID
 	WeightName    string // for error messages
@@ -77,6 +82,11 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 	}
 	if p.Sorted && (p.OutRels || p.Weighted) {
 		panic("BUG: algo: sorted lists with relationship ids or weights")
+	}
+	if p.HubOrder {
+		if err := hubOrder(r, g, out); err != nil {
+			return nil, err
+		}
 	}
 	g.Sorted = len(out) <= 1 || p.Sorted
 	var err error

@@ -1,6 +1,7 @@
 package algo
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -109,4 +110,94 @@ func TestMergeRuns(t *testing.T) {
 			t.Fatalf("runs %v: merged %v, want %v", l.runs, list, want)
 		}
 	}
+}
+
+// HubOrder numbers the same vertices by decreasing degree (ties in node
+// id order) and gives every node the same neighbours as node id order,
+// with and without a label filter, a hole in the node ids, and in each
+// direction.
+func TestHubOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, m = 300, 2000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+		if i%3 == 0 {
+			src[i] = uint32(rng.IntN(8)) // hubs
+		}
+	}
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"A"}, Count: n / 2}, {Labels: []string{"B"}, Count: n / 2}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	la, _ := s.Catalog().LookupLabel("A")
+	for _, hole := range []bool{false, true} {
+		if hole {
+			tx := s.Begin()
+			if _, _, err := tx.DeleteNode(5, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, dir := range []Direction{Natural, Reverse, Undirected} {
+			for _, filter := range []bool{false, true} {
+				p := Projection{Types: []catalog.TypeID{typ}, Dir: dir, Out: true, In: true}
+				if filter {
+					p.Labels, p.FilterLabels = []catalog.LabelID{la}, true
+				}
+				tx := s.Begin()
+				plain, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.HubOrder = true
+				hub, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tx.Rollback()
+				where := func() string { return fmt.Sprintf("hole %t dir %d filter %t", hole, dir, filter) }
+				if hub.N != plain.N || hub.N == 0 {
+					t.Fatalf("%s: %d vertices, want %d", where(), hub.N, plain.N)
+				}
+				for v := range hub.N {
+					node := hub.NodeID(uint32(v))
+					if w, ok := hub.Vertex(node); !ok || w != uint32(v) {
+						t.Fatalf("%s: vertex %d is node %d, which maps back to %d %t", where(), v, node, w, ok)
+					}
+					pv, ok := plain.Vertex(node)
+					if !ok {
+						t.Fatalf("%s: node %d is not a vertex of the plain projection", where(), node)
+					}
+					if v > 0 {
+						prev, d := hub.Out.Degree(uint32(v-1)), hub.Out.Degree(uint32(v))
+						if prev < d || prev == d && hub.NodeID(uint32(v-1)) > node {
+							t.Fatalf("%s: vertex %d (node %d, degree %d) after node %d of degree %d", where(), v, node, d, hub.NodeID(uint32(v-1)), prev)
+						}
+					}
+					for _, c := range []struct{ h, p *CSR }{{&hub.Out, &plain.Out}, {&hub.In, &plain.In}} {
+						got := nodesOf(hub, c.h.List(uint32(v)))
+						want := nodesOf(plain, c.p.List(pv))
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s: node %d has neighbours %v, want %v", where(), node, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// nodesOf is the sorted node ids of a list of g's vertices.
+func nodesOf(g *Graph, list []uint32) []uint64 {
+	out := make([]uint64, len(list))
+	for i, v := range list {
+		out[i] = g.NodeID(v)
+	}
+	slices.Sort(out)
+	return out
 }
