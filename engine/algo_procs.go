@@ -137,6 +137,7 @@ func (db *DB) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, erro
 		return nil, err
 	}
 	a.proj.Out, a.proj.In = true, true
+	a.proj.HubOrder = true
 	g, err := a.project()
 	if err != nil {
 		return nil, err
@@ -196,6 +197,7 @@ func (db *DB) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, err
 		return nil, err
 	}
 	a.proj.Out = true
+	a.proj.HubOrder = true
 	g, err := a.project()
 	if err != nil {
 		return nil, err

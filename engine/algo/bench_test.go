@@ -81,12 +81,33 @@ func BenchmarkBFS(b *testing.B) {
 }
 
 func BenchmarkSSSP(b *testing.B) {
-	g := benchGraph()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := SSSP(&Run{}, g, 1, 0); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name  string
+		hub   bool
+		delta float64
+	}{{"node-order", false, 0}, {"hub-order", true, 0}, {"hub-order-delta1", true, 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			g := benchGraph()
+			if c.hub {
+				g = hubBenchGraph()
+			}
+			// The same vertex in both numberings: the largest hub
+			// (vertex 0 of the hub order).
+			src := uint32(0)
+			if !c.hub {
+				for v := range g.N {
+					if g.Out.Degree(uint32(v)) > g.Out.Degree(src) {
+						src = uint32(v)
+					}
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := SSSP(&Run{}, g, src, c.delta); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -116,13 +137,15 @@ var hubBenchGraph = sync.OnceValue(func() *Graph {
 	}
 	off := make([]uint32, g.N+1)
 	nbr := make([]uint32, 0, len(g.Out.Nbr))
+	wts := make([]float64, 0, len(g.OutW))
 	for k, v := range order {
-		for _, u := range g.Out.List(v) {
-			nbr = append(nbr, rank[u])
+		for i := g.Out.Off[v]; i < g.Out.Off[v+1]; i++ {
+			nbr = append(nbr, rank[g.Out.Nbr[i]])
+			wts = append(wts, g.OutW[i])
 		}
 		off[k+1] = uint32(len(nbr))
 	}
-	h := &Graph{N: g.N, Out: CSR{Off: off, Nbr: nbr}, Symmetric: true}
+	h := &Graph{N: g.N, Out: CSR{Off: off, Nbr: nbr}, OutW: wts, Symmetric: true}
 	h.In = h.Out
 	return h
 })

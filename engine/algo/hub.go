@@ -7,7 +7,8 @@ import "github.com/quiverdb/quiver/engine/storage"
 // more counts as N, so the sort's buckets stay within the vertex count.
 //
 // Why: an algorithm that reads a per-vertex array at the position of each
-// neighbour (PageRank's contributions) makes one random read per edge. On
+// neighbour (PageRank's contributions, BFS's frontier bitmap and parents,
+// SSSP's distances) makes one random read per edge. On
 // a power-law graph a few vertices are most of the neighbours (Graph500
 // scale 22: the top 6% of vertices by degree are 85% of the list
 // entries), and numbered first their entries share a few megabytes that
