@@ -132,6 +132,7 @@ type AlgoReport struct {
 	GoVersion string
 	Note      string
 	Load      [3]float64 // load average before the timed runs
+	Mem       MemProbe   // random-read latency before the timed runs
 	Kron      KronStats
 	Seed      uint64
 	// Import is `quiver import`'s time, Open the opening of the imported
@@ -185,6 +186,8 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 	if l, err := LoadAvg(); err == nil {
 		r.Load = l
 	}
+	r.Mem = ProbeMemory()
+	logf("random reads: %s", r.Mem)
 	for _, c := range AlgoCases {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, c.Name) {
 			continue

@@ -55,6 +55,7 @@ func WriteAlgoMarkdown(w io.Writer, r *AlgoReport) error {
 	p("| Commit | %s |", r.Commit)
 	p("| Go | %s |", r.GoVersion)
 	p("| Load | load average %.2f %.2f %.2f before the timed runs |", r.Load[0], r.Load[1], r.Load[2])
+	p("| Random reads | %s per independent 4-byte read, by array size, before the timed runs (bench/memprobe.go: the cache this shared machine leaves us, which PageRank's time follows) |", r.Mem)
 	p("| Graph | Graph500 Kronecker, scale %d, seed %d: %s vertices, %s undirected edges (%s self-loops dropped), weights 1..%d; stored once per edge, read with direction 'UNDIRECTED' |",
 		k.Scale, r.Seed, countText(k.Vertices), countText(k.Edges), countText(k.SelfLoops), KronMaxWeight)
 	p("| Load (not timed below) | `quiver import` %s, opening the directory %s |", secText(r.Import), secText(r.Open))
