@@ -220,6 +220,9 @@ func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	}
 	a.proj.Out = true
 	a.proj.In = a.proj.Dir != algo.Undirected
+	// Linking reads the component of each edge's far end: hubs first,
+	// those reads mostly hit the cache (docs/algorithms.md).
+	a.proj.HubOrder = true
 	g, err := a.project()
 	if err != nil {
 		return nil, err
@@ -228,16 +231,7 @@ func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	ids, err := algo.MakeCharged[int64](a.run, g.N, 8)
-	if err != nil {
-		return nil, a.fail(err)
-	}
-	err = a.run.Blocks(len(comp), func(lo, hi int) error {
-		for v, root := range comp[lo:hi] {
-			ids[lo+v] = int64(g.NodeID(root))
-		}
-		return nil
-	})
+	ids, err := algo.ComponentNodeIDs(a.run, g, comp)
 	if err != nil {
 		return nil, a.fail(err)
 	}

@@ -70,14 +70,37 @@ var benchGraph = sync.OnceValue(func() *Graph {
 })
 
 func BenchmarkBFS(b *testing.B) {
-	g := benchGraph()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := BFS(&Run{}, g, 1, -1); err != nil {
-			b.Fatal(err)
+	for _, hub := range []bool{false, true} {
+		name := "node-order"
+		if hub {
+			name = "hub-order"
+		}
+		b.Run(name, func(b *testing.B) {
+			g, src := benchGraph(), largestHub(benchGraph())
+			if hub {
+				g, src = hubBenchGraph(), 0
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := BFS(&Run{}, g, src, -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(g.Out.Nbr))/2/(b.Elapsed().Seconds()/float64(b.N))/1e6, "MTEPS")
+		})
+	}
+}
+
+// largestHub is g's first vertex of the largest degree: vertex 0 of the
+// hub order, so both numberings start from the same vertex.
+func largestHub(g *Graph) uint32 {
+	src := uint32(0)
+	for v := range g.N {
+		if g.Out.Degree(uint32(v)) > g.Out.Degree(src) {
+			src = uint32(v)
 		}
 	}
-	b.ReportMetric(float64(len(g.Out.Nbr))/2/(b.Elapsed().Seconds()/float64(b.N))/1e6, "MTEPS")
+	return src
 }
 
 func BenchmarkSSSP(b *testing.B) {
@@ -91,15 +114,10 @@ func BenchmarkSSSP(b *testing.B) {
 			if c.hub {
 				g = hubBenchGraph()
 			}
-			// The same vertex in both numberings: the largest hub
-			// (vertex 0 of the hub order).
+			// The same vertex in both numberings.
 			src := uint32(0)
 			if !c.hub {
-				for v := range g.N {
-					if g.Out.Degree(uint32(v)) > g.Out.Degree(src) {
-						src = uint32(v)
-					}
-				}
+				src = largestHub(g)
 			}
 			b.ResetTimer()
 			for b.Loop() {
@@ -112,12 +130,23 @@ func BenchmarkSSSP(b *testing.B) {
 }
 
 func BenchmarkWCC(b *testing.B) {
-	g := benchGraph()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := WCC(&Run{}, g); err != nil {
-			b.Fatal(err)
+	for _, hub := range []bool{false, true} {
+		name := "node-order"
+		if hub {
+			name = "hub-order"
 		}
+		b.Run(name, func(b *testing.B) {
+			g := benchGraph()
+			if hub {
+				g = hubBenchGraph()
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := WCC(&Run{}, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package algo
 
 import (
+	"math"
 	"sync/atomic"
 )
 
@@ -142,4 +143,43 @@ func sampleFrequent(comp []uint32) uint32 {
 		}
 	}
 	return best
+}
+
+// ComponentNodeIDs is, per vertex, the smallest node id in its component
+// (comp from WCC). WCC's root is the component's smallest vertex, which
+// is its smallest node only when the vertices are in node id order; under
+// Projection.HubOrder it is the component's highest-degree vertex.
+func ComponentNodeIDs(r *Run, g *Graph, comp []uint32) ([]int64, error) {
+	ids, err := makeSlice[int64](r, len(comp), u64Bytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := fill(r, ids, math.MaxInt64); err != nil {
+		return nil, err
+	}
+	// Each root's entry gathers the minimum of its vertices' node ids, in
+	// one sequential pass (most vertices share the giant component's
+	// root, so a parallel one would contend on one entry).
+	err = r.Blocks(len(comp), func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			root := comp[v]
+			if id := int64(g.NodeID(uint32(v))); id < ids[root] {
+				ids[root] = id
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Then every other vertex copies its root's: roots are never written,
+	// so the workers read them while others write.
+	return ids, r.parallelFor(len(comp), morselNodes*8, func(_, lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			if root := comp[v]; root != uint32(v) {
+				ids[v] = ids[root]
+			}
+		}
+		return nil
+	})
 }
