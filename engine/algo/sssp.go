@@ -251,14 +251,18 @@ func weightSum(r *Run, g *Graph) (float64, error) {
 }
 
 // defaultDelta is the bucket width when none is given (sum is
-// weightSum's): the mean weight over the mean out-degree (at least 1),
-// Meyer and Sanders' Θ(1/d) for weights scaled to [0, 1]. BenchmarkSSSP (Kronecker scale 18, weights
-// 1..255, mean degree 32, 2 workers): delta 128 (the mean weight, the
-// former default) 204 ms, 32 150 ms, 8 130 ms, 4 95–110 ms, 1 79–90 ms;
-// narrower buckets mean more rounds, each a parallel pass with a fixed
-// cost, so the width does not go below mean/degree.
+// weightSum's): a quarter of the mean weight over the mean out-degree
+// (the degree at least 1), Meyer and Sanders' Θ(1/d) for weights scaled
+// to [0, 1]. BenchmarkSSSP (Kronecker, weights 1..255, mean degree 32, 2
+// workers): at scale 18, delta 128 (the mean weight, the first default)
+// 204 ms, 32 150 ms, 8 130 ms, 4 95–110 ms, 1 79–90 ms; at scale 22 in
+// the hub order, 4 (mean/degree, the second default) 2.67–3.07 s, 2
+// 2.46–3.32 s, 1 1.98–2.32 s (in another run 2.00–2.57 s beside 0.5 at
+// 2.04–2.53 s; 4 runs each). Narrower
+// buckets mean more rounds, each a parallel pass with a fixed cost, and
+// the time is flat below a quarter of mean/degree.
 func defaultDelta(g *Graph, sum float64) float64 {
-	d := meanWeight(g, sum)
+	d := meanWeight(g, sum) / 4
 	if g.N > 0 {
 		if deg := float64(len(g.Out.Nbr)) / float64(g.N); deg > 1 {
 			d /= deg
