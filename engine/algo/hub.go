@@ -8,21 +8,25 @@ import "github.com/quiverdb/quiver/engine/storage"
 //
 // Why: an algorithm that reads a per-vertex array at the position of each
 // neighbour (PageRank's contributions, BFS's frontier bitmap and parents,
-// SSSP's distances) makes one random read per edge. On
+// SSSP's distances, WCC's components) makes one random read per edge. On
 // a power-law graph a few vertices are most of the neighbours (Graph500
 // scale 22: the top 6% of vertices by degree are 85% of the list
 // entries), and numbered first their entries share a few megabytes that
 // stay in the cache, where in node id order they are spread over the
 // whole array and most reads miss. The renumbering is a counting sort:
 // O(N) beside the projection's O(M).
-func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) error {
+//
+// It returns the degrees in the new numbering (as degrees does: length N,
+// room for N+1, charged), so that the build does not count them again; nil
+// when it left the numbering as it was.
+func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 	n := g.N
 	if n < 2 {
-		return nil
+		return nil, nil
 	}
 	deg, err := degrees(r, g, adjs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.release(int64(n+1) * u32Bytes)
 	key := func(v int) uint32 { return min(deg[v], uint32(n)) }
@@ -36,13 +40,13 @@ func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// at[k]: the first new number of the vertices whose key is k, the
 	// keys above k coming first.
 	at, err := makeSlice[uint32](r, int(top)+1, u32Bytes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.release(int64(top+1) * u32Bytes)
 	err = r.Blocks(n, func(lo, hi int) error {
@@ -52,7 +56,7 @@ func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var sum uint32
 	for k := int(top); k >= 0; k-- {
@@ -61,7 +65,7 @@ func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) error {
 	// Stable: vertices of one key keep their node id order.
 	order, err := makeSlice[uint32](r, n, u32Bytes)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.release(int64(n) * u32Bytes)
 	err = r.Blocks(n, func(lo, hi int) error {
@@ -73,33 +77,39 @@ func hubOrder(r *Run, g *Graph, adjs []*storage.Adjacency) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nodes, err := makeSlice[uint64](r, n, u64Bytes)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	newDeg, err := makeSlice[uint32](r, n+1, u32Bytes)
+	if err != nil {
+		return nil, err
 	}
 	dense := g.dense
 	if dense == nil {
 		// Identity numbering: every id below N is a vertex.
 		if dense, err = makeSlice[uint32](r, n, u32Bytes); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	err = r.Blocks(n, func(lo, hi int) error {
 		for k := lo; k < hi; k++ {
-			id := g.NodeID(order[k])
+			v := order[k]
+			id := g.NodeID(v)
 			nodes[k] = id
 			dense[id] = uint32(k)
+			newDeg[k] = deg[v]
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if g.Nodes != nil {
 		r.release(int64(len(g.Nodes)) * u64Bytes) // replaced by nodes
 	}
 	g.Nodes, g.dense = nodes, dense
-	return nil
+	return newDeg[:n], nil
 }

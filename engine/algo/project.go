@@ -83,32 +83,39 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 	if p.Sorted && (p.OutRels || p.Weighted) {
 		panic("BUG: algo: sorted lists with relationship ids or weights")
 	}
+	// outDeg: the degrees over out in g's numbering, when the hub order
+	// counted them (nil: the Out build counts them).
+	var outDeg []uint32
+	var err error
 	if p.HubOrder {
-		if err := hubOrder(r, g, out); err != nil {
+		if outDeg, err = hubOrder(r, g, out); err != nil {
 			return nil, err
 		}
 	}
 	g.Sorted = len(out) <= 1 || p.Sorted
-	var err error
 	switch {
 	case p.Out || p.OutRels || p.Weighted:
 		var wr *weightReader
 		if p.Weighted {
 			wr = newWeightReader(tx, p)
 		}
-		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, p.OutRels, wr, p.Sorted); err != nil {
+		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, outDeg, p.OutRels, wr, p.Sorted); err != nil {
 			return nil, err
 		}
+	case p.OutDegree && outDeg != nil:
+		g.OutDeg = outDeg
 	case p.OutDegree:
 		if g.OutDeg, err = degrees(r, g, out); err != nil {
 			return nil, err
 		}
+	case outDeg != nil:
+		r.release(int64(cap(outDeg)) * u32Bytes) // counted for the order only
 	}
 	switch {
 	case g.Symmetric && g.Out.Off != nil:
 		g.In = g.Out
 	case p.In:
-		if g.In, _, _, err = buildCSR(r, g, in, false, nil, p.Sorted); err != nil {
+		if g.In, _, _, err = buildCSR(r, g, in, nil, false, nil, p.Sorted); err != nil {
 			return nil, err
 		}
 	}
@@ -308,15 +315,19 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 	return deg[:g.N], err
 }
 
-// buildCSR builds the adjacency of adjs over g's vertices: a degree pass,
-// offsets, then a fill pass, both parallel over vertex morsels. With
+// buildCSR builds the adjacency of adjs over g's vertices: a degree pass
+// (skipped when deg, from degrees over the same adjs, is given; buildCSR
+// takes it over), offsets, then a fill pass, both parallel over vertex
+// morsels. With
 // rels it also returns each slot's relationship id, with wr each slot's
 // weight. With sorted (never with rels or wr) a list filled from several
 // adjacencies is merged into order.
-func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, rels bool, wr *weightReader, sorted bool) (CSR, []uint64, []float64, error) {
-	deg, err := degrees(r, g, adjs)
-	if err != nil {
-		return CSR{}, nil, nil, err
+func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bool, wr *weightReader, sorted bool) (CSR, []uint64, []float64, error) {
+	var err error
+	if deg == nil {
+		if deg, err = degrees(r, g, adjs); err != nil {
+			return CSR{}, nil, nil, err
+		}
 	}
 	off := deg[:g.N+1] // offsets overwrite the degrees in place
 	var sum uint64

@@ -159,6 +159,18 @@ func TestHubOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Out-degrees without Out take the order's count, and a
+				// graph of In alone drops it.
+				p.Out, p.OutDegree = false, true
+				hubDeg, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.OutDegree = false
+				hubIn, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
 				tx.Rollback()
 				where := func() string { return fmt.Sprintf("hole %t dir %d filter %t", hole, dir, filter) }
 				if hub.N != plain.N || hub.N == 0 {
@@ -179,7 +191,11 @@ func TestHubOrder(t *testing.T) {
 							t.Fatalf("%s: vertex %d (node %d, degree %d) after node %d of degree %d", where(), v, node, d, hub.NodeID(uint32(v-1)), prev)
 						}
 					}
-					for _, c := range []struct{ h, p *CSR }{{&hub.Out, &plain.Out}, {&hub.In, &plain.In}} {
+					if hubDeg.NodeID(uint32(v)) != node || int(hubDeg.OutDeg[v]) != plain.Out.Degree(pv) {
+						t.Fatalf("%s: out-degree only: vertex %d is node %d of out-degree %d, want node %d of %d",
+							where(), v, hubDeg.NodeID(uint32(v)), hubDeg.OutDeg[v], node, plain.Out.Degree(pv))
+					}
+					for _, c := range []struct{ h, p *CSR }{{&hub.Out, &plain.Out}, {&hub.In, &plain.In}, {&hubIn.In, &plain.In}} {
 						got := nodesOf(hub, c.h.List(uint32(v)))
 						want := nodesOf(plain, c.p.List(pv))
 						if !slices.Equal(got, want) {
