@@ -38,12 +38,13 @@ type Projection struct {
 	// it: the other algorithms take lists in any order, and a list
 	// gathered from several adjacencies (two for an undirected view) is
 	// then left as the runs it was filled with. Not with OutRels or
-	// Weighted.
+	// Weighted (unless HubOrder).
 	Sorted bool
 	// HubOrder numbers the vertices by decreasing degree in the Out
 	// direction (ties in node id order) instead of in node id order, so
 	// that the vertices most lists name sit together at the front of
-	// every per-vertex array (hubOrder).
+	// every per-vertex array (hubOrder), and sorts every list in that
+	// numbering, relationship ids and weights included (sortedSlots).
 	HubOrder      bool
 	Weighted      bool
 	Weight        catalog.KeyID
@@ -80,8 +81,8 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		in = out
 		g.Symmetric = true
 	}
-	if p.Sorted && (p.OutRels || p.Weighted) {
-		panic("BUG: algo: sorted lists with relationship ids or weights")
+	if p.Sorted && !p.HubOrder && (p.OutRels || p.Weighted) {
+		panic("BUG: algo: merged lists with relationship ids or weights")
 	}
 	// outDeg: the degrees over out in g's numbering, when the hub order
 	// counted them (nil: the Out build counts them).
@@ -92,14 +93,23 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 			return nil, err
 		}
 	}
-	g.Sorted = len(out) <= 1 || p.Sorted
+	// The hub order sorts every list (sortedSlots); in node id order a
+	// list from one adjacency is one sorted run.
+	order := asFilled
+	switch {
+	case p.HubOrder:
+		order = sortedSlots
+	case p.Sorted:
+		order = mergedRuns
+	}
+	g.Sorted = order != asFilled || len(out) <= 1
 	switch {
 	case p.Out || p.OutRels || p.Weighted:
 		var wr *weightReader
 		if p.Weighted {
 			wr = newWeightReader(tx, p)
 		}
-		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, outDeg, p.OutRels, wr, p.Sorted); err != nil {
+		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, outDeg, p.OutRels, wr, order); err != nil {
 			return nil, err
 		}
 	case p.OutDegree && outDeg != nil:
@@ -115,7 +125,7 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 	case g.Symmetric && g.Out.Off != nil:
 		g.In = g.Out
 	case p.In:
-		if g.In, _, _, err = buildCSR(r, g, in, nil, false, nil, p.Sorted); err != nil {
+		if g.In, _, _, err = buildCSR(r, g, in, nil, false, nil, order); err != nil {
 			return nil, err
 		}
 	}
@@ -189,6 +199,9 @@ type lister struct {
 	// filled with (one per adjacency), merge the scratch mergeRuns uses.
 	runs  []uint32
 	merge []uint32
+	// keys, perm and tmp32: sortSlots' scratch.
+	keys, perm []uint64
+	tmp32      []uint32
 	// pend and wsc: the relationship ids whose weights buildCSR reads
 	// next, and the gather vectors it reads them with.
 	pend []uint64
@@ -320,9 +333,8 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 // takes it over), offsets, then a fill pass, both parallel over vertex
 // morsels. With
 // rels it also returns each slot's relationship id, with wr each slot's
-// weight. With sorted (never with rels or wr) a list filled from several
-// adjacencies is merged into order.
-func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bool, wr *weightReader, sorted bool) (CSR, []uint64, []float64, error) {
+// weight. order says how each list is left (listOrder).
+func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bool, wr *weightReader, order listOrder) (CSR, []uint64, []float64, error) {
 	var err error
 	if deg == nil {
 		if deg, err = degrees(r, g, adjs); err != nil {
@@ -364,14 +376,22 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 		}
 	}
 	readRels := rels || wr != nil
-	sortLists := len(adjs) > 1 && sorted
+	mergeLists := len(adjs) > 1 && order == mergedRuns
+	// Ranges of about equal edge counts: in the hub order the first
+	// vertices hold most of the edges, and node-count morsels would hand
+	// them all to one worker.
+	cuts, err := ranges(r, off, g.N)
+	if err != nil {
+		return CSR{}, nil, nil, err
+	}
 	listers := make([]lister, r.workers())
-	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
+	err = r.overRanges(cuts, func(w, _, lo, hi int) error {
 		l := &listers[w]
 		// pend holds the relationship ids of slots [pendAt, at) whose
 		// weights are not read yet.
 		pendAt := off[lo]
 		l.pend = l.pend[:0]
+		sortFrom := lo // the first vertex whose list is not sorted yet
 		for v := lo; v < hi; v++ {
 			node := g.NodeID(uint32(v))
 			at := off[v]
@@ -411,7 +431,7 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 			if at != off[v+1] {
 				panic("BUG: algo: projection degree changed between passes")
 			}
-			if sortLists && len(l.runs) > 1 {
+			if mergeLists && len(l.runs) > 1 {
 				if err := l.mergeRuns(r, nbr[off[v]:at], off[v]); err != nil {
 					return err
 				}
@@ -421,6 +441,25 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 					return err
 				}
 				pendAt, l.pend = at, l.pend[:0]
+			}
+			// Sorted once their weights are read, which goes faster in
+			// the adjacency's order.
+			if order == sortedSlots && (wr == nil || len(l.pend) == 0) {
+				for u := sortFrom; u <= v; u++ {
+					s, e := off[u], off[u+1]
+					var relSlots []uint64
+					var wtSlots []float64
+					if rels {
+						relSlots = relIDs[s:e]
+					}
+					if wr != nil {
+						wtSlots = wts[s:e]
+					}
+					if err := l.sortSlots(r, nbr[s:e], g.N, relSlots, wtSlots); err != nil {
+						return err
+					}
+				}
+				sortFrom = v + 1
 			}
 		}
 		return nil

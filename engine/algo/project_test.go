@@ -1,6 +1,7 @@
 package algo
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -55,6 +56,8 @@ func BenchmarkProject(b *testing.B) {
 		{"out-rels", Projection{Out: true, OutRels: true}},
 		{"undirected-hole", Projection{Out: true, Dir: Undirected}},
 		{"undirected-weighted", Projection{Out: true, Dir: Undirected, Weighted: true, Weight: wk, WeightName: "w"}},
+		{"undirected-hub", Projection{Out: true, Dir: Undirected, HubOrder: true}},
+		{"undirected-weighted-hub", Projection{Out: true, Dir: Undirected, Weighted: true, Weight: wk, WeightName: "w", HubOrder: true}},
 	} {
 		c.p.Types = []catalog.TypeID{typ}
 		if c.name == "undirected-hole" {
@@ -114,24 +117,27 @@ func TestMergeRuns(t *testing.T) {
 
 // HubOrder numbers the same vertices by decreasing degree (ties in node
 // id order) and gives every node the same neighbours as node id order,
-// with and without a label filter, a hole in the node ids, and in each
-// direction.
+// each list sorted in the new numbering with its relationship ids and
+// weights moved along, with and without a label filter, a hole in the
+// node ids, and in each direction.
 func TestHubOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, m = 300, 2000
-	src, dst := make([]uint32, m), make([]uint32, m)
+	src, dst, w := make([]uint32, m), make([]uint32, m), make([]float64, m)
 	for i := range src {
 		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
 		if i%3 == 0 {
 			src[i] = uint32(rng.IntN(8)) // hubs
 		}
+		w[i] = float64(rng.IntN(1000))
 	}
 	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"A"}, Count: n / 2}, {Labels: []string{"B"}, Count: n / 2}},
-		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst}})
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{{Key: "w", Type: vector.Float64, F64: w}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	typ, _ := s.Catalog().LookupType("E")
+	wk, _ := s.Catalog().LookupKey("w")
 	la, _ := s.Catalog().LookupLabel("A")
 	for _, hole := range []bool{false, true} {
 		if hole {
@@ -171,7 +177,23 @@ func TestHubOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Relationship ids and weights travel with their slots.
+				p.In, p.Out, p.OutRels, p.Weighted, p.Weight, p.WeightName = false, true, true, true, wk, "w"
+				hubW, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.HubOrder = false
+				plainW, err := Project(&Run{Workers: 2}, tx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
 				tx.Rollback()
+				for _, h := range []*Graph{hub, hubIn, hubW} {
+					if !h.Sorted {
+						t.Fatalf("hole %t dir %d filter %t: a hub-ordered projection is not marked sorted", hole, dir, filter)
+					}
+				}
 				where := func() string { return fmt.Sprintf("hole %t dir %d filter %t", hole, dir, filter) }
 				if hub.N != plain.N || hub.N == 0 {
 					t.Fatalf("%s: %d vertices, want %d", where(), hub.N, plain.N)
@@ -195,12 +217,18 @@ func TestHubOrder(t *testing.T) {
 						t.Fatalf("%s: out-degree only: vertex %d is node %d of out-degree %d, want node %d of %d",
 							where(), v, hubDeg.NodeID(uint32(v)), hubDeg.OutDeg[v], node, plain.Out.Degree(pv))
 					}
-					for _, c := range []struct{ h, p *CSR }{{&hub.Out, &plain.Out}, {&hub.In, &plain.In}, {&hubIn.In, &plain.In}} {
+					for _, c := range []struct{ h, p *CSR }{{&hub.Out, &plain.Out}, {&hub.In, &plain.In}, {&hubIn.In, &plain.In}, {&hubW.Out, &plainW.Out}} {
+						if !slices.IsSorted(c.h.List(uint32(v))) {
+							t.Fatalf("%s: vertex %d's list %v is not sorted", where(), v, c.h.List(uint32(v)))
+						}
 						got := nodesOf(hub, c.h.List(uint32(v)))
 						want := nodesOf(plain, c.p.List(pv))
 						if !slices.Equal(got, want) {
 							t.Fatalf("%s: node %d has neighbours %v, want %v", where(), node, got, want)
 						}
+					}
+					if got, want := slotsOf(hubW, uint32(v)), slotsOf(plainW, pv); !slices.Equal(got, want) {
+						t.Fatalf("%s: node %d has slots %v, want %v", where(), node, got, want)
 					}
 				}
 			}
@@ -209,6 +237,27 @@ func TestHubOrder(t *testing.T) {
 }
 
 // nodesOf is the sorted node ids of a list of g's vertices.
+// slot is one Out slot of a projection with relationship ids and weights.
+type slot struct {
+	node, rel uint64
+	w         float64
+}
+
+// slotsOf is v's Out slots, sorted.
+func slotsOf(g *Graph, v uint32) []slot {
+	var out []slot
+	for i := g.Out.Off[v]; i < g.Out.Off[v+1]; i++ {
+		out = append(out, slot{g.NodeID(g.Out.Nbr[i]), g.OutRel[i], g.OutW[i]})
+	}
+	slices.SortFunc(out, func(a, b slot) int {
+		if a.node != b.node {
+			return cmp.Compare(a.node, b.node)
+		}
+		return cmp.Compare(a.rel, b.rel)
+	})
+	return out
+}
+
 func nodesOf(g *Graph, list []uint32) []uint64 {
 	out := make([]uint64, len(list))
 	for i, v := range list {

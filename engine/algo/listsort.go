@@ -1,0 +1,133 @@
+package algo
+
+import (
+	"math"
+	"slices"
+)
+
+// listOrder is how buildCSR leaves each neighbour list.
+type listOrder int
+
+const (
+	// asFilled: the runs the adjacencies filled the list with, one after
+	// the other (each sorted by node id).
+	asFilled listOrder = iota
+	// mergedRuns: the runs merged into ascending order (node id order,
+	// where each run is already sorted; no relationship ids or weights).
+	mergedRuns
+	// sortedSlots: every list sorted by vertex, its relationship ids and
+	// weights moved with it. For the hub order, where the runs are in node
+	// id order but the vertices are not: ascending lists name the hubs
+	// first and read each per-vertex array in address order, so a list's
+	// reads share cache lines and pages. The in-package kernels at scale
+	// 22 in the hub order, unsorted against sorted lists, interleaved on
+	// a noisy machine: PageRank 4.5-4.9 s against 2.7-3.5 s, WCC 134
+	// against 81 ms, BFS 84 against 68 ms.
+	sortedSlots
+)
+
+// radixMin is the list length from which sortSlots sorts by radix: the
+// hubs' long lists, most of the slots on a power-law graph, where a
+// comparison sort's log factor is largest.
+const radixMin = 512
+
+// sortSlots sorts list (vertex ids below n) ascending and applies the
+// same permutation to rels and wts (each nil or as long as list): the
+// list's relationship ids and weights.
+// Without them it sorts the list itself; with them it sorts (vertex,
+// slot) keys in l.keys and moves the payloads through l.perm. Long lists
+// go through radixSort, the others through pdqsort.
+func (l *lister) sortSlots(r *Run, list []uint32, n int, rels []uint64, wts []float64) error {
+	if len(list) < 2 || slices.IsSorted(list) {
+		return nil
+	}
+	bits := bitsFor(n)
+	var err error
+	if rels == nil && wts == nil {
+		if len(list) < radixMin {
+			slices.Sort(list)
+			return nil
+		}
+		if l.tmp32, err = growSlice(r, l.tmp32[:0], len(list), u32Bytes); err != nil {
+			return err
+		}
+		radixSort(list, l.tmp32[:len(list)], 0, bits)
+		return nil
+	}
+	if l.keys, err = growSlice(r, l.keys[:0], len(list), u64Bytes); err != nil {
+		return err
+	}
+	if l.perm, err = growSlice(r, l.perm[:0], len(list), u64Bytes); err != nil {
+		return err
+	}
+	keys := l.keys[:len(list)]
+	for i, v := range list {
+		keys[i] = uint64(v)<<32 | uint64(i)
+	}
+	if len(list) < radixMin {
+		slices.Sort(keys)
+	} else {
+		radixSort(keys, l.perm[:len(list)], 32, bits)
+	}
+	for i, k := range keys {
+		list[i] = uint32(k >> 32)
+	}
+	tmp := l.perm[:len(list)]
+	if rels != nil {
+		for i, k := range keys {
+			tmp[i] = rels[uint32(k)]
+		}
+		copy(rels, tmp)
+	}
+	if wts != nil {
+		for i, k := range keys {
+			tmp[i] = math.Float64bits(wts[uint32(k)])
+		}
+		for i, b := range tmp {
+			wts[i] = math.Float64frombits(b)
+		}
+	}
+	return nil
+}
+
+// bitsFor is the bit length of the largest vertex id below n.
+func bitsFor(n int) int {
+	b := 0
+	for x := n - 1; x > 0; x >>= 1 {
+		b++
+	}
+	return b
+}
+
+// radixDigit is the width of one radixSort pass: 2^11 counters (8 KiB)
+// stay in the first-level cache.
+const radixDigit = 11
+
+// radixSort sorts a by the bits bits above shift of each element (a
+// stable LSD radix sort in passes of radixDigit bits, through tmp, as
+// long as a); bits below shift keep their input order among equal keys.
+func radixSort[T uint32 | uint64](a, tmp []T, shift uint, bits int) {
+	var count [1 << radixDigit]int
+	src, dst := a, tmp
+	for done := 0; done < bits; done += radixDigit {
+		s := shift + uint(done)
+		clear(count[:])
+		for _, x := range src {
+			count[(x>>s)&(1<<radixDigit-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, x := range src {
+			d := (x >> s) & (1<<radixDigit - 1)
+			dst[count[d]] = x
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+}
