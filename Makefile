@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo bench-wide clean tck tck-update tck-gate
 
 all: build
 
@@ -138,6 +138,15 @@ bench: bench-kuzu
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(BENCH_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(SCALE) -seed $(SEED) -out $(BENCH_DATA)
 	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
+
+## bench-wide: issue 17's wider suite (W01–, bench/suite_wide.go) at
+## WIDE_SCALE (M) beside Kùzu, answers compared, into bench/RESULTS-wide.md.
+WIDE_SCALE ?= M
+WIDE_DATA  ?= bench/data/$(WIDE_SCALE)-$(SEED)
+bench-wide: bench-kuzu
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	@test -f $(WIDE_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(WIDE_SCALE) -seed $(SEED) -out $(WIDE_DATA)
+	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out bench/RESULTS-wide.md -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
 
 ## bench-writes: auto-commit CREATEs over HTTP to a real `quiver serve`
 ## (1 and 32 clients: commits/s, median and p99 latency) beside Kùzu

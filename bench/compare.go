@@ -55,6 +55,14 @@ func Compare(q Query, quiver, kuzu Rows) error {
 	if len(quiver) != len(kuzu) {
 		return fmt.Errorf("%s: Quiver returned %d rows, Kùzu %d\nQuiver: %v\nKùzu:   %v", q.Name, len(quiver), len(kuzu), quiver, kuzu)
 	}
+	if q.Ordered {
+		for i := range quiver {
+			if !rowEqual(quiver[i], kuzu[i]) {
+				return fmt.Errorf("%s: row %d differs\nQuiver: %v\nKùzu:   %v", q.Name, i, quiver, kuzu)
+			}
+		}
+		return nil
+	}
 	if q.TopK == nil {
 		a, b := sortRows(quiver), sortRows(kuzu)
 		for i := range a {

@@ -87,3 +87,19 @@ func TestMedian(t *testing.T) {
 		t.Fatalf("median %v", m)
 	}
 }
+
+// An Ordered answer must agree row by row: the same rows in another order
+// differ.
+func TestCompareOrdered(t *testing.T) {
+	q := Query{Name: "W29", Ordered: true}
+	a := Rows{{int64(1), "x"}, {int64(2), "y"}}
+	if err := Compare(q, a, Rows{{int64(1), "x"}, {int64(2), "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Compare(q, a, Rows{{int64(2), "y"}, {int64(1), "x"}}); err == nil {
+		t.Fatal("rows in another order compared equal")
+	}
+	if err := Compare(Query{Name: "W32"}, a, Rows{{int64(2), "y"}, {int64(1), "x"}}); err != nil {
+		t.Fatalf("unordered: %v", err)
+	}
+}

@@ -20,9 +20,15 @@ func (m Machine) String() string {
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	p("# Benchmark results: Quiver beside Kùzu")
-	p("")
-	p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
+	if r.Wide {
+		p("# Benchmark results: Quiver beside Kùzu, the wider suite")
+		p("")
+		p("Written by `make bench-wide` (bench/cmd/quiverbench run -suite wide); do not edit by hand. See bench/README.md for what is measured.")
+	} else {
+		p("# Benchmark results: Quiver beside Kùzu")
+		p("")
+		p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
+	}
 	p("")
 	p("| | |")
 	p("|---|---|")
@@ -44,18 +50,31 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
 	p("|---|---:|---:|---:|---:|---:|---|")
 	logE, logH, n := 0.0, 0.0, 0
+	fasterE, fasterH := 0, 0
 	for _, q := range r.Queries {
 		e, h, k := Median(q.EmbeddedMS), Median(q.HTTPMS), Median(q.KuzuMS)
-		p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", q.Name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
+		name := q.Name
+		if q.Shape != "" {
+			name += " " + q.Shape
+		}
+		p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
 		if e > 0 && h > 0 && k > 0 {
 			logE += math.Log(e / k)
 			logH += math.Log(h / k)
 			n++
 		}
+		if e < k {
+			fasterE++
+		}
+		if h < k {
+			fasterH++
+		}
 	}
 	if n > 0 {
 		p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
 	}
+	p("")
+	p("Quiver is faster than Kùzu on %d of %d queries embedded, %d over HTTP.", fasterE, len(r.Queries), fasterH)
 	p("")
 	if len(r.Skip) > 0 {
 		p("Not run in this report: %s (the geometric mean is over the queries above).", strings.Join(r.Skip, ", "))

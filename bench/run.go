@@ -28,6 +28,10 @@ type Config struct {
 	Log     io.Writer // progress lines; nil discards
 	Note    string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
 	Skip    []string  // suite queries not run (names, e.g. Q6), listed in the report
+	// Suite is the queries to time: nil is Suite (Q1–Q9); WideSuite is
+	// issue 17's wider one, with Wide set for the report's title.
+	Suite []Query
+	Wide  bool
 }
 
 // Report is what a run measured; WriteMarkdown renders it.
@@ -144,7 +148,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	debug.FreeOSMemory()
 	ResetPeakRSS(0)
 	ResetPeakRSS(kz.Pid())
-	for _, q := range Suite {
+	suite := cfg.Suite
+	if suite == nil {
+		suite = Suite
+	}
+	for _, q := range suite {
 		if slices.Contains(cfg.Skip, q.Name) {
 			continue
 		}

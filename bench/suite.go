@@ -3,11 +3,15 @@ package bench
 // Query is one query of the suite in both engines' spellings.
 type Query struct {
 	Name   string
+	Shape  string // what the query exercises, for the report (WideSuite)
 	Quiver string
 	Kuzu   string
 	// TopK is set for ORDER BY … LIMIT queries: answers are compared as
 	// ordered groups of ties on column Key (see Compare).
 	TopK *TopK
+	// Ordered: the query's ORDER BY decides every row's place, so the
+	// answers are compared row by row in order.
+	Ordered bool
 }
 
 // TopK describes an ordered, limited answer.

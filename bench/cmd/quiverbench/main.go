@@ -107,7 +107,16 @@ func run(args []string) error {
 	skip := fs.String("skip", "", "comma-separated suite queries not to run (e.g. Q6 at scale L, where Kùzu takes minutes)")
 	loader := fs.String("loader", "import", "how Quiver loads the data set: import (offline bulk import) or cypher (UNWIND batches)")
 	format := fs.String("format", "csv", "the files the import loader reads: csv, or parquet (written by gen -parquet; Kùzu reads the CSVs)")
+	suiteName := fs.String("suite", "nine", "the queries: nine (Q1–Q9) or wide (issue 17's wider suite, W01–)")
 	fs.Parse(args)
+	var suite []bench.Query
+	switch *suiteName {
+	case "nine":
+	case "wide":
+		suite = bench.WideSuite
+	default:
+		return fmt.Errorf("run: -suite must be nine or wide, not %q", *suiteName)
+	}
 	s, err := scaleOf(*scale)
 	if err != nil {
 		return err
@@ -129,7 +138,7 @@ func run(args []string) error {
 	}
 	rep, err := bench.Run(context.Background(), bench.Config{
 		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
-		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note, Skip: skipList(*skip),
+		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note, Skip: skipList(*skip), Suite: suite, Wide: suite != nil,
 	})
 	if err != nil {
 		return err
