@@ -28,6 +28,7 @@ type hashAggregate struct {
 	dk      *dictKey // grouping on dictionary codes (dictgroup.go), or nil
 	groups  map[string]int32
 	ints    intTable // groups of a single integer key (inttable.go)
+	nodes   intTable // groups of a single node key (hashagg_nodes.go)
 	keyCols []column
 	ngroups int
 	key     []byte
@@ -147,7 +148,7 @@ func (h *hashAggregate) consume() error {
 				h.reserve(h.hint)
 			}
 		}
-		held := h.held + h.ints.bytes()
+		held := h.held + h.ints.bytes() + h.nodes.bytes()
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
 				return err
@@ -172,6 +173,10 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 	}
 	if len(keyVecs) == 1 && keyVecs[0].Type == vector.Int64 {
 		h.assignInts(b, keyVecs)
+		return
+	}
+	if len(keyVecs) == 1 && keyVecs[0].Type == vector.Node {
+		h.assignNodes(b, keyVecs)
 		return
 	}
 	for i := 0; i < b.Rows(); i++ {
@@ -200,12 +205,15 @@ func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
 }
 
 // lookup returns the group of row r of the key vectors, creating it. A
-// single integer key (the common GROUP BY id) is hashed as an int64 in a
-// table of its own (inttable.go); every other key by its byte encoding (rowkey.go). An
-// integer never has another encoding, so the two tables cannot split a
-// group.
+// single node key and a single integer key (the common GROUP BY id) each
+// have a table of their own (hashagg_nodes.go, inttable.go); every other
+// key goes by its byte encoding (rowkey.go). A node or an integer never
+// has another encoding, so the tables cannot split a group.
 func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if len(keyVecs) == 1 {
+		if x, ok := nodeKey(keyVecs[0], r); ok {
+			return h.lookupNode(keyVecs[0], r, x)
+		}
 		if x, ok := intKey(keyVecs[0], r); ok {
 			cell := h.ints.ref(x)
 			if *cell != 0 {
@@ -271,7 +279,11 @@ func rowsBound(c *Context, in plan.Operator) int {
 // reserve sizes the group state for n groups.
 func (h *hashAggregate) reserve(n int) {
 	if len(h.keys) == 1 {
-		h.ints.reserveDense(n)
+		if h.nodes.total > 0 {
+			h.nodes.reserveDense(n)
+		} else {
+			h.ints.reserveDense(n)
+		}
 	}
 	for _, a := range h.aggs {
 		a.grow(n)

@@ -1,0 +1,58 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Grouping by one node key: the node table gives each node one group
+// whether its vector is typed Node or Any, keeps node 5 and the integer 5
+// apart, and takes nulls and ids beyond the direct-mapped array.
+func TestAggNodeKeys(t *testing.T) {
+	nodes := vector.New(vector.Node, 6)
+	copy(nodes.IDs, []uint64{0, 1, 2, 1, 5, 1 << 40})
+	anys := vector.New(vector.Any, 5)
+	copy(anys.Any, []vector.Value{vector.NodeRef(1), int64(5), vector.NodeRef(5), nil, vector.NodeRef(1 << 40)})
+	withNull := vector.New(vector.Node, 2)
+	withNull.IDs[0], withNull.IDs[1] = 2, 0
+	withNull.SetNull(1)
+	bs := []*vector.Batch{
+		{Cols: []*vector.Vector{nodes}, Len: 6},
+		{Cols: []*vector.Vector{anys}, Len: 5},
+		{Cols: []*vector.Vector{withNull}, Len: 2},
+	}
+	p := &plan.Aggregate{Keys: []plan.Expr{&plan.ColRef{Idx: 0, T: vector.Any}}, Aggs: []plan.AggCall{{Func: plan.AggCount}},
+		Cols: []plan.Column{{Name: "k"}, {Name: "n"}}}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
+	h, err := newHashAggregate(c, p, &batchesOp{bs: bs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		b, err := h.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			got = append(got, fmt.Sprintf("%T %v|%v", b.Cols[0].Get(r), b.Cols[0].Get(r), b.Cols[1].Get(r)))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"vector.NodeRef 0|1", "vector.NodeRef 1|3", "vector.NodeRef 1099511627776|2", "vector.NodeRef 2|2",
+		"vector.NodeRef 5|2", "int64 5|1", "<nil> <nil>|2"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("groups %q, want %q", got, want)
+	}
+}
