@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo bench-wide clean tck tck-update tck-gate
+.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -147,6 +147,20 @@ bench-wide: bench-kuzu
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(WIDE_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(WIDE_SCALE) -seed $(SEED) -out $(WIDE_DATA)
 	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out bench/RESULTS-wide.md -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
+
+## bench-snb: the SNB-like data set (several labels and relationship
+## types, bench/snb_gen.go) and its suite (S01–, bench/suite_snb.go) at
+## SNB_SCALE (XS, S, M; default M: 1M nodes, 10M relationships) beside
+## Kùzu, answers compared; generates into bench/data/snb-<scale>-<seed>
+## when missing and writes bench/RESULTS-snb.md (other scales
+## bench/RESULTS-snb-<scale>.md).
+SNB_SCALE ?= M
+SNB_DATA  ?= bench/data/snb-$(SNB_SCALE)-$(SEED)
+SNB_OUT   ?= bench/RESULTS-snb$(if $(filter M,$(SNB_SCALE)),,-$(SNB_SCALE)).md
+bench-snb: bench-kuzu
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	@test -f $(SNB_DATA)/person_likes_post.csv || ./$(BIN)/quiverbench gen -dataset snb -scale $(SNB_SCALE) -seed $(SEED) -out $(SNB_DATA)
+	./$(BIN)/quiverbench run -dataset snb -scale $(SNB_SCALE) -seed $(SEED) -data $(SNB_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(SNB_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
 
 ## bench-writes: auto-commit CREATEs over HTTP to a real `quiver serve`
 ## (1 and 32 clients: commits/s, median and p99 latency) beside Kùzu

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,13 +15,14 @@ import (
 // directory, and counts the opening (reading the base) as load time too.
 type Builder interface {
 	Name() string
-	Build(ctx context.Context, dataDir, dbDir string) (LoadTimes, error)
+	Build(ctx context.Context, ds *Dataset, dataDir, dbDir string) (LoadTimes, error)
 }
 
 // ImportLoader builds the database with `quiver import` (engine.Import):
 // parallel CSV parsing, CSRs by counting sort, columns written as the
 // on-disk base format. With Parquet set it imports the data set's Parquet
-// files (WriteParquet) instead of its CSVs.
+// files (WriteParquet) instead of its CSVs; only the Person/KNOWS data
+// set has them.
 type ImportLoader struct{ Parquet bool }
 
 // Name implements Builder.
@@ -32,22 +34,29 @@ func (l ImportLoader) Name() string {
 }
 
 // Build implements Builder. The node phase ends when the importer starts
-// reading the relationship file; everything after it (parsing the
-// relationships, building both CSRs, writing the directory) is the edge
+// reading the first relationship file; everything after it (parsing the
+// relationships, building the CSRs, writing the directory) is the edge
 // phase.
-func (l ImportLoader) Build(_ context.Context, dataDir, dbDir string) (LoadTimes, error) {
-	persons, knows := filepath.Join(dataDir, PersonsCSV), filepath.Join(dataDir, KnowsCSV)
+func (l ImportLoader) Build(_ context.Context, ds *Dataset, dataDir, dbDir string) (LoadTimes, error) {
+	nodes, rels := ds.ImportInputs(dataDir)
 	if l.Parquet {
-		persons, knows = filepath.Join(dataDir, PersonsParquet), filepath.Join(dataDir, KnowsParquet)
+		if ds != KnowsDataset {
+			return LoadTimes{}, fmt.Errorf("data set %s has no Parquet files", ds.Name)
+		}
+		nodes[0].Path, rels[0].Path = filepath.Join(dataDir, PersonsParquet), filepath.Join(dataDir, KnowsParquet)
+	}
+	firstRel := ""
+	if len(rels) > 0 {
+		firstRel = rels[0].Path
 	}
 	start := time.Now()
 	var nodesDone time.Duration
 	_, err := engine.Import(engine.ImportOptions{
 		Dir:   dbDir,
-		Nodes: []engine.ImportInput{{Name: "Person", Path: persons}},
-		Rels:  []engine.ImportInput{{Name: "KNOWS", Path: knows}},
+		Nodes: nodes,
+		Rels:  rels,
 		Progress: func(p engine.ImportProgress) {
-			if nodesDone == 0 && strings.HasSuffix(p.Step, knows) {
+			if nodesDone == 0 && firstRel != "" && strings.HasSuffix(p.Step, firstRel) {
 				nodesDone = time.Since(start)
 			}
 		},

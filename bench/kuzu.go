@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 )
 
 // Kuzu drives bench/kuzu/run.js, a Node.js process holding one Kùzu
@@ -59,15 +58,19 @@ func StartKuzu(dir string) (*Kuzu, error) {
 // Pid is the Node process's id (for its peak RSS).
 func (k *Kuzu) Pid() int { return k.cmd.Process.Pid }
 
-// Load creates the schema in a new database at dbPath and COPYs the CSVs of
-// data set directory dir into it.
-func (k *Kuzu) Load(dbPath, dir string) (KuzuAnswer, error) {
-	abs, err := filepath.Abs(dir)
+// Load creates data set ds's tables in a new database at dbPath and
+// COPYs its files in dir into them: the node files' COPYs are timed as
+// the node phase, the relationship files' as the edge phase.
+func (k *Kuzu) Load(dbPath string, ds *Dataset, dir string) (KuzuAnswer, error) {
+	ddl, err := ds.KuzuDDL()
 	if err != nil {
 		return KuzuAnswer{}, err
 	}
-	return k.call(map[string]any{"op": "load", "db": dbPath,
-		"persons": filepath.Join(abs, PersonsCSV), "knows": filepath.Join(abs, KnowsCSV)})
+	nodes, rels, err := ds.KuzuCopies(dir)
+	if err != nil {
+		return KuzuAnswer{}, err
+	}
+	return k.call(map[string]any{"op": "load", "db": dbPath, "ddl": ddl, "nodes": nodes, "rels": rels})
 }
 
 // Query runs one query; the answer carries Kùzu's time and rows.

@@ -24,7 +24,7 @@ func TestParquetDataSet(t *testing.T) {
 	}
 	dirs := [2]string{filepath.Join(t.TempDir(), "csv"), filepath.Join(t.TempDir(), "parquet")}
 	for i, l := range []ImportLoader{{}, {Parquet: true}} {
-		if _, err := l.Build(context.Background(), data, dirs[i]); err != nil {
+		if _, err := l.Build(context.Background(), KnowsDataset, data, dirs[i]); err != nil {
 			t.Fatalf("%s: %v", l.Name(), err)
 		}
 	}

@@ -20,11 +20,17 @@ func (m Machine) String() string {
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	if r.Wide {
+	snb := r.Dataset == SNBDataset
+	switch {
+	case snb:
+		p("# Benchmark results: Quiver beside Kùzu, the SNB-like data set")
+		p("")
+		p("Written by `make bench-snb` (bench/cmd/quiverbench run -dataset snb); do not edit by hand. See bench/README.md for the data set and what is measured.")
+	case r.Wide:
 		p("# Benchmark results: Quiver beside Kùzu, the wider suite")
 		p("")
 		p("Written by `make bench-wide` (bench/cmd/quiverbench run -suite wide); do not edit by hand. See bench/README.md for what is measured.")
-	} else {
+	default:
 		p("# Benchmark results: Quiver beside Kùzu")
 		p("")
 		p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
@@ -35,7 +41,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	p("| Date | %s |", dateText(r.Date))
 	p("| Machine | %s |", r.Machine)
 	p("| Commit | %s |", r.Commit)
-	p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
+	if snb {
+		p("| Scale | SNB-like %s: %d nodes of %d labels, %d relationships of %d types (seed %d) |", r.Scale.Name, r.Nodes,
+			len(r.Dataset.Nodes), r.Edges, r.Dataset.RelTypes(), r.Seed)
+	} else {
+		p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
+	}
 	p("| Go | %s |", r.GoVersion)
 	p("| Kùzu | %s (npm `kuzu`, Node.js subprocess, default threads) |", r.KuzuVersion)
 	p("| Timing | median of %d runs after %d warm-up runs, engines alternated run by run |", r.Runs, r.Warmup)

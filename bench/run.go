@@ -17,9 +17,12 @@ import (
 
 // Config is one harness run.
 type Config struct {
-	Scale   Scale
-	Seed    uint64
-	DataDir string // the data set's CSVs (written by Generate + WriteCSV)
+	Scale Scale
+	Seed  uint64
+	// Dataset is what DataDir holds: nil is KnowsDataset (Generate's
+	// persons.csv and knows.csv), SNBDataset GenerateSNB's files.
+	Dataset *Dataset
+	DataDir string // the data set's CSVs (Generate or GenerateSNB, then WriteCSV)
 	KuzuDir string // bench/kuzu, npm-installed
 	Runs    int    // timed runs per query and engine; the median is reported
 	Warmup  int    // untimed runs per query and engine first
@@ -28,8 +31,9 @@ type Config struct {
 	Log     io.Writer // progress lines; nil discards
 	Note    string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
 	Skip    []string  // suite queries not run (names, e.g. Q6), listed in the report
-	// Suite is the queries to time: nil is Suite (Q1–Q9); WideSuite is
-	// issue 17's wider one, with Wide set for the report's title.
+	// Suite is the queries to time: nil is the data set's (Suite, Q1–Q9,
+	// for KnowsDataset); WideSuite is issue 17's wider one, with Wide set
+	// for the report's title.
 	Suite []Query
 	Wide  bool
 }
@@ -88,6 +92,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Loader == nil {
 		cfg.Loader = ImportLoader{}
 	}
+	if cfg.Dataset == nil {
+		cfg.Dataset = KnowsDataset
+	}
 	rep := &Report{Config: cfg, Date: time.Now(), Machine: ThisMachine(), GoVersion: runtime.Version()}
 	tmp, err := os.MkdirTemp("", "quiverbench-")
 	if err != nil {
@@ -129,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ResetPeakRSS(kz.Pid())
 	kdb := filepath.Join(tmp, "kuzu.db")
 	logf("kuzu: loading with COPY FROM")
-	ka, err := kz.Load(kdb, cfg.DataDir)
+	ka, err := kz.Load(kdb, cfg.Dataset, cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("kuzu load: %w", err)
 	}
@@ -150,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ResetPeakRSS(kz.Pid())
 	suite := cfg.Suite
 	if suite == nil {
-		suite = Suite
+		suite = cfg.Dataset.Suite
 	}
 	for _, q := range suite {
 		if slices.Contains(cfg.Skip, q.Name) {
@@ -211,13 +218,17 @@ func short(r Rows) string {
 // Builder builds the directory first, and its opening is timed and
 // measured apart (rep.QuiverLoad.OpenMS, rep.QuiverRSSOpen: the peak RSS
 // of the build is taken, and reset, before it); an OnlineLoader loads
-// after opening.
+// after opening (only the Person/KNOWS data set).
 func loadQuiver(ctx context.Context, cfg Config, qdir string, rep *Report) (*engine.DB, error) {
 	t := &rep.QuiverLoad
+	ds := cfg.Dataset
+	if ds == nil {
+		ds = KnowsDataset
+	}
 	switch l := cfg.Loader.(type) {
 	case Builder:
 		var err error
-		if *t, err = l.Build(ctx, cfg.DataDir, qdir); err != nil {
+		if *t, err = l.Build(ctx, ds, cfg.DataDir, qdir); err != nil {
 			return nil, err
 		}
 		rep.QuiverRSSLoad, _ = PeakRSS(0)
@@ -228,6 +239,9 @@ func loadQuiver(ctx context.Context, cfg Config, qdir string, rep *Report) (*eng
 		t.OpenMS = ms(time.Since(start))
 		return db, err
 	case OnlineLoader:
+		if ds != KnowsDataset {
+			return nil, fmt.Errorf("loader %s loads only the Person/KNOWS data set, not %s", l.Name(), ds.Name)
+		}
 		db, err := engine.Open(qdir, engine.Options{})
 		if err != nil {
 			return nil, err

@@ -1,8 +1,10 @@
 // Command quiverbench is the benchmark harness's command line (make bench):
 //
 //	quiverbench gen -scale S -out DIR        writes DIR/persons.csv, DIR/knows.csv
-//	quiverbench run -scale S -data DIR ...   loads both engines, times Q1–Q9,
-//	                                         writes RESULTS.md
+//	                                         (-dataset snb: the SNB-like files)
+//	quiverbench run -scale S -data DIR ...   loads both engines, times Q1–Q9
+//	                                         (-dataset snb: S01–), writes
+//	                                         RESULTS.md
 //	quiverbench query -db DIR [-q Q1,Q5] ... times queries on an imported
 //	                                         directory (-cpuprofile for pprof)
 //	quiverbench writes ...                   write throughput and latency (1
@@ -69,13 +71,38 @@ func scaleOf(name string) (bench.Scale, error) {
 	return s, nil
 }
 
+// snbScaleOf is the SNB-like data set's scale of that name.
+func snbScaleOf(name string) (bench.SNBScale, error) {
+	s, ok := bench.SNBScales[strings.ToUpper(name)]
+	if !ok {
+		return s, fmt.Errorf("unknown SNB scale %q (XS, S or M)", name)
+	}
+	return s, nil
+}
+
+// datasetOf is the data set of that -dataset name.
+func datasetOf(name string) (*bench.Dataset, error) {
+	ds, ok := bench.Datasets[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown data set %q (knows or snb)", name)
+	}
+	return ds, nil
+}
+
 func gen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
-	scale := fs.String("scale", "S", "S (100k/1M), M (1M/10M) or L (10M/100M)")
+	dataset := fs.String("dataset", "knows", "knows (Person/KNOWS) or snb (the SNB-like social network)")
+	scale := fs.String("scale", "S", "S (100k/1M), M (1M/10M) or L (10M/100M); snb: XS (10k/100k), S (100k/1M) or M (1M/10M)")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	out := fs.String("out", "", "output directory (required)")
 	pq := fs.Bool("parquet", false, "also write persons.parquet and knows.parquet (for run -format parquet)")
 	fs.Parse(args)
+	if _, err := datasetOf(*dataset); err != nil {
+		return err
+	}
+	if *dataset == "snb" {
+		return genSNB(*scale, *seed, *out, *pq)
+	}
 	s, err := scaleOf(*scale)
 	if err != nil {
 		return err
@@ -94,6 +121,21 @@ func gen(args []string) error {
 	return nil
 }
 
+func genSNB(scale string, seed uint64, out string, pq bool) error {
+	s, err := snbScaleOf(scale)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return fmt.Errorf("gen: -out is required")
+	}
+	if pq {
+		return fmt.Errorf("gen: -parquet is for the knows data set only")
+	}
+	fmt.Fprintf(os.Stderr, "generating SNB-like %s: %d persons, %d nodes, seed %d into %s\n", s.Name, s.Persons, s.NodeCount(), seed, out)
+	return bench.GenerateSNB(s, seed).WriteCSV(out)
+}
+
 func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	scale := fs.String("scale", "S", "scale the data set was generated at (for the report)")
@@ -107,18 +149,29 @@ func run(args []string) error {
 	skip := fs.String("skip", "", "comma-separated suite queries not to run (e.g. Q6 at scale L, where Kùzu takes minutes)")
 	loader := fs.String("loader", "import", "how Quiver loads the data set: import (offline bulk import) or cypher (UNWIND batches)")
 	format := fs.String("format", "csv", "the files the import loader reads: csv, or parquet (written by gen -parquet; Kùzu reads the CSVs)")
-	suiteName := fs.String("suite", "nine", "the queries: nine (Q1–Q9) or wide (issue 17's wider suite, W01–)")
+	suiteName := fs.String("suite", "", "the queries: nine (Q1–Q9) or wide (issue 17's wider suite, W01–) for -dataset knows, snb (S01–) for -dataset snb; empty is the data set's own (nine, snb)")
+	dataset := fs.String("dataset", "knows", "the data set in -data: knows (gen's Person/KNOWS graph) or snb (gen -dataset snb)")
 	fs.Parse(args)
+	ds, err := datasetOf(*dataset)
+	if err != nil {
+		return err
+	}
 	var suite []bench.Query
-	switch *suiteName {
-	case "nine":
-	case "wide":
+	switch {
+	case *suiteName == "" || *suiteName == "nine" && ds == bench.KnowsDataset || *suiteName == "snb" && ds == bench.SNBDataset:
+	case *suiteName == "wide" && ds == bench.KnowsDataset:
 		suite = bench.WideSuite
 	default:
-		return fmt.Errorf("run: -suite must be nine or wide, not %q", *suiteName)
+		return fmt.Errorf("run: -suite %q does not run on -dataset %s (knows: nine or wide; snb: snb)", *suiteName, ds.Name)
 	}
-	s, err := scaleOf(*scale)
-	if err != nil {
+	var s bench.Scale
+	if ds == bench.SNBDataset {
+		ss, err := snbScaleOf(*scale)
+		if err != nil {
+			return err
+		}
+		s = bench.Scale{Name: ss.Name, Nodes: ss.NodeCount()}
+	} else if s, err = scaleOf(*scale); err != nil {
 		return err
 	}
 	if *data == "" {
@@ -137,7 +190,7 @@ func run(args []string) error {
 		return fmt.Errorf("run: -loader must be import or cypher, not %q", *loader)
 	}
 	rep, err := bench.Run(context.Background(), bench.Config{
-		Scale: s, Seed: *seed, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
+		Scale: s, Seed: *seed, Dataset: ds, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
 		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note, Skip: skipList(*skip), Suite: suite, Wide: suite != nil,
 	})
 	if err != nil {

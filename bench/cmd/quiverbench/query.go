@@ -20,7 +20,7 @@ import (
 func query(args []string) error {
 	fs := flag.NewFlagSet("query", flag.ExitOnError)
 	dir := fs.String("db", "", "data directory written by quiver import (required)")
-	names := fs.String("q", "", "comma-separated suite query names (Q1,Q5, or the wider suite's W01,W15); empty runs Q1–Q9")
+	names := fs.String("q", "", "comma-separated suite query names (Q1,Q5, the wider suite's W01,W15, or the SNB-like suite's S01,S12 on an SNB import); empty runs Q1–Q9")
 	text := fs.String("text", "", "a query text to run instead of the suite")
 	runs := fs.Int("runs", 5, "timed runs per query (median reported)")
 	plan := fs.Bool("profile", false, "run each query once under PROFILE and print its operators")
@@ -45,7 +45,8 @@ func query(args []string) error {
 				want[strings.ToUpper(n)] = true
 			}
 		}
-		for _, q := range append(bench.Suite[:len(bench.Suite):len(bench.Suite)], bench.WideSuite...) {
+		all := append(bench.Suite[:len(bench.Suite):len(bench.Suite)], bench.WideSuite...)
+		for _, q := range append(all, bench.SNBSuite...) {
 			if len(want) == 0 && q.Shape == "" || want[q.Name] {
 				jobs = append(jobs, job{q.Name, q.Quiver})
 			}
