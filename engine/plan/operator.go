@@ -81,6 +81,9 @@ type Expand struct {
 type Filter struct {
 	Input Operator
 	Pred  Expr
+	// Pushed: the optimizer moved these conjuncts down from a Filter
+	// higher up (filter-pushdown).
+	Pushed bool
 }
 
 // Project computes Exprs over each input row.

@@ -41,6 +41,10 @@ const (
 	// property's dense column view, narrowing the selection directly
 	// (exec/filter_kernel.go).
 	RuleRangeFilter = "range-filter"
+	// RuleFilterPushdown moves each conjunct of a WHERE down to just above
+	// the operator that binds the last column it reads, past expansions
+	// that only add columns (opt/filter_pushdown.go).
+	RuleFilterPushdown = "filter-pushdown"
 	// RuleLabelCover skips an expansion's far-end label test when the
 	// label is carried by every live node of the snapshot read.
 	RuleLabelCover = "label-cover"
@@ -49,7 +53,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown}
 	sort.Strings(names)
 	return names
 }

@@ -18,6 +18,11 @@ var passes = []struct {
 	// Variable-length expansions whose chains nobody reads become
 	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
 	// decides how to run them.
+	// Each WHERE conjunct just above the operator that binds what it
+	// reads (filter_pushdown.go), before the passes that look for
+	// filters on scans.
+	{"filter-pushdown", plan.RuleFilterPushdown, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = pushFilters(p.Root); return nil },
+		func(op plan.Operator) bool { f, ok := op.(*plan.Filter); return ok && f.Pushed }},
 	{"endpoints-only", "", func(p *plan.Plan, _ []plan.IndexInfo) error { endpointsOnly(p.Root); return nil },
 		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
 	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },
