@@ -21,7 +21,8 @@ import (
 // decoded and each neighbour tested in a dense bitset of the far end's
 // labels. A second hop is a per-node count table of the last hop, summed
 // over the first hop's neighbours. It yields one row (the total) or, when
-// grouped, one row per start node with a nonzero count.
+// grouped, one row per start node with a nonzero count (with Zeros, every
+// start node).
 type countExpand struct {
 	c    *Context
 	p    *plan.CountExpand
@@ -36,7 +37,7 @@ type countExpand struct {
 	degrees [][]uint64
 	start   nodeSpan
 
-	nodes  []uint64 // grouped: start nodes with a nonzero count
+	nodes  []uint64 // grouped: start nodes with a nonzero count (any, with Zeros)
 	counts []int64  // and their counts
 	total  int64
 	pos    int
@@ -96,7 +97,7 @@ func (e *countExpand) Next() (*vector.Batch, error) {
 }
 
 // nextDegrees fills a batch with the next start nodes of nonzero degree
-// and their degrees.
+// (any degree, with Zeros) and their degrees.
 func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 			a = e.start.ids[e.pos]
 		}
 		e.pos++
-		if d := degreeSum(e.degrees, int(a)); d > 0 {
+		if d := degreeSum(e.degrees, int(a)); d > 0 || e.p.Zeros {
 			ids[n], cnts[n] = uint64(a), d
 			n++
 		}
@@ -131,7 +132,10 @@ func (e *countExpand) run() error {
 		e.hops[i] = e.hopLists(h)
 		var none bool
 		if e.sets[i], none = e.labelSet(h.ToLabels); none {
-			return nil // a far-end label no node has: nothing to count
+			if !p.Zeros {
+				return nil // a far-end label no node has: nothing to count
+			}
+			e.sets[i] = nodeSet{} // every start node counts 0
 		}
 	}
 	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
@@ -203,7 +207,7 @@ func (e *countExpand) run() error {
 			}
 			if !p.Grouped {
 				w.total += cnt
-			} else if cnt > 0 {
+			} else if cnt > 0 || p.Zeros {
 				w.nodes = append(w.nodes, a)
 				w.counts = append(w.counts, cnt)
 			}

@@ -10,8 +10,10 @@ import (
 // RETURN count(*)` is a sum over the start nodes of neighbour counts read
 // from the CSR (degrees, or neighbours carrying the far end's labels).
 // Its output is one row with the count in column Count, or with Grouped
-// one row per start node with a nonzero count: the node, then its count.
-// The Aggregate above sums the counts (rules.go, RuleCountExpand).
+// one row per start node with a nonzero count: the node, then its count;
+// with Zeros too (an OPTIONAL MATCH's count of its pattern) one row per
+// start node, a count of 0 included. The Aggregate above sums the counts
+// (rules.go, RuleCountExpand).
 type CountExpand struct {
 	Var    string // the start node
 	Labels []string
@@ -20,6 +22,7 @@ type CountExpand struct {
 	// relationship twice (relationship uniqueness within one MATCH).
 	Unique  bool
 	Grouped bool
+	Zeros   bool
 	Cols    []Column
 }
 
@@ -59,6 +62,9 @@ func (o *CountExpand) Describe() Description {
 	args := o.Pattern()
 	if o.Grouped {
 		args += " per " + o.Var
+	}
+	if o.Zeros {
+		args += ", zeros kept"
 	}
 	return Description{Name: "CountExpand", Args: args, Label: labelList(o.Labels), Pattern: o.Pattern()}
 }

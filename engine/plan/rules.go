@@ -31,10 +31,12 @@ const (
 	// RuleInSetLookup evaluates IN against a constant or parameter list
 	// of integers or strings as a hash-set lookup per row.
 	RuleInSetLookup = "in-set-lookup"
-	// RuleCountExpand computes count(*) over a node scan and one or two
-	// plain expansions (optionally grouped by the start node or its
-	// properties) from CSR degrees and neighbour counts, without
-	// producing the rows (opt/count_pushdown.go).
+	// RuleCountExpand computes count(*) (or the count of a variable of
+	// the chain) over a node scan and one or two plain expansions
+	// (optionally grouped by the start node or its properties), or per
+	// start node over an OPTIONAL MATCH of such a chain, from CSR degrees
+	// and neighbour counts, without producing the rows
+	// (opt/count_pushdown.go).
 	RuleCountExpand = "count-expand"
 	// RuleRangeFilter evaluates a WHERE that is a conjunction of integer
 	// property comparisons with constants as range tests over the

@@ -7,10 +7,16 @@ import (
 
 // countPushdown replaces the input of every Aggregate that only counts
 // the rows of a node scan followed by one or two plain expansions with a
-// CountExpand, and its count(*) with the sum of the counts. It applies
-// when nothing observes the rows themselves: no filter, no relationship
-// or far-end variable read, no DISTINCT, grouping keys (if any) only the
-// start node or its properties. The Aggregate keeps its output columns.
+// CountExpand, and its count with the sum of the counts. It applies when
+// nothing observes the rows themselves: no filter, no relationship or
+// far-end value read, no DISTINCT, grouping keys (if any) only the start
+// node or its properties. The count is count(*) or the count of a
+// variable of the chain, which is never null there. Grouped by the start
+// node, the chain may also be an OPTIONAL MATCH's pattern over the
+// scanned nodes (MATCH (a) OPTIONAL MATCH (a)-->(b) RETURN a, count(b)),
+// counting one of its variables, null exactly when nothing matched: the
+// CountExpand then keeps the start nodes of count 0. The Aggregate keeps
+// its output columns.
 func countPushdown(op plan.Operator) {
 	if a, ok := op.(*plan.Aggregate); ok {
 		if ce := countable(a); ce != nil {
@@ -26,7 +32,7 @@ func countPushdown(op plan.Operator) {
 
 // countable returns the CountExpand that can feed a, or nil.
 func countable(a *plan.Aggregate) *plan.CountExpand {
-	if len(a.Aggs) != 1 || a.Aggs[0].Func != plan.AggCount || a.Aggs[0].Arg != nil || a.Aggs[0].Distinct {
+	if len(a.Aggs) != 1 || a.Aggs[0].Func != plan.AggCount || a.Aggs[0].Distinct {
 		return nil
 	}
 	for _, k := range a.Keys {
@@ -34,8 +40,15 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 			return nil
 		}
 	}
+	// The chain: the hops down to the scan, or for an OPTIONAL MATCH down
+	// to the Argument carrying the scanned node in column 0.
+	top := a.Input
+	opt, optional := top.(*plan.Optional)
+	if optional {
+		top = opt.Inner
+	}
 	var hops []*plan.Expand
-	op := a.Input
+	op := top
 	for {
 		e, ok := op.(*plan.Expand)
 		if !ok {
@@ -44,26 +57,53 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 		hops = append([]*plan.Expand{e}, hops...)
 		op = e.Input
 	}
-	scan, ok := op.(*plan.NodeScan)
-	if !ok || len(hops) == 0 || len(hops) > 2 {
+	var scan *plan.NodeScan
+	if optional {
+		if _, ok := op.(*plan.Argument); !ok || len(a.Keys) == 0 {
+			return nil
+		}
+		scan, _ = opt.Input.(*plan.NodeScan)
+	} else {
+		scan, _ = op.(*plan.NodeScan)
+	}
+	if scan == nil || len(hops) == 0 || len(hops) > 2 {
 		return nil
 	}
-	ce := &plan.CountExpand{Var: scan.Cols[0].PrintedName(), Labels: scan.Labels, Grouped: len(a.Keys) > 0}
+	// What is counted: every row of a plain chain (count(*), or any of its
+	// columns, none ever null); of an OPTIONAL MATCH, a column of its
+	// pattern (null in the one row of a start node it did not match).
+	width := len(op.Columns())
+	switch arg := a.Aggs[0].Arg.(type) {
+	case nil:
+		if optional {
+			return nil
+		}
+	case *plan.ColRef:
+		if arg.Idx >= len(top.Columns()) || optional && arg.Idx < width {
+			return nil
+		}
+	default:
+		return nil
+	}
+	ce := &plan.CountExpand{Var: scan.Cols[0].PrintedName(), Labels: scan.Labels, Grouped: len(a.Keys) > 0, Zeros: optional}
+	from, relOfFirst := 0, -1
 	for i, e := range hops {
 		// The first hop starts at the scanned node (column 0), the second
-		// at the first's far end (column 2, after its relationship).
-		if e.From != 2*i || e.Into >= 0 {
+		// at the first's far end, after its relationship.
+		rel := len(e.Input.Columns())
+		if e.From != from || e.Into >= 0 {
 			return nil
 		}
 		switch {
 		case len(e.Distinct) == 0:
-		case i == 1 && len(e.Distinct) == 1 && e.Distinct[0] == 1:
+		case i == 1 && len(e.Distinct) == 1 && e.Distinct[0] == relOfFirst:
 			ce.Unique = true
 		default:
 			return nil
 		}
-		to := e.Cols[len(e.Input.Columns())+1].PrintedName()
+		to := e.Cols[rel+1].PrintedName()
 		ce.Hops = append(ce.Hops, plan.CountHop{Types: e.Types, Dir: e.Dir, ToVar: to, ToLabels: e.ToLabels})
+		from, relOfFirst = rel+1, rel
 	}
 	if ce.Grouped {
 		ce.Cols = append(ce.Cols, scan.Cols[0])
