@@ -25,7 +25,8 @@ type hashAggregate struct {
 	keys []expr.Evaluator
 	aggs []*aggState
 
-	dk      *dictKey // grouping on dictionary codes (dictgroup.go), or nil
+	dk      *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
+	mk      *multiKey // grouping on several keys' ids (multigroup.go), or nil
 	groups  map[string]int32
 	ints    intTable // groups of a single integer key (inttable.go)
 	nodes   intTable // groups of a single node key (hashagg_nodes.go)
@@ -89,6 +90,11 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 		return nil, err
 	}
 	h.dk = dk
+	if dk == nil {
+		if h.mk, err = newMultiKey(c, p.Keys); err != nil {
+			return nil, err
+		}
+	}
 	if len(p.Keys) > 0 {
 		h.hint = rowsBound(c, p.Input)
 	}
@@ -129,8 +135,13 @@ func (h *hashAggregate) consume() error {
 			return nil
 		}
 		coded := false
-		if h.dk != nil {
+		switch {
+		case h.dk != nil:
 			if coded, err = h.assignByCodes(b); err != nil {
+				return err
+			}
+		case h.mk != nil:
+			if coded, err = h.assignByMultiCodes(b); err != nil {
 				return err
 			}
 		}

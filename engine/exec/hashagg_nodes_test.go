@@ -22,10 +22,13 @@ func TestAggNodeKeys(t *testing.T) {
 	withNull := vector.New(vector.Node, 2)
 	withNull.IDs[0], withNull.IDs[1] = 2, 0
 	withNull.SetNull(1)
-	bs := []*vector.Batch{
+	var bs []*vector.Batch
+	for _, b := range []*vector.Batch{
 		{Cols: []*vector.Vector{nodes}, Len: 6},
 		{Cols: []*vector.Vector{anys}, Len: 5},
 		{Cols: []*vector.Vector{withNull}, Len: 2},
+	} {
+		bs = append(bs, capped(b)...)
 	}
 	p := &plan.Aggregate{Keys: []plan.Expr{&plan.ColRef{Idx: 0, T: vector.Any}}, Aggs: []plan.AggCall{{Func: plan.AggCount}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "n"}}}
@@ -55,4 +58,36 @@ func TestAggNodeKeys(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("groups %q, want %q", got, want)
 	}
+}
+
+// capped splits a batch into batches of at most vector.Capacity rows (2
+// under the batch2 tag), copying each column's rows.
+func capped(b *vector.Batch) []*vector.Batch {
+	var out []*vector.Batch
+	for from := 0; from < b.Len; from += vector.Capacity {
+		n := min(vector.Capacity, b.Len-from)
+		nb := &vector.Batch{Len: n}
+		for _, v := range b.Cols {
+			w := vector.New(v.Type, n)
+			for i := range n {
+				switch {
+				case v.IsNull(from + i):
+					w.SetNull(i)
+				case v.Type == vector.Node:
+					w.IDs[i] = v.IDs[from+i]
+				case v.Type == vector.Int64:
+					w.I64[i] = v.I64[from+i]
+				case v.Type == vector.Float64:
+					w.F64[i] = v.F64[from+i]
+				case v.Type == vector.String:
+					w.Str[i] = v.Str[from+i]
+				default:
+					w.Any[i] = v.Any[from+i]
+				}
+			}
+			nb.Cols = append(nb.Cols, w)
+		}
+		out = append(out, nb)
+	}
+	return out
 }

@@ -1,0 +1,231 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// multiKey groups by two to four keys at once on small per-key ids: a
+// string property of a node is read as dictionary codes (storage/dict.go)
+// and each code mapped to an id once per dictionary; an integer or string
+// key is mapped through a table of its own; the ids of a row make one
+// integer, looked up in an intTable. A row then costs a few loads instead
+// of gathering strings, encoding them and probing a Go map (W11 of the
+// wider suite at M: GROUP BY a.city, b.city over 10M relationships, 2.9 s
+// on the byte encoding).
+//
+// As with dictKey, every group is made by the general path (lookup on
+// one-row key vectors), which only the new combinations reach, so the
+// groups are exactly the general path's and a batch it cannot code (a
+// key of another type) can take that path at any time.
+type multiKey struct {
+	parts []*keyPart
+	bits  uint     // id bits per part in the combined key
+	comb  intTable // combined ids -> group+1
+	ids   []uint64 // the combined key of each row of the batch
+	// one holds the one-row key vectors of a new group, each of its
+	// value's type, as the general path would have them.
+	one []*vector.Vector
+	// off: a batch had a key of a type the ids do not cover; the rest
+	// takes the general path.
+	off bool
+}
+
+// keyPart is one key of a multiKey. Id 0 is null.
+type keyPart struct {
+	ev expr.Evaluator // the key
+	of expr.Evaluator // a Property key's owner, tried for codes
+	// key is a Property key's name, codes the batch's codes, trans each
+	// dictionary's codes to id+1 (0: not seen yet).
+	key   string
+	codes []int32
+	trans map[*storage.StringDict][]int32
+	ints  intTable         // integer values -> id+1
+	strs  map[string]int32 // strings without a code -> id
+	vals  []vector.Value   // id -> value (vals[0] is null)
+	// missing: the rows of the batch without a code.
+	missing []int32
+}
+
+// maxMultiKeys is the number of keys multiKey takes: more leave too few
+// bits per id.
+const maxMultiKeys = 4
+
+func newMultiKey(c *Context, keys []plan.Expr) (*multiKey, error) {
+	if len(keys) < 2 || len(keys) > maxMultiKeys {
+		return nil, nil
+	}
+	m := &multiKey{bits: 63 / uint(len(keys)), ids: make([]uint64, vector.Capacity)}
+	for _, k := range keys {
+		ev, err := compile(c, k)
+		if err != nil {
+			return nil, err
+		}
+		p := &keyPart{ev: ev, strs: map[string]int32{}, vals: []vector.Value{nil}}
+		if prop, ok := k.(*plan.Property); ok {
+			if p.of, err = compile(c, prop.Of); err != nil {
+				return nil, err
+			}
+			p.key, p.codes, p.trans = prop.Key, make([]int32, vector.Capacity), map[*storage.StringDict][]int32{}
+		}
+		m.parts = append(m.parts, p)
+		m.one = append(m.one, nil)
+	}
+	return m, nil
+}
+
+// assignByMultiCodes sets the group of each row of b from its keys' ids.
+// It reports false, having done nothing, when a key of the batch is of a
+// type it does not map (the caller then takes the general path).
+func (h *hashAggregate) assignByMultiCodes(b *vector.Batch) (bool, error) {
+	m := h.mk
+	if m.off {
+		return false, nil
+	}
+	sel, n := rows(b)
+	for i := 0; i < b.Rows(); i++ {
+		m.ids[b.Row(i)] = 0
+	}
+	for pi, p := range m.parts {
+		ok, err := h.partIDs(p, b, sel, n, uint(pi)*m.bits)
+		if err != nil || !ok {
+			m.off = err == nil
+			return false, err
+		}
+	}
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		// The cell stays good across newMultiGroup: the general path
+		// does not use comb.
+		cell := m.comb.ref(int64(m.ids[r]))
+		if *cell == 0 {
+			*cell = h.newMultiGroup(m.ids[r]) + 1
+		}
+		h.gidx[r] = *cell - 1
+	}
+	return true, nil
+}
+
+// newMultiGroup finds or makes, through the general path, the group of
+// the combined key ids.
+func (h *hashAggregate) newMultiGroup(ids uint64) int32 {
+	m := h.mk
+	mask := uint64(1)<<m.bits - 1
+	for pi, p := range m.parts {
+		switch v := p.vals[(ids>>(uint(pi)*m.bits))&mask].(type) {
+		case string:
+			x := vector.New(vector.String, 1)
+			x.Str[0] = v
+			m.one[pi] = x
+		case int64:
+			x := vector.New(vector.Int64, 1)
+			x.I64[0] = v
+			m.one[pi] = x
+		default:
+			x := vector.New(vector.Any, 1)
+			x.SetNull(0)
+			m.one[pi] = x
+		}
+	}
+	h.held += 16 * int64(len(m.parts))
+	return h.lookup(m.one, 0)
+}
+
+// partIDs ors each row's id of key p, shifted, into m.ids.
+func (h *hashAggregate) partIDs(p *keyPart, b *vector.Batch, sel []int32, n int, shift uint) (bool, error) {
+	m := h.mk
+	limit := uint64(1) << m.bits
+	var t []int32
+	var d *storage.StringDict
+	coded := false
+	if p.of != nil {
+		of, err := p.of.Eval(b)
+		if err != nil {
+			return false, err
+		}
+		if of.Type == vector.Node {
+			if k, ok := h.c.Catalog.LookupKey(p.key); ok {
+				if err := h.c.CheckDeleted(of, sel, n); err != nil {
+					return false, err
+				}
+				if d, coded = h.c.Tx.GatherNodePropCodes(k, of, sel, n, p.codes); coded && d != nil {
+					if t = p.trans[d]; t == nil {
+						t = make([]int32, len(d.Strs))
+						p.trans[d] = t
+						h.held += 4 * int64(len(t))
+					}
+				}
+			}
+		}
+	}
+	// Coded rows first; the others (no code: no value, an open chunk, a
+	// key that is not a node's string property) read the key's values,
+	// for those rows only.
+	missing := p.missing[:0]
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		if !coded || p.codes[r] < 0 {
+			missing = append(missing, int32(r))
+			continue
+		}
+		code := p.codes[r]
+		id := t[code]
+		if id == 0 {
+			id = p.idOfString(d.Strs[code]) + 1
+			t[code] = id
+		}
+		if uint64(id-1) >= limit {
+			return false, nil
+		}
+		m.ids[r] |= uint64(id-1) << shift
+	}
+	p.missing = missing
+	h.c.Counters.DBHits += int64(b.Rows() - len(missing))
+	if len(missing) == 0 {
+		return true, nil
+	}
+	sub := *b
+	sub.Sel = missing
+	kv, err := p.ev.Eval(&sub)
+	if err != nil {
+		return false, err
+	}
+	if kv.Type != vector.Int64 && kv.Type != vector.String && kv.Type != vector.Null {
+		return false, nil
+	}
+	for _, r32 := range missing {
+		r := int(r32)
+		var id int32
+		switch {
+		case kv.IsNull(r):
+		case kv.Type == vector.Int64:
+			cell := p.ints.ref(kv.I64[r])
+			if *cell == 0 {
+				*cell = int32(len(p.vals)) + 1
+				p.vals = append(p.vals, kv.I64[r])
+				h.held += 24
+			}
+			id = *cell - 1
+		default:
+			id = p.idOfString(kv.Str[r])
+		}
+		if uint64(id) >= limit {
+			return false, nil
+		}
+		m.ids[r] |= uint64(id) << shift
+	}
+	return true, nil
+}
+
+// idOfString is string s's id in p, made on first sight.
+func (p *keyPart) idOfString(s string) int32 {
+	id, ok := p.strs[s]
+	if !ok {
+		id = int32(len(p.vals))
+		p.vals = append(p.vals, s)
+		p.strs[s] = id
+	}
+	return id
+}
