@@ -20,8 +20,13 @@ type expand struct {
 	p  *plan.Expand
 	in Operator
 
-	opened    bool
-	adjs      []adjList
+	opened bool
+	adjs   []adjList
+	// rev, for an expansion into a bound far end (Into) in one direction,
+	// are the same types' lists the other way: the relationships between
+	// the two bound nodes are read from whichever of them has the shorter
+	// lists (expand_into.go).
+	rev       []adjList
 	toLabels  []catalog.LabelID
 	toMissing bool // a far-end label does not exist: nothing matches
 	// covered is set when the far-end labels are carried by every live
@@ -89,6 +94,7 @@ func (e *expand) open() {
 			}
 		}
 	}
+	e.openReverse(types)
 	for _, name := range e.p.ToLabels {
 		id, ok := cat.LookupLabel(name)
 		if !ok {
@@ -298,6 +304,9 @@ func (e *expand) advance() (bool, error) {
 		total := -1
 		if e.pre != nil && e.pre.base != nil && node < uint64(e.pre.base.NumNodes()) && !e.adjs[0].adj.Dirty(node) {
 			total, e.nbrs, e.rels = e.pre.loadBase(e.c, node, e.nbrs, e.rels)
+		}
+		if total < 0 && e.rev != nil && e.pre == nil {
+			total = e.loadFromInto(node)
 		}
 		if total < 0 {
 			for _, a := range e.adjs {
