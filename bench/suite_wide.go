@@ -35,7 +35,7 @@ var WideSuite = []Query{
 	// Cyclic patterns.
 	{Name: "W15", Shape: "triangles 2% sample", Quiver: "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person)-[:KNOWS]->(a) WHERE a.id % 50 = 0 RETURN count(*)"},
 	{Name: "W16", Shape: "triangles at one node", Quiver: "MATCH (a:Person {id: 42})-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person), (a)-[:KNOWS]->(c) RETURN count(*)"},
-	{Name: "W17", Shape: "4-cycles 0.1% sample", Quiver: "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person)-[:KNOWS]->(d:Person)-[:KNOWS]->(a) WHERE a.id % 1000 = 0 AND a <> c AND b <> d RETURN count(*)"},
+	{Name: "W17", Shape: "4-cycles 0.01% sample", Quiver: "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person)-[:KNOWS]->(d:Person)-[:KNOWS]->(a) WHERE a.id % 10000 = 0 AND a <> c AND b <> d RETURN count(*)"},
 	{Name: "W18", Shape: "diamonds 0.1% sample", Quiver: "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(d:Person), (a)-[:KNOWS]->(c:Person)-[:KNOWS]->(d) WHERE a.id % 1000 = 0 AND b.id < c.id RETURN count(*)"},
 	// Top-k, then a further expansion.
 	{Name: "W19", Shape: "top hubs then 2 hops", Quiver: "MATCH (a:Person)-[:KNOWS]->(b:Person) WITH a, count(*) AS d ORDER BY d DESC, a.id LIMIT 10 MATCH (a)-[:KNOWS]->(c:Person)-[:KNOWS]->(e:Person) RETURN count(DISTINCT e)"},

@@ -163,6 +163,8 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		return newIndexJoin(c, p, in)
 	case *plan.Expand:
 		return newExpand(c, p, in), nil
+	case *plan.ExpandIntersect:
+		return newExpandIntersect(c, p, in), nil
 	case *plan.Filter:
 		pred, err := compile(c, p.Pred)
 		if err != nil {

@@ -187,6 +187,13 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 			}
 		}
 		return estimate{rows: r, cost: in.rows + in.rows*deg}
+	case *ExpandIntersect:
+		// The rows of the two expansions, at the cost of reading both
+		// lists once per input row.
+		first := k.opEstimate(o.First, []estimate{in})
+		closed := k.opEstimate(o.Close, []estimate{first})
+		cost := in.rows + in.rows*(k.degree(o.First.Types, o.First.Dir)+k.degree(o.Close.Types, o.Close.Dir))
+		return estimate{rows: closed.rows, cost: cost}
 	case *CountExpand:
 		// One pass over the start nodes and their lists, no rows out.
 		r := k.labelRows(o.Labels)

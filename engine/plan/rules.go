@@ -47,6 +47,11 @@ const (
 	// the operator that binds the last column it reads, past expansions
 	// that only add columns (opt/filter_pushdown.go).
 	RuleFilterPushdown = "filter-pushdown"
+	// RuleExpandIntersect fuses an expansion and the one that closes a
+	// cycle on an already bound node into an ExpandIntersect, which
+	// intersects the two nodes' sorted neighbour lists
+	// (opt/intersect.go).
+	RuleExpandIntersect = "expand-intersect"
 	// RuleLabelCover skips an expansion's far-end label test when the
 	// label is carried by every live node of the snapshot read.
 	RuleLabelCover = "label-cover"
@@ -55,7 +60,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect}
 	sort.Strings(names)
 	return names
 }

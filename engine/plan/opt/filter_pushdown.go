@@ -4,7 +4,7 @@ import "github.com/quiverdb/quiver/engine/plan"
 
 // pushFilters moves each conjunct of a Filter down the operators below it
 // that only add columns to their input's rows (Expand, VarLengthExpand,
-// Filter, the left side of a CrossProduct) to just above the operator
+// ExpandIntersect, Filter, the left side of a CrossProduct) to just above the operator
 // that binds the last column it reads. The binder puts a MATCH's whole
 // WHERE above its pattern; a conjunct on the start node then tested every
 // expanded row (MATCH (p)-[:KNOWS]->(q) WHERE p.name ENDS WITH 'Hopper'
@@ -83,6 +83,10 @@ func below(op plan.Operator, maxCol int) plan.Operator {
 	case *plan.VarLengthExpand:
 		if maxCol < len(o.Input.Columns()) {
 			return o.Input
+		}
+	case *plan.ExpandIntersect:
+		if maxCol < len(o.First.Input.Columns()) {
+			return o.First.Input
 		}
 	case *plan.CrossProduct:
 		if maxCol < len(o.Left.Columns()) {

@@ -111,6 +111,8 @@ func replaceChild(parent, old, n plan.Operator) bool {
 		return set(&o.Input) || set(&o.Inner)
 	case *plan.VarLengthExpand:
 		return set(&o.Input)
+	case *plan.ExpandIntersect:
+		return set(&o.First.Input)
 	case *plan.ShortestPath:
 		return set(&o.Input)
 	case *plan.CrossProduct:

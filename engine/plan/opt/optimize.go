@@ -15,14 +15,19 @@ var passes = []struct {
 	// fired tells from the optimized plan whether the pass changed it.
 	fired func(op plan.Operator) bool
 }{
-	// Variable-length expansions whose chains nobody reads become
-	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
-	// decides how to run them.
+	// An expansion and the one closing a cycle on a bound node become one
+	// intersection of sorted lists (intersect.go), before filters move
+	// down between them.
+	{"expand-intersect", plan.RuleExpandIntersect, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = fuseIntersects(p.Root); return nil },
+		func(op plan.Operator) bool { _, ok := op.(*plan.ExpandIntersect); return ok }},
 	// Each WHERE conjunct just above the operator that binds what it
 	// reads (filter_pushdown.go), before the passes that look for
 	// filters on scans.
 	{"filter-pushdown", plan.RuleFilterPushdown, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = pushFilters(p.Root); return nil },
 		func(op plan.Operator) bool { f, ok := op.(*plan.Filter); return ok && f.Pushed }},
+	// Variable-length expansions whose chains nobody reads become
+	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
+	// decides how to run them.
 	{"endpoints-only", "", func(p *plan.Plan, _ []plan.IndexInfo) error { endpointsOnly(p.Root); return nil },
 		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
 	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },

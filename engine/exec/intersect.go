@@ -1,0 +1,346 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// expandIntersect runs a plan.ExpandIntersect. Per input row it loads the
+// first hop's list of the From node and the closing hop's list of the
+// Into node read the other way, each as (node, relationship) pairs sorted
+// by node, and merges them: every node c on both is a far end of the
+// first hop that the closing hop joins to the Into node, and every pair
+// of their relationships (parallel ones included) is a row. When one list
+// is much longer it is searched by halves for the other's nodes. Long
+// lists are kept sorted across rows (a hub is met again and again) while
+// the statement has not written, within the query's memory budget.
+type expandIntersect struct {
+	c  *Context
+	p  *plan.ExpandIntersect
+	in Operator
+
+	opened     bool
+	first, rev []adjList
+	labels     []catalog.LabelID
+	missing    bool // a far-end label does not exist: nothing matches
+	width      int  // input columns
+
+	cache1, cache2 map[uint64][]pair
+	cached         int64 // bytes held by the caches
+
+	inb     *vector.Batch
+	pos     int
+	row     int
+	matches []triple
+	next    int
+	l1, l2  []pair
+	// memo1 and memo2: the node whose list l1 (l2) holds, +1 (0: none);
+	// consecutive rows often share a node.
+	memo1, memo2 uint64
+	nbrs         []uint64
+	rels         []uint64
+
+	idx []int32
+	out *vector.Batch
+}
+
+type pair struct{ node, rel uint64 }
+
+type triple struct{ rel1, node, rel2 uint64 }
+
+const (
+	// cacheMinList is the list length from which a sorted list is kept:
+	// short lists cost little to decode again, and a kept entry costs 16
+	// bytes.
+	cacheMinList = 32
+	// cacheMaxBytes bounds the kept lists of one operator.
+	cacheMaxBytes = 64 << 20
+	// gallopRatio: a list this many times longer than the other is
+	// searched by halves instead of merged.
+	gallopRatio = 8
+)
+
+func newExpandIntersect(c *Context, p *plan.ExpandIntersect, in Operator) *expandIntersect {
+	return &expandIntersect{c: c, p: p, in: in, idx: make([]int32, 0, vector.Capacity),
+		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Close.Cols))}}
+}
+
+func (e *expandIntersect) open() {
+	e.opened = true
+	e.width = len(e.p.First.Input.Columns())
+	e.first = openAdjs(e.c, e.p.First.Types, e.p.First.Dir)
+	// The closing hop runs c -> Into in its direction; from Into that is
+	// the opposite one.
+	dir := plan.Both
+	switch e.p.Close.Dir {
+	case plan.Out:
+		dir = plan.In
+	case plan.In:
+		dir = plan.Out
+	}
+	e.rev = openAdjs(e.c, e.p.Close.Types, dir)
+	e.labels, e.missing = resolveLabels(e.c, e.p.First.ToLabels)
+	e.cache1, e.cache2 = map[uint64][]pair{}, map[uint64][]pair{}
+}
+
+func (e *expandIntersect) Next() (*vector.Batch, error) {
+	if !e.opened {
+		e.open()
+	}
+	if err := e.c.CheckCancel(); err != nil {
+		return nil, err
+	}
+	e.idx = e.idx[:0]
+	r1, nc, r2 := e.col(e.width, vector.Rel), e.col(e.width+1, vector.Node), e.col(e.width+2, vector.Rel)
+	for len(e.idx) < vector.Capacity {
+		if e.next < len(e.matches) {
+			m := e.matches[e.next]
+			e.next++
+			k := len(e.idx)
+			r1.IDs[k], nc.IDs[k], r2.IDs[k] = m.rel1, m.node, m.rel2
+			e.idx = append(e.idx, int32(e.row))
+			continue
+		}
+		ok, err := e.advance()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if len(e.idx) == 0 {
+		return nil, nil
+	}
+	for i, src := range e.inb.Cols[:e.width] {
+		e.out.Cols[i] = vector.Reuse(e.out.Cols[i], src.Type)
+		vector.CopyRows(e.out.Cols[i], 0, src, e.idx)
+	}
+	e.out.Len, e.out.Sel = len(e.idx), nil
+	return e.out, nil
+}
+
+func (e *expandIntersect) col(i int, t vector.Type) *vector.Vector {
+	if e.out.Cols[i] == nil {
+		e.out.Cols[i] = vector.New(t, vector.Capacity)
+	}
+	return e.out.Cols[i]
+}
+
+// advance computes the matches of the next input row that has any,
+// pulling input batches; false at the end (or to emit the output, which
+// still references the current batch, before pulling another).
+func (e *expandIntersect) advance() (bool, error) {
+	for {
+		if e.inb == nil || e.pos >= e.inb.Rows() {
+			if len(e.idx) > 0 {
+				return false, nil
+			}
+			b, err := e.in.Next()
+			if err != nil || b == nil {
+				return false, err
+			}
+			e.inb, e.pos = b, 0
+			continue
+		}
+		e.row = e.inb.Row(e.pos)
+		e.pos++
+		from, ok, err := nodeAt(e.inb.Cols[e.p.First.From], e.row)
+		if err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		into, ok, err := nodeAt(e.inb.Cols[e.p.Close.Into], e.row)
+		if err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		if e.missing {
+			continue
+		}
+		var l1, l2 []pair
+		if l1, err = e.list(e.first, e.cache1, from, &e.l1, &e.memo1); err != nil {
+			return false, err
+		}
+		if l2, err = e.list(e.rev, e.cache2, into, &e.l2, &e.memo2); err != nil {
+			return false, err
+		}
+		e.c.Counters.RowsScanned += int64(len(l1) + len(l2))
+		e.c.Counters.DBHits += int64(len(e.first) + len(e.rev) + len(l1) + len(l2))
+		e.matches, e.next = e.matches[:0], 0
+		e.intersect(l1, l2)
+		if len(e.matches) > 0 {
+			return true, nil
+		}
+	}
+}
+
+// list is node's sorted (node, relationship) pairs over adjs: kept in
+// cache when long, else built in *buf, which still holds it on the next
+// call for the same node (*memo is that node + 1).
+func (e *expandIntersect) list(adjs []adjList, cache map[uint64][]pair, node uint64, buf *[]pair, memo *uint64) ([]pair, error) {
+	writes := e.c.Tx.Writes()
+	if !writes {
+		if *memo == node+1 {
+			return *buf, nil
+		}
+		if l, ok := cache[node]; ok {
+			return l, nil
+		}
+	}
+	*memo = 0
+	e.nbrs, e.rels = appendAdj(adjs, e.nbrs[:0], e.rels[:0], node)
+	l := (*buf)[:0]
+	for i, n := range e.nbrs {
+		l = append(l, pair{n, e.rels[i]})
+	}
+	*buf = l
+	if !slices.IsSortedFunc(l, comparePairs) {
+		slices.SortFunc(l, comparePairs)
+	}
+	*memo = node + 1
+	if writes || len(l) < cacheMinList {
+		return l, nil
+	}
+	bytes := int64(len(l)) * 16
+	if e.cached+bytes > cacheMaxBytes || e.c.Mem.Charge(bytes) != nil {
+		return l, nil
+	}
+	e.cached += bytes
+	kept := slices.Clone(l)
+	cache[node] = kept
+	return kept, nil
+}
+
+func comparePairs(a, b pair) int {
+	switch {
+	case a.node != b.node:
+		return compareIDs(a.node, b.node)
+	default:
+		return compareIDs(a.rel, b.rel)
+	}
+}
+
+func compareIDs(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// intersect appends the matches of sorted lists l1 (first hop) and l2
+// (closing hop, from the Into node).
+func (e *expandIntersect) intersect(l1, l2 []pair) {
+	if len(l1) == 0 || len(l2) == 0 {
+		return
+	}
+	switch {
+	case len(l1) >= gallopRatio*len(l2):
+		e.probe(l2, l1, true)
+	case len(l2) >= gallopRatio*len(l1):
+		e.probe(l1, l2, false)
+	default:
+		i, j := 0, 0
+		for i < len(l1) && j < len(l2) {
+			switch {
+			case l1[i].node < l2[j].node:
+				i++
+			case l1[i].node > l2[j].node:
+				j++
+			default:
+				n := l1[i].node
+				i2, j2 := runEnd(l1, i), runEnd(l2, j)
+				e.pairs(n, l1[i:i2], l2[j:j2])
+				i, j = i2, j2
+			}
+		}
+	}
+}
+
+// probe looks each node of the short list up in the long one by halves;
+// swapped says the short list is the closing hop's.
+func (e *expandIntersect) probe(short, long []pair, swapped bool) {
+	lo := 0
+	for i := 0; i < len(short); {
+		n := short[i].node
+		i2 := runEnd(short, i)
+		lo = lowerBound(long, lo, n)
+		if lo < len(long) && long[lo].node == n {
+			j2 := runEnd(long, lo)
+			if swapped {
+				e.pairs(n, long[lo:j2], short[i:i2])
+			} else {
+				e.pairs(n, short[i:i2], long[lo:j2])
+			}
+			lo = j2
+		}
+		i = i2
+	}
+}
+
+// lowerBound is the first index from lo of l (sorted by node) whose node
+// is not below n.
+func lowerBound(l []pair, lo int, n uint64) int {
+	hi := len(l)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l[mid].node < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// runEnd is the end of the run of l's entries with l[i]'s node.
+func runEnd(l []pair, i int) int {
+	j := i + 1
+	for j < len(l) && l[j].node == l[i].node {
+		j++
+	}
+	return j
+}
+
+// pairs appends a match for each relationship of the first hop to node
+// and of the closing hop from it that the pattern's checks allow: node's
+// labels, and relationship uniqueness against the row's relationships
+// and between the two hops.
+func (e *expandIntersect) pairs(node uint64, r1s, r2s []pair) {
+	if len(e.labels) > 0 && !nodeHasLabels(e.c.Tx, node, e.labels) {
+		return
+	}
+	in := e.inb.Cols
+	for _, a := range r1s {
+		ok := true
+		for _, d := range e.p.First.Distinct {
+			ok = ok && !sameRel(in[d], e.row, a.rel)
+		}
+		if !ok {
+			continue
+		}
+		for _, b := range r2s {
+			ok := true
+			for _, d := range e.p.Close.Distinct {
+				if d == e.width {
+					ok = ok && b.rel != a.rel
+				} else {
+					ok = ok && !sameRel(in[d], e.row, b.rel)
+				}
+			}
+			if ok {
+				e.matches = append(e.matches, triple{a.rel, node, b.rel})
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package opt
+
+import "github.com/quiverdb/quiver/engine/plan"
+
+// fuseIntersects replaces each Expand that closes a cycle (Into: its far
+// end is a node bound before the expansion below it) and that expansion
+// with an ExpandIntersect: MATCH (a)-->(b)-->(c)-->(a) then reads, per
+// (a, b) row, b's list and a's reverse list once and merges them, where
+// the plain plan emitted every c of b and looked for c→a in each. The
+// closing hop must bind nothing new (no far-end labels to test on the
+// bound node) and close on a node bound before the first hop.
+func fuseIntersects(op plan.Operator) plan.Operator {
+	for _, c := range op.Children() {
+		if n := fuseIntersects(c); n != c {
+			replaceChild(op, c, n)
+		}
+	}
+	cl, ok := op.(*plan.Expand)
+	if !ok || cl.Into < 0 || len(cl.ToLabels) > 0 {
+		return op
+	}
+	first, ok := cl.Input.(*plan.Expand)
+	if !ok || first.Into >= 0 {
+		return op
+	}
+	width := len(first.Input.Columns())
+	if cl.From != width+1 || cl.Into >= width || len(cl.Cols) != width+3 {
+		return op
+	}
+	for _, d := range first.Distinct {
+		if d >= width {
+			return op
+		}
+	}
+	for _, d := range cl.Distinct {
+		if d > width { // the input's columns or first's relationship
+			return op
+		}
+	}
+	return &plan.ExpandIntersect{First: first, Close: cl}
+}
