@@ -16,7 +16,7 @@ import (
 
 // Morsel-driven parallelism. A pipeline that starts with a NodeScan and
 // goes on with operators that map rows one by one (Filter, Project,
-// Expand, VarLengthExpand) can run on several workers: the scan's node ids
+// Expand, VarLengthExpand, ExpandIntersect) can run on several workers: the scan's node ids
 // are cut into morsels, ranges of ids sized by the edges the pipeline's
 // first expansion will follow (a node with a thousand relationships is a
 // morsel of its own, a thousand leaves share one), and each worker takes
@@ -143,6 +143,8 @@ func chainScan(p plan.Operator) *plan.NodeScan {
 			p = o.Input
 		case *plan.VarLengthExpand:
 			p = o.Input
+		case *plan.ExpandIntersect:
+			p = o.First.Input
 		default:
 			return nil
 		}
@@ -164,6 +166,11 @@ func firstExpansion(p plan.Operator) (types []string, dir plan.Direction, ok boo
 				types, dir, ok = o.Types, o.Dir, true
 			}
 			p = o.Input
+		case *plan.ExpandIntersect:
+			if o.First.From == 0 {
+				types, dir, ok = o.First.Types, o.First.Dir, true
+			}
+			p = o.First.Input
 		case *plan.Filter:
 			p = o.Input
 		case *plan.Project:
