@@ -58,6 +58,19 @@ func drain(t testing.TB, op Operator) []string {
 // whether any code was used.
 func runAgg(t *testing.T, st *storage.Store, p *plan.Aggregate, codes bool) ([]string, bool) {
 	t.Helper()
+	rows, h := runAggWith(t, st, p, func(h *hashAggregate) {
+		if !codes {
+			h.dk = nil
+		}
+	})
+	return rows, h.dk != nil && len(h.dk.trans) > 0
+}
+
+// runAggWith runs an aggregate over st's snapshot, with prep applied to
+// the operator first (to switch a path off), and returns its sorted rows
+// and the operator.
+func runAggWith(t *testing.T, st *storage.Store, p *plan.Aggregate, prep func(*hashAggregate)) ([]string, *hashAggregate) {
+	t.Helper()
 	tx := st.Begin()
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
@@ -69,12 +82,10 @@ func runAgg(t *testing.T, st *storage.Store, p *plan.Aggregate, codes bool) ([]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !codes {
-		h.dk = nil
-	}
+	prep(h)
 	rows := drain(t, h)
 	sort.Strings(rows)
-	return rows, h.dk != nil && len(h.dk.trans) > 0
+	return rows, h
 }
 
 // TestDictKeyMatchesGeneral compares grouping on codes with the general

@@ -19,22 +19,11 @@ import (
 // grouped on ids.
 func runMultiAgg(t *testing.T, st *storage.Store, p *plan.Aggregate, ids bool) ([]string, bool) {
 	t.Helper()
-	tx := st.Begin()
-	defer tx.Rollback()
-	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
-	in, err := Build(c, p.Input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := newHashAggregate(c, p, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ids {
-		h.mk = nil
-	}
-	rows := drain(t, h)
-	sort.Strings(rows)
+	rows, h := runAggWith(t, st, p, func(h *hashAggregate) {
+		if !ids {
+			h.mk = nil
+		}
+	})
 	return rows, h.mk != nil && h.mk.comb.total > 0
 }
 
