@@ -51,6 +51,8 @@ type pair struct{ node, rel uint64 }
 
 type triple struct{ rel1, node, rel2 uint64 }
 
+const matchBytes = 24 // a triple
+
 const (
 	// cacheMinList is the list length from which a sorted list is kept:
 	// short lists cost little to decode again, and a kept entry costs 16
@@ -175,7 +177,9 @@ func (e *expandIntersect) advance() (bool, error) {
 		e.c.Counters.RowsScanned += int64(len(l1) + len(l2))
 		e.c.Counters.DBHits += int64(len(e.first) + len(e.rev) + len(l1) + len(l2))
 		e.matches, e.next = e.matches[:0], 0
-		e.intersect(l1, l2)
+		if err := e.intersect(l1, l2); err != nil {
+			return false, err
+		}
 		if len(e.matches) > 0 {
 			return true, nil
 		}
@@ -240,15 +244,15 @@ func compareIDs(a, b uint64) int {
 
 // intersect appends the matches of sorted lists l1 (first hop) and l2
 // (closing hop, from the Into node).
-func (e *expandIntersect) intersect(l1, l2 []pair) {
+func (e *expandIntersect) intersect(l1, l2 []pair) error {
 	if len(l1) == 0 || len(l2) == 0 {
-		return
+		return nil
 	}
 	switch {
 	case len(l1) >= gallopRatio*len(l2):
-		e.probe(l2, l1, true)
+		return e.probe(l2, l1, true)
 	case len(l2) >= gallopRatio*len(l1):
-		e.probe(l1, l2, false)
+		return e.probe(l1, l2, false)
 	default:
 		i, j := 0, 0
 		for i < len(l1) && j < len(l2) {
@@ -260,16 +264,19 @@ func (e *expandIntersect) intersect(l1, l2 []pair) {
 			default:
 				n := l1[i].node
 				i2, j2 := runEnd(l1, i), runEnd(l2, j)
-				e.pairs(n, l1[i:i2], l2[j:j2])
+				if err := e.pairs(n, l1[i:i2], l2[j:j2]); err != nil {
+					return err
+				}
 				i, j = i2, j2
 			}
 		}
 	}
+	return nil
 }
 
 // probe looks each node of the short list up in the long one by halves;
 // swapped says the short list is the closing hop's.
-func (e *expandIntersect) probe(short, long []pair, swapped bool) {
+func (e *expandIntersect) probe(short, long []pair, swapped bool) error {
 	lo := 0
 	for i := 0; i < len(short); {
 		n := short[i].node
@@ -277,15 +284,20 @@ func (e *expandIntersect) probe(short, long []pair, swapped bool) {
 		lo = lowerBound(long, lo, n)
 		if lo < len(long) && long[lo].node == n {
 			j2 := runEnd(long, lo)
+			var err error
 			if swapped {
-				e.pairs(n, long[lo:j2], short[i:i2])
+				err = e.pairs(n, long[lo:j2], short[i:i2])
 			} else {
-				e.pairs(n, short[i:i2], long[lo:j2])
+				err = e.pairs(n, short[i:i2], long[lo:j2])
+			}
+			if err != nil {
+				return err
 			}
 			lo = j2
 		}
 		i = i2
 	}
+	return nil
 }
 
 // lowerBound is the first index from lo of l (sorted by node) whose node
@@ -315,10 +327,18 @@ func runEnd(l []pair, i int) int {
 // pairs appends a match for each relationship of the first hop to node
 // and of the closing hop from it that the pattern's checks allow: node's
 // labels, and relationship uniqueness against the row's relationships
-// and between the two hops.
-func (e *expandIntersect) pairs(node uint64, r1s, r2s []pair) {
+// and between the two hops. The matches of a row grow with the product of
+// parallel relationships, so their room is charged to the query.
+func (e *expandIntersect) pairs(node uint64, r1s, r2s []pair) error {
 	if len(e.labels) > 0 && !nodeHasLabels(e.c.Tx, node, e.labels) {
-		return
+		return nil
+	}
+	if need := len(e.matches) + len(r1s)*len(r2s); need > cap(e.matches) {
+		grown := max(need, 2*cap(e.matches), 64)
+		if err := e.c.Mem.Charge(int64(grown-cap(e.matches)) * matchBytes); err != nil {
+			return err
+		}
+		e.matches = slices.Grow(e.matches, grown-len(e.matches))
 	}
 	in := e.inb.Cols
 	for _, a := range r1s {
@@ -343,4 +363,5 @@ func (e *expandIntersect) pairs(node uint64, r1s, r2s []pair) {
 			}
 		}
 	}
+	return nil
 }
