@@ -41,26 +41,7 @@ func TestSNBQuiverSide(t *testing.T) {
 	}
 	defer srv.Close()
 	want := snbAnswers(g)
-	checked := 0
-	for _, q := range SNBSuite {
-		emb, err := QueryEmbedded(ctx, db, q.Quiver)
-		if err != nil {
-			t.Fatalf("%s: %v", q.Name, err)
-		}
-		web, err := srv.Query(ctx, q.Quiver)
-		if err != nil {
-			t.Fatalf("%s over HTTP: %v", q.Name, err)
-		}
-		if err := Compare(q, emb, web); err != nil {
-			t.Fatalf("embedded and HTTP differ: %v", err)
-		}
-		if w, ok := want[q.Name]; ok {
-			if err := Compare(q, emb, w); err != nil {
-				t.Fatalf("against the generated data: %v", err)
-			}
-			checked++
-		}
-	}
+	checked := checkSuite(t, ctx, db, srv, SNBSuite, want)
 	if checked != len(want) {
 		t.Fatalf("%d of %d expected answers checked", checked, len(want))
 	}

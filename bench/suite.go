@@ -42,10 +42,13 @@ var Suite = []Query{
 		TopK: &TopK{Key: 1, Limit: 5}},
 }
 
+// Every suite's Kùzu text is its Quiver text unless given.
 func init() {
-	for i := range Suite {
-		if Suite[i].Kuzu == "" {
-			Suite[i].Kuzu = Suite[i].Quiver
+	for _, suite := range [][]Query{Suite, WideSuite, SNBSuite} {
+		for i := range suite {
+			if suite[i].Kuzu == "" {
+				suite[i].Kuzu = suite[i].Quiver
+			}
 		}
 	}
 }

@@ -51,11 +51,3 @@ var SNBSuite = []Query{
 	{Name: "S21", Shape: "comments on friends' posts", Quiver: "MATCH (a:Person)<-[:HAS_CREATOR]-(c:Comment)-[:REPLY_OF]->(m:Post)-[:HAS_CREATOR]->(b:Person)-[:KNOWS]-(a) WHERE a.birthYear = 1990 RETURN count(*)"},
 	{Name: "S22", Shape: "liked posts on own interests", Quiver: "MATCH (p:Person)-[:LIKES]->(m:Post)-[:HAS_TAG]->(t:Tag)<-[:HAS_INTEREST]-(p) WHERE p.birthYear = 1990 RETURN count(*), count(DISTINCT p)"},
 }
-
-func init() {
-	for i := range SNBSuite {
-		if SNBSuite[i].Kuzu == "" {
-			SNBSuite[i].Kuzu = SNBSuite[i].Quiver
-		}
-	}
-}

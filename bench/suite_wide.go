@@ -61,11 +61,3 @@ var WideSuite = []Query{
 	{Name: "W32", Shape: "DISTINCT far-end city", Quiver: "MATCH (p:Person)-[:KNOWS]->(q:Person) WHERE p.age = 40 RETURN DISTINCT q.city"},
 	{Name: "W33", Shape: "DISTINCT pairs", Quiver: "MATCH (p:Person) WITH DISTINCT p.city AS c, p.age AS a RETURN count(*)"},
 }
-
-func init() {
-	for i := range WideSuite {
-		if WideSuite[i].Kuzu == "" {
-			WideSuite[i].Kuzu = WideSuite[i].Quiver
-		}
-	}
-}

@@ -368,13 +368,17 @@ func dropLoops(nbrs, rels []uint64, start int, node uint64) ([]uint64, []uint64)
 }
 
 // finish gathers the input columns for the emitted rows.
-func (e *expand) finish() {
-	nin := len(e.p.Input.Columns())
-	for i, src := range e.inb.Cols[:nin] {
-		e.out.Cols[i] = vector.Reuse(e.out.Cols[i], src.Type)
-		vector.CopyRows(e.out.Cols[i], 0, src, e.idx)
+func (e *expand) finish() { gatherInput(e.out, e.inb, len(e.p.Input.Columns()), e.idx) }
+
+// gatherInput fills out's first nin columns with the rows idx of in's
+// (typed copies) and sets out to len(idx) rows: the input half of an
+// expansion's output batch.
+func gatherInput(out, in *vector.Batch, nin int, idx []int32) {
+	for i, src := range in.Cols[:nin] {
+		out.Cols[i] = vector.Reuse(out.Cols[i], src.Type)
+		vector.CopyRows(out.Cols[i], 0, src, idx)
 	}
-	e.out.Len, e.out.Sel = len(e.idx), nil
+	out.Len, out.Sel = len(idx), nil
 }
 
 // nodeAt reads a node id from row r of a column: a typed node column, or a

@@ -196,22 +196,28 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 	}
 }
 
-// assignInts is assignGroups for one INTEGER key: a key already in the
+// assignInts is assignGroups for one INTEGER key (assignDense).
+func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
+	assignDense(h, b, keyVecs, keyVecs[0].I64, &h.ints)
+}
+
+// assignDense is assignGroups for one key of integers or node ids, vals
+// the key vector's values, t its table: a key already in the
 // direct-mapped part of the table is one load; everything else (new
 // groups, hashed keys, nulls) goes through lookup.
-func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
+func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []*vector.Vector, vals []T, t *intTable) {
 	v := keyVecs[0]
-	dense := h.ints.dense
+	dense := t.dense
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
-		if x := v.I64[r]; uint64(x) < uint64(len(dense)) && (v.Valid == nil || v.Valid.IsValid(r)) {
+		if x := vals[r]; uint64(x) < uint64(len(dense)) && (v.Valid == nil || v.Valid.IsValid(r)) {
 			if g := dense[x]; g != 0 {
 				h.gidx[r] = g - 1
 				continue
 			}
 		}
 		h.gidx[r] = h.lookup(keyVecs, r)
-		dense = h.ints.dense
+		dense = t.dense
 	}
 }
 

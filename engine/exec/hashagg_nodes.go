@@ -27,23 +27,9 @@ func nodeKey(v *vector.Vector, r int) (int64, bool) {
 	return 0, false
 }
 
-// assignNodes is assignGroups for one Node key: a node already in the
-// direct-mapped part of the table is one load; everything else (new
-// groups, nulls) goes through lookup.
+// assignNodes is assignGroups for one Node key (assignDense).
 func (h *hashAggregate) assignNodes(b *vector.Batch, keyVecs []*vector.Vector) {
-	v := keyVecs[0]
-	dense := h.nodes.dense
-	for i := 0; i < b.Rows(); i++ {
-		r := b.Row(i)
-		if x := v.IDs[r]; x < uint64(len(dense)) && (v.Valid == nil || v.Valid.IsValid(r)) {
-			if g := dense[x]; g != 0 {
-				h.gidx[r] = g - 1
-				continue
-			}
-		}
-		h.gidx[r] = h.lookup(keyVecs, r)
-		dense = h.nodes.dense
-	}
+	assignDense(h, b, keyVecs, keyVecs[0].IDs, &h.nodes)
 }
 
 // lookupNode returns the group of node x (row r of the key vector kv),

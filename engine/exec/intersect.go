@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -117,11 +118,7 @@ func (e *expandIntersect) Next() (*vector.Batch, error) {
 	if len(e.idx) == 0 {
 		return nil, nil
 	}
-	for i, src := range e.inb.Cols[:e.width] {
-		e.out.Cols[i] = vector.Reuse(e.out.Cols[i], src.Type)
-		vector.CopyRows(e.out.Cols[i], 0, src, e.idx)
-	}
-	e.out.Len, e.out.Sel = len(e.idx), nil
+	gatherInput(e.out, e.inb, e.width, e.idx)
 	return e.out, nil
 }
 
@@ -224,22 +221,7 @@ func (e *expandIntersect) list(adjs []adjList, cache map[uint64][]pair, node uin
 }
 
 func comparePairs(a, b pair) int {
-	switch {
-	case a.node != b.node:
-		return compareIDs(a.node, b.node)
-	default:
-		return compareIDs(a.rel, b.rel)
-	}
-}
-
-func compareIDs(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.node, b.node), cmp.Compare(a.rel, b.rel))
 }
 
 // intersect appends the matches of sorted lists l1 (first hop) and l2

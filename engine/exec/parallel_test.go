@@ -76,7 +76,7 @@ func prop(col int, key string) plan.Expr {
 
 func konst(v vector.Value) plan.Expr { return &plan.Const{Val: v, T: vector.TypeOf(v)} }
 
-func cmp(op plan.BinOp, l, r plan.Expr) plan.Expr { return &plan.Binary{Op: op, L: l, R: r} }
+func cmpOp(op plan.BinOp, l, r plan.Expr) plan.Expr { return &plan.Binary{Op: op, L: l, R: r} }
 
 func aggregate(in plan.Operator, keys []plan.Expr, aggs ...plan.AggCall) *plan.Aggregate {
 	a := &plan.Aggregate{Input: in, Keys: keys, Aggs: aggs}
@@ -154,7 +154,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}{
 		// A FLOAT constant: an INTEGER one would make the count a
 		// countRange over the column's view, which needs no workers.
-		{"scan-filter-count", aggregate(&plan.Filter{Input: scanP(), Pred: cmp(plan.OpGt, av, konst(2.5))}, nil,
+		{"scan-filter-count", aggregate(&plan.Filter{Input: scanP(), Pred: cmpOp(plan.OpGt, av, konst(2.5))}, nil,
 			plan.AggCall{Func: plan.AggCount})},
 		{"expand-group", aggregate(expandP(scanP(), plan.Out), []plan.Expr{bv},
 			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: av},
@@ -170,9 +170,9 @@ func TestParallelMatchesSerial(t *testing.T) {
 			plan.AggCall{Func: plan.AggStDev, Arg: bv, Distinct: true},
 			plan.AggCall{Func: plan.AggMin, Arg: bname, Distinct: true})},
 		{"expand-filter-project", &plan.Project{
-			Input: &plan.Filter{Input: expandP(scanP(), plan.Both), Pred: cmp(plan.OpEq, bv, konst(int64(3)))},
+			Input: &plan.Filter{Input: expandP(scanP(), plan.Both), Pred: cmpOp(plan.OpEq, bv, konst(int64(3)))},
 			Exprs: []plan.Expr{av, bv}, Cols: []plan.Column{{Name: "av", Type: vector.Any}, {Name: "bv", Type: vector.Any}}}},
-		{"varlength", aggregate(&plan.Filter{Input: vl, Pred: cmp(plan.OpEq, av, konst(int64(1)))}, nil,
+		{"varlength", aggregate(&plan.Filter{Input: vl, Pred: cmpOp(plan.OpEq, av, konst(int64(1)))}, nil,
 			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggCount, Arg: &plan.ColRef{Idx: 2, T: vector.Node}, Distinct: true})},
 		{"filter-group", aggregate(&plan.Filter{Input: scanP(), Pred: &plan.IsNull{X: aname, Negate: true}}, []plan.Expr{aname},
 			plan.AggCall{Func: plan.AggCollect, Arg: av})},
@@ -257,7 +257,7 @@ func warmViews(st *storage.Store) {
 // operator's rows over all workers.
 func TestParallelProfileSumsWorkers(t *testing.T) {
 	st := parallelStore(t, 40*vector.Capacity)
-	root := aggregate(&plan.Filter{Input: expandP(scanP(), plan.Out), Pred: cmp(plan.OpGt, prop(2, "v"), konst(int64(3)))},
+	root := aggregate(&plan.Filter{Input: expandP(scanP(), plan.Out), Pred: cmpOp(plan.OpGt, prop(2, "v"), konst(int64(3)))},
 		[]plan.Expr{prop(0, "v")}, plan.AggCall{Func: plan.AggCount})
 	warmViews(st)
 	_, sc := runPar(t, st, root, 1, true)

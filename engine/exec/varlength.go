@@ -102,12 +102,7 @@ func (e *varLength) Next() (*vector.Batch, error) {
 	if len(e.idx) == 0 {
 		return nil, nil
 	}
-	nin := len(e.p.Input.Columns())
-	for i, src := range e.inb.Cols[:nin] {
-		e.out.Cols[i] = vector.Reuse(e.out.Cols[i], src.Type)
-		vector.CopyRows(e.out.Cols[i], 0, src, e.idx)
-	}
-	e.out.Len, e.out.Sel = len(e.idx), nil
+	gatherInput(e.out, e.inb, len(e.p.Input.Columns()), e.idx)
 	return e.out, nil
 }
 
