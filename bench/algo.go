@@ -104,10 +104,14 @@ type AlgoOptions struct {
 	// from a source vertex takes the next of Runs sources.
 	Runs, Warmup int
 	// Only, when set, names the algorithms to run.
-	Only   []string
-	Commit string
-	Note   string
-	Log    io.Writer
+	Only []string
+	// Reference, when set, is the compiled same-run reference PageRank
+	// (bench/gapref/pagerank.cc, reference.go), timed between Quiver's
+	// PageRank runs.
+	Reference string
+	Commit    string
+	Note      string
+	Log       io.Writer
 }
 
 // AlgoTiming is one algorithm's measurements.
@@ -122,6 +126,11 @@ type AlgoTiming struct {
 	// Edges is, for BFS, the input edges with both ends reached (the
 	// Graph500 count for TEPS), per run.
 	Edges []int64
+	// Reference and ReferenceHub are the same-run reference kernel's
+	// times in the generator's numbering and in the hub numbering, one
+	// of each just before each of Quiver's runs (PageRank, with
+	// AlgoOptions.Reference).
+	Reference, ReferenceHub []time.Duration
 }
 
 // AlgoReport is a run of the algorithm benchmark.
@@ -204,7 +213,20 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 		if t.Cold, _, err = procedureTime(ctx, db, text, sourceParams(c, sources, first)); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
+		var ref *Reference
+		if o.Reference != "" && c.Name == "pagerank" {
+			logf("loading the graph into the reference kernel %s", o.Reference)
+			if ref, err = StartReference(ctx, o.Reference, filepath.Join(o.Data, KronEdgesFile), r.Kron.Vertices, 10); err != nil {
+				return nil, err
+			}
+		}
 		for i := first; i < last; i++ {
+			if ref != nil {
+				if err := referenceRuns(ctx, db, ref, &t, i == first, i >= 0); err != nil {
+					ref.Close()
+					return nil, err
+				}
+			}
 			params := sourceParams(c, sources, i)
 			d, total, err := procedureTime(ctx, db, text, params)
 			if err != nil {
@@ -225,6 +247,13 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 				}
 				t.Edges = append(t.Edges, e)
 			}
+		}
+		if ref != nil {
+			if err := ref.Close(); err != nil {
+				return nil, fmt.Errorf("reference kernel: %w", err)
+			}
+			logf("%s: reference kernel %.3f s, in the hub numbering %.3f s (medians of %d)", c.Name,
+				MedianOf(t.Reference).Seconds(), MedianOf(t.ReferenceHub).Seconds(), len(t.Reference))
 		}
 		logf("%s: in the procedure %.3f s, through the query %.3f s (medians of %d)", c.Name,
 			MedianOf(t.Procedure).Seconds(), MedianOf(t.Query).Seconds(), len(t.Procedure))
@@ -365,4 +394,47 @@ func reachedEdges(ctx context.Context, db *engine.DB, params engine.Params) (int
 		return 0, fmt.Errorf("edge count: %v", rows[0][0])
 	}
 	return n, nil
+}
+
+// referenceTolerance is how far the reference's score checksums may be
+// from Quiver's, relative: the reference sums float scores (GAP's type),
+// Quiver float64 sums of float32 contributions.
+const referenceTolerance = 1e-3
+
+// referenceRuns runs the reference kernel in both numberings, checks with
+// check that its scores are Quiver's (the sum of their squares and the
+// largest), and records the times when timed.
+func referenceRuns(ctx context.Context, db *engine.DB, ref *Reference, t *AlgoTiming, check, timed bool) error {
+	gen, err := ref.Run(false)
+	if err != nil {
+		return err
+	}
+	hub, err := ref.Run(true)
+	if err != nil {
+		return err
+	}
+	if check {
+		rows, err := QueryEmbedded(ctx, db, "CALL "+t.Case.Call+" YIELD nodeId, score RETURN sum(score * score), max(score)")
+		if err != nil {
+			return err
+		}
+		if len(rows) != 1 || len(rows[0]) != 2 {
+			return fmt.Errorf("pagerank checksums: %v", rows)
+		}
+		squares, ok1 := rows[0][0].(float64)
+		largest, ok2 := rows[0][1].(float64)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("pagerank checksums: %v", rows)
+		}
+		for _, run := range []RefRun{gen, hub} {
+			if !agree(run.Squares, squares, referenceTolerance) || !agree(run.Largest, largest, referenceTolerance) {
+				return fmt.Errorf("the reference kernel's scores are not Quiver's: sum of squares %g, largest %g against Quiver's %g and %g",
+					run.Squares, run.Largest, squares, largest)
+			}
+		}
+	}
+	if timed {
+		t.Reference, t.ReferenceHub = append(t.Reference, gen.Time), append(t.ReferenceHub, hub.Time)
+	}
+	return nil
 }

@@ -94,6 +94,7 @@ func WriteAlgoMarkdown(w io.Writer, r *AlgoReport) error {
 			secText3(q), secText3(MedianOf(t.Overhead)), secText3(t.Cold), countText(t.Rows), c.GAP, anchor, goal, vs)
 	}
 	p("")
+	writeReferenceTable(p, r)
 	if len(r.Projection) > 0 {
 		p("Building the undirected projection alone (a first BFS after a commit with `maxDepth: 0`, which reaches")
 		p("only its source) takes %s in the procedure (median of %d).", secText3(MedianOf(r.Projection)), len(r.Projection))
@@ -144,3 +145,33 @@ func slicesMin(xs []time.Duration) time.Duration {
 
 // secText3 is a duration in seconds with millisecond precision.
 func secText3(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+
+// writeReferenceTable renders the same-run reference kernel's times
+// (reference.go) beside Quiver's, when the run had them.
+func writeReferenceTable(p func(string, ...any), r *AlgoReport) {
+	var rows []AlgoTiming
+	for _, t := range r.Timings {
+		if len(t.Reference) > 0 {
+			rows = append(rows, t)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("**Same-run reference.** GAP's pull PageRank as its paper describes it (bench/gapref/pagerank.cc: float")
+	p("scores, contributions computed once per iteration, OpenMP over 2 threads; plus the sink mass, so it")
+	p("computes Quiver's scores, which the run checks), compiled with `g++ -O3 -march=native` and timed on")
+	p("the same graph just before each of Quiver's runs. *Generator numbering* is GAP's setting (the")
+	p("vertex ids as generated, hubs scattered); *hub numbering* renumbers the vertices by decreasing degree,")
+	p("as Quiver's projections do. The goal by this anchor is %d× the reference in GAP's setting.", GoalFactor)
+	p("")
+	p("| algorithm | Quiver, in the procedure | reference, generator numbering | reference, hub numbering | Quiver / reference | Quiver / reference in the hub numbering | procedure / goal by this anchor |")
+	p("|---|---:|---:|---:|---:|---:|---:|")
+	for _, t := range rows {
+		proc, gen, hub := MedianOf(t.Procedure), MedianOf(t.Reference), MedianOf(t.ReferenceHub)
+		p("| %s | %s (%s) | %s (%s) | %s (%s) | %.2f | %.2f | %.2f |", t.Case.Name, secText3(proc), secText3(slicesMin(t.Procedure)),
+			secText3(gen), secText3(slicesMin(t.Reference)), secText3(hub), secText3(slicesMin(t.ReferenceHub)),
+			proc.Seconds()/gen.Seconds(), proc.Seconds()/hub.Seconds(), proc.Seconds()/(GoalFactor*gen.Seconds()))
+	}
+	p("")
+}

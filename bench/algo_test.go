@@ -111,3 +111,46 @@ func TestAlgoReport(t *testing.T) {
 		}
 	}
 }
+
+// The reference kernel's answers are read strictly: a malformed or
+// foreign line is an error, never a zero time.
+func TestParseReference(t *testing.T) {
+	if arcs, err := parseReady("ready 1024 32000", 1024); err != nil || arcs != 32000 {
+		t.Errorf("ready: %d, %v", arcs, err)
+	}
+	for _, bad := range []string{"ready 1000 32000", "ready 1024", "error unknown command", "ready 1024 -5"} {
+		if _, err := parseReady(bad, 1024); err == nil {
+			t.Errorf("parseReady(%q) took it", bad)
+		}
+	}
+	run, err := parseRefRun("time 2.500000 2.806585367e-05 1.878098003e-03")
+	if err != nil || run.Time != 2500*time.Millisecond || run.Squares != 2.806585367e-05 || run.Largest != 1.878098003e-03 {
+		t.Errorf("time line: %+v, %v", run, err)
+	}
+	for _, bad := range []string{"time 2.5 1e-5", "time x 1 1", "error unknown command", "time -1 1 1"} {
+		if _, err := parseRefRun(bad); err == nil {
+			t.Errorf("parseRefRun(%q) took it", bad)
+		}
+	}
+	if !agree(1.0, 1.0005, 1e-3) || agree(1.0, 1.002, 1e-3) || !agree(0, 0, 1e-3) {
+		t.Error("agree")
+	}
+}
+
+// The report renders the same-run reference's table from recorded times,
+// with Quiver's ratios to both numberings and to the goal by this anchor.
+func TestReferenceTable(t *testing.T) {
+	r := &AlgoReport{Kron: KronStats{Scale: 22}, Timings: []AlgoTiming{{
+		Case:      AlgoCases[1],
+		Procedure: []time.Duration{3 * time.Second, 2 * time.Second, 4 * time.Second},
+		Reference: []time.Duration{8 * time.Second, 6 * time.Second, 7 * time.Second}, ReferenceHub: []time.Duration{2 * time.Second, 3 * time.Second, 2500 * time.Millisecond},
+	}}}
+	var b strings.Builder
+	if err := WriteAlgoMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "| pagerank | 3.000 s (2.000 s) | 7.000 s (6.000 s) | 2.500 s (2.000 s) | 0.43 | 1.20 | 0.21 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("no line %q in\n%s", want, b.String())
+	}
+}
