@@ -286,24 +286,43 @@ func TestStopBeforeFirstRound(t *testing.T) {
 	}
 }
 
-// inSum's four partial sums and its tail add every entry once: against
-// a plain sum over lists of every length up to 3 blocks and a tail.
-func TestInSum(t *testing.T) {
+// pull's four partial sums and its tail add every entry of a list once:
+// against a plain sum, over lists of every length up to 3 blocks and a
+// tail, from a vertex range that does not start at 0.
+func TestPull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	contrib := make([]float32, 50)
 	for i := range contrib {
 		contrib[i] = float32(rng.Float64())
 	}
+	off, nbr := []uint32{0}, []uint32{}
 	for n := range 16 {
-		list := make([]uint32, n)
-		want := 0.0
-		for i := range list {
-			list[i] = uint32(rng.IntN(len(contrib)))
-			want += float64(contrib[list[i]])
+		for range n {
+			nbr = append(nbr, uint32(rng.IntN(len(contrib))))
 		}
-		if got := inSum(list, contrib); math.Abs(got-want) > 1e-12*max(1, want) {
-			t.Errorf("%d entries: inSum %v, plain sum %v", n, got, want)
+		off = append(off, uint32(len(nbr)))
+	}
+	const lo, base, d = 3, 0.01, 0.85
+	pr := make([]float64, 16-lo)
+	next := make([]float64, len(pr))
+	wantDelta := 0.0
+	for i := range pr {
+		pr[i] = rng.Float64()
+	}
+	delta := pull(off, nbr, contrib, pr, next, lo, base, d)
+	for i := range next {
+		sum := 0.0
+		for _, u := range nbr[off[lo+i]:off[lo+i+1]] {
+			sum += float64(contrib[u])
 		}
+		want := base + d*sum
+		wantDelta = max(wantDelta, math.Abs(want-pr[i]))
+		if math.Abs(next[i]-want) > 1e-12 {
+			t.Errorf("vertex %d (%d entries): %v, plain sum gives %v", lo+i, off[lo+i+1]-off[lo+i], next[i], want)
+		}
+	}
+	if math.Abs(delta-wantDelta) > 1e-12 {
+		t.Errorf("largest change %v, want %v", delta, wantDelta)
 	}
 }
 

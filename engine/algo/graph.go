@@ -34,7 +34,7 @@ type Graph struct {
 	dense []uint32 // node id -> vertex, noVertex when absent; nil: identity
 	// inBounded records that checkInBounded found every entry of In.Nbr
 	// below N: kernels that index per-vertex arrays by neighbour without
-	// a bounds check (PageRank's inSum) rely on it. A projection is
+	// a bounds check (PageRank's pull) rely on it. A projection is
 	// shared by the queries that find it in the cache, hence atomic.
 	inBounded atomic.Bool
 	// filtered: a label filter chose the vertices, so a relationship may
