@@ -94,6 +94,8 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		return newIndexSeek(c, p), nil
 	case *plan.CountExpand:
 		return newCountExpand(c, p), nil
+	case *plan.LabelSets:
+		return newLabelSets(c, p), nil
 	case *plan.Argument:
 		if c.args == nil {
 			c.args = map[*plan.Argument]*argumentOp{}

@@ -194,6 +194,11 @@ func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 		closed := k.opEstimate(o.Close, []estimate{first})
 		cost := in.rows + in.rows*(k.degree(o.First.Types, o.First.Dir)+k.degree(o.Close.Types, o.Close.Dir))
 		return estimate{rows: closed.rows, cost: cost}
+	case *LabelSets:
+		// Bitmap operations per label and set; a row per label set, at
+		// most one per label.
+		r := k.labelRows(o.Labels)
+		return estimate{rows: min(r, float64(len(k.st.LabelNodes)+1)), cost: float64(len(k.st.LabelNodes) + 1)}
 	case *CountExpand:
 		// One pass over the start nodes and their lists, no rows out.
 		r := k.labelRows(o.Labels)

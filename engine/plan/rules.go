@@ -52,6 +52,10 @@ const (
 	// intersects the two nodes' sorted neighbour lists
 	// (opt/intersect.go).
 	RuleExpandIntersect = "expand-intersect"
+	// RuleLabelSets counts the nodes of a scan grouped by keys that read
+	// the node only through labels(n) from the label bitmaps, one row per
+	// distinct label set instead of one per node (opt/label_sets.go).
+	RuleLabelSets = "label-sets"
 	// RuleLabelCover skips an expansion's far-end label test when the
 	// label is carried by every live node of the snapshot read.
 	RuleLabelCover = "label-cover"
@@ -60,7 +64,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets}
 	sort.Strings(names)
 	return names
 }

@@ -32,6 +32,10 @@ var passes = []struct {
 		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
 	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },
 		func(op plan.Operator) bool { _, ok := op.(*plan.CountExpand); return ok }},
+	// Counts of a node scan grouped by labels(n) from the label bitmaps
+	// (label_sets.go).
+	{"label-sets", plan.RuleLabelSets, func(p *plan.Plan, _ []plan.IndexInfo) error { labelSetCounts(p.Root); return nil },
+		func(op plan.Operator) bool { _, ok := op.(*plan.LabelSets); return ok }},
 	// Index seeks in place of label scans (index_select.go), then index
 	// joins where no constant seek serves a scan (index_join.go); USING
 	// INDEX and WITHOUT INDEX hints decide, and a USING INDEX neither
