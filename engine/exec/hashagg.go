@@ -25,6 +25,14 @@ type hashAggregate struct {
 	keys []expr.Evaluator
 	aggs []*aggState
 
+	// constant marks the keys that are a literal or a parameter: the same
+	// in every row, so they never split a group and are left out of the
+	// key encoding; allConst, every key is (RETURN 'Post' AS kind,
+	// count(*)): one group, made by the first row, as grouping gives no
+	// row over no input.
+	constant []bool
+	allConst bool
+
 	dk      *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
 	mk      *multiKey // grouping on several keys' ids (multigroup.go), or nil
 	groups  map[string]int32
@@ -53,12 +61,20 @@ type hashAggregate struct {
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
 	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]column, len(p.Keys)),
 		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	h.allConst = len(p.Keys) > 0
 	for _, k := range p.Keys {
 		ev, err := compile(c, k)
 		if err != nil {
 			return nil, err
 		}
 		h.keys = append(h.keys, ev)
+		isConst := false
+		switch k.(type) {
+		case *plan.Const, *plan.Param:
+			isConst = true
+		}
+		h.constant = append(h.constant, isConst)
+		h.allConst = h.allConst && isConst
 	}
 	for _, a := range p.Aggs {
 		st := &aggState{call: a}
@@ -136,6 +152,11 @@ func (h *hashAggregate) consume() error {
 		}
 		coded := false
 		switch {
+		case h.allConst:
+			coded, err = h.assignConst(b, keyVecs)
+			if err != nil {
+				return err
+			}
 		case h.dk != nil:
 			if coded, err = h.assignByCodes(b); err != nil {
 				return err
@@ -196,6 +217,29 @@ func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) 
 	}
 }
 
+// assignConst is assignGroups when every key is constant: the first
+// selected row ever makes the one group (its keys evaluated then, once),
+// and every row belongs to it.
+func (h *hashAggregate) assignConst(b *vector.Batch, keyVecs []*vector.Vector) (bool, error) {
+	if b.Rows() == 0 {
+		return true, nil
+	}
+	if h.ngroups == 0 {
+		for i, k := range h.keys {
+			v, err := k.Eval(b)
+			if err != nil {
+				return false, err
+			}
+			keyVecs[i] = v
+		}
+		h.lookup(keyVecs, b.Row(0))
+	}
+	for i := 0; i < b.Rows(); i++ {
+		h.gidx[b.Row(i)] = 0
+	}
+	return true, nil
+}
+
 // assignInts is assignGroups for one INTEGER key (assignDense).
 func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
 	assignDense(h, b, keyVecs, keyVecs[0].I64, &h.ints)
@@ -248,8 +292,10 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 		}
 	}
 	h.key = h.key[:0]
-	for _, kv := range keyVecs {
-		h.key = appendKey(h.key, kv, r)
+	for k, kv := range keyVecs {
+		if !h.constant[k] {
+			h.key = appendKey(h.key, kv, r)
+		}
 	}
 	g, ok := h.groups[string(h.key)]
 	if !ok {
