@@ -16,23 +16,31 @@ import (
 // a chunk pointer, a validity byte and an 8-byte value).
 //
 //	IntView
-//	  base    the smallest value; id's value is base + vals[id]
-//	  u8|u16|u32|u64  exactly one is set, len n (ids 0..n-1)
-//	  valid   one bit per id, set when the id has a value; nil when every
-//	          id below n has one (the usual bulk-loaded column)
+//	  base    the smallest value; id's value is base + vals[id-lo]
+//	  lo, n   the ids covered, lo..n-1: the lowest and one past the
+//	          highest holding a value
+//	  u8|u16|u32|u64  exactly one is set, len n-lo
+//	  valid   one bit per id (bit id-lo), set when the id has a value;
+//	          nil when every id of lo..n-1 has one (the usual bulk-loaded
+//	          column)
+//
+// The ids start at lo, not 0, because a bulk load numbers each label's
+// nodes, and each type's relationships, consecutively: a property of one
+// label or type fills its own id range densely while spanning few of the
+// others.
 //
 // A view is built from one immutable column version and cached on it
 // (column.view); a writer that mutates a column in place (one it owns)
 // drops the cached view in column.set, and a writer's copy of a shared
 // column starts without one, so no reader ever sees a stale view. It is
 // built only for columns whose values fill at least half of their id
-// span, so it never takes more memory than the column's own int64 values,
+// span (lo..n-1), so it never takes more memory than the column's own int64 values,
 // and only once the column has served about n/8 rows of gathers or
 // comparisons since it was made (demand), so a point query never pays an
 // O(ids) build.
 type IntView struct {
 	base  int64
-	n     uint64
+	lo, n uint64
 	u8    []uint8
 	u16   []uint16
 	u32   []uint32
@@ -96,32 +104,32 @@ func (c *column) dropView() {
 func buildIntView(c *column) *IntView {
 	count := c.counts[vector.Int64]
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	var n uint64 // 1 + highest id with a value
+	var first, n uint64 = math.MaxUint64, 0 // lowest and 1 + highest id with a value
 	var found int64
 	eachInt(c, func(id uint64, x int64) {
 		lo, hi = min(lo, x), max(hi, x)
-		n = max(n, id+1)
+		first, n = min(first, id), max(n, id+1)
 		found++
 	})
-	if count == 0 || found != count || uint64(count)*2 < n {
+	if count == 0 || found != count || uint64(count)*2 < n-first {
 		return nil
 	}
-	v := &IntView{base: lo, n: n}
-	if uint64(count) != n {
-		v.valid = make([]uint64, (n+63)/64)
+	v := &IntView{base: lo, lo: first, n: n}
+	if ids := n - first; uint64(count) != ids {
+		v.valid = make([]uint64, (ids+63)/64)
 	}
-	switch span := uint64(hi - lo); {
+	switch span, ids := uint64(hi-lo), n-first; {
 	case span <= math.MaxUint8:
-		v.u8 = make([]uint8, n)
+		v.u8 = make([]uint8, ids)
 		fillView(v, c, v.u8)
 	case span <= math.MaxUint16:
-		v.u16 = make([]uint16, n)
+		v.u16 = make([]uint16, ids)
 		fillView(v, c, v.u16)
 	case span <= math.MaxUint32:
-		v.u32 = make([]uint32, n)
+		v.u32 = make([]uint32, ids)
 		fillView(v, c, v.u32)
 	default:
-		v.u64 = make([]uint64, n)
+		v.u64 = make([]uint64, ids)
 		fillView(v, c, v.u64)
 	}
 	return v
@@ -153,6 +161,7 @@ func eachInt(c *column, fn func(id uint64, x int64)) {
 
 func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T) {
 	eachInt(c, func(id uint64, x int64) {
+		id -= v.lo
 		dst[id] = T(uint64(x - v.base))
 		if v.valid != nil {
 			v.valid[id>>6] |= 1 << (id & 63)
@@ -160,8 +169,8 @@ func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T
 	})
 }
 
-// Len is the number of ids the view covers: every id at or past it has
-// no value.
+// Len is one past the highest id the view covers: every id at or past it
+// has no value (nor has any below its first id).
 func (v *IntView) Len() uint64 { return v.n }
 
 // Bytes is the view's memory.
@@ -184,7 +193,10 @@ func (v *IntView) Width() int {
 
 // Get returns id's value; ok is false when it has none.
 func (v *IntView) Get(id uint64) (x int64, ok bool) {
-	if id >= v.n || (v.valid != nil && v.valid[id>>6]&(1<<(id&63)) == 0) {
+	if id < v.lo || id >= v.n {
+		return 0, false
+	}
+	if id -= v.lo; v.valid != nil && v.valid[id>>6]&(1<<(id&63)) == 0 {
 		return 0, false
 	}
 	switch {
@@ -302,7 +314,7 @@ func buildSlotView(v *IntView, base *csr.CSR) *IntView {
 
 func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntView, dst []T, base *csr.CSR) {
 	for s := range uint64(base.NumEdges()) {
-		if rel := base.SlotRel(s); rel < v.n && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
+		if rel := base.SlotRel(s) - v.lo; rel < uint64(len(src)) && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
 			dst[s] = src[rel]
 			sv.valid[s>>6] |= 1 << (s & 63)
 		}

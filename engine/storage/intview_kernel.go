@@ -38,16 +38,19 @@ func selectRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max u
 		return dst
 	}
 	f, s := T(from), T(span)
-	if v.valid != nil || ids.Valid != nil {
+	if ids.Valid != nil {
 		return selectRangeSlow(v, vals, f, s, dst, ids, sel, n)
+	}
+	if v.valid != nil {
+		return selectRangeValid(v, vals, f, s, dst, ids, sel, n)
 	}
 	k := len(dst)
 	dst = dst[:cap(dst)]
-	id := ids.IDs
+	id, first := ids.IDs, v.lo
 	nv := uint64(len(vals))
 	if sel == nil {
 		for r, x := range id[:n] {
-			if x >= nv { // past the view: no value (rare, predictable)
+			if x -= first; x >= nv { // outside the view: no value (rare, predictable)
 				continue
 			}
 			dst[k] = int32(r)
@@ -56,7 +59,7 @@ func selectRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max u
 		return dst[:k]
 	}
 	for _, r := range sel {
-		x := id[r]
+		x := id[r] - first
 		if x >= nv {
 			continue
 		}
@@ -66,14 +69,42 @@ func selectRange[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max u
 	return dst[:k]
 }
 
-// selectRangeSlow is SelectRange when the view or the ids have nulls.
+// selectRangeValid is selectRange over a view with nulls (ids without
+// the property, as when the property belongs to some labels only) and
+// ids without: the validity bit joins the value test, still without a
+// branch.
+func selectRangeValid[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, f, s T, dst []int32, ids *vector.Vector, sel []int32, n int) []int32 {
+	k := len(dst)
+	dst = dst[:cap(dst)]
+	id, valid, first := ids.IDs, v.valid, v.lo
+	nv := uint64(len(vals))
+	test := func(r int32, x uint64) {
+		if x -= first; x >= nv { // outside the view: no value (rare, predictable)
+			return
+		}
+		dst[k] = r
+		k += in(vals[x]-f, s) & int(valid[x>>6]>>(x&63)&1)
+	}
+	if sel == nil {
+		for r, x := range id[:n] {
+			test(int32(r), x)
+		}
+	} else {
+		for _, r := range sel {
+			test(r, id[r])
+		}
+	}
+	return dst[:k]
+}
+
+// selectRangeSlow is SelectRange when the ids have nulls.
 func selectRangeSlow[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, f, s T, dst []int32, ids *vector.Vector, sel []int32, n int) []int32 {
 	nv := uint64(len(vals))
 	test := func(r int) {
 		if ids.Valid != nil && !ids.Valid.IsValid(r) {
 			return
 		}
-		x := ids.IDs[r]
+		x := ids.IDs[r] - v.lo
 		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
 			return
 		}
@@ -108,10 +139,11 @@ func in[T uint8 | uint16 | uint32 | uint64](d, s T) int {
 // `count(*) WHERE prop in range` over a contiguous id range, read straight
 // from the view.
 func (v *IntView) CountRange(from, to uint64, lo, hi int64) int64 {
-	to = min(to, v.n)
+	from, to = max(from, v.lo), min(to, v.n)
 	if from >= to {
 		return 0
 	}
+	from, to = from-v.lo, to-v.lo // positions in the arrays
 	switch {
 	case v.u8 != nil && v.valid == nil:
 		return countRange8(v, from, to, lo, hi)
@@ -197,12 +229,12 @@ func (v *IntView) Gather(ids *vector.Vector, sel []int32, n int, out *vector.Vec
 }
 
 func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
-	dst, id, base := out.I64, ids.IDs, v.base
+	dst, id, base, first := out.I64, ids.IDs, v.base, v.lo
 	nv := uint64(len(vals))
 	if v.valid == nil && ids.Valid == nil {
 		if sel == nil {
 			for r, x := range id[:n] {
-				if x < nv {
+				if x -= first; x < nv {
 					dst[r] = base + int64(vals[x])
 					out.SetValid(r)
 				} else {
@@ -212,7 +244,7 @@ func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *v
 			return
 		}
 		for _, r := range sel {
-			if x := id[r]; x < nv {
+			if x := id[r] - first; x < nv {
 				dst[r] = base + int64(vals[x])
 				out.SetValid(int(r))
 			} else {
@@ -226,7 +258,7 @@ func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *v
 			out.SetNull(r)
 			return
 		}
-		x := id[r]
+		x := id[r] - first
 		if x >= nv || (v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0) {
 			out.SetNull(r)
 			return
@@ -248,7 +280,6 @@ func gatherView[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids *v
 // SelectSpan is SelectRange over the consecutive ids from, from+1, …:
 // row r (of sel, or 0..n-1) reads id from+r. A neighbour list in a
 // slot-ordered view (RelSlotView) is such a span, read sequentially.
-// from+n must not exceed Len.
 func (v *IntView) SelectSpan(dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
 	switch {
 	case v.u8 != nil:
@@ -267,6 +298,10 @@ func selectSpan[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max ui
 		return dst
 	}
 	f, s := T(f64), T(s64)
+	if from < v.lo || from+uint64(n) > v.n {
+		return selectSpanEdge(v, dst, from, sel, n, lo, hi)
+	}
+	from -= v.lo
 	vs := vals[from : from+uint64(n)]
 	k := len(dst)
 	dst = dst[:cap(dst)]
@@ -301,4 +336,25 @@ func selectSpan[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max ui
 		k += in(vs[r]-f, s)
 	}
 	return dst[:k]
+}
+
+// selectSpanEdge is selectSpan for a span reaching outside the view's ids
+// (a slot-ordered view covers every slot, so only an id-ordered one): id
+// by id.
+func selectSpanEdge(v *IntView, dst []int32, from uint64, sel []int32, n int, lo, hi int64) []int32 {
+	test := func(r int32) {
+		if x, ok := v.Get(from + uint64(r)); ok && x >= lo && x <= hi {
+			dst = append(dst, r)
+		}
+	}
+	if sel == nil {
+		for r := range int32(n) {
+			test(r)
+		}
+		return dst
+	}
+	for _, r := range sel {
+		test(r)
+	}
+	return dst
 }

@@ -495,3 +495,54 @@ func TestIntViewSideValues(t *testing.T) {
 	}
 	checkView(t, snap, m, v, 3, 9)
 }
+
+// TestIntViewStartsAtFirstID: a property held only by the second of two
+// bulk-loaded labels fills its own id range, not the span from 0: the
+// view covers 5000..7999 (Len 8000), where one from 0 would have been too
+// sparse to build. Every kernel agrees with the chunks over ids on both
+// sides of the range, with and without nulls inside it.
+func TestIntViewStartsAtFirstID(t *testing.T) {
+	const before, count = 5000, 3000
+	for _, withNulls := range []bool{false, true} {
+		vals := make([]int64, count)
+		null := make([]bool, count)
+		for i := range vals {
+			vals[i] = int64(i*13) % 1000
+			null[i] = withNulls && i%7 == 5 // not the first or the last (2999 % 7 = 3)
+		}
+		s, err := BulkLoad([]BulkNodes{{Labels: []string{"A"}, Count: before},
+			{Labels: []string{"B"}, Count: count, Cols: []BulkColumn{{Key: "v", Type: vector.Int64, I64: vals, Null: null}}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := s.Catalog().LookupKey("v")
+		snap := s.Snapshot()
+		v := forceView(snap, k)
+		if v == nil {
+			t.Fatalf("nulls=%v: no view", withNulls)
+		}
+		if v.lo != before || v.Len() != before+count || (v.valid != nil) != withNulls {
+			t.Fatalf("nulls=%v: view ids %d..%d, nulls %v", withNulls, v.lo, v.n, v.valid != nil)
+		}
+		if x, ok := v.Get(before - 1); ok {
+			t.Fatalf("id %d below the view has value %d", before-1, x)
+		}
+		if x, ok := v.Get(before + 1); !ok || x != 13 {
+			t.Fatalf("id %d: %d %v, want 13", before+1, x, ok)
+		}
+		if c := v.CountRange(0, before+count, 0, 999); c != int64(count-countTrue(null)) {
+			t.Fatalf("CountRange over every id: %d", c)
+		}
+		checkView(t, snap, k, v, before+count, 7)
+	}
+}
+
+func countTrue(b []bool) int {
+	n := 0
+	for _, x := range b {
+		if x {
+			n++
+		}
+	}
+	return n
+}
