@@ -176,6 +176,9 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		if rf := newRangeFilter(c, p.Pred, in, gen); rf != nil {
 			return rf, nil
 		}
+		if cf := newCodeFilter(c, p.Pred, in, gen); cf != nil {
+			return cf, nil
+		}
 		return gen, nil
 	case *plan.Project:
 		return newProject(c, p, in)

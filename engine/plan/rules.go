@@ -52,6 +52,10 @@ const (
 	// intersects the two nodes' sorted neighbour lists
 	// (opt/intersect.go).
 	RuleExpandIntersect = "expand-intersect"
+	// RuleCodeFilter evaluates a WHERE that is one equality of a node's
+	// string property with a string literal or parameter on the
+	// column's dictionary codes (exec/filter_codes.go).
+	RuleCodeFilter = "code-filter"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per
 	// distinct label set instead of one per node (opt/label_sets.go).
@@ -64,7 +68,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter}
 	sort.Strings(names)
 	return names
 }
