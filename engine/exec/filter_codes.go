@@ -54,16 +54,7 @@ func newCodeFilter(c *Context, pred plan.Expr, in Operator, gen *filterOp) *code
 	if !ok || ref.T != vector.Node {
 		return nil
 	}
-	var v vector.Value
-	switch e := lit.(type) {
-	case *plan.Const:
-		v = e.Val
-	case *plan.Param:
-		v = c.Params[e.Name]
-	default:
-		return nil
-	}
-	want, ok := v.(string)
+	want, ok := constValue(c, lit).(string)
 	if !ok {
 		return nil
 	}

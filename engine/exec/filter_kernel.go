@@ -125,17 +125,20 @@ func flipCompare(op plan.BinOp) plan.BinOp {
 
 // intConst is the value of an INTEGER literal or parameter.
 func intConst(c *Context, e plan.Expr) (int64, bool) {
-	var v vector.Value
+	x, ok := constValue(c, e).(int64)
+	return x, ok
+}
+
+// constValue is the value of a literal or parameter, nil for any other
+// expression.
+func constValue(c *Context, e plan.Expr) vector.Value {
 	switch e := e.(type) {
 	case *plan.Const:
-		v = e.Val
+		return e.Val
 	case *plan.Param:
-		v = c.Params[e.Name]
-	default:
-		return 0, false
+		return c.Params[e.Name]
 	}
-	x, ok := v.(int64)
-	return x, ok
+	return nil
 }
 
 func (f *rangeFilter) Next() (*vector.Batch, error) {
