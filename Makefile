@@ -183,8 +183,8 @@ bench-writes: bench-kuzu build
 ## procedure and through the query language beside the GAP reference
 ## kernels; generates the graph into bench/data/kron<scale>-<seed> when
 ## missing and writes bench/RESULTS-algo.md (bench/README.md). With g++
-## it also compiles bench/gapref/pagerank.cc, the same-run reference
-## PageRank. Needs no Node.js. Not part of `make test`.
+## it also compiles bench/gapref/gapref.cc, the same-run reference
+## kernels. Needs no Node.js. Not part of `make test`.
 ALGO_SCALE ?= 20
 ALGO_RUNS  ?= 3
 ALGO_ONLY  ?=
@@ -193,10 +193,10 @@ ALGO_OUT   ?= bench/RESULTS-algo$(if $(filter 20,$(ALGO_SCALE)),,-$(ALGO_SCALE))
 bench-algo:
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@if command -v $(CXX) >/dev/null; then \
-		$(CXX) -O3 -march=native -fopenmp -o $(BIN)/gapref-pagerank bench/gapref/pagerank.cc; \
-	else echo "bench-algo: no $(CXX), so no same-run reference kernel (apt-get install g++)"; rm -f $(BIN)/gapref-pagerank; fi
+		$(CXX) -O3 -march=native -fopenmp -o $(BIN)/gapref bench/gapref/gapref.cc; \
+	else echo "bench-algo: no $(CXX), so no same-run reference kernel (apt-get install g++)"; rm -f $(BIN)/gapref; fi
 	./$(BIN)/quiverbench algo -scale $(ALGO_SCALE) -seed $(SEED) -data bench/data/kron$(ALGO_SCALE)-$(SEED) -runs $(ALGO_RUNS) -warmup $(WARMUP) -only "$(ALGO_ONLY)" -tmp $(ALGO_TMP) -out $(ALGO_OUT) -note "$(BENCH_NOTE)" \
-		$$(test -x $(BIN)/gapref-pagerank && echo -reference $(BIN)/gapref-pagerank)
+		$$(test -x $(BIN)/gapref && echo -reference $(BIN)/gapref)
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)

@@ -57,6 +57,13 @@ type AlgoCase struct {
 	// Once runs the algorithm one time only, without warm-up, whatever
 	// the options say (LCC: minutes at scale 20).
 	Once bool
+	// Ref is the same-run reference kernel's command (reference.go; the
+	// source vertex follows for BFS and SSSP), empty for none. Check is
+	// the statement whose one row holds the two checksums the reference
+	// answers with (reached vertices and the sum of their depths, …),
+	// Tolerance how far apart they may be, relative.
+	Ref, Check string
+	Tolerance  float64
 }
 
 // GAPScale is the scale of the GAP anchors.
@@ -68,13 +75,20 @@ const GAPScale = 22
 // out neighbours, which the natural direction already gives).
 var AlgoCases = []AlgoCase{
 	{Name: "bfs", GAP: "direction-optimizing BFS", Source: true, Value: "depth", Anchor: 114 * time.Millisecond,
-		Call: "algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED'})"},
+		Call: "algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED'})",
+		// (an unreachable vertex's depth is the largest INTEGER)
+		Ref: "bfs", Check: "WITH depth WHERE depth < 9223372036854775807 RETURN count(*), sum(depth)"},
 	{Name: "pagerank", GAP: "PageRank, 10 iterations", Value: "score", Anchor: 1060 * time.Millisecond,
-		Call: "algo.pagerank.stream({direction: 'UNDIRECTED', maxIterations: 10, tolerance: 0.0})"},
+		Call: "algo.pagerank.stream({direction: 'UNDIRECTED', maxIterations: 10, tolerance: 0.0})",
+		// float sums (GAP's type) against float64 sums of float32
+		// contributions
+		Ref: "pr", Check: "RETURN sum(score * score), max(score)", Tolerance: 1e-3},
 	{Name: "wcc", GAP: "CC (Afforest)", Value: "componentId", Anchor: 180 * time.Millisecond,
-		Call: "algo.wcc.stream({})"},
+		Call: "algo.wcc.stream({})",
+		Ref:  "cc", Check: "WITH componentId, count(*) AS size RETURN count(*), max(size)"},
 	{Name: "sssp", GAP: "delta-stepping SSSP", Source: true, Value: "distance", Anchor: 1320 * time.Millisecond,
-		Call: "algo.sssp.stream({sourceNode: s, relationshipWeightProperty: 'weight', direction: 'UNDIRECTED'})"},
+		Call: "algo.sssp.stream({sourceNode: s, relationshipWeightProperty: 'weight', direction: 'UNDIRECTED'})",
+		Ref:  "sssp", Check: "WITH distance WHERE distance < 1.0e300 RETURN count(*), sum(distance)"},
 	{Name: "cdlp", GAP: "–", Value: "communityId",
 		Call: "algo.cdlp.stream({maxIterations: 10})"},
 	{Name: "lcc", GAP: "–", Value: "coefficient", Once: true,
@@ -85,8 +99,11 @@ var AlgoCases = []AlgoCase{
 const projectionCall = "algo.bfs.stream({sourceNode: s, direction: 'UNDIRECTED', maxDepth: 0, includeUnreachable: false})"
 
 // statement is the text that runs c, returning ret.
-func (c AlgoCase) statement(call, ret string) string {
-	s := "CALL " + call + " YIELD nodeId, " + c.Value + " RETURN " + ret
+func (c AlgoCase) statement(call, ret string) string { return c.yield(call) + " RETURN " + ret }
+
+// yield is the text that runs call, up to its YIELD.
+func (c AlgoCase) yield(call string) string {
+	s := "CALL " + call + " YIELD nodeId, " + c.Value
 	if c.Source {
 		s = "MATCH (s:V {id: $source}) " + s
 	}
@@ -105,9 +122,9 @@ type AlgoOptions struct {
 	Runs, Warmup int
 	// Only, when set, names the algorithms to run.
 	Only []string
-	// Reference, when set, is the compiled same-run reference PageRank
-	// (bench/gapref/pagerank.cc, reference.go), timed between Quiver's
-	// PageRank runs.
+	// Reference, when set, is the compiled same-run reference
+	// (bench/gapref/gapref.cc, reference.go), each kernel timed just
+	// before each of Quiver's runs of the same algorithm.
 	Reference string
 	Commit    string
 	Note      string
@@ -126,10 +143,10 @@ type AlgoTiming struct {
 	// Edges is, for BFS, the input edges with both ends reached (the
 	// Graph500 count for TEPS), per run.
 	Edges []int64
-	// Reference and ReferenceHub are the same-run reference kernel's
-	// times in the generator's numbering and in the hub numbering, one
-	// of each just before each of Quiver's runs (PageRank, with
-	// AlgoOptions.Reference).
+	// Reference is the same-run reference kernel's time in the
+	// generator's numbering just before each of Quiver's runs (with
+	// AlgoOptions.Reference); ReferenceHub, for PageRank, its time in
+	// the hub numbering.
 	Reference, ReferenceHub []time.Duration
 }
 
@@ -197,6 +214,7 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 	}
 	r.Mem = ProbeMemory()
 	logf("random reads: %s", r.Mem)
+	var ref *Reference
 	for _, c := range AlgoCases {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, c.Name) {
 			continue
@@ -213,21 +231,20 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 		if t.Cold, _, err = procedureTime(ctx, db, text, sourceParams(c, sources, first)); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		var ref *Reference
-		if o.Reference != "" && c.Name == "pagerank" {
-			logf("loading the graph into the reference kernel %s", o.Reference)
+		if ref == nil && o.Reference != "" && c.Ref != "" {
+			logf("loading the graph into the reference kernels %s", o.Reference)
 			if ref, err = StartReference(ctx, o.Reference, filepath.Join(o.Data, KronEdgesFile), r.Kron.Vertices, 10); err != nil {
 				return nil, err
 			}
+			defer ref.Close()
 		}
 		for i := first; i < last; i++ {
-			if ref != nil {
-				if err := referenceRuns(ctx, db, ref, &t, i == first, i >= 0); err != nil {
-					ref.Close()
+			params := sourceParams(c, sources, i)
+			if ref != nil && c.Ref != "" {
+				if err := referenceRuns(ctx, db, ref, &t, params, i == first, i >= 0); err != nil {
 					return nil, err
 				}
 			}
-			params := sourceParams(c, sources, i)
 			d, total, err := procedureTime(ctx, db, text, params)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.Name, err)
@@ -248,12 +265,8 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 				t.Edges = append(t.Edges, e)
 			}
 		}
-		if ref != nil {
-			if err := ref.Close(); err != nil {
-				return nil, fmt.Errorf("reference kernel: %w", err)
-			}
-			logf("%s: reference kernel %.3f s, in the hub numbering %.3f s (medians of %d)", c.Name,
-				MedianOf(t.Reference).Seconds(), MedianOf(t.ReferenceHub).Seconds(), len(t.Reference))
+		if len(t.Reference) > 0 {
+			logf("%s: reference kernel %.3f s (medians of %d)", c.Name, MedianOf(t.Reference).Seconds(), len(t.Reference))
 		}
 		logf("%s: in the procedure %.3f s, through the query %.3f s (medians of %d)", c.Name,
 			MedianOf(t.Procedure).Seconds(), MedianOf(t.Query).Seconds(), len(t.Procedure))
@@ -396,45 +409,60 @@ func reachedEdges(ctx context.Context, db *engine.DB, params engine.Params) (int
 	return n, nil
 }
 
-// referenceTolerance is how far the reference's score checksums may be
-// from Quiver's, relative: the reference sums float scores (GAP's type),
-// Quiver float64 sums of float32 contributions.
-const referenceTolerance = 1e-3
-
-// referenceRuns runs the reference kernel in both numberings, checks with
-// check that its scores are Quiver's (the sum of their squares and the
-// largest), and records the times when timed.
-func referenceRuns(ctx context.Context, db *engine.DB, ref *Reference, t *AlgoTiming, check, timed bool) error {
-	gen, err := ref.Run(false)
-	if err != nil {
-		return err
+// referenceRuns runs t's reference kernel (in both numberings for
+// PageRank) from the run's source, checks with check that its checksums
+// are those of Quiver's result (c.Check over the same call), and records
+// the times when timed.
+func referenceRuns(ctx context.Context, db *engine.DB, ref *Reference, t *AlgoTiming, params engine.Params, check, timed bool) error {
+	c := t.Case
+	cmd := c.Ref
+	if c.Source {
+		cmd += fmt.Sprint(" ", params["source"])
 	}
-	hub, err := ref.Run(true)
-	if err != nil {
-		return err
+	runs := []string{cmd}
+	if c.Ref == "pr" {
+		runs = append(runs, cmd+" hub")
+	}
+	var got []RefRun
+	for _, rc := range runs {
+		run, err := ref.Run(rc)
+		if err != nil {
+			return err
+		}
+		got = append(got, run)
 	}
 	if check {
-		rows, err := QueryEmbedded(ctx, db, "CALL "+t.Case.Call+" YIELD nodeId, score RETURN sum(score * score), max(score)")
+		rows, err := QueryEmbeddedParams(ctx, db, c.yield(c.Call)+" "+c.Check, params)
 		if err != nil {
 			return err
 		}
 		if len(rows) != 1 || len(rows[0]) != 2 {
-			return fmt.Errorf("pagerank checksums: %v", rows)
+			return fmt.Errorf("%s checksums: %v", c.Name, rows)
 		}
-		squares, ok1 := rows[0][0].(float64)
-		largest, ok2 := rows[0][1].(float64)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("pagerank checksums: %v", rows)
+		var want [2]float64
+		for i, v := range rows[0] {
+			switch x := v.(type) {
+			case int64:
+				want[i] = float64(x)
+			case float64:
+				want[i] = x
+			default:
+				return fmt.Errorf("%s checksums: %v", c.Name, rows)
+			}
 		}
-		for _, run := range []RefRun{gen, hub} {
-			if !agree(run.Squares, squares, referenceTolerance) || !agree(run.Largest, largest, referenceTolerance) {
-				return fmt.Errorf("the reference kernel's scores are not Quiver's: sum of squares %g, largest %g against Quiver's %g and %g",
-					run.Squares, run.Largest, squares, largest)
+		for i, run := range got {
+			for k := range want {
+				if !agree(run.Sums[k], want[k], c.Tolerance) {
+					return fmt.Errorf("the reference kernel (%s) does not answer as Quiver: checksums %v against Quiver's %v", runs[i], run.Sums, want)
+				}
 			}
 		}
 	}
 	if timed {
-		t.Reference, t.ReferenceHub = append(t.Reference, gen.Time), append(t.ReferenceHub, hub.Time)
+		t.Reference = append(t.Reference, got[0].Time)
+		if len(got) > 1 {
+			t.ReferenceHub = append(t.ReferenceHub, got[1].Time)
+		}
 	}
 	return nil
 }

@@ -124,7 +124,7 @@ func TestParseReference(t *testing.T) {
 		}
 	}
 	run, err := parseRefRun("time 2.500000 2.806585367e-05 1.878098003e-03")
-	if err != nil || run.Time != 2500*time.Millisecond || run.Squares != 2.806585367e-05 || run.Largest != 1.878098003e-03 {
+	if err != nil || run.Time != 2500*time.Millisecond || run.Sums != [2]float64{2.806585367e-05, 1.878098003e-03} {
 		t.Errorf("time line: %+v, %v", run, err)
 	}
 	for _, bad := range []string{"time 2.5 1e-5", "time x 1 1", "error unknown command", "time -1 1 1"} {
@@ -138,7 +138,8 @@ func TestParseReference(t *testing.T) {
 }
 
 // The report renders the same-run reference's table from recorded times,
-// with Quiver's ratios to both numberings and to the goal by this anchor.
+// with Quiver's ratios to both numberings (PageRank) or GAP's alone, and
+// to the goal by this anchor.
 func TestReferenceTable(t *testing.T) {
 	r := &AlgoReport{Kron: KronStats{Scale: 22}, Timings: []AlgoTiming{{
 		Case:      AlgoCases[1],
@@ -150,6 +151,17 @@ func TestReferenceTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "| pagerank | 3.000 s (2.000 s) | 7.000 s (6.000 s) | 2.500 s (2.000 s) | 0.43 | 1.20 | 0.21 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("no line %q in\n%s", want, b.String())
+	}
+	// A kernel timed in GAP's numbering only (BFS: 0.3 / 0.2, 0.3 / 0.4).
+	r.Timings = append(r.Timings, AlgoTiming{Case: AlgoCases[0],
+		Procedure: []time.Duration{300 * time.Millisecond}, Reference: []time.Duration{200 * time.Millisecond}})
+	b.Reset()
+	if err := WriteAlgoMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	want = "| bfs | 0.300 s (0.300 s) | 0.200 s (0.200 s) | – | 1.50 | – | 0.75 |"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("no line %q in\n%s", want, b.String())
 	}

@@ -14,11 +14,12 @@ import (
 // The same-run reference. GAP's kernels are not installable here (no
 // Debian package, no network), and the anchors in AlgoCases were measured
 // on another day of a machine whose cache varies 2-3x by the hour. So
-// `make bench-algo` also compiles bench/gapref/pagerank.cc, GAP's pull
-// PageRank written from its paper, with g++ -O3, and times it on the same
-// graph between Quiver's PageRank runs: the ratio of the two is measured
-// in one run, on one state of the cache. The program keeps the graph
-// loaded and answers one line per command (see its header comment).
+// `make bench-algo` also compiles bench/gapref/gapref.cc, GAP's four
+// kernels written from their papers, with g++ -O3, and times each on the
+// same graph just before each of Quiver's runs of the same algorithm: the
+// ratio is measured in one run, on one state of the cache. The program
+// keeps the graph loaded and answers one line per command (see its header
+// comment).
 
 // Reference is a running reference kernel with its graph loaded.
 type Reference struct {
@@ -28,15 +29,17 @@ type Reference struct {
 	Arcs int64 // the arcs it loaded (each undirected edge twice)
 }
 
-// RefRun is one timed run of the reference kernel: its own time (the
-// iterations, the graph already built) and two checksums of its scores.
+// RefRun is one timed run of a reference kernel: its own time (the graph
+// already built) and two checksums of its result (see gapref.cc's
+// protocol).
 type RefRun struct {
-	Time             time.Duration
-	Squares, Largest float64
+	Time time.Duration
+	Sums [2]float64
 }
 
 // StartReference starts bin on the graph's edge file with the given
-// vertex count and iterations and waits until it has loaded the graph.
+// vertex count and PageRank iterations and waits until it has loaded the
+// graph.
 func StartReference(ctx context.Context, bin, edges string, vertices int64, iterations int) (*Reference, error) {
 	cmd := exec.CommandContext(ctx, bin, edges, strconv.FormatInt(vertices, 10), strconv.Itoa(iterations))
 	in, err := cmd.StdinPipe()
@@ -62,14 +65,10 @@ func StartReference(ctx context.Context, bin, edges string, vertices int64, iter
 	return r, nil
 }
 
-// Run times one run of the kernel, over the generator's numbering or,
-// with hub, over the vertices renumbered by decreasing degree.
-func (r *Reference) Run(hub bool) (RefRun, error) {
-	cmd := "run\n"
-	if hub {
-		cmd = "run hub\n"
-	}
-	if _, err := io.WriteString(r.in, cmd); err != nil {
+// Run runs one command ("pr", "pr hub", "bfs 42", "sssp 42", "cc") and
+// returns its answer.
+func (r *Reference) Run(cmd string) (RefRun, error) {
+	if _, err := io.WriteString(r.in, cmd+"\n"); err != nil {
 		return RefRun{}, fmt.Errorf("reference kernel: %w", err)
 	}
 	line, err := r.line()
@@ -112,11 +111,11 @@ func parseReady(line string, vertices int64) (int64, error) {
 	return arcs, nil
 }
 
-// parseRefRun reads "time <seconds> <sum of squared scores> <largest>".
+// parseRefRun reads "time <seconds> <checksum> <checksum>".
 func parseRefRun(line string) (RefRun, error) {
 	f := strings.Fields(line)
 	if len(f) != 4 || f[0] != "time" {
-		return RefRun{}, fmt.Errorf("reference kernel: expected \"time <seconds> <squares> <largest>\", got %q", line)
+		return RefRun{}, fmt.Errorf("reference kernel: expected \"time <seconds> <checksum> <checksum>\", got %q", line)
 	}
 	var v [3]float64
 	for i := range v {
@@ -126,7 +125,7 @@ func parseRefRun(line string) (RefRun, error) {
 		}
 		v[i] = x
 	}
-	return RefRun{Time: time.Duration(v[0] * float64(time.Second)), Squares: v[1], Largest: v[2]}, nil
+	return RefRun{Time: time.Duration(v[0] * float64(time.Second)), Sums: [2]float64{v[1], v[2]}}, nil
 }
 
 // agree tells whether two checksums agree within rel, relative.
