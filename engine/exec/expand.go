@@ -174,22 +174,24 @@ func (e *expand) Next() (*vector.Batch, error) {
 // relCol and nodeCol are the output vectors of the new columns, allocated
 // on first use; nodeCol is nil when the far end is already bound.
 func (e *expand) relCol() *vector.Vector {
-	i := len(e.p.Input.Columns())
-	if e.out.Cols[i] == nil {
-		e.out.Cols[i] = vector.New(vector.Rel, vector.Capacity)
-	}
-	return e.out.Cols[i]
+	return outCol(e.out, len(e.p.Input.Columns()), vector.Rel)
 }
 
 func (e *expand) nodeCol() *vector.Vector {
-	i := len(e.p.Input.Columns()) + 1
 	if e.p.Into >= 0 {
 		return nil
 	}
-	if e.out.Cols[i] == nil {
-		e.out.Cols[i] = vector.New(vector.Node, vector.Capacity)
+	return outCol(e.out, len(e.p.Input.Columns())+1, vector.Node)
+}
+
+// outCol is column i of an operator's output batch b, made with type t
+// on first use (the columns an expansion adds; gatherInput fills the
+// others).
+func outCol(b *vector.Batch, i int, t vector.Type) *vector.Vector {
+	if b.Cols[i] == nil {
+		b.Cols[i] = vector.New(t, vector.Capacity)
 	}
-	return e.out.Cols[i]
+	return b.Cols[i]
 }
 
 // emit moves neighbours of the current row that pass the far-end checks

@@ -11,9 +11,9 @@ import (
 // 'ar'`). It reads the property as dictionary codes (the codes of a
 // bulk-loaded column's chunks share one dictionary), finds the literal's
 // code once per dictionary, and keeps the rows whose code is that one:
-// no string is gathered or compared per row. A row without a code (no
+// no string is gathered or compared per row. The rows without a code (no
 // value, a value of another type, a chunk still open or coded with a
-// dictionary of its own) reads its value alone. A batch of a statement
+// dictionary of its own) are gathered and compared as strings. A batch of a statement
 // that deleted a node takes the general predicate, which raises the
 // errors reading a deleted node's property must.
 type codeFilter struct {
@@ -28,7 +28,9 @@ type codeFilter struct {
 	code  int32               // want's code in dict; -2 when it has none
 	codes []int32
 	sel   []int32
-	// uncoded counts the rows read one by one, without a code.
+	loose []int32        // the rows of a batch without a code
+	strs  *vector.Vector // and their values, as strings
+	// uncoded counts the rows read without a code.
 	uncoded int64
 }
 
@@ -59,7 +61,8 @@ func newCodeFilter(c *Context, pred plan.Expr, in Operator, gen *filterOp) *code
 		return nil
 	}
 	return &codeFilter{c: c, in: in, gen: gen, col: ref.Idx, key: p.Key, want: want,
-		code: -2, codes: make([]int32, vector.Capacity), sel: make([]int32, 0, vector.Capacity)}
+		code: -2, codes: make([]int32, vector.Capacity), sel: make([]int32, 0, vector.Capacity),
+		loose: make([]int32, 0, vector.Capacity), strs: vector.New(vector.String, vector.Capacity)}
 }
 
 func (f *codeFilter) Next() (*vector.Batch, error) {
@@ -106,29 +109,30 @@ func (f *codeFilter) filter(b *vector.Batch) (kept *vector.Batch, coded bool) {
 		}
 	}
 	f.c.Counters.DBHits += int64(b.Rows())
-	out, want, codes := f.sel[:0], f.code, f.codes
-	test := func(r int32) {
+	// The rows without a code (no value, another type, a string outside
+	// the dictionary) read their values in one gather, as strings: any
+	// other value comes back null, never equal.
+	codes, loose := f.codes, f.loose[:0]
+	forRows(sel, n, func(r int32) {
+		if codes[r] == -1 {
+			loose = append(loose, r)
+		}
+	})
+	f.loose = loose
+	if len(loose) > 0 {
+		f.uncoded += int64(len(loose))
+		f.strs.ResetNulls()
+		f.c.Tx.GatherNodeProp(k, ids, loose, n, f.strs)
+	}
+	out, want, strs := f.sel[:0], f.code, f.strs
+	forRows(sel, n, func(r int32) {
 		switch c := codes[r]; {
 		case c == want:
 			out = append(out, r)
-		case c == -1 && !ids.IsNull(int(r)):
-			// No code: no value (null, never equal), another type (not
-			// equal) or a string outside the dictionary.
-			if s, ok := f.c.Tx.NodeProp(ids.IDs[r], k).(string); ok && s == f.want {
-				out = append(out, r)
-			}
-			f.uncoded++
+		case c == -1 && !strs.IsNull(int(r)) && strs.Str[r] == f.want:
+			out = append(out, r)
 		}
-	}
-	if sel == nil {
-		for r := range int32(n) {
-			test(r)
-		}
-	} else {
-		for _, r := range sel {
-			test(r)
-		}
-	}
+	})
 	f.sel = out
 	if len(out) == 0 {
 		return nil, true
@@ -142,4 +146,17 @@ func dictStrings(d *storage.StringDict) []string {
 		return nil
 	}
 	return d.Strs
+}
+
+// forRows calls fn for each row of a selection, or 0..n-1 without one.
+func forRows(sel []int32, n int, fn func(r int32)) {
+	if sel == nil {
+		for r := range int32(n) {
+			fn(r)
+		}
+		return
+	}
+	for _, r := range sel {
+		fn(r)
+	}
 }

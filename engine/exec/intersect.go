@@ -97,7 +97,7 @@ func (e *expandIntersect) Next() (*vector.Batch, error) {
 		return nil, err
 	}
 	e.idx = e.idx[:0]
-	r1, nc, r2 := e.col(e.width, vector.Rel), e.col(e.width+1, vector.Node), e.col(e.width+2, vector.Rel)
+	r1, nc, r2 := outCol(e.out, e.width, vector.Rel), outCol(e.out, e.width+1, vector.Node), outCol(e.out, e.width+2, vector.Rel)
 	for len(e.idx) < vector.Capacity {
 		if e.next < len(e.matches) {
 			m := e.matches[e.next]
@@ -120,13 +120,6 @@ func (e *expandIntersect) Next() (*vector.Batch, error) {
 	}
 	gatherInput(e.out, e.inb, e.width, e.idx)
 	return e.out, nil
-}
-
-func (e *expandIntersect) col(i int, t vector.Type) *vector.Vector {
-	if e.out.Cols[i] == nil {
-		e.out.Cols[i] = vector.New(t, vector.Capacity)
-	}
-	return e.out.Cols[i]
 }
 
 // advance computes the matches of the next input row that has any,

@@ -53,42 +53,31 @@ func labelSetInput(a *plan.Aggregate) *plan.LabelSets {
 
 // labelsOnly reports whether key k reads the scanned node (column 0, the
 // only one) only as the argument of labels(), and calls nothing that
-// differs between two evaluations (rand()).
+// differs between two evaluations (rand()): every column reference it
+// holds is a labels() argument.
 func labelsOnly(k plan.Expr) bool {
-	ok := true
-	var inLabels []*plan.ColRef
+	ok, refs, args := true, 0, 0
 	known := plan.Walk(k, func(e plan.Expr) {
 		switch x := e.(type) {
+		case *plan.ColRef:
+			refs++
 		case *plan.Call:
-			switch {
-			case x.Name == "rand":
+			if x.Name == "rand" {
 				ok = false
-			case x.Name == "labels" && len(x.Args) == 1:
-				if c, isCol := x.Args[0].(*plan.ColRef); isCol {
-					inLabels = append(inLabels, c)
-				}
+			}
+			if _, isCol := firstArg(x).(*plan.ColRef); isCol && x.Name == "labels" && len(x.Args) == 1 {
+				args++
 			}
 		case *plan.ListComp, *plan.Quantifier, *plan.Reduce, *plan.MapProjection, *plan.PatternSubquery:
 			ok = false
 		}
 	})
-	if !ok || !known {
-		return false
-	}
-	// Every column reference must be one of the labels() arguments.
-	plan.Walk(k, func(e plan.Expr) {
-		if c, isCol := e.(*plan.ColRef); isCol && !containsRef(inLabels, c) {
-			ok = false
-		}
-	})
-	return ok
+	return ok && known && refs == args
 }
 
-func containsRef(refs []*plan.ColRef, c *plan.ColRef) bool {
-	for _, r := range refs {
-		if r == c {
-			return true
-		}
+func firstArg(c *plan.Call) plan.Expr {
+	if len(c.Args) == 0 {
+		return nil
 	}
-	return false
+	return c.Args[0]
 }
