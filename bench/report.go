@@ -147,6 +147,9 @@ func quiverDisk(r *Report) string {
 	if r.QuiverDisk == 0 {
 		return "none: loaded in memory, nothing written"
 	}
+	if r.QuiverWAL > 0 {
+		return fmt.Sprintf("%s (+ %s of write-ahead log, its active segment preallocated while open)", bytesText(r.QuiverDisk), bytesText(r.QuiverWAL))
+	}
 	return bytesText(r.QuiverDisk)
 }
 

@@ -65,3 +65,15 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Error("a mismatch is not reported")
 	}
 }
+
+// The data directory's size leaves out the write-ahead log, whose active
+// segment an open database preallocates, and says it beside it.
+func TestQuiverDiskText(t *testing.T) {
+	if got := quiverDisk(&Report{QuiverDisk: 3 << 20}); got != bytesText(3<<20) {
+		t.Errorf("without a log: %q", got)
+	}
+	got := quiverDisk(&Report{QuiverDisk: 3 << 20, QuiverWAL: 64 << 20})
+	if want := bytesText(3<<20) + " (+ " + bytesText(64<<20) + " of write-ahead log, its active segment preallocated while open)"; got != want {
+		t.Errorf("with a log: %q, want %q", got, want)
+	}
+}

@@ -48,9 +48,11 @@ type Report struct {
 	Nodes       int64
 	Edges       int64
 
-	QuiverLoad, KuzuLoad        LoadTimes
-	QuiverDisk, KuzuDisk        int64
-	QuiverDiskNote              string
+	QuiverLoad, KuzuLoad LoadTimes
+	QuiverDisk, KuzuDisk int64
+	// QuiverWAL is the write-ahead log's part of the open directory (its
+	// active segment is preallocated), left out of QuiverDisk.
+	QuiverWAL                   int64
 	QuiverRSSLoad, QuiverRSSRun int64
 	QuiverRSSOpen               int64 // a Builder's directory being opened; 0 otherwise
 	KuzuRSSLoad, KuzuRSSRun     int64
@@ -119,7 +121,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	st := db.Counts()
 	rep.Nodes, rep.Edges = st.Nodes, st.Relationships
-	rep.QuiverDisk = DiskSize(qdir)
+	rep.QuiverWAL = DiskSize(filepath.Join(qdir, engine.WALDirName))
+	rep.QuiverDisk = DiskSize(qdir) - rep.QuiverWAL
 	logf("quiver: %d nodes in %.0f ms, %d edges in %.0f ms", rep.Nodes, rep.QuiverLoad.NodesMS, rep.Edges, rep.QuiverLoad.EdgesMS)
 	srv, err := StartHTTP(db)
 	if err != nil {
