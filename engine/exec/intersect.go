@@ -25,6 +25,8 @@ type expandIntersect struct {
 
 	opened     bool
 	first, rev []adjList
+	fwd        []adjList // the closing hop's lists from c, for hops
+	hops       hopMap
 	labels     []catalog.LabelID
 	missing    bool // a far-end label does not exist: nothing matches
 	width      int  // input columns
@@ -85,6 +87,7 @@ func (e *expandIntersect) open() {
 		dir = plan.Out
 	}
 	e.rev = openAdjs(e.c, e.p.Close.Types, dir)
+	e.fwd = openAdjs(e.c, e.p.Close.Types, e.p.Close.Dir)
 	e.labels, e.missing = resolveLabels(e.c, e.p.First.ToLabels)
 	e.cache1, e.cache2 = map[uint64][]pair{}, map[uint64][]pair{}
 }
@@ -157,6 +160,20 @@ func (e *expandIntersect) advance() (bool, error) {
 		if e.missing {
 			continue
 		}
+		writes := e.c.Tx.Writes()
+		if !writes {
+			e.hops.note(from)
+			if e.hops.built {
+				e.matches, e.next = e.matches[:0], 0
+				if err := e.fromHops(into); err != nil {
+					return false, err
+				}
+				if len(e.matches) > 0 {
+					return true, nil
+				}
+				continue
+			}
+		}
 		var l1, l2 []pair
 		if l1, err = e.list(e.first, e.cache1, from, &e.l1, &e.memo1); err != nil {
 			return false, err
@@ -169,6 +186,11 @@ func (e *expandIntersect) advance() (bool, error) {
 		e.matches, e.next = e.matches[:0], 0
 		if err := e.intersect(l1, l2); err != nil {
 			return false, err
+		}
+		if !writes {
+			if err := e.considerHops(l1, len(l1)+len(l2)); err != nil {
+				return false, err
+			}
 		}
 		if len(e.matches) > 0 {
 			return true, nil
@@ -308,35 +330,57 @@ func (e *expandIntersect) pairs(node uint64, r1s, r2s []pair) error {
 	if len(e.labels) > 0 && !nodeHasLabels(e.c.Tx, node, e.labels) {
 		return nil
 	}
-	if need := len(e.matches) + len(r1s)*len(r2s); need > cap(e.matches) {
+	if err := e.reserve(len(r1s) * len(r2s)); err != nil {
+		return err
+	}
+	for _, a := range r1s {
+		if !e.allowedFirst(a.rel) {
+			continue
+		}
+		for _, b := range r2s {
+			if e.allowedClose(b.rel, a.rel, true) {
+				e.matches = append(e.matches, triple{a.rel, node, b.rel})
+			}
+		}
+	}
+	return nil
+}
+
+// reserve makes room for n more matches, charged to the query.
+func (e *expandIntersect) reserve(n int) error {
+	if need := len(e.matches) + n; need > cap(e.matches) {
 		grown := max(need, 2*cap(e.matches), 64)
 		if err := e.c.Mem.Charge(int64(grown-cap(e.matches)) * matchBytes); err != nil {
 			return err
 		}
 		e.matches = slices.Grow(e.matches, grown-len(e.matches))
 	}
-	in := e.inb.Cols
-	for _, a := range r1s {
-		ok := true
-		for _, d := range e.p.First.Distinct {
-			ok = ok && !sameRel(in[d], e.row, a.rel)
-		}
-		if !ok {
-			continue
-		}
-		for _, b := range r2s {
-			ok := true
-			for _, d := range e.p.Close.Distinct {
-				if d == e.width {
-					ok = ok && b.rel != a.rel
-				} else {
-					ok = ok && !sameRel(in[d], e.row, b.rel)
-				}
-			}
-			if ok {
-				e.matches = append(e.matches, triple{a.rel, node, b.rel})
-			}
+	return nil
+}
+
+// allowedFirst says whether the first hop's relationship rel differs
+// from the current row's relationships the pattern keeps it apart from.
+func (e *expandIntersect) allowedFirst(rel uint64) bool {
+	for _, d := range e.p.First.Distinct {
+		if sameRel(e.inb.Cols[d], e.row, rel) {
+			return false
 		}
 	}
-	return nil
+	return true
+}
+
+// allowedClose is allowedFirst for the closing hop's relationship; its
+// check against the first hop's relationship rel1 is made only when
+// withFirst is set (the hop map made it when it was built).
+func (e *expandIntersect) allowedClose(rel, rel1 uint64, withFirst bool) bool {
+	for _, d := range e.p.Close.Distinct {
+		if d == e.width {
+			if withFirst && rel == rel1 {
+				return false
+			}
+		} else if sameRel(e.inb.Cols[d], e.row, rel) {
+			return false
+		}
+	}
+	return true
 }
