@@ -307,6 +307,12 @@ func metaQueries(rng *rand.Rand) []string {
 		func() string {
 			return fmt.Sprintf("MATCH (n%s) OPTIONAL MATCH (n)%s(m%s) WHERE m.x > %d RETURN n.uid, count(m)", label(), arrow(typ()), label(), k())
 		},
+		func() string { // far-node conjuncts that are not ranges: the far-set rule
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) WHERE m.name IN ['bob', 'eve'] AND NOT m.name ENDS WITH 'x' AND r.w <> %d RETURN count(*), count(DISTINCT m)", label(), arrow(typ()), label(), rng.IntN(50))
+		},
+		func() string {
+			return fmt.Sprintf("MATCH (n%s) OPTIONAL MATCH (n)%s(m%s) WHERE m.name STARTS WITH '%s' RETURN n.g, count(m)", label(), arrow(typ()), label(), []string{"b", "e", "c"}[rng.IntN(3)])
+		},
 	}
 	var qs []string
 	for range 3 {

@@ -41,6 +41,9 @@ type Context struct {
 	updated map[uint64]struct{}
 	// eagers are the statement's Eager barriers, in build order.
 	eagers []*eagerOp
+	// farSets holds the far-node sets of the statement's Filters
+	// (far_set.go), kept across rebuilds of an OPTIONAL MATCH's plan.
+	farSets map[*plan.Filter]*farSet
 	// built holds the plan operators whose batches Build charged.
 	built map[plan.Operator]struct{}
 	// streams are the procedure streams started and not yet closed:

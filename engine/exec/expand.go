@@ -40,6 +40,9 @@ type expand struct {
 	dense     [][]uint64
 	checks    int
 	allLabels []catalog.LabelID // the far-end labels, for after a write
+	// farSet, when set, holds the far nodes that pass a Filter's
+	// conjuncts on them (far_set.go); dropped if the statement writes.
+	farSet []uint64
 	// pre filters each neighbour list before emitting (expand_filter.go);
 	// nil for a plain expansion.
 	pre *listFilter
@@ -150,6 +153,9 @@ func (e *expand) Next() (*vector.Batch, error) {
 		return nil, err
 	}
 	e.idx = e.idx[:0]
+	if e.farSet != nil && e.c.Tx.Writes() {
+		e.farSet = nil // properties may have changed
+	}
 	relCol, nodeCol := e.relCol(), e.nodeCol()
 	for len(e.idx) < vector.Capacity {
 		if e.next < len(e.nbrs) {
@@ -201,7 +207,7 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 		// The statement wrote since open: labels may have changed.
 		e.covered, e.toLabels, e.dense = false, e.allLabels, nil
 	}
-	if e.p.Into < 0 && len(e.p.Distinct) == 0 && len(e.toLabels) == 0 && !e.toMissing {
+	if e.p.Into < 0 && len(e.p.Distinct) == 0 && len(e.toLabels) == 0 && !e.toMissing && e.farSet == nil {
 		e.emitAll(relCol, nodeCol)
 		return
 	}
@@ -218,6 +224,9 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 			continue
 		}
 		keep := true
+		if f := e.farSet; f != nil {
+			keep = nbr>>6 < uint64(len(f)) && f[nbr>>6]&(1<<(nbr&63)) != 0
+		}
 		if e.dense != nil {
 			for _, d := range e.dense {
 				keep = keep && nbr>>6 < uint64(len(d)) && d[nbr>>6]&(1<<(nbr&63)) != 0

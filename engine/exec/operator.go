@@ -135,6 +135,9 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			if op, ok, err := buildExpandFilter(c, p, ex); ok || err != nil {
 				return op, err
 			}
+			if op, ok, err := buildFarSetFilter(c, p, ex); ok || err != nil {
+				return op, err
+			}
 		}
 	case *plan.Union:
 		u := &unionOp{mixed: p.Mixed}

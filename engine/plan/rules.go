@@ -56,6 +56,11 @@ const (
 	// string property with a string literal or parameter on the
 	// column's dictionary codes (exec/filter_codes.go).
 	RuleCodeFilter = "code-filter"
+	// RuleFarSet evaluates the conjuncts of a WHERE over an expansion
+	// that read only its far node once per candidate node into a bitset,
+	// once the rows filtered outnumber an eighth of the candidates
+	// (exec/far_set.go).
+	RuleFarSet = "far-set"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per
 	// distinct label set instead of one per node (opt/label_sets.go).
@@ -68,7 +73,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet}
 	sort.Strings(names)
 	return names
 }
