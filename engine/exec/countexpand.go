@@ -229,41 +229,15 @@ const countChunk = 4096
 // and gathers the workers' results in id order (so a grouped output comes
 // out the same on any number of workers).
 func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint32)) error {
-	nchunks := ids.chunks(countChunk)
-	ws := make([]*countWorker, nchunks)
-	var next atomic.Int64
-	work := func() error {
-		buf := make([]uint32, countChunk)
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= nchunks {
-				return nil
-			}
-			if err := e.c.CheckCancel(); err != nil {
-				return err
-			}
-			w := &countWorker{e: e}
-			fn(w, ids.chunk(i, countChunk, buf))
-			ws[i] = w
-		}
-	}
-	workers := min(e.c.Parallelism, nchunks)
-	if workers <= 1 {
-		if err := work(); err != nil {
-			return err
-		}
-	} else {
-		var wg sync.WaitGroup
-		errs := make([]error, workers)
-		for i := range workers {
-			wg.Go(func() { errs[i] = work() })
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
+	ws := make([]*countWorker, ids.chunks(countChunk))
+	err := runChunks(e.c, ids, func(i int, chunk []uint32) error {
+		w := &countWorker{e: e}
+		fn(w, chunk)
+		ws[i] = w
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n := len(e.nodes) + sumLen(ws); n > cap(e.nodes) {
 		e.nodes = slices.Grow(e.nodes, n-len(e.nodes))
@@ -274,6 +248,45 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 		e.total += w.total
 		e.nodes = append(e.nodes, w.nodes...)
 		e.counts = append(e.counts, w.counts...)
+	}
+	return nil
+}
+
+// runChunks runs fn over ids in chunks of countChunk, on up to
+// Parallelism goroutines, checking for cancellation between chunks; fn
+// gets the chunk's number, so results can be gathered in id order.
+func runChunks(c *Context, ids nodeSpan, fn func(i int, ids []uint32) error) error {
+	nchunks := ids.chunks(countChunk)
+	var next atomic.Int64
+	work := func() error {
+		buf := make([]uint32, countChunk)
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= nchunks {
+				return nil
+			}
+			if err := c.CheckCancel(); err != nil {
+				return err
+			}
+			if err := fn(i, ids.chunk(i, countChunk, buf)); err != nil {
+				return err
+			}
+		}
+	}
+	workers := min(c.Parallelism, nchunks)
+	if workers <= 1 {
+		return work()
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i := range workers {
+		wg.Go(func() { errs[i] = work() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -395,16 +408,21 @@ func (e *countExpand) hopLists(h plan.CountHop) []hopList {
 // labelSet is the set of nodes carrying all of labels: nil when that is
 // every live node (no test needed), none when a label does not exist.
 func (e *countExpand) labelSet(labels []string) (s nodeSet, none bool) {
+	return farLabelSet(e.c, labels)
+}
+
+// farLabelSet is labelSet for any operator.
+func farLabelSet(c *Context, labels []string) (s nodeSet, none bool) {
 	if len(labels) == 0 {
 		return nil, false
 	}
 	for _, name := range labels {
-		if _, ok := e.c.Catalog.LookupLabel(name); !ok {
+		if _, ok := c.Catalog.LookupLabel(name); !ok {
 			return nil, true
 		}
 	}
-	bm := scanBitmap(e.c, &plan.NodeScan{Labels: labels})
-	if bm.GetCardinality() == e.c.Tx.LiveNodes().GetCardinality() {
+	bm := scanBitmap(c, &plan.NodeScan{Labels: labels})
+	if bm.GetCardinality() == c.Tx.LiveNodes().GetCardinality() {
 		// Relationships join live nodes only, so every neighbour has them.
 		return nil, false
 	}

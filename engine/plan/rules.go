@@ -61,6 +61,11 @@ const (
 	// once the rows filtered outnumber an eighth of the candidates
 	// (exec/far_set.go).
 	RuleFarSet = "far-set"
+	// RuleFactorizedAgg computes an Aggregate over one expansion from a
+	// node scan, grouped by the start node, by walking each start node's
+	// lists over integer property views, without the expanded rows
+	// (exec/factor_agg.go).
+	RuleFactorizedAgg = "factorized-agg"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per
 	// distinct label set instead of one per node (opt/label_sets.go).
@@ -73,7 +78,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg}
 	sort.Strings(names)
 	return names
 }

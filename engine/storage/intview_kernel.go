@@ -358,3 +358,46 @@ func selectSpanEdge(v *IntView, dst []int32, from uint64, sel []int32, n int, lo
 	}
 	return dst
 }
+
+// IntSummary is the sum, count, minimum and maximum of a set of INTEGER
+// values. Its zero value is empty; Min and Max mean nothing while N is 0.
+type IntSummary struct {
+	Sum, N, Min, Max int64
+}
+
+// Summarize folds the values of ids (ids without a value are skipped)
+// into s, in one typed loop. It returns false when the sum leaves the
+// INTEGER range.
+func (v *IntView) Summarize(ids []uint64, s *IntSummary) bool {
+	switch {
+	case v.u8 != nil:
+		return summarize(v, v.u8, ids, s)
+	case v.u16 != nil:
+		return summarize(v, v.u16, ids, s)
+	case v.u32 != nil:
+		return summarize(v, v.u32, ids, s)
+	}
+	return summarize(v, v.u64, ids, s)
+}
+
+func summarize[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids []uint64, s *IntSummary) bool {
+	sum, n, lo, hi := s.Sum, s.N, s.Min, s.Max
+	if n == 0 {
+		sum, lo, hi = 0, math.MaxInt64, math.MinInt64
+	}
+	var ovf int64 // the sign bit is set once an addition overflowed
+	first, nv, base := v.lo, uint64(len(vals)), v.base
+	for _, id := range ids {
+		x := id - first
+		if x >= nv || v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0 {
+			continue
+		}
+		val := base + int64(vals[x])
+		t := sum + val
+		ovf |= (sum ^ t) & (val ^ t)
+		sum, n = t, n+1
+		lo, hi = min(lo, val), max(hi, val)
+	}
+	s.Sum, s.N, s.Min, s.Max = sum, n, lo, hi
+	return ovf >= 0
+}

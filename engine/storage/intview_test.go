@@ -55,6 +55,14 @@ func checkView(t *testing.T, r Reader, k catalog.KeyID, v *IntView, bound uint64
 				t.Fatalf("gather row %d id %d: view %v, chunks %v", i, ids.IDs[i], got.Get(i), want.Get(i))
 			}
 		})
+		var list []uint64
+		var vals []vector.Value
+		forRowsTest(sel, n, func(i int) {
+			if !ids.IsNull(i) {
+				list, vals = append(list, ids.IDs[i]), append(vals, want.Get(i))
+			}
+		})
+		checkSummary(t, v, list, vals)
 		// A range around some value of the column, or an extreme one.
 		var lo, hi int64
 		switch rnd.Intn(4) {
@@ -113,6 +121,43 @@ func forRowsTest(sel []int32, n int, fn func(int)) {
 // TestIntViewWidths bulk loads columns whose value ranges need each
 // encoded width (including the extremes of int64) with and without
 // nulls, and checks the views against the chunk gather.
+// checkSummary checks Summarize over ids against the values the chunks
+// gave (vals, nil for none): the sum, step-by-step overflow, count, minimum
+// and maximum of the non-null ones. The ids are folded in two halves, so
+// a summary carried over is checked too.
+func checkSummary(t *testing.T, v *IntView, ids []uint64, vals []vector.Value) {
+	t.Helper()
+	var want IntSummary
+	ok := true
+	for i := range ids {
+		x, isInt := vals[i].(int64)
+		if !isInt {
+			continue
+		}
+		sum := want.Sum + x
+		if (x > 0 && sum < want.Sum) || (x < 0 && sum > want.Sum) {
+			ok = false
+		}
+		if want.N == 0 || x < want.Min {
+			want.Min = x
+		}
+		if want.N == 0 || x > want.Max {
+			want.Max = x
+		}
+		want.Sum, want.N = sum, want.N+1
+	}
+	var got IntSummary
+	half := len(ids) / 2
+	gotOK := v.Summarize(ids[:half], &got)
+	gotOK = v.Summarize(ids[half:], &got) && gotOK
+	if gotOK != ok {
+		t.Fatalf("summary of %d ids: no overflow %v, want %v", len(ids), gotOK, ok)
+	}
+	if ok && (got.Sum != want.Sum || got.N != want.N || want.N > 0 && (got.Min != want.Min || got.Max != want.Max)) {
+		t.Fatalf("summary of %d ids: %+v, want %+v", len(ids), got, want)
+	}
+}
+
 func TestIntViewWidths(t *testing.T) {
 	const n = 5000
 	cases := []struct {
