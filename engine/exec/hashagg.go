@@ -614,6 +614,9 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 // sumInts is sum and avg over an integer vector: the typed loop of add.
 // A group that sums durations meets its error in add.
 func (a *aggState) sumInts(b *vector.Batch, v *vector.Vector, gidx []int32) error {
+	if b.Sel == nil && v.Valid == nil && len(a.dur) == 0 {
+		return a.sumDenseInts(v.I64[:b.Len], gidx[:b.Len])
+	}
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
 		if v.Valid != nil && v.IsNull(r) {
@@ -633,6 +636,26 @@ func (a *aggState) sumInts(b *vector.Batch, v *vector.Vector, gidx []int32) erro
 			return errs.DataCode(errs.CodeOverflow, "integer overflow in %s()", a.call.Func)
 		}
 		a.isum[g] = s
+	}
+	return nil
+}
+
+// sumDenseInts is sumInts over a dense batch without nulls, while no
+// group has summed a duration: one loop of loads and adds, the overflow
+// test folded into a flag read once at the end (Q2's avg(p.age) over 1M
+// rows spent as long in the general loop as in gathering the values).
+func (a *aggState) sumDenseInts(xs []int64, gidx []int32) error {
+	count, isum := a.count, a.isum
+	var ovf int64
+	for r, x := range xs {
+		g := gidx[r]
+		count[g]++
+		s := isum[g] + x
+		ovf |= (isum[g] ^ s) & (x ^ s)
+		isum[g] = s
+	}
+	if ovf < 0 {
+		return errs.DataCode(errs.CodeOverflow, "integer overflow in %s()", a.call.Func)
 	}
 	return nil
 }

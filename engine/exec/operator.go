@@ -39,6 +39,18 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 	if op := newFactorAgg(c, p); op != nil {
 		return c.profile(p, op), nil
 	}
+	if proj, ok := newIdentityAgg(c, p).(*plan.Project); ok {
+		// Profiled as the Aggregate it computes.
+		in, err := Build(c, proj.Input)
+		if err != nil {
+			return nil, err
+		}
+		op, err := newProject(c, proj, in)
+		if err != nil {
+			return nil, err
+		}
+		return c.profile(p, op), nil
+	}
 	if op, ok, err := buildParallel(c, p); ok || err != nil {
 		return op, err
 	}

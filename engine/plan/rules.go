@@ -66,6 +66,10 @@ const (
 	// lists over integer property views, without the expanded rows
 	// (exec/factor_agg.go).
 	RuleFactorizedAgg = "factorized-agg"
+	// RuleIdentityGroup runs an Aggregate over one row per distinct start
+	// node, grouped by the node or a property no two nodes share, as a
+	// Project (exec/identity_agg.go).
+	RuleIdentityGroup = "identity-group"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per
 	// distinct label set instead of one per node (opt/label_sets.go).
@@ -78,7 +82,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup}
 	sort.Strings(names)
 	return names
 }

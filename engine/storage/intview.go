@@ -46,6 +46,8 @@ type IntView struct {
 	u32   []uint32
 	u64   []uint64
 	valid []uint64
+	// unique caches Unique: 0 not yet known, 1 yes, 2 no.
+	unique atomic.Int32
 }
 
 // viewCache is the cached view of a column and the demand that decides
@@ -172,6 +174,9 @@ func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T
 // Len is one past the highest id the view covers: every id at or past it
 // has no value (nor has any below its first id).
 func (v *IntView) Len() uint64 { return v.n }
+
+// Lo is the lowest id the view covers: every id below it has no value.
+func (v *IntView) Lo() uint64 { return v.lo }
 
 // Bytes is the view's memory.
 func (v *IntView) Bytes() int {

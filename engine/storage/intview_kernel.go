@@ -401,3 +401,57 @@ func summarize[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, ids []u
 	s.Sum, s.N, s.Min, s.Max = sum, n, lo, hi
 	return ovf >= 0
 }
+
+// Unique reports whether no two ids of the view share a value, and every
+// id it covers (lo..Len()-1) has one: a key such as a bulk-loaded id,
+// which a grouping by it over distinct nodes then need not hash. It is
+// decided once per view, with a bitset over the value range; a range
+// wider than 16 bits per id is reported false without looking.
+func (v *IntView) Unique() bool {
+	switch v.unique.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := v.valid == nil
+	if ok {
+		switch {
+		case v.u8 != nil:
+			ok = distinctVals(v.u8)
+		case v.u16 != nil:
+			ok = distinctVals(v.u16)
+		case v.u32 != nil:
+			ok = distinctVals(v.u32)
+		default:
+			ok = distinctVals(v.u64)
+		}
+	}
+	if ok {
+		v.unique.Store(1)
+	} else {
+		v.unique.Store(2)
+	}
+	return ok
+}
+
+// distinctVals reports whether vals (offsets from the view's base) are
+// pairwise distinct, when their range is at most 16 per value.
+func distinctVals[T uint8 | uint16 | uint32 | uint64](vals []T) bool {
+	var hi T
+	for _, x := range vals {
+		hi = max(hi, x)
+	}
+	if uint64(hi) >= 16*uint64(len(vals))+64 {
+		return false
+	}
+	seen := make([]uint64, uint64(hi)/64+1)
+	for _, x := range vals {
+		w, b := uint64(x)>>6, uint64(1)<<(uint64(x)&63)
+		if seen[w]&b != 0 {
+			return false
+		}
+		seen[w] |= b
+	}
+	return true
+}

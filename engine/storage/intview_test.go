@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -590,4 +591,55 @@ func countTrue(b []bool) int {
 		}
 	}
 	return n
+}
+
+// TestIntViewUnique: a view is unique when no two ids share a value and
+// every id it covers has one; a value range too wide for the bitset is
+// reported not unique, never wrongly unique.
+func TestIntViewUnique(t *testing.T) {
+	const n = 5000
+	cases := []struct {
+		name string
+		val  func(i int) int64
+		null func(i int) bool
+		want bool
+	}{
+		{"ids", func(i int) int64 { return int64(i) }, nil, true},
+		{"reversed offset", func(i int) int64 { return 1_000_000 - 3*int64(i) }, nil, true},
+		{"one repeat", func(i int) int64 { return int64(min(i, n-2)) }, nil, false},
+		{"repeats", func(i int) int64 { return int64(i % 1000) }, nil, false},
+		{"too wide", func(i int) int64 { return int64(i) * 1_000_000 }, nil, false},
+		{"gaps", func(i int) int64 { return int64(i) }, func(i int) bool { return i == n/2 }, false},
+	}
+	var cols []BulkColumn
+	for i, c := range cases {
+		vals := make([]int64, n)
+		var null []bool
+		if c.null != nil {
+			null = make([]bool, n)
+		}
+		for j := range vals {
+			vals[j] = c.val(j)
+			if c.null != nil {
+				null[j] = c.null(j)
+			}
+		}
+		cols = append(cols, BulkColumn{Key: fmt.Sprintf("k%d", i), Type: vector.Int64, I64: vals, Null: null})
+	}
+	s, err := BulkLoad([]BulkNodes{{Labels: []string{"P"}, Count: n, Cols: cols}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		k, _ := s.Catalog().LookupKey(fmt.Sprintf("k%d", i))
+		v := forceView(s.Snapshot(), k)
+		if v == nil {
+			t.Fatalf("%s: no view", c.name)
+		}
+		for range 2 { // the second answer comes from the cache
+			if got := v.Unique(); got != c.want {
+				t.Errorf("%s: Unique() = %v, want %v", c.name, got, c.want)
+			}
+		}
+	}
 }
