@@ -104,6 +104,9 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 	}
 	ids, cnts := e.out.Cols[0].IDs, e.out.Cols[1].I64
 	n, from := 0, e.pos
+	if len(e.degrees) == 1 && e.start.ids == nil {
+		n = e.rangeDegrees(ids, cnts)
+	}
 	for n < vector.Capacity && e.pos < e.start.n {
 		a := e.start.lo + uint32(e.pos)
 		if e.start.ids != nil {
@@ -121,6 +124,27 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 	}
 	e.out.Len, e.out.Sel = n, nil
 	return e.out, nil
+}
+
+// rangeDegrees is nextDegrees' loop for one list over a range of start
+// nodes: consecutive offsets, read sequentially.
+func (e *countExpand) rangeDegrees(ids []uint64, cnts []int64) int {
+	off, zeros := e.degrees[0], e.p.Zeros
+	n, pos, end := 0, e.pos, e.start.n
+	for n < vector.Capacity && pos < end {
+		a := int(e.start.lo) + pos
+		pos++
+		var d int64
+		if a+1 < len(off) {
+			d = int64(off[a+1] - off[a])
+		}
+		if d > 0 || zeros {
+			ids[n], cnts[n] = uint64(a), d
+			n++
+		}
+	}
+	e.pos = pos
+	return n
 }
 
 // run computes the counts.

@@ -172,6 +172,25 @@ func (s *sortOp) contendersInt(b *vector.Batch) {
 		return
 	}
 	x := bar.I64[s.bar]
+	if b.Sel == nil && v.Valid == nil {
+		// A dense batch without nulls: one compare per row, and few rows
+		// beat the bar, so the branch is predicted.
+		xs := v.I64[:b.Len]
+		if k.Desc {
+			for r, y := range xs {
+				if y > x {
+					s.sel = append(s.sel, int32(r))
+				}
+			}
+		} else {
+			for r, y := range xs {
+				if y < x {
+					s.sel = append(s.sel, int32(r))
+				}
+			}
+		}
+		return
+	}
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
 		var beats bool
