@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"math"
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -18,8 +21,11 @@ import (
 // It takes count(*), the count of a column of the chain, and count, sum,
 // avg, min and max of a property of the far node or the relationship,
 // none DISTINCT. It applies when the property's column is all INTEGER
-// (it has an IntView); otherwise, or once the transaction has written,
-// the Aggregate runs as usual. Results agree with the general path: a
+// (it has an IntView), or, grouped by the start node and for count, sum
+// and avg, all FLOAT (a FloatView: a start node's values are added in
+// its rows' order, so the sums are the general path's to the bit);
+// otherwise, or once the transaction has written, the Aggregate runs as
+// usual. Results agree with the general path: a
 // group is a start node with at least one row; sum is 0 and avg, min and
 // max are null over no value; an integer sum that overflows is an error.
 type factorAgg struct {
@@ -41,11 +47,14 @@ type factorAgg struct {
 	total bool // the one row of an ungrouped aggregate was emitted
 }
 
-// factorView is a property's view over the far node or the relationship.
+// factorView is a property's view over the far node or the relationship:
+// an integer view, or for a FLOAT column a float view (whose sums are
+// kept as their bits in factorResult.sum).
 type factorView struct {
 	key string
 	rel bool
 	v   *storage.IntView
+	fv  *storage.FloatView
 }
 
 // factorSpec is one aggregate: its function and the view it reads (-1:
@@ -136,8 +145,23 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 		} else {
 			v.v = c.Tx.NodeIntView(k, demand)
 		}
-		if v.v == nil {
+		if v.v == nil && f.grouped {
+			// FLOAT values, per start node only: a start node's sum adds
+			// its rows in their order, as the general path does, where a
+			// total over start nodes would round differently.
+			if v.rel {
+				v.fv = c.Tx.RelFloatView(k, demand)
+			} else {
+				v.fv = c.Tx.NodeFloatView(k, demand)
+			}
+		}
+		if v.v == nil && v.fv == nil {
 			return nil
+		}
+	}
+	for _, s := range f.specs {
+		if s.view >= 0 && f.views[s.view].fv != nil && (s.fn == plan.AggMin || s.fn == plan.AggMax) {
+			return nil // FLOAT ordering (NaN) stays with the general path
 		}
 	}
 	to, none := farLabelSet(c, ex.ToLabels)
@@ -190,15 +214,22 @@ func (f *factorAgg) Next() (*vector.Batch, error) {
 	copy(key.IDs[:n], r.nodes[f.pos:])
 	f.out.Cols[0] = key
 	for i, s := range f.specs {
-		f.out.Cols[i+1] = factorColumn(f.out.Cols[i+1], s, r, f.pos, n)
+		f.out.Cols[i+1] = factorColumn(f.out.Cols[i+1], s, f.isFloat(s), r, f.pos, n)
 	}
 	f.pos += n
 	f.out.Len, f.out.Sel = n, nil
 	return f.out, nil
 }
 
-// factorColumn fills v with spec s's values for rows from..from+n of r.
-func factorColumn(v *vector.Vector, s factorSpec, r *factorResult, from, n int) *vector.Vector {
+// isFloat reports whether spec s reads a float view.
+func (f *factorAgg) isFloat(s factorSpec) bool { return s.view >= 0 && f.views[s.view].fv != nil }
+
+// factorColumn fills v with spec s's values for rows from..from+n of r;
+// float says its view is a float view.
+func factorColumn(v *vector.Vector, s factorSpec, float bool, r *factorResult, from, n int) *vector.Vector {
+	if float && s.fn == plan.AggSum {
+		return floatSums(v, r.sum[s.view][from:from+n], r.n[s.view][from:from+n])
+	}
 	if s.fn == plan.AggAvg {
 		v = vector.Reuse(v, vector.Float64)
 	} else {
@@ -216,12 +247,39 @@ func factorColumn(v *vector.Vector, s factorSpec, r *factorResult, from, n int) 
 			v.I64[i] = r.sum[s.view][g]
 		case r.n[s.view][g] == 0: // avg, min, max of no value
 			v.SetNull(i)
+		case s.fn == plan.AggAvg && float:
+			v.F64[i] = math.Float64frombits(uint64(r.sum[s.view][g])) / float64(r.n[s.view][g])
 		case s.fn == plan.AggAvg:
 			v.F64[i] = float64(r.sum[s.view][g]) / float64(r.n[s.view][g])
 		case s.fn == plan.AggMin:
 			v.I64[i] = r.least[s.view][g]
 		default:
 			v.I64[i] = r.most[s.view][g]
+		}
+	}
+	return v
+}
+
+// floatSums fills v with sums of FLOAT values (bits in sums): FLOAT, but
+// INTEGER 0 for a group that met no value, as the general path's sum
+// (then the column is of mixed type).
+func floatSums(v *vector.Vector, sums, ns []int64) *vector.Vector {
+	mixed := slices.Contains(ns, 0)
+	if !mixed {
+		v = vector.Reuse(v, vector.Float64)
+		v.ResetNulls()
+		for i, b := range sums {
+			v.F64[i] = math.Float64frombits(uint64(b))
+		}
+		return v
+	}
+	v = vector.Reuse(v, vector.Any)
+	v.ResetNulls()
+	for i, b := range sums {
+		if ns[i] == 0 {
+			v.Any[i] = int64(0)
+		} else {
+			v.Any[i] = math.Float64frombits(uint64(b))
 		}
 	}
 	return v
@@ -251,7 +309,7 @@ func (f *factorAgg) emitTotal() (*vector.Batch, error) {
 		}
 	}
 	for i, s := range f.specs {
-		f.out.Cols[i] = factorColumn(f.out.Cols[i], s, &t, 0, 1)
+		f.out.Cols[i] = factorColumn(f.out.Cols[i], s, false, &t, 0, 1)
 	}
 	f.out.Len, f.out.Sel = 1, nil
 	return f.out, nil
@@ -338,6 +396,13 @@ func (p *factorPart) walk(ids []uint32) error {
 			list := p.nbrs
 			if f.views[v].rel {
 				list = p.rels
+			}
+			if fv := f.views[v].fv; fv != nil {
+				var s storage.FloatSummary
+				fv.Summarize(list, &s)
+				r.sum[v], r.n[v] = append(r.sum[v], int64(math.Float64bits(s.Sum))), append(r.n[v], s.N)
+				r.least[v], r.most[v] = append(r.least[v], 0), append(r.most[v], 0)
+				continue
 			}
 			var s storage.IntSummary
 			if !f.views[v].v.Summarize(list, &s) {

@@ -54,6 +54,7 @@ type IntView struct {
 // when to build it. Its zero value is ready: no view, no demand.
 type viewCache struct {
 	view   atomic.Pointer[IntView]
+	fview  atomic.Pointer[FloatView] // a FLOAT column's (floatview.go)
 	demand atomic.Int64
 	failed atomic.Bool // the column does not qualify; never try again
 	slots  atomic.Pointer[slotViews]
@@ -90,8 +91,9 @@ func (c *column) intView(rows int) *IntView {
 // dropView forgets the cached view; column.set calls it on every in-place
 // write.
 func (c *column) dropView() {
-	if c.cache.view.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
+	if c.cache.view.Load() != nil || c.cache.fview.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
 		c.cache.view.Store(nil)
+		c.cache.fview.Store(nil)
 		c.cache.failed.Store(false)
 		c.cache.demand.Store(0)
 		c.cache.slots.Store(nil)

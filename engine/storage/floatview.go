@@ -1,0 +1,155 @@
+package storage
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// FloatView is IntView's counterpart for a homogeneous FLOAT property
+// column: one float64 per id over lo..n-1, with a validity bit per id
+// when some of them have no value. It is built, cached, dropped on a
+// write and paid for by demand exactly as an IntView (the two share the
+// column's cache: a column is either all INTEGER or all FLOAT), so a
+// factorized aggregate reads a FLOAT property's values by id without a
+// chunk lookup.
+type FloatView struct {
+	lo, n uint64
+	vals  []float64
+	valid []uint64
+}
+
+// floatView returns c's dense float view after recording rows of
+// demand; nil when c is not a homogeneous FLOAT column, is too sparse,
+// or has not yet been read enough to pay for a build.
+func (c *column) floatView(rows int) *FloatView {
+	if c == nil || c.typ() != vector.Float64 {
+		return nil
+	}
+	if v := c.cache.fview.Load(); v != nil {
+		return v
+	}
+	if c.cache.failed.Load() {
+		return nil
+	}
+	span := int64(len(c.groups)) << groupShift
+	if c.cache.demand.Add(int64(rows)) < span/8 {
+		return nil
+	}
+	v := buildFloatView(c)
+	if v == nil {
+		c.cache.failed.Store(true)
+		return nil
+	}
+	if !c.cache.fview.CompareAndSwap(nil, v) {
+		return c.cache.fview.Load()
+	}
+	return v
+}
+
+// buildFloatView makes the view of c (typ Float64), nil when its values
+// fill less than half of their id span.
+func buildFloatView(c *column) *FloatView {
+	count := c.counts[vector.Float64]
+	var first, n uint64 = ^uint64(0), 0
+	var found int64
+	eachFloat(c, func(id uint64, _ float64) {
+		first, n = min(first, id), max(n, id+1)
+		found++
+	})
+	if count == 0 || found != count || uint64(count)*2 < n-first {
+		return nil
+	}
+	v := &FloatView{lo: first, n: n, vals: make([]float64, n-first)}
+	if uint64(count) != n-first {
+		v.valid = make([]uint64, (n-first+63)/64)
+	}
+	eachFloat(c, func(id uint64, x float64) {
+		id -= first
+		v.vals[id] = x
+		if v.valid != nil {
+			v.valid[id>>6] |= 1 << (id & 63)
+		}
+	})
+	return v
+}
+
+// eachFloat calls fn for every FLOAT value of c: the typed rows of
+// Float64 chunks, then side values.
+func eachFloat(c *column, fn func(id uint64, x float64)) {
+	for g, ch := range c.groups {
+		if ch == nil {
+			continue
+		}
+		start := uint64(g) << groupShift
+		if ch.typ == vector.Float64 {
+			rows := min(ch.rows(), len(ch.f64))
+			for r := 0; r < rows; r++ {
+				if bitAt(ch.valid, r) {
+					fn(start+uint64(r), ch.f64[r])
+				}
+			}
+		}
+		for r, val := range ch.side {
+			if x, ok := val.(float64); ok {
+				fn(start+uint64(r), x)
+			}
+		}
+	}
+}
+
+// FloatSummary is the sum and count of a set of FLOAT values.
+type FloatSummary struct {
+	Sum float64
+	N   int64
+}
+
+// Summarize adds the values of ids (ids without a value are skipped) to
+// s in order, one typed loop: the same additions, in the same order, as
+// a sum over the rows of those ids.
+func (v *FloatView) Summarize(ids []uint64, s *FloatSummary) {
+	sum, n := s.Sum, s.N
+	first, nv := v.lo, uint64(len(v.vals))
+	for _, id := range ids {
+		x := id - first
+		if x >= nv || v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0 {
+			continue
+		}
+		sum += v.vals[x]
+		n++
+	}
+	s.Sum, s.N = sum, n
+}
+
+// Get returns id's value; ok is false when it has none.
+func (v *FloatView) Get(id uint64) (x float64, ok bool) {
+	if id < v.lo || id >= v.n {
+		return 0, false
+	}
+	if id -= v.lo; v.valid != nil && v.valid[id>>6]&(1<<(id&63)) == 0 {
+		return 0, false
+	}
+	return v.vals[id], true
+}
+
+// NodeFloatView is the float view of node property k, after recording
+// rows of demand (see NodeIntView).
+func (s *Snapshot) NodeFloatView(k catalog.KeyID, rows int) *FloatView {
+	return s.nodeCol(k).floatView(rows)
+}
+
+// RelFloatView is NodeFloatView for a relationship property.
+func (s *Snapshot) RelFloatView(k catalog.KeyID, rows int) *FloatView {
+	return s.relCol(k).floatView(rows)
+}
+
+// NodeFloatView: see Snapshot.NodeFloatView.
+func (tx *Tx) NodeFloatView(k catalog.KeyID, rows int) *FloatView {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().NodeFloatView(k, rows)
+}
+
+// RelFloatView: see Snapshot.RelFloatView.
+func (tx *Tx) RelFloatView(k catalog.KeyID, rows int) *FloatView {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelFloatView(k, rows)
+}
