@@ -25,25 +25,7 @@ func (c *column) floatView(rows int) *FloatView {
 	if c == nil || c.typ() != vector.Float64 {
 		return nil
 	}
-	if v := c.cache.fview.Load(); v != nil {
-		return v
-	}
-	if c.cache.failed.Load() {
-		return nil
-	}
-	span := int64(len(c.groups)) << groupShift
-	if c.cache.demand.Add(int64(rows)) < span/8 {
-		return nil
-	}
-	v := buildFloatView(c)
-	if v == nil {
-		c.cache.failed.Store(true)
-		return nil
-	}
-	if !c.cache.fview.CompareAndSwap(nil, v) {
-		return c.cache.fview.Load()
-	}
-	return v
+	return cachedView(c, &c.cache.fview, rows, buildFloatView)
 }
 
 // buildFloatView makes the view of c (typ Float64), nil when its values
@@ -76,25 +58,7 @@ func buildFloatView(c *column) *FloatView {
 // eachFloat calls fn for every FLOAT value of c: the typed rows of
 // Float64 chunks, then side values.
 func eachFloat(c *column, fn func(id uint64, x float64)) {
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
-		start := uint64(g) << groupShift
-		if ch.typ == vector.Float64 {
-			rows := min(ch.rows(), len(ch.f64))
-			for r := 0; r < rows; r++ {
-				if bitAt(ch.valid, r) {
-					fn(start+uint64(r), ch.f64[r])
-				}
-			}
-		}
-		for r, val := range ch.side {
-			if x, ok := val.(float64); ok {
-				fn(start+uint64(r), x)
-			}
-		}
-	}
+	eachTyped(c, vector.Float64, func(ch *chunk) []float64 { return ch.f64 }, fn)
 }
 
 // FloatSummary is the sum and count of a set of FLOAT values.

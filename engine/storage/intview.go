@@ -67,7 +67,14 @@ func (c *column) intView(rows int) *IntView {
 	if c == nil || c.typ() != vector.Int64 {
 		return nil
 	}
-	if v := c.cache.view.Load(); v != nil {
+	return cachedView(c, &c.cache.view, rows, buildIntView)
+}
+
+// cachedView is the view in *slot, built by build once the column has
+// served rows of demand worth an eighth of its id span; nil before that
+// or when build refused the column (remembered: never tried again).
+func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, build func(*column) *V) *V {
+	if v := slot.Load(); v != nil {
 		return v
 	}
 	if c.cache.failed.Load() {
@@ -77,13 +84,13 @@ func (c *column) intView(rows int) *IntView {
 	if c.cache.demand.Add(int64(rows)) < span/8 {
 		return nil
 	}
-	v := buildIntView(c)
+	v := build(c)
 	if v == nil {
 		c.cache.failed.Store(true)
 		return nil
 	}
-	if !c.cache.view.CompareAndSwap(nil, v) {
-		return c.cache.view.Load()
+	if !slot.CompareAndSwap(nil, v) {
+		return slot.Load()
 	}
 	return v
 }
@@ -142,21 +149,28 @@ func buildIntView(c *column) *IntView {
 // eachInt calls fn for every integer value of c: the typed rows of
 // Int64 chunks, then side values.
 func eachInt(c *column, fn func(id uint64, x int64)) {
+	eachTyped(c, vector.Int64, func(ch *chunk) []int64 { return ch.i64 }, fn)
+}
+
+// eachTyped calls fn for every value of type T (of vector type t) in c:
+// the rows of the chunks whose typed array holds t, then side values.
+func eachTyped[T int64 | float64](c *column, t vector.Type, vals func(*chunk) []T, fn func(id uint64, x T)) {
 	for g, ch := range c.groups {
 		if ch == nil {
 			continue
 		}
 		start := uint64(g) << groupShift
-		if ch.typ == vector.Int64 {
-			rows := min(ch.rows(), len(ch.i64))
+		if ch.typ == t {
+			xs := vals(ch)
+			rows := min(ch.rows(), len(xs))
 			for r := 0; r < rows; r++ {
 				if bitAt(ch.valid, r) {
-					fn(start+uint64(r), ch.i64[r])
+					fn(start+uint64(r), xs[r])
 				}
 			}
 		}
 		for r, val := range ch.side {
-			if x, ok := val.(int64); ok {
+			if x, ok := val.(T); ok {
 				fn(start+uint64(r), x)
 			}
 		}
