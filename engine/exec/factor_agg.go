@@ -2,7 +2,6 @@ package exec
 
 import (
 	"math"
-	"slices"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -29,13 +28,17 @@ import (
 // group is a start node with at least one row; sum is 0 and avg, min and
 // max are null over no value; an integer sum that overflows is an error.
 type factorAgg struct {
-	c       *Context
-	p       *plan.Aggregate
-	ex      *plan.Expand
-	scan    *plan.NodeScan
-	adjs    []adjList
-	to      nodeSet // the far end's labels; nil: any node
-	views   []factorView
+	c     *Context
+	p     *plan.Aggregate
+	ex    *plan.Expand
+	scan  *plan.NodeScan
+	adjs  []adjList
+	to    nodeSet // the far end's labels; nil: any node
+	views []factorView
+	// sumKind, per float view once run: the type its sums take over the
+	// whole result, as the general path decides it: INTEGER when no
+	// group met a value, FLOAT when every group did, else mixed (Any).
+	sumKind []vector.Type
 	specs   []factorSpec
 	grouped bool
 
@@ -214,6 +217,10 @@ func (f *factorAgg) Next() (*vector.Batch, error) {
 	copy(key.IDs[:n], r.nodes[f.pos:])
 	f.out.Cols[0] = key
 	for i, s := range f.specs {
+		if f.isFloat(s) && s.fn == plan.AggSum {
+			f.out.Cols[i+1] = floatSums(f.out.Cols[i+1], f.sumKind[s.view], r.sum[s.view][f.pos:f.pos+n], r.n[s.view][f.pos:f.pos+n])
+			continue
+		}
 		f.out.Cols[i+1] = factorColumn(f.out.Cols[i+1], s, f.isFloat(s), r, f.pos, n)
 	}
 	f.pos += n
@@ -227,9 +234,6 @@ func (f *factorAgg) isFloat(s factorSpec) bool { return s.view >= 0 && f.views[s
 // factorColumn fills v with spec s's values for rows from..from+n of r;
 // float says its view is a float view.
 func factorColumn(v *vector.Vector, s factorSpec, float bool, r *factorResult, from, n int) *vector.Vector {
-	if float && s.fn == plan.AggSum {
-		return floatSums(v, r.sum[s.view][from:from+n], r.n[s.view][from:from+n])
-	}
 	if s.fn == plan.AggAvg {
 		v = vector.Reuse(v, vector.Float64)
 	} else {
@@ -260,25 +264,20 @@ func factorColumn(v *vector.Vector, s factorSpec, float bool, r *factorResult, f
 	return v
 }
 
-// floatSums fills v with sums of FLOAT values (bits in sums): FLOAT, but
-// INTEGER 0 for a group that met no value, as the general path's sum
-// (then the column is of mixed type).
-func floatSums(v *vector.Vector, sums, ns []int64) *vector.Vector {
-	mixed := slices.Contains(ns, 0)
-	if !mixed {
-		v = vector.Reuse(v, vector.Float64)
-		v.ResetNulls()
-		for i, b := range sums {
-			v.F64[i] = math.Float64frombits(uint64(b))
-		}
-		return v
-	}
-	v = vector.Reuse(v, vector.Any)
-	v.ResetNulls()
+// floatSums fills v with sums of FLOAT values (bits in sums) as kind
+// says (sumKind): INTEGER zeros, FLOATs, or a mix where a group that met
+// no value has the INTEGER 0.
+func floatSums(v *vector.Vector, kind vector.Type, sums, ns []int64) *vector.Vector {
+	v = vector.Reuse(v, kind)
 	for i, b := range sums {
-		if ns[i] == 0 {
+		switch {
+		case kind == vector.Int64:
+			v.I64[i] = 0
+		case kind == vector.Float64:
+			v.F64[i] = math.Float64frombits(uint64(b))
+		case ns[i] == 0:
 			v.Any[i] = int64(0)
-		} else {
+		default:
 			v.Any[i] = math.Float64frombits(uint64(b))
 		}
 	}
@@ -355,6 +354,26 @@ func (f *factorAgg) run() error {
 		f.c.Counters.DBHits += p.hits
 	}
 	f.parts = parts
+	f.sumKind = make([]vector.Type, len(f.views))
+	for v := range f.views {
+		if f.views[v].fv == nil {
+			continue
+		}
+		none, some := false, false
+		for _, p := range parts {
+			for _, n := range p.res.n[v] {
+				none, some = none || n == 0, some || n > 0
+			}
+		}
+		switch {
+		case !some:
+			f.sumKind[v] = vector.Int64
+		case none:
+			f.sumKind[v] = vector.Any
+		default:
+			f.sumKind[v] = vector.Float64
+		}
+	}
 	return nil
 }
 
