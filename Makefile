@@ -97,6 +97,7 @@ fuzz:
 		'FuzzDecodeRecord ./engine/storage/ 20000' \
 		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
+		'FuzzFastObject ./frontend/jsonio/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \

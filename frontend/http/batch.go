@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -256,7 +257,7 @@ func (s *Server) startEntry(ctx context.Context, run runner, b []byte, i int, bq
 	if ex := res.Plan(); ex != nil {
 		res.Close()
 		b = append(b, `{"index":`...)
-		b = appendInt(b, int64(i))
+		b = jsonio.AppendInt(b, int64(i))
 		b = append(b, `,"explain":`...)
 		b = appendExplain(b, ex)
 		return nil, append(b, `,"status":"success"}`...), nil
@@ -268,7 +269,7 @@ func (s *Server) startEntry(ctx context.Context, run runner, b []byte, i int, bq
 // any of its rows: {"index":…,"status":"error","error":{…}}.
 func appendEntryError(b []byte, i int, e *apiError) []byte {
 	b = append(b, `{"index":`...)
-	b = appendInt(b, int64(i))
+	b = jsonio.AppendInt(b, int64(i))
 	b = append(b, `,"status":"error","error":`...)
 	b = appendErrorObject(b, e)
 	return append(b, '}')
@@ -277,6 +278,6 @@ func appendEntryError(b []byte, i int, e *apiError) []byte {
 // appendBatchTail closes the results and writes the batch's time.
 func appendBatchTail(b []byte, start time.Time) []byte {
 	b = append(b, `],"total_time_ms":`...)
-	b = appendFloat(b, millis(time.Since(start)))
+	b = jsonio.AppendFloat(b, millis(time.Since(start)))
 	return append(b, '}')
 }

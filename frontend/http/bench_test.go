@@ -1,6 +1,7 @@
 package http
 
 import (
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"io"
 	"log/slog"
 	"strconv"
@@ -24,12 +25,12 @@ func BenchmarkEncodeRows(b *testing.B) {
 		batch.Cols[2].Str[i] = "City" + strconv.Itoa(i%200)
 	}
 	keys := [][]byte{[]byte(`"a.id":`), []byte(`"avg":`), []byte(`"city":`)}
-	e := &encoder{}
+	e := &jsonio.Encoder{}
 	buf := make([]byte, 0, 1<<20)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		buf, _ = e.appendRows(buf[:0], batch, keys, true)
+		buf, _ = e.AppendRows(buf[:0], batch, keys, true)
 	}
 	b.SetBytes(int64(len(buf)))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch.Len), "ns/row")
@@ -71,7 +72,7 @@ func BenchmarkDecodeObject(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := fastObject(body); !ok {
+			if _, ok := jsonio.FastObject(body); !ok {
 				b.Fatal("not taken")
 			}
 		}
@@ -79,8 +80,8 @@ func BenchmarkDecodeObject(b *testing.B) {
 	b.Run("std", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := stdObject(body, ""); err != nil {
-				b.Fatal(err.message)
+			if _, err := jsonio.StdObject(body, ""); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

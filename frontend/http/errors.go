@@ -1,6 +1,7 @@
 package http
 
 import (
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
@@ -82,37 +83,37 @@ func appendError(b []byte, e *apiError) []byte {
 // message and the details that apply.
 func appendErrorObject(b []byte, e *apiError) []byte {
 	b = append(b, `{"code":`...)
-	b = appendString(b, e.code)
+	b = jsonio.AppendString(b, e.code)
 	b = append(b, `,"category":`...)
-	b = appendString(b, e.category)
+	b = jsonio.AppendString(b, e.category)
 	b = append(b, `,"message":`...)
-	b = appendString(b, cutMessage(e.message))
+	b = jsonio.AppendString(b, cutMessage(e.message))
 	query := queryWindow(e.query, e.position)
 	if e.position != nil || e.suggestion != "" || query != "" || e.batchIndex {
 		b = append(b, `,"details":{`...)
 		sep := ""
 		if e.batchIndex {
 			b = append(b, `"index":`...)
-			b = appendInt(b, int64(e.index))
+			b = jsonio.AppendInt(b, int64(e.index))
 			sep = ","
 		}
 		if query != "" {
 			b = append(b, sep...)
 			b = append(b, `"query":`...)
-			b = appendString(b, query)
+			b = jsonio.AppendString(b, query)
 			sep = ","
 		}
 		if e.position != nil {
 			b = append(b, sep+`"position":{"line":`...)
-			b = appendInt(b, int64(e.position.Line))
+			b = jsonio.AppendInt(b, int64(e.position.Line))
 			b = append(b, `,"column":`...)
-			b = appendInt(b, int64(e.position.Column))
+			b = jsonio.AppendInt(b, int64(e.position.Column))
 			b = append(b, '}')
 			sep = ","
 		}
 		if e.suggestion != "" {
 			b = append(b, sep+`"suggestion":`...)
-			b = appendString(b, e.suggestion)
+			b = jsonio.AppendString(b, e.suggestion)
 		}
 		b = append(b, '}')
 	}

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -26,15 +27,15 @@ func appendExplain(b []byte, ex *engine.Explanation) []byte {
 	b = append(b, `{"plan":`...)
 	b = appendPlanNode(b, ex.Root)
 	b = append(b, `,"estimated_total_cost":`...)
-	b = appendFloat(b, ex.TotalCost)
+	b = jsonio.AppendFloat(b, ex.TotalCost)
 	b = append(b, `,"estimated_rows":`...)
-	b = appendFloat(b, ex.Rows)
+	b = jsonio.AppendFloat(b, ex.Rows)
 	b = append(b, `,"rules":[`...)
 	for i, r := range ex.Rules {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, r)
+		b = jsonio.AppendString(b, r)
 	}
 	return append(b, "]}"...)
 }
@@ -43,13 +44,13 @@ func appendExplain(b []byte, ex *engine.Explanation) []byte {
 // apply to the operator (pattern, label, filter, index_used) are left out.
 func appendPlanNode(b []byte, n *engine.PlanNode) []byte {
 	b = append(b, `{"operator":`...)
-	b = appendString(b, n.Operator)
+	b = jsonio.AppendString(b, n.Operator)
 	b = append(b, `,"columns":[`...)
 	for i, c := range n.Columns {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, c)
+		b = jsonio.AppendString(b, c)
 	}
 	b = append(b, ']')
 	for _, f := range []struct{ key, val string }{
@@ -58,13 +59,13 @@ func appendPlanNode(b []byte, n *engine.PlanNode) []byte {
 	} {
 		if f.val != "" {
 			b = append(b, ",\""+f.key+"\":"...)
-			b = appendString(b, f.val)
+			b = jsonio.AppendString(b, f.val)
 		}
 	}
 	b = append(b, `,"estimated_rows":`...)
-	b = appendFloat(b, n.EstimatedRows)
+	b = jsonio.AppendFloat(b, n.EstimatedRows)
 	b = append(b, `,"estimated_cost":`...)
-	b = appendFloat(b, n.EstimatedCost)
+	b = jsonio.AppendFloat(b, n.EstimatedCost)
 	b = append(b, `,"children":[`...)
 	for i, c := range n.Children {
 		if i > 0 {
@@ -78,23 +79,23 @@ func appendPlanNode(b []byte, n *engine.PlanNode) []byte {
 // appendProfile writes {"total_time_ms":…,"operators":[…]}.
 func appendProfile(b []byte, p *engine.Profile) []byte {
 	b = append(b, `{"total_time_ms":`...)
-	b = appendFloat(b, millis(p.TotalTime))
+	b = jsonio.AppendFloat(b, millis(p.TotalTime))
 	b = append(b, `,"operators":[`...)
 	for i, op := range p.Operators {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendString(b, op.Name)
+		b = jsonio.AppendString(b, op.Name)
 		b = append(b, `,"time_ms":`...)
-		b = appendFloat(b, millis(op.Time))
+		b = jsonio.AppendFloat(b, millis(op.Time))
 		b = append(b, `,"rows_processed":`...)
-		b = appendInt(b, op.Rows)
+		b = jsonio.AppendInt(b, op.Rows)
 		b = append(b, `,"db_hits":`...)
-		b = appendInt(b, op.DBHits)
+		b = jsonio.AppendInt(b, op.DBHits)
 		if op.Index != "" {
 			b = append(b, `,"index":`...)
-			b = appendString(b, op.Index)
+			b = jsonio.AppendString(b, op.Index)
 		}
 		b = append(b, '}')
 	}

@@ -3,15 +3,12 @@ package http
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
-	"github.com/quiverdb/quiver/vector"
 )
 
 // queryRequest is a decoded query request.
@@ -58,27 +55,9 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 // decodeObject decodes a body holding one JSON object; what completes
 // the message of a body that is another JSON value ("with a … field").
 func decodeObject(body []byte, what string) (map[string]any, *apiError) {
-	if obj, ok := fastObject(body); ok {
-		return obj, nil
-	}
-	return stdObject(body, what)
-}
-
-// stdObject is decodeObject through encoding/json, for every body
-// fastObject does not take (json_object.go).
-func stdObject(body []byte, what string) (map[string]any, *apiError) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, badRequest("the request body is not valid JSON: " + err.Error())
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, badRequest("the request body has data after the JSON object")
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, badRequest("the request body must be a JSON object " + what)
+	obj, err := jsonio.DecodeObject(body, what)
+	if err != nil {
+		return nil, badRequest(err.Error())
 	}
 	return obj, nil
 }
@@ -110,21 +89,17 @@ func queryField(obj map[string]any) (string, *apiError) {
 
 // paramsField reads the optional parameter map under key.
 func paramsField(obj map[string]any, key string) (engine.Params, *apiError) {
-	params := engine.Params{}
 	p, present := obj[key]
 	if !present || p == nil {
-		return params, nil
+		return engine.Params{}, nil
 	}
 	m, ok := p.(map[string]any)
 	if !ok {
 		return nil, badRequest("\"" + key + "\" must be a JSON object")
 	}
-	for k, v := range m {
-		pv, ok := paramValue(v, 0)
-		if !ok {
-			return nil, badRequest(fmt.Sprintf("parameter %q nests lists and maps deeper than %d levels", k, vector.MaxValueDepth))
-		}
-		params[k] = pv
+	params, err := jsonio.Params(m)
+	if err != nil {
+		return nil, badRequest(err.Error())
 	}
 	return params, nil
 }
@@ -168,40 +143,4 @@ func stringField(obj map[string]any, key string) (string, *apiError) {
 		return "", badRequest("\"" + key + "\" must be a string")
 	}
 	return str, nil
-}
-
-// paramValue converts decoded JSON to an engine value: integers that fit
-// in 64 bits become INTEGER, other numbers FLOAT. ok is false when lists
-// and maps nest deeper than vector.MaxValueDepth (the JSON decoder alone
-// allows 10000 levels).
-func paramValue(v any, depth int) (_ vector.Value, ok bool) {
-	if depth > vector.MaxValueDepth {
-		return nil, false
-	}
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i, true
-		}
-		// A number beyond the FLOAT range parses as ±Infinity.
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f, true
-	case []any:
-		out := make([]vector.Value, len(x))
-		for i, e := range x {
-			if out[i], ok = paramValue(e, depth+1); !ok {
-				return nil, false
-			}
-		}
-		return out, true
-	case map[string]any:
-		out := make(map[string]vector.Value, len(x))
-		for k, e := range x {
-			if out[k], ok = paramValue(e, depth+1); !ok {
-				return nil, false
-			}
-		}
-		return out, true
-	}
-	return v, true // nil, bool, string
 }

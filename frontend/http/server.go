@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -298,9 +299,9 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 // when the connection ceilings are reached (limit.go).
 func (s *Server) healthBody() []byte {
 	b := []byte(`{"status":"healthy","version":`)
-	b = appendString(b, s.cfg.Version)
+	b = jsonio.AppendString(b, s.cfg.Version)
 	b = append(b, `,"uptime_seconds":`...)
-	b = appendInt(b, int64(time.Since(s.start)/time.Second))
+	b = jsonio.AppendInt(b, int64(time.Since(s.start)/time.Second))
 	// The database answers when it can report its counts; this version has
 	// no replication, which the check says instead of claiming "ok".
 	s.db.Counts()

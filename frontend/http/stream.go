@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
@@ -30,7 +31,7 @@ type resultWriter struct {
 	bp           *[]byte // the pooled buffer b came from; nil when b is the caller's
 	b            []byte
 	keys         [][]byte
-	enc          *encoder
+	enc          *jsonio.Encoder
 	first        bool
 	experimental bool
 	// entry is the result's index in a batch (batch.go), -1 for a
@@ -63,7 +64,7 @@ func (s *Server) newEntryWriter(res *engine.Result, index int, start time.Time, 
 
 // open writes the response's head: the schema and the opening of data.
 func (w *resultWriter) open() {
-	w.enc, w.first = &encoder{ents: w.res.Entities()}, true
+	w.enc, w.first = &jsonio.Encoder{Ents: w.res.Entities()}, true
 	cols := w.res.Columns()
 	w.keys = make([][]byte, len(cols))
 	switch {
@@ -71,7 +72,7 @@ func (w *resultWriter) open() {
 		w.b = append(w.b, `{"schema":[`...)
 	case w.entry >= 0:
 		w.b = append(w.b, `{"index":`...)
-		w.b = appendInt(w.b, int64(w.entry))
+		w.b = jsonio.AppendInt(w.b, int64(w.entry))
 		w.b = append(w.b, `,"schema":{"fields":[`...)
 	default:
 		w.b = append(w.b, `{"schema":{"fields":[`...)
@@ -81,11 +82,11 @@ func (w *resultWriter) open() {
 			w.b = append(w.b, ',')
 		}
 		w.b = append(w.b, `{"name":`...)
-		w.b = appendString(w.b, c.Name)
+		w.b = jsonio.AppendString(w.b, c.Name)
 		w.b = append(w.b, `,"type":`...)
-		w.b = appendString(w.b, c.Type)
+		w.b = jsonio.AppendString(w.b, c.Type)
 		w.b = append(w.b, '}')
-		w.keys[i] = append(appendString(nil, c.Name), ':')
+		w.keys[i] = append(jsonio.AppendString(nil, c.Name), ':')
 	}
 	if w.experimental {
 		w.b = append(w.b, `],"data":[`...)
@@ -107,7 +108,7 @@ func (w *resultWriter) fill(limit int) (done bool, err error) {
 			w.b = w.appendTail(w.b)
 			return true, nil
 		}
-		w.b, w.first = w.enc.appendRows(w.b, batch, w.keys, w.first)
+		w.b, w.first = w.enc.AppendRows(w.b, batch, w.keys, w.first)
 	}
 	return false, nil
 }
@@ -151,17 +152,17 @@ func (w *resultWriter) appendTail(b []byte) []byte {
 	elapsed := time.Since(w.start)
 	if w.experimental {
 		b = append(b, `],"summary":{"rows":`...)
-		b = appendInt(b, sum.RowsReturned)
+		b = jsonio.AppendInt(b, sum.RowsReturned)
 		b = append(b, `,"time_ms":`...)
-		b = appendFloat(b, float64(elapsed.Microseconds())/1000)
+		b = jsonio.AppendFloat(b, float64(elapsed.Microseconds())/1000)
 		return w.closeObject(appendProfileField(append(b, '}'), w.res))
 	}
 	b = append(b, `],"metadata":{"rows_returned":`...)
-	b = appendInt(b, sum.RowsReturned)
+	b = jsonio.AppendInt(b, sum.RowsReturned)
 	b = append(b, `,"execution_time_ms":`...)
-	b = appendInt(b, elapsed.Milliseconds())
+	b = jsonio.AppendInt(b, elapsed.Milliseconds())
 	b = append(b, `,"rows_scanned":`...)
-	b = appendInt(b, sum.RowsScanned)
+	b = jsonio.AppendInt(b, sum.RowsScanned)
 	if sum.Write {
 		for _, f := range []struct {
 			key string
@@ -174,7 +175,7 @@ func (w *resultWriter) appendTail(b []byte) []byte {
 			{"labels_removed", sum.LabelsRemoved},
 		} {
 			b = append(b, ",\""+f.key+"\":"...)
-			b = appendInt(b, f.n)
+			b = jsonio.AppendInt(b, f.n)
 		}
 	}
 	return w.closeObject(appendProfileField(append(b, '}'), w.res))

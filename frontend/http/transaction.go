@@ -1,6 +1,7 @@
 package http
 
 import (
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"strings"
 	"time"
 
@@ -88,13 +89,13 @@ func (s *Server) handleBegin(ctx *fasthttp.RequestCtx) {
 		lifetime = engine.DefaultTransactionTimeout
 	}
 	b := append([]byte(nil), `{"transaction_id":`...)
-	b = appendString(b, tx.ID())
+	b = jsonio.AppendString(b, tx.ID())
 	b = append(b, `,"isolation_level":`...)
-	b = appendString(b, tx.Isolation().String())
+	b = jsonio.AppendString(b, tx.Isolation().String())
 	b = append(b, `,"expires_at":`...)
-	b = appendString(b, tx.ExpiresAt().UTC().Format(timeLayout))
+	b = jsonio.AppendString(b, tx.ExpiresAt().UTC().Format(timeLayout))
 	b = append(b, `,"timeout":`...)
-	b = appendInt(b, lifetime.Milliseconds())
+	b = jsonio.AppendInt(b, lifetime.Milliseconds())
 	ctx.SetContentType("application/json")
 	ctx.SetBody(append(b, '}'))
 }
@@ -189,14 +190,14 @@ func (s *Server) handleRollback(ctx *fasthttp.RequestCtx, id string) {
 // {"status":…,"transaction_id":…,"<atKey>":…[,"to_savepoint":…]}.
 func (s *Server) writeEnded(ctx *fasthttp.RequestCtx, status, id, atKey string, at time.Time, savepoint string) {
 	b := append([]byte(nil), `{"status":`...)
-	b = appendString(b, status)
+	b = jsonio.AppendString(b, status)
 	b = append(b, `,"transaction_id":`...)
-	b = appendString(b, id)
+	b = jsonio.AppendString(b, id)
 	b = append(b, ",\""+atKey+"\":"...)
-	b = appendString(b, at.UTC().Format(timeLayout))
+	b = jsonio.AppendString(b, at.UTC().Format(timeLayout))
 	if savepoint != "" {
 		b = append(b, `,"to_savepoint":`...)
-		b = appendString(b, savepoint)
+		b = jsonio.AppendString(b, savepoint)
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(append(b, '}'))

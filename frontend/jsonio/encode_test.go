@@ -1,4 +1,4 @@
-package http
+package jsonio
 
 import (
 	"encoding/json"
@@ -24,13 +24,13 @@ func TestAppendString(t *testing.T) {
 		"trunc\xe2\x82": "\"trunc\ufffd\ufffd\"",
 	}
 	for in, want := range cases {
-		got := string(appendString(nil, in))
+		got := string(AppendString(nil, in))
 		if got != want {
-			t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
-			t.Errorf("appendString(%q) is not valid JSON: %v", in, err)
+			t.Errorf("AppendString(%q) is not valid JSON: %v", in, err)
 		}
 		if utf8.ValidString(in) && back != in {
 			t.Errorf("round trip of %q gave %q", in, back)
@@ -41,8 +41,8 @@ func TestAppendString(t *testing.T) {
 func TestAppendFloat(t *testing.T) {
 	cases := map[float64]string{1: "1.0", -2.5: "-2.5", 1e21: "1e+21", 0.1: "0.1", math.NaN(): "null", math.Inf(1): "null", 1e-7: "1e-07"}
 	for in, want := range cases {
-		if got := string(appendFloat(nil, in)); got != want {
-			t.Errorf("appendFloat(%v) = %s, want %s", in, got, want)
+		if got := string(AppendFloat(nil, in)); got != want {
+			t.Errorf("AppendFloat(%v) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -93,10 +93,10 @@ func TestEncodeBatchTypesNullsAndSelection(t *testing.T) {
 	names := []string{"b", "i", "f", "s", "n", "r", "v", "z"}
 	keys := make([][]byte, len(names))
 	for i, nm := range names {
-		keys[i] = append(appendString(nil, nm), ':')
+		keys[i] = append(AppendString(nil, nm), ':')
 	}
-	enc := &encoder{ents: fakeEntities{}}
-	out, _ := enc.appendRows(nil, b, keys, true)
+	enc := &Encoder{Ents: fakeEntities{}}
+	out, _ := enc.AppendRows(nil, b, keys, true)
 	want := `{"b":true,"i":-5,"f":3.0,"s":"s","n":{"id":1,"labels":["A"],"properties":{"x":1}},` +
 		`"r":{"id":7,"type":"R","start":1,"end":2,"properties":{"w":"q"}},` +
 		`"v":[1,null,{"a":"x","b":2.5},{"id":2,"labels":[],"properties":{}}],"z":null},` +
@@ -120,12 +120,12 @@ func TestEncodeDeepNestingStaysBounded(t *testing.T) {
 		}
 		return v
 	}
-	enc := &encoder{ents: fakeEntities{}}
-	out := enc.appendValue(nil, nest(vector.MaxValueDepth+1), 0)
+	enc := &Encoder{Ents: fakeEntities{}}
+	out := enc.AppendValue(nil, nest(vector.MaxValueDepth+1), 0)
 	if !json.Valid(out) || strings.Contains(string(out), "null") || !strings.Contains(string(out), "1") {
 		t.Errorf("a value at the depth limit encoded as %.60s…", out)
 	}
-	out = enc.appendValue(nil, nest(10*vector.MaxValueDepth), 0)
+	out = enc.AppendValue(nil, nest(10*vector.MaxValueDepth), 0)
 	if !json.Valid(out) || !strings.Contains(string(out), "null") {
 		t.Errorf("a value past any depth the engine builds encoded as %.60s…", out)
 	}
@@ -135,8 +135,8 @@ func TestEncodeTemporalAsISOStrings(t *testing.T) {
 	d, _ := temporal.MakeDate(2015, 7, 21)
 	dur, _ := temporal.ParseDuration("P14DT16H12M")
 	dt, _ := temporal.ParseDateTime("2015-07-21T21:40:32.142+01:00")
-	enc := &encoder{ents: fakeEntities{}}
-	out := enc.appendValue(nil, []vector.Value{d, dur, dt, temporal.Time{Nanos: 3600e9, Offset: -5400}}, 0)
+	enc := &Encoder{Ents: fakeEntities{}}
+	out := enc.AppendValue(nil, []vector.Value{d, dur, dt, temporal.Time{Nanos: 3600e9, Offset: -5400}}, 0)
 	want := `["2015-07-21","P14DT16H12M","2015-07-21T21:40:32.142+01:00","01:00-01:30"]`
 	if string(out) != want {
 		t.Errorf("got %s, want %s", out, want)

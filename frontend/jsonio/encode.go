@@ -1,4 +1,4 @@
-package http
+package jsonio
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Control characters are escaped,
+// AppendString appends s as a JSON string. Control characters are escaped,
 // invalid UTF-8 becomes U+FFFD, and U+2028/U+2029 are escaped so the output
 // is also safe inside JavaScript.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -68,12 +68,13 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+// AppendInt appends v in decimal.
+func AppendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
 
-// appendFloat writes a finite float so that it still reads as a float
+// AppendFloat writes a finite float so that it still reads as a float
 // (1.0, not 1); NaN and infinities have no JSON form and are written as
 // null.
-func appendFloat(b []byte, f float64) []byte {
+func AppendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
@@ -87,15 +88,15 @@ func appendFloat(b []byte, f float64) []byte {
 	return append(b, '.', '0')
 }
 
-// encoder writes values of one result; it resolves entities through the
+// Encoder writes values of one result; it resolves entities through the
 // result and reuses its scratch space.
-type encoder struct {
-	ents   engine.Entities
+type Encoder struct {
+	Ents   engine.Entities
 	labels []string
 }
 
-// appendCell writes row r of v.
-func (e *encoder) appendCell(b []byte, v *vector.Vector, r int) []byte {
+// AppendCell writes row r of v.
+func (e *Encoder) AppendCell(b []byte, v *vector.Vector, r int) []byte {
 	if v.IsNull(r) {
 		return append(b, "null"...)
 	}
@@ -103,17 +104,17 @@ func (e *encoder) appendCell(b []byte, v *vector.Vector, r int) []byte {
 	case vector.Bool:
 		return strconv.AppendBool(b, v.Bools[r])
 	case vector.Int64:
-		return appendInt(b, v.I64[r])
+		return AppendInt(b, v.I64[r])
 	case vector.Float64:
-		return appendFloat(b, v.F64[r])
+		return AppendFloat(b, v.F64[r])
 	case vector.String:
-		return appendString(b, v.Str[r])
+		return AppendString(b, v.Str[r])
 	case vector.Node:
-		return e.appendNode(b, v.IDs[r])
+		return e.AppendNode(b, v.IDs[r])
 	case vector.Rel:
-		return e.appendRel(b, v.IDs[r])
+		return e.AppendRel(b, v.IDs[r])
 	case vector.Any:
-		return e.appendValue(b, v.Any[r], 0)
+		return e.AppendValue(b, v.Any[r], 0)
 	}
 	return append(b, "null"...)
 }
@@ -125,8 +126,8 @@ func (e *encoder) appendCell(b []byte, v *vector.Vector, r int) []byte {
 // overflowing the stack.
 const maxNesting = 2 * vector.MaxValueDepth
 
-// appendValue writes a generic value.
-func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
+// AppendValue writes a generic value.
+func (e *Encoder) AppendValue(b []byte, v vector.Value, depth int) []byte {
 	if depth > maxNesting {
 		return append(b, "null"...)
 	}
@@ -136,18 +137,18 @@ func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int64:
-		return appendInt(b, x)
+		return AppendInt(b, x)
 	case float64:
-		return appendFloat(b, x)
+		return AppendFloat(b, x)
 	case string:
-		return appendString(b, x)
+		return AppendString(b, x)
 	case []vector.Value:
 		b = append(b, '[')
 		for i, el := range x {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.appendValue(b, el, depth+1)
+			b = e.AppendValue(b, el, depth+1)
 		}
 		return append(b, ']')
 	case map[string]vector.Value:
@@ -161,73 +162,73 @@ func (e *encoder) appendValue(b []byte, v vector.Value, depth int) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = AppendString(b, k)
 			b = append(b, ':')
-			b = e.appendValue(b, x[k], depth+1)
+			b = e.AppendValue(b, x[k], depth+1)
 		}
 		return append(b, '}')
 	case vector.NodeRef:
-		return e.appendNode(b, uint64(x))
+		return e.AppendNode(b, uint64(x))
 	case vector.RelRef:
-		return e.appendRel(b, uint64(x))
+		return e.AppendRel(b, uint64(x))
 	case vector.Path:
 		b = append(b, `{"nodes":[`...)
 		for i, n := range x.Nodes {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.appendNode(b, n)
+			b = e.AppendNode(b, n)
 		}
 		b = append(b, `],"relationships":[`...)
 		for i, r := range x.Rels {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = e.appendRel(b, r)
+			b = e.AppendRel(b, r)
 		}
 		return append(b, "]}"...)
 	case temporal.Date, temporal.LocalTime, temporal.Time, temporal.LocalDateTime, temporal.DateTime, temporal.Duration:
 		// Temporal values travel as their ISO 8601 strings; the schema's
 		// field type tells them apart from strings.
-		return appendString(b, x.(fmt.Stringer).String())
+		return AppendString(b, x.(fmt.Stringer).String())
 	}
 	return append(b, "null"...)
 }
 
-// appendNode writes {"id":…,"labels":[…],"properties":{…}}.
-func (e *encoder) appendNode(b []byte, id uint64) []byte {
+// AppendNode writes {"id":…,"labels":[…],"properties":{…}}.
+func (e *Encoder) AppendNode(b []byte, id uint64) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"labels":[`...)
-	e.labels = e.ents.NodeLabels(e.labels[:0], id)
+	e.labels = e.Ents.NodeLabels(e.labels[:0], id)
 	for i, l := range e.labels {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, l)
+		b = AppendString(b, l)
 	}
 	b = append(b, `],"properties":`...)
-	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.ents.NodeProperties(id, fn) })
+	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.Ents.NodeProperties(id, fn) })
 	return append(b, '}')
 }
 
-// appendRel writes {"id":…,"type":…,"start":…,"end":…,"properties":{…}}.
-func (e *encoder) appendRel(b []byte, id uint64) []byte {
-	typ, start, end := e.ents.Relationship(id)
+// AppendRel writes {"id":…,"type":…,"start":…,"end":…,"properties":{…}}.
+func (e *Encoder) AppendRel(b []byte, id uint64) []byte {
+	typ, start, end := e.Ents.Relationship(id)
 	b = append(b, `{"id":`...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"type":`...)
-	b = appendString(b, typ)
+	b = AppendString(b, typ)
 	b = append(b, `,"start":`...)
 	b = strconv.AppendUint(b, start, 10)
 	b = append(b, `,"end":`...)
 	b = strconv.AppendUint(b, end, 10)
 	b = append(b, `,"properties":`...)
-	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.ents.RelationshipProperties(id, fn) })
+	b = e.appendProps(b, func(fn func(string, vector.Value)) { e.Ents.RelationshipProperties(id, fn) })
 	return append(b, '}')
 }
 
-func (e *encoder) appendProps(b []byte, each func(func(string, vector.Value))) []byte {
+func (e *Encoder) appendProps(b []byte, each func(func(string, vector.Value))) []byte {
 	b = append(b, '{')
 	first := true
 	each(func(k string, v vector.Value) {
@@ -235,17 +236,17 @@ func (e *encoder) appendProps(b []byte, each func(func(string, vector.Value))) [
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, k)
+		b = AppendString(b, k)
 		b = append(b, ':')
-		b = e.appendValue(b, v, 1)
+		b = e.AppendValue(b, v, 1)
 	})
 	return append(b, '}')
 }
 
-// appendRows writes the rows of a batch as JSON objects keyed by column
+// AppendRows writes the rows of a batch as JSON objects keyed by column
 // name, separated by commas; first tells whether a row was written before.
 // keys holds the column names already encoded as JSON strings plus ':'.
-func (e *encoder) appendRows(b []byte, batch *vector.Batch, keys [][]byte, first bool) ([]byte, bool) {
+func (e *Encoder) AppendRows(b []byte, batch *vector.Batch, keys [][]byte, first bool) ([]byte, bool) {
 	for i := 0; i < batch.Rows(); i++ {
 		r := batch.Row(i)
 		if !first {
@@ -258,7 +259,7 @@ func (e *encoder) appendRows(b []byte, batch *vector.Batch, keys [][]byte, first
 				b = append(b, ',')
 			}
 			b = append(b, keys[c]...)
-			b = e.appendCell(b, v, r)
+			b = e.AppendCell(b, v, r)
 		}
 		b = append(b, '}')
 	}
