@@ -39,6 +39,8 @@ type DB struct {
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; durability.go).
 	dur *durability
+	// changes feeds the change subscribers (changes_hub.go).
+	changes changeHub
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -146,6 +148,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.txns.rollbackAll()
+	db.changes.close()
 	var err error
 	if db.dur != nil {
 		if err = db.dur.close(); err != nil {

@@ -62,4 +62,7 @@ type Options struct {
 	// CheckpointWALBytes is the log growth since the last checkpoint that
 	// starts one at once; zero keeps the default (256 MiB).
 	CheckpointWALBytes int64
+	// Observer, when set, is told of every statement and transaction
+	// that ends (observe.go): the server's metrics.
+	Observer Observer
 }

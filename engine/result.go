@@ -83,6 +83,9 @@ type Result struct {
 	// the error that ended it (an explicit transaction's statement holds
 	// the transaction until then).
 	release func(error)
+	// observed is set when the statement's end goes to the Observer
+	// (observe.go).
+	observed observedAs
 
 	explain  *Explanation
 	planRoot plan.Operator // the plan PROFILE reports on
@@ -179,6 +182,9 @@ func (r *Result) finishWith(err error) {
 	}
 	if r.release != nil {
 		defer r.release(err)
+	}
+	if r.observed != notObserved {
+		defer r.db.observeResult(r, err)
 	}
 	r.done = true
 	r.ectx.Close() // parallel workers stop before their counters are read

@@ -77,6 +77,11 @@ type statementRun struct {
 // run runs one statement, in txn when it is not nil.
 func (s *Session) run(ctx context.Context, text string, params Params, m Mode, txn *Transaction) (res *Result, err error) {
 	db := s.db
+	if db.opts.Observer != nil {
+		// Deferred first, so it runs last: after a panic became err.
+		start := time.Now()
+		defer func() { db.observeRun(start, txn == nil, res, err) }()
+	}
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
 	}

@@ -167,7 +167,11 @@ func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 		return nil, err
 	}
 	t.tx = db.store.BeginOptimistic(o.Isolation == Serializable)
+	// Set under t.mu: a short timeout's expiry (which takes t.mu) may run
+	// before AfterFunc returns, and reads t.timer.
+	t.mu.Lock()
 	t.timer = time.AfterFunc(o.Timeout, func() { t.expire(true) })
+	t.mu.Unlock()
 	return t, nil
 }
 
@@ -189,18 +193,18 @@ func (t *Transaction) Query(ctx context.Context, text string, params Params) (*R
 // Run runs one statement in the transaction in the given mode.
 func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
 	if !t.mu.TryLock() {
-		return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
-			"transaction %s is running another statement: its statements run one at a time", t.id)
+		return nil, t.db.refused(errs.New(errs.CodeTransaction, errs.CatTransaction,
+			"transaction %s is running another statement: its statements run one at a time", t.id))
 	}
 	if err := t.usable(); err != nil && !(t.state == txFailed && isRollbackTo(text)) {
 		t.mu.Unlock()
-		return nil, err
+		return nil, t.db.refused(err)
 	}
 	if t.level == ReadCommitted {
 		if err := t.tx.Refresh(); err != nil {
 			t.failLocked(err)
 			t.mu.Unlock()
-			return nil, err
+			return nil, t.db.refused(err)
 		}
 	}
 	if ctx == nil {
@@ -266,7 +270,7 @@ func (t *Transaction) Commit() (time.Time, error) {
 	switch t.state {
 	case txOpen:
 	case txFailed:
-		t.endLocked(txRolledBack)
+		t.endLocked(txRolledBack, TxFailed)
 		return time.Time{}, errs.New(errs.CodeTransaction, errs.CatTransaction,
 			"transaction %s was rolled back, not committed: a statement in it failed (%v)", t.id, t.cause)
 	default:
@@ -274,10 +278,10 @@ func (t *Transaction) Commit() (time.Time, error) {
 	}
 	_, err := t.tx.Commit()
 	if err != nil {
-		t.endLocked(txRolledBack)
+		t.endLocked(txRolledBack, TxFailed)
 		return time.Time{}, err
 	}
-	t.endLocked(txCommitted)
+	t.endLocked(txCommitted, TxCommitted)
 	return time.Now().UTC(), nil
 }
 
@@ -288,7 +292,7 @@ func (t *Transaction) Rollback() (time.Time, error) {
 	if t.state != txOpen && t.state != txFailed {
 		return time.Time{}, t.db.txns.endedError(t.id)
 	}
-	t.endLocked(txRolledBack)
+	t.endLocked(txRolledBack, TxRolledBack)
 	return time.Now().UTC(), nil
 }
 
@@ -347,14 +351,16 @@ func (t *Transaction) savepointStatement(s *gql.Session) error {
 	return nil
 }
 
-// endLocked ends the transaction in state st.
-func (t *Transaction) endLocked(st txState) {
+// endLocked ends the transaction in state st, reporting outcome to the
+// Observer.
+func (t *Transaction) endLocked(st txState, outcome TransactionOutcome) {
 	if t.state != txCommitted && st != txCommitted {
 		t.tx.Rollback()
 	}
 	t.state = st
 	t.timer.Stop()
 	t.db.txns.remove(t, st)
+	t.db.observeTransaction(outcome)
 }
 
 // expire rolls the transaction back when its lifetime ends: a statement
@@ -373,7 +379,7 @@ func (t *Transaction) expire(wait bool) {
 	}
 	defer t.mu.Unlock()
 	if t.state == txOpen || t.state == txFailed {
-		t.endLocked(txExpired)
+		t.endLocked(txExpired, TxFailed)
 		t.db.log.Info("rolled back an expired transaction", "transaction_id", t.id)
 	}
 }

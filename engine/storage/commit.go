@@ -156,11 +156,14 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	ws, fp := writeEffects(w.ops, w.base)
 	s.hist.add(histEntry{ts: v.ts, ws: ws, fp: fp})
 	s.pruneHistory()
+	watched := s.queueCommitLocked(w.base, &v, w.ops) // nil unless a change feed watches (changes.go)
 	unlock()
 	if err := s.syncTo(v.lsn); err != nil {
+		s.commitDone(watched, false)
 		return 0, err
 	}
 	s.publish(&v)
+	s.commitDone(watched, true)
 	s.maybeCompact(&v)
 	return v.ts, nil
 }

@@ -53,6 +53,8 @@ type Store struct {
 	// bg waits for it.
 	compacting atomic.Bool
 	bg         sync.WaitGroup
+	// feed hands durable commits to a change feed (changes.go).
+	feed commitFeed
 }
 
 // New returns an empty store.
