@@ -1,0 +1,106 @@
+package wire
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// Config configures the wire server. Zero fields take the defaults below
+// (docs/wire-protocol.md, Limits).
+type Config struct {
+	// Version is the server version string WELCOME.server reports.
+	Version string
+	Logger  *slog.Logger
+	// MaxConnections caps the open wire connections, TCP and QUIC
+	// together (a QUIC connection counts once, whatever its streams);
+	// zero means DefaultMaxConnections. The HTTP server has its own.
+	MaxConnections int
+	// MaxStreamsPerConn caps the concurrent sessions (bidirectional
+	// streams) of one QUIC connection; zero means DefaultMaxStreamsPerConn.
+	MaxStreamsPerConn int
+	// MaxQuerySize caps a query's text in bytes, the max_query_size
+	// WELCOME announces; zero means engine.MaxQueryBytes (1 MiB).
+	MaxQuerySize int
+	// HelloTimeout is how long a new connection (or QUIC stream) has to
+	// send its whole HELLO; zero means DefaultHelloTimeout.
+	HelloTimeout time.Duration
+	// IdleTimeout closes a session that sent no message this long while
+	// the server waits for one (also while a result waits for PULL);
+	// zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// WriteTimeout bounds one write to a client that stops reading; zero
+	// means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// SniffTimeout is how long Split waits for a TCP connection's first
+	// byte; zero means DefaultSniffTimeout.
+	SniffTimeout time.Duration
+	// Window is the number of rows a result sends before it waits for
+	// the client's first PULL; zero means DefaultWindow.
+	Window int
+	// Conns, when set, is told about every wire connection opened and
+	// closed (TCP connections and QUIC connections, not streams), for
+	// the connection metrics.
+	Conns interface {
+		Opened()
+		Closed()
+	}
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxConnections    = 1000
+	DefaultMaxStreamsPerConn = 16
+	DefaultHelloTimeout      = 10 * time.Second
+	DefaultIdleTimeout       = 5 * time.Minute
+	DefaultWriteTimeout      = time.Minute
+	DefaultSniffTimeout      = 10 * time.Second
+	DefaultWindow            = 1000
+)
+
+// ProtocolVersion is the protocol version WELCOME answers; a HELLO may
+// ask for any 1.x.
+const ProtocolVersion = "1.0"
+
+// ALPN is the application protocol QUIC connections negotiate.
+const ALPN = "quiver/1"
+
+// lineSlack is how much longer than MaxQuerySize a message line may be:
+// the rest of a RUN_GQL (its parameters, escapes in the query text). A
+// longer line is refused unread.
+const lineSlack = 64 << 10
+
+func (c Config) withDefaults() Config {
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
+	if c.MaxStreamsPerConn <= 0 {
+		c.MaxStreamsPerConn = DefaultMaxStreamsPerConn
+	}
+	if c.MaxQuerySize <= 0 {
+		c.MaxQuerySize = engine.MaxQueryBytes
+	}
+	if c.HelloTimeout <= 0 {
+		c.HelloTimeout = DefaultHelloTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.SniffTimeout <= 0 {
+		c.SniffTimeout = DefaultSniffTimeout
+	}
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// maxLine is the longest message line the server reads.
+func (c Config) maxLine() int { return c.MaxQuerySize + lineSlack }

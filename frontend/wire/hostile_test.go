@@ -1,0 +1,209 @@
+package wire
+
+import (
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// Every malformed or misplaced message gets an ERROR with its code; the
+// connection then goes on or is closed, as docs/wire-protocol.md's table
+// says.
+func TestBadMessages(t *testing.T) {
+	_, addr := startTCP(t, Config{MaxQuerySize: 1000}, openDB(t))
+	deep := strings.Repeat("[", 1100) + strings.Repeat("]", 1100)
+	cases := []struct {
+		name   string
+		hello  bool // say HELLO first
+		line   string
+		code   string
+		closed bool
+	}{
+		{"garbage first", false, `not json`, engine.CodeData, true},
+		{"RUN_GQL before HELLO", false, `{"type":"RUN_GQL","query":"RETURN 1"}`, engine.CodeConnection, true},
+		{"PING before HELLO", false, `{"type":"PING"}`, engine.CodeConnection, true},
+		{"HELLO without version", false, `{"type":"HELLO"}`, engine.CodeData, true},
+		{"HELLO version not a string", false, `{"type":"HELLO","version":1}`, engine.CodeData, true},
+		{"HELLO version 2", false, `{"type":"HELLO","version":"2.0"}`, engine.CodeConnection, true},
+		{"HELLO auth not an object", false, `{"type":"HELLO","version":"1.0","auth":"x"}`, engine.CodeData, true},
+		{"malformed JSON", true, `{"type":"PING"`, engine.CodeData, false},
+		{"not an object", true, `[1,2]`, engine.CodeData, false},
+		{"two objects on a line", true, `{"type":"PING"} {"type":"PING"}`, engine.CodeData, false},
+		{"no type", true, `{"kind":"PING"}`, engine.CodeData, false},
+		{"type not a string", true, `{"type":7}`, engine.CodeData, false},
+		{"unknown type", true, `{"type":"SELECT"}`, engine.CodeData, false},
+		{"invalid UTF-8 type", true, "{\"type\":\"\xff\"}", engine.CodeData, false},
+		{"second HELLO", true, `{"type":"HELLO","version":"1.0"}`, engine.CodeConnection, false},
+		{"RUN_GQL without query", true, `{"type":"RUN_GQL"}`, engine.CodeData, false},
+		{"query not a string", true, `{"type":"RUN_GQL","query":42}`, engine.CodeData, false},
+		{"params not an object", true, `{"type":"RUN_GQL","query":"RETURN 1","params":[1]}`, engine.CodeData, false},
+		{"params too deep", true, `{"type":"RUN_GQL","query":"RETURN $p","params":{"p":` + deep + `}}`, engine.CodeData, false},
+		{"options not an object", true, `{"type":"RUN_GQL","query":"RETURN 1","options":1}`, engine.CodeData, false},
+		{"timeout_ms a string", true, `{"type":"RUN_GQL","query":"RETURN 1","options":{"timeout_ms":"9"}}`, engine.CodeData, false},
+		{"timeout_ms negative", true, `{"type":"RUN_GQL","query":"RETURN 1","options":{"timeout_ms":-1}}`, engine.CodeData, false},
+		{"timeout_ms fractional", true, `{"type":"RUN_GQL","query":"RETURN 1","options":{"timeout_ms":1.5}}`, engine.CodeData, false},
+		{"include_stats not a boolean", true, `{"type":"RUN_GQL","query":"RETURN 1","options":{"include_stats":1}}`, engine.CodeData, false},
+		{"transaction_id not a string", true, `{"type":"RUN_GQL","query":"RETURN 1","transaction_id":1}`, engine.CodeData, false},
+		{"unknown transaction", true, `{"type":"RUN_GQL","query":"RETURN 1","transaction_id":"nope"}`, engine.CodeNotFound, false},
+		{"query over max_query_size", true, `{"type":"RUN_GQL","query":"RETURN '` + strings.Repeat("x", 1000) + `'"}`, engine.CodeData, false},
+		{"GQL syntax error", true, `{"type":"RUN_GQL","query":"RETURN RETURN"}`, engine.CodeSyntax, false},
+		{"PULL with no result", true, `{"type":"PULL","n":10}`, engine.CodeConnection, false},
+		{"PULL without n", true, `{"type":"PULL"}`, engine.CodeData, false},
+		{"PULL n 0", true, `{"type":"PULL","n":0}`, engine.CodeData, false},
+		{"PULL n -2", true, `{"type":"PULL","n":-2}`, engine.CodeData, false},
+		{"PULL n huge", true, `{"type":"PULL","n":1e30}`, engine.CodeData, false},
+		{"DISCARD with no result", true, `{"type":"DISCARD"}`, engine.CodeConnection, false},
+		{"COMMIT with no transaction", true, `{"type":"COMMIT"}`, engine.CodeTransaction, false},
+		{"ROLLBACK with no transaction", true, `{"type":"ROLLBACK"}`, engine.CodeTransaction, false},
+		{"COMMIT transaction_id not a string", true, `{"type":"COMMIT","transaction_id":[]}`, engine.CodeData, false},
+		{"BEGIN unknown level", true, `{"type":"BEGIN","isolation_level":"DIRTY"}`, "22023", false},
+		{"BEGIN timeout not an integer", true, `{"type":"BEGIN","timeout_ms":"1"}`, engine.CodeData, false},
+		{"BEGIN timeout too long", true, `{"type":"BEGIN","timeout_ms":999999999999}`, "22023", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialRaw(t, addr)
+			if tc.hello {
+				c.hello()
+			}
+			c.send(tc.line)
+			m := c.expectError(tc.code)
+			if m["message"] == "" || m["category"] == "" {
+				t.Errorf("ERROR without message or category: %v", m)
+			}
+			if tc.closed {
+				c.expectClosed()
+				return
+			}
+			c.send(`{"type":"PING"}`)
+			c.expect("SUCCESS")
+		})
+	}
+}
+
+// A line past the limit is refused after the limit's bytes, never
+// buffered whole, and closes the connection.
+func TestOversizedLine(t *testing.T) {
+	_, addr := startTCP(t, Config{MaxQuerySize: 1000}, openDB(t))
+	for _, hello := range []bool{false, true} {
+		c := dialRaw(t, addr)
+		if hello {
+			c.hello()
+		}
+		go func() {
+			// 10 MiB with no newline: the server stops reading long before.
+			chunk := strings.Repeat("a", 64<<10)
+			for i := 0; i < 160; i++ {
+				if _, err := io.WriteString(c.c, chunk); err != nil {
+					return
+				}
+			}
+		}()
+		m := c.expectError(engine.CodeData)
+		if !strings.Contains(m["message"].(string), "longer than the limit") {
+			t.Errorf("ERROR %v", m)
+		}
+		c.expectClosed()
+	}
+}
+
+// A client that trickles its HELLO is cut off at the HELLO timeout,
+// whatever it sends meanwhile.
+func TestSlowHello(t *testing.T) {
+	_, addr := startTCP(t, Config{HelloTimeout: 300 * time.Millisecond}, openDB(t))
+	c := dialRaw(t, addr)
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		msg := `{"type":"HELLO","version":"1.0","client":"` + strings.Repeat("z", 1000)
+		for i := 0; i < len(msg); i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond): // the trickle under test
+			}
+			if _, err := io.WriteString(c.c, msg[i:i+1]); err != nil {
+				return
+			}
+		}
+	}()
+	m := c.expectError(engine.CodeConnection)
+	if !strings.Contains(m["message"].(string), "no HELLO") {
+		t.Errorf("ERROR %v", m)
+	}
+	c.expectClosed()
+	if el := time.Since(start); el > 3*time.Second {
+		t.Errorf("cut off after %s", el)
+	}
+	// A silent client too.
+	c2 := dialRaw(t, addr)
+	c2.expectError(engine.CodeConnection)
+	c2.expectClosed()
+}
+
+func TestIdleTimeout(t *testing.T) {
+	_, addr := startTCP(t, Config{IdleTimeout: 300 * time.Millisecond}, openDB(t))
+	c := dial(t, addr)
+	c.send(`{"type":"PING"}`)
+	c.expect("SUCCESS")
+	m := c.expectError(engine.CodeConnection)
+	if !strings.Contains(m["message"].(string), "idle") {
+		t.Errorf("ERROR %v", m)
+	}
+	c.expectClosed()
+}
+
+type connCounter struct{ opened, closed atomic.Int64 }
+
+func (c *connCounter) Opened() { c.opened.Add(1) }
+func (c *connCounter) Closed() { c.closed.Add(1) }
+
+func TestConnectionCeilingAndCounting(t *testing.T) {
+	var counts connCounter
+	srv, addr := startTCP(t, Config{MaxConnections: 1, Conns: &counts}, openDB(t))
+	a := dial(t, addr)
+	b := dialRaw(t, addr)
+	m := b.expectError(engine.CodeConnection)
+	if !strings.Contains(m["message"].(string), "limit") {
+		t.Errorf("ERROR %v", m)
+	}
+	b.expectClosed()
+	a.c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.conns.Load() != 0 || srv.Sessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed connection's slot was not freed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	dial(t, addr) // the slot is free again
+	if o, c := counts.opened.Load(), counts.closed.Load(); o != 2 || c != 1 {
+		t.Errorf("Conns: %d opened, %d closed; want 2 and 1", o, c)
+	}
+}
+
+// A client that goes away stops its running query.
+func TestCloseCancelsQuery(t *testing.T) {
+	srv, addr := startTCP(t, Config{}, openDB(t))
+	c := dial(t, addr)
+	c.send(`{"type":"RUN_GQL","query":"UNWIND range(1, 200000) AS a UNWIND range(1, 200000) AS b RETURN count(*) AS n"}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Sessions() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no session")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.c.Close()
+	for srv.Sessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the query of a closed connection is still running")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,154 @@
+package wire
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Split shares one TCP listener between the wire protocol and the HTTP
+// API, as --listen does: a connection whose first byte is '{' (a JSON
+// object, the start of HELLO) is served by the wire protocol, any other
+// by whoever serves the returned listener (the HTTP server). The first
+// byte is read off the accept loop, on a goroutine per connection and
+// within SniffTimeout, so a client that sends nothing blocks no one; it
+// is then closed. The byte is not lost: the HTTP server reads it first.
+//
+// Closing the returned listener, or Shutdown, closes ln.
+func (s *Server) Split(ln net.Listener) net.Listener {
+	h := &httpListener{Listener: ln, conns: make(chan net.Conn), closed: make(chan struct{})}
+	if !s.addListener(h) {
+		return h
+	}
+	go s.splitLoop(h)
+	return h
+}
+
+// maxSniffing bounds the connections whose first byte is awaited at
+// once: past it, new connections are closed unread, so that a flood of
+// silent connections cannot pile up goroutines.
+const maxSniffing = 1024
+
+func (s *Server) splitLoop(h *httpListener) {
+	defer s.removeListener(h)
+	for {
+		c, err := h.Listener.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			h.fail(err)
+			return
+		}
+		if s.sniffing.Add(1) > maxSniffing {
+			s.sniffing.Add(-1)
+			c.Close()
+			continue
+		}
+		go s.sniff(c, h)
+	}
+}
+
+// sniff reads c's first byte and hands c on.
+func (s *Server) sniff(c net.Conn, h *httpListener) {
+	var first [1]byte
+	_ = c.SetReadDeadline(time.Now().Add(s.cfg.SniffTimeout))
+	n, err := c.Read(first[:])
+	s.sniffing.Add(-1)
+	if err != nil || n == 0 {
+		c.Close()
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	pc := &peekedConn{Conn: c, first: first[0]}
+	if first[0] == '{' {
+		s.goServe(func() { s.serveTCPConn(pc) }, func() { c.Close() })
+		return
+	}
+	select {
+	case h.conns <- pc:
+	case <-h.closed:
+		c.Close()
+	}
+}
+
+// httpListener is the listener Split returns: the connections that do
+// not speak the wire protocol.
+type httpListener struct {
+	net.Listener
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	mu     struct {
+		sync.Mutex       // protects err
+		err        error // why the accept loop ended
+	}
+}
+
+func (h *httpListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.mu.err != nil {
+			return nil, h.mu.err
+		}
+		return nil, net.ErrClosed
+	}
+}
+
+// fail ends Accept with the accept loop's error.
+func (h *httpListener) fail(err error) {
+	h.mu.Lock()
+	h.mu.err = err
+	h.mu.Unlock()
+	h.Close()
+}
+
+func (h *httpListener) Close() error {
+	var err error
+	h.once.Do(func() {
+		close(h.closed)
+		err = h.Listener.Close()
+	})
+	return err
+}
+
+// peekedConn is a connection whose first byte was read already: its
+// first Read returns it. It passes the socket through (syscall.Conn) for
+// the HTTP server's client-gone polling.
+type peekedConn struct {
+	net.Conn
+	first byte
+	used  bool
+}
+
+func (c *peekedConn) Read(p []byte) (int, error) {
+	if !c.used && len(p) > 0 {
+		c.used = true
+		p[0] = c.first
+		return 1, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// SyscallConn exposes the socket of a TCP connection.
+func (c *peekedConn) SyscallConn() (syscall.RawConn, error) {
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		return sc.SyscallConn()
+	}
+	return nil, errors.New("wire: the connection has no socket")
+}
+
+// CloseWrite half-closes a TCP connection.
+func (c *peekedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
+}
