@@ -1,0 +1,59 @@
+package stream
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzStreamMessage: the client-message decoder and the pattern parser
+// take any bytes without a panic; an error always has a code and a
+// message, and a SUBSCRIBE that decodes has its patterns parsed.
+func FuzzStreamMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"AUTH","token":"Bearer abc"}`,
+		`{"type":"SUBSCRIBE","id":"x","patterns":["(:Person {name: 'Ann', age: 3, s: 1.5, ok: true})","(:A)-[r:R|S {w: -1}]->(:B)","()<--()"]}`,
+		`{"type":"SUBSCRIBE","patterns":["(:` + "`a``b`" + `)", "()-[]-()"],"from_lsn":12}`,
+		`{"type":"UNSUBSCRIBE","subscription_id":"x"}`,
+		`{"type":"PING"}`,
+		`{"type":"SUBSCRIBE","patterns":["(n"]}`,
+		`{"type":"SUBSCRIBE","patterns":["(:A {x: 'unterminated})"]}`,
+		`{"type":"SUBSCRIBE","patterns":[1]}`,
+		`[]`, `nope`, "\xff", `{"type":"\u0000"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeClientMessage(data, limits{maxPatterns: 4})
+		if err != nil {
+			if err.code == "" || err.message == "" || !utf8.ValidString(err.message) {
+				t.Fatalf("error without a code or message: %+v", err)
+			}
+			if err.position != nil && (err.position.Line != 1 || err.position.Column < 1) {
+				t.Fatalf("position %+v", *err.position)
+			}
+			b := appendError(nil, err)
+			if !utf8.Valid(b) {
+				t.Fatalf("ERROR message is not UTF-8: %q", b)
+			}
+			return
+		}
+		switch m.Type {
+		case msgAuth, msgPing:
+		case msgUnsubscribe:
+			if m.ID == "" {
+				t.Fatal("UNSUBSCRIBE without an id decoded")
+			}
+		case msgSubscribe:
+			if len(m.Patterns) == 0 || len(m.Patterns) > 4 || len(m.Parsed) != len(m.Patterns) {
+				t.Fatalf("SUBSCRIBE with %d patterns, %d parsed", len(m.Patterns), len(m.Parsed))
+			}
+			for i, p := range m.Parsed {
+				if p.String() != m.Patterns[i] {
+					t.Fatalf("pattern %d: %q parsed as %q", i, m.Patterns[i], p.String())
+				}
+			}
+		default:
+			t.Fatalf("message of type %q decoded", m.Type)
+		}
+	})
+}

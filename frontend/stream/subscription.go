@@ -1,0 +1,72 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fasthttp/websocket"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
+)
+
+// subscription moves one engine change feed's batches to its
+// connection's queue as CHANGE messages.
+type subscription struct {
+	c    *conn
+	id   string
+	feed *engine.ChangeFeed
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+func newSubscription(c *conn, id string, feed *engine.ChangeFeed) *subscription {
+	s := &subscription{c: c, id: id, feed: feed, done: make(chan struct{})}
+	s.ctx, s.stop = context.WithCancel(c.ctx)
+	return s
+}
+
+func (s *subscription) start() {
+	s.c.s.subs.Add(1)
+	go s.run()
+}
+
+// end stops the subscription and waits until it queues nothing more.
+func (s *subscription) end() {
+	s.stop()
+	s.feed.Close()
+	<-s.done
+}
+
+func (s *subscription) run() {
+	defer close(s.done)
+	defer s.c.s.subs.Add(-1)
+	defer s.c.recoverPanic("subscription")
+	var enc jsonio.Encoder
+	for {
+		b, err := s.feed.Next(s.ctx)
+		switch {
+		case err == nil:
+		case s.ctx.Err() != nil:
+			return // unsubscribed, or the connection ended
+		case errors.Is(err, engine.ErrChangeFeedOverflow):
+			s.c.lag(fmt.Sprintf("subscription %q fell more than %d changes behind the commits", clip(s.id), s.c.s.cfg.FeedBuffer), s.id)
+			return
+		default: // the database closed
+			s.c.finish(&protoError{code: codeUnavailable, message: "the database closed: the change stream ends", subID: s.id}, websocket.CloseGoingAway)
+			return
+		}
+		if b.Bulk != nil {
+			s.c.send(appendBulk(nil, s.id, &b))
+			continue
+		}
+		for i := range b.Changes {
+			if s.ctx.Err() != nil {
+				return
+			}
+			s.c.send(appendChange(nil, &enc, s.id, &b, i))
+		}
+	}
+}
