@@ -31,6 +31,7 @@ type limitListener struct {
 	net.Listener
 	limit, perClient int
 	health           func() []byte
+	conns            ConnCounter // told of admitted connections; may be nil
 	active           atomic.Int64
 	mu               struct {
 		sync.Mutex                           // protects byClient and conns
@@ -54,8 +55,8 @@ const rejectTimeout = time.Second
 // before a newcomer at a ceiling may take its slot.
 const reclaimAfter = time.Second
 
-func newLimitListener(ln net.Listener, limit, perClient int, health func() []byte) *limitListener {
-	l := &limitListener{Listener: ln, limit: limit, perClient: perClient, health: health}
+func newLimitListener(ln net.Listener, limit, perClient int, health func() []byte, conns ConnCounter) *limitListener {
+	l := &limitListener{Listener: ln, limit: limit, perClient: perClient, health: health, conns: conns}
 	l.mu.byClient = map[string]int{}
 	l.mu.conns = map[*countedConn]struct{}{}
 	return l
@@ -97,6 +98,9 @@ func (l *limitListener) admit(c net.Conn, client string) (*countedConn, bool) {
 			l.mu.Lock()
 			l.mu.conns[cc] = struct{}{}
 			l.mu.Unlock()
+			if l.conns != nil {
+				l.conns.Opened()
+			}
 			return cc, true
 		}
 		if victim == nil {
@@ -137,6 +141,9 @@ func (l *limitListener) take(client string) (victim *countedConn, ok bool) {
 // release gives a connection's slot back.
 func (l *limitListener) release(cc *countedConn) {
 	l.active.Add(-1)
+	if l.conns != nil {
+		l.conns.Closed()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.mu.conns, cc)
