@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,12 +40,19 @@ type serveOptions struct {
 	// trigger background checkpoints (docs/durability.md).
 	checkpointInterval time.Duration
 	checkpointWALBytes int64
+	// rateLimit is the HTTP API's requests per hour per client (0: none).
+	rateLimit int
+	// tlsCertificate is --tls-cert and --tls-key loaded (config.go): the
+	// wire protocol's; nil without TLS.
+	tlsCertificate *tls.Certificate
+	// notes are lines serve logs at start (config.go): what the
+	// configuration file or the options leave aside.
+	notes []string
 }
 
 // parseServe parses serve's flags. Options this version cannot honour are
 // refused with a clear message rather than silently ignored.
-func parseServe(args []string) (serveOptions, error) {
-	var o serveOptions
+func parseServe(args []string) (o serveOptions, err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3141", "address of the query listener (host:port)")
@@ -64,8 +72,21 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
 	walSize := fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
 	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
+	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
+	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
+	}
+	if *configPath != "" {
+		notes, lines, cerr := applyConfig(fs, *configPath)
+		if cerr != nil {
+			return o, cerr
+		}
+		o.notes = append(o.notes, notes...)
+		defer func() { err = inConfigFile(err, *configPath, lines) }()
+	}
+	if o.rateLimit < 0 {
+		return o, fmt.Errorf("--rate-limit must be zero (no limit) or a positive number of requests per hour, not %d", o.rateLimit)
 	}
 	for _, origin := range strings.Split(*origins, ",") {
 		if origin = strings.TrimSpace(origin); origin != "" {
@@ -75,7 +96,6 @@ func parseServe(args []string) (serveOptions, error) {
 	if o.maxConnsPerClient <= 0 {
 		return o, fmt.Errorf("--max-connections-per-client must be positive, not %d", o.maxConnsPerClient)
 	}
-	var err error
 	o.maxMemory = engine.DefaultMaxMemory()
 	if *maxMemory != "" {
 		if o.maxMemory, err = engine.ParseSize(*maxMemory); err != nil {
@@ -127,8 +147,8 @@ func parseServe(args []string) (serveOptions, error) {
 	if o.dataDir == "" {
 		return o, errors.New("--data-dir must not be empty")
 	}
-	if o.tlsCert != "" || o.tlsKey != "" {
-		return o, errors.New("--tls-cert and --tls-key: TLS is not supported in this version; serve plain HTTP on a trusted network or behind a TLS proxy")
+	if err := loadTLS(&o); err != nil {
+		return o, err
 	}
 	if o.authEnabled {
 		return o, errors.New("--auth-enabled: authentication is not supported in this version")

@@ -137,7 +137,7 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 	fail := func(e *apiError) {
 		if _, err := tx.Rollback(); err != nil {
 			// It ended meanwhile (expired): rolled back all the same.
-			s.log.Info("a batch's transaction ended before its rollback", "error", err)
+			q.log.Info("a batch's transaction ended before its rollback", "error", err)
 		}
 		q.release()
 		s.releaseBuf(bp, b)
@@ -152,6 +152,7 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 		w, b, err = s.startEntry(q.ctx, tx.Run, b, i, bq, start)
 		full := false
 		if w != nil {
+			w.log = q.log
 			var done bool
 			done, err = w.fill(s.cfg.MaxBatchResultBytes)
 			full = err == nil && !done
@@ -161,7 +162,7 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 		q.report(start, err, q.clientGone())
 		switch {
 		case err != nil:
-			e := s.engineError(err, bq.query)
+			e := q.engineError(err, bq.query)
 			e.message = fmt.Sprintf("statement %d of the batch failed, nothing was applied: %s", i, e.message)
 			e.index, e.batchIndex = i, true
 			fail(e)
@@ -174,7 +175,7 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 		}
 	}
 	if _, err := tx.Commit(); err != nil {
-		e := s.engineError(err, "")
+		e := q.engineError(err, "")
 		e.message = "the batch's transaction did not commit, nothing was applied: " + e.message
 		q.release()
 		s.releaseBuf(bp, b)
@@ -213,14 +214,17 @@ func (s *Server) runBatchAutoCommit(ctx *fasthttp.RequestCtx, req *batchRequest)
 			}
 			w, nb, err := s.startEntry(q.ctx, s.db.Run, b, i, bq, start)
 			b = nb
+			if w != nil {
+				w.log = q.log
+			}
 			if err != nil {
-				b = appendEntryError(b, i, s.engineError(err, bq.query))
+				b = appendEntryError(b, i, q.engineError(err, bq.query))
 			}
 			if w != nil {
 				done, ferr := w.fill(streamChunk)
 				switch {
 				case ferr != nil:
-					w.b = w.appendFailure(w.b, s.engineError(ferr, bq.query))
+					w.b = w.appendFailure(w.b, q.engineError(ferr, bq.query))
 					err = ferr
 				case !done:
 					err = s.stream(bw, w) // sends the buffer, then the rest of the rows

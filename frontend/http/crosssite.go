@@ -95,8 +95,14 @@ func (s *Server) checkOrigin(ctx *fasthttp.RequestCtx) *apiError {
 	}
 	ctx.Response.Header.Set("Access-Control-Allow-Origin", origin)
 	ctx.Response.Header.Add("Vary", "Origin")
+	// A page's script reads only the headers it is told it may.
+	ctx.Response.Header.Set("Access-Control-Expose-Headers", exposedHeaders)
 	return nil
 }
+
+// exposedHeaders are the response headers a page of an allowed origin may
+// read: the rate limit's and the trace's.
+const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, traceparent"
 
 // checkHost refuses a request whose Host names another machine while
 // the server listens on loopback only: DNS rebinding.
@@ -119,11 +125,13 @@ func (s *Server) checkHost(ctx *fasthttp.RequestCtx) *apiError {
 		message: "the server listens on loopback and answers only requests for a loopback host, not " + host}
 }
 
-// preflight answers a CORS preflight (OPTIONS) of an API path; the origin
-// was checked already.
+// preflight answers a CORS preflight (OPTIONS); the origin was checked
+// already. Any path under /api/v1/ is answered, as the contract says, so
+// that a page learns of a missing endpoint from its 404 rather than from
+// a failed preflight; Allow names the methods of a known one.
 func (s *Server) preflight(ctx *fasthttp.RequestCtx, path string) {
 	r, ok := lookupRoute(path)
-	if !ok {
+	if !ok && !strings.HasPrefix(path, apiPrefix) {
 		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: "no endpoint " + path})
 		return
 	}
@@ -131,9 +139,14 @@ func (s *Server) preflight(ctx *fasthttp.RequestCtx, path string) {
 	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
 	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Allow", r.method+", OPTIONS")
+	if ok {
+		h.Set("Allow", r.method+", OPTIONS")
+	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
+
+// apiPrefix starts every path of the versioned API.
+const apiPrefix = "/api/v1/"
 
 // checkJSONBody refuses a POST whose body is not declared JSON.
 func checkJSONBody(ctx *fasthttp.RequestCtx) *apiError {

@@ -21,6 +21,8 @@ type apiError struct {
 	// (details.index), written when batchIndex is set.
 	index      int
 	batchIndex bool
+	// retryAfter is a 429's error.retry_after in seconds (ratelimit.go).
+	retryAfter int64
 }
 
 // statusOf maps an ISO/IEC 39075 status code to an HTTP status by class.
@@ -84,10 +86,16 @@ func appendError(b []byte, e *apiError) []byte {
 func appendErrorObject(b []byte, e *apiError) []byte {
 	b = append(b, `{"code":`...)
 	b = jsonio.AppendString(b, e.code)
-	b = append(b, `,"category":`...)
-	b = jsonio.AppendString(b, e.category)
+	if e.category != "" { // the spec's 429 has none
+		b = append(b, `,"category":`...)
+		b = jsonio.AppendString(b, e.category)
+	}
 	b = append(b, `,"message":`...)
 	b = jsonio.AppendString(b, cutMessage(e.message))
+	if e.retryAfter > 0 {
+		b = append(b, `,"retry_after":`...)
+		b = jsonio.AppendInt(b, e.retryAfter)
+	}
 	query := queryWindow(e.query, e.position)
 	if e.position != nil || e.suggestion != "" || query != "" || e.batchIndex {
 		b = append(b, `,"details":{`...)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -71,6 +72,7 @@ func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experi
 		return
 	}
 	w := s.newResultWriter(res, experimental, q.start)
+	w.log = q.log
 	done, err := w.fill(streamAfter)
 	if err != nil || done {
 		// Small, or failed before anything was sent: one whole body.
@@ -101,12 +103,13 @@ type runningQuery struct {
 	cancel context.CancelCauseFunc
 	stop   func() bool // ends the client watch; true when the client left
 	start  time.Time
+	log    *slog.Logger // the request's (tracing.go)
 }
 
 // startQuery makes the context a query runs under: the request's timeout
 // (the engine adds the session's) and the client's presence.
 func (s *Server) startQuery(ctx *fasthttp.RequestCtx, timeout time.Duration) *runningQuery {
-	q := &runningQuery{s: s, start: time.Now()}
+	q := &runningQuery{s: s, start: time.Now(), log: s.requestLog(ctx)}
 	q.ctx, q.cancel = context.WithCancelCause(context.Background())
 	if timeout > 0 {
 		var stop context.CancelFunc
@@ -132,7 +135,7 @@ func (q *runningQuery) release() (gone bool) {
 	q.cancel(nil)
 	q.s.running.Add(-1)
 	if gone || errors.Is(context.Cause(q.ctx), errClientGone) {
-		q.s.log.Info("query cancelled: the client closed its connection", "elapsed", time.Since(q.start))
+		q.log.Info("query cancelled: the client closed its connection", "elapsed", time.Since(q.start))
 		gone = true
 	}
 	return gone
@@ -142,23 +145,43 @@ func (q *runningQuery) release() (gone bool) {
 func (q *runningQuery) clientGone() bool { return errors.Is(context.Cause(q.ctx), errClientGone) }
 
 // report tells Config.QueryEnded about a query that started at start
-// (one statement of a batch shares its batch's context).
+// (one statement of a batch shares its batch's context), and logs it at
+// debug level with its outcome (and the trace's ids, tracing.go).
 func (q *runningQuery) report(start time.Time, err error, gone bool) {
+	elapsed := time.Since(start)
 	if f := q.s.cfg.QueryEnded; f != nil {
-		f(QueryEnd{Elapsed: time.Since(start), Err: err, ClientGone: gone})
+		f(QueryEnd{Elapsed: elapsed, Err: err, ClientGone: gone})
+	}
+	if q.log.Enabled(context.Background(), slog.LevelDebug) {
+		outcome, code := "ok", ""
+		switch {
+		case gone:
+			outcome = "client_gone"
+		case err != nil:
+			outcome = "error"
+			if e, ok := engine.AsError(err); ok {
+				code = e.Code
+			}
+		}
+		q.log.Debug("query", "duration", elapsed, "outcome", outcome, "code", code)
 	}
 }
 
 func (s *Server) queryError(ctx *fasthttp.RequestCtx, err error, query string) {
-	s.writeError(ctx, s.engineError(err, query))
+	s.writeError(ctx, engineError(s.requestLog(ctx), err, query))
 }
 
 // engineError converts an engine error for the client, logging one that
 // is not the engine's (an internal failure).
-func (s *Server) engineError(err error, query string) *apiError {
+func engineError(log *slog.Logger, err error, query string) *apiError {
 	e, known := fromEngine(err, query)
 	if !known {
-		s.log.Error("query failed", "error", err)
+		log.Error("query failed", "error", err)
 	}
 	return e
+}
+
+// engineError is engineError with the query's logger.
+func (q *runningQuery) engineError(err error, query string) *apiError {
+	return engineError(q.log, err, query)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/quiverdb/quiver/frontend/jsonio"
+	"io"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -57,11 +58,31 @@ type Config struct {
 	// AuthEnabled turns authentication on (not in this version): the
 	// spec's CORS then applies and any origin is echoed.
 	AuthEnabled bool
+	// RateLimit is how many requests one client may make per hour
+	// (ratelimit.go); zero means no limit.
+	RateLimit int
 	// QueryEnded, when set, is told about every query the server ran
 	// (tests, metrics).
 	QueryEnded func(QueryEnd)
-	Logger     *slog.Logger
-	Version    string
+	// Stream serves GET /api/v1/stream, the change stream's WebSocket
+	// upgrade (frontend/stream); nil answers 404.
+	Stream  fasthttp.RequestHandler
+	Logger  *slog.Logger
+	Version string
+	// Metrics, when set, writes the metrics exposition GET
+	// /api/v1/metrics serves (metrics.Registry.WritePrometheus).
+	Metrics func(w io.Writer)
+	// Conns, when set, is told of every connection the server admits
+	// and of its close (metrics.Registry).
+	Conns ConnCounter
+	// Stats, when set, gives GET /api/v1/status its query rate and open
+	// connections (metrics.Registry); without it they read 0.
+	Stats StatusSource
+	// NodeID is the node_id GET /api/v1/status reports (metrics.NodeID).
+	NodeID string
+	// DataDir is the data directory whose storage GET /api/v1/status
+	// reports; empty for a database in memory.
+	DataDir string
 }
 
 // QueryEnd describes a finished query.
@@ -111,6 +132,8 @@ type Server struct {
 	// only: Host headers must then name a loopback host (rebinding.go).
 	loopback atomic.Bool
 	origins  originPolicy
+	limiter  *rateLimiter // nil: no rate limit
+	storage  storageCache // GET /api/v1/status's storage figures (status.go)
 }
 
 // New returns a server answering for db.
@@ -145,7 +168,8 @@ func New(cfg Config, db Engine) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.AuthEnabled)}
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.AuthEnabled),
+		limiter: newRateLimiter(cfg.RateLimit, cfg.Logger)}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:      s.handle,
@@ -177,7 +201,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		s.loopback.Store(true)
 	}
-	ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient, s.healthBody)
+	ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient, s.healthBody, s.cfg.Conns)
 	return s.srv.Serve(ln)
 }
 
@@ -193,16 +217,24 @@ func (s *Server) Running() int64 { return s.running.Load() }
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("request handler panicked", "panic", p, "path", string(ctx.Path()), "stack", string(debug.Stack()))
+			s.requestLog(ctx).Error("request handler panicked", "panic", p, "path", string(ctx.Path()), "stack", string(debug.Stack()))
 			s.writeError(ctx, &apiError{status: 500, code: engine.CodeTransaction, category: engine.CatTransaction, message: "internal error"})
 		}
 	}()
+	// Every request counts, refused ones too; a 429 waits for the origin
+	// check so that an allowed page can read it (ratelimit.go).
+	overLimit := s.limitRequest(ctx, ctx.Time().Unix())
+	s.traceRequest(ctx)
 	if e := s.checkHost(ctx); e != nil {
 		s.writeError(ctx, e)
 		return
 	}
 	if e := s.checkOrigin(ctx); e != nil {
 		s.writeError(ctx, e)
+		return
+	}
+	if overLimit != nil {
+		s.writeError(ctx, overLimit)
 		return
 	}
 	path := string(ctx.Path())
@@ -245,6 +277,9 @@ var routes = map[string]route{
 	"/api/v1/transaction/begin": {method: fasthttp.MethodPost, handler: (*Server).handleBegin, optionalBody: true},
 	"/api/v1/batch":             {method: fasthttp.MethodPost, handler: (*Server).handleBatch},
 	"/api/v1/health":            {method: fasthttp.MethodGet, handler: (*Server).handleHealth},
+	"/api/v1/stream":            {method: fasthttp.MethodGet, handler: (*Server).handleStream},
+	"/api/v1/status":            {method: fasthttp.MethodGet, handler: (*Server).handleStatus},
+	"/api/v1/metrics":           {method: fasthttp.MethodGet, handler: (*Server).handleMetrics},
 	"/query":                    {method: fasthttp.MethodPost, handler: (*Server).handleExperimentalQuery},
 }
 
@@ -274,6 +309,9 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 			message: "the request was not received in time"}
 		ctx.SetConnectionClose()
 	}
+	if over := s.limitRequest(ctx, time.Now().Unix()); over != nil {
+		e = over
+	}
 	s.writeError(ctx, e)
 }
 
@@ -302,14 +340,25 @@ func (s *Server) healthBody() []byte {
 	b = jsonio.AppendString(b, s.cfg.Version)
 	b = append(b, `,"uptime_seconds":`...)
 	b = jsonio.AppendInt(b, int64(time.Since(s.start)/time.Second))
-	// The database answers when it can report its counts; this version has
-	// no replication, which the check says instead of claiming "ok".
+	// The database answers when it can report its counts. Replication is
+	// "ok": the server is a primary (Role), whose replication needs
+	// nothing to be healthy.
 	s.db.Counts()
-	return append(b, `,"checks":{"database":"ok","storage":"ok","replication":"disabled"}}`...)
+	return append(b, `,"checks":{"database":"ok","storage":"ok","replication":"ok"}}`...)
 }
 
 type fasthttpLogger struct{ l *slog.Logger }
 
 func (f fasthttpLogger) Printf(format string, args ...any) {
 	f.l.Debug(fmt.Sprintf(format, args...), "component", "http")
+}
+
+// handleStream hands the change stream's upgrade to its server. The
+// origin and host checks have run: the stream's own check then accepts.
+func (s *Server) handleStream(ctx *fasthttp.RequestCtx) {
+	if s.cfg.Stream == nil {
+		s.writeError(ctx, &apiError{status: 404, code: engine.CodeNotFound, category: engine.CatNotFound, message: "the change stream is not enabled on this server"})
+		return
+	}
+	s.cfg.Stream(ctx)
 }

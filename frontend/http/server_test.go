@@ -22,7 +22,9 @@ func startServer(t *testing.T, cfg Config, db Engine) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	cfg.Version = "test"
 	srv := New(cfg, db)
 	done := make(chan error, 1)

@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"github.com/quiverdb/quiver/frontend/jsonio"
+	"log/slog"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
@@ -40,6 +41,8 @@ type resultWriter struct {
 	entry int
 	start time.Time
 	done  bool // the buffer ends the response
+	// log is the request's logger (tracing.go); nil: the server's.
+	log *slog.Logger
 }
 
 func (s *Server) newResultWriter(res *engine.Result, experimental bool, start time.Time) *resultWriter {
@@ -131,10 +134,14 @@ func (s *Server) stream(bw *bufio.Writer, w *resultWriter) error {
 		done, err := w.fill(streamChunk)
 		if err != nil {
 			e, known := fromEngine(err, "")
+			log := w.log
+			if log == nil {
+				log = s.log
+			}
 			if known {
-				s.log.Info("query failed while its rows were streamed", "code", e.code, "error", err)
+				log.Info("query failed while its rows were streamed", "code", e.code, "error", err)
 			} else {
-				s.log.Error("query failed while its rows were streamed", "error", err)
+				log.Error("query failed while its rows were streamed", "error", err)
 			}
 			w.b = w.appendFailure(w.b, e)
 			if _, werr := bw.Write(w.b); werr == nil {
