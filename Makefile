@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test promtool test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -53,8 +53,22 @@ test:
 		echo "== make $$stage: $$(( $$(date +%s) - start )) s"; \
 	done
 
+## promtool: Prometheus's promtool, with which the metrics tests check
+## the exposition (`promtool check metrics`); installed from Debian's
+## prometheus package when it is not on PATH (as root, or with sudo).
+promtool:
+	@command -v promtool >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "promtool is missing and this user cannot install it: apt-get install prometheus as root"; exit 1; fi; \
+	echo "installing promtool (Debian package prometheus)"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends prometheus >/dev/null || \
+		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends prometheus >/dev/null; } || exit 1; \
+	command -v promtool >/dev/null || { echo "the prometheus package installed no promtool on PATH"; exit 1; }
+
 # The TCK gate runs on its own so that its per-folder counts are printed.
-test-unit:
+test-unit: promtool
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 
@@ -75,7 +89,7 @@ tck-gate:
 	echo "openCypher TCK, per folder (gate: tck/passing.txt must keep passing):"; \
 	cat $$summary; rm -f $$summary; exit $$rc
 
-test-batch2:
+test-batch2: promtool
 	$(GO) test -count=1 -tags batch2 $$($(GO) list ./... | grep -v '/tck$$')
 	@if [ -d "$(TCK_FEATURES)" ]; then \
 		$(GO) test -count=1 -tags batch2 ./tck/ -args -tck.dir=$(TCK_FEATURES); \
@@ -84,7 +98,7 @@ test-batch2:
 		echo "TCK at batch size 2 not run: no openCypher TCK features at $(TCK_FEATURES) (set TCK_DIR)"; \
 	fi
 
-test-race:
+test-race: promtool
 	$(GO) test -count=1 -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
 fuzz:
@@ -98,6 +112,8 @@ fuzz:
 		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzFastObject ./frontend/jsonio/ 20000' \
+		'FuzzWireSession ./frontend/wire/ 20000' \
+		'FuzzStreamMessage ./frontend/stream/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \
@@ -177,6 +193,16 @@ bench-writes: bench-kuzu build
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(WRITES_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale M -seed $(SEED) -out $(WRITES_DATA)
 	./$(BIN)/quiverbench writes -quiver $(BIN)/quiver -rounds $(WRITES_ROUNDS) -duration $(WRITES_DURATION) -tmp $(WRITES_TMP) -mdata $(WRITES_DATA) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
+
+## bench-protocols: a trivial query's round trip and a 10M-row result
+## streamed over HTTP, the wire protocol on TCP and on QUIC, and the change
+## events delivered to 100 WebSocket subscribers during the 32-client write
+## load, against a real `quiver serve`; replaces the "Protocols" section of
+## bench/RESULTS.md (bench/README.md). About 3 minutes.
+PROTOCOLS_ROUNDS ?= 3
+bench-protocols: build
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	./$(BIN)/quiverbench protocols -quiver $(BIN)/quiver -rounds $(PROTOCOLS_ROUNDS) -tmp $(WRITES_TMP) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
 
 ## bench-algo: the algo.* procedures on a Graph500 Kronecker graph of
 ## ALGO_SCALE (20: 1M vertices, 16M edges; 22, about 4M and 64M, is the

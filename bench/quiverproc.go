@@ -20,6 +20,9 @@ import (
 // guessed and raced for).
 type QuiverProcess struct {
 	Addr string // host:port it listens on
+	// QUICFingerprint is the SHA-256 fingerprint of the wire protocol's
+	// QUIC certificate, from the same line.
+	QUICFingerprint string
 	// Started is just before the process was started, Listening when its
 	// "listening" line was read.
 	Started, Listening time.Time
@@ -35,9 +38,10 @@ type QuiverProcess struct {
 }
 
 // StartQuiver runs `bin serve --listen 127.0.0.1:0 --data-dir dataDir
-// args…` and waits up to timeout for it to listen.
+// --rate-limit 0 args…` (a benchmark sends far more than the default
+// 1000 requests an hour) and waits up to timeout for it to listen.
 func StartQuiver(bin, dataDir string, timeout time.Duration, args ...string) (*QuiverProcess, error) {
-	argv := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, args...)
+	argv := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0"}, args...)
 	p := &QuiverProcess{cmd: exec.Command(bin, argv...), exited: make(chan struct{}),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
 	stderr, err := p.cmd.StderrPipe()
@@ -57,9 +61,9 @@ func StartQuiver(bin, dataDir string, timeout time.Duration, args ...string) (*Q
 			p.mu.Lock()
 			p.mu.lines = append(p.mu.lines, line)
 			p.mu.Unlock()
-			if addr, ok := ParseListening(line); ok {
+			if _, ok := ParseListening(line); ok {
 				select {
-				case listening <- addr:
+				case listening <- line:
 				default:
 				}
 			}
@@ -71,7 +75,9 @@ func StartQuiver(bin, dataDir string, timeout time.Duration, args ...string) (*Q
 		close(p.exited)
 	}()
 	select {
-	case p.Addr = <-listening:
+	case line := <-listening:
+		p.Addr, _ = ParseListening(line)
+		p.QUICFingerprint = SlogField(line, "quic_fingerprint")
 		p.Listening = time.Now()
 		return p, nil
 	case <-p.exited:

@@ -57,7 +57,7 @@ func startCrashServer(t *testing.T, bin, dataDir, logPath string, extra []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0"}, extra...)
 	s := &crashServer{t: t, cmd: exec.Command(bin, args...), logPath: logPath, done: make(chan struct{})}
 	s.cmd.Stdout, s.cmd.Stderr = f, f
 	err = s.cmd.Start()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
+	"github.com/quiverdb/quiver/frontend/metrics"
 )
 
 // shutdownGrace is how long in-flight requests may run after a signal.
@@ -46,8 +46,8 @@ func limitMemory(budget int64, log *slog.Logger) {
 	log.Info("memory budget", "max_memory", budget, "gomemlimit", budget)
 }
 
-// serve opens the database, serves the HTTP API until SIGINT or SIGTERM,
-// then shuts down gracefully.
+// serve opens the database, serves every protocol (frontends.go) until
+// SIGINT or SIGTERM, then shuts down gracefully.
 func serve(o serveOptions) error {
 	// Catch signals first: once "listening" is logged a client may act on
 	// it, and a SIGTERM must then mean a graceful stop.
@@ -55,6 +55,9 @@ func serve(o serveOptions) error {
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigc)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	for _, note := range o.notes {
+		log.Info(note)
+	}
 	limitMemory(o.maxMemory, log)
 	maxMemory, maxPerQuery := o.maxMemory, o.maxMemoryPerQuery
 	if maxMemory == 0 {
@@ -63,33 +66,47 @@ func serve(o serveOptions) error {
 	if maxPerQuery == 0 {
 		maxPerQuery = -1
 	}
+	// The metrics listener starts before the database opens, so /live
+	// answers and /ready says false while recovery runs.
+	reg := metrics.NewRegistry()
+	defer reg.Close()
+	ml, err := startMetrics(reg, log)
+	if err != nil {
+		return err
+	}
+	if ml != nil {
+		defer ml.stop()
+	}
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
-		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes})
+		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
+		Observer: reg})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
 	defer db.Close()
-	ln, err := net.Listen("tcp", o.listen)
+	reg.SetDatabase(db)
+	fe, err := startFrontends(o, db, reg, log)
 	if err != nil {
-		return fmt.Errorf("cannot listen: %w", err)
+		return err
 	}
-	srv := qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
-		AllowedOrigins: o.allowedOrigins, IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version}, db)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", o.dataDir, "version", version)
-
+	defer fe.stream.Close() // before db.Close: clients get 1001 first
+	if ml != nil {
+		ml.l.SetReady(true)
+	}
 	select {
-	case err := <-errc:
+	case err := <-fe.errc:
 		return fmt.Errorf("server stopped: %w", err)
 	case sig := <-sigc:
 		log.Info("shutting down", "signal", sig.String())
 	}
+	if ml != nil {
+		ml.l.SetReady(false)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := fe.shutdown(ctx); err != nil {
+		return err
 	}
 	log.Info("stopped")
 	return nil

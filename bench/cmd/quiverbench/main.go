@@ -18,6 +18,11 @@
 //	quiverbench algo [-scale 20] ...         times the algo.* procedures on a
 //	                                         Kronecker graph beside the GAP
 //	                                         kernels; writes RESULTS-algo.md
+//	quiverbench protocols ...                round trips and streaming over
+//	                                         HTTP, wire TCP and wire QUIC; change
+//	                                         events to 100 subscribers under
+//	                                         writes; writes the "Protocols"
+//	                                         section
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -37,7 +42,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo|protocols [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -54,8 +59,10 @@ func main() {
 		err = restart(os.Args[2:])
 	case "algo":
 		err = algo(os.Args[2:])
+	case "protocols":
+		err = runProtocols(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart or algo)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart, algo or protocols)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
