@@ -2,7 +2,6 @@ package client
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/valyala/fastjson"
 )
 
 // The wire protocol's client: a WireSession is one session of the
@@ -66,6 +66,10 @@ type WireSession struct {
 	rows *WireRows
 	// broken is the transport failure that ended the session.
 	broken error
+	// parser, keys and num serve decodeMessage (wire_decode.go).
+	parser fastjson.Parser
+	keys   map[string]string
+	num    []byte
 }
 
 // DialTCP opens a session over plain TCP: addr is the server's --listen
@@ -344,14 +348,18 @@ func (s *WireSession) recv() (map[string]any, error) {
 		s.fail(err)
 		return nil, s.broken
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	return s.decodeLine(line)
+}
+
+// decodeLine decodes a message line, failing the session when it is not
+// a JSON object.
+func (s *WireSession) decodeLine(line []byte) (map[string]any, error) {
+	m, err := s.decodeMessage(line)
+	if err != nil {
 		s.fail(fmt.Errorf("the server sent a line that is not a JSON object: %w", err))
 		return nil, s.broken
 	}
-	return wireValue(m).(map[string]any), nil
+	return m, nil
 }
 
 // readLine reads one line of at most MaxMessageBytes.

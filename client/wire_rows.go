@@ -22,13 +22,17 @@ type WireColumn struct {
 // relationship {"id","type","start","end","properties"}, a path
 // {"nodes","relationships"}; temporal values are ISO 8601 strings).
 type WireRows struct {
-	s       *WireSession
-	ctx     context.Context
-	cols    []WireColumn
-	buf     []any // rows of the last BINDINGS
-	i       int   // buf[i-1] is the current row
-	row     map[string]any
-	paused  bool // the server waits for PULL or DISCARD
+	s    *WireSession
+	ctx  context.Context
+	cols []WireColumn
+	// vals holds the rows of the last BINDINGS, each row's values in
+	// column order one after another; cur is the current row's.
+	vals    []any
+	nrows   int
+	i       int // row i-1 is the current one
+	cur     []any
+	row     map[string]any // Row's map of cur, made when asked for
+	paused  bool           // the server waits for PULL or DISCARD
 	done    bool
 	err     error
 	summary map[string]any
@@ -44,13 +48,13 @@ func (r *WireRows) Columns() []WireColumn { return r.cols }
 // as needed; false at the end or on an error (see Err).
 func (r *WireRows) Next() bool {
 	for {
-		if r.i < len(r.buf) {
-			r.row, _ = r.buf[r.i].(map[string]any)
-			r.buf[r.i] = nil
+		if r.i < r.nrows {
+			nc := len(r.cols)
+			r.cur, r.row = r.vals[r.i*nc:(r.i+1)*nc:(r.i+1)*nc], nil
 			r.i++
 			return true
 		}
-		r.row = nil
+		r.cur, r.row = nil, nil
 		if r.done {
 			return false
 		}
@@ -73,15 +77,25 @@ func (r *WireRows) read() error {
 		}
 		r.paused = false
 	}
-	m, err := s.recv()
+	if s.broken != nil {
+		return s.broken
+	}
+	line, err := s.readLine()
+	if err != nil {
+		s.fail(err)
+		return s.broken
+	}
+	// BINDINGS, the common message, is read into vals without a map.
+	if v, err := s.parser.ParseBytes(line); err == nil && string(v.GetStringBytes("type")) == "BINDINGS" {
+		r.vals, r.nrows, r.paused = s.decodeRows(v, r.cols, r.vals)
+		r.i = 0
+		return nil
+	}
+	m, err := s.decodeLine(line)
 	if err != nil {
 		return err
 	}
 	switch m["type"] {
-	case "BINDINGS":
-		r.buf, _ = m["data"].([]any)
-		r.i = 0
-		r.paused = m["has_more"] == true
 	case "PROFILE":
 		r.profile = m
 	case "EXPLAIN":
@@ -104,14 +118,27 @@ func (r *WireRows) finish(err error) {
 	if r.done {
 		return
 	}
-	r.done, r.err, r.buf = true, err, nil
+	r.done, r.err, r.vals, r.nrows = true, err, nil, 0
 	if r.s.rows == r {
 		r.s.rows = nil
 	}
 }
 
-// Row is the current row, keyed by column name.
-func (r *WireRows) Row() map[string]any { return r.row }
+// Row is the current row, keyed by column name: a new map for each row
+// (Values reads one without it).
+func (r *WireRows) Row() map[string]any {
+	if r.row == nil && r.cur != nil {
+		r.row = make(map[string]any, len(r.cols))
+		for i, c := range r.cols {
+			r.row[c.Name] = r.cur[i]
+		}
+	}
+	return r.row
+}
+
+// Values is the current row's values in column order. The slice is the
+// client's until the next call of Next: copy what you keep.
+func (r *WireRows) Values() []any { return r.cur }
 
 // Err is the error that ended the rows (an *Error when the server
 // answered with one), nil at a normal end.
@@ -134,7 +161,7 @@ func (r *WireRows) Profile() map[string]any { return r.profile }
 // session's failure, if one happened (the result's own error is Err's).
 func (r *WireRows) Close() error {
 	for !r.done {
-		r.buf, r.i = nil, 0
+		r.nrows, r.i = 0, 0
 		if r.paused {
 			s := r.s
 			stop := s.watch(r.ctx)
@@ -150,7 +177,7 @@ func (r *WireRows) Close() error {
 			r.finish(err)
 		}
 	}
-	r.buf = nil
+	r.vals, r.cur = nil, nil
 	var se *Error
 	if errors.As(r.err, &se) {
 		return nil // the result's own error: Err reports it

@@ -36,8 +36,11 @@ func TestWireSessionRowsPullAsTheyAreRead(t *testing.T) {
 	var got []int64
 	for rows.Next() {
 		got = append(got, rows.Row()["i"].(int64))
+		if v := rows.Values(); len(v) != 1 || v[0] != got[len(got)-1] {
+			t.Fatalf("Values %v beside Row %v", v, rows.Row())
+		}
 	}
-	if rows.Err() != nil || len(got) != 10 || got[9] != 10 {
+	if rows.Err() != nil || len(got) != 10 || got[9] != 10 || rows.Values() != nil {
 		t.Fatalf("rows %v, err %v", got, rows.Err())
 	}
 	if rows.Summary()["rows"] != int64(10) {

@@ -25,10 +25,13 @@ type frontends struct {
 	wire   *wire.Server
 	stream *qstream.Server
 	errc   chan error // a server that stopped on its own
+	// addr is the address listened on, quicFingerprint the QUIC
+	// certificate's SHA-256 fingerprint.
+	addr, quicFingerprint string
 }
 
-// startFrontends listens on o.listen and serves db there. It logs
-// "listening" once every protocol is up.
+// startFrontends listens on o.listen and serves db there; serve logs
+// "listening" once it returns.
 func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *slog.Logger) (*frontends, error) {
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -62,7 +65,7 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *s
 	fe.wire = wire.New(wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections, Conns: reg}, db)
 	go func() { fe.errc <- fe.http.Serve(fe.wire.Split(ln)) }()
 	go func() { fe.errc <- fe.wire.ServeQUIC(pc, wire.TLSConfig(cert.TLS)) }()
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", o.dataDir, "version", version, "quic_fingerprint", cert.Fingerprint)
+	fe.addr, fe.quicFingerprint = ln.Addr().String(), cert.Fingerprint
 	return fe, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -141,6 +142,18 @@ func TestServeProtocols(t *testing.T) {
 	res, err := hc.Query(ctx, "MATCH (p:P) RETURN count(*) AS c", nil)
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != int64(3) {
 		t.Fatalf("HTTP count: %v %v", res, err)
+	}
+	// Values of every JSON shape, and an integer beyond 2^53, read the
+	// same over the wire on both transports.
+	for _, sess := range []*client.WireSession{tcp, quic} {
+		rows := mustRun(t, ctx, func() (*client.WireRows, error) {
+			return sess.Run(ctx, "RETURN [1, 2.5, 'x', null, {a: true}] AS l, {k: [1]} AS m, 9007199254740993 AS big, $p AS p", map[string]any{"p": "é\n"})
+		})
+		want := map[string]any{"l": []any{int64(1), 2.5, "x", nil, map[string]any{"a": true}}, "m": map[string]any{"k": []any{int64(1)}},
+			"big": int64(9007199254740993), "p": "é\n"}
+		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
+			t.Errorf("values over the wire: %#v, want %#v", rows, want)
+		}
 	}
 	if _, err := tcp.Run(ctx, "RETURN 1 +", nil); err == nil {
 		t.Fatal("a syntax error over TCP must fail")

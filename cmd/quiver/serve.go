@@ -91,9 +91,12 @@ func serve(o serveOptions) error {
 		return err
 	}
 	defer fe.stream.Close() // before db.Close: clients get 1001 first
+	// Ready before "listening" is logged: a client acting on the line
+	// finds /ready true.
 	if ml != nil {
 		ml.l.SetReady(true)
 	}
+	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
 	select {
 	case err := <-fe.errc:
 		return fmt.Errorf("server stopped: %w", err)
