@@ -33,8 +33,9 @@ func WriteProtocolsSection(w io.Writer, r *ProtocolsReport, notes string) error 
 	}
 	p("")
 	p("Round trip: `%s`, one client, one request at a time, over loopback; the whole answer is read. Streaming: `%s`,", TrivialQuery, StreamQuery(c.StreamRows))
-	p("every row read by the client and dropped (HTTP: the streamed body through a 256 KiB buffer; wire: the Go client's")
-	p("rows, pulled 1000 at a time, the protocol's flow control).")
+	p("every row read by the client and dropped. HTTP: the streamed body through a 256 KiB buffer, undecoded. Wire: the Go")
+	p("client's rows, each decoded, pulled 1000 at a time (the protocol's flow control); \"lines\": the same protocol read a")
+	p("message line at a time without decoding the rows, as the HTTP body is, pulling when the server waits.")
 	p("")
 	p("| round | protocol | round trip p50 | p99 | max | rows streamed | time | rows/s |")
 	p("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -51,10 +52,11 @@ func WriteProtocolsSection(w io.Writer, r *ProtocolsReport, notes string) error 
 		p("Events are counted over the whole load (its second of warm-up included) until the last acknowledged")
 		p("commit's changes arrived.")
 		p("")
-		p("| round | commits/s | change events delivered | events/s | subscribers dropped as slow |")
-		p("|---|---:|---:|---:|---:|")
+		p("| round | commits/s | change events delivered | events/s | subscribers dropped as slow | CPU: server | harness (writers and subscribers) |")
+		p("|---|---:|---:|---:|---:|---:|---:|")
 		for i, e := range r.Events {
-			p("| %d | %s | %s | %s | %d |", i+1, rateText(e.Writes.Rate()), countText(e.Delivered), rateText(e.PerSecond()), e.Lagged)
+			p("| %d | %s | %s | %s | %d | %s | %s |", i+1, rateText(e.Writes.Rate()), countText(e.Delivered), rateText(e.PerSecond()), e.Lagged,
+				cpuText(e.Writes.ServerCPU, e.Writes.Elapsed), cpuText(e.Writes.ClientCPU, e.Writes.Elapsed))
 		}
 	}
 	if notes = strings.TrimSpace(notes); notes != "" {

@@ -34,7 +34,7 @@ type ProtocolsReport struct {
 	Machine Machine
 	Date    time.Time
 	// Timings[round] holds one timing per protocol, in the order HTTP,
-	// TCP, QUIC.
+	// wire TCP, wire TCP read as lines, wire QUIC.
 	Timings [][]ProtocolTiming
 	Events  []StreamEvents // one per round
 }
@@ -99,6 +99,7 @@ func protocolsRound(ctx context.Context, cfg ProtocolsConfig, dataDir string, lo
 	}{
 		{"HTTP", func() (ProtocolClient, error) { return DialHTTP(p.Addr), nil }},
 		{"wire, TCP", func() (ProtocolClient, error) { return DialWireTCP(ctx, p.Addr) }},
+		{"wire, TCP, lines", func() (ProtocolClient, error) { return DialWireLines(ctx, p.Addr) }},
 		{"wire, QUIC", func() (ProtocolClient, error) { return DialWireQUIC(ctx, p.Addr, p.QUICFingerprint) }},
 	}
 	var timings []ProtocolTiming
@@ -112,7 +113,7 @@ func protocolsRound(ctx context.Context, cfg ProtocolsConfig, dataDir string, lo
 		if err != nil {
 			return nil, ev, err
 		}
-		logf("round %d: %-10s round trip p50 %v p99 %v; %d rows in %v (%.0f rows/s)", round, d.name,
+		logf("round %d: %-16s round trip p50 %v p99 %v; %d rows in %v (%.0f rows/s)", round, d.name,
 			t.RoundTrips.P50, t.RoundTrips.P99, t.Rows, t.Elapsed.Round(time.Millisecond), t.RowsPerSecond())
 		timings = append(timings, t)
 	}
