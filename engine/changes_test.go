@@ -104,45 +104,18 @@ func (m *changeModel) apply(c *engine.Change) error {
 func dbState(t *testing.T, db *engine.DB) *changeModel {
 	t.Helper()
 	m := newChangeModel()
-	for _, row := range queryValues(t, db, "MATCH (n) RETURN id(n), labels(n), properties(n)") {
+	for _, row := range algoRows(t, db, "MATCH (n) RETURN id(n), labels(n), properties(n)", nil) {
 		var labels []string
 		for _, l := range row[1].([]vector.Value) {
 			labels = append(labels, l.(string))
 		}
 		m.nodes[uint64(row[0].(int64))] = modelEntity{labels: sortedCopy(labels), props: row[2].(map[string]vector.Value)}
 	}
-	for _, row := range queryValues(t, db, "MATCH (a)-[r]->(b) RETURN id(r), type(r), id(a), id(b), properties(r)") {
+	for _, row := range algoRows(t, db, "MATCH (a)-[r]->(b) RETURN id(r), type(r), id(a), id(b), properties(r)", nil) {
 		m.rels[uint64(row[0].(int64))] = modelEntity{labels: []string{}, typ: row[1].(string),
 			start: uint64(row[2].(int64)), end: uint64(row[3].(int64)), props: row[4].(map[string]vector.Value)}
 	}
 	return m
-}
-
-func queryValues(t *testing.T, db *engine.DB, q string) [][]vector.Value {
-	t.Helper()
-	res, err := db.Query(context.Background(), q, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer res.Close()
-	var out [][]vector.Value
-	for {
-		b, err := res.Next()
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if b == nil {
-			return out
-		}
-		for i := 0; i < b.Rows(); i++ {
-			r := b.Row(i)
-			row := make([]vector.Value, len(b.Cols))
-			for c, v := range b.Cols {
-				row[c] = v.Get(r)
-			}
-			out = append(out, row)
-		}
-	}
 }
 
 // collect reads a feed until a batch creates an :End node.

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // POST /api/v1/batch runs a list of statements in request order

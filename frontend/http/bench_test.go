@@ -1,7 +1,6 @@
 package http
 
 import (
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"io"
 	"log/slog"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 	"github.com/quiverdb/quiver/vector"
 )
 

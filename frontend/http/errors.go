@@ -1,10 +1,8 @@
 package http
 
 import (
-	"github.com/quiverdb/quiver/frontend/jsonio"
-	"unicode/utf8"
-
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // apiError is an error on its way to the client: an HTTP status and the
@@ -91,7 +89,7 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 		b = jsonio.AppendString(b, e.category)
 	}
 	b = append(b, `,"message":`...)
-	b = jsonio.AppendString(b, cutMessage(e.message))
+	b = jsonio.AppendString(b, jsonio.CutMessage(e.message))
 	if e.retryAfter > 0 {
 		b = append(b, `,"retry_after":`...)
 		b = jsonio.AppendInt(b, e.retryAfter)
@@ -126,23 +124,6 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
-}
-
-// maxMessageBytes bounds an error's message: one may quote a value, and
-// a value can be megabytes long.
-const maxMessageBytes = 1024
-
-// cutMessage cuts m to maxMessageBytes at a character boundary, marking
-// the cut with "…".
-func cutMessage(m string) string {
-	if len(m) <= maxMessageBytes {
-		return m
-	}
-	cut := maxMessageBytes
-	for cut > 0 && !utf8.RuneStart(m[cut]) {
-		cut--
-	}
-	return m[:cut] + "…"
 }
 
 // queryWindowChars is how many characters of the query details.query

@@ -1,12 +1,12 @@
 package http
 
 import (
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // handleExplain serves POST /api/v1/query/explain: the plan, never run.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // The hostile-input suite of the hardening issue: the real server,
@@ -335,7 +336,7 @@ func TestErrorMessagesAreCut(t *testing.T) {
 	h := startHostile(t, Config{}, engine.Options{MaxMemory: -1})
 	// The value's text comes back in the message: "… is not a size".
 	status, raw := h.post(t, queryBody("SET max_memory_per_query = '"+rep("9", 100000)+" parsecs'", 0))
-	if status != 400 || errorCode(raw) != "22023" || len(raw) > 2*maxMessageBytes+4*queryWindowChars+512 {
+	if status != 400 || errorCode(raw) != "22023" || len(raw) > 2*jsonio.MaxMessageBytes+4*queryWindowChars+512 {
 		t.Errorf("%d %s, %d bytes", status, errorCode(raw), len(raw))
 	}
 	if !json.Valid(raw) {

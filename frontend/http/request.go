@@ -3,12 +3,12 @@ package http
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // queryRequest is a decoded query request.

@@ -2,11 +2,11 @@ package http
 
 import (
 	"bufio"
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"log/slog"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // A result is written straight from batches into one pooled buffer. Up

@@ -1,13 +1,13 @@
 package http
 
 import (
-	"github.com/quiverdb/quiver/frontend/jsonio"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // Explicit transactions over HTTP (docs/transactions.md):

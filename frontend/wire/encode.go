@@ -37,7 +37,7 @@ func appendError(b []byte, e *wireError) []byte {
 	b = append(b, `,"category":`...)
 	b = jsonio.AppendString(b, e.category)
 	b = append(b, `,"message":`...)
-	b = jsonio.AppendString(b, cutMessage(e.message))
+	b = jsonio.AppendString(b, jsonio.CutMessage(e.message))
 	if e.position != nil {
 		b = append(b, `,"position":{"line":`...)
 		b = jsonio.AppendInt(b, int64(e.position.Line))

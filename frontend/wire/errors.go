@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
 )
@@ -41,21 +40,4 @@ func fromEngine(err error) (_ *wireError, ok bool) {
 		return &wireError{code: engine.CodeTransaction, category: engine.CatTransaction, message: "internal error"}, false
 	}
 	return &wireError{code: e.Code, category: e.Category, message: e.Message, position: e.Position}, true
-}
-
-// maxMessageBytes bounds an error's message: one may quote a value, and
-// a value can be megabytes long.
-const maxMessageBytes = 1024
-
-// cutMessage cuts m to maxMessageBytes at a character boundary, marking
-// the cut with "…".
-func cutMessage(m string) string {
-	if len(m) <= maxMessageBytes {
-		return m
-	}
-	cut := maxMessageBytes
-	for cut > 0 && !utf8.RuneStart(m[cut]) {
-		cut--
-	}
-	return m[:cut] + "…"
 }

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"time"
+
 	"github.com/quiverdb/quiver/engine"
 )
 
@@ -63,38 +65,30 @@ func (s *session) begin(m *message) {
 // commit answers COMMIT. The transaction ends whatever the outcome: a
 // conflict (40001) or an earlier failure (40000) rolls it back.
 func (s *session) commit(m *message) {
-	txn, werr := s.txnFor(m.txID)
-	switch {
-	case werr != nil:
-		s.sendError(werr)
-		return
-	case txn == nil:
-		s.sendError(noTransaction("COMMIT"))
-		return
-	}
-	s.txn = nil
-	if _, err := txn.Commit(); err != nil {
-		s.queryError(err)
-		return
-	}
-	s.out = appendSuccess(s.out, successFields{txID: txn.ID(), committed: true})
+	s.endTxn(m, "COMMIT", (*engine.Transaction).Commit, true)
 }
 
 // rollback answers ROLLBACK.
 func (s *session) rollback(m *message) {
+	s.endTxn(m, "ROLLBACK", (*engine.Transaction).Rollback, false)
+}
+
+// endTxn ends the session's transaction with end and answers SUCCESS,
+// saying committed when it was a commit, or the error.
+func (s *session) endTxn(m *message, verb string, end func(*engine.Transaction) (time.Time, error), committed bool) {
 	txn, werr := s.txnFor(m.txID)
 	switch {
 	case werr != nil:
 		s.sendError(werr)
 		return
 	case txn == nil:
-		s.sendError(noTransaction("ROLLBACK"))
+		s.sendError(noTransaction(verb))
 		return
 	}
 	s.txn = nil
-	if _, err := txn.Rollback(); err != nil {
+	if _, err := end(txn); err != nil {
 		s.queryError(err)
 		return
 	}
-	s.out = appendSuccess(s.out, successFields{txID: txn.ID()})
+	s.out = appendSuccess(s.out, successFields{txID: txn.ID(), committed: committed})
 }
