@@ -27,6 +27,7 @@ type Server struct {
 	// sniffing counts the TCP connections Split is reading the first
 	// byte of (split.go).
 	sniffing atomic.Int64
+	sniffers sniffers
 	// quit is closed by Shutdown: idle sessions end, accept loops stop.
 	quit chan struct{}
 	// drained is closed once Shutdown saw the connections end.

@@ -28,8 +28,51 @@ func (s *Server) Split(ln net.Listener) net.Listener {
 
 // maxSniffing bounds the connections whose first byte is awaited at
 // once: past it, new connections are closed unread, so that a flood of
-// silent connections cannot pile up goroutines.
-const maxSniffing = 1024
+// silent connections cannot pile up goroutines. maxSniffingPerClient
+// bounds one client address's share of them, so that one client's
+// silent connections cannot lock everyone else out for SniffTimeout (as
+// the HTTP listener bounds a client's connections).
+const (
+	maxSniffing          = 1024
+	maxSniffingPerClient = 64
+)
+
+// sniffers counts the connections awaiting their first byte per client
+// address.
+type sniffers struct {
+	mu     sync.Mutex     // protects byHost
+	byHost map[string]int // client IP → connections being sniffed
+}
+
+// take counts a connection from host, false when host has its share.
+func (f *sniffers) take(host string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byHost[host] >= maxSniffingPerClient {
+		return false
+	}
+	if f.byHost == nil {
+		f.byHost = map[string]int{}
+	}
+	f.byHost[host]++
+	return true
+}
+
+func (f *sniffers) release(host string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byHost[host]--; f.byHost[host] <= 0 {
+		delete(f.byHost, host)
+	}
+}
+
+// clientHost is the IP address of c's peer.
+func clientHost(c net.Conn) string {
+	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	return c.RemoteAddr().String()
+}
 
 func (s *Server) splitLoop(h *httpListener) {
 	defer s.removeListener(h)
@@ -43,21 +86,23 @@ func (s *Server) splitLoop(h *httpListener) {
 			h.fail(err)
 			return
 		}
-		if s.sniffing.Add(1) > maxSniffing {
+		host := clientHost(c)
+		if s.sniffing.Add(1) > maxSniffing || !s.sniffers.take(host) {
 			s.sniffing.Add(-1)
 			c.Close()
 			continue
 		}
-		go s.sniff(c, h)
+		go s.sniff(c, host, h)
 	}
 }
 
 // sniff reads c's first byte and hands c on.
-func (s *Server) sniff(c net.Conn, h *httpListener) {
+func (s *Server) sniff(c net.Conn, host string, h *httpListener) {
 	var first [1]byte
 	_ = c.SetReadDeadline(time.Now().Add(s.cfg.SniffTimeout))
 	n, err := c.Read(first[:])
 	s.sniffing.Add(-1)
+	s.sniffers.release(host)
 	if err != nil || n == 0 {
 		c.Close()
 		return

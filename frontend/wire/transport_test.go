@@ -287,3 +287,59 @@ func TestCertificate(t *testing.T) {
 		t.Errorf("damaged pair: %+v %v", d, err)
 	}
 }
+
+// One client's silent connections take at most its share of the
+// connections awaiting their first byte: past it its new ones are closed
+// at once, and when one of the silent ones goes, it may connect again.
+func TestSplitBoundsOneClientsSilentConnections(t *testing.T) {
+	db := openDB(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Config{Logger: quietLogger(), Version: "v", SniffTimeout: time.Minute}, db)
+	httpLn := srv.Split(ln)
+	defer httpLn.Close()
+	addr := ln.Addr().String()
+	silent := make([]net.Conn, maxSniffingPerClient)
+	for i := range silent {
+		if silent[i], err = net.Dial("tcp", addr); err != nil {
+			t.Fatal(err)
+		}
+		defer silent[i].Close()
+	}
+	// The accept loop takes connections in order: once the next one is
+	// closed unread, all of the silent ones are being sniffed.
+	closedAtOnce := func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = c.Read(make([]byte, 1))
+		return errors.Is(err, io.EOF)
+	}
+	if !closedAtOnce() {
+		t.Fatalf("a connection beyond %d silent ones of one client was not closed", maxSniffingPerClient)
+	}
+	silent[0].Close()
+	// The release follows the silent connection's close: a new
+	// connection is served once it has happened.
+	welcomed := func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, `{"type":"HELLO","version":"1.0"}`+"\n")
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return strings.HasPrefix(line, `{"type":"WELCOME"`)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !welcomed(); {
+		if time.Now().After(deadline) {
+			t.Fatal("no connection was served after a silent one closed")
+		}
+	}
+}
