@@ -62,7 +62,8 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *s
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,
 		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version}, db)
-	fe.wire = wire.New(wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections, Conns: reg}, db)
+	fe.wire = wire.New(wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections,
+		MaxConnectionsPerClient: o.maxConnsPerClient, Conns: reg}, db)
 	go func() { fe.errc <- fe.http.Serve(fe.wire.Split(ln)) }()
 	go func() { fe.errc <- fe.wire.ServeQUIC(pc, wire.TLSConfig(cert.TLS)) }()
 	fe.addr, fe.quicFingerprint = ln.Addr().String(), cert.Fingerprint

@@ -17,6 +17,10 @@ type Config struct {
 	// together (a QUIC connection counts once, whatever its streams);
 	// zero means DefaultMaxConnections. The HTTP server has its own.
 	MaxConnections int
+	// MaxConnectionsPerClient caps the open wire connections of one
+	// client address; zero means DefaultMaxConnectionsPerClient, or
+	// MaxConnections when that is lower.
+	MaxConnectionsPerClient int
 	// MaxStreamsPerConn caps the concurrent sessions (bidirectional
 	// streams) of one QUIC connection; zero means DefaultMaxStreamsPerConn.
 	MaxStreamsPerConn int
@@ -50,13 +54,14 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultMaxConnections    = 1000
-	DefaultMaxStreamsPerConn = 16
-	DefaultHelloTimeout      = 10 * time.Second
-	DefaultIdleTimeout       = 5 * time.Minute
-	DefaultWriteTimeout      = time.Minute
-	DefaultSniffTimeout      = 10 * time.Second
-	DefaultWindow            = 1000
+	DefaultMaxConnections          = 1000
+	DefaultMaxConnectionsPerClient = 256
+	DefaultMaxStreamsPerConn       = 16
+	DefaultHelloTimeout            = 10 * time.Second
+	DefaultIdleTimeout             = 5 * time.Minute
+	DefaultWriteTimeout            = time.Minute
+	DefaultSniffTimeout            = 10 * time.Second
+	DefaultWindow                  = 1000
 )
 
 // ProtocolVersion is the protocol version WELCOME answers; a HELLO may
@@ -75,6 +80,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxConnections <= 0 {
 		c.MaxConnections = DefaultMaxConnections
 	}
+	if c.MaxConnectionsPerClient <= 0 {
+		c.MaxConnectionsPerClient = DefaultMaxConnectionsPerClient
+	}
+	c.MaxConnectionsPerClient = min(c.MaxConnectionsPerClient, c.MaxConnections)
 	if c.MaxStreamsPerConn <= 0 {
 		c.MaxStreamsPerConn = DefaultMaxStreamsPerConn
 	}

@@ -207,3 +207,30 @@ func TestCloseCancelsQuery(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// One client address holds at most MaxConnectionsPerClient wire
+// connections, below the server's ceiling; its slot frees when one
+// closes.
+func TestConnectionCeilingPerClient(t *testing.T) {
+	srv, addr := startTCP(t, Config{MaxConnections: 10, MaxConnectionsPerClient: 2}, openDB(t))
+	a := dial(t, addr)
+	dial(t, addr)
+	c := dialRaw(t, addr)
+	m := c.expectError(engine.CodeConnection)
+	if !strings.Contains(m["message"].(string), "client address at its limit of 2") {
+		t.Errorf("ERROR %v", m)
+	}
+	c.expectClosed()
+	if n := srv.conns.Load(); n != 2 {
+		t.Errorf("%d connections counted, want the 2 admitted", n)
+	}
+	a.c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.conns.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed connection's slot was not freed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	dial(t, addr) // its slot is free again
+}

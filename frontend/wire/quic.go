@@ -71,11 +71,12 @@ func (s *Server) ServeQUIC(pc net.PacketConn, tlsConf *tls.Config) error {
 // no open session for HelloTimeout (at first) or IdleTimeout (later) is
 // closed, keep-alives or not.
 func (s *Server) serveQUICConn(conn *quic.Conn) {
-	if !s.openConn() {
+	host := clientHost(conn.RemoteAddr())
+	if !s.openConn(host) {
 		conn.CloseWithError(quicRefused, s.ceilingError().message)
 		return
 	}
-	defer s.closeConn()
+	defer s.closeConn(host)
 	var sessions sync.WaitGroup
 	var active struct {
 		sync.Mutex

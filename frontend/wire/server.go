@@ -27,7 +27,10 @@ type Server struct {
 	// sniffing counts the TCP connections Split is reading the first
 	// byte of (split.go).
 	sniffing atomic.Int64
-	sniffers sniffers
+	sniffers hostCounts
+	// perClient counts the open wire connections of each client address
+	// against MaxConnectionsPerClient.
+	perClient hostCounts
 	// quit is closed by Shutdown: idle sessions end, accept loops stop.
 	quit chan struct{}
 	// drained is closed once Shutdown saw the connections end.
@@ -101,7 +104,8 @@ func (s *Server) goServe(f, refuse func()) {
 
 // serveTCPConn serves one TCP connection's session.
 func (s *Server) serveTCPConn(c net.Conn) {
-	if !s.openConn() {
+	host := clientHost(c.RemoteAddr())
+	if !s.openConn(host) {
 		if s.refusing.Add(1) > maxRefusing {
 			c.Close() // a flood: no answer, no goroutine kept
 		} else {
@@ -110,14 +114,19 @@ func (s *Server) serveTCPConn(c net.Conn) {
 		s.refusing.Add(-1)
 		return
 	}
-	defer s.closeConn()
+	defer s.closeConn(host)
 	s.serveSession(tcpTransport(c))
 }
 
-// openConn takes a connection slot; false at the ceiling.
-func (s *Server) openConn() bool {
+// openConn takes a connection slot for a client at host; false at the
+// server's ceiling or the client's.
+func (s *Server) openConn(host string) bool {
+	if !s.perClient.take(host, s.cfg.MaxConnectionsPerClient) {
+		return false
+	}
 	if s.conns.Add(1) > int64(s.cfg.MaxConnections) {
 		s.conns.Add(-1)
+		s.perClient.release(host)
 		return false
 	}
 	if s.cfg.Conns != nil {
@@ -126,8 +135,9 @@ func (s *Server) openConn() bool {
 	return true
 }
 
-func (s *Server) closeConn() {
+func (s *Server) closeConn(host string) {
 	s.conns.Add(-1)
+	s.perClient.release(host)
 	if s.cfg.Conns != nil {
 		s.cfg.Conns.Closed()
 	}
@@ -139,7 +149,8 @@ const maxRefusing = 256
 
 // ceilingError answers a connection over MaxConnections.
 func (s *Server) ceilingError() *wireError {
-	return protocolError(true, "the server is at its limit of %d wire connections; retry later", s.cfg.MaxConnections)
+	return protocolError(true, "the server is at its limit of %d wire connections, or this client address at its limit of %d; retry later",
+		s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient)
 }
 
 // refuseTCP answers a connection over the ceiling with an ERROR and

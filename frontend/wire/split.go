@@ -37,18 +37,18 @@ const (
 	maxSniffingPerClient = 64
 )
 
-// sniffers counts the connections awaiting their first byte per client
-// address.
-type sniffers struct {
+// hostCounts counts connections per client address: those awaiting
+// their first byte, and the open wire connections.
+type hostCounts struct {
 	mu     sync.Mutex     // protects byHost
-	byHost map[string]int // client IP → connections being sniffed
+	byHost map[string]int // client IP → connections counted
 }
 
-// take counts a connection from host, false when host has its share.
-func (f *sniffers) take(host string) bool {
+// take counts a connection from host, false when host has limit already.
+func (f *hostCounts) take(host string, limit int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.byHost[host] >= maxSniffingPerClient {
+	if f.byHost[host] >= limit {
 		return false
 	}
 	if f.byHost == nil {
@@ -58,7 +58,7 @@ func (f *sniffers) take(host string) bool {
 	return true
 }
 
-func (f *sniffers) release(host string) {
+func (f *hostCounts) release(host string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.byHost[host]--; f.byHost[host] <= 0 {
@@ -66,12 +66,15 @@ func (f *sniffers) release(host string) {
 	}
 }
 
-// clientHost is the IP address of c's peer.
-func clientHost(c net.Conn) string {
-	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return ta.IP.String()
+// clientHost is the IP address of a peer (TCP or QUIC's UDP).
+func clientHost(a net.Addr) string {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.String()
+	case *net.UDPAddr:
+		return a.IP.String()
 	}
-	return c.RemoteAddr().String()
+	return a.String()
 }
 
 func (s *Server) splitLoop(h *httpListener) {
@@ -86,8 +89,8 @@ func (s *Server) splitLoop(h *httpListener) {
 			h.fail(err)
 			return
 		}
-		host := clientHost(c)
-		if s.sniffing.Add(1) > maxSniffing || !s.sniffers.take(host) {
+		host := clientHost(c.RemoteAddr())
+		if s.sniffing.Add(1) > maxSniffing || !s.sniffers.take(host, maxSniffingPerClient) {
 			s.sniffing.Add(-1)
 			c.Close()
 			continue
