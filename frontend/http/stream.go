@@ -68,8 +68,6 @@ func (s *Server) newEntryWriter(res *engine.Result, index int, start time.Time, 
 // open writes the response's head: the schema and the opening of data.
 func (w *resultWriter) open() {
 	w.enc, w.first = &jsonio.Encoder{Ents: w.res.Entities()}, true
-	cols := w.res.Columns()
-	w.keys = make([][]byte, len(cols))
 	switch {
 	case w.experimental:
 		w.b = append(w.b, `{"schema":[`...)
@@ -80,17 +78,7 @@ func (w *resultWriter) open() {
 	default:
 		w.b = append(w.b, `{"schema":{"fields":[`...)
 	}
-	for i, c := range cols {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, `{"name":`...)
-		w.b = jsonio.AppendString(w.b, c.Name)
-		w.b = append(w.b, `,"type":`...)
-		w.b = jsonio.AppendString(w.b, c.Type)
-		w.b = append(w.b, '}')
-		w.keys[i] = append(jsonio.AppendString(nil, c.Name), ':')
-	}
+	w.b, w.keys = jsonio.AppendFields(w.b, w.res.Columns())
 	if w.experimental {
 		w.b = append(w.b, `],"data":[`...)
 	} else {
@@ -170,21 +158,7 @@ func (w *resultWriter) appendTail(b []byte) []byte {
 	b = jsonio.AppendInt(b, elapsed.Milliseconds())
 	b = append(b, `,"rows_scanned":`...)
 	b = jsonio.AppendInt(b, sum.RowsScanned)
-	if sum.Write {
-		for _, f := range []struct {
-			key string
-			n   int64
-		}{
-			{"rows_affected", sum.RowsAffected}, {"nodes_created", sum.NodesCreated},
-			{"relationships_created", sum.RelationshipsCreated}, {"properties_set", sum.PropertiesSet},
-			{"labels_added", sum.LabelsAdded}, {"nodes_deleted", sum.NodesDeleted},
-			{"relationships_deleted", sum.RelationshipsDeleted}, {"properties_removed", sum.PropertiesRemoved},
-			{"labels_removed", sum.LabelsRemoved},
-		} {
-			b = append(b, ",\""+f.key+"\":"...)
-			b = jsonio.AppendInt(b, f.n)
-		}
-	}
+	b = jsonio.AppendWriteCounts(b, sum)
 	return w.closeObject(appendProfileField(append(b, '}'), w.res))
 }
 

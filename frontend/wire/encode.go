@@ -88,21 +88,7 @@ func appendResultSuccess(b []byte, r resultSummary) []byte {
 	b = append(b, `,"time_ms":`...)
 	b = jsonio.AppendFloat(b, jsonio.Millis(r.elapsed))
 	s := r.sum
-	if s.Write {
-		for _, f := range []struct {
-			key string
-			n   int64
-		}{
-			{"rows_affected", s.RowsAffected}, {"nodes_created", s.NodesCreated},
-			{"relationships_created", s.RelationshipsCreated}, {"properties_set", s.PropertiesSet},
-			{"labels_added", s.LabelsAdded}, {"nodes_deleted", s.NodesDeleted},
-			{"relationships_deleted", s.RelationshipsDeleted}, {"properties_removed", s.PropertiesRemoved},
-			{"labels_removed", s.LabelsRemoved},
-		} {
-			b = append(b, ",\""+f.key+"\":"...)
-			b = jsonio.AppendInt(b, f.n)
-		}
-	}
+	b = jsonio.AppendWriteCounts(b, s)
 	if r.stats {
 		b = append(b, `,"nodes_scanned":`...)
 		b = jsonio.AppendInt(b, s.RowsScanned)
@@ -125,19 +111,8 @@ func appendResultSuccess(b []byte, r resultSummary) []byte {
 // appendSchema writes a SCHEMA and returns the row keys (each column's
 // name as a JSON string and ':') that BINDINGS rows use.
 func appendSchema(b []byte, cols []engine.Column) ([]byte, [][]byte) {
-	keys := make([][]byte, len(cols))
 	b = append(b, `{"type":"SCHEMA","fields":[`...)
-	for i, c := range cols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = jsonio.AppendString(b, c.Name)
-		b = append(b, `,"type":`...)
-		b = jsonio.AppendString(b, c.Type)
-		b = append(b, '}')
-		keys[i] = append(jsonio.AppendString(nil, c.Name), ':')
-	}
+	b, keys := jsonio.AppendFields(b, cols)
 	return append(b, "]}\n"...), keys
 }
 
