@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -19,12 +20,24 @@ import (
 
 // decodeMessage decodes one message line into its JSON object.
 func (s *WireSession) decodeMessage(line []byte) (map[string]any, error) {
+	if !fastTakes(line) {
+		return slowMessage(line)
+	}
 	v, err := s.parser.ParseBytes(line)
 	if err == nil && v.Type() == fastjson.TypeObject {
 		m, _ := s.fastValue(v).(map[string]any)
 		return m, nil
 	}
 	return slowMessage(line)
+}
+
+// fastTakes reports whether fastjson decodes line as encoding/json
+// does: it keeps invalid UTF-8 and an unpaired surrogate escape as they
+// are, where encoding/json reads U+FFFD. The server writes neither (it
+// escapes only control characters, U+2028 and U+2029), so its lines are
+// taken, but one that holds them goes the standard way.
+func fastTakes(line []byte) bool {
+	return utf8.Valid(line) && !bytes.Contains(line, []byte(`\u`))
 }
 
 // slowMessage is decodeMessage through encoding/json.
@@ -139,4 +152,19 @@ func columnIndex(cols []WireColumn, k []byte) int {
 		}
 	}
 	return -1
+}
+
+// mapRows is decodeRows for a BINDINGS message decoded into a map.
+func mapRows(m map[string]any, cols []WireColumn, vals []any) ([]any, int, bool) {
+	data, _ := m["data"].([]any)
+	clear(vals)
+	vals = vals[:0]
+	for _, row := range data {
+		obj, _ := row.(map[string]any)
+		for _, c := range cols {
+			vals = append(vals, obj[c.Name])
+		}
+	}
+	hasMore, _ := m["has_more"].(bool)
+	return vals, len(data), hasMore
 }

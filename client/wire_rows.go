@@ -85,17 +85,24 @@ func (r *WireRows) read() error {
 		s.fail(err)
 		return s.broken
 	}
-	// BINDINGS, the common message, is read into vals without a map.
-	if v, err := s.parser.ParseBytes(line); err == nil && string(v.GetStringBytes("type")) == "BINDINGS" {
-		r.vals, r.nrows, r.paused = s.decodeRows(v, r.cols, r.vals)
-		r.i = 0
-		return nil
+	// BINDINGS, the common message, is read into vals without a map
+	// where fastjson takes the line (fastTakes; nesting within its
+	// limit); any other line is decoded the standard way.
+	if fastTakes(line) {
+		if v, err := s.parser.ParseBytes(line); err == nil && string(v.GetStringBytes("type")) == "BINDINGS" {
+			r.vals, r.nrows, r.paused = s.decodeRows(v, r.cols, r.vals)
+			r.i = 0
+			return nil
+		}
 	}
 	m, err := s.decodeLine(line)
 	if err != nil {
 		return err
 	}
 	switch m["type"] {
+	case "BINDINGS":
+		r.vals, r.nrows, r.paused = mapRows(m, r.cols, r.vals)
+		r.i = 0
 	case "PROFILE":
 		r.profile = m
 	case "EXPLAIN":

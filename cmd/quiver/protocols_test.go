@@ -144,13 +144,14 @@ func TestServeProtocols(t *testing.T) {
 		t.Fatalf("HTTP count: %v %v", res, err)
 	}
 	// Values of every JSON shape, and an integer beyond 2^53, read the
-	// same over the wire on both transports.
+	// same over the wire on both transports; the escaped control
+	// character and U+2028 take the client's standard decoding path.
 	for _, sess := range []*client.WireSession{tcp, quic} {
 		rows := mustRun(t, ctx, func() (*client.WireRows, error) {
-			return sess.Run(ctx, "RETURN [1, 2.5, 'x', null, {a: true}] AS l, {k: [1]} AS m, 9007199254740993 AS big, $p AS p", map[string]any{"p": "é\n"})
+			return sess.Run(ctx, "RETURN [1, 2.5, 'x', null, {a: true}] AS l, {k: [1]} AS m, 9007199254740993 AS big, $p AS p", map[string]any{"p": "é\n\x01\u2028"})
 		})
 		want := map[string]any{"l": []any{int64(1), 2.5, "x", nil, map[string]any{"a": true}}, "m": map[string]any{"k": []any{int64(1)}},
-			"big": int64(9007199254740993), "p": "é\n"}
+			"big": int64(9007199254740993), "p": "é\n\x01\u2028"}
 		if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
 			t.Errorf("values over the wire: %#v, want %#v", rows, want)
 		}
@@ -196,6 +197,23 @@ func TestServeProtocols(t *testing.T) {
 	}
 	if err := srv.cmd.Wait(); err != nil {
 		t.Fatalf("exit after SIGTERM with wire and stream clients connected: %v", err)
+	}
+
+	// A second server on another directory, given the first one's
+	// generated pair as --tls-cert and --tls-key, serves QUIC with it.
+	tlsDir := filepath.Join(dir, "data", "tls")
+	again := startServeProtocols(t, bin, filepath.Join(dir, "data2"),
+		"--tls-cert", filepath.Join(tlsDir, "wire-cert.pem"), "--tls-key", filepath.Join(tlsDir, "wire-key.pem"))
+	if again.quicFP != srv.quicFP {
+		t.Fatalf("fingerprint %s with the first server's certificate, want %s", again.quicFP, srv.quicFP)
+	}
+	quic2, err := client.DialQUIC(ctx, again.addr, client.PinnedTLSConfig(srv.quicFP), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer quic2.Close()
+	if err := quic2.Ping(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
