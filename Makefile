@@ -119,6 +119,11 @@ fuzz:
 		'FuzzFastObject ./frontend/jsonio/ 20000' \
 		'FuzzWireSession ./frontend/wire/ 20000' \
 		'FuzzStreamMessage ./frontend/stream/ 20000' \
+		'FuzzParseTraceparent ./frontend/http/ 5000' \
+		'FuzzListenAddr ./frontend/metrics/ 5000' \
+		'FuzzParseConfig ./cmd/quiver/ 3000' \
+		'FuzzHTTPAnswer ./client/ 5000' \
+		'FuzzWireMessage ./client/ 10000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \

@@ -37,8 +37,12 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *s
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen: %w", err)
 	}
-	cert, err := wire.LoadOrCreateCertificate(o.dataDir, o.tlsCert, o.tlsKey)
-	if err != nil {
+	// parseServe loaded --tls-cert and --tls-key; without them the data
+	// directory keeps a self-signed certificate.
+	cert := &wire.Certificate{CertFile: o.tlsCert, KeyFile: o.tlsKey}
+	if o.tlsCertificate != nil {
+		cert.TLS, cert.Fingerprint = *o.tlsCertificate, wire.Fingerprint(*o.tlsCertificate)
+	} else if cert, err = wire.LoadOrCreateCertificate(o.dataDir, "", ""); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("cannot set up the wire protocol's certificate: %w", err)
 	}
@@ -49,9 +53,6 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *s
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("cannot listen for QUIC on %s: %w", ln.Addr(), err)
-	}
-	if o.tlsCert != "" {
-		log.Info("--tls-cert and --tls-key secure the wire protocol's QUIC transport; the HTTP API and plain-TCP wire connections stay unencrypted in this version")
 	}
 	fe := &frontends{errc: make(chan error, 2)}
 	// WebSocket connections are upgraded HTTP ones: the HTTP listener
