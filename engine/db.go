@@ -167,6 +167,10 @@ func (db *DB) Counts() Counts {
 	return Counts{Nodes: s.NodeCount(), Relationships: s.RelCount()}
 }
 
+// Dir is the data directory the database was opened on; empty for an
+// in-memory database.
+func (db *DB) Dir() string { return db.dir }
+
 // Check verifies the invariants of the stored graph (tests call it after
 // mutating statements).
 func (db *DB) Check() error { return db.store.Check() }
