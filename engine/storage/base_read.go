@@ -235,6 +235,15 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	if v.live.GetCardinality() != uint64(m.NodeCount) {
 		return nil, badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
 	}
+	// A base written before system records existed has no system.kv:
+	// it holds none.
+	if raw, err := o.blob(systemFileName); err != nil {
+		return nil, err
+	} else if raw != nil {
+		if v.sys, err = decodeSystemFile(raw); err != nil {
+			return nil, badFile(systemFileName, "%v", err)
+		}
+	}
 	v.labels = make([]*roaring.Bitmap, len(cf.Labels))
 	for l := range v.labels {
 		name := fmt.Sprintf("label.%d", l)
@@ -330,7 +339,7 @@ func checkFileName(name string, labels, types, keys int) error {
 		return nil
 	}
 	switch {
-	case name == "catalog.json" || name == "nodes.live":
+	case name == "catalog.json" || name == "nodes.live" || name == systemFileName:
 		return nil
 	case len(part) == 2 && part[0] == "label":
 		return id(part[1], labels)

@@ -30,6 +30,7 @@ import (
 //	D/manifest.json        written last (tmp + fsync + rename): the commit point
 //	D/base-<ts>/...        the data files the manifest lists, with sizes and
 //	                       CRC-32C checksums of their stored (compressed) bytes
+//	                       (system.kv: the system records, system.go)
 //
 // A new base goes to a new base-<ts>[-n] directory and becomes current
 // only when the manifest rename lands, so a crash mid-write leaves the old
@@ -326,6 +327,9 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 	tasks := []fileTask{
 		bytesTask("catalog.json", func() []byte { return cb }),
 		bytesTask("nodes.live", func() []byte { return bitmapBytes(v.live) }),
+	}
+	if sys := v.encodeSystemFile(); sys != nil {
+		tasks = append(tasks, bytesTask(systemFileName, func() []byte { return sys }))
 	}
 	for l, b := range v.labels {
 		if b != nil && !b.IsEmpty() {

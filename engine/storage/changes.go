@@ -28,7 +28,8 @@ import (
 
 // CommitRecord is one durable commit as the change feed sees it. Base and
 // Version are immutable versions, so a record may be read at leisure; its
-// Ops are read-only.
+// Ops are read-only, and are the commit's ops without its system record
+// ops (system.go).
 type CommitRecord struct {
 	// LSN is the log position after the commit (0 without a log).
 	LSN uint64
@@ -103,6 +104,9 @@ func (s *Store) queueCommitLocked(base, v *Snapshot, ops []Op) *pendingCommit {
 	if f.mu.sink == nil {
 		return nil
 	}
+	// System records are not the graph's: the feed never sees them, and
+	// a commit of only system records yields no change (system.go).
+	ops = withoutSystemOps(ops)
 	pc := &pendingCommit{rec: CommitRecord{LSN: v.lsn, TS: v.ts, Base: base, Version: v, Ops: ops}}
 	f.mu.q = append(f.mu.q, pc)
 	return pc

@@ -26,6 +26,8 @@ import (
 //     types
 //   - every index: one entry per node with its label and properties, under
 //     the key of the node's values (index_read.go checkIndexes)
+//   - system records: within their limits, in their buckets, counted
+//     (system.go checkSystem)
 //
 // It is O(graph): for tests and diagnostics, not for the commit path.
 func (s *Snapshot) Check() error { return s.CheckInterruptible(nil) }
@@ -41,6 +43,9 @@ func (s *Snapshot) CheckInterruptible(stop func() error) error {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	if err := s.checkIndexes(); err != nil {
+		return fmt.Errorf("version %d: %w", s.ts, err)
+	}
+	if err := s.checkSystem(); err != nil {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	return nil

@@ -278,6 +278,9 @@ func writeEffects(ops []Op, base *Snapshot) (writeSet, *footprint) {
 			if oldNode {
 				entity(nodeKey(op.ID)).deleted = true
 			}
+		case OpSetSystem:
+			// System records are no graph data: no reader's footprint
+			// holds them, and no write set (system.go).
 		default: // schema ops change what every reader may see
 			f.nodes, f.allLabels, f.allTypes, f.allNodeKeys, f.allRelKeys = true, true, true, true, true
 		}

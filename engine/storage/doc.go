@@ -61,6 +61,12 @@
 // into a new Store. BulkLoad (bulk.go) builds a first version directly
 // from typed columns for `quiver import`.
 //
+// System records (system.go) are a small key-value space of the server's
+// own state (users, API keys) kept in each version beside the graph: set
+// by OpSetSystem ops of ordinary commits, so logged, replayed and
+// checkpointed (system.kv) like data, but never read by queries, conflict
+// detection or the change feed.
+//
 // storage must not parse queries, plan, or know about frontends; it
 // depends on vector, csr, catalog and errs only; the write-ahead log
 // (package wal) is reached through the Log interface, and checkpoints

@@ -77,6 +77,8 @@ func (w *work) applyLocked(op *Op) {
 		w.applyDeleteRel(op)
 	case OpDeleteNode:
 		w.maintainNodeLocked(op.ID, func() { w.applyDeleteNode(op) })
+	case OpSetSystem:
+		w.setSystemLocked(op)
 	default:
 		panic("BUG: storage: unknown op kind")
 	}

@@ -40,6 +40,10 @@ const (
 	// OpDropConstraint drops the constraint called Name (and the index it
 	// owns).
 	OpDropConstraint
+	// OpSetSystem sets the system record Name to Value, or deletes it when
+	// Value is nil (system.go). System records are not graph data:
+	// queries, conflict detection and change feeds never see them.
+	OpSetSystem
 )
 
 // Op is one logical write of a transaction, after validation: ids are
@@ -63,5 +67,6 @@ type Op struct {
 	Vals       []vector.Value
 	Index      *catalog.Index      // OpCreateIndex
 	Constraint *catalog.Constraint // OpCreateConstraint
-	Name       string              // OpDropIndex, OpDropConstraint
+	Name       string              // OpDropIndex, OpDropConstraint, OpSetSystem (the key)
+	Value      []byte              // OpSetSystem: the value, nil to delete
 }

@@ -29,9 +29,14 @@ import (
 //	  DropIndex         name
 //	  CreateConstraint  name, kind u8, label, key
 //	  DropConstraint    name
+//	  SetSystem         key, flag u8 (0 delete, 1 set), then if set: value
+//	                    (uvarint length, bytes)
 //	labels: count, ids · props: count, count × (key id, value)
 //
 // Values use the base format's generic encoding (base_value.go).
+// SetSystem (system records, system.go) came after the others: an older
+// log never holds it, so the version byte stays 1 and every older record
+// decodes as before.
 //
 // Catalog names are not transactional: a name is registered when a
 // statement first uses it, whether or not it commits. A record carries
@@ -126,6 +131,14 @@ func appendOp(b []byte, op *Op) []byte {
 		b = appendString(b, c.Key)
 	case OpDropIndex, OpDropConstraint:
 		b = appendString(b, op.Name)
+	case OpSetSystem:
+		b = appendString(b, op.Name)
+		if op.Value == nil {
+			b = append(b, 0)
+		} else {
+			b = binary.AppendUvarint(append(b, 1), uint64(len(op.Value)))
+			b = append(b, op.Value...)
+		}
 	default:
 		panic("BUG: storage: encoding an unknown op kind")
 	}
@@ -218,6 +231,16 @@ func (d *decoder) op() Op {
 		op.Constraint = &catalog.Constraint{Name: d.str(), Kind: catalog.ConstraintKind(d.u8()), Label: d.str(), Key: d.str()}
 	case OpDropIndex, OpDropConstraint:
 		op.Name = d.str()
+	case OpSetSystem:
+		op.Name = d.str()
+		switch flag := d.u8(); flag {
+		case 0:
+		case 1:
+			// A copy: the record's buffer is the log reader's.
+			op.Value = append([]byte{}, d.bytes(d.count(1))...)
+		default:
+			d.fail("system record flag %d", flag)
+		}
 	default:
 		d.fail("unknown op kind %d", op.Kind)
 	}

@@ -109,6 +109,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Kind: OpCreateConstraint, Constraint: &catalog.Constraint{Name: "c", Kind: catalog.Unique, Label: "P", Key: "a"}},
 		{Kind: OpDropIndex, Name: "ix"},
 		{Kind: OpDropConstraint, Name: "c"},
+		{Kind: OpSetSystem, Name: "user/ann", Value: []byte{0, 1, 0xff}},
+		{Kind: OpSetSystem, Name: "empty", Value: []byte{}},
+		{Kind: OpSetSystem, Name: "gone"},
 	}
 	names := catalogTail{firstLabel: 2, labels: []string{"A", "B"}, firstType: 0, firstKey: 5, keys: []string{"k"}}
 	b := encodeRecord(nil, 42, names, ops)

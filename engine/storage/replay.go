@@ -97,6 +97,8 @@ func (w *work) replayLocked(op *Op) error {
 			return fmt.Errorf("schema op without its definition")
 		}
 		return w.applySchemaLocked(op)
+	case OpSetSystem:
+		err = CheckSystemRecord(op.Name, op.Value)
 	default:
 		return fmt.Errorf("unknown op kind %d", op.Kind)
 	}

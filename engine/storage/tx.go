@@ -105,8 +105,10 @@ func (tx *Tx) begin() (*work, error) {
 	s := tx.s
 	base := tx.snap
 	if !tx.optimistic {
-		s.writer.Lock()
-		tx.locked = true
+		if !tx.locked { // BeginWriteContext took it already
+			s.writer.Lock()
+			tx.locked = true
+		}
 		if err := s.failure(); err != nil {
 			tx.locked = false
 			s.writer.Unlock()

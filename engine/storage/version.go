@@ -112,6 +112,8 @@ type Snapshot struct {
 	// holds the entries of the index whose Slot is i (nil once dropped).
 	schema  *catalog.Schema
 	indexes []*nodeIndex
+	// sys is the version's system records (system.go); nil when none.
+	sys *sysMap
 }
 
 type adjPair [2]*csr.Adjacency // indexed by Direction
