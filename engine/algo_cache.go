@@ -44,7 +44,7 @@ var algoCacheFields = []procs.Field{
 // projection cache's entries, bytes, bound (maxBytes) and counters (all zero when
 // the cache is off).
 func (db *DB) registerAlgoCacheProcedure() {
-	p := &procs.Procedure{Signature: procs.Signature{Name: "algo.cache.stats", Outputs: algoCacheFields},
+	p := &procs.Procedure{Signature: procs.Signature{Name: "algo.cache.stats", Outputs: algoCacheFields, Requires: procs.PrivRead},
 		Fn: func(*procs.Context, []vector.Value) ([][]vector.Value, error) {
 			var s algo.CacheStats
 			if db.algoCache != nil {

@@ -24,13 +24,13 @@ func algoNodeOutputs(name, typ string) []procs.Field {
 
 func (db *DB) registerAlgoProcedures() {
 	for _, p := range []*procs.Procedure{
-		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER")}, Stream: db.algoBFS},
-		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT")}, Stream: db.algoSSSP},
-		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs}, Stream: db.algoDijkstra},
-		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER")}, Stream: db.algoWCC},
-		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT")}, Stream: db.algoPageRank},
-		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER")}, Stream: db.algoCDLP},
-		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT")}, Stream: db.algoLCC},
+		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoBFS},
+		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoSSSP},
+		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs, Requires: procs.PrivRead}, Stream: db.algoDijkstra},
+		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoWCC},
+		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoPageRank},
+		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoCDLP},
+		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoLCC},
 	} {
 		if err := db.procs.Register(p); err != nil {
 			panic("BUG: engine: algo procedure: " + err.Error())

@@ -49,3 +49,9 @@ const (
 	CatTransaction = errs.CatTransaction
 	CatUnavailable = errs.CatUnavailable
 )
+
+// NewError returns an engine error with the given code and category, for
+// layers above the engine (authentication) that answer in its shape.
+func NewError(code, category, format string, args ...any) *Error {
+	return errs.New(code, category, format, args...)
+}

@@ -65,4 +65,8 @@ type Options struct {
 	// Observer, when set, is told of every statement and transaction
 	// that ends (observe.go): the server's metrics.
 	Observer Observer
+	// Auditor, when set, receives the engine's audit events (audit.go):
+	// permission denials, schema changes, session settings changes,
+	// CHECKPOINT and COPY FROM. It is called synchronously.
+	Auditor Auditor
 }

@@ -33,6 +33,9 @@ type Principal struct {
 	Address    string    // the client's address (host:port or host)
 	Method     string    // how it authenticated: bearer, api_key, basic, password
 	Session    string    // the token session (bearer), empty otherwise
+	// Credential is opaque outside package auth: which credential
+	// (password generation, API key) auth's Current re-checks.
+	Credential string
 }
 
 type principalKey struct{}

@@ -34,11 +34,7 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 		if s.IndexType == "HASH" {
 			typ = catalog.Hash
 		}
-		name := s.Name
-		if name == "" {
-			name = catalog.IndexName(s.Label, s.Props)
-		}
-		err = tx.CreateIndex(catalog.Index{Name: name, Type: typ, Label: s.Label, Keys: s.Props})
+		err = tx.CreateIndex(catalog.Index{Name: schemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props})
 	case gql.SchemaDropIndex:
 		err = tx.DropIndex(s.Name)
 	case gql.SchemaCreateConstraint:
@@ -46,11 +42,7 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 		if s.Unique {
 			kind = catalog.Unique
 		}
-		name := s.Name
-		if name == "" {
-			name = catalog.ConstraintName(kind, s.Label, s.Props[0])
-		}
-		err = tx.CreateConstraint(catalog.Constraint{Name: name, Kind: kind, Label: s.Label, Key: s.Props[0]})
+		err = tx.CreateConstraint(catalog.Constraint{Name: schemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]})
 	case gql.SchemaDropConstraint:
 		err = tx.DropConstraint(s.Name)
 	default:

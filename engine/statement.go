@@ -93,6 +93,9 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if txn != nil {
+		ctx = withExplicitTransaction(ctx)
+	}
 	st := &statementRun{s: s, start: time.Now(), mode: m, params: params, txn: txn}
 	st.ctx, st.cancel = statementContext(ctx, s.QueryTimeout())
 	defer func() {
@@ -146,16 +149,27 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		if st.mode != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
 		}
+		if err := st.authorize(statementNeeds(stmt)); err != nil {
+			return nil, err
+		}
 		switch {
 		case stmt.Schema != nil:
-			return db.schema(stmt.Schema, st.start, st.txnTx())
+			res, err := db.schema(stmt.Schema, st.start, st.txnTx())
+			db.auditSchema(st.ctx, stmt.Schema, err)
+			return res, err
 		case stmt.Copy != nil:
-			return db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
+			res, err := db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
+			db.auditCopy(st.ctx, stmt.Copy, err)
+			return res, err
 		}
 		return st.sessionStatement(stmt.Session)
 	}
 	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
+		return nil, err
+	}
+	// Checked on the bound plan: what it writes and calls is what runs.
+	if err := st.authorize(queryNeeds(p, st.mode)); err != nil {
 		return nil, err
 	}
 	if st.txn != nil {
@@ -371,7 +385,13 @@ func (st *statementRun) sessionStatement(s *gql.Session) (*Result, error) {
 			return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
 				"CHECKPOINT cannot run inside a transaction").At(s.Pos.Line, s.Pos.Column)
 		}
-		return db.checkpointStatement(st.ctx, st.start)
+		res, err := db.checkpointStatement(st.ctx, st.start)
+		db.audit(st.ctx, AuditEvent{Category: "admin", Action: "checkpoint", Outcome: outcomeOf(err)})
+		return res, err
 	}
-	return st.s.statement(s, st.start)
+	res, err := st.s.statement(s, st.start)
+	if s.Kind == gql.SessionSet {
+		db.auditSet(st.ctx, s, err)
+	}
+	return res, err
 }

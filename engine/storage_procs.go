@@ -45,7 +45,7 @@ func (db *DB) registerStorageProcedures() {
 		}
 	}
 	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.stats",
-		Inputs: []procs.Field{{Name: "graph", Type: "STRING", Optional: true}}, Outputs: storageStatsFields},
+		Inputs: []procs.Field{{Name: "graph", Type: "STRING", Optional: true}}, Outputs: storageStatsFields, Requires: procs.PrivRead},
 		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
 			if g, ok := args[0].(string); ok && g != GraphName {
 				return nil, errs.New(errs.CodeNoObject, errs.CatNoObject,
@@ -53,7 +53,9 @@ func (db *DB) registerStorageProcedures() {
 			}
 			return db.storageStats(), nil
 		}}))
-	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.integrity", Outputs: storageIntegrityFields},
+	must(db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.integrity", Outputs: storageIntegrityFields,
+		// Admin only: it reads every record of the store.
+		Requires: procs.PrivAdmin},
 		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.storageIntegrity(c.Ctx) }}))
 }
 

@@ -84,6 +84,11 @@ type TransactionOptions struct {
 	// Client names who opens it, for the per-client limit ("" is one
 	// anonymous client).
 	Client string
+	// Owner is the authenticated user who opens it ("" without
+	// authentication). The engine only keeps it: a frontend compares it
+	// with the user of each later request naming the transaction, so that
+	// one user cannot run statements in, commit or roll back another's.
+	Owner string
 }
 
 type txState uint8
@@ -105,12 +110,15 @@ const (
 //
 // A statement that fails leaves the transaction failed, as PostgreSQL
 // does: later statements are refused until ROLLBACK TO SAVEPOINT returns
-// to a point before the failure, and COMMIT rolls it back and says so.
+// to a point before the failure, and COMMIT rolls it back and says so. A
+// statement refused for lack of privilege (42501, privileges.go) is such a
+// failure: it wrote nothing, but the transaction is aborted all the same.
 type Transaction struct {
 	db      *DB
 	id      string
 	level   IsolationLevel
 	client  string
+	owner   string
 	expires time.Time
 	sess    *Session
 	timer   *time.Timer
@@ -143,6 +151,9 @@ func (t *Transaction) ExpiresAt() time.Time { return t.expires }
 // Isolation is the transaction's isolation level.
 func (t *Transaction) Isolation() IsolationLevel { return t.level }
 
+// Owner is the user who opened the transaction (TransactionOptions.Owner).
+func (t *Transaction) Owner() string { return t.owner }
+
 // BeginTransaction opens a transaction.
 func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 	if db.closed.Load() {
@@ -161,7 +172,7 @@ func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 		return nil, errs.DataCode(errs.CodeInvalidParam, "transaction timeout %d ms is out of range: 1 to %d ms",
 			o.Timeout.Milliseconds(), MaxTransactionTimeout.Milliseconds())
 	}
-	t := &Transaction{db: db, id: newTransactionID(), level: o.Isolation, client: o.Client,
+	t := &Transaction{db: db, id: newTransactionID(), level: o.Isolation, client: o.Client, owner: o.Owner,
 		expires: time.Now().Add(o.Timeout).UTC(), sess: db.NewSession()}
 	if err := db.txns.add(t, db.opts); err != nil {
 		return nil, err

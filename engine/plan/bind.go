@@ -48,7 +48,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
 		returns = true // a standalone call returns what it yields
 	}
-	return &Plan{Root: b.root, Writes: b.writes, Returns: returns, Fired: b.fired}, nil
+	return &Plan{Root: b.root, Writes: b.writes, Returns: returns, Calls: b.calls, Fired: b.fired}, nil
 }
 
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
@@ -71,6 +71,9 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 			return nil, syntaxAt(clausePos(part), "each part of a UNION must end with RETURN")
 		}
 		out.Writes = out.Writes || p.Writes
+		for _, c := range p.Calls {
+			out.Calls = addCall(out.Calls, c)
+		}
 		for _, r := range p.Fired {
 			out.Fired = AddRule(out.Fired, r)
 		}
@@ -156,8 +159,10 @@ type binder struct {
 	procs  *procs.Registry
 	// opts switches optimizer rules off (rules.go).
 	opts Options
-	// lastCall is the plan of the latest CALL clause.
+	// lastCall is the plan of the latest CALL clause; calls lists every
+	// procedure called (Plan.Calls).
 	lastCall *ProcedureCall
+	calls    []*procs.Procedure
 	// aliases, while ORDER BY of a plain projection is bound, maps the
 	// projection's column names to their expressions over its input.
 	aliases map[string]Expr

@@ -24,6 +24,7 @@ func (b *binder) procedureCall(c *gql.Call, standalone bool) error {
 	if !ok {
 		return b.procs.Unknown(name).At(c.Pos.Line, c.Pos.Column)
 	}
+	b.calls = addCall(b.calls, p)
 	b.set(b.input())
 	args, err := b.callArgs(c, p, standalone)
 	if err != nil {

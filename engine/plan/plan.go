@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/quiverdb/quiver/engine/procs"
+
 // Plan is a bound statement ready to execute.
 type Plan struct {
 	Root Operator
@@ -9,6 +11,10 @@ type Plan struct {
 	// Returns is set when the statement ends with RETURN; otherwise it
 	// runs for its side effects and has no result columns or rows.
 	Returns bool
+	// Calls lists the procedures the statement CALLs, in every part of a
+	// UNION, each once: the engine checks the privileges they require on
+	// the bound plan, before it runs.
+	Calls []*procs.Procedure
 
 	// Fired lists, in the order they first applied, the optimizer rules
 	// and passes that changed this plan while it was bound and optimized
@@ -35,4 +41,14 @@ func (p *Plan) Columns() []Column {
 		}
 	}
 	return out
+}
+
+// addCall records that the plan calls p, once per procedure name.
+func addCall(calls []*procs.Procedure, p *procs.Procedure) []*procs.Procedure {
+	for _, c := range calls {
+		if c.Name == p.Name {
+			return calls
+		}
+	}
+	return append(calls, p)
 }

@@ -12,9 +12,9 @@ import (
 // catalog remembers but nothing uses any more are left out.
 func builtins() []*Procedure {
 	return append([]*Procedure{
-		{Signature: Signature{Name: "db.labels", Outputs: []Field{{Name: "label", Type: "STRING"}}}, Fn: labels},
-		{Signature: Signature{Name: "db.relationshipTypes", Outputs: []Field{{Name: "relationshipType", Type: "STRING"}}}, Fn: relTypes},
-		{Signature: Signature{Name: "db.propertyKeys", Outputs: []Field{{Name: "propertyKey", Type: "STRING"}}}, Fn: propertyKeys},
+		{Signature: Signature{Name: "db.labels", Outputs: []Field{{Name: "label", Type: "STRING"}}, Requires: PrivRead}, Fn: labels},
+		{Signature: Signature{Name: "db.relationshipTypes", Outputs: []Field{{Name: "relationshipType", Type: "STRING"}}, Requires: PrivRead}, Fn: relTypes},
+		{Signature: Signature{Name: "db.propertyKeys", Outputs: []Field{{Name: "propertyKey", Type: "STRING"}}, Requires: PrivRead}, Fn: propertyKeys},
 	}, schemaProcedures()...)
 }
 

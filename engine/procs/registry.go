@@ -49,6 +49,19 @@ type Signature struct {
 	Name    string
 	Inputs  []Field
 	Outputs []Field
+	// Requires is the privilege a principal needs to call the procedure
+	// (docs/security.md). Zero means PrivAdmin: a procedure that does
+	// not say what it touches is kept from readers and editors.
+	Requires Privilege
+}
+
+// Required is the privilege calling the procedure needs: Requires, or
+// PrivAdmin when it is zero.
+func (s Signature) Required() Privilege {
+	if s.Requires == 0 {
+		return PrivAdmin
+	}
+	return s.Requires
 }
 
 func (s Signature) String() string {
@@ -153,6 +166,9 @@ func (r *Registry) Register(p *Procedure) error {
 	}
 	if p.Name == "" || strings.HasPrefix(p.Name, ".") || strings.HasSuffix(p.Name, ".") || strings.Contains(p.Name, "..") {
 		return fmt.Errorf("invalid procedure name %q", p.Name)
+	}
+	if p.Requires&^(PrivRead|PrivWrite|PrivAdmin) != 0 {
+		return fmt.Errorf("procedure %s: unknown privilege bits %#x in Requires", p.Name, uint8(p.Requires))
 	}
 	seen := map[string]bool{}
 	for _, fs := range [][]Field{p.Inputs, p.Outputs} {

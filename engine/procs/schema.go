@@ -19,8 +19,8 @@ var ConstraintFields = []Field{{Name: "name", Type: "STRING"}, {Name: "type", Ty
 // snapshot.
 func schemaProcedures() []*Procedure {
 	return []*Procedure{
-		{Signature: Signature{Name: "db.indexes", Outputs: IndexFields}, Fn: indexes},
-		{Signature: Signature{Name: "db.constraints", Outputs: ConstraintFields}, Fn: constraints},
+		{Signature: Signature{Name: "db.indexes", Outputs: IndexFields, Requires: PrivRead}, Fn: indexes},
+		{Signature: Signature{Name: "db.constraints", Outputs: ConstraintFields, Requires: PrivRead}, Fn: constraints},
 	}
 }
 
