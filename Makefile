@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test promtool test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test promtool curl test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -67,8 +67,22 @@ promtool:
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends prometheus >/dev/null; } || exit 1; \
 	command -v promtool >/dev/null || { echo "the prometheus package installed no promtool on PATH"; exit 1; }
 
+## curl: the TLS tests of cmd/quiver check the server's certificate with
+## `curl --cacert` too; installed from Debian's curl package when it is
+## not on PATH (as root, or with sudo).
+curl:
+	@command -v curl >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "curl is missing and this user cannot install it: apt-get install curl as root"; exit 1; fi; \
+	echo "installing curl"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends curl ca-certificates >/dev/null || \
+		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends curl ca-certificates >/dev/null; } || exit 1; \
+	command -v curl >/dev/null || { echo "the curl package installed no curl on PATH"; exit 1; }
+
 # The TCK gate runs on its own so that its per-folder counts are printed.
-test-unit: promtool
+test-unit: promtool curl
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 
@@ -124,6 +138,9 @@ fuzz:
 		'FuzzParseConfig ./cmd/quiver/ 3000' \
 		'FuzzHTTPAnswer ./client/ 5000' \
 		'FuzzWireMessage ./client/ 10000' \
+		'FuzzAuthorizationHeader ./frontend/auth/ 20000' \
+		'FuzzAccessToken ./frontend/auth/ 20000' \
+		'FuzzAuditRecord ./frontend/auth/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \

@@ -9,3 +9,6 @@ func StartFakeWireServer() (addr string, stop func()) {
 	}
 	return f.addr(), func() { f.ln.Close() }
 }
+
+// WriteSelfSignedCert writes a test certificate and key (tlscert_test.go).
+var WriteSelfSignedCert = writeSelfSignedCert

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,9 @@ type HTTPClient struct {
 	hc       *http.Client
 	header   http.Header
 	maxBytes int64
+	// cred is the credential every request carries (http_auth.go); nil
+	// for none. Login and Refresh replace it while requests run.
+	cred atomic.Pointer[credential]
 }
 
 // HTTPOption configures an HTTPClient.
@@ -36,8 +40,9 @@ const DefaultMaxResponseBytes = 256 << 20
 // instead of http.DefaultClient.
 func WithHTTPClient(hc *http.Client) HTTPOption { return func(c *HTTPClient) { c.hc = hc } }
 
-// WithHeader adds a header to every request, such as X-API-Key or
-// Authorization once the server authenticates.
+// WithHeader adds a header to every request. For credentials, use
+// WithBearerToken, WithAPIKey or WithBasicAuth (http_auth.go), which
+// Login and Logout can replace.
 func WithHeader(key, value string) HTTPOption {
 	return func(c *HTTPClient) { c.header.Add(key, value) }
 }
@@ -47,7 +52,7 @@ func WithHeader(key, value string) HTTPOption {
 func WithMaxResponseBytes(n int64) HTTPOption { return func(c *HTTPClient) { c.maxBytes = n } }
 
 // NewHTTP returns a client of the server at baseURL, such as
-// "http://127.0.0.1:3141".
+// "http://127.0.0.1:3141", or "https://…" with WithTLSConfig.
 func NewHTTP(baseURL string, opts ...HTTPOption) *HTTPClient {
 	c := &HTTPClient{base: strings.TrimRight(baseURL, "/"), hc: http.DefaultClient, header: http.Header{}, maxBytes: DefaultMaxResponseBytes}
 	for _, o := range opts {
@@ -180,6 +185,7 @@ func (c *HTTPClient) call(ctx context.Context, method, path string, body any, ou
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	c.authorize(req, path)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

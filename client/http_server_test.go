@@ -56,11 +56,20 @@ var listening = regexp.MustCompile(`msg=listening addr=(\S+)`)
 // startQuiver runs `quiver serve` over dataDir with a rate limit (0:
 // none) and returns its base URL and a function that stops it.
 func startQuiver(dataDir string, rateLimit int) (string, func(), error) {
+	addr, stop, err := startQuiverWith(dataDir, nil, "--rate-limit", strconv.Itoa(rateLimit))
+	return "http://" + addr, stop, err
+}
+
+// startQuiverWith runs `quiver serve` over dataDir with more flags and
+// environment variables ("NAME=value") and returns its address
+// (host:port) and a function that stops it.
+func startQuiverWith(dataDir string, env []string, flags ...string) (string, func(), error) {
 	bin, err := quiverBinary()
 	if err != nil {
 		return "", nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", strconv.Itoa(rateLimit))
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, flags...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", nil, err
@@ -85,7 +94,7 @@ func startQuiver(dataDir string, rateLimit int) (string, func(), error) {
 	}()
 	select {
 	case addr := <-addrc:
-		return "http://" + addr, stop, nil
+		return addr, stop, nil
 	case <-time.After(60 * time.Second):
 		stop()
 		return "", nil, fmt.Errorf("quiver serve did not log its address")
@@ -116,4 +125,19 @@ func exampleServer() (string, func()) {
 		panic(err)
 	}
 	return base, func() { stop(); os.RemoveAll(dir) }
+}
+
+// exampleAuthServer starts a server with authentication on, whose admin
+// has the given password, for one example; it returns the server's URL.
+func exampleAuthServer(adminPassword string) (string, func()) {
+	dir, err := os.MkdirTemp("", "quiver-example-")
+	if err != nil {
+		panic(err)
+	}
+	addr, stop, err := startQuiverWith(dir, []string{"QUIVER_ADMIN_PASSWORD=" + adminPassword}, "--auth-enabled")
+	if err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	return "http://" + addr, func() { stop(); os.RemoveAll(dir) }
 }

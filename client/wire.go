@@ -27,8 +27,17 @@ import (
 type WireOptions struct {
 	// Client names the program in HELLO (the server may log it).
 	Client string
-	// Username and Password go in HELLO.auth when Username is set.
+	// Username and Password go in HELLO.auth, when Username or
+	// AuthMethod is set (docs/wire-protocol.md, Authentication).
 	Username, Password string
+	// AuthMethod says what Password carries: WireAuthBasic (or "") the
+	// user's password, WireAuthBearer an access token (HTTPClient.Login),
+	// WireAuthAPIKey an API key; the last two need no Username.
+	AuthMethod string
+	// TLS, when set, makes DialTCP speak TLS to a server started with
+	// --tls-cert (the wire protocol runs inside TLS on the same port);
+	// its ALPN is set to "quiver/1". DialQUIC takes its own.
+	TLS *tls.Config
 	// FetchSize is how many rows each PULL asks for; zero means 1000,
 	// -1 all the rest at once.
 	FetchSize int
@@ -37,8 +46,16 @@ type WireOptions struct {
 	MaxMessageBytes int
 }
 
-// WireALPN is the application protocol QUIC connections negotiate.
+// WireALPN is the application protocol QUIC connections negotiate, and
+// TLS connections over TCP (WireOptions.TLS).
 const WireALPN = "quiver/1"
+
+// The HELLO.auth methods (WireOptions.AuthMethod).
+const (
+	WireAuthBasic  = "basic"
+	WireAuthBearer = "bearer"
+	WireAuthAPIKey = "api_key"
+)
 
 // wireVersion is the protocol version the client speaks.
 const wireVersion = "1.0"
@@ -72,11 +89,21 @@ type WireSession struct {
 	num    []byte
 }
 
-// DialTCP opens a session over plain TCP: addr is the server's --listen
-// address (the HTTP API's port serves both).
+// DialTCP opens a session over TCP: addr is the server's --listen
+// address (the HTTP API's port serves both). With opts.TLS the session
+// runs inside TLS, as a server with --tls-cert requires.
 func DialTCP(ctx context.Context, addr string, opts *WireOptions) (*WireSession, error) {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
+	var c net.Conn
+	var err error
+	if opts != nil && opts.TLS != nil {
+		tc := opts.TLS.Clone()
+		tc.NextProtos = []string{WireALPN}
+		td := tls.Dialer{NetDialer: &d, Config: tc}
+		c, err = td.DialContext(ctx, "tcp", addr)
+	} else {
+		c, err = d.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to %s: %w", addr, err)
 	}
@@ -149,8 +176,15 @@ func startWireSession(ctx context.Context, c wireStream, opts *WireOptions) (*Wi
 	if s.opts.Client != "" {
 		hello["client"] = s.opts.Client
 	}
-	if s.opts.Username != "" {
-		hello["auth"] = map[string]any{"username": s.opts.Username, "password": s.opts.Password}
+	if s.opts.Username != "" || s.opts.AuthMethod != "" {
+		a := map[string]any{"password": s.opts.Password}
+		if s.opts.Username != "" {
+			a["username"] = s.opts.Username
+		}
+		if s.opts.AuthMethod != "" {
+			a["method"] = s.opts.AuthMethod
+		}
+		hello["auth"] = a
 	}
 	stop := s.watch(ctx)
 	defer stop()
@@ -404,6 +438,9 @@ func wireError(m map[string]any) *Error {
 	e.Code, _ = m["code"].(string)
 	e.Category, _ = m["category"].(string)
 	e.Message, _ = m["message"].(string)
+	if ra, ok := m["retry_after"].(int64); ok { // RATE_LIMIT_EXCEEDED: the login limiter
+		e.RetryAfter = int(ra)
+	}
 	if pos, ok := m["position"].(map[string]any); ok {
 		line, _ := pos["line"].(int64)
 		col, _ := pos["column"].(int64)

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -26,6 +27,10 @@ type fakeWireServer struct {
 	mu     sync.Mutex
 	pulls  []int64 // the n of every PULL
 	log    []string
+	// auths are the HELLOs' auth objects (nil for a HELLO without). A
+	// password "wrong" is refused with 08001, "limited" with
+	// RATE_LIMIT_EXCEEDED, as the real server's failures.
+	auths []map[string]any
 }
 
 var rangeQuery = regexp.MustCompile(`^UNWIND range\(1, (\d+)\) AS i RETURN i$`)
@@ -39,12 +44,28 @@ func startFakeWireServer(tb testing.TB, window int) *fakeWireServer {
 	return f
 }
 
+// startFakeTLSWireServer is startFakeWireServer speaking TLS with tc,
+// as a server with --tls-cert does.
+func startFakeTLSWireServer(tb testing.TB, window int, tc *tls.Config) *fakeWireServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := serveFakeWireServer(tls.NewListener(ln, tc), window)
+	tb.Cleanup(func() { f.ln.Close() })
+	return f
+}
+
 // listenFakeWireServer serves on a loopback port until f.ln is closed.
 func listenFakeWireServer(window int) (*fakeWireServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	return serveFakeWireServer(ln, window), nil
+}
+
+func serveFakeWireServer(ln net.Listener, window int) *fakeWireServer {
 	f := &fakeWireServer{ln: ln, window: window}
 	go func() {
 		for {
@@ -55,7 +76,7 @@ func listenFakeWireServer(window int) (*fakeWireServer, error) {
 			go f.serve(c)
 		}
 	}()
-	return f, nil
+	return f
 }
 
 func (f *fakeWireServer) addr() string { return f.ln.Addr().String() }
@@ -91,6 +112,20 @@ func (f *fakeWireServer) serve(c net.Conn) {
 		}
 		switch m["type"] {
 		case "HELLO":
+			a, _ := m["auth"].(map[string]any)
+			f.mu.Lock()
+			f.auths = append(f.auths, a)
+			f.mu.Unlock()
+			switch a["password"] {
+			case "wrong":
+				send(map[string]any{"type": "ERROR", "code": "08001", "category": "AUTH_FAILED", "message": "invalid user name or password"})
+				w.Flush()
+				return
+			case "limited":
+				send(map[string]any{"type": "ERROR", "code": "RATE_LIMIT_EXCEEDED", "category": "RESOURCE_EXHAUSTED", "message": "too many failed attempts", "retry_after": 60})
+				w.Flush()
+				return
+			}
 			send(map[string]any{"type": "WELCOME", "version": "1.0", "server": "fake-1", "session_id": "00000000-0000-4000-8000-000000000001",
 				"capabilities": map[string]any{"max_query_size": 1048576, "supported_isolation_levels": []string{"READ_COMMITTED", "REPEATABLE_READ", "SERIALIZABLE"}}})
 		case "PING", "ROLLBACK":

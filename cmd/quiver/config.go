@@ -47,6 +47,7 @@ var configKeys = map[string]valueKind{
 	"tls-cert":                   kindString,
 	"tls-key":                    kindString,
 	"auth-enabled":               kindBool,
+	"allow-insecure-auth":        kindBool,
 	"replication-mode":           kindString,
 	"import-dir":                 kindString,
 	"max-memory":                 kindSize,
@@ -264,8 +265,8 @@ func inConfigFile(err error, path string, lines map[string]int) error {
 }
 
 // loadTLS checks --tls-cert and --tls-key: both or neither, and a pair
-// that loads. The certificate is the wire protocol's (QUIC); HTTP stays
-// plain in this version.
+// that loads. The certificate secures the main port (HTTPS, WSS, the wire
+// protocol over TLS), QUIC and the metrics listener (security.go).
 func loadTLS(o *serveOptions) error {
 	if o.tlsCert == "" && o.tlsKey == "" {
 		return nil
@@ -278,6 +279,5 @@ func loadTLS(o *serveOptions) error {
 		return fmt.Errorf("--tls-cert %s and --tls-key %s: cannot load the TLS certificate and key: %w", o.tlsCert, o.tlsKey, err)
 	}
 	o.tlsCertificate = &cert
-	o.notes = append(o.notes, "TLS: --tls-cert and --tls-key secure the wire protocol (QUIC); the HTTP API is plain HTTP in this version: serve it on a trusted network or behind a TLS proxy")
 	return nil
 }

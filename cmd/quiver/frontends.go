@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/auth"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
 	"github.com/quiverdb/quiver/frontend/metrics"
 	qstream "github.com/quiverdb/quiver/frontend/stream"
@@ -19,7 +21,8 @@ import (
 // frontends are the protocols serve speaks on --listen: the HTTP API
 // with the change stream's WebSocket on TCP, the wire protocol on the
 // same TCP port (connections whose first byte is '{') and on QUIC at the
-// same UDP port number.
+// same UDP port number. With --tls-cert the TCP port speaks TLS only
+// (HTTPS, WSS and the wire protocol inside TLS).
 type frontends struct {
 	http   *qhttp.Server
 	wire   *wire.Server
@@ -31,23 +34,30 @@ type frontends struct {
 }
 
 // startFrontends listens on o.listen and serves db there; serve logs
-// "listening" once it returns.
-func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *slog.Logger) (*frontends, error) {
+// "listening" once it returns. certs is the operator's certificate
+// (nil without --tls-cert), authSvc the authentication service.
+func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs *certReloader, authSvc *auth.Service, log *slog.Logger) (*frontends, error) {
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen: %w", err)
 	}
-	// parseServe loaded --tls-cert and --tls-key; without them the data
-	// directory keeps a self-signed certificate.
-	cert := &wire.Certificate{CertFile: o.tlsCert, KeyFile: o.tlsKey}
-	if o.tlsCertificate != nil {
-		cert.TLS, cert.Fingerprint = *o.tlsCertificate, wire.Fingerprint(*o.tlsCertificate)
-	} else if cert, err = wire.LoadOrCreateCertificate(o.dataDir, "", ""); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("cannot set up the wire protocol's certificate: %w", err)
-	}
-	if cert.Generated {
-		log.Info("generated a self-signed certificate for the wire protocol", "cert", cert.CertFile, "fingerprint", cert.Fingerprint)
+	// QUIC always has TLS: the operator's certificate (reloadable), or
+	// the self-signed one the data directory keeps.
+	var quicTLS *tls.Config
+	var fingerprint string
+	if certs != nil {
+		quicTLS = &tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS13, NextProtos: []string{wire.ALPN}}
+		fingerprint = wire.Fingerprint(*certs.cur.Load())
+	} else {
+		cert, err := wire.LoadOrCreateCertificate(o.dataDir, "", "")
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("cannot set up the wire protocol's certificate: %w", err)
+		}
+		if cert.Generated {
+			log.Info("generated a self-signed certificate for the wire protocol", "cert", cert.CertFile, "fingerprint", cert.Fingerprint)
+		}
+		quicTLS, fingerprint = wire.TLSConfig(cert.TLS), cert.Fingerprint
 	}
 	pc, err := net.ListenPacket("udp", ln.Addr().String())
 	if err != nil {
@@ -57,17 +67,28 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, log *s
 	fe := &frontends{errc: make(chan error, 2)}
 	// WebSocket connections are upgraded HTTP ones: the HTTP listener
 	// counts them, the stream does not again.
-	fe.stream = qstream.New(qstream.Config{Logger: log, MaxConnections: o.maxConnections,
-		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true }}, db) // the HTTP server's origin policy has decided
+	scfg := qstream.Config{Logger: log, MaxConnections: o.maxConnections,
+		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true }} // the HTTP server's origin policy has decided
+	if authSvc.Enabled() {
+		scfg.Authenticate = func(authorization, addr string) (*engine.Principal, error) {
+			return authSvc.Authenticate(context.Background(), auth.Credentials{Authorization: authorization, Address: addr, Protocol: "stream"})
+		}
+		scfg.Current, scfg.Auditor = authSvc.Current, authSvc
+	}
+	fe.stream = qstream.New(scfg, db)
 	fe.http = qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,
-		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version}, db)
-	fe.wire = wire.New(wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections,
-		MaxConnectionsPerClient: o.maxConnsPerClient, Conns: reg}, db)
+		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version, Auth: authSvc}, db)
+	wcfg := wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections,
+		MaxConnectionsPerClient: o.maxConnsPerClient, Conns: reg, Auth: authSvc}
+	if certs != nil {
+		wcfg.TLS = wire.MainTLSConfig(certs.getCertificate)
+	}
+	fe.wire = wire.New(wcfg, db)
 	go func() { fe.errc <- fe.http.Serve(fe.wire.Split(ln)) }()
-	go func() { fe.errc <- fe.wire.ServeQUIC(pc, wire.TLSConfig(cert.TLS)) }()
-	fe.addr, fe.quicFingerprint = ln.Addr().String(), cert.Fingerprint
+	go func() { fe.errc <- fe.wire.ServeQUIC(pc, quicTLS) }()
+	fe.addr, fe.quicFingerprint = ln.Addr().String(), fingerprint
 	return fe, nil
 }
 
@@ -90,8 +111,9 @@ type metricsListener struct {
 }
 
 // startMetrics starts the metrics listener when QUIVER_METRICS_PORT asks
-// for it; nil when it does not.
-func startMetrics(reg *metrics.Registry, log *slog.Logger) (*metricsListener, error) {
+// for it; nil when it does not. With certs it serves TLS; with
+// authentication on, /metrics refuses scrapes until setAuth.
+func startMetrics(reg *metrics.Registry, certs *certReloader, authEnabled bool, log *slog.Logger) (*metricsListener, error) {
 	addr, err := metrics.ListenAddr(os.Getenv)
 	if err != nil || addr == "" {
 		return nil, err
@@ -100,13 +122,21 @@ func startMetrics(reg *metrics.Registry, log *slog.Logger) (*metricsListener, er
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen for metrics (%s, %s): %w", metrics.EnvBind, metrics.EnvPort, err)
 	}
+	scheme := "http"
+	if certs != nil {
+		ln = tls.NewListener(ln, &tls.Config{GetCertificate: certs.getCertificate, MinVersion: tls.VersionTLS12, NextProtos: []string{wire.ALPNHTTP}})
+		scheme = "https"
+	}
 	ml := &metricsListener{l: metrics.NewListener(reg, log)}
+	if authEnabled {
+		ml.l.RequireAuth()
+	}
 	go func() {
 		if err := ml.l.Serve(ln); err != nil {
 			log.Error("the metrics listener stopped", "error", err)
 		}
 	}()
-	log.Info("metrics listening", "addr", ln.Addr().String())
+	log.Info("metrics listening", "addr", ln.Addr().String(), "scheme", scheme, "auth", authEnabled)
 	return ml, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -42,9 +43,12 @@ type serveOptions struct {
 	checkpointWALBytes int64
 	// rateLimit is the HTTP API's requests per hour per client (0: none).
 	rateLimit int
-	// tlsCertificate is --tls-cert and --tls-key loaded (config.go): the
-	// wire protocol's; nil without TLS.
+	// tlsCertificate is --tls-cert and --tls-key loaded (config.go): every
+	// TLS listener's (security.go); nil without TLS.
 	tlsCertificate *tls.Certificate
+	// allowInsecureAuth lets authentication run without TLS on a
+	// non-loopback address (security.go).
+	allowInsecureAuth bool
 	// notes are lines serve logs at start (config.go): what the
 	// configuration file or the options leave aside.
 	notes []string
@@ -62,7 +66,8 @@ func parseServe(args []string) (o serveOptions, err error) {
 	timeoutMS := fs.Int64("query-timeout", 30000, "query timeout in milliseconds (0: none)")
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
-	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "turn authentication on")
+	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "require authentication on every endpoint but the health probes (docs/security.md)")
+	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
@@ -150,8 +155,8 @@ func parseServe(args []string) (o serveOptions, err error) {
 	if err := loadTLS(&o); err != nil {
 		return o, err
 	}
-	if o.authEnabled {
-		return o, errors.New("--auth-enabled: authentication is not supported in this version")
+	if err := checkAuthTransport(o, os.Getenv); err != nil {
+		return o, err
 	}
 	if o.replicationMode != "" && o.replicationMode != "primary" {
 		return o, fmt.Errorf("--replication-mode %q: replication is not supported in this version (only the standalone role \"primary\" is)", o.replicationMode)

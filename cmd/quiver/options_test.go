@@ -38,7 +38,7 @@ func TestParseServeRejects(t *testing.T) {
 		"listen":           {"--listen", "nowhere"},
 		"data-dir":         {"--data-dir", ""},
 		"TLS":              {"--tls-cert", "c.pem", "--tls-key", "k.pem"},
-		"authentication":   {"--auth-enabled"},
+		"clear text":       {"--auth-enabled", "--listen", "0.0.0.0:9"},
 		"replication-mode": {"--replication-mode", "replica"},
 		"unexpected":       {"extra"},
 		"not defined":      {"--nope"},
@@ -56,7 +56,7 @@ func TestRunCommands(t *testing.T) {
 	if code := run([]string{"version"}); code != 0 {
 		t.Errorf("version: exit %d", code)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"import"}, {"shell"}, {"serve", "--auth-enabled"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"import"}, {"shell"}, {"serve", "--auth-enabled", "--listen", ":3141"}} {
 		if code := run(args); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/auth"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
 	"github.com/quiverdb/quiver/frontend/metrics"
 )
@@ -47,13 +48,17 @@ func limitMemory(budget int64, log *slog.Logger) {
 }
 
 // serve opens the database, serves every protocol (frontends.go) until
-// SIGINT or SIGTERM, then shuts down gracefully.
+// SIGINT or SIGTERM, then shuts down gracefully. SIGHUP reloads the TLS
+// certificate.
 func serve(o serveOptions) error {
 	// Catch signals first: once "listening" is logged a client may act on
 	// it, and a SIGTERM must then mean a graceful stop.
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigc)
+	hupc := make(chan os.Signal, 1)
+	signal.Notify(hupc, syscall.SIGHUP)
+	defer signal.Stop(hupc)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	for _, note := range o.notes {
 		log.Info(note)
@@ -66,27 +71,62 @@ func serve(o serveOptions) error {
 	if maxPerQuery == 0 {
 		maxPerQuery = -1
 	}
+	var certs *certReloader
+	if o.tlsCertificate != nil {
+		certs = newCertReloader(o.tlsCert, o.tlsKey, o.tlsCertificate)
+	}
 	// The metrics listener starts before the database opens, so /live
 	// answers and /ready says false while recovery runs.
 	reg := metrics.NewRegistry()
 	defer reg.Close()
-	ml, err := startMetrics(reg, log)
+	ml, err := startMetrics(reg, certs, o.authEnabled, log)
 	if err != nil {
 		return err
 	}
 	if ml != nil {
 		defer ml.stop()
 	}
+	// The audit trail opens first and closes last: the engine and the
+	// authentication service append to it until they are closed.
+	auditLog, err := auth.OpenAuditLog(o.dataDir, auth.AuditOptions{Logger: log})
+	if err != nil {
+		return fmt.Errorf("cannot open the audit log: %w", err)
+	}
+	defer func() {
+		if err := auditLog.Close(); err != nil {
+			log.Error("closing the audit log", "error", err)
+		}
+	}()
 	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
-		Observer: reg})
+		Observer: reg, Auditor: auditLog})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
 	defer db.Close()
 	reg.SetDatabase(db)
-	fe, err := startFrontends(o, db, reg, log)
+	if err := auth.RegisterAuditProcedures(db, auditLog); err != nil {
+		return fmt.Errorf("cannot register the audit procedures: %w", err)
+	}
+	authSvc, err := auth.Open(auth.Config{DB: db, Audit: auditLog, Enabled: o.authEnabled,
+		AdminPassword: os.Getenv("QUIVER_ADMIN_PASSWORD"), BootstrapOut: os.Stderr, Logger: log})
+	if err != nil {
+		return fmt.Errorf("cannot start authentication: %w", err)
+	}
+	defer func() { // after the frontends, before the database
+		if ml != nil {
+			ml.l.SetAuth(nil) // /metrics answers 503 from here on
+		}
+		if err := authSvc.Close(); err != nil {
+			log.Error("closing authentication", "error", err)
+		}
+	}()
+	if ml != nil {
+		ml.l.SetAuth(authSvc)
+	}
+	logSecurity(o, log)
+	fe, err := startFrontends(o, db, reg, certs, authSvc, log)
 	if err != nil {
 		return err
 	}
@@ -97,11 +137,20 @@ func serve(o serveOptions) error {
 		ml.l.SetReady(true)
 	}
 	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
-	select {
-	case err := <-fe.errc:
-		return fmt.Errorf("server stopped: %w", err)
-	case sig := <-sigc:
-		log.Info("shutting down", "signal", sig.String())
+	for stop := false; !stop; {
+		select {
+		case err := <-fe.errc:
+			return fmt.Errorf("server stopped: %w", err)
+		case sig := <-sigc:
+			log.Info("shutting down", "signal", sig.String())
+			stop = true
+		case <-hupc:
+			if certs == nil {
+				log.Info("SIGHUP: no --tls-cert to reload")
+				continue
+			}
+			certs.reload(log)
+		}
 	}
 	if ml != nil {
 		ml.l.SetReady(false)
@@ -113,4 +162,19 @@ func serve(o serveOptions) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// logSecurity says at start whether authentication is on, how clients
+// authenticate, and whether the listeners speak TLS.
+func logSecurity(o serveOptions, log *slog.Logger) {
+	tlsOn := o.tlsCertificate != nil
+	if !o.authEnabled {
+		log.Info("authentication is off: every client may read, write and administer (--auth-enabled turns it on)", "tls", tlsOn)
+		return
+	}
+	log.Info("authentication is on", "http", "bearer, api_key, basic", "wire", "HELLO.auth (basic, bearer, api_key)",
+		"stream", "AUTH Bearer", "metrics", "bearer, api_key, basic", "tls", tlsOn)
+	if !tlsOn && !isLoopback(o.listen) {
+		log.Warn("authentication without TLS on a non-loopback address (--allow-insecure-auth): credentials cross the network in clear text unless a proxy terminates TLS", "listen", o.listen)
+	}
 }

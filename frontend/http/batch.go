@@ -126,7 +126,7 @@ func (s *Server) handleBatch(ctx *fasthttp.RequestCtx) {
 // runBatchTransaction runs the batch in one transaction and answers once
 // it committed, or with the error that rolled it back.
 func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest) {
-	tx, err := s.db.BeginTransaction(engine.TransactionOptions{Isolation: req.isolation, Client: clientOf(ctx)})
+	tx, err := s.db.BeginTransaction(engine.TransactionOptions{Isolation: req.isolation, Client: clientOf(ctx), Owner: ownerOf(ctx)})
 	if err != nil {
 		s.queryError(ctx, err, "")
 		return

@@ -106,11 +106,12 @@ type runningQuery struct {
 	log    *slog.Logger // the request's (tracing.go)
 }
 
-// startQuery makes the context a query runs under: the request's timeout
-// (the engine adds the session's) and the client's presence.
+// startQuery makes the context a query runs under: the request's
+// principal (auth.go), its timeout (the engine adds the session's) and
+// the client's presence.
 func (s *Server) startQuery(ctx *fasthttp.RequestCtx, timeout time.Duration) *runningQuery {
 	q := &runningQuery{s: s, start: time.Now(), log: s.requestLog(ctx)}
-	q.ctx, q.cancel = context.WithCancelCause(context.Background())
+	q.ctx, q.cancel = context.WithCancelCause(withPrincipal(context.Background(), ctx))
 	if timeout > 0 {
 		var stop context.CancelFunc
 		q.ctx, stop = context.WithTimeout(q.ctx, timeout)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 // Rate limiting (docs/operations.md, Rate limits). Each principal may
@@ -57,17 +59,21 @@ const codeRateLimit = "RATE_LIMIT_EXCEEDED"
 // principal is whom a request is counted against.
 type principal struct {
 	addr netip.Addr
-	// name is empty for an address; authentication will name an API key
-	// or a user here ("key:…", "user:…").
+	// name is empty for an address; an authenticated request's user
+	// takes the address's place ("user:<name>", with addr zero).
 	name string
 }
 
-// principalOf names whom a request is counted against: the client's
-// address, and for IPv6 its /64 (one host has a whole /64 to pick
-// addresses from). This is the seam for authentication: an API key or
-// a user will take the address's place. Behind a proxy every client has
-// the proxy's address; X-Forwarded-For is not trusted.
-func principalOf(ctx *fasthttp.RequestCtx) principal {
+// principalOf names whom a request is counted against: its user when it
+// authenticated (who, nil otherwise), so that a user's limit is the same
+// from every address and users behind one address do not share one;
+// else the client's address, and for IPv6 its /64 (one host has a whole
+// /64 to pick addresses from). Behind a proxy every client has the
+// proxy's address; X-Forwarded-For is not trusted.
+func principalOf(ctx *fasthttp.RequestCtx, who *engine.Principal) principal {
+	if who != nil {
+		return principal{name: "user:" + who.Name}
+	}
 	addr, _ := netip.AddrFromSlice(ctx.RemoteIP())
 	addr = addr.Unmap()
 	if addr.Is6() {
@@ -249,13 +255,14 @@ func (l *rateLimiter) setHeaders(h *fasthttp.ResponseHeader, d rateDecision) {
 // rate-limit headers; it returns the 429 to answer when the principal is
 // over its limit. GET /api/v1/health is not counted (probes must keep
 // working), but its answer carries the headers too. now is the request's
-// time in Unix seconds.
-func (s *Server) limitRequest(ctx *fasthttp.RequestCtx, now int64) *apiError {
+// time in Unix seconds; who is the request's authenticated principal, nil
+// when there is none.
+func (s *Server) limitRequest(ctx *fasthttp.RequestCtx, now int64, who *engine.Principal) *apiError {
 	l := s.limiter
 	if l == nil {
 		return nil
 	}
-	p := principalOf(ctx)
+	p := principalOf(ctx, who)
 	var d rateDecision
 	if string(ctx.Path()) == healthPath {
 		d = l.peek(p, now)
@@ -268,8 +275,18 @@ func (s *Server) limitRequest(ctx *fasthttp.RequestCtx, now int64) *apiError {
 		return nil
 	}
 	retry := max(d.reset-now, 1)
+	from := "from one client address"
+	if who != nil {
+		from = "for one user"
+	}
+	return tooManyRequests(ctx, retry, fmt.Sprintf("rate limit exceeded: at most %d requests per hour %s; retry in %d seconds", l.limit, from, retry))
+}
+
+// tooManyRequests is a 429 that says to retry in retry seconds, in the
+// Retry-After header and the body's retry_after: the rate limit's and
+// the login limiter's (auth.go).
+func tooManyRequests(ctx *fasthttp.RequestCtx, retry int64, message string) *apiError {
 	var buf [20]byte
 	ctx.Response.Header.SetCanonical(hdrRetryAfter, strconv.AppendInt(buf[:0], retry, 10))
-	return &apiError{status: fasthttp.StatusTooManyRequests, code: codeRateLimit, retryAfter: retry,
-		message: fmt.Sprintf("rate limit exceeded: at most %d requests per hour from one client address; retry in %d seconds", l.limit, retry)}
+	return &apiError{status: fasthttp.StatusTooManyRequests, code: codeRateLimit, retryAfter: retry, message: message}
 }

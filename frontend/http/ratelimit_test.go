@@ -67,7 +67,7 @@ func TestPrincipalOf(t *testing.T) {
 	for _, c := range cases {
 		var ctx fasthttp.RequestCtx
 		ctx.Init(&fasthttp.Request{}, &net.TCPAddr{IP: net.ParseIP(c.remote), Port: 9}, nil)
-		if got := principalOf(&ctx); got.addr != netip.MustParseAddr(c.want) || got.name != "" {
+		if got := principalOf(&ctx, nil); got.addr != netip.MustParseAddr(c.want) || got.name != "" {
 			t.Errorf("%s: principal %v, want %s", c.remote, got, c.want)
 		}
 	}
@@ -269,7 +269,7 @@ func BenchmarkRateLimit(b *testing.B) {
 			ctx.Init(&fasthttp.Request{}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, byte(seq.Add(1))), Port: 9}, nil)
 			ctx.Request.SetRequestURI("/api/v1/query")
 			for pb.Next() {
-				if s.limitRequest(&ctx, now) != nil {
+				if s.limitRequest(&ctx, now, nil) != nil {
 					b.Fatal("refused")
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/auth"
 	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
@@ -55,9 +56,11 @@ type Config struct {
 	// pages may call the API while authentication is off, besides the
 	// server's own and loopback origins; "*" allows any.
 	AllowedOrigins []string
-	// AuthEnabled turns authentication on (not in this version): the
-	// spec's CORS then applies and any origin is echoed.
-	AuthEnabled bool
+	// Auth authenticates requests (auth.go); authentication is on when
+	// it is set and Auth.Enabled(). With it on, every endpoint but a few
+	// needs credentials, statements run under the request's principal,
+	// and the spec's CORS applies: any origin is echoed (crosssite.go).
+	Auth *auth.Service
 	// RateLimit is how many requests one client may make per hour
 	// (ratelimit.go); zero means no limit.
 	RateLimit int
@@ -168,7 +171,7 @@ func New(cfg Config, db Engine) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.AuthEnabled),
+	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.Auth != nil && cfg.Auth.Enabled()),
 		limiter: newRateLimiter(cfg.RateLimit, cfg.Logger)}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.srv = &fasthttp.Server{
@@ -221,9 +224,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			s.writeError(ctx, &apiError{status: 500, code: engine.CodeTransaction, category: engine.CatTransaction, message: "internal error"})
 		}
 	}()
-	// Every request counts, refused ones too; a 429 waits for the origin
-	// check so that an allowed page can read it (ratelimit.go).
-	overLimit := s.limitRequest(ctx, ctx.Time().Unix())
+	// Credentials are checked first, because the rate limit counts an
+	// authenticated request against its user (auth.go). Every request
+	// counts, refused ones too; a 429 waits for the origin check so that
+	// an allowed page can read it (ratelimit.go), and a failed
+	// authentication's answer waits for both.
+	p, authErr := s.authenticate(ctx)
+	overLimit := s.limitRequest(ctx, ctx.Time().Unix(), p)
 	s.traceRequest(ctx)
 	if e := s.checkHost(ctx); e != nil {
 		s.writeError(ctx, e)
@@ -235,6 +242,10 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	if overLimit != nil {
 		s.writeError(ctx, overLimit)
+		return
+	}
+	if authErr != nil {
+		s.writeError(ctx, authErr)
 		return
 	}
 	path := string(ctx.Path())
@@ -280,6 +291,9 @@ var routes = map[string]route{
 	"/api/v1/stream":            {method: fasthttp.MethodGet, handler: (*Server).handleStream},
 	"/api/v1/status":            {method: fasthttp.MethodGet, handler: (*Server).handleStatus},
 	"/api/v1/metrics":           {method: fasthttp.MethodGet, handler: (*Server).handleMetrics},
+	"/api/v1/auth/token":        {method: fasthttp.MethodPost, handler: (*Server).handleToken},
+	"/api/v1/auth/refresh":      {method: fasthttp.MethodPost, handler: (*Server).handleRefresh},
+	"/api/v1/auth/logout":       {method: fasthttp.MethodPost, handler: (*Server).handleLogout, optionalBody: true},
 	"/query":                    {method: fasthttp.MethodPost, handler: (*Server).handleExperimentalQuery},
 }
 
@@ -309,7 +323,7 @@ func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
 			message: "the request was not received in time"}
 		ctx.SetConnectionClose()
 	}
-	if over := s.limitRequest(ctx, time.Now().Unix()); over != nil {
+	if over := s.limitRequest(ctx, time.Now().Unix(), nil); over != nil {
 		e = over
 	}
 	s.writeError(ctx, e)
@@ -324,6 +338,9 @@ func isTimeout(err error) bool {
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.status)
+	if e.status == fasthttp.StatusUnauthorized {
+		ctx.Response.Header.Set("WWW-Authenticate", wwwAuthenticate) // RFC 9110: a 401 names its scheme
+	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(appendError(nil, e))
 }

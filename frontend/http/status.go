@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
@@ -37,6 +38,10 @@ const Role = "primary"
 // role, the graph's counts, the query rate and open connections, and the
 // data directory's storage (docs/operations.md, "Status").
 func (s *Server) handleStatus(ctx *fasthttp.RequestCtx) {
+	if e := s.requirePrivilege(ctx, engine.PrivRead, "read the server's status: that needs the read privilege (role reader, editor or admin)"); e != nil {
+		s.writeError(ctx, e)
+		return
+	}
 	counts := s.db.Counts()
 	var qps float64
 	var active int64

@@ -58,8 +58,22 @@ func transactionRoute(path string) (route, bool) {
 }
 
 // clientOf names the client a transaction is counted against for the
-// per-client limit: its address (with authentication, later, its user).
-func clientOf(ctx *fasthttp.RequestCtx) string { return ctx.RemoteIP().String() }
+// per-client limit: its user when it authenticated, else its address.
+func clientOf(ctx *fasthttp.RequestCtx) string {
+	if p := requestPrincipal(ctx); p != nil {
+		return "user:" + p.Name
+	}
+	return ctx.RemoteIP().String()
+}
+
+// ownerOf is the user a transaction the request begins belongs to: ""
+// without authentication.
+func ownerOf(ctx *fasthttp.RequestCtx) string {
+	if p := requestPrincipal(ctx); p != nil {
+		return p.Name
+	}
+	return ""
+}
 
 // handleBegin serves POST /api/v1/transaction/begin: the body, which may
 // be left out, has optional isolation_level (READ_COMMITTED by default)
@@ -70,7 +84,7 @@ func (s *Server) handleBegin(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, e)
 		return
 	}
-	o := engine.TransactionOptions{Client: clientOf(ctx)}
+	o := engine.TransactionOptions{Client: clientOf(ctx), Owner: ownerOf(ctx)}
 	if o.Isolation, e = isolationField(obj); e != nil {
 		s.writeError(ctx, e)
 		return
@@ -120,7 +134,7 @@ func isolationField(obj map[string]any) (engine.IsolationLevel, *apiError) {
 // (explain and profile flags included). A statement that fails leaves
 // the transaction failed (docs/transactions.md).
 func (s *Server) handleTransactionQuery(ctx *fasthttp.RequestCtx, id string) {
-	tx, err := s.db.Transaction(id)
+	tx, err := s.ownedTransaction(ctx, id)
 	if err != nil {
 		s.queryError(ctx, err, "")
 		return
@@ -134,7 +148,7 @@ func (s *Server) handleCommit(ctx *fasthttp.RequestCtx, id string) {
 		s.writeError(ctx, e)
 		return
 	}
-	tx, err := s.db.Transaction(id)
+	tx, err := s.ownedTransaction(ctx, id)
 	if err != nil {
 		s.queryError(ctx, err, "")
 		return
@@ -167,7 +181,7 @@ func (s *Server) handleRollback(ctx *fasthttp.RequestCtx, id string) {
 		s.writeError(ctx, badRequest("\"to_savepoint\" is empty: name a savepoint, or leave the field out to roll back the whole transaction"))
 		return
 	}
-	tx, err := s.db.Transaction(id)
+	tx, err := s.ownedTransaction(ctx, id)
 	if err != nil {
 		s.queryError(ctx, err, "")
 		return

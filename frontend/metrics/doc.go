@@ -12,8 +12,10 @@
 // The Listener serves GET /metrics, /health, /ready and /live on the
 // address QUIVER_METRICS_PORT and QUIVER_METRICS_BIND name (Env). The
 // main listener's GET /api/v1/metrics writes the same exposition through
-// Registry.WritePrometheus, without importing this package.
+// Registry.WritePrometheus, without importing this package. With
+// authentication on, the Listener's /metrics needs credentials, checked
+// by frontend/auth's Service (auth.go); the probes stay open.
 //
-// It imports the engine only for its Observer types and counts; it runs
-// no queries. docs/operations.md documents the metrics and endpoints.
+// It imports the engine only for its Observer types, counts and errors;
+// it runs no queries. docs/operations.md documents the metrics and endpoints.
 package metrics

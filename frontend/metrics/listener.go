@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/auth"
 )
 
 // Listener is the separate metrics listener: GET /metrics (the
@@ -25,6 +26,10 @@ type Listener struct {
 	log   *slog.Logger
 	srv   *fasthttp.Server
 	ready atomic.Bool
+	// auth, once set and enabled, guards GET /metrics; requireAuth
+	// refuses it until then (auth.go).
+	auth        atomic.Pointer[auth.Service]
+	requireAuth atomic.Bool
 }
 
 // Bounds of the listener's connections: it serves small GETs only.
@@ -87,6 +92,9 @@ func (l *Listener) handle(ctx *fasthttp.RequestCtx) {
 	switch path {
 	case "/metrics":
 		serve = l.metrics
+		if !l.authenticated(ctx) {
+			return
+		}
 	case "/health":
 		serve = func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, `{"status":"ok"}`) }
 	case "/ready":

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +39,8 @@ type conn struct {
 	subs   map[string]*subscription
 	nextID int
 	authed bool
+	// principal is who AUTH authenticated; nil with authentication off.
+	principal *engine.Principal
 }
 
 // serve runs the protocol on ws until it ends.
@@ -80,6 +81,7 @@ func (c *conn) readLoop() {
 		mt, r, err := c.ws.NextReader()
 		if err != nil {
 			if !c.authed && isTimeout(err) {
+				c.auditRefused("no stream AUTH in time")
 				c.finish(&protoError{code: codeAuth, message: fmt.Sprintf("no AUTH message within %v of connecting", cfg.AuthTimeout)},
 					websocket.ClosePolicyViolation)
 				return
@@ -114,6 +116,7 @@ func (c *conn) readLoop() {
 				if perr.code != codeAuth {
 					perr.message = "the first message must be AUTH: " + perr.message
 				}
+				c.auditRefused("the first stream message was not a valid AUTH")
 				c.finish(perr, websocket.ClosePolicyViolation)
 				return
 			}
@@ -142,7 +145,12 @@ func (c *conn) handle(m *clientMessage) bool {
 		_ = c.ws.SetReadDeadline(time.Now().Add(2 * c.s.cfg.PingInterval))
 		c.send(appendSimple(nil, msgAuthOK, ""))
 	case msgSubscribe:
-		c.subscribe(m)
+		if !c.authorize() {
+			return false
+		}
+		if c.mayRead(m.ID) {
+			c.subscribe(m)
+		}
 	case msgUnsubscribe:
 		sub, ok := c.subs[m.ID]
 		if !ok {
@@ -156,21 +164,6 @@ func (c *conn) handle(m *clientMessage) bool {
 		c.send(appendSimple(nil, msgPong, ""))
 	}
 	return true
-}
-
-func (c *conn) authenticate(header string) error {
-	check := c.s.cfg.Authenticate
-	if check == nil {
-		return nil // authentication is off: any AUTH is accepted
-	}
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return errors.New(`AUTH needs "token": "Bearer <access token>"`)
-	}
-	if err := check(strings.TrimSpace(token)); err != nil {
-		return fmt.Errorf("authentication failed: %v", err)
-	}
-	return nil
 }
 
 func (c *conn) subscribe(m *clientMessage) {

@@ -12,6 +12,8 @@
 // outgoing messages. A client that reads too slowly is sent LAGGING and
 // disconnected; the database's writers never wait for it.
 //
+// Authentication comes in through Config's hooks (Authenticate,
+// Current: auth.go), which cmd/quiver wires to frontend/auth's Service.
 // It knows the engine's public API only (engine, vector) and no other
 // frontend; frontend/http routes the endpoint to Server.Handler.
 package stream

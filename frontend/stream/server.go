@@ -17,10 +17,20 @@ import (
 
 // Config configures the stream. Zero fields take the defaults below.
 type Config struct {
-	// Authenticate checks the access token of an AUTH message (the text
-	// after "Bearer "); a non-nil error refuses it (08001) and closes the
-	// connection. nil means authentication is off: any AUTH is accepted.
-	Authenticate func(token string) error
+	// Authenticate checks the credential of an AUTH message: authorization
+	// is "Bearer <access token>" (the scheme word normalised), addr the
+	// client's address. It returns the principal the connection acts as;
+	// an error refuses it (08001) and closes the connection. nil means
+	// authentication is off: any AUTH is accepted.
+	Authenticate func(authorization, addr string) (*engine.Principal, error)
+	// Current re-reads a principal before each SUBSCRIBE (auth.Service's
+	// Current): an error (a user dropped, a token session logged out)
+	// closes the connection with 08001; a principal without the read
+	// privilege gets 42501. nil keeps the principal AUTH gave.
+	Current func(p *engine.Principal) (*engine.Principal, error)
+	// Auditor, when set, records the subscriptions refused for want of
+	// privilege.
+	Auditor engine.Auditor
 	// CheckOrigin decides whether a browser page of the request's Origin
 	// may open the stream; nil allows requests without an Origin header
 	// and those whose Origin host is the request's Host (a page elsewhere

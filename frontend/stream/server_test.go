@@ -289,11 +289,11 @@ func TestStreamMalformedMessages(t *testing.T) {
 // does silence past AuthTimeout and, with authentication on, a bad token.
 func TestStreamAuth(t *testing.T) {
 	ts := newTestStream(t, Config{AuthTimeout: 200 * time.Millisecond,
-		Authenticate: func(token string) error {
-			if token != "good" {
-				return errors.New("unknown token")
+		Authenticate: func(authorization, addr string) (*engine.Principal, error) {
+			if authorization != "Bearer good" || addr == "" {
+				return nil, errors.New("unknown token")
 			}
-			return nil
+			return &engine.Principal{Name: "u", Privileges: engine.PrivAll}, nil
 		}})
 	for _, tc := range []struct{ first, code string }{
 		{`{"type":"SUBSCRIBE","patterns":["(n)"]}`, "08001"},

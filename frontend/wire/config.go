@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/auth"
 )
 
 // Config configures the wire server. Zero fields take the defaults below
@@ -13,6 +15,13 @@ type Config struct {
 	// Version is the server version string WELCOME.server reports.
 	Version string
 	Logger  *slog.Logger
+	// Auth, when set and enabled, makes HELLO carry credentials and
+	// checks each statement's principal (auth.go); nil or disabled:
+	// every session may do everything.
+	Auth *auth.Service
+	// TLS, when set, makes Split speak TLS only: the wire protocol and
+	// HTTP both inside it (tlssplit.go). QUIC has its own configuration.
+	TLS *tls.Config
 	// MaxConnections caps the open wire connections, TCP and QUIC
 	// together (a QUIC connection counts once, whatever its streams);
 	// zero means DefaultMaxConnections. The HTTP server has its own.

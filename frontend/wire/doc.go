@@ -10,7 +10,14 @@
 // number over UDP (ServeQUIC), one session per bidirectional stream,
 // TLS 1.3 with ALPN "quiver/1" and a certificate from files or
 // generated once into the data directory (LoadOrCreateCertificate).
+// With Config.TLS the shared TCP port speaks TLS only, and the split
+// happens inside it (tlssplit.go).
 //
-// The package knows the engine's public API and frontend/jsonio, which
-// writes result rows; it knows nothing of HTTP.
+// With Config.Auth enabled, HELLO carries credentials and every
+// statement runs as the session's principal, re-read before each one
+// (auth.go).
+//
+// The package knows the engine's public API, frontend/jsonio, which
+// writes result rows, and frontend/auth's Service; it knows nothing of
+// HTTP.
 package wire

@@ -45,6 +45,10 @@ func appendError(b []byte, e *wireError) []byte {
 		b = jsonio.AppendInt(b, int64(e.position.Column))
 		b = append(b, '}')
 	}
+	if e.retryAfter > 0 {
+		b = append(b, `,"retry_after":`...)
+		b = jsonio.AppendInt(b, e.retryAfter)
+	}
 	return append(b, "}\n"...)
 }
 

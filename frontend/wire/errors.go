@@ -12,6 +12,9 @@ type wireError struct {
 	code, category, message string
 	position                *engine.Position
 	fatal                   bool
+	// retryAfter is the seconds a refused client waits (the rate
+	// limit's ERROR); 0: none.
+	retryAfter int64
 }
 
 // The category of protocol errors (08000): the contract names its wire

@@ -52,6 +52,8 @@ func FuzzWireSession(f *testing.F) {
 		`{"type":"RUN_GQL"}` + "\n",
 		"\n\n  \n" + hello + `[]` + "\n" + `{"type":"HELLO","version":"1.0"}`,
 		hello + "{\"type\":\"\xff\\u0000\"}\n",
+		`{"type":"HELLO","version":"1.0","auth":{"username":"u","password":"p","method":"bearer"}}` + "\n",
+		`{"type":"HELLO","version":"1.0","auth":{"username":1}}` + "\n",
 	} {
 		f.Add([]byte(s))
 	}

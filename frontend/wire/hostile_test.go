@@ -30,6 +30,8 @@ func TestBadMessages(t *testing.T) {
 		{"HELLO version not a string", false, `{"type":"HELLO","version":1}`, engine.CodeData, true},
 		{"HELLO version 2", false, `{"type":"HELLO","version":"2.0"}`, engine.CodeConnection, true},
 		{"HELLO auth not an object", false, `{"type":"HELLO","version":"1.0","auth":"x"}`, engine.CodeData, true},
+		{"HELLO auth username not a string", false, `{"type":"HELLO","version":"1.0","auth":{"username":7,"password":"p"}}`, engine.CodeData, true},
+		{"HELLO auth password not a string", false, `{"type":"HELLO","version":"1.0","auth":{"username":"u","password":null,"method":[]}}`, engine.CodeData, true},
 		{"malformed JSON", true, `{"type":"PING"`, engine.CodeData, false},
 		{"not an object", true, `[1,2]`, engine.CodeData, false},
 		{"two objects on a line", true, `{"type":"PING"} {"type":"PING"}`, engine.CodeData, false},

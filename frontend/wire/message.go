@@ -40,7 +40,8 @@ type message struct {
 	typ  msgType
 	name string // the type as sent
 
-	version string // HELLO
+	version string     // HELLO
+	auth    *helloAuth // HELLO: its auth object, nil when absent
 
 	query        string        // RUN_GQL
 	params       engine.Params // RUN_GQL
@@ -94,11 +95,26 @@ func (m *message) decodeHello(obj map[string]any) (werr *wireError) {
 	if _, werr = stringField(obj, "client", false); werr != nil {
 		return werr
 	}
-	// auth is accepted and not checked: authentication is off in this
-	// version, as on the HTTP API.
-	for _, k := range []string{"auth", "capabilities"} {
-		if _, werr = objectField(obj, k, "HELLO"); werr != nil {
-			return werr
+	if _, werr = objectField(obj, "capabilities", "HELLO"); werr != nil {
+		return werr
+	}
+	a, werr := objectField(obj, "auth", "HELLO")
+	if werr != nil || a == nil {
+		return werr
+	}
+	// The fields' shape is checked here, the credentials themselves by
+	// the session once authentication is known to be on (auth.go).
+	m.auth = &helloAuth{}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"username", &m.auth.username}, {"password", &m.auth.password}, {"method", &m.auth.method}} {
+		switch v := a[f.key].(type) {
+		case string:
+			*f.dst = v
+		case nil:
+		default:
+			return dataError("the field %q of HELLO auth must be a string", f.key)
 		}
 	}
 	return nil

@@ -86,10 +86,11 @@ func (s *session) queryContext(timeout time.Duration) (context.Context, context.
 	if timeout > 0 && (d <= 0 || timeout < d) {
 		d, what = timeout, "options.timeout_ms"
 	}
+	ctx := s.withPrincipal(s.ctx)
 	if d <= 0 {
-		return context.WithCancel(s.ctx)
+		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(s.ctx, d, &engine.Error{Code: engine.CodeTimeout, Category: engine.CatTimeout,
+	return context.WithTimeoutCause(ctx, d, &engine.Error{Code: engine.CodeTimeout, Category: engine.CatTimeout,
 		Message: fmt.Sprintf("query exceeded its time limit (%s %d ms)", what, d.Milliseconds())})
 }
 

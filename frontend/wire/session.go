@@ -37,7 +37,10 @@ type session struct {
 	// closing ends the session once the message being answered is.
 	closing  bool
 	welcomed bool
-	txn      *engine.Transaction
+	// principal is who the session authenticated as; nil with
+	// authentication off (auth.go).
+	principal *engine.Principal
+	txn       *engine.Transaction
 	// pending is a message that arrived while a result waited for PULL;
 	// it is answered next.
 	pending *input
@@ -258,11 +261,15 @@ func (s *session) handle(in input) {
 	case mHello:
 		s.hello(m)
 	case mRun:
-		s.runGQL(m)
+		if s.authorize() {
+			s.runGQL(m)
+		}
 	case mPull, mDiscard:
 		s.sendError(protocolError(false, "%s: no result is waiting for PULL or DISCARD", m.name))
 	case mBegin:
-		s.begin(m)
+		if s.authorize() {
+			s.begin(m)
+		}
 	case mCommit:
 		s.commit(m)
 	case mRollback:
@@ -280,6 +287,9 @@ func (s *session) hello(m *message) {
 	}
 	if m.version != "1" && !strings.HasPrefix(m.version, "1.") {
 		s.sendError(protocolError(true, "protocol version %q is not supported: this server speaks %s; the connection is closed", cut(m.version), ProtocolVersion))
+		return
+	}
+	if !s.authenticate(m) {
 		return
 	}
 	s.welcomed = true

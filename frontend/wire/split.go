@@ -104,12 +104,20 @@ func (s *Server) sniff(c net.Conn, host string, h *httpListener) {
 	var first [1]byte
 	_ = c.SetReadDeadline(time.Now().Add(s.cfg.SniffTimeout))
 	n, err := c.Read(first[:])
-	s.sniffing.Add(-1)
-	s.sniffers.release(host)
+	release := func() {
+		s.sniffing.Add(-1)
+		s.sniffers.release(host)
+	}
 	if err != nil || n == 0 {
+		release()
 		c.Close()
 		return
 	}
+	if s.cfg.TLS != nil {
+		s.sniffTLS(c, first[0], host, h, release) // tlssplit.go
+		return
+	}
+	release()
 	_ = c.SetReadDeadline(time.Time{})
 	pc := &peekedConn{Conn: c, first: first[0]}
 	if first[0] == '{' {
@@ -187,8 +195,16 @@ func (c *peekedConn) Read(p []byte) (int, error) {
 
 // SyscallConn exposes the socket of a TCP connection.
 func (c *peekedConn) SyscallConn() (syscall.RawConn, error) {
-	if sc, ok := c.Conn.(syscall.Conn); ok {
-		return sc.SyscallConn()
+	conn := c.Conn
+	for range 4 { // a TLS connection over a peeked one, at most
+		if sc, ok := conn.(syscall.Conn); ok {
+			return sc.SyscallConn()
+		}
+		nc, ok := conn.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		conn = nc.NetConn()
 	}
 	return nil, errors.New("wire: the connection has no socket")
 }
