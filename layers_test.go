@@ -37,8 +37,9 @@ var allowed = map[string][]string{
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/jsonio":       {"temporal", "vector", "engine"},
 	"frontend/auth":         {"vector", "engine"},
-	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"frontend/metrics":      {"engine", "frontend/auth"},
+	"frontend/serving":      nil,
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
+	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil, // the public Go client: standard library and transports only

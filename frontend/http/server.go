@@ -14,6 +14,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/quiverdb/quiver/frontend/serving"
+
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 	"github.com/quiverdb/quiver/frontend/jsonio"
@@ -129,6 +131,8 @@ type Server struct {
 	start time.Time
 	srv   *fasthttp.Server
 	bufs  sync.Pool // *[]byte response buffers
+	// serving makes Shutdown end Serve however the two race.
+	serving serving.Guard
 	// running counts the queries in flight.
 	running atomic.Int64
 	// loopback is set while the server listens on a loopback address
@@ -205,12 +209,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.loopback.Store(true)
 	}
 	ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient, s.healthBody, s.cfg.Conns)
-	return s.srv.Serve(ln)
+	return s.serving.Serve(ln, s.srv.Serve)
 }
 
 // Shutdown stops accepting connections and waits for requests in flight,
-// up to ctx's deadline.
-func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+// up to ctx's deadline. It also closes the listeners itself, so that a
+// Serve that had not reached fasthttp yet returns too.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.serving.Shutdown(func() error { return s.srv.ShutdownWithContext(ctx) })
+}
 
 // Running is the number of queries in flight.
 func (s *Server) Running() int64 { return s.running.Load() }

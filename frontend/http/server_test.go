@@ -251,3 +251,35 @@ func TestPanicBecomes500(t *testing.T) {
 		t.Fatalf("server down after a panic: %d", status)
 	}
 }
+
+// TestShutdownBeforeServe: a Shutdown that comes before Serve reached
+// fasthttp (a signal right at start) still makes Serve return, rather
+// than leaving it accepting forever.
+func TestShutdownBeforeServe(t *testing.T) {
+	db := openDB(t, engine.Options{})
+	for _, order := range []string{"shutdown first", "serve first"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db)
+		done := make(chan error, 1)
+		if order == "serve first" {
+			go func() { done <- srv.Serve(ln) }()
+		}
+		if err := srv.Shutdown(context.Background()); err != nil {
+			t.Fatalf("%s: shutdown: %v", order, err)
+		}
+		if order == "shutdown first" {
+			go func() { done <- srv.Serve(ln) }()
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: serve: %v", order, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Serve did not return after Shutdown", order)
+		}
+	}
+}

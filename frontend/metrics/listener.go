@@ -12,6 +12,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/quiverdb/quiver/frontend/serving"
+
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 )
@@ -30,6 +32,8 @@ type Listener struct {
 	// refuses it until then (auth.go).
 	auth        atomic.Pointer[auth.Service]
 	requireAuth atomic.Bool
+	// serving makes Shutdown end Serve however the two race.
+	serving serving.Guard
 }
 
 // Bounds of the listener's connections: it serves small GETs only.
@@ -74,11 +78,15 @@ func NewListener(reg *Registry, log *slog.Logger) *Listener {
 func (l *Listener) SetReady(ready bool) { l.ready.Store(ready) }
 
 // Serve answers on ln until Shutdown.
-func (l *Listener) Serve(ln net.Listener) error { return l.srv.Serve(ln) }
+func (l *Listener) Serve(ln net.Listener) error {
+	return l.serving.Serve(ln, l.srv.Serve)
+}
 
 // Shutdown stops accepting connections and waits for requests in flight,
 // up to ctx's deadline.
-func (l *Listener) Shutdown(ctx context.Context) error { return l.srv.ShutdownWithContext(ctx) }
+func (l *Listener) Shutdown(ctx context.Context) error {
+	return l.serving.Shutdown(func() error { return l.srv.ShutdownWithContext(ctx) })
+}
 
 func (l *Listener) handle(ctx *fasthttp.RequestCtx) {
 	defer func() {

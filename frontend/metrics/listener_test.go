@@ -153,3 +153,26 @@ func TestListenerHostileRequests(t *testing.T) {
 		t.Fatalf("/live after hostile requests: %d", status)
 	}
 }
+
+// TestListenerShutdownBeforeServe: a Shutdown that comes before Serve
+// reached fasthttp (a signal right at start) still makes Serve return.
+func TestListenerShutdownBeforeServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := metrics.NewListener(metrics.NewRegistry(), nil)
+	if err := l.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(ln) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after Shutdown")
+	}
+}
