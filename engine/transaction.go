@@ -191,6 +191,12 @@ func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 // that says which.
 func (db *DB) Transaction(id string) (*Transaction, error) { return db.txns.get(id) }
 
+// TransactionOf returns the open transaction id if owner began it
+// (TransactionOptions.Owner). A transaction another owner began, open or
+// ended, is answered exactly as an id that never existed, so that no
+// caller learns anything of another's transactions.
+func (db *DB) TransactionOf(id, owner string) (*Transaction, error) { return db.txns.getOwned(id, owner) }
+
 // OpenTransactions is the number of open transactions.
 func (db *DB) OpenTransactions() int { return db.txns.count() }
 
@@ -265,7 +271,7 @@ func (t *Transaction) usable() error {
 		return errs.New(errs.CodeTransaction, errs.CatTransaction,
 			"transaction %s is aborted: an earlier statement failed (%v); roll it back, or roll back to a savepoint", t.id, t.cause)
 	}
-	return t.db.txns.endedError(t.id)
+	return t.db.txns.endedError(t.id, "", false)
 }
 
 func (t *Transaction) failLocked(err error) {
@@ -285,7 +291,7 @@ func (t *Transaction) Commit() (time.Time, error) {
 		return time.Time{}, errs.New(errs.CodeTransaction, errs.CatTransaction,
 			"transaction %s was rolled back, not committed: a statement in it failed (%v)", t.id, t.cause)
 	default:
-		return time.Time{}, t.db.txns.endedError(t.id)
+		return time.Time{}, t.db.txns.endedError(t.id, "", false)
 	}
 	_, err := t.tx.Commit()
 	if err != nil {
@@ -301,7 +307,7 @@ func (t *Transaction) Rollback() (time.Time, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.state != txOpen && t.state != txFailed {
-		return time.Time{}, t.db.txns.endedError(t.id)
+		return time.Time{}, t.db.txns.endedError(t.id, "", false)
 	}
 	t.endLocked(txRolledBack, TxRolledBack)
 	return time.Now().UTC(), nil
@@ -317,7 +323,7 @@ func (t *Transaction) RollbackTo(name string) error {
 
 func (t *Transaction) rollbackToLocked(name string) error {
 	if t.state != txOpen && t.state != txFailed {
-		return t.db.txns.endedError(t.id)
+		return t.db.txns.endedError(t.id, "", false)
 	}
 	i := t.findSavepoint(name)
 	if i < 0 {

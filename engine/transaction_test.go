@@ -307,3 +307,38 @@ func TestTransactionCountsUpdatesOfEarlierCreates(t *testing.T) {
 	}
 	tx.Rollback()
 }
+
+// TestTransactionOf: an owner finds its own transaction and learns how it
+// ended; another owner gets the answer of an id that never existed, for
+// an open transaction and for an ended one.
+func TestTransactionOf(t *testing.T) {
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTransaction(engine.TransactionOptions{Owner: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := tx.ID()
+	unknown := func(err error) bool {
+		e, ok := engine.AsError(err)
+		return ok && e.Code == engine.CodeNotFound && strings.HasSuffix(e.Message, "no such transaction (it never existed, or ended long ago)")
+	}
+	if got, err := db.TransactionOf(id, "ann"); err != nil || got != tx {
+		t.Fatalf("the owner's open transaction: %v %v", got, err)
+	}
+	if _, err := db.TransactionOf(id, "bob"); !unknown(err) {
+		t.Errorf("another owner's open transaction: %v", err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TransactionOf(id, "ann"); err == nil || !strings.Contains(err.Error(), "it was committed") {
+		t.Errorf("the owner's ended transaction: %v", err)
+	}
+	if _, err := db.TransactionOf(id, "bob"); !unknown(err) {
+		t.Errorf("another owner's ended transaction: %v", err)
+	}
+}

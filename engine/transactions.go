@@ -16,7 +16,7 @@ type txRegistry struct {
 	open     map[string]*Transaction
 	byClient map[string]int
 	// ended remembers the last endedKept ended transactions (ring).
-	ended     map[string]txState
+	ended     map[string]endedTxn
 	endedRing []string
 	endedNext int
 }
@@ -50,11 +50,17 @@ func (r *txRegistry) add(t *Transaction, o Options) error {
 			"too many open transactions for this client (%d, the limit per client): commit or roll back some first", maxClient)
 	}
 	if r.open == nil {
-		r.open, r.byClient, r.ended = map[string]*Transaction{}, map[string]int{}, map[string]txState{}
+		r.open, r.byClient, r.ended = map[string]*Transaction{}, map[string]int{}, map[string]endedTxn{}
 	}
 	r.open[t.id] = t
 	r.byClient[t.client]++
 	return nil
+}
+
+// endedTxn is what the registry remembers of an ended transaction.
+type endedTxn struct {
+	state txState
+	owner string
 }
 
 func (r *txRegistry) get(id string) (*Transaction, error) {
@@ -62,7 +68,22 @@ func (r *txRegistry) get(id string) (*Transaction, error) {
 	t := r.open[id]
 	r.mu.Unlock()
 	if t == nil {
-		return nil, r.endedError(id)
+		return nil, r.endedError(id, "", false)
+	}
+	return t, nil
+}
+
+// getOwned is get for owner: another owner's transaction, open or
+// ended, is answered as one that never existed.
+func (r *txRegistry) getOwned(id, owner string) (*Transaction, error) {
+	r.mu.Lock()
+	t := r.open[id]
+	r.mu.Unlock()
+	if t == nil {
+		return nil, r.endedError(id, owner, true)
+	}
+	if t.owner != owner {
+		return nil, notOpen(id, unknownTxn)
 	}
 	return t, nil
 }
@@ -91,26 +112,34 @@ func (r *txRegistry) remove(t *Transaction, st txState) {
 		r.endedRing[r.endedNext] = t.id
 		r.endedNext = (r.endedNext + 1) % endedKept
 	}
-	r.ended[t.id] = st
+	r.ended[t.id] = endedTxn{state: st, owner: t.owner}
 }
 
 // endedError is the 02000 error for a call on a transaction that is not
-// open, saying what became of it when that is known.
-func (r *txRegistry) endedError(id string) error {
+// open, saying what became of it when that is known (to its owner, when
+// checkOwner is set).
+func (r *txRegistry) endedError(id, owner string, checkOwner bool) error {
 	r.mu.Lock()
-	st, known := r.ended[id]
+	e, known := r.ended[id]
 	r.mu.Unlock()
-	what := "no such transaction (it never existed, or ended long ago)"
-	if known {
-		switch st {
-		case txCommitted:
-			what = "it was committed"
-		case txRolledBack:
-			what = "it was rolled back"
-		case txExpired:
-			what = "it expired and was rolled back"
-		}
+	if !known || (checkOwner && e.owner != owner) {
+		return notOpen(id, unknownTxn)
 	}
+	switch e.state {
+	case txCommitted:
+		return notOpen(id, "it was committed")
+	case txRolledBack:
+		return notOpen(id, "it was rolled back")
+	case txExpired:
+		return notOpen(id, "it expired and was rolled back")
+	}
+	return notOpen(id, unknownTxn)
+}
+
+// unknownTxn is what notOpen says of an id nobody may learn more about.
+const unknownTxn = "no such transaction (it never existed, or ended long ago)"
+
+func notOpen(id, what string) error {
 	return errs.New(errs.CodeNotFound, errs.CatNotFound, "transaction %s is not open: %s", id, what)
 }
 

@@ -131,22 +131,13 @@ func (s *Server) requirePrivilege(ctx *fasthttp.RequestCtx, priv engine.Privileg
 		message: "permission denied: user " + p.Name + " may not " + what}
 }
 
-// ownedTransaction finds the open transaction id for the request: one
-// another user began is answered exactly as an id that is not open, so
-// that nobody learns which ids are open (the message must stay the
-// engine's, txRegistry.endedError; a test compares the two).
+// ownedTransaction finds the open transaction id for the request's user:
+// one another user began, open or ended, is answered exactly as an id
+// that never existed (engine.DB.TransactionOf).
 func (s *Server) ownedTransaction(ctx *fasthttp.RequestCtx, id string) (*engine.Transaction, error) {
-	tx, err := s.db.Transaction(id)
-	if err != nil {
-		return nil, err
-	}
 	owner := ""
 	if p := requestPrincipal(ctx); p != nil {
 		owner = p.Name
 	}
-	if tx.Owner() != owner {
-		return nil, engine.NewError(engine.CodeNotFound, engine.CatNotFound,
-			"transaction %s is not open: no such transaction (it never existed, or ended long ago)", id)
-	}
-	return tx, nil
+	return s.db.TransactionOf(id, owner)
 }

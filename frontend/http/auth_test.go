@@ -349,6 +349,16 @@ func TestAuthTransactionOwner(t *testing.T) {
 	if a := f.send("POST", "/api/v1/transaction/"+id+"/commit", "", ed); a.status != 200 || a.body["status"] != "committed" {
 		t.Fatalf("the owner's commit: %d %s", a.status, a.raw)
 	}
+	// Once it ended, its owner learns how; another user still learns
+	// nothing, not even that it existed.
+	if a := f.send("POST", "/api/v1/transaction/"+id+"/commit", "", ed); a.status != 404 || !strings.Contains(a.raw, "it was committed") {
+		t.Errorf("the owner's second commit: %d %s", a.status, a.raw)
+	}
+	other := f.send("POST", "/api/v1/transaction/"+id+"/commit", "", rita)
+	none := f.send("POST", "/api/v1/transaction/"+unknown+"/commit", "", rita)
+	if other.status != 404 || strings.ReplaceAll(other.raw, id, "ID") != strings.ReplaceAll(none.raw, unknown, "ID") {
+		t.Errorf("commit of another user's ended transaction:\n%d %s\nunknown id:\n%d %s", other.status, other.raw, none.status, none.raw)
+	}
 }
 
 func TestAuthRefreshAndLogout(t *testing.T) {

@@ -118,9 +118,9 @@ type Engine interface {
 	Counts() engine.Counts
 	// BeginTransaction opens an explicit transaction (transaction.go).
 	BeginTransaction(o engine.TransactionOptions) (*engine.Transaction, error)
-	// Transaction finds an open transaction by id: a 02000 error when it
-	// is not open.
-	Transaction(id string) (*engine.Transaction, error)
+	// TransactionOf finds an open transaction by id among those owner
+	// began: a 02000 error when it is not open or another's.
+	TransactionOf(id, owner string) (*engine.Transaction, error)
 }
 
 // Server is the HTTP API server.

@@ -238,7 +238,7 @@ func (panicky) Counts() engine.Counts { return engine.Counts{} }
 func (panicky) BeginTransaction(engine.TransactionOptions) (*engine.Transaction, error) {
 	panic("boom")
 }
-func (panicky) Transaction(string) (*engine.Transaction, error) { panic("boom") }
+func (panicky) TransactionOf(string, string) (*engine.Transaction, error) { panic("boom") }
 
 func TestPanicBecomes500(t *testing.T) {
 	base := startServer(t, Config{}, panicky{})
