@@ -195,7 +195,9 @@ func (db *DB) Transaction(id string) (*Transaction, error) { return db.txns.get(
 // (TransactionOptions.Owner). A transaction another owner began, open or
 // ended, is answered exactly as an id that never existed, so that no
 // caller learns anything of another's transactions.
-func (db *DB) TransactionOf(id, owner string) (*Transaction, error) { return db.txns.getOwned(id, owner) }
+func (db *DB) TransactionOf(id, owner string) (*Transaction, error) {
+	return db.txns.getOwned(id, owner)
+}
 
 // OpenTransactions is the number of open transactions.
 func (db *DB) OpenTransactions() int { return db.txns.count() }
