@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -203,10 +202,7 @@ func TestSystemPutTornLog(t *testing.T) {
 	sysPut(t, db, sysRec("first", "1"))
 	seg := walSegments(t, dir)
 	path := seg[len(seg)-1]
-	base, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "wal-"), ".log"), 16, 64)
-	if err != nil {
-		t.Fatalf("segment name %s: %v", path, err)
-	}
+	base := segmentBase(t, path)
 	before := int64(db.Durability().WALLSN - base)
 	// Values that do not compress, so that the record is long.
 	rng := rand.New(rand.NewSource(1))
