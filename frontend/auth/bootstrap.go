@@ -45,6 +45,9 @@ func (s *Service) bootstrap() error {
 			s.log.Warn("auth: created the admin user with a generated password, but there is nowhere to print it; set QUIVER_ADMIN_PASSWORD or reset it")
 		}
 	}
+	if !generated {
+		s.log.Info("auth: created the admin user with the password in QUIVER_ADMIN_PASSWORD", "user", bootstrapAdmin)
+	}
 	s.audit("user_management", "create_user", engine.OutcomeSuccess, "", "", "user "+bootstrapAdmin+" roles admin; "+detail)
 	return nil
 }
