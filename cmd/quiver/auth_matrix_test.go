@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,45 +95,11 @@ const matrixAdminPassword = "matrix-admin-pass-1"
 
 func startSecured(t *testing.T, bin, dataDir string, extra ...string) *securedServer {
 	t.Helper()
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0", "--auth-enabled"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "QUIVER_METRICS_PORT=0", "QUIVER_ADMIN_PASSWORD="+matrixAdminPassword)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s := &securedServer{cmd: cmd, dataDir: dataDir, adminPassword: matrixAdminPassword}
-	found := make(chan error, 1)
-	go func() {
-		listening := regexp.MustCompile(`msg=listening addr=(\S+)`)
-		metrics := regexp.MustCompile(`msg="metrics listening" addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		var log []string
-		for sc.Scan() {
-			log = append(log, sc.Text())
-			if m := metrics.FindStringSubmatch(sc.Text()); m != nil {
-				s.metrics = m[1]
-			}
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				s.addr = m[1]
-				found <- nil
-				io.Copy(io.Discard, stderr)
-				return
-			}
-		}
-		found <- errors.New("the server exited before listening:\n" + strings.Join(log, "\n"))
-	}()
-	select {
-	case err := <-found:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not log its address")
+	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0", "--auth-enabled"}, extra...)
+	srv := startServeWith(t, bin, []string{"QUIVER_METRICS_PORT=0", "QUIVER_ADMIN_PASSWORD=" + matrixAdminPassword}, args...)
+	s := &securedServer{cmd: srv.cmd, addr: srv.addr, metrics: srv.metrics, dataDir: dataDir, adminPassword: matrixAdminPassword}
+	if s.metrics == "" {
+		t.Fatal("no metrics listener address in the log")
 	}
 	for c := column(0); c < numColumns; c++ {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(20+c))}, Timeout: 10 * time.Second}
@@ -430,6 +394,13 @@ func TestAuthMatrix(t *testing.T) {
 		{httpEndpoint: httpEndpoint{name: "transaction read", method: "POST", body: query("MATCH (n:Matrix) RETURN count(n) AS c"), need: needRead}, pathOf: txPath("query")},
 		{httpEndpoint: httpEndpoint{name: "transaction write", method: "POST", body: query("CREATE (:Matrix)"), need: needRead | needWrite}, pathOf: txPath("query")},
 		{httpEndpoint: httpEndpoint{name: "transaction rollback", method: "POST", need: needRead}, pathOf: txPath("rollback")},
+		{httpEndpoint: httpEndpoint{name: "transaction begin (again)", method: "POST", path: "/api/v1/transaction/begin", need: needRead},
+			after: func(c column, a answer) {
+				if a.status == 200 {
+					txOf[c] = a.body["transaction_id"].(string)
+				}
+			}},
+		{httpEndpoint: httpEndpoint{name: "transaction commit", method: "POST", need: needRead}, pathOf: txPath("commit")},
 	}
 	for _, e := range endpoints {
 		for c := column(0); c < numColumns; c++ {
@@ -453,7 +424,7 @@ func TestAuthMatrix(t *testing.T) {
 	s.testWireMatrix(t)
 	loggedOut := s.testTokenEndpoints(t)
 	s.testStreamMatrix(t, loggedOut)
-	t.Logf("%d HTTP cells, plus the wire and stream ones", s.cells)
+	t.Logf("%d cells checked", s.cells)
 }
 
 // check asserts one cell: the status, the error code, WWW-Authenticate on
@@ -570,6 +541,8 @@ func (s *securedServer) testWireMatrix(t *testing.T) {
 		{name: "BEGIN", msgs: []map[string]any{{"type": "BEGIN"}}, need: needRead},
 		{name: "RUN_GQL write in a transaction", msgs: []map[string]any{run("CREATE (:Matrix)")}, need: needRead | needWrite},
 		{name: "ROLLBACK", msgs: []map[string]any{{"type": "ROLLBACK"}}, need: needRead},
+		{name: "BEGIN (again)", msgs: []map[string]any{{"type": "BEGIN"}}, need: needRead},
+		{name: "COMMIT", msgs: []map[string]any{{"type": "COMMIT"}}, need: needRead},
 		{name: "audit events", msgs: []map[string]any{run("CALL audit.get_recent_events(1)")}, need: needAdmin},
 	}
 	for c := column(0); c < numColumns; c++ {

@@ -104,16 +104,16 @@ func writeAtomic(t *testing.T, path string, data []byte) {
 	}
 }
 
-// tlsServer is a running `quiver serve` whose log lines the test reads.
-type tlsServer struct {
+// loggedServer is a running `quiver serve` whose log lines the test reads.
+type loggedServer struct {
 	cmd           *exec.Cmd
 	addr, metrics string
 	lines         chan string // log lines after "listening"
 }
 
-// startTLSServe starts the binary with env added and reads its
+// startServeWith starts `quiver serve args…` with env added and reads its
 // addresses from the log; it keeps reading the log into lines.
-func startTLSServe(t *testing.T, bin string, env []string, args ...string) *tlsServer {
+func startServeWith(t *testing.T, bin string, env []string, args ...string) *loggedServer {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -125,7 +125,7 @@ func startTLSServe(t *testing.T, bin string, env []string, args ...string) *tlsS
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s := &tlsServer{cmd: cmd, lines: make(chan string, 1024)}
+	s := &loggedServer{cmd: cmd, lines: make(chan string, 1024)}
 	found := make(chan error, 1)
 	go func() {
 		listening := regexp.MustCompile(`msg=listening addr=(\S+)`)
@@ -168,7 +168,7 @@ func startTLSServe(t *testing.T, bin string, env []string, args ...string) *tlsS
 }
 
 // waitLog waits for a log line matching re.
-func (s *tlsServer) waitLog(t *testing.T, re string) string {
+func (s *loggedServer) waitLog(t *testing.T, re string) string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	timeout := time.After(30 * time.Second)
@@ -204,7 +204,7 @@ func TestServeTLSWithAuth(t *testing.T) {
 	ca := newTestCA(t, dir)
 	certFile, keyFile := filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")
 	first := ca.issue(t, 2, certFile, keyFile)
-	srv := startTLSServe(t, bin, []string{"QUIVER_ADMIN_PASSWORD=" + tlsAdminPassword, "QUIVER_METRICS_PORT=0"},
+	srv := startServeWith(t, bin, []string{"QUIVER_ADMIN_PASSWORD=" + tlsAdminPassword, "QUIVER_METRICS_PORT=0"},
 		"--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"), "--rate-limit", "0",
 		"--auth-enabled", "--tls-cert", certFile, "--tls-key", keyFile)
 	if srv.metrics == "" {
@@ -424,7 +424,7 @@ func TestServeRefusesClearTextAuth(t *testing.T) {
 		t.Errorf("the refused start created the data directory: %v", err)
 	}
 
-	srv := startTLSServe(t, bin, []string{"QUIVER_ADMIN_PASSWORD=" + tlsAdminPassword},
+	srv := startServeWith(t, bin, []string{"QUIVER_ADMIN_PASSWORD=" + tlsAdminPassword},
 		"--auth-enabled", "--allow-insecure-auth", "--listen", "0.0.0.0:0", "--data-dir", filepath.Join(dir, "data"))
 	_, port, _ := net.SplitHostPort(srv.addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -82,21 +81,5 @@ func (l *Listener) authenticated(ctx *fasthttp.RequestCtx) bool {
 // writeRateLimit writes the contract's 429 body: a symbolic code, no
 // category, and retry_after in seconds.
 func writeRateLimit(ctx *fasthttp.RequestCtx, message string, retryAfter int64) {
-	type body struct {
-		Error struct {
-			Code       string `json:"code"`
-			Message    string `json:"message"`
-			RetryAfter int64  `json:"retry_after"`
-		} `json:"error"`
-	}
-	var b body
-	b.Error.Code, b.Error.Message, b.Error.RetryAfter = codeRateLimit, message, retryAfter
-	out, err := json.Marshal(b)
-	if err != nil {
-		panic("BUG: cannot encode an error body: " + err.Error())
-	}
-	ctx.Response.ResetBody()
-	ctx.SetStatusCode(fasthttp.StatusTooManyRequests)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(out)
+	writeErrorBody(ctx, fasthttp.StatusTooManyRequests, codeRateLimit, "", message, retryAfter)
 }

@@ -148,15 +148,22 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, body string) {
 
 // writeError writes the interface contract's error body.
 func writeError(ctx *fasthttp.RequestCtx, status int, code, category, message string) {
+	writeErrorBody(ctx, status, code, category, message, 0)
+}
+
+// writeErrorBody writes an error body; a 429's has no category and a
+// retry_after in seconds.
+func writeErrorBody(ctx *fasthttp.RequestCtx, status int, code, category, message string, retryAfter int64) {
 	type body struct {
 		Error struct {
-			Code     string `json:"code"`
-			Category string `json:"category"`
-			Message  string `json:"message"`
+			Code       string `json:"code"`
+			Category   string `json:"category,omitempty"`
+			Message    string `json:"message"`
+			RetryAfter int64  `json:"retry_after,omitempty"`
 		} `json:"error"`
 	}
 	var b body
-	b.Error.Code, b.Error.Category, b.Error.Message = code, category, message
+	b.Error.Code, b.Error.Category, b.Error.Message, b.Error.RetryAfter = code, category, message, retryAfter
 	out, err := json.Marshal(b)
 	if err != nil {
 		panic("BUG: cannot encode an error body: " + err.Error())
