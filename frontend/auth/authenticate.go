@@ -93,16 +93,21 @@ func (s *Service) authFailure(c Credentials, method, why string, err error) erro
 // bearer checks an access token: its signature and times, then that its
 // user, password generation and session are still there.
 func (s *Service) bearer(c Credentials, tok string) (*engine.Principal, error) {
-	claims, err := s.parseAccess(tok)
-	if err != nil {
-		e, _ := engine.AsError(err)
-		return nil, s.authFailure(c, methodBearer, e.Message, err)
+	claims, ok := s.tokens.get(tok, s.now())
+	if !ok {
+		full, err := s.parseAccess(tok)
+		if err != nil {
+			e, _ := engine.AsError(err)
+			return nil, s.authFailure(c, methodBearer, e.Message, err)
+		}
+		claims = cachedClaims{user: full.Subject, sid: full.Sid, gen: full.Gen, exp: full.ExpiresAt.Time}
+		s.tokens.put(tok, claims)
 	}
 	s.mu.RLock()
-	u := s.mu.ix.users[claims.Subject]
-	ss := s.mu.ix.sessions[claims.Sid]
+	u := s.mu.ix.users[claims.user]
+	ss := s.mu.ix.sessions[claims.sid]
 	s.mu.RUnlock()
-	if u == nil || u.Gen != claims.Gen || ss == nil || ss.user != u.Name {
+	if u == nil || u.Gen != claims.gen || ss == nil || ss.user != u.Name {
 		return nil, s.authFailure(c, methodBearer, "revoked access token",
 			errAuth("the access token has been revoked; log in again"))
 	}

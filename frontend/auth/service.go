@@ -21,6 +21,7 @@ type Service struct {
 	signKey []byte
 	limiter *limiter
 	cache   *basicCache
+	tokens  *tokenCache
 
 	// write serialises the read-modify-write of the records: a change is
 	// computed from the index, made durable, then applied.
@@ -69,6 +70,7 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s.limiter = newLimiter()
 	s.cache = newBasicCache()
+	s.tokens = newTokenCache()
 	if err := s.pruneExpired(context.Background(), ""); err != nil {
 		return nil, err
 	}
