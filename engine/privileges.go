@@ -104,13 +104,14 @@ func schemaStatementName(k gql.SchemaKind) string {
 
 // authorize refuses the statement with 42501 when its context carries a
 // principal lacking one of needs; without a principal everything is
-// allowed. The refusal is audited.
-func (st *statementRun) authorize(needs []need) error {
+// allowed. The refusal is audited. needs is called only when there is a
+// principal to check, so a statement without one allocates nothing here.
+func (st *statementRun) authorize(needs func() []need) error {
 	p, ok := PrincipalFrom(st.ctx)
 	if !ok || p.Privileges.Has(PrivAll) {
 		return nil
 	}
-	for _, n := range needs {
+	for _, n := range needs() {
 		if p.Privileges.Has(n.priv) {
 			continue
 		}

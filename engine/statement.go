@@ -149,7 +149,7 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		if st.mode != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
 		}
-		if err := st.authorize(statementNeeds(stmt)); err != nil {
+		if err := st.authorize(func() []need { return statementNeeds(stmt) }); err != nil {
 			return nil, err
 		}
 		switch {
@@ -169,7 +169,7 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		return nil, err
 	}
 	// Checked on the bound plan: what it writes and calls is what runs.
-	if err := st.authorize(queryNeeds(p, st.mode)); err != nil {
+	if err := st.authorize(func() []need { return queryNeeds(p, st.mode) }); err != nil {
 		return nil, err
 	}
 	if st.txn != nil {
