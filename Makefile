@@ -128,6 +128,7 @@ fuzz:
 		'FuzzOpenBase ./engine/storage/ 60000' \
 		'FuzzOpen ./engine/storage/wal/ 30000' \
 		'FuzzDecodeRecord ./engine/storage/ 20000' \
+		'FuzzDecodeSystemFile ./engine/storage/ 10000' \
 		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzFastObject ./frontend/jsonio/ 20000' \
