@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,50 +31,15 @@ type servedProtocols struct {
 // reads its three addresses from the log.
 func startServeProtocols(t *testing.T, bin, dataDir string, extra ...string) *servedProtocols {
 	t.Helper()
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "QUIVER_METRICS_PORT=0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s := &servedProtocols{cmd: cmd}
-	found := make(chan error, 1)
-	go func() {
-		listening := regexp.MustCompile(`msg=listening addr=(\S+) .*quic_fingerprint=(\S+)`)
-		metrics := regexp.MustCompile(`msg="metrics listening" addr=(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		var log []string
-		for sc.Scan() {
-			log = append(log, sc.Text())
-			if m := metrics.FindStringSubmatch(sc.Text()); m != nil {
-				s.metrics = m[1]
-			}
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				s.addr, s.quicFP = m[1], m[2]
-				found <- nil
-				io.Copy(io.Discard, stderr)
-				return
-			}
-		}
-		found <- errors.New("the server exited before listening:\n" + strings.Join(log, "\n"))
-	}()
-	select {
-	case err := <-found:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not log its addresses")
-	}
+	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0"}, extra...)
+	s := startServeWith(t, bin, []string{"QUIVER_METRICS_PORT=0"}, args...)
 	if s.metrics == "" {
 		t.Fatal("no metrics listener address in the log")
 	}
-	return s
+	if s.quicFP == "" {
+		t.Fatal("no QUIC fingerprint in the listening line")
+	}
+	return &servedProtocols{cmd: s.cmd, addr: s.addr, metrics: s.metrics, quicFP: s.quicFP}
 }
 
 // TestServeProtocols drives every way into a real server: the HTTP API,

@@ -106,9 +106,9 @@ func writeAtomic(t *testing.T, path string, data []byte) {
 
 // loggedServer is a running `quiver serve` whose log lines the test reads.
 type loggedServer struct {
-	cmd           *exec.Cmd
-	addr, metrics string
-	lines         chan string // log lines after "listening"
+	cmd                   *exec.Cmd
+	addr, metrics, quicFP string
+	lines                 chan string // log lines after "listening"
 }
 
 // startServeWith starts `quiver serve args…` with env added and reads its
@@ -129,6 +129,7 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *log
 	found := make(chan error, 1)
 	go func() {
 		listening := regexp.MustCompile(`msg=listening addr=(\S+)`)
+		fingerprint := regexp.MustCompile(`quic_fingerprint=(\S+)`)
 		metrics := regexp.MustCompile(`msg="metrics listening" addr=(\S+)`)
 		sc := bufio.NewScanner(stderr)
 		var log []string
@@ -148,6 +149,9 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *log
 			}
 			if m := listening.FindStringSubmatch(line); m != nil {
 				s.addr, up = m[1], true
+				if fp := fingerprint.FindStringSubmatch(line); fp != nil {
+					s.quicFP = fp[1]
+				}
 				found <- nil
 			}
 		}
