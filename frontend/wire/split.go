@@ -119,8 +119,14 @@ func (s *Server) sniff(c net.Conn, host string, h *httpListener) {
 	}
 	release()
 	_ = c.SetReadDeadline(time.Time{})
-	pc := &peekedConn{Conn: c, first: first[0]}
-	if first[0] == '{' {
+	s.dispatch(c, &peekedConn{Conn: c, first: first[0]}, first[0] == '{', h)
+}
+
+// dispatch hands a sniffed connection on: pc (c, its first byte read
+// back) to a wire session when wire is set, otherwise to the HTTP
+// listener h.
+func (s *Server) dispatch(c, pc net.Conn, wire bool, h *httpListener) {
+	if wire {
 		s.goServe(func() { s.serveTCPConn(pc) }, func() { c.Close() })
 		return
 	}

@@ -68,15 +68,7 @@ func (s *Server) sniffTLS(c net.Conn, first byte, host string, h *httpListener, 
 	}
 	release()
 	_ = c.SetDeadline(time.Time{})
-	if wire {
-		s.goServe(func() { s.serveTCPConn(pc) }, func() { c.Close() })
-		return
-	}
-	select {
-	case h.conns <- pc:
-	case <-h.closed:
-		c.Close()
-	}
+	s.dispatch(c, pc, wire, h)
 }
 
 // plaintextRefusal answers an HTTP request on a TLS port.
