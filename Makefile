@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test promtool curl test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long fuzz-long promtool curl test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -116,6 +116,28 @@ test-batch2:
 		$(GO) test -count=1 -tags batch2 ./tck/ && \
 		echo "TCK at batch size 2 not run: no openCypher TCK features at $(TCK_FEATURES) (set TCK_DIR)"; \
 	fi
+
+## test-long: the long suites, which .ci/run runs after make test (they
+## are too long for it): each entry of TEST_LONG_STAGES is a make target,
+## run in turn with its time printed.
+TEST_LONG_STAGES += crash-long
+TEST_LONG_STAGES += fuzz-long
+test-long:
+	@for stage in $(TEST_LONG_STAGES); do \
+		start=$$(date +%s); \
+		$(MAKE) --no-print-directory $$stage || exit 1; \
+		echo "== make $$stage: $$(( $$(date +%s) - start )) s"; \
+	done
+
+## crash-long: the kill -9 crash test over CRASH_LONG_CYCLES cycles.
+CRASH_LONG_CYCLES ?= 100
+crash-long:
+	@$(MAKE) --no-print-directory crash CRASH_CYCLES=$(CRASH_LONG_CYCLES)
+
+## fuzz-long: every fuzz target FUZZSCALE_LONG times as long as in make test.
+FUZZSCALE_LONG ?= 3
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZSCALE=$(FUZZSCALE_LONG)
 
 test-race: promtool
 	$(GO) test -count=1 -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
