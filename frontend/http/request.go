@@ -54,10 +54,13 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 
 // decodeObject decodes a body holding one JSON object; what completes
 // the message of a body that is another JSON value ("with a … field").
+// A body that is not UTF-8 is a 400 22021, a key given twice a 400 22000
+// (jsonio.DecodeObject).
 func decodeObject(body []byte, what string) (map[string]any, *apiError) {
-	obj, err := jsonio.DecodeObject(body, what)
+	obj, err := jsonio.DecodeObject(body, "the request body", what)
 	if err != nil {
-		return nil, badRequest(err.Error())
+		e, _ := fromEngine(err, "")
+		return nil, e
 	}
 	return obj, nil
 }

@@ -6,151 +6,261 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 
 	"github.com/quiverdb/quiver/engine"
-	"github.com/quiverdb/quiver/vector"
 )
 
+// A request object is I-JSON (RFC 7493), on every protocol: UTF-8 text
+// whose strings are Unicode (no \u escape of half a surrogate pair) and
+// whose objects name each key once. encoding/json and fastjson take
+// more: invalid UTF-8 and lone surrogate escapes become U+FFFD (or stay
+// as escape text), and of a key given twice the last wins, so what was
+// stored or run was not what the client sent. DecodeObject refuses them
+// instead: 22021 (character not in repertoire) for text that is not
+// Unicode, 22000 naming the repeated key.
+//
 // The request bodies of a write-heavy load are small JSON objects decoded
 // once each; encoding/json's decoder into map[string]any cost ~8 µs of
 // the ~75 µs of server CPU an auto-commit CREATE takes at 32 clients.
-// FastObject builds the same tree (objects as map[string]any, arrays as
-// []any, numbers as json.Number, the last of duplicate keys) with
-// fastjson, for the bodies on which the two agree by construction:
-// syntactically valid JSON (json.Valid, the standard scanner, so every
-// error still comes from encoding/json), valid UTF-8, no \u escape
-// (fastjson keeps an unpaired surrogate escape as text; encoding/json
-// reads it as U+FFFD), and nesting within fastjson's limit. Any other
-// body takes the encoding/json path. FuzzDecodeRequest checks the
-// agreement.
+// DecodeObject builds the same tree (objects as map[string]any, arrays as
+// []any, numbers as json.Number) with fastjson, once the body passed
+// json.Valid (the standard scanner, so every syntax error still comes
+// from encoding/json) and the character checks: on such a body the two
+// decoders agree (fastjson's unescaping differs only on lone surrogate
+// escapes, refused before). Only nesting past fastjson's limit takes
+// encoding/json's token reader. FuzzFastObject checks the agreement and
+// the refusals.
+
+// CodeBadCharacter is the status of text that is not Unicode: "character
+// not in repertoire". Package engine does not name it; it is spelled as
+// package errs spells its codes.
+const CodeBadCharacter = "22021"
 
 var jsonParsers fastjson.ParserPool
 
-// FastObject decodes body as DecodeObject would; ok is false when body is
-// not a JSON object FastObject can take (see above).
-func FastObject(body []byte) (obj map[string]any, ok bool) {
-	if !utf8.Valid(body) || bytes.Contains(body, []byte(`\u`)) || !json.Valid(body) {
-		return nil, false
+// DecodeObject decodes a message holding one JSON object, as
+// encoding/json with UseNumber would, refusing what is not I-JSON (see
+// above). noun names the message in errors ("the request body"); what
+// completes the error of a message that is another JSON value ("with a
+// … field"). Every error is an *engine.Error (22000, or 22021 for text
+// that is not Unicode) that says what is wrong, for the client to read.
+func DecodeObject(body []byte, noun, what string) (map[string]any, error) {
+	if !utf8.Valid(body) {
+		return nil, invalidUTF8(body, noun)
 	}
+	if !json.Valid(body) {
+		return nil, syntaxError(body, noun, what)
+	}
+	if bytes.IndexByte(body, '\\') >= 0 {
+		if at := loneSurrogate(body); at >= 0 {
+			return nil, engine.NewError(CodeBadCharacter, engine.CatData,
+				"%s has the escape %s at byte %d, half of a UTF-16 surrogate pair without its other half: it names no character",
+				noun, body[at:at+6], at)
+		}
+	}
+	if deeperThan(body, fastjson.MaxDepth-1) {
+		// fastjson would refuse it only after building an error message
+		// per level: 4 MB and milliseconds for one body.
+		return stdObject(body, noun, what)
+	}
+	if obj, dup, ok := fastObject(body); ok {
+		if dup != nil {
+			return nil, dup.error(noun)
+		}
+		if obj == nil {
+			return nil, notObject(noun, what)
+		}
+		return obj, nil
+	}
+	return stdObject(body, noun, what)
+}
+
+// fastObject decodes valid JSON with fastjson; ok is false when fastjson
+// refuses it (nesting past fastjson.MaxDepth, which deeperThan keeps
+// from it), obj nil when it is not an object.
+func fastObject(body []byte) (obj map[string]any, dup *repeatedKey, ok bool) {
 	p := jsonParsers.Get()
 	defer jsonParsers.Put(p)
 	v, err := p.ParseBytes(body)
-	if err != nil || v.Type() != fastjson.TypeObject {
-		return nil, false // too deep for fastjson, or not an object
+	if err != nil {
+		return nil, nil, false
 	}
-	m, _ := fastValue(v).(map[string]any)
-	return m, true
+	if v.Type() != fastjson.TypeObject {
+		return nil, nil, true
+	}
+	t, dup := fastValue(v)
+	if dup != nil {
+		return nil, dup, true
+	}
+	return t.(map[string]any), nil, true
+}
+
+// deeperThan reports whether valid JSON nests arrays and objects more
+// than n deep. Counting the brackets first keeps it one fast pass for
+// the usual body.
+func deeperThan(b []byte, n int) bool {
+	if bytes.Count(b, []byte{'['})+bytes.Count(b, []byte{'{'}) <= n {
+		return false
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped byte
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			if depth++; depth > n {
+				return true
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // fastValue converts a parsed value to the tree encoding/json builds with
-// UseNumber. It copies every string: the parser's memory is reused.
-func fastValue(v *fastjson.Value) any {
+// UseNumber, or finds a key given twice in one object. It copies every
+// string: the parser's memory is reused.
+func fastValue(v *fastjson.Value) (any, *repeatedKey) {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		o, _ := v.Object()
 		m := make(map[string]any, o.Len())
-		o.Visit(func(k []byte, e *fastjson.Value) { m[string(k)] = fastValue(e) })
-		return m
+		var dup *repeatedKey
+		o.Visit(func(k []byte, e *fastjson.Value) {
+			if dup != nil {
+				return
+			}
+			var ev any
+			if ev, dup = fastValue(e); dup != nil {
+				dup.path = append(dup.path, string(k))
+				return
+			}
+			n := len(m)
+			m[string(k)] = ev
+			if len(m) == n { // the key was there: a map that did not grow
+				dup = &repeatedKey{key: string(k)}
+			}
+		})
+		return m, dup
 	case fastjson.TypeArray:
 		a, _ := v.Array()
 		out := make([]any, len(a))
 		for i, e := range a {
-			out[i] = fastValue(e)
+			var dup *repeatedKey
+			if out[i], dup = fastValue(e); dup != nil {
+				dup.path = append(dup.path, index(i))
+				return nil, dup
+			}
 		}
-		return out
+		return out, nil
 	case fastjson.TypeString:
 		b, _ := v.StringBytes()
-		return string(b)
+		return string(b), nil
 	case fastjson.TypeNumber:
-		return json.Number(v.MarshalTo(nil))
+		return json.Number(v.MarshalTo(nil)), nil
 	case fastjson.TypeTrue:
-		return true
+		return true, nil
 	case fastjson.TypeFalse:
-		return false
+		return false, nil
 	}
-	return nil
+	return nil, nil
 }
 
-// DecodeObject decodes a message holding one JSON object, as
-// encoding/json with UseNumber would (FastObject where it applies). what
-// completes the error of a message that is another JSON value ("with a
-// … field"). Every error says what is wrong, for the client to read.
-func DecodeObject(body []byte, what string) (map[string]any, error) {
-	if obj, ok := FastObject(body); ok {
-		return obj, nil
-	}
-	return StdObject(body, what)
-}
-
-// StdObject is DecodeObject through encoding/json, for every message
-// FastObject does not take.
-func StdObject(body []byte, what string) (map[string]any, error) {
+// stdObject decodes valid JSON that fastjson refuses (nesting past its
+// limit; encoding/json's scanner allows 10,000 levels) with
+// encoding/json's tokens, finding repeated keys as fastValue does.
+func stdObject(body []byte, noun, what string) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("the request body is not valid JSON: %v", err)
+	v, dup, err := stdValue(dec)
+	switch {
+	case err != nil:
+		// json.Valid passed: encoding/json's two readers disagree.
+		return nil, fmt.Errorf("BUG: jsonio: valid JSON the token reader refuses: %w", err)
+	case dup != nil:
+		return nil, dup.error(noun)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("the request body has data after the JSON object")
-	}
-	obj, ok := raw.(map[string]any)
+	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, errors.New("the request body must be a JSON object " + what)
+		return nil, notObject(noun, what)
 	}
 	return obj, nil
 }
 
-// Params converts a decoded JSON object of query parameters to engine
-// values (see ParamValue).
-func Params(m map[string]any) (engine.Params, error) {
-	params := make(engine.Params, len(m))
-	for k, v := range m {
-		pv, ok := ParamValue(v, 0)
-		if !ok {
-			return nil, fmt.Errorf("parameter %q nests lists and maps deeper than %d levels", k, vector.MaxValueDepth)
-		}
-		params[k] = pv
+// stdValue reads one value from dec.
+func stdValue(dec *json.Decoder) (any, *repeatedKey, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, err
 	}
-	return params, nil
+	switch tok {
+	case json.Delim('{'):
+		m := map[string]any{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, nil, err
+			}
+			k, _ := kt.(string)
+			v, dup, err := stdValue(dec)
+			if err != nil || dup != nil {
+				if dup != nil {
+					dup.path = append(dup.path, k)
+				}
+				return nil, dup, err
+			}
+			if _, seen := m[k]; seen {
+				return nil, &repeatedKey{key: k}, nil
+			}
+			m[k] = v
+		}
+		_, err := dec.Token() // '}'
+		return m, nil, err
+	case json.Delim('['):
+		a := []any{}
+		for i := 0; dec.More(); i++ {
+			v, dup, err := stdValue(dec)
+			if err != nil || dup != nil {
+				if dup != nil {
+					dup.path = append(dup.path, index(i))
+				}
+				return nil, dup, err
+			}
+			a = append(a, v)
+		}
+		_, err := dec.Token() // ']'
+		return a, nil, err
+	}
+	return tok, nil, nil // string, json.Number, bool, nil
 }
 
-// ParamValue converts decoded JSON to an engine value: integers that fit
-// in 64 bits become INTEGER, other numbers FLOAT. ok is false when lists
-// and maps nest deeper than vector.MaxValueDepth (the JSON decoder alone
-// allows 10000 levels).
-func ParamValue(v any, depth int) (_ vector.Value, ok bool) {
-	if depth > vector.MaxValueDepth {
-		return nil, false
+// syntaxError is encoding/json's account of JSON it refuses.
+func syntaxError(body []byte, noun, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return engine.NewError(engine.CodeData, engine.CatData, "%s is not valid JSON: %v", noun, err)
 	}
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i, true
-		}
-		// A number beyond the FLOAT range parses as ±Infinity.
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f, true
-	case []any:
-		out := make([]vector.Value, len(x))
-		for i, e := range x {
-			if out[i], ok = ParamValue(e, depth+1); !ok {
-				return nil, false
-			}
-		}
-		return out, true
-	case map[string]any:
-		out := make(map[string]vector.Value, len(x))
-		for k, e := range x {
-			if out[k], ok = ParamValue(e, depth+1); !ok {
-				return nil, false
-			}
-		}
-		return out, true
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return engine.NewError(engine.CodeData, engine.CatData, "%s has data after its JSON object", noun)
 	}
-	return v, true // nil, bool, string
+	return engine.NewError(engine.CodeData, engine.CatData, "%s is not valid JSON", noun)
+}
+
+func notObject(noun, what string) error {
+	return engine.NewError(engine.CodeData, engine.CatData, "%s must be a JSON object %s", noun, what)
 }

@@ -3,11 +3,17 @@ package stream
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // FuzzStreamMessage: the client-message decoder and the pattern parser
 // take any bytes without a panic; an error always has a code and a
-// message, and a SUBSCRIBE that decodes has its patterns parsed.
+// message, and a SUBSCRIBE that decodes has its patterns parsed. A
+// message jsonio.DecodeObject refuses (not I-JSON: invalid UTF-8, a lone
+// surrogate escape, a key given twice; FuzzFastObject holds it to that)
+// is refused with its code, never taken.
 func FuzzStreamMessage(f *testing.F) {
 	for _, seed := range []string{
 		`{"type":"AUTH","token":"Bearer abc"}`,
@@ -19,11 +25,22 @@ func FuzzStreamMessage(f *testing.F) {
 		`{"type":"SUBSCRIBE","patterns":["(:A {x: 'unterminated})"]}`,
 		`{"type":"SUBSCRIBE","patterns":[1]}`,
 		`[]`, `nope`, "\xff", `{"type":"\u0000"}`,
+		`{"type":"SUBSCRIBE","patterns":["(:P {n: '\ud800'})"]}`, `{"type":"PING","type":"PING"}`,
+		"{\"type\":\"SUBSCRIBE\",\"patterns\":[\"(:P {n: '\xe2\x82')\"]}",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := decodeClientMessage(data, limits{maxPatterns: 4})
+		_, derr := jsonio.DecodeObject(data, "the message", "")
+		switch e, _ := engine.AsError(derr); {
+		case derr != nil && err == nil:
+			t.Fatalf("took %q, which DecodeObject refuses: %v", data, derr)
+		case derr != nil && err.code != e.Code:
+			t.Fatalf("%q: code %s, DecodeObject's %s", data, err.code, e.Code)
+		case err == nil && !utf8.Valid(data):
+			t.Fatalf("took invalid UTF-8: %q", data)
+		}
 		if err != nil {
 			if err.code == "" || err.message == "" || !utf8.ValidString(err.message) {
 				t.Fatalf("error without a code or message: %+v", err)

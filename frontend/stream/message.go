@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
@@ -84,12 +83,14 @@ type limits struct {
 // decodeClientMessage decodes and checks one text message, parsing a
 // SUBSCRIBE's patterns. Every error says what is wrong.
 func decodeClientMessage(data []byte, lim limits) (*clientMessage, *protoError) {
-	if !utf8.Valid(data) {
-		return nil, dataError("a message must be UTF-8 JSON text")
-	}
-	obj, err := jsonio.DecodeObject(data, `with a "type" field`)
+	obj, err := jsonio.DecodeObject(data, "the message", `with a "type" field`)
 	if err != nil {
-		return nil, dataError("%s", strings.Replace(err.Error(), "request body", "message", 1))
+		// 22021 for text that is not UTF-8, 22000 for bad JSON or a key
+		// given twice.
+		if e, ok := engine.AsError(err); ok {
+			return nil, &protoError{code: e.Code, message: e.Message}
+		}
+		return nil, dataError("%v", err)
 	}
 	m := &clientMessage{}
 	if m.Type, err = stringField(obj, "type", true); err != nil {

@@ -251,6 +251,12 @@ func TestStreamMalformedMessages(t *testing.T) {
 		{`{"type":"SUBSCRIBE","patterns":["(n)"],"id":7}`, "22000", `"id" must be a string`},
 		{`{"type":"UNSUBSCRIBE"}`, "22000", "subscription_id"},
 		{`{"type":"UNSUBSCRIBE","subscription_id":"nope"}`, "02000", "no subscription"},
+		// Not I-JSON: text that is not Unicode, a key given twice.
+		{"{\"type\":\"PING\",\"x\":\"\xff\"}", "22021", "UTF-8"},
+		{"{\"type\":\"SUBSCRIBE\",\"patterns\":[\"(:P {n: '\xc3')\"]}", "22021", "UTF-8"},
+		{`{"type":"SUBSCRIBE","patterns":["(:P {n: '\udc00'})"]}`, "22021", `\udc00`},
+		{`{"type":"SUBSCRIBE","id":"x","id":"y","patterns":["(n)"]}`, "22000", `"id" twice`},
+		{`{"type":"UNSUBSCRIBE","type":"PING"}`, "22000", `"type" twice`},
 	} {
 		c.send(tc.msg)
 		m := c.expect("ERROR", tc.code)

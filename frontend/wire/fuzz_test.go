@@ -7,8 +7,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // boundedWriter keeps a session's output up to max bytes and fails
@@ -37,7 +39,10 @@ var serverTypes = map[string]bool{"WELCOME": true, "SCHEMA": true, "BINDINGS": t
 // FuzzWireSession feeds arbitrary bytes to a session as its client's
 // input and checks that it ends without a panic, writing only whole
 // lines of valid JSON objects of the server's message types, and a
-// bounded amount of them.
+// bounded amount of them. Each line is decoded as the session decodes
+// it: one that jsonio.DecodeObject refuses (not I-JSON: invalid UTF-8, a
+// lone surrogate escape, a key given twice; FuzzFastObject holds it to
+// that) is refused with its code, never taken.
 func FuzzWireSession(f *testing.F) {
 	hello := `{"type":"HELLO","version":"1.0"}` + "\n"
 	for _, s := range []string{
@@ -52,6 +57,9 @@ func FuzzWireSession(f *testing.F) {
 		`{"type":"RUN_GQL"}` + "\n",
 		"\n\n  \n" + hello + `[]` + "\n" + `{"type":"HELLO","version":"1.0"}`,
 		hello + "{\"type\":\"\xff\\u0000\"}\n",
+		hello + `{"type":"RUN_GQL","query":"CREATE (:F {x: $x})","params":{"x":"\ud800"}}` + "\n",
+		hello + `{"type":"RUN_GQL","query":"CREATE (:F {x: $x})","params":{"x":{"k":1,"k":2}}}` + "\n",
+		hello + "{\"type\":\"RUN_GQL\",\"query\":\"RETURN '\xe2\x82'\"}\n",
 		`{"type":"HELLO","version":"1.0","auth":{"username":"u","password":"p","method":"bearer"}}` + "\n",
 		`{"type":"HELLO","version":"1.0","auth":{"username":1}}` + "\n",
 	} {
@@ -69,6 +77,22 @@ func FuzzWireSession(f *testing.F) {
 			setWriteDeadline: func(time.Time) error { return nil },
 			hangUp:           func(time.Duration) {}, close: func() {}}
 		srv.serveSession(tr)
+		for _, line := range bytes.Split(input, []byte("\n")) {
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			m, werr := decodeMessage(line, 4096)
+			_, derr := jsonio.DecodeObject(line, "the message", "")
+			switch e, _ := engine.AsError(derr); {
+			case derr != nil && werr == nil:
+				t.Fatalf("took %q, which DecodeObject refuses: %v", line, derr)
+			case derr != nil && werr.code != e.Code:
+				t.Fatalf("%q: code %s, DecodeObject's %s", line, werr.code, e.Code)
+			case m != nil && !utf8.Valid(line):
+				t.Fatalf("took invalid UTF-8: %q", line)
+			}
+		}
 		b := out.buf.Bytes()
 		if out.buf.Len() >= out.max-64<<10 {
 			t.Fatalf("%d bytes of output for %d of input", out.buf.Len(), len(input))

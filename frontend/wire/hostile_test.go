@@ -38,7 +38,9 @@ func TestBadMessages(t *testing.T) {
 		{"no type", true, `{"kind":"PING"}`, engine.CodeData, false},
 		{"type not a string", true, `{"type":7}`, engine.CodeData, false},
 		{"unknown type", true, `{"type":"SELECT"}`, engine.CodeData, false},
-		{"invalid UTF-8 type", true, "{\"type\":\"\xff\"}", engine.CodeData, false},
+		{"invalid UTF-8 type", true, "{\"type\":\"\xff\"}", "22021", false},
+		{"invalid UTF-8 before HELLO", false, "{\"type\":\"HELLO\",\"version\":\"1.0\",\"client\":\"\xc3\"}", "22021", true},
+		{"type twice", true, `{"type":"PING","type":"RUN_GQL","query":"RETURN 1"}`, engine.CodeData, false},
 		{"second HELLO", true, `{"type":"HELLO","version":"1.0"}`, engine.CodeConnection, false},
 		{"RUN_GQL without query", true, `{"type":"RUN_GQL"}`, engine.CodeData, false},
 		{"query not a string", true, `{"type":"RUN_GQL","query":42}`, engine.CodeData, false},
@@ -84,6 +86,36 @@ func TestBadMessages(t *testing.T) {
 			c.send(`{"type":"PING"}`)
 			c.expect("SUCCESS")
 		})
+	}
+}
+
+// RUN_GQL lines that are not I-JSON are refused, 22021 for text that is
+// not Unicode and 22000 naming a key given twice, and nothing of them
+// runs: no U+FFFD stored in place of the client's bytes, no last-wins.
+func TestRunRefusesNonIJSON(t *testing.T) {
+	_, addr := startTCP(t, Config{}, openDB(t))
+	c := dial(t, addr)
+	for _, tc := range []struct {
+		name, line, code, names string
+	}{
+		{"invalid UTF-8 in the query", "{\"type\":\"RUN_GQL\",\"query\":\"CREATE (:T {s: '\xff'})\"}", "22021", "UTF-8"},
+		{"invalid UTF-8 in a parameter", "{\"type\":\"RUN_GQL\",\"query\":\"CREATE (:T {s: $s})\",\"params\":{\"s\":\"a\xc3(\"}}", "22021", "UTF-8"},
+		{"invalid UTF-8 in a map key", "{\"type\":\"RUN_GQL\",\"query\":\"CREATE (:T {s: $m})\",\"params\":{\"m\":{\"\xe2\x82\":1}}}", "22021", "UTF-8"},
+		{"invalid UTF-8 nested", "{\"type\":\"RUN_GQL\",\"query\":\"CREATE (:T {s: $l})\",\"params\":{\"l\":[[\"\xed\xa0\x80\"]]}}", "22021", "UTF-8"},
+		{"a lone surrogate escape", `{"type":"RUN_GQL","query":"CREATE (:T {s: '\ud800'})"}`, "22021", `\ud800`},
+		{"a lone surrogate in a parameter", `{"type":"RUN_GQL","query":"CREATE (:T {s: $s})","params":{"s":"x\udc00"}}`, "22021", `\udc00`},
+		{"the query twice", `{"type":"RUN_GQL","query":"CREATE (:T {s: 1})","query":"CREATE (:T {s: 2})"}`, engine.CodeData, `"query" twice`},
+		{"a parameter twice", `{"type":"RUN_GQL","query":"CREATE (:T {s: $s})","params":{"s":1,"s":2}}`, engine.CodeData, `"s" twice in one object (at params)`},
+		{"a nested key twice", `{"type":"RUN_GQL","query":"CREATE (:T {s: $m.k})","params":{"m":{"k":1,"\u006b":2}}}`, engine.CodeData, `"k" twice in one object (at params.m)`},
+	} {
+		c.send(tc.line)
+		m := c.expectError(tc.code)
+		if msg, _ := m["message"].(string); !strings.Contains(msg, tc.names) || m["category"] != engine.CatData {
+			t.Errorf("%s: ERROR %v, want it to name %s", tc.name, m, tc.names)
+		}
+	}
+	if r := c.ok("MATCH (n:T) RETURN count(n) AS c"); num(t, r.rows[0]["c"]) != 0 {
+		t.Errorf("refused messages wrote %v nodes", r.rows[0]["c"])
 	}
 }
 

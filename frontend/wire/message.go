@@ -1,10 +1,7 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -202,25 +199,14 @@ func (m *message) decodeBegin(obj map[string]any) *wireError {
 	return nil
 }
 
-// decodeObject decodes a line holding one JSON object: the fast decoder
-// where it applies, encoding/json otherwise (as jsonio.DecodeObject, with
-// errors that speak of a message).
+// decodeObject decodes a line holding one JSON object
+// (jsonio.DecodeObject): a line that is not UTF-8 is a 22021 error, a key
+// given twice a 22000 one.
 func decodeObject(line []byte) (map[string]any, *wireError) {
-	if obj, ok := jsonio.FastObject(line); ok {
-		return obj, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, dataError("the message is not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, dataError("the line has data after the message's JSON object: send one message per line")
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, dataError("a message must be a JSON object with a \"type\" field")
+	obj, err := jsonio.DecodeObject(line, "the message", `with a "type" field`)
+	if err != nil {
+		e, _ := fromEngine(err)
+		return nil, e
 	}
 	return obj, nil
 }
