@@ -56,6 +56,9 @@ type Tokens struct {
 type LimitError struct {
 	RetryAfter time.Duration
 	Message    string
+	// scope says which of the limiter's locks refused, for the audit
+	// trail ("for this user name from this address").
+	scope string
 }
 
 func (e *LimitError) Error() string { return e.Message }

@@ -125,14 +125,16 @@ func parseKeyID(key string) (string, bool) {
 // in the login limiter.
 func (s *Service) apiKey(c Credentials) (*engine.Principal, error) {
 	now := s.now()
-	ak := addrKey(c.Address)
-	if err := s.limiter.check(now, ak); err != nil {
-		s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", c.Address, methodAPIKey)
-		return nil, err
+	host := clientHost(c.Address)
+	if le := s.limiter.check(now, "", host); le != nil {
+		s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", c.Address, limitDetail(methodAPIKey, le))
+		return nil, le
 	}
 	fail := func(why string, err error) error {
-		s.limiter.fail(now, "", ak)
-		return s.authFailure(c, methodAPIKey, why, err)
+		locks := s.limiter.fail(now, "", host)
+		err = s.authFailure(c, methodAPIKey, why, err)
+		s.auditLocks(c.Address, locks)
+		return err
 	}
 	id, ok := parseKeyID(c.APIKey)
 	if !ok {

@@ -118,13 +118,15 @@ func (s *Service) bearer(c Credentials, tok string) (*engine.Principal, error) {
 
 // password checks HTTP Basic or a password login (HELLO.auth).
 func (s *Service) password(ctx context.Context, c Credentials, method, user, pw string) (*engine.Principal, error) {
-	u, fresh, err := s.verifyPassword(ctx, user, pw, c.Address)
+	u, fresh, locks, err := s.verifyPassword(ctx, user, pw, c.Address)
 	if err != nil {
 		if limited(err) {
-			s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", c.Address, "user "+sanitize(user)+" ("+method+")")
+			s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", c.Address, limitDetail("user "+sanitize(user)+" ("+method+")", err))
 			return nil, err
 		}
-		return nil, s.authFailure(c, method, "invalid user name or password for user "+sanitize(user), err)
+		err = s.authFailure(c, method, "invalid user name or password for user "+sanitize(user), err)
+		s.auditLocks(c.Address, locks)
+		return nil, err
 	}
 	if fresh {
 		s.audit("authentication", "authenticate", engine.OutcomeSuccess, u.Name, c.Address, method)

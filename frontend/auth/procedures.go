@@ -200,10 +200,11 @@ func (s *Service) procChangePassword(ctx context.Context, actor *engine.Principa
 	if err := checkPassword(a[1].(string)); err != nil {
 		return nil, err
 	}
-	if _, _, err := s.verifyPassword(ctx, actor.Name, a[0].(string), actor.Address); err != nil {
+	if _, _, locks, err := s.verifyPassword(ctx, actor.Name, a[0].(string), actor.Address); err != nil {
 		if limited(err) {
 			return nil, err
 		}
+		s.auditLocks(actor.Address, locks)
 		return nil, errAuth("the old password is wrong")
 	}
 	return nil, s.setPassword(ctx, actor.Name, a[1].(string))

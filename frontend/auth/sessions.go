@@ -52,12 +52,13 @@ func (s *Service) newRefresh(user, sid string, gen uint64, started time.Time) (s
 // session.
 func (s *Service) Login(ctx context.Context, username, password, addr string) (Tokens, *engine.Principal, error) {
 	who := "user " + sanitize(username)
-	u, _, err := s.verifyPassword(ctx, username, password, addr)
+	u, _, locks, err := s.verifyPassword(ctx, username, password, addr)
 	if err != nil {
 		if limited(err) {
-			s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", addr, who+" (login)")
+			s.audit("authentication", "rate_limited", engine.OutcomeDenied, "", addr, limitDetail(who+" (login)", err))
 		} else {
 			s.audit("authentication", "login", engine.OutcomeFailure, "", addr, who+" (password)")
+			s.auditLocks(addr, locks)
 		}
 		return Tokens{}, nil, err
 	}

@@ -13,20 +13,21 @@ import (
 // so the success is worth an audit event. Every failure is the same
 // "invalid user name or password", and an unknown user costs one hash
 // like a known one, so neither message nor timing tells whether the user
-// exists.
-func (s *Service) verifyPassword(ctx context.Context, name, pw, addr string) (u *userRecord, fresh bool, err error) {
+// exists. locks are the limiter's locks a failure started or lengthened:
+// the caller audits them (auditLocks) after the failure itself.
+func (s *Service) verifyPassword(ctx context.Context, name, pw, addr string) (u *userRecord, fresh bool, locks []lock, err error) {
 	now := s.now()
-	uk, ak := "", addrKey(addr)
+	user, host := "", clientHost(addr)
 	if checkUserName(name) == nil {
-		uk = userKey(name)
+		user = name
 	}
-	if err := s.limiter.check(now, uk, ak); err != nil {
-		return nil, false, err
+	if le := s.limiter.check(now, user, host); le != nil {
+		return nil, false, nil, le
 	}
 	u = s.user(name)
 	if u != nil && s.cache.hit(now, name, pw, u.Gen) {
-		s.limiter.succeed(uk)
-		return u, false, nil
+		s.limiter.succeed(now, user, host)
+		return u, false, nil, nil
 	}
 	ok := false
 	switch {
@@ -37,7 +38,7 @@ func (s *Service) verifyPassword(ctx context.Context, name, pw, addr string) (u 
 	default:
 		ok, err = s.hash.verify(ctx, pw, u.Hash)
 		if err != nil && ctx.Err() != nil {
-			return nil, false, internal(err)
+			return nil, false, nil, internal(err)
 		}
 		if err != nil {
 			s.log.Error("auth: cannot verify a password", "user", u.Name, "err", err)
@@ -45,18 +46,36 @@ func (s *Service) verifyPassword(ctx context.Context, name, pw, addr string) (u 
 		}
 	}
 	if !ok {
-		s.limiter.fail(s.now(), uk, ak)
-		return nil, true, errWrongPassword()
+		return nil, true, s.limiter.fail(s.now(), user, host), errWrongPassword()
 	}
-	s.limiter.succeed(uk)
+	s.limiter.succeed(s.now(), user, host)
 	s.cache.add(s.now(), name, pw, u.Gen)
-	return u, true, nil
+	return u, true, nil, nil
 }
 
 // limited reports whether err is the limiter's refusal.
 func limited(err error) bool {
 	var le *LimitError
 	return errors.As(err, &le)
+}
+
+// limitDetail is the audit detail of a refusal by the limiter: what was
+// tried, and which lock refused it.
+func limitDetail(what string, err error) string {
+	var le *LimitError
+	if errors.As(err, &le) && le.scope != "" {
+		return what + ": locked " + le.scope
+	}
+	return what
+}
+
+// auditLocks records the locks a failure from addr started or
+// lengthened, so that the trail shows an attack as it builds up (which
+// user, from where, how many failures), not only the refusals after.
+func (s *Service) auditLocks(addr string, locks []lock) {
+	for _, lk := range locks {
+		s.audit("authentication", "lockout", engine.OutcomeDenied, "", addr, lk.describe())
+	}
 }
 
 // Current re-reads p's user: its roles and privileges as they are now,

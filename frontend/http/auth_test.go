@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	nethttp "net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -29,15 +32,30 @@ type authFixture struct {
 
 const testAdminPassword = "admin-secret-pw"
 
-func newAuthFixture(t *testing.T, cfg Config) *authFixture {
+func newAuthFixture(t *testing.T, cfg Config, mod ...func(*auth.Config)) *authFixture {
 	t.Helper()
 	db := openDB(t, engine.Options{})
-	svc, err := auth.Open(auth.Config{DB: db, Enabled: true, AdminPassword: testAdminPassword, BootstrapOut: io.Discard,
-		Hash: auth.HashParams{MemoryKiB: 64, Time: 1, Threads: 1}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	trail, err := auth.OpenAuditLog("", auth.AuditOptions{Logger: quiet}) // in memory
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { svc.Close() })
+	if err := auth.RegisterAuditProcedures(db, trail); err != nil {
+		t.Fatal(err)
+	}
+	acfg := auth.Config{DB: db, Enabled: true, AdminPassword: testAdminPassword, BootstrapOut: io.Discard,
+		Hash: auth.HashParams{MemoryKiB: 64, Time: 1, Threads: 1}, Logger: quiet, Audit: trail}
+	for _, m := range mod {
+		m(&acfg)
+	}
+	svc, err := auth.Open(acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		svc.Close()
+		trail.Close()
+	})
 	cfg.Auth = svc
 	f := &authFixture{t: t, db: db, svc: svc}
 	f.base = startServer(t, cfg, db)
@@ -423,6 +441,73 @@ func TestAuthLoginLimiter(t *testing.T) {
 	}
 	if a := f.send("POST", "/api/v1/query", `{"query":"RETURN 1"}`, basic("ed", "ed-password")); a.status != 429 || a.header.Get("Retry-After") == "" {
 		t.Errorf("Basic while limited: %d %s", a.status, a.raw)
+	}
+}
+
+// sendFrom is send from a client bound to the loopback address ip (any
+// of 127.0.0.0/8 reaches the server on 127.0.0.1).
+func (f *authFixture) sendFrom(ip, method, path, body string, headers ...string) answer {
+	f.t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	tr := &nethttp.Transport{DialContext: d.DialContext}
+	defer tr.CloseIdleConnections()
+	saved := nethttp.DefaultClient
+	nethttp.DefaultClient = &nethttp.Client{Transport: tr}
+	defer func() { nethttp.DefaultClient = saved }()
+	return f.send(method, path, body, headers...)
+}
+
+// Wrong passwords for the admin from several addresses lock those
+// addresses out, not the admin: the right password from an address that
+// has not failed logs in, and the audit trail shows the attack.
+func TestAuthLockoutFromOtherAddresses(t *testing.T) {
+	// The Service's clock stands still, so no lock ends while the test
+	// runs, however slowly.
+	now := time.Now()
+	f := newAuthFixture(t, Config{}, func(c *auth.Config) { c.Now = func() time.Time { return now } })
+	wrong := jsonString(map[string]string{"username": "admin", "password": "wrong"})
+	right := jsonString(map[string]string{"username": "admin", "password": testAdminPassword})
+	attackers := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+	for _, ip := range attackers {
+		limited := false
+		for i := 0; i < 20 && !limited; i++ {
+			a := f.sendFrom(ip, "POST", "/api/v1/auth/token", wrong)
+			if limited = a.status == 429; !limited {
+				want401(t, "a wrong password from "+ip, a)
+			}
+		}
+		if !limited {
+			t.Fatalf("%s was never limited", ip)
+		}
+		if a := f.sendFrom(ip, "POST", "/api/v1/auth/token", right); a.status != 429 || a.header.Get("Retry-After") == "" {
+			t.Errorf("the right password from the failing %s: %d %s", ip, a.status, a.raw)
+		}
+	}
+	a := f.sendFrom("127.0.0.5", "POST", "/api/v1/auth/token", right)
+	if a.status != 200 {
+		t.Fatalf("the right password from an address that never failed: %d %s", a.status, a.raw)
+	}
+	access, _ := a.body["access_token"].(string)
+	if a := f.sendFrom("127.0.0.6", "POST", "/api/v1/query", `{"query":"RETURN 1"}`, basic("admin", testAdminPassword)); a.status != 200 {
+		t.Errorf("Basic from an address that never failed: %d %s", a.status, a.raw)
+	}
+	a = f.send("POST", "/api/v1/query", `{"query":"CALL audit.get_recent_events(1000)"}`, bearer(access))
+	if a.status != 200 {
+		t.Fatalf("audit: %d %s", a.status, a.raw)
+	}
+	seen := map[string]int{}
+	for _, r := range a.body["data"].([]any) {
+		e := r.(map[string]any)
+		host := fmt.Sprint(e["address"]) // HTTP's: the host, without the port
+		seen[fmt.Sprint(e["action"], " ", host)]++
+		if e["action"] == "lockout" && !strings.HasPrefix(fmt.Sprint(e["detail"]), "user admin from "+host+":") {
+			t.Errorf("lockout event %v", e)
+		}
+	}
+	for _, ip := range attackers {
+		if seen["login "+ip] == 0 || seen["lockout "+ip] != 1 || seen["rate_limited "+ip] == 0 {
+			t.Errorf("the trail of %s: %v", ip, seen)
+		}
 	}
 }
 
