@@ -25,16 +25,26 @@ import (
 // message stays small whatever the window (one row can be larger).
 const bindingsBytes = 32 << 10
 
-// runGQL answers RUN_GQL.
+// runGQL answers RUN_GQL, and logs the query's line (reportQuery).
 func (s *session) runGQL(m *message) {
 	txn, werr := s.txnFor(m.txID)
 	if werr != nil {
 		s.sendError(werr)
 		return
 	}
+	start := time.Now()
+	werr = s.runQuery(m, txn, start)
+	if werr != nil {
+		s.sendError(werr)
+	}
+	s.reportQuery(start, werr)
+}
+
+// runQuery runs the statement and writes its result; it returns the
+// ERROR that ends it instead, if any.
+func (s *session) runQuery(m *message, txn *engine.Transaction, start time.Time) *wireError {
 	qctx, cancel := s.queryContext(m.timeout)
 	defer cancel()
-	start := time.Now()
 	var res *engine.Result
 	var err error
 	if txn != nil {
@@ -43,8 +53,7 @@ func (s *session) runGQL(m *message) {
 		res, err = s.es.Run(qctx, engine.ModeAsWritten, m.query, m.params)
 	}
 	if err != nil {
-		s.queryError(err)
-		return
+		return s.queryFailure(err)
 	}
 	defer res.Close()
 	sum := resultSummary{stats: m.includeStats}
@@ -55,18 +64,16 @@ func (s *session) runGQL(m *message) {
 		s.out = appendExplain(s.out, ex)
 		sum.elapsed = time.Since(start)
 		s.out = appendResultSuccess(s.out, sum)
-		return
+		return nil
 	}
 	st := &rowStream{s: s, res: res, enc: jsonio.Encoder{Ents: res.Entities()}, credit: int64(s.srv.cfg.Window), msg: -1}
 	s.out, st.keys = appendSchema(s.out, res.Columns())
-	werr, err = st.run(qctx)
+	werr, err := st.run(qctx)
 	switch {
 	case werr != nil:
-		s.sendError(werr)
-		return
+		return werr
 	case err != nil:
-		s.queryError(err)
-		return
+		return s.queryFailure(err)
 	}
 	res.Close()
 	if p := res.Profile(); p != nil && !st.discarded {
@@ -74,6 +81,7 @@ func (s *session) runGQL(m *message) {
 	}
 	sum.rows, sum.elapsed, sum.sum, sum.discarded = st.rows, time.Since(start), res.Summary(), st.discarded
 	s.out = appendResultSuccess(s.out, sum)
+	return nil
 }
 
 // queryContext is the context a query runs under: it ends with the
@@ -94,14 +102,17 @@ func (s *session) queryContext(timeout time.Duration) (context.Context, context.
 		Message: fmt.Sprintf("query exceeded its time limit (%s %d ms)", what, d.Milliseconds())})
 }
 
-// queryError sends a query's error; one that is not the engine's is
-// logged (an internal failure).
-func (s *session) queryError(err error) {
+// queryError sends a query's error (queryFailure).
+func (s *session) queryError(err error) { s.sendError(s.queryFailure(err)) }
+
+// queryFailure is the ERROR of a query's error; one that is not the
+// engine's is logged (an internal failure).
+func (s *session) queryFailure(err error) *wireError {
 	e, known := fromEngine(err)
 	if !known {
 		s.srv.log.Error("wire query failed", "error", err, "session_id", s.id)
 	}
-	s.sendError(e)
+	return e
 }
 
 // rowStream writes one result's rows under flow control.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"runtime/debug"
 	"strconv"
@@ -294,6 +295,25 @@ func (s *session) hello(m *message) {
 	}
 	s.welcomed = true
 	s.out = appendWelcome(s.out, s.srv.cfg.Version, s.id, s.srv.cfg.MaxQuerySize)
+}
+
+// reportQuery logs a RUN_GQL that started at start and ended with e (nil:
+// it succeeded) at debug level: the line the HTTP API logs per query
+// (message "query", duration, outcome ok, error or client_gone, and the
+// error's code), with the session's id where HTTP has the trace's. At
+// info and above it costs nothing.
+func (s *session) reportQuery(start time.Time, e *wireError) {
+	if !s.srv.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	outcome, code := "ok", ""
+	switch {
+	case errors.Is(context.Cause(s.ctx), errClientGone):
+		outcome = "client_gone"
+	case e != nil:
+		outcome, code = "error", e.code
+	}
+	s.srv.log.Debug("query", "duration", time.Since(start), "outcome", outcome, "code", code, "session_id", s.id)
 }
 
 // sendError queues an ERROR; a fatal one ends the session after it.
