@@ -32,7 +32,7 @@ var varyingKeys = []string{
 	"Fingerprint", // openssl x509 -fingerprint
 	// figures of the machine and the moment
 	"queries_per_second", "total_bytes", "used_bytes", "free_bytes", "max_memory", "gomemlimit",
-	"retry_after",
+	"retry_after", "active_connections",
 }
 
 var (
