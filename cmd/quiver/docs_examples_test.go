@@ -96,6 +96,16 @@ func TestDocsExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// curl fails on an HTTP error (printing the body all the same), so a
+	// command whose output the document does not show still fails the
+	// test when the server refused it.
+	curlHome := filepath.Join(base, "curl")
+	if err := os.Mkdir(curlHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(curlHome, ".curlrc"), []byte("fail-with-body\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bin := buildQuiver(t, t.TempDir())
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
@@ -108,7 +118,7 @@ func TestDocsExamples(t *testing.T) {
 			if err := os.Mkdir(work, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			d := &docRun{t: t, bin: bin, version: version, work: work}
+			d := &docRun{t: t, bin: bin, version: version, work: work, curlHome: curlHome}
 			defer d.stop()
 			for _, b := range doc.blocks {
 				d.block(b)
@@ -130,6 +140,7 @@ type docRun struct {
 	servers  []*docServer // every server started, the current one last
 	serveSeq int
 	at       string // the block running, file:line
+	curlHome string // CURL_HOME: its .curlrc says fail-with-body
 }
 
 // docServer is a server a document's examples talk to.
@@ -215,9 +226,11 @@ func (d *docRun) start(args ...string) *docServer {
 	return s
 }
 
-// env is the environment of the examples' commands: quiver on PATH.
+// env is the environment of the examples' commands: quiver on PATH, and
+// curl's configuration.
 func (d *docRun) env() []string {
-	return append(os.Environ(), "PATH="+filepath.Dir(d.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return append(os.Environ(), "PATH="+filepath.Dir(d.bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"CURL_HOME="+d.curlHome)
 }
 
 func (d *docRun) block(b docBlock) {
