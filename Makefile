@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long fuzz-long promtool curl test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long fuzz-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -81,8 +81,25 @@ curl:
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends curl ca-certificates >/dev/null; } || exit 1; \
 	command -v curl >/dev/null || { echo "the curl package installed no curl on PATH"; exit 1; }
 
+## doctools: the tools the docs' examples use, which TestDocsExamples
+## runs (cmd/quiver): OpenBSD netcat (nc -N), jq and openssl, installed from
+## Debian's packages when they are not on PATH (as root, or with sudo).
+doctools: curl
+	@missing=; \
+	command -v nc >/dev/null || missing="$$missing netcat-openbsd"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
+	command -v openssl >/dev/null || missing="$$missing openssl"; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "$$missing missing and this user cannot install them: apt-get install$$missing as root"; exit 1; fi; \
+	echo "installing$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends $$missing >/dev/null || \
+		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends $$missing >/dev/null; } || exit 1
+
 # The TCK gate runs on its own so that its per-folder counts are printed.
-test-unit: promtool curl
+test-unit: promtool doctools
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 

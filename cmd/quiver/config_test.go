@@ -254,7 +254,7 @@ func TestConfigDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(doc)
+	m := regexp.MustCompile("(?s)```yaml quiver-config\n(.*?)```").FindSubmatch(doc)
 	if m == nil {
 		t.Fatal("no yaml example in docs/configuration.md")
 	}

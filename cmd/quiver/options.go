@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/metrics"
 )
 
 // serveOptions are the start-up options of `quiver serve`, named as the
@@ -79,7 +80,7 @@ func parseServe(args []string) (o serveOptions, err error) {
 	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
 	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
 	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, serveEnvironment); err != nil {
 		return o, err
 	}
 	if *configPath != "" {
@@ -164,15 +165,31 @@ func parseServe(args []string) (o serveOptions, err error) {
 	return o, nil
 }
 
+// serveEnvironment ends `quiver serve -h`: the environment variables
+// serve reads, which have no flags (docs/configuration.md).
+var serveEnvironment = `
+environment:
+  QUIVER_ADMIN_PASSWORD
+    	the password of the user admin, created at the first start with --auth-enabled
+    	(unset: a password is made up and printed once) (docs/security.md)
+  ` + metrics.EnvPort + `
+    	turns the metrics listener on (/metrics, /health, /ready, /live) at this port;
+    	0: a free port, logged (docs/operations.md)
+  ` + metrics.EnvBind + `
+    	the metrics listener's address (default ` + metrics.DefaultBind + `)
+  GOMEMLIMIT, GOGC
+    	the Go runtime's; --max-memory sets GOMEMLIMIT unless it is set
+`
+
 // parseFlags parses a subcommand's flags: -h prints them as the error,
-// and positional arguments are refused.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// followed by help's epilogue, and positional arguments are refused.
+func parseFlags(fs *flag.FlagSet, args []string, epilogue ...string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			var sb strings.Builder
 			fs.SetOutput(&sb)
 			fs.PrintDefaults()
-			return fmt.Errorf("flags:\n%s", sb.String())
+			return fmt.Errorf("flags:\n%s%s", sb.String(), strings.Join(epilogue, ""))
 		}
 		return err
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +92,41 @@ func TestParseServeResourceFlags(t *testing.T) {
 	} {
 		if _, err := parseServe(args); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// TestServeHelpNamesEnvironment: `quiver serve -h` names every QUIVER_*
+// variable the server reads (each a string literal in the code of
+// cmd/quiver or of the packages it passes os.Getenv to), since they have
+// no flags to be listed by.
+func TestServeHelpNamesEnvironment(t *testing.T) {
+	_, err := parseServe([]string{"-h"})
+	if err == nil {
+		t.Fatal("-h gave no help")
+	}
+	help := err.Error()
+	files, _ := filepath.Glob("*.go")
+	files = append(files, "../../frontend/metrics/env.go")
+	read := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(QUIVER_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			read[m[1]] = true
+		}
+	}
+	if len(read) < 3 {
+		t.Fatalf("found only %v in the code", read)
+	}
+	for name := range read {
+		if !strings.Contains(help, name) {
+			t.Errorf("quiver serve -h does not mention %s:\n%s", name, help)
 		}
 	}
 }
