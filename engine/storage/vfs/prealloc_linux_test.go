@@ -48,4 +48,3 @@ func TestDefaultPreallocate(t *testing.T) {
 		t.Fatalf("after allocate the file holds %d bytes starting %v, want 65536: its 3 bytes, then zeros", len(got), got[:min(len(got), 8)])
 	}
 }
-

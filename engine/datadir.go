@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/quiverdb/quiver/engine/load"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
+)
+
+// DataDir is a data directory this process holds: created if it was
+// missing, locked (one process per directory), its contents restricted
+// to the owner. Open takes one; a server that keeps more than the
+// database in the directory (the audit trail) takes it first with
+// LockDataDir, so that nothing touches the directory before the lock is
+// held, and opens the database on it with DataDir.Open.
+type DataDir struct {
+	path    string
+	fs      vfs.FS
+	created bool
+	unlock  func()
+}
+
+// LockDataDir creates dir if it is missing (owner-only, 0700, its entry
+// synced in its parent), takes its lock, and narrows to the owner the
+// modes of what the directory holds. It warns, through opts.Logger, when
+// dir itself is open to other users: it then holds password hashes and
+// keys that the owner-only modes inside protect only as long as nobody
+// else can replace them. The lock is held until DataDir.Release or the
+// database Open returns is closed.
+func LockDataDir(dir string, opts Options) (*DataDir, error) {
+	if dir == "" {
+		return nil, errors.New("LockDataDir needs a directory")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.Default
+	}
+	created, err := vfs.MkdirAllSync(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create data directory: %w", err)
+	}
+	unlock, err := storage.LockDataDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &DataDir{path: dir, fs: fsys, created: created, unlock: unlock}
+	if st, err := fsys.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
+		log.Warn("the data directory is accessible to other users: it holds password hashes, token keys and every commit; restrict it to the owner (chmod 700)",
+			"dir", dir, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
+	}
+	if n, err := restrictModes(fsys, dir); err != nil {
+		d.Release()
+		return nil, fmt.Errorf("cannot restrict the data directory's files to their owner: %w", err)
+	} else if n > 0 {
+		log.Warn("restricted files and folders of the data directory to their owner (0600 and 0700); earlier versions created them readable by others",
+			"dir", dir, "changed", n)
+	}
+	if fsys == vfs.Default {
+		// Imports build their directory beside it through the operating
+		// system (load/staging.go).
+		if err := load.ImportRunning(dir); err != nil {
+			d.Release()
+			return nil, err
+		}
+		stale, err := load.CleanStaleImports(dir)
+		for _, p := range stale {
+			log.Warn("removed a directory left by an interrupted import", "path", p)
+		}
+		if err != nil {
+			d.Release()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Path is the directory.
+func (d *DataDir) Path() string { return d.path }
+
+// FS is the filesystem it is on.
+func (d *DataDir) FS() vfs.FS { return d.fs }
+
+// Created reports whether LockDataDir created the directory: a new (or
+// mistyped) --data-dir.
+func (d *DataDir) Created() bool { return d.created }
+
+// Release gives up the directory without opening a database on it.
+func (d *DataDir) Release() {
+	if d.unlock != nil {
+		d.unlock()
+		d.unlock = nil
+	}
+}
+
+// restrictModes sets every file under dir to vfs.FileMode and every
+// directory to vfs.DirMode, dir itself excepted (its mode is the
+// operator's; LockDataDir warns about it), and returns how many it
+// changed. Symbolic links are left alone: a chmod would follow them out
+// of the directory.
+func restrictModes(fsys vfs.FS, dir string) (int, error) {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		want := vfs.FileMode
+		if e.IsDir() {
+			want = vfs.DirMode
+			m, err := restrictModes(fsys, path)
+			n += m
+			if err != nil {
+				return n, err
+			}
+		} else if !info.Mode().IsRegular() {
+			continue
+		}
+		if info.Mode().Perm() != want {
+			if err := fsys.Chmod(path, want); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// walHoldsRecords reports whether the log in dir has a segment with
+// bytes in it (a preallocated segment counts: its zeros may follow
+// records).
+func walHoldsRecords(fsys vfs.FS, dir string) bool {
+	ents, err := fsys.ReadDir(filepath.Join(dir, WALDirName))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			return true
+		}
+	}
+	return false
+}
