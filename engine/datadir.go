@@ -23,6 +23,9 @@ type DataDir struct {
 	fs      vfs.FS
 	created bool
 	unlock  func()
+	// writer is this process's writer id, recorded in LOCK and carried
+	// by its commit records and checkpoints (storage/writer.go).
+	writer uint64
 }
 
 // LockDataDir creates dir if it is missing (owner-only, 0700, its entry
@@ -48,11 +51,12 @@ func LockDataDir(dir string, opts Options) (*DataDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create data directory: %w", err)
 	}
-	unlock, err := storage.LockDataDir(fsys, dir)
+	writer := storage.NewWriterID()
+	unlock, err := storage.LockDataDir(fsys, dir, writer)
 	if err != nil {
 		return nil, err
 	}
-	d := &DataDir{path: dir, fs: fsys, created: created, unlock: unlock}
+	d := &DataDir{path: dir, fs: fsys, created: created, unlock: unlock, writer: writer}
 	if st, err := fsys.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
 		log.Warn("the data directory is accessible to other users: it holds password hashes, token keys and every commit; restrict it to the owner (chmod 700)",
 			"dir", dir, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))

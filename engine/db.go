@@ -20,6 +20,7 @@ import (
 type DB struct {
 	dir    string
 	fs     vfs.FS // the filesystem dir is on (Options.FS)
+	writer uint64 // the writer id of this process in dir (DataDir)
 	opts   Options
 	log    *slog.Logger
 	store  *storage.Store
@@ -83,9 +84,9 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	dir, fsys, unlock := "", vfs.FS(nil), func() {}
+	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
 	if dd != nil {
-		dir, fsys, unlock = dd.path, dd.fs, dd.Release
+		dir, fsys, unlock, writer = dd.path, dd.fs, dd.Release, dd.writer
 	}
 	for _, r := range opts.DisabledRules {
 		if !plan.IsRule(r) {
@@ -118,7 +119,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if budget == 0 {
 		budget = DefaultMaxMemory()
 	}
-	db := &DB{dir: dir, fs: fsys, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
 	db.mem.cache = db.algoCache

@@ -53,8 +53,6 @@ type durability struct {
 	// last: a checkpoint switches the manifest only if it is still that
 	// one (storage/writer.go). Guarded by mu.
 	manifest storage.ManifestStamp
-	// writer is this process's writer id (storage/writer.go).
-	writer uint64
 }
 
 // openDurability opens the log in dir, replays it onto store (which holds
@@ -68,7 +66,8 @@ func (db *DB) openDurability(dir string) error {
 		return err
 	}
 	l, err := wal.Open(filepath.Join(dir, WALDirName), wal.Options{StartAt: wal.LSN(ckpt), Logger: db.log, Preallocate: true,
-		SegmentSize: db.opts.WALSegmentSize, FS: db.fs})
+		SegmentSize: db.opts.WALSegmentSize, FS: db.fs,
+		Guard: storage.OwnerCheck(db.fs, dir, db.writer)})
 	if err != nil {
 		var ce *wal.CorruptError
 		if errors.As(err, &ce) {
@@ -105,8 +104,8 @@ func (db *DB) openDurability(dir string) error {
 			"to_lsn", store.LSN(), "nodes", s.NodeCount(), "relationships", s.RelCount(), "took", time.Since(start).Round(time.Millisecond))
 	}
 	d := &durability{db: db, log: l, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		manifest: stamp, writer: storage.NewWriterID()}
-	store.StartWriter(d.writer)
+		manifest: stamp}
+	store.StartWriter(db.writer)
 	d.last.Store(ckpt)
 	d.threshold = uint64(db.opts.CheckpointWALBytes)
 	if d.threshold == 0 {
@@ -171,7 +170,10 @@ func (d *durability) checkpoint(reason string) (uint64, int64, error) {
 		return d.last.Load(), 0, nil
 	}
 	start := time.Now()
-	lsn, n, stamp, err := store.Checkpoint(d.db.fs, d.db.dir, d.manifest)
+	lsn, n, stamp, err := uint64(0), int64(0), storage.ManifestStamp{}, storage.CheckDataDirOwner(d.db.fs, d.db.dir, d.db.writer)
+	if err == nil {
+		lsn, n, stamp, err = store.Checkpoint(d.db.fs, d.db.dir, d.manifest)
+	}
 	if err != nil {
 		var other *storage.OtherWriterError
 		if errors.As(err, &other) {

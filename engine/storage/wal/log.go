@@ -43,6 +43,11 @@ type Options struct {
 	Preallocate bool
 	// FS is the filesystem the segments are on; nil means vfs.Default.
 	FS vfs.FS
+	// Guard, when set, is asked by every group-commit leader before its
+	// write and after its sync whether this process may still write the
+	// log; an error fails the log for good, so that nothing more is
+	// written or acknowledged (another process claimed the directory).
+	Guard func() error
 
 	// frameLimit replaces MaxFrame, so tests reach multi-frame records
 	// with small payloads.
@@ -67,6 +72,7 @@ type Log struct {
 	syncHook func(f vfs.File, dir bool) error
 	prealloc bool
 	alloc    func(f vfs.File, size int64) error
+	guard    func() error
 	dec      *zstd.Decoder // DecodeAll is safe for concurrent use
 
 	syncs   atomic.Int64          // fdatasync calls on segments, for tests and benchmarks
@@ -111,7 +117,7 @@ type Log struct {
 // comment), returns *CorruptError for a bad record followed by a valid
 // one, and makes the whole log durable before returning.
 func Open(dir string, o Options) (*Log, error) {
-	l := &Log{dir: dir, fs: o.FS, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook, prealloc: o.Preallocate, alloc: o.allocHook}
+	l := &Log{dir: dir, fs: o.FS, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook, prealloc: o.Preallocate, alloc: o.allocHook, guard: o.Guard}
 	if l.fs == nil {
 		l.fs = vfs.Default
 	}
