@@ -89,10 +89,11 @@ func LockDataDir(fsys vfs.FS, dir string, writer uint64) (release func(), err er
 		fileLock.Close()
 		unlockDir()
 	}
-	// The pid is for the message a second process prints; the locks, not
-	// the file's content, are what exclude it.
+	// The pid is for the message a second process prints, the writer for
+	// the holder's checks (CheckDataDirOwner); the locks are what exclude.
 	content := []byte(strconv.Itoa(os.Getpid()) + "\nwriter " + formatWriter(writer) + "\n")
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt(content, 0)
 	}
 	if err != nil {
