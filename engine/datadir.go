@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,12 +62,15 @@ func LockDataDir(dir string, opts Options) (*DataDir, error) {
 		log.Warn("the data directory is accessible to other users: it holds password hashes, token keys and every commit; restrict it to the owner (chmod 700)",
 			"dir", dir, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
 	}
-	if n, err := restrictModes(fsys, dir); err != nil {
-		d.Release()
-		return nil, fmt.Errorf("cannot restrict the data directory's files to their owner: %w", err)
-	} else if n > 0 {
+	// A file the server cannot narrow (another user's) is reported, not
+	// fatal: the server may still be able to serve.
+	n, err := restrictModes(fsys, dir)
+	if n > 0 {
 		log.Warn("restricted files and folders of the data directory to their owner (0600 and 0700); earlier versions created them readable by others",
 			"dir", dir, "changed", n)
+	}
+	if err != nil {
+		log.Warn("cannot restrict a file or folder of the data directory to its owner", "dir", dir, "error", err)
 	}
 	if fsys == vfs.Default {
 		// Imports build their directory beside it through the operating
@@ -108,14 +112,13 @@ func (d *DataDir) Release() {
 // restrictModes sets every file under dir to vfs.FileMode and every
 // directory to vfs.DirMode, dir itself excepted (its mode is the
 // operator's; LockDataDir warns about it), and returns how many it
-// changed. Symbolic links are left alone: a chmod would follow them out
-// of the directory.
-func restrictModes(fsys vfs.FS, dir string) (int, error) {
+// changed, and the first error (it goes on past errors). Symbolic links
+// are left alone: a chmod would follow them out of the directory.
+func restrictModes(fsys vfs.FS, dir string) (n int, first error) {
 	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
 	for _, e := range ents {
 		if e.Type()&fs.ModeSymlink != 0 {
 			continue
@@ -126,27 +129,27 @@ func restrictModes(fsys vfs.FS, dir string) (int, error) {
 			continue
 		}
 		if err != nil {
-			return n, err
+			first = cmp.Or(first, err)
+			continue
 		}
 		want := vfs.FileMode
 		if e.IsDir() {
 			want = vfs.DirMode
 			m, err := restrictModes(fsys, path)
 			n += m
-			if err != nil {
-				return n, err
-			}
+			first = cmp.Or(first, err)
 		} else if !info.Mode().IsRegular() {
 			continue
 		}
 		if info.Mode().Perm() != want {
 			if err := fsys.Chmod(path, want); err != nil {
-				return n, err
+				first = cmp.Or(first, err)
+				continue
 			}
 			n++
 		}
 	}
-	return n, nil
+	return n, first
 }
 
 // walHoldsRecords reports whether the log in dir has a segment with
