@@ -167,13 +167,6 @@ func (m *MemFS) crashLocked(torn *rand.Rand) *MemFS {
 	return out
 }
 
-// Ops returns the number of operations so far.
-func (m *MemFS) Ops() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.ops
-}
-
 // beginLocked numbers an operation, runs the hook, and returns the fault
 // to fail it with, if any.
 func (m *MemFS) beginLocked(kind OpKind, path string) error {
