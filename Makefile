@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long fuzz-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -139,6 +139,7 @@ test-batch2:
 ## run in turn with its time printed.
 TEST_LONG_STAGES += crash-long
 TEST_LONG_STAGES += fuzz-long
+TEST_LONG_STAGES += powerloss-long
 test-long:
 	@for stage in $(TEST_LONG_STAGES); do \
 		start=$$(date +%s); \
@@ -150,6 +151,15 @@ test-long:
 CRASH_LONG_CYCLES ?= 100
 crash-long:
 	@$(MAKE) --no-print-directory crash CRASH_CYCLES=$(CRASH_LONG_CYCLES)
+
+## powerloss-long: the power-loss tests over POWERLOSS_WORKLOADS seeds
+## (engine: workloads of 200 commits, the power cut before every sync and
+## at one operation in three between syncs, thousands of cuts; the audit
+## trail likewise). The seeds are logged; QUIVER_POWERLOSS_SEED=n reruns
+## one.
+POWERLOSS_WORKLOADS ?= 10
+powerloss-long:
+	QUIVER_POWERLOSS_WORKLOADS=$(POWERLOSS_WORKLOADS) $(GO) test ./engine/ ./frontend/auth/ -run 'PowerLoss' -count=1 -v -timeout 30m
 
 ## fuzz-long: every fuzz target FUZZSCALE_LONG times as long as in make test.
 FUZZSCALE_LONG ?= 3

@@ -23,20 +23,21 @@ var allowed = map[string][]string{
 	"engine/errs":           nil,
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
-	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog"},
-	"engine/storage/wal":    nil, // bytes only: storage reaches it through its Log interface
+	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs"},
+	"engine/storage/vfs":    nil,                    // the filesystem the durable parts write through
+	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
 	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage"},
+	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
 	"engine/plan/opt":       {"vector", "engine/errs", "engine/plan", "engine/gql"}, // gql: its tests parse queries
 	"engine/expr":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
 	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs", "engine/memory", "engine/functions", "engine/expr"},
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/jsonio":       {"temporal", "vector", "engine"},
-	"frontend/auth":         {"vector", "engine"},
+	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
 	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},

@@ -2,23 +2,25 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime"
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/algo"
-	"github.com/quiverdb/quiver/engine/load"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // DB is an open Quiver database. It is safe for concurrent use.
 type DB struct {
 	dir    string
+	fs     vfs.FS // the filesystem dir is on (Options.FS)
+	writer uint64 // the writer id of this process in dir (DataDir)
 	opts   Options
 	log    *slog.Logger
 	store  *storage.Store
@@ -56,65 +58,68 @@ type DB struct {
 // fold it into new bases (docs/durability.md). Without one (dir == ""),
 // the database lives in memory only.
 func Open(dir string, opts Options) (*DB, error) {
+	if dir == "" {
+		return open(nil, opts)
+	}
+	d, err := LockDataDir(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.Open(opts)
+}
+
+// Open opens the database in the directory d holds, as Open does, and
+// takes d over: closing the database releases it, and so does a failed
+// Open. opts.FS is d's.
+func (d *DataDir) Open(opts Options) (*DB, error) {
+	if d.unlock == nil {
+		return nil, errors.New("the data directory was released")
+	}
+	opts.FS = d.fs
+	return open(d, opts)
+}
+
+func open(dd *DataDir, opts Options) (*DB, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
+	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
+	if dd != nil {
+		dir, fsys, unlock, writer = dd.path, dd.fs, dd.Release, dd.writer
+	}
 	for _, r := range opts.DisabledRules {
 		if !plan.IsRule(r) {
+			unlock()
 			return nil, fmt.Errorf("unknown optimizer rule %q", r)
-		}
-	}
-	existed := false
-	unlock := func() {}
-	if dir != "" {
-		_, err := os.Stat(dir)
-		existed = err == nil
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create data directory: %w", err)
-		}
-		if unlock, err = storage.LockDataDir(dir); err != nil {
-			return nil, err
-		}
-		if err := load.ImportRunning(dir); err != nil {
-			unlock()
-			return nil, err
-		}
-		stale, err := load.CleanStaleImports(dir)
-		for _, d := range stale {
-			log.Warn("removed a directory left by an interrupted import", "path", d)
-		}
-		if err != nil {
-			unlock()
-			return nil, err
 		}
 	}
 	store := storage.New()
 	switch {
 	case dir == "":
-	case storage.HasBase(dir):
+	case storage.HasBaseFS(fsys, dir):
 		var err error
-		if store, err = storage.OpenBase(dir); err != nil {
+		if store, err = storage.OpenBaseFS(fsys, dir); err != nil {
 			unlock()
 			return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
 		}
 		s := store.Snapshot()
 		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
-	case existed:
-		if ents, err := os.ReadDir(dir); err == nil && !storage.EmptyDatabaseDir(dir, ents) {
+	case dd.created:
+		// A mistyped --data-dir lands here: say so loudly.
+		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
+	default:
+		if ents, err := fsys.ReadDir(dir); err == nil && !storage.EmptyDatabaseDirFS(fsys, dir, ents) && walHoldsRecords(fsys, dir) {
 			log.Info("the data directory has no checkpoint yet: its commits are in the write-ahead log", "dir", dir)
 		} else {
 			log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
 		}
-	default:
-		// A mistyped --data-dir lands here: say so loudly.
-		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
 	}
 	budget := opts.MaxMemory
 	if budget == 0 {
 		budget = DefaultMaxMemory()
 	}
-	db := &DB{dir: dir, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
 	db.mem.cache = db.algoCache

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/engine/storage/wal"
 )
 
@@ -48,6 +49,10 @@ type durability struct {
 	done      chan struct{}
 	// checkpoints counts the checkpoints written since open.
 	checkpoints atomic.Int64
+	// manifest stamps the manifest this process read at open or wrote
+	// last: a checkpoint switches the manifest only if it is still that
+	// one (storage/writer.go). Guarded by mu.
+	manifest storage.ManifestStamp
 }
 
 // openDurability opens the log in dir, replays it onto store (which holds
@@ -56,7 +61,13 @@ type durability struct {
 func (db *DB) openDurability(dir string) error {
 	store := db.store
 	ckpt := store.LSN()
-	l, err := wal.Open(filepath.Join(dir, WALDirName), wal.Options{StartAt: wal.LSN(ckpt), Logger: db.log, Preallocate: true})
+	stamp, err := storage.ReadManifestStamp(db.fs, dir)
+	if err != nil {
+		return err
+	}
+	l, err := wal.Open(filepath.Join(dir, WALDirName), wal.Options{StartAt: wal.LSN(ckpt), Logger: db.log, Preallocate: true,
+		SegmentSize: db.opts.WALSegmentSize, FS: db.fs,
+		Guard: storage.OwnerCheck(db.fs, dir, db.writer)})
 	if err != nil {
 		var ce *wal.CorruptError
 		if errors.As(err, &ce) {
@@ -80,6 +91,10 @@ func (db *DB) openDurability(dir string) error {
 	})
 	if err != nil {
 		l.Close()
+		var other *storage.OtherWriterError
+		if errors.As(err, &other) {
+			return fmt.Errorf("the write-ahead log holds the commits of two servers; the server does not start: %w", err)
+		}
 		return fmt.Errorf("cannot recover from the write-ahead log: %w", err)
 	}
 	rc.Finish()
@@ -88,7 +103,9 @@ func (db *DB) openDurability(dir string) error {
 		db.log.Info("recovered commits from the write-ahead log", "records", records, "from_lsn", ckpt,
 			"to_lsn", store.LSN(), "nodes", s.NodeCount(), "relationships", s.RelCount(), "took", time.Since(start).Round(time.Millisecond))
 	}
-	d := &durability{db: db, log: l, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	d := &durability{db: db, log: l, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		manifest: stamp}
+	store.StartWriter(db.writer)
 	d.last.Store(ckpt)
 	d.threshold = uint64(db.opts.CheckpointWALBytes)
 	if d.threshold == 0 {
@@ -139,9 +156,7 @@ func (d *durability) run(interval time.Duration) {
 		case <-d.kick:
 			reason = "log size"
 		}
-		if _, _, err := d.checkpoint(reason); err != nil {
-			d.db.log.Error("checkpoint failed; the write-ahead log keeps every commit meanwhile", "reason", reason, "err", err)
-		}
+		d.checkpoint(reason) // a failure is logged there
 	}
 }
 
@@ -155,10 +170,26 @@ func (d *durability) checkpoint(reason string) (uint64, int64, error) {
 		return d.last.Load(), 0, nil
 	}
 	start := time.Now()
-	lsn, n, err := store.Checkpoint(d.db.dir)
+	lsn, n, stamp, err := uint64(0), int64(0), storage.ManifestStamp{}, storage.CheckDataDirOwner(d.db.fs, d.db.dir, d.db.writer)
+	if err == nil {
+		lsn, n, stamp, err = store.Checkpoint(d.db.fs, d.db.dir, d.manifest)
+	}
 	if err != nil {
+		var other *storage.OtherWriterError
+		if errors.As(err, &other) {
+			// Another server checkpoints into this directory: whatever
+			// either commits now, one of them overwrites. Stop here.
+			d.db.log.Error("another server writes to this data directory: this one takes no more commits", "reason", reason, "err", err)
+			return 0, 0, store.StopCommits(err)
+		}
+		d.db.log.Error("checkpoint failed; the write-ahead log keeps every commit meanwhile", "reason", reason, "err", err)
+		if vfs.IsDiskFull(err) {
+			return 0, 0, errs.DiskFull(err, "cannot write a checkpoint: the disk holding the data directory is full (no space left on device); "+
+				"the write-ahead log keeps every commit: free space, then checkpoint again")
+		}
 		return 0, 0, fmt.Errorf("cannot write a checkpoint: %w", err)
 	}
+	d.manifest = stamp
 	d.last.Store(lsn)
 	d.checkpoints.Add(1)
 	if err := d.log.TrimBefore(wal.LSN(lsn)); err != nil {

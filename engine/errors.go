@@ -38,6 +38,7 @@ const (
 	CodeCardinality   = errs.CodeCardinality
 	CodeNotSupported  = errs.CodeNotSupported
 	CodeOutOfMemory   = errs.CodeOutOfMemory
+	CodeDiskFull      = errs.CodeDiskFull
 	CodeTooMany       = errs.CodeTooMany
 
 	CatSyntax      = errs.CatSyntax

@@ -3,6 +3,8 @@ package engine
 import (
 	"log/slog"
 	"time"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Options configure an open database.
@@ -62,6 +64,13 @@ type Options struct {
 	// CheckpointWALBytes is the log growth since the last checkpoint that
 	// starts one at once; zero keeps the default (256 MiB).
 	CheckpointWALBytes int64
+	// WALSegmentSize is the size at which the write-ahead log starts a new
+	// segment file; zero keeps the default (64 MiB). Tests make it small
+	// to roll the log often.
+	WALSegmentSize int64
+	// FS is the filesystem the data directory is on; nil means the
+	// operating system's. Tests use vfs.MemFS to cut the power.
+	FS vfs.FS
 	// Observer, when set, is told of every statement and transaction
 	// that ends (observe.go): the server's metrics.
 	Observer Observer

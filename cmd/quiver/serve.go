@@ -86,10 +86,19 @@ func serve(o serveOptions) error {
 	if ml != nil {
 		defer ml.stop()
 	}
-	// The audit trail opens first and closes last: the engine and the
+	// The data directory is created and locked before anything is
+	// written into it: a second server is refused before it touches a
+	// file, and a new (or mistyped) directory is still new when the
+	// database opens, which says so.
+	dataDir, err := engine.LockDataDir(o.dataDir, engine.Options{Logger: log})
+	if err != nil {
+		return fmt.Errorf("cannot open the database: %w", err)
+	}
+	// The audit trail opens next and closes last: the engine and the
 	// authentication service append to it until they are closed.
 	auditLog, err := auth.OpenAuditLog(o.dataDir, auth.AuditOptions{Logger: log})
 	if err != nil {
+		dataDir.Release()
 		return fmt.Errorf("cannot open the audit log: %w", err)
 	}
 	defer func() {
@@ -97,7 +106,7 @@ func serve(o serveOptions) error {
 			log.Error("closing the audit log", "error", err)
 		}
 	}()
-	db, err := engine.Open(o.dataDir, engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
+	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
 		Observer: reg, Auditor: auditLog})

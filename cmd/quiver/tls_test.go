@@ -109,6 +109,7 @@ type loggedServer struct {
 	cmd                   *exec.Cmd
 	addr, metrics, quicFP string
 	lines                 chan string // log lines after "listening"
+	startLog              []string    // log lines up to "listening", that one included
 }
 
 // startServeWith starts `quiver serve args…` with env added and reads its
@@ -148,7 +149,7 @@ func startServeWith(t *testing.T, bin string, env []string, args ...string) *log
 				s.metrics = m[1]
 			}
 			if m := listening.FindStringSubmatch(line); m != nil {
-				s.addr, up = m[1], true
+				s.addr, s.startLog, up = m[1], log, true
 				if fp := fingerprint.FindStringSubmatch(line); fp != nil {
 					s.quicFP = fp[1]
 				}

@@ -53,6 +53,7 @@ const (
 	CodeObjectExists  = "42S01"
 	CodeNoObject      = "42S02"
 	CodeNotSupported  = "0A000"
+	CodeDiskFull      = "53100" // the disk holding the data directory is full
 	CodeOutOfMemory   = "53200"
 	CodeTooMany       = "53300" // too many open transactions: retry once some end
 )
@@ -155,6 +156,14 @@ func Timeout(format string, args ...any) *Error {
 // transaction it ran in is rolled back.
 func Internal(format string, args ...any) *Error {
 	return New(CodeTransaction, CatTransaction, format, args...)
+}
+
+// DiskFull is a 53100 error: the disk holding the data directory has no
+// space left (ENOSPC, or the owner's quota). cause stays reachable with
+// errors.Is and errors.As, but its text, which names files of the data
+// directory, is left out of the message: the server logs it.
+func DiskFull(cause error, format string, args ...any) *Error {
+	return &Error{Code: CodeDiskFull, Category: CatResource, Message: fmt.Sprintf(format, args...), cause: cause}
 }
 
 // As returns err as an *Error when it is one (or wraps one).

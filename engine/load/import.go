@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Input is one file to load: Name is the node label(s) ("Person", or
@@ -175,9 +176,6 @@ func Import(o Options) (Summary, error) {
 		}
 		release()
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
-		return sum, err
-	}
 	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes); err != nil {
 		return sum, err
 	}
@@ -201,6 +199,11 @@ func Import(o Options) (Summary, error) {
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return sum, err
+	}
+	// The rename is durable once the parent is synced: a power cut before
+	// that could leave the staging directory, or nothing, under D's name.
+	if err := vfs.SyncDir(vfs.Default, filepath.Dir(dir)); err != nil {
+		return sum, fmt.Errorf("cannot sync %s after the import: %w", filepath.Dir(dir), err)
 	}
 	ok = true
 	sum.Seconds = time.Since(start).Seconds()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -204,7 +205,7 @@ func TestOpenBaseCorruptSections(t *testing.T) {
 			if !strings.HasSuffix(name, ".col") && !strings.HasPrefix(name, "csr.") {
 				continue
 			}
-			f, err := os.Open(filepath.Join(src, m.Base, name))
+			f, err := vfs.Default.OpenFile(filepath.Join(src, m.Base, name), os.O_RDONLY)
 			if err != nil {
 				t.Fatal(err)
 			}

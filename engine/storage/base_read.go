@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"math"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -20,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -29,9 +29,11 @@ import (
 var ErrCorruptBase = errors.New("storage: corrupt base")
 
 // HasBase reports whether dir holds a base (its manifest exists).
-func HasBase(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ManifestName))
-	return err == nil
+func HasBase(dir string) bool { return HasBaseFS(vfs.Default, dir) }
+
+// HasBaseFS is HasBase on fsys.
+func HasBaseFS(fsys vfs.FS, dir string) bool {
+	return vfs.Exists(fsys, filepath.Join(dir, ManifestName))
 }
 
 // OpenBase reads the base in dir into a new Store whose latest version is
@@ -39,7 +41,10 @@ func HasBase(dir string) bool {
 // their definitions, in one schema commit on top of it). Every file is
 // checksummed and every structure bounds-checked, so corrupt or truncated
 // input is an ErrCorruptBase error naming the file, never a panic.
-func OpenBase(dir string) (*Store, error) {
+func OpenBase(dir string) (*Store, error) { return OpenBaseFS(vfs.Default, dir) }
+
+// OpenBaseFS is OpenBase on fsys.
+func OpenBaseFS(fsys vfs.FS, dir string) (*Store, error) {
 	// Opening allocates a few large arrays per file and drops each file's
 	// decompressed bytes once it is decoded: a collection is cheap, and at
 	// the default GOGC=100 the heap would grow to twice what stays live
@@ -50,7 +55,7 @@ func OpenBase(dir string) (*Store, error) {
 	} else {
 		defer debug.SetGCPercent(prev)
 	}
-	mb, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	mb, err := vfs.ReadFile(fsys, filepath.Join(dir, ManifestName))
 	if err != nil {
 		return nil, fmt.Errorf("storage: cannot read the manifest: %w", err)
 	}
@@ -65,7 +70,7 @@ func OpenBase(dir string) (*Store, error) {
 		return nil, err
 	}
 	defer dec.Close()
-	o := &opener{dir: filepath.Join(dir, m.Base), files: files, dec: dec}
+	o := &opener{fs: fsys, dir: filepath.Join(dir, m.Base), files: files, dec: dec}
 	defer o.close()
 	s, err := decodeBase(m, files, o)
 	if err != nil {
@@ -80,6 +85,7 @@ func OpenBase(dir string) (*Store, error) {
 
 // opener reads the files of one base directory.
 type opener struct {
+	fs    vfs.FS
 	dir   string
 	files map[string]baseFile
 	dec   *zstd.Decoder
@@ -94,7 +100,7 @@ func (o *opener) blob(name string) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	z, err := os.ReadFile(filepath.Join(o.dir, name))
+	z, err := vfs.ReadFile(o.fs, filepath.Join(o.dir, name))
 	if err != nil {
 		return nil, &corruptFile{name, err}
 	}
@@ -118,7 +124,7 @@ func (o *opener) sections(name string) (*sectionFile, error) {
 	if !ok {
 		return nil, nil
 	}
-	sf, err := openSections(filepath.Join(o.dir, name), f)
+	sf, err := openSections(o.fs, filepath.Join(o.dir, name), f)
 	if err != nil {
 		return nil, &corruptFile{name, err}
 	}
@@ -323,6 +329,9 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	// committed once more) and the log position its WAL replay starts at.
 	opened := *s.cur.Load()
 	opened.ts, opened.lsn = m.TS, m.WALLSN
+	if opened.writer, err = parseWriter(m.Writer); err != nil {
+		return nil, badFile(ManifestName, "%v", err)
+	}
 	s.install(&opened)
 	return s, nil
 }

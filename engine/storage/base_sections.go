@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Sectioned files: the column, CSR and other large files of a base are a
@@ -105,14 +106,14 @@ func (s *sectionWriter) finish() (uint32, int64) {
 // sectionFile is an open sectioned file whose table has been checked.
 type sectionFile struct {
 	name string
-	f    *os.File
+	f    vfs.File
 	secs []section
 }
 
 // openSections opens a sectioned file and checks its size and table
 // against the manifest's entry.
-func openSections(path string, bf baseFile) (*sectionFile, error) {
-	f, err := os.Open(path)
+func openSections(fsys vfs.FS, path string, bf baseFile) (*sectionFile, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func openSections(path string, bf baseFile) (*sectionFile, error) {
 	return sf, nil
 }
 
-func readSectionTable(f *os.File, bf baseFile) (*sectionFile, error) {
+func readSectionTable(f vfs.File, bf baseFile) (*sectionFile, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -35,6 +36,13 @@ import (
 // A new base goes to a new base-<ts>[-n] directory and becomes current
 // only when the manifest rename lands, so a crash mid-write leaves the old
 // base (or none) intact; older base directories are removed afterwards.
+//
+// The order of syncs (docs/durability.md, "The sync protocol"): every
+// data file is fsynced, then base-<ts>/ (its entries), then
+// manifest.json.tmp is written and fsynced, renamed over manifest.json,
+// and D is fsynced, which makes both the new base directory's entry and
+// the rename durable at once. Until that last sync a power cut leaves the
+// old manifest, naming the old base, which is still there.
 
 // FormatVersion is the base format version this code writes and reads.
 const FormatVersion = 2
@@ -56,6 +64,10 @@ type manifest struct {
 	// WALLSN is the log position of the version written: recovery
 	// replays the write-ahead log from it (0 for an imported base).
 	WALLSN uint64 `json:"wal_lsn"`
+	// Writer is the identity of the server whose log record made the
+	// version written (writer.go), in hex; absent for an imported base
+	// and in manifests written before writers had one.
+	Writer string `json:"writer,omitempty"`
 }
 
 type baseFile struct {
@@ -77,7 +89,8 @@ type catalogFile struct {
 // and returns the bytes written. Concurrent writers are not blocked (the
 // version is immutable); the catalog is read as of the call.
 func (s *Store) SaveBase(dir string) (int64, error) {
-	return s.cur.Load().writeBase(s.cat, dir, nil)
+	n, _, err := s.cur.Load().writeBase(vfs.Default, s.cat, dir, nil, nil)
+	return n, err
 }
 
 // SaveBaseWithIndexes is SaveBase with indexes added to the written
@@ -86,6 +99,11 @@ func (s *Store) SaveBase(dir string) (int64, error) {
 // way instead of building entries it would discard. A name the schema
 // already has is an error.
 func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index) (int64, error) {
+	return s.SaveBaseWithIndexesFS(vfs.Default, dir, indexes)
+}
+
+// SaveBaseWithIndexesFS is SaveBaseWithIndexes on fsys.
+func (s *Store) SaveBaseWithIndexesFS(fsys vfs.FS, dir string, indexes []catalog.Index) (int64, error) {
 	v := s.cur.Load()
 	seen := map[string]bool{}
 	for _, ix := range v.Schema().Indexes {
@@ -103,10 +121,12 @@ func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index) (int64,
 		seen[ix.Name] = true
 		ix.Slot = len(seen) - 1
 	}
-	return v.writeBase(s.cat, dir, indexes)
+	n, _, err := v.writeBase(fsys, s.cat, dir, indexes, nil)
+	return n, err
 }
 
 type baseWriter struct {
+	fs       vfs.FS
 	dir, sub string
 	files    []baseFile
 	total    int64
@@ -119,7 +139,7 @@ type baseWriter struct {
 // columns of a large graph are hundreds of megabytes). Write errors stick
 // in the bufio.Writer.
 func (w *baseWriter) put(enc *zstd.Encoder, t fileTask) (baseFile, error) {
-	f, err := os.OpenFile(filepath.Join(w.dir, w.sub, t.name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := w.fs.OpenFile(filepath.Join(w.dir, w.sub, t.name), os.O_CREATE|os.O_EXCL|os.O_WRONLY)
 	if err != nil {
 		return baseFile{}, err
 	}
@@ -225,80 +245,67 @@ func (w *baseWriter) run(tasks []fileTask) error {
 	return nil
 }
 
-func (v *Snapshot) writeBase(cat *catalog.Catalog, dir string, indexes []catalog.Index) (int64, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, fmt.Errorf("storage: cannot create %s: %w", dir, err)
+// writeBase writes v to dir as a new base and switches the manifest to
+// it. With expect set, the manifest in dir must still be the one expect
+// stamps (the last this process wrote or read), or nothing is switched
+// and the error is an *OtherWriterError: another process checkpointed
+// into the directory meanwhile. It returns the bytes written and the new
+// manifest's stamp.
+func (v *Snapshot) writeBase(fsys vfs.FS, cat *catalog.Catalog, dir string, indexes []catalog.Index, expect *ManifestStamp) (int64, ManifestStamp, error) {
+	if _, err := vfs.MkdirAllSync(fsys, dir); err != nil {
+		return 0, ManifestStamp{}, fmt.Errorf("storage: cannot create %s: %w", dir, err)
 	}
 	sub := fmt.Sprintf("base-%d", v.ts)
-	for i := 1; ; i++ {
-		if _, err := os.Stat(filepath.Join(dir, sub)); os.IsNotExist(err) {
-			break
-		}
+	for i := 1; vfs.Exists(fsys, filepath.Join(dir, sub)); i++ {
 		sub = fmt.Sprintf("base-%d-%d", v.ts, i)
 	}
-	if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
-		return 0, fmt.Errorf("storage: cannot create base directory: %w", err)
+	if err := fsys.Mkdir(filepath.Join(dir, sub)); err != nil {
+		return 0, ManifestStamp{}, fmt.Errorf("storage: cannot create base directory: %w", err)
 	}
-	w := &baseWriter{dir: dir, sub: sub}
+	w := &baseWriter{fs: fsys, dir: dir, sub: sub}
+	abandon := func(err error) (int64, ManifestStamp, error) {
+		fsys.RemoveAll(filepath.Join(dir, sub))
+		return 0, ManifestStamp{}, err
+	}
 	if err := v.writeFiles(w, cat, indexes); err != nil {
-		os.RemoveAll(filepath.Join(dir, sub))
-		return 0, fmt.Errorf("storage: cannot write base: %w", err)
+		return abandon(fmt.Errorf("storage: cannot write base: %w", err))
 	}
-	if err := syncDir(filepath.Join(dir, sub)); err != nil {
-		return 0, err
+	if err := vfs.SyncDir(fsys, filepath.Join(dir, sub)); err != nil {
+		return abandon(fmt.Errorf("storage: cannot sync the base directory: %w", err))
 	}
 	m := manifest{FormatVersion: FormatVersion, Base: sub, TS: v.ts, NodeBound: v.nodeBound, NodeCount: v.nodeCount,
-		RelBound: v.relBound, RelCount: v.relCount, Files: w.files, WALLSN: v.lsn}
+		RelBound: v.relBound, RelCount: v.relCount, Files: w.files, WALLSN: v.lsn, Writer: formatWriter(v.writer)}
 	mb, err := json.MarshalIndent(&m, "", "  ")
 	if err != nil {
-		return 0, err
+		return abandon(err)
 	}
-	if err := writeFileSync(filepath.Join(dir, ManifestName+".tmp"), mb); err != nil {
-		return 0, fmt.Errorf("storage: cannot write manifest: %w", err)
+	tmp := filepath.Join(dir, ManifestName+".tmp")
+	if err := vfs.WriteFileSync(fsys, tmp, mb); err != nil {
+		return abandon(fmt.Errorf("storage: cannot write manifest: %w", err))
 	}
-	if err := os.Rename(filepath.Join(dir, ManifestName+".tmp"), filepath.Join(dir, ManifestName)); err != nil {
-		return 0, fmt.Errorf("storage: cannot install manifest: %w", err)
+	if expect != nil {
+		if err := checkManifest(fsys, dir, *expect); err != nil {
+			fsys.Remove(tmp)
+			return abandon(err)
+		}
 	}
-	if err := syncDir(dir); err != nil {
-		return 0, err
+	if err := fsys.Rename(tmp, filepath.Join(dir, ManifestName)); err != nil {
+		return abandon(fmt.Errorf("storage: cannot install manifest: %w", err))
+	}
+	if err := vfs.SyncDir(fsys, dir); err != nil {
+		// The rename may or may not survive a power cut, so the new base
+		// must stay: the manifest on disk may name it.
+		return 0, ManifestStamp{}, fmt.Errorf("storage: cannot sync %s after installing the manifest: %w", dir, err)
 	}
 	// Older bases are garbage once the manifest names the new one.
-	if ents, err := os.ReadDir(dir); err == nil {
+	if ents, err := fsys.ReadDir(dir); err == nil {
 		for _, e := range ents {
 			if e.IsDir() && strings.HasPrefix(e.Name(), "base-") && e.Name() != sub {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
+				fsys.RemoveAll(filepath.Join(dir, e.Name()))
 			}
 		}
 	}
-	return w.total + int64(len(mb)), nil
-}
-
-func writeFileSync(path string, b []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("storage: cannot sync %s: %w", dir, err)
-	}
-	return nil
+	return w.total + int64(len(mb)), ManifestStamp{Base: sub, Writer: v.writer, LSN: v.lsn}, nil
 }
 
 func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []catalog.Index) error {

@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // The commit path.
@@ -70,9 +72,24 @@ func (s *Store) failure() error {
 	return nil
 }
 
+// fail stops the commit path for good with err's engine error: 53100
+// for a full disk, 08006 for any other failure of the log and for
+// another writer found in the directory.
 func (s *Store) fail(err error) error {
-	e := errs.Wrap(errs.CodeUnavailable, errs.CatUnavailable, err,
-		"the write-ahead log failed: the server takes no more commits until it is restarted (the outcome of the last commit is decided by recovery)")
+	var e *errs.Error
+	var other *OtherWriterError
+	switch {
+	case errors.As(err, &other):
+		e = errs.Wrap(errs.CodeUnavailable, errs.CatUnavailable, err,
+			"the server takes no more commits until it is restarted alone on its data directory")
+	case vfs.IsDiskFull(err):
+		e = errs.DiskFull(err, "the disk holding the data directory is full (no space left on device): "+
+			"the write-ahead log cannot take this commit, and the server takes no more commits until it is restarted with space freed "+
+			"(the outcome of this commit is decided by recovery)")
+	default:
+		e = errs.Wrap(errs.CodeUnavailable, errs.CatUnavailable, err,
+			"the write-ahead log failed: the server takes no more commits until it is restarted (the outcome of the last commit is decided by recovery)")
+	}
 	var ee error = e
 	s.failed.CompareAndSwap(nil, &ee)
 	return s.failure()
@@ -139,7 +156,8 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	v := w.v // the published version is a fresh value: tx.snap keeps the private one
 	if s.log != nil {
 		names := tailSince(s.cat, s.logged.labels, s.logged.types, s.logged.keys)
-		s.rec = encodeRecord(s.rec[:0], v.ts, names, w.ops)
+		v.writer = s.session.id
+		s.rec = encodeRecordBy(s.rec[:0], s.session, v.ts, names, w.ops)
 		lsn, err := s.log.Append(s.rec)
 		if cap(s.rec) > 1<<20 {
 			s.rec = nil // a bulk commit's buffer is not kept
@@ -150,6 +168,7 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 		s.logged.labels = names.firstLabel + len(names.labels)
 		s.logged.types = names.firstType + len(names.types)
 		s.logged.keys = names.firstKey + len(names.keys)
+		s.session.logged = true
 		v.lsn = lsn
 	}
 	s.head = &v

@@ -11,10 +11,15 @@ import (
 // A commit record is the logical WAL payload of one commit (the WAL
 // frames, compresses and checksums it; engine/storage/wal):
 //
-//	┌──────┬────────┬──────────────────────────────┬──────────┬────────┐
-//	│ ver  │ ts     │ names: labels, types, keys   │ n ops    │ ops…   │
-//	│ u8=1 │ uvarint│ each: first id, count, names │ uvarint  │        │
-//	└──────┴────────┴──────────────────────────────┴──────────┴────────┘
+//	┌──────┬───────┬────────┬────────────┬────────┬─────────────────┬─────────┬──────┐
+//	│ ver  │ flags │ writer │ prev       │ ts     │ names: labels,  │ n ops   │ ops… │
+//	│ u8=2 │ u8    │ u64 LE │ u64 LE     │ uvarint│ types, keys     │ uvarint │      │
+//	│      │       │        │ if flags&1 │        │ each: first id, │         │      │
+//	│      │       │        │            │        │ count, names    │         │      │
+//	└──────┴───────┴────────┴────────────┴────────┴─────────────────┴─────────┴──────┘
+//
+//	flags bit 0: the first record of its writer; prev is the writer it
+//	took over from (writer.go). Other bits are zero.
 //
 //	op: kind u8, then by kind (integers uvarint, strings length-prefixed)
 //	  CreateNode        id, labels, props
@@ -35,15 +40,19 @@ import (
 //
 // Values use the base format's generic encoding (base_value.go).
 // SetSystem (system records, system.go) came after the others: an older
-// log never holds it, so the version byte stays 1 and every older record
-// decodes as before.
+// log never holds it, so it needed no new version. Version 1 records
+// (ver u8=1, then ts and the rest, without flags, writer or prev) are
+// still read, as records of writer 0.
 //
 // Catalog names are not transactional: a name is registered when a
 // statement first uses it, whether or not it commits. A record carries
 // the names registered since the previous record (ids first..first+n-1),
 // so replay registers them in the same order and every id in the ops
 // means what it meant when it was logged.
-const recordVersion = 1
+const recordVersion = 2
+
+// recordFirst is the flag of a writer's first record.
+const recordFirst = 1
 
 // catalogTail is the names a record carries: per kind, the first id and
 // the names from it on.
@@ -67,9 +76,23 @@ func tailSince(cat *catalog.Catalog, labels, types, keys int) catalogTail {
 	return t
 }
 
-// encodeRecord appends the commit record of ops committed at ts.
+// encodeRecord appends the commit record of ops committed at ts, by
+// writer 0 (tests).
 func encodeRecord(b []byte, ts uint64, names catalogTail, ops []Op) []byte {
+	return encodeRecordBy(b, writerSession{logged: true}, ts, names, ops)
+}
+
+// encodeRecordBy appends the commit record of ops committed at ts by w.
+func encodeRecordBy(b []byte, w writerSession, ts uint64, names catalogTail, ops []Op) []byte {
 	b = append(b, recordVersion)
+	if w.logged || w.id == 0 {
+		b = append(b, 0)
+		b = binary.LittleEndian.AppendUint64(b, w.id)
+	} else {
+		b = append(b, recordFirst)
+		b = binary.LittleEndian.AppendUint64(b, w.id)
+		b = binary.LittleEndian.AppendUint64(b, w.prev)
+	}
 	b = binary.AppendUvarint(b, ts)
 	for _, part := range [3]struct {
 		first int
@@ -156,9 +179,13 @@ func appendProps(b []byte, op *Op) []byte {
 
 // decodedRecord is a commit record read back.
 type decodedRecord struct {
-	ts    uint64
-	names catalogTail
-	ops   []Op
+	// writer wrote the record; prev is the writer it took over from
+	// when first is set; legacy marks a version 1 record (writer.go).
+	writer, prev  uint64
+	first, legacy bool
+	ts            uint64
+	names         catalogTail
+	ops           []Op
 }
 
 // decodeRecord reads a commit record. Every count is bounded by the
@@ -166,10 +193,25 @@ type decodedRecord struct {
 // bound; ids are checked against the catalog and the store at replay.
 func decodeRecord(b []byte) (*decodedRecord, error) {
 	d := &decoder{b: b}
-	if v := d.u8(); d.err == nil && v != recordVersion {
+	r := &decodedRecord{}
+	switch v := d.u8(); {
+	case d.err != nil:
+	case v == 1:
+		r.legacy = true
+	case v == recordVersion:
+		flags := d.u8()
+		if flags&^recordFirst != 0 {
+			d.fail("unknown record flags %#x", flags)
+		}
+		r.first = flags&recordFirst != 0
+		r.writer = d.u64()
+		if r.first {
+			r.prev = d.u64()
+		}
+	default:
 		return nil, fmt.Errorf("commit record version %d, want %d", v, recordVersion)
 	}
-	r := &decodedRecord{ts: d.uvarint()}
+	r.ts = d.uvarint()
 	for _, part := range [3]struct {
 		first *int
 		names *[]string

@@ -13,12 +13,14 @@ import "fmt"
 // runs). A run ends after recoveryRunRecords records or recoveryRunBytes
 // of records, which bounds what an unsealed working version holds.
 type Recovery struct {
-	s     *Store
-	w     *work // the open run; nil between runs
-	ts    uint64
-	lsn   uint64
-	n     int // records in the open run
-	bytes int
+	s   *Store
+	w   *work // the open run; nil between runs
+	ts  uint64
+	lsn uint64
+	// writer is the writer of the last record applied (writer.go).
+	writer uint64
+	n      int // records in the open run
+	bytes  int
 }
 
 // Run bounds; variables so that tests can make runs tiny.
@@ -30,7 +32,7 @@ var (
 // Recover starts replaying records onto s. Call it before SetLog, and
 // use the Recovery from one goroutine.
 func (s *Store) Recover() *Recovery {
-	return &Recovery{s: s, ts: s.head.ts, lsn: s.head.lsn}
+	return &Recovery{s: s, ts: s.head.ts, lsn: s.head.lsn, writer: s.head.writer}
 }
 
 // Apply replays one commit record that ends at log position lsn: the
@@ -41,6 +43,9 @@ func (s *Store) Recover() *Recovery {
 func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 	d, err := decodeRecord(rec)
 	if err != nil {
+		return err
+	}
+	if err := r.checkWriter(d, lsn); err != nil {
 		return err
 	}
 	if d.ts != r.ts+1 {
@@ -54,7 +59,7 @@ func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 	}
 	w := r.w
 	w.mu.Lock()
-	w.v.ts = d.ts
+	w.v.ts, w.v.writer = d.ts, d.writer
 	for i := range d.ops {
 		if err := w.replayLocked(&d.ops[i]); err != nil {
 			w.mu.Unlock()

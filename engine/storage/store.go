@@ -39,6 +39,8 @@ type Store struct {
 	log    Log
 	logged struct{ labels, types, keys int }
 	rec    []byte
+	// session is the writer whose id the records carry (writer.go).
+	session writerSession
 	// failed is set when the log failed: no commit is taken after it.
 	failed atomic.Pointer[error]
 	// hist is the conflict history of recent commits (conflict.go).

@@ -96,6 +96,7 @@ type Reader interface {
 type Snapshot struct {
 	ts        uint64
 	lsn       uint64 // log position after the commit that made it (commit.go)
+	writer    uint64 // the writer of that commit (writer.go); 0: none
 	nodeBound uint64
 	nodeCount int64
 	live      *roaring.Bitmap

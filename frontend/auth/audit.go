@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // The audit trail (docs/security.md, "Audit trail"): every security event
@@ -47,12 +47,15 @@ type AuditOptions struct {
 	// DefaultAuditFileBytes. Rotated files are kept: archiving or
 	// deleting them is the operator's job.
 	MaxFileBytes int64
+	// FS is the filesystem of the data directory; nil is the operating
+	// system's (engine.Options.FS).
+	FS vfs.FS
 
 	// For tests: the ring's size (default MaxRecent), the file sync
-	// (default (*os.File).Sync), and how long Audit and Close wait for the
+	// (default vfs.File.Sync), and how long Audit and Close wait for the
 	// disk before giving up on an event (default auditWaitLimit).
 	ringSize  int
-	syncFile  func(*os.File) error
+	syncFile  func(vfs.File) error
 	waitLimit time.Duration
 }
 
@@ -106,7 +109,10 @@ func OpenAuditLog(dir string, o AuditOptions) (*AuditLog, error) {
 		o.ringSize = MaxRecent
 	}
 	if o.syncFile == nil {
-		o.syncFile = (*os.File).Sync
+		o.syncFile = vfs.File.Sync
+	}
+	if o.FS == nil {
+		o.FS = vfs.Default
 	}
 	if o.waitLimit <= 0 {
 		o.waitLimit = auditWaitLimit
@@ -118,20 +124,20 @@ func OpenAuditLog(dir string, o AuditOptions) (*AuditLog, error) {
 		return l, nil
 	}
 	l.dir = filepath.Join(dir, "audit")
-	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+	// MkdirAllSync syncs the parent of every directory it creates, the
+	// data directory's own parent included when it creates that too.
+	if _, err := vfs.MkdirAllSync(o.FS, l.dir); err != nil {
 		return nil, fmt.Errorf("cannot create the audit directory: %w", err)
 	}
-	rec, err := recoverAuditTrail(l.dir, o.ringSize, l.log)
+	rec, err := recoverAuditTrail(o.FS, l.dir, o.ringSize, l.log)
 	if err != nil {
 		return nil, err
 	}
-	// The directory and the file may just have been created: make them
-	// durable before the first event counts on them.
-	for _, d := range []string{dir, l.dir} {
-		if err := syncAuditDir(d); err != nil {
-			rec.file.Close()
-			return nil, err
-		}
+	// audit.log may just have been created: make its entry durable
+	// before the first event counts on it.
+	if err := syncAuditDir(o.FS, l.dir); err != nil {
+		rec.file.Close()
+		return nil, err
 	}
 	for _, r := range rec.records {
 		l.mu.ring.push(r)

@@ -5,12 +5,15 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Reading the trail back at open. The files are read from their ends
@@ -30,7 +33,7 @@ const auditReadChunk = 64 << 10
 
 // recovered is what recoverTrail found.
 type auditRecovered struct {
-	file    *os.File      // audit.log, open for appending, torn tail cut
+	file    vfs.File      // audit.log, open for appending, torn tail cut
 	size    int64         // its size
 	firstID int64         // its first readable event_id; 0 when none
 	lastID  int64         // the highest event_id of any file; 0 when none
@@ -38,12 +41,12 @@ type auditRecovered struct {
 }
 
 // recoverTrail opens dir/audit.log and reads the trail back.
-func recoverAuditTrail(dir string, ringSize int, log *slog.Logger) (rec auditRecovered, err error) {
-	rotated, err := auditRotatedFiles(dir)
+func recoverAuditTrail(fsys vfs.FS, dir string, ringSize int, log *slog.Logger) (rec auditRecovered, err error) {
+	rotated, err := auditRotatedFiles(fsys, dir)
 	if err != nil {
 		return rec, err
 	}
-	f, err := openAuditFile(dir)
+	f, err := openAuditFile(fsys, dir)
 	if err != nil {
 		return rec, err
 	}
@@ -52,9 +55,6 @@ func recoverAuditTrail(dir string, ringSize int, log *slog.Logger) (rec auditRec
 			f.Close()
 		}
 	}()
-	if err := f.Chmod(0o600); err != nil {
-		return rec, fmt.Errorf("cannot restrict the audit log to its owner: %w", err)
-	}
 	size, err := cutAuditTornTail(f, log)
 	if err != nil {
 		return rec, err
@@ -75,13 +75,16 @@ func recoverAuditTrail(dir string, ringSize int, log *slog.Logger) (rec auditRec
 		}
 		r := f
 		if rf.first != 0 {
-			if r, err = os.Open(rf.path); err != nil {
+			if r, err = fsys.OpenFile(rf.path, os.O_RDONLY); err != nil {
 				return rec, fmt.Errorf("cannot read the audit trail: %w", err)
 			}
 		}
 		end := size
 		if r != f {
-			end, err = r.Seek(0, io.SeekEnd)
+			var st fs.FileInfo
+			if st, err = r.Stat(); err == nil {
+				end = st.Size()
+			}
 		}
 		if err == nil {
 			err = eachAuditLineBackward(r, end, func(line []byte) bool {
@@ -110,11 +113,12 @@ func recoverAuditTrail(dir string, ringSize int, log *slog.Logger) (rec auditRec
 
 // cutTornTail cuts everything after the last newline off f and returns the
 // size left.
-func cutAuditTornTail(f *os.File, log *slog.Logger) (int64, error) {
-	size, err := f.Seek(0, io.SeekEnd)
+func cutAuditTornTail(f vfs.File, log *slog.Logger) (int64, error) {
+	st, err := f.Stat()
 	if err != nil {
 		return 0, fmt.Errorf("cannot read the audit log: %w", err)
 	}
+	size := st.Size()
 	keep := int64(0)
 	found := false
 	buf := make([]byte, min(size, auditReadChunk))
@@ -144,7 +148,7 @@ func cutAuditTornTail(f *os.File, log *slog.Logger) (int64, error) {
 
 // firstLineID is the event_id of the first readable line among f's first
 // readChunk bytes: the name the file gets when it is rotated.
-func auditFirstLineID(f *os.File, size int64) (int64, error) {
+func auditFirstLineID(f vfs.File, size int64) (int64, error) {
 	buf := make([]byte, min(size, auditReadChunk))
 	if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
 		return 0, fmt.Errorf("cannot read the audit log: %w", err)
@@ -168,7 +172,7 @@ func auditFirstLineID(f *os.File, size int64) (int64, error) {
 // Blank lines are skipped; a line longer than maxLineBytes is passed
 // cut to its first maxLineBytes+1 bytes, never held whole. fn must not
 // keep line.
-func eachAuditLineBackward(f *os.File, end int64, fn func(line []byte) bool) error {
+func eachAuditLineBackward(f io.ReaderAt, end int64, fn func(line []byte) bool) error {
 	chunk := make([]byte, min(end, auditReadChunk))
 	var line []byte // the end of the line being assembled, read so far
 	emit := func() bool {
@@ -216,8 +220,8 @@ type auditRotatedFile struct {
 
 // rotatedFiles lists dir's rotated files, newest (highest first id)
 // first. Other names are left alone.
-func auditRotatedFiles(dir string) ([]auditRotatedFile, error) {
-	entries, err := os.ReadDir(dir)
+func auditRotatedFiles(fsys vfs.FS, dir string) ([]auditRotatedFile, error) {
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the audit directory: %w", err)
 	}

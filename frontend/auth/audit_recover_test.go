@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // writeTrail writes events from..to into dir/audit/name as the writer
@@ -119,7 +120,7 @@ func TestAuditRotatedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := auditRotatedFiles(dir)
+	got, err := auditRotatedFiles(vfs.Default, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestAuditRotatedFiles(t *testing.T) {
 	if want := []string{"audit-12.log", "audit-5-2.log", "audit-5.log"}; !slices.Equal(names, want) {
 		t.Fatalf("rotated files %v, want %v", names, want)
 	}
-	if name, err := auditRotatedName(dir, 5); err != nil || filepath.Base(name) != "audit-5-3.log" {
+	if name, err := auditRotatedName(vfs.Default, dir, 5); err != nil || filepath.Base(name) != "audit-5-3.log" {
 		t.Fatalf("next name for 5: %s, %v", name, err)
 	}
 }

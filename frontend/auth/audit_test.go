@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // testClock is a clock tests move by hand: each reading is a second after
@@ -378,7 +379,7 @@ func TestAuditRotationKeepsEveryEvent(t *testing.T) {
 	if got := auditFileIDs(t, dir); !slices.Equal(got, auditSeq(1, 60)) {
 		t.Fatalf("ids across the files: %v", got)
 	}
-	rotated, err := auditRotatedFiles(filepath.Join(dir, "audit"))
+	rotated, err := auditRotatedFiles(vfs.Default, filepath.Join(dir, "audit"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +437,7 @@ func TestAuditGroupCommit(t *testing.T) {
 	dir := t.TempDir()
 	var syncs atomic.Int64
 	started, release := make(chan struct{}), make(chan struct{})
-	l := openTestAudit(t, dir, AuditOptions{syncFile: func(f *os.File) error {
+	l := openTestAudit(t, dir, AuditOptions{syncFile: func(f vfs.File) error {
 		if syncs.Add(1) == 1 {
 			close(started)
 			<-release
@@ -477,7 +478,7 @@ func auditQueued(l *AuditLog) int {
 func TestAuditDiskFailure(t *testing.T) {
 	dir := t.TempDir()
 	sink := &auditLogSink{}
-	l := openTestAudit(t, dir, AuditOptions{Logger: sink.logger(), syncFile: func(f *os.File) error {
+	l := openTestAudit(t, dir, AuditOptions{Logger: sink.logger(), syncFile: func(f vfs.File) error {
 		f.Close() // every later write fails too
 		return errors.New("injected: input/output error")
 	}})
@@ -505,7 +506,7 @@ func TestAuditDiskFailure(t *testing.T) {
 func TestAuditHungDisk(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
-	l := openTestAudit(t, dir, AuditOptions{waitLimit: 50 * time.Millisecond, syncFile: func(f *os.File) error {
+	l := openTestAudit(t, dir, AuditOptions{waitLimit: 50 * time.Millisecond, syncFile: func(f vfs.File) error {
 		<-release
 		return f.Sync()
 	}})

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // One goroutine, the writer, owns the audit file: it takes every event
@@ -61,7 +63,7 @@ func (b *auditBatch) reset() {
 // writer is the state the writer goroutine alone touches.
 type auditWriter struct {
 	l        *AuditLog
-	f        *os.File // audit.log, opened for appending; nil after a failed rotation
+	f        vfs.File // audit.log, opened for appending; nil after a failed rotation
 	size     int64    // bytes in f
 	firstID  int64    // event_id of f's first line; 0 when unknown
 	closeErr error
@@ -125,7 +127,7 @@ func (w *auditWriter) write(b *auditBatch) {
 // follow.
 func (w *auditWriter) append(line []byte, id int64) error {
 	if w.f == nil {
-		f, err := openAuditFile(w.l.dir)
+		f, err := openAuditFile(w.l.opts.FS, w.l.dir)
 		if err != nil {
 			return err
 		}
@@ -153,31 +155,31 @@ func (w *auditWriter) rotate(next int64) error {
 	if first == 0 { // a recovered file without a readable line
 		first = next
 	}
-	name, err := auditRotatedName(w.l.dir, first)
+	name, err := auditRotatedName(w.l.opts.FS, w.l.dir, first)
 	if err != nil {
 		return err
 	}
 	if err := w.l.opts.syncFile(w.f); err != nil {
 		return fmt.Errorf("cannot sync %s before rotating it: %w", w.f.Name(), err)
 	}
-	if err := os.Rename(filepath.Join(w.l.dir, auditCurrentFile), name); err != nil {
+	if err := w.l.opts.FS.Rename(filepath.Join(w.l.dir, auditCurrentFile), name); err != nil {
 		return fmt.Errorf("cannot rotate the audit log: %w", err)
 	}
 	if err := w.f.Close(); err != nil {
 		w.l.warn(fmt.Errorf("cannot close the rotated audit log: %w", err), next)
 	}
 	w.f = nil
-	f, err := openAuditFile(w.l.dir)
+	f, err := openAuditFile(w.l.opts.FS, w.l.dir)
 	if err != nil {
 		return err // append retries the open
 	}
 	w.f, w.size, w.firstID = f, 0, 0
-	return syncAuditDir(w.l.dir)
+	return syncAuditDir(w.l.opts.FS, w.l.dir)
 }
 
 // rotatedName is audit-<first>.log, or audit-<first>-<k>.log when that
 // exists already (a rotation of a file whose first line was unreadable).
-func auditRotatedName(dir string, first int64) (string, error) {
+func auditRotatedName(fsys vfs.FS, dir string, first int64) (string, error) {
 	base := "audit-" + strconv.FormatInt(first, 10)
 	for k := 1; k < 1000; k++ {
 		name := base + ".log"
@@ -185,7 +187,7 @@ func auditRotatedName(dir string, first int64) (string, error) {
 			name = base + "-" + strconv.Itoa(k) + ".log"
 		}
 		p := filepath.Join(dir, name)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		if _, err := fsys.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			return p, nil
 		} else if err != nil {
 			return "", fmt.Errorf("cannot rotate the audit log: %w", err)
@@ -209,8 +211,8 @@ func (w *auditWriter) close() {
 }
 
 // openCurrent opens (creating, 0600) dir/audit.log for appending.
-func openAuditFile(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, auditCurrentFile), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+func openAuditFile(fsys vfs.FS, dir string) (vfs.File, error) {
+	f, err := fsys.OpenFile(filepath.Join(dir, auditCurrentFile), os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the audit log: %w", err)
 	}
@@ -218,13 +220,8 @@ func openAuditFile(dir string) (*os.File, error) {
 }
 
 // syncDir makes a rename or a creation in dir durable.
-func syncAuditDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("cannot sync the audit directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
+func syncAuditDir(fsys vfs.FS, dir string) error {
+	if err := vfs.SyncDir(fsys, dir); err != nil {
 		return fmt.Errorf("cannot sync the audit directory: %w", err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 const signKeyLen = 32
@@ -32,7 +34,9 @@ func loadSigningKey(dir string) ([]byte, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("auth: cannot read the token signing key: %w", err)
 	}
-	if err := os.MkdirAll(kdir, 0o700); err != nil {
+	// MkdirAllSync: auth/'s entry in the data directory is synced too,
+	// or a power cut could take the key with it.
+	if _, err := vfs.MkdirAllSync(vfs.Default, kdir); err != nil {
 		return nil, fmt.Errorf("auth: cannot create %s: %w", kdir, err)
 	}
 	_, _ = rand.Read(key)

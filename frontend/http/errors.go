@@ -47,6 +47,11 @@ func statusOf(code string) int {
 		// to complete the request) names the condition; it is a 5xx
 		// because the request is valid and the limit is the server's.
 		return 507
+	case code == engine.CodeDiskFull:
+		// The disk holding the data directory is full: 507 Insufficient
+		// Storage says it literally, and, as for 53200, a retry with
+		// backoff does not help until an operator frees space.
+		return 507
 	case len(code) >= 2 && code[:2] == "53":
 		return 503 // resources exhausted: try again later
 	case len(code) >= 2 && code[:2] == "23":

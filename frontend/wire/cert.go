@@ -92,7 +92,9 @@ func LoadOrCreateCertificate(dataDir, certFile, keyFile string) (*Certificate, e
 	if err := writeFileAtomic(kf, keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(cf, certPEM, 0o644); err != nil {
+	// Owner-only like every file of the data directory (docs/security.md);
+	// clients get the certificate through the handshake, not the file.
+	if err := writeFileAtomic(cf, certPEM, 0o600); err != nil {
 		return nil, err
 	}
 	c, err := tls.X509KeyPair(certPEM, keyPEM)

@@ -93,6 +93,15 @@
 // so retrying could report success for data that never reached the disk,
 // and a failed write may have cut records of several committers.
 //
+// Options.Guard is asked by each leader before its write and after its
+// fdatasync whether this process still owns the directory; an error fails
+// the log, so a process another one has displaced acknowledges nothing
+// more (engine/storage/writer.go).
+//
+// Every file operation goes through Options.FS (engine/storage/vfs), so
+// tests run the log on a filesystem that keeps only what was synced and
+// cut the power anywhere.
+//
 // With Options.Preallocate the active segment is given its full size as
 // zeros when it is created or opened, and cut back to its records when
 // it is rolled or the log is closed, so that an fdatasync need not

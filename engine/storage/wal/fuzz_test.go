@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // fuzzOptions use a 64-byte frame limit, so short inputs hold multi-frame
@@ -13,7 +15,7 @@ import (
 // exercises decoding, and an fdatasync per input would only slow it.
 func fuzzOptions() Options {
 	o := testOptions(1<<20, 64)
-	o.syncHook = func(*os.File, bool) error { return nil }
+	o.syncHook = func(vfs.File, bool) error { return nil }
 	return o
 }
 

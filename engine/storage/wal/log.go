@@ -3,14 +3,13 @@ package wal
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // DefaultSegmentSize is the segment size when Options leaves it zero.
@@ -42,6 +41,13 @@ type Options struct {
 	// Preallocate gives the active segment its full size up front, so
 	// that a sync need not commit a new file size (prealloc.go).
 	Preallocate bool
+	// FS is the filesystem the segments are on; nil means vfs.Default.
+	FS vfs.FS
+	// Guard, when set, is asked by every group-commit leader before its
+	// write and after its sync whether this process may still write the
+	// log; an error fails the log for good, so that nothing more is
+	// written or acknowledged (another process claimed the directory).
+	Guard func() error
 
 	// frameLimit replaces MaxFrame, so tests reach multi-frame records
 	// with small payloads.
@@ -49,21 +55,24 @@ type Options struct {
 	// syncHook replaces every fdatasync of a segment and fsync of the
 	// directory. It is the package's one fault injection: tests make
 	// syncs fail or wait with it.
-	syncHook func(f *os.File, dir bool) error
-	// allocHook replaces the preallocation of a segment (allocate), so
-	// tests of the zero tail do not depend on the filesystem they run on.
-	allocHook func(f *os.File, size int64) error
+	syncHook func(f vfs.File, dir bool) error
+	// allocHook replaces the preallocation of a segment (File.Preallocate),
+	// so tests of the zero tail do not depend on the filesystem they run
+	// on.
+	allocHook func(f vfs.File, size int64) error
 }
 
 // Log is an open write-ahead log. Its methods are safe for concurrent use.
 type Log struct {
 	dir      string
+	fs       vfs.FS
 	segSize  int64
 	limit    int
 	logger   *slog.Logger
-	syncHook func(f *os.File, dir bool) error
+	syncHook func(f vfs.File, dir bool) error
 	prealloc bool
-	alloc    func(f *os.File, size int64) error
+	alloc    func(f vfs.File, size int64) error
+	guard    func() error
 	dec      *zstd.Decoder // DecodeAll is safe for concurrent use
 
 	syncs   atomic.Int64          // fdatasync calls on segments, for tests and benchmarks
@@ -92,7 +101,7 @@ type Log struct {
 		// Mutex guards the fields below and serializes appends.
 		sync.Mutex
 		segs   []segment // oldest first; the last is the active segment
-		active *os.File  // the last segment, open for writing
+		active vfs.File  // the last segment, open for writing
 		end    LSN
 		// written is the LSN up to which the active segment's file
 		// holds the log; buf holds the frames from written to end.
@@ -108,7 +117,10 @@ type Log struct {
 // comment), returns *CorruptError for a bad record followed by a valid
 // one, and makes the whole log durable before returning.
 func Open(dir string, o Options) (*Log, error) {
-	l := &Log{dir: dir, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook, prealloc: o.Preallocate, alloc: o.allocHook}
+	l := &Log{dir: dir, fs: o.FS, segSize: o.SegmentSize, limit: o.frameLimit, logger: o.Logger, syncHook: o.syncHook, prealloc: o.Preallocate, alloc: o.allocHook, guard: o.Guard}
+	if l.fs == nil {
+		l.fs = vfs.Default
+	}
 	if l.segSize <= 0 {
 		l.segSize = DefaultSegmentSize
 	}
@@ -122,19 +134,19 @@ func Open(dir string, o Options) (*Log, error) {
 		l.syncHook = realSync
 	}
 	if l.alloc == nil {
-		l.alloc = allocate
+		l.alloc = vfs.File.Preallocate
 	}
 	if err := l.makeDir(); err != nil {
 		return nil, err
 	}
-	segs, err := listSegments(dir)
+	segs, err := listSegments(l.fs, dir)
 	if err != nil {
 		return nil, err
 	}
 	var end LSN
-	var active *os.File
+	var active vfs.File
 	if len(segs) == 0 {
-		s, f, err := createSegment(dir, o.StartAt)
+		s, f, err := createSegment(l.fs, dir, o.StartAt)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +161,7 @@ func Open(dir string, o Options) (*Log, error) {
 			return nil, err
 		}
 		last := segs[len(segs)-1]
-		if active, err = os.OpenFile(last.path, os.O_RDWR, 0); err != nil {
+		if active, err = l.fs.OpenFile(last.path, os.O_RDWR); err != nil {
 			return nil, fmt.Errorf("cannot open WAL segment %s: %w", last.path, err)
 		}
 		// The previous process may have died with unsynced appends in the
@@ -168,17 +180,12 @@ func Open(dir string, o Options) (*Log, error) {
 }
 
 // makeDir creates the log's directory if missing, and makes its entry in
-// the parent durable.
+// the parent durable (and the parents' of any directory it creates).
 func (l *Log) makeDir() error {
-	if _, err := os.Stat(l.dir); err == nil {
-		return nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot open the WAL directory: %w", err)
-	}
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	if _, err := vfs.MkdirAllSync(l.fs, l.dir); err != nil {
 		return fmt.Errorf("cannot create the WAL directory: %w", err)
 	}
-	return l.syncDir(filepath.Dir(filepath.Clean(l.dir)))
+	return nil
 }
 
 // Append adds a record and returns its end LSN (its start is the End()
@@ -277,7 +284,7 @@ func (l *Log) rollLocked() error {
 		return l.fail(err)
 	}
 	l.durable.Store(uint64(l.mu.end))
-	s, f, err := createSegment(l.dir, l.mu.end)
+	s, f, err := createSegment(l.fs, l.dir, l.mu.end)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // record is one record as Replay returned it.
@@ -137,7 +139,7 @@ func TestRoundTrip(t *testing.T) {
 	if got := l.Size(); got != int64(l.End()-l.Start()) || got != fileBytes(t, dir) {
 		t.Fatalf("Size() = %d, End-Start = %d, files hold %d", got, l.End()-l.Start(), fileBytes(t, dir))
 	}
-	if segs, _ := listSegments(dir); len(segs) < 10 {
+	if segs, _ := listSegments(vfs.Default, dir); len(segs) < 10 {
 		t.Fatalf("%d segments; the test wants many rolls", len(segs))
 	}
 
@@ -259,7 +261,7 @@ func TestSegmentNames(t *testing.T) {
 // fileBytes is the total size of the segment files in dir.
 func fileBytes(t testing.TB, dir string) int64 {
 	t.Helper()
-	segs, err := listSegments(dir)
+	segs, err := listSegments(vfs.Default, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Preallocation (Options.Preallocate). An fdatasync after an append that
@@ -24,7 +26,7 @@ import (
 // preallocate gives the active segment f (holding the log from base to
 // end) the segment size, when it has less. Failing is not an error:
 // the segment then grows as it is written.
-func (l *Log) preallocate(f *os.File, base, end LSN) {
+func (l *Log) preallocate(f vfs.File, base, end LSN) {
 	if !l.prealloc {
 		return
 	}
@@ -39,7 +41,7 @@ func (l *Log) preallocate(f *os.File, base, end LSN) {
 
 // cutPreallocated cuts the active segment f back to the log's end (a
 // roll or Close), so only the active segment has a tail of zeros.
-func (l *Log) cutPreallocated(f *os.File, base, end LSN) error {
+func (l *Log) cutPreallocated(f vfs.File, base, end LSN) error {
 	if !l.prealloc {
 		return nil
 	}
@@ -51,8 +53,8 @@ func (l *Log) cutPreallocated(f *os.File, base, end LSN) error {
 
 // zerosFrom reports whether the file at path holds only zero bytes from
 // offset off to its end.
-func zerosFrom(path string, off int64) (bool, error) {
-	f, err := os.Open(path)
+func zerosFrom(fsys vfs.FS, path string, off int64) (bool, error) {
+	f, err := fsys.OpenFile(path, os.O_RDONLY)
 	if err != nil {
 		return false, fmt.Errorf("cannot open WAL segment %s: %w", path, err)
 	}

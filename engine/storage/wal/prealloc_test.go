@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // preallocOptions are testOptions with preallocated segments. The
@@ -24,50 +24,15 @@ import (
 func preallocOptions(segSize int64, frameLimit int) Options {
 	o := testOptions(segSize, frameLimit)
 	o.Preallocate = true
-	o.allocHook = func(f *os.File, size int64) error { return f.Truncate(size) }
+	o.allocHook = func(f vfs.File, size int64) error { return f.Truncate(size) }
 	return o
-}
-
-// allocate gives a file the asked size, read as zeros, except on a
-// memory filesystem, where it refuses with ErrUnsupported.
-func TestAllocate(t *testing.T) {
-	f, err := os.Create(filepath.Join(t.TempDir(), "seg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write([]byte{1, 2, 3}); err != nil {
-		t.Fatal(err)
-	}
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
-		t.Fatal(err)
-	}
-	inMemory := st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC
-	err = allocate(f, 1<<16)
-	if inMemory {
-		if !errors.Is(err, errors.ErrUnsupported) {
-			t.Fatalf("allocate on a memory filesystem = %v, want ErrUnsupported", err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("allocate on filesystem type %#x: %v", st.Type, err)
-	}
-	got, err := os.ReadFile(f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1<<16 || !bytes.Equal(got[:3], []byte{1, 2, 3}) || slices.ContainsFunc(got[3:], func(b byte) bool { return b != 0 }) {
-		t.Fatalf("after allocate the file holds %d bytes starting %v, want 65536: its 3 bytes, then zeros", len(got), got[:min(len(got), 8)])
-	}
 }
 
 // segmentSizes returns the file size of each segment in dir, oldest
 // first.
 func segmentSizes(t *testing.T, dir string) ([]segment, []int64) {
 	t.Helper()
-	segs, err := listSegments(dir)
+	segs, err := listSegments(vfs.Default, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +111,7 @@ func TestPreallocatedTornTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := snapshotDir(t, src)
-	segs, _ := listSegments(src)
+	segs, _ := listSegments(vfs.Default, src)
 	name := filepath.Base(segs[0].path)
 	image := files[name]
 	if len(image) != 1<<20 {

@@ -46,7 +46,7 @@ func (l *Log) recover(segs []segment) ([]segment, LSN, error) {
 		// that does not preallocate cuts them off, so that its segments
 		// hold records alone.
 		if i+1 == len(segs) && bad.off == bad.recStart {
-			zeros, err := zerosFrom(s.path, bad.off)
+			zeros, err := zerosFrom(l.fs, s.path, bad.off)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -87,7 +87,7 @@ func (l *Log) recover(segs []segment) ([]segment, LSN, error) {
 // checkSegment reads every frame of s. It returns the file size and the
 // first bad frame, nil when the segment is whole.
 func (l *Log) checkSegment(s segment) (int64, *badFrame, error) {
-	f, err := os.Open(s.path)
+	f, err := l.fs.OpenFile(s.path, os.O_RDONLY)
 	if err != nil {
 		return 0, nil, fmt.Errorf("cannot open WAL segment %s: %w", s.path, err)
 	}
@@ -110,7 +110,7 @@ func (l *Log) checkSegment(s segment) (int64, *badFrame, error) {
 // whole, CRC included. Continuation frames do not count; they may be the
 // intact rest of a torn multi-frame record.
 func (l *Log) findRecord(s segment, from int64) (string, int64, bool, error) {
-	f, err := os.Open(s.path)
+	f, err := l.fs.OpenFile(s.path, os.O_RDONLY)
 	if err != nil {
 		return "", 0, false, fmt.Errorf("cannot open WAL segment %s: %w", s.path, err)
 	}
@@ -161,11 +161,11 @@ func (l *Log) cutTornTail(segs []segment, size int64, bad *badFrame) (LSN, error
 	removed := size - bad.recStart
 	if len(segs) > 1 {
 		for i := len(segs) - 1; i > 0; i-- {
-			st, err := os.Stat(segs[i].path)
+			st, err := l.fs.Stat(segs[i].path)
 			if err != nil {
 				return 0, fmt.Errorf("cannot stat WAL segment %s: %w", segs[i].path, err)
 			}
-			if err := os.Remove(segs[i].path); err != nil {
+			if err := l.fs.Remove(segs[i].path); err != nil {
 				return 0, fmt.Errorf("cannot remove WAL segment %s after a torn record: %w", segs[i].path, err)
 			}
 			removed += st.Size()
@@ -186,7 +186,7 @@ func (l *Log) cutTornTail(segs []segment, size int64, bad *badFrame) (LSN, error
 // truncateSegment cuts the segment file at path to off bytes and makes
 // the cut durable.
 func (l *Log) truncateSegment(path string, off int64) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := l.fs.OpenFile(path, os.O_RDWR)
 	if err != nil {
 		return fmt.Errorf("cannot open WAL segment %s to truncate it: %w", path, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // locate returns the segment holding r and r's offset in it.
@@ -58,7 +60,7 @@ func TestTornTail(t *testing.T) {
 	mustClose(t, l)
 
 	files := snapshotDir(t, src)
-	segs, _ := listSegments(src)
+	segs, _ := listSegments(vfs.Default, src)
 	if len(segs) != 2 {
 		t.Fatalf("%d segments, want 2", len(segs))
 	}
@@ -196,7 +198,7 @@ func TestCorruptAcrossSegments(t *testing.T) {
 	recs := appendAll(t, l, variedPayloads(rand.New(rand.NewPCG(9, 10)), 40, 256))
 	mustClose(t, l)
 	files := snapshotDir(t, src)
-	segs, _ := listSegments(src)
+	segs, _ := listSegments(vfs.Default, src)
 	if len(segs) < 4 {
 		t.Fatalf("%d segments, want at least 4", len(segs))
 	}

@@ -53,7 +53,7 @@ func (l *Log) Replay(from LSN, fn func(start, end LSN, payload []byte) error) er
 // replaySegment replays the records of s up to LSN segEnd that start at or
 // after from.
 func (l *Log) replaySegment(s segment, segEnd, from LSN, fn func(start, end LSN, payload []byte) error) error {
-	f, err := os.Open(s.path)
+	f, err := l.fs.OpenFile(s.path, os.O_RDONLY)
 	if err != nil {
 		return fmt.Errorf("cannot open WAL segment %s: %w", s.path, err)
 	}

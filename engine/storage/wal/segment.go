@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // segment is one segment file of the log.
@@ -44,8 +46,8 @@ func parseSegmentName(name string) (LSN, bool) {
 }
 
 // listSegments returns the segments in dir, oldest first.
-func listSegments(dir string) ([]segment, error) {
-	entries, err := os.ReadDir(dir)
+func listSegments(fsys vfs.FS, dir string) ([]segment, error) {
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the WAL directory %s: %w", dir, err)
 	}
@@ -61,9 +63,9 @@ func listSegments(dir string) ([]segment, error) {
 // createSegment creates the empty segment starting at base. O_EXCL: an
 // existing file of that name is a bug in the caller, never overwritten.
 // The caller fsyncs the directory.
-func createSegment(dir string, base LSN) (segment, *os.File, error) {
+func createSegment(fsys vfs.FS, dir string, base LSN) (segment, vfs.File, error) {
 	s := segment{base: base, path: filepath.Join(dir, segmentName(base))}
-	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := fsys.OpenFile(s.path, os.O_RDWR|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return segment{}, nil, fmt.Errorf("cannot create WAL segment %s: %w", s.path, err)
 	}
@@ -72,17 +74,17 @@ func createSegment(dir string, base LSN) (segment, *os.File, error) {
 
 // realSync makes f durable: its data (fdatasync: the size too, not the
 // times) for a segment, its entries (fsync) for a directory.
-func realSync(f *os.File, dir bool) error {
+func realSync(f vfs.File, dir bool) error {
 	if dir {
 		return f.Sync()
 	}
-	return fdatasync(f)
+	return f.SyncData()
 }
 
 // syncDir fsyncs the directory dir, so the creation, removal or
 // truncation of files in it survives a crash.
 func (l *Log) syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := l.fs.OpenDir(dir)
 	if err != nil {
 		return fmt.Errorf("cannot open the WAL directory %s to sync it: %w", dir, err)
 	}
@@ -94,7 +96,7 @@ func (l *Log) syncDir(dir string) error {
 }
 
 // syncFile fdatasyncs a segment file.
-func (l *Log) syncFile(f *os.File) error {
+func (l *Log) syncFile(f vfs.File) error {
 	l.syncs.Add(1)
 	if err := l.syncHook(f, false); err != nil {
 		return fmt.Errorf("cannot fdatasync WAL segment %s: %w", f.Name(), err)

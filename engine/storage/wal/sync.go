@@ -59,6 +59,9 @@ func (l *Log) lead(upto LSN) error {
 	if upto <= l.Durable() {
 		return nil // a roll or a Close synced it
 	}
+	if err := l.guarded(); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	err := l.usableLocked()
 	if err == nil {
@@ -78,7 +81,26 @@ func (l *Log) lead(upto LSN) error {
 	if err := l.syncFile(f); err != nil {
 		return l.fail(err)
 	}
+	// Checked again after the sync: a commit is acknowledged only if no
+	// other process had claimed the directory when it was durable, so
+	// that one which recovers the log after its claim holds every commit
+	// this one acknowledged.
+	if err := l.guarded(); err != nil {
+		return err
+	}
 	l.durable.Store(uint64(end))
+	return nil
+}
+
+// guarded asks Options.Guard whether the log may still be written, and
+// fails the log when not.
+func (l *Log) guarded() error {
+	if l.guard == nil {
+		return nil
+	}
+	if err := l.guard(); err != nil {
+		return l.fail(err)
+	}
 	return nil
 }
 

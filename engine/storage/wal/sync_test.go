@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // commitAll runs goroutines×perG commits (Append then Sync) concurrently
@@ -58,7 +59,7 @@ func TestGroupCommit(t *testing.T) {
 	appended.Add(goroutines)
 	var held atomic.Bool
 	o := testOptions(0, 0)
-	o.syncHook = func(f *os.File, dir bool) error {
+	o.syncHook = func(f vfs.File, dir bool) error {
 		if !dir && held.CompareAndSwap(false, true) {
 			appended.Wait() // appends must go on while a leader syncs
 		}
@@ -144,7 +145,7 @@ func TestGroupCommitStress(t *testing.T) {
 func TestFailedSync(t *testing.T) {
 	var failing atomic.Bool
 	o := testOptions(0, 0)
-	o.syncHook = func(f *os.File, dir bool) error {
+	o.syncHook = func(f vfs.File, dir bool) error {
 		if failing.Load() {
 			return syscall.EIO
 		}
@@ -189,7 +190,7 @@ func TestFailedSync(t *testing.T) {
 func TestFailedSyncOnRoll(t *testing.T) {
 	var failing atomic.Bool
 	o := testOptions(100, 0)
-	o.syncHook = func(f *os.File, dir bool) error {
+	o.syncHook = func(f vfs.File, dir bool) error {
 		if failing.Load() {
 			return syscall.EIO
 		}
@@ -205,7 +206,7 @@ func TestFailedSyncOnRoll(t *testing.T) {
 	if _, err := l.Append([]byte("rolls")); !errors.Is(err, ErrFailed) {
 		t.Fatalf("Append that rolls with a failing fdatasync: %v", err)
 	}
-	if segs, _ := listSegments(dir); len(segs) != 1 {
+	if segs, _ := listSegments(vfs.Default, dir); len(segs) != 1 {
 		t.Fatalf("%d segments after the failed roll, want 1", len(segs))
 	}
 	failing.Store(false)

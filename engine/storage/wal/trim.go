@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // TrimBefore deletes the segments that end at or before lsn, typically
@@ -35,7 +34,7 @@ func (l *Log) TrimBefore(lsn LSN) error {
 	// Oldest first: a crash midway leaves a log that still starts at a
 	// segment and joins up.
 	for _, s := range victims {
-		if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := l.fs.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot remove WAL segment %s: %w", s.path, err)
 		}
 	}
@@ -68,10 +67,10 @@ func (l *Log) Reset(at LSN) error {
 	// directory (Open then starts at Options.StartAt), never two
 	// segments that do not join up.
 	l.mu.active.Close()
-	if err := os.Remove(old.path); err != nil {
+	if err := l.fs.Remove(old.path); err != nil {
 		return l.fail(fmt.Errorf("cannot remove WAL segment %s: %w", old.path, err))
 	}
-	s, f, err := createSegment(l.dir, at)
+	s, f, err := createSegment(l.fs, l.dir, at)
 	if err != nil {
 		return l.fail(err)
 	}

@@ -3,6 +3,8 @@ package wal
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // TestTrimBefore trims at a record in the middle of the log: the segments
@@ -14,7 +16,7 @@ func TestTrimBefore(t *testing.T) {
 	o := testOptions(1024, 256)
 	l := mustOpen(t, dir, o)
 	recs := appendAll(t, l, variedPayloads(rand.New(rand.NewPCG(11, 12)), 120, 256))
-	segs, _ := listSegments(dir)
+	segs, _ := listSegments(vfs.Default, dir)
 	if len(segs) < 6 {
 		t.Fatalf("%d segments, want at least 6", len(segs))
 	}
@@ -29,7 +31,7 @@ func TestTrimBefore(t *testing.T) {
 	if l.Start() != start {
 		t.Fatalf("Start() = %d after TrimBefore(%d), want %d", l.Start(), cut.start, start)
 	}
-	if left, _ := listSegments(dir); len(left) != len(segs)-si {
+	if left, _ := listSegments(vfs.Default, dir); len(left) != len(segs)-si {
 		t.Fatalf("%d segments left, want %d", len(left), len(segs)-si)
 	}
 	// The files hold the log once it is synced (appends are buffered
@@ -59,7 +61,7 @@ func TestTrimBefore(t *testing.T) {
 	sameRecords(t, "replay after trim and reopen", replayAll(t, l, start), kept)
 
 	// Trimming past the end keeps the active segment and its records.
-	last, _ := listSegments(dir)
+	last, _ := listSegments(vfs.Default, dir)
 	if err := l.TrimBefore(l.End() + 1000); err != nil {
 		t.Fatal(err)
 	}
