@@ -221,6 +221,8 @@ var aggregateDocs = map[string][3]string{
 	"sum":            {"sum", "sum(x)", "sum of the non-null numbers"},
 	"stdev":          {"stDev", "stDev(x)", "sample standard deviation"},
 	"stdevp":         {"stDevP", "stDevP(x)", "population standard deviation"},
+	"variance":       {"variance", "variance(x)", "sample variance"},
+	"variancep":      {"varianceP", "varianceP(x)", "population variance"},
 	"percentilecont": {"percentileCont", "percentileCont(x, p)", "percentile p (0 to 1), interpolated"},
 	"percentiledisc": {"percentileDisc", "percentileDisc(x, p)", "percentile p (0 to 1), the nearest value"},
 }

@@ -24,7 +24,7 @@ const (
 // aggregateFuncs are the aggregate functions, by lower-case name.
 var aggregateFuncs = map[string]AggFunc{
 	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
-	"stdev": AggStDev, "stdevp": AggStDevP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
+	"stdev": AggStDev, "stdevp": AggStDevP, "variance": AggVariance, "variancep": AggVarianceP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
 }
 
 // expr binds an expression against the current scope.
