@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
@@ -402,16 +403,28 @@ func (b *binder) unwind(u *gql.Unwind) error {
 	if _, ok := b.sc.lookup(u.Var); ok {
 		return semanticAt(u.Pos, "variable %s is already defined", u.Var)
 	}
-	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e), Kind: elemKind(e)})})
+	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: b.elemType(e), Kind: elemKind(e)})})
 	return nil
 }
 
-// elemType is the type of every element of a constant list when they share
-// one, else Any. A list literal of constants left unfolded (the
-// constant-fold rule off) types alike.
-func elemType(e Expr) vector.Type {
+// elemType is the type of every element of a list known when the query
+// is compiled, else Any: of a constant list (a list literal of constants
+// left unfolded, the constant-fold rule off, types alike) or a list
+// parameter's value when they share one, and of a function that fixes it
+// (range() gives INTEGERs).
+func (b *binder) elemType(e Expr) vector.Type {
 	var l []vector.Value
 	switch x := e.(type) {
+	case *Call:
+		if f, ok := functions.Lookup(x.Name); ok && f.Elem != vector.Null {
+			return f.Elem
+		}
+		return vector.Any
+	case *Param:
+		if b.untyped {
+			return vector.Any
+		}
+		l, _ = b.params[x.Name].([]vector.Value)
 	case *Const:
 		l, _ = x.Val.([]vector.Value)
 	case *List:

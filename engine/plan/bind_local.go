@@ -49,7 +49,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		lc := &ListComp{List: list, Var: e.Var}
-		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
+		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{b.elemType(list)}, func() error {
 			var err error
 			if e.Pred != nil {
 				if lc.Pred, err = b.innerPredicate(e.Pred); err != nil {
@@ -71,7 +71,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
-		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
+		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{b.elemType(list)}, func() error {
 			var err error
 			q.Pred, err = b.innerPredicate(e.Pred)
 			return err
@@ -90,7 +90,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, semanticAt(e.Pos, "variable %s is already declared in this reduce()", e.Var)
 		}
 		r := &Reduce{Init: init, List: list, Acc: e.Acc, Var: e.Var}
-		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, elemType(list)}, func() error {
+		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, b.elemType(list)}, func() error {
 			var err error
 			r.Expr, err = b.inner(e.Expr)
 			return err
