@@ -97,7 +97,10 @@ func (db *DB) openDurability(dir string) error {
 		}
 		return fmt.Errorf("cannot recover from the write-ahead log: %w", err)
 	}
-	rc.Finish()
+	if err := rc.Finish(); err != nil {
+		l.Close()
+		return fmt.Errorf("cannot recover from the write-ahead log: %w", err)
+	}
 	if records > 0 {
 		s := store.Snapshot()
 		db.log.Info("recovered commits from the write-ahead log", "records", records, "from_lsn", ckpt,

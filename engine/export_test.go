@@ -95,3 +95,20 @@ func ChangedParseTrees() []string {
 	sort.Strings(changed)
 	return changed
 }
+
+// SetOwnCommitHook makes f run in every schema and COPY statement that
+// begins its own transaction, once it made its change and before it
+// commits (nil: none).
+func SetOwnCommitHook(f func()) { testHookOwnCommit = f }
+
+// SetCommitHook makes f run as every explicit transaction commits.
+func SetCommitHook(f func()) { testHookCommit = f }
+
+// MemoryInUse is what the running statements hold against db's
+// server-wide memory budget, and how many hold some.
+func MemoryInUse(db *DB) (bytes int64, statements int) {
+	if db.mem.budget == nil {
+		return 0, 0
+	}
+	return db.mem.budget.Used(), db.mem.budget.Running()
+}

@@ -43,11 +43,15 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 	tx := in
 	if tx == nil {
 		tx = db.store.Begin()
+		defer tx.Rollback() // a panic must not leave the writer's lock held; a no-op after Commit
 	}
 	if rels {
 		err = db.copyRels(ctx, tx, c.Name, path, o, &sum)
 	} else {
 		err = db.copyNodes(ctx, tx, c.Name, path, o, &sum)
+	}
+	if err == nil && testHookOwnCommit != nil {
+		testHookOwnCommit()
 	}
 	if err == nil && in == nil {
 		_, err = tx.Commit()

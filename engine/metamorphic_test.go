@@ -272,7 +272,7 @@ func metaQueries(rng *rand.Rand) []string {
 			return fmt.Sprintf("MATCH (n%s)%s(m)-[s%s]->(o) WHERE o.x > %d RETURN count(*), sum(o.x), collect(DISTINCT o.g) IS NULL", label(), arrow(typ()), typ(), k())
 		},
 		func() string {
-			return fmt.Sprintf("MATCH (n%s) RETURN n.name, stDev(n.y), stDevP(n.x), percentileDisc(n.x, 0.5), percentileCont(n.y, 0.25), size(collect(n.uid))", label())
+			return fmt.Sprintf("MATCH (n%s) RETURN n.name, stDev(n.y), stDevP(n.x), variance(n.x), varianceP(n.y), percentileDisc(n.x, 0.5), percentileCont(n.y, 0.25), size(collect(n.uid))", label())
 		},
 		func() string {
 			return fmt.Sprintf("MATCH (n%s)%s(m) RETURN n.g, percentileDisc(DISTINCT m.x, 0.9), stDev(DISTINCT m.y), sum(DISTINCT m.x), avg(DISTINCT r.w), min(DISTINCT m.uid), max(m.uid)", label(), arrow(typ()))

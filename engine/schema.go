@@ -26,6 +26,9 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 	tx := in
 	if tx == nil {
 		tx = db.store.Begin()
+		// Holds the writer's lock: a panic (recovered by the statement)
+		// must not leave it held, or every later write would wait.
+		defer tx.Rollback() // a no-op once committed or rolled back
 	}
 	var err error
 	switch s.Kind {
@@ -48,6 +51,9 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 	default:
 		err = errs.NotSupported("this schema statement is not supported")
 	}
+	if err == nil && testHookOwnCommit != nil {
+		testHookOwnCommit()
+	}
 	if err == nil && in == nil {
 		_, err = tx.Commit()
 	}
@@ -68,6 +74,11 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 	r.summary.Write = true
 	return r, nil
 }
+
+// testHookOwnCommit, when set by a test, runs once a schema or COPY
+// statement that begins its own transaction has made its change, before
+// it commits: a panic there is what recovery must clean up after.
+var testHookOwnCommit func()
 
 // showColumns are the result columns of SHOW INDEXES / SHOW CONSTRAINTS:
 // those of db.indexes() and db.constraints().

@@ -221,6 +221,8 @@ var aggregateDocs = map[string][3]string{
 	"sum":            {"sum", "sum(x)", "sum of the non-null numbers"},
 	"stdev":          {"stDev", "stDev(x)", "sample standard deviation"},
 	"stdevp":         {"stDevP", "stDevP(x)", "population standard deviation"},
+	"variance":       {"variance", "variance(x)", "sample variance"},
+	"variancep":      {"varianceP", "varianceP(x)", "population variance"},
 	"percentilecont": {"percentileCont", "percentileCont(x, p)", "percentile p (0 to 1), interpolated"},
 	"percentiledisc": {"percentileDisc", "percentileDisc(x, p)", "percentile p (0 to 1), the nearest value"},
 }
@@ -234,7 +236,7 @@ var specialForms = []struct{ name, sig, desc, probe string }{
 	{"any", "any(x IN list WHERE pred)", "true when pred holds for some element", "RETURN any(x IN [1] WHERE x > 0)"},
 	{"none", "none(x IN list WHERE pred)", "true when pred holds for no element", "RETURN none(x IN [1] WHERE x > 0)"},
 	{"single", "single(x IN list WHERE pred)", "true when pred holds for exactly one element", "RETURN single(x IN [1] WHERE x > 0)"},
-	{"exists", "exists(n.prop) | EXISTS { pattern }", "whether a property is set or a pattern matches", "MATCH (n) RETURN exists(n.p)"},
+	{"exists", "exists(n.prop) | exists((a)-->(b)) | EXISTS { pattern }", "whether a property is set or a pattern matches", "MATCH (n) WHERE exists(n.p) AND exists((n)-->()) AND EXISTS { (n)-->() } RETURN n"},
 	{"shortestPath", "shortestPath((a)-[*]-(b))", "a shortest path between two nodes", "MATCH p = shortestPath((a)-[*]-(b)) RETURN p"},
 	{"allShortestPaths", "allShortestPaths((a)-[*]-(b))", "every shortest path between two nodes", "MATCH p = allShortestPaths((a)-[*]-(b)) RETURN p"},
 }

@@ -69,6 +69,9 @@ type statementRun struct {
 	// it back); running is set once a Result streaming rows owns cancel.
 	tx      *storage.Tx
 	running bool
+	// ectx is the execution context once it executes: a panic closes it,
+	// so that its memory leaves the server's budget and its workers stop.
+	ectx *exec.Context
 	// txn is the explicit transaction the statement runs in (nil: the
 	// statement is its own transaction).
 	txn *Transaction
@@ -101,6 +104,9 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 	defer func() {
 		if p := recover(); p != nil {
 			db.log.Error("query panicked", "panic", p, "stack", string(debug.Stack()))
+			if st.ectx != nil {
+				st.ectx.Close()
+			}
 			if st.tx != nil && st.txn == nil {
 				st.tx.Rollback() // releases the writer lock a write may hold
 			}
@@ -210,6 +216,7 @@ func (st *statementRun) execute() (*Result, error) {
 	}
 	st.tx = tx
 	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
+	st.ectx = ectx
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
 	ectx.Mem.Budget = db.mem.budget
 	ectx.Mem.Kill = func(err error) { cancel(err) }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -295,7 +296,7 @@ func (t *Transaction) Commit() (time.Time, error) {
 	default:
 		return time.Time{}, t.db.txns.endedError(t.id, "", false)
 	}
-	_, err := t.tx.Commit()
+	_, err := t.commitLocked()
 	if err != nil {
 		t.endLocked(txRolledBack, TxFailed)
 		return time.Time{}, err
@@ -303,6 +304,25 @@ func (t *Transaction) Commit() (time.Time, error) {
 	t.endLocked(txCommitted, TxCommitted)
 	return time.Now().UTC(), nil
 }
+
+// commitLocked commits the storage transaction, turning a panic into an
+// internal error (the caller then ends the transaction rolled back): a
+// panic would leave it open, holding its slot, until it expired.
+func (t *Transaction) commitLocked() (ts uint64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.db.log.Error("transaction commit panicked", "transaction_id", t.id, "panic", p, "stack", string(debug.Stack()))
+			ts, err = 0, errs.Internal("internal error while committing the transaction")
+		}
+	}()
+	if testHookCommit != nil {
+		testHookCommit()
+	}
+	return t.tx.Commit()
+}
+
+// testHookCommit, when set by a test, runs as a transaction commits.
+var testHookCommit func()
 
 // Rollback discards the transaction's writes and ends it.
 func (t *Transaction) Rollback() (time.Time, error) {

@@ -304,7 +304,11 @@ func errorMatches(class, phase, code string) bool {
 	compile := strings.HasPrefix(code, "42")
 	data := strings.HasPrefix(code, "22")
 	switch class {
-	case "SyntaxError", "SemanticError", "ProcedureError":
+	case "SyntaxError":
+		// One raised at run time is about a value the text does not fix
+		// (a parameter's, as in SKIP $negative): data, 22xxx in Quiver.
+		return compile || (data && phase == "runtime")
+	case "SemanticError", "ProcedureError":
 		return compile
 	case "TypeError":
 		// A type error the binder finds before running is a compile-time

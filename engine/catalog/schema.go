@@ -103,6 +103,20 @@ func (s *Schema) Constraint(name string) *Constraint {
 	return nil
 }
 
+// ConstraintThrough returns a constraint that checks through the index
+// named name, nil when none.
+func (s *Schema) ConstraintThrough(name string) *Constraint {
+	if s == nil {
+		return nil
+	}
+	for _, c := range s.Constraints {
+		if c.Kind == Unique && c.Index == name {
+			return c
+		}
+	}
+	return nil
+}
+
 // IndexOn returns an index on label whose keys are exactly keys, nil when
 // none.
 func (s *Schema) IndexOn(label string, keys []string) *Index {
@@ -140,6 +154,18 @@ func (s *Schema) WithoutIndex(name string) *Schema {
 func (s *Schema) WithConstraint(c *Constraint) *Schema {
 	n := s.clone()
 	n.Constraints = append(n.Constraints, c)
+	return n
+}
+
+// WithConstraintReplaced returns a copy of s in which c takes the place
+// of the constraint of the same name.
+func (s *Schema) WithConstraintReplaced(c *Constraint) *Schema {
+	n := s.clone()
+	for i, o := range n.Constraints {
+		if o.Name == c.Name {
+			n.Constraints[i] = c
+		}
+	}
 	return n
 }
 

@@ -485,7 +485,7 @@ func (a *aggState) grow(n int) {
 		a.best = growTo(a.best, size)
 	case plan.AggCollect:
 		a.lists = growTo(a.lists, size)
-	case plan.AggStDev, plan.AggStDevP:
+	case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
 		a.mean = growTo(a.mean, size)
 		a.m2 = growTo(a.m2, size)
 	case plan.AggPercentileCont, plan.AggPercentileDisc:
@@ -789,7 +789,7 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		x := v.Get(r)
 		a.lists[g] = append(a.lists[g], x)
 		a.held += memory.ValueBytes(x)
-	case plan.AggStDev, plan.AggStDevP:
+	case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
 		x, err := aggNumber(a.call.Func, v, r)
 		if err != nil {
 			return err
@@ -852,6 +852,8 @@ func aggName(fn plan.AggFunc) string {
 		return "stDev"
 	case plan.AggStDevP:
 		return "stDevP"
+	case plan.AggVarianceP:
+		return "varianceP"
 	case plan.AggPercentileCont:
 		return "percentileCont"
 	case plan.AggPercentileDisc:
@@ -931,18 +933,8 @@ func (a *aggState) results(col *column, ngroups int) error {
 				l = []vector.Value{}
 			}
 			col.pushValue(l)
-		case plan.AggStDev:
-			if a.count[g] < 2 {
-				col.pushValue(0.0)
-			} else {
-				col.pushValue(math.Sqrt(a.m2[g] / float64(a.count[g]-1)))
-			}
-		case plan.AggStDevP:
-			if a.count[g] == 0 {
-				col.pushValue(0.0)
-			} else {
-				col.pushValue(math.Sqrt(a.m2[g] / float64(a.count[g])))
-			}
+		case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
+			col.pushValue(a.spread(g))
 		case plan.AggPercentileCont, plan.AggPercentileDisc:
 			col.pushValue(percentileOf(a.lists[g], a.pct[g], a.call.Func == plan.AggPercentileDisc))
 		default:
@@ -950,6 +942,25 @@ func (a *aggState) results(col *column, ngroups int) error {
 		}
 	}
 	return nil
+}
+
+// spread is group g's variance or standard deviation, from its running
+// sum of squared deviations: sample (over n - 1) or population (over n),
+// 0.0 with fewer values than that needs.
+func (a *aggState) spread(g int) float64 {
+	n := a.count[g]
+	sample := a.call.Func == plan.AggStDev || a.call.Func == plan.AggVariance
+	if sample {
+		n--
+	}
+	if n <= 0 {
+		return 0
+	}
+	v := a.m2[g] / float64(n)
+	if a.call.Func == plan.AggStDev || a.call.Func == plan.AggStDevP {
+		return math.Sqrt(v)
+	}
+	return v
 }
 
 // typedResults builds the values of sum and avg as one typed vector when

@@ -42,7 +42,7 @@ func countValue(c *Context, count plan.Expr, what string) (int64, error) {
 		return 0, err
 	}
 	val := v.Get(0)
-	if err := plan.CheckCount(val, what, 0, 0); err != nil {
+	if err := plan.CheckCountOf(count, val, what, 0, 0); err != nil {
 		return 0, err
 	}
 	return val.(int64), nil

@@ -36,7 +36,7 @@ func mergeable(aggs []plan.AggCall) bool {
 	for _, a := range aggs {
 		switch a.Func {
 		case plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax, plan.AggCollect,
-			plan.AggStDev, plan.AggStDevP, plan.AggPercentileCont, plan.AggPercentileDisc:
+			plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP, plan.AggPercentileCont, plan.AggPercentileDisc:
 		default:
 			return false
 		}
@@ -174,7 +174,7 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 	case plan.AggCollect:
 		a.count[g] += b.count[bg]
 		a.lists[g] = append(a.lists[g], b.lists[bg]...)
-	case plan.AggStDev, plan.AggStDevP:
+	case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
 		na, nb := float64(a.count[g]), float64(b.count[bg])
 		if nb == 0 {
 			return nil

@@ -22,6 +22,11 @@ type Func struct {
 	// generic result the plan knows (LIST, MAP, DATE, …).
 	Result vector.Type
 	Kind   string
+	// Elem is the type of every element of a LIST result when the
+	// function fixes it (range: INTEGER, split: STRING), so that UNWIND
+	// and comprehensions type their variable; Null (the zero value) when
+	// the values decide.
+	Elem vector.Type
 	// Doc is the one-line usage SHOW FUNCTIONS lists.
 	Doc string
 	// Args are the kinds each argument may have, by position; the last

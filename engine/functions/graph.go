@@ -12,9 +12,9 @@ import (
 func init() {
 	register(map[string]Func{
 		"id":         {Min: 1, Max: 1, Result: vector.Int64, Doc: "id(n) — a node's or relationship's id", Args: args(ArgNode | ArgRel), Kernel: fnID},
-		"labels":     {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "labels(n) — a node's labels", Args: args(ArgNode), Kernel: fnLabels},
+		"labels":     {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Elem: vector.String, Doc: "labels(n) — a node's labels", Args: args(ArgNode), Kernel: fnLabels},
 		"type":       {Min: 1, Max: 1, Result: vector.String, Doc: "type(r) — a relationship's type", Args: args(ArgRel), Kernel: fnType},
-		"keys":       {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "keys(x) — property keys of a node, relationship or map", Args: args(ArgNode | ArgRel | ArgMap), Kernel: fnKeys},
+		"keys":       {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Elem: vector.String, Doc: "keys(x) — property keys of a node, relationship or map", Args: args(ArgNode | ArgRel | ArgMap), Kernel: fnKeys},
 		"properties": {Min: 1, Max: 1, Result: vector.Any, Kind: "MAP", Doc: "properties(x) — properties as a map", Args: args(ArgNode | ArgRel | ArgMap), Kernel: fnProperties},
 		"startnode": {Min: 1, Max: 1, Result: vector.Node, Doc: "startNode(r) — a relationship's start node", Args: args(ArgRel),
 			Kernel: func(c Env, a []vector.Value) (vector.Value, error) { return endpoint(c, a[0], true) }},

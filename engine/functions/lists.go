@@ -15,7 +15,7 @@ func init() {
 		"last":     {Min: 1, Max: 1, Result: vector.Any, Doc: "last(list)", Args: args(ArgList), Kernel: fnLast},
 		"tail":     {Min: 1, Max: 1, Result: vector.Any, Kind: "LIST", Doc: "tail(list)", Args: args(ArgList), Kernel: fnTail},
 		"coalesce": {Min: 1, Max: 1 << 16, Result: vector.Any, Doc: "coalesce(x, …) — the first non-null argument", Compiled: true},
-		"range":    {Min: 2, Max: 3, Result: vector.Any, Kind: "LIST", Doc: "range(start, end[, step]) — inclusive", Kernel: fnRange},
+		"range":    {Min: 2, Max: 3, Result: vector.Any, Kind: "LIST", Elem: vector.Int64, Doc: "range(start, end[, step]) — inclusive", Kernel: fnRange},
 	})
 }
 

@@ -26,7 +26,7 @@ func init() {
 		"left":      {Min: 2, Max: 2, Result: vector.String, Doc: "left(s, n)", Args: args(ArgString, ArgInt), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) { return leftRight("left", a) }},
 		"right":     {Min: 2, Max: 2, Result: vector.String, Doc: "right(s, n)", Args: args(ArgString, ArgInt), Kernel: func(_ Env, a []vector.Value) (vector.Value, error) { return leftRight("right", a) }},
 		"replace":   {Min: 3, Max: 3, Result: vector.String, Doc: "replace(s, search, replacement)", Args: args(ArgString), Kernel: fnReplace},
-		"split":     {Min: 2, Max: 2, Result: vector.Any, Kind: "LIST", Doc: "split(s, delimiter)", Args: args(ArgString, ArgString|ArgList), Kernel: fnSplit},
+		"split":     {Min: 2, Max: 2, Result: vector.Any, Kind: "LIST", Elem: vector.String, Doc: "split(s, delimiter)", Args: args(ArgString, ArgString|ArgList), Kernel: fnSplit},
 		"concat":    {Min: 1, Max: 1 << 16, Result: vector.String, Doc: "concat(s1, s2, …)", Args: args(ArgString), Kernel: fnConcat},
 		"reverse":   {Min: 1, Max: 1, Result: vector.Any, Doc: "reverse(s or list)", Args: args(ArgString | ArgList), Kernel: fnReverse},
 		"length":    {Min: 1, Max: 1, Result: vector.Int64, Doc: "length(s, list or path)", Args: args(ArgString | ArgList | ArgPath), Kernel: fnLength},

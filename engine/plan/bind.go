@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
@@ -21,14 +22,53 @@ type Env struct {
 // Bind turns a parsed statement into a logical plan. The planner hints
 // the statement gives (USING INDEX, WITHOUT INDEX, USING JOIN ON) and the
 // rules of env are bound into the plan for Optimize, the next step.
+//
+// The parameters' values type the plan, so a value of the wrong type
+// ($p * 2 with p a STRING) fails here. That is a fault of the data, not
+// of the text: an error that binding without the parameters' types does
+// not meet is a 22023 (invalid parameter value), not a 42000.
 func Bind(stmt *gql.Statement, env Env) (*Plan, error) {
+	p, err := bindWith(stmt, env, false)
+	if err != nil && len(env.Params) > 0 {
+		return nil, paramTypeError(stmt, env, err)
+	}
+	return p, err
+}
+
+// paramTypeError classifies err, an error binding stmt with its
+// parameters' types. Bound again with those types unknown (as though the
+// values were not given), a statement that still fails has an error of
+// its own text, reported as that binding found it; one that binds
+// failed because of a parameter's value.
+func paramTypeError(stmt *gql.Statement, env Env, err error) error {
+	e, ok := errs.As(err)
+	if !ok || e.Code != errs.CodeSyntax {
+		return err
+	}
+	if _, uerr := bindWith(stmt, env, true); uerr != nil {
+		return uerr
+	}
+	return asParamError(e)
+}
+
+// asParamError is e as a 22023 error: a parameter's value the statement
+// cannot use.
+func asParamError(e *errs.Error) *errs.Error {
+	out := errs.DataCode(errs.CodeInvalidParam, "%s", e.Message)
+	out.Position, out.Suggestion = e.Position, e.Suggestion
+	return out
+}
+
+// bindWith binds stmt; untyped binds every parameter as a value of
+// unknown type.
+func bindWith(stmt *gql.Statement, env Env, untyped bool) (*Plan, error) {
 	q := stmt.Query
 	var p *Plan
 	var err error
 	if len(q.Parts) == 1 {
-		p, err = bindSingle(q.Parts[0], env.Params, env.Procs, env.Options)
+		p, err = bindSingle(q.Parts[0], env, untyped)
 	} else {
-		p, err = bindUnion(q, env.Params, env.Procs, env.Options)
+		p, err = bindUnion(q, env, untyped)
 	}
 	if err != nil {
 		return nil, err
@@ -38,8 +78,8 @@ func Bind(stmt *gql.Statement, env Env) (*Plan, error) {
 }
 
 // bindSingle binds one query without UNION.
-func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
-	b := &binder{params: params, procs: reg, opts: opts}
+func bindSingle(part *gql.SingleQuery, env Env, untyped bool) (*Plan, error) {
+	b := &binder{params: env.Params, untyped: untyped, procs: env.Procs, opts: env.Options}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
@@ -54,7 +94,7 @@ func bindSingle(part *gql.SingleQuery, params map[string]vector.Value, reg *proc
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
 // return the same column names; a part that lists them in another order is
 // reordered to the first part's. UNION removes duplicate rows.
-func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry, opts Options) (*Plan, error) {
+func bindUnion(q *gql.Query, env Env, untyped bool) (*Plan, error) {
 	for _, all := range q.UnionAll[1:] {
 		if all != q.UnionAll[0] {
 			return nil, syntaxAt(clausePos(q.Parts[1]), "UNION and UNION ALL cannot be mixed in one query")
@@ -63,7 +103,7 @@ func bindUnion(q *gql.Query, params map[string]vector.Value, reg *procs.Registry
 	u := &Union{}
 	out := &Plan{Returns: true}
 	for i, part := range q.Parts {
-		p, err := bindSingle(part, params, reg, opts)
+		p, err := bindSingle(part, env, untyped)
 		if err != nil {
 			return nil, err
 		}
@@ -156,7 +196,9 @@ type binder struct {
 	sc     scope
 	writes bool
 	params map[string]vector.Value
-	procs  *procs.Registry
+	// untyped binds parameters as values of unknown type (paramTypeError).
+	untyped bool
+	procs   *procs.Registry
 	// opts switches optimizer rules off (rules.go).
 	opts Options
 	// lastCall is the plan of the latest CALL clause; calls lists every
@@ -361,16 +403,28 @@ func (b *binder) unwind(u *gql.Unwind) error {
 	if _, ok := b.sc.lookup(u.Var); ok {
 		return semanticAt(u.Pos, "variable %s is already defined", u.Var)
 	}
-	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: elemType(e), Kind: elemKind(e)})})
+	b.set(&Unwind{Input: b.root, Expr: e, Cols: appendCols(b.sc.cols, Column{Name: u.Var, Type: b.elemType(e), Kind: elemKind(e)})})
 	return nil
 }
 
-// elemType is the type of every element of a constant list when they share
-// one, else Any. A list literal of constants left unfolded (the
-// constant-fold rule off) types alike.
-func elemType(e Expr) vector.Type {
+// elemType is the type of every element of a list known when the query
+// is compiled, else Any: of a constant list (a list literal of constants
+// left unfolded, the constant-fold rule off, types alike) or a list
+// parameter's value when they share one, and of a function that fixes it
+// (range() gives INTEGERs).
+func (b *binder) elemType(e Expr) vector.Type {
 	var l []vector.Value
 	switch x := e.(type) {
+	case *Call:
+		if f, ok := functions.Lookup(x.Name); ok && f.Elem != vector.Null {
+			return f.Elem
+		}
+		return vector.Any
+	case *Param:
+		if b.untyped {
+			return vector.Any
+		}
+		l, _ = b.params[x.Name].([]vector.Value)
 	case *Const:
 		l, _ = x.Val.([]vector.Value)
 	case *List:

@@ -83,7 +83,7 @@ func (b *binder) callArgs(c *gql.Call, p *procs.Procedure, standalone bool) ([]E
 		}
 		// Implicit arguments: the parameters named like the inputs.
 		for _, in := range p.Inputs {
-			v, ok := b.params[in.Name]
+			_, ok := b.params[in.Name]
 			if !ok && in.Optional {
 				args = append(args, &Const{T: vector.TypeOf(nil)})
 				continue
@@ -92,7 +92,7 @@ func (b *binder) callArgs(c *gql.Call, p *procs.Procedure, standalone bool) ([]E
 				return nil, errs.New(errs.CodeInvalidParam, errs.CatData,
 					"procedure %s takes its argument %s from the parameter $%s, which is missing", p.Name, in.Name, in.Name).At(c.Pos.Line, c.Pos.Column)
 			}
-			args = append(args, &Param{Name: in.Name, T: vector.TypeOf(v), Kind: valueKind(v)})
+			args = append(args, b.param(in.Name))
 		}
 	} else {
 		if req := p.RequiredInputs(); len(c.Args) < req || len(c.Args) > len(p.Inputs) {

@@ -30,7 +30,7 @@ func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
 		return x, CheckCount(c.Val, what, pos.Line, pos.Column)
 	case *Param:
 		if v, ok := b.params[c.Name]; ok {
-			return x, CheckCount(v, what, pos.Line, pos.Column)
+			return x, CheckCountOf(x, v, what, pos.Line, pos.Column)
 		}
 	}
 	return x, nil
@@ -46,6 +46,27 @@ func containsVariable(e gql.Expr) bool {
 		return !found
 	})
 	return found
+}
+
+// CheckCountOf checks the value v of count, a SKIP or LIMIT expression,
+// as CheckCount does. A count that reads a parameter is data: a bad one
+// is a 22023 (invalid parameter value); a count of the text alone (a
+// literal, toInteger(ceil(-1.7))) is a 42000.
+func CheckCountOf(count Expr, v vector.Value, what string, line, col int) error {
+	err := CheckCount(v, what, line, col)
+	if err == nil {
+		return nil
+	}
+	readsParam := false
+	Walk(count, func(x Expr) {
+		if _, ok := x.(*Param); ok {
+			readsParam = true
+		}
+	})
+	if e, ok := errs.As(err); ok && readsParam {
+		return asParamError(e)
+	}
+	return err
 }
 
 // CheckCount checks a SKIP or LIMIT count: a non-negative INTEGER. The

@@ -24,7 +24,7 @@ const (
 // aggregateFuncs are the aggregate functions, by lower-case name.
 var aggregateFuncs = map[string]AggFunc{
 	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
-	"stdev": AggStDev, "stdevp": AggStDevP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
+	"stdev": AggStDev, "stdevp": AggStDevP, "variance": AggVariance, "variancep": AggVarianceP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
 }
 
 // expr binds an expression against the current scope.
@@ -59,11 +59,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 	case *gql.Param:
 		// A missing parameter is reported when the query runs; here its
 		// type is simply unknown.
-		v, ok := b.params[e.Name]
-		if !ok {
-			return &Param{Name: e.Name, T: vector.Any}, nil
-		}
-		return &Param{Name: e.Name, T: vector.TypeOf(v), Kind: valueKind(v)}, nil
+		return b.param(e.Name), nil
 	case *gql.Variable:
 		if x, ok := b.aliases[e.Name]; ok {
 			return x, nil
@@ -240,6 +236,15 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		return b.foldConst(m), nil
 	}
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+// param binds parameter name, typed by its value when it has one.
+func (b *binder) param(name string) *Param {
+	v, ok := b.params[name]
+	if !ok || b.untyped {
+		return &Param{Name: name, T: vector.Any}
+	}
+	return &Param{Name: name, T: vector.TypeOf(v), Kind: valueKind(v)}
 }
 
 // notBoolean reports an operand of a boolean operator whose type is known

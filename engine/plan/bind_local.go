@@ -49,7 +49,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		lc := &ListComp{List: list, Var: e.Var}
-		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
+		lc.Width, err = b.withLocals([]string{e.Var}, []vector.Type{b.elemType(list)}, func() error {
 			var err error
 			if e.Pred != nil {
 				if lc.Pred, err = b.innerPredicate(e.Pred); err != nil {
@@ -71,7 +71,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		q := &Quantifier{Kind: e.Kind, List: list, Var: e.Var}
-		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{elemType(list)}, func() error {
+		q.Width, err = b.withLocals([]string{e.Var}, []vector.Type{b.elemType(list)}, func() error {
 			var err error
 			q.Pred, err = b.innerPredicate(e.Pred)
 			return err
@@ -90,7 +90,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, semanticAt(e.Pos, "variable %s is already declared in this reduce()", e.Var)
 		}
 		r := &Reduce{Init: init, List: list, Acc: e.Acc, Var: e.Var}
-		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, elemType(list)}, func() error {
+		r.Width, err = b.withLocals([]string{e.Acc, e.Var}, []vector.Type{vector.Any, b.elemType(list)}, func() error {
 			var err error
 			r.Expr, err = b.inner(e.Expr)
 			return err
@@ -136,11 +136,20 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		x, err := b.patternSubquery(&gql.Pattern{Parts: []*gql.PatternPart{e.Part}}, e.Where, e.Proj, gql.ExprString(e))
 		return x, true, err
 	case *gql.FuncCall:
-		// exists((a)-->(b)) is a pattern predicate.
-		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 {
-			if p, ok := e.Args[0].(*gql.PatternExpr); ok {
-				return b.patternPredicate(p.Part, gql.ExprString(e))
+		// exists((a)-->(b)) is a pattern predicate; exists(n.p), of
+		// openCypher 9, is n.p IS NOT NULL.
+		if len(e.Namespace) == 0 && strings.EqualFold(e.Name, "exists") && len(e.Args) == 1 && !e.Distinct && !e.Star {
+			switch a := e.Args[0].(type) {
+			case *gql.PatternExpr:
+				return b.patternPredicate(a.Part, gql.ExprString(e))
+			case *gql.PropertyAccess:
+				x, err := b.exprWith(a, mode, aggs)
+				if err != nil {
+					return nil, true, err
+				}
+				return &IsNull{X: x, Negate: true}, true, nil
 			}
+			return nil, true, semanticAt(e.Args[0].Position(), "exists() takes a pattern or a property (exists((n)-->()), exists(n.name)); use IS NOT NULL for other values")
 		}
 	}
 	return nil, false, nil

@@ -436,7 +436,7 @@ func aggType(c AggCall) vector.Type {
 	switch c.Func {
 	case AggCount:
 		return vector.Int64
-	case AggStDev, AggStDevP, AggPercentileCont:
+	case AggStDev, AggStDevP, AggVariance, AggVarianceP, AggPercentileCont:
 		return vector.Float64
 	case AggAvg:
 		// The average of durations is a duration: FLOAT only when the

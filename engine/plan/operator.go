@@ -106,6 +106,10 @@ const (
 	AggCollect AggFunc = "collect"
 	AggStDev   AggFunc = "stdev"
 	AggStDevP  AggFunc = "stdevp"
+	// The variances: sample (n - 1) and population (n), the squares of
+	// stDev and stDevP.
+	AggVariance  AggFunc = "variance"
+	AggVarianceP AggFunc = "variancep"
 	// The percentiles take the percentile as a second argument, P.
 	AggPercentileCont AggFunc = "percentilecont"
 	AggPercentileDisc AggFunc = "percentiledisc"

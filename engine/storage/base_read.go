@@ -755,7 +755,8 @@ func leU64(b []byte) uint64 {
 
 // rebuildSchema recreates the indexes and constraints of cf in one
 // transaction: plain indexes first, then constraints (a UNIQUE constraint
-// reuses an index on its key or creates the one it owns).
+// checks through the index it checked through before: a plain one, or
+// one it creates and owns).
 func (s *Store) rebuildSchema(cf *catalogFile) error {
 	if len(cf.Indexes) == 0 && len(cf.Constraints) == 0 {
 		return nil
@@ -779,7 +780,13 @@ func (s *Store) rebuildSchema(cf *catalogFile) error {
 			tx.Rollback()
 			return fmt.Errorf("constraint %q: bad definition", c.Name)
 		}
-		if err := tx.CreateConstraint(catalog.Constraint{Name: c.Name, Kind: c.Kind, Label: c.Label, Key: c.Key}); err != nil {
+		def := catalog.Constraint{Name: c.Name, Kind: c.Kind, Label: c.Label, Key: c.Key}
+		for _, ix := range cf.Indexes {
+			if c.Kind == catalog.Unique && ix.Name == c.Index && (ix.Constraint == "" || ix.Constraint == c.Name) {
+				def.Index = c.Index // the index it checked through: a plain one, or its own
+			}
+		}
+		if err := tx.CreateConstraint(def); err != nil {
 			tx.Rollback()
 			return err
 		}

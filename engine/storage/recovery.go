@@ -56,6 +56,7 @@ func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 	}
 	if r.w == nil {
 		r.w = r.s.newWork(r.s.head)
+		r.w.recovering = true
 	}
 	w := r.w
 	w.mu.Lock()
@@ -78,9 +79,24 @@ func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 }
 
 // Finish publishes the open run. The store's latest version is then the
-// last record's, stamped with its lsn.
-func (r *Recovery) Finish() {
+// last record's, stamped with its lsn. A UNIQUE constraint the log left
+// without its index (an older version let DROP INDEX take it) gets one
+// first.
+func (r *Recovery) Finish() error {
+	if sc := r.s.head.Schema(); r.w == nil && hasConstraintWithoutIndex(sc) {
+		r.w = r.s.newWork(r.s.head)
+	}
+	if w := r.w; w != nil {
+		w.mu.Lock()
+		err := w.adoptIndexesLocked()
+		w.mu.Unlock()
+		if err != nil {
+			r.w = nil
+			return err
+		}
+	}
 	r.finishRun()
+	return nil
 }
 
 func (r *Recovery) finishRun() {

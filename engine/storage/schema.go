@@ -115,19 +115,28 @@ func (x *nodeIndex) snapshotKey(v *Snapshot, id uint64) (string, bool) {
 	return string(b), true
 }
 
-// DropIndex removes the index named name; unknown names are 42S02, and an
-// index a constraint owns is dropped with its constraint only.
+// DropIndex removes the index named name; unknown names are 42S02. An
+// index a UNIQUE constraint checks through cannot be dropped while the
+// constraint exists (42000 naming it), whether the constraint created it
+// or adopted an index CREATE INDEX made, as Neo4j refuses it: the
+// constraint could no longer be checked.
 func (tx *Tx) DropIndex(name string) error {
 	return tx.schemaOp(Op{Kind: OpDropIndex, Name: name})
 }
 
 func (w *work) dropIndexNamedLocked(name string) error {
-	ix := w.v.Schema().Index(name)
+	sc := w.v.Schema()
+	ix := sc.Index(name)
 	if ix == nil {
 		return noObject("no index named %s", name)
 	}
 	if ix.Constraint != "" {
 		return errs.Semantic("index %s belongs to constraint %s: drop the constraint instead", name, ix.Constraint)
+	}
+	if c := sc.ConstraintThrough(name); c != nil && !w.recovering {
+		// Recovery replays what an older version allowed; the constraint
+		// gets an index again at the end of it (adoptIndexesLocked).
+		return errs.Semantic("index %s is used by constraint %s to check that %s is unique: drop the constraint first", name, c.Name, c.Key)
 	}
 	w.dropIndexLocked(ix)
 	return nil
@@ -147,8 +156,14 @@ func (tx *Tx) CreateConstraint(c catalog.Constraint) error {
 	return tx.schemaOp(Op{Kind: OpCreateConstraint, Constraint: &c})
 }
 
+// createConstraintLocked creates constraint *cp. A UNIQUE constraint
+// checks through cp.Index when that names an index on its label and key
+// (a checkpoint's schema says which, so a restart binds the same), or
+// through an index of its own when cp.Index is its own name; otherwise
+// through the first index on its label and key, or one it creates.
 func (w *work) createConstraintLocked(cp *catalog.Constraint) error {
 	c := *cp
+	c.Index = ""
 	cat := w.cat
 	sc := w.v.Schema()
 	if sc.Constraint(c.Name) != nil {
@@ -170,7 +185,12 @@ func (w *work) createConstraintLocked(cp *catalog.Constraint) error {
 			}
 		}
 	} else {
-		ix := sc.IndexOn(c.Label, []string{c.Key})
+		var ix *catalog.Index
+		if x := sc.Index(cp.Index); x != nil && x.Constraint == "" && x.Label == c.Label && x.Properties() == c.Key {
+			ix = x
+		} else if cp.Index != c.Name {
+			ix = sc.IndexOn(c.Label, []string{c.Key})
+		}
 		if ix == nil {
 			ix = &catalog.Index{Name: c.Name, Type: catalog.BTree, Label: c.Label, Keys: []string{c.Key}, Constraint: c.Name}
 			if err := w.createIndexLocked(ix, cat); err != nil {
@@ -220,6 +240,39 @@ func (w *work) dropConstraintLocked(name string) error {
 	return nil
 }
 
+// adoptIndexesLocked gives every UNIQUE constraint whose index is gone
+// an index again: one on its label and key, or one of its own. Older
+// versions let DROP INDEX remove the index a constraint had adopted, and
+// their logs may hold that; recovery replays it and ends here, so the
+// constraint is checked again, as a restart of those versions did.
+func (w *work) adoptIndexesLocked() error {
+	for _, c := range w.v.Schema().Constraints {
+		if c.Kind != catalog.Unique || w.v.Schema().Index(c.Index) != nil {
+			continue
+		}
+		nc := *c
+		ix := w.v.Schema().IndexOn(c.Label, []string{c.Key})
+		if ix == nil {
+			ix = &catalog.Index{Name: c.Name, Type: catalog.BTree, Label: c.Label, Keys: []string{c.Key}, Constraint: c.Name}
+			if err := w.createIndexLocked(ix, w.cat); err != nil {
+				return fmt.Errorf("cannot give constraint %s back an index: %w", c.Name, err)
+			}
+		}
+		nc.Index = ix.Name
+		w.v.schema = w.v.Schema().WithConstraintReplaced(&nc)
+	}
+	return nil
+}
+
+func hasConstraintWithoutIndex(sc *catalog.Schema) bool {
+	for _, c := range sc.Constraints {
+		if c.Kind == catalog.Unique && sc.Index(c.Index) == nil {
+			return true
+		}
+	}
+	return false
+}
+
 func violation(format string, args ...any) error {
 	return errs.New(errs.CodeConstraint, errs.CatConstraint, format, args...)
 }
@@ -261,7 +314,11 @@ func (w *work) checkNodeLocked(c *catalog.Constraint, id uint64, st *nodeState) 
 		}
 		return nil
 	}
-	x := w.v.indexes[w.v.Schema().Index(c.Index).Slot]
+	ix := w.v.Schema().Index(c.Index)
+	if ix == nil {
+		panic("BUG: storage: constraint " + c.Name + " checks through index " + c.Index + ", which does not exist")
+	}
+	x := w.v.indexes[ix.Slot]
 	key, ok := x.indexKey(st)
 	if !ok {
 		return nil

@@ -63,6 +63,9 @@ type work struct {
 	// touched lists nodes whose labels or properties the transaction
 	// changed while constraints exist: the nodes checked at commit.
 	touched []uint64
+	// recovering: the work replays the log at open, where a schema op an
+	// older version allowed is taken as it was (adoptIndexesLocked).
+	recovering bool
 	// mu guards the state that reads may change lazily: the pending edges
 	// folded into v.adj on an Adjacency read and the bitmap ownership
 	// flags cleared when a bitmap is handed to a reader. Writes hold it
