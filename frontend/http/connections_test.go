@@ -78,8 +78,8 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 }
 
 // Connections beyond the server's ceiling or one client's are answered
-// by the listener: 503 for requests, the real answer for health. Freed
-// slots serve again.
+// by the listener: 503 for requests, the real answer for health, which
+// says the connections are degraded. Freed slots serve again.
 func TestConnectionCeilings(t *testing.T) {
 	h := startHostile(t, Config{MaxConnections: 20, MaxConnectionsPerClient: 20}, engine.Options{MaxMemory: -1})
 	// Twenty idle connections, each counted once the server saw a
@@ -105,7 +105,7 @@ func TestConnectionCeilings(t *testing.T) {
 	}
 	resp = rawRequest(t, h.addr, fmt.Sprintf("GET /api/v1/health HTTP/1.1\r\nHost: %s\r\n\r\n", h.addr))
 	body, _ = io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"healthy"`) {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"degraded"`) || !strings.Contains(string(body), `"connections":"degraded"`) {
 		t.Errorf("health over the ceiling: %d %s", resp.StatusCode, body)
 	}
 	for _, c := range held {

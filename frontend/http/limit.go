@@ -3,40 +3,67 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"container/list"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/frontend/serving"
 )
 
 // limitListener enforces the connection ceilings at accept time: the
 // server's (--max-connections) and each client address's
 // (MaxConnectionsPerClient), so that one client cannot take every slot.
-// At a ceiling, a keep-alive connection idle for at least reclaimAfter
-// gives its slot to the newcomer (the longest idle first): idle
-// connections cannot lock new clients out until their idle timeout. A
-// connection in the middle of a request is never cut. When no slot can be
-// freed, the newcomer is answered by the listener itself, off the accept
-// loop, and closed: GET /api/v1/health gets the real health answer (a
-// monitor must see the server alive while clients exhaust its
-// connections), any other request 503 with the spec's error body (08006:
-// clients retry with backoff).
+//
+// A flood of slow connections from many addresses passes the per-client
+// ceiling, so the server-wide one must not lock the others out either.
+// Each admitted connection is in one phase (conn.go): receiving a
+// request head, receiving a body, busy (the handler runs or the answer is
+// written), or idle between keep-alive requests. Two rules follow:
+//
+//   - The reserve: connections receiving a head may hold at most the
+//     ceiling minus ReservedConnections slots. The reserved slots are
+//     for connections that got a request through, which a flood of
+//     heads that never end cannot reach.
+//   - Eviction: at a ceiling, a newcomer takes the slot of the connection
+//     that has been receiving its head longest; failing that, of the
+//     longest-idle keep-alive connection (idle for reclaimAfter at
+//     least); failing that, of the connection that has been receiving
+//     its body longest. A busy connection is never cut. At a client's
+//     own ceiling, only that client's connections are candidates.
+//
+// A normal client sends its head at once, so it is never the one mid-head
+// longest, and each of its connections gets in; a slow one loses its slot
+// to the next newcomer, whoever that is. When no slot can be freed the
+// newcomer is answered by the listener itself, off the accept loop, and
+// closed: GET /api/v1/health gets the real health answer (a monitor must
+// see the server alive while clients exhaust its connections), any other
+// request 503 with the spec's error body (08006: clients retry with
+// backoff). Every eviction or refusal at a server-wide ceiling is a hit
+// of the Saturation, which health reports as degraded.
 type limitListener struct {
 	net.Listener
 	limit, perClient int
-	health           func() []byte
-	conns            ConnCounter // told of admitted connections; may be nil
-	active           atomic.Int64
-	mu               struct {
-		sync.Mutex                           // protects byClient and conns
-		byClient   map[string]int            // open connections per client address
-		conns      map[*countedConn]struct{} // open connections
+	// headCap bounds the connections receiving a head: limit minus the
+	// reserve; 0 means no bound.
+	headCap int
+	health  func() []byte
+	conns   ConnCounter // told of admitted connections; may be nil
+	sat     *serving.Saturation
+	log     *slog.Logger
+	timing  connTiming
+	mu      struct {
+		sync.Mutex                // protects the fields below and the phase lists of every countedConn
+		total      int            // open connections
+		byClient   map[string]int // open connections per client address
+		// The open connections by phase, each list oldest first (by when
+		// the connection entered the phase); busy ones are in none.
+		heads, idles, bodies list.List
 	}
 	// rejecting counts the over-ceiling connections being answered;
 	// past maxRejecting the listener closes them unanswered, so a flood
@@ -55,10 +82,23 @@ const rejectTimeout = time.Second
 // before a newcomer at a ceiling may take its slot.
 const reclaimAfter = time.Second
 
-func newLimitListener(ln net.Listener, limit, perClient int, health func() []byte, conns ConnCounter) *limitListener {
-	l := &limitListener{Listener: ln, limit: limit, perClient: perClient, health: health, conns: conns}
+// limits are the limitListener's settings.
+type limits struct {
+	limit, perClient, reserve int
+	timing                    connTiming
+	health                    func() []byte
+	conns                     ConnCounter
+	sat                       *serving.Saturation
+	log                       *slog.Logger
+}
+
+func newLimitListener(ln net.Listener, o limits) *limitListener {
+	l := &limitListener{Listener: ln, limit: o.limit, perClient: o.perClient, health: o.health, conns: o.conns,
+		sat: o.sat, log: o.log, timing: o.timing}
+	if o.limit > 0 && o.reserve > 0 && o.reserve < o.limit {
+		l.headCap = o.limit - o.reserve
+	}
 	l.mu.byClient = map[string]int{}
-	l.mu.conns = map[*countedConn]struct{}{}
 	return l
 }
 
@@ -72,8 +112,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		client := clientAddr(c)
-		if cc, ok := l.admit(c, client); ok {
+		if cc := l.admit(c); cc != nil {
 			return cc, nil
 		}
 		if l.rejecting.Add(1) > maxRejecting {
@@ -88,67 +127,146 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// admit takes a slot for connection c from client, if both ceilings
-// allow it, freeing the slot of an idle connection if need be.
-func (l *limitListener) admit(c net.Conn, client string) (*countedConn, bool) {
-	for attempt := 0; attempt < 2; attempt++ {
-		victim, ok := l.take(client)
-		if ok {
-			cc := &countedConn{Conn: c, l: l, client: client}
-			l.mu.Lock()
-			l.mu.conns[cc] = struct{}{}
-			l.mu.Unlock()
-			if l.conns != nil {
-				l.conns.Opened()
-			}
-			return cc, true
-		}
-		if victim == nil {
-			return nil, false
-		}
-		victim.Close() // gives its slot back; then try again
-	}
-	return nil, false
-}
+// acceptedAt is implemented by connections that were accepted before
+// they reached this listener (the wire protocol's sniffing, which reads
+// the first byte): the head's deadline counts from then.
+type acceptedAt interface{ AcceptedAt() time.Time }
 
-// take counts a connection from client against both ceilings. At a
-// ceiling it returns the longest-idle connection that may give up its
-// slot (of the same client when that client's ceiling is the one
-// reached), or nil when none may.
-func (l *limitListener) take(client string) (victim *countedConn, ok bool) {
+// admit takes a slot for c, evicting connections as the rules allow;
+// nil when no slot can be freed.
+func (l *limitListener) admit(c net.Conn) *countedConn {
+	client := clientAddr(c)
+	now := time.Now()
+	since := now
+	if a, ok := c.(acceptedAt); ok && !a.AcceptedAt().IsZero() && a.AcceptedAt().Before(now) {
+		since = a.AcceptedAt()
+	}
+	var victims []*countedConn
+	defer func() { // after the unlock: closing takes no lock, but may take time
+		for _, v := range victims {
+			v.Conn.Close()
+		}
+	}()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	overAll := l.limit > 0 && l.active.Load() >= int64(l.limit)
-	overClient := l.perClient > 0 && l.mu.byClient[client] >= l.perClient
-	if !overAll && !overClient {
-		l.active.Add(1)
-		l.mu.byClient[client]++
-		return nil, true
-	}
-	oldest := time.Now().Add(-reclaimAfter).UnixNano()
-	for cc := range l.mu.conns {
-		since := cc.idleSince.Load()
-		if since == 0 || since > oldest || (overClient && cc.client != client) {
-			continue
+	for {
+		overClient := l.perClient > 0 && l.mu.byClient[client] >= l.perClient
+		overAll := l.limit > 0 && l.mu.total >= l.limit
+		overHeads := l.headCap > 0 && l.mu.heads.Len() >= l.headCap
+		if !overClient && !overAll && !overHeads {
+			break
 		}
-		if victim == nil || since < victim.idleSince.Load() {
-			victim = cc
+		if overAll || overHeads {
+			l.hitLocked(overAll)
 		}
+		v := l.victimLocked(client, overClient, overAll)
+		if v == nil {
+			return nil
+		}
+		l.evictLocked(v)
+		victims = append(victims, v)
 	}
-	return victim, false
+	cc := &countedConn{Conn: c, l: l, client: client}
+	cc.headSince = since
+	cc.phase.Store(uint32(phaseHead))
+	cc.elem = l.mu.heads.PushBack(cc)
+	l.mu.total++
+	l.mu.byClient[client]++
+	if l.conns != nil {
+		l.conns.Opened()
+	}
+	return cc
 }
 
-// release gives a connection's slot back.
-func (l *limitListener) release(cc *countedConn) {
-	l.active.Add(-1)
+// hitLocked records a server-wide ceiling reached, and logs the start of
+// an episode.
+func (l *limitListener) hitLocked(overAll bool) {
+	if !l.sat.Saturated() && l.log != nil {
+		l.log.Warn("connection ceiling reached: evicting the connections slowest to send their request, refusing new ones when none can go",
+			"max_connections", l.limit, "open", l.mu.total, "receiving_head", l.mu.heads.Len(), "head_limit", l.headCap, "at_max_connections", overAll)
+	}
+	l.sat.Hit()
+}
+
+// victimLocked picks the connection whose slot a newcomer from client
+// takes, or nil: with the client at its own ceiling, one of its own;
+// otherwise, at the head bound only, the one mid-head longest; at the
+// server's ceiling, by the order of the type's comment.
+func (l *limitListener) victimLocked(client string, overClient, overAll bool) *countedConn {
+	of := func(cc *countedConn) bool { return !overClient || cc.client == client }
+	if v := oldest(&l.mu.heads, of); v != nil {
+		return v
+	}
+	if !overClient && !overAll {
+		return nil // at the head bound with no head open: cannot happen
+	}
+	idleBefore := time.Now().Add(-reclaimAfter)
+	if v := oldest(&l.mu.idles, func(cc *countedConn) bool { return of(cc) && cc.idleSince.Before(idleBefore) }); v != nil {
+		return v
+	}
+	return oldest(&l.mu.bodies, of)
+}
+
+// oldest is the first connection of a phase list that ok accepts. The
+// lists are in order of entry, so the first that passes is the oldest.
+func oldest(ls *list.List, ok func(*countedConn) bool) *countedConn {
+	for e := ls.Front(); e != nil; e = e.Next() {
+		if cc := e.Value.(*countedConn); ok(cc) {
+			return cc
+		}
+	}
+	return nil
+}
+
+// evictLocked takes an admitted connection's slot back; the caller
+// closes it. A connection whose own Close is releasing it right now
+// leaves its list here and its slot when that Close gets the lock.
+func (l *limitListener) evictLocked(cc *countedConn) {
+	if cc.released.CompareAndSwap(false, true) {
+		l.releaseLocked(cc)
+		return
+	}
+	l.unlistLocked(cc)
+}
+
+// releaseLocked gives a connection's slot back (once: the caller set
+// cc.released).
+func (l *limitListener) releaseLocked(cc *countedConn) {
+	l.unlistLocked(cc)
+	l.mu.total--
+	if l.mu.byClient[cc.client]--; l.mu.byClient[cc.client] <= 0 {
+		delete(l.mu.byClient, cc.client)
+	}
 	if l.conns != nil {
 		l.conns.Closed()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.mu.conns, cc)
-	if l.mu.byClient[cc.client]--; l.mu.byClient[cc.client] <= 0 {
-		delete(l.mu.byClient, cc.client)
+}
+
+// unlistLocked takes cc off its phase list.
+func (l *limitListener) unlistLocked(cc *countedConn) {
+	if cc.elem == nil {
+		return
+	}
+	switch phase(cc.phase.Load()) {
+	case phaseHead:
+		l.mu.heads.Remove(cc.elem)
+	case phaseBody:
+		l.mu.bodies.Remove(cc.elem)
+	case phaseIdle:
+		l.mu.idles.Remove(cc.elem)
+	}
+	cc.elem = nil
+}
+
+// listLocked puts cc at the end of its phase's list.
+func (l *limitListener) listLocked(cc *countedConn) {
+	switch phase(cc.phase.Load()) {
+	case phaseHead:
+		cc.elem = l.mu.heads.PushBack(cc)
+	case phaseBody:
+		cc.elem = l.mu.bodies.PushBack(cc)
+	case phaseIdle:
+		cc.elem = l.mu.idles.PushBack(cc)
 	}
 }
 
@@ -192,7 +310,7 @@ func (l *limitListener) reject(c net.Conn) {
 	if _, err := c.Write(append([]byte(head), body...)); err != nil {
 		return
 	}
-	if tc, ok := c.(*net.TCPConn); ok {
+	if tc, ok := c.(interface{ CloseWrite() error }); ok {
 		_ = tc.CloseWrite()
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
@@ -203,36 +321,4 @@ func (l *limitListener) reject(c net.Conn) {
 func isHealthRequest(line []byte) bool {
 	fields := bytes.Fields(line)
 	return len(fields) == 3 && string(fields[0]) == "GET" && string(fields[1]) == "/api/v1/health"
-}
-
-// countedConn gives its slot back when closed (once).
-type countedConn struct {
-	net.Conn
-	l      *limitListener
-	client string
-	once   sync.Once
-	// idleSince is when the connection went idle between keep-alive
-	// requests (unix nanoseconds), 0 while it serves or awaits its first
-	// request (connState).
-	idleSince atomic.Int64
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.release(c) })
-	return c.Conn.Close()
-}
-
-// connState records when a connection goes idle between requests and
-// when it becomes busy again (fasthttp's ConnState hook).
-func connState(c net.Conn, st fasthttp.ConnState) {
-	cc, ok := c.(*countedConn)
-	if !ok {
-		return
-	}
-	switch st {
-	case fasthttp.StateIdle:
-		cc.idleSince.Store(time.Now().UnixNano())
-	default:
-		cc.idleSince.Store(0)
-	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
-	"github.com/quiverdb/quiver/frontend/jsonio"
 )
 
 // Config configures the HTTP server. Zero fields take the defaults below
@@ -39,13 +38,29 @@ type Config struct {
 	// client address; zero means DefaultMaxConnectionsPerClient, or
 	// MaxConnections when that is lower.
 	MaxConnectionsPerClient int
+	// ReservedConnections are the slots of MaxConnections that
+	// connections still sending their request head cannot take (limit.go);
+	// zero means a tenth of MaxConnections, negative none.
+	ReservedConnections int
 	// HeaderTimeout is how long a client has to send a request's line
-	// and headers, from its connection or its first byte; zero means
-	// DefaultHeaderTimeout.
+	// and headers, from its connection (its accept, before the port's
+	// protocol sniffing) or a keep-alive request's first byte; zero
+	// means DefaultHeaderTimeout.
 	HeaderTimeout time.Duration
-	// BodyTimeout is how long a client has to send a request's body once
-	// its headers arrived; zero means DefaultBodyTimeout.
+	// BodyTimeout is how long a client has at most to send a request's
+	// body once its headers arrived; zero means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// MinBodyRate is the average rate in bytes per second a body must
+	// keep once BodyGrace has passed since its headers arrived (conn.go);
+	// zero means DefaultMinBodyRate, negative no minimum.
+	MinBodyRate int
+	// BodyGrace is how long a body may take before MinBodyRate applies;
+	// zero means DefaultBodyGrace.
+	BodyGrace time.Duration
+	// Saturation, when set, records the server-wide connection ceilings
+	// being reached (shared with other listeners); nil: the server keeps
+	// its own. Health reports it (health.go).
+	Saturation *serving.Saturation
 	// IdleTimeout closes a keep-alive connection idle this long; zero
 	// means DefaultIdleTimeout.
 	IdleTimeout time.Duration
@@ -105,8 +120,10 @@ const (
 	DefaultMaxBatchResultBytes     = 32 << 20
 	DefaultMaxHeaderBytes          = 16 << 10
 	DefaultMaxConnectionsPerClient = 256
-	DefaultHeaderTimeout           = 10 * time.Second
+	DefaultHeaderTimeout           = 5 * time.Second
 	DefaultBodyTimeout             = 60 * time.Second
+	DefaultMinBodyRate             = 1 << 10
+	DefaultBodyGrace               = 5 * time.Second
 	DefaultIdleTimeout             = 120 * time.Second
 	DefaultWriteTimeout            = 5 * time.Minute
 )
@@ -141,6 +158,7 @@ type Server struct {
 	origins  originPolicy
 	limiter  *rateLimiter // nil: no rate limit
 	storage  storageCache // GET /api/v1/status's storage figures (status.go)
+	sat      *serving.Saturation
 }
 
 // New returns a server answering for db.
@@ -166,6 +184,18 @@ func New(cfg Config, db Engine) *Server {
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
+	}
+	if cfg.ReservedConnections == 0 {
+		cfg.ReservedConnections = cfg.MaxConnections / 10
+	}
+	if cfg.Saturation == nil {
+		cfg.Saturation = &serving.Saturation{}
+	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
@@ -176,15 +206,17 @@ func New(cfg Config, db Engine) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, start: time.Now(), origins: newOriginPolicy(cfg.AllowedOrigins, cfg.Auth != nil && cfg.Auth.Enabled()),
-		limiter: newRateLimiter(cfg.RateLimit, cfg.Logger)}
+		limiter: newRateLimiter(cfg.RateLimit, cfg.Logger), sat: cfg.Saturation}
 	s.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	s.srv = &fasthttp.Server{
 		Handler:      s.handle,
 		ErrorHandler: s.transportError,
 		// The head must arrive within HeaderTimeout of the connection
 		// (or of a keep-alive request's first byte); the body then has
-		// BodyTimeout (HeaderReceived). A client trickling a byte every
-		// few seconds holds a connection no longer than that.
+		// BodyTimeout (HeaderReceived) and must keep MinBodyRate
+		// (conn.go). A client trickling a byte every few seconds holds a
+		// connection no longer than that, and loses it sooner to a
+		// newcomer at the ceiling (limit.go).
 		ReadTimeout: cfg.HeaderTimeout,
 		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
 			return fasthttp.RequestConfig{ReadTimeout: cfg.BodyTimeout}
@@ -203,12 +235,24 @@ func New(cfg Config, db Engine) *Server {
 }
 
 // Serve accepts connections on ln until Shutdown. Connections beyond the
-// ceilings are answered by the listener itself (limit.go).
+// ceilings are answered by the listener itself (limit.go). A listener
+// with a ceiling of its own before this one (the port's protocol
+// sniffing, frontend/wire) reports reaching it to the same Saturation.
 func (s *Server) Serve(ln net.Listener) error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		s.loopback.Store(true)
 	}
-	ln = newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient, s.healthBody, s.cfg.Conns)
+	if o, ok := ln.(interface{ OnCeiling(func()) }); ok {
+		o.OnCeiling(s.sat.Hit)
+	}
+	var reserve int
+	if s.cfg.ReservedConnections > 0 {
+		reserve = s.cfg.ReservedConnections
+	}
+	minRate := max(s.cfg.MinBodyRate, 0)
+	ln = newLimitListener(ln, limits{limit: s.cfg.MaxConnections, perClient: s.cfg.MaxConnectionsPerClient, reserve: reserve,
+		timing: connTiming{header: s.cfg.HeaderTimeout, bodyGrace: s.cfg.BodyGrace, minBodyRate: minRate},
+		health: s.healthBody, conns: s.cfg.Conns, sat: s.sat, log: s.log})
 	return s.serving.Serve(ln, s.srv.Serve)
 }
 
@@ -225,6 +269,7 @@ func (s *Server) Running() int64 { return s.running.Load() }
 // handle routes a request, turning a panic into a 500 so one bad request
 // cannot take the server down.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	markBusy(ctx)
 	defer func() {
 		if p := recover(); p != nil {
 			s.requestLog(ctx).Error("request handler panicked", "panic", p, "path", string(ctx.Path()), "stack", string(debug.Stack()))
@@ -316,6 +361,7 @@ func lookupRoute(path string) (route, bool) {
 // transportError answers errors fasthttp meets before a handler runs, in
 // the spec's error shape.
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	markBusy(ctx)
 	e := &apiError{status: 400, code: engine.CodeData, category: engine.CatData, message: "malformed HTTP request"}
 	var small *fasthttp.ErrSmallBuffer
 	switch {
@@ -350,25 +396,6 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(appendError(nil, e))
-}
-
-func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
-	ctx.SetContentType("application/json")
-	ctx.SetBody(s.healthBody())
-}
-
-// healthBody is GET /api/v1/health's answer. The listener serves it too
-// when the connection ceilings are reached (limit.go).
-func (s *Server) healthBody() []byte {
-	b := []byte(`{"status":"healthy","version":`)
-	b = jsonio.AppendString(b, s.cfg.Version)
-	b = append(b, `,"uptime_seconds":`...)
-	b = jsonio.AppendInt(b, int64(time.Since(s.start)/time.Second))
-	// The database answers when it can report its counts. Replication is
-	// "ok": the server is a primary (Role), whose replication needs
-	// nothing to be healthy.
-	s.db.Counts()
-	return append(b, `,"checks":{"database":"ok","storage":"ok","replication":"ok"}}`...)
 }
 
 type fasthttpLogger struct{ l *slog.Logger }

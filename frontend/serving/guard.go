@@ -1,7 +1,9 @@
 // Package serving holds what the fasthttp-based listeners (the HTTP API
-// and the metrics listener) share about starting and stopping: a Guard
-// that makes Shutdown end a Serve however the two race. It knows nothing
-// of HTTP or the engine.
+// and the metrics listener) share: a Guard that makes Shutdown end a
+// Serve however the two race (guard.go); the Saturation record of
+// connection ceilings being reached (saturation.go); and the server's
+// Health, the checks both listeners' health endpoints report
+// (health.go). It knows nothing of HTTP or the engine.
 package serving
 
 import (
