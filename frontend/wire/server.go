@@ -24,10 +24,6 @@ type Server struct {
 	conns atomic.Int64
 	// refusing counts the connections over the ceiling being answered.
 	refusing atomic.Int64
-	// sniffing counts the TCP connections Split is reading the first
-	// byte of (split.go).
-	sniffing atomic.Int64
-	sniffers hostCounts
 	// perClient counts the open wire connections of each client address
 	// against MaxConnectionsPerClient.
 	perClient hostCounts

@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"container/list"
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -14,11 +16,14 @@ import (
 // by whoever serves the returned listener (the HTTP server). The first
 // byte is read off the accept loop, on a goroutine per connection and
 // within SniffTimeout, so a client that sends nothing blocks no one; it
-// is then closed. The byte is not lost: the HTTP server reads it first.
+// is then closed. The byte is not lost: the HTTP server reads it first,
+// and the connection tells it when it was accepted (AcceptedAt), so that
+// the HTTP head's deadline counts the sniffing too.
 //
 // Closing the returned listener, or Shutdown, closes ln.
 func (s *Server) Split(ln net.Listener) net.Listener {
 	h := &httpListener{Listener: ln, conns: make(chan net.Conn), closed: make(chan struct{})}
+	h.sniffs.byHost = map[string]int{}
 	if !s.addListener(h) {
 		return h
 	}
@@ -27,15 +32,70 @@ func (s *Server) Split(ln net.Listener) net.Listener {
 }
 
 // maxSniffing bounds the connections whose first byte is awaited at
-// once: past it, new connections are closed unread, so that a flood of
-// silent connections cannot pile up goroutines. maxSniffingPerClient
-// bounds one client address's share of them, so that one client's
-// silent connections cannot lock everyone else out for SniffTimeout (as
-// the HTTP listener bounds a client's connections).
+// once, so that a flood of silent connections cannot pile up goroutines:
+// at the bound, the connection awaited longest is closed to make room
+// (a flood from many addresses then churns its own connections, while a
+// client that sends its first byte at once always gets through).
+// maxSniffingPerClient bounds one client address's share of them: past
+// it, that client's new connections are closed unread, so that one
+// client's silent connections cannot push everyone else's out (as the
+// HTTP listener bounds a client's connections).
 const (
 	maxSniffing          = 1024
 	maxSniffingPerClient = 64
 )
+
+// sniffTable holds the connections whose first byte is awaited, oldest
+// first.
+type sniffTable struct {
+	mu     sync.Mutex     // protects the fields below and each sniffed's elem
+	order  list.List      // *sniffed, in order of accept
+	byHost map[string]int // client IP → connections in order
+}
+
+// sniffed is a connection whose first byte is awaited.
+type sniffed struct {
+	c        net.Conn
+	host     string
+	accepted time.Time
+	elem     *list.Element // nil once released or evicted
+}
+
+// take adds c from host, false when host has its share already. At
+// maxSniffing it evicts the oldest connection: the caller closes it.
+func (t *sniffTable) take(c net.Conn, host string) (sn, evicted *sniffed, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byHost[host] >= maxSniffingPerClient {
+		return nil, nil, false
+	}
+	if t.order.Len() >= maxSniffing {
+		evicted = t.order.Front().Value.(*sniffed)
+		t.removeLocked(evicted)
+	}
+	sn = &sniffed{c: c, host: host, accepted: time.Now()}
+	sn.elem = t.order.PushBack(sn)
+	t.byHost[host]++
+	return sn, evicted, true
+}
+
+// release removes sn, unless it was evicted already.
+func (t *sniffTable) release(sn *sniffed) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.removeLocked(sn)
+}
+
+func (t *sniffTable) removeLocked(sn *sniffed) {
+	if sn.elem == nil {
+		return
+	}
+	t.order.Remove(sn.elem)
+	sn.elem = nil
+	if t.byHost[sn.host]--; t.byHost[sn.host] <= 0 {
+		delete(t.byHost, sn.host)
+	}
+}
 
 // hostCounts counts connections per client address: those awaiting
 // their first byte, and the open wire connections.
@@ -89,37 +149,38 @@ func (s *Server) splitLoop(h *httpListener) {
 			h.fail(err)
 			return
 		}
-		host := clientHost(c.RemoteAddr())
-		if s.sniffing.Add(1) > maxSniffing || !s.sniffers.take(host, maxSniffingPerClient) {
-			s.sniffing.Add(-1)
+		sn, evicted, ok := h.sniffs.take(c, clientHost(c.RemoteAddr()))
+		if !ok {
 			c.Close()
 			continue
 		}
-		go s.sniff(c, host, h)
+		if evicted != nil {
+			evicted.c.Close() // its sniff goroutine ends on the error
+			h.ceilingReached()
+		}
+		go s.sniff(sn, h)
 	}
 }
 
-// sniff reads c's first byte and hands c on.
-func (s *Server) sniff(c net.Conn, host string, h *httpListener) {
+// sniff reads the first byte of sn's connection and hands it on.
+func (s *Server) sniff(sn *sniffed, h *httpListener) {
+	c := sn.c
 	var first [1]byte
-	_ = c.SetReadDeadline(time.Now().Add(s.cfg.SniffTimeout))
+	_ = c.SetReadDeadline(sn.accepted.Add(s.cfg.SniffTimeout))
 	n, err := c.Read(first[:])
-	release := func() {
-		s.sniffing.Add(-1)
-		s.sniffers.release(host)
-	}
+	release := func() { h.sniffs.release(sn) }
 	if err != nil || n == 0 {
 		release()
 		c.Close()
 		return
 	}
 	if s.cfg.TLS != nil {
-		s.sniffTLS(c, first[0], host, h, release) // tlssplit.go
+		s.sniffTLS(sn, first[0], h, release) // tlssplit.go
 		return
 	}
 	release()
 	_ = c.SetReadDeadline(time.Time{})
-	s.dispatch(c, &peekedConn{Conn: c, first: first[0]}, first[0] == '{', h)
+	s.dispatch(c, &peekedConn{Conn: c, first: first[0], accepted: sn.accepted}, first[0] == '{', h)
 }
 
 // dispatch hands a sniffed connection on: pc (c, its first byte read
@@ -144,9 +205,23 @@ type httpListener struct {
 	conns  chan net.Conn
 	closed chan struct{}
 	once   sync.Once
-	mu     struct {
+	sniffs sniffTable
+	// onCeiling, when set, is called each time maxSniffing is reached.
+	onCeiling atomic.Pointer[func()]
+	mu        struct {
 		sync.Mutex       // protects err
 		err        error // why the accept loop ended
+	}
+}
+
+// OnCeiling makes f be called each time a connection had to be evicted
+// because maxSniffing connections were awaiting their first byte: the
+// HTTP server reports it as its connections' saturation.
+func (h *httpListener) OnCeiling(f func()) { h.onCeiling.Store(&f) }
+
+func (h *httpListener) ceilingReached() {
+	if f := h.onCeiling.Load(); f != nil {
+		(*f)()
 	}
 }
 
@@ -183,12 +258,16 @@ func (h *httpListener) Close() error {
 
 // peekedConn is a connection whose first byte was read already: its
 // first Read returns it. It passes the socket through (syscall.Conn) for
-// the HTTP server's client-gone polling.
+// the HTTP server's client-gone polling, and tells when it was accepted.
 type peekedConn struct {
 	net.Conn
-	first byte
-	used  bool
+	first    byte
+	used     bool
+	accepted time.Time
 }
+
+// AcceptedAt is when the connection was accepted, before its sniffing.
+func (c *peekedConn) AcceptedAt() time.Time { return c.accepted }
 
 func (c *peekedConn) Read(p []byte) (int, error) {
 	if !c.used && len(p) > 0 {

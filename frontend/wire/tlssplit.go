@@ -34,24 +34,26 @@ func MainTLSConfig(getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error))
 	return &tls.Config{GetCertificate: getCert, MinVersion: tls.VersionTLS12, NextProtos: []string{ALPNHTTP, ALPN}}
 }
 
-// sniffTLS is sniff on a TLS port: c's first byte was read (first) and
-// the sniffing counters are still held; release gives them back.
-func (s *Server) sniffTLS(c net.Conn, first byte, host string, h *httpListener, release func()) {
-	deadline := time.Now().Add(s.cfg.SniffTimeout)
+// sniffTLS is sniff on a TLS port: the first byte of sn's connection was
+// read (first) and sn is still in the sniffing table; release takes it
+// out.
+func (s *Server) sniffTLS(sn *sniffed, first byte, h *httpListener, release func()) {
+	c := sn.c
+	deadline := sn.accepted.Add(s.cfg.SniffTimeout)
 	_ = c.SetDeadline(deadline)
 	if first != tlsRecordHandshake {
 		refusePlaintext(c, first)
 		release()
 		return
 	}
-	tc := tls.Server(&peekedConn{Conn: c, first: first}, s.cfg.TLS)
+	tc := tls.Server(&peekedConn{Conn: c, first: first, accepted: sn.accepted}, s.cfg.TLS)
 	if err := tc.Handshake(); err != nil {
 		release()
 		s.log.Debug("TLS handshake failed", "client", c.RemoteAddr().String(), "error", err)
 		c.Close()
 		return
 	}
-	pc := &tlsPeekedConn{peekedConn: peekedConn{Conn: tc, used: true}, tc: tc}
+	pc := &tlsPeekedConn{peekedConn: peekedConn{Conn: tc, used: true, accepted: sn.accepted}, tc: tc}
 	wire := false
 	switch tc.ConnectionState().NegotiatedProtocol {
 	case ALPN:
