@@ -19,10 +19,10 @@ import (
 )
 
 // Listener is the separate metrics listener: GET /metrics (the
-// Registry's exposition), /health, /ready and /live. Start it before the
-// database opens, so that a monitor sees the process alive but not ready
-// while recovery runs; SetReady(true) once the database is open and the
-// query listener accepts connections.
+// Registry's exposition), /health (health.go), /ready and /live. Start
+// it before the database opens, so that a monitor sees the process alive
+// but not ready while recovery runs; SetReady(true) once the database is
+// open and the query listener accepts connections, and SetHealth.
 type Listener struct {
 	reg   *Registry
 	log   *slog.Logger
@@ -34,6 +34,10 @@ type Listener struct {
 	requireAuth atomic.Bool
 	// serving makes Shutdown end Serve however the two race.
 	serving serving.Guard
+	// healthOf gives the server's health (SetHealth); start is when the
+	// listener was made, the uptime until then.
+	healthOf atomic.Pointer[func() serving.Health]
+	start    time.Time
 }
 
 // Bounds of the listener's connections: it serves small GETs only.
@@ -56,7 +60,7 @@ func NewListener(reg *Registry, log *slog.Logger) *Listener {
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &Listener{reg: reg, log: log}
+	l := &Listener{reg: reg, log: log, start: time.Now()}
 	l.srv = &fasthttp.Server{
 		Handler:              l.handle,
 		Name:                 "quiver",
@@ -104,7 +108,7 @@ func (l *Listener) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	case "/health":
-		serve = func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, 200, `{"status":"ok"}`) }
+		serve = l.health
 	case "/ready":
 		serve = l.readiness
 	case "/live":
