@@ -58,6 +58,9 @@ var configKeys = map[string]valueKind{
 	"checkpoint-wal-size":        kindSize,
 	"allowed-origins":            kindList,
 	"rate-limit":                 kindInt,
+	"header-timeout":             kindDuration,
+	"min-body-rate":              kindSize,
+	"reserved-connections":       kindInt,
 }
 
 // monitoringKey is the section accepted and ignored.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/quiverdb/quiver/frontend/auth"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
 	"github.com/quiverdb/quiver/frontend/metrics"
+	"github.com/quiverdb/quiver/frontend/serving"
 	qstream "github.com/quiverdb/quiver/frontend/stream"
 	"github.com/quiverdb/quiver/frontend/wire"
 )
@@ -77,6 +79,7 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs 
 	}
 	fe.stream = qstream.New(scfg, db)
 	fe.http = qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
+		ReservedConnections: o.reservedConns, HeaderTimeout: o.headerTimeout, MinBodyRate: o.minBodyRate,
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,
 		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version, Auth: authSvc}, db)
@@ -128,6 +131,13 @@ func startMetrics(reg *metrics.Registry, certs *certReloader, authEnabled bool, 
 		scheme = "https"
 	}
 	ml := &metricsListener{l: metrics.NewListener(reg, log)}
+	// Until the database is open (serve sets the HTTP server's health),
+	// the detailed /health says starting.
+	start := time.Now()
+	ml.l.SetHealth(func() serving.Health {
+		return serving.Health{Version: version, Uptime: time.Since(start), Storage: serving.CheckStarting,
+			QueryEngine: serving.CheckStarting, Connections: serving.CheckHealthy}
+	})
 	if authEnabled {
 		ml.l.RequireAuth()
 	}

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	qhttp "github.com/quiverdb/quiver/frontend/http"
 	"github.com/quiverdb/quiver/frontend/metrics"
 )
 
@@ -44,6 +47,13 @@ type serveOptions struct {
 	checkpointWALBytes int64
 	// rateLimit is the HTTP API's requests per hour per client (0: none).
 	rateLimit int
+	// headerTimeout is how long an HTTP request's head may take from the
+	// connection; minBodyRate the bytes per second a body must average
+	// (negative: none); reservedConns the slots of maxConnections that
+	// connections still sending their head cannot take (docs/limits.md).
+	headerTimeout time.Duration
+	minBodyRate   int
+	reservedConns int
 	// tlsCertificate is --tls-cert and --tls-key loaded (config.go): every
 	// TLS listener's (security.go); nil without TLS.
 	tlsCertificate *tls.Certificate
@@ -79,6 +89,9 @@ func parseServe(args []string) (o serveOptions, err error) {
 	walSize := fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
 	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
 	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
+	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
+	minBodyRate := fs.String("min-body-rate", "1KB", "bytes per second an HTTP request body must average once 5 s have passed since its headers (0: no minimum)")
+	reserved := fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: connections still sending their request head cannot take them (default: a tenth of --max-connections; 0: none)")
 	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
 	if err := parseFlags(fs, args, serveEnvironment); err != nil {
 		return o, err
@@ -142,6 +155,27 @@ func parseServe(args []string) (o serveOptions, err error) {
 	}
 	if o.maxConnections <= 0 {
 		return o, fmt.Errorf("--max-connections must be positive, not %d", o.maxConnections)
+	}
+	if o.headerTimeout <= 0 {
+		return o, fmt.Errorf("--header-timeout must be a positive duration such as 5s, not %v", o.headerTimeout)
+	}
+	rate, err := engine.ParseSize(*minBodyRate)
+	if err != nil || rate > math.MaxInt32 {
+		return o, fmt.Errorf("--min-body-rate must be a size per second such as 1KB (0: no minimum), not %q", *minBodyRate)
+	}
+	if o.minBodyRate = int(rate); rate == 0 {
+		o.minBodyRate = -1 // qhttp: no minimum
+	}
+	o.reservedConns = o.maxConnections / 10
+	if *reserved != "" {
+		n, err := strconv.Atoi(*reserved)
+		if err != nil || n < 0 || n >= o.maxConnections {
+			return o, fmt.Errorf("--reserved-connections must be a number from 0 to --max-connections - 1 (%d), not %q", o.maxConnections-1, *reserved)
+		}
+		o.reservedConns = n
+	}
+	if o.reservedConns == 0 {
+		o.reservedConns = -1 // qhttp: no reserve
 	}
 	if *timeoutMS < 0 {
 		return o, fmt.Errorf("--query-timeout must be zero or a positive number of milliseconds, not %d", *timeoutMS)

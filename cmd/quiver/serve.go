@@ -143,6 +143,7 @@ func serve(o serveOptions) error {
 	// Ready before "listening" is logged: a client acting on the line
 	// finds /ready true.
 	if ml != nil {
+		ml.l.SetHealth(fe.http.Health)
 		ml.l.SetReady(true)
 	}
 	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
