@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -140,6 +140,7 @@ test-batch2:
 TEST_LONG_STAGES += crash-long
 TEST_LONG_STAGES += fuzz-long
 TEST_LONG_STAGES += powerloss-long
+TEST_LONG_STAGES += soak-long
 test-long:
 	@for stage in $(TEST_LONG_STAGES); do \
 		start=$$(date +%s); \
@@ -165,6 +166,15 @@ powerloss-long:
 FUZZSCALE_LONG ?= 3
 fuzz-long:
 	@$(MAKE) --no-print-directory fuzz FUZZSCALE=$(FUZZSCALE_LONG)
+
+## soak-long: the two soaks (normal clients beside hostile requests and a
+## slow-header flood from many addresses; in process, and against the
+## binary) for SOAK_LONG_DURATION each, where make test runs them for
+## seconds; each asserts the normal clients' success rate and p99.
+SOAK_LONG_DURATION ?= 2m
+soak-long:
+	QUIVER_SOAK_DURATION=$(SOAK_LONG_DURATION) $(GO) test -count=1 -v -timeout 30m -run '^TestSoakWithHostileNeighbours$$' ./frontend/http/
+	QUIVER_SOAK_DURATION=$(SOAK_LONG_DURATION) $(GO) test -count=1 -v -timeout 30m -run '^TestSoakBinaryUnderSlowHeaderFlood$$' ./cmd/quiver/
 
 test-race: promtool
 	$(GO) test -count=1 -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
