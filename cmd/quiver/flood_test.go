@@ -123,6 +123,47 @@ func startFlood(t *testing.T, addr string, n int, interval time.Duration) (made 
 	return made, stop
 }
 
+// headDeadlineFromAccept checks that a request head's deadline counts
+// from the connection's accept, the wait for its first byte (the port's
+// sniffing) included: a client silent for most of the deadline, then
+// trickling its head, is cut off at the deadline, not a deadline after
+// its first byte.
+func headDeadlineFromAccept(t *testing.T, addr string, deadline time.Duration) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	buf := make([]byte, 512)
+	silentFor := deadline * 3 / 4
+	_ = c.SetReadDeadline(start.Add(silentFor))
+	if _, err := c.Read(buf); !os.IsTimeout(err) {
+		t.Fatalf("a silent connection was answered or closed before %v: %v", silentFor, err)
+	}
+	head := "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+	for i := 0; ; i++ {
+		b := byte('a')
+		if i < len(head) {
+			b = head[i]
+		}
+		if _, err := c.Write([]byte{b}); err != nil {
+			break
+		}
+		_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := c.Read(buf); err == nil || !os.IsTimeout(err) {
+			break // the 408, or the close
+		}
+		if time.Since(start) > 3*deadline {
+			t.Fatalf("a slow head is not cut off %v after the connection", time.Since(start))
+		}
+	}
+	if took := time.Since(start); took < deadline-100*time.Millisecond || took > deadline+deadline/2 {
+		t.Errorf("a head that began %v after the connection was cut off %v after it, want about %v", silentFor, took, deadline)
+	}
+}
+
 // timings collects the normal clients' requests.
 type timings struct {
 	mu       sync.Mutex // protects all
@@ -189,10 +230,10 @@ func getStatus(t *testing.T, url string) (int, map[string]any) {
 // trickled too slowly too) get their own answers. At least 99% of the normal requests succeed, at
 // p99 under a second; every count a client reads is what it wrote. Both
 // health endpoints say degraded under the flood, readiness stays true.
-// make test runs it for 3 s; make soak-long for minutes
+// make test runs it for 2 s; make soak-long for minutes
 // (QUIVER_SOAK_DURATION), and then also waits for health to recover.
 func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
-	slow, duration, long := 300, 3*time.Second, false
+	slow, duration, long := 300, 2*time.Second, false
 	if v := os.Getenv("QUIVER_SOAK_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -206,8 +247,9 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 	bin := buildQuiver(t, dir)
 	srv := startServeWith(t, bin, []string{"QUIVER_METRICS_PORT=0"}, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"),
 		"--rate-limit", "0", "--max-connections", fmt.Sprint(slow), "--max-connections-per-client", fmt.Sprint(slow),
-		"--header-timeout", "2s", "--max-memory-per-query", "32MB", "--query-timeout", "5000")
+		"--header-timeout", "1s", "--max-memory-per-query", "32MB", "--query-timeout", "5000")
 	base, metricsBase := "http://"+srv.addr, "http://"+srv.metrics
+	headDeadlineFromAccept(t, srv.addr, time.Second)
 	made, stopFlood := startFlood(t, srv.addr, slow, 250*time.Millisecond)
 	// The flood holds every slot it may: all but the reserve.
 	for deadline := time.Now().Add(30 * time.Second); ; {
