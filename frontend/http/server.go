@@ -360,8 +360,12 @@ func lookupRoute(path string) (route, bool) {
 
 // transportError answers errors fasthttp meets before a handler runs, in
 // the spec's error shape.
+//
+// The connection keeps its phase (conn.go): it is answered and closed
+// at once, so at a ceiling it stays among the first to give its slot up;
+// a flood's heads that reach their deadline together must not look busy
+// and leave the idle keep-alive connections as the only ones to evict.
 func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
-	markBusy(ctx)
 	e := &apiError{status: 400, code: engine.CodeData, category: engine.CatData, message: "malformed HTTP request"}
 	var small *fasthttp.ErrSmallBuffer
 	switch {
