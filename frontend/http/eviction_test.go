@@ -1,3 +1,5 @@
+//go:build !batch2
+
 package http
 
 import (
