@@ -16,10 +16,15 @@ import (
 type phase uint32
 
 const (
-	// phaseHead: awaiting or receiving a request's line and headers,
-	// from the accept (or a keep-alive request's first byte) until the
-	// blank line that ends them.
-	phaseHead phase = iota
+	// phaseNew: admitted, and not read yet: the server has not begun to
+	// wait for the client. Such a connection counts as a head, but is not
+	// evicted: under load, the server's own delay in reading it must not
+	// pass for the client's slowness.
+	phaseNew phase = iota
+	// phaseHead: receiving a request's line and headers, from the
+	// server's first read (or a keep-alive request's first byte) until
+	// the blank line that ends them.
+	phaseHead
 	// phaseBody: the head arrived; the body is arriving, or the request
 	// waits for its handler.
 	phaseBody
@@ -63,8 +68,10 @@ type countedConn struct {
 	// connection, and read by it freely and by the listener under l.mu.
 	phase atomic.Uint32
 	// elem is the connection's entry in its phase's list (l.mu), nil
-	// while busy or released; idleSince is when it went idle (l.mu).
+	// while new, busy or released; fresh is set while it is counted as
+	// new (l.mu); idleSince is when it went idle (l.mu).
 	elem      *list.Element
+	fresh     bool
 	idleSince time.Time
 
 	// Owned by the goroutine serving the connection.
@@ -96,6 +103,10 @@ func (c *countedConn) setPhase(p phase, now time.Time) {
 	if old == p {
 		return
 	}
+	headSince := now
+	if old == phaseNew {
+		headSince = c.headSince // the deadline counts from the accept
+	}
 	l := c.l
 	l.mu.Lock()
 	if !c.released.Load() {
@@ -111,7 +122,7 @@ func (c *countedConn) setPhase(p phase, now time.Time) {
 	l.mu.Unlock()
 	switch p {
 	case phaseHead:
-		c.headSince, c.lineEnds, c.inHead = now, 0, false
+		c.headSince, c.lineEnds, c.inHead = headSince, 0, false
 	case phaseBody:
 		c.bodySince, c.bodyBytes = now, 0
 	}
@@ -120,10 +131,15 @@ func (c *countedConn) setPhase(p phase, now time.Time) {
 	}
 }
 
-// Read reads and follows the phase: an idle connection's first byte
-// starts a head, a head's end starts the body.
+// Read reads and follows the phase: the first read starts the head (the
+// server waits for the client from now on), an idle connection's first
+// byte starts a head, a head's end starts the body.
 func (c *countedConn) Read(p []byte) (int, error) {
 	ph := phase(c.phase.Load())
+	if ph == phaseNew {
+		c.setPhase(phaseHead, time.Now())
+		ph = phaseHead
+	}
 	if ph == phaseHead || ph == phaseBody {
 		c.applyDeadline()
 	}
@@ -204,7 +220,7 @@ func (c *countedConn) applyDeadline() error {
 	}
 	var own time.Time
 	switch phase(c.phase.Load()) {
-	case phaseHead:
+	case phaseNew, phaseHead:
 		if t := c.l.timing.header; t > 0 {
 			own = c.headSince.Add(t)
 		}

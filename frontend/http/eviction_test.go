@@ -17,10 +17,11 @@ import (
 )
 
 // dialSlow opens a connection that sends the start of a request head and
-// nothing more, and waits until the server counted it.
-func dialSlow(t *testing.T, addr string, conns *connGauge, want int64) net.Conn {
+// nothing more, and waits until the server counted it and is reading its
+// head (heads of them in all).
+func dialSlow(t *testing.T, h *hostile, conns *connGauge, want int64, heads int) net.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	c, err := net.Dial("tcp", h.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,12 @@ func dialSlow(t *testing.T, addr string, conns *connGauge, want int64) net.Conn 
 	if _, err := io.WriteString(c, "GET /api/v1/health HTTP/1.1\r\nHost: x"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, fmt.Sprintf("%d connections counted", want), func() bool { return conns.n.Load() == want })
+	waitFor(t, 10*time.Second, fmt.Sprintf("%d connections counted, %d heads read", want, heads), func() bool {
+		l := h.srv.listening.Load()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return conns.n.Load() == want && l.mu.heads.Len() == heads && l.mu.fresh == 0
+	})
 	return c
 }
 
@@ -63,15 +69,15 @@ func TestEvictionOrderAndReserve(t *testing.T) {
 	waitFor(t, 10*time.Second, "the busy query to run", func() bool { return h.srv.Running() == 1 })
 
 	// Three heads fill the head slots (4 - 1 reserved); one slot is free.
-	s1 := dialSlow(t, h.addr, conns, 2)
-	s2 := dialSlow(t, h.addr, conns, 3)
-	s3 := dialSlow(t, h.addr, conns, 4)
+	s1 := dialSlow(t, h, conns, 2, 1)
+	s2 := dialSlow(t, h, conns, 3, 2)
+	s3 := dialSlow(t, h, conns, 4, 3)
 	if closedByServer(s1, 50*time.Millisecond) {
 		t.Fatal("a head was closed before any ceiling was reached")
 	}
 	// A fourth head evicts the oldest one although the reserved slot is
 	// free: the count stays at 4 (busy and three heads).
-	s4 := dialSlow(t, h.addr, conns, 4)
+	s4 := dialSlow(t, h, conns, 4, 3)
 	if !closedByServer(s1, 5*time.Second) {
 		t.Error("the oldest head kept its slot when a new head came at the head limit")
 	}

@@ -34,8 +34,10 @@ import (
 //     that has been receiving its head longest; failing that, of the
 //     longest-idle keep-alive connection (idle for reclaimAfter at
 //     least); failing that, of the connection that has been receiving
-//     its body longest. A busy connection is never cut. At a client's
-//     own ceiling, only that client's connections are candidates.
+//     its body longest. A busy connection is never cut, nor a new one
+//     the server has not read yet (under load the server's delay must
+//     not pass for the client's). At a client's own ceiling, only that
+//     client's connections are candidates.
 //
 // A normal client sends its head at once, so it is never the one mid-head
 // longest, and each of its connections gets in; a slow one loses its slot
@@ -62,8 +64,10 @@ type limitListener struct {
 		total      int            // open connections
 		byClient   map[string]int // open connections per client address
 		// The open connections by phase, each list oldest first (by when
-		// the connection entered the phase); busy ones are in none.
+		// the connection entered the phase); busy ones are in none, and
+		// new ones (not read yet) only counted, in fresh.
 		heads, idles, bodies list.List
+		fresh                int
 	}
 	// rejecting counts the over-ceiling connections being answered;
 	// past maxRejecting the listener closes them unanswered, so a flood
@@ -152,7 +156,7 @@ func (l *limitListener) admit(c net.Conn) *countedConn {
 	for {
 		overClient := l.perClient > 0 && l.mu.byClient[client] >= l.perClient
 		overAll := l.limit > 0 && l.mu.total >= l.limit
-		overHeads := l.headCap > 0 && l.mu.heads.Len() >= l.headCap
+		overHeads := l.headCap > 0 && l.mu.heads.Len()+l.mu.fresh >= l.headCap
 		if !overClient && !overAll && !overHeads {
 			break
 		}
@@ -168,8 +172,8 @@ func (l *limitListener) admit(c net.Conn) *countedConn {
 	}
 	cc := &countedConn{Conn: c, l: l, client: client}
 	cc.headSince = since
-	cc.phase.Store(uint32(phaseHead))
-	cc.elem = l.mu.heads.PushBack(cc)
+	cc.phase.Store(uint32(phaseNew))
+	l.listLocked(cc)
 	l.mu.total++
 	l.mu.byClient[client]++
 	if l.conns != nil {
@@ -198,7 +202,7 @@ func (l *limitListener) victimLocked(client string, overClient, overAll bool) *c
 		return v
 	}
 	if !overClient && !overAll {
-		return nil // at the head bound with no head open: cannot happen
+		return nil // at the head bound, every head new: refused
 	}
 	idleBefore := time.Now().Add(-reclaimAfter)
 	if v := oldest(&l.mu.idles, func(cc *countedConn) bool { return of(cc) && cc.idleSince.Before(idleBefore) }); v != nil {
@@ -242,8 +246,12 @@ func (l *limitListener) releaseLocked(cc *countedConn) {
 	}
 }
 
-// unlistLocked takes cc off its phase list.
+// unlistLocked takes cc off its phase list (or count).
 func (l *limitListener) unlistLocked(cc *countedConn) {
+	if cc.fresh {
+		l.mu.fresh--
+		cc.fresh = false
+	}
 	if cc.elem == nil {
 		return
 	}
@@ -258,9 +266,12 @@ func (l *limitListener) unlistLocked(cc *countedConn) {
 	cc.elem = nil
 }
 
-// listLocked puts cc at the end of its phase's list.
+// listLocked puts cc at the end of its phase's list (or count).
 func (l *limitListener) listLocked(cc *countedConn) {
 	switch phase(cc.phase.Load()) {
+	case phaseNew:
+		l.mu.fresh++
+		cc.fresh = true
 	case phaseHead:
 		cc.elem = l.mu.heads.PushBack(cc)
 	case phaseBody:

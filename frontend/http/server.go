@@ -158,7 +158,12 @@ type Server struct {
 	origins  originPolicy
 	limiter  *rateLimiter // nil: no rate limit
 	storage  storageCache // GET /api/v1/status's storage figures (status.go)
-	sat      *serving.Saturation
+	// sat records the connection ceilings reached (limit.go), which
+	// health reports (health.go).
+	sat *serving.Saturation
+	// listening is the limit listener Serve made last (tests read its
+	// connections' phases).
+	listening atomic.Pointer[limitListener]
 }
 
 // New returns a server answering for db.
@@ -250,10 +255,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		reserve = s.cfg.ReservedConnections
 	}
 	minRate := max(s.cfg.MinBodyRate, 0)
-	ln = newLimitListener(ln, limits{limit: s.cfg.MaxConnections, perClient: s.cfg.MaxConnectionsPerClient, reserve: reserve,
+	ll := newLimitListener(ln, limits{limit: s.cfg.MaxConnections, perClient: s.cfg.MaxConnectionsPerClient, reserve: reserve,
 		timing: connTiming{header: s.cfg.HeaderTimeout, bodyGrace: s.cfg.BodyGrace, minBodyRate: minRate},
 		health: s.healthBody, conns: s.cfg.Conns, sat: s.sat, log: s.log})
-	return s.serving.Serve(ln, s.srv.Serve)
+	s.listening.Store(ll)
+	return s.serving.Serve(ll, s.srv.Serve)
 }
 
 // Shutdown stops accepting connections and waits for requests in flight,

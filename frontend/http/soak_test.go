@@ -119,12 +119,14 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 	var hwg sync.WaitGroup
 	hostileCases := []struct {
 		body  string
-		codes string // acceptable "status/code" answers
+		codes string // the acceptable "status/code" answers, separated by |
 	}{
 		{queryBody(`RETURN size(reduce(s = "x", x IN range(1, 40) | s + s))`, 0), "507/53200"},
 		{queryBody("RETURN 1"+rep("+1", 50000), 0), "400/42000"},
 		{queryBody("UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN count(*)", 300), "408/40003"},
-		{queryBody("MATCH p = (a:Soak)-[*]->(b) RETURN p", 300), "200/"},
+		// Rows, or its timeout once the clients' nodes are many (the long
+		// soak's tens of thousands).
+		{queryBody("MATCH p = (a:Soak)-[*]->(b) RETURN p", 300), "200/|408/40003"},
 		{queryBody(`UNWIND range(1, 200000) AS x RETURN x, "`+rep("z", 100)+`" AS s`, 0), "200/"},
 		{`{"query":`, "400/22000"},
 		{queryBody("SET query_timeout = 0", 0), "403/42501"},
@@ -144,7 +146,7 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 					t.Errorf("hostile %d: %v", i, err)
 					return
 				}
-				if got := fmt.Sprintf("%d/%s", status, errorCode(raw)); got != hc.codes {
+				if got := fmt.Sprintf("%d/%s", status, errorCode(raw)); !slices.Contains(strings.Split(hc.codes, "|"), got) {
 					t.Errorf("hostile %d: %s, want %s (%.200s)", i, got, hc.codes, raw)
 					return
 				}
