@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/quiverdb/quiver/engine"
@@ -61,7 +62,7 @@ func TestServerBudgetFailsTheLargestQuery(t *testing.T) {
 
 	// A budget of 2.5 million integers; each query may hold 2 million.
 	budget := perMillion * 5 / 2
-	db, reached, release = openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: 2 * perMillion})
+	db, reached, release = openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: 2 * perMillion, QueryTimeout: time.Hour})
 	type outcome struct {
 		n         int64
 		code, msg string
