@@ -3,8 +3,8 @@ package engine_test
 import (
 	"context"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/vector"
