@@ -222,3 +222,80 @@ func TestBalancedExpressionMemory(t *testing.T) {
 		t.Errorf("the ORed comparisons under a 1 MB limit: code %q, want 53200", code)
 	}
 }
+
+// Preparing and compiling a statement are linear in its text: four times
+// the terms of a balanced expression cost about four times the
+// allocations and the time (a walk over the tree at every node would
+// cost sixteen), for each kind of node the texts stack up.
+func TestPrepareAndCompileAreLinear(t *testing.T) {
+	db, err := engine.Open("", engine.Options{MaxMemory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustQuery(t, db, "UNWIND range(1, 10) AS i CREATE (:P {v: i})", nil)
+	texts := []struct {
+		name string
+		term func(i int) string
+		op   string
+		text func(expr string) string
+	}{
+		{"ORed comparisons", func(i int) string { return fmt.Sprintf("p.v=%d", i) }, " OR ",
+			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }},
+		{"sum", func(int) string { return "1" }, "+", func(e string) string { return "RETURN " + e }},
+		{"CASE sum", func(i int) string { return fmt.Sprintf("CASE WHEN p.v = %d THEN 1 ELSE 0 END", i) }, "+",
+			func(e string) string { return "MATCH (p:P) RETURN " + e }},
+		{"ANDed negations", func(i int) string { return fmt.Sprintf("NOT p.v = %d", i) }, " AND ",
+			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }},
+	}
+	// cost runs the text three times and returns its fewest allocations
+	// and shortest time.
+	cost := func(text string) (uint64, time.Duration) {
+		var mallocs uint64
+		var took time.Duration
+		for i := range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			res, err := db.Query(context.Background(), text, nil)
+			if err == nil {
+				_, err = drain(res)
+			}
+			d := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := after.Mallocs - before.Mallocs; i == 0 || m < mallocs {
+				mallocs = m
+			}
+			if i == 0 || d < took {
+				took = d
+			}
+		}
+		return mallocs, took
+	}
+	small := 2500
+	if raceBuild {
+		small = 500
+	}
+	for _, c := range texts {
+		var mallocs [2]uint64
+		var took [2]time.Duration
+		for k, n := range []int{small, 4 * small} {
+			terms := make([]string, n)
+			for i := range terms {
+				terms[i] = c.term(i)
+			}
+			mallocs[k], took[k] = cost(c.text(balancedText(terms, c.op)))
+		}
+		m, d := float64(mallocs[1])/float64(mallocs[0]), float64(took[1])/float64(took[0])
+		t.Logf("%s: 4× the terms, %.1f× the allocations, %.1f× the time (%v)", c.name, m, d, took[1])
+		if m > 5 {
+			t.Errorf("%s: 4× the terms cost %.1f× the allocations", c.name, m)
+		}
+		if d > 10 && !raceBuild {
+			t.Errorf("%s: 4× the terms took %.1f× the time", c.name, d)
+		}
+	}
+}

@@ -21,9 +21,13 @@ import (
 //   - the heap watchdog below (Options.WatchHeap): accounting is an
 //     estimate, so every watchInterval it reads the live heap the
 //     collector measured, and when that passes watchFraction of the
-//     budget it fails the largest statement too, at most once per
-//     collection (so the memory of the one it failed is gone before it
-//     judges again).
+//     budget it fails the largest statement too. It fails one at a time:
+//     not while a failed statement still holds its memory, and once that
+//     one closed, only on a collection that began afterwards. (The live
+//     heap is the last collection's figure: judged on a collection that
+//     began before the release, the failed statement's memory counted
+//     again, and the next largest statement was failed for it, and so on
+//     until none was left.)
 //
 // The process never dies of a query: one query fails with 53200.
 
@@ -56,9 +60,11 @@ type memoryGovernor struct {
 	// watched.
 	threshold uint64
 	watched   bool
-	// judged is the collection of the watchdog's last failure; only the
-	// watchdog's goroutine uses it.
-	judged uint64
+	// judged is the collection of the watchdog's last failure; settle is
+	// the first collection that began after a failed statement closed,
+	// freed the count of those closes last seen. Only the watchdog's
+	// goroutine uses them.
+	judged, settle, freed uint64
 	// cache is the database's algorithm projection cache (nil: none):
 	// the watchdog empties it before it fails a statement.
 	cache *algo.Cache
@@ -160,7 +166,13 @@ func (w *watchdog) run(stop chan struct{}) {
 // cache held nothing, fails the largest statement. Only the watchdog's
 // goroutine calls it.
 func (g *memoryGovernor) judge(live, cycle uint64) {
-	if live < g.threshold || cycle == g.judged {
+	if f := g.budget.Freed(); f != g.freed {
+		// A failed statement has given its memory back. The collection
+		// under way, the one after cycle, may have begun before: the one
+		// after that is the first whose figure is sure to be without it.
+		g.freed, g.settle = f, cycle+2
+	}
+	if live < g.threshold || cycle == g.judged || cycle < g.settle {
 		return
 	}
 	if g.cache != nil && g.cache.Clear() > 0 || g.budget.FailLargest(budgetExhausted()) {

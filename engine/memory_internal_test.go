@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -125,4 +126,47 @@ func TestHeapWatchdogDropsTheAlgoCacheFirst(t *testing.T) {
 	if db.algoCache.Stats().Bytes == 0 {
 		t.Fatal("the watchdog acted twice in one collection cycle")
 	}
+}
+
+// Issue 27, defect 3: over the budget, the heap watchdog failed every
+// running statement, one collection after the other. The live heap it
+// reads is the last collection's: a collection that began before the
+// failed statement gave its memory back still counts that memory, and
+// the next largest statement was failed for it. The watchdog now judges
+// again only on a collection that began after the failed statement
+// closed.
+func TestHeapWatchdogWaitsForTheFailedMemory(t *testing.T) {
+	g := newMemoryGovernor(1000, false)
+	defer g.close()
+	var failed []string
+	track := func(name string, n int64) *memory.Tracker {
+		m := &memory.Tracker{Budget: g.budget, Kill: func(error) { failed = append(failed, name) }}
+		if err := m.Charge(n); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	big, small := track("big", 300), track("small", 200)
+	over := g.threshold + 1
+	g.judge(over, 1)
+	if len(failed) != 1 || failed[0] != "big" {
+		t.Fatalf("over the threshold: failed %v, want the largest", failed)
+	}
+	g.judge(over, 1) // the same collection: nothing more
+	big.Close()
+	// Collection 2 may have begun before big closed: its reading still
+	// holds big's memory.
+	g.judge(over, 2)
+	if len(failed) != 1 {
+		t.Fatalf("on a collection that may predate the release: failed %v", failed)
+	}
+	g.judge(g.threshold-1, 3) // the first collection after it: under
+	if len(failed) != 1 {
+		t.Fatalf("under the threshold: failed %v", failed)
+	}
+	g.judge(over, 4) // over again, genuinely
+	if len(failed) != 2 || failed[1] != "small" {
+		t.Fatalf("over again after the release: failed %v, want small", failed)
+	}
+	small.Close()
 }
