@@ -43,8 +43,21 @@ const watchFraction = 0.9
 // releaseAfterBytes is the peak above which a finished statement has the
 // runtime return freed memory to the kernel at once, rather than over
 // minutes (the scavenger's pace): after a large query the process's RSS
-// falls back to what is live.
-const releaseAfterBytes = 256 << 20
+// falls back to what is live. A forced collection also resets the
+// collector's goal, which the large query's live heap had raised (GOGC
+// 400 under quiver serve: five times that heap), so that the next
+// statement's garbage cannot grow the process that far.
+//
+// Statements the estimates undercount would escape a test of the charged
+// peak alone (the 60,000-term OR of issue 27 charged 16 KB and held 2.3
+// GB, and the UNWIND after it took the process to 7.6 GB). So a
+// statement that charged releaseCheckBytes or more also looks at the
+// live heap the collector last measured, and has the release when that
+// grew by releaseAfterBytes since the last one.
+const (
+	releaseAfterBytes = 256 << 20
+	releaseCheckBytes = 16 << 20
+)
 
 // budgetExhausted is the error of a statement the watchdog fails.
 func budgetExhausted() *errs.Error {
@@ -68,12 +81,18 @@ type memoryGovernor struct {
 	// cache is the database's algorithm projection cache (nil: none):
 	// the watchdog empties it before it fails a statement.
 	cache *algo.Cache
-	// releasing is set while a release to the kernel is scheduled.
-	releasing atomic.Bool
+	// releasing is set while a release to the kernel runs; pending when
+	// a statement ended since that one began, and needs one after it.
+	releasing, pending atomic.Bool
+	// releaseAfter is releaseAfterBytes (tests shrink it); baseline is
+	// the live heap after the last release.
+	releaseAfter int64
+	baseline     atomic.Uint64
 }
 
 func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
-	g := &memoryGovernor{}
+	g := &memoryGovernor{releaseAfter: releaseAfterBytes}
+	g.baseline.Store(liveHeap())
 	if limit > 0 {
 		g.budget = memory.NewBudget(limit)
 		g.threshold = uint64(float64(limit) * watchFraction)
@@ -91,17 +110,44 @@ func (g *memoryGovernor) close() {
 	}
 }
 
-// finished is told each statement's peak; after a large one it returns
-// freed memory to the kernel, off the statement's goroutine and at most
-// one release at a time.
+// finished is told each statement's peak; after a large one, or one
+// that ends with the live heap grown since the last release, it returns
+// freed memory to the kernel: off the statement's goroutine, one release
+// at a time, and one more after the one under way when a large statement
+// ends during it (the memory of that statement is only garbage now).
 func (g *memoryGovernor) finished(peak int64) {
-	if peak < releaseAfterBytes || !g.releasing.CompareAndSwap(false, true) {
+	if peak < releaseCheckBytes {
 		return
 	}
-	go func() {
-		defer g.releasing.Store(false)
+	if peak < g.releaseAfter && liveHeap() < g.baseline.Load()+uint64(g.releaseAfter) {
+		return
+	}
+	g.pending.Store(true)
+	if g.releasing.CompareAndSwap(false, true) {
+		go g.release()
+	}
+}
+
+// release returns freed memory to the kernel while a release is pending.
+func (g *memoryGovernor) release() {
+	for {
+		g.pending.Store(false)
 		debug.FreeOSMemory()
-	}()
+		g.baseline.Store(liveHeap())
+		g.releasing.Store(false)
+		// A statement that ended during the release found it under way
+		// and left it pending.
+		if !g.pending.Load() || !g.releasing.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// liveHeap is the live heap the collector measured at its last cycle.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // heapWatch is the one goroutine that watches the heap for every open

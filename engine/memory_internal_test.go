@@ -170,3 +170,80 @@ func TestHeapWatchdogWaitsForTheFailedMemory(t *testing.T) {
 	}
 	small.Close()
 }
+
+// forcedCollections is how many collections the program forced
+// (debug.FreeOSMemory and runtime.GC count).
+func forcedCollections() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// waitReleased waits until g has no release under way and the forced
+// collections passed before.
+func waitReleased(t *testing.T, g *memoryGovernor, before uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for g.releasing.Load() || forcedCollections() <= before {
+		if time.Now().After(deadline) {
+			t.Fatal("no release")
+		}
+		time.Sleep(time.Millisecond) // polling the runtime's counter, not synchronising goroutines of ours
+	}
+}
+
+// Issue 27, defect 5: a statement whose memory the estimates missed
+// (its charged peak under releaseAfter) left the heap large, and the
+// collector's goal with it: the next statement's garbage could grow the
+// process to several times what it needed. A statement that charged a
+// little ends with a release too when the live heap grew by releaseAfter
+// since the last one.
+func TestReleaseWhenTheHeapGrew(t *testing.T) {
+	g := newMemoryGovernor(1<<40, false)
+	defer g.close()
+	g.releaseAfter = 32 << 20
+	runtime.GC()
+	g.baseline.Store(liveHeap())
+	g.finished(releaseCheckBytes) // the heap has not grown: no release
+	if g.releasing.Load() {
+		t.Fatal("a release with a heap as large as after the last one")
+	}
+	ballast := make([]byte, 40<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	runtime.GC() // the collector now counts the ballast live
+	before := forcedCollections()
+	g.finished(releaseCheckBytes - 1) // too small to look
+	if g.releasing.Load() {
+		t.Fatal("a statement of a few bytes looked at the heap")
+	}
+	g.finished(releaseCheckBytes)
+	waitReleased(t, g, before)
+	if b, l := g.baseline.Load(), liveHeap(); b+1<<20 < l {
+		t.Errorf("after the release the baseline is %d, the live heap %d", b, l)
+	}
+	runtime.KeepAlive(ballast)
+}
+
+// A large statement that ends while a release is under way (started for
+// another that ended just before) has one after it: the memory it held is
+// returned too. (Three large queries ending together left 825 MiB of RSS
+// behind: the last one's release was dropped.)
+func TestReleaseAfterTheLastLargeStatement(t *testing.T) {
+	g := newMemoryGovernor(1<<40, false)
+	defer g.close()
+	g.releasing.Store(true) // a release under way
+	g.finished(g.releaseAfter)
+	if !g.pending.Load() {
+		t.Fatal("a large statement that ended during a release left nothing pending")
+	}
+	before := forcedCollections()
+	g.release() // the one under way goes on while one is pending
+	if forcedCollections() <= before {
+		t.Error("no release after the large statement ended")
+	}
+	if g.pending.Load() || g.releasing.Load() {
+		t.Error("a release still pending or under way")
+	}
+}
