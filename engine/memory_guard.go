@@ -54,10 +54,24 @@ const watchFraction = 0.9
 // statement that charged releaseCheckBytes or more also looks at the
 // live heap the collector last measured, and has the release when that
 // grew by releaseAfterBytes since the last one.
+//
+// Under a small max_memory_per_query a large statement is smaller: the
+// threshold is a quarter of the operator's limit when that is less
+// (releaseThreshold).
 const (
 	releaseAfterBytes = 256 << 20
 	releaseCheckBytes = 16 << 20
 )
+
+// releaseThreshold is releaseAfterBytes, or a quarter of the operator's
+// max_memory_per_query when that is less (zero: none), at least
+// releaseCheckBytes.
+func releaseThreshold(perQuery int64) int64 {
+	if perQuery <= 0 {
+		return releaseAfterBytes
+	}
+	return max(releaseCheckBytes, min(releaseAfterBytes, perQuery/4))
+}
 
 // budgetExhausted is the error of a statement the watchdog fails.
 func budgetExhausted() *errs.Error {
@@ -155,9 +169,56 @@ func liveHeap() uint64 {
 var heapWatch watchdog
 
 type watchdog struct {
-	mu   sync.Mutex                   // protects govs and stop
+	mu   sync.Mutex                   // protects govs, stop and paced
 	govs map[*memoryGovernor]struct{} // databases with a budget
 	stop chan struct{}                // closes the goroutine; nil when none runs
+	// paced holds the collector's GOGC from before the watchdog lowered
+	// it (pace); 0 while it is not lowered.
+	paced int
+}
+
+// pressureGCPercent is the collector's GOGC while running statements
+// hold more than a large statement's worth of memory (releaseAfter)
+// between them. quiver serve runs the collector at GOGC 400, which lets
+// garbage grow the heap to five times what is live: cheap for small
+// statements, but under one that holds a gigabyte it let the process
+// reach three to four times the statement's limit. At Go's default of
+// 100 the garbage is at most what is live (docs/limits.md has the
+// figures).
+const pressureGCPercent = 100
+
+// pace lowers the collector's GOGC to pressureGCPercent while the
+// statements of some database hold at least its releaseAfter, and puts
+// it back once they all hold less than half that. A GOGC already at or
+// under pressureGCPercent (or off), as the operator may set it, is left
+// alone.
+func (w *watchdog) pace() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	heavy, light := false, true
+	for g := range w.govs {
+		used := g.budget.Used()
+		heavy = heavy || used >= g.releaseAfter
+		light = light && used < g.releaseAfter/2
+	}
+	switch {
+	case heavy && w.paced == 0:
+		if prev := debug.SetGCPercent(pressureGCPercent); prev > pressureGCPercent {
+			w.paced = prev
+		} else {
+			debug.SetGCPercent(prev)
+		}
+	case light && w.paced != 0:
+		w.unpaceLocked()
+	}
+}
+
+// unpaceLocked puts back the GOGC pace lowered.
+func (w *watchdog) unpaceLocked() {
+	if w.paced != 0 {
+		debug.SetGCPercent(w.paced)
+		w.paced = 0
+	}
 }
 
 func (w *watchdog) add(g *memoryGovernor) {
@@ -180,12 +241,13 @@ func (w *watchdog) remove(g *memoryGovernor) {
 	if len(w.govs) == 0 && w.stop != nil {
 		close(w.stop)
 		w.stop = nil
+		w.unpaceLocked()
 	}
 }
 
 // run reads the live heap every watchInterval; past a database's
 // threshold it fails that database's largest statement, once per
-// collection.
+// collection. It paces the collector too.
 func (w *watchdog) run(stop chan struct{}) {
 	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	t := time.NewTicker(watchInterval)
@@ -203,6 +265,7 @@ func (w *watchdog) run(stop chan struct{}) {
 			g.judge(live, cycle)
 		}
 		w.mu.Unlock()
+		w.pace()
 	}
 }
 

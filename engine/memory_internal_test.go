@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -245,5 +246,75 @@ func TestReleaseAfterTheLastLargeStatement(t *testing.T) {
 	}
 	if g.pending.Load() || g.releasing.Load() {
 		t.Error("a release still pending or under way")
+	}
+}
+
+// gogc is the collector's GOGC now.
+func gogc() uint64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// Issue 27, defect 5: under quiver serve's GOGC of 400 a statement's
+// garbage could take the process to three or four times its limit. While
+// the statements of a watched database hold a large statement's worth,
+// the watchdog runs the collector at GOGC 100, and puts the operator's
+// value back after.
+func TestWatchdogPacesTheCollector(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400)) // as quiver serve sets it
+	var w watchdog
+	g := newMemoryGovernor(1<<40, false)
+	defer g.close()
+	g.releaseAfter = 1 << 20
+	w.govs = map[*memoryGovernor]struct{}{g: {}}
+	m := &memory.Tracker{Budget: g.budget}
+	if err := m.Charge(g.releaseAfter / 2); err != nil {
+		t.Fatal(err)
+	}
+	w.pace()
+	if got := gogc(); got != 400 {
+		t.Fatalf("statements holding half a large one: GOGC %d, want 400", got)
+	}
+	if err := m.Charge(g.releaseAfter / 2); err != nil {
+		t.Fatal(err)
+	}
+	w.pace()
+	if got := gogc(); got != pressureGCPercent {
+		t.Fatalf("statements holding a large one: GOGC %d, want %d", got, pressureGCPercent)
+	}
+	m.Release(g.releaseAfter / 4) // still heavy enough: no flapping
+	w.pace()
+	if got := gogc(); got != pressureGCPercent {
+		t.Fatalf("statements holding three quarters of a large one: GOGC %d", got)
+	}
+	m.Close()
+	w.pace()
+	if got := gogc(); got != 400 {
+		t.Fatalf("after the statements: GOGC %d, want 400 back", got)
+	}
+	// An operator's GOGC at or under 100 is left alone.
+	debug.SetGCPercent(50)
+	m = &memory.Tracker{Budget: g.budget}
+	if err := m.Charge(g.releaseAfter); err != nil {
+		t.Fatal(err)
+	}
+	w.pace()
+	m.Close()
+	w.pace()
+	if got := gogc(); got != 50 {
+		t.Fatalf("an operator's GOGC of 50: %d after a large statement", got)
+	}
+}
+
+// Under a small max_memory_per_query a smaller statement counts as
+// large: a quarter of the limit, between 16 and 256 MiB.
+func TestReleaseThreshold(t *testing.T) {
+	for _, c := range []struct{ perQuery, want int64 }{
+		{0, 256 << 20}, {1 << 30, 256 << 20}, {256 << 20, 64 << 20}, {32 << 20, 16 << 20},
+	} {
+		if got := releaseThreshold(c.perQuery); got != c.want {
+			t.Errorf("max_memory_per_query %d: threshold %d, want %d", c.perQuery, got, c.want)
+		}
 	}
 }
