@@ -43,9 +43,9 @@ type Env struct {
 	// tree is the expression tree Compile is building (scratch.go).
 	tree *scratch
 	// scratchAccounts is what the trees of each compiled root expression
-	// charged: an operator rebuilt per batch recompiles its expressions,
-	// and each new tree replaces the last.
-	scratchAccounts map[plan.Expr]*account
+	// charged, by a hash of its text: an operator rebuilt per batch
+	// recompiles its expressions, and each new tree replaces the last.
+	scratchAccounts map[uint64]*account
 }
 
 // SubqueryCompiler compiles an expression's sub-plan into an Evaluator

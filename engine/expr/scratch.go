@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"hash/fnv"
+
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -53,6 +55,8 @@ type scratch struct {
 	// acct is what trees of this root expression have charged (several
 	// trees of one root when an operator is rebuilt per batch: each
 	// replaces the last, so the most any of them held is charged once).
+	// Roots are told apart by their text: an operator may build its
+	// expression anew at each rebuild (a conjunction of its filters).
 	acct *account
 	// bytes is what this tree holds; err is the first charge that failed
 	// while it evaluated, which its root evaluator reports.
@@ -80,12 +84,18 @@ const nodeBytes = 96
 func newScratch(c *Env, root plan.Expr) *scratch {
 	t := &scratch{env: c}
 	if c.scratchAccounts == nil {
-		c.scratchAccounts = map[plan.Expr]*account{}
+		c.scratchAccounts = map[uint64]*account{}
 	}
-	t.acct = c.scratchAccounts[root]
+	key := uint64(0)
+	if root != nil {
+		h := fnv.New64a()
+		h.Write([]byte(root.String()))
+		key = h.Sum64()
+	}
+	t.acct = c.scratchAccounts[key]
 	if t.acct == nil {
 		t.acct = &account{}
-		c.scratchAccounts[root] = t.acct
+		c.scratchAccounts[key] = t.acct
 	}
 	return t
 }

@@ -142,3 +142,33 @@ func TestCompiledTreeBytes(t *testing.T) {
 		t.Errorf("a compiled node holds %d bytes with its plan, the estimate is %d", perNode, nodeBytes)
 	}
 }
+
+// An operator rebuilt per batch compiles its expressions again, and may
+// build them anew (a conjunction of its filters): the new tree replaces
+// the old one, and is not charged a second time. Another expression is.
+func TestRebuiltTreesAreChargedOnce(t *testing.T) {
+	env := &Env{}
+	compile := func(e plan.Expr) {
+		t.Helper()
+		ev, err := Compile(env, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ev.Eval(ints()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compile(orOfEqualities(1000))
+	once := env.Mem.Used()
+	if once < 1000*nodeBytes {
+		t.Fatalf("a tree of 1000 comparisons charged %d bytes", once)
+	}
+	compile(orOfEqualities(1000)) // the same text, new plan nodes
+	if again := env.Mem.Used(); again != once {
+		t.Errorf("the rebuilt tree charged %d bytes more", again-once)
+	}
+	compile(sumOfOnes(1000))
+	if env.Mem.Used() == once {
+		t.Error("another expression charged nothing")
+	}
+}
