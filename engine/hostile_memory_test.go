@@ -241,14 +241,19 @@ func TestPrepareAndCompileAreLinear(t *testing.T) {
 		term func(i int) string
 		op   string
 		text func(expr string) string
+		flat bool // joined as written, not balanced
 	}{
 		{"ORed comparisons", func(i int) string { return fmt.Sprintf("p.v=%d", i) }, " OR ",
-			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }},
-		{"sum", func(int) string { return "1" }, "+", func(e string) string { return "RETURN " + e }},
+			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }, false},
+		{"sum", func(int) string { return "1" }, "+", func(e string) string { return "RETURN " + e }, false},
 		{"CASE sum", func(i int) string { return fmt.Sprintf("CASE WHEN p.v = %d THEN 1 ELSE 0 END", i) }, "+",
-			func(e string) string { return "MATCH (p:P) RETURN " + e }},
+			func(e string) string { return "MATCH (p:P) RETURN " + e }, false},
 		{"ANDed negations", func(i int) string { return fmt.Sprintf("NOT p.v = %d", i) }, " AND ",
-			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }},
+			func(e string) string { return "MATCH (p:P) WHERE " + e + " RETURN count(p)" }, false},
+		// The binder makes these a left-deep AND as deep as they are many:
+		// the parser's depth limit does not see it.
+		{"pattern properties", func(i int) string { return fmt.Sprintf("k%d: %d", i, i) }, ", ",
+			func(e string) string { return "MATCH (p:P {" + e + "}) RETURN count(p)" }, true},
 	}
 	// cost runs the text three times and returns its fewest allocations
 	// and shortest time. Each run's text differs by a comment, so that
@@ -293,13 +298,22 @@ func TestPrepareAndCompileAreLinear(t *testing.T) {
 			for i := range terms {
 				terms[i] = c.term(i)
 			}
-			mallocs[k], took[k] = cost(c.text(balancedText(terms, c.op)))
+			e := balancedText(terms, c.op)
+			if c.flat {
+				e = strings.Join(terms, c.op)
+			}
+			mallocs[k], took[k] = cost(c.text(e))
 			total[k] += took[k]
 		}
-		m := float64(mallocs[1]) / float64(mallocs[0])
-		t.Logf("%s: 4× the terms, %.1f× the allocations, %.1f× the time (%v)", c.name, m, float64(took[1])/float64(took[0]), took[1])
+		m, d := float64(mallocs[1])/float64(mallocs[0]), float64(took[1])/float64(took[0])
+		t.Logf("%s: 4× the terms, %.1f× the allocations, %.1f× the time (%v)", c.name, m, d, took[1])
 		if m > 5 {
 			t.Errorf("%s: 4× the terms cost %.1f× the allocations", c.name, m)
+		}
+		// Judged alone once long enough to time (a quadratic walk over the
+		// pattern's AND: 14× and 450 ms).
+		if d > 12 && took[1] > 100*time.Millisecond && !raceBuild {
+			t.Errorf("%s: 4× the terms took %.1f× the time", c.name, d)
 		}
 	}
 	if d := float64(total[1]) / float64(total[0]); d > 8 && !raceBuild {

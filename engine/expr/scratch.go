@@ -1,7 +1,11 @@
 package expr
 
 import (
+	"encoding/binary"
+	"fmt"
 	"hash/fnv"
+	"math"
+	"strconv"
 
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -55,8 +59,9 @@ type scratch struct {
 	// acct is what trees of this root expression have charged (several
 	// trees of one root when an operator is rebuilt per batch: each
 	// replaces the last, so the most any of them held is charged once).
-	// Roots are told apart by their text: an operator may build its
-	// expression anew at each rebuild (a conjunction of its filters).
+	// Roots are told apart by their shape (exprKey), not their pointer:
+	// an operator may build its expression anew at each rebuild (a
+	// conjunction of its filters).
 	acct *account
 	// bytes is what this tree holds; err is the first charge that failed
 	// while it evaluated, which its root evaluator reports.
@@ -86,18 +91,65 @@ func newScratch(c *Env, root plan.Expr) *scratch {
 	if c.scratchAccounts == nil {
 		c.scratchAccounts = map[uint64]*account{}
 	}
-	key := uint64(0)
-	if root != nil {
-		h := fnv.New64a()
-		h.Write([]byte(root.String()))
-		key = h.Sum64()
-	}
+	key := exprKey(root)
 	t.acct = c.scratchAccounts[key]
 	if t.acct == nil {
 		t.acct = &account{}
 		c.scratchAccounts[key] = t.acct
 	}
 	return t
+}
+
+// exprKey hashes e's shape: each node's kind and the scalars it carries
+// (column, operator, key, name, a scalar constant), in walk order. Two
+// expressions of one statement with one key share an account, which
+// then charges the larger only; the text would tell more apart, but
+// printing a left-deep chain the binder built (a pattern's 80,000
+// property tests) copies it once per level.
+func exprKey(e plan.Expr) uint64 {
+	h := fnv.New64a()
+	var b []byte
+	num := func(tag byte, n int64) { b = binary.LittleEndian.AppendUint64(append(b, tag), uint64(n)) }
+	str := func(tag byte, s string) { b = append(append(append(b, tag), s...), 0) }
+	plan.Walk(e, func(x plan.Expr) {
+		b = b[:0]
+		switch x := x.(type) {
+		case *plan.ColRef:
+			num('c', int64(x.Idx))
+		case *plan.Const:
+			switch v := x.Val.(type) {
+			case int64:
+				num('i', v)
+			case float64:
+				num('f', int64(math.Float64bits(v)))
+			case string:
+				str('s', v)
+			case bool:
+				str('b', strconv.FormatBool(v))
+			default:
+				num('k', memory.ValueBytes(v))
+			}
+		case *plan.Param:
+			str('$', x.Name)
+		case *plan.Property:
+			str('.', x.Key)
+		case *plan.Binary:
+			num('o', int64(x.Op))
+		case *plan.Call:
+			str('(', x.Name)
+			num('n', int64(len(x.Args)))
+		case *plan.HasLabels:
+			for _, l := range x.Labels {
+				str(':', l)
+			}
+		case *plan.PatternSubquery:
+			str('{', x.Text)
+		default:
+			str('?', fmt.Sprintf("%T", x))
+		}
+		h.Write(b)
+	})
+	return h.Sum64()
 }
 
 // charge counts n more bytes the tree holds. At compile time the error
