@@ -123,6 +123,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
 	db.mem.cache = db.algoCache
+	db.mem.releaseAfter = releaseThreshold(db.settings.MaxMemoryPerQuery())
 	db.registerStorageProcedures()
 	db.registerAlgoProcedures()
 	if dir != "" {

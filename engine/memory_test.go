@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/vector"
@@ -61,7 +62,7 @@ func TestServerBudgetFailsTheLargestQuery(t *testing.T) {
 
 	// A budget of 2.5 million integers; each query may hold 2 million.
 	budget := perMillion * 5 / 2
-	db, reached, release = openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: 2 * perMillion})
+	db, reached, release = openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: 2 * perMillion, QueryTimeout: time.Hour})
 	type outcome struct {
 		n         int64
 		code, msg string

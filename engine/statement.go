@@ -314,7 +314,12 @@ func statementContext(ctx context.Context, timeout time.Duration) (context.Conte
 		return ctx, cancel
 	}
 	ctx, stop := context.WithTimeoutCause(ctx, timeout, errs.Timeout("query exceeded its time limit (query_timeout %d ms)", timeout.Milliseconds()))
-	return ctx, func(cause error) { stop(); cancel(cause) }
+	// The cause first: cancelling the outer context hands its cause down
+	// to the timeout's, which the statement reads. Stopping the timeout
+	// first would cancel that one with a bare context.Canceled, and a
+	// query the memory budget failed would answer "query cancelled"
+	// (40000) instead of 53200.
+	return ctx, func(cause error) { cancel(cause); stop() }
 }
 
 // stopped reports a statement's context's end as the engine error it

@@ -12,34 +12,40 @@ import (
 // absent). Branches are evaluated lazily: each WHEN only on the rows no
 // earlier WHEN took, each THEN only on the rows its WHEN took, so a
 // branch cannot fail on a row it does not decide (CASE WHEN x = 0 THEN 0
-// ELSE 1 / x END).
+// ELSE 1 / x END). Every WHEN and THEN is consumed before the next is
+// evaluated, so they share one slot, and a CASE of 30,000 branches costs
+// one vector; the subject of a simple CASE is held throughout, in a slot
+// of its own.
 type caseEval struct {
+	output
 	simple  bool
 	subject Evaluator
 	whens   []Evaluator
 	thens   []Evaluator
 	els     Evaluator
 	t       vector.Type
-	out     *vector.Vector
 
-	rest, hit, miss []int32
-	sub             vector.Batch
+	sub vector.Batch
 }
 
 func init() { registerCompiler(functions.OpCase, compileCase) }
 
 func compileCase(c *Env, e *plan.Call) (Evaluator, error) {
-	args, err := CompileArgs(c, e.Args)
-	if err != nil {
-		return nil, err
-	}
 	k, ok := e.Args[0].(*plan.Const)
 	if !ok || len(e.Args) < 3 {
 		return nil, errs.Internal("malformed CASE call %s", e)
 	}
 	simple, _ := k.Val.(bool)
-	ev := &caseEval{simple: simple, subject: args[1], els: args[len(args)-1]}
-	for i := 2; i+1 < len(args)-1; i += 2 {
+	subject, err := compileNode(c, e.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	args, err := compileSeq(c, e.Args[2:])
+	if err != nil {
+		return nil, err
+	}
+	ev := &caseEval{simple: simple, subject: subject, els: args[len(args)-1]}
+	for i := 0; i+1 < len(args)-1; i += 2 {
 		ev.whens = append(ev.whens, args[i])
 		ev.thens = append(ev.thens, args[i+1])
 	}
@@ -66,8 +72,9 @@ func compileCase(c *Env, e *plan.Call) (Evaluator, error) {
 }
 
 func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = vector.Reuse(e.out, e.t)
-	e.rest = selected(e.rest[:0], b)
+	s := e.slot()
+	out := s.vec(e.t, b.Len)
+	rest, hit, miss := selected(s.sel(0), b), s.sel(1), s.sel(2)
 	var subj *vector.Vector
 	if e.simple {
 		var err error
@@ -76,15 +83,15 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 	}
 	for w := range e.whens {
-		if len(e.rest) == 0 {
+		if len(rest) == 0 {
 			break
 		}
-		cond, err := e.eval1(e.whens[w], b, e.rest)
+		cond, err := e.eval1(e.whens[w], b, rest)
 		if err != nil {
 			return nil, err
 		}
-		e.hit, e.miss = e.hit[:0], e.miss[:0]
-		for _, r := range e.rest {
+		hit, miss = hit[:0], miss[:0]
+		for _, r := range rest {
 			var take bool
 			if e.simple {
 				eq, _ := functions.EqualValues(subj.Get(int(r)), cond.Get(int(r)))
@@ -102,20 +109,20 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 				}
 			}
 			if take {
-				e.hit = append(e.hit, r)
+				hit = append(hit, r)
 			} else {
-				e.miss = append(e.miss, r)
+				miss = append(miss, r)
 			}
 		}
-		if err := e.fill(e.thens[w], b, e.hit); err != nil {
+		if err := e.fill(out, e.thens[w], b, hit); err != nil {
 			return nil, err
 		}
-		e.rest, e.miss = e.miss, e.rest
+		rest, miss = miss, rest
 	}
-	if err := e.fill(e.els, b, e.rest); err != nil {
+	if err := e.fill(out, e.els, b, rest); err != nil {
 		return nil, err
 	}
-	return e.out, nil
+	return out, nil
 }
 
 // eval1 evaluates x on the given rows of b.
@@ -124,8 +131,8 @@ func (e *caseEval) eval1(x Evaluator, b *vector.Batch, sel []int32) (*vector.Vec
 	return x.Eval(&e.sub)
 }
 
-// fill computes x on rows sel and stores it in the output.
-func (e *caseEval) fill(x Evaluator, b *vector.Batch, sel []int32) error {
+// fill computes x on rows sel and stores it in out.
+func (e *caseEval) fill(out *vector.Vector, x Evaluator, b *vector.Batch, sel []int32) error {
 	if len(sel) == 0 {
 		return nil
 	}
@@ -134,7 +141,7 @@ func (e *caseEval) fill(x Evaluator, b *vector.Batch, sel []int32) error {
 		return err
 	}
 	for _, r := range sel {
-		if err := copyValue(e.out, int(r), v, int(r)); err != nil {
+		if err := copyValue(out, int(r), v, int(r)); err != nil {
 			return err
 		}
 	}

@@ -11,18 +11,17 @@ func init() { registerCompiler("coalesce", compileCoalesce) }
 
 // coalesceEval returns the first non-null argument. Each argument is
 // evaluated only on the rows still null, so a later argument cannot fail
-// on a row an earlier one decided.
+// on a row an earlier one decided. An argument's values are copied out
+// before the next is evaluated, so the arguments share one slot.
 type coalesceEval struct {
+	output
 	args []Evaluator
 	t    vector.Type
-	out  *vector.Vector
-	sel  []int32
-	next []int32
 	sub  vector.Batch
 }
 
 func compileCoalesce(c *Env, e *plan.Call) (Evaluator, error) {
-	args, err := CompileArgs(c, e.Args)
+	args, err := compileSeq(c, e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -30,31 +29,31 @@ func compileCoalesce(c *Env, e *plan.Call) (Evaluator, error) {
 }
 
 func (e *coalesceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = vector.Reuse(e.out, e.t)
-	out := e.out
-	e.sel = selected(e.sel[:0], b)
+	s := e.slot()
+	out := s.vec(e.t, b.Len)
+	sel, next := selected(s.sel(0), b), s.sel(1)
 	for _, a := range e.args {
-		if len(e.sel) == 0 {
+		if len(sel) == 0 {
 			break
 		}
-		e.sub = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: e.sel}
+		e.sub = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: sel}
 		v, err := a.Eval(&e.sub)
 		if err != nil {
 			return nil, err
 		}
-		e.next = e.next[:0]
-		for _, r := range e.sel {
+		next = next[:0]
+		for _, r := range sel {
 			if v.IsNull(int(r)) {
-				e.next = append(e.next, r)
+				next = append(next, r)
 				continue
 			}
 			if err := copyValue(out, int(r), v, int(r)); err != nil {
 				return nil, err
 			}
 		}
-		e.sel, e.next = e.next, e.sel
+		sel, next = next, sel
 	}
-	for _, r := range e.sel {
+	for _, r := range sel {
 		out.SetNull(int(r))
 	}
 	return out, nil

@@ -13,42 +13,42 @@ import (
 func compileLocal(c *Env, e plan.Expr) (Evaluator, error) {
 	switch e := e.(type) {
 	case *plan.ListComp:
-		list, err := Compile(c, e.List)
+		list, err := compileNode(c, e.List)
 		if err != nil {
 			return nil, err
 		}
 		ev := &listCompEval{elements: elements{c: c, list: list, lb: newLocalBatch(e.Width, 1, e.Pred, e.Proj)}}
 		if e.Pred != nil {
-			if ev.pred, err = Compile(c, e.Pred); err != nil {
+			if ev.pred, err = compileNode(c, e.Pred); err != nil {
 				return nil, err
 			}
 		}
 		if e.Proj != nil {
-			if ev.proj, err = Compile(c, e.Proj); err != nil {
+			if ev.proj, err = compileNode(c, e.Proj); err != nil {
 				return nil, err
 			}
 		}
 		return ev, nil
 	case *plan.Quantifier:
-		list, err := Compile(c, e.List)
+		list, err := compileNode(c, e.List)
 		if err != nil {
 			return nil, err
 		}
-		pred, err := Compile(c, e.Pred)
+		pred, err := compileNode(c, e.Pred)
 		if err != nil {
 			return nil, err
 		}
 		return &quantEval{elements: elements{c: c, list: list, lb: newLocalBatch(e.Width, 1, e.Pred)}, kind: e.Kind, pred: pred}, nil
 	case *plan.Reduce:
-		init, err := Compile(c, e.Init)
+		init, err := compileNode(c, e.Init)
 		if err != nil {
 			return nil, err
 		}
-		list, err := Compile(c, e.List)
+		list, err := compileNode(c, e.List)
 		if err != nil {
 			return nil, err
 		}
-		body, err := Compile(c, e.Expr)
+		body, err := compileNode(c, e.Expr)
 		if err != nil {
 			return nil, err
 		}
@@ -65,13 +65,13 @@ func compileLocal(c *Env, e plan.Expr) (Evaluator, error) {
 }
 
 // elements walks the elements of the lists a batch's rows hold, handing
-// them to flush in inner batches of up to vector.Capacity elements.
+// them to flush in inner batches of up to vector.Capacity elements. The
+// pending elements and the inner batch are in the slot's iterState.
 type elements struct {
+	output
 	c    *Env
 	list Evaluator
 	lb   *localBatch
-	idx  []int32        // outer physical row of each pending element
-	vals []vector.Value // pending elements
 }
 
 // each evaluates the list of each selected row of b: a null list calls
@@ -84,7 +84,10 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 		return err
 	}
 	sel, n := rows(b)
-	el.idx, el.vals = el.idx[:0], el.vals[:0]
+	st := el.slot().iterState()
+	defer st.account(el.slot().t)
+	idx, vals := st.idx[:0], st.elems[:0]
+	defer func() { clear(vals); st.idx, st.elems = idx[:0], vals[:0] }()
 	var failed error
 	vector.ForRows(sel, n, func(r int) {
 		if failed != nil {
@@ -102,24 +105,24 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 		}
 		start(r)
 		for _, x := range l {
-			el.idx = append(el.idx, int32(r))
-			el.vals = append(el.vals, x)
-			if len(el.idx) == vector.Capacity {
+			idx = append(idx, int32(r))
+			vals = append(vals, x)
+			if len(idx) == vector.Capacity {
 				if failed = el.c.Interrupted(); failed != nil {
 					return
 				}
-				if failed = flush(el.lb.fill(b, el.idx, el.vals), el.idx, el.vals); failed != nil {
+				if failed = flush(el.lb.fill(&st.local, b, idx, vals), idx, vals); failed != nil {
 					return
 				}
-				el.idx, el.vals = el.idx[:0], el.vals[:0]
+				idx, vals = idx[:0], vals[:0]
 			}
 		}
 	})
 	if failed != nil {
 		return failed
 	}
-	if len(el.idx) > 0 {
-		return flush(el.lb.fill(b, el.idx, el.vals), el.idx, el.vals)
+	if len(idx) > 0 {
+		return flush(el.lb.fill(&st.local, b, idx, vals), idx, vals)
 	}
 	return nil
 }
@@ -128,19 +131,16 @@ func (el *elements) each(b *vector.Batch, null func(r int), start func(r int),
 type listCompEval struct {
 	elements
 	pred, proj Evaluator
-	lists      [][]vector.Value // result per outer physical row
-	out        *vector.Vector
 }
 
 func (e *listCompEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	e.out = vector.Reuse(e.out, vector.Any)
-	if len(e.lists) < b.Len {
-		e.lists = make([][]vector.Value, vector.Capacity)
-	}
-	out := e.out
-	var building int64 // bytes of the lists built so far, reserved as they grow
-	err := e.each(b, func(r int) { e.lists[r] = nil; out.SetNull(r) },
-		func(r int) { e.lists[r] = []vector.Value{} },
+	out := e.vec(vector.Any, b.Len)
+	// The result per outer physical row, and the bytes of the lists
+	// built so far, reserved as they grow.
+	lists := e.slot().iterState().listsFor(e.slot().t, b.Len)
+	var building int64
+	err := e.each(b, func(r int) { lists[r] = nil; out.SetNull(r) },
+		func(r int) { lists[r] = []vector.Value{} },
 		func(inner *vector.Batch, idx []int32, vals []vector.Value) error {
 			var keep, proj *vector.Vector
 			var err error
@@ -162,19 +162,20 @@ func (e *listCompEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 				if proj != nil {
 					v = proj.Get(i)
 				}
-				e.lists[r] = append(e.lists[r], v)
+				lists[r] = append(lists[r], v)
 			}
 			building += int64(len(idx)) * memory.IfaceBytes
 			return e.c.Mem.Reserve(building)
 		})
+	sel, n := rows(b)
 	if err != nil {
+		vector.ForRows(sel, n, func(r int) { lists[r] = nil })
 		return nil, err
 	}
-	sel, n := rows(b)
 	vector.ForRows(sel, n, func(r int) {
-		if e.lists[r] != nil {
-			out.Set(r, e.lists[r])
-			e.lists[r] = nil
+		if lists[r] != nil {
+			out.Set(r, lists[r])
+			lists[r] = nil
 		}
 	})
 	return out, nil
@@ -201,24 +202,19 @@ func isTrue(v *vector.Vector, i int) bool {
 // and false results already decide it.
 type quantEval struct {
 	elements
-	kind         string
-	pred         Evaluator
-	trues, nulls []int32
-	falses       []int32
-	isNull       []bool
-	out          *vector.Vector
+	kind string
+	pred Evaluator
 }
 
 func (e *quantEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	if e.trues == nil {
-		e.trues = make([]int32, vector.Capacity)
-		e.falses = make([]int32, vector.Capacity)
-		e.nulls = make([]int32, vector.Capacity)
-		e.isNull = make([]bool, vector.Capacity)
+	st := e.slot().iterState()
+	for i := range st.counts {
+		st.counts[i] = rowsOf(st.counts[i], b.Len)
 	}
-	e.out = vector.Reuse(e.out, vector.Bool)
-	err := e.each(b, func(r int) { e.isNull[r] = true },
-		func(r int) { e.isNull[r], e.trues[r], e.falses[r], e.nulls[r] = false, 0, 0, 0 },
+	st.null = rowsOf(st.null, b.Len)
+	trues, falses, nulls, isNull := st.counts[0], st.counts[1], st.counts[2], st.null
+	err := e.each(b, func(r int) { isNull[r] = true },
+		func(r int) { isNull[r], trues[r], falses[r], nulls[r] = false, 0, 0, 0 },
 		func(inner *vector.Batch, idx []int32, _ []vector.Value) error {
 			p, err := e.pred.Eval(inner)
 			if err != nil {
@@ -227,20 +223,20 @@ func (e *quantEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			for i, r := range idx {
 				switch {
 				case p.IsNull(i):
-					e.nulls[r]++
+					nulls[r]++
 				case p.Type == vector.Bool && p.Bools[i]:
-					e.trues[r]++
+					trues[r]++
 				case p.Type == vector.Bool:
-					e.falses[r]++
+					falses[r]++
 				default:
 					bv, ok := p.Get(i).(bool)
 					if !ok {
 						return errs.Data("%s() expects a boolean predicate, got %s", e.kind, functions.TypeName(p.Get(i)))
 					}
 					if bv {
-						e.trues[r]++
+						trues[r]++
 					} else {
-						e.falses[r]++
+						falses[r]++
 					}
 				}
 			}
@@ -250,13 +246,13 @@ func (e *quantEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	out := e.out
+	out := e.vec(vector.Bool, n)
 	vector.ForRows(sel, n, func(r int) {
-		if e.isNull[r] {
+		if isNull[r] {
 			out.SetNull(r)
 			return
 		}
-		t, f, u := e.trues[r], e.falses[r], e.nulls[r]
+		t, f, u := trues[r], falses[r], nulls[r]
 		var res, null bool
 		switch e.kind {
 		case "any":
@@ -280,26 +276,15 @@ func (e *quantEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 // reduceEval is reduce(acc = init, x IN list | expr). Each step evaluates
 // expr for the k-th element of every row whose list is that long, all
 // rows of the batch in one inner batch; the accumulators stay in typed
-// vectors from step to step.
+// vectors from step to step. Its arrays are the slot's iterState.
 type reduceEval struct {
+	output
 	c                *Env
 	init, list, body Evaluator
 	lb               *localBatch
-	lists            [][]vector.Value
-	final            []vector.Value
-	null             []bool
-	idx, prev, pos   []int32
-	elems            []vector.Value
-	accs             [2]*vector.Vector // alternating accumulator columns
-	out              *vector.Vector
 }
 
 func (e *reduceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	if e.final == nil {
-		e.final = make([]vector.Value, vector.Capacity)
-		e.lists = make([][]vector.Value, vector.Capacity)
-		e.null = make([]bool, vector.Capacity)
-	}
 	iv, err := e.init.Eval(b)
 	if err != nil {
 		return nil, err
@@ -309,18 +294,23 @@ func (e *reduceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
+	st := e.slot().iterState()
+	defer st.account(e.slot().t)
+	st.lists, st.null, st.final = rowsOf(st.lists, n), rowsOf(st.null, n), rowsOf(st.final, n)
+	lists, null, final := st.lists, st.null, st.final
+	defer vector.ForRows(sel, n, func(r int) { final[r], lists[r] = nil, nil })
 	longest := 0
 	var failed error
 	vector.ForRows(sel, n, func(r int) {
-		e.lists[r], e.null[r], e.final[r] = nil, false, nil
+		lists[r], null[r], final[r] = nil, false, nil
 		switch l := lv.Get(r).(type) {
 		case nil:
-			e.null[r] = true
+			null[r] = true
 		case []vector.Value:
-			e.lists[r] = l
+			lists[r] = l
 			longest = max(longest, len(l))
 			if len(l) == 0 {
-				e.final[r] = iv.Get(r)
+				final[r] = iv.Get(r)
 			}
 		default:
 			if failed == nil {
@@ -331,57 +321,59 @@ func (e *reduceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if failed != nil {
 		return nil, failed
 	}
+	idx, prev := st.idx[:0], st.prev[:0]
+	defer func() { clear(st.elems); st.idx, st.prev = idx[:0], prev[:0] }()
 	var res *vector.Vector // the accumulators after the previous step
 	for k := 0; k < longest; k++ {
 		if err := e.c.Interrupted(); err != nil {
 			return nil, err
 		}
-		e.prev, e.idx = e.idx, e.prev[:0]
-		e.elems, e.pos = e.elems[:0], e.pos[:0]
+		prev, idx = idx, prev[:0]
+		st.elems, st.pos = st.elems[:0], st.pos[:0]
 		p := 0
 		vector.ForRows(sel, n, func(r int) {
-			if len(e.lists[r]) <= k {
+			if len(lists[r]) <= k {
 				return
 			}
-			e.idx = append(e.idx, int32(r))
-			e.elems = append(e.elems, e.lists[r][k])
+			idx = append(idx, int32(r))
+			st.elems = append(st.elems, lists[r][k])
 			if k > 0 {
 				// Rows still active are a subsequence of the previous
 				// step's rows: find this one's previous position.
-				for e.prev[p] != int32(r) {
+				for prev[p] != int32(r) {
 					p++
 				}
-				e.pos = append(e.pos, int32(p))
+				st.pos = append(st.pos, int32(p))
 			}
 		})
-		acc := e.accs[k%2]
+		acc := st.accs[k%2]
 		if k == 0 {
 			acc = vector.Reuse(acc, iv.Type)
-			vector.CopyRows(acc, 0, iv, e.idx)
+			vector.CopyRows(acc, 0, iv, idx)
 		} else {
 			acc = vector.Reuse(acc, res.Type)
-			vector.CopyRows(acc, 0, res, e.pos)
+			vector.CopyRows(acc, 0, res, st.pos)
 		}
-		e.accs[k%2] = acc
-		inner := e.lb.fill(b, e.idx)
-		e.lb.setVector(0, acc)
-		e.lb.setValues(1, e.elems)
+		st.accs[k%2] = acc
+		inner := e.lb.fill(&st.local, b, idx)
+		e.lb.setVector(&st.local, 0, acc)
+		e.lb.setValues(&st.local, 1, st.elems)
 		if res, err = e.body.Eval(inner); err != nil {
 			return nil, err
 		}
-		for i, r := range e.idx {
-			if len(e.lists[r]) == k+1 {
-				e.final[r] = res.Get(i)
+		for i, r := range idx {
+			if len(lists[r]) == k+1 {
+				final[r] = res.Get(i)
 			}
 		}
 	}
 	// The result is typed when every row's value has one scalar type.
 	t := vector.Null
 	vector.ForRows(sel, n, func(r int) {
-		if e.null[r] || e.final[r] == nil {
+		if null[r] || final[r] == nil {
 			return
 		}
-		switch vt := vector.TypeOf(e.final[r]); {
+		switch vt := vector.TypeOf(final[r]); {
 		case t == vector.Null:
 			t = vt
 		case t != vt:
@@ -393,15 +385,13 @@ func (e *reduceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	default:
 		t = vector.Any
 	}
-	e.out = vector.Reuse(e.out, t)
-	out := e.out
+	out := e.vec(t, n)
 	vector.ForRows(sel, n, func(r int) {
-		if e.null[r] {
+		if null[r] {
 			out.SetNull(r)
 		} else {
-			out.Set(r, e.final[r])
+			out.Set(r, final[r])
 		}
-		e.final[r], e.lists[r] = nil, nil
 	})
 	return out, nil
 }

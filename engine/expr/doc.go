@@ -7,9 +7,13 @@
 // (registerCompiler); comprehensions, quantifiers, reduce and map
 // projections are evaluated here.
 //
+// The evaluators of one compiled expression share their output vectors
+// and scratch arrays (scratch.go): what an expression holds grows with its
+// depth, not with its number of terms.
+//
 // It reads the graph through the statement's storage.Tx (properties,
-// labels, degrees) and charges what it builds to the statement's
-// memory.Tracker. It runs no operators: a sub-plan inside an expression
+// labels, degrees) and charges what it builds and holds to the
+// statement's memory.Tracker. It runs no operators: a sub-plan inside an expression
 // (pattern predicate, EXISTS, pattern comprehension) is compiled by the
 // executor through Env.Subqueries.
 package expr

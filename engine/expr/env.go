@@ -39,6 +39,13 @@ type Env struct {
 	// predicates, EXISTS, pattern comprehensions): only the executor can
 	// run a plan.
 	Subqueries SubqueryCompiler
+
+	// tree is the expression tree Compile is building (scratch.go).
+	tree *scratch
+	// scratchAccounts is what the trees of each compiled root expression
+	// charged, by a hash of its text: an operator rebuilt per batch
+	// recompiles its expressions, and each new tree replaces the last.
+	scratchAccounts map[uint64]*account
 }
 
 // SubqueryCompiler compiles an expression's sub-plan into an Evaluator

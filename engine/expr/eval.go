@@ -12,20 +12,28 @@ import (
 // Evaluator computes one expression over a batch. The result is indexed by
 // physical row like the batch's columns; only the selected rows are
 // computed. The returned vector belongs to the Evaluator (or to the batch)
-// and is overwritten by the next call.
+// and is overwritten by the next call. Inside a compiled tree an output
+// lives only until the parent has computed from it: the next evaluation
+// of a node that shares the slot overwrites it (scratch.go).
 type Evaluator interface {
 	Eval(b *vector.Batch) (*vector.Vector, error)
 }
 
-// compile turns a bound expression into an Evaluator. An expression that
-// builds values (strings, lists, maps) gets an accountant around it
-// (chargedEval).
+// Compile turns a bound expression into an Evaluator: the root of a tree
+// of evaluators that share their output vectors (scratch.go), charged to
+// c's accountant. Each call makes a tree of its own, so the outputs of
+// separately compiled expressions never share storage: an operator may
+// hold one while it evaluates another.
 func Compile(c *Env, e plan.Expr) (Evaluator, error) {
-	ev, err := compileExpr(c, e)
-	if err != nil || !buildsValues(e) {
-		return ev, err
+	outer := c.tree
+	t := newScratch(c, e)
+	c.tree = t
+	ev, err := compileNode(c, e)
+	c.tree = outer
+	if err != nil {
+		return nil, err
 	}
-	return &chargedEval{c: c, in: ev}, nil
+	return &rootEval{in: ev, t: t}, nil
 }
 
 func compileExpr(c *Env, e plan.Expr) (Evaluator, error) {
@@ -41,66 +49,57 @@ func compileExpr(c *Env, e plan.Expr) (Evaluator, error) {
 		}
 		return newConstEval(v), nil
 	case *plan.Property:
-		of, err := Compile(c, e.Of)
+		of, err := compileNode(c, e.Of)
 		if err != nil {
 			return nil, err
 		}
 		return &propEval{c: c, of: of, key: e.Key}, nil
 	case *plan.HasLabels:
-		x, err := Compile(c, e.X)
+		x, err := compileNode(c, e.X)
 		if err != nil {
 			return nil, err
 		}
-		return &labelsEval{c: c, x: x, names: e.Labels, any: e.Any, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		return &labelsEval{c: c, x: x, names: e.Labels, any: e.Any}, nil
 	case *plan.IsNull:
-		x, err := Compile(c, e.X)
+		x, err := compileNode(c, e.X)
 		if err != nil {
 			return nil, err
 		}
-		return &isNullEval{x: x, negate: e.Negate, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		return &isNullEval{x: x, negate: e.Negate}, nil
 	case *plan.Not:
-		x, err := Compile(c, e.X)
+		x, err := compileNode(c, e.X)
 		if err != nil {
 			return nil, err
 		}
-		return &notEval{x: x, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		return &notEval{x: x}, nil
 	case *plan.Neg:
-		x, err := Compile(c, e.X)
+		x, err := compileNode(c, e.X)
 		if err != nil {
 			return nil, err
 		}
 		return &negEval{x: x}, nil
 	case *plan.Binary:
-		l, err := Compile(c, e.L)
+		if e.Op.IsLogical() {
+			return compileLogic(c, e)
+		}
+		l, err := compileNode(c, e.L)
 		if err != nil {
 			return nil, err
 		}
-		r, err := Compile(c, e.R)
+		r, err := compileNode(c, e.R)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case e.Op.IsLogical():
-			return &logicEval{op: e.Op, l: l, r: r, out: vector.New(vector.Bool, vector.Capacity)}, nil
-		case e.Op.IsComparison():
-			return &compareEval{op: e.Op, l: l, r: r, out: vector.New(vector.Bool, vector.Capacity)}, nil
+		if e.Op.IsComparison() {
+			return &compareEval{op: e.Op, l: l, r: r}, nil
 		}
 		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r}, nil
 	case *plan.Call:
 		return compileCall(c, e)
 	case *plan.List:
-		return compileBuilder(c, e.Elems, func(vals []vector.Value) (vector.Value, error) {
-			return append([]vector.Value(nil), vals...), nil
-		})
+		return compileBuilder(c, false, nil, e.Elems)
 	case *plan.Map:
-		keys := e.Keys
-		return compileBuilder(c, e.Vals, func(vals []vector.Value) (vector.Value, error) {
-			m := make(map[string]vector.Value, len(keys))
-			for i, k := range keys {
-				m[k] = vals[i]
-			}
-			return m, nil
-		})
+		return compileBuilder(c, true, e.Keys, e.Vals)
 	}
 	return compileLocal(c, e)
 }
@@ -114,46 +113,65 @@ type colEval int
 
 func (e colEval) Eval(b *vector.Batch) (*vector.Vector, error) { return b.Cols[e], nil }
 
-// constEval returns a vector filled with one value. It grows to the
-// longest batch it has seen, rather than starting at a full batch: a
-// statement can hold a hundred thousand constants (a long CASE, a wide
-// pattern map), and most meet one-row batches.
+// constEval returns a vector filled with one value, in its slot: it
+// fills the vector once and refills it only after another evaluator of
+// the tree used it, or for a longer batch. Filling takes the batch's
+// length, not a full batch: a statement can hold a hundred thousand
+// constants (a long CASE, a wide pattern map), and most meet one-row
+// batches.
 type constEval struct {
+	output
 	val vector.Value
-	v   *vector.Vector
+	t   vector.Type
 }
 
 func newConstEval(val vector.Value) *constEval {
-	e := &constEval{val: val, v: &vector.Vector{Type: vector.TypeOf(val)}}
-	e.grow(1)
-	return e
+	return &constEval{val: val, t: vector.TypeOf(val)}
 }
 
 func (e *constEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	if b.Len > e.v.Len() {
-		e.grow(b.Len)
+	n := b.Len
+	s := e.slot()
+	if s.kept[e.t] == e && s.filled[e.t] >= n {
+		return s.vecs[e.t], nil
 	}
-	return e.v, nil
+	v := s.vec(e.t, n)
+	fillConst(v, e.val, n)
+	s.kept[e.t], s.filled[e.t] = e, n
+	return v, nil
 }
 
-// grow refills the vector with at least n rows (doubling, so a constant
-// settles at the batch size after a few batches).
-func (e *constEval) grow(n int) {
-	n = max(n, 2*e.v.Len())
-	v := vector.New(e.v.Type, n)
-	if v.Type != vector.Null {
+// fillConst sets rows 0..n-1 of v to x (v's type is x's; a null x leaves
+// the all-null vector as it is).
+func fillConst(v *vector.Vector, x vector.Value, n int) {
+	switch v.Type {
+	case vector.Null:
+	case vector.Bool:
+		fill(v.Bools[:n], x.(bool))
+	case vector.Int64:
+		fill(v.I64[:n], x.(int64))
+	case vector.Float64:
+		fill(v.F64[:n], x.(float64))
+	case vector.String:
+		fill(v.Str[:n], x.(string))
+	default:
 		for i := 0; i < n; i++ {
-			v.Set(i, e.val)
+			v.Set(i, x)
 		}
 	}
-	e.v = v
+}
+
+func fill[T any](dst []T, x T) {
+	for i := range dst {
+		dst[i] = x
+	}
 }
 
 // isNullEval implements IS NULL and IS NOT NULL.
 type isNullEval struct {
+	output
 	x      Evaluator
 	negate bool
-	out    *vector.Vector
 }
 
 func (e *isNullEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -162,16 +180,17 @@ func (e *isNullEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	out := e.out.Bools
-	vector.ForRows(sel, n, func(r int) { out[r] = x.IsNull(r) != e.negate })
-	return e.out, nil
+	out := e.vec(vector.Bool, n)
+	bools := out.Bools
+	vector.ForRows(sel, n, func(r int) { bools[r] = x.IsNull(r) != e.negate })
+	return out, nil
 }
 
 // negEval is unary minus; INTEGER negation fails on the one value that
 // has no positive twin.
 type negEval struct {
-	x   Evaluator
-	out *vector.Vector
+	output
+	x Evaluator
 }
 
 func (e *negEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -182,10 +201,9 @@ func (e *negEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
 	switch x.Type {
 	case vector.Null:
-		return x, nil
+		return NullVector, nil
 	case vector.Int64:
-		e.out = vector.Reuse(e.out, vector.Int64)
-		out := e.out
+		out := e.vec(vector.Int64, n)
 		var failed bool
 		vector.ForRows(sel, n, func(r int) {
 			v := x.I64[r]
@@ -198,14 +216,12 @@ func (e *negEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		copyNulls(out, x, sel, n)
 		return out, nil
 	case vector.Float64:
-		e.out = vector.Reuse(e.out, vector.Float64)
-		out := e.out
+		out := e.vec(vector.Float64, n)
 		vector.ForRows(sel, n, func(r int) { out.F64[r] = -x.F64[r] })
 		copyNulls(out, x, sel, n)
 		return out, nil
 	}
-	e.out = vector.Reuse(e.out, vector.Any)
-	out := e.out
+	out := e.vec(vector.Any, n)
 	var failed error
 	vector.ForRows(sel, n, func(r int) {
 		switch v := x.Get(r).(type) {

@@ -13,11 +13,11 @@ import (
 // fails on overflow; any FLOAT operand makes the result FLOAT; other
 // combinations (strings, lists, generic values) go row by row.
 type arithEval struct {
-	c      *Env
-	op     byte
-	l, r   Evaluator
-	lf, rf *vector.Vector
-	out    *vector.Vector
+	output
+	c    *Env
+	op   byte
+	l, r Evaluator
+	out  *vector.Vector
 }
 
 func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -35,21 +35,19 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	case lt == vector.Null || rt == vector.Null:
 		return NullVector, nil
 	case lt == vector.Int64 && rt == vector.Int64 && e.op != '^':
-		e.out = vector.Reuse(e.out, vector.Int64)
+		e.out = e.vec(vector.Int64, n)
 		if err := e.ints(l, r, sel, n); err != nil {
 			return nil, err
 		}
 	case isNumeric(lt) && isNumeric(rt):
 		lf, rf := l.F64, r.F64
 		if lt == vector.Int64 {
-			e.lf = widen(e.lf, l, n)
-			lf = e.lf.F64
+			lf = widen(e.temp(0, vector.Float64, n), l, n).F64
 		}
 		if rt == vector.Int64 {
-			e.rf = widen(e.rf, r, n)
-			rf = e.rf.F64
+			rf = widen(e.temp(1, vector.Float64, n), r, n).F64
 		}
-		e.out = vector.Reuse(e.out, vector.Float64)
+		e.out = e.vec(vector.Float64, n)
 		floatKernel(e.op, e.out.F64, lf, rf, n)
 	default:
 		return e.generic(l, r, sel, n)
@@ -154,7 +152,7 @@ func (e *arithEval) generic(l, r *vector.Vector, sel []int32, n int) (*vector.Ve
 			return nil, err
 		}
 	}
-	e.out = vector.Reuse(e.out, vector.Any)
+	e.out = e.vec(vector.Any, n)
 	out := e.out
 	var failed error
 	vector.ForRows(sel, n, func(i int) {

@@ -32,6 +32,7 @@ func registerCompiler(name string, cc callCompiler) {
 // When the call's static type is a typed vector type the output is typed
 // too, so that downstream kernels and the reported column type see it.
 type callEval struct {
+	output
 	c    *Env
 	name string
 	fn   functions.Kernel
@@ -39,7 +40,6 @@ type callEval struct {
 	vecs []*vector.Vector
 	vals []vector.Value
 	t    vector.Type
-	out  *vector.Vector
 }
 
 func compileCall(c *Env, e *plan.Call) (Evaluator, error) {
@@ -59,7 +59,7 @@ func compileRowCall(c *Env, e *plan.Call) (*callEval, error) {
 		return nil, errs.NotSupported("function %s() is not supported yet", e.Name)
 	}
 	fn := f.Kernel
-	args, err := CompileArgs(c, e.Args)
+	args, err := compileArgs(c, e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +71,8 @@ func newCallEval(c *Env, name string, fn functions.Kernel, args []Evaluator, t v
 		vals: make([]vector.Value, len(args)), vecs: make([]*vector.Vector, len(args))}
 }
 
+// CompileArgs compiles exprs for an operator that holds their results
+// together: each is a tree of its own (Compile).
 func CompileArgs(c *Env, exprs []plan.Expr) ([]Evaluator, error) {
 	out := make([]Evaluator, len(exprs))
 	for i, a := range exprs {
@@ -93,15 +95,68 @@ func outType(t vector.Type) vector.Type {
 	return vector.Any
 }
 
-// compileBuilder evaluates parts per row and combines them with build: the
-// list and map literals whose elements are not all constant.
-func compileBuilder(c *Env, parts []plan.Expr, build func([]vector.Value) (vector.Value, error)) (Evaluator, error) {
-	args, err := CompileArgs(c, parts)
+// builderEval builds the list and map literals whose parts are not all
+// constant. It evaluates one part at a time and puts its values into
+// every row's list or map at once, so the parts share one slot: a literal
+// of 100,000 property reads costs one vector, not 100,000.
+type builderEval struct {
+	output
+	isMap bool
+	keys  []string // a map's keys
+	parts []Evaluator
+}
+
+func compileBuilder(c *Env, isMap bool, keys []string, parts []plan.Expr) (Evaluator, error) {
+	evs, err := compileSeq(c, parts)
 	if err != nil {
 		return nil, err
 	}
-	fn := func(_ functions.Env, vals []vector.Value) (vector.Value, error) { return build(vals) }
-	return newCallEval(c, "", fn, args, vector.Any), nil
+	return &builderEval{isMap: isMap, keys: keys, parts: evs}, nil
+}
+
+func (e *builderEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	sel, n := rows(b)
+	if !e.isMap {
+		return e.lists(b, sel, n)
+	}
+	return e.maps(b, sel, n)
+}
+
+// lists builds a list literal's lists.
+func (e *builderEval) lists(b *vector.Batch, sel []int32, n int) (*vector.Vector, error) {
+	s := e.slot()
+	lists := s.iterState().listsFor(s.t, n)
+	vector.ForRows(sel, n, func(r int) { lists[r] = make([]vector.Value, len(e.parts)) })
+	defer vector.ForRows(sel, n, func(r int) { lists[r] = nil })
+	for i, p := range e.parts {
+		v, err := p.Eval(b)
+		if err != nil {
+			return nil, err
+		}
+		vector.ForRows(sel, n, func(r int) { lists[r][i] = v.Get(r) })
+	}
+	out := e.vec(vector.Any, n)
+	vector.ForRows(sel, n, func(r int) { out.Any[r] = lists[r] })
+	return out, nil
+}
+
+// maps builds a map literal's maps.
+func (e *builderEval) maps(b *vector.Batch, sel []int32, n int) (*vector.Vector, error) {
+	s := e.slot()
+	maps := s.iterState().mapsFor(s.t, n)
+	vector.ForRows(sel, n, func(r int) { maps[r] = make(map[string]vector.Value, len(e.keys)) })
+	defer vector.ForRows(sel, n, func(r int) { maps[r] = nil })
+	for i, p := range e.parts {
+		v, err := p.Eval(b)
+		if err != nil {
+			return nil, err
+		}
+		k := e.keys[i]
+		vector.ForRows(sel, n, func(r int) { maps[r][k] = v.Get(r) })
+	}
+	out := e.vec(vector.Any, n)
+	vector.ForRows(sel, n, func(r int) { out.Any[r] = maps[r] })
+	return out, nil
 }
 
 func (e *callEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -119,8 +174,7 @@ func (e *callEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 // kernels fall back to it for the batches they do not handle).
 func (e *callEval) evalVecs(b *vector.Batch, args []*vector.Vector) (*vector.Vector, error) {
 	sel, n := rows(b)
-	e.out = vector.Reuse(e.out, e.t)
-	out := e.out
+	out := e.vec(e.t, n)
 	var failed error
 	vector.ForRows(sel, n, func(r int) {
 		if failed != nil {

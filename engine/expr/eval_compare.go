@@ -10,11 +10,9 @@ import (
 // tight loop; INTEGER against FLOAT compares as FLOAT; everything else goes
 // through the generic value comparison. Any null operand makes the row null.
 type compareEval struct {
+	output
 	op   plan.BinOp
 	l, r Evaluator
-	lf   *vector.Vector // INTEGER operand widened to FLOAT
-	rf   *vector.Vector
-	out  *vector.Vector
 }
 
 func (e *compareEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -27,8 +25,7 @@ func (e *compareEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := e.out
-	out.ResetNulls()
+	out := e.vec(vector.Bool, n)
 	lt, rt := l.Type, r.Type
 	switch {
 	case lt == vector.Null || rt == vector.Null:
@@ -39,11 +36,11 @@ func (e *compareEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	case lt == vector.Float64 && rt == vector.Float64:
 		compareOrdered(e.op, out.Bools, l.F64, r.F64, n)
 	case lt == vector.Int64 && rt == vector.Float64:
-		e.lf = widen(e.lf, l, n)
-		compareOrdered(e.op, out.Bools, e.lf.F64, r.F64, n)
+		lf := widen(e.temp(0, vector.Float64, n), l, n)
+		compareOrdered(e.op, out.Bools, lf.F64, r.F64, n)
 	case lt == vector.Float64 && rt == vector.Int64:
-		e.rf = widen(e.rf, r, n)
-		compareOrdered(e.op, out.Bools, l.F64, e.rf.F64, n)
+		rf := widen(e.temp(1, vector.Float64, n), r, n)
+		compareOrdered(e.op, out.Bools, l.F64, rf.F64, n)
 	case lt == vector.String && rt == vector.String:
 		compareOrdered(e.op, out.Bools, l.Str, r.Str, n)
 	case (lt == vector.Node && rt == vector.Node) || (lt == vector.Rel && rt == vector.Rel):
@@ -134,12 +131,10 @@ func compareOrdered[T int64 | uint64 | float64 | string](op plan.BinOp, out []bo
 	}
 }
 
-// widen converts an INTEGER vector to FLOAT into buf. Nulls are not
-// copied: callers take them from the original operand.
+// widen converts an INTEGER vector to FLOAT into buf (a temporary of
+// the tree). Nulls are not copied: callers take them from the original
+// operand.
 func widen(buf, v *vector.Vector, n int) *vector.Vector {
-	if buf == nil {
-		buf = vector.New(vector.Float64, vector.Capacity)
-	}
 	src, dst := v.I64[:n], buf.F64[:n]
 	for i, x := range src {
 		dst[i] = float64(x)

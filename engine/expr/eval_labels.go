@@ -14,11 +14,11 @@ import (
 // when r's type is T, r:T|U when it is one of them, and r:T:U never for two
 // distinct types. A name the catalog does not know matches nothing.
 type labelsEval struct {
+	output
 	c     *Env
 	x     Evaluator
 	names []string
 	any   bool
-	out   *vector.Vector
 
 	// The ids of names, resolved per batch (a statement may create a
 	// label or type as it runs); missing is set when some name is not in
@@ -35,8 +35,7 @@ func (e *labelsEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	out := e.out
-	out.ResetNulls()
+	out := e.vec(vector.Bool, n)
 	switch x.Type {
 	case vector.Null:
 		vector.ForRows(sel, n, func(r int) { out.SetNull(r) })

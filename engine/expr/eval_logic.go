@@ -9,58 +9,93 @@ import (
 
 // logicEval implements AND, OR and XOR with three-valued logic: null AND
 // false is false, null OR true is true, anything else involving null is
-// null.
+// null. A chain of one operator, however the text groups it, is one
+// evaluator over all its operands (the three are associative, null
+// included): it folds each operand into its output as soon as that is
+// computed, so the operands share one slot, and a WHERE of 60,000 ORed
+// conditions costs a vector or two rather than one per OR. Operands are
+// still evaluated left to right, all of them, as the nested form did.
 type logicEval struct {
-	op     plan.BinOp
-	l, r   Evaluator
-	lb, rb *vector.Vector // conversion buffers for non-Bool operands
-	out    *vector.Vector
+	output
+	op   plan.BinOp
+	args []Evaluator
+}
+
+// compileLogic compiles a chain of e's operator.
+func compileLogic(c *Env, e *plan.Binary) (Evaluator, error) {
+	var operands []plan.Expr
+	var walk func(x plan.Expr)
+	walk = func(x plan.Expr) {
+		if b, ok := x.(*plan.Binary); ok && b.Op == e.Op {
+			walk(b.L)
+			walk(b.R)
+			return
+		}
+		operands = append(operands, x)
+	}
+	walk(e)
+	// The operators folded into this one are nodes of the plan too.
+	if err := c.tree.charge(int64(len(operands)-2) * nodeBytes); err != nil {
+		return nil, err
+	}
+	args, err := compileSeq(c, operands)
+	if err != nil {
+		return nil, err
+	}
+	return &logicEval{op: e.Op, args: args}, nil
 }
 
 func (e *logicEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
-	l, err := e.l.Eval(b)
-	if err != nil {
-		return nil, err
+	out := e.vec(vector.Bool, n)
+	for i, a := range e.args {
+		x, err := a.Eval(b)
+		if err != nil {
+			return nil, err
+		}
+		if x, err = e.asBools(x, sel, n, e.op.String()); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			copy(out.Bools[:n], x.Bools[:n])
+			copyNulls(out, x, sel, n)
+			continue
+		}
+		e.fold(out, x, sel, n)
 	}
-	if l, err = AsBools(l, &e.lb, sel, n, e.op.String()); err != nil {
-		return nil, err
-	}
-	r, err := e.r.Eval(b)
-	if err != nil {
-		return nil, err
-	}
-	if r, err = AsBools(r, &e.rb, sel, n, e.op.String()); err != nil {
-		return nil, err
-	}
-	out := e.out
-	out.ResetNulls()
-	lv, rv, ov := l.Bools, r.Bools, out.Bools
-	if l.Valid == nil && r.Valid == nil {
+	return out, nil
+}
+
+// fold combines out with the next operand x, in place.
+func (e *logicEval) fold(out, x *vector.Vector, sel []int32, n int) {
+	ov, xv := out.Bools, x.Bools
+	if !out.HasNulls(n) && !x.HasNulls(n) {
 		// Fast path: no nulls, plain boolean algebra over the whole batch.
+		ov, xv = ov[:n], xv[:n]
 		switch e.op {
 		case plan.OpAnd:
-			for i := 0; i < n; i++ {
-				ov[i] = lv[i] && rv[i]
+			for i := range ov {
+				ov[i] = ov[i] && xv[i]
 			}
 		case plan.OpOr:
-			for i := 0; i < n; i++ {
-				ov[i] = lv[i] || rv[i]
+			for i := range ov {
+				ov[i] = ov[i] || xv[i]
 			}
 		default:
-			for i := 0; i < n; i++ {
-				ov[i] = lv[i] != rv[i]
+			for i := range ov {
+				ov[i] = ov[i] != xv[i]
 			}
 		}
-		return out, nil
+		return
 	}
 	vector.ForRows(sel, n, func(i int) {
-		ln, rn := l.IsNull(i), r.IsNull(i)
+		ln, rn := out.IsNull(i), x.IsNull(i)
 		switch e.op {
 		case plan.OpAnd:
 			switch {
-			case (!ln && !lv[i]) || (!rn && !rv[i]):
+			case (!ln && !ov[i]) || (!rn && !xv[i]):
 				ov[i] = false
+				out.SetValid(i)
 			case ln || rn:
 				out.SetNull(i)
 			default:
@@ -68,8 +103,9 @@ func (e *logicEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		case plan.OpOr:
 			switch {
-			case (!ln && lv[i]) || (!rn && rv[i]):
+			case (!ln && ov[i]) || (!rn && xv[i]):
 				ov[i] = true
+				out.SetValid(i)
 			case ln || rn:
 				out.SetNull(i)
 			default:
@@ -79,18 +115,16 @@ func (e *logicEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			if ln || rn {
 				out.SetNull(i)
 			} else {
-				ov[i] = lv[i] != rv[i]
+				ov[i] = ov[i] != xv[i]
 			}
 		}
 	})
-	return out, nil
 }
 
 // notEval is NOT: null stays null.
 type notEval struct {
-	x   Evaluator
-	xb  *vector.Vector
-	out *vector.Vector
+	output
+	x Evaluator
 }
 
 func (e *notEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -99,11 +133,10 @@ func (e *notEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if x, err = AsBools(x, &e.xb, sel, n, "NOT"); err != nil {
+	if x, err = e.asBools(x, sel, n, "NOT"); err != nil {
 		return nil, err
 	}
-	out := e.out
-	out.ResetNulls()
+	out := e.vec(vector.Bool, n)
 	for i := 0; i < n; i++ {
 		out.Bools[i] = !x.Bools[i]
 	}
@@ -124,18 +157,36 @@ func AsBools(v *vector.Vector, buf **vector.Vector, sel []int32, n int, op strin
 		}
 		out := *buf
 		out.ResetNulls()
-		var failed error
-		vector.ForRows(sel, n, func(r int) {
-			switch x := v.Get(r).(type) {
-			case nil:
-				out.SetNull(r)
-			case bool:
-				out.Bools[r] = x
-			default:
-				failed = errs.Data("%s expects BOOLEAN operands, got %s", op, functions.TypeName(x))
-			}
-		})
-		return out, failed
+		return boolsInto(out, v, sel, n, op)
 	}
 	return nil, errs.Data("%s expects BOOLEAN operands, got %s", op, v.Type)
+}
+
+// asBools is AsBools for an evaluator of a tree: a conversion goes to
+// the tree's temporary.
+func (o *output) asBools(v *vector.Vector, sel []int32, n int, op string) (*vector.Vector, error) {
+	switch v.Type {
+	case vector.Bool:
+		return v, nil
+	case vector.Null, vector.Any:
+		return boolsInto(o.temp(0, vector.Bool, n), v, sel, n, op)
+	}
+	return nil, errs.Data("%s expects BOOLEAN operands, got %s", op, v.Type)
+}
+
+// boolsInto converts the selected rows of a null or generic vector v into
+// the Bool vector out.
+func boolsInto(out, v *vector.Vector, sel []int32, n int, op string) (*vector.Vector, error) {
+	var failed error
+	vector.ForRows(sel, n, func(r int) {
+		switch x := v.Get(r).(type) {
+		case nil:
+			out.SetNull(r)
+		case bool:
+			out.Bools[r] = x
+		default:
+			failed = errs.Data("%s expects BOOLEAN operands, got %s", op, functions.TypeName(x))
+		}
+	})
+	return out, failed
 }

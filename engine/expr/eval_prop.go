@@ -17,6 +17,7 @@ var NullVector = vector.New(vector.Null, vector.Capacity)
 // from storage; the output vector takes the property column's type, so a
 // homogeneous column stays typed downstream.
 type propEval struct {
+	output
 	c   *Env
 	of  Evaluator
 	key string
@@ -43,7 +44,7 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		if !ok {
 			return NullVector, nil
 		}
-		e.out = vector.Reuse(e.out, tx.NodePropType(k))
+		e.out = e.vec(tx.NodePropType(k), n)
 		tx.GatherNodeProp(k, of, sel, n, e.out)
 		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
@@ -55,7 +56,7 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		if !ok {
 			return NullVector, nil
 		}
-		e.out = vector.Reuse(e.out, tx.RelPropType(k))
+		e.out = e.vec(tx.RelPropType(k), n)
 		tx.GatherRelProp(k, of, sel, n, e.out)
 		e.c.Counters.DBHits += int64(b.Rows())
 		return e.out, nil
@@ -67,7 +68,7 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 
 // evalValues is the slow path for a column of generic values.
 func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
-	e.out = vector.Reuse(e.out, vector.Any)
+	e.out = e.vec(vector.Any, n)
 	out := e.out
 	var failed error
 	vector.ForRows(sel, n, func(r int) {

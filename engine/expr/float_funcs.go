@@ -23,12 +23,16 @@ func init() {
 // floatFuncEval is the typed kernel of a FLOAT function (and abs) over
 // INTEGER and FLOAT vectors; other vectors take the row path.
 type floatFuncEval struct {
+	output
 	name string
 	f    func(float64) float64
 	x    Evaluator
 	row  *callEval
 	out  *vector.Vector
 }
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *floatFuncEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
 
 func compileFloatFunc(c *Env, e *plan.Call) (Evaluator, error) {
 	if len(e.Args) != 1 {
@@ -52,7 +56,7 @@ func (e *floatFuncEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	case x.Type == vector.Null:
 		return NullVector, nil
 	case e.name == "abs" && x.Type == vector.Int64:
-		e.out = vector.Reuse(e.out, vector.Int64)
+		e.out = e.vec(vector.Int64, n)
 		out, in := e.out.I64[:n], x.I64[:n]
 		bad := false
 		for i, v := range in {
@@ -74,19 +78,19 @@ func (e *floatFuncEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		}
 	case e.name == "abs" && x.Type == vector.Float64:
-		e.out = vector.Reuse(e.out, vector.Float64)
+		e.out = e.vec(vector.Float64, n)
 		out, in := e.out.F64[:n], x.F64[:n]
 		for i, v := range in {
 			out[i] = math.Abs(v)
 		}
 	case e.name != "abs" && x.Type == vector.Float64:
-		e.out = vector.Reuse(e.out, vector.Float64)
+		e.out = e.vec(vector.Float64, n)
 		out, in, f := e.out.F64[:n], x.F64[:n], e.f
 		for i, v := range in {
 			out[i] = f(v)
 		}
 	case e.name != "abs" && x.Type == vector.Int64:
-		e.out = vector.Reuse(e.out, vector.Float64)
+		e.out = e.vec(vector.Float64, n)
 		out, in, f := e.out.F64[:n], x.I64[:n], e.f
 		for i, v := range in {
 			out[i] = f(float64(v))

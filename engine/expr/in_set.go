@@ -12,12 +12,15 @@ func init() { registerCompiler(functions.OpIn, compileIn) }
 // inSetEval is IN over an INTEGER or STRING vector against a constant list
 // of non-null values of the same type: a set lookup per row.
 type inSetEval struct {
+	output
 	x    Evaluator
 	ints map[int64]struct{}
 	strs map[string]struct{}
 	row  *callEval
-	out  *vector.Vector
 }
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *inSetEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
 
 func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	// The list is known before the rows when it is a literal or a
@@ -40,7 +43,7 @@ func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	if err != nil || !known || !c.Rules.On(plan.RuleInSetLookup) {
 		return row, err
 	}
-	ev := &inSetEval{x: row.args[0], row: row, out: vector.New(vector.Bool, vector.Capacity)}
+	ev := &inSetEval{x: row.args[0], row: row}
 	for _, v := range list {
 		switch x := v.(type) {
 		case int64:
@@ -69,15 +72,16 @@ func (e *inSetEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	out := e.out
-	out.ResetNulls()
+	var out *vector.Vector
 	switch {
 	case x.Type == vector.Int64 && e.strs == nil:
+		out = e.vec(vector.Bool, n)
 		vector.ForRows(sel, n, func(i int) {
 			_, ok := e.ints[x.I64[i]]
 			out.Bools[i] = ok
 		})
 	case x.Type == vector.String && e.ints == nil:
+		out = e.vec(vector.Bool, n)
 		vector.ForRows(sel, n, func(i int) {
 			_, ok := e.strs[x.Str[i]]
 			out.Bools[i] = ok

@@ -10,19 +10,25 @@ import (
 // inner row per list element, carrying the outer row's columns in their
 // own positions followed by the local variables. The elements of all the
 // rows of an outer batch go through the inner expressions together, a
-// batch of up to vector.Capacity elements at a time.
+// batch of up to vector.Capacity elements at a time. The batch and its
+// vectors are the evaluator's slot's (localState): evaluators at one
+// place of a tree share them.
 type localBatch struct {
-	width int
-	used  []int            // outer columns the inner expressions read
-	owned []*vector.Vector // reused vectors per inner column
+	width, nlocals int
+	used           []int // outer columns the inner expressions read
+}
+
+// localState is the inner batch of a localBatch and its vectors, reused.
+type localState struct {
+	owned []*vector.Vector // per inner column
+	cols  []*vector.Vector
 	b     vector.Batch
 }
 
 // newLocalBatch prepares inner batches for width outer columns and
 // nlocals local ones. Only the outer columns inner reads are copied.
 func newLocalBatch(width, nlocals int, inner ...plan.Expr) *localBatch {
-	l := &localBatch{width: width, owned: make([]*vector.Vector, width+nlocals),
-		b: vector.Batch{Cols: make([]*vector.Vector, width+nlocals)}}
+	l := &localBatch{width: width, nlocals: nlocals}
 	seen := make([]bool, width)
 	complete := true
 	for _, e := range inner {
@@ -39,40 +45,59 @@ func newLocalBatch(width, nlocals int, inner ...plan.Expr) *localBatch {
 			l.used = append(l.used, i)
 		}
 	}
-	for i := range l.b.Cols {
-		l.b.Cols[i] = NullVector
-	}
 	return l
+}
+
+// batch makes st's inner batch l's shape; columns the inner expressions
+// do not read hold NullVector or an earlier user's vector, never read.
+func (l *localBatch) batch(st *localState) *vector.Batch {
+	k := l.width + l.nlocals
+	for len(st.cols) < k {
+		st.cols = append(st.cols, NullVector)
+		st.owned = append(st.owned, nil)
+	}
+	st.b.Cols = st.cols[:k]
+	return &st.b
 }
 
 // fill makes the inner batch: inner row i is outer physical row idx[i]
 // with local variable j set to locals[j][i].
-func (l *localBatch) fill(outer *vector.Batch, idx []int32, locals ...[]vector.Value) *vector.Batch {
+func (l *localBatch) fill(st *localState, outer *vector.Batch, idx []int32, locals ...[]vector.Value) *vector.Batch {
+	b := l.batch(st)
 	for _, c := range l.used {
 		src := outer.Cols[c]
-		dst := vector.Reuse(l.owned[c], src.Type)
-		l.owned[c] = dst
+		dst := vector.Reuse(st.owned[c], src.Type)
+		st.owned[c] = dst
 		vector.CopyRows(dst, 0, src, idx)
-		l.b.Cols[c] = dst
+		b.Cols[c] = dst
 	}
 	for j, vals := range locals {
-		k := l.width + j
-		l.owned[k] = valuesVector(l.owned[k], vals)
-		l.b.Cols[k] = l.owned[k]
+		l.setValues(st, j, vals)
 	}
-	l.b.Len, l.b.Sel = len(idx), nil
-	return &l.b
+	b.Len, b.Sel = len(idx), nil
+	return b
 }
 
 // setValues sets local variable j of the current inner batch to vals.
-func (l *localBatch) setValues(j int, vals []vector.Value) {
+func (l *localBatch) setValues(st *localState, j int, vals []vector.Value) {
 	k := l.width + j
-	l.owned[k] = valuesVector(l.owned[k], vals)
-	l.b.Cols[k] = l.owned[k]
+	st.owned[k] = valuesVector(st.owned[k], vals)
+	st.b.Cols[k] = st.owned[k]
 }
 
 // setVector sets local variable j of the current inner batch to v.
-func (l *localBatch) setVector(j int, v *vector.Vector) { l.b.Cols[l.width+j] = v }
+func (l *localBatch) setVector(st *localState, j int, v *vector.Vector) { st.b.Cols[l.width+j] = v }
+
+// bytes is what st's vectors and arrays hold.
+func (st *localState) bytes() int64 {
+	n := int64(16 * cap(st.cols))
+	for _, v := range st.owned {
+		if v != nil {
+			n += vectorBytes(v.Type, v.Len())
+		}
+	}
+	return n
+}
 
 // valuesVector stores vals in a vector typed by their common type, so the
 // inner expressions run their typed kernels, or in a generic one.

@@ -9,29 +9,37 @@ import (
 )
 
 // mapProjEval builds x{.a, k: e, .*} per row. The item values are
-// evaluated column-wise (a .key item is a property gather); the maps are
-// assembled per row.
+// evaluated column-wise (a .key item is a property gather) one after the
+// other, each put into every row's map before the next is evaluated: the
+// items share one slot. A row's map takes its items in their order, as
+// the text gives them.
 type mapProjEval struct {
+	output
 	c     *Env
 	x     Evaluator
 	items []plan.MapProjItem
 	vals  []Evaluator // nil for .*
-	vecs  []*vector.Vector
-	out   *vector.Vector
 }
 
 func compileMapProjection(c *Env, e *plan.MapProjection) (Evaluator, error) {
-	x, err := Compile(c, e.X)
+	x, err := compileNode(c, e.X)
 	if err != nil {
 		return nil, err
 	}
-	ev := &mapProjEval{c: c, x: x, items: e.Items, vals: make([]Evaluator, len(e.Items)), vecs: make([]*vector.Vector, len(e.Items))}
-	for i, it := range e.Items {
-		if it.All {
-			continue
+	var exprs []plan.Expr
+	for _, it := range e.Items {
+		if !it.All {
+			exprs = append(exprs, it.Val)
 		}
-		if ev.vals[i], err = Compile(c, it.Val); err != nil {
-			return nil, err
+	}
+	compiled, err := compileSeq(c, exprs)
+	if err != nil {
+		return nil, err
+	}
+	ev := &mapProjEval{c: c, x: x, items: e.Items, vals: make([]Evaluator, len(e.Items))}
+	for i, it := range e.Items {
+		if !it.All {
+			ev.vals[i], compiled = compiled[0], compiled[1:]
 		}
 	}
 	return ev, nil
@@ -42,35 +50,46 @@ func (e *mapProjEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range e.vals {
-		if v == nil {
+	sel, n := rows(b)
+	s := e.slot()
+	maps := s.iterState().mapsFor(s.t, n)
+	defer vector.ForRows(sel, n, func(r int) { maps[r] = nil })
+	vector.ForRows(sel, n, func(r int) {
+		maps[r] = nil
+		if !xv.IsNull(r) {
+			maps[r] = map[string]vector.Value{}
+		}
+	})
+	var failed error
+	for i, it := range e.items {
+		if it.All {
+			vector.ForRows(sel, n, func(r int) {
+				if maps[r] == nil {
+					return
+				}
+				if err := e.allProps(xv.Get(r), maps[r]); err != nil && failed == nil {
+					failed = err
+				}
+			})
 			continue
 		}
-		if e.vecs[i], err = v.Eval(b); err != nil {
+		v, err := e.vals[i].Eval(b)
+		if err != nil {
 			return nil, err
 		}
+		vector.ForRows(sel, n, func(r int) {
+			if maps[r] != nil {
+				maps[r][it.Key] = v.Get(r)
+			}
+		})
 	}
-	e.out = vector.Reuse(e.out, vector.Any)
-	out := e.out
-	sel, n := rows(b)
-	var failed error
+	out := e.vec(vector.Any, n)
 	vector.ForRows(sel, n, func(r int) {
-		x := xv.Get(r)
-		if x == nil {
+		if maps[r] == nil {
 			out.SetNull(r)
-			return
+		} else {
+			out.Any[r] = maps[r]
 		}
-		m := map[string]vector.Value{}
-		for i, it := range e.items {
-			if !it.All {
-				m[it.Key] = e.vecs[i].Get(r)
-				continue
-			}
-			if err := e.allProps(x, m); err != nil && failed == nil {
-				failed = err
-			}
-		}
-		out.Set(r, m)
 	})
 	return out, failed
 }

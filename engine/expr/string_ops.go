@@ -23,20 +23,22 @@ func init() {
 }
 
 type stringOpEval struct {
+	output
 	name string
 	op   func(s, p string) bool
 	l, r Evaluator
 	row  *callEval
-	out  *vector.Vector
 }
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *stringOpEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
 
 func compileStringOp(c *Env, e *plan.Call) (Evaluator, error) {
 	row, err := compileRowCall(c, e)
 	if err != nil {
 		return nil, err
 	}
-	return &stringOpEval{name: e.Name, op: stringPredicate(e.Name), l: row.args[0], r: row.args[1], row: row,
-		out: vector.New(vector.Bool, vector.Capacity)}, nil
+	return &stringOpEval{name: e.Name, op: stringPredicate(e.Name), l: row.args[0], r: row.args[1], row: row}, nil
 }
 
 func (e *stringOpEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -53,8 +55,7 @@ func (e *stringOpEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return e.row.evalVecs(b, e.row.vecs)
 	}
 	sel, n := rows(b)
-	out := e.out
-	out.ResetNulls()
+	out := e.vec(vector.Bool, n)
 	if c, isConst := e.r.(*constEval); isConst {
 		// One pattern for the batch: the common WHERE name STARTS WITH 'x'.
 		// A loop per operator keeps the call direct (and inlinable).
@@ -84,14 +85,14 @@ func (e *stringOpEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 // regexEval is =~: the whole string must match. A constant pattern is
 // compiled once; others are compiled when they change.
 type regexEval struct {
+	output
 	l, r    Evaluator
 	pattern string
 	re      *regexp.Regexp
-	out     *vector.Vector
 }
 
 func compileRegex(c *Env, e *plan.Call) (Evaluator, error) {
-	args, err := CompileArgs(c, e.Args)
+	args, err := compileArgs(c, e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +129,7 @@ func (e *regexEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	sel, n := rows(b)
-	e.out = vector.Reuse(e.out, vector.Bool)
-	out := e.out
+	out := e.vec(vector.Bool, n)
 	var failed error
 	if l.Type == vector.String && r.Type == vector.String {
 		vector.ForRows(sel, n, func(i int) {

@@ -22,12 +22,15 @@ import (
 type unaryKernel func(e *unaryEval, x *vector.Vector, sel []int32, n int) (out *vector.Vector, handled bool, err error)
 
 type unaryEval struct {
+	output
 	c      *Env
 	x      Evaluator
 	row    *callEval
 	kernel unaryKernel
-	out    *vector.Vector
 }
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *unaryEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
 
 var unaryKernels = map[string]unaryKernel{
 	"id":        idKernel,
@@ -80,9 +83,24 @@ func (e *unaryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 
 // typedOut is the Evaluator's output vector of type t, nulls where x has.
 func (e *unaryEval) typedOut(t vector.Type, x *vector.Vector, sel []int32, n int) *vector.Vector {
-	e.out = vector.Reuse(e.out, t)
-	copyNulls(e.out, x, sel, n)
-	return e.out
+	out := e.vec(t, n)
+	copyNulls(out, x, sel, n)
+	return out
+}
+
+// same is the kernel of a conversion that leaves x as it is: a copy, as
+// an evaluator never hands a child's output on (scratch.go).
+func (e *unaryEval) same(x *vector.Vector, sel []int32, n int) *vector.Vector {
+	out := e.typedOut(x.Type, x, sel, n)
+	switch x.Type {
+	case vector.Int64:
+		copy(out.I64[:n], x.I64[:n])
+	case vector.Float64:
+		copy(out.F64[:n], x.F64[:n])
+	case vector.String:
+		copy(out.Str[:n], x.Str[:n])
+	}
+	return out
 }
 
 func idKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
@@ -121,7 +139,7 @@ func degreeKernel(d storage.Direction) unaryKernel {
 func toFloatKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
 	switch x.Type {
 	case vector.Float64:
-		return x, true, nil
+		return e.same(x, sel, n), true, nil
 	case vector.Int64:
 		out := e.typedOut(vector.Float64, x, sel, n)
 		for i, v := range x.I64[:n] {
@@ -135,7 +153,7 @@ func toFloatKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.
 func toIntegerKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
 	switch x.Type {
 	case vector.Int64:
-		return x, true, nil
+		return e.same(x, sel, n), true, nil
 	case vector.Float64:
 		out := e.typedOut(vector.Int64, x, sel, n)
 		var failed error
@@ -154,7 +172,7 @@ func toIntegerKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 func toStringKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
 	switch x.Type {
 	case vector.String:
-		return x, true, nil
+		return e.same(x, sel, n), true, nil
 	case vector.Int64:
 		out := e.typedOut(vector.String, x, sel, n)
 		vector.ForRows(sel, n, func(i int) { out.Str[i] = strconv.FormatInt(x.I64[i], 10) })

@@ -16,6 +16,9 @@ import (
 type Budget struct {
 	limit int64
 	used  atomic.Int64
+	// freed counts the failed statements that have given their memory
+	// back (closed).
+	freed atomic.Uint64
 	mu    struct {
 		sync.Mutex                       // protects active
 		active     map[*Tracker]struct{} // statements holding memory
@@ -50,12 +53,19 @@ func (b *Budget) join(m *Tracker) {
 	b.mu.Unlock()
 }
 
+// Freed counts the statements failed for memory that have since closed:
+// the memory they held is garbage from then on.
+func (b *Budget) Freed() uint64 { return b.freed.Load() }
+
 // leave takes a finished statement's tracker out, with what it held.
 func (b *Budget) leave(m *Tracker) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.mu.active, m)
 	b.used.Add(-m.used.Load()) // under the lock: failLargest sees both or neither
+	if m.killed.Load() != nil {
+		b.freed.Add(1)
+	}
 }
 
 // charge counts n more bytes; past the limit the largest statement fails
