@@ -323,20 +323,8 @@ func statementContext(ctx context.Context, timeout time.Duration) (context.Conte
 }
 
 // stopped reports a statement's context's end as the engine error it
-// stands for: its cause when that is one (a timeout, the memory budget),
-// otherwise a cancellation.
-func stopped(ctx context.Context) error {
-	if ctx.Err() == nil {
-		return nil
-	}
-	if e, ok := errs.As(context.Cause(ctx)); ok {
-		return e
-	}
-	if ctx.Err() == context.DeadlineExceeded {
-		return errs.Timeout("query exceeded its time limit")
-	}
-	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, context.Cause(ctx), "query cancelled")
-}
+// stands for (expr.Stopped).
+func stopped(ctx context.Context) error { return expr.Stopped(ctx) }
 
 // syntaxError passes on the parser's error, already the engine's (a syntax
 // error, or the statement's deadline met while parsing).

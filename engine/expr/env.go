@@ -95,21 +95,26 @@ type Counters struct {
 	IndexHits int64
 }
 
-// CheckCancel reports the context's end as a query error: its cause when
-// that is one (the statement's deadline, the server's memory budget),
-// else a timeout for a deadline and a cancellation for the rest.
-func (c *Env) CheckCancel() error {
-	err := c.Ctx.Err()
+// CheckCancel reports the context's end as a query error (Stopped).
+func (c *Env) CheckCancel() error { return Stopped(c.Ctx) }
+
+// Stopped reports a statement's context's end as the engine error it
+// stands for: its cause when that is one (the statement's deadline, the
+// server's memory budget), else a timeout for a deadline and a
+// cancellation carrying its cause (a client that left) for the rest.
+func Stopped(ctx context.Context) error {
+	err := ctx.Err()
 	if err == nil {
 		return nil
 	}
-	if e, ok := errs.As(context.Cause(c.Ctx)); ok {
+	cause := context.Cause(ctx)
+	if e, ok := errs.As(cause); ok {
 		return e
 	}
 	if err == context.DeadlineExceeded {
 		return errs.Timeout("query exceeded its time limit")
 	}
-	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, err, "query cancelled")
+	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, cause, "query cancelled")
 }
 
 // Interrupted is CheckCancel for loops that run long inside one batch

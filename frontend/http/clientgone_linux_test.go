@@ -1,6 +1,7 @@
 package http
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"runtime"
@@ -37,6 +38,11 @@ func TestClientGoneCancelsQuery(t *testing.T) {
 	case q := <-h.ended:
 		if !q.ClientGone {
 			t.Errorf("the query ended without noticing the client left: %+v", q)
+		}
+		// The request has a timeout, so the query's context is the
+		// timeout's child: the client's leaving must still be its cause.
+		if !errors.Is(q.Err, errClientGone) {
+			t.Errorf("the query's error does not say the client left: %v", q.Err)
 		}
 		if after := time.Since(closed); after > 500*time.Millisecond {
 			t.Errorf("the query stopped %v after its client left", after)

@@ -116,7 +116,10 @@ func (s *Server) startQuery(ctx *fasthttp.RequestCtx, timeout time.Duration) *ru
 		var stop context.CancelFunc
 		q.ctx, stop = context.WithTimeout(q.ctx, timeout)
 		cancel := q.cancel
-		q.cancel = func(cause error) { stop(); cancel(cause) }
+		// The cause first: the timeout's context is the child, and
+		// stopping it first would cancel it without the cause, so a
+		// query whose client left would say only "context canceled".
+		q.cancel = func(cause error) { cancel(cause); stop() }
 	}
 	q.stop = watchClient(ctx.Conn(), q.cancel)
 	s.running.Add(1)
