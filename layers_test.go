@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"frontend/serving":      nil,
 	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth"},
+	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil, // the public Go client: standard library and transports only
 	"cmd/quiver":            {"vector", "engine", "frontend/", "client"},

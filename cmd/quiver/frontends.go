@@ -78,13 +78,16 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs 
 		scfg.Current, scfg.Auditor = authSvc.Current, authSvc
 	}
 	fe.stream = qstream.New(scfg, db)
+	// One record of the connection ceilings reached, HTTP's and the wire
+	// protocol's: health reports either as degraded.
+	sat := &serving.Saturation{}
 	fe.http = qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
-		ReservedConnections: o.reservedConns, HeaderTimeout: o.headerTimeout, MinBodyRate: o.minBodyRate,
+		ReservedConnections: o.reservedConns, HeaderTimeout: o.headerTimeout, MinBodyRate: o.minBodyRate, Saturation: sat,
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,
 		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version, Auth: authSvc}, db)
 	wcfg := wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections,
-		MaxConnectionsPerClient: o.maxConnsPerClient, Conns: reg, Auth: authSvc}
+		MaxConnectionsPerClient: o.maxConnsPerClient, ReservedConnections: o.reservedConns, Saturation: sat, Conns: reg, Auth: authSvc}
 	if certs != nil {
 		wcfg.TLS = wire.MainTLSConfig(certs.getCertificate)
 	}

@@ -50,7 +50,8 @@ type serveOptions struct {
 	// headerTimeout is how long an HTTP request's head may take from the
 	// connection; minBodyRate the bytes per second a body must average
 	// (negative: none); reservedConns the slots of maxConnections that
-	// connections still sending their head cannot take (docs/limits.md).
+	// connections still sending their head (HTTP) or their HELLO (the
+	// wire protocol) cannot take (docs/limits.md).
 	headerTimeout time.Duration
 	minBodyRate   int
 	reservedConns int
@@ -91,7 +92,7 @@ func parseServe(args []string) (o serveOptions, err error) {
 	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
 	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
 	minBodyRate := fs.String("min-body-rate", "1KB", "bytes per second an HTTP request body must average once 5 s have passed since its headers (0: no minimum)")
-	reserved := fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: connections still sending their request head cannot take them (default: a tenth of --max-connections; 0: none)")
+	reserved := fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: HTTP connections still sending their request head, and wire connections without a completed HELLO, cannot take them (default: a tenth of --max-connections; 0: none)")
 	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
 	if err := parseFlags(fs, args, serveEnvironment); err != nil {
 		return o, err

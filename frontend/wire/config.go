@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
+	"github.com/quiverdb/quiver/frontend/serving"
 )
 
 // Config configures the wire server. Zero fields take the defaults below
@@ -30,6 +31,15 @@ type Config struct {
 	// client address; zero means DefaultMaxConnectionsPerClient, or
 	// MaxConnections when that is lower.
 	MaxConnectionsPerClient int
+	// ReservedConnections are the slots of MaxConnections that
+	// connections without a completed HELLO cannot take (ceiling.go);
+	// zero means a tenth of MaxConnections, negative none.
+	ReservedConnections int
+	// Saturation, when set, records the server-wide connection ceiling
+	// being reached (a connection evicted or refused), shared with the
+	// HTTP server, whose health reports it; nil: the server keeps its
+	// own.
+	Saturation *serving.Saturation
 	// MaxStreamsPerConn caps the concurrent sessions (bidirectional
 	// streams) of one QUIC connection; zero means DefaultMaxStreamsPerConn.
 	MaxStreamsPerConn int
@@ -93,6 +103,12 @@ func (c Config) withDefaults() Config {
 		c.MaxConnectionsPerClient = DefaultMaxConnectionsPerClient
 	}
 	c.MaxConnectionsPerClient = min(c.MaxConnectionsPerClient, c.MaxConnections)
+	if c.ReservedConnections == 0 {
+		c.ReservedConnections = c.MaxConnections / 10
+	}
+	if c.Saturation == nil {
+		c.Saturation = &serving.Saturation{}
+	}
 	if c.MaxStreamsPerConn <= 0 {
 		c.MaxStreamsPerConn = DefaultMaxStreamsPerConn
 	}

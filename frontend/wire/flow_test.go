@@ -70,7 +70,7 @@ func TestLargeResultIsFlowControlled(t *testing.T) {
 	srv := New(Config{Logger: quietLogger(), Version: "v"}, db)
 	server, client := tcpPair(t)
 	counted := &countingWriter{Conn: server}
-	go srv.serveSession(tcpTransport(counted))
+	go srv.serveSession(tcpTransport(counted), nil)
 	c := &tconn{t: t, c: client, r: newReader(client)}
 	c.hello()
 	c.sendMsg(map[string]any{"type": "RUN_GQL", "query": fmt.Sprintf("UNWIND range(1, %d) AS i RETURN i", total)})

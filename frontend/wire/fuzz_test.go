@@ -76,7 +76,7 @@ func FuzzWireSession(f *testing.F) {
 		tr := transport{r: bytes.NewReader(input), w: out, remote: nil,
 			setWriteDeadline: func(time.Time) error { return nil },
 			hangUp:           func(time.Duration) {}, close: func() {}}
-		srv.serveSession(tr)
+		srv.serveSession(tr, nil)
 		for _, line := range bytes.Split(input, []byte("\n")) {
 			line = bytes.TrimSuffix(line, []byte("\r"))
 			if len(bytes.TrimSpace(line)) == 0 {

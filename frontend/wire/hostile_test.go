@@ -209,7 +209,7 @@ func TestConnectionCeilingAndCounting(t *testing.T) {
 	b.expectClosed()
 	a.c.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	for srv.conns.Load() != 0 || srv.Sessions() != 0 {
+	for srv.ceiling.open() != 0 || srv.Sessions() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the closed connection's slot was not freed")
 		}
@@ -255,12 +255,12 @@ func TestConnectionCeilingPerClient(t *testing.T) {
 		t.Errorf("ERROR %v", m)
 	}
 	c.expectClosed()
-	if n := srv.conns.Load(); n != 2 {
+	if n := srv.ceiling.open(); n != 2 {
 		t.Errorf("%d connections counted, want the 2 admitted", n)
 	}
 	a.c.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	for srv.conns.Load() != 1 {
+	for srv.ceiling.open() != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the closed connection's slot was not freed")
 		}

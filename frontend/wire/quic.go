@@ -17,6 +17,7 @@ const (
 	quicNoError       quic.ApplicationErrorCode = 0
 	quicRefused       quic.ApplicationErrorCode = 1 // over MaxConnections
 	quicIdle          quic.ApplicationErrorCode = 2 // no session for the idle timeout
+	quicEvicted       quic.ApplicationErrorCode = 3 // no HELLO yet, at the ceiling: a newcomer took its slot
 	quicStreamDropped quic.StreamErrorCode      = 0
 )
 
@@ -69,14 +70,19 @@ func (s *Server) ServeQUIC(pc net.PacketConn, tlsConf *tls.Config) error {
 
 // serveQUICConn accepts the streams of one connection. A connection with
 // no open session for HelloTimeout (at first) or IdleTimeout (later) is
-// closed, keep-alives or not.
+// closed, keep-alives or not. The connection holds one slot under the
+// ceiling (ceiling.go): until one of its sessions completed HELLO, it is
+// waited on from its accept, and at a ceiling a newcomer may take its
+// slot (while none of its streams' HELLO is being answered).
 func (s *Server) serveQUICConn(conn *quic.Conn) {
-	host := clientHost(conn.RemoteAddr())
-	if !s.openConn(host) {
+	sl := s.ceiling.admit(clientHost(conn.RemoteAddr()), 0, func() {
+		conn.CloseWithError(quicEvicted, "the server is at its limit of wire connections and this connection had not completed a HELLO: it was closed to make room")
+	})
+	if sl == nil {
 		conn.CloseWithError(quicRefused, s.ceilingError().message)
 		return
 	}
-	defer s.closeConn(host)
+	defer sl.release()
 	var sessions sync.WaitGroup
 	var active struct {
 		sync.Mutex
@@ -110,9 +116,10 @@ func (s *Server) serveQUICConn(conn *quic.Conn) {
 		active.n++
 		active.Unlock()
 		sessions.Add(1)
+		sl.begin() // its HELLO is awaited: the connection is not waited on
 		go func() {
 			defer sessions.Done()
-			s.serveSession(streamTransport(st, conn.RemoteAddr()))
+			s.serveSession(streamTransport(st, conn.RemoteAddr()), sl)
 			active.Lock()
 			active.n--
 			active.Unlock()
@@ -128,7 +135,7 @@ func (s *Server) serveQUICConn(conn *quic.Conn) {
 
 // streamTransport is a QUIC stream as a session's stream.
 func streamTransport(st *quic.Stream, remote net.Addr) transport {
-	return transport{r: st, w: st, setWriteDeadline: st.SetWriteDeadline, remote: remote,
+	return transport{r: st, w: st, setWriteDeadline: st.SetWriteDeadline, setReadDeadline: st.SetReadDeadline, remote: remote,
 		hangUp: func(d time.Duration) {
 			_ = st.Close() // the send direction only
 			_ = st.SetReadDeadline(time.Now().Add(d))

@@ -20,13 +20,11 @@ type Server struct {
 	cfg Config
 	db  *engine.DB
 	log *slog.Logger
-	// conns counts the open wire connections against MaxConnections.
-	conns atomic.Int64
+	// ceiling holds the open wire connections' slots against
+	// MaxConnections and MaxConnectionsPerClient (ceiling.go).
+	ceiling *ceiling
 	// refusing counts the connections over the ceiling being answered.
 	refusing atomic.Int64
-	// perClient counts the open wire connections of each client address
-	// against MaxConnectionsPerClient.
-	perClient hostCounts
 	// quit is closed by Shutdown: idle sessions end, accept loops stop.
 	quit chan struct{}
 	// drained is closed once Shutdown saw the connections end.
@@ -45,6 +43,7 @@ type Server struct {
 func New(cfg Config, db *engine.DB) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, db: db, log: cfg.Logger, quit: make(chan struct{}), drained: make(chan struct{})}
+	s.ceiling = newCeiling(cfg, s.quit)
 	s.mu.sessions = map[*session]struct{}{}
 	s.mu.listeners = map[io.Closer]struct{}{}
 	return s
@@ -98,10 +97,14 @@ func (s *Server) goServe(f, refuse func()) {
 	}()
 }
 
-// serveTCPConn serves one TCP connection's session.
+// serveTCPConn serves one TCP connection's session. At a ceiling the
+// connection takes the slot of one the server has been waiting on
+// longest for its HELLO, which is closed unanswered (ceiling.go); when
+// none can go, it is refused.
 func (s *Server) serveTCPConn(c net.Conn) {
-	host := clientHost(c.RemoteAddr())
-	if !s.openConn(host) {
+	sock := socketOf(c)
+	sl := s.ceiling.admit(clientHost(c.RemoteAddr()), 1, func() { sock.Close() })
+	if sl == nil {
 		if s.refusing.Add(1) > maxRefusing {
 			c.Close() // a flood: no answer, no goroutine kept
 		} else {
@@ -110,33 +113,28 @@ func (s *Server) serveTCPConn(c net.Conn) {
 		s.refusing.Add(-1)
 		return
 	}
-	defer s.closeConn(host)
-	s.serveSession(tcpTransport(c))
+	defer sl.release()
+	s.serveSession(tcpTransport(c), sl)
 }
 
-// openConn takes a connection slot for a client at host; false at the
-// server's ceiling or the client's.
-func (s *Server) openConn(host string) bool {
-	if !s.perClient.take(host, s.cfg.MaxConnectionsPerClient) {
-		return false
+// socketOf is the socket under c (a sniffed connection, a TLS one over
+// it). An evicted connection's socket is closed at once: TLS's own Close
+// would first send its close_notify, which a client that does not read
+// could hold up.
+func socketOf(c net.Conn) net.Conn {
+	for range 4 {
+		switch x := c.(type) {
+		case *peekedConn:
+			c = x.Conn
+		case *tlsPeekedConn:
+			c = x.Conn
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return c
+		}
 	}
-	if s.conns.Add(1) > int64(s.cfg.MaxConnections) {
-		s.conns.Add(-1)
-		s.perClient.release(host)
-		return false
-	}
-	if s.cfg.Conns != nil {
-		s.cfg.Conns.Opened()
-	}
-	return true
-}
-
-func (s *Server) closeConn(host string) {
-	s.conns.Add(-1)
-	s.perClient.release(host)
-	if s.cfg.Conns != nil {
-		s.cfg.Conns.Closed()
-	}
+	return c
 }
 
 // maxRefusing bounds the connections over the ceiling answered at once;
@@ -162,7 +160,7 @@ func (s *Server) refuseTCP(c net.Conn) {
 
 // tcpTransport is a TCP connection as a session's stream.
 func tcpTransport(c net.Conn) transport {
-	return transport{r: c, w: c, setWriteDeadline: c.SetWriteDeadline, remote: c.RemoteAddr(),
+	return transport{r: c, w: c, setWriteDeadline: c.SetWriteDeadline, setReadDeadline: c.SetReadDeadline, remote: c.RemoteAddr(),
 		hangUp: func(d time.Duration) {
 			if cw, ok := c.(interface{ CloseWrite() error }); ok {
 				_ = cw.CloseWrite()
@@ -172,10 +170,12 @@ func tcpTransport(c net.Conn) transport {
 		close: func() { c.Close() }}
 }
 
-// serveSession runs one session on t.
-func (s *Server) serveSession(t transport) {
-	ss := newSession(s, t)
+// serveSession runs one session on t, whose connection holds sl (nil:
+// no ceiling).
+func (s *Server) serveSession(t transport, sl *slot) {
+	ss := newSession(s, t, sl)
 	if !s.addSession(ss) {
+		ss.greet.leave()
 		ss.out = appendError(ss.out, &wireError{code: errShutdown.Code, category: errShutdown.Category, message: errShutdown.Message})
 		ss.flush()
 		t.hangUp(0)

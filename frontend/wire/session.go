@@ -45,6 +45,9 @@ type session struct {
 	// pending is a message that arrived while a result waited for PULL;
 	// it is answered next.
 	pending *input
+	// greet tells the connection ceiling whether the server is waiting
+	// on the session for its HELLO (ceiling.go, stall.go).
+	greet greeter
 }
 
 // input is one line from the client: a message, or why it is not one.
@@ -58,8 +61,10 @@ type input struct {
 type transport struct {
 	r io.Reader
 	w io.Writer
-	// setWriteDeadline bounds the next writes.
+	// setWriteDeadline bounds the next writes; setReadDeadline the next
+	// reads (nil: reads cannot be bounded, in tests).
 	setWriteDeadline func(time.Time) error
+	setReadDeadline  func(time.Time) error
 	// hangUp ends the server's sending and makes reads end within d: the
 	// client reads the last messages before the connection goes (closing
 	// a TCP socket with unread data resets it, losing them).
@@ -82,8 +87,10 @@ var errClientGone = errors.New("the client closed its connection")
 // errShutdown ends sessions when the server shuts down.
 var errShutdown = &engine.Error{Code: engine.CodeUnavailable, Category: engine.CatUnavailable, Message: "the server is shutting down"}
 
-func newSession(srv *Server, t transport) *session {
-	s := &session{srv: srv, t: t, id: uuid.NewString(), es: srv.db.NewSession(), start: time.Now(),
+// newSession makes t's session; sl is its connection's slot, which
+// counted the session as awaited (nil: no ceiling).
+func newSession(srv *Server, t transport, sl *slot) *session {
+	s := &session{srv: srv, t: t, greet: greeter{sl: sl, counted: true}, id: uuid.NewString(), es: srv.db.NewSession(), start: time.Now(),
 		in: make(chan input), done: make(chan struct{}), read: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	return s
@@ -137,6 +144,7 @@ func (s *session) end() {
 	}
 	s.t.hangUp(lingerTime)
 	<-s.read
+	s.greet.leave()
 	s.t.close()
 }
 
@@ -146,9 +154,13 @@ func (s *session) end() {
 func (s *session) readLoop() {
 	defer close(s.read)
 	defer close(s.in)
-	lr := newLineReader(s.t.r, s.srv.cfg.maxLine())
+	hr := &helloReader{s: s}
+	lr := newLineReader(hr, s.srv.cfg.maxLine())
 	for {
 		line, err := lr.next()
+		if !hr.done && (err == nil || errors.Is(err, errLineTooLong)) {
+			hr.arrived()
+		}
 		var in input
 		switch {
 		case errors.Is(err, errLineTooLong):
@@ -294,6 +306,7 @@ func (s *session) hello(m *message) {
 		return
 	}
 	s.welcomed = true
+	s.greet.welcome()
 	s.out = appendWelcome(s.out, s.srv.cfg.Version, s.id, s.srv.cfg.MaxQuerySize)
 }
 

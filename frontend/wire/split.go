@@ -97,35 +97,6 @@ func (t *sniffTable) removeLocked(sn *sniffed) {
 	}
 }
 
-// hostCounts counts connections per client address: those awaiting
-// their first byte, and the open wire connections.
-type hostCounts struct {
-	mu     sync.Mutex     // protects byHost
-	byHost map[string]int // client IP → connections counted
-}
-
-// take counts a connection from host, false when host has limit already.
-func (f *hostCounts) take(host string, limit int) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byHost[host] >= limit {
-		return false
-	}
-	if f.byHost == nil {
-		f.byHost = map[string]int{}
-	}
-	f.byHost[host]++
-	return true
-}
-
-func (f *hostCounts) release(host string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byHost[host]--; f.byHost[host] <= 0 {
-		delete(f.byHost, host)
-	}
-}
-
 // clientHost is the IP address of a peer (TCP or QUIC's UDP).
 func clientHost(a net.Addr) string {
 	switch a := a.(type) {
