@@ -1,5 +1,6 @@
 // Package quiver_test holds repository-wide checks. TestLayerDirection
-// enforces DESIGN.md's rule that dependencies point down the layers only.
+// enforces DESIGN.md's rule that dependencies point down the layers only,
+// and keeps the test-support packages (internal/floodtest) in tests.
 package quiver_test
 
 import (
@@ -39,17 +40,26 @@ var allowed = map[string][]string{
 	"frontend/jsonio":       {"temporal", "vector", "engine"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
-	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving"},
+	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil, // the public Go client: standard library and transports only
-	"cmd/quiver":            {"vector", "engine", "frontend/", "client"},
+	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "internal/floodtest"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
 	"bench/graphalytics":    {"vector", "engine"},
 	"tck":                   {"vector", "engine"},
+	"internal/floodtest":    nil, // test support: standard library only
 	".":                     nil, // this test
+}
+
+// testSupport names the packages that exist for tests: only _test.go
+// files may import them, whatever the importer's entry in allowed says,
+// and they import nothing but the standard library, so that no test
+// helper drags a dependency into the packages whose tests use it.
+var testSupport = map[string]bool{
+	"internal/floodtest": true,
 }
 
 func TestLayerDirection(t *testing.T) {
@@ -84,6 +94,9 @@ func TestLayerDirection(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p := strings.Trim(imp.Path.Value, `"`)
+			if testSupport[pkg] && !isStandard(p) {
+				t.Errorf("%s imports %s: a test-support package imports the standard library only", path, p)
+			}
 			if p != module && !strings.HasPrefix(p, module+"/") {
 				continue
 			}
@@ -94,12 +107,23 @@ func TestLayerDirection(t *testing.T) {
 			if target != pkg && !permitted(rules, target) { // a package's own external tests may import it
 				t.Errorf("%s imports %s against the layer direction (DESIGN.md)", path, target)
 			}
+			if testSupport[target] && !strings.HasSuffix(path, "_test.go") {
+				t.Errorf("%s imports %s, which only tests may import", path, target)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isStandard reports whether an import path names a package of the
+// standard library: its first element has no dot, as every module path
+// outside it has (github.com/…, golang.org/x/…).
+func isStandard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
 }
 
 func permitted(rules []string, target string) bool {
@@ -117,6 +141,9 @@ func TestPermitted(t *testing.T) {
 	}
 	if !permitted(allowed["engine"], "engine/exec") || permitted(allowed["frontend/http"], "engine/storage") {
 		t.Fatal("subtree rules are wrong")
+	}
+	if !isStandard("net/http") || !isStandard("syscall") || isStandard(module+"/engine") || isStandard("golang.org/x/sys/unix") {
+		t.Fatal("isStandard is wrong")
 	}
 }
 
