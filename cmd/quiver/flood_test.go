@@ -10,15 +10,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/quiverdb/quiver/client"
+	"github.com/quiverdb/quiver/internal/floodtest"
 )
 
 // The connection options: their defaults, their flags, their keys in the
@@ -59,70 +58,6 @@ func TestParseServeConnectionOptions(t *testing.T) {
 // then a header value that never ends.
 const floodHead = "POST /api/v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Slow: "
 
-// startFlood opens n connections to addr, each from its own loopback
-// address (127.5.x.y), each sending floodHead a byte per interval and
-// reconnecting at once when the server closes it, until the test ends
-// or stop is called. It returns the count of connections made.
-func startFlood(t *testing.T, addr string, n int, interval time.Duration) (made *atomic.Int64, stop func()) {
-	t.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < uint64(2*n+256) {
-		t.Fatalf("the flood needs %d open files, the limit is %d (%v): raise it (ulimit -n)", 2*n+256, lim.Cur, err)
-	}
-	made = &atomic.Int64{}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 5, byte(1+i/250), byte(1+i%250))}, Timeout: 5 * time.Second}
-			buf := make([]byte, 512)
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				c, err := d.Dial("tcp", addr)
-				if err != nil {
-					select {
-					case <-done:
-						return
-					case <-time.After(interval):
-					}
-					continue
-				}
-				made.Add(1)
-				for j := 0; ; j++ {
-					b := byte('a')
-					if j < len(floodHead) {
-						b = floodHead[j]
-					}
-					if _, err := c.Write([]byte{b}); err != nil {
-						break
-					}
-					_ = c.SetReadDeadline(time.Now().Add(interval))
-					if _, err := c.Read(buf); err == nil || !os.IsTimeout(err) {
-						break // answered or closed
-					}
-					select {
-					case <-done:
-					default:
-						continue
-					}
-					break
-				}
-				c.Close()
-			}
-		}()
-	}
-	var once sync.Once
-	stop = func() { once.Do(func() { close(done); wg.Wait() }) }
-	t.Cleanup(stop)
-	return made, stop
-}
-
 // headDeadlineFromAccept checks that a request head's deadline counts
 // from the connection's accept, the wait for its first byte (the port's
 // sniffing) included: a client silent for most of the deadline, then
@@ -142,66 +77,14 @@ func headDeadlineFromAccept(t *testing.T, addr string, deadline time.Duration) {
 	if _, err := c.Read(buf); !os.IsTimeout(err) {
 		t.Fatalf("a silent connection was answered or closed before %v: %v", silentFor, err)
 	}
-	head := "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-	for i := 0; ; i++ {
-		b := byte('a')
-		if i < len(head) {
-			b = head[i]
-		}
-		if _, err := c.Write([]byte{b}); err != nil {
-			break
-		}
-		_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := c.Read(buf); err == nil || !os.IsTimeout(err) {
-			break // the 408, or the close
-		}
-		if time.Since(start) > 3*deadline {
-			t.Fatalf("a slow head is not cut off %v after the connection", time.Since(start))
-		}
+	// Then a head a byte per 50 ms, until the 408 or the close.
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(3*deadline))
+	defer cancel()
+	if err := floodtest.Trickle(ctx, c, "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ", 'a', 50*time.Millisecond); err != nil {
+		t.Fatalf("a slow head is not cut off %v after the connection", time.Since(start))
 	}
 	if took := time.Since(start); took < deadline-100*time.Millisecond || took > deadline+deadline/2 {
 		t.Errorf("a head that began %v after the connection was cut off %v after it, want about %v", silentFor, took, deadline)
-	}
-}
-
-// timings collects the normal clients' requests.
-type timings struct {
-	mu       sync.Mutex // protects all
-	all      []time.Duration
-	failed   int
-	failures []string // the first few
-}
-
-func (m *timings) add(d time.Duration, err error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.all = append(m.all, d)
-	if err != nil {
-		m.failed++
-		if len(m.failures) < 5 {
-			m.failures = append(m.failures, err.Error())
-		}
-	}
-}
-
-// check asserts the success rate and the p99 latency.
-func (m *timings) check(t *testing.T, what string, minSuccess float64, maxP99 time.Duration) {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.all) < 20 {
-		t.Fatalf("%s: only %d requests", what, len(m.all))
-	}
-	s := slices.Clone(m.all)
-	slices.Sort(s)
-	p99 := s[(len(s)*99+99)/100-1]
-	ok := float64(len(s)-m.failed) / float64(len(s))
-	t.Logf("%s: %d requests, %.2f%% succeeded, p50 %v, p99 %v, max %v", what, len(s), 100*ok, s[len(s)/2], p99, s[len(s)-1])
-	if ok < minSuccess {
-		t.Errorf("%s: %.2f%% succeeded, want at least %.0f%%; first failures: %q", what, 100*ok, 100*minSuccess, m.failures)
-	}
-	if p99 > maxP99 {
-		t.Errorf("%s: p99 %v, want under %v", what, p99, maxP99)
 	}
 }
 
@@ -250,7 +133,12 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 		"--header-timeout", "1s", "--max-memory-per-query", "32MB", "--query-timeout", "5000")
 	base, metricsBase := "http://"+srv.addr, "http://"+srv.metrics
 	headDeadlineFromAccept(t, srv.addr, time.Second)
-	made, stopFlood := startFlood(t, srv.addr, slow, 250*time.Millisecond)
+	// The flood: each connection from its own loopback address
+	// (127.5.x.y), sending floodHead a byte per 250 ms and reconnecting
+	// at once when the server closes it.
+	floodtest.NeedFiles(t, 2*slow)
+	flood := floodtest.Start(t, floodtest.Config{Addr: srv.addr, Conns: slow, Source: floodtest.Loopback(5),
+		Payload: floodHead, Filler: 'a', Interval: 250 * time.Millisecond})
 	// The flood holds every slot it may: all but the reserve.
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		_, st := getStatus(t, base+"/api/v1/status")
@@ -266,7 +154,7 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), duration+time.Minute)
 	defer cancel()
 	end := time.Now().Add(duration)
-	times := &timings{}
+	times := &floodtest.Latencies{}
 	var wg sync.WaitGroup
 	// HTTP clients: two on keep-alive connections, two on a new
 	// connection per request; each writes its nodes and reads its count.
@@ -280,7 +168,7 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 			for i := 0; time.Now().Before(end); i++ {
 				start := time.Now()
 				_, err := cl.Query(ctx, "CREATE (:Soak {c: $c, i: $i})", map[string]any{"c": c, "i": i})
-				times.add(time.Since(start), err)
+				times.Add(time.Since(start), err)
 				var ce *client.Error
 				switch {
 				case err == nil:
@@ -291,7 +179,7 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 				}
 				start = time.Now()
 				r, err := cl.Query(ctx, "MATCH (n:Soak {c: $c}) RETURN count(*) AS n", map[string]any{"c": c})
-				times.add(time.Since(start), err)
+				times.Add(time.Since(start), err)
 				if err != nil {
 					continue
 				}
@@ -324,7 +212,7 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 					rows.Close()
 				}
 			}
-			times.add(time.Since(start), err)
+			times.Add(time.Since(start), err)
 			if err != nil && s != nil {
 				s.Close()
 				s = nil
@@ -399,8 +287,8 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 		t.Errorf("/ready under the flood: %d %v", status, h)
 	}
 	wg.Wait()
-	stopFlood()
-	times.check(t, fmt.Sprintf("normal clients beside %d slow connections (%d made) and hostile requests", slow, made.Load()), 0.99, time.Second)
+	flood.Stop()
+	times.Check(t, fmt.Sprintf("normal clients beside %d slow connections (%d made) and hostile requests", slow, flood.Connects()), 20, 99, time.Second)
 	if hostileRuns.Load() < int64(len(hostile)) {
 		t.Errorf("only %d hostile requests ran", hostileRuns.Load())
 	}

@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/internal/floodtest"
 )
 
 // dialSlow opens a connection that sends the start of a request head and
 // nothing more, and waits until the server counted it and is reading its
 // head (heads of them in all).
-func dialSlow(t *testing.T, h *hostile, conns *connGauge, want int64, heads int) net.Conn {
+func dialSlow(t *testing.T, h *hostile, conns *floodtest.Gauge, want int64, heads int) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", h.addr)
 	if err != nil {
@@ -29,11 +30,11 @@ func dialSlow(t *testing.T, h *hostile, conns *connGauge, want int64, heads int)
 	if _, err := io.WriteString(c, "GET /api/v1/health HTTP/1.1\r\nHost: x"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, fmt.Sprintf("%d connections counted, %d heads read", want, heads), func() bool {
+	floodtest.WaitFor(t, 10*time.Second, fmt.Sprintf("%d connections counted, %d heads read", want, heads), func() bool {
 		l := h.srv.listening.Load()
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		return conns.n.Load() == want && l.mu.heads.Len() == heads && l.mu.fresh == 0
+		return conns.N() == want && l.mu.heads.Len() == heads && l.mu.fresh == 0
 	})
 	return c
 }
@@ -52,7 +53,7 @@ func closedByServer(c net.Conn, d time.Duration) bool {
 // take the reserve: with the head slots full, a new head evicts the
 // oldest even while a reserved slot is free.
 func TestEvictionOrderAndReserve(t *testing.T) {
-	conns := &connGauge{}
+	conns := &floodtest.Gauge{}
 	// Long head deadlines: only eviction closes the slow connections here.
 	h := startHostile(t, Config{MaxConnections: 4, ReservedConnections: 1, MaxConnectionsPerClient: 100,
 		HeaderTimeout: time.Minute, Conns: conns, WriteTimeout: time.Minute}, engine.Options{MaxMemory: -1})
@@ -66,7 +67,7 @@ func TestEvictionOrderAndReserve(t *testing.T) {
 	defer busy.Close()
 	body := `{"query":"UNWIND range(1, 3000000) AS x RETURN x"}`
 	fmt.Fprintf(busy, "POST /api/v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	waitFor(t, 10*time.Second, "the busy query to run", func() bool { return h.srv.Running() == 1 })
+	floodtest.WaitFor(t, 10*time.Second, "the busy query to run", func() bool { return h.srv.Running() == 1 })
 
 	// Three heads fill the head slots (4 - 1 reserved); one slot is free.
 	s1 := dialSlow(t, h, conns, 2, 1)

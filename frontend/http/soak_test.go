@@ -16,6 +16,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/serving"
+	"github.com/quiverdb/quiver/internal/floodtest"
 )
 
 // soakDuration is how long the soak's clients run: QUIVER_SOAK_DURATION
@@ -35,47 +36,6 @@ func soakDuration(t testing.TB) time.Duration {
 // soakRounds is what each client does in make test's short soak.
 const soakRounds = 8
 
-// latencies collects the latencies of the normal clients' requests.
-type latencies struct {
-	mu       sync.Mutex // protects all
-	all      []time.Duration
-	failed   int
-	failures []string // the first few
-}
-
-func (l *latencies) add(d time.Duration, failure string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.all = append(l.all, d)
-	if failure != "" {
-		l.failed++
-		if len(l.failures) < 5 {
-			l.failures = append(l.failures, failure)
-		}
-	}
-}
-
-// check asserts the success rate and the p99 latency.
-func (l *latencies) check(t testing.TB, what string, minSuccess float64, maxP99 time.Duration) {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.all) == 0 {
-		t.Fatalf("%s: no requests", what)
-	}
-	s := slices.Clone(l.all)
-	slices.Sort(s)
-	p99 := s[(len(s)*99+99)/100-1]
-	ok := float64(len(s)-l.failed) / float64(len(s))
-	t.Logf("%s: %d requests, %.2f%% succeeded, p50 %v, p99 %v, max %v", what, len(s), 100*ok, s[len(s)/2], p99, s[len(s)-1])
-	if ok < minSuccess {
-		t.Errorf("%s: %.2f%% of %d requests succeeded, want at least %.0f%%; first failures: %q", what, 100*ok, len(s), 100*minSuccess, l.failures)
-	}
-	if p99 > maxP99 {
-		t.Errorf("%s: p99 latency %v, want under %v", what, p99, maxP99)
-	}
-}
-
 // A soak: 32 clients write and read their own nodes while hostile
 // requests (memory bombs, deep texts, runaway queries, a slow client, a
 // large streamed result) run beside them, and a slow-header flood from
@@ -94,12 +54,12 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 	if duration > 0 {
 		slow = 1000 // the flood, at the default ceiling
 	}
-	needFiles(t, uint64(3*slow))
+	floodtest.NeedFiles(t, 3*slow)
 	// The head timeout leaves room for a server goroutine descheduled by
 	// the hostile load under -race on two cores; the slow client is cut
 	// off all the same, and the flood loses its slots to newcomers long
 	// before.
-	conns := &connGauge{}
+	conns := &floodtest.Gauge{}
 	h := startHostile(t, Config{HeaderTimeout: 2 * time.Second, MaxConnections: slow, MaxConnectionsPerClient: slow, Conns: conns},
 		engine.Options{MaxMemoryPerQuery: 32 << 20, QueryTimeout: 5 * time.Second, MaxMemory: 512 << 20})
 	client := &nethttp.Client{Timeout: 30 * time.Second, Transport: &nethttp.Transport{MaxIdleConnsPerHost: clients}}
@@ -113,7 +73,7 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 		return resp.StatusCode, raw, err
 	}
 	flood := startSlowFlood(t, h.addr, slow, 250*time.Millisecond)
-	waitFor(t, 30*time.Second, "the flood to reach the ceiling", func() bool { return conns.n.Load() >= int64(slow*9/10) })
+	floodtest.WaitFor(t, 30*time.Second, "the flood to reach the ceiling", func() bool { return conns.N() >= int64(slow*9/10) })
 	stop := make(chan struct{})
 	var hostileRuns atomic.Int64
 	var hwg sync.WaitGroup
@@ -185,15 +145,15 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 		}
 	}()
 
-	lat := &latencies{}
+	lat := &floodtest.Latencies{}
 	timed := func(body string) (int, []byte, error) {
 		start := time.Now()
 		status, raw, err := post(body)
-		failure := ""
+		var failure error
 		if err != nil || status != 200 {
-			failure = fmt.Sprintf("%d %v %.100s", status, err, raw)
+			failure = fmt.Errorf("%d %v %.100s", status, err, raw)
 		}
-		lat.add(time.Since(start), failure)
+		lat.Add(time.Since(start), failure)
 		return status, raw, err
 	}
 	end := time.Now().Add(duration)
@@ -240,7 +200,7 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 	if raceBuild {
 		maxP99 = 3 * time.Second
 	}
-	lat.check(t, fmt.Sprintf("the normal clients beside the hostile requests and %d slow connections (%d made)", slow, flood.connects.Load()), 0.99, maxP99)
+	lat.Check(t, fmt.Sprintf("the normal clients beside the hostile requests and %d slow connections (%d made)", slow, flood.Connects()), 1, 99, maxP99)
 	var total int64
 	for _, n := range written {
 		total += n

@@ -16,6 +16,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/serving"
+	"github.com/quiverdb/quiver/internal/floodtest"
 )
 
 // counts is the ceiling's state: slots held, slots without a HELLO,
@@ -53,7 +54,7 @@ func admitTest(c *ceiling, host string) *testSlot {
 // saturation; with nothing to take, the newcomer is refused at once.
 func TestCeilingEvictionOrderAndReserve(t *testing.T) {
 	sat := &serving.Saturation{}
-	var conns connGauge
+	var conns floodtest.Gauge
 	c := newCeiling(Config{MaxConnections: 5, MaxConnectionsPerClient: 3, ReservedConnections: 2,
 		Saturation: sat, Conns: &conns, Logger: quietLogger()}, nil)
 	if c.greetCap != 3 {
@@ -106,8 +107,8 @@ func TestCeilingEvictionOrderAndReserve(t *testing.T) {
 		s.sl.release()
 		s.sl.release()
 	}
-	if total, greeting, waiting := c.counts(); total != 0 || greeting != 0 || waiting != 0 || conns.n.Load() != 0 {
-		t.Fatalf("all released: %d slots, %d without a HELLO, %d candidates, gauge %d", total, greeting, waiting, conns.n.Load())
+	if total, greeting, waiting := c.counts(); total != 0 || greeting != 0 || waiting != 0 || conns.N() != 0 {
+		t.Fatalf("all released: %d slots, %d without a HELLO, %d candidates, gauge %d", total, greeting, waiting, conns.N())
 	}
 
 	// A client at its own ceiling (3) takes the slot of its own oldest
@@ -145,13 +146,13 @@ func TestCeilingNewcomerWaitsForTheServer(t *testing.T) {
 	a, b := admitTest(c, "10.0.0.1"), admitTest(c, "10.0.0.2")
 	got := make(chan *testSlot, 2)
 	go func() { got <- admitTest(c, "10.0.0.3") }()
-	waitUntil(t, 10*time.Second, "the newcomer to wait", func() bool {
+	floodtest.WaitFor(t, 10*time.Second, "the newcomer to wait", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.mu.waiters == 1
 	})
 	go func() { got <- admitTest(c, "10.0.0.4") }()
-	waitUntil(t, 10*time.Second, "the second newcomer to wait", func() bool {
+	floodtest.WaitFor(t, 10*time.Second, "the second newcomer to wait", func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.mu.waiters == 2
@@ -196,7 +197,7 @@ func TestEvictionOverTCP(t *testing.T) {
 	}
 	stalled := func(waiting int) {
 		t.Helper()
-		waitUntil(t, 10*time.Second, "the server to wait on the HELLO", func() bool { _, _, n := srv.ceiling.counts(); return n == waiting })
+		floodtest.WaitFor(t, 10*time.Second, "the server to wait on the HELLO", func() bool { _, _, n := srv.ceiling.counts(); return n == waiting })
 	}
 	w := dial(t, addr)
 	w.send(`{"type":"BEGIN"}`)
@@ -276,7 +277,7 @@ func TestQUICConnectionWithoutHelloIsEvicted(t *testing.T) {
 	if _, err := io.WriteString(st, `{"type":"HEL`); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, "the server to wait on the QUIC stream's HELLO", func() bool {
+	floodtest.WaitFor(t, 10*time.Second, "the server to wait on the QUIC stream's HELLO", func() bool {
 		total, _, waiting := srv.ceiling.counts()
 		return total == 2 && waiting == 1
 	})
