@@ -207,11 +207,11 @@ func run(args []string) error {
 	if err := bench.WriteMarkdown(&buf, rep); err != nil {
 		return err
 	}
-	// The sections `quiverbench writes` and `restart` keep in the report
+	// The sections `quiverbench writes`, `restart` and `protocols` keep in the report
 	// stay.
 	report := buf.String()
 	if old, err := os.ReadFile(*out); err == nil {
-		for _, h := range []string{bench.WritesHeading, bench.RestartHeading} {
+		for _, h := range []string{bench.WritesHeading, bench.RestartHeading, bench.ProtocolsHeading} {
 			if sec := bench.ExtractSection(string(old), h); sec != "" {
 				report = bench.SpliceSection(report, h, sec)
 			}
