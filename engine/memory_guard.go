@@ -118,6 +118,16 @@ func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
 	return g
 }
 
+// MemoryCharged is what the statements running on db are charged
+// together (their accountants' figures, as the server's budget sums
+// them); 0 without a budget (Options.MaxMemory).
+func (db *DB) MemoryCharged() int64 {
+	if db.mem.budget == nil {
+		return 0
+	}
+	return db.mem.budget.Used()
+}
+
 func (g *memoryGovernor) close() {
 	if g.watched {
 		heapWatch.remove(g)

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -43,26 +44,48 @@ func openHoldDB(t *testing.T, opts engine.Options) (db *engine.DB, reached chan 
 // together past the server's budget: the one holding the most fails
 // with 53200, the others finish, and the budget is whole again after.
 func TestServerBudgetFailsTheLargestQuery(t *testing.T) {
-	// Calibrate: what one collected integer costs (the accountant's
-	// peak of a query that collects a million of them).
-	db, reached, release := openHoldDB(t, engine.Options{MaxMemory: -1})
-	close(release)
-	res, err := db.Query(context.Background(), holdQuery, engine.Params{"n": int64(1_000_000)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drain(res); err != nil {
-		t.Fatal(err)
-	}
-	<-reached
-	perMillion := res.Summary().MemoryPeak
-	if perMillion < 16_000_000 {
-		t.Fatalf("collecting a million integers peaked at %d bytes", perMillion)
+	// Calibrate: what each query holds once it collected its list (held,
+	// read while it waits in test.hold()) and the most it held on the way
+	// (peak). A list grows by copying into a larger array, both charged
+	// while it copies, so neither is proportional to the values.
+	const large, small, third = 1_600_000, 300_000, 800_000
+	held, peak := map[int64]int64{}, map[int64]int64{}
+	for _, n := range []int64{large, small, third} {
+		db, reached, release := openHoldDB(t, engine.Options{MaxMemory: 1 << 40})
+		var res *engine.Result
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			if res, err = db.Query(context.Background(), holdQuery, engine.Params{"n": n}); err == nil {
+				_, err = drain(res)
+			}
+			done <- err
+		}()
+		select {
+		case <-reached:
+		case err := <-done:
+			t.Fatalf("collecting %d integers ended before test.hold(): %v", n, err)
+		}
+		held[n] = db.MemoryCharged()
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		peak[n] = res.Summary().MemoryPeak
+		if held[n] < n*16 || peak[n] < held[n] {
+			t.Fatalf("collecting %d integers held %d bytes, peaked at %d", n, held[n], peak[n])
+		}
 	}
 
-	// A budget of 2.5 million integers; each query may hold 2 million.
-	budget := perMillion * 5 / 2
-	db, reached, release = openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: 2 * perMillion, QueryTimeout: time.Hour})
+	// Each query alone fits its limit. The budget holds the large and the
+	// small query with room for half the third: the third takes the sum
+	// past it while it collects, and the largest is the one that fails.
+	budget := held[large] + held[small] + held[third]/2
+	perQuery := max(peak[large], peak[small], peak[third]) * 5 / 4
+	if held[large]+peak[small] >= budget || peak[large] > budget {
+		t.Fatalf("no budget for the test: held %v, peaks %v", held, peak)
+	}
+	db, reached, release := openHoldDB(t, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: perQuery, QueryTimeout: time.Hour})
 	type outcome struct {
 		n         int64
 		code, msg string
@@ -85,18 +108,15 @@ func TestServerBudgetFailsTheLargestQuery(t *testing.T) {
 		}
 		results <- outcome{n, code, msg, rows}
 	}
-	// The largest (1.6 million) and a small one (0.3 million) hold
-	// their lists; the third (0.8 million) takes the sum past the budget
-	// while it collects, and the largest is the one that fails.
 	wg.Add(2)
-	go run(1_600_000)
+	go run(large)
 	<-reached
-	go run(300_000)
+	go run(small)
 	<-reached
 	wg.Add(1)
-	go run(800_000)
+	go run(third)
 	failed := <-results
-	if failed.n != 1_600_000 || failed.code != "53200" {
+	if failed.n != large || failed.code != "53200" {
 		t.Fatalf("first to end: %+v, want the 1.6 million query failing with 53200", failed)
 	}
 	select { // the third query gets past its collect
@@ -108,17 +128,20 @@ func TestServerBudgetFailsTheLargestQuery(t *testing.T) {
 	wg.Wait()
 	close(results)
 	for r := range results {
-		want := []string{map[int64]string{300_000: "300000", 800_000: "800000"}[r.n]}
+		want := []string{fmt.Sprint(r.n)}
 		if r.code != "" || len(r.rows) != 1 || r.rows[0] != want[0] {
 			t.Errorf("query of %d: %+v, want %v", r.n, r, want)
 		}
 	}
 	// Nothing stays charged: every query closed its tracker before its
-	// caller saw the end, so one as large as a query may be runs.
-	res, err = db.Query(context.Background(), holdQuery, engine.Params{"n": int64(1_900_000)})
+	// caller saw the end, so the largest runs again, alone.
+	if held := db.MemoryCharged(); held != 0 {
+		t.Errorf("after the others finished the budget holds %d bytes", held)
+	}
+	res, err := db.Query(context.Background(), holdQuery, engine.Params{"n": int64(large)})
 	if err == nil {
 		var rows []string
-		if rows, err = drain(res); err == nil && (len(rows) != 1 || rows[0] != "1900000") {
+		if rows, err = drain(res); err == nil && (len(rows) != 1 || rows[0] != fmt.Sprint(large)) {
 			t.Errorf("after the others finished: %v", rows)
 		}
 	}

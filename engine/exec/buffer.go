@@ -14,7 +14,8 @@ type Buffer struct {
 	n    int
 	pos  int
 	out  *vector.Batch
-	mem  *memory.Tracker // charged per batch kept, when set
+	mem  *memory.Tracker // charged for the rows kept, when set
+	held heldRows
 }
 
 // Track charges the rows the buffer keeps to m (max_memory_per_query).
@@ -32,18 +33,10 @@ func (b *Buffer) Fill() error {
 		if err != nil || batch == nil {
 			return err
 		}
-		if b.mem != nil && b.mem.Limit > 0 {
-			if err := b.mem.Charge(memory.BatchBytes(batch)); err != nil {
-				return err
-			}
+		if err := b.held.add(b.mem, b.cols, batch); err != nil {
+			return err
 		}
-		for i := 0; i < batch.Rows(); i++ {
-			r := batch.Row(i)
-			for c := range b.cols {
-				b.cols[c].push(batch.Cols[c], r)
-			}
-			b.n++
-		}
+		b.n += batch.Rows()
 	}
 }
 

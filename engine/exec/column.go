@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -66,6 +67,46 @@ func (c *column) push(src *vector.Vector, r int) {
 	}
 	c.setNull(c.n, null)
 	c.n++
+}
+
+// room makes room in c for n more rows of src's type before they are
+// pushed, charging m for the growth (growHeld), and returns the bytes
+// charged. A column without a type yet, or one that src's type turns
+// generic, grows in push: the owner charges that after the rows are in
+// (capBytes).
+func (c *column) room(m *memory.Tracker, src *vector.Vector, n int) (int64, error) {
+	v := c.v
+	if v == nil || v.Type != src.Type {
+		return 0, nil
+	}
+	need := c.n + n
+	var grown int64
+	var err error
+	switch v.Type {
+	case vector.Bool:
+		v.Bools, grown, err = growHeld(m, v.Bools, need, 1)
+	case vector.Int64:
+		v.I64, grown, err = growHeld(m, v.I64, need, 8)
+	case vector.Float64:
+		v.F64, grown, err = growHeld(m, v.F64, need, 8)
+	case vector.String:
+		v.Str, grown, err = growHeld(m, v.Str, need, memory.StringBytes)
+	case vector.Node, vector.Rel:
+		v.IDs, grown, err = growHeld(m, v.IDs, need, 8)
+	case vector.Any:
+		v.Any, grown, err = growHeld(m, v.Any, need, memory.IfaceBytes)
+	}
+	return grown, err
+}
+
+// capBytes is what c's arrays take by capacity, filled or not.
+func (c *column) capBytes() int64 {
+	v := c.v
+	if v == nil {
+		return 0
+	}
+	return int64(cap(v.Bools)) + 8*int64(cap(v.I64)+cap(v.F64)+cap(v.IDs)+cap(v.Valid)) +
+		memory.StringBytes*int64(cap(v.Str)) + memory.IfaceBytes*int64(cap(v.Any))
 }
 
 // typeNulls gives a column of nulls only the type t of its first value.

@@ -3,8 +3,8 @@ package exec
 import "github.com/quiverdb/quiver/vector"
 
 // crossOp pairs every row of its left input with every row of its right
-// input. The right side is read once into growable columns; left rows are
-// repeated with typed copies.
+// input. The right side is read once into growable columns (charged by
+// capacity, held.go); left rows are repeated with typed copies.
 type crossOp struct {
 	c           *Context
 	left, right Operator
@@ -13,6 +13,7 @@ type crossOp struct {
 	loaded bool
 	rcols  []column
 	nright int
+	held   heldRows // the right side's charge (held.go)
 
 	lb   *vector.Batch // current left batch
 	lpos int           // logical row of lb being paired
@@ -31,16 +32,10 @@ func (x *crossOp) load() error {
 		if x.rcols == nil {
 			x.rcols = make([]column, len(b.Cols))
 		}
-		if _, err := x.c.chargeBatch(b); err != nil {
+		if err := x.held.add(&x.c.Mem, x.rcols, b); err != nil {
 			return err
 		}
-		for i := 0; i < b.Rows(); i++ {
-			r := b.Row(i)
-			for c, v := range b.Cols {
-				x.rcols[c].push(v, r)
-			}
-			x.nright++
-		}
+		x.nright += b.Rows()
 	}
 }
 

@@ -45,7 +45,7 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 				continue
 			}
 			d.seen[string(d.key)] = struct{}{}
-			held += int64(len(d.key)) + memory.MapEntryBytes
+			held += memory.KeyAllocBytes(len(d.key)) + memory.SetEntryBytes
 			d.sel = append(d.sel, int32(r))
 		}
 		if err := d.c.Mem.Charge(held + d.ids.bytes() - before); err != nil {

@@ -43,7 +43,7 @@ type hashAggregate struct {
 	key     []byte
 	gidx    []int32 // group of each physical row of the current batch
 	// held is the estimated bytes of keys and values kept, charged to
-	// the query's memory budget per batch (memory.go).
+	// the query's memory budget per batch (hashagg_memory.go).
 	held, charged int64
 
 	// hint bounds the input's rows (rowsBound), 0 when unknown. When the
@@ -77,7 +77,7 @@ func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregat
 		h.allConst = h.allConst && isConst
 	}
 	for _, a := range p.Aggs {
-		st := &aggState{call: a}
+		st := &aggState{call: a, mem: &c.Mem}
 		if a.Arg != nil {
 			ev, err := compile(c, a.Arg)
 			if err != nil {
@@ -150,6 +150,12 @@ func (h *hashAggregate) consume() error {
 		if b == nil {
 			return nil
 		}
+		if len(h.aggs) > 0 && h.ngroups+b.Rows() > len(h.aggs[0].count) {
+			// The batch's new groups may outgrow the state's arrays.
+			if err := h.reserveGroups(b.Rows()); err != nil {
+				return err
+			}
+		}
 		coded := false
 		switch {
 		case h.allConst:
@@ -176,21 +182,20 @@ func (h *hashAggregate) consume() error {
 		}
 		if !h.presized {
 			h.presized = true
-			if h.hint > h.ngroups && 10*h.ngroups >= 9*b.Rows() {
+			// Sized at once only when the sized state fits the limit
+			// (else it grows, and fails, as it goes).
+			if h.hint > h.ngroups && 10*h.ngroups >= 9*b.Rows() && h.c.Mem.Reserve(int64(h.hint)*h.groupBytes()) == nil {
 				h.reserve(h.hint)
 			}
 		}
-		held := h.held + h.ints.bytes() + h.nodes.bytes()
 		for _, a := range h.aggs {
 			if err := a.update(b, h.gidx); err != nil {
 				return err
 			}
-			held += a.held
 		}
-		if err := h.c.Mem.Charge(held - h.charged); err != nil {
+		if err := h.settle(); err != nil {
 			return err
 		}
-		h.charged = held
 	}
 }
 
@@ -282,7 +287,6 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 			}
 			g := h.newGroup()
 			*cell = g + 1
-			h.held += 16 * int64(1+len(h.aggs))
 			if keyVecs[0].Type == vector.Int64 {
 				h.keyCols[0].pushInt(x)
 			} else {
@@ -301,9 +305,10 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if !ok {
 		g = h.newGroup()
 		h.groups[string(h.key)] = g
-		h.held += int64(len(h.key)) + memory.MapEntryBytes + 16*int64(len(keyVecs)+len(h.aggs))
+		h.held += memory.KeyAllocBytes(len(h.key)) + memory.SetEntryBytes
 		for k, kv := range keyVecs {
 			h.keyCols[k].push(kv, r)
+			h.held += memory.RowPayloadBytes(kv, r)
 		}
 	}
 	return g
@@ -388,10 +393,16 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 		// first batch leaves, so a column's type does not depend on which
 		// groups share a batch.
 		h.results = make([]column, len(h.aggs))
+		var made int64
 		for i, a := range h.aggs {
 			if err := a.results(&h.results[i], h.ngroups); err != nil {
 				return nil, err
 			}
+			made += a.resultBytes(&h.results[i])
+		}
+		h.charged += made
+		if err := h.c.Mem.Charge(made); err != nil {
+			return nil, err
 		}
 	}
 	for i := range h.aggs {
@@ -422,6 +433,8 @@ func (h *hashAggregate) release() {
 	}
 	h.results, h.keyCols = nil, nil
 	h.ngroups, h.emitted = 0, 0
+	h.c.Mem.Release(h.charged) // what is left is in the rows emitted
+	h.charged = 0
 }
 
 // aggState is one aggregate's per-group state.
@@ -454,6 +467,13 @@ type aggState struct {
 	idBits [idKinds]visitSet
 	key    []byte
 	held   int64 // estimated bytes of values kept (collect, DISTINCT)
+	// mem is the statement's accountant: a list's large growth is
+	// charged to it before it is allocated (growList), and charged holds
+	// those charges until the aggregate's next count takes them in;
+	// listCap is the capacity of every group's list, in values.
+	mem     *memory.Tracker
+	listCap int64
+	charged int64
 	// keep makes a DISTINCT aggregate also keep each group's distinct
 	// values in dvals: a worker's partial state, merged by value
 	// (parallel_agg.go).
@@ -601,7 +621,9 @@ func (a *aggState) update(b *vector.Batch, gidx []int32) error {
 				for len(a.dvals) <= int(g) {
 					a.dvals = append(a.dvals, nil)
 				}
-				a.dvals[g] = append(a.dvals[g], v.Get(r))
+				x := v.Get(r)
+				a.dvals[g] = append(a.dvals[g], x)
+				a.held += memory.ValueBytes(x)
 			}
 		}
 		if err := a.add(g, v, r); err != nil {
@@ -707,7 +729,7 @@ func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
 		return false
 	}
 	a.seen[string(a.key)] = struct{}{}
-	a.held += int64(len(a.key)) + memory.MapEntryBytes
+	a.held += memory.KeyAllocBytes(len(a.key)) + memory.SetEntryBytes
 	return true
 }
 
@@ -787,8 +809,13 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		}
 	case plan.AggCollect:
 		x := v.Get(r)
+		if l := a.lists[g]; len(l) == cap(l) {
+			if err := a.growList(g, len(l)+1); err != nil {
+				return err
+			}
+		}
 		a.lists[g] = append(a.lists[g], x)
-		a.held += memory.ValueBytes(x)
+		a.held += memory.ValueBytes(x) - memory.IfaceBytes // the slot is charged by capacity
 	case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
 		x, err := aggNumber(a.call.Func, v, r)
 		if err != nil {
@@ -803,8 +830,13 @@ func (a *aggState) add(g int32, v *vector.Vector, r int) error {
 		if _, err := aggNumber(a.call.Func, v, r); err != nil {
 			return err
 		}
+		if l := a.lists[g]; len(l) == cap(l) {
+			if err := a.growList(g, len(l)+1); err != nil {
+				return err
+			}
+		}
 		a.lists[g] = append(a.lists[g], x)
-		a.held += memory.ValueBytes(x)
+		a.held += memory.ValueBytes(x) - memory.IfaceBytes
 	}
 	return nil
 }

@@ -40,8 +40,7 @@ func (h *hashAggregate) lookupNode(kv *vector.Vector, r int, x int64) int32 {
 		return *cell - 1
 	}
 	g := h.newGroup()
-	*cell = g + 1
-	h.held += 16 * int64(1+len(h.aggs))
+	*cell = g + 1 // the state and key arrays are charged by capacity
 	h.keyCols[0].push(kv, r)
 	return g
 }

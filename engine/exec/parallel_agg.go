@@ -89,15 +89,15 @@ func (a *parallelAgg) consume() error {
 	}
 }
 
-// merge folds the groups of a partial aggregate w (same plan) into h. The
-// memory w holds was charged by its worker and moves to h, so nothing is
-// charged again.
+// merge folds the groups of a partial aggregate w (same plan) into h.
+// What h holds then is charged, and what w's worker charged given back:
+// w's values moved into h (counted in h's state from now on), the rest
+// of it is garbage.
 func (h *hashAggregate) merge(w *hashAggregate) error {
 	keyVecs := make([]*vector.Vector, len(w.keyCols))
 	for k := range w.keyCols {
 		keyVecs[k] = w.keyCols[k].v
 	}
-	held := h.held
 	for g := 0; g < w.ngroups; g++ {
 		var to int32
 		if len(h.keys) > 0 {
@@ -109,8 +109,15 @@ func (h *hashAggregate) merge(w *hashAggregate) error {
 			}
 		}
 	}
-	h.held = held
-	return nil
+	for i, a := range h.aggs {
+		if a.lists != nil && !a.call.Distinct {
+			a.held += w.aggs[i].held // the listed values moved
+		}
+	}
+	err := h.settle()
+	h.c.Mem.Release(w.charged)
+	w.charged = 0
+	return err
 }
 
 // merge folds group bg of b (a partial state of the same call) into group g.
@@ -173,7 +180,7 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 		}
 	case plan.AggCollect:
 		a.count[g] += b.count[bg]
-		a.lists[g] = append(a.lists[g], b.lists[bg]...)
+		return a.appendList(g, b, bg)
 	case plan.AggStDev, plan.AggStDevP, plan.AggVariance, plan.AggVarianceP:
 		na, nb := float64(a.count[g]), float64(b.count[bg])
 		if nb == 0 {
@@ -196,7 +203,28 @@ func (a *aggState) merge(g int32, b *aggState, bg int32) error {
 			a.pct[g] = b.pct[bg]
 		}
 		a.count[g] += b.count[bg]
-		a.lists[g] = append(a.lists[g], b.lists[bg]...)
+		return a.appendList(g, b, bg)
 	}
+	return nil
+}
+
+// appendList appends group bg's list of b to group g's. An empty list
+// takes b's array as it is; b's array is dropped either way (b is done
+// with once merged).
+func (a *aggState) appendList(g int32, b *aggState, bg int32) error {
+	src := b.lists[bg]
+	b.lists[bg] = nil
+	if len(src) == 0 {
+		return nil
+	}
+	if len(a.lists[g]) == 0 {
+		a.listCap += int64(cap(src) - cap(a.lists[g]))
+		a.lists[g] = src
+		return nil
+	}
+	if err := a.growList(g, len(a.lists[g])+len(src)); err != nil {
+		return err
+	}
+	a.lists[g] = append(a.lists[g], src...)
 	return nil
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // sortOp orders its input. Without a limit it reads every row into
-// columns and sorts a permutation; with LIMIT it keeps only the best
-// skip+limit rows in a heap, so ORDER BY … LIMIT k costs O(n log k) time
-// and O(k) memory.
+// chunks, joins them into columns once the last is in (chunks.go) and
+// sorts a permutation; with LIMIT it keeps only the best skip+limit rows
+// in a heap, so ORDER BY … LIMIT k costs O(n log k) time and O(k)
+// memory. What it keeps is charged by the room it takes, the
+// permutation's included, before it is allocated.
 type sortOp struct {
 	c    *Context
 	in   Operator
@@ -24,7 +26,12 @@ type sortOp struct {
 	perm []int32
 	pos  int
 	out  *vector.Batch
-	held int64 // bytes charged to the query's memory budget
+	// A sort of every row keeps them in chunks until the last is in
+	// (chunks.go), a top-k sort in columns it prunes (held.go); permHeld
+	// is the permutation's array.
+	chunks   rowChunks
+	held     heldRows
+	permHeld int64
 	// bar is the buffered row a new row must beat to enter the top k
 	// (the worst of the k best after a prune), -1 while there is none.
 	// Rows that do not beat it are dropped on arrival, before they are
@@ -65,6 +72,7 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 	}
 	n := min(len(s.perm)-s.pos, vector.Capacity)
 	if n <= 0 {
+		s.drop()
 		return nil, nil
 	}
 	if s.out == nil {
@@ -110,39 +118,74 @@ func (s *sortOp) consume() error {
 				continue
 			}
 		}
-		n, err := s.c.chargeBatch(b)
-		if err != nil {
+		if s.topK < 0 {
+			if err := s.chunks.add(&s.c.Mem, b); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.held.add(&s.c.Mem, s.cols, b); err != nil {
 			return err
 		}
-		s.held += n
-		for i := 0; i < b.Rows(); i++ {
-			r := b.Row(i)
-			for c, v := range b.Cols {
-				s.cols[c].push(v, r)
-			}
-		}
-		if s.topK >= 0 && int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
+		if int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
 			before := s.rows()
 			if err := s.prune(); err != nil {
 				return err
 			}
-			// The pruned rows are gone: give back their share.
-			kept := s.held * int64(s.rows()) / int64(before)
-			s.c.Mem.Release(s.held - kept)
-			s.held = kept
+			// The pruned rows are gone: give back their share, and the
+			// arrays they were in.
+			s.held.keepShare(&s.c.Mem, s.rows(), before)
+			if err := s.held.recount(&s.c.Mem, s.cols); err != nil {
+				return err
+			}
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1
 			}
 		}
 	}
-	s.perm = s.perm[:0]
-	for i := 0; i < s.rows(); i++ {
-		s.perm = append(s.perm, int32(i))
+	if s.topK < 0 && s.cols != nil {
+		cols, err := s.chunks.columns(&s.c.Mem, len(s.cols))
+		if err != nil {
+			return err
+		}
+		s.cols = cols
+	}
+	if err := s.identity(); err != nil {
+		return err
 	}
 	if s.topK >= 0 && int64(len(s.perm)) > s.topK {
 		return s.selectTop()
 	}
 	return sortRows(s.c, s.perm, s.less)
+}
+
+// identity sets perm to the rows in input order, its array charged
+// before it is allocated (4 bytes a row beside the rows themselves).
+func (s *sortOp) identity() error {
+	n := s.rows()
+	perm, grown, err := growHeld(&s.c.Mem, s.perm[:0], n, 4)
+	s.permHeld += grown
+	if err != nil {
+		return err
+	}
+	s.perm = perm[:n]
+	for i := range s.perm {
+		s.perm[i] = int32(i)
+	}
+	return nil
+}
+
+// drop gives back the rows and their charge once every row has left
+// (emitted batches hold copies).
+func (s *sortOp) drop() {
+	if s.cols == nil {
+		return
+	}
+	s.held.release(&s.c.Mem)
+	s.chunks.release(&s.c.Mem)
+	s.c.Mem.Release(s.permHeld)
+	s.permHeld = 0
+	s.cols, s.perm = nil, nil
 }
 
 // contenders narrows b to the rows that beat the bar row, nil when none
@@ -270,6 +313,12 @@ func (s *sortOp) rows() int {
 // max-heap (the worst kept row on top).
 func (s *sortOp) selectTop() error {
 	h := &rowHeap{s: s}
+	rows, grown, err := growHeld(&s.c.Mem, h.rows, int(min(s.topK, int64(len(s.perm)))), 4)
+	if err != nil {
+		return err
+	}
+	h.rows = rows
+	defer s.c.Mem.Release(grown) // the heap's rows end in perm
 	for i, r := range s.perm {
 		if i%sortCheckEvery == 0 {
 			if err := s.c.Interrupted(); err != nil {
@@ -289,17 +338,28 @@ func (s *sortOp) selectTop() error {
 
 // prune compacts the buffered columns to the current best topK rows.
 func (s *sortOp) prune() error {
-	s.perm = s.perm[:0]
-	for i := 0; i < s.rows(); i++ {
-		s.perm = append(s.perm, int32(i))
+	if err := s.identity(); err != nil {
+		return err
 	}
 	if err := s.selectTop(); err != nil {
 		return err
 	}
+	// The kept columns' arrays are charged before they are allocated,
+	// beside the old ones until recount gives those back.
 	kept := make([]column, len(s.cols))
 	for c := range s.cols {
+		src := s.cols[c].v
+		if len(s.perm) > 0 && !src.IsNull(int(s.perm[0])) {
+			// (a column of leading nulls waits for its first value's type)
+			kept[c].v = &vector.Vector{Type: src.Type}
+			grown, err := kept[c].room(&s.c.Mem, src, len(s.perm))
+			s.held.arrays += grown
+			if err != nil {
+				return err
+			}
+		}
 		for _, r := range s.perm {
-			kept[c].push(s.cols[c].v, int(r))
+			kept[c].push(src, int(r))
 		}
 	}
 	s.cols = kept

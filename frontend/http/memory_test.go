@@ -43,27 +43,51 @@ func registerHold(t *testing.T, db *engine.DB) (reached, release chan struct{}) 
 // cancelled: context canceled": the timeout's context lost the budget's
 // cause), and the other two finish with their rows.
 func TestMemoryBudgetAnswers507ToTheLargest(t *testing.T) {
-	// What a million collected integers cost, as the accountant counts.
-	calib := openDB(t, engine.Options{MaxMemory: -1})
-	_, free := registerHold(t, calib)
-	close(free)
-	res, err := calib.Query(context.Background(), holdQuery, engine.Params{"n": int64(1_000_000)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		b, err := res.Next()
-		if err != nil {
+	// What each query holds once it collected its list (read while it
+	// waits in test.hold()) and the most it held on the way: a list
+	// grows by copying into a larger array, both charged while it
+	// copies, so neither is proportional to the values.
+	const large, small, third = 1_600_000, 300_000, 800_000
+	held, peak := map[int]int64{}, map[int]int64{}
+	for _, n := range []int{large, small, third} {
+		calib := openDB(t, engine.Options{MaxMemory: 1 << 40})
+		reached, release := registerHold(t, calib)
+		var res *engine.Result
+		done := make(chan error, 1)
+		go func() {
+			var err error
+			if res, err = calib.Query(context.Background(), holdQuery, engine.Params{"n": int64(n)}); err == nil {
+				for {
+					var b *vector.Batch
+					if b, err = res.Next(); err != nil || b == nil {
+						break
+					}
+				}
+				res.Close()
+			}
+			done <- err
+		}()
+		select {
+		case <-reached:
+		case err := <-done:
+			t.Fatalf("collecting %d integers ended before test.hold(): %v", n, err)
+		}
+		held[n] = calib.MemoryCharged()
+		close(release)
+		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if b == nil {
-			break
-		}
+		peak[n] = res.Summary().MemoryPeak
 	}
-	res.Close()
-	perMillion := res.Summary().MemoryPeak
+	// Each query alone fits its limit; the budget holds the large and
+	// the small query with room for half the third.
+	budget := held[large] + held[small] + held[third]/2
+	perQuery := max(peak[large], peak[small], peak[third]) * 5 / 4
+	if held[large]+peak[small] >= budget {
+		t.Fatalf("no budget for the test: held %v, peaks %v", held, peak)
+	}
 
-	h := startHostile(t, Config{}, engine.Options{MaxMemory: perMillion * 5 / 2, MaxMemoryPerQuery: 2 * perMillion, QueryTimeout: time.Minute})
+	h := startHostile(t, Config{}, engine.Options{MaxMemory: budget, MaxMemoryPerQuery: perQuery, QueryTimeout: time.Minute})
 	reached, release := registerHold(t, h.db)
 	type answer struct {
 		n      int
@@ -81,13 +105,13 @@ func TestMemoryBudgetAnswers507ToTheLargest(t *testing.T) {
 	// The largest and a small one hold their lists; the third takes the
 	// sum past the budget while it collects.
 	wg.Add(3)
-	go run(1_600_000)
+	go run(large)
 	<-reached
-	go run(300_000)
+	go run(small)
 	<-reached
-	go run(800_000)
+	go run(third)
 	first := <-answers
-	if first.n != 1_600_000 || first.status != 507 || errorCode(first.raw) != "53200" {
+	if first.n != large || first.status != 507 || errorCode(first.raw) != "53200" {
 		t.Fatalf("first answer: query of %d, %d %.300s; want the largest, 507 53200", first.n, first.status, first.raw)
 	}
 	<-reached // the third gets past its collect
