@@ -2,6 +2,7 @@ package exec
 
 import (
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -11,7 +12,11 @@ import (
 // It materialises Right once, hashing each row's key by its index-key
 // encoding (storage.AppendIndexKey: Cypher equality, so 1 joins 1.0),
 // then streams Left, emitting up to Capacity pairs per batch. Null keys
-// join nothing.
+// join nothing. Right's rows are charged as a sort's are (heldRows: by
+// their arrays' capacity), and the table by its entries: each key's
+// bytes and map entry when it first comes, and twice a row's position
+// for the room of the key's list (an append doubles it), once a batch.
+// All of it is given back when Left is exhausted.
 type hashJoin struct {
 	c           *Context
 	left, right Operator
@@ -21,6 +26,8 @@ type hashJoin struct {
 	loaded bool
 	rcols  []column
 	table  map[string][]int32
+	held   heldRows // Right's rows
+	tabled int64    // what the table is charged
 
 	lb    *vector.Batch
 	lkeys []string // encoded key per logical left row; "" = null
@@ -62,27 +69,41 @@ func (h *hashJoin) load() error {
 		if err != nil || b == nil {
 			return err
 		}
-		if _, err := h.c.chargeBatch(b); err != nil {
-			return err
-		}
 		if h.rcols == nil {
 			h.rcols = make([]column, len(b.Cols))
+		}
+		if err := h.held.add(&h.c.Mem, h.rcols, b); err != nil {
+			return err
 		}
 		keys, err := h.rkey.Eval(b)
 		if err != nil {
 			return err
 		}
+		var added int64
 		for i := 0; i < b.Rows(); i++ {
-			r := b.Row(i)
-			for c, v := range b.Cols {
-				h.rcols[c].push(v, r)
-			}
-			if k, ok := h.key(keys, r); ok {
-				h.table[k] = append(h.table[k], n)
+			if k, ok := h.key(keys, b.Row(i)); ok {
+				list, seen := h.table[k]
+				if !seen {
+					added += memory.KeyAllocBytes(len(k)) + memory.ListEntryBytes
+				}
+				h.table[k] = append(list, n)
+				added += 2 * 4 // the list's room: up to twice its positions
 			}
 			n++
 		}
+		h.tabled += added
+		if err := h.c.Mem.Charge(added); err != nil {
+			return err
+		}
 	}
+}
+
+// drop gives back what the join holds once Left is exhausted.
+func (h *hashJoin) drop() {
+	h.held.release(&h.c.Mem)
+	h.c.Mem.Release(h.tabled)
+	h.tabled = 0
+	h.table, h.rcols = nil, nil
 }
 
 func (h *hashJoin) Next() (*vector.Batch, error) {
@@ -92,6 +113,7 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 		}
 	}
 	if len(h.table) == 0 {
+		h.drop() // Right's rows all had null keys, or there were none
 		return nil, nil
 	}
 	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
@@ -104,8 +126,12 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 				return nil, err
 			}
 			b, err := h.left.Next()
-			if err != nil || b == nil {
+			if err != nil {
 				return nil, err
+			}
+			if b == nil {
+				h.drop()
+				return nil, nil
 			}
 			keys, err := h.lkey.Eval(b)
 			if err != nil {

@@ -110,8 +110,9 @@ func stringRows(n int) []*vector.Batch {
 
 // The operators that keep rows charge what their arrays take: at their
 // peak at least the slots and the strings of every row (a sort its
-// permutation too, a collect() its list's room), and they give all of it
-// back once their rows have left.
+// permutation too, a collect() its list's room, a hash join its table's
+// entries and keys), and they give all of it back once their rows have
+// left.
 func TestKeptRowsAreChargedByCapacity(t *testing.T) {
 	const n = 50_000
 	col := &plan.ColRef{Idx: 0, T: vector.String}
@@ -138,6 +139,12 @@ func TestKeptRowsAreChargedByCapacity(t *testing.T) {
 			return newHashAggregate(c, &plan.Aggregate{Keys: []plan.Expr{col},
 				Aggs: []plan.AggCall{{Func: plan.AggCollect, Arg: col}}, Cols: []plan.Column{{Name: "k"}, {Name: "l"}}}, in)
 		}, n*(memory.IfaceBytes+memory.StringBytes) + text},
+		{"hash join", func(c *Context, in Operator) (Operator, error) {
+			// Right is the rows; Left, a tenth of them, joins each once.
+			left := &plan.Project{Cols: []plan.Column{{Name: "l"}}}
+			return newHashJoin(c, &plan.HashJoin{Left: left, LeftKey: col, RightKey: col,
+				Cols: []plan.Column{{Name: "l"}, {Name: "r"}}}, &batchesOp{bs: stringRows(n / 10)}, in)
+		}, n*(memory.StringBytes+memory.ListEntryBytes+4) + 2*text},
 		{"buffer", func(c *Context, in Operator) (Operator, error) {
 			b := NewBuffer(in, 1)
 			b.Track(&c.Mem)
@@ -194,5 +201,22 @@ func TestCollectFailsBeforeItsListGrows(t *testing.T) {
 	// batch's values beside it) was given back.
 	if used := ctx.Mem.Used(); used > ctx.Mem.Limit {
 		t.Errorf("%d bytes charged after the failure, limit %d", used, ctx.Mem.Limit)
+	}
+}
+
+// A hash join whose Right side does not fit fails with 53200 while it
+// builds its table, rather than holding the table uncharged.
+func TestHashJoinTableIsCharged(t *testing.T) {
+	ctx := &Context{Env: expr.Env{Ctx: context.Background()}}
+	ctx.Mem.Limit = 4 << 20
+	col := &plan.ColRef{Idx: 0, T: vector.String}
+	op, err := newHashJoin(ctx, &plan.HashJoin{Left: &plan.Project{Cols: []plan.Column{{Name: "l"}}}, LeftKey: col, RightKey: col,
+		Cols: []plan.Column{{Name: "l"}, {Name: "r"}}}, &batchesOp{bs: stringRows(10)}, &batchesOp{bs: stringRows(100_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = op.Next()
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Fatalf("joining against 100,000 strings under 4 MiB: %v, want 53200", err)
 	}
 }

@@ -117,6 +117,12 @@ func valueSize(x vector.Value, d int) (size int64, ok bool) {
 // map[string]struct{} held 71 bytes an entry, 16 of them the key's.
 const SetEntryBytes = (24 + 1) * 16 / 7
 
+// ListEntryBytes is SetEntryBytes for a map from a string key to a
+// slice (a hash join's table: a key's rows): a 40-byte slot (the key's
+// header and the slice's) and its control byte, in a table that may be
+// only 7/16 full. The slice's array is counted apart.
+const ListEntryBytes = (16 + 24 + 1) * 16 / 7
+
 // KeyAllocBytes is what the allocator takes for a string of n bytes
 // made from a map key: its size class (the next multiple of 16 up to
 // 256 bytes, and within an eighth above; the tiny allocator packs
