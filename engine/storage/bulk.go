@@ -440,6 +440,13 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *prog
 		if bt == nil {
 			continue
 		}
+		// Progress: a quarter of the type's relationships at the end of
+		// each of its four steps (sort, properties, both CSRs, the
+		// relationship table), whose times are of one order.
+		quarter := func(i int64) {
+			size := int64(len(bt.perm))
+			prog.Add(0, size*i/4-size*(i-1)/4)
+		}
 		offsets, perm := sortBySource(n, bt.src, bt.dst)
 		// The forward lists' targets, in slot order: every later pass
 		// reads them sequentially.
@@ -448,6 +455,7 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *prog
 			fdst[s] = bt.dst[i]
 		}
 		bt.src, bt.dst, bt.perm = nil, nil, perm
+		quarter(1)
 		var jobs []colJob
 		for _, j := range relJobs {
 			if j.typ == bt {
@@ -455,7 +463,7 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *prog
 			}
 		}
 		fillColumns(jobs, nil)
-		bt.perm = nil
+		quarter(2)
 		var fwd, bwd *csr.CSR
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -466,6 +474,7 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *prog
 		fwd = csr.BuildSortedSequential(n, offsets, fdst, bt.base)
 		wg.Wait()
 		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
+		quarter(3)
 		if v.rels == nil { // allocated late: the sorts need the memory more
 			groups := int((v.relBound + GroupSize - 1) >> groupShift)
 			v.rels = make([]*relChunk, groups)
@@ -481,7 +490,8 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *prog
 				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(node), fdst[s]
 			}
 		}
-		prog.Add(0, int64(len(fdst)))
+		quarter(4)
+		bt.perm = nil
 	}
 	if v.rels == nil {
 		v.rels = []*relChunk{}
