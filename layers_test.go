@@ -24,14 +24,15 @@ var allowed = map[string][]string{
 	"engine/errs":           nil,
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
-	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs"},
+	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs", "engine/progress"},
 	"engine/storage/vfs":    nil,                    // the filesystem the durable parts write through
+	"engine/progress":       nil,                    // counters long work updates and watchers read
 	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
-	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory"},
+	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs"},
+	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
 	"engine/plan/opt":       {"vector", "engine/errs", "engine/plan", "engine/gql"}, // gql: its tests parse queries
 	"engine/expr":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},

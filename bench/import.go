@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
@@ -45,21 +44,17 @@ func (l ImportLoader) Build(_ context.Context, ds *Dataset, dataDir, dbDir strin
 		}
 		nodes[0].Path, rels[0].Path = filepath.Join(dataDir, PersonsParquet), filepath.Join(dataDir, KnowsParquet)
 	}
-	firstRel := ""
-	if len(rels) > 0 {
-		firstRel = rels[0].Path
-	}
 	start := time.Now()
 	var nodesDone time.Duration
 	_, err := engine.Import(engine.ImportOptions{
 		Dir:   dbDir,
 		Nodes: nodes,
 		Rels:  rels,
-		Progress: func(p engine.ImportProgress) {
-			if nodesDone == 0 && firstRel != "" && strings.HasSuffix(p.Step, firstRel) {
+		Progress: engine.NewProgress(func(p engine.ProgressSnapshot) {
+			if p.Ended && p.Name == engine.PhaseReadNodes && len(rels) > 0 {
 				nodesDone = time.Since(start)
 			}
-		},
+		}),
 	})
 	if err != nil {
 		return LoadTimes{}, err

@@ -41,6 +41,7 @@ func (db *DB) registerAlgoProcedures() {
 
 // algoCall is one call's configuration, transaction and run.
 type algoCall struct {
+	db    *DB
 	cache *algo.Cache
 	cfg   *algoConfig
 	tx    *storage.Tx
@@ -71,7 +72,7 @@ func (db *DB) startAlgo(name string, c *procs.Context, args []vector.Value) (*al
 		workers = limit // a ceiling: concurrency may lower it, never raise it
 	}
 	ctx := c.Ctx
-	return &algoCall{cache: db.algoCache, cfg: cfg, tx: tx, proj: proj,
+	return &algoCall{db: db, cache: db.algoCache, cfg: cfg, tx: tx, proj: proj,
 		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }, Probe: algo.ProbeOf(ctx)}}, nil
 }
 
@@ -97,7 +98,17 @@ func (a *algoCall) project() (*algo.Graph, error) {
 	if err := a.cfg.done(); err != nil {
 		return nil, err
 	}
+	// A projection not in the cache is the slow part of a first call:
+	// its progress is logged when it is long (progress_log.go).
+	w := a.db.startLongWork("algorithm projection", "procedure", a.cfg.proc)
+	a.run.Progress = w.t
 	g, err := algo.ProjectCached(a.run, a.cache, a.tx, a.proj)
+	a.run.Progress = nil
+	if g != nil {
+		w.end(err, "vertices", g.N)
+	} else {
+		w.end(err)
+	}
 	if err != nil {
 		a.run.Release()
 	}

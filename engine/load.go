@@ -15,6 +15,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/load"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -39,6 +40,8 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 	if err != nil {
 		return nil, copyError(err, c)
 	}
+	w := db.startLongWork("COPY", "name", c.Name, "path", path)
+	o.Progress = w.t
 	var sum Summary
 	tx := in
 	if tx == nil {
@@ -54,8 +57,10 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 		testHookOwnCommit()
 	}
 	if err == nil && in == nil {
+		w.t.Begin(progress.Phase{Name: "committing"})
 		_, err = tx.Commit()
 	}
+	w.end(err, "nodes_created", sum.NodesCreated, "relationships_created", sum.RelationshipsCreated)
 	if err != nil {
 		if in == nil {
 			tx.Rollback()
@@ -123,6 +128,7 @@ func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, 
 	for i := range bn.Cols {
 		kids[i] = cat.EnsureKey(bn.Cols[i].Key)
 	}
+	o.Progress.Begin(progress.Phase{Name: "creating nodes", Unit: "rows", TotalItems: int64(bn.Count)})
 	var keys []catalog.KeyID
 	var vals []vector.Value
 	for r := 0; r < bn.Count; r++ {
@@ -141,7 +147,11 @@ func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, 
 		}
 		sum.NodesCreated++
 		sum.PropertiesSet += int64(len(keys))
+		if (r+1)%4096 == 0 {
+			o.Progress.Add(0, 4096)
+		}
 	}
+	o.Progress.Add(0, int64(bn.Count%4096))
 	sum.LabelsAdded = sum.NodesCreated * int64(len(lids))
 	return nil
 }
@@ -169,8 +179,13 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 	default:
 		return errs.Data("COPY %s: relationships refer to nodes by their %s property, which nodes lack or hold with mixed types", typ, idKey)
 	}
-	it := snap.LiveNodes().Iterator()
-	for it.HasNext() {
+	live := snap.LiveNodes()
+	o.Progress.Begin(progress.Phase{Name: "reading node keys", Unit: "nodes", TotalItems: int64(live.GetCardinality())})
+	it := live.Iterator()
+	for n := int64(1); it.HasNext(); n++ {
+		if n%4096 == 0 {
+			o.Progress.Add(0, 4096)
+		}
 		id := uint64(it.Next())
 		snap.NodeProps(id, func(key catalog.KeyID, v vector.Value) {
 			if key != k {
@@ -192,6 +207,7 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 			}
 		})
 	}
+	o.Progress.Add(0, int64(live.GetCardinality()%4096))
 	br, err := load.ParseRelFile(path, typ, o, ints, strs)
 	if err != nil {
 		return err
@@ -201,6 +217,7 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 	for i := range br.Cols {
 		kids[i] = cat.EnsureKey(br.Cols[i].Key)
 	}
+	o.Progress.Begin(progress.Phase{Name: "creating relationships", Unit: "rows", TotalItems: int64(len(br.Src))})
 	var keys []catalog.KeyID
 	var vals []vector.Value
 	for r := range br.Src {
@@ -219,7 +236,11 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 		}
 		sum.RelationshipsCreated++
 		sum.PropertiesSet += int64(len(keys))
+		if (r+1)%4096 == 0 {
+			o.Progress.Add(0, 4096)
+		}
 	}
+	o.Progress.Add(0, int64(len(br.Src)%4096))
 	return nil
 }
 
@@ -230,8 +251,32 @@ type ImportOptions = load.Options
 // or a relationship type, and the path of a CSV or (.parquet) Parquet file.
 type ImportInput = load.Input
 
-// ImportProgress is what ImportOptions.Progress is called with.
-type ImportProgress = load.Progress
+// Progress is the advance of long work (package progress): an import's
+// phases (ImportOptions.Progress) and their counts.
+type Progress = progress.Tracker
+
+// ProgressSnapshot is a Progress's state at one moment.
+type ProgressSnapshot = progress.Snapshot
+
+// NewProgress returns a Progress that calls onPhase, when set, as each
+// phase begins and as it ends (progress.New).
+func NewProgress(onPhase func(ProgressSnapshot)) *Progress { return progress.New(onPhase) }
+
+// WatchProgress calls fn with p's snapshot after first and then every
+// interval until stop is called (progress.Watch).
+func WatchProgress(p *Progress, first, every time.Duration, fn func(ProgressSnapshot)) (stop func()) {
+	return progress.Watch(p, first, every, fn)
+}
+
+// The phases of an import, in order (a phase without work, such as
+// reading relationships when there are none, is left out).
+const (
+	PhaseReadNodes           = load.PhaseReadNodes
+	PhaseReadRels            = load.PhaseReadRels
+	PhaseStoreNodeProperties = storage.PhaseStoreNodeProperties
+	PhaseBuildAdjacency      = storage.PhaseBuildAdjacency
+	PhaseWriteFiles          = storage.PhaseWriteFiles
+)
 
 // ImportSummary is what Import did: rows, edges, bytes and seconds.
 type ImportSummary = load.Summary

@@ -47,6 +47,12 @@ type Options struct {
 	DisabledRules []string
 	// Logger receives engine logs; nil means slog.Default().
 	Logger *slog.Logger
+	// ProgressLogAfter is how long a COPY … FROM, a checkpoint or an
+	// algorithm's projection runs before its progress is logged
+	// (progress_log.go); zero means DefaultProgressLogAfter (2 s), a
+	// negative value never. ProgressLogEvery is the time between two
+	// progress lines; zero means DefaultProgressLogEvery (5 s).
+	ProgressLogAfter, ProgressLogEvery time.Duration
 	// ImportDir is the directory COPY … FROM may read files from
 	// (relative paths are resolved against it; paths outside it are
 	// refused). Empty disables COPY FROM: a query would otherwise read

@@ -72,8 +72,8 @@ func parseImport(args []string) (importArgs, error) {
 	return o, nil
 }
 
-// runImport imports, showing progress on stderr when it is a terminal,
-// and prints the summary.
+// runImport imports, showing its progress on stderr (import_progress.go:
+// bars on a terminal, plain lines otherwise), and prints the summary.
 func runImport(a importArgs, stdout, stderr *os.File) error {
 	o := a.ImportOptions
 	if a.cpuProfile != "" {
@@ -87,23 +87,10 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	tty := false
-	if fi, err := stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		tty = true
-	}
-	if tty {
-		o.Progress = func(p engine.ImportProgress) {
-			pct := 100.0
-			if p.Total > 0 {
-				pct = 100 * float64(p.Done) / float64(p.Total)
-			}
-			fmt.Fprintf(stderr, "\r\033[K[%3.0f%%] %s", pct, p.Step)
-		}
-	}
+	show := newImportProgress(stderr, isTerminal(stderr))
+	o.Progress = show.tracker
 	sum, err := engine.Import(o)
-	if tty {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	show.stop()
 	for _, d := range sum.StaleImports {
 		fmt.Fprintf(stderr, "removed %s, left by an interrupted import\n", d)
 	}

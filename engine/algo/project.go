@@ -6,6 +6,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -51,6 +52,14 @@ type Projection struct {
 	WeightName    string // for error messages
 	WeightMissing bool   // no relationship has the key
 }
+
+// The phases a projection tells Run.Progress, each over the vertices in
+// morsels: the degree pass (for each direction built, and for the hub
+// order) and the pass filling the neighbour lists (one a direction).
+const (
+	PhaseDegrees = "counting degrees"
+	PhaseLists   = "filling neighbour lists"
+)
 
 // Bytes per element of the projection's arrays, for the accountant.
 const (
@@ -288,8 +297,10 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Progress.Begin(progress.Phase{Name: PhaseDegrees, Unit: "vertices", TotalItems: int64(g.N)})
 	listers := make([]lister, r.workers())
 	err = r.parallelFor(g.N, morselNodes, func(w, lo, hi int) error {
+		defer r.Progress.Add(0, int64(hi-lo))
 		l := &listers[w]
 		for v := lo; v < hi; v++ {
 			node := g.NodeID(uint32(v))
@@ -384,8 +395,10 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 	if err != nil {
 		return CSR{}, nil, nil, err
 	}
+	r.Progress.Begin(progress.Phase{Name: PhaseLists, Unit: "vertices", TotalItems: int64(g.N)})
 	listers := make([]lister, r.workers())
 	err = r.overRanges(cuts, func(w, _, lo, hi int) error {
+		defer r.Progress.Add(0, int64(hi-lo))
 		l := &listers[w]
 		// pend holds the relationship ids of slots [pendAt, at) whose
 		// weights are not read yet.

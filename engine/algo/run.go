@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/engine/progress"
 )
 
 // Run is one algorithm call's environment.
@@ -27,6 +28,9 @@ type Run struct {
 	// the algorithm's name and the round's number from 0. Tests use it
 	// to act while an algorithm runs (WithProbe).
 	Probe func(algorithm string, round int)
+	// Progress, when set, is told the projection's phases (project.go)
+	// as Project builds the graph.
+	Progress *progress.Tracker
 
 	charged atomic.Int64
 }

@@ -40,6 +40,7 @@ func IsRelationshipFile(path string, o *Options) (bool, error) {
 // ParseNodeFile parses a node file for labels (a key repeated in the file
 // is an error at its line).
 func ParseNodeFile(path string, labels []string, o *Options) (*storage.BulkNodes, error) {
+	o.Progress.Begin(readPhase(PhaseReadNodes, []Input{{Path: path}}))
 	t, _, err := readTable(Input{Path: path}, o, false, nil)
 	if err != nil {
 		return nil, err
@@ -56,6 +57,7 @@ func ParseNodeFile(path string, labels []string, o *Options) (*storage.BulkNodes
 // resolved through ints (INT64 keys) or, when ints is nil, strs. A key
 // mapped to Ambiguous is an error at its line (several nodes carry it).
 func ParseRelFile(path, typ string, o *Options, ints map[int64]uint64, strs map[string]uint64) (*storage.BulkRels, error) {
+	o.Progress.Begin(readPhase(PhaseReadRels, []Input{{Path: path}}))
 	km := &keyMap{kind: kindString, ints: ints, strs: strs}
 	if ints != nil {
 		km.kind = kindInt

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -224,6 +225,10 @@ type part struct {
 	// up keyBatch rows at a time (resolve).
 	resolved int
 	delim    byte
+	// prog is told the part's bytes and rows as they are parsed;
+	// reported is the bytes told so far.
+	prog     *progress.Tracker
+	reported int
 }
 
 // keyBatch is how many rows of endpoint keys are looked up together: a
@@ -236,6 +241,7 @@ const keyBatch = 1024
 // when the key column's type is not declared.
 func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*table, error) {
 	delim := o.delim()
+	size := len(data)
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) { // UTF-8 byte order mark
 		data = data[3:]
 	}
@@ -277,6 +283,7 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		}
 	}
 	inferKinds(cols, data, delim)
+	o.Progress.Add(int64(size-len(data)), 0) // the header
 	t := &table{file: file, cols: cols}
 	workers := runtime.GOMAXPROCS(0)
 	if len(data) < 1<<20 {
@@ -311,8 +318,9 @@ func parseTable(file string, data []byte, o *Options, rels bool, km *keyMap) (*t
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.delim = delim
+			p.delim, p.prog = delim, o.Progress
 			p.parse(cols, delim, km)
+			p.report(len(p.data), p.rows%progressRows) // the rest
 		}()
 	}
 	wg.Wait()
@@ -440,8 +448,18 @@ func (p *part) parse(cols []colSpec, delim byte, km *keyMap) {
 		if p.rows-p.resolved == keyBatch && !p.resolve(cols, km) {
 			return
 		}
+		if p.rows%progressRows == 0 {
+			p.report(len(p.data)-len(data), progressRows)
+		}
 	}
 	p.resolve(cols, km)
+}
+
+// report tells the tracker the part's bytes up to offset done, and rows
+// more rows.
+func (p *part) report(done, rows int) {
+	p.prog.Add(int64(done-p.reported), int64(rows))
+	p.reported = done
 }
 
 // resolve looks up the pending endpoint keys (rows p.resolved.., and the

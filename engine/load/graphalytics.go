@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -121,14 +122,15 @@ func splitList(s string) []string {
 
 // graphalyticsSets parses g's vertex and edge files into a bulk node set
 // and a bulk relationship set; it returns the input bytes read.
-func graphalyticsSets(g *Graphalytics) (storage.BulkNodes, storage.BulkRels, int64, error) {
+func graphalyticsSets(g *Graphalytics, prog *progress.Tracker) (storage.BulkNodes, storage.BulkRels, int64, error) {
 	bn := storage.BulkNodes{Labels: []string{GraphalyticsLabel}}
 	br := storage.BulkRels{Type: GraphalyticsType}
+	prog.Begin(readPhase(PhaseReadNodes, []Input{{Path: g.VertexFile}}))
 	vdata, err := os.ReadFile(g.VertexFile)
 	if err != nil {
 		return bn, br, 0, err
 	}
-	ids, err := parseVertices(g.VertexFile, vdata)
+	ids, err := parseVertices(g.VertexFile, vdata, prog)
 	if err != nil {
 		return bn, br, 0, err
 	}
@@ -142,11 +144,12 @@ func graphalyticsSets(g *Graphalytics) (storage.BulkNodes, storage.BulkRels, int
 	}
 	bn.Count = len(ids)
 	bn.Cols = []storage.BulkColumn{{Key: "id", Type: vector.Int64, I64: ids}}
+	prog.Begin(readPhase(PhaseReadRels, []Input{{Path: g.EdgeFile}}))
 	edata, err := os.ReadFile(g.EdgeFile)
 	if err != nil {
 		return bn, br, 0, err
 	}
-	src, dst, props, err := parseEdges(g, edata, km)
+	src, dst, props, err := parseEdges(g, edata, km, prog)
 	if err != nil {
 		return bn, br, 0, err
 	}
@@ -167,9 +170,12 @@ func graphalyticsSets(g *Graphalytics) (storage.BulkNodes, storage.BulkRels, int
 }
 
 // parseVertices reads one unsigned vertex id per line.
-func parseVertices(file string, data []byte) ([]int64, error) {
+func parseVertices(file string, data []byte, prog *progress.Tracker) ([]int64, error) {
 	ids := make([]int64, 0, bytes.Count(data, []byte{'\n'})+1)
+	r := reporter{prog: prog, size: len(data)}
+	defer func() { r.done(data) }()
 	for line := 1; len(data) > 0; line++ {
+		r.line(data)
 		var l []byte
 		l, data = cutLine(data)
 		f := bytes.Fields(l)
@@ -212,10 +218,13 @@ func cutLine(data []byte) (line, rest []byte) {
 // parseEdges reads `src dst [prop …]` lines, resolving the endpoints to
 // node ids through km. A graph whose properties declare no edge property
 // but whose first edge has a third column gets it as weight (DOUBLE).
-func parseEdges(g *Graphalytics, data []byte, km *keyMap) (src, dst []uint32, props []colData, err error) {
+func parseEdges(g *Graphalytics, data []byte, km *keyMap, prog *progress.Tracker) (src, dst []uint32, props []colData, err error) {
 	n := bytes.Count(data, []byte{'\n'}) + 1
 	src, dst = make([]uint32, 0, n), make([]uint32, 0, n)
+	r := reporter{prog: prog, size: len(data)}
+	defer func() { r.done(data) }()
 	for line := 1; len(data) > 0; line++ {
+		r.line(data)
 		var l []byte
 		l, data = cutLine(data)
 		f := bytes.Fields(l)

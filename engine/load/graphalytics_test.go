@@ -28,7 +28,7 @@ func FuzzGraphalytics(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bn, br, _, err := graphalyticsSets(g)
+		bn, br, _, err := graphalyticsSets(g, nil)
 		if err != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
@@ -37,15 +38,10 @@ type Options struct {
 	// an LDBC Graphalytics graph (NAME.v, NAME.e, NAME.properties; see
 	// graphalytics.go).
 	Graphalytics string
-	// Progress, when set, is called as each step starts and ends.
-	Progress func(Progress)
-}
-
-// Progress reports a load's advance: Step names what runs; Done and Total
-// count input bytes parsed so far and in all.
-type Progress struct {
-	Step        string
-	Done, Total int64
+	// Progress, when set, is told the load's phases and their advance
+	// (progress.go): input bytes parsed and rows read, then the storage
+	// layer's phases.
+	Progress *progress.Tracker
 }
 
 func (o *Options) delim() byte {
@@ -143,25 +139,21 @@ func Import(o Options) (Summary, error) {
 	if g != nil {
 		inputs = []Input{{Path: g.VertexFile}, {Path: g.EdgeFile}}
 	}
-	var total int64
 	for _, in := range inputs {
-		fi, err := os.Stat(in.Path)
-		if err != nil {
+		if _, err := os.Stat(in.Path); err != nil {
 			return sum, err
 		}
-		total += fi.Size()
 	}
 	var store *storage.Store
 	var indexes []catalog.Index
 	if g != nil {
-		store, indexes, err = buildGraphalytics(&o, g, total, &sum)
+		store, indexes, err = buildGraphalytics(&o, g, &sum)
 	} else {
-		store, indexes, err = build(&o, total, &sum)
+		store, indexes, err = build(&o, &sum)
 	}
 	if err != nil {
 		return sum, err
 	}
-	step(&o, "writing "+dir, total, total)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return sum, err
 	}
@@ -176,7 +168,7 @@ func Import(o Options) (Summary, error) {
 		}
 		release()
 	}()
-	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes); err != nil {
+	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes, o.Progress); err != nil {
 		return sum, err
 	}
 	if err := os.Remove(filepath.Join(tmp, stagingLockName)); err != nil {
@@ -205,26 +197,21 @@ func Import(o Options) (Summary, error) {
 	if err := vfs.SyncDir(vfs.Default, filepath.Dir(dir)); err != nil {
 		return sum, fmt.Errorf("cannot sync %s after the import: %w", filepath.Dir(dir), err)
 	}
+	o.Progress.End()
 	ok = true
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }
 
-func step(o *Options, s string, done, total int64) {
-	if o.Progress != nil {
-		o.Progress(Progress{Step: s, Done: done, Total: total})
-	}
-}
-
 // build parses every file and bulk-loads the store.
-func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Index, error) {
+func build(o *Options, sum *Summary) (*storage.Store, []catalog.Index, error) {
 	var done int64
 	var nodes []storage.BulkNodes
 	km := &keyMap{}
 	var next uint64
 	var keyed []keyIndex
+	o.Progress.Begin(readPhase(PhaseReadNodes, o.Nodes))
 	for _, in := range o.Nodes {
-		step(o, "reading "+in.Path, done, total)
 		t, data, err := readTable(in, o, false, nil)
 		if err != nil {
 			return nil, nil, err
@@ -244,8 +231,10 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Ind
 		sum.Nodes += int64(t.rows)
 	}
 	var rels []storage.BulkRels
+	if len(o.Rels) > 0 {
+		o.Progress.Begin(readPhase(PhaseReadRels, o.Rels))
+	}
 	for _, in := range o.Rels {
-		step(o, "reading "+in.Path, done, total)
 		if in.Name == "" || strings.Contains(in.Name, ":") {
 			return nil, nil, fmt.Errorf("%s: a relationship file needs one type name (TYPE=file.csv)", in.Path)
 		}
@@ -258,8 +247,7 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Ind
 		sum.Relationships += int64(t.rows)
 	}
 	sum.InputBytes = done
-	step(o, "building adjacency and columns", done, total)
-	store, err := storage.BulkLoad(nodes, rels)
+	store, err := storage.BulkLoadProgress(nodes, rels, o.Progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,15 +255,13 @@ func build(o *Options, total int64, sum *Summary) (*storage.Store, []catalog.Ind
 }
 
 // buildGraphalytics parses a Graphalytics graph and bulk-loads the store.
-func buildGraphalytics(o *Options, g *Graphalytics, total int64, sum *Summary) (*storage.Store, []catalog.Index, error) {
-	step(o, "reading "+g.VertexFile+" and "+g.EdgeFile, 0, total)
-	bn, br, read, err := graphalyticsSets(g)
+func buildGraphalytics(o *Options, g *Graphalytics, sum *Summary) (*storage.Store, []catalog.Index, error) {
+	bn, br, read, err := graphalyticsSets(g, o.Progress)
 	if err != nil {
 		return nil, nil, err
 	}
 	sum.InputBytes, sum.Nodes, sum.Relationships = read, int64(bn.Count), int64(len(br.Src))
-	step(o, "building adjacency and columns", read, total)
-	store, err := storage.BulkLoad([]storage.BulkNodes{bn}, []storage.BulkRels{br})
+	store, err := storage.BulkLoadProgress([]storage.BulkNodes{bn}, []storage.BulkRels{br}, o.Progress)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -144,7 +145,7 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 			t.data[i].null = make([]bool, total)
 		}
 	}
-	if err := t.readChunks(rd, cols, km, len(data)); err != nil {
+	if err := t.readChunks(rd, cols, km, len(data), o.Progress); err != nil {
 		return nil, err
 	}
 	for i := range t.data { // optional columns without a null need no flags
@@ -302,16 +303,33 @@ func parquetKind(c *schema.Column) (kind, pqConv, bool) {
 // at once: chunks are independent and each knows its rows' window. The
 // error reported is the first in row order, then column order, as a
 // sequential read would find.
-func (t *table) readChunks(rd *file.Reader, cols []pqCol, km *keyMap, size int) error {
-	type task struct{ group, col, off int }
+//
+// prog is told each chunk's compressed size (from the footer) once it is
+// decoded, each row group's rows once its last chunk is, and the rest of
+// the file's bytes (footer, a corrupt footer's excess) at the end, so
+// that the bytes told add up to the file's size.
+func (t *table) readChunks(rd *file.Reader, cols []pqCol, km *keyMap, size int, prog *progress.Tracker) error {
+	type task struct {
+		group, col, off int
+		bytes           int64
+	}
 	var tasks []task
 	off := 0
+	told := int64(0)
+	left := make([]atomic.Int32, len(t.groups)) // each row group's chunks still to decode
 	for g, n := range t.groups {
+		left[g].Store(int32(len(cols)))
 		for c := range cols {
-			tasks = append(tasks, task{g, c, off})
+			var b int64
+			if cc, err := rd.MetaData().RowGroup(g).ColumnChunk(c); err == nil {
+				b = min(max(cc.TotalCompressedSize(), 0), int64(size)-told)
+			}
+			told += b
+			tasks = append(tasks, task{g, c, off, b})
 		}
 		off += n
 	}
+	defer prog.Add(int64(size)-told, 0)
 	workers := min(runtime.GOMAXPROCS(0), len(tasks))
 	if size < parquetParallelBytes {
 		workers = min(workers, 1)
@@ -335,6 +353,10 @@ func (t *table) readChunks(rd *file.Reader, cols []pqCol, km *keyMap, size int) 
 					e.Column, e.Name = tk.col+1, cols[tk.col].spec.name
 				}
 				errs[i] = e
+				prog.Add(tk.bytes, 0)
+				if left[tk.group].Add(-1) == 0 {
+					prog.Add(0, int64(t.groups[tk.group]))
+				}
 			}
 		}()
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -89,7 +90,7 @@ type catalogFile struct {
 // and returns the bytes written. Concurrent writers are not blocked (the
 // version is immutable); the catalog is read as of the call.
 func (s *Store) SaveBase(dir string) (int64, error) {
-	n, _, err := s.cur.Load().writeBase(vfs.Default, s.cat, dir, nil, nil)
+	n, _, err := s.cur.Load().writeBase(vfs.Default, s.cat, dir, nil, nil, nil)
 	return n, err
 }
 
@@ -97,13 +98,14 @@ func (s *Store) SaveBase(dir string) (int64, error) {
 // schema as definitions only. A base stores index definitions and Open
 // builds their entries, so a bulk import declares its key indexes this
 // way instead of building entries it would discard. A name the schema
-// already has is an error.
-func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index) (int64, error) {
-	return s.SaveBaseWithIndexesFS(vfs.Default, dir, indexes)
+// already has is an error. prog, when set, is told the writing's phases
+// (progress.go).
+func (s *Store) SaveBaseWithIndexes(dir string, indexes []catalog.Index, prog *progress.Tracker) (int64, error) {
+	return s.SaveBaseWithIndexesFS(vfs.Default, dir, indexes, prog)
 }
 
 // SaveBaseWithIndexesFS is SaveBaseWithIndexes on fsys.
-func (s *Store) SaveBaseWithIndexesFS(fsys vfs.FS, dir string, indexes []catalog.Index) (int64, error) {
+func (s *Store) SaveBaseWithIndexesFS(fsys vfs.FS, dir string, indexes []catalog.Index, prog *progress.Tracker) (int64, error) {
 	v := s.cur.Load()
 	seen := map[string]bool{}
 	for _, ix := range v.Schema().Indexes {
@@ -121,7 +123,7 @@ func (s *Store) SaveBaseWithIndexesFS(fsys vfs.FS, dir string, indexes []catalog
 		seen[ix.Name] = true
 		ix.Slot = len(seen) - 1
 	}
-	n, _, err := v.writeBase(fsys, s.cat, dir, indexes, nil)
+	n, _, err := v.writeBase(fsys, s.cat, dir, indexes, nil, prog)
 	return n, err
 }
 
@@ -130,6 +132,7 @@ type baseWriter struct {
 	dir, sub string
 	files    []baseFile
 	total    int64
+	prog     *progress.Tracker // told the bytes written and the files done
 }
 
 // put writes sub/name, fsynced: a blob (task.write) streams its raw bytes
@@ -143,7 +146,7 @@ func (w *baseWriter) put(enc *zstd.Encoder, t fileTask) (baseFile, error) {
 	if err != nil {
 		return baseFile{}, err
 	}
-	z := &sumWriter{w: f}
+	z := &sumWriter{w: f, prog: w.prog}
 	var raw int64
 	var crc uint32
 	if t.sections != nil {
@@ -181,11 +184,13 @@ type sumWriter struct {
 	n     int64
 	crc   uint32
 	noCRC bool
+	prog  *progress.Tracker
 }
 
 func (s *sumWriter) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
 	s.n += int64(n)
+	s.prog.Add(int64(n), 0)
 	if !s.noCRC {
 		s.crc = crc32.Update(s.crc, crcTable, p[:n])
 	}
@@ -231,6 +236,7 @@ func (w *baseWriter) run(tasks []fileTask) error {
 			defer enc.Close()
 			for i := range next {
 				out[i], errs[i] = w.put(enc, tasks[i])
+				w.prog.Add(0, 1)
 			}
 		}()
 	}
@@ -251,7 +257,7 @@ func (w *baseWriter) run(tasks []fileTask) error {
 // and the error is an *OtherWriterError: another process checkpointed
 // into the directory meanwhile. It returns the bytes written and the new
 // manifest's stamp.
-func (v *Snapshot) writeBase(fsys vfs.FS, cat *catalog.Catalog, dir string, indexes []catalog.Index, expect *ManifestStamp) (int64, ManifestStamp, error) {
+func (v *Snapshot) writeBase(fsys vfs.FS, cat *catalog.Catalog, dir string, indexes []catalog.Index, expect *ManifestStamp, prog *progress.Tracker) (int64, ManifestStamp, error) {
 	if _, err := vfs.MkdirAllSync(fsys, dir); err != nil {
 		return 0, ManifestStamp{}, fmt.Errorf("storage: cannot create %s: %w", dir, err)
 	}
@@ -262,7 +268,7 @@ func (v *Snapshot) writeBase(fsys vfs.FS, cat *catalog.Catalog, dir string, inde
 	if err := fsys.Mkdir(filepath.Join(dir, sub)); err != nil {
 		return 0, ManifestStamp{}, fmt.Errorf("storage: cannot create base directory: %w", err)
 	}
-	w := &baseWriter{fs: fsys, dir: dir, sub: sub}
+	w := &baseWriter{fs: fsys, dir: dir, sub: sub, prog: prog}
 	abandon := func(err error) (int64, ManifestStamp, error) {
 		fsys.RemoveAll(filepath.Join(dir, sub))
 		return 0, ManifestStamp{}, err
@@ -353,14 +359,29 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 			tasks = append(tasks, fileTask{name: fmt.Sprintf("rel.%d.col", k), sections: func(sw *sectionWriter) { writeColumn(sw, c) }})
 		}
 	}
+	compact := func(a *csr.Adjacency) bool {
+		return a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound)
+	}
+	var compacting int64
+	for _, p := range v.adj {
+		for _, a := range p {
+			if p[Outgoing] != nil && compact(a) {
+				compacting++
+			}
+		}
+	}
+	if compacting > 0 {
+		w.prog.Begin(progress.Phase{Name: PhaseCompactAdjacency, Unit: "adjacencies", TotalItems: compacting})
+	}
 	for t, p := range v.adj {
 		if p[Outgoing] == nil {
 			continue
 		}
 		var flat [2]*csr.CSR
 		for d, a := range p {
-			if a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound) {
+			if compact(a) {
 				a = a.Compact(int(v.nodeBound))
+				w.prog.Add(0, 1)
 			}
 			flat[d] = a.Base()
 		}
@@ -368,6 +389,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 			tasks = append(tasks, fileTask{name: fmt.Sprintf("csr.%d.%s", t, dirName[d]), sections: func(sw *sectionWriter) { writeCSR(sw, flat[d]) }})
 		}
 	}
+	w.prog.Begin(progress.Phase{Name: PhaseWriteFiles, Unit: "files", TotalItems: int64(len(tasks))})
 	return w.run(tasks)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -55,6 +56,12 @@ type BulkRels struct {
 // BulkLoad returns a store holding exactly the given nodes and
 // relationships (one commit, ts 1).
 func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
+	return BulkLoadProgress(nodes, rels, nil)
+}
+
+// BulkLoadProgress is BulkLoad telling prog its phases (progress.go):
+// PhaseStoreNodeProperties, then PhaseBuildAdjacency.
+func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker) (*Store, error) {
 	s := New()
 	cat := s.cat
 	v := &Snapshot{ts: 1, live: roaring.New()}
@@ -150,9 +157,15 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 	v.relCols = make([]*column, cat.NumKeys())
 	// Node columns first, each input released once stored; the
 	// relationship columns as their type is sorted.
-	fillColumns(jobs)
+	var values int64
+	for _, j := range jobs {
+		values += int64(j.bc.rows())
+	}
+	prog.Begin(progress.Phase{Name: PhaseStoreNodeProperties, Unit: "values", TotalItems: values})
+	fillColumns(jobs, prog)
+	prog.Begin(progress.Phase{Name: PhaseBuildAdjacency, Unit: "relationships", TotalItems: int64(v.relBound)})
 	v.adj = make([]adjPair, len(v.typeRels))
-	v.bulkAdjacency(types, relJobs)
+	v.bulkAdjacency(types, relJobs, prog)
 	var wg sync.WaitGroup
 	for _, set := range []struct {
 		cols  []*column
@@ -242,8 +255,8 @@ func (bc *BulkColumn) value(r int) vector.Value {
 // fillColumns stores the jobs' columns, one goroutine per column (a
 // key's sets write disjoint rows, but may share a chunk at a set
 // boundary, so they are filled by one goroutine in order), and releases
-// each job's input slices once stored.
-func fillColumns(jobs []colJob) {
+// each job's input slices once stored, telling prog its values.
+func fillColumns(jobs []colJob, prog *progress.Tracker) {
 	var order []*column
 	byCol := map[*column][]colJob{}
 	for _, j := range jobs {
@@ -264,6 +277,7 @@ func fillColumns(jobs []colJob) {
 			for _, j := range byCol[c] {
 				c.fill(&j)
 				bc := j.bc
+				prog.Add(0, int64(bc.rows()))
 				bc.Bool, bc.I64, bc.F64, bc.Str, bc.Any, bc.Null = nil, nil, nil, nil, nil, nil
 			}
 		}()
@@ -420,11 +434,18 @@ type bulkType struct {
 // counting pass over the forward order gives the backward lists, sorted
 // by source and then id. Types go one at a time, each releasing its
 // endpoints as soon as they are sorted, to bound the memory of a load.
-func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
+func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob, prog *progress.Tracker) {
 	n := int(v.nodeBound)
 	for t, bt := range types {
 		if bt == nil {
 			continue
+		}
+		// Progress: a quarter of the type's relationships at the end of
+		// each of its four steps (sort, properties, both CSRs, the
+		// relationship table), whose times are of one order.
+		quarter := func(i int64) {
+			size := int64(len(bt.perm))
+			prog.Add(0, size*i/4-size*(i-1)/4)
 		}
 		offsets, perm := sortBySource(n, bt.src, bt.dst)
 		// The forward lists' targets, in slot order: every later pass
@@ -434,14 +455,15 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 			fdst[s] = bt.dst[i]
 		}
 		bt.src, bt.dst, bt.perm = nil, nil, perm
+		quarter(1)
 		var jobs []colJob
 		for _, j := range relJobs {
 			if j.typ == bt {
 				jobs = append(jobs, j)
 			}
 		}
-		fillColumns(jobs)
-		bt.perm = nil
+		fillColumns(jobs, nil)
+		quarter(2)
 		var fwd, bwd *csr.CSR
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -452,6 +474,7 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 		fwd = csr.BuildSortedSequential(n, offsets, fdst, bt.base)
 		wg.Wait()
 		v.adj[t] = adjPair{csr.NewAdjacency(fwd), csr.NewAdjacency(bwd)}
+		quarter(3)
 		if v.rels == nil { // allocated late: the sorts need the memory more
 			groups := int((v.relBound + GroupSize - 1) >> groupShift)
 			v.rels = make([]*relChunk, groups)
@@ -467,6 +490,8 @@ func (v *Snapshot) bulkAdjacency(types []*bulkType, relJobs []colJob) {
 				c.typ[r], c.src[r], c.dst[r] = uint32(t), uint32(node), fdst[s]
 			}
 		}
+		quarter(4)
+		bt.perm = nil
 	}
 	if v.rels == nil {
 		v.rels = []*relChunk{}

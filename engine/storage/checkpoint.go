@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
@@ -47,10 +48,11 @@ func EmptyDatabaseDirFS(fsys vfs.FS, dir string, ents []fs.DirEntry) bool {
 // manifest in dir must still be the one expect stamps, or nothing is
 // switched and the error is an *OtherWriterError (writer.go). Readers and
 // writers are not blocked: the version is immutable, and commits go on
-// while it is written.
-func (s *Store) Checkpoint(fsys vfs.FS, dir string, expect ManifestStamp) (lsn uint64, bytes int64, stamp ManifestStamp, err error) {
+// while it is written. prog, when set, is told the writing's phases
+// (progress.go).
+func (s *Store) Checkpoint(fsys vfs.FS, dir string, expect ManifestStamp, prog *progress.Tracker) (lsn uint64, bytes int64, stamp ManifestStamp, err error) {
 	v := s.cur.Load()
-	n, stamp, err := v.writeBase(fsys, s.cat, dir, nil, &expect)
+	n, stamp, err := v.writeBase(fsys, s.cat, dir, nil, &expect, prog)
 	if err != nil {
 		return 0, 0, ManifestStamp{}, err
 	}

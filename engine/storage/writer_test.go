@@ -117,7 +117,7 @@ func TestStartWriterFirstRecord(t *testing.T) {
 	// The manifest of a checkpoint carries the writer; a checkpoint over
 	// a manifest another process replaced is refused and switches nothing.
 	m := vfs.NewMem()
-	_, _, stamp, err := s.Checkpoint(m, "/d", ManifestStamp{})
+	_, _, stamp, err := s.Checkpoint(m, "/d", ManifestStamp{}, nil)
 	if err != nil || stamp.Writer != 0xb {
 		t.Fatalf("checkpoint: %+v %v", stamp, err)
 	}
@@ -125,7 +125,7 @@ func TestStartWriterFirstRecord(t *testing.T) {
 		t.Fatalf("manifest stamp %+v, want %+v", got, stamp)
 	}
 	var other *OtherWriterError
-	if _, _, _, err := s.Checkpoint(m, "/d", ManifestStamp{Base: "base-1", Writer: 0xc}); !errors.As(err, &other) {
+	if _, _, _, err := s.Checkpoint(m, "/d", ManifestStamp{Base: "base-1", Writer: 0xc}, nil); !errors.As(err, &other) {
 		t.Fatalf("a checkpoint over another writer's manifest: %v", err)
 	}
 	if got, _ := ReadManifestStamp(m, "/d"); got != stamp {
