@@ -7,6 +7,7 @@ require (
 	github.com/VictoriaMetrics/metrics v1.45.0
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/cucumber/godog v0.15.1
+	github.com/evanw/esbuild v0.28.2
 	github.com/fasthttp/websocket v1.5.12
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0
