@@ -7,7 +7,7 @@ import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, placeholder } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { bracketMatching, syntaxHighlighting, defaultHighlightStyle, indentOnInput } from "@codemirror/language";
-import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
+import { autocompletion, completionKeymap, closeBrackets, closeBracketsKeymap, closeCompletion } from "@codemirror/autocomplete";
 import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { cypherLanguage, keywords } from "./cypher.js";
@@ -42,7 +42,7 @@ function styleNonce() {
 
 // createEditor makes the editor in parent; run is called on Ctrl/Cmd-Enter.
 export function createEditor(parent, doc, run) {
-  const runKey = { key: "Mod-Enter", run: () => (run(), true), preventDefault: true };
+  const runKey = { key: "Mod-Enter", run: (v) => (closeCompletion(v), run(), true), preventDefault: true };
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -68,6 +68,12 @@ export function createEditor(parent, doc, run) {
     }),
   });
   return view;
+}
+
+// closePopups closes the completion list (a run from a button leaves it
+// open otherwise).
+export function closePopups(view) {
+  closeCompletion(view);
 }
 
 export function text(view) {

@@ -138,7 +138,14 @@ export class GraphView {
     const opts = n > 1500
       ? { name: "cose", animate: false, numIter: 300, nodeDimensionsIncludeLabels: false, randomize: true }
       : { name: "cose", animate: false, numIter: 1000, nodeRepulsion: () => 8000, idealEdgeLength: () => 60, randomize: !around };
-    const done = () => this.count();
+    const done = () => {
+      // a handful of nodes is not blown up to fill the pane
+      if (this.cy.zoom() > 1.5) {
+        this.cy.zoom(1.5);
+        this.cy.center();
+      }
+      this.count();
+    };
     this.cy.one("layoutstop", done);
     this.cy.layout(opts).run();
     this.count();

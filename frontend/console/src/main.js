@@ -146,6 +146,7 @@ async function run(mode) {
   const m = PREFIX.exec(text);
   if (m) mode = m[1].toLowerCase();
   const statement = m ? text.slice(m[0].length) : text;
+  editor.closePopups(view);
   editor.clearError(view);
   setError(null);
   let params;
