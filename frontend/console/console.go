@@ -106,32 +106,26 @@ func (h *Handler) Owns(p []byte) bool {
 
 // Serve answers a request for one of the console's paths.
 func (h *Handler) Serve(ctx *fasthttp.RequestCtx) {
-	hd := &ctx.Response.Header
-	csp := CSP
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
-	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if !ctx.IsGet() && !ctx.IsHead() {
-		hd.Set("Content-Security-Policy", csp)
-		hd.Set("Allow", "GET, HEAD")
-		ctx.Error("method not allowed\n", fasthttp.StatusMethodNotAllowed)
+		ctx.Error("method not allowed\n", fasthttp.StatusMethodNotAllowed) // Error resets the headers: set them after
+		ctx.Response.Header.Set("Allow", "GET, HEAD")
+		setHeaders(&ctx.Response.Header, CSP)
 		return
 	}
 	a, ok := h.assets[string(ctx.Path())]
 	if !ok {
-		hd.Set("Content-Security-Policy", csp)
 		ctx.Error("not found\n", fasthttp.StatusNotFound)
+		setHeaders(&ctx.Response.Header, CSP)
 		return
 	}
-	body := a.body
+	hd := &ctx.Response.Header
+	body, csp := a.body, CSP
 	if bytes.Contains(body, []byte(nonceMark)) {
 		nonce := newNonce()
 		csp = pageCSP(nonce)
 		body = bytes.ReplaceAll(body, []byte(nonceMark), []byte(nonce))
 	}
-	hd.Set("Content-Security-Policy", csp)
+	setHeaders(hd, csp)
 	hd.SetContentType(a.ctype)
 	if a.immutable {
 		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
@@ -148,6 +142,16 @@ func (h *Handler) Serve(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.SetBody(body)
+}
+
+// setHeaders sets the headers of every console answer.
+func setHeaders(hd *fasthttp.ResponseHeader, csp string) {
+	hd.Set("Content-Security-Policy", csp)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 }
 
 // newNonce answers 128 random bits, base64: a CSP nonce.
