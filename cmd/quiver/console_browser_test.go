@@ -50,6 +50,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Run("QueriesTableGraphExpand", func(t *testing.T) { consoleQueries(t, browser, srv) })
 	t.Run("ProfilePlanTree", func(t *testing.T) { consoleProfile(t, browser, srv) })
 	t.Run("SyntaxErrorPosition", func(t *testing.T) { consoleSyntaxError(t, browser, srv) })
+	t.Run("LargeGraph", func(t *testing.T) { consoleLargeGraph(t, browser, srv) })
+	t.Run("Transaction", func(t *testing.T) { consoleTransaction(t, browser, srv) })
 	t.Run("LargeResult", func(t *testing.T) { consoleLargeResult(t, browser, srv) })
 	t.Run("CancelLongQuery", func(t *testing.T) { consoleCancel(t, browser, srv) })
 	t.Run("Login403Logout", func(t *testing.T) { consoleAuth(t, browser) })
@@ -352,6 +354,61 @@ func consoleLargeResult(t *testing.T, browser context.Context, srv *consoleServe
 		n, firstMs, firstSeen.Round(time.Millisecond), all.Round(time.Millisecond), scroll.Round(time.Millisecond), inDOM, turn)
 	if turn > 500 {
 		t.Fatalf("the page is busy for %.0f ms holding %d rows", turn, n)
+	}
+}
+
+// A graph of 3,000 elements is drawn and laid out automatically.
+func consoleLargeGraph(t *testing.T, browser context.Context, srv *consoleServer) {
+	ctx := tab(t, browser, srv.url)
+	do(t, ctx, 30*time.Second, runQuery(`UNWIND range(0, 999) AS i CREATE (:Chain {i: i})-[:NEXT]->(:Chain {i: i + 1000})`))
+	start := time.Now()
+	do(t, ctx, 120*time.Second,
+		runQuery(`MATCH p = (:Chain)-[:NEXT]->(:Chain) RETURN p`),
+		chromedp.Click(chromedp.CSS(`button[data-tab="graph"]`)),
+		waitAttr(`#graph-status`, "data-layout", "done"),
+	)
+	took := time.Since(start)
+	if n, e := attr(t, ctx, `#graph-status`, "data-nodes"), attr(t, ctx, `#graph-status`, "data-edges"); n != "2000" || e != "1000" {
+		t.Fatalf("the graph draws %s nodes and %s relationships, want 2000 and 1000", n, e)
+	}
+	t.Logf("2,000 nodes and 1,000 relationships queried, drawn and laid out in %s (the layout %s ms)", took.Round(time.Millisecond), attr(t, ctx, `#graph-status`, "data-layout-ms"))
+	screenshot(t, ctx, "console-large-graph.png")
+}
+
+// The transaction toggle: statements run in one transaction until
+// Rollback (nothing stays) or Commit (everything does).
+func consoleTransaction(t *testing.T, browser context.Context, srv *consoleServer) {
+	ctx := tab(t, browser, srv.url)
+	count := func() string {
+		t.Helper()
+		do(t, ctx, 30*time.Second, runQuery(`MATCH (n:Draft) RETURN count(n) AS n`), waitAttr(`#summary`, "data-rows", "1"))
+		return text(t, ctx, "#table .t-row .t-cell")
+	}
+	do(t, ctx, 30*time.Second,
+		chromedp.Click(chromedp.ID("tx-toggle")),
+		runQuery(`CREATE (:Draft {v: 1})`),
+		chromedp.WaitVisible(chromedp.ID("rollback")),
+	)
+	if id := attr(t, ctx, "body", "data-transaction"); id == "" {
+		t.Fatal("no transaction is shown after a statement with the toggle on")
+	}
+	if n := count(); n != "1" {
+		t.Fatalf("inside the transaction the count is %s, want 1", n)
+	}
+	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.ID("rollback")), chromedp.WaitNotVisible(chromedp.ID("rollback")))
+	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.ID("tx-toggle")))
+	if n := count(); n != "0" {
+		t.Fatalf("after the rollback the count is %s, want 0", n)
+	}
+	do(t, ctx, 30*time.Second,
+		chromedp.Click(chromedp.ID("tx-toggle")),
+		runQuery(`CREATE (:Draft {v: 2})`),
+		chromedp.Click(chromedp.ID("commit")),
+		chromedp.WaitNotVisible(chromedp.ID("commit")),
+		chromedp.Click(chromedp.ID("tx-toggle")),
+	)
+	if n := count(); n != "1" {
+		t.Fatalf("after the commit the count is %s, want 1", n)
 	}
 }
 

@@ -76,12 +76,16 @@ function schedule() {
 }
 
 // authRequired asks the server whether it wants credentials: the status
-// endpoint answers 401 without them when authentication is on.
+// endpoint answers 401 without them when authentication is on. A held
+// session whose access token has lapsed (a reload after a sleep) is
+// refreshed first.
 export async function authRequired() {
-  const resp = await fetch("/api/v1/status", { headers: session ? { Authorization: "Bearer " + session.access } : {}, credentials: "omit", cache: "no-store" });
+  const probe = () => fetch("/api/v1/status", { headers: session ? { Authorization: "Bearer " + session.access } : {}, credentials: "omit", cache: "no-store" });
+  let resp = await probe();
   if (resp.status === 401 && session) {
-    store(null);
-    return true;
+    await refresh();
+    if (session) resp = await probe();
   }
+  if (resp.status === 401 && session) store(null);
   return resp.status === 401;
 }
