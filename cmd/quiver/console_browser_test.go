@@ -251,6 +251,26 @@ func consoleQueries(t *testing.T, browser context.Context, srv *consoleServer) {
 	do(t, ctx, 20*time.Second, chromedp.WaitVisible(chromedp.CSS(`#schema button[data-sample^="MATCH (n:Person)"]`)))
 	screenshot(t, ctx, "console-table.png")
 
+	// Completion offers the graph's labels, keys and functions.
+	do(t, ctx, 20*time.Second,
+		typeQuery(`MATCH (p:Pe`),
+		chromedp.KeyEvent(" ", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.WaitVisible(chromedp.CSS(`.cm-tooltip-autocomplete li`)),
+	)
+	if options := text(t, ctx, ".cm-tooltip-autocomplete"); !strings.Contains(options, ":Person") {
+		t.Fatalf("completion after :Pe offers %q, not :Person", options)
+	}
+	do(t, ctx, 20*time.Second,
+		chromedp.KeyEvent("\x1b"),
+		typeQuery(`RETURN toUpp`),
+		chromedp.KeyEvent(" ", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.WaitVisible(chromedp.CSS(`.cm-tooltip-autocomplete li`)),
+	)
+	if options := text(t, ctx, ".cm-tooltip-autocomplete"); !strings.Contains(options, "toUpper") {
+		t.Fatalf("completion after toUpp offers %q, not toUpper (SHOW FUNCTIONS)", options)
+	}
+	do(t, ctx, 10*time.Second, chromedp.KeyEvent("\x1b"))
+
 	// Paths in the rows: the graph view, with cytoscape's own counts.
 	do(t, ctx, 30*time.Second,
 		runQuery(`MATCH p = (:Person)-[:KNOWS]->(:Person) RETURN p`),
@@ -278,6 +298,16 @@ func consoleQueries(t *testing.T, browser context.Context, srv *consoleServer) {
 	)
 	if details := text(t, ctx, "#details"); !strings.Contains(details, "Person") || !strings.Contains(details, "Al") {
 		t.Fatalf("a click on the node shows %q, not its labels and properties", details)
+	}
+
+	// The history outlives a reload: the editor opens with the last
+	// statement, and the list holds the earlier ones.
+	do(t, ctx, 30*time.Second, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`body[data-ready="true"]`)))
+	if got := text(t, ctx, "#editor .cm-content"); got != `MATCH (a:Person {name: "Al"}) RETURN a` {
+		t.Fatalf("after a reload the editor holds %q", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#history option").length`); n < 5 {
+		t.Fatalf("after a reload the history lists %d entries", n-1)
 	}
 }
 

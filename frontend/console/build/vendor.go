@@ -106,7 +106,7 @@ func unpack(data []byte, dst string) (license string, err error) {
 		if err != nil {
 			return "", err
 		}
-		if h.Typeflag != tar.TypeReg && h.Typeflag != tar.TypeRegA {
+		if h.Typeflag != tar.TypeReg {
 			continue
 		}
 		name := path.Clean(h.Name)
