@@ -444,8 +444,10 @@ func consoleTransaction(t *testing.T, browser context.Context, srv *consoleServe
 
 func consoleCancel(t *testing.T, browser context.Context, srv *consoleServer) {
 	ctx := tab(t, browser, srv.url)
-	// A count over 10^10 rows: far longer than the test.
+	// A count over 10^10 rows: far longer than the test. The schema's
+	// queries have ended first, so that the server runs this one alone.
 	do(t, ctx, 30*time.Second,
+		chromedp.WaitVisible(chromedp.CSS(`#schema[data-loaded="true"]`)),
 		typeQuery(`UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*) AS n`),
 		chromedp.Click(chromedp.ID("run")),
 		chromedp.WaitVisible(chromedp.ID("running")),
