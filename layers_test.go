@@ -18,42 +18,45 @@ const module = "github.com/quiverdb/quiver"
 // import (a trailing "/" allows a whole subtree). A package missing here
 // fails the test, so a new package must take its place in the layering.
 var allowed = map[string][]string{
-	"temporal":               nil,
-	"vector":                 nil,
-	"csr":                    nil,
-	"engine/errs":            nil,
-	"engine/gql":             {"engine/errs"},
-	"engine/catalog":         {"engine/errs"},
-	"engine/storage":         {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs"},
-	"engine/storage/vfs":     nil,                    // the filesystem the durable parts write through
-	"engine/storage/wal":     {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
-	"engine/procs":           {"vector", "engine/errs", "engine/catalog", "engine/memory"},
-	"engine/algo":            {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory"},
-	"engine/memory":          {"temporal", "vector", "engine/errs"},
-	"engine/functions":       {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/load":            {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs"},
-	"engine/plan":            {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
-	"engine/plan/opt":        {"vector", "engine/errs", "engine/plan", "engine/gql"}, // gql: its tests parse queries
-	"engine/expr":            {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
-	"engine/exec":            {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs", "engine/memory", "engine/functions", "engine/expr"},
-	"engine":                 {"temporal", "vector", "csr", "engine/"},
-	"frontend/jsonio":        {"temporal", "vector", "engine"},
-	"frontend/auth":          {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
-	"frontend/serving":       nil,
-	"frontend/http":          {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
-	"frontend/metrics":       {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":          {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
-	"frontend/stream":        {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"frontend/console":       nil, // the web console's embedded files: it calls the API as any client does
-	"frontend/console/build": nil, // `make console`: esbuild over the vendored npm tarballs
-	"client":                 nil, // the public Go client: standard library and transports only
-	"cmd/quiver":             {"vector", "engine", "frontend/", "client", "internal/floodtest"},
-	"bench":                  {"vector", "csr", "engine", "engine/", "frontend/", "client"},
-	"bench/cmd/quiverbench":  {"bench", "engine"},
-	"bench/graphalytics":     {"vector", "engine"},
-	"tck":                    {"vector", "engine"},
-	"internal/floodtest":     nil, // test support: standard library only
-	".":                      nil, // this test
+	"temporal":              nil,
+	"vector":                nil,
+	"csr":                   nil,
+	"engine/errs":           nil,
+	"engine/gql":            {"engine/errs"},
+	"engine/catalog":        {"engine/errs"},
+	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs"},
+	"engine/storage/vfs":    nil,                    // the filesystem the durable parts write through
+	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
+	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
+	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory"},
+	"engine/memory":         {"temporal", "vector", "engine/errs"},
+	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
+	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs"},
+	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
+	"engine/plan/opt":       {"vector", "engine/errs", "engine/plan", "engine/gql"}, // gql: its tests parse queries
+	"engine/expr":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
+	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/procs", "engine/memory", "engine/functions", "engine/expr"},
+	"engine":                {"temporal", "vector", "csr", "engine/"},
+	"frontend/jsonio":       {"temporal", "vector", "engine"},
+	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
+	"frontend/serving":      nil,
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
+	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
+	"client":                nil, // the public Go client: standard library and transports only
+	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "internal/floodtest"},
+	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
+	"bench/cmd/quiverbench": {"bench", "engine"},
+	"bench/graphalytics":    {"vector", "engine"},
+	"tck":                   {"vector", "engine"},
+	"internal/floodtest":    nil, // test support: standard library only
+	".":                     nil, // this test
+
+	// The web console's embedded files (it calls the API as any client
+	// does) and `make console`'s build: esbuild over the vendored tarballs.
+	"frontend/console":       nil,
+	"frontend/console/build": nil,
 }
 
 // testSupport names the packages that exist for tests: only _test.go
