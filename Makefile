@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -81,6 +81,36 @@ curl:
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends curl ca-certificates >/dev/null; } || exit 1; \
 	command -v curl >/dev/null || { echo "the curl package installed no curl on PATH"; exit 1; }
 
+## chromium: Debian's headless-capable browser, which the web console's
+## tests drive (frontend/console, chromedp); installed from Debian's
+## chromium package when it is not on PATH (as root, or with sudo).
+chromium:
+	@command -v chromium >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "chromium is missing and this user cannot install it: apt-get install chromium as root"; exit 1; fi; \
+	echo "installing chromium"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends chromium >/dev/null || \
+		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends chromium >/dev/null; } || exit 1; \
+	command -v chromium >/dev/null || { echo "the chromium package installed no chromium on PATH"; exit 1; }
+
+## console: rebuild the web console's bundle (frontend/console/dist) from
+## src/ and the npm tarballs in vendor/, checked against package-lock.json;
+## Go only (esbuild's Go API), no Node.js or network (docs/console.md).
+console:
+	$(GO) run ./frontend/console/build -dir frontend/console
+
+## console-vendor: after a change of frontend/console/package.json, refresh
+## the lockfile and fetch the exact tarballs it names into vendor/ (needs
+## npm and its registry; make console and CI do not).
+console-vendor:
+	cd frontend/console && npm install --package-lock-only --save-exact --ignore-scripts --no-audit --no-fund && \
+	rm -rf vendor && mkdir vendor && \
+	node -e 'const l=require("./package-lock.json");for(const [k,v] of Object.entries(l.packages))if(k&&!v.dev)console.log(k.replace(/^.*node_modules\//,"")+"@"+v.version)' | \
+		xargs npm pack --silent --pack-destination vendor >/dev/null
+	$(MAKE) --no-print-directory console
+
 ## doctools: the tools the docs' examples use, which TestDocsExamples
 ## runs (cmd/quiver): OpenBSD netcat (nc -N), jq and openssl, installed from
 ## Debian's packages when they are not on PATH (as root, or with sudo).
@@ -99,7 +129,7 @@ doctools: curl
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends $$missing >/dev/null; } || exit 1
 
 # The TCK gate runs on its own so that its per-folder counts are printed.
-test-unit: promtool doctools
+test-unit: promtool doctools chromium
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 

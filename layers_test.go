@@ -53,6 +53,11 @@ var allowed = map[string][]string{
 	"tck":                   {"vector", "engine"},
 	"internal/floodtest":    nil, // test support: standard library only
 	".":                     nil, // this test
+
+	// The web console's embedded files (it calls the API as any client
+	// does) and `make console`'s build: esbuild over the vendored tarballs.
+	"frontend/console":       nil,
+	"frontend/console/build": nil,
 }
 
 // testSupport names the packages that exist for tests: only _test.go

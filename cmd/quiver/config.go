@@ -48,6 +48,7 @@ var configKeys = map[string]valueKind{
 	"tls-key":                    kindString,
 	"auth-enabled":               kindBool,
 	"allow-insecure-auth":        kindBool,
+	"console":                    kindBool,
 	"replication-mode":           kindString,
 	"import-dir":                 kindString,
 	"max-memory":                 kindSize,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
+	"github.com/quiverdb/quiver/frontend/console"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
 	"github.com/quiverdb/quiver/frontend/metrics"
 	"github.com/quiverdb/quiver/frontend/serving"
@@ -81,7 +82,11 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs 
 	// One record of the connection ceilings reached, HTTP's and the wire
 	// protocol's: health reports either as degraded.
 	sat := &serving.Saturation{}
-	fe.http = qhttp.New(qhttp.Config{MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
+	var con qhttp.Console
+	if o.console {
+		con = console.New()
+	}
+	fe.http = qhttp.New(qhttp.Config{Console: con, MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
 		ReservedConnections: o.reservedConns, HeaderTimeout: o.headerTimeout, MinBodyRate: o.minBodyRate, Saturation: sat,
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,

@@ -61,6 +61,8 @@ type serveOptions struct {
 	// allowInsecureAuth lets authentication run without TLS on a
 	// non-loopback address (security.go).
 	allowInsecureAuth bool
+	// console serves the web console at / (frontend/console).
+	console bool
 	// notes are lines serve logs at start (config.go): what the
 	// configuration file or the options leave aside.
 	notes []string
@@ -93,6 +95,7 @@ func parseServe(args []string) (o serveOptions, err error) {
 	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
 	minBodyRate := fs.String("min-body-rate", "1KB", "bytes per second an HTTP request body must average once 5 s have passed since its headers (0: no minimum)")
 	reserved := fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: HTTP connections still sending their request head, and wire connections without a completed HELLO, cannot take them (default: a tenth of --max-connections; 0: none)")
+	fs.BoolVar(&o.console, "console", true, "serve the web console at / on the --listen port (docs/console.md); --console=false answers 404 there")
 	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
 	if err := parseFlags(fs, args, serveEnvironment); err != nil {
 		return o, err

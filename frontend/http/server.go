@@ -86,7 +86,12 @@ type Config struct {
 	QueryEnded func(QueryEnd)
 	// Stream serves GET /api/v1/stream, the change stream's WebSocket
 	// upgrade (frontend/stream); nil answers 404.
-	Stream  fasthttp.RequestHandler
+	Stream fasthttp.RequestHandler
+	// Console, when set, serves the web console's pages (frontend/console)
+	// at the paths it owns: without credentials and outside the rate
+	// limit, as static files are; the Host check against DNS rebinding
+	// still applies. Nil: those paths answer 404 as any unknown one.
+	Console Console
 	Logger  *slog.Logger
 	Version string
 	// Metrics, when set, writes the metrics exposition GET
@@ -103,6 +108,13 @@ type Config struct {
 	// DataDir is the data directory whose storage GET /api/v1/status
 	// reports; empty for a database in memory.
 	DataDir string
+}
+
+// Console serves the web console's static files: the page needs no
+// credentials (it asks for them), and calls the API like any client.
+type Console interface {
+	Owns(path []byte) bool
+	Serve(ctx *fasthttp.RequestCtx)
 }
 
 // QueryEnd describes a finished query.
@@ -287,6 +299,14 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	// counts, refused ones too; a 429 waits for the origin check so that
 	// an allowed page can read it (ratelimit.go), and a failed
 	// authentication's answer waits for both.
+	if c := s.cfg.Console; c != nil && c.Owns(ctx.Path()) {
+		if e := s.checkHost(ctx); e != nil {
+			s.writeError(ctx, e)
+			return
+		}
+		c.Serve(ctx)
+		return
+	}
 	p, authErr := s.authenticate(ctx)
 	overLimit := s.limitRequest(ctx, ctx.Time().Unix(), p)
 	s.traceRequest(ctx)
