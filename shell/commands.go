@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 )
 
 // errQuit ends the shell (:quit, :exit).
@@ -253,25 +252,14 @@ func (sh *shell) schema(ctx context.Context) error {
 		return err
 	}
 	out := sh.o.Stdout
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(out, "Labels:")
-	for _, l := range labels {
-		n, err := sh.queryValue(ctx, "MATCH (n:"+name(toStr(l))+") RETURN count(n)", nil)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t\n", display(n, ""), ":"+name(toStr(l)))
+	if err := sh.counts(ctx, labels, "MATCH (n:%s) RETURN count(n)"); err != nil {
+		return err
 	}
-	tw.Flush()
 	fmt.Fprintln(out, "Relationship types:")
-	for _, t := range types {
-		n, err := sh.queryValue(ctx, "MATCH ()-[r:"+name(toStr(t))+"]->() RETURN count(r)", nil)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t\n", display(n, ""), ":"+name(toStr(t)))
+	if err := sh.counts(ctx, types, "MATCH ()-[r:%s]->() RETURN count(r)"); err != nil {
+		return err
 	}
-	tw.Flush()
 	fmt.Fprintln(out, "Property keys:")
 	for _, k := range keys {
 		fmt.Fprintf(out, "  %s\n", name(toStr(k)))
@@ -282,6 +270,25 @@ func (sh *shell) schema(ctx context.Context) error {
 	}
 	fmt.Fprintln(out, "Constraints:")
 	return sh.listRows(ctx, "CALL db.constraints() YIELD name, type, label, properties RETURN name, type, label, properties")
+}
+
+// counts writes each name with the count query (a format with %s for
+// the name) gives, the counts aligned right.
+func (sh *shell) counts(ctx context.Context, names []any, query string) error {
+	var nums, labels []string
+	width := 0
+	for _, l := range names {
+		n, err := sh.queryValue(ctx, fmt.Sprintf(query, name(toStr(l))), nil)
+		if err != nil {
+			return err
+		}
+		nums, labels = append(nums, display(n, "")), append(labels, ":"+name(toStr(l)))
+		width = max(width, len(nums[len(nums)-1]))
+	}
+	for i := range nums {
+		fmt.Fprintf(sh.o.Stdout, "  %*s  %s\n", width, nums[i], labels[i])
+	}
+	return nil
 }
 
 // listRows writes each row of query as an indented line, "(none)" for

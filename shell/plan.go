@@ -100,7 +100,8 @@ func writeProfile(w io.Writer, plan map[string]any, msg map[string]any) {
 }
 
 func profileNote(p map[string]any) string {
-	s := fmt.Sprintf("%s rows, %s ms, %s db hits", number(p["rows_processed"]), number(p["time_ms"]), number(p["db_hits"]))
+	rows, hits := number(p["rows_processed"]), number(p["db_hits"])
+	s := fmt.Sprintf("%s %s, %s ms, %s %s", rows, pluralOf(rows, "row", "rows"), number(p["time_ms"]), hits, pluralOf(hits, "db hit", "db hits"))
 	if idx, _ := p["index"].(string); idx != "" {
 		s += ", index " + idx
 	}
@@ -145,4 +146,11 @@ func number(v any) string {
 		return "?"
 	}
 	return fmt.Sprint(v)
+}
+
+func pluralOf(n, one, many string) string {
+	if n == "1" {
+		return one
+	}
+	return many
 }

@@ -176,12 +176,12 @@ var errCancelled = errors.New("query cancelled")
 // caret under the column); another error as it is.
 func (sh *shell) describeError(err error, stmt *statement) {
 	w := sh.o.Stderr
+	if isConnError(err) {
+		fmt.Fprintf(w, "connection error: %v\n", err)
+		return
+	}
 	var ce *client.Error
 	if !errors.As(err, &ce) {
-		if isConnError(err) {
-			fmt.Fprintf(w, "connection error: %v\n", err)
-			return
-		}
 		fmt.Fprintf(w, "error: %v\n", err)
 		return
 	}
