@@ -103,3 +103,5 @@ func runShellScript(t *testing.T, o shell.Options, stdin string) (int, string, s
 }
 
 var _ io.Writer = (*syncBuffer)(nil)
+
+func shellOptions(addr string) shell.Options { return shell.Options{Addr: addr} }
