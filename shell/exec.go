@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/quiverdb/quiver/client"
 )
 
 // execute runs one statement or command of a script.
@@ -226,13 +224,4 @@ func (sh *shell) queryColumn(ctx context.Context, query string, params map[strin
 		return nil, sh.failed(ctx, err)
 	}
 	return out, nil
-}
-
-// asClientError is err's server error, if it is one.
-func asClientError(err error) *client.Error {
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return ce
-	}
-	return nil
 }
