@@ -45,8 +45,9 @@ var allowed = map[string][]string{
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"client":                nil, // the public Go client: standard library and transports only
-	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "internal/floodtest"},
+	"client":                nil,        // the public Go client: standard library and transports only
+	"shell":                 {"client"}, // the interactive shell: a client like any other, never the engine or a frontend
+	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
 	"bench/graphalytics":    {"vector", "engine"},

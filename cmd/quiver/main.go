@@ -1,7 +1,8 @@
 // Command quiver is the Quiver graph database server: `quiver serve`
 // starts it, `quiver import` builds a data directory from CSV or Parquet
-// files, `quiver version` prints the version. Flags and wiring only;
-// the logic lives in engine and frontend.
+// files, `quiver shell` is its interactive client, `quiver version`
+// prints the version. Flags and wiring only; the logic lives in engine,
+// frontend and shell.
 package main
 
 import (
@@ -21,6 +22,7 @@ const usage = `usage: quiver <command> [flags]
 commands:
   serve     start the server (quiver serve -h lists its flags)
   import    build a data directory from CSV or Parquet files (quiver import -h)
+  shell     an interactive shell, or run statements from -c, -f or standard input (quiver shell -h)
   version   print the version
 `
 
@@ -57,8 +59,7 @@ func run(args []string) int {
 		}
 		return 0
 	case "shell":
-		fmt.Fprintf(os.Stderr, "quiver %s: not implemented in this version\n", args[0])
-		return 2
+		return runShell(args[1:], os.Stdin, os.Stdout, os.Stderr)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return 0
