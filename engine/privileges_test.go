@@ -153,6 +153,7 @@ func TestPrivilegeMatrix(t *testing.T) {
 			events: []event{{"settings", "set", "success", "query_timeout=1500"}}},
 		{name: "show", query: "SHOW query_timeout", need: R, denied: "read"},
 		{name: "show functions", query: "SHOW FUNCTIONS", need: R, denied: "read"},
+		{name: "show procedures", query: "SHOW PROCEDURES", need: R, denied: "read"},
 		{name: "explain a write", query: "EXPLAIN CREATE (:P {id: 12})", need: R, denied: "read"},
 		{name: "explain mode of a write", mode: engine.ModeExplain, query: "CREATE (:P {id: 12})", need: R, denied: "read"},
 		{name: "explain an admin call", query: "EXPLAIN CALL quiver.storage.integrity()", need: R, denied: "read"},

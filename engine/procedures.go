@@ -33,3 +33,19 @@ func (db *DB) RegisterProcedure(sig ProcedureSignature, fn ProcedureFunc) error 
 
 // Procedures lists the names of the callable procedures, sorted.
 func (db *DB) Procedures() []string { return db.procs.Names() }
+
+// procedureRows lists every callable procedure for SHOW PROCEDURES: its
+// name, its signature (inputs and output columns with their types) and
+// the privilege a call needs, sorted by name.
+func (db *DB) procedureRows() [][]string {
+	names := db.procs.Names()
+	rows := make([][]string, 0, len(names))
+	for _, name := range names {
+		p, ok := db.procs.Lookup(name)
+		if !ok { // unregistered since Names was read
+			continue
+		}
+		rows = append(rows, []string{p.Name, p.Signature.String(), privilegeNames(p.Required())})
+	}
+	return rows
+}

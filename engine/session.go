@@ -180,6 +180,9 @@ func (s *Session) statement(st *gql.Session, start time.Time) (*Result, error) {
 	case gql.SessionShowFunctions:
 		names = []string{"name", "signature", "description"}
 		rows = functionRows()
+	case gql.SessionShowProcedures:
+		names = []string{"name", "signature", "privilege"}
+		rows = db.procedureRows()
 	default:
 		return nil, errs.NotSupported("this session statement is not supported")
 	}

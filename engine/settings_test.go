@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -374,5 +375,45 @@ func TestSessionLimitsAreCeilings(t *testing.T) {
 	}
 	if got := mustQuery(t, s, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '2000'" {
 		t.Errorf("after the operator lowered the limit: %v", got)
+	}
+}
+
+// SHOW PROCEDURES lists every registered procedure, built-in and
+// registered by the host, with its signature and the privilege a call
+// needs, sorted by name.
+func TestShowProcedures(t *testing.T) {
+	db, _ := engine.Open(t.TempDir(), engine.Options{})
+	defer db.Close()
+	err := db.RegisterProcedure(engine.ProcedureSignature{Name: "app.echo",
+		Inputs:  []engine.ProcedureField{{Name: "x", Type: "STRING"}},
+		Outputs: []engine.ProcedureField{{Name: "y", Type: "STRING"}}, Requires: engine.PrivRead},
+		func(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {
+			return [][]vector.Value{{args[0]}}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Query(context.Background(), "SHOW PROCEDURES", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Columns(); len(c) != 3 || c[0].Name != "name" || c[1].Name != "signature" || c[2].Name != "privilege" {
+		t.Fatalf("columns = %v", c)
+	}
+	rows, _ := drain(res)
+	for _, want := range []string{
+		"'app.echo' | 'app.echo(x :: STRING) :: (y :: STRING)' | 'read'",
+		"'db.labels' | 'db.labels() :: (label :: STRING)' | 'read'",
+		"'quiver.storage.integrity' | ",
+	} {
+		if !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, want) }) {
+			t.Errorf("SHOW PROCEDURES has no row %s…; rows: %v", want, rows)
+		}
+	}
+	if len(rows) != len(db.Procedures()) {
+		t.Errorf("SHOW PROCEDURES lists %d procedures, the registry holds %d", len(rows), len(db.Procedures()))
+	}
+	if !slices.IsSorted(rows) {
+		t.Errorf("SHOW PROCEDURES is not sorted by name: %v", rows)
 	}
 }

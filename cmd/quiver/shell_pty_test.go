@@ -117,6 +117,10 @@ func TestShellInteractive(t *testing.T) {
 	m = p.expect(m, "MATCH (n:Admin")
 	p.send("\x03") // Ctrl-C at the prompt: the line is dropped
 	m = p.expect(m, "quiver> ")
+	p.send("CALL db.relationshipT\t") // a procedure, from SHOW PROCEDURES
+	m = p.expect(m, "CALL db.relationshipTypes")
+	p.send("\x03")
+	m = p.expect(m, "quiver> ")
 
 	p.send(":begin\r")
 	m = p.expect(m, "quiver[tx]> ")

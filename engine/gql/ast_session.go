@@ -21,6 +21,8 @@ const (
 	SessionRelease
 	// SessionCheckpoint is CHECKPOINT: write a checkpoint now.
 	SessionCheckpoint
+	// SessionShowProcedures is SHOW PROCEDURES.
+	SessionShowProcedures
 )
 
 // Session is a session statement: it reads or changes a server setting
@@ -50,6 +52,8 @@ func (s *Session) String() string {
 		return "SHOW ALL"
 	case SessionShowFunctions:
 		return "SHOW FUNCTIONS"
+	case SessionShowProcedures:
+		return "SHOW PROCEDURES"
 	case SessionSavepoint:
 		return "SAVEPOINT " + quoteName(s.Name)
 	case SessionRollbackTo:

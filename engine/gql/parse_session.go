@@ -33,10 +33,13 @@ func (p *parser) sessionStatement() *Session {
 		case p.isKeyword("FUNCTIONS"):
 			s.Kind = SessionShowFunctions
 			p.advance()
+		case p.isKeyword("PROCEDURES"):
+			s.Kind = SessionShowProcedures
+			p.advance()
 		default:
 			s.Kind = SessionShow
 			s.NamePos = p.tok.pos
-			s.Name = p.ident("a parameter name, ALL or FUNCTIONS")
+			s.Name = p.ident("a parameter name, ALL, FUNCTIONS or PROCEDURES")
 		}
 		return s
 	case p.isKeyword("SET"):

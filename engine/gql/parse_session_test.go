@@ -22,6 +22,7 @@ func TestParseSessionStatements(t *testing.T) {
 		{"SET enable_parallel_scan = false", SessionSet, "enable_parallel_scan", false},
 		{"SHOW ALL", SessionShowAll, "", nil},
 		{"show functions", SessionShowFunctions, "", nil},
+		{"SHOW PROCEDURES", SessionShowProcedures, "", nil},
 		{"SHOW query_timeout", SessionShow, "query_timeout", nil},
 		{"SAVEPOINT a1", SessionSavepoint, "a1", nil},
 		{"rollback to savepoint a1", SessionRollbackTo, "a1", nil},
