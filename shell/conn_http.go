@@ -77,7 +77,7 @@ func (c *httpConn) run(ctx context.Context, query string, params map[string]any)
 	}
 	r := &httpRows{res: res, i: -1}
 	for _, col := range res.Columns {
-		r.cols = append(r.cols, client.WireColumn{Name: col.Name, Type: col.Type})
+		r.cols = append(r.cols, client.WireColumn(col))
 	}
 	if res.Profile != nil {
 		r.profile = asMap(res.Profile)
