@@ -109,18 +109,19 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		name, text string
 		want       string
 		within     time.Duration // how long the answer may take
+		churn      bool          // allocates and drops at memcpy speed until its deadline
 	}{
-		{"doubling string", `RETURN size(reduce(s = "x", x IN range(1, 40) | s + s))`, "53200", time.Second},
-		{"doubling list", `RETURN size(reduce(l = [1], x IN range(1, 40) | l + l))`, "53200", time.Second},
-		{"replace bomb", `RETURN size(reduce(s = "x", x IN range(1, 40) | replace(s, "x", "xx")))`, "53200|40003", 2 * time.Second},
-		{"huge range", `RETURN size(range(1, 60000000))`, "53200", time.Second},
-		{"huge comprehension", `RETURN size([x IN range(1, 2000000) | toString(x)])`, "53200", time.Second},
-		{"UNWIND product", `UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN count(*)`, "40003", 2 * time.Second},
-		{"all trails", `MATCH p = (a)-[*]->(b) RETURN count(p)`, "40003", 2 * time.Second},
-		{"collected paths", `MATCH p = (a)-[*1..6]->(b) RETURN size(collect(p))`, "53200", 2 * time.Second},
-		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second},
-		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second},
-		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second},
+		{"doubling string", `RETURN size(reduce(s = "x", x IN range(1, 40) | s + s))`, "53200", time.Second, false},
+		{"doubling list", `RETURN size(reduce(l = [1], x IN range(1, 40) | l + l))`, "53200", time.Second, false},
+		{"replace bomb", `RETURN size(reduce(s = "x", x IN range(1, 40) | replace(s, "x", "xx")))`, "53200|40003", 2 * time.Second, false},
+		{"huge range", `RETURN size(range(1, 60000000))`, "53200", time.Second, false},
+		{"huge comprehension", `RETURN size([x IN range(1, 2000000) | toString(x)])`, "53200", time.Second, false},
+		{"UNWIND product", `UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN count(*)`, "40003", 2 * time.Second, false},
+		{"all trails", `MATCH p = (a)-[*]->(b) RETURN count(p)`, "40003", 2 * time.Second, false},
+		{"collected paths", `MATCH p = (a)-[*1..6]->(b) RETURN size(collect(p))`, "53200", 2 * time.Second, false},
+		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second, true},
+		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second, false},
+		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second, false},
 	}
 	for _, c := range cases {
 		stop := heapPeak()
@@ -146,7 +147,18 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		// The live heap may hold what the statement charged (up to the
 		// limit), the garbage of the collector's pacing (GOGC 100: as
 		// much again) and a batch's slack.
-		if bound := int64(4 * limit); peak > bound && !(raceBuild && peak < 10*bound) {
+		// A statement that makes garbage at memcpy speed until its
+		// deadline (the quadratic reduce: gigabytes a second, keeping
+		// one string) shows more: a collection counts as live all that
+		// is allocated while it marks, and on a loaded machine marking
+		// stretches (seen: +135 and +158 MB under CI load, +40 MB quiet).
+		// It gets twice the room; keeping every string it made would
+		// exceed that within its first second (23,000 steps of its ~50,000).
+		bound := int64(4 * limit)
+		if c.churn {
+			bound *= 2
+		}
+		if peak > bound && !(raceBuild && peak < 10*bound) {
 			t.Errorf("%s: the heap grew by %d MB, limit %d MB", c.name, peak>>20, limit>>20)
 		}
 		t.Logf("%-20s %-6s %8v heap +%d MB", c.name, code, took.Round(time.Millisecond), peak>>20)

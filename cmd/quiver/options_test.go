@@ -59,7 +59,7 @@ func TestRunCommands(t *testing.T) {
 	if code := run([]string{"version"}); code != 0 {
 		t.Errorf("version: exit %d", code)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"import"}, {"shell"}, {"serve", "--auth-enabled", "--listen", ":3141"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"import"}, {"shell", "--no-such-flag"}, {"serve", "--auth-enabled", "--listen", ":3141"}} {
 		if code := run(args); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
@@ -110,8 +110,8 @@ func TestServeHelpNamesEnvironment(t *testing.T) {
 	files = append(files, "../../frontend/metrics/env.go")
 	read := map[string]bool{}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+		if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "shell") {
+			continue // the shell's variables are the shell's (TestShellHelpNamesEnvironment)
 		}
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -127,6 +127,27 @@ func TestServeHelpNamesEnvironment(t *testing.T) {
 	for name := range read {
 		if !strings.Contains(help, name) {
 			t.Errorf("quiver serve -h does not mention %s:\n%s", name, help)
+		}
+	}
+}
+
+// quiver shell -h names the environment variables the shell reads.
+func TestShellHelpNamesEnvironment(t *testing.T) {
+	var help strings.Builder
+	if code := runShell([]string{"-h"}, nil, &help, &help); code != 0 {
+		t.Fatalf("shell -h: exit %d", code)
+	}
+	src, err := os.ReadFile("shell.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile(`"(QUIVER_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	if len(names) < 2 {
+		t.Fatalf("found only %v in shell.go", names)
+	}
+	for _, m := range names {
+		if !strings.Contains(help.String(), m[1]) {
+			t.Errorf("quiver shell -h does not mention %s:\n%s", m[1], help.String())
 		}
 	}
 }
