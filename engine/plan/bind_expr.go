@@ -21,12 +21,6 @@ const (
 	collectAggregates
 )
 
-// aggregateFuncs are the aggregate functions, by lower-case name.
-var aggregateFuncs = map[string]AggFunc{
-	"count": AggCount, "sum": AggSum, "avg": AggAvg, "min": AggMin, "max": AggMax, "collect": AggCollect,
-	"stdev": AggStDev, "stdevp": AggStDevP, "variance": AggVariance, "variancep": AggVarianceP, "percentilecont": AggPercentileCont, "percentiledisc": AggPercentileDisc,
-}
-
 // expr binds an expression against the current scope.
 func (b *binder) expr(e gql.Expr, mode aggMode) (Expr, error) {
 	return b.exprWith(e, mode, nil)
@@ -39,7 +33,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if x, ok := b.aggSubst[f]; ok {
 			return x, nil // an aggregate already computed (bindOverGroups)
 		}
-		if _, isAgg := aggregateFuncs[strings.ToLower(f.Name)]; isAgg && aggs != nil && len(f.Namespace) == 0 {
+		if _, isAgg := functions.LookupAgg(strings.ToLower(f.Name)); isAgg && aggs != nil && len(f.Namespace) == 0 {
 			x, err := b.call(f, mode, aggs)
 			if r, ok := x.(*aggRef); ok && err == nil {
 				if b.aggOf == nil {
@@ -331,18 +325,18 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, notSupported(e.Pos, "function %s.%s is not supported yet", strings.Join(e.Namespace, "."), e.Name)
 		}
 	}
-	if fn, isAgg := aggregateFuncs[name]; isAgg {
+	if fn, isAgg := functions.LookupAgg(name); isAgg {
 		if mode != collectAggregates || aggs == nil {
 			return nil, semanticAt(e.Pos, "aggregate %s() is not allowed here", name)
 		}
 		call := AggCall{Func: fn, Distinct: e.Distinct}
 		switch {
-		case e.Star && fn == AggCount:
+		case e.Star && fn.Star:
 		case e.Star:
 			return nil, syntaxAt(e.Pos, "only count accepts *")
-		case fn == AggPercentileCont || fn == AggPercentileDisc:
-			if len(e.Args) != 2 {
-				return nil, semanticAt(e.Pos, "%s() takes 2 arguments", e.Name)
+		case fn.Params > 1:
+			if len(e.Args) != fn.Params {
+				return nil, semanticAt(e.Pos, "%s() takes %d arguments", e.Name, fn.Params)
 			}
 		case len(e.Args) != 1:
 			return nil, semanticAt(e.Pos, "%s() takes exactly one argument", name)
@@ -412,7 +406,7 @@ func containsAggregate(e gql.Expr) (gql.Pos, bool) {
 	var found *gql.Pos
 	gql.Walk(e, func(x gql.Expr) bool {
 		if f, ok := x.(*gql.FuncCall); ok && len(f.Namespace) == 0 {
-			if _, isAgg := aggregateFuncs[strings.ToLower(f.Name)]; isAgg && found == nil {
+			if _, isAgg := functions.LookupAgg(strings.ToLower(f.Name)); isAgg && found == nil {
 				p := f.Pos
 				found = &p
 			}
