@@ -211,25 +211,6 @@ func at(err error, valuePos, namePos gql.Pos) error {
 	return e.At(p.Line, p.Column)
 }
 
-// aggregateDocs describes aggregate functions, which bind to
-// plan.Aggregate rather than to the function catalog. The list of aggregates is
-// the binder's (plan.AggregateNames); one without an entry here is shown
-// as name(x). Entries: documented spelling, signature, description.
-var aggregateDocs = map[string][3]string{
-	"avg":            {"avg", "avg(x)", "arithmetic mean of the non-null numbers"},
-	"collect":        {"collect", "collect(x)", "list of the non-null values"},
-	"count":          {"count", "count(x) | count(*) | count(DISTINCT x)", "number of non-null values, or of rows"},
-	"max":            {"max", "max(x)", "largest value"},
-	"min":            {"min", "min(x)", "smallest value"},
-	"sum":            {"sum", "sum(x)", "sum of the non-null numbers"},
-	"stdev":          {"stDev", "stDev(x)", "sample standard deviation"},
-	"stdevp":         {"stDevP", "stDevP(x)", "population standard deviation"},
-	"variance":       {"variance", "variance(x)", "sample variance"},
-	"variancep":      {"varianceP", "varianceP(x)", "population variance"},
-	"percentilecont": {"percentileCont", "percentileCont(x, p)", "percentile p (0 to 1), interpolated"},
-	"percentiledisc": {"percentileDisc", "percentileDisc(x, p)", "percentile p (0 to 1), the nearest value"},
-}
-
 // specialForms are function-like expressions with their own syntax. Each
 // is listed only when a probe query using it binds, so SHOW FUNCTIONS
 // never lists a form this build does not accept.
@@ -278,12 +259,8 @@ func functionRows() [][]string {
 		}
 		rows = append(rows, []string{name, signature, desc})
 	}
-	for _, name := range plan.AggregateNames() {
-		doc, ok := aggregateDocs[name]
-		if !ok {
-			doc = [3]string{name, name + "(x)", "over the group's values"}
-		}
-		rows = append(rows, []string{doc[0], doc[1], "aggregate: " + doc[2]})
+	for _, a := range functions.Aggregates() {
+		rows = append(rows, []string{a.Spelling, a.Sig, "aggregate: " + a.Doc})
 	}
 	for _, f := range specialForms {
 		if _, scalar := functions.Lookup(strings.ToLower(f.name)); !scalar && bindsOK(f.probe) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/engine/functions"
-	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -195,9 +194,9 @@ func TestShowFunctions(t *testing.T) {
 			t.Errorf("SHOW FUNCTIONS does not list the function %s", f.Name)
 		}
 	}
-	for _, name := range plan.AggregateNames() {
-		if !listedFold(rows, name) {
-			t.Errorf("SHOW FUNCTIONS does not list the aggregate %s", name)
+	for _, a := range functions.Aggregates() {
+		if !listedFold(rows, a.Name) {
+			t.Errorf("SHOW FUNCTIONS does not list the aggregate %s", a.Name)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/functions"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -97,8 +98,8 @@ func TestDictKeyMatchesGeneral(t *testing.T) {
 	cat := st.Catalog()
 	kname := cat.EnsureKey("name")
 	p := aggregate(scanP(), []plan.Expr{prop(0, "name")},
-		plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggAvg, Arg: prop(0, "v")},
-		plan.AggCall{Func: plan.AggCount, Arg: prop(0, "v"), Distinct: true})
+		plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggAvg, Arg: prop(0, "v")},
+		plan.AggCall{Func: functions.AggCount, Arg: prop(0, "v"), Distinct: true})
 	check := func(stage string, wantCodes bool) {
 		t.Helper()
 		want, _ := runAgg(t, st, p, false)
@@ -215,7 +216,7 @@ func intKeyBatches(n int, stride int64) []*vector.Batch {
 func benchIntKeys(b *testing.B, stride int64) {
 	bs := intKeyBatches(1<<20, stride)
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }
-	p := &plan.Aggregate{Keys: []plan.Expr{col(0)}, Aggs: []plan.AggCall{{Func: plan.AggSum, Arg: col(1)}},
+	p := &plan.Aggregate{Keys: []plan.Expr{col(0)}, Aggs: []plan.AggCall{{Func: functions.AggSum, Arg: col(1)}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "s"}}}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	b.ReportAllocs()
@@ -257,7 +258,7 @@ func BenchmarkCountDistinctNodes(b *testing.B) {
 		}
 		bs = append(bs, &vector.Batch{Cols: []*vector.Vector{v}, Len: m})
 	}
-	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCount, Distinct: true, Arg: &plan.ColRef{Idx: 0, T: vector.Node}}},
+	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: functions.AggCount, Distinct: true, Arg: &plan.ColRef{Idx: 0, T: vector.Node}}},
 		Cols: []plan.Column{{Name: "d"}}}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	b.ReportAllocs()
@@ -330,7 +331,7 @@ func BenchmarkAggDictKey(b *testing.B) {
 	}
 	cat = st.Catalog()
 	p := aggregate(scanP(), []plan.Expr{prop(0, "city")},
-		plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggAvg, Arg: prop(0, "v")})
+		plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggAvg, Arg: prop(0, "v")})
 	rtx := st.Begin()
 	defer rtx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: rtx, Catalog: cat}}
@@ -356,7 +357,7 @@ func BenchmarkAggDictKey(b *testing.B) {
 func TestPooledStateStartsAtZero(t *testing.T) {
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }
 	p := &plan.Aggregate{Keys: []plan.Expr{col(0)},
-		Aggs: []plan.AggCall{{Func: plan.AggCount}, {Func: plan.AggSum, Arg: col(1)}},
+		Aggs: []plan.AggCall{{Func: functions.AggCount}, {Func: functions.AggSum, Arg: col(1)}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "n"}, {Name: "s"}}}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, n := range []int{200000, 70000, 150000, 90000} {
@@ -382,7 +383,7 @@ func TestPooledStateStartsAtZero(t *testing.T) {
 func TestDictKeyParallel(t *testing.T) {
 	st := parallelStore(t, 6*storage.GroupSize+100)
 	p := aggregate(scanP(), []plan.Expr{prop(0, "name")},
-		plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: prop(0, "v")})
+		plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggSum, Arg: prop(0, "v")})
 	want, _ := runPar(t, st, p, 1, false)
 	for range 3 {
 		if got, _ := runPar(t, st, p, 4, false); !slices.Equal(got, want) {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -37,7 +38,7 @@ func newCountRange(c *Context, p plan.Operator) *countRange {
 	if !ok || c.worker != nil || !c.Rules.On(plan.RuleRangeFilter) || len(a.Keys) != 0 || len(a.Aggs) != 1 {
 		return nil
 	}
-	if ag := a.Aggs[0]; ag.Func != plan.AggCount || ag.Arg != nil || ag.Distinct {
+	if ag := a.Aggs[0]; ag.Func != functions.AggCount || ag.Arg != nil || ag.Distinct {
 		return nil
 	}
 	f, ok := a.Input.(*plan.Filter)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -63,7 +64,7 @@ type factorView struct {
 // factorSpec is one aggregate: its function and the view it reads (-1:
 // it counts rows).
 type factorSpec struct {
-	fn   plan.AggFunc
+	fn   *functions.Agg
 	view int
 }
 
@@ -105,11 +106,11 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 		spec := factorSpec{fn: call.Func, view: -1}
 		switch arg := call.Arg.(type) {
 		case nil:
-			if call.Func != plan.AggCount {
+			if !call.Func.RowCount {
 				return nil
 			}
 		case *plan.ColRef: // a column of the chain: never null
-			if call.Func != plan.AggCount || arg.Idx > farCol {
+			if !call.Func.RowCount || arg.Idx > farCol {
 				return nil
 			}
 		case *plan.Property:
@@ -117,9 +118,7 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 			if !ok || of.Idx != relCol && of.Idx != farCol {
 				return nil
 			}
-			switch call.Func {
-			case plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax:
-			default:
+			if call.Func.FromSummaries == nil {
 				return nil
 			}
 			spec.view = f.viewOf(arg.Key, of.Idx == relCol)
@@ -163,7 +162,7 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 		}
 	}
 	for _, s := range f.specs {
-		if s.view >= 0 && f.views[s.view].fv != nil && (s.fn == plan.AggMin || s.fn == plan.AggMax) {
+		if s.view >= 0 && f.views[s.view].fv != nil && !s.fn.FloatSummaries {
 			return nil // FLOAT ordering (NaN) stays with the general path
 		}
 	}
@@ -217,71 +216,25 @@ func (f *factorAgg) Next() (*vector.Batch, error) {
 	copy(key.IDs[:n], r.nodes[f.pos:])
 	f.out.Cols[0] = key
 	for i, s := range f.specs {
-		if f.isFloat(s) && s.fn == plan.AggSum {
-			f.out.Cols[i+1] = floatSums(f.out.Cols[i+1], f.sumKind[s.view], r.sum[s.view][f.pos:f.pos+n], r.n[s.view][f.pos:f.pos+n])
-			continue
-		}
-		f.out.Cols[i+1] = factorColumn(f.out.Cols[i+1], s, f.isFloat(s), r, f.pos, n)
+		f.out.Cols[i+1] = f.column(f.out.Cols[i+1], s, r, f.pos, n)
 	}
 	f.pos += n
 	f.out.Len, f.out.Sel = n, nil
 	return f.out, nil
 }
 
-// isFloat reports whether spec s reads a float view.
-func (f *factorAgg) isFloat(s factorSpec) bool { return s.view >= 0 && f.views[s.view].fv != nil }
-
-// factorColumn fills v with spec s's values for rows from..from+n of r;
-// float says its view is a float view.
-func factorColumn(v *vector.Vector, s factorSpec, float bool, r *factorResult, from, n int) *vector.Vector {
-	if s.fn == plan.AggAvg {
-		v = vector.Reuse(v, vector.Float64)
-	} else {
-		v = vector.Reuse(v, vector.Int64)
-	}
-	v.ResetNulls()
-	for i := range n {
-		g := from + i
-		switch {
-		case s.view < 0:
-			v.I64[i] = r.rows[g]
-		case s.fn == plan.AggCount:
-			v.I64[i] = r.n[s.view][g]
-		case s.fn == plan.AggSum:
-			v.I64[i] = r.sum[s.view][g]
-		case r.n[s.view][g] == 0: // avg, min, max of no value
-			v.SetNull(i)
-		case s.fn == plan.AggAvg && float:
-			v.F64[i] = math.Float64frombits(uint64(r.sum[s.view][g])) / float64(r.n[s.view][g])
-		case s.fn == plan.AggAvg:
-			v.F64[i] = float64(r.sum[s.view][g]) / float64(r.n[s.view][g])
-		case s.fn == plan.AggMin:
-			v.I64[i] = r.least[s.view][g]
-		default:
-			v.I64[i] = r.most[s.view][g]
+// column fills v with spec s's values for results from..from+n of r,
+// computed by its function from the summaries.
+func (f *factorAgg) column(v *vector.Vector, s factorSpec, r *factorResult, from, n int) *vector.Vector {
+	to := from + n
+	sum := functions.Summaries{N: r.rows[from:to]}
+	if s.view >= 0 {
+		sum = functions.Summaries{Sum: r.sum[s.view][from:to], N: r.n[s.view][from:to], Min: r.least[s.view][from:to], Max: r.most[s.view][from:to]}
+		if f.views[s.view].fv != nil && f.sumKind != nil {
+			sum.Float, sum.SumType = true, f.sumKind[s.view]
 		}
 	}
-	return v
-}
-
-// floatSums fills v with sums of FLOAT values (bits in sums) as kind
-// says (sumKind): INTEGER zeros, FLOATs, or a mix where a group that met
-// no value has the INTEGER 0.
-func floatSums(v *vector.Vector, kind vector.Type, sums, ns []int64) *vector.Vector {
-	v = vector.Reuse(v, kind)
-	for i, b := range sums {
-		switch {
-		case kind == vector.Int64:
-			v.I64[i] = 0
-		case kind == vector.Float64:
-			v.F64[i] = math.Float64frombits(uint64(b))
-		case ns[i] == 0:
-			v.Any[i] = int64(0)
-		default:
-			v.Any[i] = math.Float64frombits(uint64(b))
-		}
-	}
-	return v
+	return s.fn.FromSummaries(v, &sum)
 }
 
 // emitTotal is the one row of an ungrouped aggregate: the start nodes'
@@ -308,7 +261,7 @@ func (f *factorAgg) emitTotal() (*vector.Batch, error) {
 		}
 	}
 	for i, s := range f.specs {
-		f.out.Cols[i] = factorColumn(f.out.Cols[i], s, false, &t, 0, 1)
+		f.out.Cols[i] = f.column(f.out.Cols[i], s, &t, 0, 1)
 	}
 	f.out.Len, f.out.Sel = 1, nil
 	return f.out, nil

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/functions"
 	"slices"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestAggNodeKeys(t *testing.T) {
 	} {
 		bs = append(bs, capped(b)...)
 	}
-	p := &plan.Aggregate{Keys: []plan.Expr{&plan.ColRef{Idx: 0, T: vector.Any}}, Aggs: []plan.AggCall{{Func: plan.AggCount}},
+	p := &plan.Aggregate{Keys: []plan.Expr{&plan.ColRef{Idx: 0, T: vector.Any}}, Aggs: []plan.AggCall{{Func: functions.AggCount}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "n"}}}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	h, err := newHashAggregate(c, p, &batchesOp{bs: bs})

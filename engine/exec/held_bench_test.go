@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"github.com/quiverdb/quiver/engine/functions"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -79,7 +80,7 @@ func BenchmarkSortStrings(b *testing.B) { benchSort(b, 1) }
 func benchCollect(b *testing.B, keys int, grouped bool) {
 	bs := heldBatches(1<<20, keys)
 	c := limitedContext()
-	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCollect, Arg: &plan.ColRef{Idx: 1, T: vector.String}}},
+	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: functions.AggCollect, Arg: &plan.ColRef{Idx: 1, T: vector.String}}},
 		Cols: []plan.Column{{Name: "l"}}}
 	if grouped {
 		p.Keys = []plan.Expr{&plan.ColRef{Idx: 0, T: vector.Int64}}
@@ -100,7 +101,7 @@ func BenchmarkCollectGrouped(b *testing.B) { benchCollect(b, 100_000, true) }
 func BenchmarkCountDistinctStrings(b *testing.B) {
 	bs := heldBatches(1<<20, 1<<18)
 	c := limitedContext()
-	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCount, Distinct: true, Arg: &plan.ColRef{Idx: 1, T: vector.String}}},
+	p := &plan.Aggregate{Aggs: []plan.AggCall{{Func: functions.AggCount, Distinct: true, Arg: &plan.ColRef{Idx: 1, T: vector.String}}},
 		Cols: []plan.Column{{Name: "n"}}}
 	runHeld(b, func() (Operator, error) { return newHashAggregate(c, p, &batchesOp{bs: bs}) }, nil)
 }

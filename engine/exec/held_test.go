@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/functions"
 	"strconv"
 	"testing"
 
@@ -132,12 +133,12 @@ func TestKeptRowsAreChargedByCapacity(t *testing.T) {
 			return newSort(c, &plan.Sort{Keys: []plan.SortKey{{Col: 0}}, Limit: konst(int64(n / 2))}, in)
 		}, n/2*memory.StringBytes + text/2},
 		{"collect", func(c *Context, in Operator) (Operator, error) {
-			return newHashAggregate(c, &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCollect, Arg: col}},
+			return newHashAggregate(c, &plan.Aggregate{Aggs: []plan.AggCall{{Func: functions.AggCollect, Arg: col}},
 				Cols: []plan.Column{{Name: "l"}}}, in)
 		}, n*(memory.IfaceBytes+memory.StringBytes) + text},
 		{"grouped collect", func(c *Context, in Operator) (Operator, error) {
 			return newHashAggregate(c, &plan.Aggregate{Keys: []plan.Expr{col},
-				Aggs: []plan.AggCall{{Func: plan.AggCollect, Arg: col}}, Cols: []plan.Column{{Name: "k"}, {Name: "l"}}}, in)
+				Aggs: []plan.AggCall{{Func: functions.AggCollect, Arg: col}}, Cols: []plan.Column{{Name: "k"}, {Name: "l"}}}, in)
 		}, n*(memory.IfaceBytes+memory.StringBytes) + text},
 		{"hash join", func(c *Context, in Operator) (Operator, error) {
 			// Right is the rows; Left, a tenth of them, joins each once.
@@ -188,7 +189,7 @@ func TestCollectFailsBeforeItsListGrows(t *testing.T) {
 	ctx := &Context{Env: expr.Env{Ctx: context.Background()}}
 	ctx.Mem.Limit = 4 << 20
 	col := &plan.ColRef{Idx: 0, T: vector.String}
-	op, err := newHashAggregate(ctx, &plan.Aggregate{Aggs: []plan.AggCall{{Func: plan.AggCollect, Arg: col}},
+	op, err := newHashAggregate(ctx, &plan.Aggregate{Aggs: []plan.AggCall{{Func: functions.AggCollect, Arg: col}},
 		Cols: []plan.Column{{Name: "l"}}}, &batchesOp{bs: stringRows(1_000_000)})
 	if err != nil {
 		t.Fatal(err)

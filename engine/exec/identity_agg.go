@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 )
 
@@ -28,7 +29,7 @@ func newIdentityAgg(c *Context, p plan.Operator) plan.Operator {
 		return nil
 	}
 	cnt := len(ce.Cols) - 1
-	if call := a.Aggs[0]; call.Func != plan.AggSum || call.Distinct {
+	if call := a.Aggs[0]; call.Func != functions.AggSum || call.Distinct {
 		return nil
 	} else if arg, ok := call.Arg.(*plan.ColRef); !ok || arg.Idx != cnt {
 		return nil

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/functions"
 	"slices"
 	"sort"
 	"testing"
@@ -37,9 +38,9 @@ func TestMultiKeyMatchesGeneral(t *testing.T) {
 	kname, kv := st.Catalog().EnsureKey("name"), st.Catalog().EnsureKey("v")
 	plans := map[string]*plan.Aggregate{
 		"name, v": aggregate(scanP(), []plan.Expr{prop(0, "name"), prop(0, "v")},
-			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: prop(0, "v")}),
+			plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggSum, Arg: prop(0, "v")}),
 		"a.name, b.name, b.v": aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(0, "name"), prop(2, "name"), prop(2, "v")},
-			plan.AggCall{Func: plan.AggCount}),
+			plan.AggCall{Func: functions.AggCount}),
 	}
 	// wantIDs: whether ids must have been used, per plan ("any": either).
 	check := func(stage string, wantIDs map[string]string) {
@@ -109,7 +110,7 @@ func TestMultiKeyOffMidway(t *testing.T) {
 		bs = append(bs, capped(b)...)
 	}
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Any} }
-	p := &plan.Aggregate{Keys: []plan.Expr{col(0), col(1)}, Aggs: []plan.AggCall{{Func: plan.AggCount}},
+	p := &plan.Aggregate{Keys: []plan.Expr{col(0), col(1)}, Aggs: []plan.AggCall{{Func: functions.AggCount}},
 		Cols: []plan.Column{{Name: "k"}, {Name: "s"}, {Name: "n"}}}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	h, err := newHashAggregate(c, p, &batchesOp{bs: bs})

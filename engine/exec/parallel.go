@@ -109,7 +109,7 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
 	switch o := p.(type) {
 	case *plan.Aggregate:
-		if chainScan(o.Input) != nil && mergeable(o.Aggs) {
+		if chainScan(o.Input) != nil {
 			points[p] = parAggregate
 			return
 		}

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/functions"
 	"math"
 	"slices"
 	"sort"
@@ -155,27 +156,27 @@ func TestParallelMatchesSerial(t *testing.T) {
 		// A FLOAT constant: an INTEGER one would make the count a
 		// countRange over the column's view, which needs no workers.
 		{"scan-filter-count", aggregate(&plan.Filter{Input: scanP(), Pred: cmpOp(plan.OpGt, av, konst(2.5))}, nil,
-			plan.AggCall{Func: plan.AggCount})},
+			plan.AggCall{Func: functions.AggCount})},
 		{"expand-group", aggregate(expandP(scanP(), plan.Out), []plan.Expr{bv},
-			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggSum, Arg: av},
-			plan.AggCall{Func: plan.AggMin, Arg: aname}, plan.AggCall{Func: plan.AggMax, Arg: bname},
-			plan.AggCall{Func: plan.AggAvg, Arg: av}, plan.AggCall{Func: plan.AggStDev, Arg: av},
-			plan.AggCall{Func: plan.AggStDevP, Arg: bv}, plan.AggCall{Func: plan.AggCollect, Arg: bname})},
+			plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggSum, Arg: av},
+			plan.AggCall{Func: functions.AggMin, Arg: aname}, plan.AggCall{Func: functions.AggMax, Arg: bname},
+			plan.AggCall{Func: functions.AggAvg, Arg: av}, plan.AggCall{Func: functions.AggStDev, Arg: av},
+			plan.AggCall{Func: functions.AggStDevP, Arg: bv}, plan.AggCall{Func: functions.AggCollect, Arg: bname})},
 		{"expand-distinct", aggregate(expandP(scanP(), plan.In), []plan.Expr{av},
-			plan.AggCall{Func: plan.AggCount, Arg: bv, Distinct: true},
-			plan.AggCall{Func: plan.AggCollect, Arg: aname, Distinct: true},
-			plan.AggCall{Func: plan.AggPercentileDisc, Arg: bv, P: half},
-			plan.AggCall{Func: plan.AggPercentileCont, Arg: bv, P: konst(0.3), Distinct: true},
-			plan.AggCall{Func: plan.AggSum, Arg: bv, Distinct: true},
-			plan.AggCall{Func: plan.AggStDev, Arg: bv, Distinct: true},
-			plan.AggCall{Func: plan.AggMin, Arg: bname, Distinct: true})},
+			plan.AggCall{Func: functions.AggCount, Arg: bv, Distinct: true},
+			plan.AggCall{Func: functions.AggCollect, Arg: aname, Distinct: true},
+			plan.AggCall{Func: functions.AggPercentileDisc, Arg: bv, P: half},
+			plan.AggCall{Func: functions.AggPercentileCont, Arg: bv, P: konst(0.3), Distinct: true},
+			plan.AggCall{Func: functions.AggSum, Arg: bv, Distinct: true},
+			plan.AggCall{Func: functions.AggStDev, Arg: bv, Distinct: true},
+			plan.AggCall{Func: functions.AggMin, Arg: bname, Distinct: true})},
 		{"expand-filter-project", &plan.Project{
 			Input: &plan.Filter{Input: expandP(scanP(), plan.Both), Pred: cmpOp(plan.OpEq, bv, konst(int64(3)))},
 			Exprs: []plan.Expr{av, bv}, Cols: []plan.Column{{Name: "av", Type: vector.Any}, {Name: "bv", Type: vector.Any}}}},
 		{"varlength", aggregate(&plan.Filter{Input: vl, Pred: cmpOp(plan.OpEq, av, konst(int64(1)))}, nil,
-			plan.AggCall{Func: plan.AggCount}, plan.AggCall{Func: plan.AggCount, Arg: &plan.ColRef{Idx: 2, T: vector.Node}, Distinct: true})},
+			plan.AggCall{Func: functions.AggCount}, plan.AggCall{Func: functions.AggCount, Arg: &plan.ColRef{Idx: 2, T: vector.Node}, Distinct: true})},
 		{"filter-group", aggregate(&plan.Filter{Input: scanP(), Pred: &plan.IsNull{X: aname, Negate: true}}, []plan.Expr{aname},
-			plan.AggCall{Func: plan.AggCollect, Arg: av})},
+			plan.AggCall{Func: functions.AggCollect, Arg: av})},
 	} {
 		warmViews(st)
 		serial, sc := runPar(t, st, tc.root, 1, false)
@@ -258,7 +259,7 @@ func warmViews(st *storage.Store) {
 func TestParallelProfileSumsWorkers(t *testing.T) {
 	st := parallelStore(t, 40*vector.Capacity)
 	root := aggregate(&plan.Filter{Input: expandP(scanP(), plan.Out), Pred: cmpOp(plan.OpGt, prop(2, "v"), konst(int64(3)))},
-		[]plan.Expr{prop(0, "v")}, plan.AggCall{Func: plan.AggCount})
+		[]plan.Expr{prop(0, "v")}, plan.AggCall{Func: functions.AggCount})
 	warmViews(st)
 	_, sc := runPar(t, st, root, 1, true)
 	_, pc := runPar(t, st, root, 4, true)
@@ -296,13 +297,13 @@ func TestParallelCancelAndMemory(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := run(aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(2, "v")}, plan.AggCall{Func: plan.AggCount}), &Context{Env: expr.Env{Ctx: ctx}})
+	err := run(aggregate(expandP(scanP(), plan.Out), []plan.Expr{prop(2, "v")}, plan.AggCall{Func: functions.AggCount}), &Context{Env: expr.Env{Ctx: ctx}})
 	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeTransaction {
 		t.Errorf("cancelled: got %v", err)
 	}
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	c.Mem.Limit = 64 * int64(vector.Capacity)
-	err = run(aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: plan.AggCollect, Arg: prop(2, "name")}), c)
+	err = run(aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: functions.AggCollect, Arg: prop(2, "name")}), c)
 	if e, ok := err.(*errs.Error); !ok || e.Code != errs.CodeOutOfMemory {
 		t.Errorf("over budget: got %v", err)
 	}

@@ -43,3 +43,16 @@ func putInts(s []int64) {
 		bigInts.Put(&s)
 	}
 }
+
+// growTo returns s extended with zero values to length n, in one new
+// array (append of a made slice would zero twice).
+func growTo[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		t := s[:n]
+		clear(t[len(s):])
+		return t
+	}
+	t := make([]T, n)
+	copy(t, s)
+	return t
+}

@@ -18,120 +18,25 @@ func (b *binder) create(c *gql.Create) error {
 	if b.root == nil {
 		b.set(in)
 	}
-	op := &Create{Input: in}
-	cols := appendCols(b.sc.cols)
-	local := map[string]int{} // variables this clause introduces → column
-	colOf := func(name string) (int, bool) {
-		if name == "" {
-			return 0, false
-		}
-		if i, ok := local[name]; ok {
-			return i, true
-		}
-		return b.sc.lookup(name)
-	}
-	type namedPath struct {
-		name  string
-		nodes []int
-		rels  []int
-	}
-	var paths []namedPath
-	pathVars := map[string]bool{}
+	s := &createScope{b: b, op: &Create{Input: in}, cols: appendCols(b.sc.cols), local: map[string]int{}, pathVars: map[string]bool{}}
 	for _, part := range c.Pattern.Parts {
-		for _, n := range part.Nodes {
-			if pathVars[n.Var] {
-				return semanticAt(n.Pos, "variable %s is a path, not a node", n.Var)
-			}
-		}
-		if part.Var != "" {
-			if _, ok := colOf(part.Var); ok || pathVars[part.Var] {
-				return semanticAt(part.Pos, "variable %s is already bound", part.Var)
-			}
-		}
-		if len(part.Nodes) == 1 && len(part.Rels) == 0 && part.Nodes[0].Var != "" {
-			if _, ok := colOf(part.Nodes[0].Var); ok {
-				return semanticAt(part.Nodes[0].Pos, "variable %s is already bound; CREATE cannot create it again", part.Nodes[0].Var)
-			}
-		}
-		if part.Shortest != gql.ShortestNone {
-			return syntaxAt(part.Pos, "shortest paths cannot be created")
-		}
-		nodeCols := make([]int, len(part.Nodes))
-		for i, n := range part.Nodes {
-			if col, ok := colOf(n.Var); ok {
-				if len(part.Rels) == 0 {
-					return semanticAt(n.Pos, "variable %s is already bound; CREATE cannot create it again", n.Var)
-				}
-				if c := cols[col]; c.Type != vector.Node && (c.Type != vector.Any || c.Kind != "") {
-					return semanticAt(n.Pos, "variable %s is already bound to a %s, not a node", n.Var, cols[col].Type)
-				}
-				if len(n.Labels) > 0 || n.Props != nil {
-					return semanticAt(n.Pos, "variable %s is already bound; CREATE cannot add labels or properties to it here", n.Var)
-				}
-				nodeCols[i] = col
-				continue
-			}
-			keys, vals, err := b.createPropsOver(n.Props, cols)
-			if err != nil {
-				return err
-			}
-			op.Nodes = append(op.Nodes, CreateNode{Labels: n.Labels, Keys: keys, Vals: vals})
-			op.Made = append(op.Made, len(op.Nodes)-1)
-			cols = append(cols, b.sc.column(n.Var, vector.Node))
-			nodeCols[i] = len(cols) - 1
-			if n.Var != "" {
-				local[n.Var] = nodeCols[i]
-			}
-		}
-		relCols := make([]int, len(part.Rels))
-		for i, r := range part.Rels {
-			if r.Var != "" {
-				if _, ok := colOf(r.Var); ok {
-					return semanticAt(r.Pos, "variable %s is already bound; CREATE cannot reuse it for a relationship", r.Var)
-				}
-			}
-			if len(r.Types) != 1 {
-				return syntaxAt(r.Pos, "a relationship to create needs exactly one type")
-			}
-			if r.VarLength != nil {
-				return syntaxAt(r.Pos, "variable-length relationships cannot be created")
-			}
-			from, to := nodeCols[i], nodeCols[i+1]
-			switch r.Dir {
-			case gql.DirLeft:
-				from, to = to, from
-			case gql.DirBoth:
-				return syntaxAt(r.Pos, "a relationship to create needs a direction")
-			}
-			keys, vals, err := b.createPropsOver(r.Props, cols)
-			if err != nil {
-				return err
-			}
-			op.Rels = append(op.Rels, CreateRel{Type: r.Types[0], From: from, To: to, Keys: keys, Vals: vals})
-			op.Made = append(op.Made, -len(op.Rels))
-			cols = append(cols, b.sc.column(r.Var, vector.Rel))
-			relCols[i] = len(cols) - 1
-			if r.Var != "" {
-				local[r.Var] = len(cols) - 1
-			}
-		}
-		if part.Var != "" {
-			paths = append(paths, namedPath{part.Var, nodeCols, relCols})
-			pathVars[part.Var] = true
+		if err := s.part(part); err != nil {
+			return err
 		}
 	}
-	op.Cols = cols
+	op := s.op
+	op.Cols = s.cols
 	b.set(op)
-	if len(paths) == 0 {
+	if len(s.paths) == 0 {
 		return nil
 	}
 	// Named paths are computed from the columns just made.
-	exprs := make([]Expr, 0, len(b.sc.cols)+len(paths))
+	exprs := make([]Expr, 0, len(b.sc.cols)+len(s.paths))
 	for i := range b.sc.cols {
 		exprs = append(exprs, b.sc.ref(i))
 	}
 	out := appendCols(b.sc.cols)
-	for _, p := range paths {
+	for _, p := range s.paths {
 		args := []Expr{b.sc.ref(p.nodes[0])}
 		for i, r := range p.rels {
 			args = append(args, b.sc.ref(r), &Const{Val: false, T: vector.Bool}, b.sc.ref(p.nodes[i+1]))
@@ -141,6 +46,145 @@ func (b *binder) create(c *gql.Create) error {
 	}
 	b.set(&Project{Input: op, Exprs: exprs, Cols: out})
 	return nil
+}
+
+// createScope is what a CREATE clause has made so far: the operator, its
+// columns (the input's, then one per element made), the variables it
+// introduced and its named paths.
+type createScope struct {
+	b        *binder
+	op       *Create
+	cols     []Column
+	local    map[string]int // variables this clause introduces → column
+	paths    []namedPath
+	pathVars map[string]bool
+}
+
+// namedPath is a path variable of the clause, by its elements' columns.
+type namedPath struct {
+	name  string
+	nodes []int
+	rels  []int
+}
+
+// colOf is the column of a variable, the clause's own or the input's.
+func (s *createScope) colOf(name string) (int, bool) {
+	if name == "" {
+		return 0, false
+	}
+	if i, ok := s.local[name]; ok {
+		return i, true
+	}
+	return s.b.sc.lookup(name)
+}
+
+// part plans one pattern part of the clause.
+func (s *createScope) part(part *gql.PatternPart) error {
+	for _, n := range part.Nodes {
+		if s.pathVars[n.Var] {
+			return semanticAt(n.Pos, "variable %s is a path, not a node", n.Var)
+		}
+	}
+	if part.Var != "" {
+		if _, ok := s.colOf(part.Var); ok || s.pathVars[part.Var] {
+			return semanticAt(part.Pos, "variable %s is already bound", part.Var)
+		}
+	}
+	if len(part.Nodes) == 1 && len(part.Rels) == 0 && part.Nodes[0].Var != "" {
+		if _, ok := s.colOf(part.Nodes[0].Var); ok {
+			return semanticAt(part.Nodes[0].Pos, "variable %s is already bound; CREATE cannot create it again", part.Nodes[0].Var)
+		}
+	}
+	if part.Shortest != gql.ShortestNone {
+		return syntaxAt(part.Pos, "shortest paths cannot be created")
+	}
+	nodeCols, err := s.nodes(part)
+	if err != nil {
+		return err
+	}
+	relCols, err := s.rels(part, nodeCols)
+	if err != nil {
+		return err
+	}
+	if part.Var != "" {
+		s.paths = append(s.paths, namedPath{part.Var, nodeCols, relCols})
+		s.pathVars[part.Var] = true
+	}
+	return nil
+}
+
+// nodes plans the part's nodes: a bound variable is reused, every other
+// node pattern makes a node. It returns each node's column.
+func (s *createScope) nodes(part *gql.PatternPart) ([]int, error) {
+	b, cols := s.b, s.cols
+	nodeCols := make([]int, len(part.Nodes))
+	for i, n := range part.Nodes {
+		if col, ok := s.colOf(n.Var); ok {
+			if len(part.Rels) == 0 {
+				return nil, semanticAt(n.Pos, "variable %s is already bound; CREATE cannot create it again", n.Var)
+			}
+			if c := cols[col]; c.Type != vector.Node && (c.Type != vector.Any || c.Kind != "") {
+				return nil, semanticAt(n.Pos, "variable %s is already bound to a %s, not a node", n.Var, cols[col].Type)
+			}
+			if len(n.Labels) > 0 || n.Props != nil {
+				return nil, semanticAt(n.Pos, "variable %s is already bound; CREATE cannot add labels or properties to it here", n.Var)
+			}
+			nodeCols[i] = col
+			continue
+		}
+		keys, vals, err := b.createPropsOver(n.Props, cols)
+		if err != nil {
+			return nil, err
+		}
+		s.op.Nodes = append(s.op.Nodes, CreateNode{Labels: n.Labels, Keys: keys, Vals: vals})
+		s.op.Made = append(s.op.Made, len(s.op.Nodes)-1)
+		cols = append(cols, b.sc.column(n.Var, vector.Node))
+		s.cols = cols
+		nodeCols[i] = len(cols) - 1
+		if n.Var != "" {
+			s.local[n.Var] = nodeCols[i]
+		}
+	}
+	return nodeCols, nil
+}
+
+// rels plans the part's relationships between the nodes of nodeCols and
+// returns each one's column.
+func (s *createScope) rels(part *gql.PatternPart, nodeCols []int) ([]int, error) {
+	b := s.b
+	relCols := make([]int, len(part.Rels))
+	for i, r := range part.Rels {
+		if r.Var != "" {
+			if _, ok := s.colOf(r.Var); ok {
+				return nil, semanticAt(r.Pos, "variable %s is already bound; CREATE cannot reuse it for a relationship", r.Var)
+			}
+		}
+		if len(r.Types) != 1 {
+			return nil, syntaxAt(r.Pos, "a relationship to create needs exactly one type")
+		}
+		if r.VarLength != nil {
+			return nil, syntaxAt(r.Pos, "variable-length relationships cannot be created")
+		}
+		from, to := nodeCols[i], nodeCols[i+1]
+		switch r.Dir {
+		case gql.DirLeft:
+			from, to = to, from
+		case gql.DirBoth:
+			return nil, syntaxAt(r.Pos, "a relationship to create needs a direction")
+		}
+		keys, vals, err := b.createPropsOver(r.Props, s.cols)
+		if err != nil {
+			return nil, err
+		}
+		s.op.Rels = append(s.op.Rels, CreateRel{Type: r.Types[0], From: from, To: to, Keys: keys, Vals: vals})
+		s.op.Made = append(s.op.Made, -len(s.op.Rels))
+		s.cols = append(s.cols, b.sc.column(r.Var, vector.Rel))
+		relCols[i] = len(s.cols) - 1
+		if r.Var != "" {
+			s.local[r.Var] = len(s.cols) - 1
+		}
+	}
+	return relCols, nil
 }
 
 // createPropsOver binds a property map over cols: the input's columns

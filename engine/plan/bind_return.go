@@ -34,7 +34,7 @@ func (k *keyRef) Type() vector.Type { return k.e.Type() }
 func (k *keyRef) String() string    { return k.e.String() }
 
 func (a *aggCollector) add(c AggCall) Expr {
-	text := string(c.Func) + "(" + argText(c) + ")"
+	text := c.Func.Name + "(" + argText(c) + ")"
 	for i, t := range a.texts {
 		if t == text {
 			return &aggRef{i: i} // the same aggregate twice is computed once
@@ -323,11 +323,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 	agg.Aggs = collector.calls
 	nkeys := len(agg.Keys)
 	for _, c := range collector.calls {
-		kind := ""
-		if c.Func == AggCollect {
-			kind = "LIST"
-		}
-		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Kind: kind, Hidden: true})
+		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Kind: c.Func.Kind, Hidden: true})
 	}
 	b.set(agg)
 	pr := &Project{Input: agg}
@@ -432,18 +428,12 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 	return out, failed
 }
 
+// aggType is the static type of an aggregate's column: its function's
+// rule, given the argument's type.
 func aggType(c AggCall) vector.Type {
-	switch c.Func {
-	case AggCount:
-		return vector.Int64
-	case AggStDev, AggStDevP, AggVariance, AggVarianceP, AggPercentileCont:
-		return vector.Float64
-	case AggAvg:
-		// The average of durations is a duration: FLOAT only when the
-		// argument is known to be numeric.
-		if t := c.Arg.Type(); t == vector.Int64 || t == vector.Float64 {
-			return vector.Float64
-		}
+	arg := vector.Any
+	if c.Arg != nil {
+		arg = c.Arg.Type()
 	}
-	return vector.Any
+	return c.Func.Type(arg)
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -72,7 +73,7 @@ func walkNames(e gql.Expr, skipAggs bool, fn func(name string) bool) {
 	gql.Walk(e, func(x gql.Expr) bool {
 		switch x := x.(type) {
 		case *gql.FuncCall:
-			if _, isAgg := aggregateFuncs[strings.ToLower(x.Name)]; isAgg && skipAggs && len(x.Namespace) == 0 {
+			if _, isAgg := functions.LookupAgg(strings.ToLower(x.Name)); isAgg && skipAggs && len(x.Namespace) == 0 {
 				return false
 			}
 		case *gql.Variable:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -93,31 +94,10 @@ type Project struct {
 	Cols  []Column
 }
 
-// AggFunc names an aggregate function.
-type AggFunc string
-
-// Aggregates the executor computes.
-const (
-	AggCount   AggFunc = "count"
-	AggSum     AggFunc = "sum"
-	AggAvg     AggFunc = "avg"
-	AggMin     AggFunc = "min"
-	AggMax     AggFunc = "max"
-	AggCollect AggFunc = "collect"
-	AggStDev   AggFunc = "stdev"
-	AggStDevP  AggFunc = "stdevp"
-	// The variances: sample (n - 1) and population (n), the squares of
-	// stDev and stDevP.
-	AggVariance  AggFunc = "variance"
-	AggVarianceP AggFunc = "variancep"
-	// The percentiles take the percentile as a second argument, P.
-	AggPercentileCont AggFunc = "percentilecont"
-	AggPercentileDisc AggFunc = "percentiledisc"
-)
-
-// AggCall is one aggregate. Arg is nil for count(*).
+// AggCall is one aggregate: its function (the catalog's entry, which
+// the executor runs) and arguments. Arg is nil for count(*).
 type AggCall struct {
-	Func     AggFunc
+	Func     *functions.Agg
 	Arg      Expr
 	Distinct bool
 	P        Expr // the percentile of percentileCont and percentileDisc
@@ -328,7 +308,7 @@ func (o *Project) Describe() Description {
 func (o *Aggregate) Describe() Description {
 	var aggs []string
 	for _, a := range o.Aggs {
-		aggs = append(aggs, string(a.Func)+"("+argText(a)+")")
+		aggs = append(aggs, a.Func.Name+"("+argText(a)+")")
 	}
 	return Description{Name: "Aggregate", Args: fmt.Sprintf("keys [%s] aggs [%s]", exprList(o.Keys, o.Cols), strings.Join(aggs, ", "))}
 }

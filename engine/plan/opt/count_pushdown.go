@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -22,7 +23,7 @@ func countPushdown(op plan.Operator) {
 		if ce := countable(a); ce != nil {
 			a.Input = ce
 			cnt := len(ce.Cols) - 1
-			a.Aggs = []plan.AggCall{{Func: plan.AggSum, Arg: &plan.ColRef{Idx: cnt, Name: ce.Cols[cnt].Name, T: vector.Int64}}}
+			a.Aggs = []plan.AggCall{{Func: functions.AggSum, Arg: &plan.ColRef{Idx: cnt, Name: ce.Cols[cnt].Name, T: vector.Int64}}}
 		}
 	}
 	for _, c := range op.Children() {
@@ -32,7 +33,7 @@ func countPushdown(op plan.Operator) {
 
 // countable returns the CountExpand that can feed a, or nil.
 func countable(a *plan.Aggregate) *plan.CountExpand {
-	if len(a.Aggs) != 1 || a.Aggs[0].Func != plan.AggCount || a.Aggs[0].Distinct {
+	if len(a.Aggs) != 1 || a.Aggs[0].Func != functions.AggCount || a.Aggs[0].Distinct {
 		return nil
 	}
 	for _, k := range a.Keys {

@@ -68,7 +68,7 @@ func markEndpoints(op plan.Operator, sets bool, compared map[int]bool) {
 // aggregates: each is DISTINCT, min or max.
 func dupInsensitive(aggs []plan.AggCall) bool {
 	for _, a := range aggs {
-		if !a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax {
+		if !a.Distinct && !a.Func.DupInsensitive {
 			return false
 		}
 	}

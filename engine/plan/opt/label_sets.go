@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -19,7 +20,7 @@ func labelSetCounts(op plan.Operator) {
 			a.Input = ls
 			cnt := &plan.ColRef{Idx: 1, Name: ls.Cols[1].Name, T: vector.Int64}
 			for i := range a.Aggs {
-				a.Aggs[i] = plan.AggCall{Func: plan.AggSum, Arg: cnt}
+				a.Aggs[i] = plan.AggCall{Func: functions.AggSum, Arg: cnt}
 			}
 		}
 	}
@@ -35,7 +36,7 @@ func labelSetInput(a *plan.Aggregate) *plan.LabelSets {
 		return nil
 	}
 	for _, ag := range a.Aggs {
-		if ag.Func != plan.AggCount || ag.Distinct {
+		if ag.Func != functions.AggCount || ag.Distinct {
 			return nil
 		}
 		if c, ok := ag.Arg.(*plan.ColRef); ag.Arg != nil && (!ok || c.Idx != 0) {
