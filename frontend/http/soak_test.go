@@ -90,7 +90,6 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 	flood := startSlowFlood(t, h.addr, slow, 250*time.Millisecond)
 	floodtest.WaitFor(t, 30*time.Second, "the flood to reach the ceiling", func() bool { return conns.N() >= int64(slow*9/10) })
 	stop := make(chan struct{})
-	var hostileRuns atomic.Int64
 	var hwg sync.WaitGroup
 	hostileCases := []struct {
 		body  string
@@ -106,6 +105,11 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 		{`{"query":`, "400/22000"},
 		{queryBody("SET query_timeout = 0", 0), "403/42501"},
 	}
+	// Each hostile case must get its own answer at least once; at the
+	// ceiling any request may be refused (503 08006, when every slot is
+	// busy or a connection the server has not read yet: a loaded machine
+	// leaves many unread), and a hostile client retries as any client.
+	answered := make([]atomic.Int64, len(hostileCases))
 	for i, hc := range hostileCases {
 		hwg.Add(1)
 		go func() {
@@ -121,11 +125,15 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 					t.Errorf("hostile %d: %v", i, err)
 					return
 				}
-				if got := fmt.Sprintf("%d/%s", status, errorCode(raw)); !slices.Contains(strings.Split(hc.codes, "|"), got) {
+				got := fmt.Sprintf("%d/%s", status, errorCode(raw))
+				if got == "503/08006" {
+					continue
+				}
+				if !slices.Contains(strings.Split(hc.codes, "|"), got) {
 					t.Errorf("hostile %d: %s, want %s (%.200s)", i, got, hc.codes, raw)
 					return
 				}
-				hostileRuns.Add(1)
+				answered[i].Add(1)
 			}
 		}()
 	}
@@ -225,8 +233,10 @@ func TestSoakWithHostileNeighbours(t *testing.T) {
 	if err != nil || status0 != 200 || json.Unmarshal(raw, &out) != nil || len(out.Data) != 1 || out.Data[0].N < total || out.Data[0].C != clients {
 		t.Errorf("final count: %d %v %s, want at least %d nodes of %d clients", status0, err, raw, total, clients)
 	}
-	if hostileRuns.Load() < int64(len(hostileCases)) {
-		t.Errorf("only %d hostile requests ran beside the clients", hostileRuns.Load())
+	for i := range answered {
+		if answered[i].Load() == 0 {
+			t.Errorf("hostile %d never got its answer (%s) beside the clients", i, hostileCases[i].codes)
+		}
 	}
 	if status != serving.CheckDegraded || connections != serving.CheckDegraded {
 		t.Errorf("health under the flood: status %q, connections %q; want degraded", status, connections)
