@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/algo"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -30,7 +31,7 @@ type DB struct {
 	// of every session.
 	settings *Settings
 	// mem is the server-wide memory budget and its heap watchdog.
-	mem *memoryGovernor
+	mem *memory.Governor
 	// unlockDir releases the data directory's lock (nil without a
 	// directory).
 	unlockDir func()
@@ -117,18 +118,20 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	budget := opts.MaxMemory
 	if budget == 0 {
-		budget = DefaultMaxMemory()
+		budget = memory.DefaultMaxMemory()
 	}
 	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
-		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
-	db.mem.cache = db.algoCache
-	db.mem.releaseAfter = releaseThreshold(db.settings.MaxMemoryPerQuery())
+	if db.algoCache != nil {
+		db.mem.SetCache(db.algoCache)
+	}
+	db.mem.SetReleaseAfter(memory.ReleaseThreshold(db.settings.MaxMemoryPerQuery()))
 	db.registerStorageProcedures()
 	db.registerAlgoProcedures()
 	if dir != "" {
 		if err := db.openDurability(dir); err != nil {
-			db.mem.close()
+			db.mem.Close()
 			unlock()
 			return nil, err
 		}
@@ -161,7 +164,7 @@ func (db *DB) Close() error {
 			db.log.Error("closing the database", "err", err)
 		}
 	}
-	db.mem.close()
+	db.mem.Close()
 	db.store.WaitCompaction() // no background work outlives the database
 	db.unlockDir()
 	return err
@@ -223,6 +226,16 @@ type Params = map[string]vector.Value
 // completion and commits before Query returns. ctx cancels the query.
 func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
 	return db.NewSession().Query(ctx, text, params)
+}
+
+// MemoryCharged is what the statements running on db are charged
+// together (their accountants' figures, as the server's budget sums
+// them); 0 without a budget (Options.MaxMemory).
+func (db *DB) MemoryCharged() int64 {
+	if db.mem.Budget() == nil {
+		return 0
+	}
+	return db.mem.Budget().Used()
 }
 
 // Compact folds the relationship overlays of the latest version into

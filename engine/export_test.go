@@ -107,8 +107,8 @@ func SetCommitHook(f func()) { testHookCommit = f }
 // MemoryInUse is what the running statements hold against db's
 // server-wide memory budget, and how many hold some.
 func MemoryInUse(db *DB) (bytes int64, statements int) {
-	if db.mem.budget == nil {
+	if db.mem.Budget() == nil {
 		return 0, 0
 	}
-	return db.mem.budget.Used(), db.mem.budget.Running()
+	return db.mem.Budget().Used(), db.mem.Budget().Running()
 }

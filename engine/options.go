@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
@@ -22,7 +23,7 @@ type Options struct {
 	MaxMemoryPerQuery int64
 	// MaxMemory is the server-wide memory budget in bytes, shared by all
 	// running statements: past it the statement holding the most fails
-	// with 53200 (memory.go). Zero means DefaultMaxMemory(), a negative
+	// with 53200 (engine/memory). Zero means DefaultMaxMemory(), a negative
 	// value no budget. The embedding process should set its GOMEMLIMIT
 	// to the same figure (quiver serve does).
 	MaxMemory int64
@@ -30,7 +31,7 @@ type Options struct {
 	// MaxMemory too, for a process that serves this one database (quiver
 	// serve): the accountant's figures are estimates, and when the heap
 	// the collector measures nears the budget the largest statement fails
-	// as well (memory.go). Off for embedders with other work in the
+	// as well (engine/memory). Off for embedders with other work in the
 	// process.
 	WatchHeap bool
 	// AlgoCacheBytes bounds the projection cache of the algo.*
@@ -85,3 +86,8 @@ type Options struct {
 	// CHECKPOINT and COPY FROM. It is called synchronously.
 	Auditor Auditor
 }
+
+// DefaultMaxMemory is the server-wide memory budget when none is given
+// (Options.MaxMemory): memory.DefaultMemoryFraction of the machine's
+// memory, or 0 (no budget) when that cannot be read.
+func DefaultMaxMemory() int64 { return memory.DefaultMaxMemory() }

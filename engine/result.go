@@ -189,7 +189,7 @@ func (r *Result) finishWith(err error) {
 	r.done = true
 	r.ectx.Close() // parallel workers stop before their counters are read
 	r.summary.MemoryPeak = r.ectx.Mem.Peak()
-	r.db.mem.finished(r.summary.MemoryPeak)
+	r.db.mem.Finished(r.summary.MemoryPeak)
 	st := r.ectx.Counters
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.IndexHits = st.IndexHits

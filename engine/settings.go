@@ -261,6 +261,11 @@ func (p *param) parse(value any) (int64, error) {
 	return v, nil
 }
 
+// ParseSize reads a size in bytes as SET and the server's flags write it:
+// digits and an optional unit B, kB, MB, GB or TB (case-insensitive,
+// binary multiples).
+func ParseSize(s string) (int64, error) { return parseBytes(s) }
+
 // parseBytes reads a size: digits and an optional unit B, kB, MB, GB or TB
 // (case-insensitive, binary multiples).
 func parseBytes(s string) (int64, error) {

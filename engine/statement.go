@@ -218,7 +218,7 @@ func (st *statementRun) execute() (*Result, error) {
 	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
 	st.ectx = ectx
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
-	ectx.Mem.Budget = db.mem.budget
+	ectx.Mem.Budget = db.mem.Budget()
 	ectx.Mem.Kill = func(err error) { cancel(err) }
 	ectx.Rules = db.planOptions()
 	if !p.Writes {
@@ -237,7 +237,7 @@ func (st *statementRun) execute() (*Result, error) {
 	r.summary.Write = p.Writes
 	fail := func(err error) (*Result, error) {
 		ectx.Close()
-		db.mem.finished(ectx.Mem.Peak())
+		db.mem.Finished(ectx.Mem.Peak())
 		if st.txn == nil {
 			tx.Rollback()
 		}

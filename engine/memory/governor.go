@@ -1,4 +1,4 @@
-package engine
+package memory
 
 import (
 	"runtime/debug"
@@ -7,18 +7,16 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/memory"
 )
 
-// The server-wide memory budget (Options.MaxMemory, `quiver serve
-// --max-memory`) has two guards:
+// The server-wide memory budget (engine.Options.MaxMemory, `quiver serve
+// --max-memory`) has two guards, which a Governor holds:
 //
-//   - the accountant: every statement's memory.Tracker also charges the
+//   - the accountant: every statement's Tracker also charges the
 //     budget, and a charge that takes the sum of all statements past it
-//     fails the statement holding the most (memory.Budget);
-//   - the heap watchdog below (Options.WatchHeap): accounting is an
+//     fails the statement holding the most (Budget);
+//   - the heap watchdog below (engine.Options.WatchHeap): accounting is an
 //     estimate, so every watchInterval it reads the live heap the
 //     collector measured, and when that passes watchFraction of the
 //     budget it fails the largest statement too. It fails one at a time:
@@ -57,16 +55,16 @@ const watchFraction = 0.9
 //
 // Under a small max_memory_per_query a large statement is smaller: the
 // threshold is a quarter of the operator's limit when that is less
-// (releaseThreshold).
+// (ReleaseThreshold).
 const (
 	releaseAfterBytes = 256 << 20
 	releaseCheckBytes = 16 << 20
 )
 
-// releaseThreshold is releaseAfterBytes, or a quarter of the operator's
+// ReleaseThreshold is releaseAfterBytes, or a quarter of the operator's
 // max_memory_per_query when that is less (zero: none), at least
 // releaseCheckBytes.
-func releaseThreshold(perQuery int64) int64 {
+func ReleaseThreshold(perQuery int64) int64 {
 	if perQuery <= 0 {
 		return releaseAfterBytes
 	}
@@ -80,9 +78,15 @@ func budgetExhausted() *errs.Error {
 		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")
 }
 
-// memoryGovernor holds a database's budget.
-type memoryGovernor struct {
-	budget *memory.Budget // nil: no server-wide budget
+// Clearer is a cache the watchdog may empty before it fails a statement
+// (the algorithm projection cache): Clear drops everything and returns
+// the bytes it held.
+type Clearer interface{ Clear() int64 }
+
+// Governor holds a database's budget, its part of the heap watchdog and
+// the release of freed memory to the kernel after large statements.
+type Governor struct {
+	budget *Budget // nil: no server-wide budget
 	// threshold is the live heap at which the watchdog steps in, when
 	// watched.
 	threshold uint64
@@ -94,21 +98,23 @@ type memoryGovernor struct {
 	judged, settle, freed uint64
 	// cache is the database's algorithm projection cache (nil: none):
 	// the watchdog empties it before it fails a statement.
-	cache *algo.Cache
+	cache Clearer
 	// releasing is set while a release to the kernel runs; pending when
 	// a statement ended since that one began, and needs one after it.
 	releasing, pending atomic.Bool
-	// releaseAfter is releaseAfterBytes (tests shrink it); baseline is
+	// releaseAfter is releaseAfterBytes (SetReleaseAfter); baseline is
 	// the live heap after the last release.
 	releaseAfter int64
 	baseline     atomic.Uint64
 }
 
-func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
-	g := &memoryGovernor{releaseAfter: releaseAfterBytes}
+// NewGovernor returns the governor of a budget of limit bytes (none
+// when limit ≤ 0); watchHeap puts it under the heap watchdog.
+func NewGovernor(limit int64, watchHeap bool) *Governor {
+	g := &Governor{releaseAfter: releaseAfterBytes}
 	g.baseline.Store(liveHeap())
 	if limit > 0 {
-		g.budget = memory.NewBudget(limit)
+		g.budget = NewBudget(limit)
 		g.threshold = uint64(float64(limit) * watchFraction)
 		g.watched = watchHeap
 		if watchHeap {
@@ -118,28 +124,34 @@ func newMemoryGovernor(limit int64, watchHeap bool) *memoryGovernor {
 	return g
 }
 
-// MemoryCharged is what the statements running on db are charged
-// together (their accountants' figures, as the server's budget sums
-// them); 0 without a budget (Options.MaxMemory).
-func (db *DB) MemoryCharged() int64 {
-	if db.mem.budget == nil {
-		return 0
-	}
-	return db.mem.budget.Used()
-}
+// Budget is the server-wide budget statements charge; nil without one.
+func (g *Governor) Budget() *Budget { return g.budget }
 
-func (g *memoryGovernor) close() {
+// SetCache names the cache the watchdog empties before it fails a
+// statement. Call it before statements run.
+func (g *Governor) SetCache(c Clearer) { g.cache = c }
+
+// SetReleaseAfter sets the peak above which a finished statement returns
+// freed memory to the kernel (ReleaseThreshold). Call it before
+// statements run.
+func (g *Governor) SetReleaseAfter(n int64) { g.releaseAfter = n }
+
+// Threshold is the live heap at which the watchdog steps in.
+func (g *Governor) Threshold() uint64 { return g.threshold }
+
+// Close takes the governor off the heap watchdog.
+func (g *Governor) Close() {
 	if g.watched {
 		heapWatch.remove(g)
 	}
 }
 
-// finished is told each statement's peak; after a large one, or one
+// Finished is told each statement's peak; after a large one, or one
 // that ends with the live heap grown since the last release, it returns
 // freed memory to the kernel: off the statement's goroutine, one release
 // at a time, and one more after the one under way when a large statement
 // ends during it (the memory of that statement is only garbage now).
-func (g *memoryGovernor) finished(peak int64) {
+func (g *Governor) Finished(peak int64) {
 	if peak < releaseCheckBytes {
 		return
 	}
@@ -153,7 +165,7 @@ func (g *memoryGovernor) finished(peak int64) {
 }
 
 // release returns freed memory to the kernel while a release is pending.
-func (g *memoryGovernor) release() {
+func (g *Governor) release() {
 	for {
 		g.pending.Store(false)
 		debug.FreeOSMemory()
@@ -179,9 +191,9 @@ func liveHeap() uint64 {
 var heapWatch watchdog
 
 type watchdog struct {
-	mu   sync.Mutex                   // protects govs, stop and paced
-	govs map[*memoryGovernor]struct{} // databases with a budget
-	stop chan struct{}                // closes the goroutine; nil when none runs
+	mu   sync.Mutex             // protects govs, stop and paced
+	govs map[*Governor]struct{} // databases with a budget
+	stop chan struct{}          // closes the goroutine; nil when none runs
 	// paced holds the collector's GOGC from before the watchdog lowered
 	// it (pace); 0 while it is not lowered.
 	paced int
@@ -231,11 +243,11 @@ func (w *watchdog) unpaceLocked() {
 	}
 }
 
-func (w *watchdog) add(g *memoryGovernor) {
+func (w *watchdog) add(g *Governor) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.govs == nil {
-		w.govs = map[*memoryGovernor]struct{}{}
+		w.govs = map[*Governor]struct{}{}
 	}
 	w.govs[g] = struct{}{}
 	if w.stop == nil {
@@ -244,7 +256,7 @@ func (w *watchdog) add(g *memoryGovernor) {
 	}
 }
 
-func (w *watchdog) remove(g *memoryGovernor) {
+func (w *watchdog) remove(g *Governor) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.govs, g)
@@ -272,19 +284,20 @@ func (w *watchdog) run(stop chan struct{}) {
 		live, cycle := samples[0].Value.Uint64(), samples[1].Value.Uint64()
 		w.mu.Lock()
 		for g := range w.govs {
-			g.judge(live, cycle)
+			g.Judge(live, cycle)
 		}
 		w.mu.Unlock()
 		w.pace()
 	}
 }
 
-// judge acts on one reading of the live heap in collection cycle: past
+// Judge acts on one reading of the live heap in collection cycle: past
 // the threshold, and at most once per cycle, it empties the algorithm
 // projection cache (cached projections are no statement's) or, when the
-// cache held nothing, fails the largest statement. Only the watchdog's
-// goroutine calls it.
-func (g *memoryGovernor) judge(live, cycle uint64) {
+// cache held nothing, fails the largest statement; true when it acted.
+// Only the watchdog's goroutine calls it (and tests, driving it with
+// readings of their own).
+func (g *Governor) Judge(live, cycle uint64) bool {
 	if f := g.budget.Freed(); f != g.freed {
 		// A failed statement has given its memory back. The collection
 		// under way, the one after cycle, may have begun before: the one
@@ -292,9 +305,11 @@ func (g *memoryGovernor) judge(live, cycle uint64) {
 		g.freed, g.settle = f, cycle+2
 	}
 	if live < g.threshold || cycle == g.judged || cycle < g.settle {
-		return
+		return false
 	}
 	if g.cache != nil && g.cache.Clear() > 0 || g.budget.FailLargest(budgetExhausted()) {
 		g.judged = cycle
+		return true
 	}
+	return false
 }

@@ -1,4 +1,4 @@
-package engine
+package memory
 
 import (
 	"bufio"
@@ -63,8 +63,3 @@ func meminfoTotal() int64 {
 	}
 	return 0
 }
-
-// ParseSize reads a size in bytes as SET and the server's flags write it:
-// digits and an optional unit B, kB, MB, GB or TB (case-insensitive,
-// binary multiples).
-func ParseSize(s string) (int64, error) { return parseBytes(s) }
