@@ -100,14 +100,14 @@ func (a *algoCall) project() (*algo.Graph, error) {
 	}
 	// A projection not in the cache is the slow part of a first call:
 	// its progress is logged when it is long (progress_log.go).
-	w := a.db.startLongWork("algorithm projection", "procedure", a.cfg.proc)
-	a.run.Progress = w.t
+	w := a.db.longWork().Start("algorithm projection", "procedure", a.cfg.proc)
+	a.run.Progress = w.Tracker()
 	g, err := algo.ProjectCached(a.run, a.cache, a.tx, a.proj)
 	a.run.Progress = nil
 	if g != nil {
-		w.end(err, "vertices", g.N)
+		w.End(err, "vertices", g.N)
 	} else {
-		w.end(err)
+		w.End(err)
 	}
 	if err != nil {
 		a.run.Release()

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
@@ -194,6 +195,12 @@ func (db *DB) planOptions() plan.Options {
 		o.Disabled[r] = true
 	}
 	return o
+}
+
+// longWork is how the database logs the progress of long work
+// (Options.ProgressLogAfter and ProgressLogEvery).
+func (db *DB) longWork() progress.Log {
+	return progress.Log{Logger: db.log, After: db.opts.ProgressLogAfter, Every: db.opts.ProgressLogEvery}
 }
 
 // parallelism is the number of workers a read query may use while

@@ -173,12 +173,12 @@ func (d *durability) checkpoint(reason string) (uint64, int64, error) {
 		return d.last.Load(), 0, nil
 	}
 	start := time.Now()
-	w := d.db.startLongWork("checkpoint", "reason", reason)
+	w := d.db.longWork().Start("checkpoint", "reason", reason)
 	lsn, n, stamp, err := uint64(0), int64(0), storage.ManifestStamp{}, storage.CheckDataDirOwner(d.db.fs, d.db.dir, d.db.writer)
 	if err == nil {
-		lsn, n, stamp, err = store.Checkpoint(d.db.fs, d.db.dir, d.manifest, w.t)
+		lsn, n, stamp, err = store.Checkpoint(d.db.fs, d.db.dir, d.manifest, w.Tracker())
 	}
-	w.quiet() // the lines below end it, with the time it took
+	w.Quiet() // the lines below end it, with the time it took
 	if err != nil {
 		var other *storage.OtherWriterError
 		if errors.As(err, &other) {

@@ -40,8 +40,8 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 	if err != nil {
 		return nil, copyError(err, c)
 	}
-	w := db.startLongWork("COPY", "name", c.Name, "path", path)
-	o.Progress = w.t
+	w := db.longWork().Start("COPY", "name", c.Name, "path", path)
+	o.Progress = w.Tracker()
 	var sum Summary
 	tx := in
 	if tx == nil {
@@ -57,10 +57,10 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 		testHookOwnCommit()
 	}
 	if err == nil && in == nil {
-		w.t.Begin(progress.Phase{Name: "committing"})
+		w.Tracker().Begin(progress.Phase{Name: "committing"})
 		_, err = tx.Commit()
 	}
-	w.end(err, "nodes_created", sum.NodesCreated, "relationships_created", sum.RelationshipsCreated)
+	w.End(err, "nodes_created", sum.NodesCreated, "relationships_created", sum.RelationshipsCreated)
 	if err != nil {
 		if in == nil {
 			tx.Rollback()

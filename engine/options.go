@@ -50,9 +50,9 @@ type Options struct {
 	Logger *slog.Logger
 	// ProgressLogAfter is how long a COPY … FROM, a checkpoint or an
 	// algorithm's projection runs before its progress is logged
-	// (progress_log.go); zero means DefaultProgressLogAfter (2 s), a
-	// negative value never. ProgressLogEvery is the time between two
-	// progress lines; zero means DefaultProgressLogEvery (5 s).
+	// (engine/progress, Log); zero means progress.DefaultLogAfter (2 s),
+	// a negative value never. ProgressLogEvery is the time between two
+	// progress lines; zero means progress.DefaultLogEvery (5 s).
 	ProgressLogAfter, ProgressLogEvery time.Duration
 	// ImportDir is the directory COPY … FROM may read files from
 	// (relative paths are resolved against it; paths outside it are

@@ -1,14 +1,14 @@
-package engine
+package progress
 
 // Long work reports its progress in the server log: a COPY … FROM, a
 // checkpoint (the CHECKPOINT statement's, the timer's, the log size's,
 // the shutdown's) and an algorithm call's projection, which builds the
 // graph the algorithms run on (the first call on a version of the
 // graph; later ones find it in the projection cache). Work that ends
-// within Options.ProgressLogAfter logs nothing; past it, a line every
-// ProgressLogEvery with the phase, what is done of what total and the
-// rate, and one at the end with the total time. The work only counts
-// (package progress); a goroutine of its own reads the counts and logs.
+// within Log.After logs nothing; past it, a line every Log.Every with
+// the phase, what is done of what total and the rate, and one at the end
+// with the total time. The work only counts
+// (Tracker); a goroutine of its own reads the counts and logs.
 
 import (
 	"fmt"
@@ -16,23 +16,31 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
-
-	"github.com/quiverdb/quiver/engine/progress"
 )
 
 const (
-	// DefaultProgressLogAfter is how long work runs before its progress
-	// is logged (Options.ProgressLogAfter).
-	DefaultProgressLogAfter = 2 * time.Second
-	// DefaultProgressLogEvery is the time between two progress lines of
-	// long work (Options.ProgressLogEvery).
-	DefaultProgressLogEvery = 5 * time.Second
+	// DefaultLogAfter is how long work runs before its progress is
+	// logged (Log.After).
+	DefaultLogAfter = 2 * time.Second
+	// DefaultLogEvery is the time between two progress lines of long
+	// work (Log.Every).
+	DefaultLogEvery = 5 * time.Second
 )
 
-// longWork is one piece of work whose progress may be logged. Its
-// tracker is nil when progress logging is off.
-type longWork struct {
-	t      *progress.Tracker
+// Log is where and when long work logs its progress: the database's
+// logger and its Options.ProgressLogAfter and ProgressLogEvery.
+type Log struct {
+	Logger *slog.Logger
+	// After is how long work runs before its progress is logged (zero:
+	// DefaultLogAfter, negative: never); Every the time between two
+	// lines (zero: DefaultLogEvery).
+	After, Every time.Duration
+}
+
+// Work is one piece of work whose progress may be logged. Its tracker
+// is nil when progress logging is off.
+type Work struct {
+	t      *Tracker
 	log    *slog.Logger
 	what   string
 	attrs  []any
@@ -42,27 +50,31 @@ type longWork struct {
 	logged atomic.Bool
 }
 
-// startLongWork starts watching work named what (the log lines' subject:
+// Start starts watching work named what (the log lines' subject:
 // "COPY", "checkpoint", "algorithm projection"); attrs go on every line.
-// The caller reports through w.t and ends with w.end or w.quiet.
-func (db *DB) startLongWork(what string, attrs ...any) *longWork {
-	after, every := db.opts.ProgressLogAfter, db.opts.ProgressLogEvery
+// The caller reports through w.Tracker and ends with w.End or w.Quiet.
+func (l Log) Start(what string, attrs ...any) *Work {
+	after, every := l.After, l.Every
 	if after < 0 {
-		return &longWork{}
+		return &Work{}
 	}
 	if after == 0 {
-		after = DefaultProgressLogAfter
+		after = DefaultLogAfter
 	}
 	if every <= 0 {
-		every = DefaultProgressLogEvery
+		every = DefaultLogEvery
 	}
-	w := &longWork{t: progress.New(nil), log: db.log, what: what, attrs: attrs, start: time.Now(), after: after}
-	w.stop = progress.Watch(w.t, after, every, w.line)
+	w := &Work{t: New(nil), log: l.Logger, what: what, attrs: attrs, start: time.Now(), after: after}
+	w.stop = Watch(w.t, after, every, w.line)
 	return w
 }
 
+// Tracker is what the work reports its advance to; nil (which records
+// nothing) when progress logging is off.
+func (w *Work) Tracker() *Tracker { return w.t }
+
 // line logs one progress line.
-func (w *longWork) line(s progress.Snapshot) {
+func (w *Work) line(s Snapshot) {
 	w.logged.Store(true)
 	args := append([]any(nil), w.attrs...)
 	args = append(args, "phase", phaseName(s), "done", s.Items)
@@ -88,18 +100,18 @@ func (w *longWork) line(s progress.Snapshot) {
 
 // phaseName names a snapshot's phase as the log shows it: its number and
 // name ("2 creating nodes"), or "starting" before the first.
-func phaseName(s progress.Snapshot) string {
+func phaseName(s Snapshot) string {
 	if s.Index == 0 {
 		return "starting"
 	}
 	return fmt.Sprintf("%d %s", s.Index, s.Name)
 }
 
-// end stops watching and, if the work was long (it ran past the
+// End stops watching and, if the work was long (it ran past the
 // threshold or a progress line was logged), logs its end with the total
 // time, err if it failed, and attrs.
-func (w *longWork) end(err error, attrs ...any) {
-	if !w.quiet() {
+func (w *Work) End(err error, attrs ...any) {
+	if !w.Quiet() {
 		return
 	}
 	args := append(append([]any(nil), w.attrs...), attrs...)
@@ -111,9 +123,9 @@ func (w *longWork) end(err error, attrs ...any) {
 	w.log.Info(w.what+" done", args...)
 }
 
-// quiet stops watching without a line of its own (for work whose end
+// Quiet stops watching without a line of its own (for work whose end
 // is logged anyway: a checkpoint's) and reports whether the work was long.
-func (w *longWork) quiet() bool {
+func (w *Work) Quiet() bool {
 	if w.t == nil {
 		return false
 	}
