@@ -123,13 +123,15 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
-	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
+	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
 	if db.algoCache != nil {
 		db.mem.SetCache(db.algoCache)
 	}
 	db.mem.SetReleaseAfter(memory.ReleaseThreshold(db.settings.MaxMemoryPerQuery()))
 	db.registerStorageProcedures()
-	db.registerAlgoProcedures()
+	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
 	if dir != "" {
 		if err := db.openDurability(dir); err != nil {
 			db.mem.Close()

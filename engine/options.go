@@ -37,7 +37,7 @@ type Options struct {
 	// AlgoCacheBytes bounds the projection cache of the algo.*
 	// procedures (docs/algorithms.md, "Projection cache"): graphs kept
 	// between calls, outside any statement's accountant. Zero means
-	// DefaultAlgoCacheBytes(MaxMemory); a negative value disables it.
+	// algo.DefaultCacheBytes(MaxMemory); a negative value disables it.
 	AlgoCacheBytes int64
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.

@@ -1,20 +1,21 @@
-package engine
+package algo
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 
-	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // The algo.* procedures (docs/algorithms.md): each reads its
-// configuration map (algo_config.go), projects the statement's snapshot
-// (package algo), runs the algorithm and streams its result as typed
-// columns (algo_rows.go).
+// configuration map (procs_config.go), projects the statement's snapshot
+// (project.go), runs the algorithm and streams its result as typed
+// columns (procs_rows.go).
 
 var algoConfigInput = []procs.Field{{Name: "config", Type: "MAP", Optional: true}}
 
@@ -22,36 +23,47 @@ func algoNodeOutputs(name, typ string) []procs.Field {
 	return []procs.Field{{Name: "nodeId", Type: "NODE"}, {Name: name, Type: typ}}
 }
 
-func (db *DB) registerAlgoProcedures() {
+// procedures are the algo.* procedures of one database: its projection
+// cache and where long projections log their progress.
+type procedures struct {
+	cache *Cache // nil: off
+	log   progress.Log
+}
+
+// RegisterProcedures makes the algo.* procedures and algo.cache.stats()
+// callable through reg. Projections are kept in cache between calls (nil:
+// no cache); a long projection logs its progress through log.
+func RegisterProcedures(reg *procs.Registry, cache *Cache, log progress.Log) error {
+	ps := &procedures{cache: cache, log: log}
 	for _, p := range []*procs.Procedure{
-		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoBFS},
-		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoSSSP},
-		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs, Requires: procs.PrivRead}, Stream: db.algoDijkstra},
-		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoWCC},
-		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoPageRank},
-		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER"), Requires: procs.PrivRead}, Stream: db.algoCDLP},
-		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT"), Requires: procs.PrivRead}, Stream: db.algoLCC},
+		{Signature: procs.Signature{Name: "algo.bfs.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("depth", "INTEGER"), Requires: procs.PrivRead}, Stream: ps.algoBFS},
+		{Signature: procs.Signature{Name: "algo.sssp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("distance", "FLOAT"), Requires: procs.PrivRead}, Stream: ps.algoSSSP},
+		{Signature: procs.Signature{Name: "algo.dijkstra.stream", Inputs: algoConfigInput, Outputs: dijkstraOutputs, Requires: procs.PrivRead}, Stream: ps.algoDijkstra},
+		{Signature: procs.Signature{Name: "algo.wcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("componentId", "INTEGER"), Requires: procs.PrivRead}, Stream: ps.algoWCC},
+		{Signature: procs.Signature{Name: "algo.pagerank.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("score", "FLOAT"), Requires: procs.PrivRead}, Stream: ps.algoPageRank},
+		{Signature: procs.Signature{Name: "algo.cdlp.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("communityId", "INTEGER"), Requires: procs.PrivRead}, Stream: ps.algoCDLP},
+		{Signature: procs.Signature{Name: "algo.lcc.stream", Inputs: algoConfigInput, Outputs: algoNodeOutputs("coefficient", "FLOAT"), Requires: procs.PrivRead}, Stream: ps.algoLCC},
 	} {
-		if err := db.procs.Register(p); err != nil {
-			panic("BUG: engine: algo procedure: " + err.Error())
+		if err := reg.Register(p); err != nil {
+			return fmt.Errorf("cannot register %s: %w", p.Name, err)
 		}
 	}
-	db.registerAlgoCacheProcedure()
+	return ps.registerCacheProcedure(reg)
 }
 
 // algoCall is one call's configuration, transaction and run.
 type algoCall struct {
-	db    *DB
-	cache *algo.Cache
+	cache *Cache
+	log   progress.Log
 	cfg   *algoConfig
 	tx    *storage.Tx
-	run   *algo.Run
-	proj  algo.Projection
+	run   *Run
+	proj  Projection
 }
 
 // startAlgo reads the common keys; the caller reads its own, then calls
 // project.
-func (db *DB) startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, error) {
+func (ps *procedures) startAlgo(name string, c *procs.Context, args []vector.Value) (*algoCall, error) {
 	tx, ok := c.Reader.(*storage.Tx)
 	if !ok {
 		return nil, errs.Internal("%s: the query reads no transaction", name)
@@ -72,8 +84,8 @@ func (db *DB) startAlgo(name string, c *procs.Context, args []vector.Value) (*al
 		workers = limit // a ceiling: concurrency may lower it, never raise it
 	}
 	ctx := c.Ctx
-	return &algoCall{db: db, cache: db.algoCache, cfg: cfg, tx: tx, proj: proj,
-		run: &algo.Run{Mem: c.Mem, Workers: workers, Stop: func() error { return stopped(ctx) }, Probe: algo.ProbeOf(ctx)}}, nil
+	return &algoCall{cache: ps.cache, log: ps.log, cfg: cfg, tx: tx, proj: proj,
+		run: &Run{Mem: c.Mem, Workers: workers, Stop: func() error { return errs.Stopped(ctx) }, Probe: ProbeOf(ctx)}}, nil
 }
 
 // weight reads relationshipWeightProperty into the projection.
@@ -94,15 +106,15 @@ func (a *algoCall) weight(c *procs.Context) error {
 }
 
 // project checks the keys and builds the graph.
-func (a *algoCall) project() (*algo.Graph, error) {
+func (a *algoCall) project() (*Graph, error) {
 	if err := a.cfg.done(); err != nil {
 		return nil, err
 	}
 	// A projection not in the cache is the slow part of a first call:
-	// its progress is logged when it is long (progress_log.go).
-	w := a.db.longWork().Start("algorithm projection", "procedure", a.cfg.proc)
+	// its progress is logged when it is long (progress.Log).
+	w := a.log.Start("algorithm projection", "procedure", a.cfg.proc)
 	a.run.Progress = w.Tracker()
-	g, err := algo.ProjectCached(a.run, a.cache, a.tx, a.proj)
+	g, err := ProjectCached(a.run, a.cache, a.tx, a.proj)
 	a.run.Progress = nil
 	if g != nil {
 		w.End(err, "vertices", g.N)
@@ -116,7 +128,7 @@ func (a *algoCall) project() (*algo.Graph, error) {
 }
 
 // vertex is node id's vertex, 22023 when it is not one.
-func (a *algoCall) vertex(g *algo.Graph, key string, node uint64) (uint32, error) {
+func (a *algoCall) vertex(g *Graph, key string, node uint64) (uint32, error) {
 	v, ok := g.Vertex(node)
 	if !ok {
 		return 0, errs.DataCode(errs.CodeInvalidParam, "%s: %s: node %d is not a node of the projected graph (deleted, filtered out or never created)", a.cfg.proc, key, node)
@@ -130,8 +142,8 @@ func (a *algoCall) fail(err error) error {
 	return err
 }
 
-func (db *DB) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.bfs.stream", c, args)
+func (ps *procedures) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.bfs.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +169,7 @@ func (db *DB) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	depth, err := algo.BFS(a.run, g, s, int(min(maxDepth, math.MaxInt32)))
+	depth, err := BFS(a.run, g, s, int(min(maxDepth, math.MaxInt32)))
 	if err != nil {
 		return nil, a.fail(err)
 	}
@@ -170,8 +182,8 @@ func (db *DB) algoBFS(c *procs.Context, args []vector.Value) (procs.Stream, erro
 
 // widen turns BFS depths into the INTEGER column, Unreached into the
 // largest INTEGER (Graphalytics' unreachable depth).
-func widen(r *algo.Run, depth []int32) ([]int64, error) {
-	out, err := algo.MakeCharged[int64](r, len(depth), 8)
+func widen(r *Run, depth []int32) ([]int64, error) {
+	out, err := MakeCharged[int64](r, len(depth), 8)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +199,8 @@ func widen(r *algo.Run, depth []int32) ([]int64, error) {
 	})
 }
 
-func (db *DB) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.sssp.stream", c, args)
+func (ps *procedures) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.sssp.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -217,20 +229,20 @@ func (db *DB) algoSSSP(c *procs.Context, args []vector.Value) (procs.Stream, err
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	dist, err := algo.SSSP(a.run, g, s, delta)
+	dist, err := SSSP(a.run, g, s, delta)
 	if err != nil {
 		return nil, a.fail(err)
 	}
 	return &vertexRows{run: a.run, g: g, floats: dist, omit: !all}, nil
 }
 
-func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.wcc.stream", c, args)
+func (ps *procedures) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.wcc.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
 	a.proj.Out = true
-	a.proj.In = a.proj.Dir != algo.Undirected
+	a.proj.In = a.proj.Dir != Undirected
 	// Linking reads the component of each edge's far end: hubs first,
 	// those reads mostly hit the cache (docs/algorithms.md).
 	a.proj.HubOrder = true
@@ -238,19 +250,19 @@ func (db *DB) algoWCC(c *procs.Context, args []vector.Value) (procs.Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	comp, err := algo.WCC(a.run, g)
+	comp, err := WCC(a.run, g)
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	ids, err := algo.ComponentNodeIDs(a.run, g, comp)
+	ids, err := ComponentNodeIDs(a.run, g, comp)
 	if err != nil {
 		return nil, a.fail(err)
 	}
 	return &vertexRows{run: a.run, g: g, ints: ids}, nil
 }
 
-func (db *DB) algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.pagerank.stream", c, args)
+func (ps *procedures) algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.pagerank.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +279,7 @@ func (db *DB) algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream,
 		return nil, err
 	}
 	a.proj.In = true
-	if a.proj.Dir == algo.Undirected {
+	if a.proj.Dir == Undirected {
 		a.proj.Out = true // In is Out
 	} else {
 		a.proj.OutDegree = true
@@ -279,15 +291,15 @@ func (db *DB) algoPageRank(c *procs.Context, args []vector.Value) (procs.Stream,
 	if err != nil {
 		return nil, err
 	}
-	pr, _, err := algo.PageRank(a.run, g, d, int(min(iters, math.MaxInt32)), tol)
+	pr, _, err := PageRank(a.run, g, d, int(min(iters, math.MaxInt32)), tol)
 	if err != nil {
 		return nil, a.fail(err)
 	}
 	return &vertexRows{run: a.run, g: g, floats: pr}, nil
 }
 
-func (db *DB) algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.cdlp.stream", c, args)
+func (ps *procedures) algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.cdlp.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +312,7 @@ func (db *DB) algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, err
 		return nil, err
 	}
 	a.proj.Out = true
-	a.proj.In = a.proj.Dir != algo.Undirected
+	a.proj.In = a.proj.Dir != Undirected
 	g, err := a.project()
 	if err != nil {
 		return nil, err
@@ -309,25 +321,25 @@ func (db *DB) algoCDLP(c *procs.Context, args []vector.Value) (procs.Stream, err
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	labels, err := algo.CDLP(a.run, g, seed, int(min(iters, math.MaxInt32)))
+	labels, err := CDLP(a.run, g, seed, int(min(iters, math.MaxInt32)))
 	if err != nil {
 		return nil, a.fail(err)
 	}
 	return &vertexRows{run: a.run, g: g, ints: labels}, nil
 }
 
-func (db *DB) algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.lcc.stream", c, args)
+func (ps *procedures) algoLCC(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.lcc.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
 	a.proj.Out, a.proj.Sorted = true, true
-	a.proj.In = a.proj.Dir != algo.Undirected
+	a.proj.In = a.proj.Dir != Undirected
 	g, err := a.project()
 	if err != nil {
 		return nil, err
 	}
-	coef, err := algo.LCC(a.run, g)
+	coef, err := LCC(a.run, g)
 	if err != nil {
 		return nil, a.fail(err)
 	}

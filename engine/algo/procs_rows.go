@@ -1,9 +1,8 @@
-package engine
+package algo
 
 import (
 	"math"
 
-	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -16,8 +15,8 @@ import (
 // unreached mark (the largest INTEGER, +Inf) are left out. Fill is a
 // typed loop over the result arrays; nothing is boxed.
 type vertexRows struct {
-	run    *algo.Run
-	g      *algo.Graph
+	run    *Run
+	g      *Graph
 	ints   []int64
 	floats []float64
 	omit   bool
@@ -51,8 +50,8 @@ func (s *vertexRows) Close() { s.run.Release() }
 
 // cdlpSeed is CDLP's initial labels: node ids, or each vertex's INTEGER
 // value of the seed property (22000 when one has none).
-func cdlpSeed(a *algoCall, c *procs.Context, g *algo.Graph, key string, seeded bool) ([]int64, error) {
-	seed, err := algo.MakeCharged[int64](a.run, g.N, 8)
+func cdlpSeed(a *algoCall, c *procs.Context, g *Graph, key string, seeded bool) ([]int64, error) {
+	seed, err := MakeCharged[int64](a.run, g.N, 8)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +72,7 @@ func cdlpSeed(a *algoCall, c *procs.Context, g *algo.Graph, key string, seeded b
 
 // gatherSeeds reads key k of every vertex into seed, a vector of ids at a
 // time.
-func gatherSeeds(a *algoCall, g *algo.Graph, k catalog.KeyID, key string, seed []int64) error {
+func gatherSeeds(a *algoCall, g *Graph, k catalog.KeyID, key string, seed []int64) error {
 	ids := vector.New(vector.Node, vector.Capacity)
 	out := vector.New(vector.Int64, vector.Capacity)
 	for lo := 0; lo < g.N; lo += vector.Capacity {

@@ -1,7 +1,8 @@
-package engine
+package algo
 
 import (
-	"github.com/quiverdb/quiver/engine/algo"
+	"fmt"
+
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -13,26 +14,27 @@ const algoCacheShare = 8
 // defaultAlgoCacheBytes is the cache's bound without a budget.
 const defaultAlgoCacheBytes = 1 << 30
 
-// DefaultAlgoCacheBytes is the projection cache's bound for a server
-// budget of maxMemory bytes (Options.MaxMemory after its default): an
+// DefaultCacheBytes is the projection cache's bound for a server budget
+// of maxMemory bytes (engine.Options.MaxMemory after its default): an
 // eighth of it, or 1 GiB when there is no budget.
-func DefaultAlgoCacheBytes(maxMemory int64) int64 {
+func DefaultCacheBytes(maxMemory int64) int64 {
 	if maxMemory <= 0 {
 		return defaultAlgoCacheBytes
 	}
 	return maxMemory / algoCacheShare
 }
 
-// newAlgoCache is the database's projection cache for Options'
-// AlgoCacheBytes and the server budget; nil when disabled.
-func newAlgoCache(limit, budget int64) *algo.Cache {
+// CacheFor is a database's projection cache for its
+// Options.AlgoCacheBytes (limit: zero for the default, negative for none)
+// and its server budget; nil when disabled.
+func CacheFor(limit, budget int64) *Cache {
 	switch {
 	case limit < 0:
 		return nil
 	case limit == 0:
-		limit = DefaultAlgoCacheBytes(budget)
+		limit = DefaultCacheBytes(budget)
 	}
-	return algo.NewCache(limit)
+	return NewCache(limit)
 }
 
 var algoCacheFields = []procs.Field{
@@ -40,19 +42,20 @@ var algoCacheFields = []procs.Field{
 	{Name: "hits", Type: "INTEGER"}, {Name: "misses", Type: "INTEGER"}, {Name: "evictions", Type: "INTEGER"},
 }
 
-// registerAlgoCacheProcedure adds algo.cache.stats(): one row with the
-// projection cache's entries, bytes, bound (maxBytes) and counters (all zero when
-// the cache is off).
-func (db *DB) registerAlgoCacheProcedure() {
+// registerCacheProcedure adds algo.cache.stats(): one row with the
+// projection cache's entries, bytes, bound (maxBytes) and counters (all
+// zero when the cache is off).
+func (ps *procedures) registerCacheProcedure(reg *procs.Registry) error {
 	p := &procs.Procedure{Signature: procs.Signature{Name: "algo.cache.stats", Outputs: algoCacheFields, Requires: procs.PrivRead},
 		Fn: func(*procs.Context, []vector.Value) ([][]vector.Value, error) {
-			var s algo.CacheStats
-			if db.algoCache != nil {
-				s = db.algoCache.Stats()
+			var s CacheStats
+			if ps.cache != nil {
+				s = ps.cache.Stats()
 			}
 			return [][]vector.Value{{int64(s.Entries), s.Bytes, s.Limit, s.Hits, s.Misses, s.Evictions}}, nil
 		}}
-	if err := db.procs.Register(p); err != nil {
-		panic("BUG: engine: algo procedure: " + err.Error())
+	if err := reg.Register(p); err != nil {
+		return fmt.Errorf("cannot register %s: %w", p.Name, err)
 	}
+	return nil
 }

@@ -1,11 +1,10 @@
-package engine
+package algo
 
 import (
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/vector"
@@ -194,8 +193,8 @@ func (c *algoConfig) nodeList(key string) ([]uint64, bool, error) {
 
 // projection reads the common keys: nodeLabels, relationshipTypes,
 // direction (or orientation) and concurrency.
-func (c *algoConfig) projection(cat *catalog.Catalog) (algo.Projection, int, error) {
-	var p algo.Projection
+func (c *algoConfig) projection(cat *catalog.Catalog) (Projection, int, error) {
+	var p Projection
 	labels, ok, err := c.names("nodeLabels")
 	if err != nil {
 		return p, 0, err
@@ -238,11 +237,11 @@ func (c *algoConfig) projection(cat *catalog.Catalog) (algo.Projection, int, err
 	}
 	switch strings.ToUpper(dir) {
 	case "", "NATURAL":
-		p.Dir = algo.Natural
+		p.Dir = Natural
 	case "REVERSE":
-		p.Dir = algo.Reverse
+		p.Dir = Reverse
 	case "UNDIRECTED":
-		p.Dir = algo.Undirected
+		p.Dir = Undirected
 	default:
 		return p, 0, c.bad(key, "must be 'NATURAL', 'REVERSE' or 'UNDIRECTED', not %q", dir)
 	}

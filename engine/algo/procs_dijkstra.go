@@ -1,7 +1,6 @@
-package engine
+package algo
 
 import (
-	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
@@ -12,8 +11,8 @@ var dijkstraOutputs = []procs.Field{
 	{Name: "nodeIds", Type: "LIST"}, {Name: "costs", Type: "LIST"}, {Name: "path", Type: "PATH"},
 }
 
-func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
-	a, err := db.startAlgo("algo.dijkstra.stream", c, args)
+func (ps *procedures) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	a, err := ps.startAlgo("algo.dijkstra.stream", c, args)
 	if err != nil {
 		return nil, err
 	}
@@ -68,17 +67,17 @@ func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream,
 	if err != nil {
 		return nil, a.fail(err)
 	}
-	p, err := algo.Dijkstra(a.run, g, s, tv)
+	p, err := Dijkstra(a.run, g, s, tv)
 	if err != nil {
 		return nil, a.fail(err)
 	}
 	rows := &dijkstraRows{run: a.run, g: g, p: p, src: s, targets: p.Settled}
 	// A path holds at most every vertex once: the buffers PathTo fills
 	// never grow past N.
-	if rows.verts, err = algo.MakeCharged[uint32](a.run, g.N, 4); err != nil {
+	if rows.verts, err = MakeCharged[uint32](a.run, g.N, 4); err != nil {
 		return nil, a.fail(err)
 	}
-	if rows.slots, err = algo.MakeCharged[uint32](a.run, g.N, 4); err != nil {
+	if rows.slots, err = MakeCharged[uint32](a.run, g.N, 4); err != nil {
 		return nil, a.fail(err)
 	}
 	if hasTargets {
@@ -105,9 +104,9 @@ func (db *DB) algoDijkstra(c *procs.Context, args []vector.Value) (procs.Stream,
 // path. held is what the current batch's values were charged; a new
 // batch (at 0) overwrites them, so it gives that back.
 type dijkstraRows struct {
-	run     *algo.Run
-	g       *algo.Graph
-	p       *algo.Paths
+	run     *Run
+	g       *Graph
+	p       *Paths
 	src     uint32
 	targets []uint32
 	next    int
