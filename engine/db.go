@@ -14,6 +14,7 @@ import (
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/engine/storageprocs"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -128,7 +129,13 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		db.mem.SetCache(db.algoCache)
 	}
 	db.mem.SetReleaseAfter(memory.ReleaseThreshold(db.settings.MaxMemoryPerQuery()))
-	db.registerStorageProcedures()
+	err := storageprocs.Register(db.procs, storageprocs.Source{Store: store, Log: log, LSNs: func() (uint64, uint64) {
+		d := db.Durability()
+		return d.WALLSN, d.LastCheckpointLSN
+	}})
+	if err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
 	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
