@@ -8,14 +8,15 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
-	"github.com/quiverdb/quiver/engine/storageprocs"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storageprocs"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -205,6 +206,9 @@ func (db *DB) planOptions() plan.Options {
 	}
 	return o
 }
+
+// trail is the database's audit trail (Options.Auditor).
+func (db *DB) trail() access.Trail { return access.Trail{Auditor: db.opts.Auditor} }
 
 // longWork is how the database logs the progress of long work
 // (Options.ProgressLogAfter and ProgressLogEvery).

@@ -81,7 +81,7 @@ type Options struct {
 	// Observer, when set, is told of every statement and transaction
 	// that ends (observe.go): the server's metrics.
 	Observer Observer
-	// Auditor, when set, receives the engine's audit events (audit.go):
+	// Auditor, when set, receives the engine's audit events (engine/access):
 	// permission denials, schema changes, session settings changes,
 	// CHECKPOINT and COPY FROM. It is called synchronously.
 	Auditor Auditor

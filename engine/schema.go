@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
@@ -37,7 +38,7 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 		if s.IndexType == "HASH" {
 			typ = catalog.Hash
 		}
-		err = tx.CreateIndex(catalog.Index{Name: schemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props})
+		err = tx.CreateIndex(catalog.Index{Name: access.SchemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props})
 	case gql.SchemaDropIndex:
 		err = tx.DropIndex(s.Name)
 	case gql.SchemaCreateConstraint:
@@ -45,7 +46,7 @@ func (db *DB) schema(s *gql.Schema, start time.Time, in *storage.Tx) (*Result, e
 		if s.Unique {
 			kind = catalog.Unique
 		}
-		err = tx.CreateConstraint(catalog.Constraint{Name: schemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]})
+		err = tx.CreateConstraint(catalog.Constraint{Name: access.SchemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]})
 	case gql.SchemaDropConstraint:
 		err = tx.DropConstraint(s.Name)
 	default:

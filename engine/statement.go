@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
@@ -97,7 +98,7 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 		ctx = context.Background()
 	}
 	if txn != nil {
-		ctx = withExplicitTransaction(ctx)
+		ctx = access.WithExplicitTransaction(ctx)
 	}
 	st := &statementRun{s: s, start: time.Now(), mode: m, params: params, txn: txn}
 	st.ctx, st.cancel = statementContext(ctx, s.QueryTimeout())
@@ -155,17 +156,17 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		if st.mode != ModeAsWritten {
 			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
 		}
-		if err := st.authorize(func() []need { return statementNeeds(stmt) }); err != nil {
+		if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.StatementNeeds(stmt) }); err != nil {
 			return nil, err
 		}
 		switch {
 		case stmt.Schema != nil:
 			res, err := db.schema(stmt.Schema, st.start, st.txnTx())
-			db.auditSchema(st.ctx, stmt.Schema, err)
+			db.trail().Schema(st.ctx, stmt.Schema, err)
 			return res, err
 		case stmt.Copy != nil:
 			res, err := db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
-			db.auditCopy(st.ctx, stmt.Copy, err)
+			db.trail().Copy(st.ctx, stmt.Copy, err)
 			return res, err
 		}
 		return st.sessionStatement(stmt.Session)
@@ -175,7 +176,7 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		return nil, err
 	}
 	// Checked on the bound plan: what it writes and calls is what runs.
-	if err := st.authorize(func() []need { return queryNeeds(p, st.mode) }); err != nil {
+	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.QueryNeeds(p, st.mode == ModeExplain) }); err != nil {
 		return nil, err
 	}
 	if st.txn != nil {
@@ -386,12 +387,12 @@ func (st *statementRun) sessionStatement(s *gql.Session) (*Result, error) {
 				"CHECKPOINT cannot run inside a transaction").At(s.Pos.Line, s.Pos.Column)
 		}
 		res, err := db.checkpointStatement(st.ctx, st.start)
-		db.audit(st.ctx, AuditEvent{Category: "admin", Action: "checkpoint", Outcome: outcomeOf(err)})
+		db.trail().Audit(st.ctx, AuditEvent{Category: "admin", Action: "checkpoint", Outcome: access.OutcomeOf(err)})
 		return res, err
 	}
 	res, err := st.s.statement(s, st.start)
 	if s.Kind == gql.SessionSet {
-		db.auditSet(st.ctx, s, err)
+		db.trail().Set(st.ctx, s, err)
 	}
 	return res, err
 }

@@ -112,7 +112,7 @@ const (
 // A statement that fails leaves the transaction failed, as PostgreSQL
 // does: later statements are refused until ROLLBACK TO SAVEPOINT returns
 // to a point before the failure, and COMMIT rolls it back and says so. A
-// statement refused for lack of privilege (42501, privileges.go) is such a
+// statement refused for lack of privilege (42501, engine/access) is such a
 // failure: it wrote nothing, but the transaction is aborted all the same.
 type Transaction struct {
 	db      *DB

@@ -1,4 +1,10 @@
-package engine
+// Package access owns who runs a statement and what it may do: the
+// Principal a frontend attaches to a statement's context, the privileges
+// a statement needs and the check that refuses it with 42501
+// (privileges.go), and the audit trail's events (audit.go). The engine
+// checks every statement through it; the frontends authenticate and
+// build the Principal.
+package access
 
 import (
 	"context"
@@ -55,28 +61,22 @@ func PrincipalFrom(ctx context.Context) (*Principal, bool) {
 	return p, ok && p != nil
 }
 
-// AuditEvent is one entry of the audit trail: something security-relevant
-// that happened, who did it and how it ended. It never holds a password
-// or a token.
-type AuditEvent struct {
-	Category  string // authentication, authorization, user_management, schema, settings, admin
-	Action    string // e.g. login, token_refresh, permission_denied, create_index
-	Outcome   string // success, failure or denied
-	Principal string // user name; empty when unknown (a failed login names the attempted user in Detail)
-	Address   string // client address
-	Detail    string // free text for people; no secrets
+type explicitTxKey struct{}
+
+// InExplicitTransaction reports whether ctx is the context of a statement
+// running inside an explicit transaction (BeginTransaction), as a
+// procedure sees it: the auth layer refuses user management there, since
+// its changes must not wait on, or roll back with, the user's data.
+func InExplicitTransaction(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	v, _ := ctx.Value(explicitTxKey{}).(bool)
+	return v
 }
 
-// Audit outcomes.
-const (
-	OutcomeSuccess = "success"
-	OutcomeFailure = "failure"
-	OutcomeDenied  = "denied"
-)
-
-// Auditor receives the engine's audit events (schema and settings
-// changes, permission denials). It is called synchronously from the
-// statement's goroutine and must be safe for concurrent use.
-type Auditor interface {
-	Audit(e AuditEvent)
+// WithExplicitTransaction marks ctx as a statement's in an explicit
+// transaction.
+func WithExplicitTransaction(ctx context.Context) context.Context {
+	return context.WithValue(ctx, explicitTxKey{}, true)
 }

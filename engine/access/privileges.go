@@ -1,4 +1,4 @@
-package engine
+package access
 
 // Privilege checks. A statement whose context carries a Principal
 // (WithPrincipal) runs only when the principal holds every privilege the
@@ -7,7 +7,7 @@ package engine
 //
 //	query that reads                         read
 //	query whose plan writes                  read + write
-//	EXPLAIN (prefix or ModeExplain)          read (the plan is shown, nothing runs)
+//	EXPLAIN (prefix or engine.ModeExplain)   read (the plan is shown, nothing runs)
 //	PROFILE                                  as the statement it runs
 //	CALL of a procedure (any part of a UNION) the procedure's Required()
 //	CREATE/DROP INDEX, CREATE/DROP CONSTRAINT admin
@@ -30,57 +30,57 @@ import (
 	"github.com/quiverdb/quiver/engine/plan"
 )
 
-// need is one thing a statement needs: the privileges, what the refusal
+// Need is one thing a statement needs: the privileges, what the refusal
 // says the user may not do, and the audit event's detail.
-type need struct {
+type Need struct {
 	priv   Privilege
 	action string // "write data", "run CREATE INDEX", "call procedure x.y"
 	detail string // "write", "admin: CREATE INDEX", "procedure x.y"
 }
 
 var (
-	needRead  = need{priv: PrivRead, action: "read data", detail: "read"}
-	needWrite = need{priv: PrivRead | PrivWrite, action: "write data", detail: "write"}
+	needRead  = Need{priv: PrivRead, action: "read data", detail: "read"}
+	needWrite = Need{priv: PrivRead | PrivWrite, action: "write data", detail: "write"}
 )
 
-func needAdmin(what string) need {
-	return need{priv: PrivAdmin, action: "run " + what, detail: "admin: " + what}
+func needAdmin(what string) Need {
+	return Need{priv: PrivAdmin, action: "run " + what, detail: "admin: " + what}
 }
 
-// queryNeeds is what a bound query needs in mode m. Needs are listed most
-// specific first, so a refusal names the write or the procedure rather
-// than the read every query needs too.
-func queryNeeds(p *plan.Plan, m Mode) []need {
-	if m == ModeExplain {
-		return []need{needRead} // describing a plan runs nothing of it
+// QueryNeeds is what a bound query needs, explained (EXPLAIN) or run.
+// Needs are listed most specific first, so a refusal names the write or
+// the procedure rather than the read every query needs too.
+func QueryNeeds(p *plan.Plan, explain bool) []Need {
+	if explain {
+		return []Need{needRead} // describing a plan runs nothing of it
 	}
-	var out []need
+	var out []Need
 	if p.Writes {
 		out = append(out, needWrite)
 	}
 	for _, c := range p.Calls {
-		out = append(out, need{priv: c.Required(), action: "call procedure " + c.Name, detail: "procedure " + c.Name})
+		out = append(out, Need{priv: c.Required(), action: "call procedure " + c.Name, detail: "procedure " + c.Name})
 	}
 	return append(out, needRead)
 }
 
-// statementNeeds is what a schema, COPY or session statement needs.
-func statementNeeds(stmt *gql.Statement) []need {
+// StatementNeeds is what a schema, COPY or session statement needs.
+func StatementNeeds(stmt *gql.Statement) []Need {
 	switch {
 	case stmt.Schema != nil:
 		switch stmt.Schema.Kind {
 		case gql.SchemaShowIndexes, gql.SchemaShowConstraints:
-			return []need{needRead}
+			return []Need{needRead}
 		}
-		return []need{needAdmin(schemaStatementName(stmt.Schema.Kind))}
+		return []Need{needAdmin(schemaStatementName(stmt.Schema.Kind))}
 	case stmt.Copy != nil:
-		return []need{needAdmin("COPY FROM")}
+		return []Need{needAdmin("COPY FROM")}
 	case stmt.Session != nil && stmt.Session.Kind == gql.SessionCheckpoint:
-		return []need{needAdmin("CHECKPOINT")}
+		return []Need{needAdmin("CHECKPOINT")}
 	}
 	// SET is session-scoped and bounded by the operator's ceilings
-	// (session.go); SHOW and savepoints change nothing shared.
-	return []need{needRead}
+	// (engine/settings); SHOW and savepoints change nothing shared.
+	return []Need{needRead}
 }
 
 // schemaStatementName names a schema statement's kind as written.
@@ -102,12 +102,13 @@ func schemaStatementName(k gql.SchemaKind) string {
 	return "a schema statement"
 }
 
-// authorize refuses the statement with 42501 when its context carries a
+// Authorize refuses a statement with 42501 when its context carries a
 // principal lacking one of needs; without a principal everything is
-// allowed. The refusal is audited. needs is called only when there is a
-// principal to check, so a statement without one allocates nothing here.
-func (st *statementRun) authorize(needs func() []need) error {
-	p, ok := PrincipalFrom(st.ctx)
+// allowed. The refusal goes to trail. needs is called only when there is
+// a principal to check, so a statement without one allocates nothing
+// here.
+func Authorize(ctx context.Context, trail Trail, needs func() []Need) error {
+	p, ok := PrincipalFrom(ctx)
 	if !ok || p.Privileges.Has(PrivAll) {
 		return nil
 	}
@@ -115,7 +116,7 @@ func (st *statementRun) authorize(needs func() []need) error {
 		if p.Privileges.Has(n.priv) {
 			continue
 		}
-		st.s.db.audit(st.ctx, AuditEvent{Category: "authorization", Action: "permission_denied",
+		trail.Audit(ctx, AuditEvent{Category: "authorization", Action: "permission_denied",
 			Outcome: OutcomeDenied, Detail: n.detail})
 		return permissionDenied(p, n)
 	}
@@ -124,7 +125,7 @@ func (st *statementRun) authorize(needs func() []need) error {
 
 // permissionDenied is the 42501 error for p lacking n, naming what was
 // needed, the user's roles and the built-in roles that would do.
-func permissionDenied(p *Principal, n need) *errs.Error {
+func permissionDenied(p *Principal, n Need) *errs.Error {
 	roles := "none"
 	if len(p.Roles) > 0 {
 		roles = strings.Join(p.Roles, ", ")
@@ -135,11 +136,11 @@ func permissionDenied(p *Principal, n need) *errs.Error {
 	}
 	return errs.New(errs.CodePermission, errs.CatPermission,
 		"user %q (roles: %s) may not %s: %s the %s privilege (role %s)",
-		p.Name, roles, n.action, subject, privilegeNames(n.priv&^p.Privileges), rolesGranting(n.priv))
+		p.Name, roles, n.action, subject, PrivilegeNames(n.priv&^p.Privileges), rolesGranting(n.priv))
 }
 
-// privilegeNames names the privileges of set: "write", "read and admin".
-func privilegeNames(set Privilege) string {
+// PrivilegeNames names the privileges of set: "write", "read and admin".
+func PrivilegeNames(set Privilege) string {
 	var names []string
 	for _, x := range []struct {
 		p    Privilege
@@ -179,24 +180,4 @@ func rolesGranting(need Privilege) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-type explicitTxKey struct{}
-
-// InExplicitTransaction reports whether ctx is the context of a statement
-// running inside an explicit transaction (BeginTransaction), as a
-// procedure sees it: the auth layer refuses user management there, since
-// its changes must not wait on, or roll back with, the user's data.
-func InExplicitTransaction(ctx context.Context) bool {
-	if ctx == nil {
-		return false
-	}
-	v, _ := ctx.Value(explicitTxKey{}).(bool)
-	return v
-}
-
-// withExplicitTransaction marks ctx as a statement's in an explicit
-// transaction.
-func withExplicitTransaction(ctx context.Context) context.Context {
-	return context.WithValue(ctx, explicitTxKey{}, true)
 }
