@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/algo"
+	"github.com/quiverdb/quiver/engine/changes"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -45,8 +46,8 @@ type DB struct {
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; durability.go).
 	dur *durability
-	// changes feeds the change subscribers (changes_hub.go).
-	changes changeHub
+	// changes feeds the change subscribers (engine/changes).
+	changes *changes.Hub
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -125,6 +126,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
 	if db.algoCache != nil {
 		db.mem.SetCache(db.algoCache)
@@ -168,7 +170,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.txns.rollbackAll()
-	db.changes.close()
+	db.changes.Close()
 	var err error
 	if db.dur != nil {
 		if err = db.dur.close(); err != nil {

@@ -1,4 +1,4 @@
-package engine
+package changes
 
 import (
 	"math"
@@ -31,11 +31,11 @@ import (
 // take labels only: a change carries its endpoints' labels, not their
 // properties.
 
-// MaxChangePatternBytes bounds a pattern's text.
-const MaxChangePatternBytes = 1024
+// MaxPatternBytes bounds a pattern's text.
+const MaxPatternBytes = 1024
 
-// ChangePattern is a parsed change pattern (ParseChangePattern).
-type ChangePattern struct {
+// Pattern is a parsed change pattern (ParsePattern).
+type Pattern struct {
 	text string
 	rel  bool
 	// node is the node pattern, or a relationship's left endpoint; end
@@ -58,19 +58,19 @@ type patProp struct {
 }
 
 // String is the pattern's text.
-func (p *ChangePattern) String() string { return p.text }
+func (p *Pattern) String() string { return p.text }
 
-// ParseChangePattern parses a change pattern. Errors are 42000 with the
+// ParsePattern parses a change pattern. Errors are 42000 with the
 // column (in characters, line 1) where the text goes wrong.
-func ParseChangePattern(text string) (*ChangePattern, error) {
-	if len(text) > MaxChangePatternBytes {
-		return nil, errs.Syntax("a change pattern is limited to %d bytes, this one has %d", MaxChangePatternBytes, len(text))
+func ParsePattern(text string) (*Pattern, error) {
+	if len(text) > MaxPatternBytes {
+		return nil, errs.Syntax("a change pattern is limited to %d bytes, this one has %d", MaxPatternBytes, len(text))
 	}
 	if !utf8.ValidString(text) {
 		return nil, errs.Syntax("a change pattern must be valid UTF-8")
 	}
 	ps := &patScanner{src: []rune(text)}
-	p := &ChangePattern{text: text}
+	p := &Pattern{text: text}
 	var err error
 	if p.node, err = ps.node(); err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (s *patScanner) node() (patNode, error) {
 	return n, s.expect(")", "to close the node pattern")
 }
 
-func (s *patScanner) relationship(p *ChangePattern) error {
+func (s *patScanner) relationship(p *Pattern) error {
 	s.space()
 	start := s.i
 	left := s.eat("<")

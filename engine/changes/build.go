@@ -1,4 +1,4 @@
-package engine
+package changes
 
 import (
 	"reflect"
@@ -17,9 +17,9 @@ import (
 // or updated to what it was, gets none. Schema ops (indexes,
 // constraints) change no data and get none.
 
-// changeBuilder builds changes; the dispatcher reuses one (its maps and
+// builder builds changes; the dispatcher reuses one (its maps and
 // scratch space) for every commit.
-type changeBuilder struct {
+type builder struct {
 	seen   map[entityRef]struct{}
 	order  []entityRef
 	labels []catalog.LabelID
@@ -31,9 +31,9 @@ type entityRef struct {
 }
 
 // build returns rec's changes, or its bulk summary when it wrote more
-// than MaxChangesPerCommit entities.
-func (b *changeBuilder) build(cat *catalog.Catalog, rec *storage.CommitRecord) ChangeBatch {
-	out := ChangeBatch{LSN: rec.LSN, TS: rec.TS, CommittedAt: rec.At}
+// than MaxPerCommit entities.
+func (b *builder) build(cat *catalog.Catalog, rec *storage.CommitRecord) Batch {
+	out := Batch{LSN: rec.LSN, TS: rec.TS, CommittedAt: rec.At}
 	if !b.collect(rec.Ops) {
 		out.Bulk = bulkSummary(cat, rec)
 		return out
@@ -55,8 +55,8 @@ func (b *changeBuilder) build(cat *catalog.Catalog, rec *storage.CommitRecord) C
 }
 
 // collect lists the entities ops wrote in first-write order; false when
-// there are more than MaxChangesPerCommit.
-func (b *changeBuilder) collect(ops []storage.Op) bool {
+// there are more than MaxPerCommit.
+func (b *builder) collect(ops []storage.Op) bool {
 	if b.seen == nil {
 		b.seen = map[entityRef]struct{}{}
 	}
@@ -70,7 +70,7 @@ func (b *changeBuilder) collect(ops []storage.Op) bool {
 		if _, dup := b.seen[e]; dup {
 			continue
 		}
-		if len(b.order) == MaxChangesPerCommit {
+		if len(b.order) == MaxPerCommit {
 			return false
 		}
 		b.seen[e] = struct{}{}
@@ -93,17 +93,17 @@ func nodeLive(s *storage.Snapshot, id uint64) bool {
 	return id <= 1<<32-1 && s.LiveNodes().Contains(uint32(id))
 }
 
-func (b *changeBuilder) nodeChange(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) (Change, bool) {
+func (b *builder) nodeChange(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) (Change, bool) {
 	before, after := nodeLive(rec.Base, id), nodeLive(rec.Version, id)
-	c := Change{Entity: ChangeNode, ID: id}
+	c := Change{Entity: Node, ID: id}
 	var lb, la []string
 	switch {
 	case before && after:
-		c.Op = ChangeUpdated
+		c.Op = Updated
 	case after:
-		c.Op = ChangeCreated
+		c.Op = Created
 	case before:
-		c.Op = ChangeDeleted
+		c.Op = Deleted
 	default:
 		return c, false // created and deleted by this commit
 	}
@@ -116,9 +116,9 @@ func (b *changeBuilder) nodeChange(cat *catalog.Catalog, rec *storage.CommitReco
 		c.After = properties(cat, rec.Version.NodeProps, id)
 	}
 	switch c.Op {
-	case ChangeCreated:
+	case Created:
 		c.Labels = la
-	case ChangeDeleted:
+	case Deleted:
 		c.Labels = lb
 	default:
 		c.Labels = la
@@ -130,17 +130,17 @@ func (b *changeBuilder) nodeChange(cat *catalog.Catalog, rec *storage.CommitReco
 	return c, true
 }
 
-func (b *changeBuilder) relChange(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) (Change, bool) {
+func (b *builder) relChange(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) (Change, bool) {
 	tb, sb, db, before := rec.Base.Rel(id)
 	ta, sa, da, after := rec.Version.Rel(id)
-	c := Change{Entity: ChangeRelationship, ID: id}
+	c := Change{Entity: Relationship, ID: id}
 	switch {
 	case before && after:
-		c.Op = ChangeUpdated
+		c.Op = Updated
 	case after:
-		c.Op = ChangeCreated
+		c.Op = Created
 	case before:
-		c.Op = ChangeDeleted
+		c.Op = Deleted
 		ta, sa, da = tb, sb, db
 	default:
 		return c, false
@@ -152,7 +152,7 @@ func (b *changeBuilder) relChange(cat *catalog.Catalog, rec *storage.CommitRecor
 	if after {
 		c.After = properties(cat, rec.Version.RelProps, id)
 	}
-	if c.Op == ChangeUpdated && propertiesEqual(c.Before, c.After) {
+	if c.Op == Updated && propertiesEqual(c.Before, c.After) {
 		return c, false
 	}
 	c.StartLabels = b.endpointLabels(cat, rec, c.Start)
@@ -162,14 +162,14 @@ func (b *changeBuilder) relChange(cat *catalog.Catalog, rec *storage.CommitRecor
 
 // endpointLabels are a relationship endpoint's labels after the commit,
 // or before it when the commit deleted the node.
-func (b *changeBuilder) endpointLabels(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) []string {
+func (b *builder) endpointLabels(cat *catalog.Catalog, rec *storage.CommitRecord, id uint64) []string {
 	if nodeLive(rec.Version, id) {
 		return b.nodeLabels(cat, rec.Version, id)
 	}
 	return b.nodeLabels(cat, rec.Base, id)
 }
 
-func (b *changeBuilder) nodeLabels(cat *catalog.Catalog, s *storage.Snapshot, id uint64) []string {
+func (b *builder) nodeLabels(cat *catalog.Catalog, s *storage.Snapshot, id uint64) []string {
 	b.labels = s.AppendNodeLabels(b.labels[:0], id)
 	if len(b.labels) == 0 {
 		return nil
@@ -217,8 +217,8 @@ func labelDiff(a, b []string) []string {
 // bulkSummary counts a large commit's writes and names the labels and
 // types it touched, without building a change per entity: one pass over
 // the ops plus one bitmap intersection per label.
-func bulkSummary(cat *catalog.Catalog, rec *storage.CommitRecord) *BulkChange {
-	s := &BulkChange{}
+func bulkSummary(cat *catalog.Catalog, rec *storage.CommitRecord) *Bulk {
+	s := &Bulk{}
 	labels := map[catalog.LabelID]bool{}
 	types := map[catalog.TypeID]bool{}
 	touched := roaring.New() // existing nodes written: their labels are looked up below
@@ -279,7 +279,7 @@ func bulkSummary(cat *catalog.Catalog, rec *storage.CommitRecord) *BulkChange {
 
 // filter is the part of b that patterns select; ok is false when nothing
 // is. With no patterns, or when every change is selected, b is shared.
-func (b ChangeBatch) filter(patterns []*ChangePattern) (ChangeBatch, bool) {
+func (b Batch) filter(patterns []*Pattern) (Batch, bool) {
 	if b.Bulk != nil {
 		if len(patterns) == 0 {
 			return b, true
@@ -318,7 +318,7 @@ func (b ChangeBatch) filter(patterns []*ChangePattern) (ChangeBatch, bool) {
 	return b, true
 }
 
-func matchesAny(patterns []*ChangePattern, c *Change) bool {
+func matchesAny(patterns []*Pattern, c *Change) bool {
 	for _, p := range patterns {
 		if p.Matches(c) {
 			return true

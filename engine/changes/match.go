@@ -1,4 +1,4 @@
-package engine
+package changes
 
 import (
 	"slices"
@@ -6,24 +6,24 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Matching a change against a parsed pattern (changes_pattern.go): a
+// Matching a change against a parsed pattern (pattern.go): a
 // change matches when its entity matches the pattern before or after
 // the commit.
 
 // Matches reports whether c is selected by the pattern: the entity
 // matches it before or after the commit.
-func (p *ChangePattern) Matches(c *Change) bool {
-	if p.rel != (c.Entity == ChangeRelationship) {
+func (p *Pattern) Matches(c *Change) bool {
+	if p.rel != (c.Entity == Relationship) {
 		return false
 	}
 	if p.rel {
 		return p.matchesRel(c)
 	}
-	if c.Op != ChangeCreated && hasLabels(p.node.labels, func(l string) bool { return labeledBefore(c, l) }) &&
+	if c.Op != Created && hasLabels(p.node.labels, func(l string) bool { return labeledBefore(c, l) }) &&
 		propsMatch(p.node.props, c.Before) {
 		return true
 	}
-	return c.Op != ChangeDeleted && hasLabels(p.node.labels, func(l string) bool { return slices.Contains(c.Labels, l) }) &&
+	return c.Op != Deleted && hasLabels(p.node.labels, func(l string) bool { return slices.Contains(c.Labels, l) }) &&
 		propsMatch(p.node.props, c.After)
 }
 
@@ -35,11 +35,11 @@ func labeledBefore(c *Change, l string) bool {
 	return slices.Contains(c.Labels, l) && !slices.Contains(c.LabelsAdded, l)
 }
 
-func (p *ChangePattern) matchesRel(c *Change) bool {
+func (p *Pattern) matchesRel(c *Change) bool {
 	if len(p.types) > 0 && !slices.Contains(p.types, c.Type) {
 		return false
 	}
-	if !(c.Op != ChangeCreated && propsMatch(p.relProps, c.Before)) && !(c.Op != ChangeDeleted && propsMatch(p.relProps, c.After)) {
+	if !(c.Op != Created && propsMatch(p.relProps, c.Before)) && !(c.Op != Deleted && propsMatch(p.relProps, c.After)) {
 		return false
 	}
 	has := func(labels []string) func(string) bool {
@@ -59,7 +59,7 @@ func (p *ChangePattern) matchesRel(c *Change) bool {
 // MatchesBulk reports whether a bulk commit may hold changes the pattern
 // selects: it names the pattern's labels or type (properties and
 // endpoints are not looked at).
-func (p *ChangePattern) MatchesBulk(b *BulkChange) bool {
+func (p *Pattern) MatchesBulk(b *Bulk) bool {
 	if p.rel {
 		if b.RelationshipsCreated+b.RelationshipsUpdated+b.RelationshipsDeleted == 0 {
 			return false

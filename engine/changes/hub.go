@@ -1,4 +1,4 @@
-package engine
+package changes
 
 import (
 	"sync"
@@ -7,19 +7,23 @@ import (
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
-// changeHub connects the store's commit sink to the feeds.
+// Hub connects the store's commit sink to the feeds.
 //
 //	commit path ──sink──▶ backlog ──dispatcher──▶ build once ──▶ feed queues
-//	(in LSN order)        (≤ maxChangeBacklog)    (no lock)      (bounded, never waited on)
+//	(in LSN order)        (≤ maxBacklog)    (no lock)      (bounded, never waited on)
 //
 // The store calls the sink only while at least one feed is open, so an
 // unwatched database pays one atomic load per commit. The sink only
 // appends the record; one dispatcher goroutine builds the commit's
 // changes from its two versions and hands each feed the changes its
 // patterns select. A feed whose queue is full is dropped with
-// ErrChangeFeedOverflow; a backlog the dispatcher cannot keep up with
+// ErrOverflow; a backlog the dispatcher cannot keep up with
 // drops every feed. Nothing on this path makes a writer wait.
-type changeHub struct {
+type Hub struct {
+	store *storage.Store
+	// closed reports whether the database closed (it refuses new feeds
+	// from then on, before Close ran).
+	closed func() bool
 	// watch serializes switching the store's sink on and off. It is held
 	// while calling WatchCommits (which takes the store's feed lock, the
 	// lock the sink runs under), so it is never taken under mu.
@@ -28,9 +32,8 @@ type changeHub struct {
 	// feed lock.
 	mu struct {
 		sync.Mutex
-		db *DB
 		// subs is copy-on-write: the dispatcher iterates a snapshot.
-		subs     []*ChangeFeed
+		subs     []*Feed
 		backlog  []*storage.CommitRecord
 		watching bool
 		started  bool
@@ -41,18 +44,24 @@ type changeHub struct {
 	exit chan struct{} // closed by the dispatcher when it returns
 }
 
+// NewHub returns the hub of store's commits; closed reports whether the
+// database closed.
+func NewHub(store *storage.Store, closed func() bool) *Hub {
+	return &Hub{store: store, closed: closed}
+}
+
 // add registers f, starting the dispatcher and the store's sink as
 // needed.
-func (h *changeHub) add(db *DB, f *ChangeFeed) error {
+func (h *Hub) add(f *Feed) error {
 	h.watch.Lock()
 	defer h.watch.Unlock()
 	h.mu.Lock()
-	if h.mu.closed || db.closed.Load() {
+	if h.mu.closed || h.closed() {
 		h.mu.Unlock()
 		return errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
 	}
 	if !h.mu.started {
-		h.mu.started, h.mu.db = true, db
+		h.mu.started = true
 		h.wake, h.done, h.exit = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 		go h.dispatch()
 	}
@@ -63,19 +72,19 @@ func (h *changeHub) add(db *DB, f *ChangeFeed) error {
 }
 
 // remove unregisters f (if still registered).
-func (h *changeHub) remove(f *ChangeFeed) {
+func (h *Hub) remove(f *Feed) {
 	h.watch.Lock()
 	defer h.watch.Unlock()
 	h.mu.Lock()
-	h.mu.subs = without(h.mu.subs, func(g *ChangeFeed) bool { return g == f })
+	h.mu.subs = without(h.mu.subs, func(g *Feed) bool { return g == f })
 	h.mu.Unlock()
 	h.syncWatchLocked()
 }
 
 // without returns subs minus those drop selects, as a new slice (subs is
 // shared with the dispatcher).
-func without(subs []*ChangeFeed, drop func(*ChangeFeed) bool) []*ChangeFeed {
-	var out []*ChangeFeed
+func without(subs []*Feed, drop func(*Feed) bool) []*Feed {
+	var out []*Feed
 	for _, s := range subs {
 		if !drop(s) {
 			out = append(out, s)
@@ -86,7 +95,7 @@ func without(subs []*ChangeFeed, drop func(*ChangeFeed) bool) []*ChangeFeed {
 
 // syncWatchLocked turns the store's sink on while feeds are open and off
 // when none is; h.watch is held.
-func (h *changeHub) syncWatchLocked() {
+func (h *Hub) syncWatchLocked() {
 	h.mu.Lock()
 	want := len(h.mu.subs) > 0 && !h.mu.closed
 	if want == h.mu.watching {
@@ -98,26 +107,25 @@ func (h *changeHub) syncWatchLocked() {
 		clear(h.mu.backlog)
 		h.mu.backlog = nil
 	}
-	db := h.mu.db
 	h.mu.Unlock()
 	if want {
-		db.store.WatchCommits(h.sink)
+		h.store.WatchCommits(h.sink)
 	} else {
-		db.store.WatchCommits(nil)
+		h.store.WatchCommits(nil)
 	}
 }
 
 // sink is the store's CommitSink: it queues the record for the
 // dispatcher, in commit order, and returns.
-func (h *changeHub) sink(rec *storage.CommitRecord) {
+func (h *Hub) sink(rec *storage.CommitRecord) {
 	h.mu.Lock()
 	switch {
 	case len(h.mu.subs) == 0:
-	case len(h.mu.backlog) >= maxChangeBacklog:
+	case len(h.mu.backlog) >= maxBacklog:
 		// The dispatcher is this far behind the writers: every feed
 		// would lose changes, so every feed is told and dropped.
 		for _, f := range h.mu.subs {
-			f.end(ErrChangeFeedOverflow)
+			f.end(ErrOverflow)
 		}
 		h.mu.subs = nil
 		clear(h.mu.backlog)
@@ -133,9 +141,9 @@ func (h *changeHub) sink(rec *storage.CommitRecord) {
 }
 
 // dispatch builds and fans out the backlog until the hub closes.
-func (h *changeHub) dispatch() {
+func (h *Hub) dispatch() {
 	defer close(h.exit)
-	var b changeBuilder
+	var b builder
 	for {
 		select {
 		case <-h.wake:
@@ -146,14 +154,13 @@ func (h *changeHub) dispatch() {
 			h.mu.Lock()
 			recs := h.mu.backlog
 			h.mu.backlog = nil
-			db := h.mu.db
 			h.mu.Unlock()
 			if len(recs) == 0 {
 				break
 			}
 			for i, rec := range recs {
 				recs[i] = nil // release the versions as soon as done
-				if !h.deliver(&b, db, rec) {
+				if !h.deliver(&b, rec) {
 					return
 				}
 			}
@@ -171,7 +178,7 @@ func (h *changeHub) dispatch() {
 
 // deliver builds one commit's changes and queues them for every feed
 // whose patterns select some; false once the hub closed.
-func (h *changeHub) deliver(b *changeBuilder, db *DB, rec *storage.CommitRecord) bool {
+func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 	h.mu.Lock()
 	subs, closed := h.mu.subs, h.mu.closed
 	h.mu.Unlock()
@@ -181,8 +188,8 @@ func (h *changeHub) deliver(b *changeBuilder, db *DB, rec *storage.CommitRecord)
 	if len(subs) == 0 {
 		return true
 	}
-	all := b.build(db.store.Catalog(), rec)
-	var dropped []*ChangeFeed
+	all := b.build(h.store.Catalog(), rec)
+	var dropped []*Feed
 	for _, f := range subs {
 		fb, ok := all.filter(f.patterns)
 		if ok && !f.push(fb) {
@@ -191,7 +198,7 @@ func (h *changeHub) deliver(b *changeBuilder, db *DB, rec *storage.CommitRecord)
 	}
 	if len(dropped) > 0 {
 		h.mu.Lock()
-		h.mu.subs = without(h.mu.subs, func(g *ChangeFeed) bool {
+		h.mu.subs = without(h.mu.subs, func(g *Feed) bool {
 			for _, d := range dropped {
 				if g == d {
 					return true
@@ -204,8 +211,8 @@ func (h *changeHub) deliver(b *changeBuilder, db *DB, rec *storage.CommitRecord)
 	return true
 }
 
-// close ends every feed and stops the dispatcher (DB.Close).
-func (h *changeHub) close() {
+// Close ends every feed and stops the dispatcher (engine's DB.Close).
+func (h *Hub) Close() {
 	h.watch.Lock()
 	h.mu.Lock()
 	h.mu.closed = true
@@ -214,7 +221,7 @@ func (h *changeHub) close() {
 	started := h.mu.started
 	h.mu.Unlock()
 	for _, f := range subs {
-		f.end(ErrChangeFeedClosed)
+		f.end(ErrClosed)
 	}
 	h.syncWatchLocked()
 	h.watch.Unlock()

@@ -1,11 +1,11 @@
-package engine_test
+package changes_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/changes"
+	"github.com/quiverdb/quiver/engine/errs"
 )
 
 func TestParseChangePatternErrors(t *testing.T) {
@@ -32,11 +32,11 @@ func TestParseChangePatternErrors(t *testing.T) {
 		{"(:`A)", "42000", 3},
 		{"(:``)", "42000", 3},
 		{"({name: 'x'})-[:R]->()", "0A000", 0},
-		{strings.Repeat("(", engine.MaxChangePatternBytes+1), "42000", 0},
+		{strings.Repeat("(", changes.MaxPatternBytes+1), "42000", 0},
 		{"(:\xff)", "42000", 0},
 	} {
-		_, err := engine.ParseChangePattern(tc.text)
-		e, ok := engine.AsError(err)
+		_, err := changes.ParsePattern(tc.text)
+		e, ok := errs.As(err)
 		if !ok || e.Code != tc.code {
 			t.Errorf("%q: err %v, want code %s", tc.text, err, tc.code)
 			continue
@@ -50,9 +50,9 @@ func TestParseChangePatternErrors(t *testing.T) {
 	}
 }
 
-func pattern(t *testing.T, text string) *engine.ChangePattern {
+func pattern(t *testing.T, text string) *changes.Pattern {
 	t.Helper()
-	p, err := engine.ParseChangePattern(text)
+	p, err := changes.ParsePattern(text)
 	if err != nil {
 		t.Fatalf("%q: %v", text, err)
 	}
@@ -63,25 +63,25 @@ func pattern(t *testing.T, text string) *engine.ChangePattern {
 }
 
 func TestChangePatternMatches(t *testing.T) {
-	props := func(kv ...any) []engine.Property {
-		out := []engine.Property{}
+	props := func(kv ...any) []changes.Property {
+		out := []changes.Property{}
 		for i := 0; i < len(kv); i += 2 {
-			out = append(out, engine.Property{Key: kv[i].(string), Value: kv[i+1]})
+			out = append(out, changes.Property{Key: kv[i].(string), Value: kv[i+1]})
 		}
 		return out
 	}
-	ann := &engine.Change{Op: engine.ChangeCreated, Entity: engine.ChangeNode, ID: 1, Labels: []string{"Person", "Admin"},
+	ann := &changes.Change{Op: changes.Created, Entity: changes.Node, ID: 1, Labels: []string{"Person", "Admin"},
 		After: props("name", "Ann", "age", int64(30), "score", 1.5, "ok", true)}
-	demoted := &engine.Change{Op: engine.ChangeUpdated, Entity: engine.ChangeNode, ID: 2, Labels: []string{"Person"},
+	demoted := &changes.Change{Op: changes.Updated, Entity: changes.Node, ID: 2, Labels: []string{"Person"},
 		LabelsRemoved: []string{"Admin"}, Before: props("name", "Bob"), After: props("name", "Bob")}
-	renamed := &engine.Change{Op: engine.ChangeUpdated, Entity: engine.ChangeNode, ID: 2, Labels: []string{"Person"},
+	renamed := &changes.Change{Op: changes.Updated, Entity: changes.Node, ID: 2, Labels: []string{"Person"},
 		Before: props("name", "Bob"), After: props("name", "Rob")}
-	gone := &engine.Change{Op: engine.ChangeDeleted, Entity: engine.ChangeNode, ID: 3, Labels: []string{"City"}, Before: props()}
-	knows := &engine.Change{Op: engine.ChangeCreated, Entity: engine.ChangeRelationship, ID: 7, Type: "KNOWS", Start: 1, End: 2,
+	gone := &changes.Change{Op: changes.Deleted, Entity: changes.Node, ID: 3, Labels: []string{"City"}, Before: props()}
+	knows := &changes.Change{Op: changes.Created, Entity: changes.Relationship, ID: 7, Type: "KNOWS", Start: 1, End: 2,
 		StartLabels: []string{"Person", "Admin"}, EndLabels: []string{"Robot"}, After: props("since", int64(2020))}
 	for _, tc := range []struct {
 		pattern string
-		change  *engine.Change
+		change  *changes.Change
 		want    bool
 	}{
 		{"(n)", ann, true},
@@ -122,34 +122,10 @@ func TestChangePatternMatches(t *testing.T) {
 			t.Errorf("%s matches change %d (%v): %v, want %v", tc.pattern, tc.change.ID, tc.change.Op, got, tc.want)
 		}
 	}
-	bulk := &engine.BulkChange{NodesCreated: 5, Labels: []string{"Person"}, RelationshipsCreated: 2, Types: []string{"KNOWS"}}
+	bulk := &changes.Bulk{NodesCreated: 5, Labels: []string{"Person"}, RelationshipsCreated: 2, Types: []string{"KNOWS"}}
 	for text, want := range map[string]bool{"(:Person)": true, "(n)": true, "(:City)": false, "()-[:KNOWS]->()": true, "()-[:X]->()": false, "()-->()": true} {
 		if got := pattern(t, text).MatchesBulk(bulk); got != want {
 			t.Errorf("%s matches the bulk change: %v, want %v", text, got, want)
 		}
-	}
-}
-
-// Resuming from a log position is refused with 0A000; a closed database
-// refuses feeds, and closing it ends the open ones.
-func TestSubscribeChangesRefusals(t *testing.T) {
-	db, err := engine.Open("", engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.SubscribeChanges(engine.SubscribeOptions{FromLSN: 42})
-	if e, ok := engine.AsError(err); !ok || e.Code != engine.CodeNotSupported {
-		t.Fatalf("resume: %v, want 0A000", err)
-	}
-	f, err := db.SubscribeChanges(engine.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if _, err := f.Next(t.Context()); !errors.Is(err, engine.ErrChangeFeedClosed) {
-		t.Fatalf("after Close: %v", err)
-	}
-	if _, err := db.SubscribeChanges(engine.SubscribeOptions{}); err == nil {
-		t.Fatal("a closed database opened a feed")
 	}
 }
