@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
 	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
 	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
-	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/storage"},
+	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},

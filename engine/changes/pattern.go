@@ -1,19 +1,17 @@
 package changes
 
 import (
-	"math"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // Change patterns select the changes a feed delivers. They are GQL
-// pattern syntax, one node or one relationship:
+// pattern syntax, read by the query parser (gql.ParsePattern), one node
+// or one relationship:
 //
 //	(n)                          every node
 //	(:Person)                    nodes with label Person
@@ -24,8 +22,9 @@ import (
 //	(:A)-[:R {w: 1}]->(:B)       … from an A node to a B node, with w = 1
 //	()-->()  ()<--()  ()--()     any relationship
 //
-// Variables are allowed and ignored. Property values are literals:
-// strings ('…' or "…"), integers, floats, true, false. A change matches
+// Variables are allowed and ignored. Property values are literals, as a
+// query writes them: strings ('…' or "…"), integers, floats, true,
+// false. A change matches
 // when the entity matches before or after the commit (a node that loses
 // label Person matches (:Person)). Endpoint patterns of a relationship
 // take labels only: a change carries its endpoints' labels, not their
@@ -69,288 +68,123 @@ func ParsePattern(text string) (*Pattern, error) {
 	if !utf8.ValidString(text) {
 		return nil, errs.Syntax("a change pattern must be valid UTF-8")
 	}
-	ps := &patScanner{src: []rune(text)}
-	p := &Pattern{text: text}
-	var err error
-	if p.node, err = ps.node(); err != nil {
+	part, err := gql.ParsePattern(text)
+	if err != nil {
 		return nil, err
 	}
-	ps.space()
-	if ps.done() {
+	p := &Pattern{text: text}
+	if p.node, err = node(part.Nodes[0]); err != nil {
+		return nil, err
+	}
+	switch len(part.Rels) {
+	case 0:
 		return p, nil
+	case 1:
+	default:
+		return nil, fail(part.Rels[1].Pos, "a change pattern is one node or one relationship, not a longer path")
+	}
+	r := part.Rels[0]
+	if r.VarLength != nil {
+		return nil, fail(r.Pos, "a change pattern's relationship is one relationship: it takes no length or quantifier")
 	}
 	p.rel = true
-	if err = ps.relationship(p); err != nil {
+	for _, t := range r.Types {
+		if !slices.Contains(p.types, t) {
+			p.types = append(p.types, t)
+		}
+	}
+	switch r.Dir {
+	case gql.DirRight:
+		p.dir = 1
+	case gql.DirLeft:
+		p.dir = -1
+	}
+	if p.relProps, err = props(r.Props); err != nil {
 		return nil, err
 	}
-	if p.end, err = ps.node(); err != nil {
+	if p.end, err = node(part.Nodes[1]); err != nil {
 		return nil, err
 	}
 	if len(p.node.props) > 0 || len(p.end.props) > 0 {
 		return nil, errs.NotSupported("the endpoints of a relationship pattern take labels only, not properties: a change carries its endpoints' labels")
 	}
-	ps.space()
-	if !ps.done() {
-		return nil, ps.fail("unexpected %q after the pattern: a change pattern is one node or one relationship", string(ps.src[ps.i]))
-	}
 	return p, nil
 }
 
-type patScanner struct {
-	src []rune
-	i   int
+// fail is a syntax error at pos.
+func fail(pos gql.Pos, format string, args ...any) *errs.Error {
+	return errs.Syntax("invalid change pattern: "+format, args...).At(pos.Line, pos.Column)
 }
 
-func (s *patScanner) done() bool { return s.i >= len(s.src) }
-
-func (s *patScanner) space() {
-	for s.i < len(s.src) && unicode.IsSpace(s.src[s.i]) {
-		s.i++
-	}
-}
-
-func (s *patScanner) fail(format string, args ...any) *errs.Error {
-	return errs.Syntax("invalid change pattern: "+format, args...).At(1, s.i+1)
-}
-
-// eat skips spaces and consumes lit if it comes next.
-func (s *patScanner) eat(lit string) bool {
-	s.space()
-	r := []rune(lit)
-	if s.i+len(r) <= len(s.src) && string(s.src[s.i:s.i+len(r)]) == lit {
-		s.i += len(r)
-		return true
-	}
-	return false
-}
-
-func (s *patScanner) expect(lit, what string) error {
-	if s.eat(lit) {
-		return nil
-	}
-	if s.done() {
-		return s.fail("expected %q %s, found the end of the pattern", lit, what)
-	}
-	return s.fail("expected %q %s, found %q", lit, what, string(s.src[s.i]))
-}
-
-// name reads an identifier or a `quoted` name; "" when none comes next.
-func (s *patScanner) name() (string, error) {
-	s.space()
-	if s.done() {
-		return "", nil
-	}
-	if s.src[s.i] == '`' {
-		start := s.i
-		var b strings.Builder
-		for s.i++; ; s.i++ {
-			if s.i >= len(s.src) {
-				s.i = start
-				return "", s.fail("unterminated `quoted name`")
-			}
-			if s.src[s.i] == '`' {
-				if s.i+1 < len(s.src) && s.src[s.i+1] == '`' {
-					b.WriteRune('`')
-					s.i++
-					continue
-				}
-				s.i++
-				if b.Len() == 0 {
-					s.i = start
-					return "", s.fail("a quoted name must not be empty")
-				}
-				return b.String(), nil
-			}
-			b.WriteRune(s.src[s.i])
-		}
-	}
-	start := s.i
-	for s.i < len(s.src) && (s.src[s.i] == '_' || unicode.IsLetter(s.src[s.i]) || (s.i > start && unicode.IsDigit(s.src[s.i]))) {
-		s.i++
-	}
-	return string(s.src[start:s.i]), nil
-}
-
-// label reads the name after ':' (or '|', '&').
-func (s *patScanner) label(what string) (string, error) {
-	n, err := s.name()
-	if err != nil {
-		return "", err
-	}
-	if n == "" {
-		if s.done() {
-			return "", s.fail("expected a %s name, found the end of the pattern", what)
-		}
-		return "", s.fail("expected a %s name, found %q", what, string(s.src[s.i]))
-	}
-	return n, nil
-}
-
-func (s *patScanner) node() (patNode, error) {
-	var n patNode
-	if err := s.expect("(", "to open a node pattern"); err != nil {
-		return n, err
-	}
-	if _, err := s.name(); err != nil { // the variable, ignored
-		return n, err
-	}
-	if s.eat(":") {
-		for {
-			l, err := s.label("label")
-			if err != nil {
-				return n, err
-			}
-			if !slices.Contains(n.labels, l) {
-				n.labels = append(n.labels, l)
-			}
-			if !s.eat(":") && !s.eat("&") {
-				break
-			}
+// node reads a node pattern's labels (each once) and properties.
+func node(n *gql.NodePattern) (patNode, error) {
+	var out patNode
+	for _, l := range n.Labels {
+		if !slices.Contains(out.labels, l) {
+			out.labels = append(out.labels, l)
 		}
 	}
 	var err error
-	if n.props, err = s.props(); err != nil {
-		return n, err
-	}
-	return n, s.expect(")", "to close the node pattern")
+	out.props, err = props(n.Props)
+	return out, err
 }
 
-func (s *patScanner) relationship(p *Pattern) error {
-	s.space()
-	start := s.i
-	left := s.eat("<")
-	if err := s.expect("-", "between the two node patterns of a relationship"); err != nil {
-		return err
-	}
-	if s.eat("[") {
-		if _, err := s.name(); err != nil { // the variable, ignored
-			return err
-		}
-		if s.eat(":") {
-			for {
-				t, err := s.label("relationship type")
-				if err != nil {
-					return err
-				}
-				if !slices.Contains(p.types, t) {
-					p.types = append(p.types, t)
-				}
-				if !s.eat("|") {
-					break
-				}
-				s.eat(":") // -[:A|:B]- is accepted too
-			}
-		}
-		var err error
-		if p.relProps, err = s.props(); err != nil {
-			return err
-		}
-		if err := s.expect("]", "to close the relationship pattern"); err != nil {
-			return err
-		}
-	}
-	if err := s.expect("-", "after the relationship pattern"); err != nil {
-		return err
-	}
-	right := s.eat(">")
-	switch {
-	case left && right:
-		s.i = start
-		return s.fail("a relationship pattern points one way: <-[]- or -[]->, not both")
-	case right:
-		p.dir = 1
-	case left:
-		p.dir = -1
-	}
-	return nil
-}
-
-func (s *patScanner) props() ([]patProp, error) {
-	if !s.eat("{") {
+// props reads a pattern's property map: literal values only.
+func props(e gql.Expr) ([]patProp, error) {
+	switch m := e.(type) {
+	case nil:
 		return nil, nil
-	}
-	var out []patProp
-	if s.eat("}") {
+	case *gql.MapLit:
+		out := []patProp{}
+		for i, k := range m.Keys {
+			v, err := literal(m.Values[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, patProp{key: k, val: v})
+		}
 		return out, nil
 	}
-	for {
-		k, err := s.label("property")
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(":", "after the property name"); err != nil {
-			return nil, err
-		}
-		v, err := s.literal()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, patProp{key: k, val: v})
-		if s.eat("}") {
-			return out, nil
-		}
-		if err := s.expect(",", "or '}' after a property value"); err != nil {
-			return nil, err
-		}
-	}
+	return nil, fail(e.Position(), "expected a map of property values, not a parameter: a change pattern has no parameters")
 }
 
-func (s *patScanner) literal() (vector.Value, error) {
-	s.space()
-	if s.done() {
-		return nil, s.fail("expected a value, found the end of the pattern")
+// literal is the value of a property's literal: a string, a number
+// (signed), true or false.
+func literal(e gql.Expr) (vector.Value, error) {
+	neg := false
+	if u, ok := e.(*gql.Unary); ok && (u.Op == gql.OpNeg || u.Op == gql.OpPlus) {
+		neg, e = u.Op == gql.OpNeg, u.X
+		if l, ok := e.(*gql.Literal); !ok || !isNumber(l.Value) {
+			return nil, fail(u.Pos, "a sign applies to a number")
+		}
 	}
-	start := s.i
-	switch c := s.src[s.i]; {
-	case c == '\'' || c == '"':
-		var b strings.Builder
-		for s.i++; s.i < len(s.src); s.i++ {
-			r := s.src[s.i]
-			if r == '\\' && s.i+1 < len(s.src) {
-				s.i++
-				switch e := s.src[s.i]; e {
-				case 'n':
-					b.WriteRune('\n')
-				case 't':
-					b.WriteRune('\t')
-				default:
-					b.WriteRune(e)
-				}
-				continue
-			}
-			if r == c {
-				s.i++
-				return b.String(), nil
-			}
-			b.WriteRune(r)
-		}
-		s.i = start
-		return nil, s.fail("unterminated string")
-	case c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'):
-		s.i++
-		for s.i < len(s.src) && strings.ContainsRune("0123456789.eE+-_xXabcdefABCDEF", s.src[s.i]) {
-			s.i++
-		}
-		lit := string(s.src[start:s.i])
-		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-			return i, nil
-		}
-		if f, err := strconv.ParseFloat(lit, 64); err == nil && !math.IsInf(f, 0) && !strings.ContainsAny(lit, "xX_") {
-			return f, nil
-		}
-		s.i = start
-		return nil, s.fail("%q is not a number", lit)
+	l, ok := e.(*gql.Literal)
+	if !ok {
+		return nil, fail(e.Position(), "expected a value (a string, a number, true or false), not an expression")
 	}
-	w, _ := s.name()
-	switch strings.ToLower(w) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	case "null":
-		s.i = start
-		return nil, s.fail("null matches nothing: leave the property out of the pattern")
+	switch v := l.Value.(type) {
+	case nil:
+		return nil, fail(l.Pos, "null matches nothing: leave the property out of the pattern")
+	case int64:
+		if neg {
+			return -v, nil
+		}
+		return v, nil
+	case float64:
+		if neg {
+			return -v, nil
+		}
+		return v, nil
+	case string, bool:
+		return v, nil
 	}
-	s.i = start
-	return nil, s.fail("expected a value (a string, a number, true or false), found %q", string(s.src[s.i]))
+	return nil, fail(l.Pos, "expected a value (a string, a number, true or false)")
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int64, float64:
+		return true
+	}
+	return false
 }

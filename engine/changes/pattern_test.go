@@ -23,10 +23,15 @@ func TestParseChangePatternErrors(t *testing.T) {
 		{"(:Person {name: 'x})", "42000", 17},
 		{"(:Person {name: null})", "42000", 17},
 		{"(:Person {n: 1e999})", "42000", 14},
-		{"(:Person {n: 0x10})", "42000", 14},
+		{"(:Person {n: 'a' + 'b'})", "42000", 18},
+		{"(:Person {n: $x})", "42000", 14},
+		{"(:Person {n: -'x'})", "42000", 14},
 		{"(:Person) (:X)", "42000", 11},
 		{"()-[:R]-", "42000", 9},
-		{"()<-[:R]->()", "42000", 3},
+		{"()-[:R]->()-[:S]->()", "42000", 12},
+		{"()-[:R*1..2]->()", "42000", 3},
+		{"()-[:R]->+()", "42000", 3},
+		{"p = ()-->()", "42000", 1},
 		{"()-[:R|]->()", "42000", 8},
 		{"()-[:R->()", "42000", 7},
 		{"(:`A)", "42000", 3},
@@ -117,6 +122,13 @@ func TestChangePatternMatches(t *testing.T) {
 		{"()-[:KNOWS {since: 2021}]->()", knows, false},
 		{"(:Person)", knows, false},
 		{"  ( :Person  { name : 'Ann' } )  ", ann, true},
+		// The query parser reads them: a pattern is written as in a
+		// MATCH (hexadecimal integers, <--> for either direction).
+		{"(:Person {age: 0x1E})", ann, true},
+		{"(:Person {age: -30})", ann, false},
+		{"(:Robot)<-[:KNOWS]->(:Admin)", knows, true},
+		{"(:Robot)<-->(:Robot)", knows, false},
+		{"/* a comment */ (:Person)", ann, true},
 	} {
 		if got := pattern(t, tc.pattern).Matches(tc.change); got != tc.want {
 			t.Errorf("%s matches change %d (%v): %v, want %v", tc.pattern, tc.change.ID, tc.change.Op, got, tc.want)
