@@ -86,7 +86,7 @@ func Abandon(db *DB) {
 // wrote to a tree that later statements share.
 func ChangedParseTrees() []string {
 	var changed []string
-	for text, st := range parsedStatements.entries() {
+	for text, st := range gql.CachedStatements() {
 		fresh, err := gql.ParseCancel(text, func() error { return nil })
 		if err != nil || !reflect.DeepEqual(st, fresh) {
 			changed = append(changed, text)

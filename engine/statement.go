@@ -131,7 +131,7 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 // in st.plan.
 func (st *statementRun) prepare(text string) (*Result, error) {
 	db := st.s.db
-	stmt, err := parseStatement(text, func() error { return stopped(st.ctx) })
+	stmt, err := gql.ParseCached(text, func() error { return stopped(st.ctx) })
 	if err != nil {
 		return nil, syntaxError(err)
 	}

@@ -1,14 +1,10 @@
-package engine
+package gql
 
-import (
-	"sync"
-
-	"github.com/quiverdb/quiver/engine/gql"
-)
+import "sync"
 
 // Clients send the same statement texts over and over (parameters carry
 // what changes), and parsing one costs about as much as binding and
-// optimizing it. parsedStatements keeps the syntax trees of recent texts,
+// optimizing it. ParseCached keeps the syntax trees of recent texts,
 // shared by every database of the process: a tree depends on its text
 // alone, and nothing downstream of the parser writes to it (the query
 // corpus test checks that every cached tree still equals a fresh parse).
@@ -31,17 +27,17 @@ const (
 	parseTreeFactor   = 48
 )
 
-var parsedStatements = &parseCache{cur: map[string]*gql.Statement{}}
+var parsedStatements = &parseCache{cur: map[string]*Statement{}}
 
 type parseCache struct {
 	mu       sync.Mutex
-	cur, old map[string]*gql.Statement
+	cur, old map[string]*Statement
 	// curBytes estimates the trees of cur (parseTreeFactor × their text).
 	curBytes int64
 }
 
 // get returns the cached tree of text, or nil.
-func (c *parseCache) get(text string) *gql.Statement {
+func (c *parseCache) get(text string) *Statement {
 	if len(text) > parseCacheMaxText {
 		return nil
 	}
@@ -59,7 +55,7 @@ func (c *parseCache) get(text string) *gql.Statement {
 }
 
 // put keeps the tree of a text that parsed.
-func (c *parseCache) put(text string, st *gql.Statement) {
+func (c *parseCache) put(text string, st *Statement) {
 	if len(text) > parseCacheMaxText {
 		return
 	}
@@ -68,21 +64,21 @@ func (c *parseCache) put(text string, st *gql.Statement) {
 	c.putLocked(text, st)
 }
 
-func (c *parseCache) putLocked(text string, st *gql.Statement) {
+func (c *parseCache) putLocked(text string, st *Statement) {
 	if len(c.cur) >= parseCacheEntries || c.curBytes >= parseCacheBytes/2 {
-		c.old, c.cur = c.cur, make(map[string]*gql.Statement, parseCacheEntries)
+		c.old, c.cur = c.cur, make(map[string]*Statement, parseCacheEntries)
 		c.curBytes = 0
 	}
 	c.cur[text] = st
 	c.curBytes += parseTreeFactor * int64(len(text))
 }
 
-// entries copies the cache's texts and trees (tests).
-func (c *parseCache) entries() map[string]*gql.Statement {
+// entries copies the cache's texts and trees.
+func (c *parseCache) entries() map[string]*Statement {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	all := make(map[string]*gql.Statement, len(c.cur)+len(c.old))
-	for _, m := range []map[string]*gql.Statement{c.old, c.cur} {
+	all := make(map[string]*Statement, len(c.cur)+len(c.old))
+	for _, m := range []map[string]*Statement{c.old, c.cur} {
 		for text, st := range m {
 			all[text] = st
 		}
@@ -90,15 +86,20 @@ func (c *parseCache) entries() map[string]*gql.Statement {
 	return all
 }
 
-// parseStatement parses text, or takes its tree from the cache.
-func parseStatement(text string, cancelled func() error) (*gql.Statement, error) {
+// ParseCached parses text as ParseCancel does, or takes its tree from
+// the cache. The tree is shared: nothing may write to it.
+func ParseCached(text string, cancelled func() error) (*Statement, error) {
 	if st := parsedStatements.get(text); st != nil {
 		return st, nil
 	}
-	st, err := gql.ParseCancel(text, cancelled)
+	st, err := ParseCancel(text, cancelled)
 	if err != nil {
 		return nil, err
 	}
 	parsedStatements.put(text, st)
 	return st, nil
 }
+
+// CachedStatements copies the texts and trees the cache holds (the query
+// corpus test checks that none changed since it was parsed).
+func CachedStatements() map[string]*Statement { return parsedStatements.entries() }
