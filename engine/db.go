@@ -16,6 +16,7 @@ import (
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/progress"
+	"github.com/quiverdb/quiver/engine/settings"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/engine/storageprocs"
@@ -125,7 +126,8 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if budget == 0 {
 		budget = memory.DefaultMaxMemory()
 	}
-	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
+	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: settings.New(settings.Defaults{QueryTimeout: opts.QueryTimeout, MaxConnections: opts.MaxConnections,
+		MaxMemoryPerQuery: opts.MaxMemoryPerQuery, IdleTimeout: opts.IdleTimeout}),
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)

@@ -1,4 +1,8 @@
-package engine
+// Package settings owns the parameters SET and SHOW read: the
+// operator's values (Settings), the ceilings of every session, and a
+// session's own values over them (Session, session.go), which may tighten
+// a limit and never loosen it.
+package settings
 
 import (
 	"fmt"
@@ -17,7 +21,7 @@ import (
 // a SET in a query changes its Session only, and may tighten a limit
 // (a shorter query_timeout, a smaller max_memory_per_query) but never
 // loosen one, so no client can switch the protections off for everyone
-// (session.go).
+// (Session).
 //
 // Each parameter documents what it governs; docs/http-api.md and
 // docs/limits.md list the same. Those that govern nothing yet are
@@ -110,9 +114,19 @@ func lookupParam(name string) (*param, bool) {
 	return nil, false
 }
 
-// newSettings returns the defaults, with the query timeout the database
-// was opened with (zero there means no limit).
-func newSettings(opts Options) *Settings {
+// Defaults are the operator's values a database was opened with
+// (engine.Options): zero keeps a parameter's default, except
+// QueryTimeout, where zero means no limit, and MaxMemoryPerQuery, where a
+// negative value means no limit.
+type Defaults struct {
+	QueryTimeout      time.Duration
+	MaxConnections    int
+	MaxMemoryPerQuery int64
+	IdleTimeout       time.Duration
+}
+
+// New returns the parameters' defaults, with the operator's values of d.
+func New(opts Defaults) *Settings {
 	s := &Settings{}
 	s.mu.vals = map[string]int64{}
 	for _, p := range params {
@@ -236,7 +250,7 @@ func (p *param) parse(value any) (int64, error) {
 		case int64:
 			v = x
 		case string:
-			n, err := parseBytes(x)
+			n, err := ParseSize(x)
 			if err != nil {
 				return 0, bad("%v", err)
 			}
@@ -264,11 +278,7 @@ func (p *param) parse(value any) (int64, error) {
 // ParseSize reads a size in bytes as SET and the server's flags write it:
 // digits and an optional unit B, kB, MB, GB or TB (case-insensitive,
 // binary multiples).
-func ParseSize(s string) (int64, error) { return parseBytes(s) }
-
-// parseBytes reads a size: digits and an optional unit B, kB, MB, GB or TB
-// (case-insensitive, binary multiples).
-func parseBytes(s string) (int64, error) {
+func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
