@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
 	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
 	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
+	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},

@@ -12,6 +12,8 @@ import (
 	"github.com/quiverdb/quiver/engine/algo"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/changes"
+	"github.com/quiverdb/quiver/engine/durable"
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -46,8 +48,8 @@ type DB struct {
 	// algoCache keeps algorithm projections between calls (nil: off).
 	algoCache *algo.Cache
 	// dur is the write-ahead log and checkpointer (nil without a data
-	// directory; durability.go).
-	dur *durability
+	// directory; engine/durable).
+	dur *durable.Log
 	// changes feeds the change subscribers (engine/changes).
 	changes *changes.Hub
 }
@@ -75,14 +77,34 @@ func Open(dir string, opts Options) (*DB, error) {
 	return d.Open(opts)
 }
 
+// DataDir is a data directory this process holds: created if it was
+// missing, locked (one process per directory), its contents restricted
+// to the owner (engine/durable). Open takes one; a server that keeps
+// more than the database in the directory (the audit trail) takes it
+// first with LockDataDir, so that nothing touches the directory before
+// the lock is held, and opens the database on it with DataDir.Open.
+type DataDir struct{ *durable.Dir }
+
+// LockDataDir creates dir if it is missing (owner-only), takes its lock,
+// and narrows to the owner the modes of what the directory holds
+// (durable.Lock), on opts.FS and logging through opts.Logger. The lock is
+// held until DataDir.Release or the database Open returns is closed.
+func LockDataDir(dir string, opts Options) (*DataDir, error) {
+	d, err := durable.Lock(dir, opts.FS, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return &DataDir{d}, nil
+}
+
 // Open opens the database in the directory d holds, as Open does, and
 // takes d over: closing the database releases it, and so does a failed
 // Open. opts.FS is d's.
 func (d *DataDir) Open(opts Options) (*DB, error) {
-	if d.unlock == nil {
+	if d.Released() {
 		return nil, errors.New("the data directory was released")
 	}
-	opts.FS = d.fs
+	opts.FS = d.FS()
 	return open(d, opts)
 }
 
@@ -93,7 +115,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
 	if dd != nil {
-		dir, fsys, unlock, writer = dd.path, dd.fs, dd.Release, dd.writer
+		dir, fsys, unlock, writer = dd.Path(), dd.FS(), dd.Release, dd.Writer()
 	}
 	for _, r := range opts.DisabledRules {
 		if !plan.IsRule(r) {
@@ -112,11 +134,11 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		}
 		s := store.Snapshot()
 		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
-	case dd.created:
+	case dd.Created():
 		// A mistyped --data-dir lands here: say so loudly.
 		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
 	default:
-		if ents, err := fsys.ReadDir(dir); err == nil && !storage.EmptyDatabaseDirFS(fsys, dir, ents) && walHoldsRecords(fsys, dir) {
+		if ents, err := fsys.ReadDir(dir); err == nil && !storage.EmptyDatabaseDirFS(fsys, dir, ents) && durable.WALHoldsRecords(fsys, dir) {
 			log.Info("the data directory has no checkpoint yet: its commits are in the write-ahead log", "dir", dir)
 		} else {
 			log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
@@ -146,7 +168,9 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		panic("BUG: engine: " + err.Error())
 	}
 	if dir != "" {
-		if err := db.openDurability(dir); err != nil {
+		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
+			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})
+		if err != nil {
 			db.mem.Close()
 			unlock()
 			return nil, err
@@ -176,7 +200,7 @@ func (db *DB) Close() error {
 	db.changes.Close()
 	var err error
 	if db.dur != nil {
-		if err = db.dur.close(); err != nil {
+		if err = db.dur.Close(); err != nil {
 			db.log.Error("closing the database", "err", err)
 		}
 	}
@@ -184,6 +208,50 @@ func (db *DB) Close() error {
 	db.store.WaitCompaction() // no background work outlives the database
 	db.unlockDir()
 	return err
+}
+
+// Durability (docs/durability.md): every commit is a record in the
+// write-ahead log under D/wal, synced before the commit is acknowledged;
+// a checkpoint writes the latest durable version as a new base (manifest
+// switch) and trims the log before it; Open loads the manifest's base and
+// replays the log after its position (engine/durable).
+
+// WALDirName is the write-ahead log's directory inside a data directory.
+const WALDirName = durable.WALDirName
+
+// Checkpoint triggers (Options overrides them).
+const (
+	// DefaultCheckpointInterval is how often a checkpoint runs when the
+	// log has grown since the last one.
+	DefaultCheckpointInterval = durable.DefaultCheckpointInterval
+	// DefaultCheckpointWALBytes is the log growth since the last
+	// checkpoint that starts one at once.
+	DefaultCheckpointWALBytes = durable.DefaultCheckpointWALBytes
+)
+
+// DurabilityStats describes the log and the checkpoints.
+type DurabilityStats = durable.Stats
+
+// Durability reports the state of the log and the checkpoints.
+func (db *DB) Durability() DurabilityStats {
+	if db.dur == nil {
+		return DurabilityStats{}
+	}
+	return db.dur.Stats()
+}
+
+// Checkpoint writes a checkpoint now (the CHECKPOINT statement) and
+// returns its log position.
+func (db *DB) Checkpoint() (uint64, error) {
+	lsn, _, err := db.checkpoint("CHECKPOINT statement")
+	return lsn, err
+}
+
+func (db *DB) checkpoint(reason string) (uint64, int64, error) {
+	if db.dur == nil {
+		return 0, 0, errs.New(errs.CodeNotSupported, errs.CatNotSupported, "the database has no data directory: there is nothing to checkpoint to")
+	}
+	return db.dur.Checkpoint(reason)
 }
 
 // Counts returns whole-database counts at the latest committed snapshot.

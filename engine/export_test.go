@@ -73,9 +73,7 @@ func LoadForTest(db *DB, nodes []TestNode, rels []TestRel) error {
 func Abandon(db *DB) {
 	db.closed.Store(true)
 	if db.dur != nil {
-		close(db.dur.stop)
-		<-db.dur.done
-		db.dur.log.Close()
+		db.dur.Abandon()
 	}
 	db.store.WaitCompaction()
 	db.unlockDir()

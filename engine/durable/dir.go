@@ -1,4 +1,4 @@
-package engine
+package durable
 
 import (
 	"cmp"
@@ -13,13 +13,10 @@ import (
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
-// DataDir is a data directory this process holds: created if it was
+// Dir is a data directory this process holds: created if it was
 // missing, locked (one process per directory), its contents restricted
-// to the owner. Open takes one; a server that keeps more than the
-// database in the directory (the audit trail) takes it first with
-// LockDataDir, so that nothing touches the directory before the lock is
-// held, and opens the database on it with DataDir.Open.
-type DataDir struct {
+// to the owner. The engine opens a database on one (engine.DataDir).
+type Dir struct {
 	path    string
 	fs      vfs.FS
 	created bool
@@ -29,22 +26,20 @@ type DataDir struct {
 	writer uint64
 }
 
-// LockDataDir creates dir if it is missing (owner-only, 0700, its entry
-// synced in its parent), takes its lock, and narrows to the owner the
-// modes of what the directory holds. It warns, through opts.Logger, when
+// Lock creates dir if it is missing (owner-only, 0700, its entry synced
+// in its parent), takes its lock, and narrows to the owner the modes of
+// what the directory holds, on fsys (nil: vfs.Default). It warns, through
+// log (nil: slog.Default()), when
 // dir itself is open to other users: it then holds password hashes and
 // keys that the owner-only modes inside protect only as long as nobody
-// else can replace them. The lock is held until DataDir.Release or the
-// database Open returns is closed.
-func LockDataDir(dir string, opts Options) (*DataDir, error) {
+// else can replace them. The lock is held until Release.
+func Lock(dir string, fsys vfs.FS, log *slog.Logger) (*Dir, error) {
 	if dir == "" {
 		return nil, errors.New("LockDataDir needs a directory")
 	}
-	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	fsys := opts.FS
 	if fsys == nil {
 		fsys = vfs.Default
 	}
@@ -57,7 +52,7 @@ func LockDataDir(dir string, opts Options) (*DataDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DataDir{path: dir, fs: fsys, created: created, unlock: unlock, writer: writer}
+	d := &Dir{path: dir, fs: fsys, created: created, unlock: unlock, writer: writer}
 	if st, err := fsys.Stat(dir); err == nil && st.Mode().Perm()&0o077 != 0 {
 		log.Warn("the data directory is accessible to other users: it holds password hashes, token keys and every commit; restrict it to the owner (chmod 700)",
 			"dir", dir, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
@@ -92,17 +87,23 @@ func LockDataDir(dir string, opts Options) (*DataDir, error) {
 }
 
 // Path is the directory.
-func (d *DataDir) Path() string { return d.path }
+func (d *Dir) Path() string { return d.path }
 
 // FS is the filesystem it is on.
-func (d *DataDir) FS() vfs.FS { return d.fs }
+func (d *Dir) FS() vfs.FS { return d.fs }
 
-// Created reports whether LockDataDir created the directory: a new (or
+// Created reports whether Lock created the directory: a new (or
 // mistyped) --data-dir.
-func (d *DataDir) Created() bool { return d.created }
+func (d *Dir) Created() bool { return d.created }
 
-// Release gives up the directory without opening a database on it.
-func (d *DataDir) Release() {
+// Writer is this process's writer id in the directory.
+func (d *Dir) Writer() uint64 { return d.writer }
+
+// Released reports whether Release ran.
+func (d *Dir) Released() bool { return d.unlock == nil }
+
+// Release gives up the directory.
+func (d *Dir) Release() {
 	if d.unlock != nil {
 		d.unlock()
 		d.unlock = nil
@@ -111,7 +112,7 @@ func (d *DataDir) Release() {
 
 // restrictModes sets every file under dir to vfs.FileMode and every
 // directory to vfs.DirMode, dir itself excepted (its mode is the
-// operator's; LockDataDir warns about it), and returns how many it
+// operator's; Lock warns about it), and returns how many it
 // changed, and the first error (it goes on past errors). Symbolic links
 // are left alone: a chmod would follow them out of the directory.
 func restrictModes(fsys vfs.FS, dir string) (n int, first error) {
@@ -152,10 +153,10 @@ func restrictModes(fsys vfs.FS, dir string) (n int, first error) {
 	return n, first
 }
 
-// walHoldsRecords reports whether the log in dir has a segment with
+// WALHoldsRecords reports whether the log in dir has a segment with
 // bytes in it (a preallocated segment counts: its zeros may follow
 // records).
-func walHoldsRecords(fsys vfs.FS, dir string) bool {
+func WALHoldsRecords(fsys vfs.FS, dir string) bool {
 	ents, err := fsys.ReadDir(filepath.Join(dir, WALDirName))
 	if err != nil {
 		return false
