@@ -10,6 +10,7 @@ import (
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -271,4 +272,59 @@ func resultColumns(cols []plan.Column, first *vector.Batch) []Column {
 		out[i] = Column{Name: c.Name, Type: name}
 	}
 	return out
+}
+
+// showColumns are the result columns of SHOW INDEXES / SHOW CONSTRAINTS:
+// those of db.indexes() and db.constraints().
+func showColumns(fs []procs.Field) []plan.Column {
+	cols := make([]plan.Column, len(fs))
+	for i, f := range fs {
+		cols[i] = plan.Column{Name: f.Name, Type: procs.VectorType(f.Type)}
+	}
+	return cols
+}
+
+func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.Time) *Result {
+	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
+		entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
+	if cols == nil {
+		cols = []plan.Column{}
+	}
+	r.root = &valueRows{rows: rows, cols: cols}
+	r.columns = resultColumns(cols, nil)
+	return r
+}
+
+// valueRows yields fixed rows of scalar values a batch at a time.
+type valueRows struct {
+	rows [][]vector.Value
+	cols []plan.Column
+	pos  int
+	out  *vector.Batch
+}
+
+func (s *valueRows) Next() (*vector.Batch, error) {
+	n := min(len(s.rows)-s.pos, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	if s.out == nil {
+		s.out = &vector.Batch{Cols: make([]*vector.Vector, len(s.cols))}
+		for i, c := range s.cols {
+			s.out.Cols[i] = vector.New(c.Type, vector.Capacity)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for c, v := range s.rows[s.pos+i] {
+			switch x := v.(type) {
+			case string:
+				s.out.Cols[c].Str[i] = x
+			case bool:
+				s.out.Cols[c].Bools[i] = x
+			}
+		}
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.pos += n
+	return s.out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/access"
+	"github.com/quiverdb/quiver/engine/admin"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
@@ -161,11 +162,11 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		}
 		switch {
 		case stmt.Schema != nil:
-			res, err := db.schema(stmt.Schema, st.start, st.txnTx())
+			res, err := st.schema(stmt.Schema)
 			db.trail().Schema(st.ctx, stmt.Schema, err)
 			return res, err
 		case stmt.Copy != nil:
-			res, err := db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
+			res, err := st.copyFrom(stmt.Copy)
 			db.trail().Copy(st.ctx, stmt.Copy, err)
 			return res, err
 		}
@@ -410,4 +411,58 @@ func (st *statementRun) checkpoint() (*Result, error) {
 	r := db.schemaRows(nil, nil, st.start)
 	r.summary.Write = true
 	return r, nil
+}
+
+// adminEnv is what a schema or COPY statement runs on (engine/admin).
+func (st *statementRun) adminEnv() admin.Env {
+	return admin.Env{Store: st.s.db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit}
+}
+
+// testHookOwnCommit, when set by a test, runs once a schema or COPY
+// statement has made its change, before it commits: a panic there is
+// what recovery must clean up after.
+var testHookOwnCommit func()
+
+// schema runs an index or constraint statement: CREATE and DROP answer a
+// write without rows, SHOW its rows.
+func (st *statementRun) schema(s *gql.Schema) (*Result, error) {
+	db := st.s.db
+	rows, err := admin.Schema(st.adminEnv(), s)
+	if err != nil {
+		return nil, err
+	}
+	if rows != nil {
+		return db.schemaRows(showColumns(rows.Fields), rows.Rows, st.start), nil
+	}
+	r := db.schemaRows(nil, nil, st.start)
+	r.summary.Write = true
+	return r, nil
+}
+
+// copyFrom runs COPY … FROM: a write without rows, counting what it
+// created.
+func (st *statementRun) copyFrom(c *gql.Copy) (*Result, error) {
+	db := st.s.db
+	n, err := admin.Copy(st.ctx, st.adminEnv(), db.opts.ImportDir, db.longWork(), c)
+	if err != nil {
+		return nil, err
+	}
+	r := db.schemaRows(nil, nil, st.start)
+	r.summary.Write = true
+	r.summary.NodesCreated, r.summary.RelationshipsCreated = n.NodesCreated, n.RelationshipsCreated
+	r.summary.PropertiesSet, r.summary.LabelsAdded = n.PropertiesSet, n.LabelsAdded
+	r.summary.RowsAffected = n.NodesCreated + n.RelationshipsCreated
+	return r, nil
+}
+
+// indexInfos describes the indexes of snap, with their statistics, for
+// index selection and the cost model.
+func indexInfos(snap *storage.Snapshot) []plan.IndexInfo {
+	var out []plan.IndexInfo
+	for _, ix := range snap.Schema().Indexes {
+		entries, distinct := snap.IndexStats(ix)
+		out = append(out, plan.IndexInfo{Name: ix.Name, Type: ix.Type.String(), Label: ix.Label,
+			Props: ix.Keys, Entries: entries, Distinct: distinct})
+	}
+	return out
 }

@@ -1,15 +1,10 @@
-package engine
-
-// Loading data in bulk: Import builds a new data directory offline (quiver
-// import); COPY … FROM loads files into an open database. Both read files
-// with package load.
+package admin
 
 import (
 	"context"
 	"errors"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
@@ -20,7 +15,12 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// copyFrom runs COPY <name> FROM '<path>': the CSV or Parquet file (the
+// Counts are what a COPY wrote.
+type Counts struct {
+	NodesCreated, RelationshipsCreated, PropertiesSet, LabelsAdded int64
+}
+
+// Copy runs COPY <name> FROM '<path>': the CSV or Parquet file (the
 // import formats, docs/import.md) is parsed in parallel, then its rows are
 // created in one transaction: all of them or, on any error, none. A file
 // whose header (schema) has the from and to columns (and no id column) holds
@@ -28,33 +28,35 @@ import (
 // with those id values; any other file holds nodes with label(s) name.
 //
 // Files are read with the server's permissions, so COPY is refused
-// unless the database was opened with an ImportDir, and only paths under
-// it are read.
-func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *storage.Tx) (*Result, error) {
-	path, err := db.copyPath(c)
+// unless the database was opened with an import directory (importDir),
+// and only paths under it are read. A long COPY logs its progress
+// through log.
+func Copy(ctx context.Context, env Env, importDir string, log progress.Log, c *gql.Copy) (Counts, error) {
+	var sum Counts
+	path, err := copyPath(importDir, c)
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
 	o := &load.Options{}
 	rels, err := load.IsRelationshipFile(path, o)
 	if err != nil {
-		return nil, copyError(err, c)
+		return sum, copyError(err, c)
 	}
-	w := db.longWork().Start("COPY", "name", c.Name, "path", path)
+	w := log.Start("COPY", "name", c.Name, "path", path)
 	o.Progress = w.Tracker()
-	var sum Summary
+	in := env.In
 	tx := in
 	if tx == nil {
-		tx = db.store.Begin()
+		tx = env.Store.Begin()
 		defer tx.Rollback() // a panic must not leave the writer's lock held; a no-op after Commit
 	}
 	if rels {
-		err = db.copyRels(ctx, tx, c.Name, path, o, &sum)
+		err = copyRels(ctx, env.Store, tx, c.Name, path, o, &sum)
 	} else {
-		err = db.copyNodes(ctx, tx, c.Name, path, o, &sum)
+		err = copyNodes(ctx, env.Store, tx, c.Name, path, o, &sum)
 	}
-	if err == nil && testHookOwnCommit != nil {
-		testHookOwnCommit()
+	if err == nil && env.BeforeCommit != nil {
+		env.BeforeCommit()
 	}
 	if err == nil && in == nil {
 		w.Tracker().Begin(progress.Phase{Name: "committing"})
@@ -65,22 +67,18 @@ func (db *DB) copyFrom(ctx context.Context, c *gql.Copy, start time.Time, in *st
 		if in == nil {
 			tx.Rollback()
 		}
-		return nil, copyError(err, c)
+		return Counts{}, copyError(err, c)
 	}
-	r := db.schemaRows(nil, nil, start)
-	sum.Write = true
-	sum.RowsAffected = sum.NodesCreated + sum.RelationshipsCreated
-	r.summary = sum
-	return r, nil
+	return sum, nil
 }
 
 // copyPath resolves the statement's path under the import directory.
-func (db *DB) copyPath(c *gql.Copy) (string, error) {
-	if db.opts.ImportDir == "" {
+func copyPath(importDir string, c *gql.Copy) (string, error) {
+	if importDir == "" {
 		return "", errs.New(errs.CodePermission, errs.CatPermission,
 			"COPY FROM reads files on the server and is disabled; start the server with --import-dir DIR to allow reading files under DIR").At(c.Pos.Line, c.Pos.Column)
 	}
-	root, err := filepath.Abs(db.opts.ImportDir)
+	root, err := filepath.Abs(importDir)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +106,7 @@ func copyError(err error, c *gql.Copy) error {
 	return errs.Data("COPY %s: %v", c.Name, err)
 }
 
-func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, o *load.Options, sum *Summary) error {
+func copyNodes(ctx context.Context, store *storage.Store, tx *storage.Tx, name, path string, o *load.Options, sum *Counts) error {
 	var labels []string
 	for _, l := range strings.Split(name, ":") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -119,7 +117,7 @@ func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, 
 	if err != nil {
 		return err
 	}
-	cat := db.store.Catalog()
+	cat := store.Catalog()
 	lids := make([]catalog.LabelID, len(labels))
 	for i, l := range labels {
 		lids[i] = cat.EnsureLabel(l)
@@ -160,9 +158,9 @@ func (db *DB) copyNodes(ctx context.Context, tx *storage.Tx, name, path string, 
 // relationship names it).
 const ambiguous = load.Ambiguous
 
-func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o *load.Options, sum *Summary) error {
-	cat := db.store.Catalog()
-	snap := db.store.Snapshot()
+func copyRels(ctx context.Context, store *storage.Store, tx *storage.Tx, typ, path string, o *load.Options, sum *Counts) error {
+	cat := store.Catalog()
+	snap := store.Snapshot()
 	idKey := "id"
 	k, ok := cat.LookupKey(idKey)
 	kt := vector.Null
@@ -243,54 +241,3 @@ func (db *DB) copyRels(ctx context.Context, tx *storage.Tx, typ, path string, o 
 	o.Progress.Add(0, int64(len(br.Src)%4096))
 	return nil
 }
-
-// ImportOptions configure Import (see package load and docs/import.md).
-type ImportOptions = load.Options
-
-// ImportInput is one file of an import: a node label (or "A:B" labels)
-// or a relationship type, and the path of a CSV or (.parquet) Parquet file.
-type ImportInput = load.Input
-
-// Progress is the advance of long work (package progress): an import's
-// phases (ImportOptions.Progress) and their counts.
-type Progress = progress.Tracker
-
-// ProgressSnapshot is a Progress's state at one moment.
-type ProgressSnapshot = progress.Snapshot
-
-// NewProgress returns a Progress that calls onPhase, when set, as each
-// phase begins and as it ends (progress.New).
-func NewProgress(onPhase func(ProgressSnapshot)) *Progress { return progress.New(onPhase) }
-
-// WatchProgress calls fn with p's snapshot after first and then every
-// interval until stop is called (progress.Watch).
-func WatchProgress(p *Progress, first, every time.Duration, fn func(ProgressSnapshot)) (stop func()) {
-	return progress.Watch(p, first, every, fn)
-}
-
-// The phases of an import, in order (a phase without work, such as
-// reading relationships when there are none, is left out).
-const (
-	PhaseReadNodes           = load.PhaseReadNodes
-	PhaseReadRels            = load.PhaseReadRels
-	PhaseStoreNodeProperties = storage.PhaseStoreNodeProperties
-	PhaseBuildAdjacency      = storage.PhaseBuildAdjacency
-	PhaseWriteFiles          = storage.PhaseWriteFiles
-)
-
-// ImportSummary is what Import did: rows, edges, bytes and seconds.
-type ImportSummary = load.Summary
-
-// Import builds a new data directory from CSV or Parquet files, offline:
-// the directory `quiver serve --data-dir` (Open) then loads. Bad input is
-// an error naming file, line (Parquet: row and row group) and column, and
-// leaves no directory behind.
-func Import(o ImportOptions) (ImportSummary, error) { return load.Import(o) }
-
-// Graphalytics describes an LDBC Graphalytics graph (ImportOptions.Graphalytics):
-// its files, direction, edge properties and algorithm parameters.
-type Graphalytics = load.Graphalytics
-
-// ReadGraphalytics reads the NAME.properties file of the Graphalytics
-// graph at path prefix NAME.
-func ReadGraphalytics(prefix string) (*Graphalytics, error) { return load.ReadGraphalytics(prefix) }
