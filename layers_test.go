@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
+	"engine/system":         {"engine/errs", "engine/storage"},
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},

@@ -22,6 +22,7 @@ import (
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/engine/storageprocs"
+	"github.com/quiverdb/quiver/engine/system"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -252,6 +253,48 @@ func (db *DB) checkpoint(reason string) (uint64, int64, error) {
 		return 0, 0, errs.New(errs.CodeNotSupported, errs.CatNotSupported, "the database has no data directory: there is nothing to checkpoint to")
 	}
 	return db.dur.Checkpoint(reason)
+}
+
+// SystemRecord is one entry of the database's system records: a small
+// durable key-value space for the server's own state (engine/system).
+type SystemRecord = system.Record
+
+// Limits of SystemPut; beyond them it fails with 22023 and writes nothing.
+const (
+	MaxSystemKeyBytes      = system.MaxKeyBytes
+	MaxSystemValueBytes    = system.MaxValueBytes
+	MaxSystemRecordsPerPut = system.MaxRecordsPerPut
+	MaxSystemPutBytes      = system.MaxPutBytes
+)
+
+// SystemGet returns a copy of the value stored under key, as of the
+// latest durable commit. It takes no lock and never waits for a writer.
+func (db *DB) SystemGet(key string) ([]byte, bool) {
+	return db.store.Snapshot().SystemGet(key)
+}
+
+// SystemScan returns the records whose key starts with prefix, sorted by
+// key; the values are copies. It reads one version (the latest durable
+// one), so the records are consistent with each other.
+func (db *DB) SystemScan(prefix string) []SystemRecord {
+	return system.Scan(db.store.Snapshot(), prefix)
+}
+
+// SystemPut stores the records atomically, as one commit, and returns
+// once it is as durable as data commits. Invalid input is a 22023 error
+// and writes nothing (system.Check); ctx bounds the wait for the writer
+// lock (system.Put has the rules).
+func (db *DB) SystemPut(ctx context.Context, recs []SystemRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := system.Check(recs); err != nil {
+		return err
+	}
+	if db.closed.Load() {
+		return errs.New(errs.CodeUnavailable, errs.CatUnavailable, "cannot store system records: the database is closed")
+	}
+	return system.Put(ctx, db.store, recs)
 }
 
 // Counts returns whole-database counts at the latest committed snapshot.
