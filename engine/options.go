@@ -79,7 +79,7 @@ type Options struct {
 	// operating system's. Tests use vfs.MemFS to cut the power.
 	FS vfs.FS
 	// Observer, when set, is told of every statement and transaction
-	// that ends (observe.go): the server's metrics.
+	// that ends (Observer): the server's metrics.
 	Observer Observer
 	// Auditor, when set, receives the engine's audit events (engine/access):
 	// permission denials, schema changes, session settings changes,
@@ -91,3 +91,62 @@ type Options struct {
 // (Options.MaxMemory): memory.DefaultMemoryFraction of the machine's
 // memory, or 0 (no budget) when that cannot be read.
 func DefaultMaxMemory() int64 { return memory.DefaultMaxMemory() }
+
+// Observer is told of every statement and every transaction that ends,
+// on any protocol: a metrics registry implements it (frontend/metrics).
+// It is called synchronously, from the goroutine that ends the statement
+// or transaction, and concurrently: it must be safe for concurrent use
+// and cheap (a few atomic adds), as it runs on every statement's path.
+//
+// What counts (docs/operations.md, "Metrics", states the same for users):
+//
+//   - A statement ends once: when its Result finishes (its rows read to
+//     the end, closed early, or failed while streaming), or when Run
+//     returns an error (it never produced a Result). A statement an
+//     explicit transaction refuses (it is busy, aborted or over) is a
+//     failed statement too. Requests a frontend refuses before asking
+//     the engine (malformed JSON, an unknown transaction id) are not
+//     statements.
+//   - A transaction ends once: each explicit transaction when it commits,
+//     rolls back, fails to commit or expires; and each statement run
+//     outside an explicit transaction, which is a transaction of its own
+//     (auto-commit) — SET, SHOW, EXPLAIN and schema statements included.
+type Observer interface {
+	// StatementEnded reports a statement's wall time, from the call that
+	// ran it to its end, and the error that ended it (nil: it succeeded,
+	// or its Result was closed before its last row).
+	StatementEnded(d time.Duration, err error)
+	// TransactionEnded reports how a transaction ended.
+	TransactionEnded(o TransactionOutcome)
+}
+
+// TransactionOutcome is how a transaction ended.
+type TransactionOutcome uint8
+
+const (
+	// TxCommitted: its writes (if any) are committed. An auto-commit
+	// statement that succeeded, a read included; and one whose write
+	// committed before its returned rows failed to stream.
+	TxCommitted TransactionOutcome = iota + 1
+	// TxRolledBack: the client asked for a rollback. Not a failure, even
+	// of a transaction in which a statement had failed.
+	TxRolledBack
+	// TxFailed: it ended without committing because of an error: an
+	// auto-commit statement that failed, a commit that failed (a 40001
+	// conflict, a write error), a COMMIT of a transaction in which a
+	// statement had failed, or expiry (its timeout, or the database
+	// closing while it was open).
+	TxFailed
+)
+
+func (o TransactionOutcome) String() string {
+	switch o {
+	case TxCommitted:
+		return "committed"
+	case TxRolledBack:
+		return "rolled back"
+	case TxFailed:
+		return "failed"
+	}
+	return "unknown"
+}

@@ -86,7 +86,7 @@ type Result struct {
 	// the transaction until then).
 	release func(error)
 	// observed is set when the statement's end goes to the Observer
-	// (observe.go).
+	// (observeResult).
 	observed observedAs
 
 	explain  *Explanation
@@ -327,4 +327,57 @@ func (s *valueRows) Next() (*vector.Batch, error) {
 	s.out.Len, s.out.Sel = n, nil
 	s.pos += n
 	return s.out, nil
+}
+
+// observedAs says whether a Result reports its statement's end to the
+// Observer, and whether the statement was its own transaction.
+type observedAs uint8
+
+const (
+	notObserved observedAs = iota
+	observedInTransaction
+	observedAutoCommit
+)
+
+// observeRun reports a statement that Session.run ended: at once when it
+// failed or its Result is finished already, otherwise when the Result
+// finishes (Result.finishWith). auto is set for a statement outside an
+// explicit transaction.
+func (db *DB) observeRun(start time.Time, auto bool, res *Result, err error) {
+	if err != nil || res == nil {
+		db.opts.Observer.StatementEnded(time.Since(start), err)
+		if auto {
+			db.opts.Observer.TransactionEnded(TxFailed)
+		}
+		return
+	}
+	res.observed = observedInTransaction
+	if auto {
+		res.observed = observedAutoCommit
+	}
+	if res.done {
+		db.observeResult(res, nil)
+	}
+}
+
+// observeResult reports the end of an observed Result's statement, with
+// the error that ended it.
+func (db *DB) observeResult(r *Result, err error) {
+	o := db.opts.Observer
+	if o == nil || r.observed == notObserved {
+		return
+	}
+	auto := r.observed == observedAutoCommit
+	r.observed = notObserved // once
+	o.StatementEnded(r.summary.ExecutionTime, err)
+	if !auto {
+		return
+	}
+	// A write's Result comes back only once it committed: rows that fail
+	// to stream after that leave the commit in place.
+	if err == nil || r.summary.Write {
+		o.TransactionEnded(TxCommitted)
+	} else {
+		o.TransactionEnded(TxFailed)
+	}
 }

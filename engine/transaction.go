@@ -586,3 +586,19 @@ func (r *txRegistry) rollbackAll() {
 		t.expire(false)
 	}
 }
+
+// refused reports a statement an explicit transaction would not run and
+// returns its error.
+func (db *DB) refused(err error) error {
+	if o := db.opts.Observer; o != nil {
+		o.StatementEnded(0, err)
+	}
+	return err
+}
+
+// observeTransaction reports an explicit transaction's end.
+func (db *DB) observeTransaction(outcome TransactionOutcome) {
+	if o := db.opts.Observer; o != nil {
+		o.TransactionEnded(outcome)
+	}
+}
