@@ -356,14 +356,6 @@ type Counts struct {
 // map[string]any.
 type Params = map[string]vector.Value
 
-// Query runs one GQL statement as its own transaction, in a session of
-// its own: a SET it makes lasts for this statement only. A read streams
-// its rows through the returned Result; a statement with writes runs to
-// completion and commits before Query returns. ctx cancels the query.
-func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.NewSession().Query(ctx, text, params)
-}
-
 // MemoryCharged is what the statements running on db are charged
 // together (their accountants' figures, as the server's budget sums
 // them); 0 without a budget (Options.MaxMemory).

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"sort"
 	"strings"
 	"time"
@@ -44,31 +43,6 @@ type Session struct {
 // connection, a transaction) keeps one.
 func (db *DB) NewSession() *Session {
 	return &Session{db: db, settings: settings.NewSession(db.settings)}
-}
-
-// Run runs one statement in the session in the given mode.
-func (s *Session) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, m)
-}
-
-// runMode runs one statement on its own (auto-commit).
-func (s *Session) runMode(ctx context.Context, text string, params Params, m Mode) (*Result, error) {
-	return s.run(ctx, text, params, m, nil)
-}
-
-// Query runs one statement in the session (see DB.Query).
-func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, ModeAsWritten)
-}
-
-// Explain describes a statement's plan without running it (see DB.Explain).
-func (s *Session) Explain(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, ModeExplain)
-}
-
-// Profile runs a statement measuring each operator (see DB.Profile).
-func (s *Session) Profile(ctx context.Context, text string, params Params) (*Result, error) {
-	return s.runMode(ctx, text, params, ModeProfile)
 }
 
 // QueryTimeout is the session's query_timeout; zero means no limit.

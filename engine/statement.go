@@ -29,6 +29,14 @@ const (
 	ModeProfile
 )
 
+// Query runs one GQL statement as its own transaction, in a session of
+// its own: a SET it makes lasts for this statement only. A read streams
+// its rows through the returned Result; a statement with writes runs to
+// completion and commits before Query returns. ctx cancels the query.
+func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.NewSession().Query(ctx, text, params)
+}
+
 // Run runs one statement in the given mode, in a session of its own (see
 // Query, Explain and Profile).
 func (db *DB) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
@@ -48,16 +56,36 @@ func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result,
 	return db.NewSession().Profile(ctx, text, params)
 }
 
+// Query runs one statement in the session (see DB.Query).
+func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeAsWritten, nil)
+}
+
+// Run runs one statement in the session in the given mode.
+func (s *Session) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, m, nil)
+}
+
+// Explain describes a statement's plan without running it (see DB.Explain).
+func (s *Session) Explain(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeExplain, nil)
+}
+
+// Profile runs a statement measuring each operator (see DB.Profile).
+func (s *Session) Profile(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeProfile, nil)
+}
+
 // MaxQueryBytes is the longest query text a statement may have, the
 // max_query_size the interface contract gives: planning is linear in the
 // text, and this bounds its time and memory.
 const MaxQueryBytes = 1 << 20
 
-// One statement's way through the engine: prepare (parse; run a schema,
-// COPY or session statement at once; bind; choose indexes), then explain
-// or execute. A statement plans and reads on one snapshot, taken when it
-// starts; a write moves to the latest version when it takes the writer's
-// lock.
+// One statement's way through the engine, read top to bottom in run:
+// parse; run a schema, COPY or session statement at once; bind; check
+// privileges; optimize (choosing indexes); explain or execute. A
+// statement plans and reads on one snapshot, taken when it starts; a
+// write moves to the latest version when it takes the writer's lock.
 type statementRun struct {
 	s      *Session
 	ctx    context.Context
@@ -79,7 +107,9 @@ type statementRun struct {
 	txn *Transaction
 }
 
-// run runs one statement, in txn when it is not nil.
+// run runs one statement, in txn when it is not nil (on its own,
+// auto-commit, when nil). Every entry point above, and Transaction.Run,
+// comes here.
 func (s *Session) run(ctx context.Context, text string, params Params, m Mode, txn *Transaction) (res *Result, err error) {
 	db := s.db
 	if db.opts.Observer != nil {
@@ -118,20 +148,7 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 			st.cancel(nil)
 		}
 	}()
-	if res, err := st.prepare(text); res != nil || err != nil {
-		return res, err
-	}
-	if st.mode == ModeExplain {
-		return st.explain(), nil
-	}
-	return st.execute()
-}
-
-// prepare parses and binds the statement. A schema, COPY or session
-// statement runs here and its Result comes back; a query is left planned
-// in st.plan.
-func (st *statementRun) prepare(text string) (*Result, error) {
-	db := st.s.db
+	// 1. Parse (the cache keeps the trees of recent texts).
 	stmt, err := gql.ParseCached(text, func() error { return stopped(st.ctx) })
 	if err != nil {
 		return nil, syntaxError(err)
@@ -144,42 +161,24 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 	} else if stmt.Profile && st.mode == ModeAsWritten {
 		st.mode = ModeProfile
 	}
-	var what string
-	switch {
-	case stmt.Schema != nil:
-		what = "schema statements"
-	case stmt.Copy != nil:
-		what = "COPY"
-	case stmt.Session != nil:
-		what = "SET or SHOW"
+	if stmt.Query == nil {
+		// A schema, COPY or session statement runs here, checked before
+		// it runs.
+		return st.statement(stmt)
 	}
-	if what != "" {
-		if st.mode != ModeAsWritten {
-			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
-		}
-		if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.StatementNeeds(stmt) }); err != nil {
-			return nil, err
-		}
-		switch {
-		case stmt.Schema != nil:
-			res, err := st.schema(stmt.Schema)
-			db.trail().Schema(st.ctx, stmt.Schema, err)
-			return res, err
-		case stmt.Copy != nil:
-			res, err := st.copyFrom(stmt.Copy)
-			db.trail().Copy(st.ctx, stmt.Copy, err)
-			return res, err
-		}
-		return st.sessionStatement(stmt.Session)
-	}
+	// 2. Bind.
 	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
 		return nil, err
 	}
-	// Checked on the bound plan: what it writes and calls is what runs.
+	// 3. Check privileges, on the bound plan: what it writes and calls
+	// is what runs. Checked before optimizing, so that a statement the
+	// principal may not run costs no planning, and what the optimizer
+	// refuses (a hint naming an index) tells such a principal nothing.
 	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.QueryNeeds(p, st.mode == ModeExplain) }); err != nil {
 		return nil, err
 	}
+	// 4. Optimize, with the indexes of the statement's snapshot.
 	if st.txn != nil {
 		st.snap = st.txn.tx.View()
 	} else {
@@ -192,7 +191,43 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		return nil, err
 	}
 	st.plan = p
-	return nil, nil
+	// 5. Explain, or execute.
+	if st.mode == ModeExplain {
+		return st.explain(), nil
+	}
+	return st.execute()
+}
+
+// statement runs a schema, COPY or session statement once its
+// privileges are checked. EXPLAIN and PROFILE do not apply.
+func (st *statementRun) statement(stmt *gql.Statement) (*Result, error) {
+	db := st.s.db
+	var what string
+	switch {
+	case stmt.Schema != nil:
+		what = "schema statements"
+	case stmt.Copy != nil:
+		what = "COPY"
+	case stmt.Session != nil:
+		what = "SET or SHOW"
+	}
+	if st.mode != ModeAsWritten {
+		return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
+	}
+	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.StatementNeeds(stmt) }); err != nil {
+		return nil, err
+	}
+	switch {
+	case stmt.Schema != nil:
+		res, err := st.schema(stmt.Schema)
+		db.trail().Schema(st.ctx, stmt.Schema, err)
+		return res, err
+	case stmt.Copy != nil:
+		res, err := st.copyFrom(stmt.Copy)
+		db.trail().Copy(st.ctx, stmt.Copy, err)
+		return res, err
+	}
+	return st.sessionStatement(stmt.Session)
 }
 
 // explain describes the plan from the statement's snapshot: no
