@@ -29,7 +29,14 @@ var allowed = map[string][]string{
 	"engine/progress":       nil,                    // counters long work updates and watchers read
 	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
-	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress"},
+	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
+	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
+	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
+	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
+	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
+	"engine/settings":       {"engine/errs"},
+	"engine/system":         {"engine/errs", "engine/storage"},
+	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},

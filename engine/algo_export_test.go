@@ -4,8 +4,8 @@ package engine
 // server-wide memory budget (0 without one): after a statement ends,
 // stopped or not, its algorithm's arrays must be back in it.
 func AlgoMemoryInUse(db *DB) int64 {
-	if db.mem.budget == nil {
+	if db.mem.Budget() == nil {
 		return 0
 	}
-	return db.mem.budget.Used()
+	return db.mem.Budget().Used()
 }

@@ -8,11 +8,21 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/algo"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/changes"
+	"github.com/quiverdb/quiver/engine/durable"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/progress"
+	"github.com/quiverdb/quiver/engine/settings"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storageprocs"
+	"github.com/quiverdb/quiver/engine/system"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -30,7 +40,7 @@ type DB struct {
 	// of every session.
 	settings *Settings
 	// mem is the server-wide memory budget and its heap watchdog.
-	mem *memoryGovernor
+	mem *memory.Governor
 	// unlockDir releases the data directory's lock (nil without a
 	// directory).
 	unlockDir func()
@@ -39,10 +49,10 @@ type DB struct {
 	// algoCache keeps algorithm projections between calls (nil: off).
 	algoCache *algo.Cache
 	// dur is the write-ahead log and checkpointer (nil without a data
-	// directory; durability.go).
-	dur *durability
-	// changes feeds the change subscribers (changes_hub.go).
-	changes changeHub
+	// directory; engine/durable).
+	dur *durable.Log
+	// changes feeds the change subscribers (engine/changes).
+	changes *changes.Hub
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -68,14 +78,34 @@ func Open(dir string, opts Options) (*DB, error) {
 	return d.Open(opts)
 }
 
+// DataDir is a data directory this process holds: created if it was
+// missing, locked (one process per directory), its contents restricted
+// to the owner (engine/durable). Open takes one; a server that keeps
+// more than the database in the directory (the audit trail) takes it
+// first with LockDataDir, so that nothing touches the directory before
+// the lock is held, and opens the database on it with DataDir.Open.
+type DataDir struct{ *durable.Dir }
+
+// LockDataDir creates dir if it is missing (owner-only), takes its lock,
+// and narrows to the owner the modes of what the directory holds
+// (durable.Lock), on opts.FS and logging through opts.Logger. The lock is
+// held until DataDir.Release or the database Open returns is closed.
+func LockDataDir(dir string, opts Options) (*DataDir, error) {
+	d, err := durable.Lock(dir, opts.FS, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return &DataDir{d}, nil
+}
+
 // Open opens the database in the directory d holds, as Open does, and
 // takes d over: closing the database releases it, and so does a failed
 // Open. opts.FS is d's.
 func (d *DataDir) Open(opts Options) (*DB, error) {
-	if d.unlock == nil {
+	if d.Released() {
 		return nil, errors.New("the data directory was released")
 	}
-	opts.FS = d.fs
+	opts.FS = d.FS()
 	return open(d, opts)
 }
 
@@ -86,7 +116,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
 	if dd != nil {
-		dir, fsys, unlock, writer = dd.path, dd.fs, dd.Release, dd.writer
+		dir, fsys, unlock, writer = dd.Path(), dd.FS(), dd.Release, dd.Writer()
 	}
 	for _, r := range opts.DisabledRules {
 		if !plan.IsRule(r) {
@@ -105,11 +135,11 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		}
 		s := store.Snapshot()
 		log.Info("opened an existing database", "dir", dir, "nodes", s.NodeCount(), "relationships", s.RelCount())
-	case dd.created:
+	case dd.Created():
 		// A mistyped --data-dir lands here: say so loudly.
 		log.Warn("created a new, empty database: the data directory did not exist", "dir", dir)
 	default:
-		if ents, err := fsys.ReadDir(dir); err == nil && !storage.EmptyDatabaseDirFS(fsys, dir, ents) && walHoldsRecords(fsys, dir) {
+		if ents, err := fsys.ReadDir(dir); err == nil && !storage.EmptyDatabaseDirFS(fsys, dir, ents) && durable.WALHoldsRecords(fsys, dir) {
 			log.Info("the data directory has no checkpoint yet: its commits are in the write-ahead log", "dir", dir)
 		} else {
 			log.Info("the data directory holds no database yet: starting an empty one", "dir", dir)
@@ -117,18 +147,32 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	}
 	budget := opts.MaxMemory
 	if budget == 0 {
-		budget = DefaultMaxMemory()
+		budget = memory.DefaultMaxMemory()
 	}
-	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: newSettings(opts),
-		mem: newMemoryGovernor(budget, opts.WatchHeap), unlockDir: unlock}
-	db.algoCache = newAlgoCache(opts.AlgoCacheBytes, budget)
-	db.mem.cache = db.algoCache
-	db.mem.releaseAfter = releaseThreshold(db.settings.MaxMemoryPerQuery())
-	db.registerStorageProcedures()
-	db.registerAlgoProcedures()
+	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: settings.New(settings.Defaults{QueryTimeout: opts.QueryTimeout, MaxConnections: opts.MaxConnections,
+		MaxMemoryPerQuery: opts.MaxMemoryPerQuery, IdleTimeout: opts.IdleTimeout}),
+		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+	db.changes = changes.NewHub(store, db.closed.Load)
+	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
+	if db.algoCache != nil {
+		db.mem.SetCache(db.algoCache)
+	}
+	db.mem.SetReleaseAfter(memory.ReleaseThreshold(db.settings.MaxMemoryPerQuery()))
+	err := storageprocs.Register(db.procs, storageprocs.Source{Store: store, Log: log, LSNs: func() (uint64, uint64) {
+		d := db.Durability()
+		return d.WALLSN, d.LastCheckpointLSN
+	}})
+	if err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
+	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
 	if dir != "" {
-		if err := db.openDurability(dir); err != nil {
-			db.mem.close()
+		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
+			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})
+		if err != nil {
+			db.mem.Close()
 			unlock()
 			return nil, err
 		}
@@ -154,17 +198,103 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.txns.rollbackAll()
-	db.changes.close()
+	db.changes.Close()
 	var err error
 	if db.dur != nil {
-		if err = db.dur.close(); err != nil {
+		if err = db.dur.Close(); err != nil {
 			db.log.Error("closing the database", "err", err)
 		}
 	}
-	db.mem.close()
+	db.mem.Close()
 	db.store.WaitCompaction() // no background work outlives the database
 	db.unlockDir()
 	return err
+}
+
+// Durability (docs/durability.md): every commit is a record in the
+// write-ahead log under D/wal, synced before the commit is acknowledged;
+// a checkpoint writes the latest durable version as a new base (manifest
+// switch) and trims the log before it; Open loads the manifest's base and
+// replays the log after its position (engine/durable).
+
+// WALDirName is the write-ahead log's directory inside a data directory.
+const WALDirName = durable.WALDirName
+
+// Checkpoint triggers (Options overrides them).
+const (
+	// DefaultCheckpointInterval is how often a checkpoint runs when the
+	// log has grown since the last one.
+	DefaultCheckpointInterval = durable.DefaultCheckpointInterval
+	// DefaultCheckpointWALBytes is the log growth since the last
+	// checkpoint that starts one at once.
+	DefaultCheckpointWALBytes = durable.DefaultCheckpointWALBytes
+)
+
+// DurabilityStats describes the log and the checkpoints.
+type DurabilityStats = durable.Stats
+
+// Durability reports the state of the log and the checkpoints.
+func (db *DB) Durability() DurabilityStats {
+	if db.dur == nil {
+		return DurabilityStats{}
+	}
+	return db.dur.Stats()
+}
+
+// Checkpoint writes a checkpoint now (the CHECKPOINT statement) and
+// returns its log position.
+func (db *DB) Checkpoint() (uint64, error) {
+	lsn, _, err := db.checkpoint("CHECKPOINT statement")
+	return lsn, err
+}
+
+func (db *DB) checkpoint(reason string) (uint64, int64, error) {
+	if db.dur == nil {
+		return 0, 0, errs.New(errs.CodeNotSupported, errs.CatNotSupported, "the database has no data directory: there is nothing to checkpoint to")
+	}
+	return db.dur.Checkpoint(reason)
+}
+
+// SystemRecord is one entry of the database's system records: a small
+// durable key-value space for the server's own state (engine/system).
+type SystemRecord = system.Record
+
+// Limits of SystemPut; beyond them it fails with 22023 and writes nothing.
+const (
+	MaxSystemKeyBytes      = system.MaxKeyBytes
+	MaxSystemValueBytes    = system.MaxValueBytes
+	MaxSystemRecordsPerPut = system.MaxRecordsPerPut
+	MaxSystemPutBytes      = system.MaxPutBytes
+)
+
+// SystemGet returns a copy of the value stored under key, as of the
+// latest durable commit. It takes no lock and never waits for a writer.
+func (db *DB) SystemGet(key string) ([]byte, bool) {
+	return db.store.Snapshot().SystemGet(key)
+}
+
+// SystemScan returns the records whose key starts with prefix, sorted by
+// key; the values are copies. It reads one version (the latest durable
+// one), so the records are consistent with each other.
+func (db *DB) SystemScan(prefix string) []SystemRecord {
+	return system.Scan(db.store.Snapshot(), prefix)
+}
+
+// SystemPut stores the records atomically, as one commit, and returns
+// once it is as durable as data commits. Invalid input is a 22023 error
+// and writes nothing (system.Check); ctx bounds the wait for the writer
+// lock (system.Put has the rules).
+func (db *DB) SystemPut(ctx context.Context, recs []SystemRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := system.Check(recs); err != nil {
+		return err
+	}
+	if db.closed.Load() {
+		return errs.New(errs.CodeUnavailable, errs.CatUnavailable, "cannot store system records: the database is closed")
+	}
+	return system.Put(ctx, db.store, recs)
 }
 
 // Counts returns whole-database counts at the latest committed snapshot.
@@ -193,6 +323,15 @@ func (db *DB) planOptions() plan.Options {
 	return o
 }
 
+// trail is the database's audit trail (Options.Auditor).
+func (db *DB) trail() access.Trail { return access.Trail{Auditor: db.opts.Auditor} }
+
+// longWork is how the database logs the progress of long work
+// (Options.ProgressLogAfter and ProgressLogEvery).
+func (db *DB) longWork() progress.Log {
+	return progress.Log{Logger: db.log, After: db.opts.ProgressLogAfter, Every: db.opts.ProgressLogEvery}
+}
+
 // parallelism is the number of workers a read query may use while
 // enable_parallel_scan is on (Session.parallelism).
 func (db *DB) parallelism() int {
@@ -217,12 +356,14 @@ type Counts struct {
 // map[string]any.
 type Params = map[string]vector.Value
 
-// Query runs one GQL statement as its own transaction, in a session of
-// its own: a SET it makes lasts for this statement only. A read streams
-// its rows through the returned Result; a statement with writes runs to
-// completion and commits before Query returns. ctx cancels the query.
-func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
-	return db.NewSession().Query(ctx, text, params)
+// MemoryCharged is what the statements running on db are charged
+// together (their accountants' figures, as the server's budget sums
+// them); 0 without a budget (Options.MaxMemory).
+func (db *DB) MemoryCharged() int64 {
+	if db.mem.Budget() == nil {
+		return 0
+	}
+	return db.mem.Budget().Used()
 }
 
 // Compact folds the relationship overlays of the latest version into
@@ -230,3 +371,59 @@ func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, e
 // overlay grows large). Readers are not blocked; writers wait only while
 // the result is installed.
 func (db *DB) Compact() { db.store.Compact() }
+
+// NodeState is one node as Inspect reports it.
+type NodeState struct {
+	ID     uint64
+	Labels []string
+	Props  map[string]vector.Value
+}
+
+// RelState is one relationship as Inspect reports it.
+type RelState struct {
+	ID         uint64
+	Type       string
+	Start, End uint64
+	Props      map[string]vector.Value
+}
+
+// Inspect calls node for every live node and rel for every relationship
+// of the latest committed snapshot, in id order for nodes. It reads the
+// store directly rather than through queries, so that tools comparing
+// graph states (the TCK runner's side-effect check) do not depend on the
+// query language. Either callback may be nil.
+func (db *DB) Inspect(node func(NodeState), rel func(RelState)) {
+	s := db.store.Snapshot()
+	cat := db.store.Catalog()
+	var labels []catalog.LabelID
+	var nbrs, rels []uint64
+	it := s.LiveNodes().Iterator()
+	for it.HasNext() {
+		id := uint64(it.Next())
+		if node != nil {
+			n := NodeState{ID: id, Props: map[string]vector.Value{}}
+			labels = s.AppendNodeLabels(labels[:0], id)
+			for _, l := range labels {
+				n.Labels = append(n.Labels, cat.LabelName(l))
+			}
+			s.NodeProps(id, func(k catalog.KeyID, v vector.Value) { n.Props[cat.KeyName(k)] = v })
+			node(n)
+		}
+		if rel == nil {
+			continue
+		}
+		// Every relationship is found once, from its start node.
+		for _, t := range cat.Types() {
+			adj := s.Adjacency(t, storage.Outgoing)
+			if adj == nil {
+				continue
+			}
+			nbrs, rels = adj.AppendNeighbors(nbrs[:0], rels[:0], id)
+			for i, r := range rels {
+				st := RelState{ID: r, Type: cat.TypeName(t), Start: id, End: nbrs[i], Props: map[string]vector.Value{}}
+				s.RelProps(r, func(k catalog.KeyID, v vector.Value) { st.Props[cat.KeyName(k)] = v })
+				rel(st)
+			}
+		}
+	}
+}

@@ -73,9 +73,7 @@ func LoadForTest(db *DB, nodes []TestNode, rels []TestRel) error {
 func Abandon(db *DB) {
 	db.closed.Store(true)
 	if db.dur != nil {
-		close(db.dur.stop)
-		<-db.dur.done
-		db.dur.log.Close()
+		db.dur.Abandon()
 	}
 	db.store.WaitCompaction()
 	db.unlockDir()
@@ -86,7 +84,7 @@ func Abandon(db *DB) {
 // wrote to a tree that later statements share.
 func ChangedParseTrees() []string {
 	var changed []string
-	for text, st := range parsedStatements.entries() {
+	for text, st := range gql.CachedStatements() {
 		fresh, err := gql.ParseCancel(text, func() error { return nil })
 		if err != nil || !reflect.DeepEqual(st, fresh) {
 			changed = append(changed, text)
@@ -107,8 +105,8 @@ func SetCommitHook(f func()) { testHookCommit = f }
 // MemoryInUse is what the running statements hold against db's
 // server-wide memory budget, and how many hold some.
 func MemoryInUse(db *DB) (bytes int64, statements int) {
-	if db.mem.budget == nil {
+	if db.mem.Budget() == nil {
 		return 0, 0
 	}
-	return db.mem.budget.Used(), db.mem.budget.Running()
+	return db.mem.Budget().Used(), db.mem.Budget().Running()
 }

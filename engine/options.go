@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
@@ -22,7 +23,7 @@ type Options struct {
 	MaxMemoryPerQuery int64
 	// MaxMemory is the server-wide memory budget in bytes, shared by all
 	// running statements: past it the statement holding the most fails
-	// with 53200 (memory.go). Zero means DefaultMaxMemory(), a negative
+	// with 53200 (engine/memory). Zero means DefaultMaxMemory(), a negative
 	// value no budget. The embedding process should set its GOMEMLIMIT
 	// to the same figure (quiver serve does).
 	MaxMemory int64
@@ -30,13 +31,13 @@ type Options struct {
 	// MaxMemory too, for a process that serves this one database (quiver
 	// serve): the accountant's figures are estimates, and when the heap
 	// the collector measures nears the budget the largest statement fails
-	// as well (memory.go). Off for embedders with other work in the
+	// as well (engine/memory). Off for embedders with other work in the
 	// process.
 	WatchHeap bool
 	// AlgoCacheBytes bounds the projection cache of the algo.*
 	// procedures (docs/algorithms.md, "Projection cache"): graphs kept
 	// between calls, outside any statement's accountant. Zero means
-	// DefaultAlgoCacheBytes(MaxMemory); a negative value disables it.
+	// algo.DefaultCacheBytes(MaxMemory); a negative value disables it.
 	AlgoCacheBytes int64
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
@@ -49,9 +50,9 @@ type Options struct {
 	Logger *slog.Logger
 	// ProgressLogAfter is how long a COPY … FROM, a checkpoint or an
 	// algorithm's projection runs before its progress is logged
-	// (progress_log.go); zero means DefaultProgressLogAfter (2 s), a
-	// negative value never. ProgressLogEvery is the time between two
-	// progress lines; zero means DefaultProgressLogEvery (5 s).
+	// (engine/progress, Log); zero means progress.DefaultLogAfter (2 s),
+	// a negative value never. ProgressLogEvery is the time between two
+	// progress lines; zero means progress.DefaultLogEvery (5 s).
 	ProgressLogAfter, ProgressLogEvery time.Duration
 	// ImportDir is the directory COPY … FROM may read files from
 	// (relative paths are resolved against it; paths outside it are
@@ -78,10 +79,74 @@ type Options struct {
 	// operating system's. Tests use vfs.MemFS to cut the power.
 	FS vfs.FS
 	// Observer, when set, is told of every statement and transaction
-	// that ends (observe.go): the server's metrics.
+	// that ends (Observer): the server's metrics.
 	Observer Observer
-	// Auditor, when set, receives the engine's audit events (audit.go):
+	// Auditor, when set, receives the engine's audit events (engine/access):
 	// permission denials, schema changes, session settings changes,
 	// CHECKPOINT and COPY FROM. It is called synchronously.
 	Auditor Auditor
+}
+
+// DefaultMaxMemory is the server-wide memory budget when none is given
+// (Options.MaxMemory): memory.DefaultMemoryFraction of the machine's
+// memory, or 0 (no budget) when that cannot be read.
+func DefaultMaxMemory() int64 { return memory.DefaultMaxMemory() }
+
+// Observer is told of every statement and every transaction that ends,
+// on any protocol: a metrics registry implements it (frontend/metrics).
+// It is called synchronously, from the goroutine that ends the statement
+// or transaction, and concurrently: it must be safe for concurrent use
+// and cheap (a few atomic adds), as it runs on every statement's path.
+//
+// What counts (docs/operations.md, "Metrics", states the same for users):
+//
+//   - A statement ends once: when its Result finishes (its rows read to
+//     the end, closed early, or failed while streaming), or when Run
+//     returns an error (it never produced a Result). A statement an
+//     explicit transaction refuses (it is busy, aborted or over) is a
+//     failed statement too. Requests a frontend refuses before asking
+//     the engine (malformed JSON, an unknown transaction id) are not
+//     statements.
+//   - A transaction ends once: each explicit transaction when it commits,
+//     rolls back, fails to commit or expires; and each statement run
+//     outside an explicit transaction, which is a transaction of its own
+//     (auto-commit) — SET, SHOW, EXPLAIN and schema statements included.
+type Observer interface {
+	// StatementEnded reports a statement's wall time, from the call that
+	// ran it to its end, and the error that ended it (nil: it succeeded,
+	// or its Result was closed before its last row).
+	StatementEnded(d time.Duration, err error)
+	// TransactionEnded reports how a transaction ended.
+	TransactionEnded(o TransactionOutcome)
+}
+
+// TransactionOutcome is how a transaction ended.
+type TransactionOutcome uint8
+
+const (
+	// TxCommitted: its writes (if any) are committed. An auto-commit
+	// statement that succeeded, a read included; and one whose write
+	// committed before its returned rows failed to stream.
+	TxCommitted TransactionOutcome = iota + 1
+	// TxRolledBack: the client asked for a rollback. Not a failure, even
+	// of a transaction in which a statement had failed.
+	TxRolledBack
+	// TxFailed: it ended without committing because of an error: an
+	// auto-commit statement that failed, a commit that failed (a 40001
+	// conflict, a write error), a COMMIT of a transaction in which a
+	// statement had failed, or expiry (its timeout, or the database
+	// closing while it was open).
+	TxFailed
+)
+
+func (o TransactionOutcome) String() string {
+	switch o {
+	case TxCommitted:
+		return "committed"
+	case TxRolledBack:
+		return "rolled back"
+	case TxFailed:
+		return "failed"
+	}
+	return "unknown"
 }

@@ -117,8 +117,9 @@ func TestParallelStopsWorkers(t *testing.T) {
 	}
 	res.Close()
 
-	db.opts.QueryTimeout = time.Millisecond
-	db.settings = newSettings(db.opts)
+	if err := db.Settings().Set("query_timeout", int64(1)); err != nil {
+		t.Fatal(err)
+	}
 	// The filter on each path keeps the count from being computed without
 	// enumerating the 2^12 paths from each node (a bare count(*) over the
 	// expansion can finish within the millisecond).

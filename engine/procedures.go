@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -45,7 +46,7 @@ func (db *DB) procedureRows() [][]string {
 		if !ok { // unregistered since Names was read
 			continue
 		}
-		rows = append(rows, []string{p.Name, p.Signature.String(), privilegeNames(p.Required())})
+		rows = append(rows, []string{p.Name, p.Signature.String(), access.PrivilegeNames(p.Required())})
 	}
 	return rows
 }

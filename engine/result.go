@@ -5,10 +5,12 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -84,7 +86,7 @@ type Result struct {
 	// the transaction until then).
 	release func(error)
 	// observed is set when the statement's end goes to the Observer
-	// (observe.go).
+	// (observeResult).
 	observed observedAs
 
 	explain  *Explanation
@@ -189,7 +191,7 @@ func (r *Result) finishWith(err error) {
 	r.done = true
 	r.ectx.Close() // parallel workers stop before their counters are read
 	r.summary.MemoryPeak = r.ectx.Mem.Peak()
-	r.db.mem.finished(r.summary.MemoryPeak)
+	r.db.mem.Finished(r.summary.MemoryPeak)
 	st := r.ectx.Counters
 	r.summary.RowsScanned = st.RowsScanned
 	r.summary.IndexHits = st.IndexHits
@@ -212,4 +214,170 @@ func (r *Result) finishWith(err error) {
 func (r *Result) Close() error {
 	r.finish()
 	return nil
+}
+
+// entities resolves ids in result batches against the snapshot the query
+// read (or, after a write, the snapshot its commit produced).
+type entities struct {
+	r   storage.Reader
+	cat *catalog.Catalog
+	buf []catalog.LabelID
+}
+
+func (e *entities) NodeLabels(dst []string, id uint64) []string {
+	e.buf = e.r.AppendNodeLabels(e.buf[:0], id)
+	for _, l := range e.buf {
+		dst = append(dst, e.cat.LabelName(l))
+	}
+	return dst
+}
+
+func (e *entities) NodeProperties(id uint64, fn func(key string, v vector.Value)) {
+	e.r.NodeProps(id, func(k catalog.KeyID, v vector.Value) { fn(e.cat.KeyName(k), v) })
+}
+
+func (e *entities) Relationship(id uint64) (typ string, start, end uint64) {
+	t, src, dst, ok := e.r.Rel(id)
+	if !ok {
+		return "", 0, 0
+	}
+	return e.cat.TypeName(t), src, dst
+}
+
+func (e *entities) RelationshipProperties(id uint64, fn func(key string, v vector.Value)) {
+	e.r.RelProps(id, func(k catalog.KeyID, v vector.Value) { fn(e.cat.KeyName(k), v) })
+}
+
+// resultColumns names and types the visible columns. A column whose type
+// the plan could not fix takes the type of its first batch's vector when
+// that vector is typed: a typed vector comes from a homogeneous stored
+// column or a typed kernel, so every batch has the same type. A generic
+// column is named by what the plan knows of it (LIST, MAP) or ANY; its
+// values are not inspected, as a sample would make the answer depend on
+// the batch size.
+func resultColumns(cols []plan.Column, first *vector.Batch) []Column {
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		t := c.Type
+		if t == vector.Any && first != nil {
+			t = first.Cols[i].Type
+		}
+		name := t.String()
+		if t == vector.Any {
+			name = "ANY"
+			if c.Kind != "" {
+				name = c.Kind
+			}
+		}
+		out[i] = Column{Name: c.Name, Type: name}
+	}
+	return out
+}
+
+// showColumns are the result columns of SHOW INDEXES / SHOW CONSTRAINTS:
+// those of db.indexes() and db.constraints().
+func showColumns(fs []procs.Field) []plan.Column {
+	cols := make([]plan.Column, len(fs))
+	for i, f := range fs {
+		cols[i] = plan.Column{Name: f.Name, Type: procs.VectorType(f.Type)}
+	}
+	return cols
+}
+
+func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.Time) *Result {
+	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
+		entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
+	if cols == nil {
+		cols = []plan.Column{}
+	}
+	r.root = &valueRows{rows: rows, cols: cols}
+	r.columns = resultColumns(cols, nil)
+	return r
+}
+
+// valueRows yields fixed rows of scalar values a batch at a time.
+type valueRows struct {
+	rows [][]vector.Value
+	cols []plan.Column
+	pos  int
+	out  *vector.Batch
+}
+
+func (s *valueRows) Next() (*vector.Batch, error) {
+	n := min(len(s.rows)-s.pos, vector.Capacity)
+	if n <= 0 {
+		return nil, nil
+	}
+	if s.out == nil {
+		s.out = &vector.Batch{Cols: make([]*vector.Vector, len(s.cols))}
+		for i, c := range s.cols {
+			s.out.Cols[i] = vector.New(c.Type, vector.Capacity)
+		}
+	}
+	for i := 0; i < n; i++ {
+		for c, v := range s.rows[s.pos+i] {
+			switch x := v.(type) {
+			case string:
+				s.out.Cols[c].Str[i] = x
+			case bool:
+				s.out.Cols[c].Bools[i] = x
+			}
+		}
+	}
+	s.out.Len, s.out.Sel = n, nil
+	s.pos += n
+	return s.out, nil
+}
+
+// observedAs says whether a Result reports its statement's end to the
+// Observer, and whether the statement was its own transaction.
+type observedAs uint8
+
+const (
+	notObserved observedAs = iota
+	observedInTransaction
+	observedAutoCommit
+)
+
+// observeRun reports a statement that Session.run ended: at once when it
+// failed or its Result is finished already, otherwise when the Result
+// finishes (Result.finishWith). auto is set for a statement outside an
+// explicit transaction.
+func (db *DB) observeRun(start time.Time, auto bool, res *Result, err error) {
+	if err != nil || res == nil {
+		db.opts.Observer.StatementEnded(time.Since(start), err)
+		if auto {
+			db.opts.Observer.TransactionEnded(TxFailed)
+		}
+		return
+	}
+	res.observed = observedInTransaction
+	if auto {
+		res.observed = observedAutoCommit
+	}
+	if res.done {
+		db.observeResult(res, nil)
+	}
+}
+
+// observeResult reports the end of an observed Result's statement, with
+// the error that ended it.
+func (db *DB) observeResult(r *Result, err error) {
+	o := db.opts.Observer
+	if o == nil || r.observed == notObserved {
+		return
+	}
+	auto := r.observed == observedAutoCommit
+	r.observed = notObserved // once
+	o.StatementEnded(r.summary.ExecutionTime, err)
+	if !auto {
+		return
+	}
+	// A write's Result comes back only once it committed: rows that fail
+	// to stream after that leave the commit in place.
+	if err == nil || r.summary.Write {
+		o.TransactionEnded(TxCommitted)
+	} else {
+		o.TransactionEnded(TxFailed)
+	}
 }

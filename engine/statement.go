@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/access"
+	"github.com/quiverdb/quiver/engine/admin"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
@@ -27,6 +29,14 @@ const (
 	ModeProfile
 )
 
+// Query runs one GQL statement as its own transaction, in a session of
+// its own: a SET it makes lasts for this statement only. A read streams
+// its rows through the returned Result; a statement with writes runs to
+// completion and commits before Query returns. ctx cancels the query.
+func (db *DB) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return db.NewSession().Query(ctx, text, params)
+}
+
 // Run runs one statement in the given mode, in a session of its own (see
 // Query, Explain and Profile).
 func (db *DB) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
@@ -46,16 +56,36 @@ func (db *DB) Profile(ctx context.Context, text string, params Params) (*Result,
 	return db.NewSession().Profile(ctx, text, params)
 }
 
+// Query runs one statement in the session (see DB.Query).
+func (s *Session) Query(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeAsWritten, nil)
+}
+
+// Run runs one statement in the session in the given mode.
+func (s *Session) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, m, nil)
+}
+
+// Explain describes a statement's plan without running it (see DB.Explain).
+func (s *Session) Explain(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeExplain, nil)
+}
+
+// Profile runs a statement measuring each operator (see DB.Profile).
+func (s *Session) Profile(ctx context.Context, text string, params Params) (*Result, error) {
+	return s.run(ctx, text, params, ModeProfile, nil)
+}
+
 // MaxQueryBytes is the longest query text a statement may have, the
 // max_query_size the interface contract gives: planning is linear in the
 // text, and this bounds its time and memory.
 const MaxQueryBytes = 1 << 20
 
-// One statement's way through the engine: prepare (parse; run a schema,
-// COPY or session statement at once; bind; choose indexes), then explain
-// or execute. A statement plans and reads on one snapshot, taken when it
-// starts; a write moves to the latest version when it takes the writer's
-// lock.
+// One statement's way through the engine, read top to bottom in run:
+// parse; run a schema, COPY or session statement at once; bind; check
+// privileges; optimize (choosing indexes); explain or execute. A
+// statement plans and reads on one snapshot, taken when it starts; a
+// write moves to the latest version when it takes the writer's lock.
 type statementRun struct {
 	s      *Session
 	ctx    context.Context
@@ -77,7 +107,9 @@ type statementRun struct {
 	txn *Transaction
 }
 
-// run runs one statement, in txn when it is not nil.
+// run runs one statement, in txn when it is not nil (on its own,
+// auto-commit, when nil). Every entry point above, and Transaction.Run,
+// comes here.
 func (s *Session) run(ctx context.Context, text string, params Params, m Mode, txn *Transaction) (res *Result, err error) {
 	db := s.db
 	if db.opts.Observer != nil {
@@ -97,7 +129,7 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 		ctx = context.Background()
 	}
 	if txn != nil {
-		ctx = withExplicitTransaction(ctx)
+		ctx = access.WithExplicitTransaction(ctx)
 	}
 	st := &statementRun{s: s, start: time.Now(), mode: m, params: params, txn: txn}
 	st.ctx, st.cancel = statementContext(ctx, s.QueryTimeout())
@@ -116,21 +148,8 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 			st.cancel(nil)
 		}
 	}()
-	if res, err := st.prepare(text); res != nil || err != nil {
-		return res, err
-	}
-	if st.mode == ModeExplain {
-		return st.explain(), nil
-	}
-	return st.execute()
-}
-
-// prepare parses and binds the statement. A schema, COPY or session
-// statement runs here and its Result comes back; a query is left planned
-// in st.plan.
-func (st *statementRun) prepare(text string) (*Result, error) {
-	db := st.s.db
-	stmt, err := parseStatement(text, func() error { return stopped(st.ctx) })
+	// 1. Parse (the cache keeps the trees of recent texts).
+	stmt, err := gql.ParseCached(text, func() error { return stopped(st.ctx) })
 	if err != nil {
 		return nil, syntaxError(err)
 	}
@@ -142,42 +161,24 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 	} else if stmt.Profile && st.mode == ModeAsWritten {
 		st.mode = ModeProfile
 	}
-	var what string
-	switch {
-	case stmt.Schema != nil:
-		what = "schema statements"
-	case stmt.Copy != nil:
-		what = "COPY"
-	case stmt.Session != nil:
-		what = "SET or SHOW"
+	if stmt.Query == nil {
+		// A schema, COPY or session statement runs here, checked before
+		// it runs.
+		return st.statement(stmt)
 	}
-	if what != "" {
-		if st.mode != ModeAsWritten {
-			return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
-		}
-		if err := st.authorize(func() []need { return statementNeeds(stmt) }); err != nil {
-			return nil, err
-		}
-		switch {
-		case stmt.Schema != nil:
-			res, err := db.schema(stmt.Schema, st.start, st.txnTx())
-			db.auditSchema(st.ctx, stmt.Schema, err)
-			return res, err
-		case stmt.Copy != nil:
-			res, err := db.copyFrom(st.ctx, stmt.Copy, st.start, st.txnTx())
-			db.auditCopy(st.ctx, stmt.Copy, err)
-			return res, err
-		}
-		return st.sessionStatement(stmt.Session)
-	}
+	// 2. Bind.
 	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
 		return nil, err
 	}
-	// Checked on the bound plan: what it writes and calls is what runs.
-	if err := st.authorize(func() []need { return queryNeeds(p, st.mode) }); err != nil {
+	// 3. Check privileges, on the bound plan: what it writes and calls
+	// is what runs. Checked before optimizing, so that a statement the
+	// principal may not run costs no planning, and what the optimizer
+	// refuses (a hint naming an index) tells such a principal nothing.
+	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.QueryNeeds(p, st.mode == ModeExplain) }); err != nil {
 		return nil, err
 	}
+	// 4. Optimize, with the indexes of the statement's snapshot.
 	if st.txn != nil {
 		st.snap = st.txn.tx.View()
 	} else {
@@ -190,7 +191,43 @@ func (st *statementRun) prepare(text string) (*Result, error) {
 		return nil, err
 	}
 	st.plan = p
-	return nil, nil
+	// 5. Explain, or execute.
+	if st.mode == ModeExplain {
+		return st.explain(), nil
+	}
+	return st.execute()
+}
+
+// statement runs a schema, COPY or session statement once its
+// privileges are checked. EXPLAIN and PROFILE do not apply.
+func (st *statementRun) statement(stmt *gql.Statement) (*Result, error) {
+	db := st.s.db
+	var what string
+	switch {
+	case stmt.Schema != nil:
+		what = "schema statements"
+	case stmt.Copy != nil:
+		what = "COPY"
+	case stmt.Session != nil:
+		what = "SET or SHOW"
+	}
+	if st.mode != ModeAsWritten {
+		return nil, errs.Semantic("EXPLAIN and PROFILE apply to queries, not to %s", what).At(1, 1)
+	}
+	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.StatementNeeds(stmt) }); err != nil {
+		return nil, err
+	}
+	switch {
+	case stmt.Schema != nil:
+		res, err := st.schema(stmt.Schema)
+		db.trail().Schema(st.ctx, stmt.Schema, err)
+		return res, err
+	case stmt.Copy != nil:
+		res, err := st.copyFrom(stmt.Copy)
+		db.trail().Copy(st.ctx, stmt.Copy, err)
+		return res, err
+	}
+	return st.sessionStatement(stmt.Session)
 }
 
 // explain describes the plan from the statement's snapshot: no
@@ -218,7 +255,7 @@ func (st *statementRun) execute() (*Result, error) {
 	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
 	st.ectx = ectx
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
-	ectx.Mem.Budget = db.mem.budget
+	ectx.Mem.Budget = db.mem.Budget()
 	ectx.Mem.Kill = func(err error) { cancel(err) }
 	ectx.Rules = db.planOptions()
 	if !p.Writes {
@@ -237,7 +274,7 @@ func (st *statementRun) execute() (*Result, error) {
 	r.summary.Write = p.Writes
 	fail := func(err error) (*Result, error) {
 		ectx.Close()
-		db.mem.finished(ectx.Mem.Peak())
+		db.mem.Finished(ectx.Mem.Peak())
 		if st.txn == nil {
 			tx.Rollback()
 		}
@@ -385,13 +422,82 @@ func (st *statementRun) sessionStatement(s *gql.Session) (*Result, error) {
 			return nil, errs.New(errs.CodeTransaction, errs.CatTransaction,
 				"CHECKPOINT cannot run inside a transaction").At(s.Pos.Line, s.Pos.Column)
 		}
-		res, err := db.checkpointStatement(st.ctx, st.start)
-		db.audit(st.ctx, AuditEvent{Category: "admin", Action: "checkpoint", Outcome: outcomeOf(err)})
+		res, err := st.checkpoint()
+		db.trail().Audit(st.ctx, AuditEvent{Category: "admin", Action: "checkpoint", Outcome: access.OutcomeOf(err)})
 		return res, err
 	}
 	res, err := st.s.statement(s, st.start)
 	if s.Kind == gql.SessionSet {
-		db.auditSet(st.ctx, s, err)
+		db.trail().Set(st.ctx, s, err)
 	}
 	return res, err
+}
+
+// checkpoint runs CHECKPOINT: a checkpoint now, answered as a write
+// without rows.
+func (st *statementRun) checkpoint() (*Result, error) {
+	db := st.s.db
+	if _, err := db.Checkpoint(); err != nil {
+		return nil, err
+	}
+	if err := stopped(st.ctx); err != nil {
+		return nil, err
+	}
+	r := db.schemaRows(nil, nil, st.start)
+	r.summary.Write = true
+	return r, nil
+}
+
+// adminEnv is what a schema or COPY statement runs on (engine/admin).
+func (st *statementRun) adminEnv() admin.Env {
+	return admin.Env{Store: st.s.db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit}
+}
+
+// testHookOwnCommit, when set by a test, runs once a schema or COPY
+// statement has made its change, before it commits: a panic there is
+// what recovery must clean up after.
+var testHookOwnCommit func()
+
+// schema runs an index or constraint statement: CREATE and DROP answer a
+// write without rows, SHOW its rows.
+func (st *statementRun) schema(s *gql.Schema) (*Result, error) {
+	db := st.s.db
+	rows, err := admin.Schema(st.adminEnv(), s)
+	if err != nil {
+		return nil, err
+	}
+	if rows != nil {
+		return db.schemaRows(showColumns(rows.Fields), rows.Rows, st.start), nil
+	}
+	r := db.schemaRows(nil, nil, st.start)
+	r.summary.Write = true
+	return r, nil
+}
+
+// copyFrom runs COPY … FROM: a write without rows, counting what it
+// created.
+func (st *statementRun) copyFrom(c *gql.Copy) (*Result, error) {
+	db := st.s.db
+	n, err := admin.Copy(st.ctx, st.adminEnv(), db.opts.ImportDir, db.longWork(), c)
+	if err != nil {
+		return nil, err
+	}
+	r := db.schemaRows(nil, nil, st.start)
+	r.summary.Write = true
+	r.summary.NodesCreated, r.summary.RelationshipsCreated = n.NodesCreated, n.RelationshipsCreated
+	r.summary.PropertiesSet, r.summary.LabelsAdded = n.PropertiesSet, n.LabelsAdded
+	r.summary.RowsAffected = n.NodesCreated + n.RelationshipsCreated
+	return r, nil
+}
+
+// indexInfos describes the indexes of snap, with their statistics, for
+// index selection and the cost model.
+func indexInfos(snap *storage.Snapshot) []plan.IndexInfo {
+	var out []plan.IndexInfo
+	for _, ix := range snap.Schema().Indexes {
+		entries, distinct := snap.IndexStats(ix)
+		out = append(out, plan.IndexInfo{Name: ix.Name, Type: ix.Type.String(), Label: ix.Label,
+			Props: ix.Keys, Entries: entries, Distinct: distinct})
+	}
+	return out
 }

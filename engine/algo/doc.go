@@ -14,6 +14,8 @@
 // to before it is allocated, and the number of workers. Results never
 // depend on the number of workers.
 //
-// The package computes; it does not parse configuration maps or build
-// result rows: the engine's procedure wiring (engine/algo_procs.go) does.
+// The algo.* procedures are registered from here too (RegisterProcedures,
+// procs*.go): each reads its configuration map, projects the calling
+// query's snapshot (through the database's projection cache), runs its
+// algorithm and streams the result as typed columns.
 package algo

@@ -8,6 +8,7 @@
 package errs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -171,4 +172,24 @@ func As(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// Stopped reports a statement's context's end as the engine error it
+// stands for: its cause when that is one (the statement's deadline, the
+// server's memory budget), else a timeout for a deadline and a
+// cancellation carrying its cause (a client that left) for the rest; nil
+// while the context runs.
+func Stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if e, ok := As(cause); ok {
+		return e
+	}
+	if err == context.DeadlineExceeded {
+		return Timeout("query exceeded its time limit")
+	}
+	return Wrap(CodeTransaction, CatTransaction, cause, "query cancelled")
 }

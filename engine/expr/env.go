@@ -99,23 +99,8 @@ type Counters struct {
 func (c *Env) CheckCancel() error { return Stopped(c.Ctx) }
 
 // Stopped reports a statement's context's end as the engine error it
-// stands for: its cause when that is one (the statement's deadline, the
-// server's memory budget), else a timeout for a deadline and a
-// cancellation carrying its cause (a client that left) for the rest.
-func Stopped(ctx context.Context) error {
-	err := ctx.Err()
-	if err == nil {
-		return nil
-	}
-	cause := context.Cause(ctx)
-	if e, ok := errs.As(cause); ok {
-		return e
-	}
-	if err == context.DeadlineExceeded {
-		return errs.Timeout("query exceeded its time limit")
-	}
-	return errs.Wrap(errs.CodeTransaction, errs.CatTransaction, cause, "query cancelled")
-}
+// stands for (errs.Stopped).
+func Stopped(ctx context.Context) error { return errs.Stopped(ctx) }
 
 // Interrupted is CheckCancel for loops that run long inside one batch
 // (reduce, comprehensions, path searches, sorts): a poll of the context's

@@ -160,7 +160,7 @@ func (l *lexer) next() (token, error) {
 			return token{kind: tPunct, text: s, pos: start, end: l.off}, nil
 		}
 	}
-	if strings.ContainsRune("()[]{},.:;|=<>+-*/%^", r) {
+	if strings.ContainsRune("()[]{},.:;|&=<>+-*/%^", r) {
 		l.advance()
 		return token{kind: tPunct, text: string(r), pos: start, end: l.off}, nil
 	}

@@ -62,6 +62,9 @@ type parser struct {
 	lastBar int
 	open    int
 	bars    map[int]int
+	// labelAnd lets a node pattern join its labels with & as well as :
+	// (GQL's label conjunction); set for ParsePattern only.
+	labelAnd bool
 }
 
 const noBarYet = -2
@@ -75,15 +78,8 @@ func Parse(text string) (st *Statement, err error) { return ParseCancel(text, ni
 func ParseCancel(text string, cancelled func() error) (st *Statement, err error) {
 	p := &parser{lex: newLexer(text), src: text, cancelled: cancelled}
 	defer func() {
-		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case *errs.Error:
-				st, err = nil, e
-			case cancelError:
-				st, err = nil, e.err
-			default:
-				panic(r)
-			}
+		if caught(recover(), &err) {
+			st = nil
 		}
 	}()
 	p.advance()
@@ -110,6 +106,42 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 	}
 	st.depth = p.deepest
 	return st, nil
+}
+
+// ParsePattern parses text as one path pattern and nothing else, as
+// MATCH reads one: (a:L {k: 'v'})-[r:T]->(b). Its node patterns may
+// also join labels with & (GQL's label conjunction: (:A&B) is (:A:B)).
+// The change feed's patterns are read with it (engine/changes).
+func ParsePattern(text string) (part *PatternPart, err error) {
+	p := &parser{lex: newLexer(text), src: text, labelAnd: true}
+	defer func() {
+		if caught(recover(), &err) {
+			part = nil
+		}
+	}()
+	p.advance()
+	part = p.path(p.tok.pos)
+	if p.tok.kind != tEOF {
+		p.failUnexpected("the end of the pattern")
+	}
+	return part, nil
+}
+
+// caught turns what a parse panicked with into *err: true when it was a
+// parse failure (a syntax error, or the cancellation's error), false when
+// nothing panicked. Anything else is a bug and panics on.
+func caught(r any, err *error) bool {
+	switch e := r.(type) {
+	case nil:
+		return false
+	case *errs.Error:
+		*err = e
+	case cancelError:
+		*err = e.err
+	default:
+		panic(r)
+	}
+	return true
 }
 
 // cancelError carries the cancellation's error out of the parser.
@@ -495,7 +527,7 @@ func (p *parser) barEnding(open int) Expr {
 
 func (p *parser) labels() []string {
 	var out []string
-	for p.isPunct(":") {
+	for p.isPunct(":") || p.labelAnd && len(out) > 0 && p.isPunct("&") {
 		p.advance()
 		out = append(out, p.ident("a label name"))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -154,5 +155,26 @@ func TestPositionsCountCharacters(t *testing.T) {
 	se, ok := errs.As(err)
 	if !ok || se.Code != errs.CodeSyntax || se.Position == nil || se.Position.Line != 2 || se.Position.Column != 14 {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// ParsePattern reads one path and nothing after it; & joins labels
+// there only: a query's node patterns keep : alone.
+func TestParsePattern(t *testing.T) {
+	part, err := ParsePattern("(a:A&B:C {k: 1})<-[r:T|U]-(:D)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(part.Nodes) != 2 || !reflect.DeepEqual(part.Nodes[0].Labels, []string{"A", "B", "C"}) ||
+		!reflect.DeepEqual(part.Rels[0].Types, []string{"T", "U"}) || part.Rels[0].Dir != DirLeft {
+		t.Fatalf("parsed %+v", part)
+	}
+	for _, bad := range []string{"(a) RETURN a", "(a), (b)", "(:&A)", ""} {
+		if _, err := ParsePattern(bad); err == nil {
+			t.Errorf("%q parsed as a pattern", bad)
+		}
+	}
+	if _, err := Parse("MATCH (n:A&B) RETURN n"); err == nil {
+		t.Error("a query's node pattern took & between labels")
 	}
 }

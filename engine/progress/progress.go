@@ -1,7 +1,7 @@
 // Package progress carries the advance of long work (an import, a COPY
 // FROM, a checkpoint, an algorithm's projection) from the code doing it
 // to whoever shows it: the import's terminal bar or plain lines
-// (cmd/quiver) and the server log (engine). The work only adds to
+// (cmd/quiver) and the server log (Log, log.go). The work only adds to
 // counters, a few atomic adds per thousand rows; a watcher reads them on
 // its own clock (Watch), so the work never waits on a display, and the
 // engine needs no terminal library to be watched. It imports nothing of

@@ -175,7 +175,7 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	ws, fp := writeEffects(w.ops, w.base)
 	s.hist.add(histEntry{ts: v.ts, ws: ws, fp: fp})
 	s.pruneHistory()
-	watched := s.queueCommitLocked(w.base, &v, w.ops) // nil unless a change feed watches (changes.go)
+	watched := s.queueCommitLocked(w.base, &v, w.ops) // nil unless a change feed watches (engine/changes)
 	unlock()
 	if err := s.syncTo(v.lsn); err != nil {
 		s.commitDone(watched, false)

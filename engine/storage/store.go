@@ -55,7 +55,7 @@ type Store struct {
 	// bg waits for it.
 	compacting atomic.Bool
 	bg         sync.WaitGroup
-	// feed hands durable commits to a change feed (changes.go).
+	// feed hands durable commits to a change feed (engine/changes).
 	feed commitFeed
 }
 

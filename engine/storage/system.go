@@ -28,7 +28,7 @@ import (
 //     a base without it (written before system records existed) holds none.
 //   - Queries never read the map; conflict detection gives its ops no
 //     footprint; the change feed is handed the commit's ops without them
-//     (changes.go), so a commit of system records only produces no events.
+//     (engine/changes), so a commit of system records only produces no events.
 //     Two optimistic transactions writing the same key do not conflict:
 //     the later commit wins (the engine writes them in pessimistic ones).
 

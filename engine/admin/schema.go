@@ -1,0 +1,97 @@
+// Package admin runs the statements that are not queries and change or
+// show the database's shape or contents wholesale: the schema statements
+// (CREATE and DROP of indexes and constraints, SHOW INDEXES, SHOW
+// CONSTRAINTS; schema.go) and COPY … FROM (copy.go). The engine
+// authorizes and audits them, and turns what they return into a Result.
+package admin
+
+import (
+	"github.com/quiverdb/quiver/engine/access"
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Env is what a statement runs on.
+type Env struct {
+	Store *storage.Store
+	// In is the explicit transaction the statement runs in; nil: it
+	// commits a transaction of its own.
+	In *storage.Tx
+	// BeforeCommit, when set, runs once a statement has made its change,
+	// before it commits (tests: a panic there is what recovery must clean
+	// up after).
+	BeforeCommit func()
+}
+
+// Rows is what a SHOW answers: its columns (those of db.indexes() and
+// db.constraints()) and rows.
+type Rows struct {
+	Fields []procs.Field
+	Rows   [][]vector.Value
+}
+
+// Schema runs an index or constraint statement. CREATE and DROP commit
+// one schema transaction and return no rows (nil); SHOW answers the
+// catalog rows of the latest snapshot, as CALL db.indexes() /
+// db.constraints() do.
+func Schema(env Env, s *gql.Schema) (*Rows, error) {
+	switch s.Kind {
+	case gql.SchemaShowIndexes:
+		return &Rows{procs.IndexFields, procs.IndexRows(env.Store.Snapshot().Schema())}, nil
+	case gql.SchemaShowConstraints:
+		return &Rows{procs.ConstraintFields, procs.ConstraintRows(env.Store.Snapshot().Schema())}, nil
+	}
+	in := env.In
+	tx := in
+	if tx == nil {
+		tx = env.Store.Begin()
+		// Holds the writer's lock: a panic (recovered by the statement)
+		// must not leave it held, or every later write would wait.
+		defer tx.Rollback() // a no-op once committed or rolled back
+	}
+	var err error
+	switch s.Kind {
+	case gql.SchemaCreateIndex:
+		typ := catalog.BTree
+		if s.IndexType == "HASH" {
+			typ = catalog.Hash
+		}
+		err = tx.CreateIndex(catalog.Index{Name: access.SchemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props})
+	case gql.SchemaDropIndex:
+		err = tx.DropIndex(s.Name)
+	case gql.SchemaCreateConstraint:
+		kind := catalog.Exists
+		if s.Unique {
+			kind = catalog.Unique
+		}
+		err = tx.CreateConstraint(catalog.Constraint{Name: access.SchemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]})
+	case gql.SchemaDropConstraint:
+		err = tx.DropConstraint(s.Name)
+	default:
+		err = errs.NotSupported("this schema statement is not supported")
+	}
+	if err == nil && env.BeforeCommit != nil {
+		env.BeforeCommit()
+	}
+	if err == nil && in == nil {
+		_, err = tx.Commit()
+	}
+	if err != nil {
+		if in == nil {
+			tx.Rollback()
+		}
+		if e, ok := errs.As(err); ok && e.Position == nil {
+			p := s.Pos
+			if s.Name != "" && (s.Kind == gql.SchemaDropIndex || s.Kind == gql.SchemaDropConstraint) {
+				p = s.NamePos
+			}
+			e.At(p.Line, p.Column)
+		}
+		return nil, err
+	}
+	return nil, nil
+}

@@ -1,0 +1,284 @@
+// Package changes owns the change feed: after a commit is durable, every
+// subscriber (a Feed) gets the commit's changes, built once per commit
+// from its two versions (build.go) and selected by the feed's patterns
+// (pattern.go, match.go). The engine opens one Hub per database and
+// exposes it as DB.SubscribeChanges; frontend/stream serves it.
+package changes
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// The change feed: after a commit is durable, every subscriber gets the
+// commit's changes, one per node or relationship it created, updated or
+// deleted, in commit (LSN) order, and nothing of a transaction that rolled
+// back or failed. Explicit transactions, auto-commit statements, batches
+// and COPY FROM all commit through one path (storage.Store.commit), which
+// hands durable commits to the hub (hub.go); the hub builds the
+// events (build.go) once per commit and fans them out to each
+// feed's bounded queue. Writers never wait for a feed: one that falls
+// behind is dropped and told so (ErrOverflow).
+
+// Op is what a commit did to an entity.
+type Op uint8
+
+const (
+	// Created: the entity did not exist before the commit.
+	Created Op = iota + 1
+	// Updated: properties or labels changed.
+	Updated
+	// Deleted: the entity does not exist after the commit.
+	Deleted
+)
+
+func (o Op) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Updated:
+		return "updated"
+	case Deleted:
+		return "deleted"
+	}
+	return "unknown"
+}
+
+// Entity is the kind of entity a change is about.
+type Entity uint8
+
+const (
+	// Node is a node.
+	Node Entity = iota + 1
+	// Relationship is a relationship.
+	Relationship
+)
+
+func (e Entity) String() string {
+	if e == Relationship {
+		return "relationship"
+	}
+	return "node"
+}
+
+// Property is one property of an entity.
+type Property struct {
+	Key   string
+	Value vector.Value
+}
+
+// Change is one entity a commit changed. Slices and values are shared by
+// every feed that receives the change: read-only.
+type Change struct {
+	Op     Op
+	Entity Entity
+	ID     uint64
+	// Labels are a node's labels after the commit (before it, for a
+	// deleted node), in catalog order; LabelsAdded and LabelsRemoved are
+	// what an update changed.
+	Labels, LabelsAdded, LabelsRemoved []string
+	// Type, Start and End describe a relationship; StartLabels and
+	// EndLabels are its endpoints' labels (after the commit, or before it
+	// for an endpoint the commit deleted), for patterns to match.
+	Type                   string
+	Start, End             uint64
+	StartLabels, EndLabels []string
+	// Before is the entity's properties as of the commit's base version
+	// (nil for a created entity), After as of the commit (nil for a
+	// deleted one); both in key order.
+	Before, After []Property
+}
+
+// Bulk summarizes a commit that changed more than
+// MaxPerCommit entities (a COPY FROM, a large SET): one summary
+// instead of millions of events. Counts are of the commit's write
+// operations (an entity created and deleted in it counts in both).
+type Bulk struct {
+	NodesCreated, NodesUpdated, NodesDeleted                         int64
+	RelationshipsCreated, RelationshipsUpdated, RelationshipsDeleted int64
+	// Labels are the labels of the nodes the commit wrote; Types the
+	// types of the relationships it wrote.
+	Labels, Types []string
+}
+
+// Batch is what one commit changed that a feed's patterns select.
+type Batch struct {
+	// LSN is the commit's log position (0 for a database without a data
+	// directory); TS its commit timestamp (one more per commit, so the
+	// order of commits even without a log).
+	LSN, TS uint64
+	// CommittedAt is when the commit became durable.
+	CommittedAt time.Time
+	// Changes are the changed entities in the order the commit first
+	// wrote them; empty when Bulk is set.
+	Changes []Change
+	// Bulk is set, instead of Changes, for a commit beyond
+	// MaxPerCommit.
+	Bulk *Bulk
+}
+
+// Limits of the change feed.
+const (
+	// MaxPerCommit is the most entities a commit's events list;
+	// a larger commit is one Bulk.
+	MaxPerCommit = 10000
+	// DefaultBuffer is a feed's queue bound (Options.Buffer).
+	DefaultBuffer = 16384
+	// maxBacklog bounds the durable commits waiting for the hub's
+	// dispatcher. Each pins two versions of the graph; past the bound the
+	// hub is behind the writers and drops every feed (overflow) rather
+	// than make commits wait.
+	maxBacklog = 4096
+)
+
+// ErrOverflow is Next's error once the feed fell more than its
+// buffer behind the commits: it was dropped, and changes after the last
+// batch it returned are not delivered. Subscribe again to go on.
+var ErrOverflow = errors.New("engine: the change feed fell behind the commits and was dropped")
+
+// ErrClosed is Next's error after Close or once the database
+// closed.
+var ErrClosed = errors.New("engine: the change feed is closed")
+
+// Options configure a change feed.
+type Options struct {
+	// Patterns select the changes delivered: those matching any of them
+	// (Pattern.Matches). None delivers every change.
+	Patterns []*Pattern
+	// Buffer bounds the changes queued for the feed and not yet taken by
+	// Next (a bulk summary counts as one); zero means DefaultBuffer.
+	Buffer int
+	// FromLSN asks for the changes after a log position. Not supported:
+	// the log records what a commit wrote, not what it overwrote, so the
+	// before-images of old commits are gone. Non-zero is refused (0A000).
+	FromLSN uint64
+}
+
+// Subscribe opens a change feed: it receives the changes of every
+// transaction that commits after Subscribe returns (and perhaps of some
+// committing at that moment), once durable, in commit order, each commit
+// at most once. Close it when done.
+func (h *Hub) Subscribe(o Options) (*Feed, error) {
+	if o.FromLSN != 0 {
+		return nil, errs.NotSupported("resuming a change feed from LSN %d is not supported: the write-ahead log does not keep the before-images of changes; subscribe without a start position and read the current state with a query", o.FromLSN)
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = DefaultBuffer
+	}
+	f := &Feed{hub: h, patterns: o.Patterns, limit: o.Buffer, ready: make(chan struct{}, 1)}
+	if err := h.add(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Feed is one subscriber of the change feed. Next may be called
+// from one goroutine at a time; Close from any.
+type Feed struct {
+	hub      *Hub
+	patterns []*Pattern
+	limit    int
+	// ready is signalled when a batch is queued or the feed ends.
+	ready chan struct{}
+	// mu guards the queue and the end state.
+	mu struct {
+		sync.Mutex
+		q      []Batch
+		queued int // changes in q (a bulk summary counts 1)
+		err    error
+	}
+}
+
+// Next returns the next batch, waiting for one. Once the feed ends it
+// returns ErrOverflow (it fell behind) or ErrClosed;
+// ctx's error when ctx ends first.
+func (f *Feed) Next(ctx context.Context) (Batch, error) {
+	for {
+		f.mu.Lock()
+		if len(f.mu.q) > 0 {
+			b := f.mu.q[0]
+			f.mu.q[0] = Batch{}
+			f.mu.q = f.mu.q[1:]
+			f.mu.queued -= batchWeight(&b)
+			f.mu.Unlock()
+			return b, nil
+		}
+		err := f.mu.err
+		f.mu.Unlock()
+		if err != nil {
+			return Batch{}, err
+		}
+		select {
+		case <-f.ready:
+		case <-ctx.Done():
+			return Batch{}, ctx.Err()
+		}
+	}
+}
+
+// Close ends the feed; Next then returns ErrClosed.
+func (f *Feed) Close() {
+	f.end(ErrClosed)
+	f.hub.remove(f)
+}
+
+// Queued is the number of changes waiting for Next.
+func (f *Feed) Queued() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mu.queued
+}
+
+// push queues b unless the feed ended; false when it overflowed now.
+func (f *Feed) push(b Batch) bool {
+	f.mu.Lock()
+	if f.mu.err != nil {
+		f.mu.Unlock()
+		return true
+	}
+	// A batch alone is always taken (a commit lists at most
+	// MaxPerCommit changes), so a small buffer still sees them.
+	w := batchWeight(&b)
+	if f.mu.queued > 0 && f.mu.queued+w > f.limit {
+		f.mu.Unlock()
+		f.end(ErrOverflow)
+		return false
+	}
+	f.mu.q = append(f.mu.q, b)
+	f.mu.queued += w
+	f.mu.Unlock()
+	f.signal()
+	return true
+}
+
+// end sets the feed's final error (the first one wins) and drops what it
+// queued: an overflowed feed must not keep its backlog alive.
+func (f *Feed) end(err error) {
+	f.mu.Lock()
+	if f.mu.err == nil {
+		f.mu.err = err
+		clear(f.mu.q)
+		f.mu.q, f.mu.queued = nil, 0
+	}
+	f.mu.Unlock()
+	f.signal()
+}
+
+func (f *Feed) signal() {
+	select {
+	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+func batchWeight(b *Batch) int {
+	if b.Bulk != nil {
+		return 1
+	}
+	return len(b.Changes)
+}

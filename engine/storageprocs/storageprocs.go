@@ -1,0 +1,123 @@
+// Package storageprocs owns the storage procedures (docs/durability.md,
+// "Storage procedures"): CALL quiver.storage.stats() and CALL
+// quiver.storage.integrity(). They read the store and the log's
+// positions a database hands them (Source); the database registers them
+// at Open.
+package storageprocs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Quiver has no fixed-size pages. In the free_pages_* columns a page is
+// a group of storage.GroupSize ids, the unit of property chunks and of
+// the relationship table; page_size is the operating system's page, the
+// unit in which base and log files are cached and synced.
+//
+// stats takes the spec's optional graph name. A server holds one graph,
+// named GraphName; null or that name reads it, any other is 42S02.
+
+// GraphName is the name of the one graph a Quiver server holds.
+const GraphName = "default"
+
+var storageStatsFields = []procs.Field{
+	{Name: "node_count", Type: "INTEGER"}, {Name: "edge_count", Type: "INTEGER"}, {Name: "label_count", Type: "INTEGER"},
+	{Name: "format_version", Type: "INTEGER"}, {Name: "page_size", Type: "INTEGER"},
+	{Name: "wal_lsn", Type: "INTEGER"}, {Name: "last_checkpoint_lsn", Type: "INTEGER"},
+	{Name: "free_pages_nodes", Type: "INTEGER"}, {Name: "free_pages_adj_out", Type: "INTEGER"},
+	{Name: "free_pages_adj_in", Type: "INTEGER"}, {Name: "free_pages_props", Type: "INTEGER"},
+	{Name: "free_pages_var", Type: "INTEGER"},
+}
+
+var storageIntegrityFields = []procs.Field{
+	{Name: "node_count_consistent", Type: "BOOLEAN"}, {Name: "edge_count_consistent", Type: "BOOLEAN"},
+	{Name: "label_index_entries", Type: "INTEGER"}, {Name: "total_errors", Type: "INTEGER"},
+}
+
+// Source is what the procedures read of a database.
+type Source struct {
+	Store *storage.Store
+	// LSNs returns the log's position and the last checkpoint's (zero
+	// without a log).
+	LSNs func() (wal, lastCheckpoint uint64)
+	// Log receives what the integrity check found wrong.
+	Log *slog.Logger
+}
+
+// Register makes the storage procedures callable through reg.
+func Register(reg *procs.Registry, src Source) error {
+	db := &src
+	err := reg.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.stats",
+		Inputs: []procs.Field{{Name: "graph", Type: "STRING", Optional: true}}, Outputs: storageStatsFields, Requires: procs.PrivRead},
+		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+			if g, ok := args[0].(string); ok && g != GraphName {
+				return nil, errs.New(errs.CodeNoObject, errs.CatNoObject,
+					"graph %q does not exist: this server holds one graph, named %q", g, GraphName)
+			}
+			return db.storageStats(), nil
+		}})
+	if err != nil {
+		return fmt.Errorf("cannot register quiver.storage.stats: %w", err)
+	}
+	err = reg.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.integrity", Outputs: storageIntegrityFields,
+		// Admin only: it reads every record of the store.
+		Requires: procs.PrivAdmin},
+		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.storageIntegrity(c.Ctx) }})
+	if err != nil {
+		return fmt.Errorf("cannot register quiver.storage.integrity: %w", err)
+	}
+	return nil
+}
+
+// storageStats is the row of quiver.storage.stats() at the latest
+// durable version.
+func (db *Source) storageStats() [][]vector.Value {
+	st := db.Store.Snapshot().Stats()
+	walLSN, checkpointLSN := db.LSNs()
+	deadNodes := int64(st.NodeBound) - st.Nodes
+	deadRels := int64(st.RelBound) - st.Rels
+	pages := func(slots int64) int64 { return slots / storage.GroupSize }
+	return [][]vector.Value{{
+		st.Nodes, st.Rels, int64(st.Labels),
+		int64(storage.FormatVersion), int64(os.Getpagesize()),
+		int64(walLSN), int64(checkpointLSN),
+		// Dead node ids (deleted, or taken by a transaction that rolled
+		// back) hold no data but keep their slots in every property
+		// chunk: free_pages_nodes and free_pages_props count them.
+		pages(deadNodes), pages(deadRels), pages(deadRels), pages(deadNodes),
+		// Strings live inside their chunks: there is no separate
+		// variable-length space that could be free.
+		int64(0),
+	}}
+}
+
+// storageIntegrity runs the store's full check on the latest durable
+// version and reports it as quiver.storage.integrity() does.
+func (db *Source) storageIntegrity(ctx context.Context) ([][]vector.Value, error) {
+	snap := db.Store.Snapshot()
+	st := snap.Stats()
+	nodesOK := int64(snap.LiveNodes().GetCardinality()) == st.Nodes
+	edgesOK := st.LiveRels == st.Rels && st.AdjacencyEdges[0] == st.Rels && st.AdjacencyEdges[1] == st.Rels
+	errors := int64(0)
+	for _, ok := range []bool{nodesOK, edgesOK} {
+		if !ok {
+			errors++
+		}
+	}
+	if err := snap.CheckInterruptible(func() error { return errs.Stopped(ctx) }); err != nil {
+		if stopErr := errs.Stopped(ctx); stopErr != nil {
+			return nil, stopErr
+		}
+		db.Log.Error("the storage integrity check found an error", "err", err)
+		errors++
+	}
+	return [][]vector.Value{{nodesOK, edgesOK, int64(st.LabelEntries), errors}}, nil
+}
