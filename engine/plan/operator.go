@@ -26,6 +26,10 @@ type Column struct {
 type Operator interface {
 	Columns() []Column
 	Children() []Operator
+	// SetChild puts c in place of input i (an index into Children), so
+	// that rewrites replace inputs without knowing the operator's type.
+	// It panics on an index out of range, as a slice does.
+	SetChild(i int, c Operator)
 	// Describe says what the operator is and does, for the plan
 	// printer, EXPLAIN and PROFILE (describe.go).
 	Describe() Description
@@ -259,6 +263,22 @@ func (*Argument) Children() []Operator       { return nil }
 func (o *Optional) Children() []Operator     { return []Operator{o.Input, o.Inner} }
 func (o *Create) Children() []Operator       { return []Operator{o.Input} }
 
+func (*Unit) SetChild(i int, _ Operator)           { noChild(i) }
+func (*NodeScan) SetChild(i int, _ Operator)       { noChild(i) }
+func (o *Expand) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (o *Filter) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (o *Project) SetChild(i int, c Operator)      { o.Input = only(i, c) }
+func (o *Aggregate) SetChild(i int, c Operator)    { o.Input = only(i, c) }
+func (o *Distinct) SetChild(i int, c Operator)     { o.Input = only(i, c) }
+func (o *Sort) SetChild(i int, c Operator)         { o.Input = only(i, c) }
+func (o *Skip) SetChild(i int, c Operator)         { o.Input = only(i, c) }
+func (o *Limit) SetChild(i int, c Operator)        { o.Input = only(i, c) }
+func (o *CrossProduct) SetChild(i int, c Operator) { *pick(i, &o.Left, &o.Right) = c }
+func (o *Unwind) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (*Argument) SetChild(i int, _ Operator)       { noChild(i) }
+func (o *Optional) SetChild(i int, c Operator)     { *pick(i, &o.Input, &o.Inner) = c }
+func (o *Create) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+
 // ProcedureCall runs Proc once per input row with Args evaluated over that
 // row, and appends, for each row the procedure returns, the outputs listed
 // in Yield (indexes into Proc.Outputs) as new columns. A void call
@@ -273,8 +293,9 @@ type ProcedureCall struct {
 	Cols  []Column
 }
 
-func (o *ProcedureCall) Columns() []Column    { return o.Cols }
-func (o *ProcedureCall) Children() []Operator { return []Operator{o.Input} }
+func (o *ProcedureCall) Columns() []Column          { return o.Cols }
+func (o *ProcedureCall) Children() []Operator       { return []Operator{o.Input} }
+func (o *ProcedureCall) SetChild(i int, c Operator) { o.Input = only(i, c) }
 
 func (*Unit) Describe() Description { return Description{Name: "Unit"} }
 

@@ -18,6 +18,9 @@ type ExpandIntersect struct {
 func (o *ExpandIntersect) Columns() []Column    { return o.Close.Cols }
 func (o *ExpandIntersect) Children() []Operator { return []Operator{o.First.Input} }
 
+// SetChild replaces the input of First, which is the fused pair's input.
+func (o *ExpandIntersect) SetChild(i int, c Operator) { o.First.Input = only(i, c) }
+
 func (o *ExpandIntersect) Describe() Description {
 	first, closing := o.First.Describe(), o.Close.Describe()
 	return Description{Name: "ExpandIntersect", Args: first.Args + " ∩ " + closing.Args, Pattern: first.Pattern + ", " + closing.Pattern}

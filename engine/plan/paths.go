@@ -72,10 +72,12 @@ type ShortestPath struct {
 	Cols     []Column
 }
 
-func (o *VarLengthExpand) Columns() []Column    { return o.Cols }
-func (o *VarLengthExpand) Children() []Operator { return []Operator{o.Input} }
-func (o *ShortestPath) Columns() []Column       { return o.Cols }
-func (o *ShortestPath) Children() []Operator    { return []Operator{o.Input} }
+func (o *VarLengthExpand) Columns() []Column          { return o.Cols }
+func (o *VarLengthExpand) Children() []Operator       { return []Operator{o.Input} }
+func (o *ShortestPath) Columns() []Column             { return o.Cols }
+func (o *ShortestPath) Children() []Operator          { return []Operator{o.Input} }
+func (o *VarLengthExpand) SetChild(i int, c Operator) { o.Input = only(i, c) }
+func (o *ShortestPath) SetChild(i int, c Operator)    { o.Input = only(i, c) }
 
 // A named path is a call of functions.OpPath over its parts in written
 // order: the first node, then per hop a relationship (or a var-length

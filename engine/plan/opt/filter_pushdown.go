@@ -20,7 +20,7 @@ import "github.com/quiverdb/quiver/engine/plan"
 func pushFilters(op plan.Operator) plan.Operator {
 	for _, c := range op.Children() {
 		if n := pushFilters(c); n != c {
-			replaceChild(op, c, n)
+			plan.ReplaceChild(op, c, n)
 		}
 	}
 	f, ok := op.(*plan.Filter)
@@ -67,7 +67,7 @@ func sinkConjunct(above, op plan.Operator, c plan.Expr, maxCol int) bool {
 		pf.Pred = &plan.Binary{Op: plan.OpAnd, L: pf.Pred, R: c}
 		return true
 	}
-	return replaceChild(parent, cur, &plan.Filter{Input: cur, Pred: c, Pushed: true})
+	return plan.ReplaceChild(parent, cur, &plan.Filter{Input: cur, Pred: c, Pushed: true})
 }
 
 // below is the child of op that still binds columns 0..maxCol at the

@@ -62,22 +62,9 @@ func Optimize(p *plan.Plan, indexes []plan.IndexInfo) error {
 		if err := ps.run(p, indexes); err != nil {
 			return err
 		}
-		if anyOperator(p.Root, ps.fired) {
+		if plan.Any(p.Root, ps.fired) {
 			p.Fired = plan.AddRule(p.Fired, ps.name)
 		}
 	}
 	return nil
-}
-
-// anyOperator reports whether some operator of the tree satisfies f.
-func anyOperator(op plan.Operator, f func(plan.Operator) bool) bool {
-	if f(op) {
-		return true
-	}
-	for _, c := range op.Children() {
-		if anyOperator(c, f) {
-			return true
-		}
-	}
-	return false
 }
