@@ -15,8 +15,9 @@ import (
 )
 
 // Morsel-driven parallelism. A pipeline that starts with a NodeScan and
-// goes on with operators that map rows one by one (Filter, Project,
-// Expand, VarLengthExpand, ExpandIntersect) can run on several workers: the scan's node ids
+// goes on with operators that map rows one by one (plan.Streams: Filter,
+// Project, Expand, VarLengthExpand, ExpandIntersect) can run on several
+// workers: the scan's node ids
 // are cut into morsels, ranges of ids sized by the edges the pipeline's
 // first expansion will follow (a node with a thousand relationships is a
 // morsel of its own, a thousand leaves share one), and each worker takes
@@ -104,8 +105,9 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 }
 
 // markParallel records the operators of the plan rooted at p that run on
-// workers. The inner plan of OPTIONAL MATCH is rebuilt per input batch,
-// so it stays serial.
+// workers: the top of each pipeline of operators that may run there
+// (plan.Streams) over a node scan, or the Aggregate over one. The inner
+// plan of OPTIONAL MATCH is rebuilt per input batch, so it stays serial.
 func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
 	switch o := p.(type) {
 	case *plan.Aggregate:
@@ -116,12 +118,11 @@ func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
 	case *plan.Optional:
 		markParallel(points, o.Input)
 		return
-	case *plan.Filter, *plan.Project, *plan.Expand, *plan.VarLengthExpand:
-		// A bare scan feeding the consumer gains nothing from workers.
-		if chainScan(p) != nil {
-			points[p] = parGather
-			return
-		}
+	}
+	// A bare scan feeding the consumer gains nothing from workers.
+	if plan.Streams(p) && chainScan(p) != nil {
+		points[p] = parGather
+		return
 	}
 	for _, ch := range p.Children() {
 		markParallel(points, ch)
@@ -131,54 +132,25 @@ func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
 // chainScan returns the NodeScan at the bottom of a pipeline of row-by-row
 // operators, nil when p is not such a pipeline.
 func chainScan(p plan.Operator) *plan.NodeScan {
-	for {
-		switch o := p.(type) {
-		case *plan.NodeScan:
-			return o
-		case *plan.Filter:
-			p = o.Input
-		case *plan.Project:
-			p = o.Input
-		case *plan.Expand:
-			p = o.Input
-		case *plan.VarLengthExpand:
-			p = o.Input
-		case *plan.ExpandIntersect:
-			p = o.First.Input
-		default:
-			return nil
-		}
+	for plan.Streams(p) {
+		p = p.Children()[0]
 	}
+	scan, _ := p.(*plan.NodeScan)
+	return scan
 }
 
 // firstExpansion is the expansion of the pipeline that reads the scan's
 // node (column 0) first, whose degrees size the morsels.
 func firstExpansion(p plan.Operator) (types []string, dir plan.Direction, ok bool) {
-	for {
-		switch o := p.(type) {
-		case *plan.Expand:
-			if o.From == 0 {
-				types, dir, ok = o.Types, o.Dir, true
+	for plan.Streams(p) {
+		if h, isHop := p.(plan.Hop); isHop {
+			if from, ts, d := h.FirstHop(); from == 0 {
+				types, dir, ok = ts, d, true
 			}
-			p = o.Input
-		case *plan.VarLengthExpand:
-			if o.From == 0 {
-				types, dir, ok = o.Types, o.Dir, true
-			}
-			p = o.Input
-		case *plan.ExpandIntersect:
-			if o.First.From == 0 {
-				types, dir, ok = o.First.Types, o.First.Dir, true
-			}
-			p = o.First.Input
-		case *plan.Filter:
-			p = o.Input
-		case *plan.Project:
-			p = o.Input
-		default:
-			return types, dir, ok
 		}
+		p = p.Children()[0]
 	}
+	return types, dir, ok
 }
 
 // morselSource hands out the morsels of one scan, cut as they are taken:

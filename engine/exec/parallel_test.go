@@ -362,3 +362,37 @@ func TestMorselsFromOffsets(t *testing.T) {
 		tx.Rollback()
 	}
 }
+
+// TestParallelIntersectGathers runs a triangle (an ExpandIntersect at the
+// top of a pipeline, nothing above it) on workers: the intersection maps
+// rows one by one like an Expand, and already ran on workers under a
+// Filter or an Aggregate, so it must not stop a pipeline from running in
+// parallel when it comes last.
+func TestParallelIntersectGathers(t *testing.T) {
+	n := 40 * vector.Capacity
+	st := parallelStore(t, n)
+	colC := plan.Column{Name: "c", Type: vector.Node}
+	hop := &plan.Expand{Input: scanP(), RelVar: "r", ToVar: "b", Types: []string{"KNOWS"}, Dir: plan.Both, Into: -1,
+		Cols: []plan.Column{colA, colR, colB}}
+	first := &plan.Expand{Input: hop, From: 2, RelVar: "s", ToVar: "c", Types: []string{"KNOWS"}, Dir: plan.Both, Into: -1,
+		Cols: []plan.Column{colA, colR, colB, {Name: "s", Type: vector.Rel}, colC}}
+	closing := &plan.Expand{Input: first, From: 4, RelVar: "t", Types: []string{"KNOWS"}, Dir: plan.Both, Into: 0,
+		Cols: []plan.Column{colA, colR, colB, {Name: "s", Type: vector.Rel}, colC, {Name: "t", Type: vector.Rel}}}
+	root := &plan.ExpandIntersect{First: first, Close: closing}
+	serial, _ := runPar(t, st, root, 1, false)
+	par, pc := runPar(t, st, root, 4, false)
+	if len(serial) == 0 {
+		t.Fatal("no triangles to compare")
+	}
+	if strings.Join(serial, "\n") != strings.Join(par, "\n") {
+		t.Errorf("%d rows serial, %d parallel", len(serial), len(par))
+	}
+	if pc.par == nil || len(pc.par.runs) == 0 || pc.par.runs[0].n < 2 {
+		t.Fatalf("a pipeline ending in ExpandIntersect did not run on several workers")
+	}
+	// The intersection itself runs on the workers, not on the consumer
+	// over the gathered rows of the expansion below it.
+	if pc.par.points[root] != parGather {
+		t.Errorf("ExpandIntersect runs on the consumer; the workers gather below it (%v)", pc.par.points)
+	}
+}
