@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -49,11 +50,10 @@ const (
 	parAggregate
 )
 
-// parState is the parallel plan of one query and its runs, used on the
-// query's goroutine only.
+// parState is the parallel runs of one query, used on the query's
+// goroutine only.
 type parState struct {
-	points map[plan.Operator]parKind
-	runs   []*parRun
+	runs []*parRun
 }
 
 // workerState is what a worker's Context knows of its pipeline.
@@ -66,33 +66,52 @@ type workerState struct {
 // relationships the first expansion follows from them.
 const morselWeight = 8 * vector.Capacity
 
-// buildParallel builds p on workers when it is a marked pipeline, the query
-// may use several workers and the scan has more than one morsel.
+// parKindOf is how p runs on workers: the physical-planning pass chose
+// the parallel strategy for it (engine/plan/physical), and the Aggregate
+// kernels can merge the partial groups of its aggregates.
+func parKindOf(p plan.Operator) parKind {
+	if !plan.Chose(p, plan.StrategyParallel) {
+		return 0
+	}
+	if a, ok := p.(*plan.Aggregate); ok {
+		if !mergeable(a.Aggs) {
+			return 0
+		}
+		return parAggregate
+	}
+	return parGather
+}
+
+// buildParallel builds p on workers when the physical-planning pass chose
+// that for it and the guards that see the query hold: the query may use
+// several workers (it does not write) and the scan has more than one
+// morsel. PROFILE notes a guard that kept the pipeline serial.
 func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
-	if c.worker != nil || c.Parallelism <= 1 {
+	kind := parKindOf(p)
+	if kind == 0 || c.worker != nil {
+		return nil, false, nil
+	}
+	if c.Parallelism <= 1 {
+		c.fellBack(p, plan.StrategyParallel, "one worker allowed")
 		return nil, false, nil
 	}
 	if c.par == nil {
-		c.par = &parState{points: map[plan.Operator]parKind{}}
-		markParallel(c.par.points, p)
-	}
-	kind := c.par.points[p]
-	if kind == 0 {
-		return nil, false, nil
+		c.par = &parState{}
 	}
 	input := p
 	if kind == parAggregate {
 		input = p.(*plan.Aggregate).Input
 	}
-	scan := chainScan(input)
+	scan := physical.ChainScan(input)
 	src := newMorselSource(c, scan, input)
 	if src.expected <= morselWeight {
+		c.fellBack(p, plan.StrategyParallel, "one morsel")
 		return nil, false, nil // about one morsel: nothing to share
 	}
 	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
 	// The statement clock is read once for every worker.
 	c.Now()
-	run := &parRun{c: c, n: int(workers), scan: scan, src: src}
+	run := &parRun{c: c, n: int(workers), top: p, scan: scan, src: src}
 	c.par.runs = append(c.par.runs, run)
 	if kind == parAggregate {
 		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
@@ -102,41 +121,6 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 		return c.profile(p, a), true, nil
 	}
 	return &gatherOp{run: run, p: p, held: -1}, true, nil
-}
-
-// markParallel records the operators of the plan rooted at p that run on
-// workers: the top of each pipeline of operators that may run there
-// (plan.Streams) over a node scan, or the Aggregate over one. The inner
-// plan of OPTIONAL MATCH is rebuilt per input batch, so it stays serial.
-func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
-	switch o := p.(type) {
-	case *plan.Aggregate:
-		if chainScan(o.Input) != nil && mergeable(o.Aggs) {
-			points[p] = parAggregate
-			return
-		}
-	case *plan.Optional:
-		markParallel(points, o.Input)
-		return
-	}
-	// A bare scan feeding the consumer gains nothing from workers.
-	if plan.Streams(p) && chainScan(p) != nil {
-		points[p] = parGather
-		return
-	}
-	for _, ch := range p.Children() {
-		markParallel(points, ch)
-	}
-}
-
-// chainScan returns the NodeScan at the bottom of a pipeline of row-by-row
-// operators, nil when p is not such a pipeline.
-func chainScan(p plan.Operator) *plan.NodeScan {
-	for plan.Streams(p) {
-		p = p.Children()[0]
-	}
-	scan, _ := p.(*plan.NodeScan)
-	return scan
 }
 
 // firstExpansion is the expansion of the pipeline that reads the scan's
@@ -288,6 +272,7 @@ func (s *morselScan) Next() (*vector.Batch, error) {
 type parRun struct {
 	c    *Context
 	n    int
+	top  plan.Operator // the operator whose pipeline the workers run
 	scan *plan.NodeScan
 	src  *morselSource
 

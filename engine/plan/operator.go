@@ -65,6 +65,7 @@ type NodeScan struct {
 // node column for the other end, or checks the other end against column
 // Into when that node is already bound.
 type Expand struct {
+	Physical
 	Input  Operator
 	From   int
 	RelVar string
@@ -83,6 +84,7 @@ type Expand struct {
 
 // Filter keeps rows where Pred is true (null and false rows are dropped).
 type Filter struct {
+	Physical
 	Input Operator
 	Pred  Expr
 	// Pushed: the optimizer moved these conjuncts down from a Filter
@@ -92,6 +94,7 @@ type Filter struct {
 
 // Project computes Exprs over each input row.
 type Project struct {
+	Physical
 	Input Operator
 	Exprs []Expr
 	Cols  []Column
@@ -131,6 +134,7 @@ type AggCall struct {
 // output columns are the keys followed by the aggregates. Without keys it
 // yields exactly one row, even over empty input.
 type Aggregate struct {
+	Physical
 	Input Operator
 	Keys  []Expr
 	Aggs  []AggCall
@@ -148,6 +152,7 @@ type SortKey struct {
 // only the first Skip+Limit rows are needed, so the executor keeps a top-k
 // heap instead of sorting everything.
 type Sort struct {
+	Physical
 	Input Operator
 	Keys  []SortKey
 	Skip  Expr

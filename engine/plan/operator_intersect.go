@@ -12,6 +12,7 @@ package plan
 // (rules.go, RuleExpandIntersect). Its columns are Close's: the input's,
 // then First's relationship and c, then Close's relationship.
 type ExpandIntersect struct {
+	Physical
 	First, Close *Expand
 }
 

@@ -25,6 +25,7 @@ const Unbounded = -1
 // every chain: the binder sets it only when nothing but the distinct far
 // ends is observable, and then the relationship column holds nulls.
 type VarLengthExpand struct {
+	Physical
 	Input    Operator
 	From     int
 	RelVar   string

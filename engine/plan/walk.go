@@ -8,9 +8,10 @@ import "fmt"
 // them needs a case per operator type to reach or rebuild a subtree.
 
 // Inspect calls f for op and, while f returns true, for each of its inputs
-// depth-first, in the order of Children.
+// depth-first, in the order of Children. A missing input (nil, in a plan
+// built by hand for a test) is skipped.
 func Inspect(op Operator, f func(Operator) bool) {
-	if !f(op) {
+	if op == nil || !f(op) {
 		return
 	}
 	for _, c := range op.Children() {

@@ -87,6 +87,16 @@ func AppendProfile(b []byte, p *engine.Profile) []byte {
 			b = append(b, `,"index":`...)
 			b = AppendString(b, op.Index)
 		}
+		if len(op.Fallbacks) > 0 {
+			b = append(b, `,"fallbacks":[`...)
+			for i, f := range op.Fallbacks {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = AppendString(b, f)
+			}
+			b = append(b, ']')
+		}
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)

@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/quiverdb/quiver/engine/plan"
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
+)
 
 // The optimizer: an ordered list of named passes that rewrite a bound
 // plan. Binding makes the choices that need the query's text (which end of
@@ -66,5 +69,7 @@ func Optimize(p *plan.Plan, indexes []plan.IndexInfo) error {
 			p.Fired = plan.AddRule(p.Fired, ps.name)
 		}
 	}
+	// The physical strategies are chosen on the rewritten plan, last.
+	physical.Choose(p)
 	return nil
 }
