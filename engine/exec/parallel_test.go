@@ -418,7 +418,7 @@ func TestParallelFallbackProfiled(t *testing.T) {
 		want       string
 	}{
 		{40 * vector.Capacity, 1, "parallel: one worker allowed"},
-		{10, 4, "parallel: one morsel"},
+		{1, 4, "parallel: one morsel"}, // less than a morsel at any batch size
 		{40 * vector.Capacity, 4, ""},
 	} {
 		st := parallelStore(t, tc.nodes)
