@@ -8,30 +8,27 @@ import "github.com/quiverdb/quiver/engine/plan"
 // aggregates on each worker and merges. A bare scan feeding its consumer
 // gains nothing from workers. The inner plan of OPTIONAL MATCH is rebuilt
 // per input batch, so it stays serial. A plan that writes never runs on
-// workers: they read the transaction at once.
-func markParallel(op plan.Operator, fired map[string]bool) {
+// workers: they read the transaction at once. It reports whether it
+// chose any.
+func markParallel(op plan.Operator) (chosen bool) {
 	if op == nil {
-		return // a missing input of a plan built by hand
+		return false // a missing input of a plan built by hand
 	}
 	switch o := op.(type) {
 	case *plan.Aggregate:
 		if ChainScan(o.Input) != nil {
-			plan.Choose(op, plan.StrategyParallel)
-			fired[plan.StrategyParallel] = true
-			return
+			return plan.Choose(op, plan.StrategyParallel)
 		}
 	case *plan.Optional:
-		markParallel(o.Input, fired)
-		return
+		return markParallel(o.Input)
 	}
 	if plan.Streams(op) && ChainScan(op) != nil {
-		plan.Choose(op, plan.StrategyParallel)
-		fired[plan.StrategyParallel] = true
-		return
+		return plan.Choose(op, plan.StrategyParallel)
 	}
 	for _, c := range op.Children() {
-		markParallel(c, fired)
+		chosen = markParallel(c) || chosen
 	}
+	return chosen
 }
 
 // ChainScan returns the NodeScan at the bottom of a pipeline of operators

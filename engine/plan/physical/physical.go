@@ -35,23 +35,25 @@ var strategies = []strategy{
 // last pass (opt.Optimize); a plan built by hand runs it before
 // exec.Build to get the strategies the engine would use.
 func Choose(p *plan.Plan) {
-	fired := map[string]bool{}
+	// fired has bit i set when strategies[i] was chosen somewhere; the
+	// pass runs for every statement, so it keeps to a word, not a map.
+	var fired uint64
 	each(p.Root, func(op plan.Operator) {
-		for _, s := range strategies {
+		for i, s := range strategies {
 			if (s.rule == "" || p.Options.On(s.rule)) && s.applies(op) && plan.Choose(op, s.name) {
-				fired[s.name] = true
+				fired |= 1 << i
 			}
 		}
 	})
-	if !p.Writes {
-		markParallel(p.Root, fired)
-	}
 	// The fired list keeps its order: the binder's and optimizer's rules,
-	// then the strategies in the order above.
-	for _, s := range append(strategies, strategy{name: plan.StrategyParallel}) {
-		if fired[s.name] {
+	// then the strategies in the order above, then parallelism.
+	for i, s := range strategies {
+		if fired&(1<<i) != 0 {
 			p.Fired = plan.AddRule(p.Fired, s.name)
 		}
+	}
+	if !p.Writes && markParallel(p.Root) {
+		p.Fired = plan.AddRule(p.Fired, plan.StrategyParallel)
 	}
 }
 
