@@ -117,6 +117,10 @@ type ProfileOperator struct {
 	DBHits int64
 	// Index is the index the operator used; empty when it used none.
 	Index string
+	// Fallbacks name the strategies EXPLAIN showed for the operator that
+	// a guard seeing the data turned down, with the reason
+	// ("parallel: one morsel"); the operator ran the general way.
+	Fallbacks []string
 }
 
 // Plan returns the described plan of an EXPLAIN, nil otherwise.
@@ -204,7 +208,7 @@ func (r *Result) finishWith(err error) {
 		r.profile = &Profile{TotalTime: r.summary.ExecutionTime}
 		for _, op := range r.ectx.Profile.Operators(r.planRoot) {
 			r.profile.Operators = append(r.profile.Operators,
-				ProfileOperator{Name: op.Name, Time: op.Time, Rows: op.Rows, DBHits: op.DBHits, Index: op.Index})
+				ProfileOperator{Name: op.Name, Time: op.Time, Rows: op.Rows, DBHits: op.DBHits, Index: op.Index, Fallbacks: op.Fallbacks})
 		}
 	}
 }

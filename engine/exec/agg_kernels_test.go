@@ -186,7 +186,7 @@ func TestTopKBarMatchesFullSort(t *testing.T) {
 		}
 		want := drain(t, full)
 		for _, limit := range []int64{1, 3, 10, 700, 5000} {
-			top, err := newSort(c, &plan.Sort{Keys: keys, Limit: konst(limit)}, &batchesOp{bs: typedBatches(a, s)})
+			top, err := newSort(c, chosen(&plan.Sort{Keys: keys, Limit: konst(limit)}), &batchesOp{bs: typedBatches(a, s)})
 			if err != nil {
 				t.Fatal(err)
 			}

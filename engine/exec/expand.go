@@ -110,7 +110,7 @@ func (e *expand) open() {
 		e.pre.off = e.pre.base.Offsets()
 	}
 	e.allLabels = e.toLabels
-	if len(e.toLabels) > 0 && !e.toMissing && e.c.Rules.On(plan.RuleLabelCover) && !tx.Writes() {
+	if len(e.toLabels) > 0 && !e.toMissing && plan.Chose(e.p, plan.RuleLabelCover) && !tx.Writes() {
 		e.covered = labelsCover(tx, e.toLabels)
 		if e.covered {
 			e.toLabels = nil
@@ -122,7 +122,7 @@ func (e *expand) open() {
 // enough of them were made (see expand.dense).
 func (e *expand) denseLabels() {
 	tx := e.c.Tx
-	if !e.c.Rules.On(plan.RuleLabelCover) || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
+	if !plan.Chose(e.p, plan.RuleLabelCover) || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
 		return
 	}
 	e.dense = make([][]uint64, len(e.toLabels))

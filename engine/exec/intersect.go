@@ -160,8 +160,10 @@ func (e *expandIntersect) advance() (bool, error) {
 		if e.missing {
 			continue
 		}
-		writes := e.c.Tx.Writes()
-		if !writes {
+		// The map holds paths of the snapshot: never once the statement
+		// has written.
+		hops := !e.c.Tx.Writes() && plan.Chose(e.p, plan.StrategyHopMap)
+		if hops {
 			e.hops.note(from)
 			if e.hops.built {
 				e.matches, e.next = e.matches[:0], 0
@@ -187,7 +189,7 @@ func (e *expandIntersect) advance() (bool, error) {
 		if err := e.intersect(l1, l2); err != nil {
 			return false, err
 		}
-		if !writes {
+		if hops {
 			if err := e.considerHops(l1, len(l1)+len(l2)); err != nil {
 				return false, err
 			}

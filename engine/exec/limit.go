@@ -14,11 +14,9 @@ type skipLimit struct {
 	sel    []int32
 }
 
-func buildSkipLimit(c *Context, input plan.Operator, count plan.Expr, skip bool) (Operator, error) {
-	in, err := Build(c, input)
-	if err != nil {
-		return nil, err
-	}
+// newSkipLimit skips or limits its built input in by count, evaluated
+// once, now.
+func newSkipLimit(c *Context, in Operator, count plan.Expr, skip bool) (Operator, error) {
 	what := "LIMIT"
 	if skip {
 		what = "SKIP"

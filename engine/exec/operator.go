@@ -93,10 +93,34 @@ func buildUnprofiled(c *Context, p plan.Operator) (Operator, error) {
 }
 
 // build makes the physical operator for p; Build wraps it for PROFILE.
-// Leaves and operators of several inputs are built here; an operator
-// whose input is its first child (Optional runs its Inner itself) gets
-// that input built first, then buildOver makes it.
+// The operator's first input is built first (a Filter over an Expand may
+// fuse with it instead, below), then the operator over it; an operator
+// of several inputs builds the others itself, in order (Optional runs its
+// Inner itself, per input batch).
 func build(c *Context, p plan.Operator) (Operator, error) {
+	if f, ok := p.(*plan.Filter); ok {
+		if ex, ok := f.Input.(*plan.Expand); ok {
+			if op, ok, err := buildExpandFilter(c, f, ex); ok || err != nil {
+				return op, err
+			}
+			if op, ok, err := buildFarSetFilter(c, f, ex); ok || err != nil {
+				return op, err
+			}
+		}
+	}
+	var in Operator
+	if kids := p.Children(); len(kids) > 0 {
+		var err error
+		if in, err = Build(c, kids[0]); err != nil {
+			return nil, err
+		}
+	}
+	return buildOver(c, p, in)
+}
+
+// buildOver makes the operator for p over its built first input in (nil
+// for a leaf).
+func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 	switch p := p.(type) {
 	case *plan.Unit:
 		return &unitOp{}, nil
@@ -122,63 +146,31 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 		}
 		return a, nil
 	case *plan.Skip:
-		return buildSkipLimit(c, p.Input, p.Count, true)
+		return newSkipLimit(c, in, p.Count, true)
 	case *plan.Limit:
-		return buildSkipLimit(c, p.Input, p.Count, false)
+		return newSkipLimit(c, in, p.Count, false)
 	case *plan.HashJoin:
-		l, err := Build(c, p.Left)
-		if err != nil {
-			return nil, err
-		}
 		r, err := Build(c, p.Right)
 		if err != nil {
 			return nil, err
 		}
-		return newHashJoin(c, p, l, r)
+		return newHashJoin(c, p, in, r)
 	case *plan.CrossProduct:
-		l, err := Build(c, p.Left)
-		if err != nil {
-			return nil, err
-		}
 		r, err := Build(c, p.Right)
 		if err != nil {
 			return nil, err
 		}
-		return &crossOp{c: c, left: l, right: r, nl: len(p.Left.Columns())}, nil
-	case *plan.Filter:
-		if ex, ok := p.Input.(*plan.Expand); ok {
-			if op, ok, err := buildExpandFilter(c, p, ex); ok || err != nil {
-				return op, err
-			}
-			if op, ok, err := buildFarSetFilter(c, p, ex); ok || err != nil {
-				return op, err
-			}
-		}
+		return &crossOp{c: c, left: in, right: r, nl: len(p.Left.Columns())}, nil
 	case *plan.Union:
-		u := &unionOp{mixed: p.Mixed}
-		for _, in := range p.Inputs {
-			op, err := Build(c, in)
+		u := &unionOp{mixed: p.Mixed, ins: []Operator{in}}
+		for _, next := range p.Inputs[1:] {
+			op, err := Build(c, next)
 			if err != nil {
 				return nil, err
 			}
 			u.ins = append(u.ins, op)
 		}
 		return u, nil
-	}
-	kids := p.Children()
-	if len(kids) == 0 {
-		return nil, errs.NotSupported("operator %T cannot be executed yet", p)
-	}
-	in, err := Build(c, kids[0])
-	if err != nil {
-		return nil, err
-	}
-	return buildOver(c, p, in)
-}
-
-// buildOver makes the operator for p over its built input in.
-func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
-	switch p := p.(type) {
 	case *plan.IndexJoin:
 		return newIndexJoin(c, p, in)
 	case *plan.Expand:

@@ -11,12 +11,14 @@ import (
 
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // Morsel-driven parallelism. A pipeline that starts with a NodeScan and
-// goes on with operators that map rows one by one (Filter, Project,
-// Expand, VarLengthExpand, ExpandIntersect) can run on several workers: the scan's node ids
+// goes on with operators that map rows one by one (plan.Streams: Filter,
+// Project, Expand, VarLengthExpand, ExpandIntersect) can run on several
+// workers: the scan's node ids
 // are cut into morsels, ranges of ids sized by the edges the pipeline's
 // first expansion will follow (a node with a thousand relationships is a
 // morsel of its own, a thousand leaves share one), and each worker takes
@@ -48,11 +50,10 @@ const (
 	parAggregate
 )
 
-// parState is the parallel plan of one query and its runs, used on the
-// query's goroutine only.
+// parState is the parallel runs of one query, used on the query's
+// goroutine only.
 type parState struct {
-	points map[plan.Operator]parKind
-	runs   []*parRun
+	runs []*parRun
 }
 
 // workerState is what a worker's Context knows of its pipeline.
@@ -65,33 +66,50 @@ type workerState struct {
 // relationships the first expansion follows from them.
 const morselWeight = 8 * vector.Capacity
 
-// buildParallel builds p on workers when it is a marked pipeline, the query
-// may use several workers and the scan has more than one morsel.
+// parKindOf is how p runs on workers: the physical-planning pass chose
+// the parallel strategy for it (engine/plan/physical). An Aggregate
+// merges its workers' partial groups: every aggregate of the function
+// catalog merges.
+func parKindOf(p plan.Operator) parKind {
+	if !plan.Chose(p, plan.StrategyParallel) {
+		return 0
+	}
+	if _, ok := p.(*plan.Aggregate); ok {
+		return parAggregate
+	}
+	return parGather
+}
+
+// buildParallel builds p on workers when the physical-planning pass chose
+// that for it and the guards that see the query hold: the query may use
+// several workers (it does not write) and the scan has more than one
+// morsel. PROFILE notes a guard that kept the pipeline serial.
 func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
-	if c.worker != nil || c.Parallelism <= 1 {
+	kind := parKindOf(p)
+	if kind == 0 || c.worker != nil {
+		return nil, false, nil
+	}
+	if c.Parallelism <= 1 {
+		c.fellBack(p, plan.StrategyParallel, "one worker allowed")
 		return nil, false, nil
 	}
 	if c.par == nil {
-		c.par = &parState{points: map[plan.Operator]parKind{}}
-		markParallel(c.par.points, p)
-	}
-	kind := c.par.points[p]
-	if kind == 0 {
-		return nil, false, nil
+		c.par = &parState{}
 	}
 	input := p
 	if kind == parAggregate {
 		input = p.(*plan.Aggregate).Input
 	}
-	scan := chainScan(input)
+	scan := physical.ChainScan(input)
 	src := newMorselSource(c, scan, input)
 	if src.expected <= morselWeight {
+		c.fellBack(p, plan.StrategyParallel, "one morsel")
 		return nil, false, nil // about one morsel: nothing to share
 	}
 	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
 	// The statement clock is read once for every worker.
 	c.Now()
-	run := &parRun{c: c, n: int(workers), scan: scan, src: src}
+	run := &parRun{c: c, n: int(workers), top: p, scan: scan, src: src}
 	c.par.runs = append(c.par.runs, run)
 	if kind == parAggregate {
 		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
@@ -103,82 +121,18 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 	return &gatherOp{run: run, p: p, held: -1}, true, nil
 }
 
-// markParallel records the operators of the plan rooted at p that run on
-// workers. The inner plan of OPTIONAL MATCH is rebuilt per input batch,
-// so it stays serial.
-func markParallel(points map[plan.Operator]parKind, p plan.Operator) {
-	switch o := p.(type) {
-	case *plan.Aggregate:
-		if chainScan(o.Input) != nil {
-			points[p] = parAggregate
-			return
-		}
-	case *plan.Optional:
-		markParallel(points, o.Input)
-		return
-	case *plan.Filter, *plan.Project, *plan.Expand, *plan.VarLengthExpand:
-		// A bare scan feeding the consumer gains nothing from workers.
-		if chainScan(p) != nil {
-			points[p] = parGather
-			return
-		}
-	}
-	for _, ch := range p.Children() {
-		markParallel(points, ch)
-	}
-}
-
-// chainScan returns the NodeScan at the bottom of a pipeline of row-by-row
-// operators, nil when p is not such a pipeline.
-func chainScan(p plan.Operator) *plan.NodeScan {
-	for {
-		switch o := p.(type) {
-		case *plan.NodeScan:
-			return o
-		case *plan.Filter:
-			p = o.Input
-		case *plan.Project:
-			p = o.Input
-		case *plan.Expand:
-			p = o.Input
-		case *plan.VarLengthExpand:
-			p = o.Input
-		case *plan.ExpandIntersect:
-			p = o.First.Input
-		default:
-			return nil
-		}
-	}
-}
-
 // firstExpansion is the expansion of the pipeline that reads the scan's
 // node (column 0) first, whose degrees size the morsels.
 func firstExpansion(p plan.Operator) (types []string, dir plan.Direction, ok bool) {
-	for {
-		switch o := p.(type) {
-		case *plan.Expand:
-			if o.From == 0 {
-				types, dir, ok = o.Types, o.Dir, true
+	for plan.Streams(p) {
+		if h, isHop := p.(plan.Hop); isHop {
+			if from, ts, d := h.FirstHop(); from == 0 {
+				types, dir, ok = ts, d, true
 			}
-			p = o.Input
-		case *plan.VarLengthExpand:
-			if o.From == 0 {
-				types, dir, ok = o.Types, o.Dir, true
-			}
-			p = o.Input
-		case *plan.ExpandIntersect:
-			if o.First.From == 0 {
-				types, dir, ok = o.First.Types, o.First.Dir, true
-			}
-			p = o.First.Input
-		case *plan.Filter:
-			p = o.Input
-		case *plan.Project:
-			p = o.Input
-		default:
-			return types, dir, ok
 		}
+		p = p.Children()[0]
 	}
+	return types, dir, ok
 }
 
 // morselSource hands out the morsels of one scan, cut as they are taken:
@@ -316,6 +270,7 @@ func (s *morselScan) Next() (*vector.Batch, error) {
 type parRun struct {
 	c    *Context
 	n    int
+	top  plan.Operator // the operator whose pipeline the workers run
 	scan *plan.NodeScan
 	src  *morselSource
 

@@ -14,6 +14,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -112,6 +113,7 @@ func runPar(t *testing.T, st *storage.Store, root plan.Operator, par int, prof b
 	tx := st.Begin()
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}, Parallelism: par}
+	chosen(root)
 	if prof {
 		c.Profile = NewProfile()
 	}
@@ -201,6 +203,17 @@ func TestParallelMatchesSerial(t *testing.T) {
 	}
 }
 
+// chosen runs the physical-planning pass over a plan built by hand, with
+// the rules off given, as the engine's optimizer does before Build.
+func chosen[T plan.Operator](root T, off ...string) T {
+	opts := plan.Options{Disabled: map[string]bool{}}
+	for _, r := range off {
+		opts.Disabled[r] = true
+	}
+	physical.Choose(&plan.Plan{Root: root, Options: opts})
+	return root
+}
+
 func head3(rows []string) []string { return rows[:min(3, len(rows))] }
 
 // TestMorselsSizedByEdges checks that morsels are cut by the degrees of
@@ -213,7 +226,7 @@ func TestMorselsSizedByEdges(t *testing.T) {
 	tx := st.Begin()
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
-	src := newMorselSource(c, chainScan(agg), agg)
+	src := newMorselSource(c, physical.ChainScan(agg), agg)
 	var sizes []int
 	total := 0
 	for {
@@ -284,7 +297,7 @@ func TestParallelCancelAndMemory(t *testing.T) {
 		defer tx.Rollback()
 		c.Tx, c.Catalog, c.Parallelism = tx, st.Catalog(), 4
 		defer c.Close()
-		op, err := Build(c, root)
+		op, err := Build(c, chosen(root))
 		if err != nil {
 			return err
 		}
@@ -323,8 +336,8 @@ func TestMorselsFromOffsets(t *testing.T) {
 		agg := plan.Operator(expandP(scanP(), dir))
 		tx := st.Begin()
 		c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
-		src := newMorselSource(c, chainScan(agg), agg)
-		ref := newMorselSource(c, chainScan(agg), agg)
+		src := newMorselSource(c, physical.ChainScan(agg), agg)
+		ref := newMorselSource(c, physical.ChainScan(agg), agg)
 		if dir != plan.Both && (len(src.adjs) != 1 || src.adjs[0].adj.OverlaySize() != 0) {
 			t.Fatalf("%v: want one compacted adjacency, have %d", dir, len(src.adjs))
 		}
@@ -361,5 +374,63 @@ func TestMorselsFromOffsets(t *testing.T) {
 			t.Fatalf("%v: only %d morsels", dir, morsels)
 		}
 		tx.Rollback()
+	}
+}
+
+// TestParallelIntersectGathers runs a triangle (an ExpandIntersect at the
+// top of a pipeline, nothing above it) on workers: the intersection maps
+// rows one by one like an Expand, and already ran on workers under a
+// Filter or an Aggregate, so it must not stop a pipeline from running in
+// parallel when it comes last.
+func TestParallelIntersectGathers(t *testing.T) {
+	n := 40 * vector.Capacity
+	st := parallelStore(t, n)
+	colC := plan.Column{Name: "c", Type: vector.Node}
+	hop := &plan.Expand{Input: scanP(), RelVar: "r", ToVar: "b", Types: []string{"KNOWS"}, Dir: plan.Both, Into: -1,
+		Cols: []plan.Column{colA, colR, colB}}
+	first := &plan.Expand{Input: hop, From: 2, RelVar: "s", ToVar: "c", Types: []string{"KNOWS"}, Dir: plan.Both, Into: -1,
+		Cols: []plan.Column{colA, colR, colB, {Name: "s", Type: vector.Rel}, colC}}
+	closing := &plan.Expand{Input: first, From: 4, RelVar: "t", Types: []string{"KNOWS"}, Dir: plan.Both, Into: 0,
+		Cols: []plan.Column{colA, colR, colB, {Name: "s", Type: vector.Rel}, colC, {Name: "t", Type: vector.Rel}}}
+	root := &plan.ExpandIntersect{First: first, Close: closing}
+	serial, _ := runPar(t, st, root, 1, false)
+	par, pc := runPar(t, st, root, 4, false)
+	if len(serial) == 0 {
+		t.Fatal("no triangles to compare")
+	}
+	if strings.Join(serial, "\n") != strings.Join(par, "\n") {
+		t.Errorf("%d rows serial, %d parallel", len(serial), len(par))
+	}
+	if pc.par == nil || len(pc.par.runs) == 0 || pc.par.runs[0].n < 2 {
+		t.Fatalf("a pipeline ending in ExpandIntersect did not run on several workers")
+	}
+	// The intersection itself runs on the workers, not on the consumer
+	// over the gathered rows of the expansion below it.
+	if top := pc.par.runs[0].top; top != plan.Operator(root) {
+		t.Errorf("the workers run the pipeline up to %s, not the ExpandIntersect over it", plan.OperatorName(top))
+	}
+}
+
+// TestParallelFallbackProfiled checks that PROFILE names the guard that
+// kept a pipeline the physical pass chose to run on workers serial.
+func TestParallelFallbackProfiled(t *testing.T) {
+	for _, tc := range []struct {
+		nodes, par int
+		want       string
+	}{
+		{40 * vector.Capacity, 1, "parallel: one worker allowed"},
+		{1, 4, "parallel: one morsel"}, // less than a morsel at any batch size
+		{40 * vector.Capacity, 4, ""},
+	} {
+		st := parallelStore(t, tc.nodes)
+		root := aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: plan.AggCount})
+		_, c := runPar(t, st, root, tc.par, true)
+		var got []string
+		for _, op := range c.Profile.Operators(root) {
+			got = append(got, op.Fallbacks...)
+		}
+		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && !slices.Equal(got, want) {
+			t.Errorf("%d nodes, parallelism %d: fallbacks %q, want %q", tc.nodes, tc.par, got, tc.want)
+		}
 	}
 }

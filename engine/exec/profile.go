@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"time"
 
 	"github.com/quiverdb/quiver/engine/plan"
@@ -31,7 +32,11 @@ type OpProfile struct {
 	DBHits int64
 	// Index names the index the operator read; empty when it read none.
 	Index string
-	Plan  plan.Operator
+	// Fallbacks name the strategies chosen for the operator
+	// (plan.StrategiesOf) that a guard seeing the data sent back to the
+	// general path, with the reason: "parallel: one morsel".
+	Fallbacks []string
+	Plan      plan.Operator
 
 	incTime time.Duration
 	incHits int64
@@ -94,6 +99,19 @@ func (p *profiled) Next() (*vector.Batch, error) {
 		p.e.Rows += int64(b.Rows())
 	}
 	return b, err
+}
+
+// fellBack notes, for PROFILE, that a guard sent operator p back from
+// strategy to the general path, and why.
+func (c *Context) fellBack(p plan.Operator, strategy, why string) {
+	if c.Profile == nil {
+		return
+	}
+	e := c.Profile.entry(p)
+	note := strategy + ": " + why
+	if !slices.Contains(e.Fallbacks, note) {
+		e.Fallbacks = append(e.Fallbacks, note)
+	}
 }
 
 // profile wraps op when c profiles.

@@ -44,7 +44,7 @@ type sortOp struct {
 
 func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
 	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1, bar: -1}
-	if p.Limit != nil && c.Rules.On(plan.RuleTopKSort) {
+	if plan.Chose(p, plan.RuleTopKSort) {
 		limit, err := countValue(c, p.Limit, "LIMIT")
 		if err != nil {
 			return nil, err

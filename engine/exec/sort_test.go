@@ -62,7 +62,7 @@ func TestSortTopKMatchesFullSort(t *testing.T) {
 	})
 	c := &Context{Env: expr.Env{Ctx: context.Background()}}
 	for _, limit := range []int64{0, 1, 7, 100, 4999, 6000} {
-		s, err := newSort(c, &plan.Sort{Keys: keys, Limit: &plan.Const{Val: limit, T: vector.Int64}}, &sliceOp{cols: [][]vector.Value{a, b}})
+		s, err := newSort(c, chosen(&plan.Sort{Keys: keys, Limit: &plan.Const{Val: limit, T: vector.Int64}}), &sliceOp{cols: [][]vector.Value{a, b}})
 		if err != nil {
 			t.Fatal(err)
 		}

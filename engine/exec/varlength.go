@@ -52,7 +52,7 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 	if err != nil {
 		return nil, err
 	}
-	if p.EndpointsOnly && c.Rules.On(plan.RuleEndpointsBFS) {
+	if plan.Chose(p, plan.RuleEndpointsBFS) {
 		return newReach(c, p, in, props), nil
 	}
 	return &varLength{c: c, p: p, in: in, props: props, idx: make([]int32, 0, vector.Capacity),

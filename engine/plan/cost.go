@@ -142,140 +142,199 @@ func listLength(e Expr) float64 {
 	return unwindDefault
 }
 
+// estimator is an operator the cost model knows: estimated gives its
+// cardinality and own cost from its first input's estimate in and the
+// estimates of all its inputs, kids.
+type estimator interface {
+	estimated(k *coster, in estimate, kids []estimate) estimate
+}
+
 // opEstimate estimates o given its children's estimates.
 func (k *coster) opEstimate(o Operator, kids []estimate) estimate {
 	in := estimate{rows: 1}
 	if len(kids) > 0 {
 		in = kids[0]
 	}
-	switch o := o.(type) {
-	case *Unit:
-		return estimate{rows: 1}
-	case *NodeScan:
-		r := k.labelRows(o.Labels)
-		return estimate{rows: r, cost: r}
-	case *IndexSeek:
-		ix, ok := k.st.Indexes[o.Index]
-		if !ok {
-			r := k.labelRows(o.Labels) * selEquality
-			return estimate{rows: r, cost: r}
-		}
-		// A seek costs a search (log2 of the entries) plus the rows.
-		r := SeekRows(o, &ix)
-		return estimate{rows: r, cost: r + math.Log2(math.Max(float64(ix.Entries), 2))}
-	case *IndexJoin:
-		// One seek per left row.
-		per := k.labelRows(o.Labels) * selEquality
-		if ix, ok := k.st.Indexes[o.Index]; ok {
-			per = SeekRows(&IndexSeek{Eq: o.Keys, Props: o.Props}, &ix)
-		}
-		r := in.rows * per
-		return estimate{rows: r, cost: in.rows + r}
-	case *HashJoin:
-		// Build the right side, probe with the left; the keys' equality
-		// keeps a tenth of the pairs unless statistics say otherwise.
-		r := kids[0].rows * kids[1].rows * selEquality
-		return estimate{rows: r, cost: kids[0].rows + kids[1].rows + r}
-	case *Expand:
-		deg := k.degree(o.Types, o.Dir)
-		r := in.rows * deg
-		if o.Into >= 0 {
-			r /= k.nodes()
-		} else {
-			for _, l := range o.ToLabels {
-				r *= float64(k.st.LabelNodes[l]) / k.nodes()
-			}
-		}
-		return estimate{rows: r, cost: in.rows + in.rows*deg}
-	case *ExpandIntersect:
-		// The rows of the two expansions, at the cost of reading both
-		// lists once per input row.
-		first := k.opEstimate(o.First, []estimate{in})
-		closed := k.opEstimate(o.Close, []estimate{first})
-		cost := in.rows + in.rows*(k.degree(o.First.Types, o.First.Dir)+k.degree(o.Close.Types, o.Close.Dir))
-		return estimate{rows: closed.rows, cost: cost}
-	case *LabelSets:
-		// Bitmap operations per label and set; a row per label set, at
-		// most one per label.
-		r := k.labelRows(o.Labels)
-		return estimate{rows: min(r, float64(len(k.st.LabelNodes)+1)), cost: float64(len(k.st.LabelNodes) + 1)}
-	case *CountExpand:
-		// One pass over the start nodes and their lists, no rows out.
-		r := k.labelRows(o.Labels)
-		cost := r
-		for _, h := range o.Hops {
-			cost += r * k.degree(h.Types, h.Dir)
-		}
-		if !o.Grouped {
-			r = 1
-		}
-		return estimate{rows: r, cost: cost}
-	case *Filter:
-		if seek, ok := o.Input.(*IndexSeek); ok {
-			return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}
-		}
-		return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
-	case *Project:
-		return estimate{rows: in.rows, cost: in.rows}
-	case *Aggregate:
-		if len(o.Keys) == 0 {
-			return estimate{rows: 1, cost: in.rows}
-		}
-		// Groups grow sublinearly with the input: n^(k/(k+1)) for k keys.
-		kk := float64(len(o.Keys))
-		return estimate{rows: math.Min(in.rows, math.Pow(in.rows, kk/(kk+1))), cost: in.rows}
-	case *Distinct:
-		return estimate{rows: in.rows, cost: in.rows}
-	case *Sort:
-		r := in.rows
-		if n, ok := constCount(o.Limit); ok {
-			s, _ := constCount(o.Skip)
-			r = math.Min(r, n+s)
-		}
-		return estimate{rows: r, cost: in.rows * math.Max(math.Log2(math.Max(r, 2)), 1)}
-	case *Skip:
-		if n, ok := constCount(o.Count); ok {
-			return estimate{rows: math.Max(in.rows-n, 0), cost: in.rows}
-		}
-		return estimate{rows: in.rows, cost: in.rows}
-	case *Limit:
-		if n, ok := constCount(o.Count); ok {
-			r := math.Min(in.rows, n)
-			return estimate{rows: r, cost: r}
-		}
-		return estimate{rows: in.rows, cost: in.rows}
-	case *Unwind:
-		r := in.rows * listLength(o.Expr)
-		return estimate{rows: r, cost: r}
-	case *Argument:
-		r, ok := k.argRows[o]
-		if !ok {
-			r = 1
-		}
-		return estimate{rows: r}
-	case *Optional:
-		return estimate{rows: math.Max(in.rows, kids[1].rows), cost: in.rows}
-	case *CrossProduct:
-		r := kids[0].rows * kids[1].rows
-		return estimate{rows: r, cost: r + kids[1].rows}
-	case *Create:
-		return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
-	case *VarLengthExpand:
-		return k.chains(in, o.Types, o.Dir, o.Min, o.Max, o.ToLabels, o.Into)
-	case *ShortestPath:
-		// At most one chain per input row (the model assumes one), and
-		// the search may visit every node.
-		return estimate{rows: in.rows, cost: in.rows * k.nodes()}
-	case *Union:
-		rows := 0.0
-		for _, k := range kids {
-			rows += k.rows
-		}
-		return estimate{rows: rows, cost: rows}
+	if e, ok := o.(estimator); ok {
+		return e.estimated(k, in, kids)
 	}
 	// Any other operator keeps its input's cardinality and costs one per
 	// row.
 	return estimate{rows: in.rows, cost: in.rows}
+}
+
+// Each operator's estimate. An operator without one (the writes, a
+// procedure call) keeps its input's cardinality, at one per row.
+
+func (o *Unit) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return estimate{rows: 1}
+}
+
+func (o *NodeScan) estimated(k *coster, in estimate, kids []estimate) estimate {
+	r := k.labelRows(o.Labels)
+	return estimate{rows: r, cost: r}
+}
+
+func (o *IndexSeek) estimated(k *coster, in estimate, kids []estimate) estimate {
+	ix, ok := k.st.Indexes[o.Index]
+	if !ok {
+		r := k.labelRows(o.Labels) * selEquality
+		return estimate{rows: r, cost: r}
+	}
+	// A seek costs a search (log2 of the entries) plus the rows.
+	r := SeekRows(o, &ix)
+	return estimate{rows: r, cost: r + math.Log2(math.Max(float64(ix.Entries), 2))}
+}
+
+func (o *IndexJoin) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// One seek per left row.
+	per := k.labelRows(o.Labels) * selEquality
+	if ix, ok := k.st.Indexes[o.Index]; ok {
+		per = SeekRows(&IndexSeek{Eq: o.Keys, Props: o.Props}, &ix)
+	}
+	r := in.rows * per
+	return estimate{rows: r, cost: in.rows + r}
+}
+
+func (o *HashJoin) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// Build the right side, probe with the left; the keys' equality
+	// keeps a tenth of the pairs unless statistics say otherwise.
+	r := kids[0].rows * kids[1].rows * selEquality
+	return estimate{rows: r, cost: kids[0].rows + kids[1].rows + r}
+}
+
+func (o *Expand) estimated(k *coster, in estimate, kids []estimate) estimate {
+	deg := k.degree(o.Types, o.Dir)
+	r := in.rows * deg
+	if o.Into >= 0 {
+		r /= k.nodes()
+	} else {
+		for _, l := range o.ToLabels {
+			r *= float64(k.st.LabelNodes[l]) / k.nodes()
+		}
+	}
+	return estimate{rows: r, cost: in.rows + in.rows*deg}
+}
+
+func (o *ExpandIntersect) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// The rows of the two expansions, at the cost of reading both
+	// lists once per input row.
+	first := k.opEstimate(o.First, []estimate{in})
+	closed := k.opEstimate(o.Close, []estimate{first})
+	cost := in.rows + in.rows*(k.degree(o.First.Types, o.First.Dir)+k.degree(o.Close.Types, o.Close.Dir))
+	return estimate{rows: closed.rows, cost: cost}
+}
+
+func (o *LabelSets) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// Bitmap operations per label and set; a row per label set, at
+	// most one per label.
+	r := k.labelRows(o.Labels)
+	return estimate{rows: min(r, float64(len(k.st.LabelNodes)+1)), cost: float64(len(k.st.LabelNodes) + 1)}
+}
+
+func (o *CountExpand) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// One pass over the start nodes and their lists, no rows out.
+	r := k.labelRows(o.Labels)
+	cost := r
+	for _, h := range o.Hops {
+		cost += r * k.degree(h.Types, h.Dir)
+	}
+	if !o.Grouped {
+		r = 1
+	}
+	return estimate{rows: r, cost: cost}
+}
+
+func (o *Filter) estimated(k *coster, in estimate, kids []estimate) estimate {
+	if seek, ok := o.Input.(*IndexSeek); ok {
+		return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}
+	}
+	return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
+}
+
+func (o *Project) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return estimate{rows: in.rows, cost: in.rows}
+}
+
+func (o *Aggregate) estimated(k *coster, in estimate, kids []estimate) estimate {
+	if len(o.Keys) == 0 {
+		return estimate{rows: 1, cost: in.rows}
+	}
+	// Groups grow sublinearly with the input: n^(k/(k+1)) for k keys.
+	kk := float64(len(o.Keys))
+	return estimate{rows: math.Min(in.rows, math.Pow(in.rows, kk/(kk+1))), cost: in.rows}
+}
+
+func (o *Distinct) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return estimate{rows: in.rows, cost: in.rows}
+}
+
+func (o *Sort) estimated(k *coster, in estimate, kids []estimate) estimate {
+	r := in.rows
+	if n, ok := constCount(o.Limit); ok {
+		s, _ := constCount(o.Skip)
+		r = math.Min(r, n+s)
+	}
+	return estimate{rows: r, cost: in.rows * math.Max(math.Log2(math.Max(r, 2)), 1)}
+}
+
+func (o *Skip) estimated(k *coster, in estimate, kids []estimate) estimate {
+	if n, ok := constCount(o.Count); ok {
+		return estimate{rows: math.Max(in.rows-n, 0), cost: in.rows}
+	}
+	return estimate{rows: in.rows, cost: in.rows}
+}
+
+func (o *Limit) estimated(k *coster, in estimate, kids []estimate) estimate {
+	if n, ok := constCount(o.Count); ok {
+		r := math.Min(in.rows, n)
+		return estimate{rows: r, cost: r}
+	}
+	return estimate{rows: in.rows, cost: in.rows}
+}
+
+func (o *Unwind) estimated(k *coster, in estimate, kids []estimate) estimate {
+	r := in.rows * listLength(o.Expr)
+	return estimate{rows: r, cost: r}
+}
+
+func (o *Argument) estimated(k *coster, in estimate, kids []estimate) estimate {
+	r, ok := k.argRows[o]
+	if !ok {
+		r = 1
+	}
+	return estimate{rows: r}
+}
+
+func (o *Optional) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return estimate{rows: math.Max(in.rows, kids[1].rows), cost: in.rows}
+}
+
+func (o *CrossProduct) estimated(k *coster, in estimate, kids []estimate) estimate {
+	r := kids[0].rows * kids[1].rows
+	return estimate{rows: r, cost: r + kids[1].rows}
+}
+
+func (o *Create) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return estimate{rows: in.rows, cost: in.rows * float64(len(o.Nodes)+len(o.Rels))}
+}
+
+func (o *VarLengthExpand) estimated(k *coster, in estimate, kids []estimate) estimate {
+	return k.chains(in, o.Types, o.Dir, o.Min, o.Max, o.ToLabels, o.Into)
+}
+
+func (o *ShortestPath) estimated(k *coster, in estimate, kids []estimate) estimate {
+	// At most one chain per input row (the model assumes one), and
+	// the search may visit every node.
+	return estimate{rows: in.rows, cost: in.rows * k.nodes()}
+}
+
+func (o *Union) estimated(k *coster, in estimate, kids []estimate) estimate {
+	rows := 0.0
+	for _, k := range kids {
+		rows += k.rows
+	}
+	return estimate{rows: rows, cost: rows}
 }
 
 // maxHopsAssumed bounds the hops the model sums over for a

@@ -13,7 +13,9 @@ type Described struct {
 	Operator string
 	// Columns are the operator's visible output columns.
 	Columns []string
-	// Details is the operator's arguments in the text form of Format.
+	// Details is the operator's arguments in the text form of Format,
+	// followed by the physical strategies chosen for it in brackets
+	// ("[far-set]", physical.go).
 	Details string
 	// Pattern is the relationship pattern an expansion follows, as
 	// "(a)-[r:KNOWS]->(b)".
@@ -82,6 +84,7 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 		d.Columns = []string{}
 	}
 	d.Details, d.Pattern, d.Label, d.Filter, d.IndexUsed = desc.Args, desc.Pattern, desc.Label, desc.Filter, desc.Index
+	d.Details = strings.TrimSpace(d.Details + strategyText(op))
 	return d
 }
 

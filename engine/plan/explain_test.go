@@ -12,8 +12,9 @@ type futureOp struct {
 	cols []Column
 }
 
-func (o *futureOp) Columns() []Column    { return o.cols }
-func (o *futureOp) Children() []Operator { return []Operator{o.in} }
+func (o *futureOp) Columns() []Column          { return o.cols }
+func (o *futureOp) Children() []Operator       { return []Operator{o.in} }
+func (o *futureOp) SetChild(_ int, c Operator) { o.in = c }
 func (o *futureOp) Describe() Description {
 	return Description{Name: "FutureOp", Args: "n", Pattern: "(n)-->()"}
 }

@@ -16,13 +16,23 @@ func Format(op Operator) string {
 func formatOp(sb *strings.Builder, op Operator, depth int) {
 	sb.WriteString(strings.Repeat("  ", depth))
 	sb.WriteString(op.Describe().line())
+	sb.WriteString(strategyText(op))
 	sb.WriteByte('\n')
 	for _, c := range op.Children() {
 		formatOp(sb, c, depth+1)
 	}
 }
 
-// colName shows anonymous columns as _.
+// strategyText names the strategies chosen for op, " [far-set,
+// parallel]", or is empty.
+func strategyText(op Operator) string {
+	s := StrategiesOf(op)
+	if len(s) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(s, ", ") + "]"
+}
+
 // colName is a column's name as plans print it: "_" for a hidden one.
 func colName(c Column) string { return c.PrintedName() }
 

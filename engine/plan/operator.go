@@ -27,6 +27,10 @@ type Column struct {
 type Operator interface {
 	Columns() []Column
 	Children() []Operator
+	// SetChild puts c in place of input i (an index into Children), so
+	// that rewrites replace inputs without knowing the operator's type.
+	// It panics on an index out of range, as a slice does.
+	SetChild(i int, c Operator)
 	// Describe says what the operator is and does, for the plan
 	// printer, EXPLAIN and PROFILE (describe.go).
 	Describe() Description
@@ -62,6 +66,7 @@ type NodeScan struct {
 // node column for the other end, or checks the other end against column
 // Into when that node is already bound.
 type Expand struct {
+	Physical
 	Input  Operator
 	From   int
 	RelVar string
@@ -80,6 +85,7 @@ type Expand struct {
 
 // Filter keeps rows where Pred is true (null and false rows are dropped).
 type Filter struct {
+	Physical
 	Input Operator
 	Pred  Expr
 	// Pushed: the optimizer moved these conjuncts down from a Filter
@@ -89,6 +95,7 @@ type Filter struct {
 
 // Project computes Exprs over each input row.
 type Project struct {
+	Physical
 	Input Operator
 	Exprs []Expr
 	Cols  []Column
@@ -107,6 +114,7 @@ type AggCall struct {
 // output columns are the keys followed by the aggregates. Without keys it
 // yields exactly one row, even over empty input.
 type Aggregate struct {
+	Physical
 	Input Operator
 	Keys  []Expr
 	Aggs  []AggCall
@@ -124,6 +132,7 @@ type SortKey struct {
 // only the first Skip+Limit rows are needed, so the executor keeps a top-k
 // heap instead of sorting everything.
 type Sort struct {
+	Physical
 	Input Operator
 	Keys  []SortKey
 	Skip  Expr
@@ -239,6 +248,22 @@ func (*Argument) Children() []Operator       { return nil }
 func (o *Optional) Children() []Operator     { return []Operator{o.Input, o.Inner} }
 func (o *Create) Children() []Operator       { return []Operator{o.Input} }
 
+func (*Unit) SetChild(i int, _ Operator)           { noChild(i) }
+func (*NodeScan) SetChild(i int, _ Operator)       { noChild(i) }
+func (o *Expand) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (o *Filter) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (o *Project) SetChild(i int, c Operator)      { o.Input = only(i, c) }
+func (o *Aggregate) SetChild(i int, c Operator)    { o.Input = only(i, c) }
+func (o *Distinct) SetChild(i int, c Operator)     { o.Input = only(i, c) }
+func (o *Sort) SetChild(i int, c Operator)         { o.Input = only(i, c) }
+func (o *Skip) SetChild(i int, c Operator)         { o.Input = only(i, c) }
+func (o *Limit) SetChild(i int, c Operator)        { o.Input = only(i, c) }
+func (o *CrossProduct) SetChild(i int, c Operator) { *pick(i, &o.Left, &o.Right) = c }
+func (o *Unwind) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+func (*Argument) SetChild(i int, _ Operator)       { noChild(i) }
+func (o *Optional) SetChild(i int, c Operator)     { *pick(i, &o.Input, &o.Inner) = c }
+func (o *Create) SetChild(i int, c Operator)       { o.Input = only(i, c) }
+
 // ProcedureCall runs Proc once per input row with Args evaluated over that
 // row, and appends, for each row the procedure returns, the outputs listed
 // in Yield (indexes into Proc.Outputs) as new columns. A void call
@@ -253,8 +278,9 @@ type ProcedureCall struct {
 	Cols  []Column
 }
 
-func (o *ProcedureCall) Columns() []Column    { return o.Cols }
-func (o *ProcedureCall) Children() []Operator { return []Operator{o.Input} }
+func (o *ProcedureCall) Columns() []Column          { return o.Cols }
+func (o *ProcedureCall) Children() []Operator       { return []Operator{o.Input} }
+func (o *ProcedureCall) SetChild(i int, c Operator) { o.Input = only(i, c) }
 
 func (*Unit) Describe() Description { return Description{Name: "Unit"} }
 

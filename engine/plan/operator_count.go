@@ -34,8 +34,9 @@ type CountHop struct {
 	ToLabels []string
 }
 
-func (o *CountExpand) Columns() []Column    { return o.Cols }
-func (o *CountExpand) Children() []Operator { return nil }
+func (o *CountExpand) Columns() []Column        { return o.Cols }
+func (o *CountExpand) Children() []Operator     { return nil }
+func (*CountExpand) SetChild(i int, _ Operator) { noChild(i) }
 
 // Pattern renders the counted chain: (a:L)-[:T]->(b)-[:U]->(c).
 func (o *CountExpand) Pattern() string {

@@ -35,8 +35,9 @@ type IndexSeek struct {
 	Cols    []Column
 }
 
-func (o *IndexSeek) Columns() []Column  { return o.Cols }
-func (*IndexSeek) Children() []Operator { return nil }
+func (o *IndexSeek) Columns() []Column        { return o.Cols }
+func (*IndexSeek) Children() []Operator       { return nil }
+func (*IndexSeek) SetChild(i int, _ Operator) { noChild(i) }
 
 // HashJoin joins two independent inputs on equal keys (USING JOIN ON
 // a.x = b.y): it builds a hash table of Right by RightKey and probes it
@@ -48,8 +49,9 @@ type HashJoin struct {
 	Cols              []Column
 }
 
-func (o *HashJoin) Columns() []Column    { return o.Cols }
-func (o *HashJoin) Children() []Operator { return []Operator{o.Left, o.Right} }
+func (o *HashJoin) Columns() []Column          { return o.Cols }
+func (o *HashJoin) Children() []Operator       { return []Operator{o.Left, o.Right} }
+func (o *HashJoin) SetChild(i int, c Operator) { *pick(i, &o.Left, &o.Right) = c }
 
 // Detail renders the seek as EXPLAIN shows it:
 // "p:Person(age) BTREE index_person_age [p.age > 30]".
@@ -126,8 +128,9 @@ type IndexJoin struct {
 	Cols   []Column
 }
 
-func (o *IndexJoin) Columns() []Column    { return o.Cols }
-func (o *IndexJoin) Children() []Operator { return []Operator{o.Left} }
+func (o *IndexJoin) Columns() []Column          { return o.Cols }
+func (o *IndexJoin) Children() []Operator       { return []Operator{o.Left} }
+func (o *IndexJoin) SetChild(i int, c Operator) { o.Left = only(i, c) }
 
 // Condition is the predicate the join's seeks answer: "n.id = k".
 func (o *IndexJoin) Condition() string {

@@ -12,11 +12,15 @@ package plan
 // (rules.go, RuleExpandIntersect). Its columns are Close's: the input's,
 // then First's relationship and c, then Close's relationship.
 type ExpandIntersect struct {
+	Physical
 	First, Close *Expand
 }
 
 func (o *ExpandIntersect) Columns() []Column    { return o.Close.Cols }
 func (o *ExpandIntersect) Children() []Operator { return []Operator{o.First.Input} }
+
+// SetChild replaces the input of First, which is the fused pair's input.
+func (o *ExpandIntersect) SetChild(i int, c Operator) { o.First.Input = only(i, c) }
 
 func (o *ExpandIntersect) Describe() Description {
 	first, closing := o.First.Describe(), o.Close.Describe()

@@ -16,8 +16,9 @@ type LabelSets struct {
 	Cols   []Column // the representative node, then the hidden count
 }
 
-func (o *LabelSets) Columns() []Column    { return o.Cols }
-func (o *LabelSets) Children() []Operator { return nil }
+func (o *LabelSets) Columns() []Column        { return o.Cols }
+func (o *LabelSets) Children() []Operator     { return nil }
+func (*LabelSets) SetChild(i int, _ Operator) { noChild(i) }
 
 func (o *LabelSets) Describe() Description {
 	return Description{Name: "LabelSets", Args: "(" + o.Var + labelText(o.Labels) + ") per label set", Label: labelList(o.Labels)}

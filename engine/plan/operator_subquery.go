@@ -11,7 +11,8 @@ type Union struct {
 	Mixed []bool
 }
 
-func (o *Union) Columns() []Column    { return o.Cols }
-func (o *Union) Children() []Operator { return o.Inputs }
+func (o *Union) Columns() []Column          { return o.Cols }
+func (o *Union) Children() []Operator       { return o.Inputs }
+func (o *Union) SetChild(i int, c Operator) { o.Inputs[i] = c }
 
 func (*Union) Describe() Description { return Description{Name: "Union"} }

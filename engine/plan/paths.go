@@ -25,6 +25,7 @@ const Unbounded = -1
 // every chain: the binder sets it only when nothing but the distinct far
 // ends is observable, and then the relationship column holds nulls.
 type VarLengthExpand struct {
+	Physical
 	Input    Operator
 	From     int
 	RelVar   string
@@ -72,10 +73,12 @@ type ShortestPath struct {
 	Cols     []Column
 }
 
-func (o *VarLengthExpand) Columns() []Column    { return o.Cols }
-func (o *VarLengthExpand) Children() []Operator { return []Operator{o.Input} }
-func (o *ShortestPath) Columns() []Column       { return o.Cols }
-func (o *ShortestPath) Children() []Operator    { return []Operator{o.Input} }
+func (o *VarLengthExpand) Columns() []Column          { return o.Cols }
+func (o *VarLengthExpand) Children() []Operator       { return []Operator{o.Input} }
+func (o *ShortestPath) Columns() []Column             { return o.Cols }
+func (o *ShortestPath) Children() []Operator          { return []Operator{o.Input} }
+func (o *VarLengthExpand) SetChild(i int, c Operator) { o.Input = only(i, c) }
+func (o *ShortestPath) SetChild(i int, c Operator)    { o.Input = only(i, c) }
 
 // A named path is a call of functions.OpPath over its parts in written
 // order: the first node, then per hop a relationship (or a var-length

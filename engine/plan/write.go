@@ -91,6 +91,11 @@ func (o *Delete) Children() []Operator { return []Operator{o.Input} }
 func (o *Merge) Children() []Operator  { return []Operator{o.Input} }
 func (o *Eager) Children() []Operator  { return []Operator{o.Input} }
 
+func (o *Update) SetChild(i int, c Operator) { o.Input = only(i, c) }
+func (o *Delete) SetChild(i int, c Operator) { o.Input = only(i, c) }
+func (o *Merge) SetChild(i int, c Operator)  { o.Input = only(i, c) }
+func (o *Eager) SetChild(i int, c Operator)  { o.Input = only(i, c) }
+
 func (o *Update) Describe() Description {
 	d := Description{Name: "Update", Verb: "Set", Args: itemsText(o.Items)}
 	if o.Remove {

@@ -35,14 +35,8 @@ func AppendExplain(b []byte, ex *engine.Explanation) []byte {
 func appendPlanNode(b []byte, n *engine.PlanNode) []byte {
 	b = append(b, `{"operator":`...)
 	b = AppendString(b, n.Operator)
-	b = append(b, `,"columns":[`...)
-	for i, c := range n.Columns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, c)
-	}
-	b = append(b, ']')
+	b = append(b, `,"columns":`...)
+	b = appendStrings(b, n.Columns)
 	for _, f := range []struct{ key, val string }{
 		{"details", n.Details}, {"pattern", n.Pattern}, {"label", n.Label},
 		{"filter", n.Filter}, {"index_used", n.IndexUsed},
@@ -87,9 +81,25 @@ func AppendProfile(b []byte, p *engine.Profile) []byte {
 			b = append(b, `,"index":`...)
 			b = AppendString(b, op.Index)
 		}
+		if len(op.Fallbacks) > 0 {
+			b = append(b, `,"fallbacks":`...)
+			b = appendStrings(b, op.Fallbacks)
+		}
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// appendStrings writes a JSON array of strings.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, s)
+	}
+	return append(b, ']')
 }
 
 // Millis is a duration in milliseconds with microsecond precision.

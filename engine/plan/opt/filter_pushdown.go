@@ -3,8 +3,9 @@ package opt
 import "github.com/quiverdb/quiver/engine/plan"
 
 // pushFilters moves each conjunct of a Filter down the operators below it
-// that only add columns to their input's rows (Expand, VarLengthExpand,
-// ExpandIntersect, Filter, the left side of a CrossProduct) to just above the operator
+// that only add columns to their input's rows (plan.KeepsInputColumns:
+// Expand, VarLengthExpand, ExpandIntersect, Filter, the left side of a
+// CrossProduct) to just above the operator
 // that binds the last column it reads. The binder puts a MATCH's whole
 // WHERE above its pattern; a conjunct on the start node then tested every
 // expanded row (MATCH (p)-[:KNOWS]->(q) WHERE p.name ENDS WITH 'Hopper'
@@ -20,7 +21,7 @@ import "github.com/quiverdb/quiver/engine/plan"
 func pushFilters(op plan.Operator) plan.Operator {
 	for _, c := range op.Children() {
 		if n := pushFilters(c); n != c {
-			replaceChild(op, c, n)
+			plan.ReplaceChild(op, c, n)
 		}
 	}
 	f, ok := op.(*plan.Filter)
@@ -67,31 +68,17 @@ func sinkConjunct(above, op plan.Operator, c plan.Expr, maxCol int) bool {
 		pf.Pred = &plan.Binary{Op: plan.OpAnd, L: pf.Pred, R: c}
 		return true
 	}
-	return replaceChild(parent, cur, &plan.Filter{Input: cur, Pred: c, Pushed: true})
+	return plan.ReplaceChild(parent, cur, &plan.Filter{Input: cur, Pred: c, Pushed: true})
 }
 
 // below is the child of op that still binds columns 0..maxCol at the
 // same positions, or nil.
 func below(op plan.Operator, maxCol int) plan.Operator {
-	switch o := op.(type) {
-	case *plan.Filter:
-		return o.Input
-	case *plan.Expand:
-		if maxCol < len(o.Input.Columns()) {
-			return o.Input
-		}
-	case *plan.VarLengthExpand:
-		if maxCol < len(o.Input.Columns()) {
-			return o.Input
-		}
-	case *plan.ExpandIntersect:
-		if maxCol < len(o.First.Input.Columns()) {
-			return o.First.Input
-		}
-	case *plan.CrossProduct:
-		if maxCol < len(o.Left.Columns()) {
-			return o.Left
-		}
+	if !plan.KeepsInputColumns(op) {
+		return nil
+	}
+	if in := op.Children()[0]; maxCol < len(in.Columns()) {
+		return in
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import "github.com/quiverdb/quiver/engine/plan"
 func fuseIntersects(op plan.Operator) plan.Operator {
 	for _, c := range op.Children() {
 		if n := fuseIntersects(c); n != c {
-			replaceChild(op, c, n)
+			plan.ReplaceChild(op, c, n)
 		}
 	}
 	cl, ok := op.(*plan.Expand)

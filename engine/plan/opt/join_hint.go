@@ -62,7 +62,7 @@ func applyJoin(root plan.Operator, h *plan.JoinHint) (plan.Operator, error) {
 	if parent == nil {
 		return hj, nil
 	}
-	if !replaceChild(parent, found, hj) {
+	if !plan.ReplaceChild(parent, found, hj) {
 		return nil, errs.NotSupported("cannot use join hint here: the join is below a %s", plan.OperatorName(parent)).At(h.Line, h.Column)
 	}
 	return root, nil
@@ -75,52 +75,4 @@ func colIndex(op plan.Operator, name string) int {
 		}
 	}
 	return -1
-}
-
-// replaceChild puts n in place of parent's child old.
-func replaceChild(parent, old, n plan.Operator) bool {
-	set := func(p *plan.Operator) bool {
-		if *p == old {
-			*p = n
-			return true
-		}
-		return false
-	}
-	switch o := parent.(type) {
-	case *plan.Expand:
-		return set(&o.Input)
-	case *plan.Filter:
-		return set(&o.Input)
-	case *plan.Project:
-		return set(&o.Input)
-	case *plan.Aggregate:
-		return set(&o.Input)
-	case *plan.Sort:
-		return set(&o.Input)
-	case *plan.Distinct:
-		return set(&o.Input)
-	case *plan.Skip:
-		return set(&o.Input)
-	case *plan.Limit:
-		return set(&o.Input)
-	case *plan.Unwind:
-		return set(&o.Input)
-	case *plan.Create:
-		return set(&o.Input)
-	case *plan.Optional:
-		return set(&o.Input) || set(&o.Inner)
-	case *plan.VarLengthExpand:
-		return set(&o.Input)
-	case *plan.ExpandIntersect:
-		return set(&o.First.Input)
-	case *plan.ShortestPath:
-		return set(&o.Input)
-	case *plan.CrossProduct:
-		return set(&o.Left) || set(&o.Right)
-	case *plan.HashJoin:
-		return set(&o.Left) || set(&o.Right)
-	case *plan.IndexJoin:
-		return set(&o.Left)
-	}
-	return false
 }

@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/quiverdb/quiver/engine/plan"
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
+)
 
 // The optimizer: an ordered list of named passes that rewrite a bound
 // plan. Binding makes the choices that need the query's text (which end of
@@ -62,22 +65,11 @@ func Optimize(p *plan.Plan, indexes []plan.IndexInfo) error {
 		if err := ps.run(p, indexes); err != nil {
 			return err
 		}
-		if anyOperator(p.Root, ps.fired) {
+		if plan.Any(p.Root, ps.fired) {
 			p.Fired = plan.AddRule(p.Fired, ps.name)
 		}
 	}
+	// The physical strategies are chosen on the rewritten plan, last.
+	physical.Choose(p)
 	return nil
-}
-
-// anyOperator reports whether some operator of the tree satisfies f.
-func anyOperator(op plan.Operator, f func(plan.Operator) bool) bool {
-	if f(op) {
-		return true
-	}
-	for _, c := range op.Children() {
-		if anyOperator(c, f) {
-			return true
-		}
-	}
-	return false
 }

@@ -32,7 +32,7 @@ func orderBySeeks(op plan.Operator) plan.Operator {
 		if parent == nil {
 			return s.Input
 		}
-		if !replaceChild(parent, s, s.Input) {
+		if !plan.ReplaceChild(parent, s, s.Input) {
 			seek.Ordered, seek.Desc = false, false
 		}
 		return op

@@ -1,6 +1,7 @@
 package opt_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,22 +77,29 @@ func TestFiredRules(t *testing.T) {
 		off   []string
 		want  string
 	}{
-		{"MATCH (n) RETURN n", nil, ""},
-		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", nil, "expand-labels"},
-		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, ""},
-		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start"},
-		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start"},
+		{"MATCH (n) RETURN n", nil, "parallel"},
+		{"MATCH (n) RETURN n", []string{plan.RuleExpandLabels}, "parallel"},
+		{"MATCH (n) CREATE (m)", nil, ""}, // a plan that writes stays serial
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", nil, "expand-labels,label-cover,parallel"},
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleLabelCover}, "expand-labels,parallel"},
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, "parallel"},
+		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start,parallel"},
+		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start,parallel"},
 		{"RETURN [1, 2] AS l", nil, "constant-fold"},
 		{"RETURN [1, 2] AS l", []string{plan.RuleConstantFold}, ""},
-		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", nil, "endpoints-only"},
+		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", nil, "endpoints-only,endpoints-bfs,parallel"},
+		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", []string{plan.RuleEndpointsBFS}, "endpoints-only,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", nil, "topk-sort,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTopKSort}, "parallel"},
+		{"MATCH (a)-->(b)-->(a) RETURN a", nil, "expand-intersect,hop-map,parallel"},
 		{"MATCH (a)-->(b) RETURN count(*)", nil, "count-expand"},
-		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, ""},
+		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, "parallel"},
 		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection"},
 		{"MATCH (p:P) WHERE p.id > 7 RETURN p ORDER BY p.id", nil, "index-selection,order-seek"},
 		{"UNWIND $ks AS k MATCH (p:P) WHERE p.id = k RETURN p", nil, "index-join"},
 		{"MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a, b", nil, "join-hints"},
 		{"MATCH (p:P {id: 7})-[:T]->(q:L) RETURN p UNION MATCH (p)-[*]->(q) RETURN DISTINCT p", nil,
-			"expand-labels,endpoints-only,index-selection"},
+			"expand-labels,endpoints-only,index-selection,endpoints-bfs,label-cover,parallel"},
 	} {
 		stmt, err := gql.Parse(tc.query)
 		if err != nil {
@@ -113,6 +121,31 @@ func TestFiredRules(t *testing.T) {
 		}
 		if ex := plan.Explain(p, plan.GraphStats{}); strings.Join(ex.Rules, ",") != tc.want {
 			t.Errorf("%s: EXPLAIN rules %v", tc.query, ex.Rules)
+		}
+	}
+}
+
+// TestStrategiesInSubplans checks that the physical-planning pass reaches
+// the plans the executor builds beside the operator tree: a pattern
+// predicate's and MERGE's.
+func TestStrategiesInSubplans(t *testing.T) {
+	for _, query := range []string{
+		"MATCH (a) WHERE exists((a)-[:T]->(:L)) RETURN a",
+		"MATCH (a) MERGE (a)-[:T]->(b:L)",
+	} {
+		stmt, err := gql.Parse(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.Bind(stmt, plan.Env{})
+		if err == nil {
+			err = opt.Optimize(p, nil)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		if !slices.Contains(p.Fired, plan.RuleLabelCover) {
+			t.Errorf("%s: the expansion to :L in a sub-plan has no label-cover (fired %v)", query, p.Fired)
 		}
 	}
 }

@@ -1,0 +1,42 @@
+package physical
+
+import "github.com/quiverdb/quiver/engine/plan"
+
+// markParallel chooses the parallel strategy for the top of each
+// pipeline of operators that may run on workers (plan.Streams) over a
+// node scan, and for an Aggregate over such a pipeline, which then
+// aggregates on each worker and merges. A bare scan feeding its consumer
+// gains nothing from workers. The inner plan of OPTIONAL MATCH is rebuilt
+// per input batch, so it stays serial. A plan that writes never runs on
+// workers: they read the transaction at once. It reports whether it
+// chose any.
+func markParallel(op plan.Operator) (chosen bool) {
+	if op == nil {
+		return false // a missing input of a plan built by hand
+	}
+	switch o := op.(type) {
+	case *plan.Aggregate:
+		if ChainScan(o.Input) != nil {
+			return plan.Choose(op, plan.StrategyParallel)
+		}
+	case *plan.Optional:
+		return markParallel(o.Input)
+	}
+	if plan.Streams(op) && ChainScan(op) != nil {
+		return plan.Choose(op, plan.StrategyParallel)
+	}
+	for _, c := range op.Children() {
+		chosen = markParallel(c) || chosen
+	}
+	return chosen
+}
+
+// ChainScan returns the NodeScan at the bottom of a pipeline of operators
+// that may run on workers, nil when op is not such a pipeline.
+func ChainScan(op plan.Operator) *plan.NodeScan {
+	for plan.Streams(op) {
+		op = op.Children()[0]
+	}
+	scan, _ := op.(*plan.NodeScan)
+	return scan
+}
