@@ -423,7 +423,7 @@ func TestParallelFallbackProfiled(t *testing.T) {
 		{40 * vector.Capacity, 4, ""},
 	} {
 		st := parallelStore(t, tc.nodes)
-		root := aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: plan.AggCount})
+		root := aggregate(expandP(scanP(), plan.Out), nil, plan.AggCall{Func: functions.AggCount})
 		_, c := runPar(t, st, root, tc.par, true)
 		var got []string
 		for _, op := range c.Profile.Operators(root) {
