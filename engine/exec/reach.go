@@ -23,7 +23,7 @@ import (
 type reach struct {
 	c     *Context
 	p     *plan.VarLengthExpand
-	in    Operator
+	cur   cursor
 	props *relProps
 
 	opened    bool
@@ -31,16 +31,10 @@ type reach struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 
-	inb  *vector.Batch
-	pos  int
-	row  int
 	into uint64 // the bound far end of the current row, when Into >= 0
 
 	*reachState // nil until the first Next and again after the last
 	next        int
-
-	idx []int32
-	out *vector.Batch
 }
 
 // reachState is a search's visited sets and buffers. They are pooled
@@ -60,22 +54,25 @@ type reachState struct {
 var reachStates = sync.Pool{New: func() any { return new(reachState) }}
 
 func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
-	return &reach{c: c, p: p, in: in, props: props,
-		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	r := &reach{c: c, p: p, props: props, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	if props != nil {
+		r.cur.onBatch = props.batch
+	}
+	return r
 }
 
 func (r *reach) open() {
 	r.opened = true
 	r.adjs = openAdjs(r.c, r.p.Types, r.p.Dir)
 	r.toLabels, r.toMissing = resolveLabels(r.c, r.p.ToLabels)
-	nin := len(r.p.Input.Columns())
+	out, nin := r.cur.out, r.cur.nin
 	rels := vector.New(vector.Any, vector.Capacity)
 	for i := 0; i < vector.Capacity; i++ {
 		rels.SetNull(i)
 	}
-	r.out.Cols[nin] = rels
+	out.Cols[nin] = rels
 	if r.p.Into < 0 {
-		r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+		out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
 	}
 }
 
@@ -90,82 +87,44 @@ func (r *reach) Next() (*vector.Batch, error) {
 		r.reachState = reachStates.Get().(*reachState)
 		r.found, r.next = r.found[:0], 0
 	}
-	r.idx = r.idx[:0]
-	nin := len(r.p.Input.Columns())
-	var ends []uint64
-	if r.p.Into < 0 {
-		ends = r.out.Cols[nin+1].IDs
+	if out, err := r.cur.fill(r); out != nil || err != nil {
+		return out, err
 	}
-	for len(r.idx) < vector.Capacity {
-		if r.next < len(r.found) {
-			if ends != nil {
-				ends[len(r.idx)] = r.found[r.next]
-			}
-			r.next++
-			r.idx = append(r.idx, int32(r.row))
-			continue
-		}
-		ok, err := r.advance()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-	}
-	if len(r.idx) == 0 {
-		st := r.reachState
-		st.visited.clear()
-		st.seen.clear()
-		r.reachState = nil
-		reachStates.Put(st)
-		return nil, nil
-	}
-	for i, src := range r.inb.Cols[:nin] {
-		r.out.Cols[i] = vector.Reuse(r.out.Cols[i], src.Type)
-		vector.CopyRows(r.out.Cols[i], 0, src, r.idx)
-	}
-	r.out.Len, r.out.Sel = len(r.idx), nil
-	return r.out, nil
+	st := r.reachState
+	st.visited.clear()
+	st.seen.clear()
+	r.reachState = nil
+	reachStates.Put(st)
+	return nil, nil
 }
 
+// produce emits the current row's far ends still to emit.
+func (r *reach) produce() error {
+	var ends []uint64
+	if r.p.Into < 0 {
+		ends = r.cur.out.Cols[r.cur.nin+1].IDs
+	}
+	for r.next < len(r.found) && !r.cur.full() {
+		if ends != nil {
+			ends[len(r.cur.idx)] = r.found[r.next]
+		}
+		r.next++
+		r.cur.emitRow()
+	}
+	return nil
+}
+
+// advance searches from the next input row with a start node (and a
+// bound far end, for an Into pattern) until one reaches a far end.
 func (r *reach) advance() (bool, error) {
 	for {
-		if r.inb == nil || r.pos >= r.inb.Rows() {
-			if len(r.idx) > 0 {
-				return false, nil
-			}
-			b, err := r.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			r.inb, r.pos = b, 0
-			if r.props != nil {
-				if err := r.props.batch(b); err != nil {
-					return false, err
-				}
-			}
-			continue
-		}
-		r.row = r.inb.Row(r.pos)
-		r.pos++
-		start, ok, err := nodeAt(r.inb.Cols[r.p.From], r.row)
-		if err != nil {
+		start, into, ok, err := r.cur.nextNodes(r.p.From, r.p.Into)
+		if !ok || err != nil {
 			return false, err
 		}
-		if !ok {
-			continue
-		}
-		if r.p.Into >= 0 {
-			if r.into, ok, err = nodeAt(r.inb.Cols[r.p.Into], r.row); err != nil || !ok {
-				if err != nil {
-					return false, err
-				}
-				continue
-			}
-		}
+		r.into = into
 		if r.props != nil {
-			r.props.row(r.row)
+			r.props.row(r.cur.row)
 		}
 		if err := r.search(start); err != nil {
 			return false, err
