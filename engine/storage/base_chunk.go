@@ -34,9 +34,7 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 			return nil, nil, nil
 		}
 	}
-	var soff []int32 // String: the rows' bytes in Arrow form
-	var sdata, codes []byte
-	var dict []string
+	var str chunkStrings
 	switch typ {
 	case vector.Bool:
 		copy(c.bits, d.bytes(validBytes))
@@ -53,60 +51,8 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 			copyLE(c.f64, b)
 		}
 	case vector.String:
-		soff = make([]int32, GroupSize+1)
-		switch enc := d.u8(); enc {
-		case 0:
-			from, size := d.p, 0
-			for range rows {
-				n := d.count(1)
-				d.bytes(n)
-				size += n
-			}
-			if d.err != nil || size > math.MaxInt32 {
-				d.fail("bad strings")
-				return nil, nil, nil
-			}
-			d.p = from
-			sdata = make([]byte, 0, size)
-			for r := range rows {
-				sdata = append(sdata, d.bytes(d.count(1))...)
-				soff[r+1] = int32(len(sdata))
-			}
-		case 1:
-			dict = make([]string, d.count(1))
-			if len(dict) > 256 {
-				d.fail("dictionary of %d strings", len(dict))
-				return nil, nil, nil
-			}
-			for i := range dict {
-				dict[i] = d.str()
-			}
-			codes = d.bytes(rows)
-			if d.err != nil {
-				return nil, nil, nil
-			}
-			size := 0
-			for _, x := range codes {
-				if int(x) >= len(dict) {
-					d.fail("dictionary code %d of %d", x, len(dict))
-					return nil, nil, nil
-				}
-				size += len(dict[x])
-			}
-			if size > math.MaxInt32 {
-				d.fail("strings of %d bytes in a chunk", size)
-				return nil, nil, nil
-			}
-			sdata = make([]byte, 0, size)
-			for r, x := range codes {
-				sdata = append(sdata, dict[x]...)
-				soff[r+1] = int32(len(sdata))
-			}
-		default:
-			d.fail("string encoding %d", enc)
-		}
-		for r := rows; r < GroupSize; r++ {
-			soff[r+1] = soff[rows]
+		if !d.chunkStrings(&str, rows) {
+			return nil, nil, nil
 		}
 	case vector.Any:
 		c.any = make([]vector.Value, rows)
@@ -114,27 +60,145 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 			c.any[r] = d.value(0)
 		}
 	}
-	if d.err != nil {
+	if d.err != nil || !d.checkValid(c, typ, rows, str.off) || !d.sideValues(c, typ) {
 		return nil, nil, nil
 	}
+	if typ == vector.String {
+		if complete && c.dominant() == vector.String {
+			c.sealStrings(str.off, str.data)
+			if rows != GroupSize {
+				str.dict, str.codes = nil, nil
+			}
+			return c, str.dict, append([]byte(nil), str.codes...)
+		}
+		c.str = make([]string, rows)
+		for r := range c.str {
+			c.str[r] = string(str.data[str.off[r]:str.off[r+1]])
+		}
+	}
+	if complete {
+		c = c.seal()
+	}
+	return c, nil, nil
+}
+
+// chunkStrings are a String chunk's rows in Arrow form (off has
+// GroupSize+1 offsets into data), and when it was dictionary-encoded its
+// dictionary and a code per row.
+type chunkStrings struct {
+	off   []int32
+	data  []byte
+	dict  []string
+	codes []byte
+}
+
+// chunkStrings decodes the strings of a chunk's rows into s, stored
+// plain (encoding 0) or dictionary-encoded (1); false on a bad record.
+func (d *decoder) chunkStrings(s *chunkStrings, rows int) bool {
+	s.off = make([]int32, GroupSize+1)
+	ok := false
+	switch enc := d.u8(); enc {
+	case 0:
+		ok = d.plainStrings(s, rows)
+	case 1:
+		ok = d.dictStrings(s, rows)
+	default:
+		d.fail("string encoding %d", enc)
+	}
+	if !ok {
+		return false
+	}
+	for r := rows; r < GroupSize; r++ {
+		s.off[r+1] = s.off[rows]
+	}
+	return true
+}
+
+// plainStrings reads rows length-prefixed strings: sized first, so the
+// bytes are copied once.
+func (d *decoder) plainStrings(s *chunkStrings, rows int) bool {
+	from, size := d.p, 0
+	for range rows {
+		n := d.count(1)
+		d.bytes(n)
+		size += n
+	}
+	if d.err != nil || size > math.MaxInt32 {
+		d.fail("bad strings")
+		return false
+	}
+	d.p = from
+	s.data = make([]byte, 0, size)
+	for r := range rows {
+		s.data = append(s.data, d.bytes(d.count(1))...)
+		s.off[r+1] = int32(len(s.data))
+	}
+	return true
+}
+
+// dictStrings reads a dictionary of at most 256 strings and a byte code
+// per row.
+func (d *decoder) dictStrings(s *chunkStrings, rows int) bool {
+	s.dict = make([]string, d.count(1))
+	if len(s.dict) > 256 {
+		d.fail("dictionary of %d strings", len(s.dict))
+		return false
+	}
+	for i := range s.dict {
+		s.dict[i] = d.str()
+	}
+	s.codes = d.bytes(rows)
+	if d.err != nil {
+		return false
+	}
+	size := 0
+	for _, x := range s.codes {
+		if int(x) >= len(s.dict) {
+			d.fail("dictionary code %d of %d", x, len(s.dict))
+			return false
+		}
+		size += len(s.dict[x])
+	}
+	if size > math.MaxInt32 {
+		d.fail("strings of %d bytes in a chunk", size)
+		return false
+	}
+	s.data = make([]byte, 0, size)
+	for r, x := range s.codes {
+		s.data = append(s.data, s.dict[x]...)
+		s.off[r+1] = int32(len(s.data))
+	}
+	return true
+}
+
+// checkValid checks the validity bits against the rows: a valid row is
+// one of the chunk's rows and holds a value, an invalid one holds none
+// (soff, a String chunk's offsets, is nil for other types).
+func (d *decoder) checkValid(c *chunk, typ vector.Type, rows int, soff []int32) bool {
 	for r := 0; r < GroupSize; r++ {
 		if bitAt(c.valid, r) {
 			if r >= rows {
 				d.fail("row %d valid past the %d rows", r, rows)
-				return nil, nil, nil
+				return false
 			}
 			if typ == vector.Any && c.any[r] == nil {
 				d.fail("row %d valid but null", r)
-				return nil, nil, nil
+				return false
 			}
 		} else if typ == vector.Any && r < rows && c.any[r] != nil {
 			d.fail("row %d holds a value but is not valid", r)
-			return nil, nil, nil
+			return false
 		} else if typ == vector.String && soff[r+1] != soff[r] {
 			d.fail("row %d holds a string but is not valid", r)
-			return nil, nil, nil
+			return false
 		}
 	}
+	return true
+}
+
+// sideValues counts the chunk's valid rows and reads its side values:
+// those of another type than the chunk's, at invalid rows, ascending.
+func (d *decoder) sideValues(c *chunk, typ vector.Type) bool {
 	valid := 0
 	for _, b := range c.valid {
 		valid += bits.OnesCount8(b)
@@ -146,12 +210,12 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 		r := int(d.uvarint())
 		v := d.value(0)
 		if d.err != nil {
-			return nil, nil, nil
+			return false
 		}
 		t := vector.TypeOf(v)
 		if r <= prev || r >= GroupSize || bitAt(c.valid, r) || t == typ || t == vector.Null {
 			d.fail("bad side value at row %d", r)
-			return nil, nil, nil
+			return false
 		}
 		prev = r
 		if c.side == nil {
@@ -160,23 +224,7 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 		c.side[uint16(r)] = v
 		c.counts[t]++
 	}
-	if typ == vector.String {
-		if complete && c.dominant() == vector.String {
-			c.sealStrings(soff, sdata)
-			if rows != GroupSize {
-				dict, codes = nil, nil
-			}
-			return c, dict, append([]byte(nil), codes...)
-		}
-		c.str = make([]string, rows)
-		for r := range c.str {
-			c.str[r] = string(sdata[soff[r]:soff[r+1]])
-		}
-	}
-	if complete {
-		c = c.seal()
-	}
-	return c, nil, nil
+	return true
 }
 
 // copyLE fills dst from b, len(dst) little-endian 8-byte values: one

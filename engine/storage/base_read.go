@@ -185,30 +185,9 @@ const openGCPercent = 40
 // relationship column's rows must be live relationships, which the
 // loaded CSRs tell).
 func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, error) {
-	cb, err := o.blob("catalog.json")
+	s, cf, err := readCatalog(o)
 	if err != nil {
 		return nil, err
-	}
-	var cf catalogFile
-	if err := json.Unmarshal(cb, &cf); err != nil {
-		return nil, badFile("catalog.json", "%v", err)
-	}
-	s := New()
-	cat := s.cat
-	for i, n := range cf.Labels {
-		if _, dup := cat.LookupLabel(n); dup || int(cat.EnsureLabel(n)) != i {
-			return nil, badFile("catalog.json", "label %q listed twice", n)
-		}
-	}
-	for i, n := range cf.Types {
-		if _, dup := cat.LookupType(n); dup || int(cat.EnsureType(n)) != i {
-			return nil, badFile("catalog.json", "type %q listed twice", n)
-		}
-	}
-	for i, n := range cf.Keys {
-		if _, dup := cat.LookupKey(n); dup || int(cat.EnsureKey(n)) != i {
-			return nil, badFile("catalog.json", "key %q listed twice", n)
-		}
 	}
 	v := &Snapshot{ts: m.TS, nodeBound: m.NodeBound, nodeCount: m.NodeCount, relBound: m.RelBound, relCount: m.RelCount}
 	for name := range files {
@@ -216,47 +195,138 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 			return nil, badFile(name, "%v", err)
 		}
 	}
-	readBitmap := func(name string) (*roaring.Bitmap, error) {
-		raw, err := o.blob(name)
-		if err != nil || raw == nil {
-			return nil, err
-		}
-		b, err := decodeBitmap(raw)
-		if err != nil {
-			return nil, badFile(name, "%v", err)
-		}
-		if !b.IsEmpty() && uint64(b.Maximum()) >= m.NodeBound {
-			return nil, badFile(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
-		}
-		return b, nil
-	}
-	if v.live, err = readBitmap("nodes.live"); err != nil {
+	if err := readNodeSets(v, m, len(cf.Labels), o); err != nil {
 		return nil, err
 	}
+	cols, err := openColumns(m, len(cf.Keys), o)
+	if err != nil {
+		return nil, err
+	}
+	rl, err := openRels(v, len(cf.Types), o)
+	if err != nil {
+		return nil, err
+	}
+	tasks := rl.tasks()
+	for _, c := range cols {
+		tasks = append(tasks, c.decodeTasks()...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
+		return nil, err
+	}
+	if err := assembleColumns(v, cols, len(cf.Keys)); err != nil {
+		return nil, err
+	}
+	if err := rl.finish(); err != nil {
+		return nil, err
+	}
+	tasks = nil
+	for _, c := range cols {
+		tasks = append(tasks, c.checkTasks(v, rl.allLive)...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
+		return nil, err
+	}
+	s.install(v)
+	s.nextNode.Store(m.NodeBound)
+	s.nextRel.Store(m.RelBound)
+	if err := s.rebuildSchema(cf); err != nil {
+		return nil, badFile("catalog.json", "%v", err)
+	}
+	// The version is the checkpoint's: its ts (rebuilding the schema
+	// committed once more) and the log position its WAL replay starts at.
+	opened := *s.cur.Load()
+	opened.ts, opened.lsn = m.TS, m.WALLSN
+	if opened.writer, err = parseWriter(m.Writer); err != nil {
+		return nil, badFile(ManifestName, "%v", err)
+	}
+	s.install(&opened)
+	return s, nil
+}
+
+// readCatalog reads catalog.json into a new store's catalog: labels,
+// types and keys get the ids they are listed at.
+func readCatalog(o *opener) (*Store, *catalogFile, error) {
+	cb, err := o.blob("catalog.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	var cf catalogFile
+	if err := json.Unmarshal(cb, &cf); err != nil {
+		return nil, nil, badFile("catalog.json", "%v", err)
+	}
+	s := New()
+	cat := s.cat
+	for i, n := range cf.Labels {
+		if _, dup := cat.LookupLabel(n); dup || int(cat.EnsureLabel(n)) != i {
+			return nil, nil, badFile("catalog.json", "label %q listed twice", n)
+		}
+	}
+	for i, n := range cf.Types {
+		if _, dup := cat.LookupType(n); dup || int(cat.EnsureType(n)) != i {
+			return nil, nil, badFile("catalog.json", "type %q listed twice", n)
+		}
+	}
+	for i, n := range cf.Keys {
+		if _, dup := cat.LookupKey(n); dup || int(cat.EnsureKey(n)) != i {
+			return nil, nil, badFile("catalog.json", "key %q listed twice", n)
+		}
+	}
+	return s, &cf, nil
+}
+
+// readNodeSets reads the live nodes, the system records and the labels'
+// bitmaps into v.
+func readNodeSets(v *Snapshot, m *manifest, labels int, o *opener) error {
+	var err error
+	if v.live, err = readNodeBitmap(o, m, "nodes.live"); err != nil {
+		return err
+	}
 	if v.live.GetCardinality() != uint64(m.NodeCount) {
-		return nil, badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
+		return badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
 	}
 	// A base written before system records existed has no system.kv:
 	// it holds none.
 	if raw, err := o.blob(systemFileName); err != nil {
-		return nil, err
+		return err
 	} else if raw != nil {
 		if v.sys, err = decodeSystemFile(raw); err != nil {
-			return nil, badFile(systemFileName, "%v", err)
+			return badFile(systemFileName, "%v", err)
 		}
 	}
-	v.labels = make([]*roaring.Bitmap, len(cf.Labels))
+	v.labels = make([]*roaring.Bitmap, labels)
 	for l := range v.labels {
 		name := fmt.Sprintf("label.%d", l)
-		if v.labels[l], err = readBitmap(name); err != nil {
-			return nil, err
+		if v.labels[l], err = readNodeBitmap(o, m, name); err != nil {
+			return err
 		}
 		if v.labels[l] != nil && v.labels[l].AndCardinality(v.live) != v.labels[l].GetCardinality() {
-			return nil, badFile(name, "labels nodes that do not exist")
+			return badFile(name, "labels nodes that do not exist")
 		}
 	}
+	return nil
+}
+
+// readNodeBitmap reads a bitmap of node ids, nil when the file is absent.
+func readNodeBitmap(o *opener, m *manifest, name string) (*roaring.Bitmap, error) {
+	raw, err := o.blob(name)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	b, err := decodeBitmap(raw)
+	if err != nil {
+		return nil, badFile(name, "%v", err)
+	}
+	if !b.IsEmpty() && uint64(b.Maximum()) >= m.NodeBound {
+		return nil, badFile(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
+	}
+	return b, nil
+}
+
+// openColumns opens the property column files there are, node and
+// relationship columns of each key; their parts decode later.
+func openColumns(m *manifest, keys int, o *opener) ([]*colFile, error) {
 	var cols []*colFile
-	for k := range cf.Keys {
+	for k := range keys {
 		for _, rel := range []bool{false, true} {
 			name, bound := fmt.Sprintf("node.%d.col", k), m.NodeBound
 			if rel {
@@ -276,21 +346,17 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 			cols = append(cols, c)
 		}
 	}
-	rl, err := openRels(v, len(cf.Types), o)
-	if err != nil {
-		return nil, err
-	}
-	tasks := rl.tasks()
+	return cols, nil
+}
+
+// assembleColumns puts the decoded parts of cols together as v's columns,
+// dropping the trailing keys with none.
+func assembleColumns(v *Snapshot, cols []*colFile, keys int) error {
+	v.nodeCols, v.relCols = make([]*column, keys), make([]*column, keys)
 	for _, c := range cols {
-		tasks = append(tasks, c.decodeTasks()...)
-	}
-	if err := runTasks(tasks, o.dec); err != nil {
-		return nil, err
-	}
-	v.nodeCols, v.relCols = make([]*column, len(cf.Keys)), make([]*column, len(cf.Keys))
-	for _, c := range cols {
+		var err error
 		if c.col, err = assembleColumn(c.parts, c.bound); err != nil {
-			return nil, badFile(c.sf.name, "%v", err)
+			return badFile(c.sf.name, "%v", err)
 		}
 		if c.rel {
 			v.relCols[c.k] = c.col
@@ -304,31 +370,7 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	for len(v.relCols) > 0 && v.relCols[len(v.relCols)-1] == nil {
 		v.relCols = v.relCols[:len(v.relCols)-1]
 	}
-	if err := rl.finish(); err != nil {
-		return nil, err
-	}
-	tasks = nil
-	for _, c := range cols {
-		tasks = append(tasks, c.checkTasks(v, rl.allLive)...)
-	}
-	if err := runTasks(tasks, o.dec); err != nil {
-		return nil, err
-	}
-	s.install(v)
-	s.nextNode.Store(m.NodeBound)
-	s.nextRel.Store(m.RelBound)
-	if err := s.rebuildSchema(&cf); err != nil {
-		return nil, badFile("catalog.json", "%v", err)
-	}
-	// The version is the checkpoint's: its ts (rebuilding the schema
-	// committed once more) and the log position its WAL replay starts at.
-	opened := *s.cur.Load()
-	opened.ts, opened.lsn = m.TS, m.WALLSN
-	if opened.writer, err = parseWriter(m.Writer); err != nil {
-		return nil, badFile(ManifestName, "%v", err)
-	}
-	s.install(&opened)
-	return s, nil
+	return nil
 }
 
 // checkFileName accepts only the files the format defines, with ids in
