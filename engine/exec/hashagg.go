@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec/idset"
+	"github.com/quiverdb/quiver/engine/exec/rowkey"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
@@ -298,7 +300,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	h.key = h.key[:0]
 	for k, kv := range keyVecs {
 		if !h.constant[k] {
-			h.key = appendKey(h.key, kv, r)
+			h.key = rowkey.Append(h.key, kv, r)
 		}
 	}
 	g, ok := h.groups[string(h.key)]
@@ -452,19 +454,19 @@ type aggState struct {
 	lists [][]vector.Value    // collect, and the values of percentiles
 	mean  []float64           // stDev: running mean and sum of squared deviations
 	m2    []float64
-	pct   []float64           // percentile of each group, from its first row
-	seen  map[string]struct{} // DISTINCT: group number + value key
-	ids   [idKinds]pairSet    // DISTINCT integers, nodes, relationships (pairset.go)
+	pct   []float64                  // percentile of each group, from its first row
+	seen  map[string]struct{}        // DISTINCT: group number + value key
+	ids   [idset.Kinds]idset.PairSet // DISTINCT integers, nodes, relationships
 	// global: the aggregate has one group (no keys), so DISTINCT nodes
 	// and relationships are checked in bitsets over their ids (dense,
 	// below the store's bound), allocated in blocks as ids are met so a
-	// point query pays for what it sees (visitset.go). Walks reach nodes
+	// point query pays for what it sees (idset.VisitSet). Walks reach nodes
 	// in clustered id order, so the bit tests stay in cache where a
 	// hashed set scatters them: on Q6's count(DISTINCT c) over 121,671
 	// nodes the pairSet's probes and growth cost about 15 ms (profile),
 	// the bitset about 1 ms.
 	global bool
-	idBits [idKinds]visitSet
+	idBits [idset.Kinds]idset.VisitSet
 	key    []byte
 	held   int64 // estimated bytes of values kept (collect, DISTINCT)
 	// mem is the statement's accountant: a list's large growth is
@@ -706,25 +708,25 @@ func (a *aggState) sumFloats(b *vector.Batch, v *vector.Vector, gidx []int32) er
 // firstSeen records row r of v (not null) among group g's distinct values
 // and reports whether it is new there.
 func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
-	if k, x, ok := distinctID(v, r); ok {
-		if a.global && k != idKindInt {
+	if k, x, ok := idset.DistinctID(v, r); ok {
+		if a.global && k != idset.KindInt {
 			bits := &a.idBits[k]
-			before := len(bits.touched)
-			if !bits.add(x) {
+			before := bits.Bytes()
+			if !bits.Add(x) {
 				return false
 			}
-			a.held += visitWords * 8 * int64(len(bits.touched)-before)
+			a.held += bits.Bytes() - before
 			return true
 		}
 		set := &a.ids[k]
-		before := set.bytes()
-		if !set.add(g, x) {
+		before := set.Bytes()
+		if !set.Add(g, x) {
 			return false
 		}
-		a.held += set.bytes() - before
+		a.held += set.Bytes() - before
 		return true
 	}
-	a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
+	a.key = rowkey.Append(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
 	if _, dup := a.seen[string(a.key)]; dup {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -42,9 +43,9 @@ type reach struct {
 // hundreds of thousands of ids, and growing them afresh per query cost
 // more (page faults, copying) than the search itself.
 type reachState struct {
-	visited  visitSet
-	seen     visitSet // closedTrail's own visited set
-	found    []uint64 // far ends of the current row still to emit
+	visited  idset.VisitSet
+	seen     idset.VisitSet // closedTrail's own visited set
+	found    []uint64       // far ends of the current row still to emit
 	frontier []uint64
 	nextLvl  []uint64
 	nbrs     []uint64
@@ -91,8 +92,8 @@ func (r *reach) Next() (*vector.Batch, error) {
 		return out, err
 	}
 	st := r.reachState
-	st.visited.clear()
-	st.seen.clear()
+	st.visited.Clear()
+	st.seen.Clear()
 	r.reachState = nil
 	reachStates.Put(st)
 	return nil, nil
@@ -138,7 +139,7 @@ func (r *reach) advance() (bool, error) {
 // search collects the far ends reachable from start within Min..Max.
 func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
-	r.visited.clear()
+	r.visited.Clear()
 	keep := func(n uint64) {
 		if r.p.Into >= 0 {
 			if n == r.into {
@@ -154,7 +155,7 @@ func (r *reach) search(start uint64) error {
 	// left by, which is no trail: the start is decided apart (below).
 	loopBack := r.p.Min == 1 && r.p.Dir == plan.Both
 	if r.p.Min == 0 || loopBack {
-		r.visited.add(start)
+		r.visited.Add(start)
 	}
 	if r.p.Min == 0 {
 		keep(start)
@@ -175,7 +176,7 @@ func (r *reach) search(start uint64) error {
 				if r.props != nil && !r.props.match(tx, r.rels[i]) {
 					continue
 				}
-				if r.visited.add(v) {
+				if r.visited.Add(v) {
 					keep(v)
 					r.nextLvl = append(r.nextLvl, v)
 				}
@@ -219,8 +220,8 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		if limit != plan.Unbounded {
 			limit--
 		}
-		r.seen.clear()
-		r.seen.add(x)
+		r.seen.Clear()
+		r.seen.Add(x)
 		r.frontier = append(r.frontier[:0], x)
 		for depth := 1; len(r.frontier) > 0 && (limit == plan.Unbounded || depth <= limit); depth++ {
 			if err := r.c.CheckCancel(); err != nil {
@@ -237,7 +238,7 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 					if v == start {
 						return true, nil
 					}
-					if r.seen.add(v) {
+					if r.seen.Add(v) {
 						r.nextLvl = append(r.nextLvl, v)
 					}
 				}
