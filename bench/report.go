@@ -18,48 +18,68 @@ func (m Machine) String() string {
 
 // WriteMarkdown renders a report as bench/RESULTS.md.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	var m markdown
+	r.writeHeader(&m)
+	r.writeQueries(&m)
+	r.writeLoad(&m)
+	r.writeSuite(&m)
+	_, err := io.WriteString(w, m.String())
+	return err
+}
+
+// markdown collects the lines of a report.
+type markdown struct{ strings.Builder }
+
+// p writes a line: format with a.
+func (m *markdown) p(format string, a ...any) { fmt.Fprintf(m, format+"\n", a...) }
+
+// writeHeader writes the title and the table of the run.
+func (r *Report) writeHeader(m *markdown) {
 	snb := r.Dataset == SNBDataset
 	switch {
 	case snb:
-		p("# Benchmark results: Quiver beside Kùzu, the SNB-like data set")
-		p("")
-		p("Written by `make bench-snb` (bench/cmd/quiverbench run -dataset snb); do not edit by hand. See bench/README.md for the data set and what is measured.")
+		m.p("# Benchmark results: Quiver beside Kùzu, the SNB-like data set")
+		m.p("")
+		m.p("Written by `make bench-snb` (bench/cmd/quiverbench run -dataset snb); do not edit by hand. See bench/README.md for the data set and what is measured.")
 	case r.Wide:
-		p("# Benchmark results: Quiver beside Kùzu, the wider suite")
-		p("")
-		p("Written by `make bench-wide` (bench/cmd/quiverbench run -suite wide); do not edit by hand. See bench/README.md for what is measured.")
+		m.p("# Benchmark results: Quiver beside Kùzu, the wider suite")
+		m.p("")
+		m.p("Written by `make bench-wide` (bench/cmd/quiverbench run -suite wide); do not edit by hand. See bench/README.md for what is measured.")
 	default:
-		p("# Benchmark results: Quiver beside Kùzu")
-		p("")
-		p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
+		m.p("# Benchmark results: Quiver beside Kùzu")
+		m.p("")
+		m.p("Written by `make bench` (bench/cmd/quiverbench); do not edit by hand. See bench/README.md for what is measured.")
 	}
-	p("")
-	p("| | |")
-	p("|---|---|")
-	p("| Date | %s |", dateText(r.Date))
-	p("| Machine | %s |", r.Machine)
-	p("| Commit | %s |", r.Commit)
+	m.p("")
+	m.p("| | |")
+	m.p("|---|---|")
+	m.p("| Date | %s |", dateText(r.Date))
+	m.p("| Machine | %s |", r.Machine)
+	m.p("| Commit | %s |", r.Commit)
 	if snb {
-		p("| Scale | SNB-like %s: %d nodes of %d labels, %d relationships of %d types (seed %d) |", r.Scale.Name, r.Nodes,
+		m.p("| Scale | SNB-like %s: %d nodes of %d labels, %d relationships of %d types (seed %d) |", r.Scale.Name, r.Nodes,
 			len(r.Dataset.Nodes), r.Edges, r.Dataset.RelTypes(), r.Seed)
 	} else {
-		p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
+		m.p("| Scale | %s: %d nodes, %d edges (seed %d) |", r.Scale.Name, r.Nodes, r.Edges, r.Seed)
 	}
-	p("| Go | %s |", r.GoVersion)
-	p("| Kùzu | %s (npm `kuzu`, Node.js subprocess, default threads) |", r.KuzuVersion)
-	p("| Timing | median of %d runs after %d warm-up runs, engines alternated run by run |", r.Runs, r.Warmup)
-	p("| Quiver loader | %s |", r.Loader.Name())
-	p("")
+	m.p("| Go | %s |", r.GoVersion)
+	m.p("| Kùzu | %s (npm `kuzu`, Node.js subprocess, default threads) |", r.KuzuVersion)
+	m.p("| Timing | median of %d runs after %d warm-up runs, engines alternated run by run |", r.Runs, r.Warmup)
+	m.p("| Quiver loader | %s |", r.Loader.Name())
+	m.p("")
 	if r.Note != "" {
-		p("%s", r.Note)
-		p("")
+		m.p("%s", r.Note)
+		m.p("")
 	}
-	p("## Queries (milliseconds, median)")
-	p("")
-	p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
-	p("|---|---:|---:|---:|---:|---:|---|")
+}
+
+// writeQueries writes the queries' times beside Kùzu's and whether the
+// answers agreed.
+func (r *Report) writeQueries(m *markdown) {
+	m.p("## Queries (milliseconds, median)")
+	m.p("")
+	m.p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
+	m.p("|---|---:|---:|---:|---:|---:|---|")
 	logE, logH, n := 0.0, 0.0, 0
 	fasterE, fasterH := 0, 0
 	for _, q := range r.Queries {
@@ -68,7 +88,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		if q.Shape != "" {
 			name += " " + q.Shape
 		}
-		p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
+		m.p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
 		if e > 0 && h > 0 && k > 0 {
 			logE += math.Log(e / k)
 			logH += math.Log(h / k)
@@ -82,65 +102,71 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	if n > 0 {
-		p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
+		m.p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
 	}
-	p("")
-	p("Quiver is faster than Kùzu on %d of %d queries embedded, %d over HTTP.", fasterE, len(r.Queries), fasterH)
-	p("")
+	m.p("")
+	m.p("Quiver is faster than Kùzu on %d of %d queries embedded, %d over HTTP.", fasterE, len(r.Queries), fasterH)
+	m.p("")
 	if len(r.Skip) > 0 {
-		p("Not run in this report: %s (the geometric mean is over the queries above).", strings.Join(r.Skip, ", "))
-		p("")
+		m.p("Not run in this report: %s (the geometric mean is over the queries above).", strings.Join(r.Skip, ", "))
+		m.p("")
 	}
-	p("A ratio below 1 means Quiver is faster. Every answer was compared between the engines;")
+	m.p("A ratio below 1 means Quiver is faster. Every answer was compared between the engines;")
 	if len(r.Mismatches) == 0 {
-		p("all agreed.")
+		m.p("all agreed.")
 	} else {
-		p("**these differed**:")
-		p("")
-		for _, m := range r.Mismatches {
-			p("    %s", strings.ReplaceAll(m, "\n", "\n    "))
+		m.p("**these differed**:")
+		m.p("")
+		for _, mm := range r.Mismatches {
+			m.p("    %s", strings.ReplaceAll(mm, "\n", "\n    "))
 		}
 	}
-	p("")
-	p("## Load, size, memory")
-	p("")
-	p("| | Quiver | Kùzu |")
-	p("|---|---:|---:|")
-	p("| load nodes (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS, r.KuzuLoad.NodesMS)
-	p("| load edges (ms) | %.0f | %.0f |", r.QuiverLoad.EdgesMS, r.KuzuLoad.EdgesMS)
-	p("| load total (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS+r.QuiverLoad.EdgesMS, r.KuzuLoad.NodesMS+r.KuzuLoad.EdgesMS)
+	m.p("")
+}
+
+// writeLoad writes the load, the size on disk and the memory.
+func (r *Report) writeLoad(m *markdown) {
+	m.p("## Load, size, memory")
+	m.p("")
+	m.p("| | Quiver | Kùzu |")
+	m.p("|---|---:|---:|")
+	m.p("| load nodes (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS, r.KuzuLoad.NodesMS)
+	m.p("| load edges (ms) | %.0f | %.0f |", r.QuiverLoad.EdgesMS, r.KuzuLoad.EdgesMS)
+	m.p("| load total (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS+r.QuiverLoad.EdgesMS, r.KuzuLoad.NodesMS+r.KuzuLoad.EdgesMS)
 	if r.QuiverLoad.OpenMS > 0 {
-		p("| opening the imported directory (ms) | %.0f | |", r.QuiverLoad.OpenMS)
+		m.p("| opening the imported directory (ms) | %.0f | |", r.QuiverLoad.OpenMS)
 	}
-	p("| on-disk size | %s | %s |", quiverDisk(r), bytesText(r.KuzuDisk))
-	p("| peak RSS while loading | %s | %s |", bytesText(r.QuiverRSSLoad), bytesText(r.KuzuRSSLoad))
+	m.p("| on-disk size | %s | %s |", quiverDisk(r), bytesText(r.KuzuDisk))
+	m.p("| peak RSS while loading | %s | %s |", bytesText(r.QuiverRSSLoad), bytesText(r.KuzuRSSLoad))
 	if r.QuiverLoad.OpenMS > 0 {
-		p("| peak RSS while opening | %s | |", bytesText(r.QuiverRSSOpen))
+		m.p("| peak RSS while opening | %s | |", bytesText(r.QuiverRSSOpen))
 	}
-	p("| peak RSS while querying | %s | %s |", bytesText(r.QuiverRSSRun), bytesText(r.KuzuRSSRun))
-	p("")
+	m.p("| peak RSS while querying | %s | %s |", bytesText(r.QuiverRSSRun), bytesText(r.KuzuRSSRun))
+	m.p("")
 	if r.QuiverLoad.OpenMS > 0 {
-		p("Kùzu's load is COPY FROM into an open database; Quiver's is `quiver import`, which builds the")
-		p("data directory offline (the same work: parse, key lookup, adjacency in both directions, columns")
-		p("written compressed). `quiver serve` then opens the directory, which decodes and verifies it;")
-		p("that step is timed and measured on its own rows (opening a populated Kùzu database is not timed).")
-		p("")
+		m.p("Kùzu's load is COPY FROM into an open database; Quiver's is `quiver import`, which builds the")
+		m.p("data directory offline (the same work: parse, key lookup, adjacency in both directions, columns")
+		m.p("written compressed). `quiver serve` then opens the directory, which decodes and verifies it;")
+		m.p("that step is timed and measured on its own rows (opening a populated Kùzu database is not timed).")
+		m.p("")
 	}
-	p("Peak RSS is VmHWM of the engine's process, reset (clear_refs) before each phase. Quiver's")
-	p("process is the harness itself: its figure includes the CSV reading of the loader, the")
-	p("HTTP server and client and the decoding of Kùzu's answers (small beside the graph).")
-	p("Kùzu's is the Node.js process running bench/kuzu/run.js, Node's own heap included.")
-	p("")
-	p("## The suite")
-	p("")
+	m.p("Peak RSS is VmHWM of the engine's process, reset (clear_refs) before each phase. Quiver's")
+	m.p("process is the harness itself: its figure includes the CSV reading of the loader, the")
+	m.p("HTTP server and client and the decoding of Kùzu's answers (small beside the graph).")
+	m.p("Kùzu's is the Node.js process running bench/kuzu/run.js, Node's own heap included.")
+	m.p("")
+}
+
+// writeSuite lists the queries' text.
+func (r *Report) writeSuite(m *markdown) {
+	m.p("## The suite")
+	m.p("")
 	for _, q := range r.Queries {
-		p("- %s `%s`", q.Name, q.Quiver)
+		m.p("- %s `%s`", q.Name, q.Quiver)
 		if q.Kuzu != q.Quiver {
-			p("  - Kùzu: `%s`", q.Kuzu)
+			m.p("  - Kùzu: `%s`", q.Kuzu)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func quiverDisk(r *Report) string {

@@ -136,22 +136,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer kz.Close()
-	ResetPeakRSS(kz.Pid())
-	kdb := filepath.Join(tmp, "kuzu.db")
 	logf("kuzu: loading with COPY FROM")
-	ka, err := kz.Load(kdb, cfg.Dataset, cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("kuzu load: %w", err)
+	if err := loadKuzu(kz, cfg, filepath.Join(tmp, "kuzu.db"), rep); err != nil {
+		return nil, err
 	}
-	rep.KuzuVersion = ka.Version
-	rep.KuzuLoad = LoadTimes{NodesMS: ka.NodesMS, EdgesMS: ka.EdgesMS}
-	rep.KuzuRSSLoad, _ = PeakRSS(kz.Pid())
-	// Kùzu keeps one database file plus its write-ahead log beside it.
-	files, _ := filepath.Glob(kdb + "*")
-	for _, f := range files {
-		rep.KuzuDisk += DiskSize(f)
-	}
-	logf("kuzu %s: nodes in %.0f ms, edges in %.0f ms", ka.Version, ka.NodesMS, ka.EdgesMS)
+	logf("kuzu %s: nodes in %.0f ms, edges in %.0f ms", rep.KuzuVersion, rep.KuzuLoad.NodesMS, rep.KuzuLoad.EdgesMS)
 
 	// The suite. The load's garbage goes back to the OS first, so that the
 	// peak while querying starts from what the loaded graph holds.
@@ -166,39 +155,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if slices.Contains(cfg.Skip, q.Name) {
 			continue
 		}
-		qr := QueryReport{Query: q}
-		for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
-			timed := i >= cfg.Warmup
-			ka, err := kz.Query(q.Kuzu)
-			if err != nil {
-				return nil, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
-			}
-			sw := startWatch()
-			emb, err := QueryEmbedded(ctx, db, q.Quiver)
-			embMS := sw.ms()
-			if err != nil {
-				return nil, fmt.Errorf("%s on Quiver: %w", q.Name, err)
-			}
-			sw = startWatch()
-			web, err := srv.Query(ctx, q.Quiver)
-			webMS := sw.ms()
-			if err != nil {
-				return nil, fmt.Errorf("%s on Quiver over HTTP: %w", q.Name, err)
-			}
-			if i == 0 {
-				qr.Answer = emb
-				if err := Compare(q, emb, ka.Rows); err != nil {
-					rep.Mismatches = append(rep.Mismatches, err.Error())
-				}
-				if err := Compare(q, web, ka.Rows); err != nil {
-					rep.Mismatches = append(rep.Mismatches, "over HTTP: "+err.Error())
-				}
-			}
-			if timed {
-				qr.KuzuMS = append(qr.KuzuMS, ka.MS)
-				qr.EmbeddedMS = append(qr.EmbeddedMS, embMS)
-				qr.HTTPMS = append(qr.HTTPMS, webMS)
-			}
+		qr, err := timeQuery(ctx, cfg, q, db, srv, kz, rep)
+		if err != nil {
+			return nil, err
 		}
 		logf("%s: quiver %.2f ms (HTTP %.2f), kuzu %.2f ms, answer %v", q.Name,
 			Median(qr.EmbeddedMS), Median(qr.HTTPMS), Median(qr.KuzuMS), short(qr.Answer))
@@ -207,6 +166,66 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.QuiverRSSRun, _ = PeakRSS(0)
 	rep.KuzuRSSRun, _ = PeakRSS(kz.Pid())
 	return rep, nil
+}
+
+// loadKuzu loads the data set into Kùzu's database kdb and records the
+// load's times, its peak RSS and the database's size.
+func loadKuzu(kz *Kuzu, cfg Config, kdb string, rep *Report) error {
+	ResetPeakRSS(kz.Pid())
+	ka, err := kz.Load(kdb, cfg.Dataset, cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("kuzu load: %w", err)
+	}
+	rep.KuzuVersion = ka.Version
+	rep.KuzuLoad = LoadTimes{NodesMS: ka.NodesMS, EdgesMS: ka.EdgesMS}
+	rep.KuzuRSSLoad, _ = PeakRSS(kz.Pid())
+	// Kùzu keeps one database file plus its write-ahead log beside it.
+	files, _ := filepath.Glob(kdb + "*")
+	for _, f := range files {
+		rep.KuzuDisk += DiskSize(f)
+	}
+	return nil
+}
+
+// timeQuery runs q on the three engines in turn, warm-up runs first,
+// and compares the first run's answers (a difference goes to
+// rep.Mismatches).
+func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTTPServer, kz *Kuzu, rep *Report) (QueryReport, error) {
+	qr := QueryReport{Query: q}
+	for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
+		timed := i >= cfg.Warmup
+		ka, err := kz.Query(q.Kuzu)
+		if err != nil {
+			return qr, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
+		}
+		sw := startWatch()
+		emb, err := QueryEmbedded(ctx, db, q.Quiver)
+		embMS := sw.ms()
+		if err != nil {
+			return qr, fmt.Errorf("%s on Quiver: %w", q.Name, err)
+		}
+		sw = startWatch()
+		web, err := srv.Query(ctx, q.Quiver)
+		webMS := sw.ms()
+		if err != nil {
+			return qr, fmt.Errorf("%s on Quiver over HTTP: %w", q.Name, err)
+		}
+		if i == 0 {
+			qr.Answer = emb
+			if err := Compare(q, emb, ka.Rows); err != nil {
+				rep.Mismatches = append(rep.Mismatches, err.Error())
+			}
+			if err := Compare(q, web, ka.Rows); err != nil {
+				rep.Mismatches = append(rep.Mismatches, "over HTTP: "+err.Error())
+			}
+		}
+		if timed {
+			qr.KuzuMS = append(qr.KuzuMS, ka.MS)
+			qr.EmbeddedMS = append(qr.EmbeddedMS, embMS)
+			qr.HTTPMS = append(qr.HTTPMS, webMS)
+		}
+	}
+	return qr, nil
 }
 
 func short(r Rows) string {

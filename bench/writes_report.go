@@ -21,41 +21,61 @@ const (
 // section of bench/RESULTS.md. notes (markdown, may be empty) is the
 // reading of the numbers, kept by hand in a file of its own.
 func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
-	var b strings.Builder
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
-	p("%s", WritesHeading)
-	p("")
-	p("Written by `make bench-writes` (`quiverbench writes`), which replaces only this section; see bench/README.md.")
-	p("")
-	p("| | |")
-	p("|---|---|")
-	p("| Date | %s |", dateText(r.Date))
-	p("| Machine | %s |", r.Machine)
-	p("| Commit | %s |", r.Commit)
-	p("| Go | %s |", r.GoVersion)
-	if r.KuzuVersion != "" {
-		p("| Kùzu | %s (npm `kuzu`, in the Node.js process, one connection, prepared statement with parameters) |", r.KuzuVersion)
+	var m markdown
+	r.writeHeader(&m)
+	r.writeMeasures(&m)
+	r.writeRounds(&m)
+	r.writeRecovery(&m)
+	r.writeCheckpoint(&m)
+	if notes = strings.TrimSpace(notes); notes != "" {
+		m.p("### What limits each number")
+		m.p("")
+		m.p("%s", notes)
+		m.p("")
 	}
-	p("| Filesystem | %s (data directories and Kùzu's databases under %s) |", r.FS, r.TempDir)
-	p("| Load | %s |", loadsText(r.Loads))
-	p("| Timing | %d rounds; per round: Quiver %v per client count after %v warm-up, Kùzu %d statements after %d per mode; engines alternated; medians over the rounds |",
-		len(r.Rounds), r.Duration, r.Warmup, r.KuzuWrites, r.KuzuWarmup)
-	p("")
-	if r.Note != "" {
-		p("%s", r.Note)
-		p("")
-	}
-	p("Every write is `%s` with fresh parameters, auto-commit: `POST /api/v1/query` to the real", WriteStatement)
-	p("`quiver serve` (default options, a new data directory each load) over keep-alive loopback HTTP; a")
-	p("commit counts when its 200 arrived, and each load ends by checking that the database holds exactly")
-	p("the acknowledged nodes. Kùzu runs the same statement in-process (its table `W` needs a primary key:")
-	p("`id`, so it also maintains a hash index).")
-	p("")
+	_, err := io.WriteString(w, m.String())
+	return err
+}
 
-	p("### Measures")
-	p("")
-	p("| measure | goal | measured | goal met |")
-	p("|---|---|---|---|")
+// writeHeader writes the heading, the table of the run and what a write
+// is.
+func (r *WritesReport) writeHeader(m *markdown) {
+	m.p("%s", WritesHeading)
+	m.p("")
+	m.p("Written by `make bench-writes` (`quiverbench writes`), which replaces only this section; see bench/README.md.")
+	m.p("")
+	m.p("| | |")
+	m.p("|---|---|")
+	m.p("| Date | %s |", dateText(r.Date))
+	m.p("| Machine | %s |", r.Machine)
+	m.p("| Commit | %s |", r.Commit)
+	m.p("| Go | %s |", r.GoVersion)
+	if r.KuzuVersion != "" {
+		m.p("| Kùzu | %s (npm `kuzu`, in the Node.js process, one connection, prepared statement with parameters) |", r.KuzuVersion)
+	}
+	m.p("| Filesystem | %s (data directories and Kùzu's databases under %s) |", r.FS, r.TempDir)
+	m.p("| Load | %s |", loadsText(r.Loads))
+	m.p("| Timing | %d rounds; per round: Quiver %v per client count after %v warm-up, Kùzu %d statements after %d per mode; engines alternated; medians over the rounds |",
+		len(r.Rounds), r.Duration, r.Warmup, r.KuzuWrites, r.KuzuWarmup)
+	m.p("")
+	if r.Note != "" {
+		m.p("%s", r.Note)
+		m.p("")
+	}
+	m.p("Every write is `%s` with fresh parameters, auto-commit: `POST /api/v1/query` to the real", WriteStatement)
+	m.p("`quiver serve` (default options, a new data directory each load) over keep-alive loopback HTTP; a")
+	m.p("commit counts when its 200 arrived, and each load ends by checking that the database holds exactly")
+	m.p("the acknowledged nodes. Kùzu runs the same statement in-process (its table `W` needs a primary key:")
+	m.p("`id`, so it also maintains a hash index).")
+	m.p("")
+}
+
+// writeMeasures writes each measure beside its goal.
+func (r *WritesReport) writeMeasures(m *markdown) {
+	m.p("### Measures")
+	m.p("")
+	m.p("| measure | goal | measured | goal met |")
+	m.p("|---|---|---|---|")
 	kuzuBest, kuzuMode := r.bestKuzu()
 	for i, clients := range r.Clients {
 		q, err := r.MedianQuiver(i)
@@ -65,50 +85,53 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 		name := fmt.Sprintf("auto-commit `CREATE` over HTTP, %d client%s (commits/s)", clients, plural(clients))
 		switch {
 		case clients == 1 && kuzuBest > 0:
-			p("| %s | ≥ Kùzu in-process, same run: %s (%s) | %s | %s |", name, rateText(kuzuBest), kuzuMode, rateText(q.Rate()), verdict(q.Rate(), kuzuBest, true))
+			m.p("| %s | ≥ Kùzu in-process, same run: %s (%s) | %s | %s |", name, rateText(kuzuBest), kuzuMode, rateText(q.Rate()), verdict(q.Rate(), kuzuBest, true))
 		case clients >= 32:
-			p("| %s | ≥ %s | %s | %s |", name, rateText(GoalConcurrentRate), rateText(q.Rate()), verdict(q.Rate(), GoalConcurrentRate, true))
+			m.p("| %s | ≥ %s | %s | %s |", name, rateText(GoalConcurrentRate), rateText(q.Rate()), verdict(q.Rate(), GoalConcurrentRate, true))
 		default:
-			p("| %s | reported | %s | |", name, rateText(q.Rate()))
+			m.p("| %s | reported | %s | |", name, rateText(q.Rate()))
 		}
 	}
 	for i, clients := range r.Clients {
 		if q, err := r.MedianQuiver(i); err == nil {
-			p("| median / p99 latency, %d client%s | reported | %s / %s | |", clients, plural(clients), durText(q.Latency.P50), durText(q.Latency.P99))
+			m.p("| median / p99 latency, %d client%s | reported | %s / %s | |", clients, plural(clients), durText(q.Latency.P50), durText(q.Latency.P99))
 		}
 	}
 	for i, clients := range r.Clients {
 		if e, ok := r.MedianEmbedded(i); ok {
-			p("| Quiver embedded (engine in-process, no HTTP), %d writer%s: commits/s, median / p99 | reported | %s, %s / %s | |", clients, plural(clients), rateText(e.Rate()), durText(e.Latency.P50), durText(e.Latency.P99))
+			m.p("| Quiver embedded (engine in-process, no HTTP), %d writer%s: commits/s, median / p99 | reported | %s, %s / %s | |", clients, plural(clients), rateText(e.Rate()), durText(e.Latency.P50), durText(e.Latency.P99))
 		}
 	}
 	for _, mode := range KuzuModes {
 		if k, ok := r.MedianKuzu(mode); ok {
-			p("| Kùzu in-process (%s), 1 connection: commits/s, median / p99 | reported | %s, %s / %s | |", mode, rateText(k.Rate()), durText(k.Latency.P50), durText(k.Latency.P99))
+			m.p("| Kùzu in-process (%s), 1 connection: commits/s, median / p99 | reported | %s, %s / %s | |", mode, rateText(k.Rate()), durText(k.Latency.P50), durText(k.Latency.P99))
 		}
 	}
 	if rec := r.Recovery; rec != nil {
 		warm, cold := readyTimes(rec.Warm), readyTimes(rec.Cold)
-		p("| recovery after %s logged commits: `quiver serve` start → first answer | ≤ %s | %s (page cache warm), %s (log evicted from it) | %s |",
+		m.p("| recovery after %s logged commits: `quiver serve` start → first answer | ≤ %s | %s (page cache warm), %s (log evicted from it) | %s |",
 			countText(rec.Write.Commits), secText(GoalRecovery), secText(MedianOf(warm)), secText(MedianOf(cold)),
 			verdict(max(MedianOf(warm), MedianOf(cold)).Seconds(), GoalRecovery.Seconds(), false))
 	}
 	if ck := r.Checkpoint; ck != nil {
 		imp, cp := MedianOf(ck.Import), MedianOf(ck.Checkpoint)
-		p("| checkpoint of the M graph (`CHECKPOINT` after one write) | ≤ import of M: %s | %s (ratio %.2f) | %s |",
+		m.p("| checkpoint of the M graph (`CHECKPOINT` after one write) | ≤ import of M: %s | %s (ratio %.2f) | %s |",
 			secText(imp), secText(cp), cp.Seconds()/imp.Seconds(), verdict(cp.Seconds(), imp.Seconds(), false))
 	}
-	p("")
+	m.p("")
+}
 
-	p("### Throughput and latency, round by round")
-	p("")
-	p("| round | load (1 min) | fdatasync/s (p50) | load | per second | p50 | p99 | max | CPU: server | clients | others | disk flushes per commit |")
-	p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+// writeRounds writes the throughput and latency of every round.
+func (r *WritesReport) writeRounds(m *markdown) {
+	m.p("### Throughput and latency, round by round")
+	m.p("")
+	m.p("| round | load (1 min) | fdatasync/s (p50) | load | per second | p50 | p99 | max | CPU: server | clients | others | disk flushes per commit |")
+	m.p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for n, round := range r.Rounds {
 		ld := fmt.Sprintf("%.2f", round.Load[0])
 		fs := fmt.Sprintf("%s (%s)", rateText(round.Fsync.Rate()), durText(round.Fsync.Latency.P50))
 		row := func(name string, q WriteResult, flushes string) {
-			p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", n+1, ld, fs, name,
+			m.p("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", n+1, ld, fs, name,
 				rateText(q.Rate()), durText(q.Latency.P50), durText(q.Latency.P99), durText(q.Latency.Max),
 				cpuText(q.ServerCPU, q.Elapsed), cpuText(q.ClientCPU, q.Elapsed), cpuText(q.OtherCPU, q.Elapsed), flushes)
 			ld, fs = "", ""
@@ -121,7 +144,7 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 			}
 			if i < len(round.Embedded) {
 				e := round.Embedded[i]
-				p("| %d | | | Quiver embedded, %d writer%s (no HTTP) | %s | %s | %s | %s | %s (engine and writers) | | | |", n+1, e.Clients, plural(e.Clients),
+				m.p("| %d | | | Quiver embedded, %d writer%s (no HTTP) | %s | %s | %s | %s | %s (engine and writers) | | | |", n+1, e.Clients, plural(e.Clients),
 					rateText(e.Rate()), durText(e.Latency.P50), durText(e.Latency.P99), durText(e.Latency.Max), cpuText(e.ClientCPU, e.Elapsed))
 			}
 			if i == 0 {
@@ -130,79 +153,80 @@ func WriteWritesSection(w io.Writer, r *WritesReport, notes string) error {
 					if k.CPU >= 0 {
 						cpu = fmt.Sprintf("%.0f%% (Node process, whole call)", k.CPU)
 					}
-					p("| %d | | | Kùzu, %s | %s | %s | %s | %s | %s | | | |", n+1, k.Mode, rateText(k.Rate()), durText(k.Latency.P50), durText(k.Latency.P99), durText(k.Latency.Max), cpu)
+					m.p("| %d | | | Kùzu, %s | %s | %s | %s | %s | %s | | | |", n+1, k.Mode, rateText(k.Rate()), durText(k.Latency.P50), durText(k.Latency.P99), durText(k.Latency.Max), cpu)
 				}
 			}
 		}
 	}
-	p("")
-	p("CPU is the share of one core over the timed part (200%% is the whole machine): the server")
-	p("process's, the client goroutines' (this harness), and everything else's (busy time in")
-	p("/proc/stat less those two: other processes, kernel threads such as the filesystem's journal,")
-	p("and time the hypervisor gave to other machines (steal)).")
-	p("Disk flushes are the device's completed flush requests (/proc/diskstats) per acknowledged")
-	p("commit: disk-wide, so another process's syncs count too. The `%s` rows send the same", FloorStatement)
-	p("requests with a statement that writes nothing, on the same server after the write load: HTTP,")
-	p("decoding, parse, plan and run without a commit or a sync. \"Quiver embedded\" runs the same")
-	p("statements through `engine.DB.Query` in the harness (a new data directory on the same disk,")
-	p("the log and group commit as under `quiver serve`, GOGC 400): the engine without HTTP.")
-	p("")
+	m.p("")
+	m.p("CPU is the share of one core over the timed part (200%% is the whole machine): the server")
+	m.p("process's, the client goroutines' (this harness), and everything else's (busy time in")
+	m.p("/proc/stat less those two: other processes, kernel threads such as the filesystem's journal,")
+	m.p("and time the hypervisor gave to other machines (steal)).")
+	m.p("Disk flushes are the device's completed flush requests (/proc/diskstats) per acknowledged")
+	m.p("commit: disk-wide, so another process's syncs count too. The `%s` rows send the same", FloorStatement)
+	m.p("requests with a statement that writes nothing, on the same server after the write load: HTTP,")
+	m.p("decoding, parse, plan and run without a commit or a sync. \"Quiver embedded\" runs the same")
+	m.p("statements through `engine.DB.Query` in the harness (a new data directory on the same disk,")
+	m.p("the log and group commit as under `quiver serve`, GOGC 400): the engine without HTTP.")
+	m.p("")
+}
 
-	if rec := r.Recovery; rec != nil {
-		p("### Recovery")
-		p("")
-		p("%s commits (`%s`, each its own logged commit) by %d clients over HTTP at %s to a",
-			countText(rec.Write.Commits), WriteStatement, rec.Write.Clients, rateText(rec.Write.Rate()))
-		p("server started with `%s`, so nothing but the log holds them;", strings.Join(noCheckpointFlags, " "))
-		p("then SIGKILL. The log: %s in %d segment%s (%d bytes per commit). Every restart replayed %s",
-			bytesText(rec.WALBytes), rec.WALSegments, plural(rec.WALSegments), rec.WALBytes/max(rec.Write.Commits, 1), countText(rec.Records))
-		p("records and answered count(*) = %s; it was SIGKILLed again, so each restart replays the same log.", countText(rec.Recovered))
-		p("")
-		p("| restart | page cache | start → first answer | start → listening | replay (server's log) | other processes' CPU |")
-		p("|---|---|---:|---:|---:|---:|")
-		for i := range rec.Warm {
-			p("| %d | warm | %s | %s | %s | %s |", i+1, secText(rec.Warm[i].Ready), secText(rec.Warm[i].Listening), secText(rec.Warm[i].Replay), cpuText(rec.Warm[i].OtherCPU, rec.Warm[i].Ready))
-			if i < len(rec.Cold) {
-				p("| %d | log evicted | %s | %s | %s | %s |", i+1, secText(rec.Cold[i].Ready), secText(rec.Cold[i].Listening), secText(rec.Cold[i].Replay), cpuText(rec.Cold[i].OtherCPU, rec.Cold[i].Ready))
-			}
-		}
-		for i, d := range rec.Open {
-			p("| engine.Open in-process %d | warm | %s | | | |", i+1, secText(d))
-		}
-		p("")
-		p("\"Log evicted\": the data directory's files dropped from the page cache (posix_fadvise")
-		p("DONTNEED) before the start, so the log is read from the disk as after a power cut; \"warm\"")
-		p("is the state after a process crash. engine.Open ran on a copy of the directory.")
-		p("")
+// writeRecovery writes the restarts after a crash, when measured.
+func (r *WritesReport) writeRecovery(m *markdown) {
+	rec := r.Recovery
+	if rec == nil {
+		return
 	}
+	m.p("### Recovery")
+	m.p("")
+	m.p("%s commits (`%s`, each its own logged commit) by %d clients over HTTP at %s to a",
+		countText(rec.Write.Commits), WriteStatement, rec.Write.Clients, rateText(rec.Write.Rate()))
+	m.p("server started with `%s`, so nothing but the log holds them;", strings.Join(noCheckpointFlags, " "))
+	m.p("then SIGKILL. The log: %s in %d segment%s (%d bytes per commit). Every restart replayed %s",
+		bytesText(rec.WALBytes), rec.WALSegments, plural(rec.WALSegments), rec.WALBytes/max(rec.Write.Commits, 1), countText(rec.Records))
+	m.p("records and answered count(*) = %s; it was SIGKILLed again, so each restart replays the same log.", countText(rec.Recovered))
+	m.p("")
+	m.p("| restart | page cache | start → first answer | start → listening | replay (server's log) | other processes' CPU |")
+	m.p("|---|---|---:|---:|---:|---:|")
+	for i := range rec.Warm {
+		m.p("| %d | warm | %s | %s | %s | %s |", i+1, secText(rec.Warm[i].Ready), secText(rec.Warm[i].Listening), secText(rec.Warm[i].Replay), cpuText(rec.Warm[i].OtherCPU, rec.Warm[i].Ready))
+		if i < len(rec.Cold) {
+			m.p("| %d | log evicted | %s | %s | %s | %s |", i+1, secText(rec.Cold[i].Ready), secText(rec.Cold[i].Listening), secText(rec.Cold[i].Replay), cpuText(rec.Cold[i].OtherCPU, rec.Cold[i].Ready))
+		}
+	}
+	for i, d := range rec.Open {
+		m.p("| engine.Open in-process %d | warm | %s | | | |", i+1, secText(d))
+	}
+	m.p("")
+	m.p("\"Log evicted\": the data directory's files dropped from the page cache (posix_fadvise")
+	m.p("DONTNEED) before the start, so the log is read from the disk as after a power cut; \"warm\"")
+	m.p("is the state after a process crash. engine.Open ran on a copy of the directory.")
+	m.p("")
+}
 
-	if ck := r.Checkpoint; ck != nil {
-		p("### Checkpoint of the M graph")
-		p("")
-		p("| | time | | other processes' CPU |")
-		p("|---|---:|---|---:|")
-		for i, d := range ck.Import {
-			p("| `quiver import` of M, run %d | %s | %s written | %s |", i+1, secText(d), bytesText(ck.BaseBytes), cpuText(at(ck.ImportOther, i), d))
-		}
-		p("| `quiver serve` on it: start → first answer | %s | | |", secText(ck.Open))
-		for i, d := range ck.Checkpoint {
-			p("| `CHECKPOINT` after one write, run %d | %s | engine %s, %s written | %s |", i+1, secText(d), secText(ck.Engine[i]), bytesText(ck.CheckpointBytes), cpuText(at(ck.CheckpointOther, i), d))
-		}
-		p("")
-		p("Both write the same base format, every file fsynced, then the manifest. The import is the whole")
-		p("`quiver import` process (parse the CSVs, build both CSRs, write); the checkpoint writes the")
-		p("version in memory (1,000,000 + a few nodes, 10,000,000 relationships) and trims the log.")
-		p("")
+// writeCheckpoint writes the checkpoint beside the import, when measured.
+func (r *WritesReport) writeCheckpoint(m *markdown) {
+	ck := r.Checkpoint
+	if ck == nil {
+		return
 	}
-
-	if notes = strings.TrimSpace(notes); notes != "" {
-		p("### What limits each number")
-		p("")
-		p("%s", notes)
-		p("")
+	m.p("### Checkpoint of the M graph")
+	m.p("")
+	m.p("| | time | | other processes' CPU |")
+	m.p("|---|---:|---|---:|")
+	for i, d := range ck.Import {
+		m.p("| `quiver import` of M, run %d | %s | %s written | %s |", i+1, secText(d), bytesText(ck.BaseBytes), cpuText(at(ck.ImportOther, i), d))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	m.p("| `quiver serve` on it: start → first answer | %s | | |", secText(ck.Open))
+	for i, d := range ck.Checkpoint {
+		m.p("| `CHECKPOINT` after one write, run %d | %s | engine %s, %s written | %s |", i+1, secText(d), secText(ck.Engine[i]), bytesText(ck.CheckpointBytes), cpuText(at(ck.CheckpointOther, i), d))
+	}
+	m.p("")
+	m.p("Both write the same base format, every file fsynced, then the manifest. The import is the whole")
+	m.p("`quiver import` process (parse the CSVs, build both CSRs, write); the checkpoint writes the")
+	m.p("version in memory (1,000,000 + a few nodes, 10,000,000 relationships) and trims the log.")
+	m.p("")
 }
 
 // bestKuzu is Kùzu's faster mode (median over the rounds), the one the

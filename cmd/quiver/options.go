@@ -73,45 +73,22 @@ type serveOptions struct {
 func parseServe(args []string) (o serveOptions, err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:3141", "address of the query listener (host:port)")
-	fs.StringVar(&o.dataDir, "data-dir", "./quiver-data", "data directory")
-	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	fs.IntVar(&o.maxConnections, "max-connections", 1000, "connection ceiling")
-	timeoutMS := fs.Int64("query-timeout", 30000, "query timeout in milliseconds (0: none)")
-	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file")
-	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
-	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "require authentication on every endpoint but the health probes (docs/security.md)")
-	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
-	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
-	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
-	maxMemory := fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
-	algoCache := fs.String("algo-cache-size", "", "bytes of graph projections the algo.* procedures keep between calls, e.g. 2GB (0: none; default: an eighth of --max-memory, 1GB without a budget)")
-	maxPerQuery := fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
-	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
-	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
-	walSize := fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
-	origins := fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
-	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
-	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
-	minBodyRate := fs.String("min-body-rate", "1KB", "bytes per second an HTTP request body must average once 5 s have passed since its headers (0: no minimum)")
-	reserved := fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: HTTP connections still sending their request head, and wire connections without a completed HELLO, cannot take them (default: a tenth of --max-connections; 0: none)")
-	fs.BoolVar(&o.console, "console", true, "serve the web console at / on the --listen port (docs/console.md); --console=false answers 404 there")
-	configPath := fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
+	f := defineServeFlags(fs, &o)
 	if err := parseFlags(fs, args, serveEnvironment); err != nil {
 		return o, err
 	}
-	if *configPath != "" {
-		notes, lines, cerr := applyConfig(fs, *configPath)
+	if *f.configPath != "" {
+		notes, lines, cerr := applyConfig(fs, *f.configPath)
 		if cerr != nil {
 			return o, cerr
 		}
 		o.notes = append(o.notes, notes...)
-		defer func() { err = inConfigFile(err, *configPath, lines) }()
+		defer func() { err = inConfigFile(err, *f.configPath, lines) }()
 	}
 	if o.rateLimit < 0 {
 		return o, fmt.Errorf("--rate-limit must be zero (no limit) or a positive number of requests per hour, not %d", o.rateLimit)
 	}
-	for _, origin := range strings.Split(*origins, ",") {
+	for _, origin := range strings.Split(*f.origins, ",") {
 		if origin = strings.TrimSpace(origin); origin != "" {
 			o.allowedOrigins = append(o.allowedOrigins, origin)
 		}
@@ -119,72 +96,12 @@ func parseServe(args []string) (o serveOptions, err error) {
 	if o.maxConnsPerClient <= 0 {
 		return o, fmt.Errorf("--max-connections-per-client must be positive, not %d", o.maxConnsPerClient)
 	}
-	o.maxMemory = engine.DefaultMaxMemory()
-	if *maxMemory != "" {
-		if o.maxMemory, err = engine.ParseSize(*maxMemory); err != nil {
-			return o, fmt.Errorf("--max-memory: %v", err)
-		}
+	if err := f.memory(&o); err != nil {
+		return o, err
 	}
-	if *algoCache != "" {
-		if o.algoCache, err = engine.ParseSize(*algoCache); err != nil {
-			return o, fmt.Errorf("--algo-cache-size: %v", err)
-		}
-		if o.algoCache == 0 {
-			o.algoCache = -1 // engine: off
-		}
+	if err := f.limits(&o); err != nil {
+		return o, err
 	}
-	if o.checkpointWALBytes, err = engine.ParseSize(*walSize); err != nil || o.checkpointWALBytes <= 0 {
-		return o, fmt.Errorf("--checkpoint-wal-size must be a positive size such as 256MB, not %q", *walSize)
-	}
-	if o.checkpointInterval <= 0 {
-		o.checkpointInterval = -1 // engine: no timer
-	}
-	if o.maxMemoryPerQuery, err = engine.ParseSize(*maxPerQuery); err != nil {
-		return o, fmt.Errorf("--max-memory-per-query: %v", err)
-	}
-	if o.maxMemory > 0 && (o.maxMemoryPerQuery == 0 || o.maxMemoryPerQuery > o.maxMemory) {
-		o.maxMemoryPerQuery = o.maxMemory // one query can never hold more than the whole budget
-	}
-	switch strings.ToLower(*level) {
-	case "debug":
-		o.logLevel = slog.LevelDebug
-	case "info":
-		o.logLevel = slog.LevelInfo
-	case "warn":
-		o.logLevel = slog.LevelWarn
-	case "error":
-		o.logLevel = slog.LevelError
-	default:
-		return o, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *level)
-	}
-	if o.maxConnections <= 0 {
-		return o, fmt.Errorf("--max-connections must be positive, not %d", o.maxConnections)
-	}
-	if o.headerTimeout <= 0 {
-		return o, fmt.Errorf("--header-timeout must be a positive duration such as 5s, not %v", o.headerTimeout)
-	}
-	rate, err := engine.ParseSize(*minBodyRate)
-	if err != nil || rate > math.MaxInt32 {
-		return o, fmt.Errorf("--min-body-rate must be a size per second such as 1KB (0: no minimum), not %q", *minBodyRate)
-	}
-	if o.minBodyRate = int(rate); rate == 0 {
-		o.minBodyRate = -1 // qhttp: no minimum
-	}
-	o.reservedConns = o.maxConnections / 10
-	if *reserved != "" {
-		n, err := strconv.Atoi(*reserved)
-		if err != nil || n < 0 || n >= o.maxConnections {
-			return o, fmt.Errorf("--reserved-connections must be a number from 0 to --max-connections - 1 (%d), not %q", o.maxConnections-1, *reserved)
-		}
-		o.reservedConns = n
-	}
-	if o.reservedConns == 0 {
-		o.reservedConns = -1 // qhttp: no reserve
-	}
-	if *timeoutMS < 0 {
-		return o, fmt.Errorf("--query-timeout must be zero or a positive number of milliseconds, not %d", *timeoutMS)
-	}
-	o.queryTimeout = time.Duration(*timeoutMS) * time.Millisecond
 	if o.listen == "" || !strings.Contains(o.listen, ":") {
 		return o, fmt.Errorf("--listen must be host:port, not %q", o.listen)
 	}
@@ -201,6 +118,124 @@ func parseServe(args []string) (o serveOptions, err error) {
 		return o, fmt.Errorf("--replication-mode %q: replication is not supported in this version (only the standalone role \"primary\" is)", o.replicationMode)
 	}
 	return o, nil
+}
+
+// serveFlags are the serve flags parsed into text or numbers that
+// parseServe converts and checks before they reach serveOptions; the
+// others are parsed into it directly.
+type serveFlags struct {
+	level, maxMemory, algoCache, maxPerQuery, walSize *string
+	origins, minBodyRate, reserved, configPath        *string
+	timeoutMS                                         *int64
+}
+
+// defineServeFlags defines serve's flags on fs, into o or the returned
+// serveFlags.
+func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
+	f := &serveFlags{}
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:3141", "address of the query listener (host:port)")
+	fs.StringVar(&o.dataDir, "data-dir", "./quiver-data", "data directory")
+	f.level = fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&o.maxConnections, "max-connections", 1000, "connection ceiling")
+	f.timeoutMS = fs.Int64("query-timeout", 30000, "query timeout in milliseconds (0: none)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "TLS certificate file")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
+	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "require authentication on every endpoint but the health probes (docs/security.md)")
+	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
+	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
+	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
+	f.maxMemory = fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
+	f.algoCache = fs.String("algo-cache-size", "", "bytes of graph projections the algo.* procedures keep between calls, e.g. 2GB (0: none; default: an eighth of --max-memory, 1GB without a budget)")
+	f.maxPerQuery = fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
+	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
+	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
+	f.walSize = fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
+	f.origins = fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
+	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
+	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
+	f.minBodyRate = fs.String("min-body-rate", "1KB", "bytes per second an HTTP request body must average once 5 s have passed since its headers (0: no minimum)")
+	f.reserved = fs.String("reserved-connections", "", "connections of --max-connections kept for clients that send their request promptly: HTTP connections still sending their request head, and wire connections without a completed HELLO, cannot take them (default: a tenth of --max-connections; 0: none)")
+	fs.BoolVar(&o.console, "console", true, "serve the web console at / on the --listen port (docs/console.md); --console=false answers 404 there")
+	f.configPath = fs.String("config", "", "YAML configuration file (docs/configuration.md); flags given on the command line override it")
+	return f
+}
+
+// memory converts and checks the memory budgets and the checkpoint's
+// triggers.
+func (f *serveFlags) memory(o *serveOptions) (err error) {
+	o.maxMemory = engine.DefaultMaxMemory()
+	if *f.maxMemory != "" {
+		if o.maxMemory, err = engine.ParseSize(*f.maxMemory); err != nil {
+			return fmt.Errorf("--max-memory: %v", err)
+		}
+	}
+	if *f.algoCache != "" {
+		if o.algoCache, err = engine.ParseSize(*f.algoCache); err != nil {
+			return fmt.Errorf("--algo-cache-size: %v", err)
+		}
+		if o.algoCache == 0 {
+			o.algoCache = -1 // engine: off
+		}
+	}
+	if o.checkpointWALBytes, err = engine.ParseSize(*f.walSize); err != nil || o.checkpointWALBytes <= 0 {
+		return fmt.Errorf("--checkpoint-wal-size must be a positive size such as 256MB, not %q", *f.walSize)
+	}
+	if o.checkpointInterval <= 0 {
+		o.checkpointInterval = -1 // engine: no timer
+	}
+	if o.maxMemoryPerQuery, err = engine.ParseSize(*f.maxPerQuery); err != nil {
+		return fmt.Errorf("--max-memory-per-query: %v", err)
+	}
+	if o.maxMemory > 0 && (o.maxMemoryPerQuery == 0 || o.maxMemoryPerQuery > o.maxMemory) {
+		o.maxMemoryPerQuery = o.maxMemory // one query can never hold more than the whole budget
+	}
+	return nil
+}
+
+// limits converts and checks the log level, the connection limits and
+// the timeouts.
+func (f *serveFlags) limits(o *serveOptions) error {
+	switch strings.ToLower(*f.level) {
+	case "debug":
+		o.logLevel = slog.LevelDebug
+	case "info":
+		o.logLevel = slog.LevelInfo
+	case "warn":
+		o.logLevel = slog.LevelWarn
+	case "error":
+		o.logLevel = slog.LevelError
+	default:
+		return fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *f.level)
+	}
+	if o.maxConnections <= 0 {
+		return fmt.Errorf("--max-connections must be positive, not %d", o.maxConnections)
+	}
+	if o.headerTimeout <= 0 {
+		return fmt.Errorf("--header-timeout must be a positive duration such as 5s, not %v", o.headerTimeout)
+	}
+	rate, err := engine.ParseSize(*f.minBodyRate)
+	if err != nil || rate > math.MaxInt32 {
+		return fmt.Errorf("--min-body-rate must be a size per second such as 1KB (0: no minimum), not %q", *f.minBodyRate)
+	}
+	if o.minBodyRate = int(rate); rate == 0 {
+		o.minBodyRate = -1 // qhttp: no minimum
+	}
+	o.reservedConns = o.maxConnections / 10
+	if *f.reserved != "" {
+		n, err := strconv.Atoi(*f.reserved)
+		if err != nil || n < 0 || n >= o.maxConnections {
+			return fmt.Errorf("--reserved-connections must be a number from 0 to --max-connections - 1 (%d), not %q", o.maxConnections-1, *f.reserved)
+		}
+		o.reservedConns = n
+	}
+	if o.reservedConns == 0 {
+		o.reservedConns = -1 // qhttp: no reserve
+	}
+	if *f.timeoutMS < 0 {
+		return fmt.Errorf("--query-timeout must be zero or a positive number of milliseconds, not %d", *f.timeoutMS)
+	}
+	o.queryTimeout = time.Duration(*f.timeoutMS) * time.Millisecond
+	return nil
 }
 
 // serveEnvironment ends `quiver serve -h`: the environment variables

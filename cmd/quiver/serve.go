@@ -64,13 +64,7 @@ func serve(o serveOptions) error {
 		log.Info(note)
 	}
 	limitMemory(o.maxMemory, log)
-	maxMemory, maxPerQuery := o.maxMemory, o.maxMemoryPerQuery
-	if maxMemory == 0 {
-		maxMemory = -1 // none
-	}
-	if maxPerQuery == 0 {
-		maxPerQuery = -1
-	}
+	maxMemory, maxPerQuery := engineBudgets(o)
 	var certs *certReloader
 	if o.tlsCertificate != nil {
 		certs = newCertReloader(o.tlsCert, o.tlsKey, o.tlsCertificate)
@@ -147,20 +141,8 @@ func serve(o serveOptions) error {
 		ml.l.SetReady(true)
 	}
 	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
-	for stop := false; !stop; {
-		select {
-		case err := <-fe.errc:
-			return fmt.Errorf("server stopped: %w", err)
-		case sig := <-sigc:
-			log.Info("shutting down", "signal", sig.String())
-			stop = true
-		case <-hupc:
-			if certs == nil {
-				log.Info("SIGHUP: no --tls-cert to reload")
-				continue
-			}
-			certs.reload(log)
-		}
+	if err := waitForStop(fe.errc, sigc, hupc, certs, log); err != nil {
+		return err
 	}
 	if ml != nil {
 		ml.l.SetReady(false)
@@ -172,6 +154,39 @@ func serve(o serveOptions) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// engineBudgets are the server's and a query's memory budgets as the
+// engine takes them: -1 for none.
+func engineBudgets(o serveOptions) (maxMemory, maxPerQuery int64) {
+	maxMemory, maxPerQuery = o.maxMemory, o.maxMemoryPerQuery
+	if maxMemory == 0 {
+		maxMemory = -1 // none
+	}
+	if maxPerQuery == 0 {
+		maxPerQuery = -1
+	}
+	return maxMemory, maxPerQuery
+}
+
+// waitForStop serves until SIGINT or SIGTERM (nil) or a frontend's
+// failure (its error), reloading the TLS certificate on SIGHUP.
+func waitForStop(errc <-chan error, sigc, hupc <-chan os.Signal, certs *certReloader, log *slog.Logger) error {
+	for {
+		select {
+		case err := <-errc:
+			return fmt.Errorf("server stopped: %w", err)
+		case sig := <-sigc:
+			log.Info("shutting down", "signal", sig.String())
+			return nil
+		case <-hupc:
+			if certs == nil {
+				log.Info("SIGHUP: no --tls-cert to reload")
+				continue
+			}
+			certs.reload(log)
+		}
+	}
 }
 
 // logSecurity says at start whether authentication is on, how clients

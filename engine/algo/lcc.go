@@ -297,6 +297,10 @@ func triangles(r *Run, n int, up oriented, sym bool) ([]uint64, error) {
 // 483–501 ms.
 const lanes = 8
 
+// trianglesBy is triangles with marks of type M (size bytes each). The
+// enumeration over a worker's range of vertices stays in one closure: it
+// is the tight loop of the algorithm, and its scratch slices are hoisted
+// into locals for it.
 func trianglesBy[M uint16 | uint32](r *Run, n int, up oriented, sym bool, size int64) ([]uint64, error) {
 	nw := r.workers()
 	type scratch struct {
@@ -393,23 +397,33 @@ func trianglesBy[M uint16 | uint32](r *Run, n int, up oriented, sym bool, size i
 	if err != nil {
 		return nil, err
 	}
+	cnts := make([][]uint64, 0, nw)
+	for w := range ws {
+		if ws[w].cnt != nil {
+			cnts = append(cnts, ws[w].cnt)
+		}
+	}
+	return sumCounts(r, n, cnts, sym)
+}
+
+// sumCounts adds up the workers' counts per vertex; with sym the counts
+// are of triangles and the sums are of e, which is 2 for every edge.
+func sumCounts(r *Run, n int, cnts [][]uint64, sym bool) ([]uint64, error) {
 	sum, err := makeSlice[uint64](r, n, u64Bytes)
 	if err != nil {
 		return nil, err
 	}
-	for w := range ws {
-		if add := ws[w].cnt; add != nil {
-			err := r.Blocks(len(sum), func(lo, hi int) error {
-				s, a := sum[lo:hi], add[lo:hi]
-				_ = a[len(s)-1]
-				for v := range s {
-					s[v] += a[v]
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
+	for _, add := range cnts {
+		err := r.Blocks(len(sum), func(lo, hi int) error {
+			s, a := sum[lo:hi], add[lo:hi]
+			_ = a[len(s)-1]
+			for v := range s {
+				s[v] += a[v]
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if sym {

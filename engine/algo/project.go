@@ -339,6 +339,49 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 	return deg[:g.N], err
 }
 
+// degreesToOffsets turns the n degrees of off into offsets in place, and
+// sets off[n] to their sum, which it returns.
+func degreesToOffsets(r *Run, off []uint32, n int) (uint64, error) {
+	var sum uint64
+	err := r.Blocks(n, func(lo, hi int) error {
+		for v := lo; v < hi; v++ {
+			d := uint64(off[v])
+			off[v] = uint32(sum)
+			sum += d
+			if sum > math.MaxUint32 {
+				return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+					"algo: the projection has more than 2^32 edges in one direction")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	off[n] = uint32(sum)
+	return sum, nil
+}
+
+// makeSlots allocates, charged to the run, the n slots of a CSR's
+// neighbours, and with rels their relationship ids, with weights their
+// weights.
+func makeSlots(r *Run, n uint64, rels, weights bool) (nbr []uint32, relIDs []uint64, wts []float64, err error) {
+	if nbr, err = makeSlice[uint32](r, int(n), u32Bytes); err != nil {
+		return nil, nil, nil, err
+	}
+	if rels {
+		if relIDs, err = makeSlice[uint64](r, int(n), u64Bytes); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if weights {
+		if wts, err = makeSlice[float64](r, int(n), u64Bytes); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return nbr, relIDs, wts, nil
+}
+
 // buildCSR builds the adjacency of adjs over g's vertices: a degree pass
 // (skipped when deg, from degrees over the same adjs, is given; buildCSR
 // takes it over), offsets, then a fill pass, both parallel over vertex
@@ -353,38 +396,13 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 		}
 	}
 	off := deg[:g.N+1] // offsets overwrite the degrees in place
-	var sum uint64
-	err = r.Blocks(g.N, func(lo, hi int) error {
-		for v := lo; v < hi; v++ {
-			d := uint64(off[v])
-			off[v] = uint32(sum)
-			sum += d
-			if sum > math.MaxUint32 {
-				return errs.New(errs.CodeOutOfMemory, errs.CatResource,
-					"algo: the projection has more than 2^32 edges in one direction")
-			}
-		}
-		return nil
-	})
+	sum, err := degreesToOffsets(r, off, g.N)
 	if err != nil {
 		return CSR{}, nil, nil, err
 	}
-	off[g.N] = uint32(sum)
-	nbr, err := makeSlice[uint32](r, int(sum), u32Bytes)
+	nbr, relIDs, wts, err := makeSlots(r, sum, rels, wr != nil)
 	if err != nil {
 		return CSR{}, nil, nil, err
-	}
-	var relIDs []uint64
-	if rels {
-		if relIDs, err = makeSlice[uint64](r, int(sum), u64Bytes); err != nil {
-			return CSR{}, nil, nil, err
-		}
-	}
-	var wts []float64
-	if wr != nil {
-		if wts, err = makeSlice[float64](r, int(sum), u64Bytes); err != nil {
-			return CSR{}, nil, nil, err
-		}
 	}
 	readRels := rels || wr != nil
 	mergeLists := len(adjs) > 1 && order == mergedRuns

@@ -3,6 +3,8 @@ package exec
 import (
 	"encoding/binary"
 
+	"github.com/quiverdb/quiver/engine/exec/idset"
+	"github.com/quiverdb/quiver/engine/exec/rowkey"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
@@ -25,18 +27,18 @@ type aggState struct {
 	// room is the number of groups the state has room for (grow).
 	room int
 
-	seen map[string]struct{} // DISTINCT: group number + value key
-	ids  [idKinds]pairSet    // DISTINCT integers, nodes, relationships (pairset.go)
+	seen map[string]struct{}        // DISTINCT: group number + value key
+	ids  [idset.Kinds]idset.PairSet // DISTINCT integers, nodes, relationships (pairset.go)
 	// global: the aggregate has one group (no keys), so DISTINCT nodes
 	// and relationships are checked in bitsets over their ids (dense,
 	// below the store's bound), allocated in blocks as ids are met so a
 	// point query pays for what it sees (visitset.go). Walks reach nodes
 	// in clustered id order, so the bit tests stay in cache where a
 	// hashed set scatters them: on Q6's count(DISTINCT c) over 121,671
-	// nodes the pairSet's probes and growth cost about 15 ms (profile),
+	// nodes the PairSet's probes and growth cost about 15 ms (profile),
 	// the bitset about 1 ms.
 	global bool
-	idBits [idKinds]visitSet
+	idBits [idset.Kinds]idset.VisitSet
 	key    []byte
 	held   int64 // estimated bytes of DISTINCT's sets and kept values
 	// sel and sb carry a batch's first-seen rows to the state.
@@ -163,25 +165,25 @@ func (a *aggState) firstSeen(g int32, v *vector.Vector, r int) bool {
 
 // isNew is firstSeen's set lookup.
 func (a *aggState) isNew(g int32, v *vector.Vector, r int) bool {
-	if k, x, ok := distinctID(v, r); ok {
-		if a.global && k != idKindInt {
+	if k, x, ok := idset.DistinctID(v, r); ok {
+		if a.global && k != idset.KindInt {
 			bits := &a.idBits[k]
-			before := len(bits.touched)
-			if !bits.add(x) {
+			before := bits.Bytes()
+			if !bits.Add(x) {
 				return false
 			}
-			a.held += visitWords * 8 * int64(len(bits.touched)-before)
+			a.held += bits.Bytes() - before
 			return true
 		}
 		set := &a.ids[k]
-		before := set.bytes()
-		if !set.add(g, x) {
+		before := set.Bytes()
+		if !set.Add(g, x) {
 			return false
 		}
-		a.held += set.bytes() - before
+		a.held += set.Bytes() - before
 		return true
 	}
-	a.key = appendKey(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
+	a.key = rowkey.Append(binary.LittleEndian.AppendUint32(a.key[:0], uint32(g)), v, r)
 	if _, dup := a.seen[string(a.key)]; dup {
 		return false
 	}

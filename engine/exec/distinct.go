@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/idset"
+	"github.com/quiverdb/quiver/engine/exec/rowkey"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -13,7 +15,7 @@ type distinctOp struct {
 	c    *Context
 	in   Operator
 	seen map[string]struct{}
-	ids  pairSet
+	ids  idset.PairSet
 	key  []byte
 	sel  []int32
 }
@@ -26,12 +28,12 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 		}
 		d.sel = d.sel[:0]
 		var held int64
-		before := d.ids.bytes()
+		before := d.ids.Bytes()
 		for i := 0; i < b.Rows(); i++ {
 			r := b.Row(i)
 			if len(b.Cols) == 1 && !b.Cols[0].IsNull(r) {
-				if k, x, ok := distinctID(b.Cols[0], r); ok {
-					if d.ids.add(int32(k), x) {
+				if k, x, ok := idset.DistinctID(b.Cols[0], r); ok {
+					if d.ids.Add(int32(k), x) {
 						d.sel = append(d.sel, int32(r))
 					}
 					continue
@@ -39,7 +41,7 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 			}
 			d.key = d.key[:0]
 			for _, c := range b.Cols {
-				d.key = appendKey(d.key, c, r)
+				d.key = rowkey.Append(d.key, c, r)
 			}
 			if _, dup := d.seen[string(d.key)]; dup {
 				continue
@@ -48,7 +50,7 @@ func (d *distinctOp) Next() (*vector.Batch, error) {
 			held += memory.KeyAllocBytes(len(d.key)) + memory.SetEntryBytes
 			d.sel = append(d.sel, int32(r))
 		}
-		if err := d.c.Mem.Charge(held + d.ids.bytes() - before); err != nil {
+		if err := d.c.Mem.Charge(held + d.ids.Bytes() - before); err != nil {
 			return nil, err
 		}
 		if len(d.sel) > 0 {

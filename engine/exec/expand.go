@@ -16,9 +16,9 @@ import (
 // uniqueness). The input columns are gathered per output batch with typed
 // copies; a high-degree node simply spans several output batches.
 type expand struct {
-	c  *Context
-	p  *plan.Expand
-	in Operator
+	c   *Context
+	p   *plan.Expand
+	cur cursor
 
 	opened bool
 	adjs   []adjList
@@ -49,16 +49,10 @@ type expand struct {
 	// scrN and scrR are scratch lists for listLen.
 	scrN, scrR []uint64
 
-	inb  *vector.Batch // current input batch
-	pos  int           // next logical row of inb to expand
-	row  int           // physical row whose neighbours are in nbrs
-	nbrs []uint64
+	nbrs []uint64 // the neighbours of the cursor's current row
 	rels []uint64
 	next int    // next entry of nbrs to emit
 	into uint64 // the bound far end of the current row, when Into >= 0
-
-	idx []int32 // input row of each output row
-	out *vector.Batch
 }
 
 // adjList is one CSR to read: a type in one direction. Incoming lists of an
@@ -69,8 +63,18 @@ type adjList struct {
 }
 
 func newExpand(c *Context, p *plan.Expand, in Operator) *expand {
-	return &expand{c: c, p: p, in: in, idx: make([]int32, 0, vector.Capacity),
-		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	e := &expand{c: c, p: p, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	e.cur.onBatch = e.prepare
+	return e
+}
+
+// prepare readies the neighbour-list filter, when there is one, for a new
+// input batch.
+func (e *expand) prepare(b *vector.Batch) error {
+	if e.pre != nil {
+		e.pre.prepare(e.c, b)
+	}
+	return nil
 }
 
 func (e *expand) open() {
@@ -152,42 +156,31 @@ func (e *expand) Next() (*vector.Batch, error) {
 	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	e.idx = e.idx[:0]
 	if e.farSet != nil && e.c.Tx.Writes() {
 		e.farSet = nil // properties may have changed
 	}
-	relCol, nodeCol := e.relCol(), e.nodeCol()
-	for len(e.idx) < vector.Capacity {
-		if e.next < len(e.nbrs) {
-			e.emit(relCol, nodeCol)
-			continue
-		}
-		ok, err := e.advance()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	return e.cur.fill(e)
+}
+
+// produce emits the current row's pending neighbours.
+func (e *expand) produce() error {
+	if e.next < len(e.nbrs) {
+		e.emit(e.relCol(), e.nodeCol())
 	}
-	if len(e.idx) == 0 {
-		return nil, nil
-	}
-	e.finish()
-	return e.out, nil
+	return nil
 }
 
 // relCol and nodeCol are the output vectors of the new columns, allocated
 // on first use; nodeCol is nil when the far end is already bound.
 func (e *expand) relCol() *vector.Vector {
-	return outCol(e.out, len(e.p.Input.Columns()), vector.Rel)
+	return outCol(e.cur.out, e.cur.nin, vector.Rel)
 }
 
 func (e *expand) nodeCol() *vector.Vector {
 	if e.p.Into >= 0 {
 		return nil
 	}
-	return outCol(e.out, len(e.p.Input.Columns())+1, vector.Node)
+	return outCol(e.cur.out, e.cur.nin+1, vector.Node)
 }
 
 // outCol is column i of an operator's output batch b, made with type t
@@ -211,10 +204,10 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 		e.emitAll(relCol, nodeCol)
 		return
 	}
-	in := e.inb.Cols
+	in, row := e.cur.b.Cols, e.cur.row
 	into := e.into
 	tx := e.c.Tx
-	for e.next < len(e.nbrs) && len(e.idx) < vector.Capacity {
+	for e.next < len(e.nbrs) && !e.cur.full() {
 		nbr, rel := e.nbrs[e.next], e.rels[e.next]
 		e.next++
 		if e.p.Into >= 0 && nbr != into {
@@ -237,73 +230,46 @@ func (e *expand) emit(relCol, nodeCol *vector.Vector) {
 			}
 		}
 		for _, d := range e.p.Distinct {
-			keep = keep && !sameRel(in[d], e.row, rel)
+			keep = keep && !sameRel(in[d], row, rel)
 		}
 		if !keep {
 			continue
 		}
-		k := len(e.idx)
+		k := len(e.cur.idx)
 		relCol.IDs[k] = rel
 		if nodeCol != nil {
 			nodeCol.IDs[k] = nbr
 		}
-		e.idx = append(e.idx, int32(e.row))
+		e.cur.emitRow()
 	}
 }
 
 // emitAll is emit without checks: the list is copied in bulk.
 func (e *expand) emitAll(relCol, nodeCol *vector.Vector) {
-	k := len(e.idx)
+	k := len(e.cur.idx)
 	m := min(len(e.nbrs)-e.next, vector.Capacity-k)
 	copy(relCol.IDs[k:k+m], e.rels[e.next:e.next+m])
 	copy(nodeCol.IDs[k:k+m], e.nbrs[e.next:e.next+m])
 	e.next += m
-	row := int32(e.row)
-	idx := e.idx[:k+m]
+	row := int32(e.cur.row)
+	idx := e.cur.idx[:k+m]
 	for i := k; i < k+m; i++ {
 		idx[i] = row
 	}
-	e.idx = idx
+	e.cur.idx = idx
 }
 
-// advance loads the neighbour list of the next input row, pulling a new
-// input batch when the current one is done. It returns false at the end.
+// advance loads the neighbour list of the next input row with a start
+// node (and a bound far end, for an Into expansion). It returns false at
+// the end, or when the output must be emitted before the cursor pulls.
 func (e *expand) advance() (bool, error) {
 	for {
-		if e.inb == nil || e.pos >= e.inb.Rows() {
-			if len(e.idx) > 0 {
-				// The output still references the current input batch:
-				// emit before pulling the next one.
-				return false, nil
-			}
-			b, err := e.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			e.inb, e.pos = b, 0
-			if e.pre != nil {
-				e.pre.prepare(e.c, b)
-			}
-			continue
-		}
-		e.row = e.inb.Row(e.pos)
-		e.pos++
-		node, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
-		if err != nil {
+		node, into, ok, err := e.cur.nextNodes(e.p.From, e.p.Into)
+		if !ok || err != nil {
 			return false, err
 		}
-		if !ok {
-			continue
-		}
-		if e.p.Into >= 0 {
-			if e.into, ok, err = nodeAt(e.inb.Cols[e.p.Into], e.row); err != nil || !ok {
-				if err != nil {
-					return false, err
-				}
-				continue
-			}
-		}
-		if e.pre != nil && e.pre.skip(e.row) {
+		e.into = into
+		if e.pre != nil && e.pre.skip(e.cur.row) {
 			// Not expanded, but counted as read, so the counters do not
 			// depend on whether this batch took the filtered path.
 			total := e.listLen(node)
@@ -377,9 +343,6 @@ func dropLoops(nbrs, rels []uint64, start int, node uint64) ([]uint64, []uint64)
 	}
 	return nbrs[:w], rels[:w]
 }
-
-// finish gathers the input columns for the emitted rows.
-func (e *expand) finish() { gatherInput(e.out, e.inb, len(e.p.Input.Columns()), e.idx) }
 
 // gatherInput fills out's first nin columns with the rows idx of in's
 // (typed copies) and sets out to len(idx) rows: the input half of an

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/rowkey"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -275,7 +276,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	h.key = h.key[:0]
 	for k, kv := range keyVecs {
 		if !h.constant[k] {
-			h.key = appendKey(h.key, kv, r)
+			h.key = rowkey.Append(h.key, kv, r)
 		}
 	}
 	g, ok := h.groups[string(h.key)]

@@ -19,9 +19,9 @@ import (
 // lists are kept sorted across rows (a hub is met again and again) while
 // the statement has not written, within the query's memory budget.
 type expandIntersect struct {
-	c  *Context
-	p  *plan.ExpandIntersect
-	in Operator
+	c   *Context
+	p   *plan.ExpandIntersect
+	cur cursor
 
 	opened     bool
 	first, rev []adjList
@@ -34,9 +34,6 @@ type expandIntersect struct {
 	cache1, cache2 map[uint64][]pair
 	cached         int64 // bytes held by the caches
 
-	inb     *vector.Batch
-	pos     int
-	row     int
 	matches []triple
 	next    int
 	l1, l2  []pair
@@ -45,9 +42,6 @@ type expandIntersect struct {
 	memo1, memo2 uint64
 	nbrs         []uint64
 	rels         []uint64
-
-	idx []int32
-	out *vector.Batch
 }
 
 type pair struct{ node, rel uint64 }
@@ -69,8 +63,7 @@ const (
 )
 
 func newExpandIntersect(c *Context, p *plan.ExpandIntersect, in Operator) *expandIntersect {
-	return &expandIntersect{c: c, p: p, in: in, idx: make([]int32, 0, vector.Capacity),
-		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Close.Cols))}}
+	return &expandIntersect{c: c, p: p, cur: newCursor(in, len(p.First.Input.Columns()), len(p.Close.Cols))}
 }
 
 func (e *expandIntersect) open() {
@@ -99,30 +92,24 @@ func (e *expandIntersect) Next() (*vector.Batch, error) {
 	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	e.idx = e.idx[:0]
-	r1, nc, r2 := outCol(e.out, e.width, vector.Rel), outCol(e.out, e.width+1, vector.Node), outCol(e.out, e.width+2, vector.Rel)
-	for len(e.idx) < vector.Capacity {
-		if e.next < len(e.matches) {
-			m := e.matches[e.next]
-			e.next++
-			k := len(e.idx)
-			r1.IDs[k], nc.IDs[k], r2.IDs[k] = m.rel1, m.node, m.rel2
-			e.idx = append(e.idx, int32(e.row))
-			continue
-		}
-		ok, err := e.advance()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	return e.cur.fill(e)
+}
+
+// produce emits the current row's matches still to emit.
+func (e *expandIntersect) produce() error {
+	if e.next >= len(e.matches) {
+		return nil
 	}
-	if len(e.idx) == 0 {
-		return nil, nil
+	out := e.cur.out
+	r1, nc, r2 := outCol(out, e.width, vector.Rel), outCol(out, e.width+1, vector.Node), outCol(out, e.width+2, vector.Rel)
+	for e.next < len(e.matches) && !e.cur.full() {
+		m := e.matches[e.next]
+		e.next++
+		k := len(e.cur.idx)
+		r1.IDs[k], nc.IDs[k], r2.IDs[k] = m.rel1, m.node, m.rel2
+		e.cur.emitRow()
 	}
-	gatherInput(e.out, e.inb, e.width, e.idx)
-	return e.out, nil
+	return nil
 }
 
 // advance computes the matches of the next input row that has any,
@@ -130,32 +117,9 @@ func (e *expandIntersect) Next() (*vector.Batch, error) {
 // still references the current batch, before pulling another).
 func (e *expandIntersect) advance() (bool, error) {
 	for {
-		if e.inb == nil || e.pos >= e.inb.Rows() {
-			if len(e.idx) > 0 {
-				return false, nil
-			}
-			b, err := e.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			e.inb, e.pos = b, 0
-			continue
-		}
-		e.row = e.inb.Row(e.pos)
-		e.pos++
-		from, ok, err := nodeAt(e.inb.Cols[e.p.First.From], e.row)
-		if err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
-			continue
-		}
-		into, ok, err := nodeAt(e.inb.Cols[e.p.Close.Into], e.row)
-		if err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
-			continue
+		from, into, ok, err := e.cur.nextNodes(e.p.First.From, e.p.Close.Into)
+		if !ok || err != nil {
+			return false, err
 		}
 		if e.missing {
 			continue
@@ -364,7 +328,7 @@ func (e *expandIntersect) reserve(n int) error {
 // from the current row's relationships the pattern keeps it apart from.
 func (e *expandIntersect) allowedFirst(rel uint64) bool {
 	for _, d := range e.p.First.Distinct {
-		if sameRel(e.inb.Cols[d], e.row, rel) {
+		if sameRel(e.cur.b.Cols[d], e.cur.row, rel) {
 			return false
 		}
 	}
@@ -380,7 +344,7 @@ func (e *expandIntersect) allowedClose(rel, rel1 uint64, withFirst bool) bool {
 			if withFirst && rel == rel1 {
 				return false
 			}
-		} else if sameRel(e.inb.Cols[d], e.row, rel) {
+		} else if sameRel(e.cur.b.Cols[d], e.cur.row, rel) {
 			return false
 		}
 	}

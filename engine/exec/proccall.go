@@ -16,22 +16,17 @@ import (
 // copies. A void call emits each input row once.
 type procCallOp struct {
 	c     *Context
-	in    Operator
+	cur   cursor
 	p     *plan.ProcedureCall
 	args  []expr.Evaluator
 	types []vector.Type // of the yielded columns
 	pctx  *procs.Context
 
-	inb     *vector.Batch
-	argv    []*vector.Vector // the evaluated arguments of inb
-	pos     int
-	row     int
-	pending [][]vector.Value // rows the procedure returned for row
+	argv    []*vector.Vector // the evaluated arguments of the input batch
+	pending [][]vector.Value // rows the procedure returned for the current row
 	next    int
 
 	vals []vector.Value
-	idx  []int32
-	out  *vector.Batch
 
 	// A streamed procedure (procs.Stream) fills the yielded columns
 	// itself: stream is the current input row's result, scols the output
@@ -41,8 +36,9 @@ type procCallOp struct {
 }
 
 func newProcCall(c *Context, p *plan.ProcedureCall, in Operator) (*procCallOp, error) {
-	o := &procCallOp{c: c, in: in, p: p, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))},
+	o := &procCallOp{c: c, p: p, cur: newCursor(in, len(p.Cols)-len(p.Yield), len(p.Cols)),
 		pctx: &procs.Context{Ctx: c.Ctx, Reader: c.Tx, Catalog: c.Catalog, Mem: &c.Mem, Parallelism: c.Parallelism}}
+	o.cur.onBatch = o.evalArgs
 	for _, a := range p.Args {
 		ev, err := compile(c, a)
 		if err != nil {
@@ -61,64 +57,45 @@ func (o *procCallOp) Next() (*vector.Batch, error) {
 	if err := o.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	nin := len(o.out.Cols) - len(o.types)
+	out, nin := o.cur.out, o.cur.nin
 	for i, t := range o.types {
-		o.out.Cols[nin+i] = vector.Reuse(o.out.Cols[nin+i], t)
+		out.Cols[nin+i] = vector.Reuse(out.Cols[nin+i], t)
 	}
-	o.idx = o.idx[:0]
 	if o.p.Proc.Stream != nil {
 		return o.nextStreamed(nin)
 	}
-	for len(o.idx) < vector.Capacity {
-		if o.next < len(o.pending) {
-			k := len(o.idx)
-			if err := o.setOutputs(k, o.pending[o.next]); err != nil {
-				return nil, err
-			}
-			o.next++
-			o.idx = append(o.idx, int32(o.row))
-			continue
-		}
-		if o.inb == nil || o.pos >= o.inb.Rows() {
-			if len(o.idx) > 0 {
-				break // the output still refers to this input batch
-			}
-			b, err := o.in.Next()
-			if err != nil || b == nil {
-				return nil, err
-			}
-			if err := o.evalArgs(b); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		o.row = o.inb.Row(o.pos)
-		o.pos++
-		rows, err := o.invoke(o.row)
-		if err != nil {
-			return nil, err
-		}
-		o.pending, o.next = rows, 0
-		if o.p.Void {
-			o.pending, o.next = nil, 0
-			o.idx = append(o.idx, int32(o.row))
-		}
-	}
-	return o.emit(nin)
+	return o.cur.fill(o)
 }
 
-// emit finishes the output batch: the input columns of the rows o.idx
-// beside the yielded columns already filled.
-func (o *procCallOp) emit(nin int) (*vector.Batch, error) {
-	if len(o.idx) == 0 {
-		return nil, nil
+// produce emits the rows the procedure returned for the current row.
+func (o *procCallOp) produce() error {
+	for o.next < len(o.pending) && !o.cur.full() {
+		if err := o.setOutputs(len(o.cur.idx), o.pending[o.next]); err != nil {
+			return err
+		}
+		o.next++
+		o.cur.emitRow()
 	}
-	for i, src := range o.inb.Cols[:nin] {
-		o.out.Cols[i] = vector.Reuse(o.out.Cols[i], src.Type)
-		vector.CopyRows(o.out.Cols[i], 0, src, o.idx)
+	return nil
+}
+
+// advance calls the procedure for the next input row; a void call emits
+// the row itself.
+func (o *procCallOp) advance() (bool, error) {
+	ok, err := o.cur.nextRow()
+	if !ok || err != nil {
+		return false, err
 	}
-	o.out.Len, o.out.Sel = len(o.idx), nil
-	return o.out, nil
+	rows, err := o.invoke(o.cur.row)
+	if err != nil {
+		return false, err
+	}
+	o.pending, o.next = rows, 0
+	if o.p.Void {
+		o.pending, o.next = nil, 0
+		o.cur.emitRow()
+	}
+	return true, nil
 }
 
 // nextStreamed is Next for a streamed procedure: the stream writes the
@@ -130,55 +107,56 @@ func (o *procCallOp) nextStreamed(nin int) (*vector.Batch, error) {
 		o.scols = make([]*vector.Vector, len(proc.Outputs))
 	}
 	for i, j := range o.p.Yield {
-		o.scols[j] = o.out.Cols[nin+i]
+		o.scols[j] = o.cur.out.Cols[nin+i]
 	}
-	for len(o.idx) < vector.Capacity {
-		if o.stream != nil {
-			k := len(o.idx)
-			n, err := o.stream.Fill(o.scols, k, vector.Capacity-k)
-			if err != nil {
-				o.closeStream()
-				return nil, procError(proc, err)
-			}
-			if n == 0 {
-				o.closeStream()
-				continue
-			}
-			for range n {
-				o.idx = append(o.idx, int32(o.row))
-			}
-			if err := o.c.CheckCancel(); err != nil {
-				o.closeStream()
-				return nil, err
-			}
-			continue
-		}
-		if o.inb == nil || o.pos >= o.inb.Rows() {
-			if len(o.idx) > 0 {
-				break // the output still refers to this input batch
-			}
-			b, err := o.in.Next()
-			if err != nil || b == nil {
-				return nil, err
-			}
-			if err := o.evalArgs(b); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		o.row = o.inb.Row(o.pos)
-		o.pos++
-		if err := o.checkArgs(o.row); err != nil {
-			return nil, err
-		}
-		st, err := proc.Stream(o.pctx, o.vals)
+	return o.cur.fill((*streamedCall)(o))
+}
+
+// streamedCall is the rowWork of a streamed procedure's call.
+type streamedCall procCallOp
+
+// produce has the current row's stream fill the yielded columns.
+func (s *streamedCall) produce() error {
+	o := (*procCallOp)(s)
+	for o.stream != nil && !o.cur.full() {
+		k := len(o.cur.idx)
+		n, err := o.stream.Fill(o.scols, k, vector.Capacity-k)
 		if err != nil {
-			return nil, procError(proc, err)
+			o.closeStream()
+			return procError(o.p.Proc, err)
 		}
-		o.stream = st
-		o.c.streams = append(o.c.streams, st)
+		if n == 0 {
+			o.closeStream()
+			return nil
+		}
+		for range n {
+			o.cur.emitRow()
+		}
+		if err := o.c.CheckCancel(); err != nil {
+			o.closeStream()
+			return err
+		}
 	}
-	return o.emit(nin)
+	return nil
+}
+
+// advance opens the stream of the next input row.
+func (s *streamedCall) advance() (bool, error) {
+	o := (*procCallOp)(s)
+	ok, err := o.cur.nextRow()
+	if !ok || err != nil {
+		return false, err
+	}
+	if err := o.checkArgs(o.cur.row); err != nil {
+		return false, err
+	}
+	st, err := o.p.Proc.Stream(o.pctx, o.vals)
+	if err != nil {
+		return false, procError(o.p.Proc, err)
+	}
+	o.stream = st
+	o.c.streams = append(o.c.streams, st)
+	return true, nil
 }
 
 func (o *procCallOp) closeStream() {
@@ -191,7 +169,7 @@ func (o *procCallOp) closeStream() {
 	}
 }
 
-// evalArgs evaluates the arguments over input batch b.
+// evalArgs evaluates the arguments over a new input batch b.
 func (o *procCallOp) evalArgs(b *vector.Batch) error {
 	o.argv = o.argv[:0]
 	for _, ev := range o.args {
@@ -201,7 +179,6 @@ func (o *procCallOp) evalArgs(b *vector.Batch) error {
 		}
 		o.argv = append(o.argv, v)
 	}
-	o.inb, o.pos = b, 0
 	return nil
 }
 
@@ -252,7 +229,7 @@ func (o *procCallOp) setOutputs(k int, row []vector.Value) error {
 	if len(row) != len(proc.Outputs) {
 		return errs.Data("procedure %s returned a row of %d values for %d outputs", proc.Name, len(row), len(proc.Outputs))
 	}
-	nin := len(o.out.Cols) - len(o.types)
+	nin := o.cur.nin
 	for i, j := range o.p.Yield {
 		v, f := row[j], proc.Outputs[j]
 		if v != nil {
@@ -261,7 +238,7 @@ func (o *procCallOp) setOutputs(k int, row []vector.Value) error {
 			}
 			v = procs.Coerce(f.Type, v)
 		}
-		o.out.Cols[nin+i].Set(k, v)
+		o.cur.out.Cols[nin+i].Set(k, v)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -23,7 +24,7 @@ import (
 type reach struct {
 	c     *Context
 	p     *plan.VarLengthExpand
-	in    Operator
+	cur   cursor
 	props *relProps
 
 	opened    bool
@@ -31,16 +32,10 @@ type reach struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 
-	inb  *vector.Batch
-	pos  int
-	row  int
 	into uint64 // the bound far end of the current row, when Into >= 0
 
 	*reachState // nil until the first Next and again after the last
 	next        int
-
-	idx []int32
-	out *vector.Batch
 }
 
 // reachState is a search's visited sets and buffers. They are pooled
@@ -48,9 +43,9 @@ type reach struct {
 // hundreds of thousands of ids, and growing them afresh per query cost
 // more (page faults, copying) than the search itself.
 type reachState struct {
-	visited  visitSet
-	seen     visitSet // closedTrail's own visited set
-	found    []uint64 // far ends of the current row still to emit
+	visited  idset.VisitSet
+	seen     idset.VisitSet // closedTrail's own visited set
+	found    []uint64       // far ends of the current row still to emit
 	frontier []uint64
 	nextLvl  []uint64
 	nbrs     []uint64
@@ -60,22 +55,25 @@ type reachState struct {
 var reachStates = sync.Pool{New: func() any { return new(reachState) }}
 
 func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
-	return &reach{c: c, p: p, in: in, props: props,
-		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	r := &reach{c: c, p: p, props: props, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	if props != nil {
+		r.cur.onBatch = props.batch
+	}
+	return r
 }
 
 func (r *reach) open() {
 	r.opened = true
 	r.adjs = openAdjs(r.c, r.p.Types, r.p.Dir)
 	r.toLabels, r.toMissing = resolveLabels(r.c, r.p.ToLabels)
-	nin := len(r.p.Input.Columns())
+	out, nin := r.cur.out, r.cur.nin
 	rels := vector.New(vector.Any, vector.Capacity)
 	for i := 0; i < vector.Capacity; i++ {
 		rels.SetNull(i)
 	}
-	r.out.Cols[nin] = rels
+	out.Cols[nin] = rels
 	if r.p.Into < 0 {
-		r.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+		out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
 	}
 }
 
@@ -90,82 +88,44 @@ func (r *reach) Next() (*vector.Batch, error) {
 		r.reachState = reachStates.Get().(*reachState)
 		r.found, r.next = r.found[:0], 0
 	}
-	r.idx = r.idx[:0]
-	nin := len(r.p.Input.Columns())
-	var ends []uint64
-	if r.p.Into < 0 {
-		ends = r.out.Cols[nin+1].IDs
+	if out, err := r.cur.fill(r); out != nil || err != nil {
+		return out, err
 	}
-	for len(r.idx) < vector.Capacity {
-		if r.next < len(r.found) {
-			if ends != nil {
-				ends[len(r.idx)] = r.found[r.next]
-			}
-			r.next++
-			r.idx = append(r.idx, int32(r.row))
-			continue
-		}
-		ok, err := r.advance()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-	}
-	if len(r.idx) == 0 {
-		st := r.reachState
-		st.visited.clear()
-		st.seen.clear()
-		r.reachState = nil
-		reachStates.Put(st)
-		return nil, nil
-	}
-	for i, src := range r.inb.Cols[:nin] {
-		r.out.Cols[i] = vector.Reuse(r.out.Cols[i], src.Type)
-		vector.CopyRows(r.out.Cols[i], 0, src, r.idx)
-	}
-	r.out.Len, r.out.Sel = len(r.idx), nil
-	return r.out, nil
+	st := r.reachState
+	st.visited.Clear()
+	st.seen.Clear()
+	r.reachState = nil
+	reachStates.Put(st)
+	return nil, nil
 }
 
+// produce emits the current row's far ends still to emit.
+func (r *reach) produce() error {
+	var ends []uint64
+	if r.p.Into < 0 {
+		ends = r.cur.out.Cols[r.cur.nin+1].IDs
+	}
+	for r.next < len(r.found) && !r.cur.full() {
+		if ends != nil {
+			ends[len(r.cur.idx)] = r.found[r.next]
+		}
+		r.next++
+		r.cur.emitRow()
+	}
+	return nil
+}
+
+// advance searches from the next input row with a start node (and a
+// bound far end, for an Into pattern) until one reaches a far end.
 func (r *reach) advance() (bool, error) {
 	for {
-		if r.inb == nil || r.pos >= r.inb.Rows() {
-			if len(r.idx) > 0 {
-				return false, nil
-			}
-			b, err := r.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			r.inb, r.pos = b, 0
-			if r.props != nil {
-				if err := r.props.batch(b); err != nil {
-					return false, err
-				}
-			}
-			continue
-		}
-		r.row = r.inb.Row(r.pos)
-		r.pos++
-		start, ok, err := nodeAt(r.inb.Cols[r.p.From], r.row)
-		if err != nil {
+		start, into, ok, err := r.cur.nextNodes(r.p.From, r.p.Into)
+		if !ok || err != nil {
 			return false, err
 		}
-		if !ok {
-			continue
-		}
-		if r.p.Into >= 0 {
-			if r.into, ok, err = nodeAt(r.inb.Cols[r.p.Into], r.row); err != nil || !ok {
-				if err != nil {
-					return false, err
-				}
-				continue
-			}
-		}
+		r.into = into
 		if r.props != nil {
-			r.props.row(r.row)
+			r.props.row(r.cur.row)
 		}
 		if err := r.search(start); err != nil {
 			return false, err
@@ -179,7 +139,7 @@ func (r *reach) advance() (bool, error) {
 // search collects the far ends reachable from start within Min..Max.
 func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
-	r.visited.clear()
+	r.visited.Clear()
 	keep := func(n uint64) {
 		if r.p.Into >= 0 {
 			if n == r.into {
@@ -195,7 +155,7 @@ func (r *reach) search(start uint64) error {
 	// left by, which is no trail: the start is decided apart (below).
 	loopBack := r.p.Min == 1 && r.p.Dir == plan.Both
 	if r.p.Min == 0 || loopBack {
-		r.visited.add(start)
+		r.visited.Add(start)
 	}
 	if r.p.Min == 0 {
 		keep(start)
@@ -216,7 +176,7 @@ func (r *reach) search(start uint64) error {
 				if r.props != nil && !r.props.match(tx, r.rels[i]) {
 					continue
 				}
-				if r.visited.add(v) {
+				if r.visited.Add(v) {
 					keep(v)
 					r.nextLvl = append(r.nextLvl, v)
 				}
@@ -260,8 +220,8 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		if limit != plan.Unbounded {
 			limit--
 		}
-		r.seen.clear()
-		r.seen.add(x)
+		r.seen.Clear()
+		r.seen.Add(x)
 		r.frontier = append(r.frontier[:0], x)
 		for depth := 1; len(r.frontier) > 0 && (limit == plan.Unbounded || depth <= limit); depth++ {
 			if err := r.c.CheckCancel(); err != nil {
@@ -278,7 +238,7 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 					if v == start {
 						return true, nil
 					}
-					if r.seen.add(v) {
+					if r.seen.Add(v) {
 						r.nextLvl = append(r.nextLvl, v)
 					}
 				}

@@ -17,15 +17,11 @@ import (
 type shortest struct {
 	c     *Context
 	p     *plan.ShortestPath
-	in    Operator
+	cur   cursor
 	adjs  []adjList
 	props *relProps
 	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
-
-	inb *vector.Batch
-	pos int
-	row int
 
 	pending []vector.Path // paths of the current row still to emit
 	next    int
@@ -45,9 +41,6 @@ type shortest struct {
 	nbrs     []uint64
 	rels     []uint64
 	closing  []hop
-
-	idx []int32
-	out *vector.Batch
 }
 
 // hop is how the search reached a node: from a node by a relationship.
@@ -58,13 +51,16 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	if err != nil {
 		return nil, err
 	}
-	s := &shortest{c: c, p: p, in: in, props: props, adjs: openAdjs(c, p.Types, p.Dir),
-		par: map[uint64]hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]hop{},
-		idx: make([]int32, 0, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
+		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
+		par: map[uint64]hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]hop{}}
+	if props != nil {
+		s.cur.onBatch = props.batch
+	}
 	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
-	nin := len(p.Input.Columns())
-	s.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
-	s.out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
+	out, nin := s.cur.out, s.cur.nin
+	out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
+	out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
 	return s, nil
 }
 
@@ -72,46 +68,37 @@ func (s *shortest) Next() (*vector.Batch, error) {
 	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	s.idx = s.idx[:0]
-	nin := len(s.p.Input.Columns())
-	for len(s.idx) < vector.Capacity {
+	return s.cur.fill(s)
+}
+
+// produce emits the current row's paths: those found, then those joined
+// from the two halves of a search.
+func (s *shortest) produce() error {
+	for !s.cur.full() {
 		if s.next < len(s.pending) {
-			s.emit(nin, s.pending[s.next])
+			s.emit(s.pending[s.next])
 			s.next++
 			continue
 		}
-		if s.joining {
-			if pth, ok := s.nextJoined(); ok {
-				s.emit(nin, pth)
-				continue
-			}
-			s.joining = false
+		if !s.joining {
+			return nil
 		}
-		ok, err := s.advance()
-		if err != nil {
-			return nil, err
-		}
+		pth, ok := s.nextJoined()
 		if !ok {
-			break
+			s.joining = false
+			return nil
 		}
+		s.emit(pth)
 	}
-	if len(s.idx) == 0 {
-		return nil, nil
-	}
-	for i, src := range s.inb.Cols[:nin] {
-		s.out.Cols[i] = vector.Reuse(s.out.Cols[i], src.Type)
-		vector.CopyRows(s.out.Cols[i], 0, src, s.idx)
-	}
-	s.out.Len, s.out.Sel = len(s.idx), nil
-	return s.out, nil
+	return nil
 }
 
 // emit outputs a path of the current row.
-func (s *shortest) emit(nin int, pth vector.Path) {
-	k := len(s.idx)
-	s.out.Cols[nin].Set(k, functions.RelsValue(pth.Rels))
-	s.out.Cols[nin+1].Set(k, pth)
-	s.idx = append(s.idx, int32(s.row))
+func (s *shortest) emit(pth vector.Path) {
+	k, out, nin := len(s.cur.idx), s.cur.out, s.cur.nin
+	out.Cols[nin].Set(k, functions.RelsValue(pth.Rels))
+	out.Cols[nin+1].Set(k, pth)
+	s.cur.emitRow()
 }
 
 // advance searches the paths of the next input row whose endpoints are
@@ -119,40 +106,12 @@ func (s *shortest) emit(nin int, pth vector.Path) {
 // still refers to the current input batch.
 func (s *shortest) advance() (bool, error) {
 	for {
-		if s.inb == nil || s.pos >= s.inb.Rows() {
-			if len(s.idx) > 0 {
-				return false, nil
-			}
-			b, err := s.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			s.inb, s.pos = b, 0
-			if s.props != nil {
-				if err := s.props.batch(b); err != nil {
-					return false, err
-				}
-			}
-			continue
-		}
-		s.row = s.inb.Row(s.pos)
-		s.pos++
-		src, ok, err := nodeAt(s.inb.Cols[s.p.From], s.row)
-		if err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
-			continue
-		}
-		dst, ok, err := nodeAt(s.inb.Cols[s.p.To], s.row)
-		if err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
-			continue
+		src, dst, ok, err := s.cur.nextNodes(s.p.From, s.p.To)
+		if !ok || err != nil {
+			return false, err
 		}
 		if s.props != nil {
-			s.props.row(s.row)
+			s.props.row(s.cur.row)
 		}
 		s.pending, s.next, s.joining = s.pending[:0], 0, false
 		if err := s.search(src, dst); err != nil {

@@ -17,23 +17,17 @@ import (
 // other loop.
 type unwindOp struct {
 	c    *Context
-	in   Operator
+	cur  cursor
 	expr expr.Evaluator
 	// bounds evaluates range()'s arguments when the list is a range.
 	bounds []expr.Evaluator
 	typ    vector.Type // element column type: typed when the plan knows it
 
-	inb   *vector.Batch
-	list  *vector.Vector   // the evaluated lists of inb
-	args  []*vector.Vector // the evaluated range arguments of inb
-	pos   int              // next logical row of inb
-	row   int              // physical row whose elements are in elems
-	elems []vector.Value
+	list  *vector.Vector   // the evaluated lists of the input batch
+	args  []*vector.Vector // the evaluated range arguments of the input batch
+	elems []vector.Value   // the elements of the cursor's current row
 	next  int
 	rng   rangeRow // the row's range, when bounds are set
-
-	idx []int32
-	out *vector.Batch
 }
 
 // rangeRow is what is left of one row's range: left more values from cur
@@ -45,7 +39,8 @@ type rangeRow struct {
 
 func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
 	typ := p.Cols[len(p.Cols)-1].Type
-	u := &unwindOp{c: c, in: in, typ: typ, out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+	u := &unwindOp{c: c, typ: typ, cur: newCursor(in, len(p.Cols)-1, len(p.Cols))}
+	u.cur.onBatch = u.evalLists
 	if call, ok := p.Expr.(*plan.Call); ok && call.Name == "range" && len(call.Args) >= 2 && len(call.Args) <= 3 {
 		args, err := expr.CompileArgs(&c.Env, call.Args)
 		if err != nil {
@@ -63,8 +58,13 @@ func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
 	return u, nil
 }
 
-// evalLists evaluates the list (or range arguments) of each row of b.
+// evalLists evaluates the list (or range arguments) of each row of a new
+// input batch b.
 func (u *unwindOp) evalLists(b *vector.Batch) (err error) {
+	// Rows of empty lists pull batch after batch within one Next.
+	if err := u.c.CheckCancel(); err != nil {
+		return err
+	}
 	if u.bounds == nil {
 		u.list, err = u.expr.Eval(b)
 		return err
@@ -79,7 +79,7 @@ func (u *unwindOp) evalLists(b *vector.Batch) (err error) {
 
 // startRow makes row's elements the next to emit.
 func (u *unwindOp) startRow(row int) error {
-	u.row, u.next = row, 0
+	u.next = 0
 	if u.bounds == nil {
 		switch x := u.list.Get(row).(type) {
 		case nil:
@@ -108,55 +108,34 @@ func (u *unwindOp) Next() (*vector.Batch, error) {
 	if err := u.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	nin := len(u.out.Cols) - 1
-	elemCol := vector.Reuse(u.out.Cols[nin], u.typ)
-	u.out.Cols[nin] = elemCol
-	u.idx = u.idx[:0]
-	for len(u.idx) < vector.Capacity {
-		if u.next < len(u.elems) {
-			k := len(u.idx)
-			elemCol.Set(k, u.elems[u.next])
-			u.next++
-			u.idx = append(u.idx, int32(u.row))
-			continue
-		}
-		if u.rng.left > 0 {
-			k := len(u.idx)
-			elemCol.Set(k, u.rng.cur)
-			u.rng.cur += u.rng.step
-			u.rng.left--
-			u.idx = append(u.idx, int32(u.row))
-			continue
-		}
-		if u.inb == nil || u.pos >= u.inb.Rows() {
-			if len(u.idx) > 0 {
-				break // the output still refers to this input batch
-			}
-			if err := u.c.CheckCancel(); err != nil {
-				return nil, err
-			}
-			b, err := u.in.Next()
-			if err != nil || b == nil {
-				return nil, err
-			}
-			if err := u.evalLists(b); err != nil {
-				return nil, err
-			}
-			u.inb, u.pos = b, 0
-			continue
-		}
-		if err := u.startRow(u.inb.Row(u.pos)); err != nil {
-			return nil, err
-		}
-		u.pos++
+	out, nin := u.cur.out, u.cur.nin
+	out.Cols[nin] = vector.Reuse(out.Cols[nin], u.typ)
+	return u.cur.fill(u)
+}
+
+// produce emits the current row's elements still to emit: its list's, or
+// its range's values.
+func (u *unwindOp) produce() error {
+	elemCol := u.cur.out.Cols[u.cur.nin]
+	for u.next < len(u.elems) && !u.cur.full() {
+		elemCol.Set(len(u.cur.idx), u.elems[u.next])
+		u.next++
+		u.cur.emitRow()
 	}
-	if len(u.idx) == 0 {
-		return nil, nil
+	for u.rng.left > 0 && !u.cur.full() {
+		elemCol.Set(len(u.cur.idx), u.rng.cur)
+		u.rng.cur += u.rng.step
+		u.rng.left--
+		u.cur.emitRow()
 	}
-	for i, src := range u.inb.Cols[:nin] {
-		u.out.Cols[i] = vector.Reuse(u.out.Cols[i], src.Type)
-		vector.CopyRows(u.out.Cols[i], 0, src, u.idx)
+	return nil
+}
+
+// advance starts the next input row.
+func (u *unwindOp) advance() (bool, error) {
+	ok, err := u.cur.nextRow()
+	if !ok || err != nil {
+		return false, err
 	}
-	u.out.Len, u.out.Sel = len(u.idx), nil
-	return u.out, nil
+	return true, u.startRow(u.cur.row)
 }

@@ -16,9 +16,9 @@ import (
 // batch without ever holding them all. A chain is emitted when it is
 // pushed, so a full batch can stop the search at any step.
 type varLength struct {
-	c  *Context
-	p  *plan.VarLengthExpand
-	in Operator
+	c   *Context
+	p   *plan.VarLengthExpand
+	cur cursor
 
 	opened    bool
 	adjs      []adjList
@@ -26,19 +26,13 @@ type varLength struct {
 	toMissing bool
 	props     *relProps
 
-	inb  *vector.Batch
-	pos  int
-	row  int
-	into uint64
+	into uint64 // the bound far end of the current row, when Into >= 0
 
 	active bool
 	stack  []dfsFrame
 	nodes  []uint64 // the chain's nodes: len(nodes) == len(stack)
 	rels   []uint64 // len(rels) == len(nodes)-1
 	steps  int
-
-	idx []int32
-	out *vector.Batch
 }
 
 // dfsFrame holds the neighbours of one chain node still to try.
@@ -55,21 +49,24 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 	if plan.Chose(p, plan.RuleEndpointsBFS) {
 		return newReach(c, p, in, props), nil
 	}
-	return &varLength{c: c, p: p, in: in, props: props, idx: make([]int32, 0, vector.Capacity),
-		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}, nil
+	e := &varLength{c: c, p: p, props: props, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	if props != nil {
+		e.cur.onBatch = props.batch
+	}
+	return e, nil
 }
 
 func (e *varLength) open() {
 	e.opened = true
 	e.adjs = openAdjs(e.c, e.p.Types, e.p.Dir)
 	e.toLabels, e.toMissing = resolveLabels(e.c, e.p.ToLabels)
-	nin := len(e.p.Input.Columns())
-	e.out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
+	out, nin := e.cur.out, e.cur.nin
+	out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	if e.p.Into < 0 {
-		e.out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+		out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
 	}
 	if e.p.PathCol {
-		e.out.Cols[len(e.p.Cols)-1] = vector.New(vector.Any, vector.Capacity)
+		out.Cols[len(e.p.Cols)-1] = vector.New(vector.Any, vector.Capacity)
 	}
 }
 
@@ -80,80 +77,40 @@ func (e *varLength) Next() (*vector.Batch, error) {
 	if err := e.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	e.idx = e.idx[:0]
-	for len(e.idx) < vector.Capacity {
-		if e.active {
-			e.step()
-			if e.steps++; e.steps&4095 == 0 {
-				if err := e.c.CheckCancel(); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		ok, err := e.advance()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-	}
-	if len(e.idx) == 0 {
-		return nil, nil
-	}
-	gatherInput(e.out, e.inb, len(e.p.Input.Columns()), e.idx)
-	return e.out, nil
+	return e.cur.fill(e)
 }
 
-// advance starts the search from the next input row with a start node,
-// pulling a new input batch when the current one is done.
-func (e *varLength) advance() (bool, error) {
-	for {
-		if e.inb == nil || e.pos >= e.inb.Rows() {
-			if len(e.idx) > 0 {
-				return false, nil // the output still refers to this batch
-			}
-			b, err := e.in.Next()
-			if err != nil || b == nil {
-				return false, err
-			}
-			e.inb, e.pos = b, 0
-			if e.props != nil {
-				if err := e.props.batch(b); err != nil {
-					return false, err
-				}
-			}
-			continue
-		}
-		e.row = e.inb.Row(e.pos)
-		e.pos++
-		start, ok, err := nodeAt(e.inb.Cols[e.p.From], e.row)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			continue
-		}
-		if e.p.Into >= 0 {
-			if e.into, ok, err = nodeAt(e.inb.Cols[e.p.Into], e.row); err != nil || !ok {
-				if err != nil {
-					return false, err
-				}
-				continue
+// produce goes on with the current row's search, a step at a time.
+func (e *varLength) produce() error {
+	for e.active && !e.cur.full() {
+		e.step()
+		if e.steps++; e.steps&4095 == 0 {
+			if err := e.c.CheckCancel(); err != nil {
+				return err
 			}
 		}
-		if e.props != nil {
-			e.props.row(e.row)
-		}
-		e.stack, e.nodes, e.rels = e.stack[:0], e.nodes[:0], e.rels[:0]
-		e.push(start)
-		e.active = true
-		if e.p.Min == 0 {
-			e.emit(start)
-		}
-		return true, nil
 	}
+	return nil
+}
+
+// advance starts the search from the next input row with a start node
+// (and a bound far end, for an Into pattern).
+func (e *varLength) advance() (bool, error) {
+	start, into, ok, err := e.cur.nextNodes(e.p.From, e.p.Into)
+	if !ok || err != nil {
+		return false, err
+	}
+	e.into = into
+	if e.props != nil {
+		e.props.row(e.cur.row)
+	}
+	e.stack, e.nodes, e.rels = e.stack[:0], e.nodes[:0], e.rels[:0]
+	e.push(start)
+	e.active = true
+	if e.p.Min == 0 {
+		e.emit(start)
+	}
+	return true, nil
 }
 
 // push adds node to the chain with the neighbours it may continue to
@@ -208,7 +165,7 @@ func (e *varLength) usable(rel uint64) bool {
 		}
 	}
 	for _, d := range e.p.Distinct {
-		if sameRel(e.inb.Cols[d], e.row, rel) {
+		if sameRel(e.cur.b.Cols[d], e.cur.row, rel) {
 			return false
 		}
 	}
@@ -223,22 +180,21 @@ func (e *varLength) emit(end uint64) {
 	if e.toMissing || !nodeHasLabels(e.c.Tx, end, e.toLabels) {
 		return
 	}
-	k := len(e.idx)
-	nin := len(e.p.Input.Columns())
+	k, out, nin := len(e.cur.idx), e.cur.out, e.cur.nin
 	if e.p.OmitRels {
-		e.out.Cols[nin].SetNull(k)
+		out.Cols[nin].SetNull(k)
 	} else {
 		l := functions.RelsValue(e.rels)
 		if e.p.Reversed {
 			slices.Reverse(l)
 		}
-		e.out.Cols[nin].Set(k, l)
+		out.Cols[nin].Set(k, l)
 	}
 	if e.p.Into < 0 {
-		e.out.Cols[nin+1].IDs[k] = end
+		out.Cols[nin+1].IDs[k] = end
 	}
 	if e.p.PathCol {
-		e.out.Cols[len(e.p.Cols)-1].Set(k, copyPath(e.nodes, e.rels))
+		out.Cols[len(e.p.Cols)-1].Set(k, copyPath(e.nodes, e.rels))
 	}
-	e.idx = append(e.idx, int32(e.row))
+	e.cur.emitRow()
 }

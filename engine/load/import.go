@@ -115,24 +115,7 @@ func Import(o Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if err := ImportRunning(dir); err != nil {
-		return sum, err
-	}
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return sum, fmt.Errorf("%s exists and is not a directory", dir)
-		}
-		if err := storage.DataDirHeld(dir); err != nil {
-			return sum, err
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return sum, err
-		}
-		if !storage.EmptyDatabaseDir(dir, ents) {
-			return sum, fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
-		}
-	} else if !os.IsNotExist(err) {
+	if err := checkTarget(dir); err != nil {
 		return sum, err
 	}
 	inputs := append(append([]Input(nil), o.Nodes...), o.Rels...)
@@ -171,36 +154,73 @@ func Import(o Options) (Summary, error) {
 	if sum.Bytes, err = store.SaveBaseWithIndexes(tmp, indexes, o.Progress); err != nil {
 		return sum, err
 	}
-	if err := os.Remove(filepath.Join(tmp, stagingLockName)); err != nil {
+	if err := moveIntoPlace(tmp, dir); err != nil {
 		return sum, err
-	}
-	// A server may have opened the directory while the import ran.
-	if err := storage.DataDirHeld(dir); err != nil {
-		return sum, err
-	}
-	// The directory is empty but for the lock file and the empty log a
-	// server that opened it and stopped left behind.
-	if err := os.Remove(filepath.Join(dir, storage.DataDirLockName)); err != nil && !os.IsNotExist(err) {
-		return sum, err
-	}
-	if err := os.RemoveAll(filepath.Join(dir, storage.WALDirName)); err != nil {
-		return sum, err
-	}
-	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) {
-		return sum, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return sum, err
-	}
-	// The rename is durable once the parent is synced: a power cut before
-	// that could leave the staging directory, or nothing, under D's name.
-	if err := vfs.SyncDir(vfs.Default, filepath.Dir(dir)); err != nil {
-		return sum, fmt.Errorf("cannot sync %s after the import: %w", filepath.Dir(dir), err)
 	}
 	o.Progress.End()
 	ok = true
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
+}
+
+// checkTarget fails unless dir is absent or an empty data directory no
+// other import or server holds.
+func checkTarget(dir string) error {
+	if err := ImportRunning(dir); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if err := storage.DataDirHeld(dir); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if !storage.EmptyDatabaseDir(dir, ents) {
+		return fmt.Errorf("data directory %s exists and is not empty: import builds a new database (remove it or pick another directory)", dir)
+	}
+	return nil
+}
+
+// moveIntoPlace renames the built staging directory tmp to dir, durably.
+func moveIntoPlace(tmp, dir string) error {
+	if err := os.Remove(filepath.Join(tmp, stagingLockName)); err != nil {
+		return err
+	}
+	// A server may have opened the directory while the import ran.
+	if err := storage.DataDirHeld(dir); err != nil {
+		return err
+	}
+	// The directory is empty but for the lock file and the empty log a
+	// server that opened it and stopped left behind.
+	if err := os.Remove(filepath.Join(dir, storage.DataDirLockName)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(dir, storage.WALDirName)); err != nil {
+		return err
+	}
+	if err := os.Remove(dir); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	// The rename is durable once the parent is synced: a power cut before
+	// that could leave the staging directory, or nothing, under D's name.
+	if err := vfs.SyncDir(vfs.Default, filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("cannot sync %s after the import: %w", filepath.Dir(dir), err)
+	}
+	return nil
 }
 
 // build parses every file and bulk-loads the store.

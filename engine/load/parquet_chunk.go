@@ -100,40 +100,7 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	if cr.Type() != c.phys {
 		return &Error{Line: off + 1, Msg: "corrupt column chunk: physical type differs from the schema's"}
 	}
-	endpoint := c.spec.role == roleFrom || c.spec.role == roleTo
-	null := func(r int) string {
-		if c.spec.role != roleProp {
-			return "missing node key"
-		}
-		cd.null[off+r] = true
-		return ""
-	}
-	// ints takes integer values (already converted to int64, ok false when
-	// an unsigned value is past INT64's range) to their column.
-	ints := func(r int, x int64, ok bool) string {
-		if endpoint {
-			if !ok {
-				return fmt.Sprintf("unknown node key %d", uint64(x))
-			}
-			return resolveInt(km, x, cd.ids, off+r)
-		}
-		switch c.spec.kind {
-		case kindInt:
-			if !ok {
-				return fmt.Sprintf("%d is past INT64's range", uint64(x))
-			}
-			cd.i64[off+r] = x
-		case kindDate:
-			cd.any[off+r] = temporal.Date{Days: x}
-		default:
-			sec, nanos, msg := timeUnits(x, c.conv, c.spec.kind)
-			if msg != "" {
-				return msg
-			}
-			cd.any[off+r] = temporalValue(c.spec.kind, sec, nanos)
-		}
-		return ""
-	}
+	d := &chunkDest{c: c, cd: cd, km: km, off: off, endpoint: c.spec.role == roleFrom || c.spec.role == roleTo}
 	var row int
 	var msg string
 	switch r := cr.(type) {
@@ -143,13 +110,13 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		unsigned := c.conv == convUint32
 		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int32) string {
 			if unsigned {
-				return ints(i, int64(uint32(v)), true)
+				return d.ints(i, int64(uint32(v)), true)
 			}
-			return ints(i, int64(v), true)
-		}, null)
+			return d.ints(i, int64(v), true)
+		}, d.null)
 	case *file.Int64ColumnChunkReader:
 		unsigned := c.conv == convUint64
-		if endpoint && !unsigned {
+		if d.endpoint && !unsigned {
 			row, msg = scanEndpoints(r, n, c.maxDef, km, cd.ids[off:off+n])
 			break
 		}
@@ -157,59 +124,15 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 			row, msg = scanDirect(r, n, c.maxDef, cd.i64[off:off+n], cd.null, off)
 			break
 		}
-		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int64) string { return ints(i, v, !unsigned || v >= 0) }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v int64) string { return d.ints(i, v, !unsigned || v >= 0) }, d.null)
 	case *file.Int96ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, nil, func(i int, v parquet.Int96) string {
-			nanos := binary.LittleEndian.Uint64(v[:8])
-			day := int64(binary.LittleEndian.Uint32(v[8:])) - 2_440_588 // Julian day of 1970-01-01
-			if nanos >= uint64(temporal.NanosPerDay) {
-				return "corrupt INT96 timestamp (nanoseconds past the day)"
-			}
-			sec := day*temporal.SecondsPerDay + int64(nanos)/temporal.NanosPerSecond
-			cd.any[off+i] = temporal.DateTime{Sec: sec, Nanos: int32(int64(nanos) % temporal.NanosPerSecond)}
-			return ""
-		}, null)
+		row, msg = scan(r, n, c.maxDef, nil, d.int96, d.null)
 	case *file.Float32ColumnChunkReader:
-		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float32) string { cd.f64[off+i] = float64(v); return "" }, null)
+		row, msg = scan(r, n, c.maxDef, nil, func(i int, v float32) string { cd.f64[off+i] = float64(v); return "" }, d.null)
 	case *file.Float64ColumnChunkReader:
 		row, msg = scanDirect(r, n, c.maxDef, cd.f64[off:off+n], cd.null, off)
 	case *file.ByteArrayColumnChunkReader:
-		// A batch's strings are copied into one allocation, not one each:
-		// fewer objects to allocate and for the collector to scan.
-		check := c.conv == convBinary
-		var arena string
-		batch := func(vals []parquet.ByteArray) {
-			if endpoint {
-				return
-			}
-			size := 0
-			for _, v := range vals {
-				size += len(v)
-			}
-			b := make([]byte, 0, size)
-			for _, v := range vals {
-				b = append(b, v...)
-			}
-			arena = unsafeString(b)
-		}
-		row, msg = scan(r, n, c.maxDef, batch, func(i int, v parquet.ByteArray) string {
-			if check && !utf8.Valid(v) {
-				return "not UTF-8 text (a BYTE_ARRAY column without annotation is read as STRING)"
-			}
-			if endpoint {
-				id, ok := km.strs[unsafeString(v)]
-				if !ok {
-					return fmt.Sprintf("unknown node key %q", v)
-				}
-				if id == ambiguousKey {
-					return fmt.Sprintf("the node key %q names several nodes", v)
-				}
-				setID(cd.ids, off+i, id)
-				return ""
-			}
-			cd.str[off+i], arena = arena[:len(v)], arena[len(v):]
-			return ""
-		}, null)
+		row, msg = d.scanByteArrays(r, n)
 	default:
 		return &Error{Line: off + 1, Msg: fmt.Sprintf("unsupported physical type %s", cr.Type())}
 	}
@@ -217,6 +140,108 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 		return &Error{Line: off + row + 1, Msg: msg}
 	}
 	return nil
+}
+
+// chunkDest is where readChunk puts a column chunk's values: column c's
+// window of cd from row off, or for an endpoint column the node ids its
+// keys resolve to through km. Its methods take a value of the chunk's row
+// r and return a message for a value that cannot be taken.
+type chunkDest struct {
+	c        *pqCol
+	cd       *colData
+	km       *keyMap
+	off      int
+	endpoint bool
+}
+
+// null takes a null: a property's, or a missing node key.
+func (d *chunkDest) null(r int) string {
+	if d.c.spec.role != roleProp {
+		return "missing node key"
+	}
+	d.cd.null[d.off+r] = true
+	return ""
+}
+
+// ints takes integer values (already converted to int64, ok false when
+// an unsigned value is past INT64's range) to their column.
+func (d *chunkDest) ints(r int, x int64, ok bool) string {
+	if d.endpoint {
+		if !ok {
+			return fmt.Sprintf("unknown node key %d", uint64(x))
+		}
+		return resolveInt(d.km, x, d.cd.ids, d.off+r)
+	}
+	switch d.c.spec.kind {
+	case kindInt:
+		if !ok {
+			return fmt.Sprintf("%d is past INT64's range", uint64(x))
+		}
+		d.cd.i64[d.off+r] = x
+	case kindDate:
+		d.cd.any[d.off+r] = temporal.Date{Days: x}
+	default:
+		sec, nanos, msg := timeUnits(x, d.c.conv, d.c.spec.kind)
+		if msg != "" {
+			return msg
+		}
+		d.cd.any[d.off+r] = temporalValue(d.c.spec.kind, sec, nanos)
+	}
+	return ""
+}
+
+// int96 takes a legacy INT96 timestamp: nanoseconds of the day, then the
+// Julian day.
+func (d *chunkDest) int96(r int, v parquet.Int96) string {
+	nanos := binary.LittleEndian.Uint64(v[:8])
+	day := int64(binary.LittleEndian.Uint32(v[8:])) - 2_440_588 // Julian day of 1970-01-01
+	if nanos >= uint64(temporal.NanosPerDay) {
+		return "corrupt INT96 timestamp (nanoseconds past the day)"
+	}
+	sec := day*temporal.SecondsPerDay + int64(nanos)/temporal.NanosPerSecond
+	d.cd.any[d.off+r] = temporal.DateTime{Sec: sec, Nanos: int32(int64(nanos) % temporal.NanosPerSecond)}
+	return ""
+}
+
+// scanByteArrays reads a BYTE_ARRAY chunk of n rows: strings, or the
+// string keys of an endpoint column. A batch's strings are copied into
+// one allocation, not one each: fewer objects to allocate and for the
+// collector to scan.
+func (d *chunkDest) scanByteArrays(r *file.ByteArrayColumnChunkReader, n int) (int, string) {
+	check := d.c.conv == convBinary
+	var arena string
+	batch := func(vals []parquet.ByteArray) {
+		if d.endpoint {
+			return
+		}
+		size := 0
+		for _, v := range vals {
+			size += len(v)
+		}
+		b := make([]byte, 0, size)
+		for _, v := range vals {
+			b = append(b, v...)
+		}
+		arena = unsafeString(b)
+	}
+	return scan(r, n, d.c.maxDef, batch, func(i int, v parquet.ByteArray) string {
+		if check && !utf8.Valid(v) {
+			return "not UTF-8 text (a BYTE_ARRAY column without annotation is read as STRING)"
+		}
+		if d.endpoint {
+			id, ok := d.km.strs[unsafeString(v)]
+			if !ok {
+				return fmt.Sprintf("unknown node key %q", v)
+			}
+			if id == ambiguousKey {
+				return fmt.Sprintf("the node key %q names several nodes", v)
+			}
+			setID(d.cd.ids, d.off+i, id)
+			return ""
+		}
+		d.cd.str[d.off+i], arena = arena[:len(v)], arena[len(v):]
+		return ""
+	}, d.null)
 }
 
 // scanDirect reads a chunk of property values that need no conversion

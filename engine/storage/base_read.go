@@ -1,26 +1,21 @@
 package storage
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
-	"math/bits"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
-	"github.com/quiverdb/quiver/vector"
 )
 
 // ErrCorruptBase wraps every error about the content of a base directory:
@@ -190,30 +185,9 @@ const openGCPercent = 40
 // relationship column's rows must be live relationships, which the
 // loaded CSRs tell).
 func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, error) {
-	cb, err := o.blob("catalog.json")
+	s, cf, err := readCatalog(o)
 	if err != nil {
 		return nil, err
-	}
-	var cf catalogFile
-	if err := json.Unmarshal(cb, &cf); err != nil {
-		return nil, badFile("catalog.json", "%v", err)
-	}
-	s := New()
-	cat := s.cat
-	for i, n := range cf.Labels {
-		if _, dup := cat.LookupLabel(n); dup || int(cat.EnsureLabel(n)) != i {
-			return nil, badFile("catalog.json", "label %q listed twice", n)
-		}
-	}
-	for i, n := range cf.Types {
-		if _, dup := cat.LookupType(n); dup || int(cat.EnsureType(n)) != i {
-			return nil, badFile("catalog.json", "type %q listed twice", n)
-		}
-	}
-	for i, n := range cf.Keys {
-		if _, dup := cat.LookupKey(n); dup || int(cat.EnsureKey(n)) != i {
-			return nil, badFile("catalog.json", "key %q listed twice", n)
-		}
 	}
 	v := &Snapshot{ts: m.TS, nodeBound: m.NodeBound, nodeCount: m.NodeCount, relBound: m.RelBound, relCount: m.RelCount}
 	for name := range files {
@@ -221,47 +195,138 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 			return nil, badFile(name, "%v", err)
 		}
 	}
-	readBitmap := func(name string) (*roaring.Bitmap, error) {
-		raw, err := o.blob(name)
-		if err != nil || raw == nil {
-			return nil, err
-		}
-		b, err := decodeBitmap(raw)
-		if err != nil {
-			return nil, badFile(name, "%v", err)
-		}
-		if !b.IsEmpty() && uint64(b.Maximum()) >= m.NodeBound {
-			return nil, badFile(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
-		}
-		return b, nil
-	}
-	if v.live, err = readBitmap("nodes.live"); err != nil {
+	if err := readNodeSets(v, m, len(cf.Labels), o); err != nil {
 		return nil, err
 	}
+	cols, err := openColumns(m, len(cf.Keys), o)
+	if err != nil {
+		return nil, err
+	}
+	rl, err := openRels(v, len(cf.Types), o)
+	if err != nil {
+		return nil, err
+	}
+	tasks := rl.tasks()
+	for _, c := range cols {
+		tasks = append(tasks, c.decodeTasks()...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
+		return nil, err
+	}
+	if err := assembleColumns(v, cols, len(cf.Keys)); err != nil {
+		return nil, err
+	}
+	if err := rl.finish(); err != nil {
+		return nil, err
+	}
+	tasks = nil
+	for _, c := range cols {
+		tasks = append(tasks, c.checkTasks(v, rl.allLive)...)
+	}
+	if err := runTasks(tasks, o.dec); err != nil {
+		return nil, err
+	}
+	s.install(v)
+	s.nextNode.Store(m.NodeBound)
+	s.nextRel.Store(m.RelBound)
+	if err := s.rebuildSchema(cf); err != nil {
+		return nil, badFile("catalog.json", "%v", err)
+	}
+	// The version is the checkpoint's: its ts (rebuilding the schema
+	// committed once more) and the log position its WAL replay starts at.
+	opened := *s.cur.Load()
+	opened.ts, opened.lsn = m.TS, m.WALLSN
+	if opened.writer, err = parseWriter(m.Writer); err != nil {
+		return nil, badFile(ManifestName, "%v", err)
+	}
+	s.install(&opened)
+	return s, nil
+}
+
+// readCatalog reads catalog.json into a new store's catalog: labels,
+// types and keys get the ids they are listed at.
+func readCatalog(o *opener) (*Store, *catalogFile, error) {
+	cb, err := o.blob("catalog.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	var cf catalogFile
+	if err := json.Unmarshal(cb, &cf); err != nil {
+		return nil, nil, badFile("catalog.json", "%v", err)
+	}
+	s := New()
+	cat := s.cat
+	for i, n := range cf.Labels {
+		if _, dup := cat.LookupLabel(n); dup || int(cat.EnsureLabel(n)) != i {
+			return nil, nil, badFile("catalog.json", "label %q listed twice", n)
+		}
+	}
+	for i, n := range cf.Types {
+		if _, dup := cat.LookupType(n); dup || int(cat.EnsureType(n)) != i {
+			return nil, nil, badFile("catalog.json", "type %q listed twice", n)
+		}
+	}
+	for i, n := range cf.Keys {
+		if _, dup := cat.LookupKey(n); dup || int(cat.EnsureKey(n)) != i {
+			return nil, nil, badFile("catalog.json", "key %q listed twice", n)
+		}
+	}
+	return s, &cf, nil
+}
+
+// readNodeSets reads the live nodes, the system records and the labels'
+// bitmaps into v.
+func readNodeSets(v *Snapshot, m *manifest, labels int, o *opener) error {
+	var err error
+	if v.live, err = readNodeBitmap(o, m, "nodes.live"); err != nil {
+		return err
+	}
 	if v.live.GetCardinality() != uint64(m.NodeCount) {
-		return nil, badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
+		return badFile("nodes.live", "%d nodes, manifest says %d", v.live.GetCardinality(), m.NodeCount)
 	}
 	// A base written before system records existed has no system.kv:
 	// it holds none.
 	if raw, err := o.blob(systemFileName); err != nil {
-		return nil, err
+		return err
 	} else if raw != nil {
 		if v.sys, err = decodeSystemFile(raw); err != nil {
-			return nil, badFile(systemFileName, "%v", err)
+			return badFile(systemFileName, "%v", err)
 		}
 	}
-	v.labels = make([]*roaring.Bitmap, len(cf.Labels))
+	v.labels = make([]*roaring.Bitmap, labels)
 	for l := range v.labels {
 		name := fmt.Sprintf("label.%d", l)
-		if v.labels[l], err = readBitmap(name); err != nil {
-			return nil, err
+		if v.labels[l], err = readNodeBitmap(o, m, name); err != nil {
+			return err
 		}
 		if v.labels[l] != nil && v.labels[l].AndCardinality(v.live) != v.labels[l].GetCardinality() {
-			return nil, badFile(name, "labels nodes that do not exist")
+			return badFile(name, "labels nodes that do not exist")
 		}
 	}
+	return nil
+}
+
+// readNodeBitmap reads a bitmap of node ids, nil when the file is absent.
+func readNodeBitmap(o *opener, m *manifest, name string) (*roaring.Bitmap, error) {
+	raw, err := o.blob(name)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	b, err := decodeBitmap(raw)
+	if err != nil {
+		return nil, badFile(name, "%v", err)
+	}
+	if !b.IsEmpty() && uint64(b.Maximum()) >= m.NodeBound {
+		return nil, badFile(name, "node %d past the id bound %d", b.Maximum(), m.NodeBound)
+	}
+	return b, nil
+}
+
+// openColumns opens the property column files there are, node and
+// relationship columns of each key; their parts decode later.
+func openColumns(m *manifest, keys int, o *opener) ([]*colFile, error) {
 	var cols []*colFile
-	for k := range cf.Keys {
+	for k := range keys {
 		for _, rel := range []bool{false, true} {
 			name, bound := fmt.Sprintf("node.%d.col", k), m.NodeBound
 			if rel {
@@ -281,21 +346,17 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 			cols = append(cols, c)
 		}
 	}
-	rl, err := openRels(v, len(cf.Types), o)
-	if err != nil {
-		return nil, err
-	}
-	tasks := rl.tasks()
+	return cols, nil
+}
+
+// assembleColumns puts the decoded parts of cols together as v's columns,
+// dropping the trailing keys with none.
+func assembleColumns(v *Snapshot, cols []*colFile, keys int) error {
+	v.nodeCols, v.relCols = make([]*column, keys), make([]*column, keys)
 	for _, c := range cols {
-		tasks = append(tasks, c.decodeTasks()...)
-	}
-	if err := runTasks(tasks, o.dec); err != nil {
-		return nil, err
-	}
-	v.nodeCols, v.relCols = make([]*column, len(cf.Keys)), make([]*column, len(cf.Keys))
-	for _, c := range cols {
+		var err error
 		if c.col, err = assembleColumn(c.parts, c.bound); err != nil {
-			return nil, badFile(c.sf.name, "%v", err)
+			return badFile(c.sf.name, "%v", err)
 		}
 		if c.rel {
 			v.relCols[c.k] = c.col
@@ -309,31 +370,7 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	for len(v.relCols) > 0 && v.relCols[len(v.relCols)-1] == nil {
 		v.relCols = v.relCols[:len(v.relCols)-1]
 	}
-	if err := rl.finish(); err != nil {
-		return nil, err
-	}
-	tasks = nil
-	for _, c := range cols {
-		tasks = append(tasks, c.checkTasks(v, rl.allLive)...)
-	}
-	if err := runTasks(tasks, o.dec); err != nil {
-		return nil, err
-	}
-	s.install(v)
-	s.nextNode.Store(m.NodeBound)
-	s.nextRel.Store(m.RelBound)
-	if err := s.rebuildSchema(&cf); err != nil {
-		return nil, badFile("catalog.json", "%v", err)
-	}
-	// The version is the checkpoint's: its ts (rebuilding the schema
-	// committed once more) and the log position its WAL replay starts at.
-	opened := *s.cur.Load()
-	opened.ts, opened.lsn = m.TS, m.WALLSN
-	if opened.writer, err = parseWriter(m.Writer); err != nil {
-		return nil, badFile(ManifestName, "%v", err)
-	}
-	s.install(&opened)
-	return s, nil
+	return nil
 }
 
 // checkFileName accepts only the files the format defines, with ids in
@@ -562,195 +599,6 @@ func assembleColumn(parts [][]decodedChunk, bound uint64) (*column, error) {
 		}
 	}
 	return c, nil
-}
-
-// chunk decodes one chunk record after its group number; complete says
-// the group is complete, so the chunk is sealed. A sealed String chunk
-// goes straight to its Arrow form (no string per row); one that was
-// dictionary-encoded also returns its local dictionary and codes.
-func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
-	typ := vector.Type(d.u8())
-	switch typ {
-	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Any:
-	default:
-		d.fail("chunk type %d cannot be stored", typ)
-		return nil, nil, nil
-	}
-	c := newChunk(0, typ)
-	copy(c.valid, d.bytes(validBytes))
-	rows := GroupSize
-	if typ != vector.Bool {
-		rows = int(d.uvarint())
-		if rows > GroupSize {
-			d.fail("%d rows in a chunk", rows)
-			return nil, nil, nil
-		}
-	}
-	var soff []int32 // String: the rows' bytes in Arrow form
-	var sdata, codes []byte
-	var dict []string
-	switch typ {
-	case vector.Bool:
-		copy(c.bits, d.bytes(validBytes))
-	case vector.Int64:
-		b := d.bytes(8 * rows)
-		c.i64 = take(&d.slabs.i64, rows, d.slabs.left)
-		if b != nil {
-			copyLE(c.i64, b)
-		}
-	case vector.Float64:
-		b := d.bytes(8 * rows)
-		c.f64 = take(&d.slabs.f64, rows, d.slabs.left)
-		if b != nil {
-			copyLE(c.f64, b)
-		}
-	case vector.String:
-		soff = make([]int32, GroupSize+1)
-		switch enc := d.u8(); enc {
-		case 0:
-			from, size := d.p, 0
-			for range rows {
-				n := d.count(1)
-				d.bytes(n)
-				size += n
-			}
-			if d.err != nil || size > math.MaxInt32 {
-				d.fail("bad strings")
-				return nil, nil, nil
-			}
-			d.p = from
-			sdata = make([]byte, 0, size)
-			for r := range rows {
-				sdata = append(sdata, d.bytes(d.count(1))...)
-				soff[r+1] = int32(len(sdata))
-			}
-		case 1:
-			dict = make([]string, d.count(1))
-			if len(dict) > 256 {
-				d.fail("dictionary of %d strings", len(dict))
-				return nil, nil, nil
-			}
-			for i := range dict {
-				dict[i] = d.str()
-			}
-			codes = d.bytes(rows)
-			if d.err != nil {
-				return nil, nil, nil
-			}
-			size := 0
-			for _, x := range codes {
-				if int(x) >= len(dict) {
-					d.fail("dictionary code %d of %d", x, len(dict))
-					return nil, nil, nil
-				}
-				size += len(dict[x])
-			}
-			if size > math.MaxInt32 {
-				d.fail("strings of %d bytes in a chunk", size)
-				return nil, nil, nil
-			}
-			sdata = make([]byte, 0, size)
-			for r, x := range codes {
-				sdata = append(sdata, dict[x]...)
-				soff[r+1] = int32(len(sdata))
-			}
-		default:
-			d.fail("string encoding %d", enc)
-		}
-		for r := rows; r < GroupSize; r++ {
-			soff[r+1] = soff[rows]
-		}
-	case vector.Any:
-		c.any = make([]vector.Value, rows)
-		for r := range rows {
-			c.any[r] = d.value(0)
-		}
-	}
-	if d.err != nil {
-		return nil, nil, nil
-	}
-	for r := 0; r < GroupSize; r++ {
-		if bitAt(c.valid, r) {
-			if r >= rows {
-				d.fail("row %d valid past the %d rows", r, rows)
-				return nil, nil, nil
-			}
-			if typ == vector.Any && c.any[r] == nil {
-				d.fail("row %d valid but null", r)
-				return nil, nil, nil
-			}
-		} else if typ == vector.Any && r < rows && c.any[r] != nil {
-			d.fail("row %d holds a value but is not valid", r)
-			return nil, nil, nil
-		} else if typ == vector.String && soff[r+1] != soff[r] {
-			d.fail("row %d holds a string but is not valid", r)
-			return nil, nil, nil
-		}
-	}
-	valid := 0
-	for _, b := range c.valid {
-		valid += bits.OnesCount8(b)
-	}
-	c.counts[typ] = int32(valid)
-	ns := d.count(2)
-	prev := -1
-	for range ns {
-		r := int(d.uvarint())
-		v := d.value(0)
-		if d.err != nil {
-			return nil, nil, nil
-		}
-		t := vector.TypeOf(v)
-		if r <= prev || r >= GroupSize || bitAt(c.valid, r) || t == typ || t == vector.Null {
-			d.fail("bad side value at row %d", r)
-			return nil, nil, nil
-		}
-		prev = r
-		if c.side == nil {
-			c.side = make(map[uint16]vector.Value, ns)
-		}
-		c.side[uint16(r)] = v
-		c.counts[t]++
-	}
-	if typ == vector.String {
-		if complete && c.dominant() == vector.String {
-			c.sealStrings(soff, sdata)
-			if rows != GroupSize {
-				dict, codes = nil, nil
-			}
-			return c, dict, append([]byte(nil), codes...)
-		}
-		c.str = make([]string, rows)
-		for r := range c.str {
-			c.str[r] = string(sdata[soff[r]:soff[r+1]])
-		}
-	}
-	if complete {
-		c = c.seal()
-	}
-	return c, nil, nil
-}
-
-// copyLE fills dst from b, len(dst) little-endian 8-byte values: one
-// copy on a little-endian machine.
-func copyLE[T int64 | float64](dst []T, b []byte) {
-	if nativeLE {
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 8*len(dst)), b)
-		return
-	}
-	for r := range dst {
-		x := leU64(b[8*r:])
-		dst[r] = *(*T)(unsafe.Pointer(&x))
-	}
-}
-
-// nativeLE: the machine stores integers little-endian, as the base format.
-var nativeLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-func leU64(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // rebuildSchema recreates the indexes and constraints of cf in one

@@ -63,8 +63,38 @@ func BulkLoad(nodes []BulkNodes, rels []BulkRels) (*Store, error) {
 // PhaseStoreNodeProperties, then PhaseBuildAdjacency.
 func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker) (*Store, error) {
 	s := New()
-	cat := s.cat
 	v := &Snapshot{ts: 1, live: roaring.New()}
+	jobs, err := v.bulkNodes(s.cat, nodes)
+	if err != nil {
+		return nil, err
+	}
+	types, relJobs, err := v.bulkRels(s.cat, rels)
+	if err != nil {
+		return nil, err
+	}
+	v.nodeCols = make([]*column, s.cat.NumKeys())
+	v.relCols = make([]*column, s.cat.NumKeys())
+	// Node columns first, each input released once stored; the
+	// relationship columns as their type is sorted.
+	var values int64
+	for _, j := range jobs {
+		values += int64(j.bc.rows())
+	}
+	prog.Begin(progress.Phase{Name: PhaseStoreNodeProperties, Unit: "values", TotalItems: values})
+	fillColumns(jobs, prog)
+	prog.Begin(progress.Phase{Name: PhaseBuildAdjacency, Unit: "relationships", TotalItems: int64(v.relBound)})
+	v.adj = make([]adjPair, len(v.typeRels))
+	v.bulkAdjacency(types, relJobs, prog)
+	v.finishBulkColumns()
+	s.install(v)
+	s.nextNode.Store(v.nodeBound)
+	s.nextRel.Store(v.relBound)
+	return s, nil
+}
+
+// bulkNodes gives the node sets their ids, one set after the other, and
+// their labels, and returns the jobs that store their columns.
+func (v *Snapshot) bulkNodes(cat *catalog.Catalog, nodes []BulkNodes) ([]colJob, error) {
 	var start uint64
 	var jobs []colJob
 	for i := range nodes {
@@ -103,14 +133,20 @@ func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker
 			b.RunOptimize()
 		}
 	}
-	// Relationships: each type's sets one after the other, sorted into
-	// both CSRs; relationship ids follow the forward slot order.
+	return jobs, nil
+}
+
+// bulkRels gathers the relationship sets by type (each type's sets one
+// after the other, sorted into both CSRs later; relationship ids follow
+// the forward slot order) and returns the types and the jobs that store
+// their columns.
+func (v *Snapshot) bulkRels(cat *catalog.Catalog, rels []BulkRels) ([]*bulkType, []colJob, error) {
 	var types []*bulkType
 	var relJobs []colJob
 	for i := range rels {
 		rs := &rels[i]
 		if len(rs.Src) != len(rs.Dst) {
-			return nil, fmt.Errorf("storage: bulk relationships of %s: %d sources, %d targets", rs.Type, len(rs.Src), len(rs.Dst))
+			return nil, nil, fmt.Errorf("storage: bulk relationships of %s: %d sources, %d targets", rs.Type, len(rs.Src), len(rs.Dst))
 		}
 		t := cat.EnsureType(rs.Type)
 		for len(v.typeRels) <= int(t) {
@@ -123,16 +159,16 @@ func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker
 			types[t] = bt
 		}
 		if uint64(len(bt.src))+uint64(len(rs.Src)) > math.MaxUint32 {
-			return nil, fmt.Errorf("storage: bulk load of more than 2^32-1 relationships of type %s", rs.Type)
+			return nil, nil, fmt.Errorf("storage: bulk load of more than 2^32-1 relationships of type %s", rs.Type)
 		}
 		for r := range rs.Src {
 			if uint64(rs.Src[r]) >= v.nodeBound || uint64(rs.Dst[r]) >= v.nodeBound {
-				return nil, fmt.Errorf("storage: bulk relationship %d of %s: endpoint %d->%d is not a node", r, rs.Type, rs.Src[r], rs.Dst[r])
+				return nil, nil, fmt.Errorf("storage: bulk relationship %d of %s: endpoint %d->%d is not a node", r, rs.Type, rs.Src[r], rs.Dst[r])
 			}
 		}
 		for c := range rs.Cols {
 			if err := rs.Cols[c].check(len(rs.Src)); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			relJobs = append(relJobs, colJob{cols: &v.relCols, k: cat.EnsureKey(rs.Cols[c].Key), bc: &rs.Cols[c],
 				typ: bt, lo: uint32(len(bt.src))})
@@ -153,19 +189,12 @@ func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker
 		}
 	}
 	v.relCount = int64(v.relBound)
-	v.nodeCols = make([]*column, cat.NumKeys())
-	v.relCols = make([]*column, cat.NumKeys())
-	// Node columns first, each input released once stored; the
-	// relationship columns as their type is sorted.
-	var values int64
-	for _, j := range jobs {
-		values += int64(j.bc.rows())
-	}
-	prog.Begin(progress.Phase{Name: PhaseStoreNodeProperties, Unit: "values", TotalItems: values})
-	fillColumns(jobs, prog)
-	prog.Begin(progress.Phase{Name: PhaseBuildAdjacency, Unit: "relationships", TotalItems: int64(v.relBound)})
-	v.adj = make([]adjPair, len(v.typeRels))
-	v.bulkAdjacency(types, relJobs, prog)
+	return types, relJobs, nil
+}
+
+// finishBulkColumns finishes the stored columns, in parallel, and drops
+// those of nulls only and the trailing keys with none.
+func (v *Snapshot) finishBulkColumns() {
 	var wg sync.WaitGroup
 	for _, set := range []struct {
 		cols  []*column
@@ -192,10 +221,6 @@ func BulkLoadProgress(nodes []BulkNodes, rels []BulkRels, prog *progress.Tracker
 			*cols = (*cols)[:len(*cols)-1]
 		}
 	}
-	s.install(v)
-	s.nextNode.Store(v.nodeBound)
-	s.nextRel.Store(v.relBound)
-	return s, nil
 }
 
 func (bc *BulkColumn) check(n int) error {

@@ -1,4 +1,4 @@
-package exec
+package rowkey
 
 import (
 	"math"
@@ -19,11 +19,11 @@ func TestTemporalGroupingKeys(t *testing.T) {
 		return dt
 	}
 	a, b := at("2015-07-21T21:40:32+01:00"), at("2015-07-21T20:40:32Z")
-	if string(appendValueKey(nil, a)) == string(appendValueKey(nil, b)) {
+	if string(AppendValue(nil, a)) == string(AppendValue(nil, b)) {
 		t.Error("grouping keys of different offsets collide")
 	}
 	d1, d2 := temporal.Date{Days: 1}, temporal.Date{Days: 1}
-	if string(appendValueKey(nil, d1)) != string(appendValueKey(nil, d2)) {
+	if string(AppendValue(nil, d1)) != string(AppendValue(nil, d2)) {
 		t.Error("equal dates have different keys")
 	}
 }
@@ -34,19 +34,19 @@ func TestRowKeysDistinguishTypes(t *testing.T) {
 		vector.Path{Nodes: []uint64{1}}}
 	seen := map[string]vector.Value{}
 	for _, v := range vals {
-		k := string(appendValueKey(nil, v))
+		k := string(AppendValue(nil, v))
 		if prev, dup := seen[k]; dup {
 			t.Errorf("%#v and %#v share a row key", prev, v)
 		}
 		seen[k] = v
 	}
 	// Two strings whose concatenations collide without length prefixes.
-	a := append(appendValueKey(nil, "ab"), appendValueKey(nil, "c")...)
-	b := append(appendValueKey(nil, "a"), appendValueKey(nil, "bc")...)
+	a := append(AppendValue(nil, "ab"), AppendValue(nil, "c")...)
+	b := append(AppendValue(nil, "a"), AppendValue(nil, "bc")...)
 	if string(a) == string(b) {
 		t.Error("string keys are ambiguous across columns")
 	}
-	if string(appendFloatKey(nil, 0)) != string(appendFloatKey(nil, math.Copysign(0, -1))) {
+	if string(appendFloat(nil, 0)) != string(appendFloat(nil, math.Copysign(0, -1))) {
 		t.Error("-0 and 0 group apart")
 	}
 }

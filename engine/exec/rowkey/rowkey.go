@@ -1,4 +1,9 @@
-package exec
+// Package rowkey encodes rows as byte keys: grouping and DISTINCT hash
+// rows by a byte encoding of their values, appended into one reusable
+// buffer per batch so that looking up an existing group allocates nothing.
+// Each value starts with a tag byte, so values of different types never
+// collide; strings carry their length.
+package rowkey
 
 import (
 	"encoding/binary"
@@ -10,10 +15,6 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Row keys: grouping and DISTINCT hash rows by a byte encoding of their
-// values, appended into one reusable buffer per batch so that looking up an
-// existing group allocates nothing. Each value starts with a tag byte, so
-// values of different types never collide; strings carry their length.
 const (
 	tagNull byte = iota
 	tagFalse
@@ -29,8 +30,8 @@ const (
 	tagTemporal
 )
 
-// appendKey appends the key encoding of row r of v.
-func appendKey(dst []byte, v *vector.Vector, r int) []byte {
+// Append appends the key encoding of row r of v.
+func Append(dst []byte, v *vector.Vector, r int) []byte {
 	if v.IsNull(r) {
 		return append(dst, tagNull)
 	}
@@ -43,22 +44,22 @@ func appendKey(dst []byte, v *vector.Vector, r int) []byte {
 	case vector.Int64:
 		return binary.LittleEndian.AppendUint64(append(dst, tagInt), uint64(v.I64[r]))
 	case vector.Float64:
-		return appendFloatKey(dst, v.F64[r])
+		return appendFloat(dst, v.F64[r])
 	case vector.String:
-		return appendStringKey(dst, v.Str[r])
+		return appendString(dst, v.Str[r])
 	case vector.Node:
 		return binary.LittleEndian.AppendUint64(append(dst, tagNode), v.IDs[r])
 	case vector.Rel:
 		return binary.LittleEndian.AppendUint64(append(dst, tagRel), v.IDs[r])
 	case vector.Any:
-		return appendValueKey(dst, v.Any[r])
+		return AppendValue(dst, v.Any[r])
 	}
 	return append(dst, tagNull)
 }
 
-// appendFloatKey normalises -0 to 0 and all NaNs to one NaN, so values that
+// appendFloat normalises -0 to 0 and all NaNs to one NaN, so values that
 // group together encode alike.
-func appendFloatKey(dst []byte, f float64) []byte {
+func appendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		f = 0
 	}
@@ -68,13 +69,13 @@ func appendFloatKey(dst []byte, f float64) []byte {
 	return binary.LittleEndian.AppendUint64(append(dst, tagFloat), math.Float64bits(f))
 }
 
-func appendStringKey(dst []byte, s string) []byte {
+func appendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(append(dst, tagString), uint64(len(s)))
 	return append(dst, s...)
 }
 
-// appendValueKey encodes a generic value (the slow path).
-func appendValueKey(dst []byte, v vector.Value) []byte {
+// AppendValue encodes a generic value (the slow path).
+func AppendValue(dst []byte, v vector.Value) []byte {
 	switch x := v.(type) {
 	case nil:
 		return append(dst, tagNull)
@@ -86,9 +87,9 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 	case int64:
 		return binary.LittleEndian.AppendUint64(append(dst, tagInt), uint64(x))
 	case float64:
-		return appendFloatKey(dst, x)
+		return appendFloat(dst, x)
 	case string:
-		return appendStringKey(dst, x)
+		return appendString(dst, x)
 	case vector.NodeRef:
 		return binary.LittleEndian.AppendUint64(append(dst, tagNode), uint64(x))
 	case vector.RelRef:
@@ -96,7 +97,7 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 	case []vector.Value:
 		dst = binary.AppendUvarint(append(dst, tagList), uint64(len(x)))
 		for _, e := range x {
-			dst = appendValueKey(dst, e)
+			dst = AppendValue(dst, e)
 		}
 		return dst
 	case map[string]vector.Value:
@@ -107,8 +108,8 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 		sort.Strings(keys)
 		dst = binary.AppendUvarint(append(dst, tagMap), uint64(len(keys)))
 		for _, k := range keys {
-			dst = appendStringKey(dst, k)
-			dst = appendValueKey(dst, x[k])
+			dst = appendString(dst, k)
+			dst = AppendValue(dst, x[k])
 		}
 		return dst
 	case vector.Path:
@@ -122,14 +123,14 @@ func appendValueKey(dst []byte, v vector.Value) []byte {
 		return dst
 	}
 	if temporal.Is(v) {
-		return appendTemporalKey(dst, v)
+		return appendTemporal(dst, v)
 	}
 	return append(dst, tagNull)
 }
 
-// appendTemporalKey encodes a temporal value exactly: values that render
+// appendTemporal encodes a temporal value exactly: values that render
 // differently (the same instant at two offsets) are different keys.
-func appendTemporalKey(dst []byte, v vector.Value) []byte {
+func appendTemporal(dst []byte, v vector.Value) []byte {
 	dst = append(dst, tagTemporal, byte(functions.TemporalRank(v)))
 	u := func(x int64) { dst = binary.LittleEndian.AppendUint64(dst, uint64(x)) }
 	switch x := v.(type) {
@@ -147,7 +148,7 @@ func appendTemporalKey(dst []byte, v vector.Value) []byte {
 		u(x.Sec)
 		u(int64(x.Nanos))
 		u(int64(x.Offset))
-		dst = appendStringKey(dst, x.Zone)
+		dst = appendString(dst, x.Zone)
 	case temporal.Duration:
 		u(x.Months)
 		u(x.Days)

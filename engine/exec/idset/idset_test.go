@@ -1,4 +1,4 @@
-package exec
+package idset
 
 import (
 	"math"
@@ -15,7 +15,7 @@ func TestPairSet(t *testing.T) {
 		g int32
 		x uint64
 	}
-	var s pairSet
+	var s PairSet
 	want := map[pair]bool{}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 50000 {
@@ -26,8 +26,8 @@ func TestPairSet(t *testing.T) {
 		case 2:
 			p.x = math.MaxUint64 - uint64(rng.IntN(10))
 		}
-		if got := s.add(p.g, p.x); got != !want[p] {
-			t.Fatalf("add(%d, %d) = %v, want %v", p.g, p.x, got, !want[p])
+		if got := s.Add(p.g, p.x); got != !want[p] {
+			t.Fatalf("Add(%d, %d) = %v, want %v", p.g, p.x, got, !want[p])
 		}
 		want[p] = true
 	}
@@ -35,7 +35,7 @@ func TestPairSet(t *testing.T) {
 		t.Fatalf("%d entries, want %d", s.n, len(want))
 	}
 	for p := range want {
-		if s.add(p.g, p.x) {
+		if s.Add(p.g, p.x) {
 			t.Fatalf("(%d, %d) lost after growth", p.g, p.x)
 		}
 	}
@@ -46,7 +46,7 @@ func TestPairSet(t *testing.T) {
 // clear.
 func TestVisitSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	var v visitSet
+	var v VisitSet
 	for round := range 3 {
 		want := map[uint64]bool{}
 		for i := range 20000 {
@@ -54,18 +54,18 @@ func TestVisitSet(t *testing.T) {
 			if i%3 == 0 {
 				x = uint64(rng.IntN(1 << 22))
 			}
-			if v.has(x) != want[x] {
-				t.Fatalf("round %d: has(%d) = %v, want %v", round, x, !want[x], want[x])
+			if v.Has(x) != want[x] {
+				t.Fatalf("round %d: Has(%d) = %v, want %v", round, x, !want[x], want[x])
 			}
-			if got := v.add(x); got != !want[x] {
-				t.Fatalf("round %d: visitSet.add(%d) = %v, want %v", round, x, got, !want[x])
+			if got := v.Add(x); got != !want[x] {
+				t.Fatalf("round %d: VisitSet.Add(%d) = %v, want %v", round, x, got, !want[x])
 			}
 			want[x] = true
 		}
-		v.clear()
+		v.Clear()
 		for x := range want {
-			if v.has(x) {
-				t.Fatalf("round %d: %d still set after clear", round, x)
+			if v.Has(x) {
+				t.Fatalf("round %d: %d still set after Clear", round, x)
 			}
 		}
 	}
@@ -82,14 +82,14 @@ func TestDistinctIDKinds(t *testing.T) {
 		{Type: vector.Rel, IDs: []uint64{5}},
 	}
 	for i, tv := range typed {
-		k1, x1, ok1 := distinctID(tv, 0)
-		k2, x2, ok2 := distinctID(anyv, i)
+		k1, x1, ok1 := DistinctID(tv, 0)
+		k2, x2, ok2 := DistinctID(anyv, i)
 		if !ok1 || !ok2 || k1 != k2 || x1 != x2 || k1 != i {
 			t.Fatalf("kind %d: typed (%d, %d, %v), generic (%d, %d, %v)", i, k1, x1, ok1, k2, x2, ok2)
 		}
 	}
 	for _, r := range []int{3, 4} {
-		if _, _, ok := distinctID(anyv, r); ok {
+		if _, _, ok := DistinctID(anyv, r); ok {
 			t.Fatalf("%v read as an integer kind", anyv.Any[r])
 		}
 	}
