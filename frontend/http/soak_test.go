@@ -50,8 +50,14 @@ func soakMinSuccess(duration time.Duration) int {
 	return 95
 }
 
-// soakRounds is what each client does in make test's short soak.
-const soakRounds = 8
+// soakRounds is what each client does in make test's short soak. The
+// 32 clients open their connections at once into a server already at its
+// ceiling, and some requests on new connections are reset (seen once in
+// CI: 31 of 512, each on a connection of its own); the success rate is
+// meant for the steady state, so the short soak runs long enough (2,048
+// requests, about 3 s) for such a burst to be a small part of it, as it
+// is of the long soak's minutes.
+const soakRounds = 32
 
 // A soak: 32 clients write and read their own nodes while hostile
 // requests (memory bombs, deep texts, runaway queries, a slow client, a
