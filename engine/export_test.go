@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"runtime"
 	"sort"
 
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -109,4 +110,20 @@ func MemoryInUse(db *DB) (bytes int64, statements int) {
 		return 0, 0
 	}
 	return db.mem.Budget().Used(), db.mem.Budget().Running()
+}
+
+// ExpireWhileHeld starts tx's expiry while its lock is held (as by a
+// statement), waits until the expiry is under way, runs during returns
+// what a statement arriving then is told, and lets the expiry finish.
+func ExpireWhileHeld(tx *Transaction, during func() error) error {
+	tx.mu.Lock()
+	done := make(chan struct{})
+	go func() { tx.expire(true); close(done) }()
+	for !tx.expiring.Load() {
+		runtime.Gosched()
+	}
+	err := during()
+	tx.mu.Unlock()
+	<-done
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -138,6 +139,10 @@ type Transaction struct {
 		sync.Mutex
 		stop func(error)
 	}
+	// expiring is set once the lifetime ended: a statement arriving while
+	// the expiry holds mu is told the transaction expired, not that
+	// another statement runs.
+	expiring atomic.Bool
 }
 
 type savepoint struct {
@@ -215,6 +220,9 @@ func (t *Transaction) Query(ctx context.Context, text string, params Params) (*R
 // Run runs one statement in the transaction in the given mode.
 func (t *Transaction) Run(ctx context.Context, m Mode, text string, params Params) (*Result, error) {
 	if !t.mu.TryLock() {
+		if t.expiring.Load() {
+			return nil, t.db.refused(notOpen(t.id, "it expired and was rolled back"))
+		}
 		return nil, t.db.refused(errs.New(errs.CodeTransaction, errs.CatTransaction,
 			"transaction %s is running another statement: its statements run one at a time", t.id))
 	}
@@ -408,6 +416,7 @@ func (t *Transaction) endLocked(st txState, outcome TransactionOutcome) {
 // running in it is cancelled first, and its Result is waited for when
 // wait is set (at Close it is not: a Result nobody reads would hold it).
 func (t *Transaction) expire(wait bool) {
+	t.expiring.Store(true)
 	if stop := t.stopFunc(); stop != nil {
 		stop(errs.Timeout("transaction %s expired at %s", t.id, t.expires.Format(time.RFC3339)))
 	}

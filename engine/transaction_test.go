@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -252,6 +253,31 @@ func TestTransactionExpiryAndLimits(t *testing.T) {
 	}
 	if _, err := engine.ParseIsolationLevel("dirty"); !hasCode(err, errs.CodeInvalidParam) {
 		t.Fatalf("bad level: %v", err)
+	}
+}
+
+// A statement that arrives while the expiry is rolling the transaction
+// back is told it expired (02000), not that another statement is running
+// (a poll raced the timer this way in CI).
+func TestTransactionStatementDuringExpiry(t *testing.T) {
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTransaction(engine.TransactionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = engine.ExpireWhileHeld(tx, func() error {
+		_, err := tx.Query(context.Background(), "RETURN 1", nil)
+		return err
+	})
+	if !hasCode(err, errs.CodeNotFound) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("a statement during the expiry: %v", err)
+	}
+	if _, err := db.Transaction(tx.ID()); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("after the expiry: %v", err)
 	}
 }
 
