@@ -69,10 +69,10 @@ type countedConn struct {
 	phase atomic.Uint32
 	// elem is the connection's entry in its phase's list (l.mu), nil
 	// while new, busy or released; fresh is set while it is counted as
-	// new (l.mu); idleSince is when it went idle (l.mu).
-	elem      *list.Element
-	fresh     bool
-	idleSince time.Time
+	// new (l.mu); listedAt is when it entered its phase (l.mu).
+	elem     *list.Element
+	fresh    bool
+	listedAt time.Time
 
 	// Owned by the goroutine serving the connection.
 	headSince time.Time // when the current head began
@@ -81,6 +81,9 @@ type countedConn struct {
 	lineEnds  int       // consecutive line ends in the head so far
 	inHead    bool      // a byte other than CR or LF was seen in the head
 	applied   time.Time // the read deadline last set on Conn
+	// headBegun is set once a byte of the current head (other than a
+	// line end) arrived: the listener reads it.
+	headBegun atomic.Bool
 	// want is the read deadline asked for (unix nanoseconds, 0: none).
 	want atomic.Int64
 	// hijacked is set once a handler took the connection over: its
@@ -107,15 +110,15 @@ func (c *countedConn) setPhase(p phase, now time.Time) {
 	if old == phaseNew {
 		headSince = c.headSince // the deadline counts from the accept
 	}
+	if p == phaseHead {
+		c.headBegun.Store(false) // before it is listed as a head
+	}
 	l := c.l
 	l.mu.Lock()
 	if !c.released.Load() {
 		l.unlistLocked(c)
 		c.phase.Store(uint32(p))
-		if p == phaseIdle {
-			c.idleSince = now
-		}
-		l.listLocked(c)
+		l.listLocked(c, now)
 	} else {
 		c.phase.Store(uint32(p))
 	}
@@ -156,6 +159,8 @@ func (c *countedConn) Read(p []byte) (int, error) {
 		if end := c.headEnd(read); end >= 0 {
 			c.setPhase(phaseBody, time.Now())
 			c.bodyBytes = int64(n - end)
+		} else if c.inHead && !c.headBegun.Load() {
+			c.headBegun.Store(true)
 		}
 	case phaseBody:
 		c.bodyBytes += int64(n)

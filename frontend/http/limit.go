@@ -36,8 +36,13 @@ import (
 //     least); failing that, of the connection that has been receiving
 //     its body longest. A busy connection is never cut, nor a new one
 //     the server has not read yet (under load the server's delay must
-//     not pass for the client's). At a client's own ceiling, only that
-//     client's connections are candidates.
+//     not pass for the client's), nor a body, or a head of which no
+//     byte arrived, younger than the eviction grace: the server may
+//     begin to read a connection before the request its client sent at
+//     connect arrives, and a newcomer taking that slot closed a normal
+//     request unanswered. A head that began and has not ended is slow
+//     whatever its age. At a client's own ceiling, only that client's
+//     connections are candidates.
 //
 // A normal client sends its head at once, so it is never the one mid-head
 // longest, and each of its connections gets in; a slow one loses its slot
@@ -54,12 +59,14 @@ type limitListener struct {
 	// headCap bounds the connections receiving a head: limit minus the
 	// reserve; 0 means no bound.
 	headCap int
-	health  func() []byte
-	conns   ConnCounter // told of admitted connections; may be nil
-	sat     *serving.Saturation
-	log     *slog.Logger
-	timing  connTiming
-	mu      struct {
+	// evictGrace is how long a head or body is safe from eviction.
+	evictGrace time.Duration
+	health     func() []byte
+	conns      ConnCounter // told of admitted connections; may be nil
+	sat        *serving.Saturation
+	log        *slog.Logger
+	timing     connTiming
+	mu         struct {
 		sync.Mutex                // protects the fields below and the phase lists of every countedConn
 		total      int            // open connections
 		byClient   map[string]int // open connections per client address
@@ -89,6 +96,7 @@ const reclaimAfter = time.Second
 // limits are the limitListener's settings.
 type limits struct {
 	limit, perClient, reserve int
+	evictGrace                time.Duration
 	timing                    connTiming
 	health                    func() []byte
 	conns                     ConnCounter
@@ -98,7 +106,7 @@ type limits struct {
 
 func newLimitListener(ln net.Listener, o limits) *limitListener {
 	l := &limitListener{Listener: ln, limit: o.limit, perClient: o.perClient, health: o.health, conns: o.conns,
-		sat: o.sat, log: o.log, timing: o.timing}
+		sat: o.sat, log: o.log, timing: o.timing, evictGrace: max(o.evictGrace, 0)}
 	if o.limit > 0 && o.reserve > 0 && o.reserve < o.limit {
 		l.headCap = o.limit - o.reserve
 	}
@@ -163,7 +171,7 @@ func (l *limitListener) admit(c net.Conn) *countedConn {
 		if overAll || overHeads {
 			l.hitLocked(overAll)
 		}
-		v := l.victimLocked(client, overClient, overAll)
+		v := l.victimLocked(client, overClient, overAll, now)
 		if v == nil {
 			return nil
 		}
@@ -173,7 +181,7 @@ func (l *limitListener) admit(c net.Conn) *countedConn {
 	cc := &countedConn{Conn: c, l: l, client: client}
 	cc.headSince = since
 	cc.phase.Store(uint32(phaseNew))
-	l.listLocked(cc)
+	l.listLocked(cc, now)
 	l.mu.total++
 	l.mu.byClient[client]++
 	if l.conns != nil {
@@ -196,19 +204,26 @@ func (l *limitListener) hitLocked(overAll bool) {
 // takes, or nil: with the client at its own ceiling, one of its own;
 // otherwise, at the head bound only, the one mid-head longest; at the
 // server's ceiling, by the order of the type's comment.
-func (l *limitListener) victimLocked(client string, overClient, overAll bool) *countedConn {
+func (l *limitListener) victimLocked(client string, overClient, overAll bool, now time.Time) *countedConn {
 	of := func(cc *countedConn) bool { return !overClient || cc.client == client }
-	if v := oldest(&l.mu.heads, of); v != nil {
+	// A head that has not begun to arrive, or a body, younger than the
+	// grace may be a request on its way: the server began to read before
+	// its bytes arrived. A head that began and has not ended is a slow
+	// one (a request sent whole arrives in one read).
+	before := now.Add(-l.evictGrace)
+	graced := func(cc *countedConn) bool { return of(cc) && !cc.listedAt.After(before) }
+	slowHead := func(cc *countedConn) bool { return graced(cc) || (of(cc) && cc.headBegun.Load()) }
+	if v := oldest(&l.mu.heads, slowHead); v != nil {
 		return v
 	}
 	if !overClient && !overAll {
 		return nil // at the head bound, every head new: refused
 	}
-	idleBefore := time.Now().Add(-reclaimAfter)
-	if v := oldest(&l.mu.idles, func(cc *countedConn) bool { return of(cc) && cc.idleSince.Before(idleBefore) }); v != nil {
+	idleBefore := now.Add(-reclaimAfter)
+	if v := oldest(&l.mu.idles, func(cc *countedConn) bool { return of(cc) && cc.listedAt.Before(idleBefore) }); v != nil {
 		return v
 	}
-	return oldest(&l.mu.bodies, of)
+	return oldest(&l.mu.bodies, graced)
 }
 
 // oldest is the first connection of a phase list that ok accepts. The
@@ -266,8 +281,10 @@ func (l *limitListener) unlistLocked(cc *countedConn) {
 	cc.elem = nil
 }
 
-// listLocked puts cc at the end of its phase's list (or count).
-func (l *limitListener) listLocked(cc *countedConn) {
+// listLocked puts cc at the end of its phase's list (or count), listed
+// at now.
+func (l *limitListener) listLocked(cc *countedConn, now time.Time) {
+	cc.listedAt = now
 	switch phase(cc.phase.Load()) {
 	case phaseNew:
 		l.mu.fresh++

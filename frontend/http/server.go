@@ -57,6 +57,11 @@ type Config struct {
 	// BodyGrace is how long a body may take before MinBodyRate applies;
 	// zero means DefaultBodyGrace.
 	BodyGrace time.Duration
+	// EvictGrace is how long a connection receiving its request's head
+	// or body is safe from eviction at a ceiling (limit.go): a request
+	// sent whole at connect may arrive after the server began to read.
+	// Zero means DefaultEvictGrace, negative none.
+	EvictGrace time.Duration
 	// Saturation, when set, records the server-wide connection ceilings
 	// being reached (shared with other listeners); nil: the server keeps
 	// its own. Health reports it (health.go).
@@ -136,6 +141,7 @@ const (
 	DefaultBodyTimeout             = 60 * time.Second
 	DefaultMinBodyRate             = 1 << 10
 	DefaultBodyGrace               = 5 * time.Second
+	DefaultEvictGrace              = 250 * time.Millisecond
 	DefaultIdleTimeout             = 120 * time.Second
 	DefaultWriteTimeout            = 5 * time.Minute
 )
@@ -207,6 +213,9 @@ func New(cfg Config, db Engine) *Server {
 	if cfg.BodyGrace <= 0 {
 		cfg.BodyGrace = DefaultBodyGrace
 	}
+	if cfg.EvictGrace == 0 {
+		cfg.EvictGrace = DefaultEvictGrace
+	}
 	if cfg.ReservedConnections == 0 {
 		cfg.ReservedConnections = cfg.MaxConnections / 10
 	}
@@ -268,8 +277,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	minRate := max(s.cfg.MinBodyRate, 0)
 	ll := newLimitListener(ln, limits{limit: s.cfg.MaxConnections, perClient: s.cfg.MaxConnectionsPerClient, reserve: reserve,
-		timing: connTiming{header: s.cfg.HeaderTimeout, bodyGrace: s.cfg.BodyGrace, minBodyRate: minRate},
-		health: s.healthBody, conns: s.cfg.Conns, sat: s.sat, log: s.log})
+		evictGrace: s.cfg.EvictGrace,
+		timing:     connTiming{header: s.cfg.HeaderTimeout, bodyGrace: s.cfg.BodyGrace, minBodyRate: minRate},
+		health:     s.healthBody, conns: s.cfg.Conns, sat: s.sat, log: s.log})
 	s.listening.Store(ll)
 	return s.serving.Serve(ll, s.srv.Serve)
 }
