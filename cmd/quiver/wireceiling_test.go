@@ -13,6 +13,7 @@ import (
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 	"github.com/quiverdb/quiver/frontend/metrics"
+	"github.com/quiverdb/quiver/internal/floodtest"
 )
 
 // The wire protocol gets serve's --reserved-connections, and shares the
@@ -85,10 +86,16 @@ func TestWireCeilingWiring(t *testing.T) {
 	if w := hello(dial()); !strings.Contains(w, `"WELCOME"`) {
 		t.Fatalf("first session: %q", w)
 	}
+	// The newcomer must come after the server admitted the slow one: a
+	// slow connection admitted later would find the newcomer's slot
+	// already a session, and wait its HELLO timeout. The health probe's
+	// connection is closed by now, leaving the session alone counted.
+	floodtest.WaitFor(t, 10*time.Second, "the health probe's connection to close", func() bool { return reg.ActiveConnections() == 1 })
 	slow := dial()
 	if _, err := io.WriteString(slow, `{"type":"HEL`); err != nil {
 		t.Fatal(err)
 	}
+	floodtest.WaitFor(t, 10*time.Second, "the slow connection to be admitted", func() bool { return reg.ActiveConnections() == 2 })
 	if w := hello(dial()); !strings.Contains(w, `"WELCOME"`) {
 		t.Fatalf("newcomer: %q", w)
 	}
