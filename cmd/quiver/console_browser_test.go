@@ -163,16 +163,42 @@ func do(t *testing.T, ctx context.Context, d time.Duration, steps ...chromedp.Ac
 	}
 }
 
-// get runs one action that answers a value.
+// click clicks the first element sel finds, as chromedp.Click does, and
+// looks again when the page replaced that element between the query and
+// the click: the click had not been sent then.
+func click[S chromedp.Selectable](sel S) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for {
+			_, err := chromedp.Click(sel)(ctx, t)
+			if err != nil && isStaleNode(err) && ctx.Err() == nil {
+				continue
+			}
+			return err
+		}
+	})
+}
+
+// isStaleNode reports the browser's answer for a node the page removed.
+func isStaleNode(err error) bool { return strings.Contains(err.Error(), "No node with given id found") }
+
+// inTab runs one action that reads a value. A read that found its node
+// replaced by the page between the query and the read (the table
+// re-renders, CI saw "No node with given id found") reads again: it
+// changed nothing.
 func inTab[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	v, err := chromedp.Run(c, a)
-	if err != nil {
-		t.Fatalf("in the browser: %v", err)
+	for {
+		v, err := chromedp.Run(c, a)
+		if err != nil && isStaleNode(err) && c.Err() == nil {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("in the browser: %v", err)
+		}
+		return v
 	}
-	return v
 }
 
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
@@ -194,7 +220,7 @@ func attr(t *testing.T, ctx context.Context, sel, name string) string {
 // then type (inserted whole, so completion does not interfere).
 func typeQuery(q string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
-		chromedp.Click(chromedp.CSS(`#editor .cm-content`)),
+		click(chromedp.CSS(`#editor .cm-content`)),
 		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		chromedp.KeyEvent("\b"),
 		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
@@ -274,7 +300,7 @@ func consoleQueries(t *testing.T, browser context.Context, srv *consoleServer) {
 	// Paths in the rows: the graph view, with cytoscape's own counts.
 	do(t, ctx, 30*time.Second,
 		runQuery(`MATCH p = (:Person)-[:KNOWS]->(:Person) RETURN p`),
-		chromedp.Click(chromedp.CSS(`button[data-tab="graph"]`)),
+		click(chromedp.CSS(`button[data-tab="graph"]`)),
 		waitAttr(`#graph-status`, "data-nodes", "2"),
 	)
 	if e := attr(t, ctx, `#graph-status`, "data-edges"); e != "1" {
@@ -285,7 +311,7 @@ func consoleQueries(t *testing.T, browser context.Context, srv *consoleServer) {
 	// One node; a click shows it, a double-click expands its neighbours.
 	do(t, ctx, 30*time.Second,
 		runQuery(`MATCH (a:Person {name: "Al"}) RETURN a`),
-		chromedp.Click(chromedp.CSS(`button[data-tab="graph"]`)),
+		click(chromedp.CSS(`button[data-tab="graph"]`)),
 		waitAttr(`#graph-status`, "data-nodes", "1"),
 	)
 	at := eval[[]float64](t, ctx, `(() => { const r = document.getElementById("graph").getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
@@ -355,7 +381,7 @@ func consoleLargeResult(t *testing.T, browser context.Context, srv *consoleServe
 	do(t, ctx, 30*time.Second, typeQuery(fmt.Sprintf(`UNWIND range(1, %d) AS i RETURN i, 'row ' + toString(i) AS s, i * 2 AS twice`, n)))
 	start := time.Now()
 	do(t, ctx, 60*time.Second,
-		chromedp.Click(chromedp.ID("run")),
+		click(chromedp.ID("run")),
 		chromedp.WaitVisible(chromedp.CSS(`#table[data-rows]:not([data-rows="0"])`)),
 	)
 	firstSeen := time.Since(start)
@@ -394,7 +420,7 @@ func consoleLargeGraph(t *testing.T, browser context.Context, srv *consoleServer
 	start := time.Now()
 	do(t, ctx, 120*time.Second,
 		runQuery(`MATCH p = (:Chain)-[:NEXT]->(:Chain) RETURN p`),
-		chromedp.Click(chromedp.CSS(`button[data-tab="graph"]`)),
+		click(chromedp.CSS(`button[data-tab="graph"]`)),
 		waitAttr(`#graph-status`, "data-layout", "done"),
 	)
 	took := time.Since(start)
@@ -415,7 +441,7 @@ func consoleTransaction(t *testing.T, browser context.Context, srv *consoleServe
 		return text(t, ctx, "#table .t-row .t-cell")
 	}
 	do(t, ctx, 30*time.Second,
-		chromedp.Click(chromedp.ID("tx-toggle")),
+		click(chromedp.ID("tx-toggle")),
 		runQuery(`CREATE (:Draft {v: 1})`),
 		chromedp.WaitVisible(chromedp.ID("rollback")),
 	)
@@ -425,17 +451,17 @@ func consoleTransaction(t *testing.T, browser context.Context, srv *consoleServe
 	if n := count(); n != "1" {
 		t.Fatalf("inside the transaction the count is %s, want 1", n)
 	}
-	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.ID("rollback")), chromedp.WaitNotVisible(chromedp.ID("rollback")))
-	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.ID("tx-toggle")))
+	do(t, ctx, 30*time.Second, click(chromedp.ID("rollback")), chromedp.WaitNotVisible(chromedp.ID("rollback")))
+	do(t, ctx, 30*time.Second, click(chromedp.ID("tx-toggle")))
 	if n := count(); n != "0" {
 		t.Fatalf("after the rollback the count is %s, want 0", n)
 	}
 	do(t, ctx, 30*time.Second,
-		chromedp.Click(chromedp.ID("tx-toggle")),
+		click(chromedp.ID("tx-toggle")),
 		runQuery(`CREATE (:Draft {v: 2})`),
-		chromedp.Click(chromedp.ID("commit")),
+		click(chromedp.ID("commit")),
 		chromedp.WaitNotVisible(chromedp.ID("commit")),
-		chromedp.Click(chromedp.ID("tx-toggle")),
+		click(chromedp.ID("tx-toggle")),
 	)
 	if n := count(); n != "1" {
 		t.Fatalf("after the commit the count is %s, want 1", n)
@@ -449,7 +475,7 @@ func consoleCancel(t *testing.T, browser context.Context, srv *consoleServer) {
 	do(t, ctx, 30*time.Second,
 		chromedp.WaitVisible(chromedp.CSS(`#schema[data-loaded="true"]`)),
 		typeQuery(`UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b RETURN count(*) AS n`),
-		chromedp.Click(chromedp.ID("run")),
+		click(chromedp.ID("run")),
 		chromedp.WaitVisible(chromedp.ID("running")),
 	)
 	if elapsed := text(t, ctx, "#elapsed"); !strings.HasPrefix(elapsed, "running for ") {
@@ -459,7 +485,7 @@ func consoleCancel(t *testing.T, browser context.Context, srv *consoleServer) {
 		t.Fatalf("%d queries run on the server before the cancel, want 1", r)
 	}
 	do(t, ctx, 30*time.Second,
-		chromedp.Click(chromedp.ID("cancel")),
+		click(chromedp.ID("cancel")),
 		waitAttr(`#summary`, "data-state", "cancelled"),
 	)
 	deadline := time.Now().Add(30 * time.Second)
@@ -485,7 +511,7 @@ func consoleAuth(t *testing.T, browser context.Context) {
 		chromedp.WaitVisible(chromedp.ID("login-form")),
 		chromedp.SendKeys(chromedp.ID("login-user"), "rita"),
 		chromedp.SendKeys(chromedp.ID("login-password"), "reader password 1"),
-		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
+		click(chromedp.CSS(`#login-form button[type="submit"]`)),
 		waitAttr(`#user`, "data-user", "rita"),
 		chromedp.WaitNotVisible(chromedp.ID("login")),
 		chromedp.WaitVisible(chromedp.CSS(`#status dd[data-field="version"]`)),
@@ -503,7 +529,7 @@ func consoleAuth(t *testing.T, browser context.Context) {
 		t.Fatalf("the reader's write shows %q", msg)
 	}
 	do(t, ctx, 30*time.Second,
-		chromedp.Click(chromedp.ID("logout")),
+		click(chromedp.ID("logout")),
 		chromedp.WaitVisible(chromedp.ID("login-form")),
 	)
 	if stored := eval[string](t, ctx, `sessionStorage.getItem("quiver.console.session") || ""`); stored != "" {
