@@ -238,7 +238,7 @@ func benchIntKeys(b *testing.B, stride int64) {
 }
 
 // BenchmarkAggIntKeysDense groups 1M rows by 1M distinct small keys (the
-// direct-mapped part of intTable).
+// direct-mapped part of inttable.Table).
 func BenchmarkAggIntKeysDense(b *testing.B) { benchIntKeys(b, 1) }
 
 // BenchmarkAggIntKeysHashed groups 1M rows by 1M keys spread too far

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/inttable"
 	"github.com/quiverdb/quiver/engine/exec/rowkey"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
@@ -29,8 +30,8 @@ type hashAggregate struct {
 	dk      *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
 	mk      *multiKey // grouping on several keys' ids (multigroup.go), or nil
 	groups  map[string]int32
-	ints    intTable // groups of a single integer key (inttable.go)
-	nodes   intTable // groups of a single node key (hashagg_nodes.go)
+	ints    inttable.Table // groups of a single integer key
+	nodes   inttable.Table // groups of a single node key (hashagg_nodes.go)
 	keyCols []column
 	ngroups int
 	key     []byte
@@ -232,9 +233,9 @@ func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
 // the key vector's values, t its table: a key already in the
 // direct-mapped part of the table is one load; everything else (new
 // groups, hashed keys, nulls) goes through lookup.
-func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []*vector.Vector, vals []T, t *intTable) {
+func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []*vector.Vector, vals []T, t *inttable.Table) {
 	v := keyVecs[0]
-	dense := t.dense
+	dense := t.Dense()
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
 		if x := vals[r]; uint64(x) < uint64(len(dense)) && (v.Valid == nil || v.Valid.IsValid(r)) {
@@ -244,13 +245,13 @@ func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []
 			}
 		}
 		h.gidx[r] = h.lookup(keyVecs, r)
-		dense = t.dense
+		dense = t.Dense()
 	}
 }
 
 // lookup returns the group of row r of the key vectors, creating it. A
 // single node key and a single integer key (the common GROUP BY id) each
-// have a table of their own (hashagg_nodes.go, inttable.go); every other
+// have a table of their own (hashagg_nodes.go, package inttable); every other
 // key goes by its byte encoding (rowkey.go). A node or an integer never
 // has another encoding, so the tables cannot split a group.
 func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
@@ -259,7 +260,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 			return h.lookupNode(keyVecs[0], r, x)
 		}
 		if x, ok := intKey(keyVecs[0], r); ok {
-			cell := h.ints.ref(x)
+			cell := h.ints.Ref(x)
 			if *cell != 0 {
 				return *cell - 1
 			}
@@ -325,10 +326,10 @@ func rowsBound(c *Context, in plan.Operator) int {
 // reserve sizes the group state for n groups.
 func (h *hashAggregate) reserve(n int) {
 	if len(h.keys) == 1 {
-		if h.nodes.total > 0 {
-			h.nodes.reserveDense(n)
+		if h.nodes.Len() > 0 {
+			h.nodes.ReserveDense(n)
 		} else {
-			h.ints.reserveDense(n)
+			h.ints.ReserveDense(n)
 		}
 	}
 	for _, a := range h.aggs {

@@ -34,7 +34,7 @@ func (h *hashAggregate) groupBytes() int64 {
 // holds is the bytes of the groups' state: keys, tables and the
 // aggregates' arrays by capacity, and the values kept.
 func (h *hashAggregate) holds() int64 {
-	held := h.held + h.ints.bytes() + h.nodes.bytes()
+	held := h.held + h.ints.Bytes() + h.nodes.Bytes()
 	for k := range h.keyCols {
 		held += h.keyCols[k].capBytes()
 	}

@@ -3,7 +3,7 @@ package exec
 import "github.com/quiverdb/quiver/vector"
 
 // Grouping by one node (MATCH (a)-->(b) WITH a, count(b) …, the most
-// common key of a graph aggregate) goes through an intTable of node ids of
+// common key of a graph aggregate) goes through an inttable.Table of node ids of
 // its own: node ids are dense from 0, so nearly every key is one load in
 // the direct-mapped array, where the byte encoding and a Go map cost a
 // hashed probe per row and an allocation per group (W01 of the wider
@@ -35,7 +35,7 @@ func (h *hashAggregate) assignNodes(b *vector.Batch, keyVecs []*vector.Vector) {
 // lookupNode returns the group of node x (row r of the key vector kv),
 // creating it.
 func (h *hashAggregate) lookupNode(kv *vector.Vector, r int, x int64) int32 {
-	cell := h.nodes.ref(x)
+	cell := h.nodes.Ref(x)
 	if *cell != 0 {
 		return *cell - 1
 	}
