@@ -352,7 +352,7 @@ func BenchmarkAggDictKey(b *testing.B) {
 }
 
 // TestPooledStateStartsAtZero runs aggregations one after another so the
-// later ones reuse the pooled arrays of the earlier (statepool.go): their
+// later ones reuse the pooled arrays of the earlier (rowstore.GrowInts): their
 // counts and sums must start at zero however the arrays grow.
 func TestPooledStateStartsAtZero(t *testing.T) {
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }

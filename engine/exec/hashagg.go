@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/exec/inttable"
 	"github.com/quiverdb/quiver/engine/exec/rowkey"
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -32,7 +33,7 @@ type hashAggregate struct {
 	groups  map[string]int32
 	ints    inttable.Table // groups of a single integer key
 	nodes   inttable.Table // groups of a single node key (hashagg_nodes.go)
-	keyCols []column
+	keyCols []rowstore.Column
 	ngroups int
 	key     []byte
 	gidx    []int32 // group of each physical row of the current batch
@@ -48,12 +49,12 @@ type hashAggregate struct {
 
 	done    bool
 	emitted int
-	results []column // aggregate values of every group, built once
+	results []rowstore.Column // aggregate values of every group, built once
 	out     *vector.Batch
 }
 
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
-	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]column, len(p.Keys)),
+	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]rowstore.Column, len(p.Keys)),
 		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	h.allConst = len(p.Keys) > 0
 	for _, k := range p.Keys {
@@ -267,9 +268,9 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 			g := h.newGroup()
 			*cell = g + 1
 			if keyVecs[0].Type == vector.Int64 {
-				h.keyCols[0].pushInt(x)
+				h.keyCols[0].PushInt(x)
 			} else {
-				h.keyCols[0].push(keyVecs[0], r) // keeps the column generic
+				h.keyCols[0].Push(keyVecs[0], r) // keeps the column generic
 			}
 			return g
 		}
@@ -286,7 +287,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 		h.groups[string(h.key)] = g
 		h.held += memory.KeyAllocBytes(len(h.key)) + memory.SetEntryBytes
 		for k, kv := range keyVecs {
-			h.keyCols[k].push(kv, r)
+			h.keyCols[k].Push(kv, r)
 			h.held += memory.RowPayloadBytes(kv, r)
 		}
 	}
@@ -336,8 +337,8 @@ func (h *hashAggregate) reserve(n int) {
 		a.grow(n)
 	}
 	for k := range h.keyCols {
-		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
-			v.I64 = growInts(v.I64, n)[:len(v.I64)]
+		if v := h.keyCols[k].V; v != nil && v.Type == vector.Int64 {
+			v.I64 = rowstore.GrowInts(v.I64, n)[:len(v.I64)]
 		}
 	}
 }
@@ -365,13 +366,13 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for k := range h.keyCols {
-		h.out.Cols[k] = h.keyCols[k].emit(h.out.Cols[k], h.emitted, n)
+		h.out.Cols[k] = h.keyCols[k].Emit(h.out.Cols[k], h.emitted, n)
 	}
 	if h.results == nil {
 		// Each aggregate's values are gathered over all groups before the
 		// first batch leaves, so a column's type does not depend on which
 		// groups share a batch.
-		h.results = make([]column, len(h.aggs))
+		h.results = make([]rowstore.Column, len(h.aggs))
 		var made int64
 		for i, a := range h.aggs {
 			if err := a.results(&h.results[i], h.ngroups); err != nil {
@@ -386,7 +387,7 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 	}
 	for i := range h.aggs {
 		col := len(h.keyCols) + i
-		h.out.Cols[col] = h.results[i].emit(h.out.Cols[col], h.emitted, n)
+		h.out.Cols[col] = h.results[i].Emit(h.out.Cols[col], h.emitted, n)
 	}
 	h.emitted += n
 	h.out.Len, h.out.Sel = n, nil
@@ -403,8 +404,8 @@ func (h *hashAggregate) release() {
 		a.st.Release()
 	}
 	for k := range h.keyCols {
-		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
-			putInts(v.I64)
+		if v := h.keyCols[k].V; v != nil && v.Type == vector.Int64 {
+			rowstore.PutInts(v.I64)
 			v.I64 = nil
 		}
 	}
@@ -412,24 +413,4 @@ func (h *hashAggregate) release() {
 	h.ngroups, h.emitted = 0, 0
 	h.c.Mem.Release(h.charged) // what is left is in the rows emitted
 	h.charged = 0
-}
-
-// pushInt appends a (non-null) integer key: a typed append while the
-// column holds integers, the generic push otherwise.
-func (c *column) pushInt(x int64) {
-	if c.v == nil {
-		c.v = &vector.Vector{Type: vector.Int64}
-	}
-	if c.v.Type != vector.Int64 {
-		c.push(&vector.Vector{Type: vector.Int64, I64: []int64{x}}, 0)
-		return
-	}
-	if len(c.v.I64) == cap(c.v.I64) {
-		// Doubling, from the pool: append grows large slices by a
-		// quarter, copying the keys of 1M groups about five times over.
-		c.v.I64 = growInts(c.v.I64, max(2*len(c.v.I64), 1024))[:len(c.v.I64)]
-	}
-	c.v.I64 = append(c.v.I64, x)
-	c.setNull(c.n, false)
-	c.n++
 }

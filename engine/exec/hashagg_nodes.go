@@ -41,6 +41,6 @@ func (h *hashAggregate) lookupNode(kv *vector.Vector, r int, x int64) int32 {
 	}
 	g := h.newGroup()
 	*cell = g + 1 // the state and key arrays are charged by capacity
-	h.keyCols[0].push(kv, r)
+	h.keyCols[0].Push(kv, r)
 	return g
 }
