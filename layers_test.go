@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/plan/physical", "engine/procs", "engine/memory", "engine/functions", "engine/expr", "engine/exec/rowkey", "engine/exec/idset", "engine/exec/inttable", "engine/exec/rowstore", "engine/exec/pathtree"},
 	"engine/exec/rowkey":    {"temporal", "vector", "engine/functions"}, // the byte keys of grouping and DISTINCT
 	"engine/exec/idset":     {"vector"},                                 // sets over ids for the operators' hot loops
-	"engine/exec/inttable":  nil,                                        // int64 keys to group numbers: standard library only
+	"engine/exec/inttable":  {"vector"},                                 // int64 keys to group numbers, and a row read as such a key
 	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},

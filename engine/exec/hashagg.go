@@ -257,10 +257,10 @@ func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []
 // has another encoding, so the tables cannot split a group.
 func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if len(keyVecs) == 1 {
-		if x, ok := nodeKey(keyVecs[0], r); ok {
+		if x, ok := inttable.NodeKey(keyVecs[0], r); ok {
 			return h.lookupNode(keyVecs[0], r, x)
 		}
-		if x, ok := intKey(keyVecs[0], r); ok {
+		if x, ok := inttable.IntKey(keyVecs[0], r); ok {
 			cell := h.ints.Ref(x)
 			if *cell != 0 {
 				return *cell - 1
@@ -341,21 +341,6 @@ func (h *hashAggregate) reserve(n int) {
 			v.I64 = rowstore.GrowInts(v.I64, n)[:len(v.I64)]
 		}
 	}
-}
-
-// intKey reads row r of v as an integer key, if it is one.
-func intKey(v *vector.Vector, r int) (int64, bool) {
-	if v.IsNull(r) {
-		return 0, false
-	}
-	switch v.Type {
-	case vector.Int64:
-		return v.I64[r], true
-	case vector.Any:
-		x, ok := v.Any[r].(int64)
-		return x, ok
-	}
-	return 0, false
 }
 
 // emit returns the next batch of groups.

@@ -12,21 +12,6 @@ import "github.com/quiverdb/quiver/vector"
 // two groups, and a node reaches the node table whether its vector is
 // typed Node or Any, so no group is split between the tables.
 
-// nodeKey reads row r of v as a node key, if it is one.
-func nodeKey(v *vector.Vector, r int) (int64, bool) {
-	if v.IsNull(r) {
-		return 0, false
-	}
-	switch v.Type {
-	case vector.Node:
-		return int64(v.IDs[r]), true
-	case vector.Any:
-		x, ok := v.Any[r].(vector.NodeRef)
-		return int64(x), ok
-	}
-	return 0, false
-}
-
 // assignNodes is assignGroups for one Node key (assignDense).
 func (h *hashAggregate) assignNodes(b *vector.Batch, keyVecs []*vector.Vector) {
 	assignDense(h, b, keyVecs, keyVecs[0].IDs, &h.nodes)

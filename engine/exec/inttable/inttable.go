@@ -1,8 +1,9 @@
 // Package inttable maps int64 keys to small numbers (a grouping's group
 // numbers, a key's ids): a direct-mapped array for the small
 // non-negative keys ids are, an open-addressing table for the rest. It
-// is the hash aggregate's table for an integer or node key, and the
-// table of a multi-key grouping's combined ids.
+// is the hash aggregate's table for an integer or node key (keys.go reads
+// a row as such a key), and the table of a multi-key grouping's combined
+// ids.
 package inttable
 
 import "math/bits"
