@@ -44,9 +44,12 @@ var allowed = map[string][]string{
 	"engine/plan/physical":  {"vector", "engine/plan"},
 	"engine/plan/opt":       {"vector", "engine/errs", "engine/plan", "engine/plan/physical", "engine/gql", "engine/functions"}, // gql: its tests parse queries; functions: aggregates' properties
 	"engine/expr":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
-	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/plan/physical", "engine/procs", "engine/memory", "engine/functions", "engine/expr", "engine/exec/rowkey", "engine/exec/idset"},
+	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/plan/physical", "engine/procs", "engine/memory", "engine/functions", "engine/expr", "engine/exec/rowkey", "engine/exec/idset", "engine/exec/inttable", "engine/exec/rowstore", "engine/exec/pathtree"},
 	"engine/exec/rowkey":    {"temporal", "vector", "engine/functions"}, // the byte keys of grouping and DISTINCT
 	"engine/exec/idset":     {"vector"},                                 // sets over ids for the operators' hot loops
+	"engine/exec/inttable":  {"vector"},                                 // int64 keys to group numbers, and a row read as such a key
+	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
+	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/jsonio":       {"temporal", "vector", "engine"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files

@@ -238,7 +238,7 @@ func benchIntKeys(b *testing.B, stride int64) {
 }
 
 // BenchmarkAggIntKeysDense groups 1M rows by 1M distinct small keys (the
-// direct-mapped part of intTable).
+// direct-mapped part of inttable.Table).
 func BenchmarkAggIntKeysDense(b *testing.B) { benchIntKeys(b, 1) }
 
 // BenchmarkAggIntKeysHashed groups 1M rows by 1M keys spread too far
@@ -352,7 +352,7 @@ func BenchmarkAggDictKey(b *testing.B) {
 }
 
 // TestPooledStateStartsAtZero runs aggregations one after another so the
-// later ones reuse the pooled arrays of the earlier (statepool.go): their
+// later ones reuse the pooled arrays of the earlier (rowstore.GrowInts): their
 // counts and sums must start at zero however the arrays grow.
 func TestPooledStateStartsAtZero(t *testing.T) {
 	col := func(i int) plan.Expr { return &plan.ColRef{Idx: i, T: vector.Int64} }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/exec/rowkey"
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/memory"
@@ -193,25 +194,25 @@ func (a *aggState) isNew(g int32, v *vector.Vector, r int) bool {
 }
 
 // results sets col to the aggregate's value for every group.
-func (a *aggState) results(col *column, ngroups int) error {
-	v, err := a.st.Result(ngroups, col.pushValue)
+func (a *aggState) results(col *rowstore.Column, ngroups int) error {
+	v, err := a.st.Result(ngroups, col.PushValue)
 	if err != nil {
 		return err
 	}
 	if v != nil {
-		col.v, col.n = v, ngroups
+		col.V, col.N = v, ngroups
 	}
 	return nil
 }
 
-// aggEnv gives the functions' states the pooled arrays (statepool.go) and
+// aggEnv gives the functions' states the pooled arrays (rowstore.GrowInts) and
 // the statement's accountant, which a list's large growth is charged to
-// before it is allocated (growList).
+// before it is allocated (rowstore.GrowList).
 type aggEnv struct{ mem *memory.Tracker }
 
-func (e aggEnv) GrowInts(s []int64, n int) []int64 { return growInts(s, n) }
-func (e aggEnv) PutInts(s []int64)                 { putInts(s) }
+func (e aggEnv) GrowInts(s []int64, n int) []int64 { return rowstore.GrowInts(s, n) }
+func (e aggEnv) PutInts(s []int64)                 { rowstore.PutInts(s) }
 
 func (e aggEnv) GrowList(s []vector.Value, need int) ([]vector.Value, int, int64, error) {
-	return growList(e.mem, s, need, memory.IfaceBytes)
+	return rowstore.GrowList(e.mem, s, need, memory.IfaceBytes)
 }

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -10,12 +11,12 @@ import (
 // and commits before its first row is returned.
 type Buffer struct {
 	in   Operator
-	cols []column
+	cols []rowstore.Column
 	n    int
 	pos  int
 	out  *vector.Batch
 	mem  *memory.Tracker // charged for the rows kept, when set
-	held heldRows
+	held rowstore.HeldRows
 }
 
 // Track charges the rows the buffer keeps to m (max_memory_per_query).
@@ -23,7 +24,7 @@ func (b *Buffer) Track(m *memory.Tracker) { b.mem = m }
 
 // NewBuffer returns a buffer over in with ncols columns.
 func NewBuffer(in Operator, ncols int) *Buffer {
-	return &Buffer{in: in, cols: make([]column, ncols), out: &vector.Batch{Cols: make([]*vector.Vector, ncols)}}
+	return &Buffer{in: in, cols: make([]rowstore.Column, ncols), out: &vector.Batch{Cols: make([]*vector.Vector, ncols)}}
 }
 
 // Fill reads the whole input.
@@ -33,7 +34,7 @@ func (b *Buffer) Fill() error {
 		if err != nil || batch == nil {
 			return err
 		}
-		if err := b.held.add(b.mem, b.cols, batch); err != nil {
+		if err := b.held.Add(b.mem, b.cols, batch); err != nil {
 			return err
 		}
 		b.n += batch.Rows()
@@ -47,7 +48,7 @@ func (b *Buffer) Next() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for c := range b.cols {
-		b.out.Cols[c] = b.cols[c].emit(b.out.Cols[c], b.pos, n)
+		b.out.Cols[c] = b.cols[c].Emit(b.out.Cols[c], b.pos, n)
 	}
 	b.out.Len, b.out.Sel = n, nil
 	b.pos += n

@@ -5,9 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -29,13 +28,13 @@ type countExpand struct {
 	done bool
 
 	hops [][]hopList
-	sets []nodeSet // far-end labels of each hop
-	last []int64   // two hops: the last hop's count per node
+	sets []idset.NodeSet // far-end labels of each hop
+	last []int64         // two hops: the last hop's count per node
 
 	// grouped, one hop over bare bases: Next reads degrees from these
 	// offsets arrays for start's nodes from pos on
 	degrees [][]uint64
-	start   nodeSpan
+	start   idset.NodeSpan
 
 	nodes  []uint64 // grouped: start nodes with a nonzero count (any, with Zeros)
 	counts []int64  // and their counts
@@ -49,17 +48,6 @@ type hopList struct {
 	adjList
 	typ catalog.TypeID
 	out bool // the outgoing list of the type
-}
-
-// nodeSet is a dense bitset of node ids; nil holds every live node.
-type nodeSet []uint64
-
-func (s nodeSet) has(id uint64) bool {
-	if s == nil {
-		return true
-	}
-	w := id >> 6
-	return w < uint64(len(s)) && s[w]&(1<<(id&63)) != 0
 }
 
 func newCountExpand(c *Context, p *plan.CountExpand) *countExpand {
@@ -104,13 +92,13 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 	}
 	ids, cnts := e.out.Cols[0].IDs, e.out.Cols[1].I64
 	n, from := 0, e.pos
-	if len(e.degrees) == 1 && e.start.ids == nil {
+	if len(e.degrees) == 1 && e.start.IDs == nil {
 		n = e.rangeDegrees(ids, cnts)
 	}
-	for n < vector.Capacity && e.pos < e.start.n {
-		a := e.start.lo + uint32(e.pos)
-		if e.start.ids != nil {
-			a = e.start.ids[e.pos]
+	for n < vector.Capacity && e.pos < e.start.N {
+		a := e.start.Lo + uint32(e.pos)
+		if e.start.IDs != nil {
+			a = e.start.IDs[e.pos]
 		}
 		e.pos++
 		if d := degreeSum(e.degrees, int(a)); d > 0 || e.p.Zeros {
@@ -130,9 +118,9 @@ func (e *countExpand) nextDegrees() (*vector.Batch, error) {
 // nodes: consecutive offsets, read sequentially.
 func (e *countExpand) rangeDegrees(ids []uint64, cnts []int64) int {
 	off, zeros := e.degrees[0], e.p.Zeros
-	n, pos, end := 0, e.pos, e.start.n
+	n, pos, end := 0, e.pos, e.start.N
 	for n < vector.Capacity && pos < end {
-		a := int(e.start.lo) + pos
+		a := int(e.start.Lo) + pos
 		pos++
 		var d int64
 		if a+1 < len(off) {
@@ -151,7 +139,7 @@ func (e *countExpand) rangeDegrees(ids []uint64, cnts []int64) int {
 func (e *countExpand) run() error {
 	p := e.p
 	e.hops = make([][]hopList, len(p.Hops))
-	e.sets = make([]nodeSet, len(p.Hops))
+	e.sets = make([]idset.NodeSet, len(p.Hops))
 	for i, h := range p.Hops {
 		e.hops[i] = e.hopLists(h)
 		var none bool
@@ -159,12 +147,12 @@ func (e *countExpand) run() error {
 			if !p.Zeros {
 				return nil // a far-end label no node has: nothing to count
 			}
-			e.sets[i] = nodeSet{} // every start node counts 0
+			e.sets[i] = idset.NodeSet{} // every start node counts 0
 		}
 	}
 	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
-	start := spanOf(startSet)
-	if err := e.c.Mem.Charge(start.bytes()); err != nil {
+	start := idset.SpanOf(startSet)
+	if err := e.c.Mem.Charge(start.Bytes()); err != nil {
 		return err
 	}
 	live := e.c.Tx.LiveNodes()
@@ -178,21 +166,21 @@ func (e *countExpand) run() error {
 			return nil
 		case len(e.hops) == 2 && e.sets[0] == nil:
 			if done, err := e.totalTwoHops(start); done || err != nil {
-				e.c.Counters.RowsScanned += int64(start.n)
+				e.c.Counters.RowsScanned += int64(start.N)
 				return err
 			}
 		}
 	}
 	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
-		mids := spanOf(live)
-		if err := e.c.Mem.Charge(int64(bound)*8 + mids.bytes()); err != nil {
+		mids := idset.SpanOf(live)
+		if err := e.c.Mem.Charge(int64(bound)*8 + mids.Bytes()); err != nil {
 			return err
 		}
 		e.last = make([]int64, bound)
 		err := e.parallel(mids, func(w *countWorker, ids []uint32) {
 			for _, b := range ids {
-				if e.sets[0].has(uint64(b)) {
+				if e.sets[0].Has(uint64(b)) {
 					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
 				}
 			}
@@ -201,7 +189,7 @@ func (e *countExpand) run() error {
 			return err
 		}
 	}
-	e.c.Counters.RowsScanned += int64(start.n)
+	e.c.Counters.RowsScanned += int64(start.N)
 	var degrees [][]uint64 // one hop over bare bases: degrees from offsets
 	if e.last == nil && e.sets[0] == nil {
 		degrees, _ = cleanOffsets(e.hops[0])
@@ -252,8 +240,8 @@ const countChunk = 4096
 // parallel runs fn over ids in chunks, on up to Parallelism goroutines,
 // and gathers the workers' results in id order (so a grouped output comes
 // out the same on any number of workers).
-func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint32)) error {
-	ws := make([]*countWorker, ids.chunks(countChunk))
+func (e *countExpand) parallel(ids idset.NodeSpan, fn func(w *countWorker, ids []uint32)) error {
+	ws := make([]*countWorker, ids.Chunks(countChunk))
 	err := runChunks(e.c, ids, func(i int, chunk []uint32) error {
 		w := &countWorker{e: e}
 		fn(w, chunk)
@@ -279,8 +267,8 @@ func (e *countExpand) parallel(ids nodeSpan, fn func(w *countWorker, ids []uint3
 // runChunks runs fn over ids in chunks of countChunk, on up to
 // Parallelism goroutines, checking for cancellation between chunks; fn
 // gets the chunk's number, so results can be gathered in id order.
-func runChunks(c *Context, ids nodeSpan, fn func(i int, ids []uint32) error) error {
-	nchunks := ids.chunks(countChunk)
+func runChunks(c *Context, ids idset.NodeSpan, fn func(i int, ids []uint32) error) error {
+	nchunks := ids.Chunks(countChunk)
 	var next atomic.Int64
 	work := func() error {
 		buf := make([]uint32, countChunk)
@@ -292,7 +280,7 @@ func runChunks(c *Context, ids nodeSpan, fn func(i int, ids []uint32) error) err
 			if err := c.CheckCancel(); err != nil {
 				return err
 			}
-			if err := fn(i, ids.chunk(i, countChunk, buf)); err != nil {
+			if err := fn(i, ids.Chunk(i, countChunk, buf)); err != nil {
 				return err
 			}
 		}
@@ -335,7 +323,7 @@ type countWorker struct {
 }
 
 // count is the number of entries of node's lists whose neighbour is in to.
-func (w *countWorker) count(lists []hopList, node uint64, to nodeSet) int64 {
+func (w *countWorker) count(lists []hopList, node uint64, to idset.NodeSet) int64 {
 	var n int64
 	for i := range lists {
 		l := &lists[i]
@@ -347,7 +335,7 @@ func (w *countWorker) count(lists []hopList, node uint64, to nodeSet) int64 {
 		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
 		w.hits += int64(len(w.nbrs))
 		for _, nbr := range w.nbrs {
-			if (!l.skipLoops || nbr != node) && to.has(nbr) {
+			if (!l.skipLoops || nbr != node) && to.Has(nbr) {
 				n++
 			}
 		}
@@ -370,13 +358,13 @@ func (w *countWorker) chains(a uint64) int64 {
 	lastDir := e.p.Hops[1].Dir
 	for i := range e.hops[0] {
 		l := &e.hops[0][i]
-		back := e.p.Unique && to.has(a) && e.inLastHop(l.typ)
+		back := e.p.Unique && to.Has(a) && e.inLastHop(l.typ)
 		// A relationship read from a's outgoing list is incoming at b.
 		backNonLoop := back && (lastDir == plan.Both || (lastDir == plan.In) == l.out)
 		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], a)
 		w.hits += 1 + int64(len(w.nbrs))
 		for _, b := range w.nbrs {
-			if b == a && l.skipLoops || !mid.has(b) {
+			if b == a && l.skipLoops || !mid.Has(b) {
 				continue
 			}
 			n += e.last[b]
@@ -431,12 +419,12 @@ func (e *countExpand) hopLists(h plan.CountHop) []hopList {
 
 // labelSet is the set of nodes carrying all of labels: nil when that is
 // every live node (no test needed), none when a label does not exist.
-func (e *countExpand) labelSet(labels []string) (s nodeSet, none bool) {
+func (e *countExpand) labelSet(labels []string) (s idset.NodeSet, none bool) {
 	return farLabelSet(e.c, labels)
 }
 
 // farLabelSet is labelSet for any operator.
-func farLabelSet(c *Context, labels []string) (s nodeSet, none bool) {
+func farLabelSet(c *Context, labels []string) (s idset.NodeSet, none bool) {
 	if len(labels) == 0 {
 		return nil, false
 	}
@@ -450,20 +438,5 @@ func farLabelSet(c *Context, labels []string) (s nodeSet, none bool) {
 		// Relationships join live nodes only, so every neighbour has them.
 		return nil, false
 	}
-	return denseSet(bm), false
-}
-
-func denseSet(bm *roaring.Bitmap) nodeSet {
-	if bm.IsEmpty() {
-		return nodeSet{}
-	}
-	s := make(nodeSet, bm.Maximum()/64+1)
-	it := bm.ManyIterator()
-	buf := make([]uint32, vector.Capacity)
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		for _, id := range buf[:n] {
-			s[id>>6] |= 1 << (id & 63)
-		}
-	}
-	return s
+	return idset.NodeSetOf(bm), false
 }

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 )
@@ -62,7 +63,7 @@ func (e *countExpand) reverseLists() ([]*storage.Adjacency, bool) {
 // whose relationship the last hop can walk back is one chain too many —
 // for a loop when its node is in the far end's labels, for every other
 // entry when the last hop runs against the first.
-func (e *countExpand) totalTwoHops(ids nodeSpan) (bool, error) {
+func (e *countExpand) totalTwoHops(ids idset.NodeSpan) (bool, error) {
 	revs, ok := e.reverseLists()
 	if !ok {
 		return false, nil
@@ -103,7 +104,7 @@ func (e *countExpand) totalTwoHops(ids nodeSpan) (bool, error) {
 		}
 		loopsInTo := int64(0)
 		for _, v := range loops {
-			if to.has(v) {
+			if to.Has(v) {
 				loopsInTo++
 			}
 		}
@@ -120,15 +121,15 @@ func (e *countExpand) totalTwoHops(ids nodeSpan) (bool, error) {
 
 // entriesFrom is the number of l's entries leaving nodes of ids that are in
 // set (nil: all of them).
-func (e *countExpand) entriesFrom(l *hopList, ids nodeSpan, set nodeSet) int64 {
+func (e *countExpand) entriesFrom(l *hopList, ids idset.NodeSpan, set idset.NodeSet) int64 {
 	if set == nil {
 		return int64(l.adj.NumEdges())
 	}
 	var n int64
 	buf := make([]uint32, countChunk)
-	for i := range ids.chunks(countChunk) {
-		for _, a := range ids.chunk(i, countChunk, buf) {
-			if set.has(uint64(a)) {
+	for i := range ids.Chunks(countChunk) {
+		for _, a := range ids.Chunk(i, countChunk, buf) {
+			if set.Has(uint64(a)) {
 				n += int64(l.adj.Degree(uint64(a)))
 			}
 		}

@@ -1,19 +1,22 @@
 package exec
 
-import "github.com/quiverdb/quiver/vector"
+import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // crossOp pairs every row of its left input with every row of its right
 // input. The right side is read once into growable columns (charged by
-// capacity, held.go); left rows are repeated with typed copies.
+// capacity, rowstore.HeldRows); left rows are repeated with typed copies.
 type crossOp struct {
 	c           *Context
 	left, right Operator
 	nl          int
 
 	loaded bool
-	rcols  []column
+	rcols  []rowstore.Column
 	nright int
-	held   heldRows // the right side's charge (held.go)
+	held   rowstore.HeldRows // the right side's charge
 
 	lb   *vector.Batch // current left batch
 	lpos int           // logical row of lb being paired
@@ -30,9 +33,9 @@ func (x *crossOp) load() error {
 			return err
 		}
 		if x.rcols == nil {
-			x.rcols = make([]column, len(b.Cols))
+			x.rcols = make([]rowstore.Column, len(b.Cols))
 		}
-		if err := x.held.add(&x.c.Mem, x.rcols, b); err != nil {
+		if err := x.held.Add(&x.c.Mem, x.rcols, b); err != nil {
 			return err
 		}
 		x.nright += b.Rows()
@@ -81,7 +84,7 @@ func (x *crossOp) Next() (*vector.Batch, error) {
 		vector.CopyRows(x.out.Cols[i], 0, v, x.idx)
 	}
 	for i := range x.rcols {
-		x.out.Cols[x.nl+i] = x.rcols[i].emit(x.out.Cols[x.nl+i], x.rpos, n)
+		x.out.Cols[x.nl+i] = x.rcols[i].Emit(x.out.Cols[x.nl+i], x.rpos, n)
 	}
 	x.out.Len, x.out.Sel = n, nil
 	x.rpos += n

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/exec/idset"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -34,7 +35,7 @@ type factorAgg struct {
 	ex    *plan.Expand
 	scan  *plan.NodeScan
 	adjs  []adjList
-	to    nodeSet // the far end's labels; nil: any node
+	to    idset.NodeSet // the far end's labels; nil: any node
 	views []factorView
 	// sumKind, per float view once run: the type its sums take over the
 	// whole result, as the general path decides it: INTEGER when no
@@ -168,7 +169,7 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 	}
 	to, none := farLabelSet(c, ex.ToLabels)
 	if none {
-		to = nodeSet{}
+		to = idset.NodeSet{}
 	}
 	f.to = to
 	f.out = &vector.Batch{Cols: make([]*vector.Vector, len(a.Cols))}
@@ -286,12 +287,12 @@ func (r *factorResult) merge(v, g int, sum, n, least, most int64) error {
 // run walks every start node's lists, in chunks on the query's workers;
 // Next emits the chunks' results in id order.
 func (f *factorAgg) run() error {
-	start := spanOf(scanBitmap(f.c, f.scan))
+	start := idset.SpanOf(scanBitmap(f.c, f.scan))
 	// Each chunk holds room for all of its start nodes' results.
-	if err := f.c.Mem.Charge(start.bytes() + int64(start.n)*int64(16+32*len(f.views))); err != nil {
+	if err := f.c.Mem.Charge(start.Bytes() + int64(start.N)*int64(16+32*len(f.views))); err != nil {
 		return err
 	}
-	nchunks := start.chunks(countChunk)
+	nchunks := start.Chunks(countChunk)
 	parts := make([]*factorPart, nchunks)
 	err := runChunks(f.c, start, func(i int, ids []uint32) error {
 		p := &factorPart{f: f}
@@ -301,7 +302,7 @@ func (f *factorAgg) run() error {
 	if err != nil {
 		return err
 	}
-	f.c.Counters.RowsScanned += int64(start.n)
+	f.c.Counters.RowsScanned += int64(start.N)
 	for _, p := range parts {
 		f.c.Counters.RowsScanned += p.scanned
 		f.c.Counters.DBHits += p.hits
@@ -391,10 +392,10 @@ func (p *factorPart) walk(ids []uint32) error {
 }
 
 // keepIn compacts a list to the entries whose neighbour is in set.
-func keepIn(set nodeSet, nbrs, rels []uint64) ([]uint64, []uint64) {
+func keepIn(set idset.NodeSet, nbrs, rels []uint64) ([]uint64, []uint64) {
 	w := 0
 	for i, b := range nbrs {
-		if set.has(b) {
+		if set.Has(b) {
 			nbrs[w], rels[w] = b, rels[i]
 			w++
 		}

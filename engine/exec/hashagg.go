@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/inttable"
 	"github.com/quiverdb/quiver/engine/exec/rowkey"
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -29,9 +31,9 @@ type hashAggregate struct {
 	dk      *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
 	mk      *multiKey // grouping on several keys' ids (multigroup.go), or nil
 	groups  map[string]int32
-	ints    intTable // groups of a single integer key (inttable.go)
-	nodes   intTable // groups of a single node key (hashagg_nodes.go)
-	keyCols []column
+	ints    inttable.Table // groups of a single integer key
+	nodes   inttable.Table // groups of a single node key (hashagg_nodes.go)
+	keyCols []rowstore.Column
 	ngroups int
 	key     []byte
 	gidx    []int32 // group of each physical row of the current batch
@@ -47,12 +49,12 @@ type hashAggregate struct {
 
 	done    bool
 	emitted int
-	results []column // aggregate values of every group, built once
+	results []rowstore.Column // aggregate values of every group, built once
 	out     *vector.Batch
 }
 
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
-	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]column, len(p.Keys)),
+	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]rowstore.Column, len(p.Keys)),
 		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	h.allConst = len(p.Keys) > 0
 	for _, k := range p.Keys {
@@ -232,9 +234,9 @@ func (h *hashAggregate) assignInts(b *vector.Batch, keyVecs []*vector.Vector) {
 // the key vector's values, t its table: a key already in the
 // direct-mapped part of the table is one load; everything else (new
 // groups, hashed keys, nulls) goes through lookup.
-func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []*vector.Vector, vals []T, t *intTable) {
+func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []*vector.Vector, vals []T, t *inttable.Table) {
 	v := keyVecs[0]
-	dense := t.dense
+	dense := t.Dense()
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
 		if x := vals[r]; uint64(x) < uint64(len(dense)) && (v.Valid == nil || v.Valid.IsValid(r)) {
@@ -244,31 +246,31 @@ func assignDense[T int64 | uint64](h *hashAggregate, b *vector.Batch, keyVecs []
 			}
 		}
 		h.gidx[r] = h.lookup(keyVecs, r)
-		dense = t.dense
+		dense = t.Dense()
 	}
 }
 
 // lookup returns the group of row r of the key vectors, creating it. A
 // single node key and a single integer key (the common GROUP BY id) each
-// have a table of their own (hashagg_nodes.go, inttable.go); every other
+// have a table of their own (hashagg_nodes.go, package inttable); every other
 // key goes by its byte encoding (rowkey.go). A node or an integer never
 // has another encoding, so the tables cannot split a group.
 func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 	if len(keyVecs) == 1 {
-		if x, ok := nodeKey(keyVecs[0], r); ok {
+		if x, ok := inttable.NodeKey(keyVecs[0], r); ok {
 			return h.lookupNode(keyVecs[0], r, x)
 		}
-		if x, ok := intKey(keyVecs[0], r); ok {
-			cell := h.ints.ref(x)
+		if x, ok := inttable.IntKey(keyVecs[0], r); ok {
+			cell := h.ints.Ref(x)
 			if *cell != 0 {
 				return *cell - 1
 			}
 			g := h.newGroup()
 			*cell = g + 1
 			if keyVecs[0].Type == vector.Int64 {
-				h.keyCols[0].pushInt(x)
+				h.keyCols[0].PushInt(x)
 			} else {
-				h.keyCols[0].push(keyVecs[0], r) // keeps the column generic
+				h.keyCols[0].Push(keyVecs[0], r) // keeps the column generic
 			}
 			return g
 		}
@@ -285,7 +287,7 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 		h.groups[string(h.key)] = g
 		h.held += memory.KeyAllocBytes(len(h.key)) + memory.SetEntryBytes
 		for k, kv := range keyVecs {
-			h.keyCols[k].push(kv, r)
+			h.keyCols[k].Push(kv, r)
 			h.held += memory.RowPayloadBytes(kv, r)
 		}
 	}
@@ -325,35 +327,20 @@ func rowsBound(c *Context, in plan.Operator) int {
 // reserve sizes the group state for n groups.
 func (h *hashAggregate) reserve(n int) {
 	if len(h.keys) == 1 {
-		if h.nodes.total > 0 {
-			h.nodes.reserveDense(n)
+		if h.nodes.Len() > 0 {
+			h.nodes.ReserveDense(n)
 		} else {
-			h.ints.reserveDense(n)
+			h.ints.ReserveDense(n)
 		}
 	}
 	for _, a := range h.aggs {
 		a.grow(n)
 	}
 	for k := range h.keyCols {
-		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
-			v.I64 = growInts(v.I64, n)[:len(v.I64)]
+		if v := h.keyCols[k].V; v != nil && v.Type == vector.Int64 {
+			v.I64 = rowstore.GrowInts(v.I64, n)[:len(v.I64)]
 		}
 	}
-}
-
-// intKey reads row r of v as an integer key, if it is one.
-func intKey(v *vector.Vector, r int) (int64, bool) {
-	if v.IsNull(r) {
-		return 0, false
-	}
-	switch v.Type {
-	case vector.Int64:
-		return v.I64[r], true
-	case vector.Any:
-		x, ok := v.Any[r].(int64)
-		return x, ok
-	}
-	return 0, false
 }
 
 // emit returns the next batch of groups.
@@ -364,13 +351,13 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for k := range h.keyCols {
-		h.out.Cols[k] = h.keyCols[k].emit(h.out.Cols[k], h.emitted, n)
+		h.out.Cols[k] = h.keyCols[k].Emit(h.out.Cols[k], h.emitted, n)
 	}
 	if h.results == nil {
 		// Each aggregate's values are gathered over all groups before the
 		// first batch leaves, so a column's type does not depend on which
 		// groups share a batch.
-		h.results = make([]column, len(h.aggs))
+		h.results = make([]rowstore.Column, len(h.aggs))
 		var made int64
 		for i, a := range h.aggs {
 			if err := a.results(&h.results[i], h.ngroups); err != nil {
@@ -385,7 +372,7 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 	}
 	for i := range h.aggs {
 		col := len(h.keyCols) + i
-		h.out.Cols[col] = h.results[i].emit(h.out.Cols[col], h.emitted, n)
+		h.out.Cols[col] = h.results[i].Emit(h.out.Cols[col], h.emitted, n)
 	}
 	h.emitted += n
 	h.out.Len, h.out.Sel = n, nil
@@ -402,8 +389,8 @@ func (h *hashAggregate) release() {
 		a.st.Release()
 	}
 	for k := range h.keyCols {
-		if v := h.keyCols[k].v; v != nil && v.Type == vector.Int64 {
-			putInts(v.I64)
+		if v := h.keyCols[k].V; v != nil && v.Type == vector.Int64 {
+			rowstore.PutInts(v.I64)
 			v.I64 = nil
 		}
 	}
@@ -411,24 +398,4 @@ func (h *hashAggregate) release() {
 	h.ngroups, h.emitted = 0, 0
 	h.c.Mem.Release(h.charged) // what is left is in the rows emitted
 	h.charged = 0
-}
-
-// pushInt appends a (non-null) integer key: a typed append while the
-// column holds integers, the generic push otherwise.
-func (c *column) pushInt(x int64) {
-	if c.v == nil {
-		c.v = &vector.Vector{Type: vector.Int64}
-	}
-	if c.v.Type != vector.Int64 {
-		c.push(&vector.Vector{Type: vector.Int64, I64: []int64{x}}, 0)
-		return
-	}
-	if len(c.v.I64) == cap(c.v.I64) {
-		// Doubling, from the pool: append grows large slices by a
-		// quarter, copying the keys of 1M groups about five times over.
-		c.v.I64 = growInts(c.v.I64, max(2*len(c.v.I64), 1024))[:len(c.v.I64)]
-	}
-	c.v.I64 = append(c.v.I64, x)
-	c.setNull(c.n, false)
-	c.n++
 }

@@ -1,6 +1,9 @@
 package exec
 
-import "github.com/quiverdb/quiver/engine/memory"
+import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
+	"github.com/quiverdb/quiver/engine/memory"
+)
 
 // What a hash aggregation holds, and how it is charged to the statement
 // (max_memory_per_query): once a batch, the difference between what its
@@ -8,7 +11,7 @@ import "github.com/quiverdb/quiver/engine/memory"
 // count by capacity, not by groups: the per-group arrays grow together
 // (aggState.grow), each group's collect() list on its own (AggEnv.GrowList),
 // and the key columns as they take keys; their growth is checked against
-// the limit before it allocates (reserveGroups, growList). The values
+// the limit before it allocates (reserveGroups, rowstore.GrowList). The values
 // kept (collected values, keys, DISTINCT's sets) count by their estimated
 // size (held). Once every group has left, the charge is given back: what
 // the emitted rows still reference is theirs.
@@ -34,9 +37,9 @@ func (h *hashAggregate) groupBytes() int64 {
 // holds is the bytes of the groups' state: keys, tables and the
 // aggregates' arrays by capacity, and the values kept.
 func (h *hashAggregate) holds() int64 {
-	held := h.held + h.ints.bytes() + h.nodes.bytes()
+	held := h.held + h.ints.Bytes() + h.nodes.Bytes()
 	for k := range h.keyCols {
-		held += h.keyCols[k].capBytes()
+		held += h.keyCols[k].CapBytes()
 	}
 	for _, a := range h.aggs {
 		held += a.held + memory.SliceBytes*int64(cap(a.dvals)) + a.st.Bytes()
@@ -60,10 +63,10 @@ func (h *hashAggregate) settle() error {
 // arrays by capacity, less an array it shares with the state (counts,
 // integer sums), and what the function's results hold besides (the
 // boxed header of each group's list).
-func (a *aggState) resultBytes(col *column) int64 {
-	n := col.capBytes()
-	if col.v != nil {
-		n += a.st.ResultBytes(col.v, col.n)
+func (a *aggState) resultBytes(col *rowstore.Column) int64 {
+	n := col.CapBytes()
+	if col.V != nil {
+		n += a.st.ResultBytes(col.V, col.N)
 	}
 	return n
 }

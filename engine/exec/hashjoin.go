@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -12,7 +13,7 @@ import (
 // It materialises Right once, hashing each row's key by its index-key
 // encoding (storage.AppendIndexKey: Cypher equality, so 1 joins 1.0),
 // then streams Left, emitting up to Capacity pairs per batch. Null keys
-// join nothing. Right's rows are charged as a sort's are (heldRows: by
+// join nothing. Right's rows are charged as a sort's are (rowstore.HeldRows: by
 // their arrays' capacity), and the table by its entries: each key's
 // bytes and map entry when it first comes, and twice a row's position
 // for the room of the key's list (an append doubles it), once a batch.
@@ -24,10 +25,10 @@ type hashJoin struct {
 	nl          int
 
 	loaded bool
-	rcols  []column
+	rcols  []rowstore.Column
 	table  map[string][]int32
-	held   heldRows // Right's rows
-	tabled int64    // what the table is charged
+	held   rowstore.HeldRows // Right's rows
+	tabled int64             // what the table is charged
 
 	lb    *vector.Batch
 	lkeys []string // encoded key per logical left row; "" = null
@@ -70,9 +71,9 @@ func (h *hashJoin) load() error {
 			return err
 		}
 		if h.rcols == nil {
-			h.rcols = make([]column, len(b.Cols))
+			h.rcols = make([]rowstore.Column, len(b.Cols))
 		}
-		if err := h.held.add(&h.c.Mem, h.rcols, b); err != nil {
+		if err := h.held.Add(&h.c.Mem, h.rcols, b); err != nil {
 			return err
 		}
 		keys, err := h.rkey.Eval(b)
@@ -100,7 +101,7 @@ func (h *hashJoin) load() error {
 
 // drop gives back what the join holds once Left is exhausted.
 func (h *hashJoin) drop() {
-	h.held.release(&h.c.Mem)
+	h.held.Release(&h.c.Mem)
 	h.c.Mem.Release(h.tabled)
 	h.tabled = 0
 	h.table, h.rcols = nil, nil
@@ -172,7 +173,7 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 		vector.CopyRows(h.out.Cols[i], 0, v, h.lidx)
 	}
 	for i := range h.rcols {
-		src := h.rcols[i].v
+		src := h.rcols[i].V
 		h.out.Cols[h.nl+i] = vector.Reuse(h.out.Cols[h.nl+i], src.Type)
 		vector.CopyRows(h.out.Cols[h.nl+i], 0, src, h.ridx)
 	}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -20,10 +21,10 @@ type mergeOp struct {
 	nulls             []*vector.Vector // a typed null per output column
 	narg              int
 
-	buf    []column // output rows of the current input batch
+	buf    []rowstore.Column // output rows of the current input batch
 	n, pos int
 	out    *vector.Batch
-	one    []column // rows of the current input row
+	one    []rowstore.Column // rows of the current input row
 }
 
 func newMerge(c *Context, p *plan.Merge, in Operator) (*mergeOp, error) {
@@ -56,7 +57,7 @@ func (m *mergeOp) Next() (*vector.Batch, error) {
 		if err := m.c.CheckCancel(); err != nil {
 			return nil, err
 		}
-		m.buf, m.n, m.pos = make([]column, len(m.p.Cols)), 0, 0
+		m.buf, m.n, m.pos = make([]rowstore.Column, len(m.p.Cols)), 0, 0
 		for i := 0; i < b.Rows(); i++ {
 			if err := m.row(b, b.Row(i)); err != nil {
 				return nil, err
@@ -65,7 +66,7 @@ func (m *mergeOp) Next() (*vector.Batch, error) {
 	}
 	n := min(m.n-m.pos, vector.Capacity)
 	for c := range m.buf {
-		m.out.Cols[c] = m.buf[c].emit(m.out.Cols[c], m.pos, n)
+		m.out.Cols[c] = m.buf[c].Emit(m.out.Cols[c], m.pos, n)
 	}
 	m.out.Len, m.out.Sel = n, nil
 	m.pos += n
@@ -75,10 +76,10 @@ func (m *mergeOp) Next() (*vector.Batch, error) {
 // row merges input row r of b.
 func (m *mergeOp) row(b *vector.Batch, r int) error {
 	arg := &vector.Batch{Cols: b.Cols, Len: b.Len, Sel: []int32{int32(r)}}
-	m.one = make([]column, len(m.p.Cols))
+	m.one = make([]rowstore.Column, len(m.p.Cols))
 	matched, err := m.run(m.p.Match, arg, func(ob *vector.Batch, or int) {
 		for c := range m.one {
-			m.one[c].push(ob.Cols[c], or)
+			m.one[c].Push(ob.Cols[c], or)
 		}
 	})
 	if err != nil {
@@ -89,14 +90,14 @@ func (m *mergeOp) row(b *vector.Batch, r int) error {
 		items = m.onCreate
 		made, err := m.run(m.p.Create, arg, func(ob *vector.Batch, or int) {
 			for c := 0; c < m.narg; c++ {
-				m.one[c].push(ob.Cols[c], or)
+				m.one[c].Push(ob.Cols[c], or)
 			}
 			for j, from := range m.p.From {
 				c := m.narg + j
 				if from < 0 {
-					m.one[c].push(m.nulls[c], 0)
+					m.one[c].Push(m.nulls[c], 0)
 				} else {
-					m.one[c].push(ob.Cols[from], or)
+					m.one[c].Push(ob.Cols[from], or)
 				}
 			}
 		})
@@ -114,7 +115,7 @@ func (m *mergeOp) row(b *vector.Batch, r int) error {
 	for from := 0; from < matched; from += vector.Capacity {
 		n := min(matched-from, vector.Capacity)
 		for c := range m.one {
-			one.Cols[c] = m.one[c].emit(one.Cols[c], from, n)
+			one.Cols[c] = m.one[c].Emit(one.Cols[c], from, n)
 		}
 		one.Len = n
 		if len(items.items) > 0 {
@@ -124,7 +125,7 @@ func (m *mergeOp) row(b *vector.Batch, r int) error {
 		}
 		for i := 0; i < n; i++ {
 			for c := range m.buf {
-				m.buf[c].push(one.Cols[c], i)
+				m.buf[c].Push(one.Cols[c], i)
 			}
 			m.n++
 		}

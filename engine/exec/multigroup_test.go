@@ -25,7 +25,7 @@ func runMultiAgg(t *testing.T, st *storage.Store, p *plan.Aggregate, ids bool) (
 			h.mk = nil
 		}
 	})
-	return rows, h.mk != nil && h.mk.comb.total > 0
+	return rows, h.mk != nil && h.mk.comb.Len() > 0
 }
 
 // TestMultiKeyMatchesGeneral compares grouping on several keys' ids with
@@ -123,7 +123,7 @@ func TestMultiKeyOffMidway(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("groups %q, want %q", got, want)
 	}
-	if !h.mk.off || h.mk.comb.total != 3 {
-		t.Fatalf("off %v after %d combinations on ids, want off after 3", h.mk.off, h.mk.comb.total)
+	if !h.mk.off || h.mk.comb.Len() != 3 {
+		t.Fatalf("off %v after %d combinations on ids, want off after 3", h.mk.off, h.mk.comb.Len())
 	}
 }

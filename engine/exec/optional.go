@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -30,7 +31,7 @@ type optionalOp struct {
 	in Operator
 
 	rows    *vector.Vector // row numbers for the argument batch
-	buf     []column
+	buf     []rowstore.Column
 	n, pos  int
 	out     *vector.Batch
 	matched []bool
@@ -55,7 +56,7 @@ func (o *optionalOp) Next() (*vector.Batch, error) {
 	}
 	n := min(o.n-o.pos, vector.Capacity)
 	for c := range o.buf {
-		o.out.Cols[c] = o.buf[c].emit(o.out.Cols[c], o.pos, n)
+		o.out.Cols[c] = o.buf[c].Emit(o.out.Cols[c], o.pos, n)
 	}
 	o.out.Len, o.out.Sel = n, nil
 	o.pos += n
@@ -79,7 +80,7 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 	}
 	a.b, a.done = arg, false
 	ncols := len(o.p.Inner.Columns())
-	o.buf, o.n, o.pos = make([]column, ncols), 0, 0
+	o.buf, o.n, o.pos = make([]rowstore.Column, ncols), 0, 0
 	o.c.Mem.Release(o.held) // the previous batch's rows are dropped
 	o.held = 0
 	for {
@@ -99,7 +100,7 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 			r := ib.Row(i)
 			o.matched[ib.Cols[o.p.RowCol].I64[r]] = true
 			for c := range o.buf {
-				o.buf[c].push(ib.Cols[c], r)
+				o.buf[c].Push(ib.Cols[c], r)
 			}
 			o.n++
 		}
@@ -111,10 +112,10 @@ func (o *optionalOp) apply(b *vector.Batch) error {
 			continue
 		}
 		for c := 0; c < nargs; c++ {
-			o.buf[c].push(arg.Cols[c], r)
+			o.buf[c].Push(arg.Cols[c], r)
 		}
 		for c := nargs; c < ncols; c++ {
-			o.buf[c].push(expr.NullVector, 0)
+			o.buf[c].Push(expr.NullVector, 0)
 		}
 		o.n++
 	}

@@ -79,7 +79,7 @@ func (a *parallelAgg) consume() error {
 func (h *hashAggregate) merge(w *hashAggregate) error {
 	keyVecs := make([]*vector.Vector, len(w.keyCols))
 	for k := range w.keyCols {
-		keyVecs[k] = w.keyCols[k].v
+		keyVecs[k] = w.keyCols[k].V
 	}
 	to := make([]int32, w.ngroups) // h's group of each of w's
 	if len(h.keys) > 0 {

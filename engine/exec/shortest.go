@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/pathtree"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -29,22 +30,19 @@ type shortest struct {
 	joining    bool
 	meet       []uint64
 	meetIdx    int
-	head, tail parentWalk
+	head, tail pathtree.Walk
 	haveHead   bool
 
 	// The one-sided search (cycles back to the start).
-	par      map[uint64]hop   // single: the hop a node was reached by
-	lvl      map[uint64]int32 // the level of each visited node
-	pars     map[uint64][]hop // all: every hop from the previous level
+	par      map[uint64]pathtree.Hop   // single: the hop a node was reached by
+	lvl      map[uint64]int32          // the level of each visited node
+	pars     map[uint64][]pathtree.Hop // all: every hop from the previous level
 	frontier []uint64
 	nextLvl  []uint64
 	nbrs     []uint64
 	rels     []uint64
-	closing  []hop
+	closing  []pathtree.Hop
 }
-
-// hop is how the search reached a node: from a node by a relationship.
-type hop struct{ from, rel uint64 }
 
 func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error) {
 	props, err := newRelProps(c, p.RelKeys, p.RelVals)
@@ -53,7 +51,7 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	}
 	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
 		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
-		par: map[uint64]hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]hop{}}
+		par: map[uint64]pathtree.Hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]pathtree.Hop{}}
 	if props != nil {
 		s.cur.onBatch = props.batch
 	}
@@ -168,7 +166,7 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 					continue
 				}
 				if v == dst && src == dst {
-					s.closing = append(s.closing, hop{u, r})
+					s.closing = append(s.closing, pathtree.Hop{From: u, Rel: r})
 					continue
 				}
 				d, seen := s.lvl[v]
@@ -177,12 +175,12 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 					s.lvl[v] = level
 					s.nextLvl = append(s.nextLvl, v)
 					if s.p.All {
-						s.pars[v] = append(s.pars[v], hop{u, r})
+						s.pars[v] = append(s.pars[v], pathtree.Hop{From: u, Rel: r})
 					} else {
-						s.par[v] = hop{u, r}
+						s.par[v] = pathtree.Hop{From: u, Rel: r}
 					}
 				case d == level && s.p.All:
-					s.pars[v] = append(s.pars[v], hop{u, r})
+					s.pars[v] = append(s.pars[v], pathtree.Hop{From: u, Rel: r})
 				}
 				if v == dst {
 					found = true
@@ -193,11 +191,11 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 			}
 		}
 		if found {
-			s.paths(dst, hop{}, false)
+			s.paths(dst, pathtree.Hop{}, false)
 			return nil
 		}
 		for _, e := range s.closing {
-			s.paths(e.from, e, true)
+			s.paths(e.From, e, true)
 			if len(s.pending) > 0 && !s.p.All {
 				return nil
 			}
@@ -265,7 +263,7 @@ func (s *shortest) cycles(start uint64) error {
 // paths appends to pending the shortest paths to node v (every one with
 // All), extended by the hop last when closing a cycle back to the start;
 // such a cycle must not use a relationship twice.
-func (s *shortest) paths(v uint64, last hop, closing bool) {
+func (s *shortest) paths(v uint64, last pathtree.Hop, closing bool) {
 	var nodes, rels []uint64
 	var walk func(v uint64)
 	emit := func() {
@@ -279,12 +277,12 @@ func (s *shortest) paths(v uint64, last hop, closing bool) {
 		}
 		if closing {
 			for _, r := range p.Rels {
-				if r == last.rel {
+				if r == last.Rel {
 					return
 				}
 			}
 			p.Nodes = append(p.Nodes, p.Nodes[0])
-			p.Rels = append(p.Rels, last.rel)
+			p.Rels = append(p.Rels, last.Rel)
 		}
 		s.pending = append(s.pending, p)
 	}
@@ -297,14 +295,14 @@ func (s *shortest) paths(v uint64, last hop, closing bool) {
 		}
 		if !s.p.All {
 			e := s.par[v]
-			rels = append(rels, e.rel)
-			walk(e.from)
+			rels = append(rels, e.Rel)
+			walk(e.From)
 			rels = rels[:len(rels)-1]
 			return
 		}
 		for _, e := range s.pars[v] {
-			rels = append(rels, e.rel)
-			walk(e.from)
+			rels = append(rels, e.Rel)
+			walk(e.From)
 			rels = rels[:len(rels)-1]
 		}
 	}

@@ -1,38 +1,20 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/exec/pathtree"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
-// searchSide is one half of a bidirectional search: the levels and parent edges
-// of the nodes reached from its origin, and its current frontier.
+// searchSide is one half of a bidirectional search: the lists it reads
+// and what it has reached (pathtree.Side).
 type searchSide struct {
-	adjs     []adjList
-	lvl      map[uint64]int32
-	pars     map[uint64][]hop
-	frontier []uint64
-	next     []uint64
-	depth    int32
+	adjs []adjList
+	pathtree.Side
 }
 
 func newSearchSide(adjs []adjList) *searchSide {
-	return &searchSide{adjs: adjs, lvl: map[uint64]int32{}, pars: map[uint64][]hop{}}
-}
-
-// reset starts the side from origin. Maps grown large by an earlier search
-// are dropped rather than cleared, so a small search does not pay for
-// clearing a big one's buckets.
-func (sd *searchSide) reset(origin uint64) {
-	if len(sd.lvl) > 4096 {
-		sd.lvl, sd.pars = map[uint64]int32{}, map[uint64][]hop{}
-	} else {
-		clear(sd.lvl)
-		clear(sd.pars)
-	}
-	sd.lvl[origin] = 0
-	sd.frontier = append(sd.frontier[:0], origin)
-	sd.depth = 0
+	return &searchSide{adjs: adjs, Side: pathtree.NewSide()}
 }
 
 // reverse is the direction of a search run from the far end.
@@ -54,22 +36,22 @@ func reverseDir(d plan.Direction) plan.Direction {
 // shortest, so a combined path is simple and repeats no relationship.
 func (s *shortest) bidi(src, dst uint64) error {
 	f, b := s.fwd, s.bwd
-	f.reset(src)
-	b.reset(dst)
+	f.Reset(src)
+	b.Reset(dst)
 	tx := s.c.Tx
-	for len(f.frontier) > 0 && len(b.frontier) > 0 &&
-		(s.p.Max == plan.Unbounded || int(f.depth+b.depth) < s.p.Max) {
+	for len(f.Frontier) > 0 && len(b.Frontier) > 0 &&
+		(s.p.Max == plan.Unbounded || int(f.Depth+b.Depth) < s.p.Max) {
 		if err := s.c.CheckCancel(); err != nil {
 			return err
 		}
 		x, y := f, b
-		if len(b.frontier) < len(f.frontier) {
+		if len(b.Frontier) < len(f.Frontier) {
 			x, y = b, f
 		}
-		level := x.depth + 1
-		x.next = x.next[:0]
+		level := x.Depth + 1
+		x.Next = x.Next[:0]
 		var meet []uint64
-		for _, u := range x.frontier {
+		for _, u := range x.Frontier {
 			s.nbrs, s.rels = appendAdj(x.adjs, s.nbrs[:0], s.rels[:0], u)
 			s.c.Counters.RowsScanned += int64(len(s.nbrs))
 			for i, v := range s.nbrs {
@@ -77,30 +59,30 @@ func (s *shortest) bidi(src, dst uint64) error {
 				if s.props != nil && !s.props.match(tx, r) {
 					continue
 				}
-				d, seen := x.lvl[v]
+				d, seen := x.Lvl[v]
 				switch {
 				case !seen:
-					x.lvl[v] = level
-					x.pars[v] = append(x.pars[v], hop{u, r})
-					x.next = append(x.next, v)
-					if _, met := y.lvl[v]; met {
+					x.Lvl[v] = level
+					x.Pars[v] = append(x.Pars[v], pathtree.Hop{From: u, Rel: r})
+					x.Next = append(x.Next, v)
+					if _, met := y.Lvl[v]; met {
 						meet = append(meet, v)
 					}
 				case d == level && s.p.All:
-					x.pars[v] = append(x.pars[v], hop{u, r})
+					x.Pars[v] = append(x.Pars[v], pathtree.Hop{From: u, Rel: r})
 				}
 			}
 			if len(meet) > 0 && !s.p.All {
 				break
 			}
 		}
-		x.depth = level
-		x.frontier, x.next = x.next, x.frontier
+		x.Depth = level
+		x.Frontier, x.Next = x.Next, x.Frontier
 		if len(meet) > 0 {
 			// The paths are enumerated lazily (nextJoined): there may be
 			// far more shortest paths than a query wants to see.
 			s.meet, s.meetIdx, s.haveHead, s.joining = meet, 0, false, true
-			s.head.reset(s.fwd, meet[0])
+			s.head.Reset(&s.fwd.Side, meet[0])
 			return nil
 		}
 	}
@@ -113,18 +95,18 @@ func (s *shortest) bidi(src, dst uint64) error {
 func (s *shortest) nextJoined() (vector.Path, bool) {
 	for {
 		if s.haveHead {
-			if s.tail.next() {
+			if s.tail.Next() {
 				h, t := s.head, s.tail
-				n := len(h.rels) + len(t.rels)
+				n := len(h.Rels) + len(t.Rels)
 				p := vector.Path{Nodes: make([]uint64, 0, n+1), Rels: make([]uint64, 0, n)}
-				for i := len(h.nodes) - 1; i >= 0; i-- {
-					p.Nodes = append(p.Nodes, h.nodes[i])
+				for i := len(h.Nodes) - 1; i >= 0; i-- {
+					p.Nodes = append(p.Nodes, h.Nodes[i])
 				}
-				for i := len(h.rels) - 1; i >= 0; i-- {
-					p.Rels = append(p.Rels, h.rels[i])
+				for i := len(h.Rels) - 1; i >= 0; i-- {
+					p.Rels = append(p.Rels, h.Rels[i])
 				}
-				p.Nodes = append(p.Nodes, t.nodes[1:]...)
-				p.Rels = append(p.Rels, t.rels...)
+				p.Nodes = append(p.Nodes, t.Nodes[1:]...)
+				p.Rels = append(p.Rels, t.Rels...)
 				return p, true
 			}
 			s.haveHead = false
@@ -132,68 +114,15 @@ func (s *shortest) nextJoined() (vector.Path, bool) {
 				return vector.Path{}, false
 			}
 		}
-		if s.head.next() {
+		if s.head.Next() {
 			s.haveHead = true
-			s.tail.reset(s.bwd, s.meet[s.meetIdx])
+			s.tail.Reset(&s.bwd.Side, s.meet[s.meetIdx])
 			continue
 		}
 		s.meetIdx++
 		if s.meetIdx >= len(s.meet) || !s.p.All {
 			return vector.Path{}, false
 		}
-		s.head.reset(s.fwd, s.meet[s.meetIdx])
-	}
-}
-
-// parentWalk enumerates, depth first and resumably, the paths from a node
-// back to a search side's origin along the parent hops: nodes[0] is the
-// start node, rels[i] joins nodes[i] and nodes[i+1].
-type parentWalk struct {
-	sd    *searchSide
-	nodes []uint64
-	rels  []uint64
-	idx   []int // next parent of nodes[i] to try
-	fresh bool
-}
-
-func (w *parentWalk) reset(sd *searchSide, v uint64) {
-	w.sd = sd
-	w.nodes = append(w.nodes[:0], v)
-	w.rels = w.rels[:0]
-	w.idx = append(w.idx[:0], 0)
-	w.fresh = true
-}
-
-// next moves to the next path; false when there is none left.
-func (w *parentWalk) next() bool {
-	if !w.fresh && len(w.nodes) > 0 {
-		w.pop() // step back from the path returned last time
-	}
-	w.fresh = false
-	for len(w.nodes) > 0 {
-		top := len(w.nodes) - 1
-		t := w.nodes[top]
-		if w.sd.lvl[t] == 0 {
-			return true
-		}
-		ps := w.sd.pars[t]
-		if w.idx[top] < len(ps) {
-			e := ps[w.idx[top]]
-			w.idx[top]++
-			w.nodes = append(w.nodes, e.from)
-			w.rels = append(w.rels, e.rel)
-			w.idx = append(w.idx, 0)
-			continue
-		}
-		w.pop()
-	}
-	return false
-}
-
-func (w *parentWalk) pop() {
-	top := len(w.nodes) - 1
-	w.nodes, w.idx = w.nodes[:top], w.idx[:top]
-	if len(w.rels) > 0 {
-		w.rels = w.rels[:len(w.rels)-1]
+		s.head.Reset(&s.fwd.Side, s.meet[s.meetIdx])
 	}
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"container/heap"
 
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -10,7 +11,7 @@ import (
 )
 
 // sortOp orders its input. Without a limit it reads every row into
-// chunks, joins them into columns once the last is in (chunks.go) and
+// chunks, joins them into columns once the last is in (rowstore.Chunks) and
 // sorts a permutation; with LIMIT it keeps only the best skip+limit rows
 // in a heap, so ORDER BY … LIMIT k costs O(n log k) time and O(k)
 // memory. What it keeps is charged by the room it takes, the
@@ -22,15 +23,15 @@ type sortOp struct {
 	topK int64 // -1: sort everything
 
 	done bool
-	cols []column
+	cols []rowstore.Column
 	perm []int32
 	pos  int
 	out  *vector.Batch
 	// A sort of every row keeps them in chunks until the last is in
-	// (chunks.go), a top-k sort in columns it prunes (held.go); permHeld
-	// is the permutation's array.
-	chunks   rowChunks
-	held     heldRows
+	// (rowstore.Chunks), a top-k sort in columns it prunes (HeldRows);
+	// permHeld is the permutation's array.
+	chunks   rowstore.Chunks
+	held     rowstore.HeldRows
 	permHeld int64
 	// bar is the buffered row a new row must beat to enter the top k
 	// (the worst of the k best after a prune), -1 while there is none.
@@ -80,7 +81,7 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 	}
 	idx := s.perm[s.pos : s.pos+n]
 	for c := range s.cols {
-		src := s.cols[c].v
+		src := s.cols[c].V
 		if src == nil {
 			s.out.Cols[c] = expr.NullVector
 			continue
@@ -108,7 +109,7 @@ func (s *sortOp) consume() error {
 			break
 		}
 		if s.cols == nil {
-			s.cols = make([]column, len(b.Cols))
+			s.cols = make([]rowstore.Column, len(b.Cols))
 		}
 		if s.topK == 0 {
 			continue
@@ -119,12 +120,12 @@ func (s *sortOp) consume() error {
 			}
 		}
 		if s.topK < 0 {
-			if err := s.chunks.add(&s.c.Mem, b); err != nil {
+			if err := s.chunks.Add(&s.c.Mem, b); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := s.held.add(&s.c.Mem, s.cols, b); err != nil {
+		if err := s.held.Add(&s.c.Mem, s.cols, b); err != nil {
 			return err
 		}
 		if int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
@@ -134,8 +135,8 @@ func (s *sortOp) consume() error {
 			}
 			// The pruned rows are gone: give back their share, and the
 			// arrays they were in.
-			s.held.keepShare(&s.c.Mem, s.rows(), before)
-			if err := s.held.recount(&s.c.Mem, s.cols); err != nil {
+			s.held.KeepShare(&s.c.Mem, s.rows(), before)
+			if err := s.held.Recount(&s.c.Mem, s.cols); err != nil {
 				return err
 			}
 			if int64(s.rows()) == s.topK {
@@ -144,7 +145,7 @@ func (s *sortOp) consume() error {
 		}
 	}
 	if s.topK < 0 && s.cols != nil {
-		cols, err := s.chunks.columns(&s.c.Mem, len(s.cols))
+		cols, err := s.chunks.Columns(&s.c.Mem, len(s.cols))
 		if err != nil {
 			return err
 		}
@@ -163,7 +164,7 @@ func (s *sortOp) consume() error {
 // before it is allocated (4 bytes a row beside the rows themselves).
 func (s *sortOp) identity() error {
 	n := s.rows()
-	perm, grown, err := growHeld(&s.c.Mem, s.perm[:0], n, 4)
+	perm, grown, err := rowstore.GrowHeld(&s.c.Mem, s.perm[:0], n, 4)
 	s.permHeld += grown
 	if err != nil {
 		return err
@@ -181,8 +182,8 @@ func (s *sortOp) drop() {
 	if s.cols == nil {
 		return
 	}
-	s.held.release(&s.c.Mem)
-	s.chunks.release(&s.c.Mem)
+	s.held.Release(&s.c.Mem)
+	s.chunks.Release(&s.c.Mem)
 	s.c.Mem.Release(s.permHeld)
 	s.permHeld = 0
 	s.cols, s.perm = nil, nil
@@ -209,7 +210,7 @@ func (s *sortOp) contenders(b *vector.Batch) *vector.Batch {
 // and after ascending. Other shapes take contendersAny.
 func (s *sortOp) contendersInt(b *vector.Batch) {
 	k := s.keys[0]
-	v, bar := b.Cols[k.Col], s.cols[k.Col].v
+	v, bar := b.Cols[k.Col], s.cols[k.Col].V
 	if v == nil || bar == nil || v.Type != vector.Int64 || bar.Type != vector.Int64 || bar.IsNull(s.bar) {
 		s.contendersAny(b)
 		return
@@ -263,7 +264,7 @@ func (s *sortOp) contendersAny(b *vector.Batch) {
 // beatsBar reports whether row r of b sorts strictly before the bar row.
 func (s *sortOp) beatsBar(b *vector.Batch, r int) bool {
 	for _, k := range s.keys {
-		c := compareAcross(b.Cols[k.Col], r, s.cols[k.Col].v, s.bar)
+		c := compareAcross(b.Cols[k.Col], r, s.cols[k.Col].V, s.bar)
 		if c != 0 {
 			if k.Desc {
 				return c > 0
@@ -306,14 +307,14 @@ func (s *sortOp) rows() int {
 	if len(s.cols) == 0 {
 		return 0
 	}
-	return s.cols[0].n
+	return s.cols[0].N
 }
 
 // selectTop keeps the best topK rows of perm, in order, through a bounded
 // max-heap (the worst kept row on top).
 func (s *sortOp) selectTop() error {
 	h := &rowHeap{s: s}
-	rows, grown, err := growHeld(&s.c.Mem, h.rows, int(min(s.topK, int64(len(s.perm)))), 4)
+	rows, grown, err := rowstore.GrowHeld(&s.c.Mem, h.rows, int(min(s.topK, int64(len(s.perm)))), 4)
 	if err != nil {
 		return err
 	}
@@ -346,20 +347,20 @@ func (s *sortOp) prune() error {
 	}
 	// The kept columns' arrays are charged before they are allocated,
 	// beside the old ones until recount gives those back.
-	kept := make([]column, len(s.cols))
+	kept := make([]rowstore.Column, len(s.cols))
 	for c := range s.cols {
-		src := s.cols[c].v
+		src := s.cols[c].V
 		if len(s.perm) > 0 && !src.IsNull(int(s.perm[0])) {
 			// (a column of leading nulls waits for its first value's type)
-			kept[c].v = &vector.Vector{Type: src.Type}
-			grown, err := kept[c].room(&s.c.Mem, src, len(s.perm))
-			s.held.arrays += grown
+			kept[c].V = &vector.Vector{Type: src.Type}
+			grown, err := kept[c].Room(&s.c.Mem, src, len(s.perm))
+			s.held.Arrays += grown
 			if err != nil {
 				return err
 			}
 		}
 		for _, r := range s.perm {
-			kept[c].push(src, int(r))
+			kept[c].Push(src, int(r))
 		}
 	}
 	s.cols = kept
@@ -370,7 +371,7 @@ func (s *sortOp) prune() error {
 // input order (stable sort, and ties in the heap break by row number).
 func (s *sortOp) less(a, b int) bool {
 	for _, k := range s.keys {
-		v := s.cols[k.Col].v
+		v := s.cols[k.Col].V
 		c := compareRows(v, a, b)
 		if c != 0 {
 			if k.Desc {

@@ -1,6 +1,8 @@
 // Package idset holds sets over 64-bit ids for the operators' hot loops:
-// the visited set of a breadth-first search and the (group, value) set of
-// a DISTINCT aggregate, with the reading of a value as such an id.
+// the visited set of a breadth-first search, the (group, value) set of
+// a DISTINCT aggregate, with the reading of a value as such an id, the
+// bitset of a far end's labels and the span of node ids a kernel visits
+// in chunks.
 package idset
 
 // VisitSet is the visited set of a breadth-first search over node ids: a

@@ -1,4 +1,4 @@
-package exec
+package rowstore
 
 import "sync"
 
@@ -13,8 +13,8 @@ var bigInts sync.Pool
 // pooledMin is the smallest array worth pooling.
 const pooledMin = 1 << 16
 
-// growInts is growTo for []int64, taking large arrays from the pool.
-func growInts(s []int64, n int) []int64 {
+// GrowInts is growTo for []int64, taking large arrays from the pool.
+func GrowInts(s []int64, n int) []int64 {
 	if n <= cap(s) {
 		t := s[:n]
 		clear(t[len(s):]) // a pooled array's spare room holds old values
@@ -31,13 +31,13 @@ func growInts(s []int64, n int) []int64 {
 		t = make([]int64, n)
 	}
 	copy(t, s)
-	putInts(s)
+	PutInts(s)
 	return t
 }
 
-// putInts gives an array back to the pool; the caller must hold no other
+// PutInts gives an array back to the pool; the caller must hold no other
 // reference to it.
-func putInts(s []int64) {
+func PutInts(s []int64) {
 	if cap(s) >= pooledMin {
 		s = s[:0]
 		bigInts.Put(&s)

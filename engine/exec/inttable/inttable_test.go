@@ -1,4 +1,4 @@
-package exec
+package inttable
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 // TestIntTable checks the table against a map over keys that collide in
 // their low bits, the extremes and zero, across several growths.
 func TestIntTable(t *testing.T) {
-	var tab intTable
+	var tab Table
 	want := map[int64]int32{}
 	rng := rand.New(rand.NewPCG(3, 4))
 	keys := []int64{0, -1, 1, math.MinInt64, math.MaxInt64}
@@ -22,7 +22,7 @@ func TestIntTable(t *testing.T) {
 		keys = append(keys, int64(300000-i), int64(i)*3)
 	}
 	for _, k := range keys {
-		cell := tab.ref(k)
+		cell := tab.Ref(k)
 		got, found := *cell-1, *cell != 0
 		g, ok := want[k]
 		if found != ok || (ok && got != g) {
@@ -40,7 +40,7 @@ func TestIntTable(t *testing.T) {
 		t.Fatalf("dense array of %d, %d hashed keys: both parts should be in use", len(tab.dense), tab.n)
 	}
 	for k, g := range want {
-		if cell := tab.ref(k); *cell-1 != g {
+		if cell := tab.Ref(k); *cell-1 != g {
 			t.Fatalf("key %d lost after growth", k)
 		}
 	}
@@ -53,11 +53,11 @@ func TestIntTable(t *testing.T) {
 // the SNB-like data grew it 163 times a query, a third of its time). It
 // also stays within its bound of slots per group.
 func TestIntTableClimbingKeys(t *testing.T) {
-	var tb intTable
+	var tb Table
 	const from, n, stride = 160_000, 350_000, 3
 	grows, last := 0, 0
 	for i := range int64(n) {
-		c := tb.ref(from + stride*i)
+		c := tb.Ref(from + stride*i)
 		if *c != 0 {
 			t.Fatalf("key %d already has group %d", from+stride*i, *c-1)
 		}
@@ -73,7 +73,7 @@ func TestIntTableClimbingKeys(t *testing.T) {
 		t.Errorf("direct-mapped array of %d slots for %d groups (limit %d)", len(tb.dense), n, limit)
 	}
 	for i := range int64(n) {
-		if c := tb.ref(from + stride*i); *c != int32(i)+1 {
+		if c := tb.Ref(from + stride*i); *c != int32(i)+1 {
 			t.Fatalf("key %d: group %d, want %d", from+stride*i, *c-1, i)
 		}
 	}

@@ -1,4 +1,4 @@
-package exec
+package rowstore
 
 import (
 	"github.com/quiverdb/quiver/engine/memory"
@@ -33,11 +33,11 @@ func heldCap(old, need int) int {
 // heldHalfFrom is the capacity from which held arrays grow by half.
 const heldHalfFrom = 1 << 16
 
-// growHeld returns s with room for need elements of elem bytes, charging
+// GrowHeld returns s with room for need elements of elem bytes, charging
 // m for the new array before allocating it and releasing the old one's
 // bytes once copied. It returns the bytes its charge changed by (the new
 // array less the old); on a failed charge, s unchanged and the error.
-func growHeld[T any](m *memory.Tracker, s []T, need int, elem int64) ([]T, int64, error) {
+func GrowHeld[T any](m *memory.Tracker, s []T, need int, elem int64) ([]T, int64, error) {
 	if need <= cap(s) {
 		return s, 0, nil
 	}
@@ -53,21 +53,21 @@ func growHeld[T any](m *memory.Tracker, s []T, need int, elem int64) ([]T, int64
 	return t, grown - old, nil
 }
 
-// growList is the growth of arrays that are many and mostly small (the
+// GrowList is the growth of arrays that are many and mostly small (the
 // groups' collect() lists). Their owner counts them by capacity and
 // charges the count once per batch, so that a million small lists cost
 // no million charges. A growth of bigGrowth bytes or more is charged at
-// once, as growHeld does, so that a list too long for the limit fails
+// once, as GrowHeld does, so that a list too long for the limit fails
 // before it allocates its next array: it returns the elements of
 // capacity it added and the bytes it charged for them (the owner's next
 // count must not charge them again).
-func growList[T any](m *memory.Tracker, s []T, need int, elem int64) (t []T, grown int, charged int64, err error) {
+func GrowList[T any](m *memory.Tracker, s []T, need int, elem int64) (t []T, grown int, charged int64, err error) {
 	if need <= cap(s) {
 		return s, 0, 0, nil
 	}
 	c := heldCap(cap(s), need)
 	if int64(c)*elem >= bigGrowth {
-		t, charged, err = growHeld(m, s, need, elem)
+		t, charged, err = GrowHeld(m, s, need, elem)
 		return t, cap(t) - cap(s), charged, err
 	}
 	t = make([]T, len(s), c)
@@ -75,20 +75,20 @@ func growList[T any](m *memory.Tracker, s []T, need int, elem int64) (t []T, gro
 	return t, c - cap(s), 0, nil
 }
 
-// bigGrowth is the smallest growth growList checks at once.
+// bigGrowth is the smallest growth GrowList checks at once.
 const bigGrowth = 64 << 10
 
-// heldRows charges the rows an operator keeps in columns (a sort, a
+// HeldRows charges the rows an operator keeps in columns (a sort, a
 // buffer): their arrays by capacity, and what their values hold beyond
 // the arrays (strings' bytes, generic values' boxes) as they come in.
-type heldRows struct {
-	arrays  int64 // the columns' arrays, by capacity
+type HeldRows struct {
+	Arrays  int64 // the columns' arrays, by capacity
 	payload int64 // the kept values beyond their slots
 }
 
-// add copies b's selected rows into cols, charging m (nil: no charge)
+// Add copies b's selected rows into cols, charging m (nil: no charge)
 // before the columns grow.
-func (h *heldRows) add(m *memory.Tracker, cols []column, b *vector.Batch) error {
+func (h *HeldRows) Add(m *memory.Tracker, cols []Column, b *vector.Batch) error {
 	if m != nil && m.Active() {
 		var p int64
 		for c := range cols {
@@ -100,8 +100,8 @@ func (h *heldRows) add(m *memory.Tracker, cols []column, b *vector.Batch) error 
 		}
 		rows := b.Rows()
 		for c := range cols {
-			grown, err := cols[c].room(m, b.Cols[c], rows)
-			h.arrays += grown
+			grown, err := cols[c].Room(m, b.Cols[c], rows)
+			h.Arrays += grown
 			if err != nil {
 				return err
 			}
@@ -111,30 +111,30 @@ func (h *heldRows) add(m *memory.Tracker, cols []column, b *vector.Batch) error 
 		col, v := &cols[c], b.Cols[c]
 		if b.Sel == nil {
 			for r := 0; r < b.Len; r++ {
-				col.push(v, r)
+				col.Push(v, r)
 			}
 		} else {
 			for _, r := range b.Sel {
-				col.push(v, int(r))
+				col.Push(v, int(r))
 			}
 		}
 	}
 	if m != nil && m.Active() {
-		return h.recount(m, cols)
+		return h.Recount(m, cols)
 	}
 	return nil
 }
 
-// recount charges what the columns' arrays grew by outside room (a
+// Recount charges what the columns' arrays grew by outside Room (a
 // column's first rows, a change of type, a validity bitmap), or gives
 // back what they shrank by.
-func (h *heldRows) recount(m *memory.Tracker, cols []column) error {
+func (h *HeldRows) Recount(m *memory.Tracker, cols []Column) error {
 	var now int64
 	for c := range cols {
-		now += cols[c].capBytes()
+		now += cols[c].CapBytes()
 	}
-	d := now - h.arrays
-	h.arrays = now
+	d := now - h.Arrays
+	h.Arrays = now
 	if d < 0 {
 		m.Release(-d)
 		return nil
@@ -142,9 +142,9 @@ func (h *heldRows) recount(m *memory.Tracker, cols []column) error {
 	return m.Charge(d)
 }
 
-// keepShare gives back the payload of the rows dropped when kept of all
+// KeepShare gives back the payload of the rows dropped when kept of all
 // rows stay (a top-k sort's prune).
-func (h *heldRows) keepShare(m *memory.Tracker, kept, all int) {
+func (h *HeldRows) KeepShare(m *memory.Tracker, kept, all int) {
 	if all == 0 {
 		return
 	}
@@ -153,8 +153,8 @@ func (h *heldRows) keepShare(m *memory.Tracker, kept, all int) {
 	h.payload = k
 }
 
-// release gives back everything charged: the rows are dropped.
-func (h *heldRows) release(m *memory.Tracker) {
-	m.Release(h.arrays + h.payload)
-	h.arrays, h.payload = 0, 0
+// Release gives back everything charged: the rows are dropped.
+func (h *HeldRows) Release(m *memory.Tracker) {
+	m.Release(h.Arrays + h.payload)
+	h.Arrays, h.payload = 0, 0
 }

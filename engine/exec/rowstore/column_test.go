@@ -1,4 +1,4 @@
-package exec
+package rowstore
 
 import (
 	"testing"
@@ -16,15 +16,15 @@ func TestColumnTypeIgnoresLeadingNulls(t *testing.T) {
 		{2.5, 1.5, nil, nil},
 	}
 	for _, vals := range orders {
-		var c column
+		var c Column
 		for _, x := range vals {
-			c.pushValue(x)
+			c.PushValue(x)
 		}
 		// Emitted a batch at a time, as operators do (two rows a batch
 		// under the batch2 tag).
-		for from := 0; from < c.n; from += vector.Capacity {
-			n := min(vector.Capacity, c.n-from)
-			out := c.emit(nil, from, n)
+		for from := 0; from < c.N; from += vector.Capacity {
+			n := min(vector.Capacity, c.N-from)
+			out := c.Emit(nil, from, n)
 			if out.Type != vector.Float64 {
 				t.Fatalf("%v: column type %s, want FLOAT", vals, out.Type)
 			}
@@ -35,33 +35,33 @@ func TestColumnTypeIgnoresLeadingNulls(t *testing.T) {
 			}
 		}
 	}
-	var mixed column
+	var mixed Column
 	for _, x := range []vector.Value{nil, "a"} {
-		mixed.pushValue(x)
+		mixed.PushValue(x)
 	}
-	if out := mixed.emit(nil, 0, mixed.n); out.Type != vector.String || out.Get(0) != nil || out.Get(1) != "a" {
+	if out := mixed.Emit(nil, 0, mixed.N); out.Type != vector.String || out.Get(0) != nil || out.Get(1) != "a" {
 		t.Fatalf("column of a null and a string: %s %v %v", out.Type, out.Get(0), out.Get(1))
 	}
-	mixed.pushValue(int64(1))
-	if out := mixed.emit(nil, 1, 2); out.Type != vector.Any || out.Get(0) != "a" || out.Get(1) != int64(1) {
+	mixed.PushValue(int64(1))
+	if out := mixed.Emit(nil, 1, 2); out.Type != vector.Any || out.Get(0) != "a" || out.Get(1) != int64(1) {
 		t.Fatalf("column of a string and an integer: %s %v %v", out.Type, out.Get(0), out.Get(1))
 	}
-	var nulls column
-	nulls.pushValue(nil)
-	nulls.pushValue(nil)
-	if out := nulls.emit(nil, 0, nulls.n); out.Type != vector.Any || !out.IsNull(0) || !out.IsNull(1) {
+	var nulls Column
+	nulls.PushValue(nil)
+	nulls.PushValue(nil)
+	if out := nulls.Emit(nil, 0, nulls.N); out.Type != vector.Any || !out.IsNull(0) || !out.IsNull(1) {
 		t.Fatalf("column of nulls: %s", out.Type)
 	}
 }
 
 func TestColumnGeneralises(t *testing.T) {
-	var c column
-	c.pushValue(int64(1))
-	c.pushValue(nil)
-	c.pushValue("x")
-	c.pushValue(int64(3))
-	if c.v.Type != vector.Any {
-		t.Fatalf("mixed column stayed %s", c.v.Type)
+	var c Column
+	c.PushValue(int64(1))
+	c.PushValue(nil)
+	c.PushValue("x")
+	c.PushValue(int64(3))
+	if c.V.Type != vector.Any {
+		t.Fatalf("mixed column stayed %s", c.V.Type)
 	}
 	want := []vector.Value{int64(1), nil, "x", int64(3)}
 	for i, w := range want {
@@ -69,16 +69,16 @@ func TestColumnGeneralises(t *testing.T) {
 			t.Errorf("row %d = %#v, want %#v", i, got, w)
 		}
 	}
-	var typed column
+	var typed Column
 	for i := 0; i < 130; i++ {
 		if i%65 == 3 {
-			typed.pushValue(nil)
+			typed.PushValue(nil)
 		} else {
-			typed.pushValue(int64(i))
+			typed.PushValue(int64(i))
 		}
 	}
-	if typed.v.Type != vector.Int64 {
-		t.Fatalf("homogeneous column became %s", typed.v.Type)
+	if typed.V.Type != vector.Int64 {
+		t.Fatalf("homogeneous column became %s", typed.V.Type)
 	}
 	for i := 0; i < 130; i++ {
 		got := typed.get(i)

@@ -1,14 +1,14 @@
-package exec
+package rowstore
 
 import (
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
-// rowChunks keeps the rows of an operator that must read its whole input
+// Chunks keeps the rows of an operator that must read its whole input
 // before it can use them in any order (a sort), in chunks of chunkRows
 // rows that never grow, and joins them into one column
-// each at the end, in arrays of the exact size (columns).
+// each at the end, in arrays of the exact size (Columns).
 //
 // Rows kept in arrays that grow leave each array they outgrow behind as
 // garbage, and an array larger than any freed one cannot reuse their
@@ -18,7 +18,7 @@ import (
 // the statement fails at its limit holding what it was charged, and the
 // join holds the chunks and the columns at once only for as long as it
 // copies, each charged.
-type rowChunks struct {
+type Chunks struct {
 	chunks []rowChunk
 	rows   int
 	// slots is what the chunks' arrays are charged (given back by
@@ -44,8 +44,8 @@ const chunkRows = 1024
 // own), charged with its arrays.
 const vectorOverhead = 200
 
-// add copies b's selected rows in, charging m first.
-func (k *rowChunks) add(m *memory.Tracker, b *vector.Batch) error {
+// Add copies b's selected rows in, charging m first.
+func (k *Chunks) Add(m *memory.Tracker, b *vector.Batch) error {
 	n := b.Rows()
 	if n == 0 {
 		return nil
@@ -81,7 +81,7 @@ func (k *rowChunks) add(m *memory.Tracker, b *vector.Batch) error {
 
 // chunkFor returns the last chunk when it has room for rows of b's
 // column types, else a new chunk, charged before it is allocated.
-func (k *rowChunks) chunkFor(m *memory.Tracker, b *vector.Batch) (*rowChunk, error) {
+func (k *Chunks) chunkFor(m *memory.Tracker, b *vector.Batch) (*rowChunk, error) {
 	if l := len(k.chunks); l > 0 {
 		c := &k.chunks[l-1]
 		fits := chunkRoom(c) > 0
@@ -118,13 +118,13 @@ func chunkVectorBytes(t vector.Type, n int) int64 {
 	return int64(n)*memory.SlotBytes(t) + 8*int64((n+63)/64) + vectorOverhead
 }
 
-// columns joins the chunks into ncols columns of exactly the rows kept,
+// Columns joins the chunks into ncols columns of exactly the rows kept,
 // each charged before it is allocated, and gives back the chunks. A
 // column is typed when every chunk holding a value in it has that type,
 // generic otherwise, and of no type (vector.Null) when it holds only
-// nulls, as column.push would have made it.
-func (k *rowChunks) columns(m *memory.Tracker, ncols int) ([]column, error) {
-	cols := make([]column, ncols)
+// nulls, as Column.Push would have made it.
+func (k *Chunks) Columns(m *memory.Tracker, ncols int) ([]Column, error) {
+	cols := make([]Column, ncols)
 	defer func() {
 		// The chunks are garbage now, or on failure with the statement.
 		m.Release(k.slots)
@@ -160,7 +160,7 @@ func (k *rowChunks) columns(m *memory.Tracker, ncols int) ([]column, error) {
 			c.cols[i] = nil // its column is copied: garbage
 			at += c.n
 		}
-		cols[i] = column{v: out, n: k.rows}
+		cols[i] = Column{V: out, N: k.rows}
 		k.payload += boxed
 		if err := m.Charge(boxed); err != nil { // values boxed into a generic column
 			return nil, err
@@ -211,8 +211,8 @@ func joinChunk(out *vector.Vector, at int, src *vector.Vector, n int) int64 {
 	return boxed
 }
 
-// release gives back everything charged: the rows are dropped.
-func (k *rowChunks) release(m *memory.Tracker) {
+// Release gives back everything charged: the rows are dropped.
+func (k *Chunks) Release(m *memory.Tracker) {
 	m.Release(k.slots + k.payload)
 	k.chunks, k.slots, k.payload = nil, 0, 0
 }
