@@ -84,3 +84,45 @@ func TestStrategyFallbacksProfiled(t *testing.T) {
 		}
 	}
 }
+
+// label-cover and hop-map give way in a transaction that has written,
+// and PROFILE says so.
+func TestSnapshotStrategiesFallBackAfterWrites(t *testing.T) {
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.BeginTransaction(engine.TransactionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, tc := range []struct{ query, rows, want string }{
+		{"CREATE (a:L {i: 1})-[:T]->(b:L {i: 2})-[:T]->(a)", "", ""},
+		{"MATCH (a:L)-[:T]->(b:L) RETURN a.i AS i ORDER BY i", "1;2", "label-cover: this transaction has written (labels may have changed)"},
+		{"MATCH (a)-[:T]->(b)-[:T]->(a) RETURN a.i AS i ORDER BY i", "1;2", "hop-map: this transaction has written"},
+	} {
+		res, err := tx.Run(context.Background(), engine.ModeProfile, tc.query, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		rows, err := drain(res)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		if tc.want == "" {
+			continue
+		}
+		if got := strings.Join(rows, ";"); got != tc.rows {
+			t.Errorf("%s: rows %s, want %s", tc.query, got, tc.rows)
+		}
+		var got []string
+		for _, op := range res.Profile().Operators {
+			got = append(got, op.Fallbacks...)
+		}
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("%s: fallbacks %q, want %q among them", tc.query, got, tc.want)
+		}
+	}
+}
