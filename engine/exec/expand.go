@@ -114,6 +114,9 @@ func (e *expand) open() {
 		e.pre.off = e.pre.base.Offsets()
 	}
 	e.allLabels = e.toLabels
+	if len(e.toLabels) > 0 && plan.Chose(e.p, plan.RuleLabelCover) && tx.Writes() {
+		e.c.fellBack(e.p, plan.RuleLabelCover, "this transaction has written (labels may have changed)")
+	}
 	if len(e.toLabels) > 0 && !e.toMissing && plan.Chose(e.p, plan.RuleLabelCover) && !tx.Writes() {
 		e.covered = labelsCover(tx, e.toLabels)
 		if e.covered {

@@ -77,60 +77,27 @@ type factorResult struct {
 	sum, n, least, most [][]int64
 }
 
-// newFactorAgg returns the operator for p when p has the shape and its
-// values have views; nil sends Build to the general plan.
+// newFactorAgg returns the operator for p when the physical pass chose
+// factorized-agg for it and its values have views; nil sends Build to
+// the general plan (PROFILE says why).
 func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 	a, ok := p.(*plan.Aggregate)
-	if !ok || !c.Rules.On(plan.RuleFactorizedAgg) || c.Tx.Writes() || len(a.Keys) > 1 {
+	if !ok || !plan.Chose(a, plan.RuleFactorizedAgg) {
 		return nil
 	}
-	ex, ok := a.Input.(*plan.Expand)
-	if !ok || ex.Into >= 0 || len(ex.Distinct) > 0 || ex.From != 0 {
+	if c.Tx.Writes() {
+		c.fellBack(a, plan.RuleFactorizedAgg, "this transaction has written")
 		return nil
 	}
-	scan, ok := ex.Input.(*plan.NodeScan)
-	if !ok || len(scan.Cols) != 1 {
-		return nil
-	}
-	if len(a.Keys) == 1 {
-		if k, ok := a.Keys[0].(*plan.ColRef); !ok || k.Idx != 0 {
-			return nil
-		}
-	}
-	f := &factorAgg{c: c, p: a, ex: ex, scan: scan, grouped: len(a.Keys) == 1}
-	relCol, farCol := 1, 2
-	props := false
+	ex := a.Input.(*plan.Expand) // the pass checked the shape
+	f := &factorAgg{c: c, p: a, ex: ex, scan: ex.Input.(*plan.NodeScan), grouped: len(a.Keys) == 1}
+	const relCol = 1
 	for _, call := range a.Aggs {
-		if call.Distinct {
-			return nil
-		}
 		spec := factorSpec{fn: call.Func, view: -1}
-		switch arg := call.Arg.(type) {
-		case nil:
-			if !call.Func.RowCount {
-				return nil
-			}
-		case *plan.ColRef: // a column of the chain: never null
-			if !call.Func.RowCount || arg.Idx > farCol {
-				return nil
-			}
-		case *plan.Property:
-			of, ok := arg.Of.(*plan.ColRef)
-			if !ok || of.Idx != relCol && of.Idx != farCol {
-				return nil
-			}
-			if call.Func.FromSummaries == nil {
-				return nil
-			}
-			spec.view = f.viewOf(arg.Key, of.Idx == relCol)
-			props = true
-		default:
-			return nil
+		if arg, ok := call.Arg.(*plan.Property); ok {
+			spec.view = f.viewOf(arg.Key, arg.Of.(*plan.ColRef).Idx == relCol)
 		}
 		f.specs = append(f.specs, spec)
-	}
-	if !props {
-		return nil // counts alone: count-expand's
 	}
 	f.adjs = openAdjs(c, ex.Types, ex.Dir)
 	demand := 0
@@ -141,6 +108,7 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 		v := &f.views[i]
 		k, ok := c.Catalog.LookupKey(v.key)
 		if !ok {
+			c.fellBack(a, plan.RuleFactorizedAgg, "property "+v.key+" has no values")
 			return nil
 		}
 		if v.rel {
@@ -159,12 +127,16 @@ func newFactorAgg(c *Context, p plan.Operator) *factorAgg {
 			}
 		}
 		if v.v == nil && v.fv == nil {
+			why := "property " + v.key + " has no integer view (nor, for a grouped aggregate, a float view)"
+			c.fellBack(a, plan.RuleFactorizedAgg, why)
 			return nil
 		}
 	}
 	for _, s := range f.specs {
 		if s.view >= 0 && f.views[s.view].fv != nil && !s.fn.FloatSummaries {
-			return nil // FLOAT ordering (NaN) stays with the general path
+			// FLOAT ordering (NaN) stays with the general path.
+			c.fellBack(a, plan.RuleFactorizedAgg, s.fn.Name+" of FLOAT values")
+			return nil
 		}
 	}
 	to, none := farLabelSet(c, ex.ToLabels)

@@ -3,8 +3,8 @@ package exec
 import (
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -33,6 +33,19 @@ type farSet struct {
 	seen      int64    // rows the general filter has tested
 	bits      []uint64 // the nodes passing the conjuncts; nil until built
 	abandoned bool
+	why       string // why it was abandoned, for PROFILE
+}
+
+// notBuilt says, for PROFILE, why the rows went through the general
+// filter.
+func (st *farSet) notBuilt(c *Context) string {
+	switch {
+	case st.abandoned:
+		return st.why
+	case c.Tx.Writes():
+		return "this transaction has written (a property or label may have changed)"
+	}
+	return "the rows filtered stayed too few to pay for the set (under an eighth of the candidate nodes)"
 }
 
 // farSetRatio: the set is built once the rows filtered reach the
@@ -59,23 +72,15 @@ type farSetFilter struct {
 	cands func() *roaring.Bitmap
 }
 
-// buildFarSetFilter builds Filter p over Expand ex when some of p's
-// conjuncts read only ex's far node; ok is false when none does.
+// buildFarSetFilter builds Filter p over Expand ex when the physical
+// pass chose far-set for it; ok is false when it did not.
 func buildFarSetFilter(c *Context, p *plan.Filter, ex *plan.Expand) (Operator, bool, error) {
-	if !c.Rules.On(plan.RuleFarSet) || ex.Into >= 0 {
+	if !plan.Chose(p, plan.RuleFarSet) {
 		return nil, false, nil
 	}
-	farCol := len(ex.Input.Columns()) + 1
-	var far, rest []plan.Expr
-	for _, t := range plan.Conjuncts(p.Pred, nil) {
-		if x, ok := onColumn(t, farCol); ok {
-			far = append(far, x)
-		} else {
-			rest = append(rest, t)
-		}
-	}
-	if len(far) == 0 {
-		return nil, false, nil
+	far, rest := physical.FarConjuncts(p.Pred, ex)
+	if far == nil {
+		return nil, true, bug("far-set chosen for a filter without far conjuncts")
 	}
 	in, err := Build(c, ex.Input)
 	if err != nil {
@@ -83,12 +88,12 @@ func buildFarSetFilter(c *Context, p *plan.Filter, ex *plan.Expand) (Operator, b
 	}
 	e := newExpand(c, ex, in)
 	f := &farSetFilter{c: c, key: p, e: e, in: c.profile(ex, e), src: &argumentOp{done: true},
-		far: andAll(far), cands: func() *roaring.Bitmap { return farCandidates(c, ex.ToLabels) }}
+		far: far, cands: func() *roaring.Bitmap { return farCandidates(c, ex.ToLabels) }}
 	if f.full, err = buildOver(c, &plan.Filter{Input: ex, Pred: p.Pred}, f.src); err != nil {
 		return nil, true, err
 	}
 	if len(rest) > 0 {
-		pred, err := compile(c, andAll(rest))
+		pred, err := compile(c, physical.AndAll(rest))
 		if err != nil {
 			return nil, true, err
 		}
@@ -111,6 +116,9 @@ func (f *farSetFilter) Next() (*vector.Batch, error) {
 	for {
 		b, err := f.in.Next()
 		if err != nil || b == nil {
+			if err == nil && f.st.bits == nil {
+				f.c.fellBack(f.key, plan.RuleFarSet, f.st.notBuilt(f.c))
+			}
 			return nil, err
 		}
 		if f.e.farSet != nil {
@@ -151,9 +159,9 @@ func (f *farSetFilter) consider() error {
 	if st.seen*farSetRatio < int64(cands.GetCardinality()) {
 		return nil
 	}
-	bits, err := f.build(cands)
+	bits, why, err := f.build(cands)
 	if err != nil || bits == nil {
-		st.abandoned = true
+		st.abandoned, st.why = true, why
 		return err
 	}
 	st.bits, f.e.farSet = bits, bits
@@ -162,21 +170,22 @@ func (f *farSetFilter) consider() error {
 
 // build evaluates the far conjuncts over the candidates. A nil set with
 // no error means the evaluation failed on some node or the memory budget
-// refused the set: the caller abandons it. Only cancellation is an error.
-func (f *farSetFilter) build(cands *roaring.Bitmap) ([]uint64, error) {
+// refused the set (why says which): the caller abandons it. Only
+// cancellation is an error.
+func (f *farSetFilter) build(cands *roaring.Bitmap) ([]uint64, string, error) {
 	c := f.c
 	words := int64(cands.Maximum())/64 + 1
 	if cands.IsEmpty() {
 		words = 0
 	}
 	if c.Mem.Charge(words*8) != nil {
-		return nil, nil
+		return nil, "the memory budget refused the set", nil
 	}
 	bits := make([]uint64, words)
 	src := &argumentOp{done: true}
 	filter, err := buildOver(c, &plan.Filter{Pred: f.far}, src)
 	if err != nil {
-		return nil, nil
+		return nil, "the far conjuncts did not compile on their own", nil
 	}
 	ids := vector.New(vector.Node, vector.Capacity)
 	batch := &vector.Batch{Cols: []*vector.Vector{ids}}
@@ -184,11 +193,11 @@ func (f *farSetFilter) build(cands *roaring.Bitmap) ([]uint64, error) {
 	it := cands.ManyIterator()
 	for {
 		if err := c.CheckCancel(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		n := it.NextMany(buf)
 		if n == 0 {
-			return bits, nil
+			return bits, "", nil
 		}
 		for i, id := range buf[:n] {
 			ids.IDs[i] = uint64(id)
@@ -197,7 +206,9 @@ func (f *farSetFilter) build(cands *roaring.Bitmap) ([]uint64, error) {
 		src.b, src.done = batch, false
 		out, err := filter.Next()
 		if err != nil {
-			return nil, nil
+			// That node may be one no row reaches: the rows raise the
+			// error only where they meet it.
+			return nil, "evaluating the conjuncts over a candidate node failed", nil
 		}
 		if out == nil {
 			continue
@@ -234,100 +245,4 @@ func farCandidates(c *Context, labels []string) *roaring.Bitmap {
 		return c.Tx.LiveNodes()
 	}
 	return best
-}
-
-// andAll joins conjuncts with AND.
-func andAll(ts []plan.Expr) plan.Expr {
-	x := ts[0]
-	for _, t := range ts[1:] {
-		x = &plan.Binary{Op: plan.OpAnd, L: x, R: t}
-	}
-	return x
-}
-
-// setSafeCalls are the functions a far conjunct may call: they depend on
-// their arguments alone, so evaluating them once per node is evaluating
-// them once per row.
-var setSafeCalls = map[string]bool{
-	functions.OpStartsWith: true, functions.OpEndsWith: true, functions.OpContains: true,
-	functions.OpRegex: true, functions.OpIn: true,
-	"tolower": true, "toupper": true, "trim": true, "ltrim": true, "rtrim": true, "size": true,
-	"substring": true, "left": true, "right": true, "tostring": true, "tointeger": true,
-	"tofloat": true, "toboolean": true, "abs": true, "coalesce": true, "replace": true,
-}
-
-// onColumn returns t with its references to column col made references
-// to column 0, when t reads nothing but col's properties and labels,
-// constants and parameters through operators and set-safe functions.
-func onColumn(t plan.Expr, col int) (plan.Expr, bool) {
-	uses := false
-	var walk func(plan.Expr) (plan.Expr, bool)
-	walk = func(e plan.Expr) (plan.Expr, bool) {
-		switch x := e.(type) {
-		case *plan.Const, *plan.Param:
-			return e, true
-		case *plan.ColRef:
-			if x.Idx != col || x.T != vector.Node {
-				return nil, false
-			}
-			uses = true
-			y := *x
-			y.Idx = 0
-			return &y, true
-		case *plan.Property:
-			y := *x
-			var ok bool
-			y.Of, ok = walk(x.Of)
-			return &y, ok
-		case *plan.HasLabels:
-			y := *x
-			var ok bool
-			y.X, ok = walk(x.X)
-			return &y, ok
-		case *plan.Binary:
-			y := *x
-			var ok1, ok2 bool
-			y.L, ok1 = walk(x.L)
-			y.R, ok2 = walk(x.R)
-			return &y, ok1 && ok2
-		case *plan.Not:
-			y, ok := walk(x.X)
-			return &plan.Not{X: y}, ok
-		case *plan.Neg:
-			y, ok := walk(x.X)
-			return &plan.Neg{X: y}, ok
-		case *plan.IsNull:
-			y := *x
-			var ok bool
-			y.X, ok = walk(x.X)
-			return &y, ok
-		case *plan.List:
-			elems, ok := walkAll(x.Elems, walk)
-			return &plan.List{Elems: elems}, ok
-		case *plan.Call:
-			if !setSafeCalls[x.Name] {
-				return nil, false
-			}
-			y := *x
-			var ok bool
-			y.Args, ok = walkAll(x.Args, walk)
-			return &y, ok
-		}
-		return nil, false
-	}
-	out, ok := walk(t)
-	return out, ok && uses
-}
-
-// walkAll maps walk over es; false when it fails on any.
-func walkAll(es []plan.Expr, walk func(plan.Expr) (plan.Expr, bool)) ([]plan.Expr, bool) {
-	out := make([]plan.Expr, len(es))
-	for i, e := range es {
-		y, ok := walk(e)
-		if !ok {
-			return nil, false
-		}
-		out[i] = y
-	}
-	return out, true
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 )
 
@@ -17,36 +16,21 @@ import (
 // node (IntView.Unique): a bulk-loaded id. A null key would merge nodes,
 // so a view with gaps, or start nodes outside it, does not qualify.
 
-// newIdentityAgg returns the Project that computes p, when p is such an
-// Aggregate; nil sends Build to the general plan.
+// newIdentityAgg returns the Project that computes p, when the physical
+// pass chose identity-group for it and a property key holds a distinct
+// value for every start node; nil sends Build to the general plan
+// (PROFILE says why).
 func newIdentityAgg(c *Context, p plan.Operator) plan.Operator {
 	a, ok := p.(*plan.Aggregate)
-	if !ok || !c.Rules.On(plan.RuleIdentityGroup) || len(a.Keys) != 1 || len(a.Aggs) != 1 {
+	if !ok || !plan.Chose(a, plan.RuleIdentityGroup) {
 		return nil
 	}
-	ce, ok := a.Input.(*plan.CountExpand)
-	if !ok || !ce.Grouped {
+	ce := a.Input.(*plan.CountExpand) // the pass checked the shape
+	if k, ok := a.Keys[0].(*plan.Property); ok && !uniqueKey(c, ce.Labels, k.Key) {
+		c.fellBack(a, plan.RuleIdentityGroup, "property "+k.Key+" is not known distinct for every start node (no integer view of unique values covering them)")
 		return nil
 	}
 	cnt := len(ce.Cols) - 1
-	if call := a.Aggs[0]; call.Func != functions.AggSum || call.Distinct {
-		return nil
-	} else if arg, ok := call.Arg.(*plan.ColRef); !ok || arg.Idx != cnt {
-		return nil
-	}
-	switch k := a.Keys[0].(type) {
-	case *plan.ColRef:
-		if k.Idx != 0 {
-			return nil
-		}
-	case *plan.Property:
-		of, ok := k.Of.(*plan.ColRef)
-		if !ok || of.Idx != 0 || !uniqueKey(c, ce.Labels, k.Key) {
-			return nil
-		}
-	default:
-		return nil
-	}
 	return &plan.Project{Input: ce, Exprs: []plan.Expr{a.Keys[0], &plan.ColRef{Idx: cnt, Name: ce.Cols[cnt].Name, T: ce.Cols[cnt].Type}}, Cols: a.Cols}
 }
 

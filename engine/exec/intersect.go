@@ -27,9 +27,11 @@ type expandIntersect struct {
 	first, rev []adjList
 	fwd        []adjList // the closing hop's lists from c, for hops
 	hops       hopMap
-	labels     []catalog.LabelID
-	missing    bool // a far-end label does not exist: nothing matches
-	width      int  // input columns
+	// hopsRefused is set once PROFILE was told the map is not used.
+	hopsRefused bool
+	labels      []catalog.LabelID
+	missing     bool // a far-end label does not exist: nothing matches
+	width       int  // input columns
 
 	cache1, cache2 map[uint64][]pair
 	cached         int64 // bytes held by the caches
@@ -126,7 +128,14 @@ func (e *expandIntersect) advance() (bool, error) {
 		}
 		// The map holds paths of the snapshot: never once the statement
 		// has written.
-		hops := !e.c.Tx.Writes() && plan.Chose(e.p, plan.StrategyHopMap)
+		hops := plan.Chose(e.p, plan.StrategyHopMap)
+		if hops && e.c.Tx.Writes() {
+			hops = false
+			if !e.hopsRefused {
+				e.hopsRefused = true
+				e.c.fellBack(e.p, plan.StrategyHopMap, "this transaction has written")
+			}
+		}
 		if hops {
 			e.hops.note(from)
 			if e.hops.built {

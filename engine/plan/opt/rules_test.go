@@ -82,7 +82,16 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (n) CREATE (m)", nil, ""}, // a plan that writes stays serial
 		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", nil, "expand-labels,label-cover,parallel"},
 		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleLabelCover}, "expand-labels,parallel"},
-		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, "parallel"},
+		// The label test left in a Filter reads the far node alone.
+		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, "far-set,parallel"},
+		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", nil, "far-set,parallel"},
+		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", []string{plan.RuleFarSet}, "parallel"},
+		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH a.name RETURN a", nil, "parallel"},
+		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", nil, "factorized-agg,parallel"},
+		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", []string{plan.RuleFactorizedAgg}, "parallel"},
+		{"MATCH (a:K)-[:T]->(b) RETURN a, collect(b.x) AS s", nil, "parallel"},
+		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", nil, "count-expand,identity-group"},
+		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", []string{plan.RuleIdentityGroup}, "count-expand"},
 		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start,parallel"},
 		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start,parallel"},
 		{"RETURN [1, 2] AS l", nil, "constant-fold"},

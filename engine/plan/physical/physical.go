@@ -25,6 +25,9 @@ type strategy struct {
 // strategies are the choices made per operator, in the order the
 // executor tries them.
 var strategies = []strategy{
+	{plan.RuleFactorizedAgg, plan.RuleFactorizedAgg, factorizedAgg},
+	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
+	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
 	{plan.RuleLabelCover, plan.RuleLabelCover, labelCover},
