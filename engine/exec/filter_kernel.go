@@ -52,12 +52,13 @@ func newRangeFilter(c *Context, p *plan.Filter, in Operator, gen *filterOp) *ran
 	return f
 }
 
-// rangeTerms resolves the bounds of pred's range terms (plan.RangeTerms)
+// rangeTerms resolves the bounds of pred's range terms (plan.AppendRangeTerms)
 // for strategy s, chosen for operator p. False when pred is not such a
 // conjunction (a plan the physical pass did not see) or a bound is a
 // parameter whose value is not an integer, which PROFILE then notes.
 func rangeTerms(c *Context, pred plan.Expr, p plan.Operator, s string) ([]rangeTerm, bool) {
-	pts, ok := plan.RangeTerms(pred)
+	var buf [4]plan.RangeTerm
+	pts, ok := plan.AppendRangeTerms(buf[:0], pred)
 	if !ok {
 		return nil, false
 	}

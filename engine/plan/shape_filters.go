@@ -24,28 +24,26 @@ type RangeTerm struct {
 	Bound Expr
 }
 
-// RangeTerms returns the range terms of pred, a conjunction of
-// comparisons (=, <, <=, >, >=) of a property of a column with an
+// AppendRangeTerms appends to dst the range terms of pred, a conjunction
+// of comparisons (=, <, <=, >, >=) of a property of a column with an
 // integer literal or a parameter (`k.since > 2015 AND b.age < $max`), in
 // the order of the conjuncts; false when some conjunct is not one.
 // Comparisons never fail, so narrowing term by term cannot skip an error
-// the general path would raise.
-func RangeTerms(pred Expr) ([]RangeTerm, bool) {
-	var terms []RangeTerm
-	ok := rangeTerms(pred, &terms)
-	return terms, ok
-}
-
-func rangeTerms(e Expr, terms *[]RangeTerm) bool {
-	b, ok := e.(*Binary)
+// the general path would raise. The physical pass, which runs for every
+// statement, passes a buffer of its stack.
+func AppendRangeTerms(dst []RangeTerm, pred Expr) ([]RangeTerm, bool) {
+	b, ok := pred.(*Binary)
 	if !ok {
-		return false
+		return dst, false
 	}
 	if b.Op == OpAnd {
-		return rangeTerms(b.L, terms) && rangeTerms(b.R, terms)
+		if dst, ok = AppendRangeTerms(dst, b.L); !ok {
+			return dst, false
+		}
+		return AppendRangeTerms(dst, b.R)
 	}
 	if !b.Op.IsComparison() || b.Op == OpNe {
-		return false
+		return dst, false
 	}
 	op, prop, bound := b.Op, b.L, b.R
 	if _, isProp := prop.(*Property); !isProp {
@@ -53,10 +51,9 @@ func rangeTerms(e Expr, terms *[]RangeTerm) bool {
 	}
 	col, key, ok := columnProperty(prop)
 	if !ok || !boundOf(bound, vector.Int64) {
-		return false
+		return dst, false
 	}
-	*terms = append(*terms, RangeTerm{Col: col, Key: key, Op: op, Bound: bound})
-	return true
+	return append(dst, RangeTerm{Col: col, Key: key, Op: op, Bound: bound}), true
 }
 
 // Range is the closed interval [lo, hi] of the values that pass the term

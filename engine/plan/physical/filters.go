@@ -30,7 +30,8 @@ func countRange(op plan.Operator) bool {
 	if _, ok := f.Input.(*plan.NodeScan); !ok {
 		return false
 	}
-	terms, ok := plan.RangeTerms(f.Pred)
+	var buf [4]plan.RangeTerm
+	terms, ok := plan.AppendRangeTerms(buf[:0], f.Pred)
 	if !ok {
 		return false
 	}
@@ -56,7 +57,7 @@ func rangeExpand(op plan.Operator) bool {
 }
 
 // rangeFilter: a Filter that is a conjunction of integer range terms
-// (plan.RangeTerms) narrows its selection straight from the columns'
+// (plan.AppendRangeTerms) narrows its selection straight from the columns'
 // integer views (exec/filter_kernel.go); a batch whose column has no view
 // takes the general predicate. Over an Expand that can apply every term
 // to its lists, it runs inside the Expand (rangeExpand).
@@ -65,7 +66,8 @@ func rangeFilter(op plan.Operator) bool {
 	if !ok {
 		return false
 	}
-	terms, ok := plan.RangeTerms(f.Pred)
+	var buf [4]plan.RangeTerm
+	terms, ok := plan.AppendRangeTerms(buf[:0], f.Pred)
 	if !ok {
 		return false
 	}
