@@ -47,7 +47,7 @@ func AppendRangeTerms(dst []RangeTerm, pred Expr) ([]RangeTerm, bool) {
 	}
 	op, prop, bound := b.Op, b.L, b.R
 	if _, isProp := prop.(*Property); !isProp {
-		op, prop, bound = flipCompare(op), b.R, b.L
+		op, prop, bound = flip(op), b.R, b.L
 	}
 	col, key, ok := columnProperty(prop)
 	if !ok || !boundOf(bound, vector.Int64) {
@@ -79,21 +79,6 @@ func (t RangeTerm) Range(x int64) (lo, hi int64) {
 		lo = x
 	}
 	return lo, hi
-}
-
-// flipCompare is the operator of the comparison with its operands swapped.
-func flipCompare(op BinOp) BinOp {
-	switch op {
-	case OpLt:
-		return OpGt
-	case OpLe:
-		return OpGe
-	case OpGt:
-		return OpLt
-	case OpGe:
-		return OpLe
-	}
-	return op
 }
 
 // CodeEquality is the shape of a code filter: pred is one equality of a
