@@ -104,9 +104,10 @@ func codeFilter(op plan.Operator) bool {
 
 // inSetLookup marks an IN over a list known before the rows (a literal
 // list of integers or of strings, or a parameter) as a hash-set lookup
-// per row, which the expression compiler follows (engine/expr/in_set.go);
-// it checks a parameter's list and takes the general rules for one that
-// mixes types or holds nulls. It reports whether e is such an IN.
+// per row, which the expression compiler follows (engine/expr/in_set.go):
+// the compiler checks a parameter's list and takes the general rules for
+// one that mixes types, holds nulls or is no list. It reports whether e
+// is such an IN.
 func inSetLookup(e plan.Expr) bool {
 	c, ok := plan.IsInSetLookup(e)
 	if ok {
