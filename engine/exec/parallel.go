@@ -403,6 +403,9 @@ func (r *parRun) merge(w int) {
 			e.Rows += we.Rows
 			e.incTime += we.incTime
 			e.incHits += we.incHits
+			for _, note := range we.Fallbacks {
+				e.addFallback(note)
+			}
 		}
 	}
 }
