@@ -257,7 +257,6 @@ func (st *statementRun) execute() (*Result, error) {
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
 	ectx.Mem.Budget = db.mem.Budget()
 	ectx.Mem.Kill = func(err error) { cancel(err) }
-	ectx.Rules = db.planOptions()
 	if !p.Writes {
 		// Workers read the transaction at once: never with writes.
 		ectx.Parallelism = s.parallelism()

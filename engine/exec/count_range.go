@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -31,32 +30,28 @@ type countRange struct {
 	views []*storage.IntView
 }
 
-// newCountRange returns the operator for p when it has that shape, else
-// nil.
+// newCountRange returns the operator for p when the physical pass chose
+// count-range for it, else nil; nil too, and a note for PROFILE, when a
+// bound is a parameter whose value is not an integer. A worker never
+// builds it: the count needs no workers.
 func newCountRange(c *Context, p plan.Operator) *countRange {
-	a, ok := p.(*plan.Aggregate)
-	if !ok || c.worker != nil || !c.Rules.On(plan.RuleRangeFilter) || len(a.Keys) != 0 || len(a.Aggs) != 1 {
+	if c.worker != nil || !plan.Chose(p, plan.StrategyCountRange) {
 		return nil
 	}
-	if ag := a.Aggs[0]; ag.Func != functions.AggCount || ag.Arg != nil || ag.Distinct {
+	// The pass saw the shape; the checks only keep a plan built by hand
+	// from panicking.
+	a, _ := p.(*plan.Aggregate)
+	f, _ := a.Input.(*plan.Filter)
+	if f == nil {
 		return nil
 	}
-	f, ok := a.Input.(*plan.Filter)
+	scan, _ := f.Input.(*plan.NodeScan)
+	if scan == nil {
+		return nil
+	}
+	terms, ok := rangeTerms(c, f.Pred, a, plan.StrategyCountRange)
 	if !ok {
 		return nil
-	}
-	scan, ok := f.Input.(*plan.NodeScan)
-	if !ok {
-		return nil
-	}
-	var terms []rangeTerm
-	if !rangeTerms(c, f.Pred, &terms) {
-		return nil
-	}
-	for _, t := range terms {
-		if t.col != 0 {
-			return nil
-		}
 	}
 	return &countRange{c: c, p: a, scan: scan, terms: terms, cols: len(a.Columns()),
 		views: make([]*storage.IntView, len(terms))}
@@ -80,6 +75,11 @@ func (o *countRange) Next() (*vector.Batch, error) {
 			o.views[i] = o.c.Tx.NodeIntView(k, int(card))
 		}
 		if !ok || o.views[i] == nil || o.c.Deleted.HasNodes() {
+			why := noView
+			if o.c.Deleted.HasNodes() {
+				why = "the statement deleted nodes"
+			}
+			o.c.fellBack(o.p, plan.StrategyCountRange, why)
 			// The general operators, built only now (their scan then
 			// reads the same state this one would have).
 			gen, err := buildUnprofiled(o.c, o.p)

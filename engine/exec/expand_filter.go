@@ -31,6 +31,7 @@ import (
 // and those it applies to its input rows (terms on an input column, such
 // as the start node's own properties: a row that fails is not expanded).
 type listFilter struct {
+	p     *plan.Expand // for PROFILE's notes
 	terms []rangeTerm
 	rel   []bool // per term: reads the relationship (else the far node)
 	views []*storage.IntView
@@ -56,29 +57,25 @@ type expandFilterOp struct {
 	gen *filterOp
 }
 
-// buildExpandFilter builds Filter p over Expand ex as one operator when
-// p's predicate is a conjunction of range terms on ex's input columns,
-// relationship or far node; ok is false when it is not.
+// buildExpandFilter builds Filter p over Expand ex as one operator, for
+// an Expand the physical pass chose range-expand for (every range term
+// of p reads ex's input columns, relationship or far node); ok is false
+// when a bound is a parameter whose value is not an integer.
 func buildExpandFilter(c *Context, p *plan.Filter, ex *plan.Expand) (Operator, bool, error) {
-	if !c.Rules.On(plan.RuleRangeFilter) {
-		return nil, false, nil
-	}
-	var terms []rangeTerm
-	if !rangeTerms(c, p.Pred, &terms) {
+	terms, ok := rangeTerms(c, p.Pred, ex, plan.StrategyRangeExpand)
+	if !ok {
 		return nil, false, nil
 	}
 	nin := len(ex.Input.Columns())
-	lf := &listFilter{}
+	lf := &listFilter{p: ex}
 	for _, t := range terms {
 		switch {
 		case t.col < nin:
 			lf.in = append(lf.in, t)
 		case t.col == nin:
 			lf.terms, lf.rel = append(lf.terms, t), append(lf.rel, true)
-		case t.col == nin+1 && ex.Into < 0:
+		default: // nin+1, the far node (the pass saw that it is new)
 			lf.terms, lf.rel = append(lf.terms, t), append(lf.rel, false)
-		default:
-			return nil, false, nil
 		}
 	}
 	lf.views, lf.inView = make([]*storage.IntView, len(lf.terms)), make([]*storage.IntView, len(lf.in))
@@ -119,10 +116,12 @@ func (lf *listFilter) prepare(c *Context, b *vector.Batch) {
 	demand := int(lf.demand)
 	lf.demand = 0
 	if c.Deleted.HasNodes() || c.Deleted.HasRels() {
+		c.fellBack(lf.p, plan.StrategyRangeExpand, "the statement deleted entities")
 		return
 	}
 	for i, t := range lf.terms {
 		if lf.views[i] = termView(c, t, lf.rel[i], demand); lf.views[i] == nil {
+			c.fellBack(lf.p, plan.StrategyRangeExpand, noView)
 			return
 		}
 		lf.slots[i] = nil
@@ -138,9 +137,11 @@ func (lf *listFilter) prepare(c *Context, b *vector.Batch) {
 		case vector.Rel:
 			lf.inView[i] = termView(c, t, true, b.Rows())
 		default:
+			c.fellBack(lf.p, plan.StrategyRangeExpand, "an input column of other values than nodes or relationships")
 			return
 		}
 		if lf.inView[i] == nil {
+			c.fellBack(lf.p, plan.StrategyRangeExpand, noView)
 			return
 		}
 	}

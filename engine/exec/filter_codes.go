@@ -18,6 +18,7 @@ import (
 // errors reading a deleted node's property must.
 type codeFilter struct {
 	c    *Context
+	p    *plan.Filter
 	in   Operator
 	gen  *filterOp // the general path
 	col  int
@@ -34,33 +35,21 @@ type codeFilter struct {
 	uncoded int64
 }
 
-// newCodeFilter returns the filter for pred when it has that shape, else
-// nil.
-func newCodeFilter(c *Context, pred plan.Expr, in Operator, gen *filterOp) *codeFilter {
-	if !c.Rules.On(plan.RuleCodeFilter) {
-		return nil
-	}
-	b, ok := pred.(*plan.Binary)
-	if !ok || b.Op != plan.OpEq {
-		return nil
-	}
-	prop, lit := b.L, b.R
-	if _, isProp := prop.(*plan.Property); !isProp {
-		prop, lit = b.R, b.L
-	}
-	p, ok := prop.(*plan.Property)
+// newCodeFilter returns the code filter for p, whose predicate the
+// physical pass found to be an equality of a node's property with a
+// string literal or parameter (plan.CodeEquality); nil, and a note for
+// PROFILE, when the parameter's value is not a string.
+func newCodeFilter(c *Context, p *plan.Filter, in Operator, gen *filterOp) *codeFilter {
+	col, key, lit, ok := plan.CodeEquality(p.Pred)
 	if !ok {
 		return nil
 	}
-	ref, ok := p.Of.(*plan.ColRef)
-	if !ok || ref.T != vector.Node {
-		return nil
-	}
-	want, ok := constValue(c, lit).(string)
+	want, ok := bound(c, lit).(string)
 	if !ok {
+		c.fellBack(p, plan.RuleCodeFilter, notOfType(lit, "a string"))
 		return nil
 	}
-	return &codeFilter{c: c, in: in, gen: gen, col: ref.Idx, key: p.Key, want: want,
+	return &codeFilter{c: c, p: p, in: in, gen: gen, col: col, key: key, want: want,
 		code: -2, codes: make([]int32, vector.Capacity), sel: make([]int32, 0, vector.Capacity),
 		loose: make([]int32, 0, vector.Capacity), strs: vector.New(vector.String, vector.Capacity)}
 }
@@ -87,16 +76,23 @@ func (f *codeFilter) Next() (*vector.Batch, error) {
 // batch must take the general predicate.
 func (f *codeFilter) filter(b *vector.Batch) (kept *vector.Batch, coded bool) {
 	ids := b.Cols[f.col]
-	if ids.Type != vector.Node || f.c.Deleted.HasNodes() {
+	if ids.Type != vector.Node {
+		f.c.fellBack(f.p, plan.RuleCodeFilter, "a column of other values than nodes")
+		return nil, false
+	}
+	if f.c.Deleted.HasNodes() {
+		f.c.fellBack(f.p, plan.RuleCodeFilter, "the statement deleted nodes")
 		return nil, false
 	}
 	k, ok := f.c.Catalog.LookupKey(f.key)
 	if !ok {
+		f.c.fellBack(f.p, plan.RuleCodeFilter, "no value has the key")
 		return nil, false
 	}
 	sel, n := rows(b)
 	dict, ok := f.c.Tx.GatherNodePropCodes(k, ids, sel, n, f.codes)
 	if !ok {
+		f.c.fellBack(f.p, plan.RuleCodeFilter, "a column that is not of strings")
 		return nil, false
 	}
 	if dict != f.dict || dict == nil {

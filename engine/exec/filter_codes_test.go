@@ -21,10 +21,11 @@ func runFilter(t *testing.T, st *storage.Store, pred plan.Expr, codes bool) ([]s
 	tx := st.Begin()
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
+	var off []string
 	if !codes {
-		c.Rules.Disabled = map[string]bool{plan.RuleCodeFilter: true}
+		off = []string{plan.RuleCodeFilter}
 	}
-	op, err := Build(c, &plan.Filter{Input: scanP(), Pred: pred})
+	op, err := Build(c, chosen(&plan.Filter{Input: scanP(), Pred: pred}, off...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,14 @@
 package exec
 
 import (
-	"math"
-
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // rangeFilter is a Filter whose predicate is a conjunction of comparisons
-// of a node or relationship property with an integer constant
-// (`k.since > 2015 AND b.age < 25`). When every compared column has a
+// of a node or relationship property with an integer literal or
+// parameter (`k.since > 2015 AND b.age < $max`). When every compared column has a
 // dense IntView (storage/intview.go), each comparison is a range test
 // that narrows the selection straight from the view: no gathered value
 // vector, no boolean vector, no three-valued AND. A batch where some
@@ -23,6 +21,7 @@ import (
 // raise (which evaluates every conjunct on every row).
 type rangeFilter struct {
 	c     *Context
+	p     *plan.Filter
 	in    Operator
 	terms []rangeTerm
 	gen   *filterOp // the general path
@@ -37,101 +36,52 @@ type rangeTerm struct {
 	lo, hi int64
 }
 
-// newRangeFilter returns the filter for pred when it is a conjunction of
-// integer range terms, else nil.
-func newRangeFilter(c *Context, pred plan.Expr, in Operator, gen *filterOp) *rangeFilter {
-	if !c.Rules.On(plan.RuleRangeFilter) {
+// newRangeFilter returns the range filter for p, whose predicate the
+// physical pass found to be a conjunction of range terms; nil, and a
+// note for PROFILE, when a bound is a parameter whose value is not an
+// integer.
+func newRangeFilter(c *Context, p *plan.Filter, in Operator, gen *filterOp) *rangeFilter {
+	terms, ok := rangeTerms(c, p.Pred, p, plan.RuleRangeFilter)
+	if !ok {
 		return nil
 	}
-	var terms []rangeTerm
-	if !rangeTerms(c, pred, &terms) {
-		return nil
-	}
-	f := &rangeFilter{c: c, in: in, terms: terms, gen: gen, views: make([]*storage.IntView, len(terms))}
+	f := &rangeFilter{c: c, p: p, in: in, terms: terms, gen: gen, views: make([]*storage.IntView, len(terms))}
 	for i := range f.bufs {
 		f.bufs[i] = make([]int32, 0, vector.Capacity)
 	}
 	return f
 }
 
-// rangeTerms appends the range terms of e's conjuncts; false when one of
-// them is not a range term.
-func rangeTerms(c *Context, e plan.Expr, terms *[]rangeTerm) bool {
-	b, ok := e.(*plan.Binary)
+// rangeTerms resolves the bounds of pred's range terms (plan.AppendRangeTerms)
+// for strategy s, chosen for operator p. False when pred is not such a
+// conjunction (a plan the physical pass did not see) or a bound is a
+// parameter whose value is not an integer, which PROFILE then notes.
+func rangeTerms(c *Context, pred plan.Expr, p plan.Operator, s string) ([]rangeTerm, bool) {
+	var buf [4]plan.RangeTerm
+	pts, ok := plan.AppendRangeTerms(buf[:0], pred)
 	if !ok {
-		return false
+		return nil, false
 	}
-	if b.Op == plan.OpAnd {
-		return rangeTerms(c, b.L, terms) && rangeTerms(c, b.R, terms)
-	}
-	if !b.Op.IsComparison() || b.Op == plan.OpNe {
-		return false
-	}
-	op, prop, k := b.Op, b.L, b.R
-	if _, isProp := prop.(*plan.Property); !isProp {
-		op, prop, k = flipCompare(op), b.R, b.L
-	}
-	p, ok := prop.(*plan.Property)
-	if !ok {
-		return false
-	}
-	ref, ok := p.Of.(*plan.ColRef)
-	if !ok {
-		return false
-	}
-	x, ok := intConst(c, k)
-	if !ok {
-		return false
-	}
-	t := rangeTerm{col: ref.Idx, key: p.Key, lo: math.MinInt64, hi: math.MaxInt64}
-	switch op {
-	case plan.OpEq:
-		t.lo, t.hi = x, x
-	case plan.OpLt:
-		if x == math.MinInt64 {
-			t.lo, t.hi = 1, 0 // empty
-		} else {
-			t.hi = x - 1
+	terms := make([]rangeTerm, len(pts))
+	for i, t := range pts {
+		x, ok := bound(c, t.Bound).(int64)
+		if !ok {
+			c.fellBack(p, s, notOfType(t.Bound, "an integer"))
+			return nil, false
 		}
-	case plan.OpLe:
-		t.hi = x
-	case plan.OpGt:
-		if x == math.MaxInt64 {
-			t.lo, t.hi = 1, 0
-		} else {
-			t.lo = x + 1
-		}
-	case plan.OpGe:
-		t.lo = x
+		terms[i] = rangeTerm{col: t.Col, key: t.Key}
+		terms[i].lo, terms[i].hi = t.Range(x)
 	}
-	*terms = append(*terms, t)
-	return true
+	return terms, true
 }
 
-// flipCompare is the operator of the comparison with its operands swapped.
-func flipCompare(op plan.BinOp) plan.BinOp {
-	switch op {
-	case plan.OpLt:
-		return plan.OpGt
-	case plan.OpLe:
-		return plan.OpGe
-	case plan.OpGt:
-		return plan.OpLt
-	case plan.OpGe:
-		return plan.OpLe
-	}
-	return op
-}
+// noView is the note of a batch that took the general path because a
+// term's column had no integer view.
+const noView = "a column without an integer view"
 
-// intConst is the value of an INTEGER literal or parameter.
-func intConst(c *Context, e plan.Expr) (int64, bool) {
-	x, ok := constValue(c, e).(int64)
-	return x, ok
-}
-
-// constValue is the value of a literal or parameter, nil for any other
+// bound is the value of a literal or parameter, nil for any other
 // expression.
-func constValue(c *Context, e plan.Expr) vector.Value {
+func bound(c *Context, e plan.Expr) vector.Value {
 	switch e := e.(type) {
 	case *plan.Const:
 		return e.Val
@@ -139,6 +89,15 @@ func constValue(c *Context, e plan.Expr) vector.Value {
 		return c.Params[e.Name]
 	}
 	return nil
+}
+
+// notOfType is the fallback note for bound e, whose value is not what
+// the strategy needs: "$since is not an integer".
+func notOfType(e plan.Expr, what string) string {
+	if p, ok := e.(*plan.Param); ok {
+		return "$" + p.Name + " is not " + what
+	}
+	return e.String() + " is not " + what
 }
 
 func (f *rangeFilter) Next() (*vector.Batch, error) {
@@ -149,6 +108,7 @@ func (f *rangeFilter) Next() (*vector.Batch, error) {
 		}
 		sel, n := rows(b)
 		if !f.prepare(b) {
+			f.c.fellBack(f.p, plan.RuleRangeFilter, noView)
 			if b, err = f.gen.filter(b); err != nil {
 				return nil, err
 			}

@@ -100,8 +100,10 @@ func buildUnprofiled(c *Context, p plan.Operator) (Operator, error) {
 func build(c *Context, p plan.Operator) (Operator, error) {
 	if f, ok := p.(*plan.Filter); ok {
 		if ex, ok := f.Input.(*plan.Expand); ok {
-			if op, ok, err := buildExpandFilter(c, f, ex); ok || err != nil {
-				return op, err
+			if plan.Chose(ex, plan.StrategyRangeExpand) {
+				if op, ok, err := buildExpandFilter(c, f, ex); ok || err != nil {
+					return op, err
+				}
 			}
 			if op, ok, err := buildFarSetFilter(c, f, ex); ok || err != nil {
 				return op, err
@@ -183,11 +185,15 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 			return nil, err
 		}
 		gen := &filterOp{c: c, in: in, pred: pred}
-		if rf := newRangeFilter(c, p.Pred, in, gen); rf != nil {
-			return rf, nil
+		if plan.Chose(p, plan.RuleRangeFilter) {
+			if rf := newRangeFilter(c, p, in, gen); rf != nil {
+				return rf, nil
+			}
 		}
-		if cf := newCodeFilter(c, p.Pred, in, gen); cf != nil {
-			return cf, nil
+		if plan.Chose(p, plan.RuleCodeFilter) {
+			if cf := newCodeFilter(c, p, in, gen); cf != nil {
+				return cf, nil
+			}
 		}
 		return gen, nil
 	case *plan.Project:

@@ -434,3 +434,32 @@ func TestParallelFallbackProfiled(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelFallbacksOfWorkers checks that PROFILE keeps the fallbacks
+// the workers of a parallel pipeline noted, as it keeps their counts: a
+// Filter on workers whose parameter is neither an integer nor a string
+// turns down both filter strategies the pass chose for it.
+func TestParallelFallbacksOfWorkers(t *testing.T) {
+	st := parallelStore(t, 40*vector.Capacity)
+	root := chosen(&plan.Filter{Input: scanP(), Pred: cmpOp(plan.OpEq, prop(0, "name"), &plan.Param{Name: "p", T: vector.Any})})
+	if !plan.Chose(root, plan.StrategyParallel) {
+		t.Fatalf("the Filter does not run on workers: %v", plan.StrategiesOf(root))
+	}
+	tx := st.Begin()
+	defer tx.Rollback()
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog(),
+		Params: map[string]vector.Value{"p": []vector.Value{"n3"}}}, Parallelism: 4, Profile: NewProfile()}
+	op, err := Build(c, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := drain(t, op); len(rows) != 0 {
+		t.Errorf("%d rows equal to a list", len(rows))
+	}
+	got := c.Profile.Operators(root)[0].Fallbacks
+	for _, want := range []string{"range-filter: $p is not an integer", "code-filter: $p is not a string"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("fallbacks %q, want %q among them", got, want)
+		}
+	}
+}

@@ -107,8 +107,12 @@ func (c *Context) fellBack(p plan.Operator, strategy, why string) {
 	if c.Profile == nil {
 		return
 	}
-	e := c.Profile.entry(p)
-	note := strategy + ": " + why
+	c.Profile.entry(p).addFallback(strategy + ": " + why)
+}
+
+// addFallback adds note to e's fallbacks, once: a guard may turn a
+// strategy down on every batch, and on every worker.
+func (e *OpProfile) addFallback(note string) {
 	if !slices.Contains(e.Fallbacks, note) {
 		e.Fallbacks = append(e.Fallbacks, note)
 	}

@@ -28,9 +28,6 @@ type Env struct {
 	// Mem charges the values expressions build and the state operators
 	// hold (max_memory_per_query); the zero value has no limit.
 	Mem memory.Tracker
-	// Rules switches optimizer rules off (plan/rules.go); some choose
-	// between kernels at run time.
-	Rules plan.Options
 	// Clock is the statement's time (Now); zero until first read.
 	Clock time.Time
 	// Deleted remembers what DELETE removed earlier in the statement.

@@ -40,9 +40,11 @@ func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 		list, known = c.Params[k.Name].([]vector.Value)
 	}
 	row, err := compileRowCall(c, e)
-	if err != nil || !known || !c.Rules.On(plan.RuleInSetLookup) {
+	if err != nil || !known || e.Strategy != plan.RuleInSetLookup {
 		return row, err
 	}
+	// The physical pass chose the lookup for a literal list it checked;
+	// a parameter's list is checked here, where its value is known.
 	ev := &inSetEval{x: row.args[0], row: row}
 	for _, v := range list {
 		switch x := v.(type) {

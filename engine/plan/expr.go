@@ -122,6 +122,11 @@ type Call struct {
 	Args []Expr
 	T    vector.Type
 	Kind string
+	// Strategy is the physical strategy the physical pass chose for the
+	// call (RuleInSetLookup for an IN over a list known before the rows),
+	// which the expression compiler follows; empty for the general
+	// evaluation.
+	Strategy string
 }
 
 func (e *ColRef) Type() vector.Type    { return e.T }

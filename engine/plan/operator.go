@@ -159,6 +159,7 @@ type Limit struct {
 // each input row, with the element in a new column. A null or empty list
 // produces no row; a value that is not a list produces itself once.
 type Unwind struct {
+	Physical
 	Input Operator
 	Expr  Expr
 	Cols  []Column
@@ -207,6 +208,7 @@ type CreateRel struct {
 // Create makes, per input row, the nodes and relationships listed, and
 // appends a column for each (in the order of Made).
 type Create struct {
+	Physical
 	Input Operator
 	Nodes []CreateNode
 	Rels  []CreateRel
@@ -270,6 +272,7 @@ func (o *Create) SetChild(i int, c Operator)       { o.Input = only(i, c) }
 // (Void set: the procedure has no outputs) passes every input row through
 // once, unchanged. Cols are the input's columns followed by the yielded.
 type ProcedureCall struct {
+	Physical
 	Input Operator
 	Proc  *procs.Procedure
 	Args  []Expr

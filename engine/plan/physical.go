@@ -10,7 +10,8 @@ import "slices"
 // such a guard sent the work back to the general path. EXPLAIN names the
 // strategies in its rules and in each operator's details. Most strategies
 // are optimizer rules (rules.go) and are never chosen while switched off;
-// the two below have no switch.
+// parallel and hop-map have no switch, and count-range and range-expand
+// are forms of rule range-filter.
 const (
 	// StrategyParallel runs the pipeline ending at the operator (or the
 	// Aggregate over one) on workers, each taking morsels of the scan's
@@ -21,6 +22,14 @@ const (
 	// the paths of a start node met on many rows, built once probing
 	// would cost more than building (exec/intersect_hops.go).
 	StrategyHopMap = "hop-map"
+	// StrategyCountRange answers an Aggregate of count(*) over a range
+	// filter over a node scan from the columns' integer views, without
+	// batches (exec/count_range.go). Rule range-filter switches it off.
+	StrategyCountRange = "count-range"
+	// StrategyRangeExpand applies the range filter above an Expand to the
+	// Expand's input rows and neighbour lists, before it emits a row
+	// (exec/expand_filter.go). Rule range-filter switches it off.
+	StrategyRangeExpand = "range-expand"
 )
 
 // Physical is the record of the strategies chosen for an operator,

@@ -44,6 +44,7 @@ type UpdateItem struct {
 // Update applies its items, in order, to every input row; rows pass
 // through unchanged.
 type Update struct {
+	Physical
 	Input Operator
 	Items []UpdateItem
 	// Remove tells REMOVE from SET, for plans.
@@ -54,6 +55,7 @@ type Update struct {
 // and lists of them its expressions evaluate to. A node that still has
 // relationships is an error unless Detach. Rows pass through.
 type Delete struct {
+	Physical
 	Input  Operator
 	Exprs  []Expr
 	Detach bool
@@ -66,6 +68,7 @@ type Delete struct {
 // each output column past the input's to the Create column holding the
 // same variable (-1: none, the column is null on the create path).
 type Merge struct {
+	Physical
 	Input    Operator
 	Arg      *Argument
 	Match    Operator

@@ -25,9 +25,13 @@ type strategy struct {
 // strategies are the choices made per operator, in the order the
 // executor tries them.
 var strategies = []strategy{
+	{plan.StrategyCountRange, plan.RuleRangeFilter, countRange},
+	{plan.StrategyRangeExpand, plan.RuleRangeFilter, rangeExpand},
+	{plan.RuleRangeFilter, plan.RuleRangeFilter, rangeFilter},
 	{plan.RuleFactorizedAgg, plan.RuleFactorizedAgg, factorizedAgg},
 	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
+	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
 	{plan.RuleLabelCover, plan.RuleLabelCover, labelCover},
@@ -41,11 +45,19 @@ func Choose(p *plan.Plan) {
 	// fired has bit i set when strategies[i] was chosen somewhere; the
 	// pass runs for every statement, so it keeps to a word, not a map.
 	var fired uint64
+	inSets, inSetFired := p.Options.On(plan.RuleInSetLookup), false
 	each(p.Root, func(op plan.Operator) {
 		for i, s := range strategies {
 			if (s.rule == "" || p.Options.On(s.rule)) && s.applies(op) && plan.Choose(op, s.name) {
 				fired |= 1 << i
 			}
+		}
+	}, func(op plan.Operator, e plan.Expr) {
+		// The call carries the choice; the operator shows it where it
+		// can take a strategy.
+		if inSets && inSetLookup(e) {
+			plan.Choose(op, plan.RuleInSetLookup)
+			inSetFired = true
 		}
 	})
 	// The fired list keeps its order: the binder's and optimizer's rules,
@@ -54,6 +66,9 @@ func Choose(p *plan.Plan) {
 		if fired&(1<<i) != 0 {
 			p.Fired = plan.AddRule(p.Fired, s.name)
 		}
+	}
+	if inSetFired {
+		p.Fired = plan.AddRule(p.Fired, plan.RuleInSetLookup)
 	}
 	if !p.Writes && markParallel(p.Root) {
 		p.Fired = plan.AddRule(p.Fired, plan.StrategyParallel)

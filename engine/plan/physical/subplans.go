@@ -22,21 +22,24 @@ var (
 )
 
 // each calls f for every operator of the plan rooted at op, its sub-plans
-// included.
-func each(op plan.Operator, f func(plan.Operator)) {
+// included, and x for every expression each operator holds (and every
+// expression inside one: the arguments of a call, a list's elements),
+// with the operator.
+func each(op plan.Operator, f func(plan.Operator), x func(plan.Operator, plan.Expr)) {
 	if op == nil {
 		return // a missing input of a plan built by hand
 	}
 	f(op)
 	inputs := op.Children()
 	for _, c := range inputs {
-		each(c, f)
+		each(c, f, x)
 	}
-	subplans(op, inputs, func(sub plan.Operator) { each(sub, f) })
+	subplans(op, inputs, func(sub plan.Operator) { each(sub, f, x) }, func(e plan.Expr) { x(op, e) })
 }
 
-// subplans calls f for each plan op holds besides its inputs.
-func subplans(op plan.Operator, inputs []plan.Operator, f func(plan.Operator)) {
+// subplans calls f for each plan op holds besides its inputs, and x for
+// each expression it holds, sub-expressions included.
+func subplans(op plan.Operator, inputs []plan.Operator, f func(plan.Operator), x func(plan.Expr)) {
 	var value func(v reflect.Value)
 	value = func(v reflect.Value) {
 		switch v.Kind() {
@@ -54,6 +57,7 @@ func subplans(op plan.Operator, inputs []plan.Operator, f func(plan.Operator)) {
 					if sq, ok := e.(*plan.PatternSubquery); ok {
 						f(sq.Plan)
 					}
+					x(e)
 				})
 			}
 		case reflect.Slice, reflect.Array:
