@@ -108,7 +108,14 @@ func (c *countedConn) setPhase(p phase, now time.Time) {
 	}
 	headSince := now
 	if old == phaseNew {
-		headSince = c.headSince // the deadline counts from the accept
+		// The deadline counts from the accept, but a server slow to begin
+		// reading leaves the request the eviction grace to arrive.
+		headSince = c.headSince
+		if t := c.l.timing.header; t > 0 {
+			if floor := now.Add(min(c.l.evictGrace, t) - t); headSince.Before(floor) {
+				headSince = floor
+			}
+		}
 	}
 	if p == phaseHead {
 		c.headBegun.Store(false) // before it is listed as a head
