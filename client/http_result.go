@@ -70,6 +70,9 @@ type OperatorProfile struct {
 	RowsProcessed int64   `json:"rows_processed"`
 	DBHits        int64   `json:"db_hits"`
 	Index         string  `json:"index,omitempty"`
+	// Fallbacks name the strategies EXPLAIN showed for the operator that
+	// a guard turned down as it ran, each with why.
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 // Plan is an EXPLAIN's answer: the operator tree, never run.

@@ -105,6 +105,13 @@ func profileNote(p map[string]any) string {
 	if idx, _ := p["index"].(string); idx != "" {
 		s += ", index " + idx
 	}
+	// The strategies EXPLAIN named that a guard turned down as it ran.
+	fbs, _ := p["fallbacks"].([]any)
+	for _, f := range fbs {
+		if f, ok := f.(string); ok {
+			s += "; fell back: " + f
+		}
+	}
 	return s
 }
 

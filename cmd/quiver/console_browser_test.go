@@ -355,6 +355,15 @@ func consoleProfile(t *testing.T, browser context.Context, srv *consoleServer) {
 		t.Fatalf("NodeScan is not drawn as Expand's input:\n%s", joined)
 	}
 	screenshot(t, ctx, "console-plan.png")
+	// A strategy turned down as the statement ran is said under its
+	// operator: two people are too few for the range filter's view.
+	do(t, ctx, 30*time.Second,
+		runQuery(`PROFILE MATCH (a:Person) WHERE a.age > 0 RETURN a.name AS name`),
+		chromedp.WaitVisible(chromedp.CSS(`#plan .op[data-operator="Filter"] .op-fallback`)),
+	)
+	if fb := text(t, ctx, `#plan .op[data-operator="Filter"] .op-fallback`); !strings.HasPrefix(fb, "fell back: range-filter: ") {
+		t.Fatalf("the Filter's fallback reads %q", fb)
+	}
 }
 
 func consoleSyntaxError(t *testing.T, browser context.Context, srv *consoleServer) {

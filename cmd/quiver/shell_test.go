@@ -94,10 +94,12 @@ RETURN 'not reached' AS x;
 		":param born => 1815\n:param n => 2\n:param name => \"Ada\"\n:param tags => [\"a\", 1.5]\n", // :params
 		"0 rows (T), 1 node created, 3 properties set, 1 label added",                               // CREATE with parameters
 		"| Ada    | 1815 |\n| London | null |\n",                                                    // the commit kept London, the rollback dropped Gone
-		"Filter (n.born > 1800) (est.",                                                              // :explain's tree
+		"Filter (n.born > 1800) [range-filter] (est.",                                               // :explain's tree
 		"└─ NodeScan n:Person (est. ",
 		"estimated total cost",
 		"└─ NodeScan n:Person (1 row, ", // :profile's tree with the work done
+		// One person: the range filter's column is too small for a view.
+		"; fell back: range-filter: ",
 		"total ",
 		"Labels:\n  1  :City\n  1  :Person\n", // :schema with counts
 		"Relationship types:\nProperty keys:\n  born\n  name\n  tags\n",

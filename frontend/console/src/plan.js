@@ -70,6 +70,13 @@ export function render(root, plan, profile) {
     }
     facts.textContent = items.join(" · ");
     box.append(facts);
+    // A strategy EXPLAIN named that a guard turned down as it ran.
+    for (const f of (node.profile && node.profile.fallbacks) || []) {
+      const fb = document.createElement("div");
+      fb.className = "op-fallback";
+      fb.textContent = `fell back: ${f}`;
+      box.append(fb);
+    }
     if (nodes.length > 1 && share >= 0.4) box.classList.add("op-hot");
     else if (nodes.length > 1 && share >= 0.2) box.classList.add("op-warm");
     li.append(box);
