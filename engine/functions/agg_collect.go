@@ -26,7 +26,7 @@ type collectState struct {
 
 func (a *collectState) Grow(n int) {
 	a.grow(n)
-	a.lists.lists = growSlice(a.lists.lists, n)
+	a.lists.lists = memory.Grow(a.lists.lists, n)
 }
 
 func (a *collectState) Update(b *vector.Batch, args []*vector.Vector, group []int32) error {

@@ -43,7 +43,7 @@ type extremumState struct {
 
 func (a *extremumState) Grow(n int) {
 	a.grow(n)
-	a.best = growSlice(a.best, n)
+	a.best = memory.Grow(a.best, n)
 }
 
 func (a *extremumState) Update(b *vector.Batch, args []*vector.Vector, group []int32) error {

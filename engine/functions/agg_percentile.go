@@ -47,8 +47,8 @@ type percentileState struct {
 
 func (a *percentileState) Grow(n int) {
 	a.grow(n)
-	a.lists.lists = growSlice(a.lists.lists, n)
-	a.pct = growSlice(a.pct, n)
+	a.lists.lists = memory.Grow(a.lists.lists, n)
+	a.pct = memory.Grow(a.pct, n)
 }
 
 func (a *percentileState) Update(b *vector.Batch, args []*vector.Vector, group []int32) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -41,8 +42,8 @@ type spreadState struct {
 
 func (a *spreadState) Grow(n int) {
 	a.grow(n)
-	a.mean = growSlice(a.mean, n)
-	a.m2 = growSlice(a.m2, n)
+	a.mean = memory.Grow(a.mean, n)
+	a.m2 = memory.Grow(a.m2, n)
 }
 
 func (a *spreadState) Update(b *vector.Batch, args []*vector.Vector, group []int32) error {

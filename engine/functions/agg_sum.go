@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -49,12 +50,12 @@ func (a *sumState) Grow(n int) {
 	a.grow(n)
 	a.isum = a.env.GrowInts(a.isum, n)
 	if a.float != nil {
-		a.fsum = growSlice(a.fsum, n)
-		a.float = growSlice(a.float, n)
+		a.fsum = memory.Grow(a.fsum, n)
+		a.float = memory.Grow(a.float, n)
 	}
 	if a.dur != nil {
-		a.dsum = growSlice(a.dsum, n)
-		a.dur = growSlice(a.dur, n)
+		a.dsum = memory.Grow(a.dsum, n)
+		a.dur = memory.Grow(a.dur, n)
 	}
 }
 

@@ -190,19 +190,6 @@ func (c *counts) countRows(b *vector.Batch, v *vector.Vector, group []int32) {
 	}
 }
 
-// growSlice returns s extended with zero values to length n, in one new
-// array (append of a made slice would zero twice).
-func growSlice[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		t := s[:n]
-		clear(t[len(s):])
-		return t
-	}
-	t := make([]T, n)
-	copy(t, s)
-	return t
-}
-
 // sameArray reports whether x and y start at the same element.
 func sameArray(x, y []int64) bool {
 	return cap(x) > 0 && cap(y) > 0 && &x[:1][0] == &y[:1][0]

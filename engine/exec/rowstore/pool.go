@@ -1,6 +1,10 @@
 package rowstore
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/quiverdb/quiver/engine/memory"
+)
 
 // Large integer arrays of aggregation state (counts, sums, integer group
 // keys) are pooled across queries. A grouping into a million groups needs
@@ -21,7 +25,7 @@ func GrowInts(s []int64, n int) []int64 {
 		return t
 	}
 	if n < pooledMin {
-		return growTo(s, n)
+		return memory.Grow(s, n)
 	}
 	var t []int64
 	if p, _ := bigInts.Get().(*[]int64); p != nil && cap(*p) >= n {
@@ -42,17 +46,4 @@ func PutInts(s []int64) {
 		s = s[:0]
 		bigInts.Put(&s)
 	}
-}
-
-// growTo returns s extended with zero values to length n, in one new
-// array (append of a made slice would zero twice).
-func growTo[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		t := s[:n]
-		clear(t[len(s):])
-		return t
-	}
-	t := make([]T, n)
-	copy(t, s)
-	return t
 }
