@@ -159,27 +159,11 @@ func (c *wireConn) begin(ctx context.Context) error {
 }
 
 func (c *wireConn) commit(ctx context.Context) error {
-	if c.tx == nil {
-		return errors.New("no transaction is open (:begin opens one)")
-	}
-	tx := c.tx
-	c.tx = nil // over either way
-	if err := tx.Commit(ctx); err != nil {
-		return c.fail(err)
-	}
-	return nil
+	return endTx(ctx, &c.tx, true, c.fail)
 }
 
 func (c *wireConn) rollback(ctx context.Context) error {
-	if c.tx == nil {
-		return errors.New("no transaction is open (:begin opens one)")
-	}
-	tx := c.tx
-	c.tx = nil
-	if err := tx.Rollback(ctx); err != nil {
-		return c.fail(err)
-	}
-	return nil
+	return endTx(ctx, &c.tx, false, c.fail)
 }
 
 func (c *wireConn) inTx() bool { return c.tx != nil }
