@@ -183,10 +183,7 @@ func (h *hashAggregate) consume() error {
 // keys not seen before.
 func (h *hashAggregate) assignGroups(b *vector.Batch, keyVecs []*vector.Vector) {
 	if len(h.keys) == 0 {
-		for i := 0; i < b.Rows(); i++ {
-			h.gidx[b.Row(i)] = 0
-		}
-		return
+		return // every row is group 0, as gidx was made: nothing writes it here
 	}
 	if len(keyVecs) == 1 && keyVecs[0].Type == vector.Int64 {
 		h.assignInts(b, keyVecs)
@@ -219,9 +216,8 @@ func (h *hashAggregate) assignConst(b *vector.Batch, keyVecs []*vector.Vector) (
 		}
 		h.lookup(keyVecs, b.Row(0))
 	}
-	for i := 0; i < b.Rows(); i++ {
-		h.gidx[b.Row(i)] = 0
-	}
+	// Every row is group 0, as gidx was made: with constant keys nothing
+	// writes it another value.
 	return true, nil
 }
 
