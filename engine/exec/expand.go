@@ -33,6 +33,9 @@ type expand struct {
 	// node of the snapshot read (RuleLabelCover): toLabels then holds
 	// nothing to test while the statement has not written.
 	covered bool
+	// labelCover is whether the physical pass chose RuleLabelCover, read
+	// once at open (denseLabels runs per input row until it builds).
+	labelCover bool
 	// dense holds toLabels' bitmaps as flat bitsets, made once the
 	// expansion has tested about a sixteenth of the live nodes' worth of
 	// far ends (so its memory, an eighth of a byte per node id, is paid
@@ -114,10 +117,11 @@ func (e *expand) open() {
 		e.pre.off = e.pre.base.Offsets()
 	}
 	e.allLabels = e.toLabels
-	if len(e.toLabels) > 0 && plan.Chose(e.p, plan.RuleLabelCover) && tx.Writes() {
+	e.labelCover = plan.Chose(e.p, plan.RuleLabelCover)
+	if len(e.toLabels) > 0 && e.labelCover && tx.Writes() {
 		e.c.fellBack(e.p, plan.RuleLabelCover, "this transaction has written (labels may have changed)")
 	}
-	if len(e.toLabels) > 0 && !e.toMissing && plan.Chose(e.p, plan.RuleLabelCover) && !tx.Writes() {
+	if len(e.toLabels) > 0 && !e.toMissing && e.labelCover && !tx.Writes() {
 		e.covered = labelsCover(tx, e.toLabels)
 		if e.covered {
 			e.toLabels = nil
@@ -129,7 +133,7 @@ func (e *expand) open() {
 // enough of them were made (see expand.dense).
 func (e *expand) denseLabels() {
 	tx := e.c.Tx
-	if !plan.Chose(e.p, plan.RuleLabelCover) || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
+	if !e.labelCover || tx.Writes() || uint64(e.checks)*16 < tx.LiveNodes().GetCardinality() {
 		return
 	}
 	e.dense = make([][]uint64, len(e.toLabels))

@@ -27,6 +27,9 @@ type expandIntersect struct {
 	first, rev []adjList
 	fwd        []adjList // the closing hop's lists from c, for hops
 	hops       hopMap
+	// useHops is whether the physical pass chose the hop map, read once
+	// at open: the per-row path only checks the write guard.
+	useHops bool
 	// hopsRefused is set once PROFILE was told the map is not used.
 	hopsRefused bool
 	labels      []catalog.LabelID
@@ -85,6 +88,7 @@ func (e *expandIntersect) open() {
 	e.fwd = openAdjs(e.c, e.p.Close.Types, e.p.Close.Dir)
 	e.labels, e.missing = resolveLabels(e.c, e.p.First.ToLabels)
 	e.cache1, e.cache2 = map[uint64][]pair{}, map[uint64][]pair{}
+	e.useHops = plan.Chose(e.p, plan.StrategyHopMap)
 }
 
 func (e *expandIntersect) Next() (*vector.Batch, error) {
@@ -128,7 +132,7 @@ func (e *expandIntersect) advance() (bool, error) {
 		}
 		// The map holds paths of the snapshot: never once the statement
 		// has written.
-		hops := plan.Chose(e.p, plan.StrategyHopMap)
+		hops := e.useHops
 		if hops && e.c.Tx.Writes() {
 			hops = false
 			if !e.hopsRefused {

@@ -26,6 +26,9 @@ type Column struct {
 // expressions of its parent refer to them by position.
 type Operator interface {
 	Columns() []Column
+	// Children lists the operator's inputs. The slice may be a view of
+	// the operator's fields: read it, and replace an input through
+	// SetChild.
 	Children() []Operator
 	// SetChild puts c in place of input i (an index into Children), so
 	// that rewrites replace inputs without knowing the operator's type.
@@ -236,19 +239,19 @@ func (o *Create) Columns() []Column       { return o.Cols }
 
 func (*Unit) Children() []Operator           { return nil }
 func (*NodeScan) Children() []Operator       { return nil }
-func (o *Expand) Children() []Operator       { return []Operator{o.Input} }
-func (o *Filter) Children() []Operator       { return []Operator{o.Input} }
-func (o *Project) Children() []Operator      { return []Operator{o.Input} }
-func (o *Aggregate) Children() []Operator    { return []Operator{o.Input} }
-func (o *Distinct) Children() []Operator     { return []Operator{o.Input} }
-func (o *Sort) Children() []Operator         { return []Operator{o.Input} }
-func (o *Skip) Children() []Operator         { return []Operator{o.Input} }
-func (o *Limit) Children() []Operator        { return []Operator{o.Input} }
+func (o *Expand) Children() []Operator       { return one(&o.Input) }
+func (o *Filter) Children() []Operator       { return one(&o.Input) }
+func (o *Project) Children() []Operator      { return one(&o.Input) }
+func (o *Aggregate) Children() []Operator    { return one(&o.Input) }
+func (o *Distinct) Children() []Operator     { return one(&o.Input) }
+func (o *Sort) Children() []Operator         { return one(&o.Input) }
+func (o *Skip) Children() []Operator         { return one(&o.Input) }
+func (o *Limit) Children() []Operator        { return one(&o.Input) }
 func (o *CrossProduct) Children() []Operator { return []Operator{o.Left, o.Right} }
-func (o *Unwind) Children() []Operator       { return []Operator{o.Input} }
+func (o *Unwind) Children() []Operator       { return one(&o.Input) }
 func (*Argument) Children() []Operator       { return nil }
 func (o *Optional) Children() []Operator     { return []Operator{o.Input, o.Inner} }
-func (o *Create) Children() []Operator       { return []Operator{o.Input} }
+func (o *Create) Children() []Operator       { return one(&o.Input) }
 
 func (*Unit) SetChild(i int, _ Operator)           { noChild(i) }
 func (*NodeScan) SetChild(i int, _ Operator)       { noChild(i) }
@@ -282,7 +285,7 @@ type ProcedureCall struct {
 }
 
 func (o *ProcedureCall) Columns() []Column          { return o.Cols }
-func (o *ProcedureCall) Children() []Operator       { return []Operator{o.Input} }
+func (o *ProcedureCall) Children() []Operator       { return one(&o.Input) }
 func (o *ProcedureCall) SetChild(i int, c Operator) { o.Input = only(i, c) }
 
 func (*Unit) Describe() Description { return Description{Name: "Unit"} }

@@ -129,7 +129,7 @@ type IndexJoin struct {
 }
 
 func (o *IndexJoin) Columns() []Column          { return o.Cols }
-func (o *IndexJoin) Children() []Operator       { return []Operator{o.Left} }
+func (o *IndexJoin) Children() []Operator       { return one(&o.Left) }
 func (o *IndexJoin) SetChild(i int, c Operator) { o.Left = only(i, c) }
 
 // Condition is the predicate the join's seeks answer: "n.id = k".

@@ -74,9 +74,9 @@ type ShortestPath struct {
 }
 
 func (o *VarLengthExpand) Columns() []Column          { return o.Cols }
-func (o *VarLengthExpand) Children() []Operator       { return []Operator{o.Input} }
+func (o *VarLengthExpand) Children() []Operator       { return one(&o.Input) }
 func (o *ShortestPath) Columns() []Column             { return o.Cols }
-func (o *ShortestPath) Children() []Operator          { return []Operator{o.Input} }
+func (o *ShortestPath) Children() []Operator          { return one(&o.Input) }
 func (o *VarLengthExpand) SetChild(i int, c Operator) { o.Input = only(i, c) }
 func (o *ShortestPath) SetChild(i int, c Operator)    { o.Input = only(i, c) }
 

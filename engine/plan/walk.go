@@ -1,6 +1,9 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Generic walks over a plan tree, in the manner of go/ast's Inspect: rules,
 // the cost model and the executor's parallel marking read an operator's
@@ -40,6 +43,14 @@ func ReplaceChild(parent, old, n Operator) bool {
 	}
 	return false
 }
+
+// one is Children of an operator of one input: a slice of length one
+// over the field itself, so that the walks (the rule passes, the physical
+// pass, cost and build each walk the plan) allocate nothing per operator;
+// a new one-element slice each call was most of a short statement's added
+// allocations. The slice is a view of the field: callers read it and
+// replace an input through SetChild.
+func one(in *Operator) []Operator { return unsafe.Slice(in, 1) }
 
 // only checks that an operator of one input is asked for input 0 and
 // returns c for it.

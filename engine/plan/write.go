@@ -89,10 +89,10 @@ func (o *Delete) Columns() []Column { return o.Input.Columns() }
 func (o *Merge) Columns() []Column  { return o.Cols }
 func (o *Eager) Columns() []Column  { return o.Input.Columns() }
 
-func (o *Update) Children() []Operator { return []Operator{o.Input} }
-func (o *Delete) Children() []Operator { return []Operator{o.Input} }
-func (o *Merge) Children() []Operator  { return []Operator{o.Input} }
-func (o *Eager) Children() []Operator  { return []Operator{o.Input} }
+func (o *Update) Children() []Operator { return one(&o.Input) }
+func (o *Delete) Children() []Operator { return one(&o.Input) }
+func (o *Merge) Children() []Operator  { return one(&o.Input) }
+func (o *Eager) Children() []Operator  { return one(&o.Input) }
 
 func (o *Update) SetChild(i int, c Operator) { o.Input = only(i, c) }
 func (o *Delete) SetChild(i int, c Operator) { o.Input = only(i, c) }
