@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -256,9 +256,11 @@ $(STATICCHECK):
 	GOBIN=$(abspath $(TOOLS)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 ## bench: the harness (bench/README.md): generates the data set of SCALE
-## (S, M, L), loads it into Quiver and Kùzu, times Q1–Q9 (median of RUNS)
-## and writes bench/RESULTS.md; fails when the engines' answers differ.
-## Needs Node.js and npm for the Kùzu side. Not part of `make test`.
+## (S, M, L), loads it into Quiver, Kùzu and DuckDB, times Q1–Q9 (median
+## of RUNS; DuckDB the queries with a SQL form) and writes
+## bench/RESULTS.md; fails when the engines' answers differ. Needs Node.js
+## and npm for the Kùzu and DuckDB sides; BENCH_DUCKDB= (empty) leaves
+## DuckDB out. Not part of `make test`.
 SCALE      ?= S
 RUNS       ?= 5
 WARMUP     ?= 1
@@ -266,21 +268,23 @@ SEED       ?= 1
 BENCH_DATA ?= bench/data/$(SCALE)-$(SEED)
 BENCH_NOTE ?=
 BENCH_SKIP ?=
+BENCH_DUCKDB ?= bench/duckdb
 # S writes bench/RESULTS.md, other scales bench/RESULTS-<SCALE>.md.
 BENCH_OUT  ?= bench/RESULTS$(if $(filter S,$(SCALE)),,-$(SCALE)).md
-bench: bench-kuzu
+bench: bench-kuzu $(if $(BENCH_DUCKDB),bench-duckdb)
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(BENCH_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(SCALE) -seed $(SEED) -out $(BENCH_DATA)
-	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
+	./$(BIN)/quiverbench run -scale $(SCALE) -seed $(SEED) -data $(BENCH_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(BENCH_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)" -duckdb "$(BENCH_DUCKDB)"
 
 ## bench-wide: issue 17's wider suite (W01–, bench/suite_wide.go) at
-## WIDE_SCALE (M) beside Kùzu, answers compared, into bench/RESULTS-wide.md.
+## WIDE_SCALE (M) beside Kùzu and DuckDB (BENCH_DUCKDB), answers compared,
+## into bench/RESULTS-wide.md.
 WIDE_SCALE ?= M
 WIDE_DATA  ?= bench/data/$(WIDE_SCALE)-$(SEED)
-bench-wide: bench-kuzu
+bench-wide: bench-kuzu $(if $(BENCH_DUCKDB),bench-duckdb)
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(WIDE_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(WIDE_SCALE) -seed $(SEED) -out $(WIDE_DATA)
-	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out bench/RESULTS-wide.md -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)"
+	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out bench/RESULTS-wide.md -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)" -duckdb "$(BENCH_DUCKDB)"
 
 ## bench-snb: the SNB-like data set (several labels and relationship
 ## types, bench/snb_gen.go) and its suite (S01–, bench/suite_snb.go) at
@@ -344,6 +348,29 @@ bench-algo:
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)
+
+## bench-duckdb: installs bench/duckdb's runner (npm @duckdb/node-api, the
+## version pinned in its package-lock.json).
+bench-duckdb:
+	@test -d bench/duckdb/node_modules/@duckdb/node-api || (cd bench/duckdb && npm ci --no-audit --no-fund)
+
+## bench-duckdb-check: the DuckDB runner end to end, outside `make test`
+## (it needs npm): both suites once at S beside Quiver and Kùzu, DuckDB's
+## answers compared with Quiver's; fails when DuckDB did not run or one
+## of its answers differs. A difference between Quiver and Kùzu is
+## printed, not failed on (that is `make bench`'s to judge). The reports
+## go to a temporary directory, not RESULTS.md.
+bench-duckdb-check: bench-kuzu bench-duckdb
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	@test -f bench/data/S-$(SEED)/knows.csv || ./$(BIN)/quiverbench gen -scale S -seed $(SEED) -out bench/data/S-$(SEED)
+	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && \
+	for suite in nine wide; do \
+		./$(BIN)/quiverbench run -suite $$suite -scale S -seed $(SEED) -data bench/data/S-$(SEED) -runs 1 -warmup 0 -out $$out/$$suite.md -duckdb bench/duckdb \
+			|| echo "bench-duckdb-check: the $$suite suite's run failed or its engines differ (above)"; \
+		test -f $$out/$$suite.md || exit 1; \
+		grep -q '^| DuckDB |' $$out/$$suite.md || { echo "bench-duckdb-check: DuckDB did not run the $$suite suite"; exit 1; }; \
+		! grep -B2 '^    DuckDB: ' $$out/$$suite.md || { echo "bench-duckdb-check: DuckDB's answers differ from Quiver's (above)"; exit 1; }; \
+	done && echo "bench-duckdb-check: DuckDB answered every query with a SQL form as Quiver did"
 
 ## bench-micro: Go microbenchmarks of the hot kernels, with allocations.
 bench-micro:

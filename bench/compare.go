@@ -10,7 +10,7 @@ import (
 )
 
 // Rows is a query answer: rows of cells, each cell normalised by Normalize
-// to nil, bool, string, int64 or float64.
+// to nil, bool, string, int64, float64 or a list ([]any) of those.
 type Rows [][]any
 
 // Normalize maps an engine's cell value to the comparable form: every
@@ -30,6 +30,12 @@ func Normalize(v any) any {
 			return int64(x)
 		}
 		return x
+	case []any: // a list (JSON array: Quiver over HTTP, Kùzu, DuckDB)
+		out := make([]any, len(x))
+		for i, c := range x {
+			out[i] = Normalize(c)
+		}
+		return out
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
 			return i
@@ -52,34 +58,41 @@ func Normalize(v any) any {
 // except that the last group of a full answer (len == limit) may hold
 // different members of the same tie.
 func Compare(q Query, quiver, kuzu Rows) error {
-	if len(quiver) != len(kuzu) {
-		return fmt.Errorf("%s: Quiver returned %d rows, Kùzu %d\nQuiver: %v\nKùzu:   %v", q.Name, len(quiver), len(kuzu), quiver, kuzu)
+	return ComparePeer(q, "Kùzu", quiver, kuzu)
+}
+
+// ComparePeer is Compare against the answer of the engine named peer
+// (Kùzu or DuckDB), the name used in the messages.
+func ComparePeer(q Query, peer string, quiver, other Rows) error {
+	pad := strings.Repeat(" ", max(0, len([]rune("Quiver"))-len([]rune(peer))))
+	if len(quiver) != len(other) {
+		return fmt.Errorf("%s: Quiver returned %d rows, %s %d\nQuiver: %v\n%s:%s %v", q.Name, len(quiver), peer, len(other), quiver, peer, pad, other)
 	}
 	if q.Ordered {
 		for i := range quiver {
-			if !rowEqual(quiver[i], kuzu[i]) {
-				return fmt.Errorf("%s: row %d differs\nQuiver: %v\nKùzu:   %v", q.Name, i, quiver, kuzu)
+			if !rowEqual(quiver[i], other[i]) {
+				return fmt.Errorf("%s: row %d differs\nQuiver: %v\n%s:%s %v", q.Name, i, quiver, peer, pad, other)
 			}
 		}
 		return nil
 	}
 	if q.TopK == nil {
-		a, b := sortRows(quiver), sortRows(kuzu)
+		a, b := sortRows(quiver), sortRows(other)
 		for i := range a {
 			if !rowEqual(a[i], b[i]) {
-				return fmt.Errorf("%s: answers differ\nQuiver: %v\nKùzu:   %v", q.Name, quiver, kuzu)
+				return fmt.Errorf("%s: answers differ\nQuiver: %v\n%s:%s %v", q.Name, quiver, peer, pad, other)
 			}
 		}
 		return nil
 	}
-	ga, gb := groups(quiver, q.TopK.Key), groups(kuzu, q.TopK.Key)
+	ga, gb := groups(quiver, q.TopK.Key), groups(other, q.TopK.Key)
 	if len(ga) != len(gb) {
-		return fmt.Errorf("%s: tie groups differ\nQuiver: %v\nKùzu:   %v", q.Name, quiver, kuzu)
+		return fmt.Errorf("%s: tie groups differ\nQuiver: %v\n%s:%s %v", q.Name, quiver, peer, pad, other)
 	}
 	full := len(quiver) == q.TopK.Limit
 	for i := range ga {
 		if len(ga[i]) != len(gb[i]) || !cellEqual(ga[i][0][q.TopK.Key], gb[i][0][q.TopK.Key]) {
-			return fmt.Errorf("%s: group %d differs\nQuiver: %v\nKùzu:   %v", q.Name, i, quiver, kuzu)
+			return fmt.Errorf("%s: group %d differs\nQuiver: %v\n%s:%s %v", q.Name, i, quiver, peer, pad, other)
 		}
 		if full && i == len(ga)-1 {
 			break // a tie cut by LIMIT: any members will do
@@ -87,7 +100,7 @@ func Compare(q Query, quiver, kuzu Rows) error {
 		a, b := sortRows(ga[i]), sortRows(gb[i])
 		for j := range a {
 			if !rowEqual(a[j], b[j]) {
-				return fmt.Errorf("%s: rows of tie group %d differ\nQuiver: %v\nKùzu:   %v", q.Name, i, quiver, kuzu)
+				return fmt.Errorf("%s: rows of tie group %d differ\nQuiver: %v\n%s:%s %v", q.Name, i, quiver, peer, pad, other)
 			}
 		}
 	}
@@ -149,6 +162,11 @@ func cellEqual(a, b any) bool {
 		return cellEqual(fa, float64(ib))
 	case aI && bF:
 		return cellEqual(float64(ia), fb)
+	}
+	la, aL := a.([]any)
+	lb, bL := b.([]any)
+	if aL || bL {
+		return aL && bL && rowEqual(la, lb)
 	}
 	return a == b
 }

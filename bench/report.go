@@ -64,6 +64,9 @@ func (r *Report) writeHeader(m *markdown) {
 	}
 	m.p("| Go | %s |", r.GoVersion)
 	m.p("| Kùzu | %s (npm `kuzu`, Node.js subprocess, default threads) |", r.KuzuVersion)
+	if r.DuckDBVersion != "" {
+		m.p("| DuckDB | %s (npm `@duckdb/node-api`, in process in a Node.js subprocess, default threads; the SQL forms) |", r.DuckDBVersion)
+	}
 	m.p("| Timing | median of %d runs after %d warm-up runs, engines alternated run by run |", r.Runs, r.Warmup)
 	m.p("| Quiver loader | %s |", r.Loader.Name())
 	m.p("")
@@ -73,40 +76,76 @@ func (r *Report) writeHeader(m *markdown) {
 	}
 }
 
-// writeQueries writes the queries' times beside Kùzu's and whether the
-// answers agreed.
+// writeQueries writes the queries' times beside Kùzu's (and DuckDB's,
+// when it ran) and whether the answers agreed.
 func (r *Report) writeQueries(m *markdown) {
+	duck := r.DuckDBVersion != ""
 	m.p("## Queries (milliseconds, median)")
 	m.p("")
-	m.p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
-	m.p("|---|---:|---:|---:|---:|---:|---|")
-	logE, logH, n := 0.0, 0.0, 0
+	if duck {
+		m.p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | DuckDB | ratio embedded/DuckDB | ratio HTTP/DuckDB | answer |")
+		m.p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	} else {
+		m.p("| Query | Quiver embedded | Quiver HTTP | Kùzu | ratio embedded/Kùzu | ratio HTTP/Kùzu | answer |")
+		m.p("|---|---:|---:|---:|---:|---:|---|")
+	}
+	var kuzuMean, duckMean geoMean
 	fasterE, fasterH := 0, 0
+	var slowerE, slowerH []string
 	for _, q := range r.Queries {
 		e, h, k := Median(q.EmbeddedMS), Median(q.HTTPMS), Median(q.KuzuMS)
 		name := q.Name
 		if q.Shape != "" {
 			name += " " + q.Shape
 		}
-		m.p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), strings.ReplaceAll(short(q.Answer), "|", "\\|"))
-		if e > 0 && h > 0 && k > 0 {
-			logE += math.Log(e / k)
-			logH += math.Log(h / k)
-			n++
-		}
+		answer := strings.ReplaceAll(short(q.Answer), "|", "\\|")
+		kuzuMean.add(e, h, k)
 		if e < k {
 			fasterE++
 		}
 		if h < k {
 			fasterH++
 		}
+		if !duck {
+			m.p("| %s | %.2f | %.2f | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), answer)
+			continue
+		}
+		if len(q.DuckDBMS) == 0 {
+			m.p("| %s | %.2f | %.2f | %.2f | %s | %s | – | – | – | %s |", name, e, h, k, ratio(e, k), ratio(h, k), answer)
+			continue
+		}
+		d := Median(q.DuckDBMS)
+		m.p("| %s | %.2f | %.2f | %.2f | %s | %s | %.2f | %s | %s | %s |", name, e, h, k, ratio(e, k), ratio(h, k), d, ratio(e, d), ratio(h, d), answer)
+		duckMean.add(e, h, d)
+		if e > d {
+			slowerE = append(slowerE, fmt.Sprintf("%s %s", q.Name, ratio(e, d)))
+		}
+		if h > d {
+			slowerH = append(slowerH, fmt.Sprintf("%s %s", q.Name, ratio(h, d)))
+		}
 	}
-	if n > 0 {
-		m.p("| geometric mean | | | | %.3f | %.3f | |", math.Exp(logE/float64(n)), math.Exp(logH/float64(n)))
+	if kuzuMean.n > 0 {
+		if duck {
+			m.p("| geometric mean | | | | %s | %s | | %s | %s | |", kuzuMean.embedded(), kuzuMean.http(), duckMean.embedded(), duckMean.http())
+		} else {
+			m.p("| geometric mean | | | | %s | %s | |", kuzuMean.embedded(), kuzuMean.http())
+		}
 	}
 	m.p("")
 	m.p("Quiver is faster than Kùzu on %d of %d queries embedded, %d over HTTP.", fasterE, len(r.Queries), fasterH)
 	m.p("")
+	if duck {
+		withSQL := 0
+		for _, q := range r.Queries {
+			if len(q.DuckDBMS) > 0 {
+				withSQL++
+			}
+		}
+		m.p("Quiver is slower than DuckDB on %d of the %d queries with a SQL form embedded%s, %d over HTTP%s.",
+			len(slowerE), withSQL, listed(slowerE), len(slowerH), listed(slowerH))
+		m.p("DuckDB's geometric means are over those queries; a – marks a query without a SQL form (bench/suite.go).")
+		m.p("")
+	}
 	if len(r.Skip) > 0 {
 		m.p("Not run in this report: %s (the geometric mean is over the queries above).", strings.Join(r.Skip, ", "))
 		m.p("")
@@ -128,20 +167,43 @@ func (r *Report) writeQueries(m *markdown) {
 func (r *Report) writeLoad(m *markdown) {
 	m.p("## Load, size, memory")
 	m.p("")
-	m.p("| | Quiver | Kùzu |")
-	m.p("|---|---:|---:|")
-	m.p("| load nodes (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS, r.KuzuLoad.NodesMS)
-	m.p("| load edges (ms) | %.0f | %.0f |", r.QuiverLoad.EdgesMS, r.KuzuLoad.EdgesMS)
-	m.p("| load total (ms) | %.0f | %.0f |", r.QuiverLoad.NodesMS+r.QuiverLoad.EdgesMS, r.KuzuLoad.NodesMS+r.KuzuLoad.EdgesMS)
-	if r.QuiverLoad.OpenMS > 0 {
-		m.p("| opening the imported directory (ms) | %.0f | |", r.QuiverLoad.OpenMS)
+	duck := r.DuckDBVersion != ""
+	// row writes one row; duckdb is DuckDB's cell, left out when it did
+	// not run.
+	row := func(label, quiver, kuzu, duckdb string) {
+		cells := []string{label, quiver, kuzu}
+		if duck {
+			cells = append(cells, duckdb)
+		}
+		line := "|"
+		for _, c := range cells {
+			if c != "" {
+				line += " " + c
+			}
+			line += " |"
+		}
+		m.p("%s", line)
 	}
-	m.p("| on-disk size | %s | %s |", quiverDisk(r), bytesText(r.KuzuDisk))
-	m.p("| peak RSS while loading | %s | %s |", bytesText(r.QuiverRSSLoad), bytesText(r.KuzuRSSLoad))
-	if r.QuiverLoad.OpenMS > 0 {
-		m.p("| peak RSS while opening | %s | |", bytesText(r.QuiverRSSOpen))
+	msText := func(x float64) string { return fmt.Sprintf("%.0f", x) }
+	row("", "Quiver", "Kùzu", "DuckDB")
+	if duck {
+		m.p("|---|---:|---:|---:|")
+	} else {
+		m.p("|---|---:|---:|")
 	}
-	m.p("| peak RSS while querying | %s | %s |", bytesText(r.QuiverRSSRun), bytesText(r.KuzuRSSRun))
+	row("load nodes (ms)", msText(r.QuiverLoad.NodesMS), msText(r.KuzuLoad.NodesMS), msText(r.DuckDBLoad.NodesMS))
+	row("load edges (ms)", msText(r.QuiverLoad.EdgesMS), msText(r.KuzuLoad.EdgesMS), msText(r.DuckDBLoad.EdgesMS))
+	row("load total (ms)", msText(r.QuiverLoad.NodesMS+r.QuiverLoad.EdgesMS), msText(r.KuzuLoad.NodesMS+r.KuzuLoad.EdgesMS),
+		msText(r.DuckDBLoad.NodesMS+r.DuckDBLoad.EdgesMS))
+	if r.QuiverLoad.OpenMS > 0 {
+		row("opening the imported directory (ms)", msText(r.QuiverLoad.OpenMS), "", "")
+	}
+	row("on-disk size", quiverDisk(r), bytesText(r.KuzuDisk), bytesText(r.DuckDBDisk))
+	row("peak RSS while loading", bytesText(r.QuiverRSSLoad), bytesText(r.KuzuRSSLoad), bytesText(r.DuckDBRSSLoad))
+	if r.QuiverLoad.OpenMS > 0 {
+		row("peak RSS while opening", bytesText(r.QuiverRSSOpen), "", "")
+	}
+	row("peak RSS while querying", bytesText(r.QuiverRSSRun), bytesText(r.KuzuRSSRun), bytesText(r.DuckDBRSSRun))
 	m.p("")
 	if r.QuiverLoad.OpenMS > 0 {
 		m.p("Kùzu's load is COPY FROM into an open database; Quiver's is `quiver import`, which builds the")
@@ -154,6 +216,10 @@ func (r *Report) writeLoad(m *markdown) {
 	m.p("process is the harness itself: its figure includes the CSV reading of the loader, the")
 	m.p("HTTP server and client and the decoding of Kùzu's answers (small beside the graph).")
 	m.p("Kùzu's is the Node.js process running bench/kuzu/run.js, Node's own heap included.")
+	if duck {
+		m.p("DuckDB's is the Node.js process running bench/duckdb/run.js; its load is COPY FROM into a")
+		m.p("node table and an edge table of a new database file.")
+	}
 	m.p("")
 }
 
@@ -166,6 +232,9 @@ func (r *Report) writeSuite(m *markdown) {
 		if q.Kuzu != q.Quiver {
 			m.p("  - Kùzu: `%s`", q.Kuzu)
 		}
+		if q.SQL != "" {
+			m.p("  - SQL: `%s`", q.SQL)
+		}
 	}
 }
 
@@ -177,6 +246,39 @@ func quiverDisk(r *Report) string {
 		return fmt.Sprintf("%s (+ %s of write-ahead log, its active segment preallocated while open)", bytesText(r.QuiverDisk), bytesText(r.QuiverWAL))
 	}
 	return bytesText(r.QuiverDisk)
+}
+
+// geoMean accumulates Quiver's ratios to a peer's time, embedded and
+// over HTTP, over the queries all three times are known for.
+type geoMean struct {
+	logE, logH float64
+	n          int
+}
+
+func (g *geoMean) add(embedded, http, peer float64) {
+	if embedded > 0 && http > 0 && peer > 0 {
+		g.logE += math.Log(embedded / peer)
+		g.logH += math.Log(http / peer)
+		g.n++
+	}
+}
+
+func (g *geoMean) embedded() string { return g.mean(g.logE) }
+func (g *geoMean) http() string     { return g.mean(g.logH) }
+
+func (g *geoMean) mean(sum float64) string {
+	if g.n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", math.Exp(sum/float64(g.n)))
+}
+
+// listed is " (a, b)" for names, nothing for none.
+func listed(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 func ratio(a, b float64) string {

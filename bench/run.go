@@ -24,13 +24,18 @@ type Config struct {
 	Dataset *Dataset
 	DataDir string // the data set's CSVs (Generate or GenerateSNB, then WriteCSV)
 	KuzuDir string // bench/kuzu, npm-installed
-	Runs    int    // timed runs per query and engine; the median is reported
-	Warmup  int    // untimed runs per query and engine first
-	Loader  Loader
-	Commit  string
-	Log     io.Writer // progress lines; nil discards
-	Note    string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
-	Skip    []string  // suite queries not run (names, e.g. Q6), listed in the report
+	// DuckDBDir is bench/duckdb, npm-installed: DuckDB runs the suite's
+	// SQL forms (Query.SQL) in the same run. Empty leaves DuckDB out, as
+	// does a data set other than KnowsDataset (its tables are person and
+	// knows) or a suite without SQL forms.
+	DuckDBDir string
+	Runs      int // timed runs per query and engine; the median is reported
+	Warmup    int // untimed runs per query and engine first
+	Loader    Loader
+	Commit    string
+	Log       io.Writer // progress lines; nil discards
+	Note      string    // a paragraph for RESULTS.md (the machine's load, what was skipped)
+	Skip      []string  // suite queries not run (names, e.g. Q6), listed in the report
 	// Suite is the queries to time: nil is the data set's (Suite, Q1–Q9,
 	// for KnowsDataset); WideSuite is issue 17's wider one, with Wide set
 	// for the report's title.
@@ -56,16 +61,22 @@ type Report struct {
 	QuiverRSSLoad, QuiverRSSRun int64
 	QuiverRSSOpen               int64 // a Builder's directory being opened; 0 otherwise
 	KuzuRSSLoad, KuzuRSSRun     int64
+	// DuckDB's side, when it ran (DuckDBVersion is set).
+	DuckDBVersion               string
+	DuckDBLoad                  LoadTimes
+	DuckDBDisk                  int64
+	DuckDBRSSLoad, DuckDBRSSRun int64
 	Queries                     []QueryReport
 	Mismatches                  []string
 }
 
 // QueryReport is one query's timings (milliseconds, every timed run) and
-// Quiver's answer.
+// Quiver's answer. DuckDBMS is empty where DuckDB did not run the query
+// (no SQL form, or DuckDB left out).
 type QueryReport struct {
 	Query
-	EmbeddedMS, HTTPMS, KuzuMS []float64
-	Answer                     Rows
+	EmbeddedMS, HTTPMS, KuzuMS, DuckDBMS []float64
+	Answer                               Rows
 }
 
 // Median returns the median of xs (0 for none).
@@ -81,10 +92,12 @@ func Median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// Run loads the data set into both engines and times the suite, the
+// Run loads the data set into the engines and times the suite, the
 // engines alternating run by run. Quiver runs embedded in this process and
 // over HTTP on a loopback port of this process; Kùzu runs in its own Node
-// process. Answers that differ are listed in Report.Mismatches.
+// process, and DuckDB (unless left out, see Config.DuckDBDir) in another,
+// on the queries with a SQL form. Answers that differ are listed in
+// Report.Mismatches.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	logw := cfg.Log
 	if logw == nil {
@@ -142,30 +155,88 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	logf("kuzu %s: nodes in %.0f ms, edges in %.0f ms", rep.KuzuVersion, rep.KuzuLoad.NodesMS, rep.KuzuLoad.EdgesMS)
 
+	suite := cfg.Suite
+	if suite == nil {
+		suite = cfg.Dataset.Suite
+	}
+	// DuckDB: its own Node process, loaded with COPY FROM.
+	var dk *DuckDB
+	switch {
+	case cfg.DuckDBDir == "":
+		logf("duckdb: left out")
+	case cfg.Dataset != KnowsDataset || !hasSQL(suite):
+		logf("duckdb: the %s data set's suite has no SQL forms; not run", cfg.Dataset.Name)
+	default:
+		if dk, err = StartDuckDB(cfg.DuckDBDir); err != nil {
+			return nil, err
+		}
+		defer dk.Close()
+		logf("duckdb: loading with COPY FROM")
+		if err := loadDuckDB(dk, cfg, filepath.Join(tmp, "duckdb.db"), rep); err != nil {
+			return nil, err
+		}
+		logf("duckdb %s: nodes in %.0f ms, edges in %.0f ms", rep.DuckDBVersion, rep.DuckDBLoad.NodesMS, rep.DuckDBLoad.EdgesMS)
+	}
+
 	// The suite. The load's garbage goes back to the OS first, so that the
 	// peak while querying starts from what the loaded graph holds.
 	debug.FreeOSMemory()
 	ResetPeakRSS(0)
 	ResetPeakRSS(kz.Pid())
-	suite := cfg.Suite
-	if suite == nil {
-		suite = cfg.Dataset.Suite
+	if dk != nil {
+		ResetPeakRSS(dk.Pid())
 	}
 	for _, q := range suite {
 		if slices.Contains(cfg.Skip, q.Name) {
 			continue
 		}
-		qr, err := timeQuery(ctx, cfg, q, db, srv, kz, rep)
+		qr, err := timeQuery(ctx, cfg, q, db, srv, kz, dk, rep)
 		if err != nil {
 			return nil, err
 		}
-		logf("%s: quiver %.2f ms (HTTP %.2f), kuzu %.2f ms, answer %v", q.Name,
-			Median(qr.EmbeddedMS), Median(qr.HTTPMS), Median(qr.KuzuMS), short(qr.Answer))
+		duck := ""
+		if len(qr.DuckDBMS) > 0 {
+			duck = fmt.Sprintf(", duckdb %.2f ms", Median(qr.DuckDBMS))
+		}
+		logf("%s: quiver %.2f ms (HTTP %.2f), kuzu %.2f ms%s, answer %v", q.Name,
+			Median(qr.EmbeddedMS), Median(qr.HTTPMS), Median(qr.KuzuMS), duck, short(qr.Answer))
 		rep.Queries = append(rep.Queries, qr)
 	}
 	rep.QuiverRSSRun, _ = PeakRSS(0)
 	rep.KuzuRSSRun, _ = PeakRSS(kz.Pid())
+	if dk != nil {
+		rep.DuckDBRSSRun, _ = PeakRSS(dk.Pid())
+	}
 	return rep, nil
+}
+
+// hasSQL reports whether any query of suite has a SQL form.
+func hasSQL(suite []Query) bool {
+	for _, q := range suite {
+		if q.SQL != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDuckDB loads the Person/KNOWS data set into DuckDB's database file
+// ddb and records the load's times, its peak RSS and the file's size.
+func loadDuckDB(dk *DuckDB, cfg Config, ddb string, rep *Report) error {
+	ResetPeakRSS(dk.Pid())
+	da, err := dk.Load(ddb, cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("duckdb load: %w", err)
+	}
+	rep.DuckDBVersion = da.Version
+	rep.DuckDBLoad = LoadTimes{NodesMS: da.NodesMS, EdgesMS: da.EdgesMS}
+	rep.DuckDBRSSLoad, _ = PeakRSS(dk.Pid())
+	// The database file and its write-ahead log beside it.
+	files, _ := filepath.Glob(ddb + "*")
+	for _, f := range files {
+		rep.DuckDBDisk += DiskSize(f)
+	}
+	return nil
 }
 
 // loadKuzu loads the data set into Kùzu's database kdb and records the
@@ -187,16 +258,24 @@ func loadKuzu(kz *Kuzu, cfg Config, kdb string, rep *Report) error {
 	return nil
 }
 
-// timeQuery runs q on the three engines in turn, warm-up runs first,
-// and compares the first run's answers (a difference goes to
-// rep.Mismatches).
-func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTTPServer, kz *Kuzu, rep *Report) (QueryReport, error) {
+// timeQuery runs q on the engines in turn (Kùzu, DuckDB when dk is set
+// and q has a SQL form, Quiver embedded, Quiver over HTTP), warm-up runs
+// first, and compares the first run's answers with Quiver's (a difference
+// goes to rep.Mismatches).
+func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTTPServer, kz *Kuzu, dk *DuckDB, rep *Report) (QueryReport, error) {
 	qr := QueryReport{Query: q}
+	withDuckDB := dk != nil && q.SQL != ""
 	for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
 		timed := i >= cfg.Warmup
 		ka, err := kz.Query(q.Kuzu)
 		if err != nil {
 			return qr, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
+		}
+		var da DuckDBAnswer
+		if withDuckDB {
+			if da, err = dk.Query(q.SQL); err != nil {
+				return qr, fmt.Errorf("%s on DuckDB: %w", q.Name, err)
+			}
 		}
 		sw := startWatch()
 		emb, err := QueryEmbedded(ctx, db, q.Quiver)
@@ -218,9 +297,17 @@ func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTT
 			if err := Compare(q, web, ka.Rows); err != nil {
 				rep.Mismatches = append(rep.Mismatches, "over HTTP: "+err.Error())
 			}
+			if withDuckDB {
+				if err := ComparePeer(q, "DuckDB", emb, da.Rows); err != nil {
+					rep.Mismatches = append(rep.Mismatches, err.Error())
+				}
+			}
 		}
 		if timed {
 			qr.KuzuMS = append(qr.KuzuMS, ka.MS)
+			if withDuckDB {
+				qr.DuckDBMS = append(qr.DuckDBMS, da.MS)
+			}
 			qr.EmbeddedMS = append(qr.EmbeddedMS, embMS)
 			qr.HTTPMS = append(qr.HTTPMS, webMS)
 		}

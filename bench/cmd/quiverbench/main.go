@@ -149,6 +149,7 @@ func run(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed the data set was generated with (for the report)")
 	data := fs.String("data", "", "data set directory written by gen (required)")
 	kuzu := fs.String("kuzu", "bench/kuzu", "directory of the npm-installed Kùzu runner")
+	duckdb := fs.String("duckdb", "bench/duckdb", "directory of the npm-installed DuckDB runner, which times the queries' SQL forms in the same run; empty leaves DuckDB out")
 	runs := fs.Int("runs", 5, "timed runs per query and engine (median reported)")
 	warmup := fs.Int("warmup", 1, "untimed warm-up runs per query and engine")
 	out := fs.String("out", "bench/RESULTS.md", "report file")
@@ -197,7 +198,7 @@ func run(args []string) error {
 		return fmt.Errorf("run: -loader must be import or cypher, not %q", *loader)
 	}
 	rep, err := bench.Run(context.Background(), bench.Config{
-		Scale: s, Seed: *seed, Dataset: ds, DataDir: *data, KuzuDir: *kuzu, Runs: *runs, Warmup: *warmup,
+		Scale: s, Seed: *seed, Dataset: ds, DataDir: *data, KuzuDir: *kuzu, DuckDBDir: *duckdb, Runs: *runs, Warmup: *warmup,
 		Loader: l, Commit: commit(), Log: os.Stderr, Note: *note, Skip: skipList(*skip), Suite: suite, Wide: suite != nil,
 	})
 	if err != nil {
