@@ -22,6 +22,8 @@ type cursor struct {
 
 	b   *vector.Batch // current input batch
 	pos int           // next logical row of b
+	n   int           // b's logical rows (0 before the first batch)
+	sel []int32       // b's selection vector
 	row int           // physical row of b being worked on
 
 	nin int           // input columns gathered into out
@@ -81,7 +83,29 @@ func (c *cursor) emitRow() { c.idx = append(c.idx, int32(c.row)) }
 // the current batch is done while output rows still refer to it (the
 // operator emits them, and the next call pulls).
 func (c *cursor) nextRow() (bool, error) {
-	for c.b == nil || c.pos >= c.b.Rows() {
+	if c.take() {
+		return true, nil
+	}
+	return c.pull()
+}
+
+// take moves to the next row of the current batch, if it has one: the
+// common case of nextRow, small enough to inline.
+func (c *cursor) take() bool {
+	if c.pos >= c.n {
+		return false
+	}
+	c.row = c.pos
+	if c.sel != nil {
+		c.row = int(c.sel[c.pos])
+	}
+	c.pos++
+	return true
+}
+
+// pull is nextRow when the current batch is done.
+func (c *cursor) pull() (bool, error) {
+	for c.pos >= c.n {
 		if len(c.idx) > 0 {
 			return false, nil
 		}
@@ -89,15 +113,14 @@ func (c *cursor) nextRow() (bool, error) {
 		if err != nil || b == nil {
 			return false, err
 		}
-		c.b, c.pos = b, 0
+		c.b, c.pos, c.n, c.sel = b, 0, b.Rows(), b.Sel
 		if c.onBatch != nil {
 			if err := c.onBatch(b); err != nil {
 				return false, err
 			}
 		}
 	}
-	c.row = c.b.Row(c.pos)
-	c.pos++
+	c.take()
 	return true, nil
 }
 
@@ -108,8 +131,10 @@ func (c *cursor) nextRow() (bool, error) {
 // a node is an error.
 func (c *cursor) nextNodes(from, to int) (src, dst uint64, ok bool, err error) {
 	for {
-		if ok, err = c.nextRow(); !ok || err != nil {
-			return 0, 0, false, err
+		if !c.take() {
+			if ok, err = c.pull(); !ok || err != nil {
+				return 0, 0, false, err
+			}
 		}
 		if src, ok, err = nodeAt(c.b.Cols[from], c.row); err != nil {
 			return 0, 0, false, err

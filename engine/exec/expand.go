@@ -54,8 +54,11 @@ type expand struct {
 
 	nbrs []uint64 // the neighbours of the cursor's current row
 	rels []uint64
-	next int    // next entry of nbrs to emit
-	into uint64 // the bound far end of the current row, when Into >= 0
+	next int // next entry of nbrs to emit
+	// rc and nc are the output's relationship and node columns, looked up
+	// once per output batch (nc is nil for an Into expansion).
+	rc, nc *vector.Vector
+	into   uint64 // the bound far end of the current row, when Into >= 0
 }
 
 // adjList is one CSR to read: a type in one direction. Incoming lists of an
@@ -166,13 +169,14 @@ func (e *expand) Next() (*vector.Batch, error) {
 	if e.farSet != nil && e.c.Tx.Writes() {
 		e.farSet = nil // properties may have changed
 	}
+	e.rc, e.nc = e.relCol(), e.nodeCol()
 	return e.cur.fill(e)
 }
 
 // produce emits the current row's pending neighbours.
 func (e *expand) produce() error {
 	if e.next < len(e.nbrs) {
-		e.emit(e.relCol(), e.nodeCol())
+		e.emit(e.rc, e.nc)
 	}
 	return nil
 }
@@ -314,7 +318,13 @@ func (e *expand) advance() (bool, error) {
 			e.denseLabels()
 		}
 		if len(e.nbrs) > 0 {
-			return true, nil
+			// Emitting here rather than returning to the cursor's loop
+			// saves two dynamic calls per input row, a few percent of a
+			// plain expansion.
+			e.emit(e.rc, e.nc)
+			if e.cur.full() {
+				return true, nil
+			}
 		}
 	}
 }
