@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,21 +14,12 @@ import (
 // database in process (npm @duckdb/node-api), over the line protocol
 // run.js describes: the same one as the Kùzu runner's, so DuckDB is timed
 // in the same run as Quiver and Kùzu.
-type DuckDB struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+type DuckDB struct{ nodeRunner }
 
 // DuckDBAnswer is one line of run.js's output, its rows normalised by
 // their column types (NormalizeDuckDB).
 type DuckDBAnswer struct {
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error"`
-	MS      float64 `json:"ms"`
-	NodesMS float64 `json:"nodes_ms"`
-	EdgesMS float64 `json:"edges_ms"`
-	Version string  `json:"version"`
+	peerAnswer
 	Columns []string
 	Types   []string
 	Rows    Rows
@@ -65,25 +53,12 @@ func StartDuckDB(dir string) (*DuckDB, error) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
 		return nil, fmt.Errorf("DuckDB runner: %s is not installed (make bench-duckdb): %w", dir, err)
 	}
-	cmd := exec.Command("node", "run.js")
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	r, err := startNodeRunner("DuckDB", dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting DuckDB runner (node %s/run.js): %w", dir, err)
-	}
-	return &DuckDB{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+	return &DuckDB{r}, nil
 }
-
-// Pid is the Node process's id (for its peak RSS).
-func (d *DuckDB) Pid() int { return d.cmd.Process.Pid }
 
 // Load creates the node and edge tables in a new database file dbPath
 // and COPYs the Person/KNOWS data set in dir into them: the node file's
@@ -101,20 +76,10 @@ func (d *DuckDB) Query(sql string) (DuckDBAnswer, error) {
 	return d.call(map[string]any{"op": "query", "text": sql})
 }
 
-// Close ends the runner.
-func (d *DuckDB) Close() error {
-	json.NewEncoder(d.in).Encode(map[string]any{"op": "quit"})
-	d.in.Close()
-	return d.cmd.Wait()
-}
-
 func (d *DuckDB) call(req map[string]any) (DuckDBAnswer, error) {
-	if err := json.NewEncoder(d.in).Encode(req); err != nil {
-		return DuckDBAnswer{}, fmt.Errorf("duckdb runner: %w", err)
-	}
-	line, err := d.out.ReadBytes('\n')
+	line, err := d.roundTrip(req)
 	if err != nil {
-		return DuckDBAnswer{}, fmt.Errorf("duckdb runner ended: %w", err)
+		return DuckDBAnswer{}, err
 	}
 	return ParseDuckDBAnswer(line)
 }

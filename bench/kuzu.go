@@ -1,32 +1,19 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 )
 
 // Kuzu drives bench/kuzu/run.js, a Node.js process holding one Kùzu
 // database, over its line protocol (one JSON request per line in, one JSON
 // answer per line out; see run.js).
-type Kuzu struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+type Kuzu struct{ nodeRunner }
 
 // KuzuAnswer is one line of run.js's output.
 type KuzuAnswer struct {
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error"`
-	MS      float64 `json:"ms"`
-	NodesMS float64 `json:"nodes_ms"`
-	EdgesMS float64 `json:"edges_ms"`
-	Version string  `json:"version"`
+	peerAnswer
 	// The writes answer: timed statements, their latencies in
 	// microseconds, and count(*) of W afterwards.
 	Commits int64   `json:"commits"`
@@ -38,25 +25,12 @@ type KuzuAnswer struct {
 
 // StartKuzu starts node on run.js in dir (bench/kuzu, npm-installed).
 func StartKuzu(dir string) (*Kuzu, error) {
-	cmd := exec.Command("node", "run.js")
-	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	r, err := startNodeRunner("Kùzu", dir)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting Kùzu runner (node %s/run.js): %w", dir, err)
-	}
-	return &Kuzu{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+	return &Kuzu{r}, nil
 }
-
-// Pid is the Node process's id (for its peak RSS).
-func (k *Kuzu) Pid() int { return k.cmd.Process.Pid }
 
 // Load creates data set ds's tables in a new database at dbPath and
 // COPYs its files in dir into them: the node files' COPYs are timed as
@@ -86,20 +60,10 @@ func (k *Kuzu) Writes(dbPath string, n, warmup int, mode string) (KuzuAnswer, er
 	return k.call(map[string]any{"op": "writes", "db": dbPath, "n": n, "warmup": warmup, "mode": mode})
 }
 
-// Close ends the runner.
-func (k *Kuzu) Close() error {
-	json.NewEncoder(k.in).Encode(map[string]any{"op": "quit"})
-	k.in.Close()
-	return k.cmd.Wait()
-}
-
 func (k *Kuzu) call(req map[string]any) (KuzuAnswer, error) {
-	if err := json.NewEncoder(k.in).Encode(req); err != nil {
-		return KuzuAnswer{}, fmt.Errorf("kuzu runner: %w", err)
-	}
-	line, err := k.out.ReadBytes('\n')
+	line, err := k.roundTrip(req)
 	if err != nil {
-		return KuzuAnswer{}, fmt.Errorf("kuzu runner ended: %w", err)
+		return KuzuAnswer{}, err
 	}
 	return ParseKuzuAnswer(line)
 }

@@ -223,39 +223,48 @@ func hasSQL(suite []Query) bool {
 // loadDuckDB loads the Person/KNOWS data set into DuckDB's database file
 // ddb and records the load's times, its peak RSS and the file's size.
 func loadDuckDB(dk *DuckDB, cfg Config, ddb string, rep *Report) error {
-	ResetPeakRSS(dk.Pid())
-	da, err := dk.Load(ddb, cfg.DataDir)
-	if err != nil {
-		return fmt.Errorf("duckdb load: %w", err)
-	}
-	rep.DuckDBVersion = da.Version
-	rep.DuckDBLoad = LoadTimes{NodesMS: da.NodesMS, EdgesMS: da.EdgesMS}
-	rep.DuckDBRSSLoad, _ = PeakRSS(dk.Pid())
-	// The database file and its write-ahead log beside it.
-	files, _ := filepath.Glob(ddb + "*")
-	for _, f := range files {
-		rep.DuckDBDisk += DiskSize(f)
-	}
-	return nil
+	l, err := loadPeer(&dk.nodeRunner, ddb, func() (peerAnswer, error) {
+		a, err := dk.Load(ddb, cfg.DataDir)
+		return a.peerAnswer, err
+	})
+	rep.DuckDBVersion, rep.DuckDBLoad, rep.DuckDBRSSLoad, rep.DuckDBDisk = l.version, l.times, l.rss, l.disk
+	return err
 }
 
 // loadKuzu loads the data set into Kùzu's database kdb and records the
 // load's times, its peak RSS and the database's size.
 func loadKuzu(kz *Kuzu, cfg Config, kdb string, rep *Report) error {
-	ResetPeakRSS(kz.Pid())
-	ka, err := kz.Load(kdb, cfg.Dataset, cfg.DataDir)
+	l, err := loadPeer(&kz.nodeRunner, kdb, func() (peerAnswer, error) {
+		a, err := kz.Load(kdb, cfg.Dataset, cfg.DataDir)
+		return a.peerAnswer, err
+	})
+	rep.KuzuVersion, rep.KuzuLoad, rep.KuzuRSSLoad, rep.KuzuDisk = l.version, l.times, l.rss, l.disk
+	return err
+}
+
+// peerLoad is what a peer's load measured.
+type peerLoad struct {
+	version   string
+	times     LoadTimes
+	rss, disk int64
+}
+
+// loadPeer runs a peer runner's load into database db, with the runner's
+// peak RSS reset before it, and measures the database on disk: its file
+// and the write-ahead log beside it (db*).
+func loadPeer(r *nodeRunner, db string, load func() (peerAnswer, error)) (peerLoad, error) {
+	ResetPeakRSS(r.Pid())
+	a, err := load()
 	if err != nil {
-		return fmt.Errorf("kuzu load: %w", err)
+		return peerLoad{}, fmt.Errorf("%s load: %w", r.name, err)
 	}
-	rep.KuzuVersion = ka.Version
-	rep.KuzuLoad = LoadTimes{NodesMS: ka.NodesMS, EdgesMS: ka.EdgesMS}
-	rep.KuzuRSSLoad, _ = PeakRSS(kz.Pid())
-	// Kùzu keeps one database file plus its write-ahead log beside it.
-	files, _ := filepath.Glob(kdb + "*")
+	l := peerLoad{version: a.Version, times: LoadTimes{NodesMS: a.NodesMS, EdgesMS: a.EdgesMS}}
+	l.rss, _ = PeakRSS(r.Pid())
+	files, _ := filepath.Glob(db + "*")
 	for _, f := range files {
-		rep.KuzuDisk += DiskSize(f)
+		l.disk += DiskSize(f)
 	}
-	return nil
+	return l, nil
 }
 
 // timeQuery runs q on the engines in turn (Kùzu, DuckDB when dk is set

@@ -27,7 +27,7 @@
 "use strict";
 
 const { DuckDBInstance, version } = require("@duckdb/node-api");
-const readline = require("readline");
+const { serve } = require("../lineproto.js");
 const { performance } = require("perf_hooks");
 
 let instance = null;
@@ -73,18 +73,4 @@ async function handle(req) {
   }
 }
 
-async function main() {
-  const rl = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of rl) {
-    if (!line.trim()) continue;
-    let answer;
-    try {
-      answer = await handle(JSON.parse(line));
-    } catch (e) {
-      answer = { ok: false, error: String((e && e.message) || e) };
-    }
-    process.stdout.write(JSON.stringify(answer) + "\n");
-  }
-}
-
-main();
+serve(handle);

@@ -34,17 +34,11 @@
 "use strict";
 
 const kuzu = require("kuzu");
-const readline = require("readline");
+const { serve } = require("../lineproto.js");
 const { performance } = require("perf_hooks");
 
 let db = null;
 let conn = null;
-
-function send(obj) {
-  process.stdout.write(
-    JSON.stringify(obj, (_, v) => (typeof v === "bigint" ? Number(v) : v)) + "\n"
-  );
-}
 
 async function run(text) {
   const res = await conn.query(text);
@@ -118,18 +112,4 @@ async function handle(req) {
   }
 }
 
-async function main() {
-  const rl = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of rl) {
-    if (!line.trim()) continue;
-    let answer;
-    try {
-      answer = await handle(JSON.parse(line));
-    } catch (e) {
-      answer = { ok: false, error: String((e && e.message) || e) };
-    }
-    send(answer);
-  }
-}
-
-main();
+serve(handle);
