@@ -138,6 +138,13 @@ func (e *countExpand) rangeDegrees(ids []uint64, cnts []int64) int {
 // run computes the counts.
 func (e *countExpand) run() error {
 	p := e.p
+	if len(p.Hops) == 0 {
+		// The scanned nodes themselves: their set's size.
+		e.total = int64(scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels}).GetCardinality())
+		e.c.Counters.RowsScanned += e.total
+		e.c.Counters.DBHits += e.total
+		return nil
+	}
 	e.hops = make([][]hopList, len(p.Hops))
 	e.sets = make([]idset.NodeSet, len(p.Hops))
 	for i, h := range p.Hops {

@@ -7,7 +7,8 @@ import (
 )
 
 // countPushdown replaces the input of every Aggregate that only counts
-// the rows of a node scan followed by one or two plain expansions with a
+// the rows of a node scan followed by zero, one or two plain expansions
+// (zero: the total only, the size of the scan's label set) with a
 // CountExpand, and its count with the sum of the counts. It applies when
 // nothing observes the rows themselves: no filter, no relationship or
 // far-end value read, no DISTINCT, grouping keys (if any) only the start
@@ -67,7 +68,11 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 	} else {
 		scan, _ = op.(*plan.NodeScan)
 	}
-	if scan == nil || len(hops) == 0 || len(hops) > 2 {
+	if scan == nil || len(hops) > 2 {
+		return nil
+	}
+	if len(hops) == 0 && (optional || len(a.Keys) > 0) {
+		// Zero hops count the scanned nodes themselves: only the total.
 		return nil
 	}
 	// What is counted: every row of a plain chain (count(*), or any of its
