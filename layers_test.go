@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"temporal":              nil,
 	"vector":                nil,
 	"csr":                   nil,
+	"jsontext":              nil, // the JSON scalars the frontends and the shell write alike
 	"engine/errs":           nil,
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
@@ -51,15 +52,15 @@ var allowed = map[string][]string{
 	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
-	"frontend/jsonio":       {"temporal", "vector", "engine"},
+	"frontend/jsonio":       {"temporal", "vector", "jsontext", "engine"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
 	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"client":                nil,        // the public Go client: standard library and transports only
-	"shell":                 {"client"}, // the interactive shell: a client like any other, never the engine or a frontend
+	"client":                nil,                    // the public Go client: standard library and transports only
+	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
 	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},

@@ -3,10 +3,10 @@ package shell
 import (
 	"encoding/csv"
 	"io"
-	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/quiverdb/quiver/jsontext"
 )
 
 // The formats for programs: csv (a header of column names, then a record
@@ -82,7 +82,7 @@ type jsonWriter struct {
 func (j *jsonWriter) begin(cols []string, _ []string) {
 	j.keys = make([][]byte, len(cols))
 	for i, c := range cols {
-		j.keys[i] = append(appendJSONString(nil, c), ':')
+		j.keys[i] = append(jsontext.AppendString(nil, c), ':')
 	}
 	if !j.lines {
 		j.write([]byte("["))
@@ -144,14 +144,11 @@ func appendJSON(b []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int64:
-		return strconv.AppendInt(b, x, 10)
+		return jsontext.AppendInt(b, x)
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return append(b, "null"...)
-		}
-		return append(b, formatFloat(x)...)
+		return jsontext.AppendFloat(b, x)
 	case string:
-		return appendJSONString(b, x)
+		return jsontext.AppendString(b, x)
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {
@@ -172,51 +169,11 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = jsontext.AppendString(b, k)
 			b = append(b, ':')
 			b = appendJSON(b, x[k])
 		}
 		return append(b, '}')
 	}
 	return append(b, "null"...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string, escaping what JSON needs
-// and U+2028, U+2029 (which break JavaScript readers of JSON lines).
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }

@@ -2,12 +2,11 @@ package jsonio
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/jsontext"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -15,78 +14,15 @@ import (
 // This file writes JSON by hand, straight from typed vectors into a byte
 // slice: no reflection and no map per row on the hot path.
 
-const hexDigits = "0123456789abcdef"
-
-// AppendString appends s as a JSON string. Control characters are escaped,
-// invalid UTF-8 becomes U+FFFD, and U+2028/U+2029 are escaped so the output
-// is also safe inside JavaScript.
-func AppendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// AppendString appends s as a JSON string (jsontext.AppendString).
+func AppendString(b []byte, s string) []byte { return jsontext.AppendString(b, s) }
 
 // AppendInt appends v in decimal.
-func AppendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
+func AppendInt(b []byte, v int64) []byte { return jsontext.AppendInt(b, v) }
 
-// AppendFloat writes a finite float so that it still reads as a float
-// (1.0, not 1); NaN and infinities have no JSON form and are written as
-// null.
-func AppendFloat(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, "null"...)
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, 'g', -1, 64)
-	for _, c := range b[start:] {
-		if c == '.' || c == 'e' {
-			return b
-		}
-	}
-	return append(b, '.', '0')
-}
+// AppendFloat appends a float that reads as one, null when it has no JSON
+// form (jsontext.AppendFloat).
+func AppendFloat(b []byte, f float64) []byte { return jsontext.AppendFloat(b, f) }
 
 // Encoder writes values of one result; it resolves entities through the
 // result and reuses its scratch space.
