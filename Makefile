@@ -331,8 +331,13 @@ bench-protocols: build
 ## procedure and through the query language beside the GAP reference
 ## kernels; generates the graph into bench/data/kron<scale>-<seed> when
 ## missing and writes bench/RESULTS-algo.md (bench/README.md). With g++
-## it also compiles bench/gapref/gapref.cc, the same-run reference
+## it compiles GAP's own bfs, pr, cc and sssp from GAPBS_DIR (the GAP
+## Benchmark Suite's source beside the repository) into bin/gapbs, with
+## the flags of GAP's Makefile, and times them on the same graph in the
+## same run; and bench/gapref/gapref.cc, the answer-checked reference
 ## kernels. Needs no Node.js. Not part of `make test`.
+GAPBS_DIR  ?= ../shared/gapbs
+GAP_CXXFLAGS ?= -std=c++11 -O3 -Wall -fopenmp
 ALGO_SCALE ?= 20
 ALGO_RUNS  ?= 3
 ALGO_ONLY  ?=
@@ -343,8 +348,15 @@ bench-algo:
 	@if command -v $(CXX) >/dev/null; then \
 		$(CXX) -O3 -march=native -fopenmp -o $(BIN)/gapref bench/gapref/gapref.cc; \
 	else echo "bench-algo: no $(CXX), so no same-run reference kernel (apt-get install g++)"; rm -f $(BIN)/gapref; fi
+	@if command -v $(CXX) >/dev/null && test -f $(GAPBS_DIR)/src/bfs.cc; then \
+		mkdir -p $(BIN)/gapbs; \
+		for k in bfs pr cc sssp; do \
+			test $(BIN)/gapbs/$$k -nt $(GAPBS_DIR)/src/$$k.cc || { echo "$(CXX) $(GAP_CXXFLAGS) $(GAPBS_DIR)/src/$$k.cc -o $(BIN)/gapbs/$$k"; \
+				$(CXX) $(GAP_CXXFLAGS) $(GAPBS_DIR)/src/$$k.cc -o $(BIN)/gapbs/$$k || exit 1; }; \
+		done; \
+	else echo "bench-algo: no $(GAPBS_DIR) or no $(CXX), so GAP's own kernels are not timed"; rm -rf $(BIN)/gapbs; fi
 	./$(BIN)/quiverbench algo -scale $(ALGO_SCALE) -seed $(SEED) -data bench/data/kron$(ALGO_SCALE)-$(SEED) -runs $(ALGO_RUNS) -warmup $(WARMUP) -only "$(ALGO_ONLY)" -tmp $(ALGO_TMP) -out $(ALGO_OUT) -note "$(BENCH_NOTE)" \
-		$$(test -x $(BIN)/gapref && echo -reference $(BIN)/gapref)
+		$$(test -x $(BIN)/gapref && echo -reference $(BIN)/gapref) $$(test -x $(BIN)/gapbs/sssp && echo -gap $(BIN)/gapbs)
 
 bench-kuzu:
 	@test -d bench/kuzu/node_modules/kuzu || (cd bench/kuzu && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)

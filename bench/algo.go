@@ -126,9 +126,13 @@ type AlgoOptions struct {
 	// (bench/gapref/gapref.cc, reference.go), each kernel timed just
 	// before each of Quiver's runs of the same algorithm.
 	Reference string
-	Commit    string
-	Note      string
-	Log       io.Writer
+	// GAP, when set, is the directory of GAP's compiled kernels (bfs,
+	// pr, cc, sssp; gap.go), each run with Runs trials on the same graph
+	// just before Quiver's runs of the matching algorithm.
+	GAP    string
+	Commit string
+	Note   string
+	Log    io.Writer
 }
 
 // AlgoTiming is one algorithm's measurements.
@@ -148,6 +152,9 @@ type AlgoTiming struct {
 	// AlgoOptions.Reference); ReferenceHub, for PageRank, its time in
 	// the hub numbering.
 	Reference, ReferenceHub []time.Duration
+	// GAP is GAP's own kernel run on the same graph (AlgoOptions.GAP),
+	// nil without it.
+	GAP *GAPRun
 }
 
 // AlgoReport is a run of the algorithm benchmark.
@@ -231,6 +238,11 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 		if t.Cold, _, err = procedureTime(ctx, db, text, sourceParams(c, sources, first)); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
+		if o.GAP != "" {
+			if t.GAP, err = gapRun(ctx, o, c, sources[0], runs, logf); err != nil {
+				return nil, err
+			}
+		}
 		if ref == nil && o.Reference != "" && c.Ref != "" {
 			logf("loading the graph into the reference kernels %s", o.Reference)
 			if ref, err = StartReference(ctx, o.Reference, filepath.Join(o.Data, KronEdgesFile), r.Kron.Vertices, 10); err != nil {
@@ -285,6 +297,25 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 	}
 	logf("projection: median %.3f s", MedianOf(r.Projection).Seconds())
 	return r, nil
+}
+
+// gapRun runs GAP's kernel for c (none: nil) with trials trials from
+// source, writing GAP's edge lists of the graph first when missing.
+func gapRun(ctx context.Context, o AlgoOptions, c AlgoCase, source int64, trials int, logf func(string, ...any)) (*GAPRun, error) {
+	if _, ok := gapKernels[c.Name]; !ok {
+		return nil, nil
+	}
+	el, wel, err := WriteGAPEdgeLists(o.Data)
+	if err != nil {
+		return nil, fmt.Errorf("GAP's edge lists: %w", err)
+	}
+	run, _, err := RunGAP(ctx, o.GAP, c.Name, el, wel, source, trials, 0)
+	if err != nil {
+		return nil, err
+	}
+	logf("%s: GAP's kernel %.3f s (median of %d trials; read %.1f s, build %.1f s): %s", c.Name,
+		run.Median().Seconds(), len(run.Trials), run.Read.Seconds(), run.Build.Seconds(), run.Command)
+	return run, nil
 }
 
 // AlgoCacheBytes is the projection cache's bound in the benchmark: the

@@ -76,8 +76,13 @@ func WriteAlgoMarkdown(w io.Writer, r *AlgoReport) error {
 	p("GAP: the reference kernels (gapbs) on this machine at scale %d with 2", GAPScale)
 	p("threads (issue 14); the goal is %d× that, scaled linearly in edges (2^(scale−%d)) at other scales.", GoalFactor, GAPScale)
 	p("")
-	p("| algorithm | in the procedure | through the query language | CALL … YIELD overhead | first call | rows | GAP kernel | GAP, 2 threads, scale %d | goal at scale %d | procedure / goal |", GAPScale, k.Scale)
-	p("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+	if hasGAP(r) {
+		p("*GAP, same run*: GAP's own kernel (gapbs) on the same graph in this run, just before Quiver's runs")
+		p("of the algorithm: the median of its trial times (min in parentheses), the kernel alone as GAP times it.")
+		p("")
+	}
+	p("| algorithm | in the procedure | through the query language | CALL … YIELD overhead | first call | rows | GAP kernel | GAP, same run | procedure / GAP same run | GAP, 2 threads, scale %d | goal at scale %d | procedure / goal |", GAPScale, k.Scale)
+	p("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
 	for _, t := range r.Timings {
 		c := t.Case
 		proc, q := MedianOf(t.Procedure), MedianOf(t.Query)
@@ -90,10 +95,16 @@ func WriteAlgoMarkdown(w io.Writer, r *AlgoReport) error {
 		if n := len(t.Procedure); n != runsOf(r) {
 			name += fmt.Sprintf(" (%d run%s)", n, map[bool]string{true: "", false: "s"}[n == 1])
 		}
-		p("| %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |", name, secText3(proc), secText3(slicesMin(t.Procedure)),
-			secText3(q), secText3(MedianOf(t.Overhead)), secText3(t.Cold), countText(t.Rows), c.GAP, anchor, goal, vs)
+		same, vsSame := "–", "–"
+		if g := t.GAP; g != nil {
+			same = fmt.Sprintf("%s (%s)", secText3(g.Median()), secText3(slicesMin(g.Trials)))
+			vsSame = fmt.Sprintf("%.2f", proc.Seconds()/g.Median().Seconds())
+		}
+		p("| %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", name, secText3(proc), secText3(slicesMin(t.Procedure)),
+			secText3(q), secText3(MedianOf(t.Overhead)), secText3(t.Cold), countText(t.Rows), c.GAP, same, vsSame, anchor, goal, vs)
 	}
 	p("")
+	writeGAPRuns(p, r)
 	writeReferenceTable(p, r)
 	if len(r.Projection) > 0 {
 		p("Building the undirected projection alone (a first BFS after a commit with `maxDepth: 0`, which reaches")
@@ -180,6 +191,39 @@ func writeReferenceTable(p func(string, ...any), r *AlgoReport) {
 		}
 		p("| %s | %s (%s) | %s (%s) | %s | %.2f | %s | %.2f |", t.Case.Name, secText3(proc), secText3(slicesMin(t.Procedure)),
 			secText3(gen), secText3(slicesMin(t.Reference)), hub, proc.Seconds()/gen.Seconds(), vsHub, proc.Seconds()/(GoalFactor*gen.Seconds()))
+	}
+	p("")
+}
+
+func hasGAP(r *AlgoReport) bool {
+	for _, t := range r.Timings {
+		if t.GAP != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeGAPRuns lists the runs of GAP's kernels: the command, the graph
+// GAP built and its times beside the kernel's.
+func writeGAPRuns(p func(string, ...any), r *AlgoReport) {
+	if !hasGAP(r) {
+		return
+	}
+	p("**GAP's runs** (bench/gap.go): compiled from ../shared/gapbs with the flags of its Makefile")
+	p("(`-std=c++11 -O3 -Wall -fopenmp`), reading the edge list written from the same `edges.csv` (`-f`, built")
+	p("symmetrized with `-s`; GAP drops self-loops and repeated pairs), BFS and SSSP from the source of")
+	p("Quiver's first timed run for every trial (`-r`). GAP's *Average Time* is the mean of its trials.")
+	p("")
+	p("| algorithm | command | graph GAP built | read | build | trials | median | average |")
+	p("|---|---|---|---:|---:|---:|---:|---:|")
+	for _, t := range r.Timings {
+		g := t.GAP
+		if g == nil {
+			continue
+		}
+		p("| %s | `%s` | %s nodes, %s undirected edges | %s | %s | %d | %s | %s |", t.Case.Name, g.Command,
+			countText(g.Nodes), countText(g.Edges), secText3(g.Read), secText3(g.Build), len(g.Trials), secText3(g.Median()), secText3(g.Average))
 	}
 	p("")
 }

@@ -1,7 +1,7 @@
 // Package bench is the benchmark harness of Quiver beside Kùzu: a
 // deterministic power-law graph generator, the query suite Q1–Q9 in both
 // engines' spellings (and the wider W01–W33), a second, SNB-like data set
-// of several labels and relationship types with its suite S01–S22
+// of several labels and relationship types with its suite S01–S24
 // (snb_gen.go, suite_snb.go), the runners (Quiver embedded and over HTTP
 // in this process, Kùzu as a Node.js subprocess), the answer comparison
 // and the RESULTS.md report. bench/cmd/quiverbench is the thin command

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// The same-run reference. GAP's kernels are not installable here (no
-// Debian package, no network), and the anchors in AlgoCases were measured
-// on another day of a machine whose cache varies 2-3x by the hour. So
-// `make bench-algo` also compiles bench/gapref/gapref.cc, GAP's four
+// The same-run reference. The anchors in AlgoCases were measured on
+// another day of a machine whose cache varies 2-3x by the hour, and GAP's
+// own binaries (gap.go) report times but no answer to compare with
+// Quiver's. So `make bench-algo` also compiles bench/gapref/gapref.cc, GAP's four
 // kernels written from their papers, with g++ -O3, and times each on the
 // same graph just before each of Quiver's runs of the same algorithm: the
 // ratio is measured in one run, on one state of the cache. The program

@@ -163,6 +163,27 @@ func snbAnswers(g *SNBGraph) map[string]Rows {
 		}
 	}
 	ans["S22"] = Rows{{n22, int64(len(likers))}}
+
+	// S23, S24: lookups by id without a single label.
+	for _, p := range g.Persons {
+		if p.ID == 42 {
+			ans["S23"] = Rows{{"Person", int64(42)}}
+		}
+	}
+	var n24 int64
+	for _, id := range []int64{42, 3000, 30000, 300000, 600000, 900000} {
+		for _, p := range g.Posts {
+			if p.ID == id {
+				n24++
+			}
+		}
+		for _, c := range g.Comments {
+			if c.ID == id {
+				n24++
+			}
+		}
+	}
+	ans["S24"] = Rows{{n24}}
 	return ans
 }
 

@@ -50,4 +50,12 @@ var SNBSuite = []Query{
 	// sample of persons (born in 1990, about 1 in 55).
 	{Name: "S21", Shape: "comments on friends' posts", Quiver: "MATCH (a:Person)<-[:HAS_CREATOR]-(c:Comment)-[:REPLY_OF]->(m:Post)-[:HAS_CREATOR]->(b:Person)-[:KNOWS]-(a) WHERE a.birthYear = 1990 RETURN count(*)"},
 	{Name: "S22", Shape: "liked posts on own interests", Quiver: "MATCH (p:Person)-[:LIKES]->(m:Post)-[:HAS_TAG]->(t:Tag)<-[:HAS_INTEREST]-(p) WHERE p.birthYear = 1990 RETURN count(*), count(DISTINCT p)"},
+	// Lookups by id without a single label, as LDBC's short reads write
+	// them (ids are one namespace over all labels; 42 is a person at
+	// every scale, the list spans the blocks of labels at M). Kùzu's
+	// (m:Post:Comment) is either label.
+	{Name: "S23", Shape: "lookup by id without a label", Quiver: "MATCH (m {id: 42}) RETURN labels(m)[0] AS label, m.id",
+		Kuzu: "MATCH (m {id: 42}) RETURN label(m) AS label, m.id"},
+	{Name: "S24", Shape: "messages by ids, Post or Comment", Quiver: "MATCH (m) WHERE m:Post|Comment AND m.id IN [42, 3000, 30000, 300000, 600000, 900000] RETURN count(*)",
+		Kuzu: "MATCH (m:Post:Comment) WHERE m.id IN [42, 3000, 30000, 300000, 600000, 900000] RETURN count(*)"},
 }

@@ -496,7 +496,7 @@ func indexInfos(snap *storage.Snapshot) []plan.IndexInfo {
 	for _, ix := range snap.Schema().Indexes {
 		entries, distinct := snap.IndexStats(ix)
 		out = append(out, plan.IndexInfo{Name: ix.Name, Type: ix.Type.String(), Label: ix.Label,
-			Props: ix.Keys, Entries: entries, Distinct: distinct})
+			Props: ix.Keys, Entries: entries, Distinct: distinct, Holders: snap.IndexKeyHolders(ix)})
 	}
 	return out
 }

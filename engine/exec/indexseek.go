@@ -46,7 +46,6 @@ func (s *indexSeek) open() error {
 	s.opened = true
 	tx := s.c.Tx
 	ix := planned(tx.Schema(), s.p.Index, s.p.Labels, s.p.Props)
-	var bm *roaring.Bitmap
 	if s.p.Ordered {
 		s.isOrdered = true
 		s.labels = s.labelNodes(nil)
@@ -72,23 +71,32 @@ func (s *indexSeek) open() error {
 		}
 		return nil
 	}
-	if ix == nil {
-		// Dropped after the plan was made: read the label as a scan
-		// would; the Filter above still applies the predicate.
-		bm = s.labelNodes(nil)
-	} else {
-		var err error
-		if bm, err = s.seek(tx, ix); err != nil {
-			return err
-		}
-		if bm != nil {
-			s.c.Counters.DBHits += int64(bm.GetCardinality())
-			s.c.Counters.IndexHits += int64(bm.GetCardinality())
-		}
-		bm = s.labelNodes(bm)
+	bm, _, err := s.nodes(ix)
+	if err != nil {
+		return err
 	}
 	s.it = bm.ManyIterator()
 	return nil
+}
+
+// nodes are the nodes with the seek's labels that index ix finds for the
+// key values, and covered set; or, when the index is gone (ix nil:
+// dropped after the plan was made) or cannot compare the values, every
+// node with the labels, as a scan would read them, and covered unset.
+// The Filter above applies the predicate either way.
+func (s *indexSeek) nodes(ix *catalog.Index) (bm *roaring.Bitmap, covered bool, err error) {
+	if ix == nil {
+		return s.labelNodes(nil), false, nil
+	}
+	if bm, err = s.seek(s.c.Tx, ix); err != nil {
+		return nil, false, err
+	}
+	if bm == nil {
+		return s.labelNodes(nil), false, nil
+	}
+	s.c.Counters.DBHits += int64(bm.GetCardinality())
+	s.c.Counters.IndexHits += int64(bm.GetCardinality())
+	return s.labelNodes(bm), true, nil
 }
 
 // sortedLabelNodes lists the nodes with the seek's labels in the key

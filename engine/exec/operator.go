@@ -133,6 +133,8 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		return newNodeScan(c, p), nil
 	case *plan.IndexSeek:
 		return newIndexSeek(c, p), nil
+	case *plan.IndexUnion:
+		return newIndexUnion(c, p), nil
 	case *plan.CountExpand:
 		return newCountExpand(c, p), nil
 	case *plan.LabelSets:

@@ -249,6 +249,9 @@ func (o *Filter) estimated(k *coster, in estimate, kids []estimate) estimate {
 	if seek, ok := o.Input.(*IndexSeek); ok {
 		return estimate{rows: in.rows * residualSelectivity(o.Pred, seek), cost: in.rows}
 	}
+	if u, ok := o.Input.(*IndexUnion); ok && len(u.Seeks) > 0 {
+		return estimate{rows: in.rows * residualSelectivity(o.Pred, u.Seeks[0]), cost: in.rows}
+	}
 	return estimate{rows: in.rows * selectivity(o.Pred), cost: in.rows}
 }
 

@@ -15,6 +15,10 @@ type IndexInfo struct {
 	Props []string
 	// Entries and Distinct are index statistics: entries and distinct keys.
 	Entries, Distinct int64
+	// Holders is the number of nodes of any label, or none, holding the
+	// first property (opt/index_union.go weighs the nodes no index
+	// covers by it).
+	Holders int64
 }
 
 // IndexPred is one indexable conjunct on a scanned node's property.

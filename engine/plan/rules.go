@@ -77,12 +77,18 @@ const (
 	// RuleLabelCover skips an expansion's far-end label test when the
 	// label is carried by every live node of the snapshot read.
 	RuleLabelCover = "label-cover"
+	// RuleIndexUnion reads a node pattern without a single label (none,
+	// or a disjunction in WHERE) whose property predicate indexes serve
+	// on some labels as the union of those index seeks and the nodes no
+	// index covers that hold the property, instead of scanning every
+	// node (opt/index_union.go).
+	RuleIndexUnion = "index-union"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion}
 	sort.Strings(names)
 	return names
 }

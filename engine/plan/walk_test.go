@@ -21,7 +21,7 @@ var everyOperator = []plan.Operator{
 	&plan.Aggregate{}, &plan.Sort{}, &plan.Distinct{}, &plan.Skip{}, &plan.Limit{},
 	&plan.Unwind{}, &plan.Argument{}, &plan.Optional{}, &plan.CrossProduct{},
 	&plan.Create{}, &plan.ProcedureCall{}, &plan.CountExpand{}, &plan.IndexSeek{},
-	&plan.HashJoin{}, &plan.IndexJoin{}, &plan.ExpandIntersect{}, &plan.LabelSets{},
+	&plan.HashJoin{}, &plan.IndexJoin{}, &plan.ExpandIntersect{}, &plan.LabelSets{}, &plan.IndexUnion{},
 	&plan.Union{}, &plan.VarLengthExpand{}, &plan.ShortestPath{}, &plan.Update{},
 	&plan.Delete{}, &plan.Merge{}, &plan.Eager{},
 }

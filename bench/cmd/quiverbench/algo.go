@@ -26,7 +26,8 @@ func algo(args []string) error {
 	only := fs.String("only", "", "comma-separated algorithms to run (bfs, pagerank, wcc, sssp, cdlp, lcc; default all)")
 	out := fs.String("out", "bench/RESULTS-algo.md", "report file (empty: print it)")
 	note := fs.String("note", "", "a paragraph for the report (what else ran on the machine)")
-	reference := fs.String("reference", "", "compiled bench/gapref/pagerank.cc, timed between Quiver's PageRank runs (empty: none)")
+	reference := fs.String("reference", "", "compiled bench/gapref/gapref.cc, its kernels timed before each of Quiver's runs (empty: none)")
+	gap := fs.String("gap", "", "directory of GAP's compiled bfs, pr, cc and sssp (make bench-algo: bin/gapbs), each timed on the same graph before Quiver's runs (empty: none)")
 	fs.Parse(args)
 	if *data == "" {
 		*data = filepath.Join("bench", "data", fmt.Sprintf("kron%d-%d", *scale, *seed))
@@ -51,7 +52,7 @@ func algo(args []string) error {
 		}
 	}
 	rep, err := bench.RunAlgo(context.Background(), bench.AlgoOptions{Scale: *scale, Seed: *seed, Data: *data,
-		DB: filepath.Join(db, "data"), Runs: *runs, Warmup: *warmup, Only: names, Reference: *reference, Commit: commit(), Note: *note, Log: os.Stderr})
+		DB: filepath.Join(db, "data"), Runs: *runs, Warmup: *warmup, Only: names, Reference: *reference, GAP: *gap, Commit: commit(), Note: *note, Log: os.Stderr})
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func newSelector(p *plan.Plan, indexes []plan.IndexInfo) *selector {
 		h = &plan.Hints{}
 	}
 	return &selector{indexes: indexes, hints: h, cands: map[*plan.NodeScan]*scanCands{},
-		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}}
+		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}, anyOf: map[*plan.NodeScan][]string{}}
 }
 
 // seekVars adds to vars the variables an IndexSeek serves, in the plan and
@@ -65,6 +65,8 @@ func seekVars(op plan.Operator, vars map[string]bool) map[string]bool {
 	}
 	switch o := op.(type) {
 	case *plan.IndexSeek:
+		vars[o.Var] = true
+	case *plan.IndexUnion:
 		vars[o.Var] = true
 	case *plan.Filter:
 		plan.Walk(o.Pred, sub)
@@ -108,6 +110,9 @@ type selector struct {
 	// (index_join.go), considered when no constant seek serves them.
 	joins     map[*plan.NodeScan]*joinCand
 	joinOrder []*joinCand
+	// anyOf holds the labels a WHERE requires one of for a scan without
+	// labels (index_union.go).
+	anyOf map[*plan.NodeScan][]string
 }
 
 // walk finds Filters and the scans their conjuncts constrain, in the
@@ -131,6 +136,7 @@ func (s *selector) walk(op plan.Operator) {
 		for _, c := range plan.Conjuncts(f.Pred, nil) {
 			col, pr, ok := plan.IndexablePred(c)
 			if !ok {
+				s.labelTest(f, c)
 				s.correlated(f, c)
 				continue
 			}

@@ -44,6 +44,10 @@ var passes = []struct {
 	// INDEX and WITHOUT INDEX hints decide, and a USING INDEX neither
 	// honours is an error.
 	{"index-selection", "", selectIndexes, func(op plan.Operator) bool { _, ok := op.(*plan.IndexSeek); return ok }},
+	// A scan without a single label whose predicates indexes serve on
+	// some labels becomes the union of those seeks and a residual read
+	// (index_union.go).
+	{"index-union", plan.RuleIndexUnion, selectIndexUnions, func(op plan.Operator) bool { _, ok := op.(*plan.IndexUnion); return ok }},
 	{"index-join", "", selectIndexJoins, func(op plan.Operator) bool { _, ok := op.(*plan.IndexJoin); return ok }},
 	// A Sort on the key a BTREE seek below it orders by goes; the seek
 	// yields its nodes in order (order_seek.go).

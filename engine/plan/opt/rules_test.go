@@ -93,7 +93,11 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", nil, "count-expand,identity-group"},
 		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", []string{plan.RuleIdentityGroup}, "count-expand"},
 		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start,parallel"},
-		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start,range-filter,parallel"},
+		{"MATCH (a)-->(b {id: 1}) RETURN a", nil, "selective-start,index-union,range-filter"},
+		{"MATCH (a)-->(b {id: 1}) RETURN a", []string{plan.RuleIndexUnion}, "selective-start,range-filter,parallel"},
+		{"MATCH (m) WHERE (m:P OR m:Q) AND m.id = $x RETURN m", nil, "index-union"},
+		{"MATCH (m) WHERE m:Q AND m.id = $x RETURN m", nil, "parallel"}, // no index on Q
+		{"MATCH (m) WITHOUT INDEX WHERE m.id = 7 RETURN m", nil, "range-filter,parallel"},
 		{"RETURN [1, 2] AS l", nil, "constant-fold"},
 		{"RETURN [1, 2] AS l", []string{plan.RuleConstantFold}, ""},
 		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", nil, "endpoints-only,endpoints-bfs,parallel"},
