@@ -50,8 +50,21 @@ type VarLengthExpand struct {
 	// executor lists its relationships back to front, which is the
 	// written order Cypher gives the list in.
 	Reversed bool
-	Pattern  string // the pattern as written, for EXPLAIN
-	Cols     []Column
+	// RelTest, NodeTest and InnerTest are tests of one element of the
+	// chain, moved into the expansion from all() and none() conjuncts of
+	// a WHERE (opt/path_prune.go). Each reads its element as column 0 and
+	// nothing else: every relationship of a chain must pass RelTest,
+	// every node NodeTest (the start included) and every node but its two
+	// ends InnerTest, so a chain that fails one is never extended.
+	RelTest, NodeTest, InnerTest Expr
+	Pattern                      string // the pattern as written, for EXPLAIN
+	Cols                         []Column
+}
+
+// Pruned reports whether the expansion tests the chain's elements as it
+// grows.
+func (o *VarLengthExpand) Pruned() bool {
+	return o.RelTest != nil || o.NodeTest != nil || o.InnerTest != nil
 }
 
 // ShortestPath finds, for each input row, a shortest chain of Min..Max
@@ -107,6 +120,14 @@ func (o *VarLengthExpand) Describe() Description {
 	}
 	if len(o.RelKeys) > 0 {
 		args += propText(o.RelKeys, o.RelVals)
+	}
+	for _, t := range []struct {
+		what string
+		e    Expr
+	}{{"relationships", o.RelTest}, {"nodes", o.NodeTest}, {"inner nodes", o.InnerTest}} {
+		if t.e != nil {
+			args += " pruned: " + t.what + " " + t.e.String()
+		}
 	}
 	if o.EndpointsOnly {
 		args += " endpoints only"

@@ -77,12 +77,17 @@ const (
 	// RuleLabelCover skips an expansion's far-end label test when the
 	// label is carried by every live node of the snapshot read.
 	RuleLabelCover = "label-cover"
+	// RulePathPrune moves all() and none() conjuncts of a WHERE over the
+	// relationships or nodes of a variable-length chain into the
+	// expansion, which tests each element as the chain grows and never
+	// extends a chain that failed (opt/path_prune.go).
+	RulePathPrune = "path-prune"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RulePathPrune}
 	sort.Strings(names)
 	return names
 }
