@@ -87,3 +87,37 @@ func planText(d *engine.PlanNode) string {
 	}
 	return s
 }
+
+// Once all() over a named relationship list moved into the expansion,
+// nothing reads the list: with only distinct far ends wanted, the
+// reachability search runs with the test, and without it the chains are
+// enumerated and filtered. Both find the same far ends (the four children
+// with w < 4 and their 16 such children).
+func TestPathPruneEndpoints(t *testing.T) {
+	ctx := context.Background()
+	const q = "MATCH (a:R)-[rs:T*1..2]->(c) WHERE all(r IN rs WHERE r.w < 4) RETURN count(DISTINCT c) AS n"
+	for _, tc := range []struct {
+		disabled  []string
+		endpoints bool
+	}{{nil, true}, {[]string{"path-prune"}, false}, {[]string{"endpoints-bfs"}, true}} {
+		db, err := engine.Open(t.TempDir(), engine.Options{DisabledRules: tc.disabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		mustQuery(t, db, "CREATE (:R {id: 0})", nil)
+		mustQuery(t, db, "MATCH (r:R) UNWIND range(0, 9) AS i CREATE (r)-[:T {w: i}]->(:C {i: i})", nil)
+		mustQuery(t, db, "MATCH (c:C) UNWIND range(0, 9) AS i CREATE (c)-[:T {w: i}]->(:G)", nil)
+		res, err := db.Query(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := drain(res); err != nil || !slices.Equal(got, []string{"20"}) {
+			t.Errorf("rules off %v: %v, %v; want [20]", tc.disabled, got, err)
+		}
+		text := planText(explain(t, db, "EXPLAIN "+q).Root)
+		if strings.Contains(text, "endpoints only") != tc.endpoints {
+			t.Errorf("rules off %v: endpoints only = %v, want %v in\n%s", tc.disabled, !tc.endpoints, tc.endpoints, text)
+		}
+	}
+}
