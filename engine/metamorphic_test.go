@@ -372,6 +372,16 @@ func metaQueries(rng *rand.Rand) []string {
 			return fmt.Sprintf("MATCH %s(n%s {uid: %d})%s(m) WHERE %s(x IN %s WHERE "+pred+") RETURN %s",
 				path, label(), rng.IntN(600), rel, q, list, rng.IntN(50), ret)
 		},
+		func() string { // the same over shortest paths between two nodes
+			sp := []string{"allShortestPaths", "shortestPath"}[rng.IntN(2)]
+			list := []string{"relationships(p)", "nodes(p)", "nodes(p)[1..-1]"}[rng.IntN(3)]
+			pred := "x.w > %d"
+			if strings.HasPrefix(list, "nodes") {
+				pred = "x.x > %d OR x:B"
+			}
+			return fmt.Sprintf("MATCH (a {uid: %d}), (b {uid: %d}) MATCH p = %s((a)-[%s*]-(b)) WHERE %s(x IN %s WHERE "+pred+") RETURN length(p), count(*)",
+				rng.IntN(600), rng.IntN(600), sp, typ(), []string{"all", "none"}[rng.IntN(2)], list, rng.IntN(50))
+		},
 		func() string {
 			return fmt.Sprintf("MATCH (n%s) WITH n.g AS g, count(*) AS c WHERE c > %d RETURN g, c", label(), rng.IntN(60))
 		},

@@ -121,3 +121,40 @@ func TestPathPruneEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// allShortestPaths with all() over the path's relationships: of the ten
+// shortest paths from s to t (through ten middle nodes, w = 0..9 on both
+// hops), two have every w < 2. With the rule on, the search emits only
+// those two; with it off it emits all ten and the Filter drops eight.
+func TestPathPruneAllShortest(t *testing.T) {
+	ctx := context.Background()
+	const q = "MATCH (s:S), (t:T) MATCH p = allShortestPaths((s)-[:E*]->(t)) WHERE all(r IN relationships(p) WHERE r.w < 2) RETURN count(*) AS n"
+	for _, tc := range []struct {
+		disabled []string
+		emitted  int64
+	}{{nil, 2}, {[]string{"path-prune"}, 10}} {
+		db, err := engine.Open(t.TempDir(), engine.Options{Parallelism: 1, DisabledRules: tc.disabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		mustQuery(t, db, "CREATE (:S), (:T)", nil)
+		mustQuery(t, db, "MATCH (s:S), (t:T) UNWIND range(0, 9) AS i CREATE (s)-[:E {w: i}]->(:M)-[:E {w: i}]->(t)", nil)
+		res, err := db.Query(ctx, "PROFILE "+q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := drain(res); err != nil || !slices.Equal(got, []string{"2"}) {
+			t.Fatalf("rules off %v: %v, %v; want [2]", tc.disabled, got, err)
+		}
+		var emitted int64 = -1
+		for _, op := range res.Profile().Operators {
+			if op.Name == "ShortestPath" || op.Name == "AllShortestPaths" {
+				emitted = op.Rows
+			}
+		}
+		if emitted != tc.emitted {
+			t.Errorf("rules off %v: the search emitted %d paths, want %d (%+v)", tc.disabled, emitted, tc.emitted, res.Profile().Operators)
+		}
+	}
+}

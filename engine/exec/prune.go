@@ -17,20 +17,21 @@ type pruner struct {
 	rel, node, inner *elemTest
 }
 
-// newPruner compiles p's element tests; nil when it has none.
-func newPruner(c *Context, p *plan.VarLengthExpand) (*pruner, error) {
-	if !p.Pruned() {
+// newPruner compiles the element tests of a path search; nil when it has
+// none.
+func newPruner(c *Context, rel, node, inner plan.Expr) (*pruner, error) {
+	if rel == nil && node == nil && inner == nil {
 		return nil, nil
 	}
 	pr := &pruner{}
 	var err error
-	if pr.rel, err = newElemTest(c, p.RelTest, vector.Rel); err != nil {
+	if pr.rel, err = newElemTest(c, rel, vector.Rel); err != nil {
 		return nil, err
 	}
-	if pr.node, err = newElemTest(c, p.NodeTest, vector.Node); err != nil {
+	if pr.node, err = newElemTest(c, node, vector.Node); err != nil {
 		return nil, err
 	}
-	if pr.inner, err = newElemTest(c, p.InnerTest, vector.Node); err != nil {
+	if pr.inner, err = newElemTest(c, inner, vector.Node); err != nil {
 		return nil, err
 	}
 	return pr, nil

@@ -21,6 +21,9 @@ type shortest struct {
 	cur   cursor
 	adjs  []adjList
 	props *relProps
+	// prune holds the element tests of an allShortestPaths search: the
+	// paths of the shortest length that pass them (bidiPruned).
+	prune *pruner
 	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
 
@@ -49,7 +52,11 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	if err != nil {
 		return nil, err
 	}
-	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
+	prune, err := newPruner(c, p.RelTest, p.NodeTest, p.InnerTest)
+	if err != nil {
+		return nil, err
+	}
+	s := &shortest{c: c, p: p, props: props, prune: prune, adjs: openAdjs(c, p.Types, p.Dir),
 		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
 		par: map[uint64]pathtree.Hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]pathtree.Hop{}}
 	if props != nil {
@@ -133,7 +140,10 @@ func (s *shortest) search(src, dst uint64) error {
 		}
 	}
 	if src != dst {
-		return s.bidi(src, dst)
+		if s.prune != nil {
+			return s.bidiPruned(src, dst)
+		}
+		return s.bidi(src, dst, nil, s.p.Max)
 	}
 	return s.bfs(src, dst, 0, false, s.p.Max)
 }

@@ -47,7 +47,7 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 	if err != nil {
 		return nil, err
 	}
-	prune, err := newPruner(c, p)
+	prune, err := newPruner(c, p.RelTest, p.NodeTest, p.InnerTest)
 	if err != nil {
 		return nil, err
 	}

@@ -82,8 +82,21 @@ type ShortestPath struct {
 	RelKeys  []string
 	RelVals  []Expr
 	All      bool
-	Pattern  string
-	Cols     []Column
+	// RelTest, NodeTest and InnerTest, set only with All, are the tests
+	// of VarLengthExpand of an all() or none() conjunct of the WHERE
+	// above, which stays there (opt/path_prune.go): the search first
+	// finds the length of a shortest path, then searches again with the
+	// tests for the paths of that length that pass them. Those are the
+	// shortest paths the WHERE keeps; a path longer than the shortest
+	// one is never a result, whatever passes.
+	RelTest, NodeTest, InnerTest Expr
+	Pattern                      string
+	Cols                         []Column
+}
+
+// Pruned reports whether the search tests the paths' elements.
+func (o *ShortestPath) Pruned() bool {
+	return o.RelTest != nil || o.NodeTest != nil || o.InnerTest != nil
 }
 
 func (o *VarLengthExpand) Columns() []Column          { return o.Cols }
@@ -121,14 +134,7 @@ func (o *VarLengthExpand) Describe() Description {
 	if len(o.RelKeys) > 0 {
 		args += propText(o.RelKeys, o.RelVals)
 	}
-	for _, t := range []struct {
-		what string
-		e    Expr
-	}{{"relationships", o.RelTest}, {"nodes", o.NodeTest}, {"inner nodes", o.InnerTest}} {
-		if t.e != nil {
-			args += " pruned: " + t.what + " " + t.e.String()
-		}
-	}
+	args += prunedText(o.RelTest, o.NodeTest, o.InnerTest)
 	if o.EndpointsOnly {
 		args += " endpoints only"
 	}
@@ -150,5 +156,20 @@ func (o *ShortestPath) Describe() Description {
 	if len(o.RelKeys) > 0 {
 		d.Args += propText(o.RelKeys, o.RelVals)
 	}
+	d.Args += prunedText(o.RelTest, o.NodeTest, o.InnerTest)
 	return d
+}
+
+// prunedText shows the element tests of a path search in EXPLAIN.
+func prunedText(rel, node, inner Expr) string {
+	s := ""
+	for _, t := range []struct {
+		what string
+		e    Expr
+	}{{"relationships", rel}, {"nodes", node}, {"inner nodes", inner}} {
+		if t.e != nil {
+			s += " pruned: " + t.what + " " + t.e.String()
+		}
+	}
+	return s
 }

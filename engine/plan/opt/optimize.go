@@ -32,7 +32,15 @@ var passes = []struct {
 	// tests the expansion makes as the chain grows (path_prune.go),
 	// before the endpoint searches are marked, which then test them too.
 	{plan.RulePathPrune, plan.RulePathPrune, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = prunePaths(p.Root); return nil },
-		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.Pruned() }},
+		func(op plan.Operator) bool {
+			switch s := op.(type) {
+			case *plan.VarLengthExpand:
+				return s.Pruned()
+			case *plan.ShortestPath:
+				return s.Pruned()
+			}
+			return false
+		}},
 	// Variable-length expansions whose chains nobody reads become
 	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
 	// decides how to run them.

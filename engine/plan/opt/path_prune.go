@@ -37,6 +37,14 @@ import (
 // error that the conjunct would not have raised over the unpruned chains;
 // a P that could (arithmetic, function calls) stays in the Filter.
 //
+// allShortestPaths (ALL SHORTEST) is pruned too, but there the WHERE
+// filters the shortest paths found and does not steer the search: the
+// search uses the tests only to skip the shortest paths that fail them
+// (exec/shortest.go), and the conjunct stays in the Filter. One shortest
+// path (shortestPath, ANY SHORTEST) is not pruned: the WHERE keeps or
+// drops the one the search finds first, and a search with the tests
+// would find another.
+//
 // The expansion is found below the Filter through the operators that keep
 // their input's columns in place (plan.KeepsInputColumns, and the
 // projection adding a named path), never through OPTIONAL MATCH, where a
@@ -78,13 +86,15 @@ const (
 )
 
 // pruneConjunct moves c into the expansion under in when it is one of
-// the forms prunePaths recognises, and reports whether it did.
+// the forms prunePaths recognises, and reports whether it did. Over an
+// allShortestPaths search, the tests are added but c stays: the search
+// uses them to find the passing paths among the shortest.
 func pruneConjunct(in plan.Operator, c plan.Expr) bool {
 	q, ok := c.(*plan.Quantifier)
 	if !ok || q.Kind != "all" && q.Kind != "none" {
 		return false
 	}
-	vl, what, ok := chainOf(in, q.List)
+	search, what, ok := chainOf(in, q.List)
 	if !ok {
 		return false
 	}
@@ -99,32 +109,41 @@ func pruneConjunct(in plan.Operator, c plan.Expr) bool {
 	if q.Kind == "none" {
 		test = &plan.Not{X: test}
 	}
-	and := func(prev plan.Expr) plan.Expr {
-		if prev == nil {
-			return test
+	var tests [3]*plan.Expr
+	moved := true
+	switch s := search.(type) {
+	case *plan.VarLengthExpand:
+		tests = [3]*plan.Expr{&s.RelTest, &s.NodeTest, &s.InnerTest}
+	case *plan.ShortestPath:
+		if !s.All {
+			// One shortest path, and the WHERE keeps it or not: which
+			// one the search finds first decides, so it cannot look
+			// for one that passes.
+			return false
 		}
-		return &plan.Binary{Op: plan.OpAnd, L: prev, R: test}
+		tests = [3]*plan.Expr{&s.RelTest, &s.NodeTest, &s.InnerTest}
+		moved = false
 	}
-	switch what {
-	case chainRels:
-		vl.RelTest = and(vl.RelTest)
-	case chainNodes:
-		vl.NodeTest = and(vl.NodeTest)
-	default:
-		vl.InnerTest = and(vl.InnerTest)
+	if prev := tests[what]; *prev == nil {
+		*prev = test
+	} else {
+		*prev = &plan.Binary{Op: plan.OpAnd, L: *prev, R: test}
 	}
-	return true
+	return moved
 }
 
 // chainOf resolves the list a quantifier ranges over, read over in's
-// columns, to the variable-length expansion whose chain it lists.
-func chainOf(in plan.Operator, list plan.Expr) (*plan.VarLengthExpand, int, bool) {
+// columns, to the variable-length expansion or the shortest path search
+// whose chain it lists.
+func chainOf(in plan.Operator, list plan.Expr) (plan.Operator, int, bool) {
 	if c, ok := list.(*plan.ColRef); ok {
-		vl, ok := binderOf(in, c.Idx).(*plan.VarLengthExpand)
-		if !ok || c.Idx != len(vl.Input.Columns()) {
-			return nil, 0, false
+		switch s := binderOf(in, c.Idx).(type) {
+		case *plan.VarLengthExpand:
+			return s, chainRels, c.Idx == len(s.Input.Columns())
+		case *plan.ShortestPath:
+			return s, chainRels, c.Idx == len(s.Input.Columns())
 		}
-		return vl, chainRels, true
+		return nil, 0, false
 	}
 	call, ok := list.(*plan.Call)
 	if !ok {
@@ -151,14 +170,14 @@ func chainOf(in plan.Operator, list plan.Expr) (*plan.VarLengthExpand, int, bool
 	if !ok {
 		return nil, 0, false
 	}
-	vl := pathSegment(in, pc.Idx)
-	return vl, what, vl != nil
+	search := pathSegment(in, pc.Idx)
+	return search, what, search != nil
 }
 
-// pathSegment returns the expansion whose chain is the whole of the named
-// path in column col of in, or nil: the path is built by a projection
-// that adds it to the columns it keeps, from one variable-length segment.
-func pathSegment(in plan.Operator, col int) *plan.VarLengthExpand {
+// pathSegment returns the expansion or search whose chain is the whole of
+// the named path in column col of in, or nil: the path is built by a
+// projection that adds it to the columns it keeps, from one segment.
+func pathSegment(in plan.Operator, col int) plan.Operator {
 	pr, ok := binderOf(in, col).(*plan.Project)
 	if !ok || col != len(pr.Input.Columns()) || !keepsColumns(pr) {
 		return nil
@@ -171,11 +190,17 @@ func pathSegment(in plan.Operator, col int) *plan.VarLengthExpand {
 	if !ok {
 		return nil
 	}
-	vl, ok := binderOf(pr.Input, seg.Idx).(*plan.VarLengthExpand)
-	if !ok || !vl.PathCol || seg.Idx != len(vl.Cols)-1 {
-		return nil
+	switch s := binderOf(pr.Input, seg.Idx).(type) {
+	case *plan.VarLengthExpand:
+		if s.PathCol && seg.Idx == len(s.Cols)-1 {
+			return s
+		}
+	case *plan.ShortestPath:
+		if seg.Idx == len(s.Cols)-1 {
+			return s
+		}
 	}
-	return vl
+	return nil
 }
 
 // binderOf descends from op through the operators that keep their input's
