@@ -54,6 +54,14 @@ func (pr *pruner) through(node uint64) (bool, error) {
 	return pr.inner.one(node)
 }
 
+// relPasses reports whether relationship rel passes RelTest.
+func (pr *pruner) relPasses(rel uint64) (bool, error) {
+	if pr.rel == nil {
+		return true, nil
+	}
+	return pr.rel.one(rel)
+}
+
 // keep narrows the neighbours nbrs[from:] and their relationships to
 // those passing RelTest and NodeTest.
 func (pr *pruner) keep(nbrs, rels []uint64, from int) ([]uint64, []uint64, error) {

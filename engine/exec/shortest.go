@@ -21,9 +21,9 @@ type shortest struct {
 	cur   cursor
 	adjs  []adjList
 	props *relProps
-	// prune holds the element tests of an allShortestPaths search: the
-	// paths of the shortest length that pass them (bidiPruned).
-	prune *pruner
+	// prune holds the element tests of an allShortestPaths search
+	// (shortest_prune.go).
+	prune *hopTests
 	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
 
@@ -56,13 +56,17 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	if err != nil {
 		return nil, err
 	}
-	s := &shortest{c: c, p: p, props: props, prune: prune, adjs: openAdjs(c, p.Types, p.Dir),
+	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
 		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
 		par: map[uint64]pathtree.Hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]pathtree.Hop{}}
 	if props != nil {
 		s.cur.onBatch = props.batch
 	}
 	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
+	if prune != nil {
+		s.prune = newHopTests(prune)
+		s.head.Keep, s.tail.Keep = s.prune.keep, s.prune.keep
+	}
 	out, nin := s.cur.out, s.cur.nin
 	out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
@@ -89,6 +93,9 @@ func (s *shortest) produce() error {
 			return nil
 		}
 		pth, ok := s.nextJoined()
+		if s.prune != nil && s.prune.err != nil {
+			return s.prune.err
+		}
 		if !ok {
 			s.joining = false
 			return nil
@@ -140,10 +147,7 @@ func (s *shortest) search(src, dst uint64) error {
 		}
 	}
 	if src != dst {
-		if s.prune != nil {
-			return s.bidiPruned(src, dst)
-		}
-		return s.bidi(src, dst, nil, s.p.Max)
+		return s.bidi(src, dst)
 	}
 	return s.bfs(src, dst, 0, false, s.p.Max)
 }

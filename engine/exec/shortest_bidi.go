@@ -28,55 +28,19 @@ func reverseDir(d plan.Direction) plan.Direction {
 	return plan.Both
 }
 
-// bidiPruned finds the shortest paths between two different nodes that
-// pass the element tests of the WHERE above: a search without them gives
-// the shortest length, then one with them, no longer than that, gives the
-// passing paths of that length. A graph without the failing elements has
-// no shorter path, so the second search finds exactly those paths or
-// none, and the Filter above keeps the same rows as from every shortest
-// path, having far fewer to test when most fail.
-func (s *shortest) bidiPruned(src, dst uint64) error {
-	if err := s.bidi(src, dst, nil, s.p.Max); err != nil || !s.joining {
-		return err
-	}
-	length := s.meetLength()
-	s.joining = false
-	for _, n := range [2]uint64{src, dst} {
-		if ok, err := s.prune.start(n); !ok || err != nil {
-			return err
-		}
-	}
-	return s.bidi(src, dst, s.prune, length)
-}
-
-// meetLength is the length of the shortest paths through the meeting
-// nodes of the search that has just met.
-func (s *shortest) meetLength() int {
-	best := -1
-	for _, v := range s.meet {
-		if n := int(s.fwd.Lvl[v] + s.bwd.Lvl[v]); best < 0 || n < best {
-			best = n
-		}
-	}
-	return best
-}
-
-// bidi finds the shortest paths of at most maxLen relationships between
-// two different nodes by growing a search from each end, always the side
-// with the smaller frontier, one whole level at a time. When a level
-// reaches nodes the other side has seen, those nodes lie on every shortest
-// path at that position: the paths are the combinations of the halves
-// through them. Both halves are shortest, so a combined path is simple
-// and repeats no relationship. With prune, the relationships and nodes
-// failing its tests are left out of the graph searched; a node failing
-// the test of the nodes between the ends is left out unless it is one.
-func (s *shortest) bidi(src, dst uint64, prune *pruner, maxLen int) error {
+// bidi finds the shortest paths between two different nodes by growing a
+// search from each end, always the side with the smaller frontier, one
+// whole level at a time. When a level reaches nodes the other side has
+// seen, those nodes lie on every shortest path at that position: the
+// paths are the combinations of the halves through them. Both halves are
+// shortest, so a combined path is simple and repeats no relationship.
+func (s *shortest) bidi(src, dst uint64) error {
 	f, b := s.fwd, s.bwd
 	f.Reset(src)
 	b.Reset(dst)
 	tx := s.c.Tx
 	for len(f.Frontier) > 0 && len(b.Frontier) > 0 &&
-		(maxLen == plan.Unbounded || int(f.Depth+b.Depth) < maxLen) {
+		(s.p.Max == plan.Unbounded || int(f.Depth+b.Depth) < s.p.Max) {
 		if err := s.c.CheckCancel(); err != nil {
 			return err
 		}
@@ -90,23 +54,12 @@ func (s *shortest) bidi(src, dst uint64, prune *pruner, maxLen int) error {
 		for _, u := range x.Frontier {
 			s.nbrs, s.rels = appendAdj(x.adjs, s.nbrs[:0], s.rels[:0], u)
 			s.c.Counters.RowsScanned += int64(len(s.nbrs))
-			var err error
-			if s.nbrs, s.rels, err = prune.keep(s.nbrs, s.rels, 0); err != nil {
-				return err
-			}
 			for i, v := range s.nbrs {
 				r := s.rels[i]
 				if s.props != nil && !s.props.match(tx, r) {
 					continue
 				}
 				d, seen := x.Lvl[v]
-				if !seen && v != src && v != dst {
-					if ok, err := prune.through(v); err != nil {
-						return err
-					} else if !ok {
-						continue
-					}
-				}
 				switch {
 				case !seen:
 					x.Lvl[v] = level
@@ -128,6 +81,11 @@ func (s *shortest) bidi(src, dst uint64, prune *pruner, maxLen int) error {
 		if len(meet) > 0 {
 			// The paths are enumerated lazily (nextJoined): there may be
 			// far more shortest paths than a query wants to see.
+			if s.prune != nil {
+				if meet = s.prune.ends(src, dst, meet); len(meet) == 0 {
+					return s.prune.err
+				}
+			}
 			s.meet, s.meetIdx, s.haveHead, s.joining = meet, 0, false, true
 			s.head.Reset(&s.fwd.Side, meet[0])
 			return nil

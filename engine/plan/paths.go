@@ -84,11 +84,11 @@ type ShortestPath struct {
 	All      bool
 	// RelTest, NodeTest and InnerTest, set only with All, are the tests
 	// of VarLengthExpand of an all() or none() conjunct of the WHERE
-	// above, which stays there (opt/path_prune.go): the search first
-	// finds the length of a shortest path, then searches again with the
-	// tests for the paths of that length that pass them. Those are the
-	// shortest paths the WHERE keeps; a path longer than the shortest
-	// one is never a result, whatever passes.
+	// above, which stays there (opt/path_prune.go): the search runs
+	// without them, and the shortest paths it found are enumerated
+	// skipping the hops through elements that fail, so only those the
+	// WHERE keeps are built. A path longer than the shortest one is
+	// never a result, whatever passes.
 	RelTest, NodeTest, InnerTest Expr
 	Pattern                      string
 	Cols                         []Column

@@ -39,8 +39,9 @@ import (
 //
 // allShortestPaths (ALL SHORTEST) is pruned too, but there the WHERE
 // filters the shortest paths found and does not steer the search: the
-// search uses the tests only to skip the shortest paths that fail them
-// (exec/shortest.go), and the conjunct stays in the Filter. One shortest
+// search uses the tests only to skip the shortest paths that fail them as
+// it enumerates them (exec/shortest_prune.go), and the conjunct stays in
+// the Filter. One shortest
 // path (shortestPath, ANY SHORTEST) is not pruned: the WHERE keeps or
 // drops the one the search finds first, and a search with the tests
 // would find another.
