@@ -69,6 +69,24 @@ func TestPathPruneRows(t *testing.T) {
 		t.Errorf("the plan read %d properties with the rule, %d without; want 31 and 211", onHits, offHits)
 	}
 
+	// An inline property map was tested on each relationship as the
+	// chain grows before this rule, and still is, rule or not: w = 1 at
+	// both levels is one chain of each length.
+	for _, db := range []*engine.DB{on, off} {
+		res, err := db.Query(ctx, "PROFILE MATCH (a:R)-[:T*1..2 {w: 1}]->(c) RETURN count(*) AS n", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := drain(res); err != nil || !slices.Equal(got, []string{"2"}) {
+			t.Fatalf("inline map: %v, %v; want [2]", got, err)
+		}
+		for _, op := range res.Profile().Operators {
+			if op.Name == "VariableLengthExpand" && op.Rows != 2 {
+				t.Errorf("inline map: VariableLengthExpand emitted %d rows, want 2", op.Rows)
+			}
+		}
+	}
+
 	ex := explain(t, on, "EXPLAIN "+q)
 	if !slices.Contains(ex.Rules, "path-prune") || !strings.Contains(planText(ex.Root), "pruned: relationships") {
 		t.Errorf("rule on: rules %v, plan %s", ex.Rules, planText(ex.Root))
