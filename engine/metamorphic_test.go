@@ -355,6 +355,33 @@ func metaQueries(rng *rand.Rand) []string {
 		func() string {
 			return fmt.Sprintf("MATCH (n%s {x: %d})-[%s*0..2]-(m) RETURN n.uid, count(m)", label(), k(), typ())
 		},
+		func() string { // quantifiers over a chain's elements: the path-prune rule
+			q := []string{"all", "none", "any", "single"}[rng.IntN(4)]
+			list := []string{"rs", "relationships(p)", "nodes(p)", "nodes(p)[1..-1]"}[rng.IntN(4)]
+			pred := []string{"x.w < %d", "x.w >= %d OR x:S", "NOT x.w = %d"}[rng.IntN(3)]
+			if strings.HasPrefix(list, "nodes") {
+				pred = []string{"x.x > %d", "x:A OR x.x < %d", "x.name IS NULL AND x.y > %d"}[rng.IntN(3)]
+			}
+			path := ""
+			if list != "rs" {
+				path = "p = "
+			}
+			bounds := []string{"*1..3", "*0..2", "*2..3"}[rng.IntN(3)]
+			rel := strings.Replace(strings.ReplaceAll(arrow(typ()), "[r", "[rs"), "]", bounds+"]", 1)
+			ret := []string{"count(*), count(DISTINCT m)", "DISTINCT m.uid", "n.uid, count(*)"}[rng.IntN(3)]
+			return fmt.Sprintf("MATCH %s(n%s {uid: %d})%s(m) WHERE %s(x IN %s WHERE "+pred+") RETURN %s",
+				path, label(), rng.IntN(600), rel, q, list, rng.IntN(50), ret)
+		},
+		func() string { // the same over shortest paths between two nodes
+			sp := []string{"allShortestPaths", "shortestPath"}[rng.IntN(2)]
+			list := []string{"relationships(p)", "nodes(p)", "nodes(p)[1..-1]"}[rng.IntN(3)]
+			pred := "x.w > %d"
+			if strings.HasPrefix(list, "nodes") {
+				pred = "x.x > %d OR x:B"
+			}
+			return fmt.Sprintf("MATCH (a {uid: %d}), (b {uid: %d}) MATCH p = %s((a)-[%s*]-(b)) WHERE %s(x IN %s WHERE "+pred+") RETURN length(p), count(*)",
+				rng.IntN(600), rng.IntN(600), sp, typ(), []string{"all", "none"}[rng.IntN(2)], list, rng.IntN(50))
+		},
 		func() string {
 			return fmt.Sprintf("MATCH (n%s) WITH n.g AS g, count(*) AS c WHERE c > %d RETURN g, c", label(), rng.IntN(60))
 		},

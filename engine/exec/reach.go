@@ -26,6 +26,7 @@ type reach struct {
 	p     *plan.VarLengthExpand
 	cur   cursor
 	props *relProps
+	prune *pruner
 
 	opened    bool
 	adjs      []adjList
@@ -54,8 +55,8 @@ type reachState struct {
 
 var reachStates = sync.Pool{New: func() any { return new(reachState) }}
 
-func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps) *reach {
-	r := &reach{c: c, p: p, props: props, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps, prune *pruner) *reach {
+	r := &reach{c: c, p: p, props: props, prune: prune, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
 	if props != nil {
 		r.cur.onBatch = props.batch
 	}
@@ -140,6 +141,9 @@ func (r *reach) advance() (bool, error) {
 func (r *reach) search(start uint64) error {
 	r.found, r.next = r.found[:0], 0
 	r.visited.Clear()
+	if ok, err := r.prune.start(start); !ok || err != nil {
+		return err
+	}
 	keep := func(n uint64) {
 		if r.p.Into >= 0 {
 			if n == r.into {
@@ -170,15 +174,22 @@ func (r *reach) search(start uint64) error {
 		}
 		r.nextLvl = r.nextLvl[:0]
 		for _, u := range r.frontier {
-			r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
-			r.c.Counters.RowsScanned += int64(len(r.nbrs))
+			if err := r.neighbours(u); err != nil {
+				return err
+			}
 			for i, v := range r.nbrs {
 				if r.props != nil && !r.props.match(tx, r.rels[i]) {
 					continue
 				}
 				if r.visited.Add(v) {
 					keep(v)
-					r.nextLvl = append(r.nextLvl, v)
+					// A node the pruning tests do not let a chain go
+					// through is a far end, never a step.
+					if ok, err := r.prune.through(v); err != nil {
+						return err
+					} else if ok {
+						r.nextLvl = append(r.nextLvl, v)
+					}
 				}
 			}
 		}
@@ -208,6 +219,10 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 	}
 	tx := r.c.Tx
 	first, firstRels := appendAdj(r.adjs, nil, nil, start)
+	first, firstRels, err := r.prune.keep(first, firstRels, 0)
+	if err != nil {
+		return false, err
+	}
 	for i, x := range first {
 		rel := firstRels[i]
 		if r.props != nil && !r.props.match(tx, rel) {
@@ -215,6 +230,12 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		}
 		if x == start {
 			return true, nil
+		}
+		if ok, err := r.prune.through(x); err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
 		}
 		limit := r.p.Max
 		if limit != plan.Unbounded {
@@ -229,8 +250,9 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 			}
 			r.nextLvl = r.nextLvl[:0]
 			for _, u := range r.frontier {
-				r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
-				r.c.Counters.RowsScanned += int64(len(r.nbrs))
+				if err := r.neighbours(u); err != nil {
+					return false, err
+				}
 				for j, v := range r.nbrs {
 					if r.rels[j] == rel || r.props != nil && !r.props.match(tx, r.rels[j]) {
 						continue
@@ -239,7 +261,11 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 						return true, nil
 					}
 					if r.seen.Add(v) {
-						r.nextLvl = append(r.nextLvl, v)
+						if ok, err := r.prune.through(v); err != nil {
+							return false, err
+						} else if ok {
+							r.nextLvl = append(r.nextLvl, v)
+						}
 					}
 				}
 			}
@@ -247,4 +273,14 @@ func (r *reach) closedTrail(start uint64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// neighbours loads u's neighbours and relationships into r.nbrs and
+// r.rels, those the pruning tests keep.
+func (r *reach) neighbours(u uint64) error {
+	r.nbrs, r.rels = appendAdj(r.adjs, r.nbrs[:0], r.rels[:0], u)
+	r.c.Counters.RowsScanned += int64(len(r.nbrs))
+	var err error
+	r.nbrs, r.rels, err = r.prune.keep(r.nbrs, r.rels, 0)
+	return err
 }

@@ -21,6 +21,9 @@ type shortest struct {
 	cur   cursor
 	adjs  []adjList
 	props *relProps
+	// prune holds the element tests of an allShortestPaths search
+	// (shortest_prune.go).
+	prune *hopTests
 	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
 
@@ -49,6 +52,10 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 	if err != nil {
 		return nil, err
 	}
+	prune, err := newPruner(c, p.RelTest, p.NodeTest, p.InnerTest)
+	if err != nil {
+		return nil, err
+	}
 	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
 		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
 		par: map[uint64]pathtree.Hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]pathtree.Hop{}}
@@ -56,6 +63,10 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 		s.cur.onBatch = props.batch
 	}
 	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
+	if prune != nil {
+		s.prune = newHopTests(prune)
+		s.head.Keep, s.tail.Keep = s.prune.keep, s.prune.keep
+	}
 	out, nin := s.cur.out, s.cur.nin
 	out.Cols[nin] = vector.New(vector.Any, vector.Capacity)
 	out.Cols[nin+1] = vector.New(vector.Any, vector.Capacity)
@@ -82,6 +93,9 @@ func (s *shortest) produce() error {
 			return nil
 		}
 		pth, ok := s.nextJoined()
+		if s.prune != nil && s.prune.err != nil {
+			return s.prune.err
+		}
 		if !ok {
 			s.joining = false
 			return nil

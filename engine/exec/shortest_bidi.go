@@ -81,6 +81,11 @@ func (s *shortest) bidi(src, dst uint64) error {
 		if len(meet) > 0 {
 			// The paths are enumerated lazily (nextJoined): there may be
 			// far more shortest paths than a query wants to see.
+			if s.prune != nil {
+				if meet = s.prune.ends(src, dst, meet); len(meet) == 0 {
+					return s.prune.err
+				}
+			}
 			s.meet, s.meetIdx, s.haveHead, s.joining = meet, 0, false, true
 			s.head.Reset(&s.fwd.Side, meet[0])
 			return nil

@@ -25,6 +25,7 @@ type varLength struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 	props     *relProps
+	prune     *pruner
 
 	into uint64 // the bound far end of the current row, when Into >= 0
 
@@ -46,10 +47,14 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 	if err != nil {
 		return nil, err
 	}
-	if plan.Chose(p, plan.RuleEndpointsBFS) {
-		return newReach(c, p, in, props), nil
+	prune, err := newPruner(c, p.RelTest, p.NodeTest, p.InnerTest)
+	if err != nil {
+		return nil, err
 	}
-	e := &varLength{c: c, p: p, props: props, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	if plan.Chose(p, plan.RuleEndpointsBFS) {
+		return newReach(c, p, in, props, prune), nil
+	}
+	e := &varLength{c: c, p: p, props: props, prune: prune, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
 	if props != nil {
 		e.cur.onBatch = props.batch
 	}
@@ -83,7 +88,9 @@ func (e *varLength) Next() (*vector.Batch, error) {
 // produce goes on with the current row's search, a step at a time.
 func (e *varLength) produce() error {
 	for e.active && !e.cur.full() {
-		e.step()
+		if err := e.step(); err != nil {
+			return err
+		}
 		if e.steps++; e.steps&4095 == 0 {
 			if err := e.c.CheckCancel(); err != nil {
 				return err
@@ -94,18 +101,31 @@ func (e *varLength) produce() error {
 }
 
 // advance starts the search from the next input row with a start node
-// (and a bound far end, for an Into pattern).
+// (and a bound far end, for an Into pattern) that may start a chain.
 func (e *varLength) advance() (bool, error) {
-	start, into, ok, err := e.cur.nextNodes(e.p.From, e.p.Into)
-	if !ok || err != nil {
-		return false, err
+	var start, into uint64
+	for {
+		var ok bool
+		var err error
+		start, into, ok, err = e.cur.nextNodes(e.p.From, e.p.Into)
+		if !ok || err != nil {
+			return false, err
+		}
+		if ok, err = e.prune.start(start); err != nil {
+			return false, err
+		}
+		if ok {
+			break
+		}
 	}
 	e.into = into
 	if e.props != nil {
 		e.props.row(e.cur.row)
 	}
 	e.stack, e.nodes, e.rels = e.stack[:0], e.nodes[:0], e.rels[:0]
-	e.push(start)
+	if err := e.push(start); err != nil {
+		return false, err
+	}
 	e.active = true
 	if e.p.Min == 0 {
 		e.emit(start)
@@ -114,8 +134,8 @@ func (e *varLength) advance() (bool, error) {
 }
 
 // push adds node to the chain with the neighbours it may continue to
-// (none at the maximum depth).
-func (e *varLength) push(node uint64) {
+// (none at the maximum depth, none the pruning tests reject).
+func (e *varLength) push(node uint64) error {
 	e.nodes = append(e.nodes, node)
 	if len(e.stack) < cap(e.stack) {
 		e.stack = e.stack[:len(e.stack)+1]
@@ -124,15 +144,24 @@ func (e *varLength) push(node uint64) {
 	}
 	f := &e.stack[len(e.stack)-1]
 	f.nbrs, f.rels, f.next = f.nbrs[:0], f.rels[:0], 0
-	if e.p.Max == plan.Unbounded || len(e.nodes)-1 < e.p.Max {
-		f.nbrs, f.rels = appendAdj(e.adjs, f.nbrs, f.rels, node)
-		e.c.Counters.RowsScanned += int64(len(f.nbrs))
+	if e.p.Max != plan.Unbounded && len(e.nodes)-1 >= e.p.Max {
+		return nil
 	}
+	if len(e.nodes) > 1 {
+		if ok, err := e.prune.through(node); !ok || err != nil {
+			return err
+		}
+	}
+	f.nbrs, f.rels = appendAdj(e.adjs, f.nbrs, f.rels, node)
+	e.c.Counters.RowsScanned += int64(len(f.nbrs))
+	var err error
+	f.nbrs, f.rels, err = e.prune.keep(f.nbrs, f.rels, 0)
+	return err
 }
 
 // step extends the chain by the next usable relationship of the deepest
 // node (emitting it when long enough), or backtracks.
-func (e *varLength) step() {
+func (e *varLength) step() error {
 	top := len(e.stack) - 1
 	f := &e.stack[top]
 	for f.next < len(f.nbrs) {
@@ -142,11 +171,13 @@ func (e *varLength) step() {
 			continue
 		}
 		e.rels = append(e.rels, rel)
-		e.push(nbr)
+		if err := e.push(nbr); err != nil {
+			return err
+		}
 		if len(e.rels) >= e.p.Min {
 			e.emit(nbr)
 		}
-		return
+		return nil
 	}
 	e.stack, e.nodes = e.stack[:top], e.nodes[:top]
 	if top > 0 {
@@ -154,6 +185,7 @@ func (e *varLength) step() {
 	} else {
 		e.active = false
 	}
+	return nil
 }
 
 // usable reports whether rel may extend the chain: not already in it, not

@@ -50,8 +50,21 @@ type VarLengthExpand struct {
 	// executor lists its relationships back to front, which is the
 	// written order Cypher gives the list in.
 	Reversed bool
-	Pattern  string // the pattern as written, for EXPLAIN
-	Cols     []Column
+	// RelTest, NodeTest and InnerTest are tests of one element of the
+	// chain, moved into the expansion from all() and none() conjuncts of
+	// a WHERE (opt/path_prune.go). Each reads its element as column 0 and
+	// nothing else: every relationship of a chain must pass RelTest,
+	// every node NodeTest (the start included) and every node but its two
+	// ends InnerTest, so a chain that fails one is never extended.
+	RelTest, NodeTest, InnerTest Expr
+	Pattern                      string // the pattern as written, for EXPLAIN
+	Cols                         []Column
+}
+
+// Pruned reports whether the expansion tests the chain's elements as it
+// grows.
+func (o *VarLengthExpand) Pruned() bool {
+	return o.RelTest != nil || o.NodeTest != nil || o.InnerTest != nil
 }
 
 // ShortestPath finds, for each input row, a shortest chain of Min..Max
@@ -69,8 +82,21 @@ type ShortestPath struct {
 	RelKeys  []string
 	RelVals  []Expr
 	All      bool
-	Pattern  string
-	Cols     []Column
+	// RelTest, NodeTest and InnerTest, set only with All, are the tests
+	// of VarLengthExpand of an all() or none() conjunct of the WHERE
+	// above, which stays there (opt/path_prune.go): the search runs
+	// without them, and the shortest paths it found are enumerated
+	// skipping the hops through elements that fail, so only those the
+	// WHERE keeps are built. A path longer than the shortest one is
+	// never a result, whatever passes.
+	RelTest, NodeTest, InnerTest Expr
+	Pattern                      string
+	Cols                         []Column
+}
+
+// Pruned reports whether the search tests the paths' elements.
+func (o *ShortestPath) Pruned() bool {
+	return o.RelTest != nil || o.NodeTest != nil || o.InnerTest != nil
 }
 
 func (o *VarLengthExpand) Columns() []Column          { return o.Cols }
@@ -108,6 +134,7 @@ func (o *VarLengthExpand) Describe() Description {
 	if len(o.RelKeys) > 0 {
 		args += propText(o.RelKeys, o.RelVals)
 	}
+	args += prunedText(o.RelTest, o.NodeTest, o.InnerTest)
 	if o.EndpointsOnly {
 		args += " endpoints only"
 	}
@@ -129,5 +156,20 @@ func (o *ShortestPath) Describe() Description {
 	if len(o.RelKeys) > 0 {
 		d.Args += propText(o.RelKeys, o.RelVals)
 	}
+	d.Args += prunedText(o.RelTest, o.NodeTest, o.InnerTest)
 	return d
+}
+
+// prunedText shows the element tests of a path search in EXPLAIN.
+func prunedText(rel, node, inner Expr) string {
+	s := ""
+	for _, t := range []struct {
+		what string
+		e    Expr
+	}{{"relationships", rel}, {"nodes", node}, {"inner nodes", inner}} {
+		if t.e != nil {
+			s += " pruned: " + t.what + " " + t.e.String()
+		}
+	}
+	return s
 }

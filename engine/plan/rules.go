@@ -83,12 +83,17 @@ const (
 	// index covers that hold the property, instead of scanning every
 	// node (opt/index_union.go).
 	RuleIndexUnion = "index-union"
+	// RulePathPrune moves all() and none() conjuncts of a WHERE over the
+	// relationships or nodes of a variable-length chain into the
+	// expansion, which tests each element as the chain grows and never
+	// extends a chain that failed (opt/path_prune.go).
+	RulePathPrune = "path-prune"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune}
 	sort.Strings(names)
 	return names
 }

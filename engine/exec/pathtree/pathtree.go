@@ -43,6 +43,9 @@ func (sd *Side) Reset(origin uint64) {
 // back to a search side's origin along the parent hops: Nodes[0] is the
 // start node, Rels[i] joins Nodes[i] and Nodes[i+1].
 type Walk struct {
+	// Keep, when set, decides which hops a path may take: the walk never
+	// follows one it rejects.
+	Keep  func(Hop) bool
 	sd    *Side
 	Nodes []uint64
 	Rels  []uint64
@@ -75,6 +78,9 @@ func (w *Walk) Next() bool {
 		if w.idx[top] < len(ps) {
 			e := ps[w.idx[top]]
 			w.idx[top]++
+			if w.Keep != nil && !w.Keep(e) {
+				continue
+			}
 			w.Nodes = append(w.Nodes, e.From)
 			w.Rels = append(w.Rels, e.Rel)
 			w.idx = append(w.idx, 0)

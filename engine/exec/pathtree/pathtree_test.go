@@ -35,6 +35,17 @@ func TestWalk(t *testing.T) {
 	if got := walk(1); !slices.Equal(got, []string{"[1] []"}) {
 		t.Errorf("paths back from the origin: %v", got)
 	}
+	// Keep rejects relationship 11 and the hop from node 2: the walk
+	// never takes them, and a node whose hops all fail leads nowhere.
+	w.Keep = func(h Hop) bool { return h.Rel != 11 && h.From != 2 }
+	if got := walk(4); !slices.Equal(got, []string{"[4 3 1] [14 12]"}) {
+		t.Errorf("paths back from 4 with Keep: %v", got)
+	}
+	w.Keep = func(h Hop) bool { return h.Rel != 10 }
+	if got := walk(2); len(got) != 0 {
+		t.Errorf("paths back from 2 without its one hop: %v", got)
+	}
+	w.Keep = nil
 	// A side reset for a new search forgets the old one's nodes.
 	sd.Reset(7)
 	if len(sd.Lvl) != 1 || len(sd.Pars) != 0 || !slices.Equal(sd.Frontier, []uint64{7}) || sd.Depth != 0 {

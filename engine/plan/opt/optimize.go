@@ -28,6 +28,19 @@ var passes = []struct {
 	// filters on scans.
 	{"filter-pushdown", plan.RuleFilterPushdown, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = pushFilters(p.Root); return nil },
 		func(op plan.Operator) bool { f, ok := op.(*plan.Filter); return ok && f.Pushed }},
+	// all() and none() over a variable-length chain's elements become
+	// tests the expansion makes as the chain grows (path_prune.go),
+	// before the endpoint searches are marked, which then test them too.
+	{plan.RulePathPrune, plan.RulePathPrune, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = prunePaths(p.Root); return nil },
+		func(op plan.Operator) bool {
+			switch s := op.(type) {
+			case *plan.VarLengthExpand:
+				return s.Pruned()
+			case *plan.ShortestPath:
+				return s.Pruned()
+			}
+			return false
+		}},
 	// Variable-length expansions whose chains nobody reads become
 	// endpoint searches (endpoints.go); the executor's endpoints-bfs rule
 	// decides how to run them.

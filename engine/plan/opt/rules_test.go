@@ -123,6 +123,15 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (n:K) WHERE n.x IN [1, 2] RETURN n", []string{plan.RuleInSetLookup}, "constant-fold,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 'a'] RETURN n", nil, "constant-fold,parallel"},
 		{"UNWIND [1, 2, 3] AS x RETURN x IN $xs AS i", nil, "constant-fold,in-set-lookup"},
+		{"MATCH (a)-[rs:T*1..3]->(b) WHERE all(r IN rs WHERE r.w > 1) RETURN a, b", nil, "path-prune,parallel"},
+		{"MATCH (a)-[rs:T*1..3]->(b) WHERE all(r IN rs WHERE r.w > 1) RETURN a, b", []string{plan.RulePathPrune}, "parallel"},
+		// With the list moved out of the WHERE, nothing reads it.
+		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", nil, "path-prune,endpoints-only,endpoints-bfs,parallel"},
+		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", []string{plan.RulePathPrune}, "parallel"},
+		{"MATCH (a)-[rs:T*1..3]->(b) WHERE any(r IN rs WHERE r.w > 1) RETURN a, b", nil, "parallel"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "path-prune,range-filter,parallel"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = shortestPath((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "range-filter,parallel"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", []string{plan.RulePathPrune}, "range-filter,parallel"},
 	} {
 		stmt, err := gql.Parse(tc.query)
 		if err != nil {
