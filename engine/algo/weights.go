@@ -27,8 +27,10 @@ type weightReader struct {
 	// slots are the FLOAT weights in the slot order of each adjacency's
 	// base (storage.RelFloatSlotView), by base: a clean list's weights
 	// are then one contiguous range, copied in the list's order, where a
-	// gather by relationship id reads a chunk per id. Scale-20 Graph500
-	// undirected weighted projection (2 workers): see docs/algorithms.md.
+	// gather by relationship id reads a chunk per id.
+	// BenchmarkProject/undirected-weighted-hub less undirected-hub (the
+	// weights' share; 3 runs each, a machine at load 18): 6.2 s
+	// gathering, 1.6 s from the view.
 	slots map[*storage.AdjacencyBase]*storage.FloatView
 }
 
