@@ -55,6 +55,7 @@ type cacheEntry struct {
 	key   cacheKey
 	g     *Graph
 	bytes int64
+	src   *source // what g was projected from, for a later version's patch
 }
 
 // CacheStats is the cache's state and counters.
@@ -65,6 +66,9 @@ type CacheStats struct {
 	Hits      int64
 	Misses    int64
 	Evictions int64
+	// Patches counts the misses served by patching an older version's
+	// entry (patch) instead of projecting afresh.
+	Patches int64
 }
 
 // NewCache returns a cache of at most limit bytes; a limit of zero or
@@ -118,12 +122,48 @@ func ProjectCached(r *Run, c *Cache, tx *storage.Tx, p Projection) (*Graph, erro
 		}
 		return g, nil
 	}
+	if g0, src0 := c.older(key.shape, snap.TS(), p); g0 != nil {
+		touch(tx, p)
+		g, src, err := patch(r, tx, snap, p, g0, src0)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil {
+			c.mu.Lock()
+			c.mu.stats.Patches++
+			c.mu.Unlock()
+			c.put(key, g, src)
+			return g, nil
+		}
+	}
 	g, err := Project(r, tx, p)
 	if err != nil {
 		return nil, err
 	}
-	c.put(key, g)
+	c.put(key, g, sourceOf(snap, p))
 	return g, nil
+}
+
+// older is the entry of shape built from the newest version older than
+// ts that holds every array p asks for: what patch starts from. nil when
+// there is none.
+func (c *Cache) older(shape string, ts uint64, p Projection) (*Graph, *source) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var best *cacheEntry
+	for e := c.mu.lru.Front(); e != nil; e = e.Next() {
+		ent := e.Value.(*cacheEntry)
+		if ent.key.shape != shape || ent.src == nil || ent.src.ts >= ts || !covers(ent.g, p) {
+			continue
+		}
+		if best == nil || ent.src.ts > best.src.ts {
+			best = ent
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return best.g, best.src
 }
 
 // shape is the part of p the graph's content depends on (besides the
@@ -188,12 +228,22 @@ func (c *Cache) get(key cacheKey, p Projection) *Graph {
 	return nil
 }
 
-func (c *Cache) put(key cacheKey, g *Graph) {
+func (c *Cache) put(key cacheKey, g *Graph, src *source) {
 	n := g.Bytes()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.mu.entries[key]; ok {
 		c.removeLocked(e)
+	}
+	// An entry of the same shape and an older version is what the new
+	// one was patched from, or could be: only a reader still on that
+	// version would hit it.
+	for e := c.mu.lru.Front(); e != nil; {
+		next := e.Next()
+		if ent := e.Value.(*cacheEntry); ent.key.shape == key.shape && ent.src != nil && ent.src.ts < src.ts {
+			c.removeLocked(e)
+		}
+		e = next
 	}
 	if n > c.limit {
 		return
@@ -209,7 +259,7 @@ func (c *Cache) put(key cacheKey, g *Graph) {
 	for c.mu.bytes+n > c.limit {
 		c.removeLocked(c.mu.lru.Back())
 	}
-	c.mu.entries[key] = c.mu.lru.PushFront(&cacheEntry{key: key, g: g, bytes: n})
+	c.mu.entries[key] = c.mu.lru.PushFront(&cacheEntry{key: key, g: g, bytes: n, src: src})
 	c.mu.bytes += n
 }
 

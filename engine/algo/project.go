@@ -117,6 +117,7 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		var wr *weightReader
 		if p.Weighted {
 			wr = newWeightReader(tx, p)
+			wr.bindSlots(tx, out)
 		}
 		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, outDeg, p.OutRels, wr, order); err != nil {
 			return nil, err
@@ -432,8 +433,42 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 					continue
 				}
 				l.runs = append(l.runs, at)
-				if err := l.list(r, a, node, readRels); err != nil {
+				// direct: the list's weights are copied from the slot
+				// view after it is filled, in its order (every
+				// neighbour is kept without a label filter).
+				fv := wr.slotView(a)
+				direct := fv != nil && !g.filtered && !a.Dirty(node)
+				if direct && len(l.pend) > 0 {
+					if err := wr.read(&l.wsc, l.pend, wts[pendAt:at]); err != nil {
+						return err
+					}
+					l.pend = l.pend[:0]
+				}
+				if err := l.list(r, a, node, rels || readRels && !direct); err != nil {
 					return err
+				}
+				if direct {
+					from := at
+					for i, x := range l.nbrs {
+						w := uint32(x)
+						if g.dense != nil {
+							w = g.dense[x]
+						}
+						nbr[at] = w
+						if rels {
+							relIDs[at] = l.rels[i]
+						}
+						at++
+					}
+					if !fromSlots(fv, a.Base().Offsets()[node], wts[from:at]) {
+						// A missing or invalid weight: read names it.
+						l.rels = a.Base().AppendRels(l.rels[:0], node)
+						if err := wr.read(&l.wsc, l.rels, wts[from:at]); err != nil {
+							return err
+						}
+					}
+					pendAt = at
+					continue
 				}
 				if wr != nil {
 					var err error

@@ -24,6 +24,56 @@ type weightReader struct {
 	p    Projection
 	snap *storage.Snapshot // workers gather from the version directly
 	typ  vector.Type
+	// slots are the FLOAT weights in the slot order of each adjacency's
+	// base (storage.RelFloatSlotView), by base: a clean list's weights
+	// are then one contiguous range, copied in the list's order, where a
+	// gather by relationship id reads a chunk per id.
+	// BenchmarkProject/undirected-weighted-hub less undirected-hub (the
+	// weights' share; 3 runs each, a machine at load 18): 6.2 s
+	// gathering, 1.6 s from the view.
+	slots map[*storage.AdjacencyBase]*storage.FloatView
+}
+
+// bindSlots looks up the slot-ordered views of adjs' bases (none unless
+// the weights are all FLOAT).
+func (wr *weightReader) bindSlots(tx *storage.Tx, adjs []*storage.Adjacency) {
+	if wr.p.WeightMissing || wr.typ != vector.Float64 {
+		return
+	}
+	for _, a := range adjs {
+		b := a.Base()
+		if _, ok := wr.slots[b]; ok || b.NumEdges() == 0 {
+			continue
+		}
+		if v := tx.RelFloatSlotView(wr.p.Weight, b, b.NumEdges()); v != nil {
+			if wr.slots == nil {
+				wr.slots = map[*storage.AdjacencyBase]*storage.FloatView{}
+			}
+			wr.slots[b] = v
+		}
+	}
+}
+
+// slotView is the slot-ordered view for a's clean lists, nil when none.
+func (wr *weightReader) slotView(a *storage.Adjacency) *storage.FloatView {
+	if wr == nil {
+		return nil
+	}
+	return wr.slots[a.Base()]
+}
+
+// fromSlots writes the weights of the clean list of node in a (of its
+// base slots from..) kept at positions keep to dst; false when one is
+// missing or invalid (read then reports it).
+func fromSlots(v *storage.FloatView, from uint64, dst []float64) bool {
+	if !v.Span(dst, from) {
+		return false
+	}
+	ok := true
+	for _, w := range dst {
+		ok = ok && w >= 0
+	}
+	return ok
 }
 
 func newWeightReader(tx *storage.Tx, p Projection) *weightReader {

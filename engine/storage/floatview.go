@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"github.com/quiverdb/quiver/csr"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -116,4 +117,92 @@ func (tx *Tx) NodeFloatView(k catalog.KeyID, rows int) *FloatView {
 func (tx *Tx) RelFloatView(k catalog.KeyID, rows int) *FloatView {
 	tx.reads.mark(readRelKey, uint32(k))
 	return tx.view().RelFloatView(k, rows)
+}
+
+// floatSlotViews are the slot-ordered float views of a relationship
+// column (RelFloatSlotView), at most maxSlotViews, newest first;
+// immutable once published.
+type floatSlotViews []floatSlotView
+
+type floatSlotView struct {
+	base *csr.CSR
+	view *FloatView
+}
+
+// floatSlotView is slotView for a FLOAT column: entry s is the value of
+// the relationship base's slot s holds, so a clean list of base reads
+// its values as one contiguous range (a projection's weights are then
+// copied, not gathered relationship by relationship).
+func (c *column) floatSlotView(base *csr.CSR, rows int) *FloatView {
+	v := c.floatView(rows)
+	if v == nil || base == nil {
+		return nil
+	}
+	if sv := c.cache.fslots.Load(); sv != nil {
+		for _, x := range *sv {
+			if x.base == base {
+				return x.view
+			}
+		}
+	}
+	sv := buildFloatSlotView(v, base)
+	old := c.cache.fslots.Load()
+	next := floatSlotViews{{base: base, view: sv}}
+	if old != nil {
+		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
+	}
+	c.cache.fslots.CompareAndSwap(old, &next)
+	return sv
+}
+
+// buildFloatSlotView lays v's values out in base's slot order.
+func buildFloatSlotView(v *FloatView, base *csr.CSR) *FloatView {
+	n := uint64(base.NumEdges())
+	sv := &FloatView{n: n, vals: make([]float64, n), valid: make([]uint64, (n+63)/64)}
+	all := true
+	for s := range n {
+		if x, ok := v.Get(base.SlotRel(s)); ok {
+			sv.vals[s] = x
+			sv.valid[s>>6] |= 1 << (s & 63)
+		} else {
+			all = false
+		}
+	}
+	if all {
+		sv.valid = nil
+	}
+	return sv
+}
+
+// Span is the values of ids from..from+len(dst)-1, written to dst; false
+// (dst partly written) when one of them has no value or lies outside the
+// view.
+func (v *FloatView) Span(dst []float64, from uint64) bool {
+	if from < v.lo || from+uint64(len(dst)) > v.n {
+		return false
+	}
+	x := from - v.lo
+	copy(dst, v.vals[x:x+uint64(len(dst))])
+	if v.valid == nil {
+		return true
+	}
+	for i := range uint64(len(dst)) {
+		if y := x + i; v.valid[y>>6]&(1<<(y&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// RelFloatSlotView is the FLOAT counterpart of RelSlotView: relationship
+// property k in the slot order of base, nil when RelFloatView(k, rows)
+// is.
+func (s *Snapshot) RelFloatSlotView(k catalog.KeyID, base *csr.CSR, rows int) *FloatView {
+	return s.relCol(k).floatSlotView(base, rows)
+}
+
+// RelFloatSlotView: see Snapshot.RelFloatSlotView.
+func (tx *Tx) RelFloatSlotView(k catalog.KeyID, base *AdjacencyBase, rows int) *FloatView {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelFloatSlotView(k, base, rows)
 }

@@ -58,6 +58,7 @@ type viewCache struct {
 	demand atomic.Int64
 	failed atomic.Bool // the column does not qualify; never try again
 	slots  atomic.Pointer[slotViews]
+	fslots atomic.Pointer[floatSlotViews] // a FLOAT column's (floatview.go)
 }
 
 // intView returns c's dense view after recording rows of demand; nil when
@@ -104,6 +105,7 @@ func (c *column) dropView() {
 		c.cache.failed.Store(false)
 		c.cache.demand.Store(0)
 		c.cache.slots.Store(nil)
+		c.cache.fslots.Store(nil)
 	}
 }
 
