@@ -79,9 +79,11 @@ func WriteGAPEdgeLists(data string) (el, wel string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	// Not older than the CSV: the lists are written after it, and a
+	// coarse clock can give both the same modification time.
 	fresh := func(p string) bool {
 		st, err := os.Stat(p)
-		return err == nil && st.ModTime().After(src.ModTime())
+		return err == nil && !st.ModTime().Before(src.ModTime())
 	}
 	if fresh(el) && fresh(wel) {
 		return el, wel, nil

@@ -39,7 +39,7 @@ func TestConvertGAPEdges(t *testing.T) {
 }
 
 // WriteGAPEdgeLists writes both lists beside a generated graph's CSV,
-// one line per edge, and leaves them alone while they are newer.
+// one line per edge, and leaves them alone while they are not older than it.
 func TestWriteGAPEdgeLists(t *testing.T) {
 	dir := t.TempDir()
 	st, err := WriteKronecker(dir, 6, 1, 0)
