@@ -70,7 +70,7 @@ type GAPRun struct {
 func (g *GAPRun) Median() time.Duration { return MedianOf(g.Trials) }
 
 // WriteGAPEdgeLists writes GAP's edge lists of data's edges.csv into
-// data, unless they are there already and newer than the CSV, and
+// data, unless they are there already and not older than the CSV, and
 // returns their paths.
 func WriteGAPEdgeLists(data string) (el, wel string, err error) {
 	csvPath := filepath.Join(data, KronEdgesFile)
