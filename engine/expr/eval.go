@@ -251,6 +251,10 @@ func copyNulls(out, x *vector.Vector, sel []int32, n int) {
 	if x.Valid == nil {
 		return
 	}
+	if out.Type != vector.Any {
+		andNullWords(out, x, n)
+		return
+	}
 	vector.ForRows(sel, n, func(r int) {
 		if x.IsNull(r) {
 			out.SetNull(r)

@@ -26,6 +26,12 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k, isConst := e.r.(*constEval); isConst && l.Type == vector.Int64 {
+		if x, isInt := k.val.(int64); isInt && e.intsConst(l, x, n) {
+			copyNulls(e.out, l, sel, n)
+			return e.out, nil
+		}
+	}
 	r, err := e.r.Eval(b)
 	if err != nil {
 		return nil, err
@@ -113,6 +119,55 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 		out[i] = v.(int64)
 	})
 	return failed
+}
+
+// intsConst is the INTEGER kernel against a constant, which needs no
+// vector of its own; false when some row may overflow (the general
+// kernel then finds the row and its error).
+func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
+	e.out = e.vec(vector.Int64, n)
+	out, a := e.out.I64[:n], l.I64[:n]
+	bad := false
+	switch e.op {
+	case '+':
+		for i, x := range a {
+			s := x + k
+			bad = bad || (x^s)&(k^s) < 0
+			out[i] = s
+		}
+	case '-':
+		for i, x := range a {
+			d := x - k
+			bad = bad || (x^k)&(x^d) < 0
+			out[i] = d
+		}
+	case '*':
+		if k == 0 || k == 1 || k == -1 {
+			return false // the general kernel's rules for MinInt64
+		}
+		for i, x := range a {
+			p := x * k
+			bad = bad || p/k != x
+			out[i] = p
+		}
+	case '/':
+		if k == 0 || k == -1 {
+			return false
+		}
+		for i, x := range a {
+			out[i] = x / k
+		}
+	case '%':
+		if k == 0 || k == -1 {
+			return false
+		}
+		for i, x := range a {
+			out[i] = x % k
+		}
+	default:
+		return false
+	}
+	return !bad
 }
 
 func floatKernel(op byte, out, a, b []float64, n int) {

@@ -16,11 +16,17 @@ type inSetEval struct {
 	x    Evaluator
 	ints map[int64]struct{}
 	strs map[string]struct{}
-	row  *callEval
+	// intList holds the INTEGER set when it is small: comparing with a
+	// few values beats hashing.
+	intList []int64
+	row     *callEval
 }
 
 // bindSlot gives the row path the same slot: one of the two writes it.
 func (e *inSetEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
+
+// smallInList is the largest INTEGER set compared value by value.
+const smallInList = 8
 
 func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	// The list is known before the rows when it is a literal or a
@@ -65,6 +71,11 @@ func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	if (ev.ints == nil) == (ev.strs == nil) {
 		return row, nil // empty, or mixed
 	}
+	if len(ev.ints) <= smallInList {
+		for k := range ev.ints {
+			ev.intList = append(ev.intList, k)
+		}
+	}
 	return ev, nil
 }
 
@@ -77,17 +88,29 @@ func (e *inSetEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	var out *vector.Vector
 	switch {
 	case x.Type == vector.Int64 && e.strs == nil:
+		// Every row of the batch is looked up (a lookup cannot fail):
+		// a loop without a selection or a closure.
 		out = e.vec(vector.Bool, n)
-		vector.ForRows(sel, n, func(i int) {
-			_, ok := e.ints[x.I64[i]]
-			out.Bools[i] = ok
-		})
+		bools, xs := out.Bools[:n], x.I64[:n]
+		if list := e.intList; list != nil {
+			for i, v := range xs {
+				hit := false
+				for _, k := range list {
+					hit = hit || v == k
+				}
+				bools[i] = hit
+			}
+			break
+		}
+		for i, v := range xs {
+			_, bools[i] = e.ints[v]
+		}
 	case x.Type == vector.String && e.ints == nil:
 		out = e.vec(vector.Bool, n)
-		vector.ForRows(sel, n, func(i int) {
-			_, ok := e.strs[x.Str[i]]
-			out.Bools[i] = ok
-		})
+		bools, xs := out.Bools[:n], x.Str[:n]
+		for i, v := range xs {
+			_, bools[i] = e.strs[v]
+		}
 	default:
 		e.row.vecs[0] = x
 		list, err := e.row.args[1].Eval(b)
