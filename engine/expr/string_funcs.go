@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -244,4 +245,87 @@ func (e *positionalEval) typed(x *vector.Vector, ns []*vector.Vector, sel []int3
 		}
 	})
 	return out, ok
+}
+
+func init() { registerCompiler("split", compileSplit) }
+
+// splitEval is split(s, d) for a STRING vector and a constant, non-empty
+// delimiter: the batch's lists are cut from one array, each with its own
+// capacity, and the parts are found without an intermediate []string.
+// The memory the row path would reserve row by row is reserved for the
+// batch at once. Other forms (a list of delimiters, the empty one that
+// splits characters, a delimiter per row) take the row path.
+type splitEval struct {
+	output
+	c   *Env
+	s   Evaluator
+	sep string
+	row *callEval
+}
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *splitEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
+
+func compileSplit(c *Env, e *plan.Call) (Evaluator, error) {
+	k, isConst := e.Args[1].(*plan.Const)
+	if !isConst {
+		return nil, nil
+	}
+	sep, isStr := k.Val.(string)
+	if !isStr || sep == "" {
+		return nil, nil
+	}
+	row, err := compileRowCall(c, e)
+	if err != nil {
+		return nil, err
+	}
+	return &splitEval{c: c, s: row.args[0], sep: sep, row: row}, nil
+}
+
+func (e *splitEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.s.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	if x.Type != vector.String {
+		e.row.vecs[0] = x
+		if e.row.vecs[1], err = e.row.args[1].Eval(b); err != nil {
+			return nil, err
+		}
+		return e.row.evalVecs(b, e.row.vecs)
+	}
+	var reserve int64
+	parts := 0
+	forSel(sel, n, func(r int) {
+		if !x.IsNull(r) {
+			reserve += int64(len(x.Str[r])+1) * (memory.IfaceBytes + memory.StringBytes)
+			parts += strings.Count(x.Str[r], e.sep) + 1
+		}
+	})
+	if err := e.c.Reserve(reserve); err != nil {
+		return nil, err
+	}
+	all := make([]vector.Value, parts)
+	out := e.vec(vector.Any, n)
+	forSel(sel, n, func(r int) {
+		if x.IsNull(r) {
+			out.SetNull(r)
+			return
+		}
+		s, at := x.Str[r], 0
+		for {
+			i := strings.Index(s, e.sep)
+			if i < 0 {
+				break
+			}
+			all[at] = s[:i]
+			s = s[i+len(e.sep):]
+			at++
+		}
+		all[at] = s
+		out.Any[r] = all[: at+1 : at+1]
+		all = all[at+1:]
+	})
+	return out, nil
 }

@@ -15,16 +15,23 @@ import (
 // constant date unit builds the dates without the constructor map of the
 // general function. A batch holding anything but dates and nulls takes
 // the general path.
+//
+// A field is read without the general path's search by name, but is
+// still boxed: an INTEGER vector would be typed in one batch and not in
+// another (resultColumns).
 
-// dateFields reads field f of every date of of into an INTEGER output;
-// false when a selected row holds something else.
+// dateFields reads field f of every date of of; false when a selected
+// row holds something else. The output stays generic, as the general
+// path's: a typed vector tells the result its column's type, which must
+// not depend on what a batch holds (a DATETIME's year takes the general
+// path).
 func (e *propEval) dateFields(of *vector.Vector, f func(temporal.Date) int64, sel []int32, n int) (*vector.Vector, bool) {
-	out := e.vec(vector.Int64, n)
+	out := e.vec(vector.Any, n)
 	ok := true
 	forSel(sel, n, func(r int) {
 		switch d := of.Any[r].(type) {
 		case temporal.Date:
-			out.I64[r] = f(d)
+			out.Any[r] = f(d)
 		case nil:
 			out.SetNull(r)
 		default:
