@@ -26,8 +26,19 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k, isConst := e.r.(*constEval); isConst && l.Type == vector.Int64 {
-		if x, isInt := k.val.(int64); isInt && e.intsConst(l, x, n) {
+	if k, isConst := e.r.(*constEval); isConst && e.op != '^' {
+		done := false
+		switch x := k.val.(type) {
+		case int64:
+			if l.Type == vector.Int64 {
+				done = e.intsConst(l, x, n)
+			} else if l.Type == vector.Float64 {
+				done = e.floatsConst(l, float64(x), n)
+			}
+		case float64:
+			done = isNumeric(l.Type) && e.floatsConst(l, x, n)
+		}
+		if done {
 			copyNulls(e.out, l, sel, n)
 			return e.out, nil
 		}
@@ -168,6 +179,59 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 		return false
 	}
 	return !bad
+}
+
+// floatsConst is the FLOAT kernel of an INTEGER or FLOAT column against
+// a constant: no vector for the constant, none for the widened column.
+func (e *arithEval) floatsConst(l *vector.Vector, k float64, n int) bool {
+	e.out = e.vec(vector.Float64, n)
+	out := e.out.F64[:n]
+	if l.Type == vector.Int64 {
+		a := l.I64[:n]
+		switch e.op {
+		case '+':
+			for i, x := range a {
+				out[i] = float64(x) + k
+			}
+		case '-':
+			for i, x := range a {
+				out[i] = float64(x) - k
+			}
+		case '*':
+			for i, x := range a {
+				out[i] = float64(x) * k
+			}
+		case '/':
+			for i, x := range a {
+				out[i] = float64(x) / k
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	a := l.F64[:n]
+	switch e.op {
+	case '+':
+		for i, x := range a {
+			out[i] = x + k
+		}
+	case '-':
+		for i, x := range a {
+			out[i] = x - k
+		}
+	case '*':
+		for i, x := range a {
+			out[i] = x * k
+		}
+	case '/':
+		for i, x := range a {
+			out[i] = x / k
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func floatKernel(op byte, out, a, b []float64, n int) {
