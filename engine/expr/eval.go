@@ -93,7 +93,7 @@ func compileExpr(c *Env, e plan.Expr) (Evaluator, error) {
 		if e.Op.IsComparison() {
 			return &compareEval{op: e.Op, l: l, r: r}, nil
 		}
-		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r}, nil
+		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r, t: e.Type()}, nil
 	case *plan.Call:
 		return compileCall(c, e)
 	case *plan.List:

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -18,6 +19,8 @@ type arithEval struct {
 	op   byte
 	l, r Evaluator
 	out  *vector.Vector
+	// t is the plan's type of the expression.
+	t vector.Type
 }
 
 func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -66,11 +69,48 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = e.vec(vector.Float64, n)
 		floatKernel(e.op, e.out.F64, lf, rf, n)
+	case lt == vector.String && rt == vector.String && e.op == '+':
+		if err := e.concat(l, r, sel, n); err != nil {
+			return nil, err
+		}
 	default:
 		return e.generic(l, r, sel, n)
 	}
 	mergeNulls(e.out, l, r, sel, n)
 	return e.out, nil
+}
+
+// concat is + over two STRING vectors: the batch's results are built in
+// one buffer, one allocation a batch rather than one a row (the strings
+// cut from it keep it whole while any of them lives), after reserving
+// what the row path reserves.
+func (e *arithEval) concat(l, r *vector.Vector, sel []int32, n int) error {
+	size := 0
+	forSel(sel, n, func(i int) { size += len(l.Str[i]) + len(r.Str[i]) })
+	if e.c.Mem.Active() {
+		var need int64
+		forSel(sel, n, func(i int) { need += concatBytes(l, r, i) })
+		if err := e.c.Mem.Reserve(need); err != nil {
+			return err
+		}
+	}
+	// The output is typed only where the plan types the sum STRING: a
+	// typed vector names the result column's type (resultColumns), which
+	// the row path's generic output leaves ANY.
+	e.out = e.vec(outType(e.t), n)
+	out := e.out
+	buf := make([]byte, 0, size)
+	forSel(sel, n, func(i int) {
+		at := len(buf)
+		buf = append(append(buf, l.Str[i]...), r.Str[i]...)
+		s := unsafe.String(unsafe.SliceData(buf[at:]), len(buf)-at)
+		if out.Type == vector.String {
+			out.Str[i] = s
+		} else {
+			out.Any[i] = s
+		}
+	})
+	return nil
 }
 
 func isNumeric(t vector.Type) bool { return t == vector.Int64 || t == vector.Float64 }

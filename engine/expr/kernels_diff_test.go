@@ -56,6 +56,7 @@ func diffExprs() []plan.Expr {
 			}
 		}
 	}
+	out = append(out, bin(plan.OpAdd, ds, ds), bin(plan.OpAdd, ds, lit("é")), bin(plan.OpAdd, lit(""), ds), bin(plan.OpAdd, ds, dm))
 	out = append(out, &plan.Neg{X: dx}, &plan.Neg{X: dy}, &plan.Neg{X: df}, &plan.Neg{X: dm})
 	for _, op := range []plan.BinOp{plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe} {
 		for _, pair := range [][2]plan.Expr{{dx, dy}, {dx, df}, {df, dx}, {dx, lit(int64(3))}, {dx, lit(2.5)},
