@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -387,6 +387,11 @@ bench-duckdb-check: bench-kuzu bench-duckdb
 ## bench-micro: Go microbenchmarks of the hot kernels, with allocations.
 bench-micro:
 	$(GO) test -run '^$$' -bench . -benchmem ./csr/ ./engine/... ./frontend/...
+
+## bench-expr: the expression families over 1M rows in ns per row, beside a
+## plain Go loop (BenchmarkExpr, engine/expr); bench/RESULTS-expr.md holds a run.
+bench-expr:
+	$(GO) test -run '^$$' -bench '^BenchmarkExpr$$' -benchtime 20x -count 5 ./engine/expr/
 
 ## tck: run the openCypher TCK over TCK_DIR and report per-folder and total
 ## counts, ending with "N passed, N failed". Failing scenarios do not fail

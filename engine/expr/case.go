@@ -24,6 +24,11 @@ type caseEval struct {
 	thens   []Evaluator
 	els     Evaluator
 	t       vector.Type
+	// dense is set when every WHEN is cheap (case_dense.go).
+	dense     bool
+	constVals []vector.Value
+	starts    []int
+	next      []int32
 
 	sub vector.Batch
 }
@@ -68,13 +73,16 @@ func compileCase(c *Env, e *plan.Call) (Evaluator, error) {
 	if t == vector.Null {
 		ev.t = vector.Any
 	}
+	ev.dense = len(ev.whens) <= denseCaseWhens
+	for i := 2; i < len(e.Args)-1; i += 2 {
+		ev.dense = ev.dense && cheapWhen(e.Args[i])
+	}
 	return ev, nil
 }
 
 func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	s := e.slot()
 	out := s.vec(e.t, b.Len)
-	rest, hit, miss := selected(s.sel(0), b), s.sel(1), s.sel(2)
 	var subj *vector.Vector
 	if e.simple {
 		var err error
@@ -82,6 +90,13 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			return nil, err
 		}
 	}
+	if e.dense {
+		if ok, err := e.evalDense(b, out, subj); ok || err != nil {
+			return out, err
+		}
+		out = s.vec(e.t, b.Len)
+	}
+	rest, hit, miss := selected(s.sel(0), b), s.sel(1), s.sel(2)
 	for w := range e.whens {
 		if len(rest) == 0 {
 			break
@@ -90,29 +105,10 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		if err != nil {
 			return nil, err
 		}
-		hit, miss = hit[:0], miss[:0]
-		for _, r := range rest {
-			var take bool
-			if e.simple {
-				eq, _ := functions.EqualValues(subj.Get(int(r)), cond.Get(int(r)))
-				take = eq
-			} else if !cond.IsNull(int(r)) {
-				switch cond.Type {
-				case vector.Bool:
-					take = cond.Bools[r]
-				default:
-					bv, isBool := cond.Get(int(r)).(bool)
-					if !isBool {
-						return nil, errs.Data("CASE WHEN expects a boolean, got %s", functions.TypeName(cond.Get(int(r))))
-					}
-					take = bv
-				}
-			}
-			if take {
-				hit = append(hit, r)
-			} else {
-				miss = append(miss, r)
-			}
+		if e.simple {
+			hit, miss = splitEqual(hit, miss, rest, subj, cond)
+		} else if hit, miss, err = splitTrue(hit, miss, rest, cond); err != nil {
+			return nil, err
 		}
 		if err := e.fill(out, e.thens[w], b, hit); err != nil {
 			return nil, err
@@ -125,20 +121,129 @@ func (e *caseEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	return out, nil
 }
 
+// splitTrue sorts the rows of rest into those where the searched CASE's
+// condition cond is true (hit) and the others (miss: false or null), in
+// order. A BOOLEAN condition takes a branch-free loop; generic values
+// must be booleans or null.
+func splitTrue(hit, miss, rest []int32, cond *vector.Vector) ([]int32, []int32, error) {
+	switch cond.Type {
+	case vector.Bool:
+		hit, miss = hit[:len(rest)], miss[:len(rest)]
+		h := 0
+		bools, valid := cond.Bools, cond.Valid
+		if valid == nil {
+			for i, r := range rest {
+				hit[h], miss[i-h] = r, r
+				h += b2i(bools[r])
+			}
+		} else {
+			for i, r := range rest {
+				hit[h], miss[i-h] = r, r
+				h += b2i(bools[r]) & int(valid[r>>6]>>(uint(r)&63))
+			}
+		}
+		return hit[:h], miss[:len(rest)-h], nil
+	case vector.Null:
+		return hit[:0], append(miss[:0], rest...), nil
+	}
+	hit, miss = hit[:0], miss[:0]
+	for _, r := range rest {
+		x := cond.Get(int(r))
+		bv, isBool := x.(bool)
+		if x != nil && !isBool {
+			return nil, nil, errs.Data("CASE WHEN expects a boolean, got %s", functions.TypeName(x))
+		}
+		if bv {
+			hit = append(hit, r)
+		} else {
+			miss = append(miss, r)
+		}
+	}
+	return hit, miss, nil
+}
+
+// splitEqual sorts the rows of rest into those where the simple CASE's
+// subject equals the WHEN value (hit) and the others. Operands of one
+// typed kind compare in a loop, INTEGER against FLOAT as FLOAT, others
+// through generic values; a null on either side never matches.
+func splitEqual(hit, miss, rest []int32, subj, cond *vector.Vector) ([]int32, []int32) {
+	hit, miss = hit[:len(rest)], miss[:len(rest)]
+	h, m := 0, 0
+	put := func(r int32, take bool) {
+		hit[h], miss[m] = r, r
+		h, m = h+b2i(take), m+b2i(!take)
+	}
+	valid := func(r int32) bool { return subj.Valid.IsValid(int(r)) && cond.Valid.IsValid(int(r)) }
+	switch st, ct := subj.Type, cond.Type; {
+	case st == vector.Null || ct == vector.Null:
+		return hit[:0], append(miss[:0], rest...)
+	case st == vector.Int64 && ct == vector.Int64:
+		a, c := subj.I64, cond.I64
+		for _, r := range rest {
+			put(r, a[r] == c[r] && valid(r))
+		}
+	case st == vector.String && ct == vector.String:
+		a, c := subj.Str, cond.Str
+		for _, r := range rest {
+			put(r, a[r] == c[r] && valid(r))
+		}
+	case st == vector.Float64 && ct == vector.Float64:
+		a, c := subj.F64, cond.F64
+		for _, r := range rest {
+			put(r, a[r] == c[r] && valid(r))
+		}
+	case st == vector.Int64 && ct == vector.Float64:
+		for _, r := range rest {
+			put(r, float64(subj.I64[r]) == cond.F64[r] && valid(r))
+		}
+	case st == vector.Float64 && ct == vector.Int64:
+		for _, r := range rest {
+			put(r, subj.F64[r] == float64(cond.I64[r]) && valid(r))
+		}
+	case st == vector.Bool && ct == vector.Bool:
+		for _, r := range rest {
+			put(r, subj.Bools[r] == cond.Bools[r] && valid(r))
+		}
+	default:
+		for _, r := range rest {
+			eq, _ := functions.EqualValues(subj.Get(int(r)), cond.Get(int(r)))
+			put(r, eq)
+		}
+	}
+	return hit[:h], miss[:m]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // eval1 evaluates x on the given rows of b.
 func (e *caseEval) eval1(x Evaluator, b *vector.Batch, sel []int32) (*vector.Vector, error) {
 	e.sub = vector.Batch{Cols: b.Cols, Len: b.Len, Sel: sel}
 	return x.Eval(&e.sub)
 }
 
-// fill computes x on rows sel and stores it in out.
+// fill computes x on rows sel and stores it in out. A constant is
+// written as it is, without filling a vector with it first; a branch of
+// out's type is copied in a typed loop.
 func (e *caseEval) fill(out *vector.Vector, x Evaluator, b *vector.Batch, sel []int32) error {
 	if len(sel) == 0 {
+		return nil
+	}
+	if k, isConst := x.(*constEval); isConst && (k.t == out.Type || k.t == vector.Null) {
+		fillRows(out, k.val, sel)
 		return nil
 	}
 	v, err := e.eval1(x, b, sel)
 	if err != nil {
 		return err
+	}
+	if v.Type == out.Type {
+		copySelected(out, v, sel)
+		return nil
 	}
 	for _, r := range sel {
 		if err := copyValue(out, int(r), v, int(r)); err != nil {
@@ -146,4 +251,36 @@ func (e *caseEval) fill(out *vector.Vector, x Evaluator, b *vector.Batch, sel []
 		}
 	}
 	return nil
+}
+
+// fillRows sets rows sel of out to x, a value of out's type or null.
+// The rows are valid already unless x is null: out is a fresh output
+// and each row of it is written once.
+func fillRows(out *vector.Vector, x vector.Value, sel []int32) {
+	switch v := x.(type) {
+	case nil:
+		for _, r := range sel {
+			out.SetNull(int(r))
+		}
+	case bool:
+		for _, r := range sel {
+			out.Bools[r] = v
+		}
+	case int64:
+		for _, r := range sel {
+			out.I64[r] = v
+		}
+	case float64:
+		for _, r := range sel {
+			out.F64[r] = v
+		}
+	case string:
+		for _, r := range sel {
+			out.Str[r] = v
+		}
+	default:
+		for _, r := range sel {
+			out.Set(int(r), x)
+		}
+	}
 }

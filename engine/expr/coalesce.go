@@ -41,6 +41,11 @@ func (e *coalesceEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v.Type == out.Type && v.Type != vector.Any {
+			next = coalesceTyped(out, v, sel, next[:0])
+			sel, next = next, sel
+			continue
+		}
 		next = next[:0]
 		for _, r := range sel {
 			if v.IsNull(int(r)) {
@@ -87,4 +92,39 @@ func copyValue(out *vector.Vector, dst int, v *vector.Vector, src int) error {
 	}
 	out.Set(dst, x)
 	return nil
+}
+
+// coalesceTyped copies the rows of sel where v is not null into out, of
+// v's type, and returns the others in next.
+func coalesceTyped(out, v *vector.Vector, sel, next []int32) []int32 {
+	switch v.Type {
+	case vector.Bool:
+		return takeValid(out.Bools, v.Bools, v.Valid, sel, next)
+	case vector.Int64:
+		return takeValid(out.I64, v.I64, v.Valid, sel, next)
+	case vector.Float64:
+		return takeValid(out.F64, v.F64, v.Valid, sel, next)
+	case vector.String:
+		return takeValid(out.Str, v.Str, v.Valid, sel, next)
+	case vector.Node, vector.Rel:
+		return takeValid(out.IDs, v.IDs, v.Valid, sel, next)
+	}
+	return append(next, sel...) // vector.Null: every row is still null
+}
+
+func takeValid[T any](dst, src []T, valid vector.Validity, sel, next []int32) []int32 {
+	if valid == nil {
+		for _, r := range sel {
+			dst[r] = src[r]
+		}
+		return next
+	}
+	for _, r := range sel {
+		if valid[r>>6]&(1<<(uint(r)&63)) != 0 {
+			dst[r] = src[r]
+		} else {
+			next = append(next, r)
+		}
+	}
+	return next
 }

@@ -93,7 +93,7 @@ func compileExpr(c *Env, e plan.Expr) (Evaluator, error) {
 		if e.Op.IsComparison() {
 			return &compareEval{op: e.Op, l: l, r: r}, nil
 		}
-		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r}, nil
+		return &arithEval{c: c, op: arithOps[e.Op], l: l, r: r, t: e.Type()}, nil
 	case *plan.Call:
 		return compileCall(c, e)
 	case *plan.List:
@@ -249,6 +249,10 @@ func (e *negEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 // copyNulls gives out the nulls of x on the selected rows.
 func copyNulls(out, x *vector.Vector, sel []int32, n int) {
 	if x.Valid == nil {
+		return
+	}
+	if out.Type != vector.Any {
+		andNullWords(out, x, n)
 		return
 	}
 	vector.ForRows(sel, n, func(r int) {

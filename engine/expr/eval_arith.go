@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -18,6 +19,8 @@ type arithEval struct {
 	op   byte
 	l, r Evaluator
 	out  *vector.Vector
+	// t is the plan's type of the expression.
+	t vector.Type
 }
 
 func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -25,6 +28,23 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	l, err := e.l.Eval(b)
 	if err != nil {
 		return nil, err
+	}
+	if k, isConst := e.r.(*constEval); isConst && e.op != '^' {
+		done := false
+		switch x := k.val.(type) {
+		case int64:
+			if l.Type == vector.Int64 {
+				done = e.intsConst(l, x, n)
+			} else if l.Type == vector.Float64 {
+				done = e.floatsConst(l, float64(x), n)
+			}
+		case float64:
+			done = isNumeric(l.Type) && e.floatsConst(l, x, n)
+		}
+		if done {
+			copyNulls(e.out, l, sel, n)
+			return e.out, nil
+		}
 	}
 	r, err := e.r.Eval(b)
 	if err != nil {
@@ -49,11 +69,48 @@ func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		}
 		e.out = e.vec(vector.Float64, n)
 		floatKernel(e.op, e.out.F64, lf, rf, n)
+	case lt == vector.String && rt == vector.String && e.op == '+':
+		if err := e.concat(l, r, sel, n); err != nil {
+			return nil, err
+		}
 	default:
 		return e.generic(l, r, sel, n)
 	}
 	mergeNulls(e.out, l, r, sel, n)
 	return e.out, nil
+}
+
+// concat is + over two STRING vectors: the batch's results are built in
+// one buffer, one allocation a batch rather than one a row (the strings
+// cut from it keep it whole while any of them lives), after reserving
+// what the row path reserves.
+func (e *arithEval) concat(l, r *vector.Vector, sel []int32, n int) error {
+	size := 0
+	forSel(sel, n, func(i int) { size += len(l.Str[i]) + len(r.Str[i]) })
+	if e.c.Mem.Active() {
+		var need int64
+		forSel(sel, n, func(i int) { need += concatBytes(l, r, i) })
+		if err := e.c.Mem.Reserve(need); err != nil {
+			return err
+		}
+	}
+	// The output is typed only where the plan types the sum STRING: a
+	// typed vector names the result column's type (resultColumns), which
+	// the row path's generic output leaves ANY.
+	e.out = e.vec(outType(e.t), n)
+	out := e.out
+	buf := make([]byte, 0, size)
+	forSel(sel, n, func(i int) {
+		at := len(buf)
+		buf = append(append(buf, l.Str[i]...), r.Str[i]...)
+		s := unsafe.String(unsafe.SliceData(buf[at:]), len(buf)-at)
+		if out.Type == vector.String {
+			out.Str[i] = s
+		} else {
+			out.Any[i] = s
+		}
+	})
+	return nil
 }
 
 func isNumeric(t vector.Type) bool { return t == vector.Int64 || t == vector.Float64 }
@@ -113,6 +170,108 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 		out[i] = v.(int64)
 	})
 	return failed
+}
+
+// intsConst is the INTEGER kernel against a constant, which needs no
+// vector of its own; false when some row may overflow (the general
+// kernel then finds the row and its error).
+func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
+	e.out = e.vec(vector.Int64, n)
+	out, a := e.out.I64[:n], l.I64[:n]
+	bad := false
+	switch e.op {
+	case '+':
+		for i, x := range a {
+			s := x + k
+			bad = bad || (x^s)&(k^s) < 0
+			out[i] = s
+		}
+	case '-':
+		for i, x := range a {
+			d := x - k
+			bad = bad || (x^k)&(x^d) < 0
+			out[i] = d
+		}
+	case '*':
+		if k == 0 || k == 1 || k == -1 {
+			return false // the general kernel's rules for MinInt64
+		}
+		for i, x := range a {
+			p := x * k
+			bad = bad || p/k != x
+			out[i] = p
+		}
+	case '/':
+		if k == 0 || k == -1 {
+			return false
+		}
+		for i, x := range a {
+			out[i] = x / k
+		}
+	case '%':
+		if k == 0 || k == -1 {
+			return false
+		}
+		for i, x := range a {
+			out[i] = x % k
+		}
+	default:
+		return false
+	}
+	return !bad
+}
+
+// floatsConst is the FLOAT kernel of an INTEGER or FLOAT column against
+// a constant: no vector for the constant, none for the widened column.
+func (e *arithEval) floatsConst(l *vector.Vector, k float64, n int) bool {
+	e.out = e.vec(vector.Float64, n)
+	out := e.out.F64[:n]
+	if l.Type == vector.Int64 {
+		a := l.I64[:n]
+		switch e.op {
+		case '+':
+			for i, x := range a {
+				out[i] = float64(x) + k
+			}
+		case '-':
+			for i, x := range a {
+				out[i] = float64(x) - k
+			}
+		case '*':
+			for i, x := range a {
+				out[i] = float64(x) * k
+			}
+		case '/':
+			for i, x := range a {
+				out[i] = float64(x) / k
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	a := l.F64[:n]
+	switch e.op {
+	case '+':
+		for i, x := range a {
+			out[i] = x + k
+		}
+	case '-':
+		for i, x := range a {
+			out[i] = x - k
+		}
+	case '*':
+		for i, x := range a {
+			out[i] = x * k
+		}
+	case '/':
+		for i, x := range a {
+			out[i] = x / k
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func floatKernel(op byte, out, a, b []float64, n int) {

@@ -21,6 +21,11 @@ func (e *compareEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k, isConst := e.r.(*constEval); isConst {
+		if out := e.againstConst(l, k.val, n); out != nil {
+			return out, nil
+		}
+	}
 	r, err := e.r.Eval(b)
 	if err != nil {
 		return nil, err
@@ -147,9 +152,82 @@ func mergeNulls(out, l, r *vector.Vector, sel []int32, n int) {
 	if l.Valid == nil && r.Valid == nil {
 		return
 	}
+	if out.Type != vector.Any {
+		andNullWords(out, l, n)
+		andNullWords(out, r, n)
+		return
+	}
 	vector.ForRows(sel, n, func(i int) {
 		if l.IsNull(i) || r.IsNull(i) {
 			out.SetNull(i)
 		}
 	})
+}
+
+// againstConst compares a typed column with a constant of its kind (an
+// INTEGER column with a FLOAT constant as FLOAT) without filling a
+// vector with the constant; nil when the kinds differ.
+func (e *compareEval) againstConst(l *vector.Vector, k vector.Value, n int) *vector.Vector {
+	var out *vector.Vector
+	switch x := k.(type) {
+	case int64:
+		switch l.Type {
+		case vector.Int64:
+			out = e.vec(vector.Bool, n)
+			compareScalar(e.op, out.Bools, l.I64, x, n)
+		case vector.Float64:
+			out = e.vec(vector.Bool, n)
+			compareScalar(e.op, out.Bools, l.F64, float64(x), n)
+		}
+	case float64:
+		switch l.Type {
+		case vector.Float64:
+			out = e.vec(vector.Bool, n)
+			compareScalar(e.op, out.Bools, l.F64, x, n)
+		case vector.Int64:
+			out = e.vec(vector.Bool, n)
+			lf := widen(e.temp(0, vector.Float64, n), l, n)
+			compareScalar(e.op, out.Bools, lf.F64, x, n)
+		}
+	case string:
+		if l.Type == vector.String {
+			out = e.vec(vector.Bool, n)
+			compareScalar(e.op, out.Bools, l.Str, x, n)
+		}
+	}
+	if out != nil {
+		andNullWords(out, l, n)
+	}
+	return out
+}
+
+// compareScalar is compareOrdered against one value.
+func compareScalar[T int64 | float64 | string](op plan.BinOp, out []bool, a []T, k T, n int) {
+	out, a = out[:n], a[:n]
+	switch op {
+	case plan.OpEq:
+		for i := range out {
+			out[i] = a[i] == k
+		}
+	case plan.OpNe:
+		for i := range out {
+			out[i] = a[i] != k
+		}
+	case plan.OpLt:
+		for i := range out {
+			out[i] = a[i] < k
+		}
+	case plan.OpLe:
+		for i := range out {
+			out[i] = a[i] <= k
+		}
+	case plan.OpGt:
+		for i := range out {
+			out[i] = a[i] > k
+		}
+	case plan.OpGe:
+		for i := range out {
+			out[i] = a[i] >= k
+		}
+	}
 }

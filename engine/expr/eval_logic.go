@@ -88,37 +88,47 @@ func (e *logicEval) fold(out, x *vector.Vector, sel []int32, n int) {
 		}
 		return
 	}
-	vector.ForRows(sel, n, func(i int) {
-		ln, rn := out.IsNull(i), x.IsNull(i)
-		switch e.op {
-		case plan.OpAnd:
-			switch {
-			case (!ln && !ov[i]) || (!rn && !xv[i]):
-				ov[i] = false
-				out.SetValid(i)
-			case ln || rn:
-				out.SetNull(i)
-			default:
-				ov[i] = true
-			}
-		case plan.OpOr:
-			switch {
-			case (!ln && ov[i]) || (!rn && xv[i]):
-				ov[i] = true
-				out.SetValid(i)
-			case ln || rn:
-				out.SetNull(i)
-			default:
-				ov[i] = false
-			}
-		default:
-			if ln || rn {
-				out.SetNull(i)
-			} else {
-				ov[i] = ov[i] != xv[i]
-			}
+	foldNulls(e.op, out, x, n)
+}
+
+// foldNulls is fold when either side has nulls, 64 rows at a time: the
+// values combine as without nulls (a null row's value is never read, and
+// where one side decides, false for AND or true for OR, the plain result
+// is that value), and the validity words say which rows are decided.
+// AND is valid where both sides are, or where either is a valid false;
+// OR where both are, or where either is a valid true; XOR where both are.
+func foldNulls(op plan.BinOp, out, x *vector.Vector, n int) {
+	ov, xv := out.Bools[:n], x.Bools[:n]
+	lw := validWords(out, n)
+	for w := range lw {
+		base := w * 64
+		end := min(base+64, n)
+		var lb, rb uint64 // the values, as bits
+		for j, i := 0, base; i < end; i, j = i+1, j+1 {
+			lb |= uint64(b2i(ov[i])) << j
+			rb |= uint64(b2i(xv[i])) << j
 		}
-	})
+		lv, rv := lw[w], ^uint64(0)
+		if x.Valid != nil {
+			rv = x.Valid[w]
+		}
+		var valid, val uint64
+		switch op {
+		case plan.OpAnd:
+			valid = (lv & rv) | (lv &^ lb) | (rv &^ rb)
+			val = lb & rb
+		case plan.OpOr:
+			valid = (lv & rv) | (lv & lb) | (rv & rb)
+			val = lb | rb
+		default:
+			valid = lv & rv
+			val = lb ^ rb
+		}
+		lw[w] = valid
+		for j, i := 0, base; i < end; i, j = i+1, j+1 {
+			ov[i] = val>>j&1 != 0
+		}
+	}
 }
 
 // notEval is NOT: null stays null.

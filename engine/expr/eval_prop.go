@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strings"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -22,6 +24,10 @@ type propEval struct {
 	of  Evaluator
 	key string
 	out *vector.Vector
+	// field is the date field key names, if any (fieldLooked once
+	// looked up).
+	field       func(temporal.Date) int64
+	fieldLooked bool
 }
 
 func (e *propEval) keyID() (catalog.KeyID, bool) { return e.c.Catalog.LookupKey(e.key) }
@@ -66,8 +72,17 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	return nil, errs.Data("cannot read property %q of a %s", e.key, of.Type)
 }
 
-// evalValues is the slow path for a column of generic values.
+// evalValues is the slow path for a column of generic values, but for a
+// field of dates (temporal_kernels.go).
 func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
+	if !e.fieldLooked {
+		e.field, e.fieldLooked = functions.DateField(strings.ToLower(e.key)), true
+	}
+	if e.field != nil {
+		if out, ok := e.dateFields(of, e.field, sel, n); ok {
+			return out, nil
+		}
+	}
 	e.out = e.vec(vector.Any, n)
 	out := e.out
 	var failed error

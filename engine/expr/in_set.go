@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -16,11 +18,39 @@ type inSetEval struct {
 	x    Evaluator
 	ints map[int64]struct{}
 	strs map[string]struct{}
+	// bits holds the INTEGER set as a bitmap from lo when its values lie
+	// close together (an IN list usually does): a bit test beats hashing.
+	lo   int64
+	bits []uint64
 	row  *callEval
 }
 
 // bindSlot gives the row path the same slot: one of the two writes it.
 func (e *inSetEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
+
+// maxInBitmap is the widest span of an INTEGER set held as a bitmap
+// (8 KiB).
+const maxInBitmap = 1 << 16
+
+// bitmap sets bits when the INTEGER set's values span at most
+// maxInBitmap.
+func (e *inSetEval) bitmap() {
+	if len(e.ints) == 0 {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for k := range e.ints {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if uint64(hi-lo) >= maxInBitmap {
+		return
+	}
+	e.lo, e.bits = lo, make([]uint64, (hi-lo)/64+1)
+	for k := range e.ints {
+		u := uint64(k - lo)
+		e.bits[u>>6] |= 1 << (u & 63)
+	}
+}
 
 func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	// The list is known before the rows when it is a literal or a
@@ -65,6 +95,7 @@ func compileIn(c *Env, e *plan.Call) (Evaluator, error) {
 	if (ev.ints == nil) == (ev.strs == nil) {
 		return row, nil // empty, or mixed
 	}
+	ev.bitmap()
 	return ev, nil
 }
 
@@ -77,17 +108,27 @@ func (e *inSetEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	var out *vector.Vector
 	switch {
 	case x.Type == vector.Int64 && e.strs == nil:
+		// Every row of the batch is looked up (a lookup cannot fail):
+		// a loop without a selection or a closure.
 		out = e.vec(vector.Bool, n)
-		vector.ForRows(sel, n, func(i int) {
-			_, ok := e.ints[x.I64[i]]
-			out.Bools[i] = ok
-		})
+		bools, xs := out.Bools[:n], x.I64[:n]
+		if bits := e.bits; bits != nil {
+			lo, span := e.lo, uint64(len(bits))*64
+			for i, v := range xs {
+				u := uint64(v - lo)
+				bools[i] = u < span && bits[u>>6]&(1<<(u&63)) != 0
+			}
+			break
+		}
+		for i, v := range xs {
+			_, bools[i] = e.ints[v]
+		}
 	case x.Type == vector.String && e.ints == nil:
 		out = e.vec(vector.Bool, n)
-		vector.ForRows(sel, n, func(i int) {
-			_, ok := e.strs[x.Str[i]]
-			out.Bools[i] = ok
-		})
+		bools, xs := out.Bools[:n], x.Str[:n]
+		for i, v := range xs {
+			_, bools[i] = e.strs[v]
+		}
 	default:
 		e.row.vecs[0] = x
 		list, err := e.row.args[1].Eval(b)

@@ -41,10 +41,14 @@ var unaryKernels = map[string]unaryKernel{
 	"tostring":  toStringKernel,
 	"size":      runeCountKernel,
 	"length":    runeCountKernel,
-	"upper":     stringKernel(strings.ToUpper),
-	"toupper":   stringKernel(strings.ToUpper),
-	"lower":     stringKernel(strings.ToLower),
-	"tolower":   stringKernel(strings.ToLower),
+	"upper":     caseMapKernel(false, strings.ToUpper),
+	"toupper":   caseMapKernel(false, strings.ToUpper),
+	"lower":     caseMapKernel(true, strings.ToLower),
+	"tolower":   caseMapKernel(true, strings.ToLower),
+	"toboolean": toBooleanKernel,
+	"trim":      stringKernel(trimKernels["trim"]),
+	"ltrim":     stringKernel(trimKernels["ltrim"]),
+	"rtrim":     stringKernel(trimKernels["rtrim"]),
 }
 
 func init() {
@@ -146,6 +150,44 @@ func toFloatKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.
 			out.F64[i] = float64(v)
 		}
 		return out, true, nil
+	case vector.String:
+		out := e.typedOut(vector.Float64, x, sel, n)
+		forSel(sel, n, func(i int) {
+			f, ok := functions.ParseFloat(x.Str[i])
+			out.F64[i] = f
+			if !ok {
+				out.SetNull(i)
+			}
+		})
+		return out, true, nil
+	}
+	return nil, false, nil
+}
+
+// toBooleanKernel: a string is true or false in any case, else null; an
+// INTEGER is true unless 0.
+func toBooleanKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
+	switch x.Type {
+	case vector.Bool:
+		out := e.typedOut(vector.Bool, x, sel, n)
+		copy(out.Bools[:n], x.Bools[:n])
+		return out, true, nil
+	case vector.Int64:
+		out := e.typedOut(vector.Bool, x, sel, n)
+		for i, v := range x.I64[:n] {
+			out.Bools[i] = v != 0
+		}
+		return out, true, nil
+	case vector.String:
+		out := e.typedOut(vector.Bool, x, sel, n)
+		forSel(sel, n, func(i int) {
+			v, ok := functions.ParseBoolean(x.Str[i])
+			out.Bools[i] = v
+			if !ok {
+				out.SetNull(i)
+			}
+		})
+		return out, true, nil
 	}
 	return nil, false, nil
 }
@@ -165,6 +207,16 @@ func toIntegerKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 			out.I64[i] = v
 		})
 		return out, true, failed
+	case vector.String:
+		out := e.typedOut(vector.Int64, x, sel, n)
+		forSel(sel, n, func(i int) {
+			v, ok := functions.ParseInteger(x.Str[i])
+			out.I64[i] = v
+			if !ok {
+				out.SetNull(i)
+			}
+		})
+		return out, true, nil
 	}
 	return nil, false, nil
 }
@@ -173,6 +225,12 @@ func toStringKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector
 	switch x.Type {
 	case vector.String:
 		return e.same(x, sel, n), true, nil
+	case vector.Bool:
+		out := e.typedOut(vector.String, x, sel, n)
+		for i, v := range x.Bools[:n] {
+			out.Str[i] = strconv.FormatBool(v)
+		}
+		return out, true, nil
 	case vector.Int64:
 		out := e.typedOut(vector.String, x, sel, n)
 		vector.ForRows(sel, n, func(i int) { out.Str[i] = strconv.FormatInt(x.I64[i], 10) })

@@ -63,19 +63,44 @@ func fnToInteger(_ Env, a []vector.Value) (vector.Value, error) {
 		}
 		return int64(0), nil
 	case string:
-		if i, err := strconv.ParseInt(x, 10, 64); err == nil {
-			return i, nil
-		}
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			return nil, nil
-		}
-		if i, ok := FloatToInt(f); ok {
+		if i, ok := ParseInteger(x); ok {
 			return i, nil
 		}
 		return nil, nil
 	}
 	return nil, argError("toInteger", a[0])
+}
+
+// ParseInteger is toInteger of a string: an integer, or a float
+// truncated toward zero; false (null) when it does not parse or is out
+// of range.
+func ParseInteger(s string) (int64, bool) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return FloatToInt(f)
+}
+
+// ParseFloat is toFloat of a string; false (null) when it does not parse.
+func ParseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// ParseBoolean is toBoolean of a string: true or false in any case;
+// false (null) otherwise.
+func ParseBoolean(s string) (v, ok bool) {
+	switch strings.ToLower(s) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
 }
 
 func fnToFloat(_ Env, a []vector.Value) (vector.Value, error) {
@@ -87,11 +112,10 @@ func fnToFloat(_ Env, a []vector.Value) (vector.Value, error) {
 	case float64:
 		return x, nil
 	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			return nil, nil
+		if f, ok := ParseFloat(x); ok {
+			return f, nil
 		}
-		return f, nil
+		return nil, nil
 	}
 	return nil, argError("toFloat", a[0])
 }
@@ -105,11 +129,8 @@ func fnToBoolean(_ Env, a []vector.Value) (vector.Value, error) {
 	case int64:
 		return x != 0, nil
 	case string:
-		switch strings.ToLower(x) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
+		if v, ok := ParseBoolean(x); ok {
+			return v, nil
 		}
 		return nil, nil
 	}

@@ -51,13 +51,11 @@ func stringFunc(name string, f func(string) string) Kernel {
 func intArg(fn, what string, v vector.Value) (int, error) {
 	switch x := v.(type) {
 	case int64:
-		if x < 0 {
+		n, ok := CountArg(x) // a length past int32 is longer than any string
+		if !ok {
 			return 0, errs.Data("%s(): %s must not be negative, got %d", fn, what, x)
 		}
-		if x > int64(^uint32(0)>>1) {
-			return int(^uint32(0) >> 1), nil // longer than any string
-		}
-		return int(x), nil
+		return n, nil
 	case nil:
 		return 0, errs.Data("%s(): %s must not be null", fn, what)
 	}
@@ -88,15 +86,32 @@ func fnSubstring(_ Env, a []vector.Value) (vector.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s = s[runeOffset(s, start):]
+	n := -1
 	if len(a) > 2 {
-		n, err := intArg("substring", "length", a[2])
-		if err != nil {
+		if n, err = intArg("substring", "length", a[2]); err != nil {
 			return nil, err
 		}
+	}
+	return Substring(s, start, n), nil
+}
+
+// Substring is substring(s, start, n) for valid arguments: n < 0 takes
+// the rest of s.
+func Substring(s string, start, n int) string {
+	s = s[runeOffset(s, start):]
+	if n >= 0 {
 		s = s[:runeOffset(s, n)]
 	}
-	return s, nil
+	return s
+}
+
+// CountArg is a valid position or length argument's value (not negative,
+// capped at a length no string has), and false for an invalid one.
+func CountArg(x int64) (int, bool) {
+	if x < 0 {
+		return 0, false
+	}
+	return int(min(x, int64(^uint32(0)>>1))), true
 }
 
 func leftRight(fn string, a []vector.Value) (vector.Value, error) {
@@ -112,13 +127,21 @@ func leftRight(fn string, a []vector.Value) (vector.Value, error) {
 		return nil, err
 	}
 	if fn == "left" {
-		return s[:runeOffset(s, n)], nil
+		return Left(s, n), nil
 	}
+	return Right(s, n), nil
+}
+
+// Left is left(s, n) for a valid n: the first n characters.
+func Left(s string, n int) string { return s[:runeOffset(s, n)] }
+
+// Right is right(s, n) for a valid n: the last n characters.
+func Right(s string, n int) string {
 	total := utf8.RuneCountInString(s)
 	if n >= total {
-		return s, nil
+		return s
 	}
-	return s[runeOffset(s, total-n):], nil
+	return s[runeOffset(s, total-n):]
 }
 
 func fnReplace(c Env, a []vector.Value) (vector.Value, error) {

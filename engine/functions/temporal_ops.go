@@ -54,29 +54,33 @@ func TemporalProperty(v vector.Value, key string) (vector.Value, error) {
 }
 
 func dateField(d temporal.Date, k string) vector.Value {
-	switch k {
-	case "year":
-		return d.Year()
-	case "quarter":
-		return d.Quarter()
-	case "month":
-		return d.Month()
-	case "week":
-		_, w := temporal.IsoWeek(d.Days)
-		return w
-	case "weekyear":
-		wy, _ := temporal.IsoWeek(d.Days)
-		return wy
-	case "day":
-		return d.Day()
-	case "ordinalday":
-		return d.OrdinalDay()
-	case "weekday", "dayofweek":
-		return temporal.DayOfWeek(d.Days)
-	case "dayofquarter":
-		return d.DayOfQuarter()
+	if f := DateField(k); f != nil {
+		return f(d)
 	}
 	return nil
+}
+
+// DateField is the accessor of a date's field by its lower-cased name
+// (d.year, d.dayOfWeek …), nil for a name that is no date field.
+func DateField(k string) func(temporal.Date) int64 { return dateAccessors[k] }
+
+var dateAccessors = map[string]func(temporal.Date) int64{
+	"year":    temporal.Date.Year,
+	"quarter": temporal.Date.Quarter,
+	"month":   temporal.Date.Month,
+	"week": func(d temporal.Date) int64 {
+		_, w := temporal.IsoWeek(d.Days)
+		return w
+	},
+	"weekyear": func(d temporal.Date) int64 {
+		wy, _ := temporal.IsoWeek(d.Days)
+		return wy
+	},
+	"day":          temporal.Date.Day,
+	"ordinalday":   temporal.Date.OrdinalDay,
+	"weekday":      func(d temporal.Date) int64 { return temporal.DayOfWeek(d.Days) },
+	"dayofweek":    func(d temporal.Date) int64 { return temporal.DayOfWeek(d.Days) },
+	"dayofquarter": temporal.Date.DayOfQuarter,
 }
 
 func timeField(tod int64, k string) vector.Value {

@@ -22,7 +22,9 @@ var timeUnits = map[string]int64{
 	"millisecond": 1_000_000, "microsecond": 1000,
 }
 
-func truncateDate(unit string, d temporal.Date) (temporal.Date, bool) {
+// TruncateDate is date.truncate(unit, d) for a lower-cased date unit;
+// false for another unit.
+func TruncateDate(unit string, d temporal.Date) (temporal.Date, bool) {
 	y, m, _ := temporal.CivilFromDays(d.Days)
 	switch unit {
 	case "millennium":
@@ -67,7 +69,7 @@ func truncateTemporal(c Env, k temporalKind, args []vector.Value) (vector.Value,
 	date, tod := p.local.Date(), p.local.TimeOfDay()
 	if size, isTime := timeUnits[unit]; isTime {
 		tod -= tod % size
-	} else if d, isDate := truncateDate(unit, date); isDate && (k.hasDate() || unit == "day") {
+	} else if d, isDate := TruncateDate(unit, date); isDate && (k.hasDate() || unit == "day") {
 		date, tod = d, 0
 	} else {
 		return nil, errs.DataCode(errs.CodeInvalidDatetime, "%s.truncate() does not know the unit %q", kindNames[k], unitName)

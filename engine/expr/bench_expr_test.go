@@ -1,0 +1,200 @@
+package expr
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/temporal"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// BenchmarkExpr times the expression families over 1M rows in full
+// batches, in ns per row, beside "loop": a plain Go loop doing the
+// arithmetic family's x / 10 over an []int64 of the same values. `make
+// bench-expr` runs it; bench/RESULTS-expr.md holds a run.
+func BenchmarkExpr(b *testing.B) {
+	const total = 1 << 20
+	cols := benchColumns(total)
+	b.Run("loop", func(b *testing.B) {
+		x := make([]int64, total)
+		out := make([]int64, total)
+		for i := range x {
+			x[i] = cols.x[i]
+		}
+		b.ResetTimer()
+		for range b.N {
+			for i, v := range x {
+				out[i] = v / 10
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+	})
+	for _, f := range exprFamilies() {
+		b.Run(f.name, func(b *testing.B) {
+			ev, err := Compile(&Env{}, f.e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			batches := cols.batches()
+			b.ResetTimer()
+			for range b.N {
+				for _, bt := range batches {
+					if _, err := ev.Eval(bt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		})
+	}
+}
+
+type benchFamily struct {
+	name string
+	e    plan.Expr
+}
+
+// The benchmark's columns (see benchColumns).
+var (
+	bx  = &plan.ColRef{Idx: 0, Name: "x", T: vector.Int64}
+	by  = &plan.ColRef{Idx: 1, Name: "y", T: vector.Int64}
+	bf  = &plan.ColRef{Idx: 2, Name: "f", T: vector.Float64}
+	bs  = &plan.ColRef{Idx: 3, Name: "s", T: vector.String}
+	bd  = &plan.ColRef{Idx: 4, Name: "d", T: vector.Any, Kind: "DATE"}
+	bb  = &plan.ColRef{Idx: 5, Name: "b", T: vector.Bool}
+	bsn = &plan.ColRef{Idx: 6, Name: "sn", T: vector.String}
+)
+
+func lit(v vector.Value) *plan.Const { return &plan.Const{Val: v, T: vector.TypeOf(v)} }
+
+func bin(op plan.BinOp, l, r plan.Expr) *plan.Binary { return &plan.Binary{Op: op, L: l, R: r} }
+
+func call(name string, t vector.Type, args ...plan.Expr) *plan.Call {
+	return &plan.Call{Name: name, T: t, Args: args}
+}
+
+// searchedCase is CASE WHEN w1 THEN t1 … ELSE els END, as the binder
+// builds it.
+func searchedCase(t vector.Type, els plan.Expr, pairs ...plan.Expr) *plan.Call {
+	args := append([]plan.Expr{lit(false), lit(nil)}, pairs...)
+	return call(functions.OpCase, t, append(args, els)...)
+}
+
+// simpleCase is CASE subject WHEN v1 THEN t1 … ELSE els END.
+func simpleCase(t vector.Type, subject, els plan.Expr, pairs ...plan.Expr) *plan.Call {
+	args := append([]plan.Expr{lit(true), subject}, pairs...)
+	return call(functions.OpCase, t, append(args, els)...)
+}
+
+func inList(x plan.Expr, vals ...vector.Value) *plan.Call {
+	c := call(functions.OpIn, vector.Bool, x, &plan.Const{Val: vals, T: vector.Any})
+	c.Strategy = plan.RuleInSetLookup
+	return c
+}
+
+func exprFamilies() []benchFamily {
+	return []benchFamily{
+		{"arith", bin(plan.OpDiv, bx, lit(int64(10)))},
+		{"arith-float", bin(plan.OpAdd, bin(plan.OpMul, bx, lit(1.5)), bf)},
+		{"arith-nulls", bin(plan.OpSub, bin(plan.OpMul, by, lit(int64(3))), bx)},
+		{"compare", bin(plan.OpLt, bx, lit(int64(30)))},
+		{"compare-int-float", bin(plan.OpLe, bx, bf)},
+		{"logic", bin(plan.OpOr, bin(plan.OpAnd, bin(plan.OpLt, bx, lit(int64(30))), bin(plan.OpGt, by, lit(int64(40)))), &plan.Not{X: bb})},
+		{"case", searchedCase(vector.String, lit("old"),
+			bin(plan.OpLt, bx, lit(int64(30))), lit("young"),
+			bin(plan.OpLt, bx, lit(int64(60))), lit("mid"))},
+		{"case-simple", simpleCase(vector.Int64, bin(plan.OpMod, bx, lit(int64(3))), bx,
+			lit(int64(0)), lit(int64(100)), lit(int64(1)), by)},
+		{"coalesce", call("coalesce", vector.Int64, by, bx)},
+		{"in", inList(bx, int64(18), int64(25), int64(33), int64(47), int64(80))},
+		{"string-lower", call("tolower", vector.String, bs)},
+		{"string-substring", call("substring", vector.String, bs, lit(int64(1)), lit(int64(3)))},
+		{"string-left", call("left", vector.String, bs, lit(int64(4)))},
+		{"string-trim", call("trim", vector.String, bs)},
+		{"string-size", call("size", vector.Int64, bs)},
+		{"string-split", call("split", vector.Any, bs, lit("_"))},
+		{"string-startswith", call(functions.OpStartsWith, vector.Bool, bs, lit(" Na"))},
+		{"temporal-year", &plan.Property{Of: bd, Key: "year"}},
+		{"temporal-truncate", &plan.Call{Name: "date.truncate", T: vector.Any, Kind: "DATE", Args: []plan.Expr{lit("month"), bd}}},
+		{"convert-tostring", call("tostring", vector.String, bx)},
+		{"convert-tointeger", call("tointeger", vector.Int64, bsn)},
+		{"convert-tofloat", call("tofloat", vector.Float64, bsn)},
+		{"convert-toboolean", call("toboolean", vector.Bool, bx)},
+	}
+}
+
+// benchCols are the benchmark's columns, whole: x INTEGER 18..80 (an
+// age), y INTEGER with a null in ten, f FLOAT, s STRING (padded names,
+// some not ASCII), d DATE (generic values), b BOOLEAN with a null in
+// seven, sn STRING holding integers.
+type benchCols struct {
+	n  int
+	x  []int64
+	y  *vector.Vector
+	f  []float64
+	s  []string
+	d  []vector.Value
+	b  *vector.Vector
+	sn []string
+}
+
+func benchColumns(n int) *benchCols {
+	c := &benchCols{n: n, x: make([]int64, n), f: make([]float64, n), s: make([]string, n),
+		d: make([]vector.Value, n), sn: make([]string, n),
+		y: vector.New(vector.Int64, n), b: vector.New(vector.Bool, n)}
+	seed := uint64(1)
+	next := func() uint64 { seed = seed*6364136223846793005 + 1442695040888963407; return seed >> 33 }
+	for i := range n {
+		r := next()
+		c.x[i] = 18 + int64(r%63)
+		c.y.I64[i] = int64(r % 1000)
+		if i%10 == 3 {
+			c.y.SetNull(i)
+		}
+		c.f[i] = float64(r%10000) / 100
+		if i%5 == 0 {
+			c.s[i] = fmt.Sprintf(" Ñame_%d ", r%100000)
+		} else {
+			c.s[i] = fmt.Sprintf(" Name_%d ", r%100000)
+		}
+		c.d[i] = temporal.Date{Days: int64(r % 20000)}
+		c.b.Bools[i] = r%3 == 0
+		if i%7 == 5 {
+			c.b.SetNull(i)
+		}
+		c.sn[i] = fmt.Sprint(r % 100000)
+	}
+	return c
+}
+
+// batches cuts the columns into full batches (vector.Capacity rows).
+func (c *benchCols) batches() []*vector.Batch {
+	var out []*vector.Batch
+	for at := 0; at < c.n; at += vector.Capacity {
+		m := min(vector.Capacity, c.n-at)
+		y := vector.New(vector.Int64, m)
+		b := vector.New(vector.Bool, m)
+		copy(y.I64, c.y.I64[at:at+m])
+		copy(b.Bools, c.b.Bools[at:at+m])
+		for i := range m {
+			if c.y.IsNull(at + i) {
+				y.SetNull(i)
+			}
+			if c.b.IsNull(at + i) {
+				b.SetNull(i)
+			}
+		}
+		out = append(out, &vector.Batch{Len: m, Cols: []*vector.Vector{
+			{Type: vector.Int64, I64: c.x[at : at+m]},
+			y,
+			{Type: vector.Float64, F64: c.f[at : at+m]},
+			{Type: vector.String, Str: c.s[at : at+m]},
+			{Type: vector.Any, Any: c.d[at : at+m]},
+			b,
+			{Type: vector.String, Str: c.sn[at : at+m]},
+		}})
+	}
+	return out
+}

@@ -1,0 +1,331 @@
+package expr
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Typed kernels of the string functions over STRING vectors. trim and
+// the positional functions (substring, left, right) return parts of
+// their input, which costs no allocation. toLower and toUpper build the
+// batch's changed ASCII strings into one buffer, one allocation a batch
+// instead of one a row (a string kept from it, as a group key, keeps
+// the batch's buffer: a few KiB); a string with other characters goes
+// through the standard library as before.
+
+// caseMapKernel is toLower (lower) or toUpper. The buffer may grow
+// while the batch is built: the strings taken from it before stay in
+// the array they were cut from, which is never written again.
+func caseMapKernel(lower bool, full func(string) string) unaryKernel {
+	mapRune := unicode.ToUpper
+	if lower {
+		mapRune = unicode.ToLower
+	}
+	return func(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
+		if x.Type != vector.String {
+			return nil, false, nil
+		}
+		out := e.typedOut(vector.String, x, sel, n)
+		size := 0
+		forSel(sel, n, func(r int) { size += len(x.Str[r]) })
+		buf := make([]byte, 0, size)
+		forSel(sel, n, func(r int) {
+			s := x.Str[r]
+			at := len(buf)
+			switch asciiChange(s, lower) {
+			case unchanged:
+				out.Str[r] = s
+				return
+			case changes:
+				buf = append(buf, s...)
+				caseMapASCII(buf[at:], lower)
+			default:
+				if !utf8.ValidString(s) {
+					out.Str[r] = full(s) // the standard library's rules for bad bytes
+					return
+				}
+				for _, c := range s {
+					buf = utf8.AppendRune(buf, mapRune(c))
+				}
+			}
+			out.Str[r] = unsafe.String(unsafe.SliceData(buf[at:]), len(buf)-at)
+		})
+		return out, true, nil
+	}
+}
+
+const (
+	unchanged = iota // ASCII already in the wanted case
+	changes          // ASCII with a letter to change
+	notASCII
+)
+
+// asciiChange says whether s is ASCII and whether mapping its case to
+// lower (or upper) changes it.
+func asciiChange(s string, lower bool) int {
+	lo, hi := byte('A'), byte('Z')
+	if !lower {
+		lo, hi = 'a', 'z'
+	}
+	res := unchanged
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return notASCII
+		}
+		if lo <= c && c <= hi {
+			res = changes
+		}
+	}
+	return res
+}
+
+// caseMapASCII maps the case of the ASCII letters of b in place.
+func caseMapASCII(b []byte, lower bool) {
+	if lower {
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return
+	}
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+}
+
+// forSel calls fn for the selected rows (the slow paths' ForRows, kept
+// apart for the kernels of this file, which are not slow paths: the
+// closure is inlined).
+func forSel(sel []int32, n int, fn func(r int)) {
+	if sel == nil {
+		for r := range n {
+			fn(r)
+		}
+		return
+	}
+	for _, r := range sel {
+		fn(int(r))
+	}
+}
+
+func isSpace(r rune) bool { return unicode.IsSpace(r) }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace holds: the other
+// spaces (U+0085, U+00A0 …) are not ASCII.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// trimLeft and trimRight skip ASCII spaces byte by byte and leave the
+// rest, from the first byte that is not ASCII, to the unicode rules.
+func trimLeft(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.TrimLeftFunc(s[i:], isSpace)
+		}
+		if !asciiSpace[c] {
+			return s[i:]
+		}
+	}
+	return ""
+}
+
+func trimRight(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.TrimRightFunc(s[:i+1], isSpace)
+		}
+		if !asciiSpace[c] {
+			return s[:i+1]
+		}
+	}
+	return ""
+}
+
+var trimKernels = map[string]func(string) string{
+	"trim":  func(s string) string { return trimRight(trimLeft(s)) },
+	"ltrim": trimLeft,
+	"rtrim": trimRight,
+}
+
+func init() {
+	for _, name := range []string{"substring", "left", "right"} {
+		registerCompiler(name, compilePositional)
+	}
+}
+
+// positionalEval is substring, left and right over a STRING vector with
+// INTEGER (or constant) positions. A row whose position is null or
+// negative fails; the batch then takes the row path, which reports the
+// error as it always did (and any other row's, in order).
+type positionalEval struct {
+	output
+	name string
+	s    Evaluator
+	ns   []Evaluator
+	row  *callEval
+}
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *positionalEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
+
+func compilePositional(c *Env, e *plan.Call) (Evaluator, error) {
+	row, err := compileRowCall(c, e)
+	if err != nil {
+		return nil, err
+	}
+	return &positionalEval{name: e.Name, s: row.args[0], ns: row.args[1:], row: row}, nil
+}
+
+func (e *positionalEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	for i, a := range e.row.args {
+		v, err := a.Eval(b)
+		if err != nil {
+			return nil, err
+		}
+		e.row.vecs[i] = v
+	}
+	x := e.row.vecs[0]
+	if x.Type == vector.Null {
+		return NullVector, nil
+	}
+	sel, n := rows(b)
+	if out, ok := e.typed(x, e.row.vecs[1:], sel, n); ok {
+		return out, nil
+	}
+	return e.row.evalVecs(b, e.row.vecs)
+}
+
+// typed is the kernel; false when the batch must take the row path.
+func (e *positionalEval) typed(x *vector.Vector, ns []*vector.Vector, sel []int32, n int) (*vector.Vector, bool) {
+	if x.Type != vector.String {
+		return nil, false
+	}
+	for _, v := range ns {
+		if v.Type != vector.Int64 {
+			return nil, false
+		}
+	}
+	out := e.vec(vector.String, n)
+	ok := true
+	count := func(v *vector.Vector, r int) int {
+		c, valid := functions.CountArg(v.I64[r])
+		ok = ok && valid && v.Valid.IsValid(r)
+		return c
+	}
+	forSel(sel, n, func(r int) {
+		if !ok {
+			return
+		}
+		if x.IsNull(r) {
+			out.SetNull(r)
+			return
+		}
+		s := x.Str[r]
+		switch {
+		case e.name == "left":
+			out.Str[r] = functions.Left(s, count(ns[0], r))
+		case e.name == "right":
+			out.Str[r] = functions.Right(s, count(ns[0], r))
+		case len(ns) == 1:
+			out.Str[r] = functions.Substring(s, count(ns[0], r), -1)
+		default:
+			out.Str[r] = functions.Substring(s, count(ns[0], r), count(ns[1], r))
+		}
+	})
+	return out, ok
+}
+
+func init() { registerCompiler("split", compileSplit) }
+
+// splitEval is split(s, d) for a STRING vector and a constant, non-empty
+// delimiter: the batch's lists are cut from one array, each with its own
+// capacity, and the parts are found without an intermediate []string.
+// The memory the row path would reserve row by row is reserved for the
+// batch at once. Other forms (a list of delimiters, the empty one that
+// splits characters, a delimiter per row) take the row path.
+type splitEval struct {
+	output
+	c   *Env
+	s   Evaluator
+	sep string
+	row *callEval
+}
+
+// bindSlot gives the row path the same slot: one of the two writes it.
+func (e *splitEval) bindSlot(s *slot) { e.output.bindSlot(s); e.row.bindSlot(s) }
+
+func compileSplit(c *Env, e *plan.Call) (Evaluator, error) {
+	k, isConst := e.Args[1].(*plan.Const)
+	if !isConst {
+		return nil, nil
+	}
+	sep, isStr := k.Val.(string)
+	if !isStr || sep == "" {
+		return nil, nil
+	}
+	row, err := compileRowCall(c, e)
+	if err != nil {
+		return nil, err
+	}
+	return &splitEval{c: c, s: row.args[0], sep: sep, row: row}, nil
+}
+
+func (e *splitEval) Eval(b *vector.Batch) (*vector.Vector, error) {
+	x, err := e.s.Eval(b)
+	if err != nil {
+		return nil, err
+	}
+	sel, n := rows(b)
+	if x.Type != vector.String {
+		e.row.vecs[0] = x
+		if e.row.vecs[1], err = e.row.args[1].Eval(b); err != nil {
+			return nil, err
+		}
+		return e.row.evalVecs(b, e.row.vecs)
+	}
+	var reserve int64
+	parts := 0
+	forSel(sel, n, func(r int) {
+		if !x.IsNull(r) {
+			reserve += int64(len(x.Str[r])+1) * (memory.IfaceBytes + memory.StringBytes)
+			parts += strings.Count(x.Str[r], e.sep) + 1
+		}
+	})
+	if err := e.c.Reserve(reserve); err != nil {
+		return nil, err
+	}
+	all := make([]vector.Value, parts)
+	out := e.vec(vector.Any, n)
+	forSel(sel, n, func(r int) {
+		if x.IsNull(r) {
+			out.SetNull(r)
+			return
+		}
+		s, at := x.Str[r], 0
+		for {
+			i := strings.Index(s, e.sep)
+			if i < 0 {
+				break
+			}
+			all[at] = s[:i]
+			s = s[i+len(e.sep):]
+			at++
+		}
+		all[at] = s
+		out.Any[r] = all[: at+1 : at+1]
+		all = all[at+1:]
+	})
+	return out, nil
+}
