@@ -21,6 +21,9 @@ type sortOp struct {
 	in   Operator
 	keys []plan.SortKey
 	topK int64 // -1: sort everything
+	// typed: the rows are sorted through their keys' typed slices on
+	// the statement's workers (rule typed-sort, sort_typed.go).
+	typed bool
 
 	done bool
 	cols []rowstore.Column
@@ -44,7 +47,7 @@ type sortOp struct {
 }
 
 func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
-	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1, bar: -1}
+	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1, bar: -1, typed: plan.Chose(p, plan.RuleTypedSort)}
 	if plan.Chose(p, plan.RuleTopKSort) {
 		limit, err := countValue(c, p.Limit, "LIMIT")
 		if err != nil {
@@ -156,6 +159,14 @@ func (s *sortOp) consume() error {
 	}
 	if s.topK >= 0 && int64(len(s.perm)) > s.topK {
 		return s.selectTop()
+	}
+	return s.sortPerm()
+}
+
+// sortPerm sorts perm, typed or through less.
+func (s *sortOp) sortPerm() error {
+	if s.typed {
+		return s.sortTyped(s.perm)
 	}
 	return sortRows(s.c, s.perm, s.less)
 }
@@ -313,7 +324,19 @@ func (s *sortOp) rows() int {
 // selectTop keeps the best topK rows of perm, in order, through a bounded
 // max-heap (the worst kept row on top).
 func (s *sortOp) selectTop() error {
+	if s.typed && s.topK*typedTopKShare >= int64(len(s.perm)) {
+		// k is a large share of the rows: sorting them all and keeping
+		// the first k is cheaper than a heap of k.
+		if err := s.sortTyped(s.perm); err != nil {
+			return err
+		}
+		s.perm = s.perm[:s.topK]
+		return nil
+	}
 	h := &rowHeap{s: s}
+	if s.typed {
+		h.keys = s.typedKeys()
+	}
 	rows, grown, err := rowstore.GrowHeld(&s.c.Mem, h.rows, int(min(s.topK, int64(len(s.perm)))), 4)
 	if err != nil {
 		return err
@@ -328,13 +351,13 @@ func (s *sortOp) selectTop() error {
 		}
 		if int64(len(h.rows)) < s.topK {
 			heap.Push(h, r)
-		} else if len(h.rows) > 0 && s.less(int(r), int(h.rows[0])) {
+		} else if len(h.rows) > 0 && h.better(r, h.rows[0]) {
 			h.rows[0] = r
 			heap.Fix(h, 0)
 		}
 	}
 	s.perm = append(s.perm[:0], h.rows...)
-	return sortRows(s.c, s.perm, s.less)
+	return s.sortPerm()
 }
 
 // prune compacts the buffered columns to the current best topK rows.
@@ -392,14 +415,28 @@ func compareRows(v *vector.Vector, a, b int) int { return compareAcross(v, a, v,
 type rowHeap struct {
 	s    *sortOp
 	rows []int32
+	keys []typedKey // the typed sort's keys, nil for less
 }
 
-func (h *rowHeap) Len() int           { return len(h.rows) }
-func (h *rowHeap) Less(i, j int) bool { return h.s.less(int(h.rows[j]), int(h.rows[i])) }
-func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
-func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(int32)) }
+func (h *rowHeap) Len() int { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool {
+	if h.keys != nil {
+		return compareTyped(h.keys, h.rows[j], h.rows[i]) < 0
+	}
+	return h.s.less(int(h.rows[j]), int(h.rows[i]))
+}
+func (h *rowHeap) Swap(i, j int) { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)    { h.rows = append(h.rows, x.(int32)) }
 func (h *rowHeap) Pop() any {
 	x := h.rows[len(h.rows)-1]
 	h.rows = h.rows[:len(h.rows)-1]
 	return x
+}
+
+// better reports whether row a sorts before row b.
+func (h *rowHeap) better(a, b int32) bool {
+	if h.keys != nil {
+		return compareTyped(h.keys, a, b) < 0
+	}
+	return h.s.less(int(a), int(b))
 }

@@ -24,6 +24,12 @@ const (
 	// RuleTopKSort makes a Sort under LIMIT keep a bounded heap of the
 	// first SKIP+LIMIT rows instead of sorting its whole input.
 	RuleTopKSort = "topk-sort"
+	// RuleTypedSort sorts through the key columns' typed slices and a
+	// prefix of the first key, with an unstable sort ended on the row
+	// number, in parts on the statement's workers merged after; a top-k
+	// whose k is a large share of its input sorts it all
+	// (exec/sort_typed.go).
+	RuleTypedSort = "typed-sort"
 	// RuleEndpointsBFS runs a variable-length expansion marked
 	// EndpointsOnly as a breadth-first search producing each far end
 	// once, instead of enumerating every chain.
@@ -82,7 +88,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleTypedSort}
 	sort.Strings(names)
 	return names
 }

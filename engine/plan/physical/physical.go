@@ -33,6 +33,7 @@ var strategies = []strategy{
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
+	{plan.RuleTypedSort, plan.RuleTypedSort, typedSort},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
 	{plan.RuleLabelCover, plan.RuleLabelCover, labelCover},
 	{plan.StrategyHopMap, "", hopMap},
@@ -80,6 +81,12 @@ func Choose(p *plan.Plan) {
 func topK(op plan.Operator) bool {
 	s, ok := op.(*plan.Sort)
 	return ok && s.Limit != nil
+}
+
+// typedSort: every Sort orders its rows through typed keys (exec/sort_typed.go).
+func typedSort(op plan.Operator) bool {
+	_, ok := op.(*plan.Sort)
+	return ok
 }
 
 // endpointsBFS: a variable-length expansion whose chains nobody reads
