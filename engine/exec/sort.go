@@ -131,7 +131,7 @@ func (s *sortOp) consume() error {
 		if err := s.held.Add(&s.c.Mem, s.cols, b); err != nil {
 			return err
 		}
-		if int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
+		if int64(s.rows()) > s.pruneAt() {
 			before := s.rows()
 			if err := s.prune(); err != nil {
 				return err
@@ -169,6 +169,17 @@ func (s *sortOp) sortPerm() error {
 		return s.sortTyped(s.perm)
 	}
 	return sortRows(s.c, s.perm, s.less)
+}
+
+// pruneAt is the buffered rows past which a top-k sort prunes to its
+// best k: twice k, or for the typed sort, whose prune of rows in input
+// order is a radix pass when the key allows, eight times k, so that a
+// large k (a deep SKIP) prunes a few times rather than once per 2k rows.
+func (s *sortOp) pruneAt() int64 {
+	if s.typed {
+		return 8*s.topK + int64(vector.Capacity)
+	}
+	return 2*s.topK + int64(vector.Capacity)
 }
 
 // identity sets perm to the rows in input order, its array charged

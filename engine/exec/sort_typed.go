@@ -46,11 +46,11 @@ type typedKey struct {
 // cheaper than starting others; typedSortPart is the fewest rows a part
 // of a parallel sort gets.
 // A top-k whose k is at least a typedTopKShare-th of its rows sorts them
-// all.
+// all, as does every prune (pruneAt: 8k rows and a batch).
 const (
 	typedSortMinRows = 1 << 15
 	typedSortPart    = 1 << 14
-	typedTopKShare   = 8
+	typedTopKShare   = 16
 )
 
 // typedKeys reads the sort keys off the held columns.
