@@ -62,6 +62,12 @@ const (
 	// string property with a string literal or parameter on the
 	// column's dictionary codes (exec/filter_codes.go).
 	RuleCodeFilter = "code-filter"
+	// RuleCodeMatch evaluates a WHERE that is, or has as one conjunct, a
+	// test of a node's string property (=, STARTS WITH, ENDS WITH,
+	// CONTAINS with a string, IN a list of strings) once per dictionary
+	// code of the column, then keeps the rows by their codes; the other
+	// conjuncts are tested on the rows kept (exec/filter_match.go).
+	RuleCodeMatch = "code-match"
 	// RuleFarSet evaluates the conjuncts of a WHERE over an expansion
 	// that read only its far node once per candidate node into a bitset,
 	// once the rows filtered outnumber an eighth of the candidates
@@ -88,7 +94,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleTypedSort}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleTypedSort, RuleCodeMatch}
 	sort.Strings(names)
 	return names
 }

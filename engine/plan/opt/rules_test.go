@@ -85,7 +85,8 @@ func TestFiredRules(t *testing.T) {
 		// The label test left in a Filter reads the far node alone.
 		{"MATCH (a:K)-[:T]->(b:L) RETURN a, b", []string{plan.RuleExpandLabels}, "far-set,parallel"},
 		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", nil, "far-set,parallel"},
-		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", []string{plan.RuleFarSet}, "parallel"},
+		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", []string{plan.RuleFarSet}, "code-match,parallel"},
+		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH 'x' RETURN a", []string{plan.RuleFarSet, plan.RuleCodeMatch}, "parallel"},
 		{"MATCH (a)-[:T]->(b) WHERE b.name STARTS WITH a.name RETURN a", nil, "parallel"},
 		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", nil, "factorized-agg,parallel"},
 		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", []string{plan.RuleFactorizedAgg}, "parallel"},
@@ -116,6 +117,9 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a:K)-[r:T]->(b) WHERE r.w < 5 AND b.x = 2 RETURN a, b", []string{plan.RuleRangeFilter}, "far-set,parallel"}, // the far node's term takes far-set
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", nil, "code-filter,parallel"},
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", []string{plan.RuleCodeFilter}, "parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleCodeMatch}, "parallel"},
+		{"MATCH (n:K) WHERE n.name IN ['a', 'b'] RETURN n", nil, "constant-fold,code-match,in-set-lookup,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 2] RETURN n", nil, "constant-fold,in-set-lookup,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 2] RETURN n", []string{plan.RuleInSetLookup}, "constant-fold,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 'a'] RETURN n", nil, "constant-fold,parallel"},

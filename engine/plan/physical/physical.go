@@ -32,6 +32,7 @@ var strategies = []strategy{
 	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
+	{plan.RuleCodeMatch, plan.RuleCodeMatch, codeMatch},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
 	{plan.RuleTypedSort, plan.RuleTypedSort, typedSort},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
