@@ -68,6 +68,11 @@ const (
 	// code of the column, then keeps the rows by their codes; the other
 	// conjuncts are tested on the rows kept (exec/filter_match.go).
 	RuleCodeMatch = "code-match"
+	// RuleEquiJoin joins the two sides of a CrossProduct by hashing when
+	// the WHERE just above it equates a property of each side, the side
+	// hashed chosen from the rows (opt/equi_join.go,
+	// exec/hashjoin_adaptive.go).
+	RuleEquiJoin = "equi-join"
 	// RuleFarSet evaluates the conjuncts of a WHERE over an expansion
 	// that read only its far node once per candidate node into a bitset,
 	// once the rows filtered outnumber an eighth of the candidates
@@ -94,7 +99,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleTypedSort, RuleCodeMatch}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleTypedSort, RuleCodeMatch, RuleEquiJoin}
 	sort.Strings(names)
 	return names
 }

@@ -117,6 +117,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a:K)-[r:T]->(b) WHERE r.w < 5 AND b.x = 2 RETURN a, b", []string{plan.RuleRangeFilter}, "far-set,parallel"}, // the far node's term takes far-set
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", nil, "code-filter,parallel"},
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", []string{plan.RuleCodeFilter}, "parallel"},
+		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", nil, "equi-join"},
+		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", []string{plan.RuleEquiJoin}, ""},
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,parallel"},
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleCodeMatch}, "parallel"},
 		{"MATCH (n:K) WHERE n.name IN ['a', 'b'] RETURN n", nil, "constant-fold,code-match,in-set-lookup,parallel"},
