@@ -215,9 +215,12 @@ func (s *sortOp) drop() {
 // does. A row equal to the bar by every key loses: it came later.
 func (s *sortOp) contenders(b *vector.Batch) *vector.Batch {
 	s.sel = s.sel[:0]
-	if len(s.keys) == 1 {
+	switch {
+	case len(s.keys) == 1:
 		s.contendersInt(b)
-	} else {
+	case s.typed:
+		s.contendersFirstInt(b)
+	default:
 		s.contendersAny(b)
 	}
 	if len(s.sel) == 0 {
@@ -269,6 +272,40 @@ func (s *sortOp) contendersInt(b *vector.Batch) {
 			beats = v.I64[r] < x
 		}
 		if beats {
+			s.sel = append(s.sel, int32(r))
+		}
+	}
+}
+
+// contendersFirstInt is the typed sort's loop for several keys whose
+// first is INTEGER against a bar whose first key is not null: a row
+// strictly better on the first key beats the bar, one strictly worse
+// does not, and only a tie (or a null) compares the other keys
+// (ORDER BY p.age DESC, p.id LIMIT 10 drops every row of a lower age on
+// one compare).
+func (s *sortOp) contendersFirstInt(b *vector.Batch) {
+	k := s.keys[0]
+	v, bar := b.Cols[k.Col], s.cols[k.Col].V
+	if v == nil || bar == nil || v.Type != vector.Int64 || bar.Type != vector.Int64 || bar.IsNull(s.bar) {
+		s.contendersAny(b)
+		return
+	}
+	x := bar.I64[s.bar]
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		if v.Valid != nil && !v.Valid.IsValid(r) {
+			if s.beatsBar(b, r) {
+				s.sel = append(s.sel, int32(r))
+			}
+			continue
+		}
+		y := v.I64[r]
+		switch {
+		case y == x:
+			if s.beatsBar(b, r) {
+				s.sel = append(s.sel, int32(r))
+			}
+		case (y > x) == k.Desc:
 			s.sel = append(s.sel, int32(r))
 		}
 	}

@@ -193,12 +193,24 @@ func (s *sortOp) sortTyped(perm []int32) error {
 		return nil
 	}
 	keys := s.typedKeys()
-	entries, charged, err := rowstore.GrowHeld(&s.c.Mem, []sortEntry(nil), 2*n, 16)
+	src, charged, err := rowstore.GrowHeld(&s.c.Mem, []sortEntry(nil), n, 16)
 	if err != nil {
 		return err
 	}
-	defer s.c.Mem.Release(charged)
-	src, dst := entries[:n], entries[n:2*n]
+	defer func() { s.c.Mem.Release(charged) }()
+	src = src[:n]
+	// dst is the second array a radix pass or a merge needs, charged and
+	// made only then.
+	var dst []sortEntry
+	second := func() error {
+		d, grown, err := rowstore.GrowHeld(&s.c.Mem, []sortEntry(nil), n, 16)
+		if err != nil {
+			return err
+		}
+		charged += grown
+		dst = d[:n:n]
+		return nil
+	}
 	for i, r := range perm {
 		src[i] = sortEntry{row: r}
 	}
@@ -230,7 +242,11 @@ func (s *sortOp) sortTyped(perm []int32) error {
 		}
 		return compareTyped(rest, x.row, y.row)
 	}
-	if len(keys) > 0 && radixSort(src, dst, compare) {
+	if shifts, ok := radixShifts(src); len(keys) > 0 && ok {
+		if err := second(); err != nil {
+			return err
+		}
+		radixSort(src, dst, shifts, compare)
 		for i := range src {
 			perm[i] = src[i].row
 		}
@@ -257,6 +273,11 @@ func (s *sortOp) sortTyped(perm []int32) error {
 	wg.Wait()
 	if slices.Contains(stopped, true) {
 		return s.c.CheckCancel()
+	}
+	if parts > 1 {
+		if err := second(); err != nil {
+			return err
+		}
 	}
 	// Merge neighbouring runs until one is left, between the two halves
 	// of entries.
@@ -325,20 +346,18 @@ func mergeEntries(out, a, b []sortEntry, compare func(x, y sortEntry) int) {
 // is cheaper than comparing: each is a pass over the entries.
 const radixMaxBytes = 3
 
-// radixSort sorts entries that are in row order by prefix, stably (so
-// equal prefixes stay in row order), with one counting pass per prefix
-// byte that varies, through tmp (as long as entries); then sorts each run
-// of equal prefixes by compare, which the exact prefix of one key leaves
-// in order already. It reports false, with entries untouched, when the
-// entries are not in row order, are few, or too many bytes vary.
-func radixSort(entries, tmp []sortEntry, compare func(x, y sortEntry) int) bool {
+// radixShifts reports whether entries suit radixSort: many, in row
+// order, their prefixes varying in 1 to radixMaxBytes bytes, which it
+// returns as shifts (prefixes all equal leave the work to comparisons,
+// which the parallel sort spreads).
+func radixShifts(entries []sortEntry) ([]uint, bool) {
 	if len(entries) < 1<<12 {
-		return false
+		return nil, false
 	}
 	var or, and uint64 = 0, math.MaxUint64
 	for i := range entries {
 		if i > 0 && entries[i].row < entries[i-1].row {
-			return false
+			return nil, false
 		}
 		or |= entries[i].prefix
 		and &= entries[i].prefix
@@ -350,9 +369,15 @@ func radixSort(entries, tmp []sortEntry, compare func(x, y sortEntry) int) bool 
 			shifts = append(shifts, shift)
 		}
 	}
-	if len(shifts) > radixMaxBytes {
-		return false
-	}
+	return shifts, len(shifts) > 0 && len(shifts) <= radixMaxBytes
+}
+
+// radixSort sorts entries that are in row order by prefix, stably (so
+// equal prefixes stay in row order), with one counting pass per prefix
+// byte that varies (shifts, from radixShifts), through tmp (as long as
+// entries); then sorts each run of equal prefixes by compare, which the
+// exact prefix of one key leaves in order already.
+func radixSort(entries, tmp []sortEntry, shifts []uint, compare func(x, y sortEntry) int) {
 	src, dst := entries, tmp
 	for _, shift := range shifts {
 		var count [257]int
@@ -382,5 +407,4 @@ func radixSort(entries, tmp []sortEntry, compare func(x, y sortEntry) int) bool 
 		}
 		lo = hi
 	}
-	return true
 }

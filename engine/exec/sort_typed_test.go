@@ -80,7 +80,7 @@ func TestTypedSortMatchesLess(t *testing.T) {
 	}
 	types := map[string]vector.Type{"int": vector.Int64, "intWide": vector.Int64, "intNull": vector.Int64, "intEdge": vector.Int64,
 		"str": vector.String, "strLong": vector.String, "strNull": vector.String, "float": vector.Float64, "mixed": vector.Any, "nullOnly": vector.Any}
-	shapes := [][]string{{"int"}, {"intWide"}, {"intNull", "str"}, {"intEdge"}, {"str"}, {"strLong"}, {"strNull", "intNull"},
+	shapes := [][]string{{"int"}, {"intWide"}, {"int", "intWide"}, {"intEdge", "str"}, {"intNull", "str"}, {"intEdge"}, {"str"}, {"strLong"}, {"strNull", "intNull"},
 		{"float", "int"}, {"mixed", "int"}, {"nullOnly", "str"}, {"str", "int", "intWide"}}
 	for _, shape := range shapes {
 		for _, n := range []int{1, 300, 5000, 70000} {
