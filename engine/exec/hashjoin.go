@@ -22,7 +22,18 @@ type hashJoin struct {
 	c           *Context
 	left, right Operator
 	lkey, rkey  expr.Evaluator
-	nl          int
+	nl          int // the probe side's columns
+	nr          int // the plan's Right's columns
+	// An adaptive join (plan.HashJoin.Adaptive, hashjoin_adaptive.go)
+	// may swap the roles: left and right then name the probe and build
+	// sides, and buildFirst puts the built rows' columns first in its
+	// output, as they are in the plan's. pending holds Left's rows read
+	// while choosing, probed before the rest of Left.
+	adaptive    bool
+	buildFirst  bool
+	pending     *vector.Batch
+	pendingKeys []string
+	pendingHeld rowstore.HeldRows
 
 	loaded bool
 	rcols  []rowstore.Column
@@ -30,14 +41,18 @@ type hashJoin struct {
 	held   rowstore.HeldRows // Right's rows
 	tabled int64             // what the table is charged
 
-	lb    *vector.Batch
-	lkeys []string // encoded key per logical left row; "" = null
-	lpos  int      // logical left row being paired
-	mpos  int      // next match of that row
-	lidx  []int32
-	ridx  []int32
-	out   *vector.Batch
-	kbuf  []byte
+	lb     *vector.Batch
+	lmatch [][]int32 // the table's rows matching each logical left row
+	// oneKey and oneRows are the table's only key and its rows, once
+	// match has met a table of one key.
+	oneKey  []byte
+	oneRows []int32
+	lpos    int // logical left row being paired
+	mpos    int // next match of that row
+	lidx    []int32
+	ridx    []int32
+	out     *vector.Batch
+	kbuf    []byte
 }
 
 func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error) {
@@ -49,8 +64,12 @@ func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error)
 	if err != nil {
 		return nil, err
 	}
-	return &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, nl: len(p.Left.Columns()),
-		table: map[string][]int32{}}, nil
+	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, nl: len(p.Left.Columns()),
+		adaptive: p.Adaptive, table: map[string][]int32{}}
+	if p.Adaptive {
+		h.nr = len(p.Right.Columns())
+	}
+	return h, nil
 }
 
 func (h *hashJoin) key(v *vector.Vector, r int) (string, bool) {
@@ -60,6 +79,42 @@ func (h *hashJoin) key(v *vector.Vector, r int) (string, bool) {
 	k, ok := storage.AppendIndexKey(h.kbuf[:0], v.Get(r))
 	h.kbuf = k
 	return string(k), ok
+}
+
+// match is the table's rows whose key equals row r's of v: the key is
+// encoded into kbuf and looked up without making a string of it.
+func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
+	if v.IsNull(r) {
+		return nil
+	}
+	var k []byte
+	var ok bool
+	switch v.Type {
+	case vector.Int64:
+		k, ok = storage.AppendIndexKey(h.kbuf[:0], v.I64[r])
+	case vector.String:
+		k, ok = storage.AppendIndexKey(h.kbuf[:0], v.Str[r])
+	default:
+		k, ok = storage.AppendIndexKey(h.kbuf[:0], v.Get(r))
+	}
+	h.kbuf = k
+	if !ok {
+		return nil
+	}
+	if len(h.table) == 1 {
+		// One key (a join against one row, the common adaptive case):
+		// a comparison of bytes, not a hash.
+		if h.oneKey == nil {
+			for key, rows := range h.table {
+				h.oneKey, h.oneRows = []byte(key), rows
+			}
+		}
+		if string(k) == string(h.oneKey) {
+			return h.oneRows
+		}
+		return nil
+	}
+	return h.table[string(k)]
 }
 
 func (h *hashJoin) load() error {
@@ -101,6 +156,8 @@ func (h *hashJoin) load() error {
 
 // drop gives back what the join holds once Left is exhausted.
 func (h *hashJoin) drop() {
+	h.pendingHeld.Release(&h.c.Mem)
+	h.pending, h.pendingKeys = nil, nil
 	h.held.Release(&h.c.Mem)
 	h.c.Mem.Release(h.tabled)
 	h.tabled = 0
@@ -109,7 +166,11 @@ func (h *hashJoin) drop() {
 
 func (h *hashJoin) Next() (*vector.Batch, error) {
 	if !h.loaded {
-		if err := h.load(); err != nil {
+		load := h.load
+		if h.adaptive {
+			load = h.loadAdaptive
+		}
+		if err := load(); err != nil {
 			return nil, err
 		}
 	}
@@ -126,6 +187,15 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			if err := h.c.CheckCancel(); err != nil {
 				return nil, err
 			}
+			if h.pending != nil {
+				h.lb, h.lpos, h.mpos = h.pending, 0, 0
+				h.lmatch = h.lmatch[:0]
+				for _, k := range h.pendingKeys {
+					h.lmatch = append(h.lmatch, h.table[k]) // "" (null) is no key
+				}
+				h.pending, h.pendingKeys = nil, nil
+				continue
+			}
 			b, err := h.left.Next()
 			if err != nil {
 				return nil, err
@@ -139,20 +209,13 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 				return nil, err
 			}
 			h.lb, h.lpos, h.mpos = b, 0, 0
-			h.lkeys = h.lkeys[:0]
+			h.lmatch = h.lmatch[:0]
 			for i := 0; i < b.Rows(); i++ {
-				k, ok := h.key(keys, b.Row(i))
-				if !ok {
-					k = ""
-				}
-				h.lkeys = append(h.lkeys, k)
+				h.lmatch = append(h.lmatch, h.match(keys, b.Row(i)))
 			}
 			continue
 		}
-		var matches []int32
-		if k := h.lkeys[h.lpos]; k != "" {
-			matches = h.table[k]
-		}
+		matches := h.lmatch[h.lpos]
 		take := min(len(matches)-h.mpos, vector.Capacity-len(h.lidx))
 		lrow := int32(h.lb.Row(h.lpos))
 		for _, m := range matches[h.mpos : h.mpos+take] {
@@ -168,14 +231,24 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 	if h.out == nil {
 		h.out = &vector.Batch{Cols: make([]*vector.Vector, h.nl+len(h.rcols))}
 	}
+	// The probe side's columns, then the built ones, or the other way
+	// round when the join hashed the plan's Left.
+	lat, rat := 0, h.nl
+	if h.buildFirst {
+		lat, rat = len(h.rcols), 0
+	}
 	for i, v := range h.lb.Cols[:h.nl] {
-		h.out.Cols[i] = vector.Reuse(h.out.Cols[i], v.Type)
-		vector.CopyRows(h.out.Cols[i], 0, v, h.lidx)
+		h.out.Cols[lat+i] = vector.Reuse(h.out.Cols[lat+i], v.Type)
+		vector.CopyRows(h.out.Cols[lat+i], 0, v, h.lidx)
 	}
 	for i := range h.rcols {
 		src := h.rcols[i].V
-		h.out.Cols[h.nl+i] = vector.Reuse(h.out.Cols[h.nl+i], src.Type)
-		vector.CopyRows(h.out.Cols[h.nl+i], 0, src, h.ridx)
+		if src == nil {
+			h.out.Cols[rat+i] = expr.NullVector
+			continue
+		}
+		h.out.Cols[rat+i] = vector.Reuse(h.out.Cols[rat+i], src.Type)
+		vector.CopyRows(h.out.Cols[rat+i], 0, src, h.ridx)
 	}
 	h.out.Len, h.out.Sel = len(h.lidx), nil
 	return h.out, nil

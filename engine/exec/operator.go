@@ -197,6 +197,15 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 				return cf, nil
 			}
 		}
+		if plan.Chose(p, plan.RuleCodeMatch) {
+			cm, err := newCodeMatch(c, p, in, gen)
+			if err != nil {
+				return nil, err
+			}
+			if cm != nil {
+				return cm, nil
+			}
+		}
 		return gen, nil
 	case *plan.Project:
 		return newProject(c, p, in)

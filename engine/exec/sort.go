@@ -21,6 +21,9 @@ type sortOp struct {
 	in   Operator
 	keys []plan.SortKey
 	topK int64 // -1: sort everything
+	// typed: the rows are sorted through their keys' typed slices on
+	// the statement's workers (rule typed-sort, sort_typed.go).
+	typed bool
 
 	done bool
 	cols []rowstore.Column
@@ -44,7 +47,7 @@ type sortOp struct {
 }
 
 func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
-	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1, bar: -1}
+	s := &sortOp{c: c, in: in, keys: p.Keys, topK: -1, bar: -1, typed: plan.Chose(p, plan.RuleTypedSort)}
 	if plan.Chose(p, plan.RuleTopKSort) {
 		limit, err := countValue(c, p.Limit, "LIMIT")
 		if err != nil {
@@ -128,7 +131,7 @@ func (s *sortOp) consume() error {
 		if err := s.held.Add(&s.c.Mem, s.cols, b); err != nil {
 			return err
 		}
-		if int64(s.rows()) > 2*s.topK+int64(vector.Capacity) {
+		if int64(s.rows()) > s.pruneAt() {
 			before := s.rows()
 			if err := s.prune(); err != nil {
 				return err
@@ -157,7 +160,26 @@ func (s *sortOp) consume() error {
 	if s.topK >= 0 && int64(len(s.perm)) > s.topK {
 		return s.selectTop()
 	}
+	return s.sortPerm()
+}
+
+// sortPerm sorts perm, typed or through less.
+func (s *sortOp) sortPerm() error {
+	if s.typed {
+		return s.sortTyped(s.perm)
+	}
 	return sortRows(s.c, s.perm, s.less)
+}
+
+// pruneAt is the buffered rows past which a top-k sort prunes to its
+// best k: twice k, or for the typed sort, whose prune of rows in input
+// order is a radix pass when the key allows, eight times k, so that a
+// large k (a deep SKIP) prunes a few times rather than once per 2k rows.
+func (s *sortOp) pruneAt() int64 {
+	if s.typed {
+		return 8*s.topK + int64(vector.Capacity)
+	}
+	return 2*s.topK + int64(vector.Capacity)
 }
 
 // identity sets perm to the rows in input order, its array charged
@@ -193,9 +215,12 @@ func (s *sortOp) drop() {
 // does. A row equal to the bar by every key loses: it came later.
 func (s *sortOp) contenders(b *vector.Batch) *vector.Batch {
 	s.sel = s.sel[:0]
-	if len(s.keys) == 1 {
+	switch {
+	case len(s.keys) == 1:
 		s.contendersInt(b)
-	} else {
+	case s.typed:
+		s.contendersFirstInt(b)
+	default:
 		s.contendersAny(b)
 	}
 	if len(s.sel) == 0 {
@@ -247,6 +272,40 @@ func (s *sortOp) contendersInt(b *vector.Batch) {
 			beats = v.I64[r] < x
 		}
 		if beats {
+			s.sel = append(s.sel, int32(r))
+		}
+	}
+}
+
+// contendersFirstInt is the typed sort's loop for several keys whose
+// first is INTEGER against a bar whose first key is not null: a row
+// strictly better on the first key beats the bar, one strictly worse
+// does not, and only a tie (or a null) compares the other keys
+// (ORDER BY p.age DESC, p.id LIMIT 10 drops every row of a lower age on
+// one compare).
+func (s *sortOp) contendersFirstInt(b *vector.Batch) {
+	k := s.keys[0]
+	v, bar := b.Cols[k.Col], s.cols[k.Col].V
+	if v == nil || bar == nil || v.Type != vector.Int64 || bar.Type != vector.Int64 || bar.IsNull(s.bar) {
+		s.contendersAny(b)
+		return
+	}
+	x := bar.I64[s.bar]
+	for i := 0; i < b.Rows(); i++ {
+		r := b.Row(i)
+		if v.Valid != nil && !v.Valid.IsValid(r) {
+			if s.beatsBar(b, r) {
+				s.sel = append(s.sel, int32(r))
+			}
+			continue
+		}
+		y := v.I64[r]
+		switch {
+		case y == x:
+			if s.beatsBar(b, r) {
+				s.sel = append(s.sel, int32(r))
+			}
+		case (y > x) == k.Desc:
 			s.sel = append(s.sel, int32(r))
 		}
 	}
@@ -313,7 +372,19 @@ func (s *sortOp) rows() int {
 // selectTop keeps the best topK rows of perm, in order, through a bounded
 // max-heap (the worst kept row on top).
 func (s *sortOp) selectTop() error {
+	if s.typed && s.topK*typedTopKShare >= int64(len(s.perm)) {
+		// k is a large share of the rows: sorting them all and keeping
+		// the first k is cheaper than a heap of k.
+		if err := s.sortTyped(s.perm); err != nil {
+			return err
+		}
+		s.perm = s.perm[:s.topK]
+		return nil
+	}
 	h := &rowHeap{s: s}
+	if s.typed {
+		h.keys = s.typedKeys()
+	}
 	rows, grown, err := rowstore.GrowHeld(&s.c.Mem, h.rows, int(min(s.topK, int64(len(s.perm)))), 4)
 	if err != nil {
 		return err
@@ -328,13 +399,13 @@ func (s *sortOp) selectTop() error {
 		}
 		if int64(len(h.rows)) < s.topK {
 			heap.Push(h, r)
-		} else if len(h.rows) > 0 && s.less(int(r), int(h.rows[0])) {
+		} else if len(h.rows) > 0 && h.better(r, h.rows[0]) {
 			h.rows[0] = r
 			heap.Fix(h, 0)
 		}
 	}
 	s.perm = append(s.perm[:0], h.rows...)
-	return sortRows(s.c, s.perm, s.less)
+	return s.sortPerm()
 }
 
 // prune compacts the buffered columns to the current best topK rows.
@@ -392,14 +463,28 @@ func compareRows(v *vector.Vector, a, b int) int { return compareAcross(v, a, v,
 type rowHeap struct {
 	s    *sortOp
 	rows []int32
+	keys []typedKey // the typed sort's keys, nil for less
 }
 
-func (h *rowHeap) Len() int           { return len(h.rows) }
-func (h *rowHeap) Less(i, j int) bool { return h.s.less(int(h.rows[j]), int(h.rows[i])) }
-func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
-func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(int32)) }
+func (h *rowHeap) Len() int { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool {
+	if h.keys != nil {
+		return compareTyped(h.keys, h.rows[j], h.rows[i]) < 0
+	}
+	return h.s.less(int(h.rows[j]), int(h.rows[i]))
+}
+func (h *rowHeap) Swap(i, j int) { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)    { h.rows = append(h.rows, x.(int32)) }
 func (h *rowHeap) Pop() any {
 	x := h.rows[len(h.rows)-1]
 	h.rows = h.rows[:len(h.rows)-1]
 	return x
+}
+
+// better reports whether row a sorts before row b.
+func (h *rowHeap) better(a, b int32) bool {
+	if h.keys != nil {
+		return compareTyped(h.keys, a, b) < 0
+	}
+	return h.s.less(int(a), int(b))
 }

@@ -43,10 +43,14 @@ func (*IndexSeek) SetChild(i int, _ Operator) { noChild(i) }
 // a.x = b.y): it builds a hash table of Right by RightKey and probes it
 // with LeftKey of each Left row. Rows whose key is null join nothing.
 // Output columns are Left's followed by Right's, as a CrossProduct's.
+// Adaptive (the equi-join rule's joins) lets the executor hash Left
+// instead when Left ends within a bound of rows: the build side is the
+// one the rows show small.
 type HashJoin struct {
 	Left, Right       Operator
 	LeftKey, RightKey Expr // LeftKey over Left's columns, RightKey over Right's
 	Cols              []Column
+	Adaptive          bool
 }
 
 func (o *HashJoin) Columns() []Column          { return o.Cols }
@@ -107,7 +111,11 @@ func (o *IndexSeek) Describe() Description {
 }
 
 func (o *HashJoin) Describe() Description {
-	return Description{Name: "HashJoin", Args: "on " + o.LeftKey.String() + " = " + o.RightKey.String()}
+	args := "on " + o.LeftKey.String() + " = " + o.RightKey.String()
+	if o.Adaptive {
+		args += " build smaller side"
+	}
+	return Description{Name: "HashJoin", Args: args}
 }
 
 // IndexJoin pairs each row of Left with the nodes an index finds for

@@ -24,6 +24,12 @@ const (
 	// RuleTopKSort makes a Sort under LIMIT keep a bounded heap of the
 	// first SKIP+LIMIT rows instead of sorting its whole input.
 	RuleTopKSort = "topk-sort"
+	// RuleTypedSort sorts through the key columns' typed slices and a
+	// prefix of the first key, with an unstable sort ended on the row
+	// number, in parts on the statement's workers merged after; a top-k
+	// whose k is a large share of its input sorts it all
+	// (exec/sort_typed.go).
+	RuleTypedSort = "typed-sort"
 	// RuleEndpointsBFS runs a variable-length expansion marked
 	// EndpointsOnly as a breadth-first search producing each far end
 	// once, instead of enumerating every chain.
@@ -56,6 +62,17 @@ const (
 	// string property with a string literal or parameter on the
 	// column's dictionary codes (exec/filter_codes.go).
 	RuleCodeFilter = "code-filter"
+	// RuleCodeMatch evaluates a WHERE that is, or has as one conjunct, a
+	// test of a node's string property (=, STARTS WITH, ENDS WITH,
+	// CONTAINS with a string, IN a list of strings) once per dictionary
+	// code of the column, then keeps the rows by their codes; the other
+	// conjuncts are tested on the rows kept (exec/filter_match.go).
+	RuleCodeMatch = "code-match"
+	// RuleEquiJoin joins the two sides of a CrossProduct by hashing when
+	// the WHERE just above it equates a property of each side, the side
+	// hashed chosen from the rows (opt/equi_join.go,
+	// exec/hashjoin_adaptive.go).
+	RuleEquiJoin = "equi-join"
 	// RuleFarSet evaluates the conjuncts of a WHERE over an expansion
 	// that read only its far node once per candidate node into a bitset,
 	// once the rows filtered outnumber an eighth of the candidates
@@ -93,7 +110,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune}
+		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleCodeMatch, RuleEquiJoin}
 	sort.Strings(names)
 	return names
 }

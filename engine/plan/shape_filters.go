@@ -170,3 +170,91 @@ func boundOf(e Expr, t vector.Type) bool {
 func (a AggCall) IsCountStar() bool {
 	return a.Func == functions.AggCount && a.Arg == nil && !a.Distinct
 }
+
+// CodeTerm is a test of a node's string property that a code match
+// (exec/filter_match.go) evaluates once per dictionary code: Op is OpEq
+// (`=`, either side first), functions.OpStartsWith, OpEndsWith or
+// OpContains with Want a STRING Const or a Param, or functions.OpIn with
+// Want a Const list of strings alone.
+type CodeTerm struct {
+	Col  int
+	Key  string
+	Op   string
+	Want Expr
+}
+
+// CodeOpEq is CodeTerm.Op for an equality.
+const CodeOpEq = "="
+
+// CodeMatch is the shape of a code match: pred, or one conjunct of its
+// top-level AND (the first that fits), is a CodeTerm, and pred is not a
+// lone equality, which a code filter takes (CodeEquality). rest is the
+// AND of pred's other conjuncts in their order, nil when there are none:
+// on the rows the term keeps, pred holds exactly when rest does.
+func CodeMatch(pred Expr) (t CodeTerm, rest Expr, ok bool) {
+	if _, _, _, eq := CodeEquality(pred); eq {
+		return CodeTerm{}, nil, false
+	}
+	var conj []Expr
+	var flatten func(e Expr)
+	flatten = func(e Expr) {
+		if b, isAnd := e.(*Binary); isAnd && b.Op == OpAnd {
+			flatten(b.L)
+			flatten(b.R)
+			return
+		}
+		conj = append(conj, e)
+	}
+	flatten(pred)
+	for i, e := range conj {
+		if t, ok = codeTerm(e); ok {
+			for j, o := range conj {
+				switch {
+				case j == i:
+				case rest == nil:
+					rest = o
+				default:
+					rest = &Binary{Op: OpAnd, L: rest, R: o}
+				}
+			}
+			return t, rest, true
+		}
+	}
+	return CodeTerm{}, nil, false
+}
+
+// codeTerm reports whether e alone is a CodeTerm.
+func codeTerm(e Expr) (CodeTerm, bool) {
+	if col, key, want, ok := CodeEquality(e); ok {
+		return CodeTerm{Col: col, Key: key, Op: CodeOpEq, Want: want}, true
+	}
+	c, isCall := e.(*Call)
+	if !isCall || len(c.Args) != 2 {
+		return CodeTerm{}, false
+	}
+	p, isProp := c.Args[0].(*Property)
+	if !isProp {
+		return CodeTerm{}, false
+	}
+	ref, isRef := p.Of.(*ColRef)
+	if !isRef || ref.T != vector.Node {
+		return CodeTerm{}, false
+	}
+	switch c.Name {
+	case functions.OpStartsWith, functions.OpEndsWith, functions.OpContains:
+		if !boundOf(c.Args[1], vector.String) {
+			return CodeTerm{}, false
+		}
+	case functions.OpIn:
+		l, isConst := c.Args[1].(*Const)
+		if !isConst {
+			return CodeTerm{}, false
+		}
+		if list, isList := l.Val.([]vector.Value); !isList || SetLookupType(list) != vector.String {
+			return CodeTerm{}, false
+		}
+	default:
+		return CodeTerm{}, false
+	}
+	return CodeTerm{Col: ref.Idx, Key: p.Key, Op: c.Name, Want: c.Args[1]}, true
+}

@@ -68,7 +68,11 @@ var passes = []struct {
 		func(op plan.Operator) bool { s, ok := op.(*plan.IndexSeek); return ok && s.Ordered }},
 	// USING JOIN ON a.x = b.y joins the two pattern parts by hashing
 	// (join_hint.go).
-	{"join-hints", "", applyJoinHints, func(op plan.Operator) bool { _, ok := op.(*plan.HashJoin); return ok }},
+	{"join-hints", "", applyJoinHints, func(op plan.Operator) bool { h, ok := op.(*plan.HashJoin); return ok && !h.Adaptive }},
+	// A CrossProduct under an equality of a property of each side joins
+	// by hashing (equi_join.go), after the hints, which name their own.
+	{plan.RuleEquiJoin, plan.RuleEquiJoin, func(p *plan.Plan, _ []plan.IndexInfo) error { equiJoins(p.Root); return nil },
+		func(op plan.Operator) bool { h, ok := op.(*plan.HashJoin); return ok && h.Adaptive }},
 }
 
 // Optimize runs the optimizer's passes over p, in order, with the indexes

@@ -104,6 +104,20 @@ func codeFilter(op plan.Operator) bool {
 	return ok
 }
 
+// codeMatch: a Filter that is, or has as a conjunct, a string test of a
+// node's property (plan.CodeMatch) other than a lone equality evaluates
+// the test once per dictionary code (exec/filter_match.go), the rest of
+// its conjuncts on the rows kept. Not where far-set evaluates the filter
+// per candidate node.
+func codeMatch(op plan.Operator) bool {
+	f, ok := op.(*plan.Filter)
+	if !ok || plan.Chose(op, plan.RuleFarSet) {
+		return false
+	}
+	_, _, ok = plan.CodeMatch(f.Pred)
+	return ok
+}
+
 // inSetLookup marks an IN over a list known before the rows (a literal
 // list of integers or of strings, or a parameter) as a hash-set lookup
 // per row, which the expression compiler follows (engine/expr/in_set.go):

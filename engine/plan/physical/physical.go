@@ -32,7 +32,9 @@ var strategies = []strategy{
 	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
+	{plan.RuleCodeMatch, plan.RuleCodeMatch, codeMatch},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
+	{plan.RuleTypedSort, plan.RuleTypedSort, typedSort},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
 	{plan.RuleLabelCover, plan.RuleLabelCover, labelCover},
 	{plan.StrategyHopMap, "", hopMap},
@@ -80,6 +82,12 @@ func Choose(p *plan.Plan) {
 func topK(op plan.Operator) bool {
 	s, ok := op.(*plan.Sort)
 	return ok && s.Limit != nil
+}
+
+// typedSort: every Sort orders its rows through typed keys (exec/sort_typed.go).
+func typedSort(op plan.Operator) bool {
+	_, ok := op.(*plan.Sort)
+	return ok
 }
 
 // endpointsBFS: a variable-length expansion whose chains nobody reads
