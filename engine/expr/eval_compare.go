@@ -76,6 +76,10 @@ func (e *compareEval) generic(out, l, r *vector.Vector, sel []int32, n int) {
 			}
 			out.Bools[i] = eq == (e.op == plan.OpEq)
 		default:
+			if functions.UnorderedNaN(a, b) {
+				out.Bools[i] = false
+				return
+			}
 			c, ok := functions.OrderValues(a, b)
 			if !ok {
 				out.SetNull(i)

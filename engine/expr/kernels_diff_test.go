@@ -279,11 +279,9 @@ func rowEval(e plan.Expr, row []vector.Value) (vector.Value, error) {
 			}
 			return eq == (e.Op == plan.OpEq), nil
 		case e.Op.IsComparison():
-			if (isNaN(l) || isNaN(r)) && l != nil && r != nil {
-				// The typed FLOAT kernels order NaN below, above and
-				// equal to nothing (false), as IEEE does; the generic
-				// path makes it null. The rows here hold NaN in FLOAT
-				// columns only.
+			if functions.UnorderedNaN(l, r) {
+				// NaN is below, above and equal to nothing (false),
+				// as IEEE orders it, on the typed and generic paths.
 				return false, nil
 			}
 			c, ok := functions.OrderValues(l, r)

@@ -132,6 +132,26 @@ func EqualValues(a, b vector.Value) (eq, null bool) {
 	return temporalEqual(a, b), false
 }
 
+// UnorderedNaN reports whether a and b are numbers of which one is NaN:
+// an ordering comparison of them (<, <=, >, >=) is false, as IEEE 754
+// orders NaN and as the typed FLOAT kernels compare, not null.
+func UnorderedNaN(a, b vector.Value) bool {
+	return isNumber(a) && isNumber(b) && (isNaNValue(a) || isNaNValue(b))
+}
+
+func isNumber(v vector.Value) bool {
+	switch v.(type) {
+	case int64, float64:
+		return true
+	}
+	return false
+}
+
+func isNaNValue(v vector.Value) bool {
+	f, ok := v.(float64)
+	return ok && math.IsNaN(f)
+}
+
 // OrderValues compares two values for <, <=, > and >=: ok is false when
 // they are not comparable (null, or different types), which makes the
 // comparison null.
