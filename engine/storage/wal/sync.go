@@ -2,6 +2,7 @@ package wal
 
 import (
 	"fmt"
+	"runtime"
 )
 
 // Group commit. One goroutine per open Log, the flusher, does every
@@ -99,6 +100,15 @@ func (l *Log) flusher() {
 			return
 		}
 		for {
+			// Yield before taking a round: goroutines that are runnable
+			// now (committers about to append, and those the last round
+			// woke, committing again) join this round instead of waiting
+			// a whole fdatasync for the next one. With nothing else to
+			// run it returns at once, so a lone committer waits no
+			// longer; under load it is PostgreSQL's commit_delay without
+			// a fixed delay (BenchmarkAppendSync, 32 goroutines: 15 → 22
+			// commits a fdatasync).
+			runtime.Gosched()
 			s.Lock()
 			r := s.next
 			s.next = nil
