@@ -74,7 +74,7 @@ func ProfileWrites(ctx context.Context, dir string, load WriteLoad, profilePath 
 	// Where the load waits: every contended lock and every blocking event
 	// of the timed part, written beside the CPU profile.
 	runtime.SetMutexProfileFraction(1)
-	runtime.SetBlockProfileRate(1)
+	runtime.SetBlockProfileRate(int(10 * time.Microsecond)) // every wait of 10 µs or more, a sample of the shorter ones: recording every one would cost the load much of its CPU
 	res, err := load.Run(ctx)
 	pprof.StopCPUProfile()
 	runtime.SetMutexProfileFraction(0)
