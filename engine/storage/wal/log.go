@@ -43,7 +43,7 @@ type Options struct {
 	Preallocate bool
 	// FS is the filesystem the segments are on; nil means vfs.Default.
 	FS vfs.FS
-	// Guard, when set, is asked by the group commit's flusher before its
+	// Guard, when set, is asked by every group-commit round before its
 	// write and after its sync whether this process may still write the
 	// log; an error fails the log for good, so that nothing more is
 	// written or acknowledged (another process claimed the directory).
@@ -83,9 +83,9 @@ type Log struct {
 	// exclusively while TrimBefore or Reset deletes them. Ordered before
 	// syncMu.
 	filesMu sync.RWMutex
-	// syncMu is held across the flusher's write and fdatasync, and by
+	// syncMu is held across a group-commit round's write and fdatasync, and by
 	// whatever replaces or closes the active segment (roll, Reset,
-	// Close), so the flusher's file stays open. Ordered before mu.
+	// Close), so the round's file stays open. Ordered before mu.
 	syncMu sync.Mutex
 	// syncer is the group commit's state (sync.go): the flusher's
 	// rounds and the committers waiting for them. Its mutex is taken
@@ -94,6 +94,7 @@ type Log struct {
 		sync.Mutex
 		running *syncRound // being synced: what it covers is known
 		next    *syncRound // the round after it, for the Syncs it does not cover
+		busy    bool       // a committer or the flusher owns the rounds: it syncs next before it lets go
 		closed  bool       // Close stopped the flusher
 		kick    chan struct{}
 		stop    chan struct{}

@@ -5,9 +5,12 @@ import (
 	"runtime"
 )
 
-// Group commit. One goroutine per open Log, the flusher, does every
-// write and fdatasync that Sync asks for; Sync only registers what it
-// needs and waits.
+// Group commit. One goroutine per open Log, the flusher, does the writes
+// and fdatasyncs that Sync asks for while other committers wait; Sync
+// registers what it needs and waits. A committer that finds nobody
+// syncing syncs its own round itself (a lone committer pays no hand-off
+// between goroutines) and passes the rounds registered meanwhile to the
+// flusher.
 //
 //	committer  Append (buffer) ─ Sync(end): join a round ─────── wait ─ return
 //	flusher              take the round: pwrite everything appended, fdatasync ─ wake it
@@ -36,7 +39,7 @@ type syncRound struct {
 }
 
 // Sync returns once the log is durable up to upto (an LSN Append
-// returned), by the flusher's round that covers it.
+// returned), by the round that covers it.
 func (l *Log) Sync(upto LSN) error {
 	if err := l.failed(); err != nil {
 		return err
@@ -54,15 +57,25 @@ func (l *Log) Sync(upto LSN) error {
 	if r == nil || upto > r.end {
 		if s.next == nil {
 			s.next = &syncRound{done: make(chan struct{})}
-			select {
-			case s.kick <- struct{}{}:
-			default: // the flusher is already due to look
-			}
 		}
 		r = s.next
+		if !s.busy {
+			// Nobody is syncing: this committer syncs its own round, with
+			// no hand-off to the flusher (a lone committer's latency).
+			s.busy = true
+			s.next = nil
+			s.Unlock()
+			l.lead(r)
+			return l.synced(upto)
+		}
 	}
 	s.Unlock()
 	<-r.done
+	return l.synced(upto)
+}
+
+// synced is Sync's answer once the round it waited for is done.
+func (l *Log) synced(upto LSN) error {
 	if err := l.failed(); err != nil {
 		return err
 	}
@@ -70,6 +83,26 @@ func (l *Log) Sync(upto LSN) error {
 		return nil
 	}
 	return l.afterClose(upto)
+}
+
+// lead is a committer's sync of round r when nobody else was syncing.
+// Rounds that committers registered meanwhile go to the flusher, which
+// owns the rounds until none is left.
+func (l *Log) lead(r *syncRound) {
+	l.flush(r)
+	s := &l.syncer
+	s.Lock()
+	s.running = nil
+	more := s.next != nil
+	s.busy = more
+	s.Unlock()
+	close(r.done)
+	if more {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // afterClose is Sync's answer for an LSN the log did not make durable
@@ -112,10 +145,12 @@ func (l *Log) flusher() {
 			s.Lock()
 			r := s.next
 			s.next = nil
-			s.Unlock()
 			if r == nil {
+				s.busy = false
+				s.Unlock()
 				break
 			}
+			s.Unlock()
 			l.flush(r)
 			s.Lock()
 			s.running = nil

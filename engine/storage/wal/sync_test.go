@@ -51,7 +51,7 @@ func commitAll(t *testing.T, l *Log, goroutines, perG int, appended *sync.WaitGr
 	return ends
 }
 
-// TestGroupCommit holds the flusher inside its first fdatasync until every
+// TestGroupCommit holds the first round inside its fdatasync until every
 // goroutine has appended its record and is on its way to Sync: the
 // followers must then share at most one more fdatasync between them.
 func TestGroupCommit(t *testing.T) {
@@ -62,7 +62,7 @@ func TestGroupCommit(t *testing.T) {
 	o := testOptions(0, 0)
 	o.syncHook = func(f vfs.File, dir bool) error {
 		if !dir && held.CompareAndSwap(false, true) {
-			appended.Wait() // appends must go on while the flusher syncs
+			appended.Wait() // appends must go on while a round syncs
 		}
 		return realSync(f, dir)
 	}
@@ -216,9 +216,9 @@ func TestFailedSyncOnRoll(t *testing.T) {
 	}
 }
 
-// TestCloseWithSyncsWaiting closes the log while one committer waits for
-// the flusher's fdatasync and another for the round after it: Close
-// waits for the flusher, and both commits are acknowledged and durable.
+// TestCloseWithSyncsWaiting closes the log while one committer is in its
+// fdatasync and another waits for the round after it: Close waits for
+// the sync in flight, and both commits are acknowledged and durable.
 func TestCloseWithSyncsWaiting(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var held atomic.Bool
@@ -243,7 +243,7 @@ func TestCloseWithSyncsWaiting(t *testing.T) {
 	}
 	first, second := make(chan error, 1), make(chan error, 1)
 	go commit("first", first)
-	<-entered // the flusher holds the first record's round
+	<-entered // the first committer's round is held in its fdatasync
 	go commit("second", second)
 	for { // until the second commit waits for the next round
 		l.syncer.Lock()
