@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"sync"
@@ -26,7 +27,8 @@ const inProcessGCPercent = 400
 // in this process, configured as `quiver serve` configures them (the
 // memory limit, GOGC, the engine and server options), on a new data
 // directory dir, with a CPU profile of the timed part written to
-// profilePath. `quiver serve` exposes no pprof endpoint; here the profile
+// profilePath and its mutex and block profiles to profilePath.mutex and
+// profilePath.block. `quiver serve` exposes no pprof endpoint; here the profile
 // holds the server and the clients, whose frames (fasthttp.(*HostClient),
 // bench.WriteLoad) tell them apart.
 func ProfileWrites(ctx context.Context, dir string, load WriteLoad, profilePath string) (WriteResult, error) {
@@ -69,12 +71,36 @@ func ProfileWrites(ctx context.Context, dir string, load WriteLoad, profilePath 
 	if err := pprof.StartCPUProfile(f); err != nil {
 		return WriteResult{}, err
 	}
+	// Where the load waits: every contended lock and every blocking event
+	// of the timed part, written beside the CPU profile.
+	runtime.SetMutexProfileFraction(1)
+	runtime.SetBlockProfileRate(int(10 * time.Microsecond)) // every wait of 10 µs or more, a sample of the shorter ones: recording every one would cost the load much of its CPU
 	res, err := load.Run(ctx)
 	pprof.StopCPUProfile()
+	runtime.SetMutexProfileFraction(0)
+	runtime.SetBlockProfileRate(0)
+	for _, name := range []string{"mutex", "block"} {
+		if werr := writeProfile(name, profilePath+"."+name); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if err == nil && res.Failures > 0 {
 		err = fmt.Errorf("%d of the writes failed; the first: %s", res.Failures, res.FirstErr)
 	}
 	return res, err // one process: ClientCPU is the server's and the clients'
+}
+
+// writeProfile writes the runtime profile name to path.
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // EmbeddedWrites runs clients goroutines committing WriteStatement

@@ -330,6 +330,26 @@ func (r *WritesReport) MedianQuiver(i int) (WriteResult, error) {
 	return medianBy(runs, WriteResult.Rate), nil
 }
 
+// MedianFloorRatio is, for client-count index i, the median over the
+// rounds of the commit rate's share of the rate without a write measured
+// in the same round (each round's pair, so that the machine's load is
+// the same for both), and the median rate without a write; false when no
+// round measured both.
+func (r *WritesReport) MedianFloorRatio(i int) (ratio, floor float64, ok bool) {
+	var ratios, floors []float64
+	for _, round := range r.Rounds {
+		if i < len(round.Quiver) && i < len(round.Floor) && round.Floor[i].Rate() > 0 {
+			ratios = append(ratios, round.Quiver[i].Rate()/round.Floor[i].Rate())
+			floors = append(floors, round.Floor[i].Rate())
+		}
+	}
+	if len(ratios) == 0 {
+		return 0, 0, false
+	}
+	id := func(x float64) float64 { return x }
+	return medianBy(ratios, id), medianBy(floors, id), true
+}
+
 // MedianEmbedded is the median-rate embedded run of client-count index i.
 func (r *WritesReport) MedianEmbedded(i int) (WriteResult, bool) {
 	var runs []WriteResult

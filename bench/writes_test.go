@@ -268,8 +268,10 @@ func TestWriteWritesSection(t *testing.T) {
 			{Quiver: []WriteResult{q(1, 1900, msec(0.5), msec(1)), q(32, 11000, msec(2.9), msec(7))},
 				Embedded: []WriteResult{q(1, 2600, msec(0.35), msec(0.8))},
 				Kuzu:     []KuzuWrites{{Mode: "async", Commits: 20000, Elapsed: 10 * time.Second}, {Mode: "sync", Commits: 20000, Elapsed: 8 * time.Second}}},
-			{Quiver: []WriteResult{q(1, 2100, msec(0.4), msec(1)), q(32, 12000, msec(2.5), msec(7))}},
-			{Quiver: []WriteResult{q(1, 2000, msec(0.45), msec(1)), q(32, 13000, msec(2.4), msec(6))}},
+			{Quiver: []WriteResult{q(1, 2100, msec(0.4), msec(1)), q(32, 12000, msec(2.5), msec(7))},
+				Floor: []WriteResult{q(1, 8000, msec(0.1), msec(0.2)), q(32, 16000, msec(1.5), msec(5))}},
+			{Quiver: []WriteResult{q(1, 2000, msec(0.45), msec(1)), q(32, 13000, msec(2.4), msec(6))},
+				Floor: []WriteResult{q(1, 8000, msec(0.1), msec(0.2)), q(32, 20000, msec(1.4), msec(5))}},
 		},
 		Recovery: &RecoveryResult{Write: WriteResult{Clients: 32, Commits: 1_000_000, Elapsed: 100 * time.Second}, WALBytes: 40 << 20, WALSegments: 1,
 			Warm: []RestartTiming{{Ready: msec(4400)}}, Cold: []RestartTiming{{Ready: msec(4600)}}, Open: []time.Duration{msec(4300)}},
@@ -284,7 +286,9 @@ func TestWriteWritesSection(t *testing.T) {
 		WritesHeading + "\n",
 		// The median round of each client count; Kùzu's faster mode (sync: 2,500/s).
 		"| auto-commit `CREATE` over HTTP, 1 client (commits/s) | ≥ Kùzu in-process, same run: 2,500/s (sync) | 2,000/s | **no**: 0.80× the goal, short by 20% |",
-		"| auto-commit `CREATE` over HTTP, 32 clients (commits/s) | ≥ 20,000/s | 12,000/s | **no**: 0.60× the goal, short by 40% |",
+		// Each round's commit rate against its own rate without a write
+		// (0.75 and 0.65; the first round measured none): the median.
+		"| auto-commit `CREATE` over HTTP, 32 clients (commits/s) | ≥ 0.8× the rate without a write, same run (`RETURN $id + $c AS x`: 16,000/s) | 12,000/s; 0.65× the rate without a write (median of the rounds' ratios) | **no**: 0.81× the goal, short by 19% |",
 		"| median / p99 latency, 32 clients | reported | 2.50 ms / 7.00 ms | |",
 		"| ≤ 5.00 s | 4.40 s (page cache warm), 4.60 s (log evicted from it) | yes: 92% of the bound |",
 		"| ≤ import of M: 3.80 s | 2.40 s (ratio 0.63) | yes: 63% of the bound |",

@@ -136,10 +136,10 @@ func lockHolder(fsys vfs.FS, path string) int {
 
 // OwnerCheck returns a CheckDataDirOwner of dir for writer that reads LOCK
 // only when its size or modification time changed since it last did: one
-// stat per call, where the log's group-commit leader calls it around every
+// stat per call, where the log's group-commit rounds call it around every
 // sync. A rewrite of LOCK by another process gets a modification time
 // past the one this process wrote it with. Not safe for concurrent use
-// (the leader calls it under the log's sync lock).
+// (a round calls it under the log's sync lock).
 func OwnerCheck(fsys vfs.FS, dir string, writer uint64) func() error {
 	path := filepath.Join(dir, DataDirLockName)
 	var size int64 = -1

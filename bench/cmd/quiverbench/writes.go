@@ -40,7 +40,8 @@ func writes(args []string) error {
 	note := fs.String("note", "", "a paragraph for the section (what else ran on the machine)")
 	notes := fs.String("notes", "bench/writes-notes.md", "markdown file read into the section as \"What limits each number\" (missing: none)")
 	commitName := fs.String("commit", "", "the commit the binaries were built from, for the report (default: git describe here)")
-	cpuprofile := fs.String("cpuprofile", "", "instead: profile one load of the first -clients count in-process (engine and HTTP server in this process) into this file")
+	cpuprofile := fs.String("cpuprofile", "", "instead: profile one load of the first -clients count in-process (engine and HTTP server in this process) into this file, its mutex and block profiles into FILE.mutex and FILE.block")
+	profileFloor := fs.Bool("profile-floor", false, "with -cpuprofile: profile the load without writes ("+bench.FloorStatement+") instead")
 	fs.Parse(args)
 	counts, err := clientCounts(*clients)
 	if err != nil {
@@ -48,7 +49,11 @@ func writes(args []string) error {
 	}
 	ctx := context.Background()
 	if *cpuprofile != "" {
-		return profileWrites(ctx, *tmp, counts[0], *duration, *warmup, *cpuprofile)
+		stmt := bench.WriteStatement
+		if *profileFloor {
+			stmt = bench.FloorStatement
+		}
+		return profileWrites(ctx, *tmp, stmt, counts[0], *duration, *warmup, *cpuprofile)
 	}
 	if *commitName == "" {
 		*commitName = commit()
@@ -76,19 +81,20 @@ func writes(args []string) error {
 	})
 }
 
-// profileWrites runs one load of clients in-process under a CPU profile.
-func profileWrites(ctx context.Context, tmp string, clients int, d, warmup time.Duration, path string) error {
+// profileWrites runs one load of clients sending stmt in-process under a
+// CPU profile.
+func profileWrites(ctx context.Context, tmp, stmt string, clients int, d, warmup time.Duration, path string) error {
 	dir, err := os.MkdirTemp(tmp, "quiverbench-profile-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	res, err := bench.ProfileWrites(ctx, filepath.Join(dir, "db"), bench.WriteLoad{Clients: clients, Duration: d, Warmup: warmup}, path)
+	res, err := bench.ProfileWrites(ctx, filepath.Join(dir, "db"), bench.WriteLoad{Statement: stmt, Clients: clients, Duration: d, Warmup: warmup}, path)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("in-process, %d clients: %.0f commits/s, p50 %v, p99 %v, CPU %.0f%% of one core; profile in %s\n",
-		clients, res.Rate(), res.Latency.P50, res.Latency.P99, 100*res.ClientCPU.Seconds()/res.Elapsed.Seconds(), path)
+	fmt.Printf("in-process, %d clients, %s: %.0f requests/s, p50 %v, p99 %v, CPU %.0f%% of one core; profile in %s\n",
+		clients, stmt, res.Rate(), res.Latency.P50, res.Latency.P99, 100*res.ClientCPU.Seconds()/res.Elapsed.Seconds(), path)
 	return nil
 }
 

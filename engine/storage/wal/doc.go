@@ -83,17 +83,19 @@
 //
 // Append frames a record into a buffer in memory (a record larger than a
 // frame is written as it is framed). Sync(upto) makes the log durable up
-// to upto with group commit: one caller at a time is the leader, writes
-// the buffer (one pwrite for every record appended since the last one)
-// and fdatasyncs the active segment up to the current end; callers whose
-// LSN that covers return without a syscall of their own. Appends proceed
-// while the leader waits on the disk, and the next leader collects them.
+// to upto with group commit: a round writes the buffer (one pwrite for
+// every record appended since the last one) and fdatasyncs the active
+// segment up to the current end, then wakes every caller whose LSN that
+// covers. A caller that finds nobody syncing runs its round itself; the
+// rounds that callers ask for meanwhile are the log's flusher goroutine's
+// until none is left. Appends proceed while a round waits on the disk,
+// and the next round collects them (sync.go).
 // If a write, an fdatasync or a directory fsync fails the Log fails for
 // good: after a failed fsync the kernel may have dropped the dirty pages,
 // so retrying could report success for data that never reached the disk,
 // and a failed write may have cut records of several committers.
 //
-// Options.Guard is asked by each leader before its write and after its
+// Options.Guard is asked by every round before its write and after its
 // fdatasync whether this process still owns the directory; an error fails
 // the log, so a process another one has displaced acknowledges nothing
 // more (engine/storage/writer.go).

@@ -43,7 +43,7 @@ type Options struct {
 	Preallocate bool
 	// FS is the filesystem the segments are on; nil means vfs.Default.
 	FS vfs.FS
-	// Guard, when set, is asked by every group-commit leader before its
+	// Guard, when set, is asked by every group-commit round before its
 	// write and after its sync whether this process may still write the
 	// log; an error fails the log for good, so that nothing more is
 	// written or acknowledged (another process claimed the directory).
@@ -83,18 +83,22 @@ type Log struct {
 	// exclusively while TrimBefore or Reset deletes them. Ordered before
 	// syncMu.
 	filesMu sync.RWMutex
-	// syncMu makes its holder the one group-commit leader; it is held
-	// across the leader's fdatasync, and by whatever replaces or closes
-	// the active segment (roll, Reset, Close), so the leader's file stays
-	// open. Ordered before mu.
+	// syncMu is held across a group-commit round's write and fdatasync, and by
+	// whatever replaces or closes the active segment (roll, Reset,
+	// Close), so the round's file stays open. Ordered before mu.
 	syncMu sync.Mutex
-	// waiters is where followers wait for the leader's fdatasync: one
-	// broadcast wakes them all, where queueing on syncMu would hand the
-	// lock from follower to follower, one wake-up at a time.
-	waiters struct {
+	// syncer is the group commit's state (sync.go): the flusher's
+	// rounds and the committers waiting for them. Its mutex is taken
+	// alone or inside syncMu, never around syncMu or mu.
+	syncer struct {
 		sync.Mutex
-		cond    sync.Cond
-		leading bool // a leader is syncing
+		running *syncRound // being synced: what it covers is known
+		next    *syncRound // the round after it, for the Syncs it does not cover
+		busy    bool       // a committer or the flusher owns the rounds: it syncs next before it lets go
+		closed  bool       // Close stopped the flusher
+		kick    chan struct{}
+		stop    chan struct{}
+		exited  chan struct{}
 	}
 
 	mu struct {
@@ -176,6 +180,7 @@ func Open(dir string, o Options) (*Log, error) {
 	l.mu.enc = newEncoder()
 	l.dec = newDecoder(l.limit)
 	l.durable.Store(uint64(end))
+	l.startFlusher()
 	return l, nil
 }
 
@@ -335,6 +340,10 @@ func (l *Log) Size() int64 {
 // Close syncs the log and closes it. A failed log is closed without a
 // sync and its failure is returned.
 func (l *Log) Close() error {
+	if !l.stopFlusher() {
+		return ErrClosed
+	}
+	defer l.finishClose()
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	l.mu.Lock()

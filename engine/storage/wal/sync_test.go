@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -50,7 +51,7 @@ func commitAll(t *testing.T, l *Log, goroutines, perG int, appended *sync.WaitGr
 	return ends
 }
 
-// TestGroupCommit holds the first leader inside its fdatasync until every
+// TestGroupCommit holds the first round inside its fdatasync until every
 // goroutine has appended its record and is on its way to Sync: the
 // followers must then share at most one more fdatasync between them.
 func TestGroupCommit(t *testing.T) {
@@ -61,7 +62,7 @@ func TestGroupCommit(t *testing.T) {
 	o := testOptions(0, 0)
 	o.syncHook = func(f vfs.File, dir bool) error {
 		if !dir && held.CompareAndSwap(false, true) {
-			appended.Wait() // appends must go on while a leader syncs
+			appended.Wait() // appends must go on while a round syncs
 		}
 		return realSync(f, dir)
 	}
@@ -212,5 +213,81 @@ func TestFailedSyncOnRoll(t *testing.T) {
 	failing.Store(false)
 	if _, err := l.Append([]byte("x")); !errors.Is(err, ErrFailed) {
 		t.Fatalf("Append after the failed roll: %v", err)
+	}
+}
+
+// TestCloseWithSyncsWaiting closes the log while one committer is in its
+// fdatasync and another waits for the round after it: Close waits for
+// the sync in flight, and both commits are acknowledged and durable.
+func TestCloseWithSyncsWaiting(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	o := testOptions(0, 0)
+	o.syncHook = func(f vfs.File, dir bool) error {
+		if !dir && held.CompareAndSwap(false, true) {
+			close(entered)
+			<-release
+		}
+		return realSync(f, dir)
+	}
+	held.Store(true) // Open's own fdatasync is not the one to hold
+	dir := t.TempDir()
+	l := mustOpen(t, dir, o)
+	held.Store(false)
+	commit := func(payload string, done chan<- error) {
+		end, err := l.Append([]byte(payload))
+		if err == nil {
+			err = l.Sync(end)
+		}
+		done <- err
+	}
+	first, second := make(chan error, 1), make(chan error, 1)
+	go commit("first", first)
+	<-entered // the first committer's round is held in its fdatasync
+	go commit("second", second)
+	for { // until the second commit waits for the next round
+		l.syncer.Lock()
+		waiting := l.syncer.next != nil
+		l.syncer.Unlock()
+		if waiting {
+			break
+		}
+		runtime.Gosched()
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	close(release)
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	for name, ch := range map[string]chan error{"first": first, "second": second} {
+		if err := <-ch; err != nil {
+			t.Fatalf("the %s commit: %v", name, err)
+		}
+	}
+	l = mustOpen(t, dir, testOptions(0, 0))
+	defer mustClose(t, l)
+	if got := len(replayAll(t, l, 0)); got != 2 {
+		t.Fatalf("%d records after reopening, want 2", got)
+	}
+}
+
+// TestSyncAfterClose: a closed log answers Sync for what Close made
+// durable, and ErrClosed for anything past it.
+func TestSyncAfterClose(t *testing.T) {
+	l := mustOpen(t, t.TempDir(), testOptions(0, 0))
+	end, err := l.Append([]byte("synced by Close"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, l)
+	if err := l.Sync(end); err != nil {
+		t.Fatalf("Sync of a record Close synced: %v", err)
+	}
+	if err := l.Sync(end + 1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Sync past the end of a closed log: %v", err)
+	}
+	if err := l.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second Close: %v", err)
 	}
 }
