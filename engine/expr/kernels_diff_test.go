@@ -376,5 +376,3 @@ func rowCall(e *plan.Call, row []vector.Value) (vector.Value, error) {
 	f, _ := functions.Lookup(e.Name)
 	return f.Kernel(&Env{}, args)
 }
-
-func isNaN(v vector.Value) bool { f, ok := v.(float64); return ok && math.IsNaN(f) }
