@@ -72,16 +72,26 @@ func startHostile(t *testing.T, cfg Config, opts engine.Options) *hostile {
 // post sends a JSON query body and returns the status and raw answer.
 func (h *hostile) post(t *testing.T, body string) (int, []byte) {
 	t.Helper()
+	status, raw, err := h.tryPost(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, raw
+}
+
+// tryPost is post for a goroutine other than the test's, which may not
+// end the test: a failed request is returned.
+func (h *hostile) tryPost(body string) (int, []byte, error) {
 	resp, err := nethttp.Post(h.base+"/api/v1/query", "application/json", strings.NewReader(body))
 	if err != nil {
-		t.Fatalf("request: %v", err)
+		return 0, nil, fmt.Errorf("request: %w", err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("reading the answer: %v", err)
+		return 0, nil, fmt.Errorf("reading the answer: %w", err)
 	}
-	return resp.StatusCode, raw
+	return resp.StatusCode, raw, nil
 }
 
 // errorCode is the error code of an answer ("" when it has none).

@@ -93,14 +93,15 @@ func TestMemoryBudgetAnswers507ToTheLargest(t *testing.T) {
 		n      int
 		status int
 		raw    []byte
+		err    error // the request failed
 	}
 	answers := make(chan answer, 3)
 	var wg sync.WaitGroup
 	run := func(n int) {
 		defer wg.Done()
 		body := fmt.Sprintf(`{"query":%q,"parameters":{"n":%d}}`, holdQuery, n)
-		status, raw := h.post(t, body)
-		answers <- answer{n, status, raw}
+		status, raw, err := h.tryPost(body)
+		answers <- answer{n, status, raw, err}
 	}
 	// The largest and a small one hold their lists; the third takes the
 	// sum past the budget while it collects.
@@ -112,16 +113,22 @@ func TestMemoryBudgetAnswers507ToTheLargest(t *testing.T) {
 	go run(third)
 	first := <-answers
 	if first.n != large || first.status != 507 || errorCode(first.raw) != "53200" {
-		t.Fatalf("first answer: query of %d, %d %.300s; want the largest, 507 53200", first.n, first.status, first.raw)
+		t.Fatalf("first answer: query of %d, %d %.300s (%v); want the largest, 507 53200", first.n, first.status, first.raw, first.err)
 	}
-	<-reached // the third gets past its collect
+	// The third gets past its collect once the largest gave its memory
+	// back; an answer first means it (or the small one) failed.
+	select {
+	case <-reached:
+	case a := <-answers:
+		t.Fatalf("query of %d answered %d %.300s (%v) before the third reached test.hold()", a.n, a.status, a.raw, a.err)
+	}
 	close(release)
 	wg.Wait()
 	close(answers)
 	for a := range answers {
 		var out struct{ Data []struct{ N int } }
 		if err := json.Unmarshal(a.raw, &out); a.status != 200 || err != nil || len(out.Data) != 1 || out.Data[0].N != a.n {
-			t.Errorf("query of %d: %d %.300s, want 200 with its count", a.n, a.status, a.raw)
+			t.Errorf("query of %d: %d %.300s (%v), want 200 with its count", a.n, a.status, a.raw, a.err)
 		}
 	}
 	h.healthy(t, "a query failed for the budget")
