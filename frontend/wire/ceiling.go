@@ -114,6 +114,10 @@ type slot struct {
 	// pending counts the sessions the server is not waiting on (stall.go):
 	// not read yet, or their HELLO arrived and is being answered.
 	pending int
+	// streams counts the sessions a QUIC connection began (begin): one
+	// waited on with streams > 0 stalled in a stream's HELLO, rather
+	// than having none yet.
+	streams int
 	elem    *list.Element // in waiting; nil when not evictable
 }
 
@@ -293,6 +297,7 @@ func (sl *slot) begin() {
 	defer sl.c.mu.Unlock()
 	if !sl.released {
 		sl.pending++
+		sl.streams++
 		sl.relistLocked()
 	}
 }

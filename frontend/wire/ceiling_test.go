@@ -277,9 +277,15 @@ func TestQUICConnectionWithoutHelloIsEvicted(t *testing.T) {
 	if _, err := io.WriteString(st, `{"type":"HEL`); err != nil {
 		t.Fatal(err)
 	}
+	// Waited on for the stream's HELLO, not for want of a stream: a
+	// connection whose stream the server has yet to accept and read is
+	// no candidate for a while, and the newcomer would be refused.
 	floodtest.WaitFor(t, 10*time.Second, "the server to wait on the QUIC stream's HELLO", func() bool {
-		total, _, waiting := srv.ceiling.counts()
-		return total == 2 && waiting == 1
+		c := srv.ceiling
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		front := c.mu.waiting.Front()
+		return c.mu.total == 2 && c.mu.waiting.Len() == 1 && front.Value.(*slot).streams > 0
 	})
 	n := dial(t, tcpAddr)
 	select {
