@@ -334,6 +334,11 @@ func (s *WireSession) watch(ctx context.Context) (stop func()) {
 		ctx = context.Background()
 	}
 	dl, _ := ctx.Deadline()
+	if ctx.Err() != nil {
+		// Done already: the I/O fails at once. AfterFunc would set this
+		// from its own goroutine, perhaps after the exchange succeeded.
+		dl = time.Unix(1, 0)
+	}
 	_ = s.conn.SetDeadline(dl)
 	after := context.AfterFunc(ctx, func() { _ = s.conn.SetDeadline(time.Unix(1, 0)) })
 	return func() {
