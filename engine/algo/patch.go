@@ -48,7 +48,13 @@ func (s *source) lists(p Projection) (out, in []*storage.Adjacency) {
 		}
 		out, in = append(out, o), append(in, n)
 	}
-	switch p.Dir {
+	return directLists(out, in, p.Dir)
+}
+
+// directLists turns the types' outgoing and incoming lists into the lists a
+// projection of direction dir builds its Out and In lists from.
+func directLists(out, in []*storage.Adjacency, dir Direction) ([]*storage.Adjacency, []*storage.Adjacency) {
+	switch dir {
 	case Reverse:
 		out, in = in, out
 	case Undirected:

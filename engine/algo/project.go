@@ -82,14 +82,8 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		}
 		out, in = append(out, o), append(in, i)
 	}
-	switch p.Dir {
-	case Reverse:
-		out, in = in, out
-	case Undirected:
-		out = append(out[:len(out):len(out)], in...)
-		in = out
-		g.Symmetric = true
-	}
+	out, in = directLists(out, in, p.Dir)
+	g.Symmetric = p.Dir == Undirected
 	if p.Sorted && !p.HubOrder && (p.OutRels || p.Weighted) {
 		panic("BUG: algo: merged lists with relationship ids or weights")
 	}
