@@ -70,7 +70,16 @@ func (u *indexUnion) open() error {
 	if k, ok := u.c.Catalog.LookupKey(u.p.Key); ok {
 		rest := u.residual(covered, names)
 		u.c.Counters.DBHits += int64(rest.GetCardinality())
+		// The residual is as large as the uncovered labels: it is held
+		// while the nodes holding the key are picked from it.
+		if err := u.c.Mem.Charge(int64(rest.GetSizeInBytes())); err != nil {
+			return err
+		}
 		out.Or(tx.NodesHolding(k, rest))
+	}
+	// The union is held until the last batch.
+	if err := u.c.Mem.Charge(int64(out.GetSizeInBytes())); err != nil {
+		return err
 	}
 	u.it = out.ManyIterator()
 	return nil

@@ -83,6 +83,7 @@ func TestIndexUnionCandidates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		built := ctx.Mem.Used()
 		var got []uint32
 		for {
 			bt, err := op.Next()
@@ -98,6 +99,11 @@ func TestIndexUnionCandidates(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+		// The union's bitmap is charged to the statement's budget: a
+		// roaring bitmap of n ids in one container holds at least 2n bytes.
+		if used := ctx.Mem.Used() - built; used < int64(2*len(tc.want)) {
+			t.Errorf("%s: %d bytes charged for a union of %d nodes", tc.name, used, len(tc.want))
 		}
 		// PROFILE names each seek that covered nothing.
 		fell := ctx.Profile.entry(tc.u).Fallbacks
