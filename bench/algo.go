@@ -178,22 +178,67 @@ type AlgoReport struct {
 
 // RunAlgo imports the generated graph and times the algorithms.
 func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
-	logf := func(format string, a ...any) {
+	a := &algoRun{o: o, runs: max(o.Runs, 1), logf: func(format string, v ...any) {
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", a...)
+			fmt.Fprintf(o.Log, format+"\n", v...)
 		}
-	}
+	}}
 	r := &AlgoReport{Date: time.Now(), Machine: ThisMachine(), Commit: o.Commit, GoVersion: runtime.Version(), Note: o.Note, Seed: o.Seed}
 	r.Kron = KronStats{Scale: o.Scale, Vertices: 1 << o.Scale}
-	logf("importing %s", o.Data)
-	start := time.Now()
-	sum, err := engine.Import(engine.ImportOptions{Dir: o.DB,
-		Nodes: []engine.ImportInput{{Name: "V", Path: filepath.Join(o.Data, KronNodesFile)}},
-		Rels:  []engine.ImportInput{{Name: "E", Path: filepath.Join(o.Data, KronEdgesFile)}}})
-	if err != nil {
+	defer os.RemoveAll(o.DB)
+	if err := a.open(r); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(o.DB)
+	defer a.close()
+	var err error
+	if a.sources, err = algoSources(ctx, a.db, o.Seed, r.Kron.Vertices, a.runs); err != nil {
+		return nil, err
+	}
+	if l, err := LoadAvg(); err == nil {
+		r.Load = l
+	}
+	r.Mem = ProbeMemory()
+	a.logf("random reads: %s", r.Mem)
+	for _, c := range AlgoCases {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, c.Name) {
+			continue
+		}
+		t, err := a.timeCase(ctx, c, r.Kron.Vertices)
+		if err != nil {
+			return nil, err
+		}
+		r.Timings = append(r.Timings, t)
+	}
+	if r.Projection, err = a.timeProjection(ctx); err != nil {
+		return nil, err
+	}
+	a.logf("projection: median %.3f s", MedianOf(r.Projection).Seconds())
+	return r, nil
+}
+
+// algoRun is one run of the algorithm benchmark over the imported graph:
+// the database, the sources every case starts from, and the reference
+// kernels once a case needs them.
+type algoRun struct {
+	o       AlgoOptions
+	runs    int
+	logf    func(string, ...any)
+	db      *engine.DB
+	sources []int64
+	ref     *Reference
+}
+
+// open imports the generated graph into o.DB and opens it, recording both
+// times and the graph's edge counts in r.
+func (a *algoRun) open(r *AlgoReport) error {
+	a.logf("importing %s", a.o.Data)
+	start := time.Now()
+	sum, err := engine.Import(engine.ImportOptions{Dir: a.o.DB,
+		Nodes: []engine.ImportInput{{Name: "V", Path: filepath.Join(a.o.Data, KronNodesFile)}},
+		Rels:  []engine.ImportInput{{Name: "E", Path: filepath.Join(a.o.Data, KronEdgesFile)}}})
+	if err != nil {
+		return err
+	}
 	r.Import = time.Since(start)
 	r.Kron.Edges = sum.Relationships
 	r.Kron.SelfLoops = KronEdgeFactor*r.Kron.Vertices - sum.Relationships
@@ -204,99 +249,110 @@ func RunAlgo(ctx context.Context, o AlgoOptions) (*AlgoReport, error) {
 	// small commits that time each first call would otherwise start the
 	// 5-minute checkpoint timer, and a checkpoint rewrites the whole base
 	// (13 s of both cores at scale 22) in the middle of the timed runs.
-	db, err := engine.Open(o.DB, engine.Options{MaxMemoryPerQuery: -1, AlgoCacheBytes: AlgoCacheBytes, CheckpointInterval: -1})
-	if err != nil {
-		return nil, err
+	if a.db, err = engine.Open(a.o.DB, engine.Options{MaxMemoryPerQuery: -1, AlgoCacheBytes: AlgoCacheBytes, CheckpointInterval: -1}); err != nil {
+		return err
 	}
-	defer db.Close()
 	r.Open = time.Since(start)
-	logf("imported %d vertices, %d edges in %.1f s; opened in %.1f s", sum.Nodes, sum.Relationships, r.Import.Seconds(), r.Open.Seconds())
-	runs := max(o.Runs, 1)
-	sources, err := algoSources(ctx, db, o.Seed, r.Kron.Vertices, runs)
+	a.logf("imported %d vertices, %d edges in %.1f s; opened in %.1f s", sum.Nodes, sum.Relationships, r.Import.Seconds(), r.Open.Seconds())
+	return nil
+}
+
+func (a *algoRun) close() {
+	if a.ref != nil {
+		a.ref.Close()
+	}
+	a.db.Close()
+}
+
+// timeCase times c: its first call after a commit, GAP's kernel when
+// asked, then its warm runs beside the reference kernel's.
+func (a *algoRun) timeCase(ctx context.Context, c AlgoCase, vertices int64) (AlgoTiming, error) {
+	t := AlgoTiming{Case: c}
+	first, last := -a.o.Warmup, a.runs
+	if c.Once {
+		first, last = 0, 1
+	}
+	if err := newVersion(ctx, a.db); err != nil {
+		return t, err
+	}
+	text := c.statement(c.Call, "nodeId.id, "+c.Value)
+	var err error
+	if t.Cold, _, err = procedureTime(ctx, a.db, text, sourceParams(c, a.sources, first)); err != nil {
+		return t, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	if a.o.GAP != "" {
+		if t.GAP, err = gapRun(ctx, a.o, c, a.sources[0], a.runs, a.logf); err != nil {
+			return t, err
+		}
+	}
+	if a.ref == nil && a.o.Reference != "" && c.Ref != "" {
+		a.logf("loading the graph into the reference kernels %s", a.o.Reference)
+		if a.ref, err = StartReference(ctx, a.o.Reference, filepath.Join(a.o.Data, KronEdgesFile), vertices, 10); err != nil {
+			return t, err
+		}
+	}
+	for i := first; i < last; i++ {
+		if err := a.timeRun(ctx, &t, text, i, i == first); err != nil {
+			return t, fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
+	if len(t.Reference) > 0 {
+		a.logf("%s: reference kernel %.3f s (medians of %d)", c.Name, MedianOf(t.Reference).Seconds(), len(t.Reference))
+	}
+	a.logf("%s: in the procedure %.3f s, through the query %.3f s (medians of %d)", c.Name,
+		MedianOf(t.Procedure).Seconds(), MedianOf(t.Query).Seconds(), len(t.Procedure))
+	return t, nil
+}
+
+// timeRun is run i of t's case (a warm-up when negative): the reference
+// kernel's (its answer checked on the first run), the procedure's and the
+// whole query's times, recorded in t.
+func (a *algoRun) timeRun(ctx context.Context, t *AlgoTiming, text string, i int, first bool) error {
+	c := t.Case
+	params := sourceParams(c, a.sources, i)
+	if a.ref != nil && c.Ref != "" {
+		if err := referenceRuns(ctx, a.db, a.ref, t, params, first, i >= 0); err != nil {
+			return err
+		}
+	}
+	d, total, err := procedureTime(ctx, a.db, text, params)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if l, err := LoadAvg(); err == nil {
-		r.Load = l
+	q, rows, err := queryTime(ctx, a.db, text, params)
+	if err != nil {
+		return err
 	}
-	r.Mem = ProbeMemory()
-	logf("random reads: %s", r.Mem)
-	var ref *Reference
-	for _, c := range AlgoCases {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, c.Name) {
-			continue
-		}
-		t := AlgoTiming{Case: c}
-		first, last := -o.Warmup, runs
-		if c.Once {
-			first, last = 0, 1
-		}
-		if err := newVersion(ctx, db); err != nil {
-			return nil, err
-		}
-		text := c.statement(c.Call, "nodeId.id, "+c.Value)
-		if t.Cold, _, err = procedureTime(ctx, db, text, sourceParams(c, sources, first)); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		if o.GAP != "" {
-			if t.GAP, err = gapRun(ctx, o, c, sources[0], runs, logf); err != nil {
-				return nil, err
-			}
-		}
-		if ref == nil && o.Reference != "" && c.Ref != "" {
-			logf("loading the graph into the reference kernels %s", o.Reference)
-			if ref, err = StartReference(ctx, o.Reference, filepath.Join(o.Data, KronEdgesFile), r.Kron.Vertices, 10); err != nil {
-				return nil, err
-			}
-			defer ref.Close()
-		}
-		for i := first; i < last; i++ {
-			params := sourceParams(c, sources, i)
-			if ref != nil && c.Ref != "" {
-				if err := referenceRuns(ctx, db, ref, &t, params, i == first, i >= 0); err != nil {
-					return nil, err
-				}
-			}
-			d, total, err := procedureTime(ctx, db, text, params)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Name, err)
-			}
-			q, rows, err := queryTime(ctx, db, text, params)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Name, err)
-			}
-			if i < 0 {
-				continue
-			}
-			t.Procedure, t.Overhead, t.Query, t.Rows = append(t.Procedure, d), append(t.Overhead, total-d), append(t.Query, q), rows
-			if c.Name == "bfs" {
-				e, err := reachedEdges(ctx, db, params)
-				if err != nil {
-					return nil, err
-				}
-				t.Edges = append(t.Edges, e)
-			}
-		}
-		if len(t.Reference) > 0 {
-			logf("%s: reference kernel %.3f s (medians of %d)", c.Name, MedianOf(t.Reference).Seconds(), len(t.Reference))
-		}
-		logf("%s: in the procedure %.3f s, through the query %.3f s (medians of %d)", c.Name,
-			MedianOf(t.Procedure).Seconds(), MedianOf(t.Query).Seconds(), len(t.Procedure))
-		r.Timings = append(r.Timings, t)
+	if i < 0 {
+		return nil
 	}
+	t.Procedure, t.Overhead, t.Query, t.Rows = append(t.Procedure, d), append(t.Overhead, total-d), append(t.Query, q), rows
+	if c.Name == "bfs" {
+		e, err := reachedEdges(ctx, a.db, params)
+		if err != nil {
+			return err
+		}
+		t.Edges = append(t.Edges, e)
+	}
+	return nil
+}
+
+// timeProjection times a BFS to depth 0 after a new version, per run: a
+// projection's build and nearly nothing else.
+func (a *algoRun) timeProjection(ctx context.Context) ([]time.Duration, error) {
 	proj := AlgoCase{Source: true, Value: "depth"}
-	for i := 0; i < runs; i++ {
-		if err := newVersion(ctx, db); err != nil {
+	var out []time.Duration
+	for i := 0; i < a.runs; i++ {
+		if err := newVersion(ctx, a.db); err != nil {
 			return nil, err
 		}
-		d, _, err := procedureTime(ctx, db, proj.statement(projectionCall, "count(*)"), sourceParams(proj, sources, i))
+		d, _, err := procedureTime(ctx, a.db, proj.statement(projectionCall, "count(*)"), sourceParams(proj, a.sources, i))
 		if err != nil {
 			return nil, fmt.Errorf("projection: %w", err)
 		}
-		r.Projection = append(r.Projection, d)
+		out = append(out, d)
 	}
-	logf("projection: median %.3f s", MedianOf(r.Projection).Seconds())
-	return r, nil
+	return out, nil
 }
 
 // gapRun runs GAP's kernel for c (none: nil) with trials trials from
