@@ -144,11 +144,7 @@ func collect(ctx context.Context, f *engine.ChangeFeed) ([]engine.ChangeBatch, e
 // rolled-back or failed transaction shows; pattern subscribers see
 // exactly the changes their patterns select.
 func TestChangeFeedMatchesCommits(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	mustQuery(t, db, "CREATE (:Hot {id: 0, c: 0})", nil) // before the feeds: not in the stream

@@ -32,11 +32,7 @@ func TestCopyFrom(t *testing.T) {
 		"bad.csv":     "from,to,since\n1,2,1\n1,7,2\n",
 		"more.csv":    "id,name\n5,Eve\n1,Dup\n",
 	})
-	db, err := engine.Open(t.TempDir(), engine.Options{ImportDir: in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{ImportDir: in})
 	mustQuery(t, db, "CREATE (:Other {name: 'pre-existing'})", nil)
 	s := copySummary(t, db, "COPY Person FROM 'persons.csv'")
 	if s.NodesCreated != 4 || !s.Write {
@@ -60,7 +56,7 @@ func TestCopyFrom(t *testing.T) {
 		}
 	}
 	// A bad row anywhere: nothing of the file is created.
-	_, err = db.Query(context.Background(), "COPY KNOWS FROM 'bad.csv'", nil)
+	_, err := db.Query(context.Background(), "COPY KNOWS FROM 'bad.csv'", nil)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), `bad.csv:3:2 (column to): unknown node key "7"`) {
 		t.Fatalf("bad file: %v", err)
 	}
@@ -97,12 +93,8 @@ func TestCopyFrom(t *testing.T) {
 }
 
 func TestCopyFromDisabled(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	_, err = db.Query(context.Background(), "COPY Person FROM 'persons.csv'", nil)
+	db := openTestDB(t)
+	_, err := db.Query(context.Background(), "COPY Person FROM 'persons.csv'", nil)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodePermission || !strings.Contains(err.Error(), "--import-dir") {
 		t.Fatalf("got %v", err)
 	}

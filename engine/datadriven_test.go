@@ -133,8 +133,14 @@ func runCorpusFile(t *testing.T, path string) {
 	}
 }
 
-func openTestDB(t *testing.T) *engine.DB {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
+// openTestDB opens a database in a fresh directory, closed when the test
+// ends.
+func openTestDB(t *testing.T) *engine.DB { return openTestDBWith(t, engine.Options{}) }
+
+// openTestDBWith is openTestDB with options.
+func openTestDBWith(t *testing.T, opts engine.Options) *engine.DB {
+	t.Helper()
+	db, err := engine.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

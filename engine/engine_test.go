@@ -33,11 +33,7 @@ func mustQuery(t *testing.T, db querier, q string, params engine.Params) []strin
 // A query past its time limit stops with 40003 and leaves the database
 // usable.
 func TestQueryTimeout(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{QueryTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{QueryTimeout: 50 * time.Millisecond})
 	mustQuery(t, db, "CREATE "+nodes(200), nil)
 	// 200^4 = 1.6e9 rows: far more than 50 ms of work.
 	res, err := db.Query(context.Background(), "MATCH (a), (b), (c), (d) RETURN count(*)", nil)

@@ -228,11 +228,7 @@ func TestCopyFromParquet(t *testing.T) {
 	in := t.TempDir()
 	writeParquetGraph(t, in)
 	writeParquet(t, in, "bad.parquet", 2, pqCol{"from", pqI64, `[1, 1, 7]`}, pqCol{"to", pqI64, `[2, 2, 1]`})
-	db, err := engine.Open(t.TempDir(), engine.Options{ImportDir: in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{ImportDir: in})
 	for _, q := range []string{"COPY Person FROM 'persons.parquet'", "COPY `City:Place` FROM 'cities.parquet'",
 		"COPY KNOWS FROM 'knows.parquet'", "COPY LIVES_IN FROM 'lives.parquet'"} {
 		copySummary(t, db, q)
@@ -248,7 +244,7 @@ func TestCopyFromParquet(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", c.q, got, c.want)
 		}
 	}
-	_, err = db.Query(context.Background(), "COPY KNOWS FROM 'bad.parquet'", nil)
+	_, err := db.Query(context.Background(), "COPY KNOWS FROM 'bad.parquet'", nil)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData || !strings.Contains(err.Error(), "bad.parquet: row 3 (row group 1) (column from): unknown node key 7") {
 		t.Fatalf("bad file: %v", err)
 	}

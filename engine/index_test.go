@@ -59,11 +59,7 @@ func TestIndexSelection(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	ctx := context.Background()
 	exec := func(q string, params engine.Params) {
 		t.Helper()
@@ -197,11 +193,7 @@ func TestIndexSelection(t *testing.T) {
 // TestJoinHint: USING JOIN ON plans a HashJoin that answers as the
 // cartesian product filtered on the same keys.
 func TestJoinHint(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "UNWIND range(1, 30) AS i CREATE (:A {x: i % 7}), (:B {y: toFloat(i % 5)})", nil)
 	mustQuery(t, db, "CREATE (:A), (:B {y: null})", nil)
 	hinted := "MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a.x, b.y"
@@ -234,11 +226,7 @@ func TestJoinHint(t *testing.T) {
 // TestConstraintOnViolatingData: the error names the offending nodes'
 // value, and nothing is created.
 func TestConstraintOnViolatingData(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "CREATE (:Tag {v: 'x'}), (:Tag {v: 'x'}), (:Tag)", nil)
 	for q, want := range map[string]string{
 		"CREATE CONSTRAINT ON (t:Tag) ASSERT t.v IS UNIQUE": "v = 'x'",
@@ -284,11 +272,7 @@ func TestIndexOrderBy(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "CREATE INDEX by_score FOR (n:N) ON (n.score)", nil)
 	mustQuery(t, db, "CREATE INDEX by_g_score FOR (n:N) ON (n.g, n.score)", nil)
 	for batch := 0; batch < 30; batch++ {
@@ -340,11 +324,7 @@ func TestIndexOrderBy(t *testing.T) {
 // TestIndexFarEnd: a WHERE key on the far end of a pattern makes the
 // planner start there, through the index, and the rows are the same.
 func TestIndexFarEnd(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "UNWIND range(0, 99) AS i CREATE (:P {id: i})", nil)
 	mustQuery(t, db, "MATCH (a:P), (b:P) WHERE b.id = (a.id * 7 + 3) % 100 OR b.id = (a.id + 1) % 100 CREATE (a)-[:K]->(b)", nil)
 	mustQuery(t, db, "CREATE INDEX by_id FOR (p:P) ON (p.id)", nil)
@@ -366,11 +346,7 @@ func TestIndexFarEnd(t *testing.T) {
 // TestIndexJoin: keys computed from earlier rows (UNWIND, an earlier
 // MATCH) seek the index once per row instead of joining a label scan.
 func TestIndexJoin(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "UNWIND range(0, 2999) AS i CREATE (:P {id: i % 1500, tag: toString(i % 7)})", nil)
 	mustQuery(t, db, "CREATE (:Q {id: 3})", nil)
 	mustQuery(t, db, "CREATE INDEX by_id FOR (p:P) ON (p.id)", nil)

@@ -53,16 +53,8 @@ func TestIndexUnion(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	off, err := engine.Open(t.TempDir(), engine.Options{DisabledRules: []string{"index-union"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer off.Close()
+	db := openTestDB(t)
+	off := openTestDBWith(t, engine.Options{DisabledRules: []string{"index-union"}})
 	both := func(q string) {
 		mustQuery(t, db, q, nil)
 		mustQuery(t, off, q, nil)
@@ -149,11 +141,7 @@ func TestIndexUnion(t *testing.T) {
 // writes (a node created with an indexed label, an unlabelled one, a
 // property changed), and nobody else does until it commits.
 func TestIndexUnionInTransaction(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t)
 	mustQuery(t, db, "CREATE INDEX a_id FOR (n:A) ON (n.id)", nil)
 	mustQuery(t, db, "CREATE (:A {k: 'a1', id: 1}), (:A {k: 'a2', id: 2}), ({k: 'u1', id: 1})", nil)
 	mustQuery(t, db, "UNWIND range(10, 40) AS i CREATE (:A {k: 'bulk', id: i})", nil)

@@ -50,11 +50,7 @@ func (r *recorder) take() observed {
 // docs/operations.md defines, whatever way it ends.
 func TestObserverCountsEveryEnd(t *testing.T) {
 	rec := &recorder{tx: map[engine.TransactionOutcome]int{}}
-	db, err := engine.Open(t.TempDir(), engine.Options{Observer: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{Observer: rec})
 	ctx := context.Background()
 	expect := func(what string, want observed) {
 		t.Helper()

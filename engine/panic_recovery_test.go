@@ -18,12 +18,8 @@ import (
 func TestPanicLeavesNothingBehind(t *testing.T) {
 	in := t.TempDir()
 	writeFiles(t, in, map[string]string{"copied.csv": "id,name\n1,a\n2,b\n"})
-	db, err := engine.Open(t.TempDir(), engine.Options{MaxMemory: 1 << 30, ImportDir: in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.RegisterProcedure(engine.ProcedureSignature{Name: "test.boom",
+	db := openTestDBWith(t, engine.Options{MaxMemory: 1 << 30, ImportDir: in})
+	err := db.RegisterProcedure(engine.ProcedureSignature{Name: "test.boom",
 		Inputs:  []engine.ProcedureField{{Name: "x", Type: "INTEGER"}},
 		Outputs: []engine.ProcedureField{{Name: "y", Type: "INTEGER"}}},
 		func(_ context.Context, args []vector.Value) ([][]vector.Value, error) {

@@ -113,12 +113,8 @@ func TestUnknownAndFailingProcedure(t *testing.T) {
 // An optional input left out of a call, with parentheses or through
 // implicit parameters, is null; given, it is passed.
 func TestProcedureOptionalInput(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.RegisterProcedure(engine.ProcedureSignature{Name: "test.opt",
+	db := openTestDB(t)
+	err := db.RegisterProcedure(engine.ProcedureSignature{Name: "test.opt",
 		Inputs:  []engine.ProcedureField{{Name: "a", Type: "INTEGER"}, {Name: "b", Type: "STRING", Optional: true}},
 		Outputs: []engine.ProcedureField{{Name: "out", Type: "STRING"}}},
 		func(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {

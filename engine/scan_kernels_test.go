@@ -21,11 +21,7 @@ import (
 // times, so the views are built during the first run and read whole by
 // the later ones.
 func TestScanKernelsAfterCompaction(t *testing.T) {
-	fast, err := engine.Open(t.TempDir(), engine.Options{Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fast.Close()
+	fast := openTestDBWith(t, engine.Options{Parallelism: 1})
 	slow, err := engine.Open(t.TempDir(), engine.Options{Parallelism: 1,
 		DisabledRules: []string{plan.RuleRangeFilter, plan.RuleLabelCover}})
 	if err != nil {

@@ -30,11 +30,7 @@ func queryErr(t *testing.T, db querier, q string, params engine.Params) *engine.
 }
 
 func TestSessionStatements(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{QueryTimeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{QueryTimeout: 30 * time.Second})
 	s := db.NewSession()
 	set := []struct{ stmt, want string }{
 		{"SHOW query_timeout", "'query_timeout' | '30000'"}, // from Options
@@ -340,11 +336,7 @@ func TestSettingsConcurrent(t *testing.T) {
 // operator lowers a limit, sessions that set a higher value get the
 // operator's.
 func TestSessionLimitsAreCeilings(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{QueryTimeout: 5 * time.Second, MaxMemoryPerQuery: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDBWith(t, engine.Options{QueryTimeout: 5 * time.Second, MaxMemoryPerQuery: 1 << 20})
 	// A SET through DB.Query is forgotten with its statement.
 	mustQuery(t, db, "SET query_timeout = 100", nil)
 	if got := mustQuery(t, db, "SHOW query_timeout", nil); got[0] != "'query_timeout' | '5000'" {
