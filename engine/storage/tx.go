@@ -74,6 +74,7 @@ type work struct {
 		sync.Mutex
 		ownLive   bool         // v.live is a private copy no reader holds
 		ownLabels []bool       // same, per label bitmap
+		keys      []uint32     // containers (id >> 16) written in them
 		pending   [][]csr.Edge // per type: edges created since the last flush
 		// pendingDel per type: relationships deleted since the last
 		// flush, all of them in the adjacency (a delete flushes the
@@ -177,8 +178,8 @@ func (tx *Tx) Rollback() {
 // sealLocked seals the chunks of groups that are complete in the new
 // version: those completed by this commit (in every column) and those the
 // transaction copied out of sealed form (in the columns it owns). It also
-// compacts touched bitmaps: ids are dense, so run containers make the
-// live set and single-label graphs tiny and the next clone cheap.
+// compacts the containers it wrote in the bitmaps it owns and marks their
+// containers shared, for the next writer (labels.go).
 func (w *work) sealLocked() {
 	seal := func(cols []*column, oldBound, newBound uint64) {
 		from, to := int(oldBound>>groupShift), int(newBound>>groupShift)
@@ -191,14 +192,7 @@ func (w *work) sealLocked() {
 	}
 	seal(w.v.nodeCols, w.base.nodeBound, w.v.nodeBound)
 	seal(w.v.relCols, w.base.relBound, w.v.relBound)
-	if w.mu.ownLive {
-		w.v.live.RunOptimize()
-	}
-	for l, own := range w.mu.ownLabels {
-		if own {
-			w.v.labels[l].RunOptimize()
-		}
-	}
+	w.shareBitmapsLocked()
 }
 
 // Committed is the committed version the transaction reads while it has
