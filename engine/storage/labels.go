@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"slices"
+
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 )
@@ -36,8 +38,17 @@ func cowCopy(b *roaring.Bitmap) *roaring.Bitmap {
 }
 
 // shareBitmap marks every container of b as shared. b must be private:
-// no reader may hold it.
-func shareBitmap(b *roaring.Bitmap) {
+// no reader may hold it. written are the keys the transaction wrote: when
+// b has one container and it is one of them, marking it would save the
+// next writer nothing (it copies a container it writes either way), and
+// costs a copy of the container table, so b is left as it is.
+func shareBitmap(b *roaring.Bitmap, written []uint32) {
+	if b.IsEmpty() {
+		return
+	}
+	if k := b.Minimum() >> 16; k == b.Maximum()>>16 && slices.Contains(written, k) {
+		return
+	}
 	b.SetCopyOnWrite(true)
 	_ = b.Clone() // a copy-on-write Clone marks its source's containers
 	b.SetCopyOnWrite(false)
@@ -118,12 +129,12 @@ func (w *work) ownLabelLocked(l catalog.LabelID, id uint64) *roaring.Bitmap {
 func (w *work) shareBitmapsLocked() {
 	if w.mu.ownLive {
 		compactKeys(w.v.live, w.mu.keys)
-		shareBitmap(w.v.live)
+		shareBitmap(w.v.live, w.mu.keys)
 	}
 	for l, own := range w.mu.ownLabels {
 		if own {
 			compactKeys(w.v.labels[l], w.mu.keys)
-			shareBitmap(w.v.labels[l])
+			shareBitmap(w.v.labels[l], w.mu.keys)
 		}
 	}
 }
