@@ -75,6 +75,7 @@ type work struct {
 		ownLive   bool         // v.live is a private copy no reader holds
 		ownLabels []bool       // same, per label bitmap
 		keys      []uint32     // containers (id >> 16) written in them
+		ownRels   bool         // v.rels is a private copy of the group slice
 		pending   [][]csr.Edge // per type: edges created since the last flush
 		// pendingDel per type: relationships deleted since the last
 		// flush, all of them in the adjacency (a delete flushes the
@@ -131,13 +132,13 @@ func (s *Store) newWork(base *Snapshot) *work {
 	w := &work{epoch: s.epochs.Add(1), base: base, cat: s.cat}
 	w.v = *base
 	w.v.ts = base.ts + 1
-	// Top-level tables are copied here (O(labels + keys + types + rel
-	// groups)) so the transaction owns them; their elements are copied
-	// on first write.
+	// Top-level tables are copied here (O(labels + keys + types)) so the
+	// transaction owns them; their elements are copied on first write.
+	// The relationship table's group slice is copied on its first write
+	// (ownRelChunkLocked).
 	w.v.labels = append([]*roaring.Bitmap(nil), base.labels...)
 	w.v.nodeCols = append([]*column(nil), base.nodeCols...)
 	w.v.relCols = append([]*column(nil), base.relCols...)
-	w.v.rels = append([]*relChunk(nil), base.rels...)
 	w.v.adj = append([]adjPair(nil), base.adj...)
 	w.v.typeRels = append([]int64(nil), base.typeRels...)
 	w.v.indexes = append([]*nodeIndex(nil), base.indexes...)
