@@ -58,10 +58,14 @@ func shareBitmap(b *roaring.Bitmap, written []uint32) {
 // keys (id >> 16) given, that holds a contiguous range of ids. Dense ids
 // make these the common case (the live set, a label created in order);
 // a container that grew by appends is an array or a bitmap of up to 8 KiB,
-// which the next commit writing it would copy. Other containers stay as
-// they are: RunOptimize over the whole bitmap, as before, cost every
-// container's run count on every commit.
-func compactKeys(b *roaring.Bitmap, keys []uint32) {
+// which the next commit writing it would copy. A run of 4 ids or more
+// stays a run as ids are appended, so a container of 64 ids or more that
+// base (the version the transaction started from) had already is left as
+// it is: it was compacted when it was new, and replacing it would cost two
+// allocations a commit. Other containers stay as they are: RunOptimize
+// over the whole bitmap, as before, cost every container's run count on
+// every commit.
+func compactKeys(b, base *roaring.Bitmap, keys []uint32) {
 	for _, k := range keys {
 		lo := uint64(k) << 16
 		before := uint64(0)
@@ -69,7 +73,7 @@ func compactKeys(b *roaring.Bitmap, keys []uint32) {
 			before = b.Rank(uint32(lo - 1))
 		}
 		n := b.Rank(uint32(lo+1<<16-1)) - before
-		if n < 2 {
+		if n < 2 || (n >= 64 && base != nil && base.IntersectsWithInterval(lo, lo+1<<16)) {
 			continue
 		}
 		first, err1 := b.Select(uint32(before))
@@ -128,12 +132,16 @@ func (w *work) ownLabelLocked(l catalog.LabelID, id uint64) *roaring.Bitmap {
 // published.
 func (w *work) shareBitmapsLocked() {
 	if w.mu.ownLive {
-		compactKeys(w.v.live, w.mu.keys)
+		compactKeys(w.v.live, w.base.live, w.mu.keys)
 		shareBitmap(w.v.live, w.mu.keys)
 	}
 	for l, own := range w.mu.ownLabels {
 		if own {
-			compactKeys(w.v.labels[l], w.mu.keys)
+			var base *roaring.Bitmap
+			if l < len(w.base.labels) {
+				base = w.base.labels[l]
+			}
+			compactKeys(w.v.labels[l], base, w.mu.keys)
 			shareBitmap(w.v.labels[l], w.mu.keys)
 		}
 	}
