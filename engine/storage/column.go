@@ -23,6 +23,10 @@ type column struct {
 	groups groupTable
 	counts [numTypes]int64
 	cache  viewCache // the dense IntView of this version (intview.go)
+	// leaf0 backs groups.leaves while the table has one leaf (up to 128k
+	// ids): a writer's copy of a small column is then one allocation, as
+	// the flat table was.
+	leaf0 [1]*groupLeaf
 }
 
 // typ is the type a gather of this column fills (see Reader.NodePropType).
@@ -55,7 +59,12 @@ func ownedColumn(slot **column, owner uint64) *column {
 	}
 	n := &column{owner: owner}
 	if c != nil {
-		n.groups = c.groups.clone()
+		if len(c.groups.leaves) <= 1 {
+			n.groups.n = c.groups.n
+			n.groups.leaves = n.leaf0[:copy(n.leaf0[:], c.groups.leaves)]
+		} else {
+			n.groups = c.groups.clone()
+		}
 		n.counts = c.counts
 	}
 	*slot = n

@@ -28,6 +28,27 @@ import (
 // handed to a reader before it was marked) is copied whole. The marks are
 // written only by shareBitmap, on a bitmap no reader holds yet.
 
+// fewContainers is the span of containers (2^16 ids each) up to which a
+// bitmap is copied whole and run-optimized whole, as it always was: for
+// so few containers, taking the container table apart and marking it
+// costs more allocations than the copy, which for runs (the live set,
+// labels of dense ids) is a few bytes a container.
+const fewContainers = 4
+
+// few reports whether b spans at most fewContainers containers.
+func few(b *roaring.Bitmap) bool {
+	return b.IsEmpty() || b.Maximum()>>16-b.Minimum()>>16 < fewContainers
+}
+
+// ownCopy is the copy of b a transaction writes into: whole when b is
+// few, else cowCopy.
+func ownCopy(b *roaring.Bitmap) *roaring.Bitmap {
+	if few(b) {
+		return b.Clone() // a deep copy: b is never in copy-on-write mode
+	}
+	return cowCopy(b)
+}
+
 // cowCopy returns a bitmap holding b's values that shares b's marked
 // containers (copying one on its first write) and copies the others.
 // It only reads b.
@@ -101,7 +122,7 @@ func (w *work) noteKey(id uint64) {
 // ownLiveLocked returns the live bitmap the transaction may mutate at id.
 func (w *work) ownLiveLocked(id uint64) *roaring.Bitmap {
 	if !w.mu.ownLive {
-		w.v.live = cowCopy(w.v.live)
+		w.v.live = ownCopy(w.v.live)
 		w.mu.ownLive = true
 	}
 	w.noteKey(id)
@@ -117,7 +138,7 @@ func (w *work) ownLabelLocked(l catalog.LabelID, id uint64) *roaring.Bitmap {
 	}
 	if !w.mu.ownLabels[l] {
 		if b := w.v.labels[l]; b != nil {
-			w.v.labels[l] = cowCopy(b)
+			w.v.labels[l] = ownCopy(b)
 		} else {
 			w.v.labels[l] = roaring.New()
 		}
@@ -129,11 +150,18 @@ func (w *work) ownLabelLocked(l catalog.LabelID, id uint64) *roaring.Bitmap {
 
 // shareBitmapsLocked compacts the containers the transaction wrote in the
 // bitmaps it owns and marks them shared: at commit, before the version is
-// published.
+// published. A bitmap of few containers is run-optimized whole instead.
 func (w *work) shareBitmapsLocked() {
+	share := func(b, base *roaring.Bitmap) {
+		if few(b) {
+			b.RunOptimize()
+			return
+		}
+		compactKeys(b, base, w.mu.keys)
+		shareBitmap(b, w.mu.keys)
+	}
 	if w.mu.ownLive {
-		compactKeys(w.v.live, w.base.live, w.mu.keys)
-		shareBitmap(w.v.live, w.mu.keys)
+		share(w.v.live, w.base.live)
 	}
 	for l, own := range w.mu.ownLabels {
 		if own {
@@ -141,8 +169,7 @@ func (w *work) shareBitmapsLocked() {
 			if l < len(w.base.labels) {
 				base = w.base.labels[l]
 			}
-			compactKeys(w.v.labels[l], base, w.mu.keys)
-			shareBitmap(w.v.labels[l], w.mu.keys)
+			share(w.v.labels[l], base)
 		}
 	}
 }

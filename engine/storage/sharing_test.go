@@ -11,28 +11,29 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// picture is what a version holds of nodes [0, bound): labels, live set
-// and property values, read through the Reader API.
+// picture is what a version holds: its live set and labels, and the
+// property values of nodes [lo, hi), read through the Reader API.
 type picture struct {
-	live   []uint32
-	labels [2][]uint32
+	live   *roaring.Bitmap
+	labels [2]*roaring.Bitmap
 	props  [2][]vector.Value
 }
 
-func takePicture(r Reader, labels []catalog.LabelID, keys []catalog.KeyID, bound uint64) picture {
+func takePicture(r Reader, labels []catalog.LabelID, keys []catalog.KeyID, lo, hi uint64) picture {
 	var p picture
-	p.live = r.LiveNodes().ToArray()
+	p.live = r.LiveNodes().Clone()
 	for i, l := range labels {
-		p.labels[i] = r.LabelNodes(l).ToArray()
+		p.labels[i] = r.LabelNodes(l).Clone()
 	}
-	ids := vector.New(vector.Node, int(bound))
-	for i := range ids.IDs[:bound] {
-		ids.IDs[i] = uint64(i)
+	n := int(hi - lo)
+	ids := vector.New(vector.Node, n)
+	for i := range ids.IDs[:n] {
+		ids.IDs[i] = lo + uint64(i)
 	}
 	for i, k := range keys {
-		out := vector.New(vector.Any, int(bound))
-		r.GatherNodeProp(k, ids, nil, int(bound), out)
-		for j := range int(bound) {
+		out := vector.New(vector.Any, n)
+		r.GatherNodeProp(k, ids, nil, n, out)
+		for j := range n {
 			p.props[i] = append(p.props[i], out.Get(j))
 		}
 	}
@@ -40,18 +41,18 @@ func takePicture(r Reader, labels []catalog.LabelID, keys []catalog.KeyID, bound
 }
 
 func (p picture) diff(q picture) error {
-	if fmt.Sprint(p.live) != fmt.Sprint(q.live) {
-		return fmt.Errorf("live set changed: %d nodes, then %d", len(p.live), len(q.live))
+	if !p.live.Equals(q.live) {
+		return fmt.Errorf("live set changed: %d nodes, then %d", p.live.GetCardinality(), q.live.GetCardinality())
 	}
 	for i := range p.labels {
-		if fmt.Sprint(p.labels[i]) != fmt.Sprint(q.labels[i]) {
-			return fmt.Errorf("label %d changed: %d nodes, then %d", i, len(p.labels[i]), len(q.labels[i]))
+		if !p.labels[i].Equals(q.labels[i]) {
+			return fmt.Errorf("label %d changed: %d nodes, then %d", i, p.labels[i].GetCardinality(), q.labels[i].GetCardinality())
 		}
 	}
 	for i := range p.props {
-		for id := range p.props[i] {
-			if fmt.Sprint(p.props[i][id]) != fmt.Sprint(q.props[i][id]) {
-				return fmt.Errorf("property %d of node %d changed: %v, then %v", i, id, p.props[i][id], q.props[i][id])
+		for r := range p.props[i] {
+			if fmt.Sprint(p.props[i][r]) != fmt.Sprint(q.props[i][r]) {
+				return fmt.Errorf("property %d of row %d changed: %v, then %v", i, r, p.props[i][r], q.props[i][r])
 			}
 		}
 	}
@@ -61,20 +62,27 @@ func (p picture) diff(q picture) error {
 // A snapshot keeps what it saw while commits replace the leaves, chunks
 // and bitmap containers it shares with the versions after it: 600
 // commits create nodes across a group, a leaf (64 groups) and a bitmap
-// container (2^16 ids) boundary, set properties in sealed chunks, add and
-// remove labels and delete nodes; readers compare the held snapshot with
-// its first picture while they run (the race detector sees the sharing)
-// and after, and every version passes Check.
+// container (2^16 ids) boundary, in bitmaps of more than fewContainers
+// containers (shared container by container), set properties in sealed
+// chunks, add and remove labels and delete nodes near the end of the id
+// space; readers compare the held snapshot with its first picture while
+// they run (the race detector sees the sharing) and after, and every
+// version passes Check.
 func TestSnapshotHeldAcrossCommits(t *testing.T) {
-	const start = 1<<17 - 150 // near the end of leaf 0 and of container 1
+	const start = 3<<17 - 150 // near the end of leaf 2 and of container 5
 	ids, cs := make([]int64, start), make([]int64, start)
 	for i := range ids {
 		ids[i], cs[i] = int64(i), int64(i%7)
 	}
-	s, err := BulkLoad([]BulkNodes{
-		{Labels: []string{"A"}, Count: start / 2, Cols: []BulkColumn{{Key: "id", Type: vector.Int64, I64: ids[:start/2]}, {Key: "c", Type: vector.Int64, I64: cs[:start/2]}}},
-		{Labels: []string{"B"}, Count: start - start/2, Cols: []BulkColumn{{Key: "id", Type: vector.Int64, I64: ids[start/2:]}, {Key: "c", Type: vector.Int64, I64: cs[start/2:]}}},
-	}, nil)
+	// Sets of 10,000 nodes, labelled A and B in turn: both labels span
+	// every container.
+	var sets []BulkNodes
+	for i := 0; i < start; i += 10000 {
+		j := min(i+10000, start)
+		sets = append(sets, BulkNodes{Labels: []string{[]string{"A", "B"}[i/10000%2]}, Count: j - i,
+			Cols: []BulkColumn{{Key: "id", Type: vector.Int64, I64: ids[i:j]}, {Key: "c", Type: vector.Int64, I64: cs[i:j]}}})
+	}
+	s, err := BulkLoad(sets, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +109,13 @@ func TestSnapshotHeldAcrossCommits(t *testing.T) {
 		})
 	}
 	held := s.Snapshot()
-	bound := held.NodeIDBound() + 700
-	want := takePicture(held, labels, keys, bound)
+	for _, b := range []*roaring.Bitmap{held.LiveNodes(), held.LabelNodes(labels[0]), held.LabelNodes(labels[1])} {
+		if few(b) {
+			t.Fatal("a bitmap spans too few containers to be shared container by container")
+		}
+	}
+	lo, hi := uint64(start-3000), held.NodeIDBound()+700
+	want := takePicture(held, labels, keys, lo, hi)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -114,7 +127,7 @@ func TestSnapshotHeldAcrossCommits(t *testing.T) {
 					return
 				default:
 				}
-				if err := want.diff(takePicture(held, labels, keys, bound)); err != nil {
+				if err := want.diff(takePicture(held, labels, keys, lo, hi)); err != nil {
 					t.Errorf("while committing: %v", err)
 					return
 				}
@@ -122,7 +135,7 @@ func TestSnapshotHeldAcrossCommits(t *testing.T) {
 		})
 	}
 	for i := range 600 {
-		id := uint64(r.Intn(int(held.NodeIDBound())))
+		id := lo + uint64(r.Intn(int(held.NodeIDBound()-lo)))
 		commit(func(tx *Tx) error {
 			switch i % 5 {
 			case 0, 1:
@@ -158,7 +171,7 @@ func TestSnapshotHeldAcrossCommits(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	if err := want.diff(takePicture(held, labels, keys, bound)); err != nil {
+	if err := want.diff(takePicture(held, labels, keys, lo, hi)); err != nil {
 		t.Fatalf("after the commits: %v", err)
 	}
 	if err := s.Check(); err != nil {
@@ -168,7 +181,7 @@ func TestSnapshotHeldAcrossCommits(t *testing.T) {
 	if err := latest.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if latest.NodeIDBound() <= 1<<17 {
+	if latest.NodeIDBound() <= 3<<17 {
 		t.Fatalf("the commits ended at id %d, short of leaf 1 and container 2", latest.NodeIDBound())
 	}
 	// The latest version shares the containers it did not write with
