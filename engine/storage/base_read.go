@@ -585,11 +585,11 @@ func assembleColumn(parts [][]decodedChunk, bound uint64) (*column, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("no chunk")
 	}
-	c := &column{groups: make([]*chunk, last+1)}
+	c := &column{}
 	var dict dictBuilder
 	for _, p := range parts {
 		for _, dc := range p {
-			c.groups[dc.g] = dc.ch
+			c.groups.set(dc.g, dc.ch, 0)
 			for t, k := range dc.ch.counts {
 				c.counts[t] += int64(k)
 			}

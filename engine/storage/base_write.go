@@ -441,16 +441,12 @@ func encodeColumn(c *column) []byte {
 // writeColumnPart writes all of c as one part's bytes (tests, fuzzing).
 func writeColumnPart(w *bufio.Writer, c *column) {
 	n := 0
-	for _, ch := range c.groups {
-		if ch != nil {
-			n++
-		}
+	for range c.groups.all() {
+		n++
 	}
 	b := binary.AppendUvarint(nil, uint64(n))
-	for g, ch := range c.groups {
-		if ch != nil {
-			b = ch.appendEncoded(binary.AppendUvarint(b, uint64(g)))
-		}
+	for g, ch := range c.groups.all() {
+		b = ch.appendEncoded(binary.AppendUvarint(b, uint64(g)))
 	}
 	w.Write(b)
 }
@@ -465,10 +461,7 @@ func writeColumn(sw *sectionWriter, c *column) {
 		recs, n = recs[:0], 0
 		parts++
 	}
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
+	for g, ch := range c.groups.all() {
 		recs = ch.appendEncoded(binary.AppendUvarint(recs, uint64(g)))
 		if n++; len(recs) >= colPartBytes {
 			flush()

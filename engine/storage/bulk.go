@@ -329,10 +329,7 @@ func (c *column) fill(j *colJob) {
 			id := base + uint64(s)
 			g, row := int(id>>groupShift), int(id&groupMask)
 			n := min(GroupSize-row, len(perm)-s)
-			for len(c.groups) <= g {
-				c.groups = append(c.groups, nil)
-			}
-			if n < GroupSize || c.groups[g] != nil {
+			if n < GroupSize || c.groups.at(uint64(g)) != nil {
 				for k := range n {
 					c.put(id+uint64(k), bc, int(perm[s+k]))
 				}
@@ -355,7 +352,7 @@ func (c *column) fill(j *colJob) {
 				ch.valid[b] = 0xff
 			}
 			ch.counts[bc.Type] = GroupSize
-			c.groups[g] = ch
+			c.groups.set(g, ch, 0)
 			s += GroupSize
 		}
 		return
@@ -377,10 +374,7 @@ func (c *column) put(id uint64, bc *BulkColumn, r int) {
 		return
 	}
 	g, row := int(id>>groupShift), int(id&groupMask)
-	for len(c.groups) <= g {
-		c.groups = append(c.groups, nil)
-	}
-	ch := c.groups[g]
+	ch := c.groups.at(uint64(g))
 	if ch == nil {
 		ch = newChunk(0, bc.Type)
 		switch bc.Type { // full capacity: grow never copies
@@ -391,7 +385,7 @@ func (c *column) put(id uint64, bc *BulkColumn, r int) {
 		case vector.String:
 			ch.str = make([]string, 0, GroupSize)
 		}
-		c.groups[g] = ch
+		c.groups.set(g, ch, 0)
 	}
 	if ch.typ != bc.Type || bc.Type == vector.Any {
 		ch.set(row, bc.value(r))
@@ -417,13 +411,10 @@ func (c *column) put(id uint64, bc *BulkColumn, r int) {
 // finish seals the complete groups and sums the counts.
 func (c *column) finish(bound uint64) {
 	c.counts = [numTypes]int64{}
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
+	for g, ch := range c.groups.all() {
 		if uint64(g+1)<<groupShift <= bound {
 			ch = ch.seal()
-			c.groups[g] = ch
+			c.groups.set(g, ch, 0)
 		}
 		for t, k := range ch.counts {
 			c.counts[t] += int64(k)

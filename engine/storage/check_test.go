@@ -49,41 +49,41 @@ func TestCheckDetectsCorruption(t *testing.T) {
 		{"node count", func(s *Snapshot) { s.nodeCount-- }},
 		{"label on missing node", func(s *Snapshot) { s.labels[0].Add(uint32(s.nodeBound + 5)) }},
 		{"label on dead node", func(s *Snapshot) { s.live.Remove(2); s.nodeCount-- }},
-		{"chunk count", func(s *Snapshot) { s.nodeCols[0].groups[0].counts[vector.Int64]++ }},
+		{"chunk count", func(s *Snapshot) { s.nodeCols[0].groups.at(0).counts[vector.Int64]++ }},
 		{"column count (NodePropType)", func(s *Snapshot) { s.nodeCols[0].counts[vector.String] = 0 }},
 		{"side value of dominant type", func(s *Snapshot) {
-			c := s.nodeCols[0].groups[0]
+			c := s.nodeCols[0].groups.at(0)
 			c.side[9] = int64(1)
 			c.counts[vector.Int64]++
 			s.nodeCols[0].counts[vector.Int64]++
 		}},
 		{"side shadows array row", func(s *Snapshot) {
-			c := s.nodeCols[0].groups[0]
+			c := s.nodeCols[0].groups.at(0)
 			c.side[6] = "x"
 			c.counts[vector.String]++
 			s.nodeCols[0].counts[vector.String]++
 		}},
-		{"open chunk in complete group", func(s *Snapshot) { s.nodeCols[0].groups[0].sealed = false }},
+		{"open chunk in complete group", func(s *Snapshot) { s.nodeCols[0].groups.at(0).sealed = false }},
 		{"open chunk longer than bound", func(s *Snapshot) {
-			c := s.nodeCols[0].groups[1]
+			c := s.nodeCols[0].groups.at(1)
 			c.i64 = append(c.i64, make([]int64, GroupSize-len(c.i64))...)
 		}},
 		{"value on missing node", func(s *Snapshot) {
-			c := s.nodeCols[0].groups[1]
+			c := s.nodeCols[0].groups.at(1)
 			r := int(s.nodeBound-GroupSize) + 1
 			c.i64 = append(c.i64, make([]int64, r+1-len(c.i64))...)
 			setBit(c.valid, r)
 			c.counts[vector.Int64]++
 			s.nodeCols[0].counts[vector.Int64]++
 		}},
-		{"chunk past bound", func(s *Snapshot) { s.nodeCols[0].groups = append(s.nodeCols[0].groups, s.nodeCols[0].groups[1]) }},
+		{"chunk past bound", func(s *Snapshot) { c := s.nodeCols[0]; c.groups.set(c.groups.len(), c.groups.at(1), c.owner) }},
 		{"rel endpoint", func(s *Snapshot) { s.rels[0].dst[3]++ }},
 		{"rel type", func(s *Snapshot) { s.rels[0].typ[3] = noRel }},
 		{"rel count", func(s *Snapshot) { s.relCount++ }},
 		{"type count", func(s *Snapshot) { s.typeRels[0]-- }},
 		{"missing adjacency", func(s *Snapshot) { s.adj[0][Incoming] = nil }},
 		{"rel prop on missing rel", func(s *Snapshot) {
-			c := s.relCols[0].groups[0]
+			c := s.relCols[0].groups.at(0)
 			c.i64 = append(c.i64, 0)
 			setBit(c.valid, len(c.i64)-1)
 			c.counts[vector.Int64]++

@@ -14,30 +14,50 @@ func (s *Snapshot) RelColumn(k catalog.KeyID) RelColumn { return RelColumn{s.rel
 
 // ChangedSince calls fn(lo, hi) for every range of ids [lo, hi) whose
 // chunk differs between old and c: a superset of the ids whose value
-// changed. Writers copy a chunk before changing it, so the walk compares
-// pointers: O(ids/GroupSize), plus nothing per unchanged id.
+// changed. Writers copy a chunk (and its leaf) before changing it, so the walk
+// compares pointers: O(ids/128k) for the leaves, 64 chunk pointers per
+// leaf that differs, nothing per unchanged id.
 func (c RelColumn) ChangedSince(old RelColumn, fn func(lo, hi uint64)) {
 	if c.c == old.c {
 		return
 	}
-	var x, y []*chunk
+	var x, y *groupTable
 	if c.c != nil {
-		x = c.c.groups
+		x = &c.c.groups
 	}
 	if old.c != nil {
-		y = old.c.groups
+		y = &old.c.groups
 	}
-	for g := range max(len(x), len(y)) {
-		var a, b *chunk
-		if g < len(x) {
-			a = x[g]
+	leaves := func(t *groupTable) []*groupLeaf {
+		if t == nil {
+			return nil
 		}
-		if g < len(y) {
-			b = y[g]
+		return t.leaves
+	}
+	lx, ly := leaves(x), leaves(y)
+	for li := range max(len(lx), len(ly)) {
+		var a, b *groupLeaf
+		if li < len(lx) {
+			a = lx[li]
 		}
-		if a != b {
-			lo := uint64(g) << groupShift
-			fn(lo, lo+GroupSize)
+		if li < len(ly) {
+			b = ly[li]
+		}
+		if a == b {
+			continue // a shared leaf: none of its chunks changed
+		}
+		for i := range leafSize {
+			var ca, cb *chunk
+			if a != nil {
+				ca = a.ch[i]
+			}
+			if b != nil {
+				cb = b.ch[i]
+			}
+			if ca != cb {
+				lo := uint64(li<<leafShift+i) << groupShift
+				fn(lo, lo+GroupSize)
+			}
 		}
 	}
 }

@@ -11,17 +11,22 @@ import (
 // (nil where no id of the group has the key).
 //
 //	column
-//	  groups  []*chunk      index = id >> 11; len covers the highest group
-//	                        holding a value; a Snapshot shares it until a
-//	                        writer copies it (O(ids/2048) pointers)
+//	  groups  groupTable    chunk of group id >> 11, two-level; len covers
+//	                        the highest group holding a value; versions
+//	                        share its leaves until a writer copies the one
+//	                        it writes (grouptable.go)
 //	  counts  [type]int64   values per vector.Type over all chunks: the
 //	                        source of NodePropType/RelPropType in O(1)
 //	  owner   epoch of the write transaction that may mutate groups in place
 type column struct {
 	owner  uint64
-	groups []*chunk
+	groups groupTable
 	counts [numTypes]int64
 	cache  viewCache // the dense IntView of this version (intview.go)
+	// leaf0 backs groups.leaves while the table has one leaf (up to 128k
+	// ids): a writer's copy of a small column is then one allocation, as
+	// the flat table was.
+	leaf0 [1]*groupLeaf
 }
 
 // typ is the type a gather of this column fills (see Reader.NodePropType).
@@ -37,15 +42,16 @@ func (c *column) get(id uint64) vector.Value {
 	if c == nil {
 		return nil
 	}
-	g := id >> groupShift
-	if g >= uint64(len(c.groups)) || c.groups[g] == nil {
+	ch := c.groups.at(id >> groupShift)
+	if ch == nil {
 		return nil
 	}
-	return c.groups[g].get(int(id & groupMask))
+	return ch.get(int(id & groupMask))
 }
 
 // ownedColumn returns a column of *slot that owner may mutate, copying the
-// shared one (group table only; chunks are copied when written).
+// shared one (the group table's leaf slice only; leaves and chunks are
+// copied when written).
 func ownedColumn(slot **column, owner uint64) *column {
 	c := *slot
 	if c != nil && c.owner == owner {
@@ -53,7 +59,12 @@ func ownedColumn(slot **column, owner uint64) *column {
 	}
 	n := &column{owner: owner}
 	if c != nil {
-		n.groups = append([]*chunk(nil), c.groups...)
+		if len(c.groups.leaves) <= 1 {
+			n.groups.n = c.groups.n
+			n.groups.leaves = n.leaf0[:copy(n.leaf0[:], c.groups.leaves)]
+		} else {
+			n.groups = c.groups.clone()
+		}
 		n.counts = c.counts
 	}
 	*slot = n
@@ -68,10 +79,7 @@ func ownedColumn(slot **column, owner uint64) *column {
 // of copying them (extendCopy); a later write below them copies them
 // then (privatize).
 func (c *column) ownedChunk(g, r int, owner uint64, typ vector.Type) *chunk {
-	for len(c.groups) <= g {
-		c.groups = append(c.groups, nil)
-	}
-	ch := c.groups[g]
+	ch := c.groups.at(uint64(g))
 	switch {
 	case ch == nil:
 		ch = newChunk(owner, typ)
@@ -85,7 +93,7 @@ func (c *column) ownedChunk(g, r int, owner uint64, typ vector.Type) *chunk {
 		}
 		return ch
 	}
-	c.groups[g] = ch
+	c.groups.set(g, ch, owner)
 	return ch
 }
 
@@ -94,7 +102,7 @@ func (c *column) ownedChunk(g, r int, owner uint64, typ vector.Type) *chunk {
 func (c *column) set(id uint64, v vector.Value, owner uint64) {
 	g, r := int(id>>groupShift), int(id&groupMask)
 	if v == nil {
-		if g >= len(c.groups) || c.groups[g] == nil {
+		if c.groups.at(uint64(g)) == nil {
 			return
 		}
 	}
@@ -110,7 +118,7 @@ func (c *column) set(id uint64, v vector.Value, owner uint64) {
 		c.counts[t] += int64(ch.counts[t] - before[t])
 	}
 	if ch.total() == 0 {
-		c.groups[g] = nil
+		c.groups.set(g, nil, owner)
 	}
 }
 
@@ -122,11 +130,9 @@ func sealComplete(slot **column, owner uint64, from, to int) {
 	if c == nil {
 		return
 	}
-	if to > len(c.groups) {
-		to = len(c.groups)
-	}
+	to = min(to, c.groups.len())
 	for g := from; g < to; g++ {
-		ch := c.groups[g]
+		ch := c.groups.at(uint64(g))
 		if ch == nil || ch.sealed {
 			continue
 		}
@@ -134,20 +140,23 @@ func sealComplete(slot **column, owner uint64, from, to int) {
 		if ch.owner != owner {
 			ch = ch.openCopy(owner)
 		}
-		c.groups[g] = ch.seal()
+		c.groups.set(g, ch.seal(), owner)
 	}
 }
 
 // sealOwned seals every open chunk the transaction owns in a complete
 // group (below group limit): its own copies of sealed chunks and chunks it
-// filled.
+// filled. Such chunks sit in leaves it copied, so only those are visited.
 func sealOwned(c *column, owner uint64, limit int) {
 	if c == nil || c.owner != owner {
 		return
 	}
-	for g := 0; g < limit && g < len(c.groups); g++ {
-		if ch := c.groups[g]; ch != nil && !ch.sealed && ch.owner == owner {
-			c.groups[g] = ch.seal()
+	for g, ch := range c.groups.owned(owner) {
+		if g >= limit {
+			break
+		}
+		if !ch.sealed && ch.owner == owner {
+			c.groups.set(g, ch.seal(), owner)
 		}
 	}
 }
@@ -156,9 +165,9 @@ func sealOwned(c *column, owner uint64, limit int) {
 // of the owning space; live reports whether an id exists.
 func (c *column) check(bound uint64, live func(id uint64) bool) error {
 	var counts [numTypes]int64
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
+	for g, ch := range c.groups.all() {
+		if g >= c.groups.len() {
+			return fmt.Errorf("group %d holds a chunk past the table's %d groups", g, c.groups.len())
 		}
 		if err := checkGroup(ch, g, bound, live); err != nil {
 			return err

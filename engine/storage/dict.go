@@ -126,7 +126,7 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 	if col.typ() != vector.String {
 		return nil, false
 	}
-	groups := col.groups
+	groups := &col.groups
 	cnt := n
 	if sel != nil {
 		cnt = len(sel)
@@ -143,11 +143,7 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 			continue
 		}
 		id := ids.IDs[r]
-		gi := id >> groupShift
-		if gi >= uint64(len(groups)) {
-			continue
-		}
-		c := groups[gi]
+		c := groups.at(id >> groupShift)
 		if c == nil {
 			continue
 		}

@@ -8,7 +8,7 @@ import "github.com/quiverdb/quiver/vector"
 // and no interface call. The side map is consulted only in chunks that
 // have one, so homogeneous columns never pay for it.
 func gather(c *column, ids *vector.Vector, sel []int32, n int, out *vector.Vector) {
-	var groups []*chunk
+	var groups groupTable
 	if c != nil {
 		groups = c.groups
 	}
@@ -36,7 +36,7 @@ func gather(c *column, ids *vector.Vector, sel []int32, n int, out *vector.Vecto
 }
 
 type gatherer struct {
-	groups  []*chunk
+	groups  groupTable
 	ids     []uint64
 	idValid vector.Validity
 	sel     []int32
@@ -58,11 +58,7 @@ func (g *gatherer) locate(r int) (*chunk, int) {
 		return nil, 0
 	}
 	id := g.ids[r]
-	gi := id >> groupShift
-	if gi >= uint64(len(g.groups)) {
-		return nil, 0
-	}
-	return g.groups[gi], int(id & groupMask)
+	return g.groups.at(id >> groupShift), int(id & groupMask)
 }
 
 // sideValue is the slow path: the row's value when it is not of the

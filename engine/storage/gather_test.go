@@ -98,11 +98,11 @@ func TestGather(t *testing.T) {
 	}
 	// Group 1 of m started with an int but strings dominate: sealing made
 	// it a flat string array with the int on the side.
-	c := snap.nodeCols[keys["m"]].groups[1]
+	c := snap.nodeCols[keys["m"]].groups.at(1)
 	if !c.sealed || c.typ != vector.String || len(c.side) != 1 || c.Arrow() == nil {
 		t.Fatalf("m group 1: sealed %v typ %s side %d", c.sealed, c.typ, len(c.side))
 	}
-	if c := snap.nodeCols[keys["i"]].groups[2]; c.sealed {
+	if c := snap.nodeCols[keys["i"]].groups.at(2); c.sealed {
 		t.Fatal("open group sealed")
 	}
 

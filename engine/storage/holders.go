@@ -20,7 +20,7 @@ func (s *Snapshot) NodesHolding(k catalog.KeyID, within *roaring.Bitmap) *roarin
 	if c == nil || within.IsEmpty() {
 		return roaring.New()
 	}
-	if within.GetCardinality() > uint64(len(c.groups))*GroupSize/64 {
+	if within.GetCardinality() > uint64(c.groups.len())*GroupSize/64 {
 		return roaring.And(within, c.holders())
 	}
 	out := roaring.New()
@@ -29,10 +29,10 @@ func (s *Snapshot) NodesHolding(k catalog.KeyID, within *roaring.Bitmap) *roarin
 	for it.HasNext() {
 		id := it.Next()
 		g := uint64(id) >> groupShift
-		if g >= uint64(len(c.groups)) {
+		if g >= uint64(c.groups.len()) {
 			break
 		}
-		ch := c.groups[g]
+		ch := c.groups.at(g)
 		if ch == nil {
 			it.AdvanceIfNeeded(uint32((g + 1) << groupShift))
 			continue
@@ -54,11 +54,8 @@ func (s *Snapshot) NodesHolding(k catalog.KeyID, within *roaring.Bitmap) *roarin
 // rows of their side maps.
 func (c *column) holders() *roaring.Bitmap {
 	const words = GroupSize / 64
-	dense := make([]uint64, len(c.groups)*words)
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
+	dense := make([]uint64, c.groups.len()*words)
+	for g, ch := range c.groups.all() {
 		w := dense[g*words : (g+1)*words]
 		for i := range w {
 			w[i] = binary.LittleEndian.Uint64(ch.valid[i*8:])

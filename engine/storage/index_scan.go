@@ -109,21 +109,19 @@ func appendColKey(b []byte, c *column, id uint64) ([]byte, bool) {
 	if c == nil {
 		return b, false
 	}
-	if g := id >> groupShift; g < uint64(len(c.groups)) {
-		if ch := c.groups[g]; ch != nil && bitAt(ch.valid, int(id&groupMask)) {
-			r := int(id & groupMask)
-			switch ch.typ {
-			case vector.Int64:
-				return appendIntKey(b, ch.i64[r]), true
-			case vector.String:
-				s := ""
-				if ch.sarr != nil {
-					s = ch.sarr.Value(r)
-				} else {
-					s = ch.str[r]
-				}
-				return appendEscaped(append(b, tagString), s), true
+	if ch := c.groups.at(id >> groupShift); ch != nil && bitAt(ch.valid, int(id&groupMask)) {
+		r := int(id & groupMask)
+		switch ch.typ {
+		case vector.Int64:
+			return appendIntKey(b, ch.i64[r]), true
+		case vector.String:
+			s := ""
+			if ch.sarr != nil {
+				s = ch.sarr.Value(r)
+			} else {
+				s = ch.str[r]
 			}
+			return appendEscaped(append(b, tagString), s), true
 		}
 	}
 	return AppendIndexKey(b, c.get(id))

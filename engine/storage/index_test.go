@@ -254,15 +254,15 @@ func TestIndexMaintenanceHook(t *testing.T) {
 			case 1: // remove y
 				w.maintainNodeLocked(id, func() { clearProp(w, id, ky) })
 			case 2: // add label B
-				w.maintainNodeLocked(id, func() { w.ownLabelLocked(lb).Add(uint32(id)) })
+				w.maintainNodeLocked(id, func() { w.ownLabelLocked(lb, id).Add(uint32(id)) })
 			case 3: // remove label A
-				w.maintainNodeLocked(id, func() { w.ownLabelLocked(la).Remove(uint32(id)) })
+				w.maintainNodeLocked(id, func() { w.ownLabelLocked(la, id).Remove(uint32(id)) })
 			case 4: // delete
 				w.maintainNodeLocked(id, func() {
-					w.ownLiveLocked().Remove(uint32(id))
+					w.ownLiveLocked(id).Remove(uint32(id))
 					w.v.nodeCount--
 					for _, l := range []catalog.LabelID{la, lb} {
-						w.ownLabelLocked(l).Remove(uint32(id))
+						w.ownLabelLocked(l, id).Remove(uint32(id))
 					}
 					clearProp(w, id, kx)
 					clearProp(w, id, ky)

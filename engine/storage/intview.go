@@ -81,7 +81,7 @@ func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, build func(
 	if c.cache.failed.Load() {
 		return nil
 	}
-	span := int64(len(c.groups)) << groupShift
+	span := int64(c.groups.len()) << groupShift
 	if c.cache.demand.Add(int64(rows)) < span/8 {
 		return nil
 	}
@@ -157,10 +157,7 @@ func eachInt(c *column, fn func(id uint64, x int64)) {
 // eachTyped calls fn for every value of type T (of vector type t) in c:
 // the rows of the chunks whose typed array holds t, then side values.
 func eachTyped[T int64 | float64](c *column, t vector.Type, vals func(*chunk) []T, fn func(id uint64, x T)) {
-	for g, ch := range c.groups {
-		if ch == nil {
-			continue
-		}
+	for g, ch := range c.groups.all() {
 		start := uint64(g) << groupShift
 		if ch.typ == t {
 			xs := vals(ch)

@@ -90,13 +90,13 @@ func (w *work) createNodeLocked(op *Op) {
 	if v.nodeLive(id) {
 		panic("BUG: storage: node id handed out twice")
 	}
-	w.ownLiveLocked().Add(uint32(id))
+	w.ownLiveLocked(id).Add(uint32(id))
 	v.nodeCount++
 	if id >= v.nodeBound {
 		v.nodeBound = id + 1
 	}
 	for _, l := range op.Labels {
-		w.ownLabelLocked(l).Add(uint32(id))
+		w.ownLabelLocked(l, id).Add(uint32(id))
 	}
 	setProps(&v.nodeCols, id, op.Keys, op.Vals, w.epoch)
 	w.indexNodeLocked(id, nil, &nodeState{labels: op.Labels, keys: op.Keys, vals: op.Vals})

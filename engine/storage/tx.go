@@ -74,6 +74,8 @@ type work struct {
 		sync.Mutex
 		ownLive   bool         // v.live is a private copy no reader holds
 		ownLabels []bool       // same, per label bitmap
+		keys      []uint32     // containers (id >> 16) written in them
+		ownRels   bool         // v.rels is a private copy of the group slice
 		pending   [][]csr.Edge // per type: edges created since the last flush
 		// pendingDel per type: relationships deleted since the last
 		// flush, all of them in the adjacency (a delete flushes the
@@ -130,13 +132,13 @@ func (s *Store) newWork(base *Snapshot) *work {
 	w := &work{epoch: s.epochs.Add(1), base: base, cat: s.cat}
 	w.v = *base
 	w.v.ts = base.ts + 1
-	// Top-level tables are copied here (O(labels + keys + types + rel
-	// groups)) so the transaction owns them; their elements are copied
-	// on first write.
+	// Top-level tables are copied here (O(labels + keys + types)) so the
+	// transaction owns them; their elements are copied on first write.
+	// The relationship table's group slice is copied on its first write
+	// (ownRelChunkLocked).
 	w.v.labels = append([]*roaring.Bitmap(nil), base.labels...)
 	w.v.nodeCols = append([]*column(nil), base.nodeCols...)
 	w.v.relCols = append([]*column(nil), base.relCols...)
-	w.v.rels = append([]*relChunk(nil), base.rels...)
 	w.v.adj = append([]adjPair(nil), base.adj...)
 	w.v.typeRels = append([]int64(nil), base.typeRels...)
 	w.v.indexes = append([]*nodeIndex(nil), base.indexes...)
@@ -177,8 +179,8 @@ func (tx *Tx) Rollback() {
 // sealLocked seals the chunks of groups that are complete in the new
 // version: those completed by this commit (in every column) and those the
 // transaction copied out of sealed form (in the columns it owns). It also
-// compacts touched bitmaps: ids are dense, so run containers make the
-// live set and single-label graphs tiny and the next clone cheap.
+// compacts the containers it wrote in the bitmaps it owns and marks their
+// containers shared, for the next writer (labels.go).
 func (w *work) sealLocked() {
 	seal := func(cols []*column, oldBound, newBound uint64) {
 		from, to := int(oldBound>>groupShift), int(newBound>>groupShift)
@@ -191,14 +193,7 @@ func (w *work) sealLocked() {
 	}
 	seal(w.v.nodeCols, w.base.nodeBound, w.v.nodeBound)
 	seal(w.v.relCols, w.base.relBound, w.v.relBound)
-	if w.mu.ownLive {
-		w.v.live.RunOptimize()
-	}
-	for l, own := range w.mu.ownLabels {
-		if own {
-			w.v.labels[l].RunOptimize()
-		}
-	}
+	w.shareBitmapsLocked()
 }
 
 // Committed is the committed version the transaction reads while it has

@@ -220,7 +220,7 @@ func (w *work) applySetRelProps(op *Op) {
 // applyAddLabels: OpAddLabels.
 func (w *work) applyAddLabels(op *Op) {
 	for _, l := range op.Labels {
-		w.ownLabelLocked(l).Add(uint32(op.ID))
+		w.ownLabelLocked(l, op.ID).Add(uint32(op.ID))
 	}
 }
 
@@ -228,7 +228,7 @@ func (w *work) applyAddLabels(op *Op) {
 // empty bitmap and a nil one mean the same).
 func (w *work) applyRemoveLabels(op *Op) {
 	for _, l := range op.Labels {
-		w.ownLabelLocked(l).Remove(uint32(op.ID))
+		w.ownLabelLocked(l, op.ID).Remove(uint32(op.ID))
 	}
 }
 
@@ -266,11 +266,11 @@ func (w *work) applyDeleteNode(op *Op) {
 	if !v.nodeLive(id) {
 		panic("BUG: storage: delete of a node that does not exist")
 	}
-	w.ownLiveLocked().Remove(uint32(id))
+	w.ownLiveLocked(id).Remove(uint32(id))
 	v.nodeCount--
 	for l, b := range v.labels {
 		if b != nil && b.Contains(uint32(id)) {
-			w.ownLabelLocked(catalog.LabelID(l)).Remove(uint32(id))
+			w.ownLabelLocked(catalog.LabelID(l), id).Remove(uint32(id))
 		}
 	}
 	clearProps(&v.nodeCols, id, w.epoch)
