@@ -27,6 +27,7 @@ type caseEval struct {
 	// dense is set when every WHEN is cheap (case_dense.go).
 	dense     bool
 	constVals []vector.Value
+	cols      []*vector.Vector
 	starts    []int
 	next      []int32
 

@@ -55,7 +55,11 @@ func cheapWhen(e plan.Expr) bool {
 
 // evalDense is the dense form; ok is false when the batch must be
 // evaluated lazily instead (a WHEN failed or gave no boolean, or a
-// simple CASE compares values of other than one typed kind).
+// simple CASE compares values of other than one typed kind). The WHENs
+// are evaluated last to first, each setting its number on the rows
+// where it holds: what a row keeps is its first true WHEN, with no test
+// of what an earlier one decided. The order is the lazy form's business
+// only: a WHEN evaluated densely cannot fail the statement.
 func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool, err error) {
 	s := e.slot()
 	sel, n := rows(b)
@@ -64,8 +68,11 @@ func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool
 	for i := range idx {
 		idx[i] = none
 	}
-	for w, when := range e.whens {
-		cond, err := when.Eval(b)
+	for w := len(e.whens) - 1; w >= 0; w-- {
+		if k, isConst := e.whens[w].(*constEval); isConst && e.simple && setEqualConst(idx, int32(w), subj, k.val, n) {
+			continue
+		}
+		cond, err := e.whens[w].Eval(b)
 		if err != nil {
 			return false, nil
 		}
@@ -73,81 +80,115 @@ func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool
 			if cond.Type != vector.Bool {
 				return false, nil
 			}
-			firstTrue(idx, none, int32(w), cond.Bools[:n], cond.Valid)
+			setTrue(idx, int32(w), cond.Bools[:n], cond.Valid)
 			continue
 		}
-		if !firstEqual(idx, none, int32(w), subj, cond, n) {
+		if !setEqual(idx, int32(w), subj, cond, n) {
 			return false, nil
 		}
 	}
 	return true, e.place(out, b, sel, idx)
 }
 
-// firstTrue gives rows still at none the number w where the condition is
-// true (not false, not null). The loops have no branch on the data: the
-// conditions of a CASE are as good as random to a branch predictor.
-func firstTrue(idx []int32, none, w int32, bools []bool, valid vector.Validity) {
-	idx = idx[:len(bools)]
-	d := w - none
+// setTrue sets idx[i] to w where the condition is true (not false, not
+// null). The loops have no branch on the data: the conditions of a CASE
+// are as good as random to a branch predictor.
+func setTrue(idx []int32, w int32, bools []bool, valid vector.Validity) {
+	bs := boolBytes(bools)
+	idx = idx[:len(bs)]
 	if valid == nil {
-		for i, t := range bools {
+		for i, t := range bs {
 			x := idx[i]
-			idx[i] = x + d*int32(b2i(t)&b2i(x == none))
+			idx[i] = x ^ (x^w)&-int32(t)
 		}
 		return
 	}
-	for i, t := range bools {
+	for i, t := range bs {
 		x := idx[i]
-		v := int(valid[i>>6]>>(uint(i)&63)) & 1
-		idx[i] = x + d*int32(b2i(t)&v&b2i(x == none))
+		v := int32(valid[i>>6]>>(uint(i)&63)) & 1
+		idx[i] = x ^ (x^w)&-(int32(t)&v)
 	}
 }
 
-// firstEqual gives rows still at none the number w where the simple
-// CASE's subject equals the WHEN value, both non-null; false when the
-// two are not of one typed kind.
-func firstEqual(idx []int32, none, w int32, subj, cond *vector.Vector, n int) bool {
+// setEqual sets idx[i] to w where the simple CASE's subject equals the
+// WHEN value, both non-null; false when the two are not of one typed
+// kind.
+func setEqual(idx []int32, w int32, subj, cond *vector.Vector, n int) bool {
 	if subj.Type != cond.Type {
 		return false
 	}
+	sv, cv := subj.Valid, cond.Valid
 	switch subj.Type {
 	case vector.Int64:
-		firstEq(idx, none, w, subj.I64[:n], cond.I64[:n])
+		setEq(idx, w, subj.I64[:n], cond.I64[:n], sv, cv)
 	case vector.String:
-		firstEq(idx, none, w, subj.Str[:n], cond.Str[:n])
+		setEq(idx, w, subj.Str[:n], cond.Str[:n], sv, cv)
 	case vector.Float64:
-		firstEq(idx, none, w, subj.F64[:n], cond.F64[:n])
+		setEq(idx, w, subj.F64[:n], cond.F64[:n], sv, cv)
 	case vector.Bool:
-		firstEq(idx, none, w, subj.Bools[:n], cond.Bools[:n])
+		setEq(idx, w, subj.Bools[:n], cond.Bools[:n], sv, cv)
 	default:
 		return false
-	}
-	if subj.Valid == nil && cond.Valid == nil {
-		return true
-	}
-	// A match on a null row is no match: undo it.
-	for i := range idx[:n] {
-		if idx[i] == w && (subj.IsNull(i) || cond.IsNull(i)) {
-			idx[i] = none
-		}
 	}
 	return true
 }
 
-func firstEq[T int64 | float64 | string | bool](idx []int32, none, w int32, a, c []T) {
+// setEqualConst is setEqual against a constant WHEN value of the
+// subject's typed kind, without a vector of it; false for other kinds.
+func setEqualConst(idx []int32, w int32, subj *vector.Vector, k vector.Value, n int) bool {
+	switch x := k.(type) {
+	case int64:
+		if subj.Type == vector.Int64 {
+			setEqK(idx, w, subj.I64[:n], x, subj.Valid)
+			return true
+		}
+	case string:
+		if subj.Type == vector.String {
+			setEqK(idx, w, subj.Str[:n], x, subj.Valid)
+			return true
+		}
+	}
+	return false
+}
+
+func setEqK[T int64 | string](idx []int32, w int32, a []T, k T, valid vector.Validity) {
 	idx = idx[:len(a)]
-	c = c[:len(a)]
-	d := w - none
+	if valid == nil {
+		for i := range a {
+			x := idx[i]
+			idx[i] = x ^ (x^w)&-int32(b2i(a[i] == k))
+		}
+		return
+	}
 	for i := range a {
 		x := idx[i]
-		idx[i] = x + d*int32(b2i(a[i] == c[i])&b2i(x == none))
+		v := int32(valid[i>>6]>>(uint(i)&63)) & 1
+		idx[i] = x ^ (x^w)&-(int32(b2i(a[i] == k))&v)
+	}
+}
+
+func setEq[T int64 | float64 | string | bool](idx []int32, w int32, a, c []T, av, cv vector.Validity) {
+	idx = idx[:len(a)]
+	c = c[:len(a)]
+	if av == nil && cv == nil {
+		for i := range a {
+			x := idx[i]
+			idx[i] = x ^ (x^w)&-int32(b2i(a[i] == c[i]))
+		}
+		return
+	}
+	// A match on a null row is no match.
+	for i := range a {
+		x := idx[i]
+		v := int32(b2i(av.IsValid(i) && cv.IsValid(i)))
+		idx[i] = x ^ (x^w)&-(int32(b2i(a[i] == c[i]))&v)
 	}
 }
 
 // place writes each selected row's branch into out: a table lookup when
 // every branch is a constant of out's type, else each branch on its rows.
 func (e *caseEval) place(out *vector.Vector, b *vector.Batch, sel []int32, idx []int32) error {
-	if e.placeConsts(out, idx) {
+	if e.placeConsts(out, idx) || e.placeColumns(out, b, idx) {
 		return nil
 	}
 	// Rows are grouped by branch in one pass (a counting sort, which

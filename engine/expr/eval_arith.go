@@ -22,6 +22,8 @@ type arithEval struct {
 	out  *vector.Vector
 	// t is the plan's type of the expression.
 	t vector.Type
+	// div is the last constant divisor's multiplication.
+	div divisor
 }
 
 func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -180,6 +182,19 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 	return failed
 }
 
+// divisor is the constant divisor k as a multiplication (divisor.go),
+// derived at the first batch; false when k has none.
+func (e *arithEval) divisor(k int64) (divisor, bool) {
+	if e.div.d != k {
+		v, ok := newDivisor(k)
+		if !ok {
+			return divisor{}, false
+		}
+		e.div = v
+	}
+	return e.div, true
+}
+
 // mulOverflow returns x*y, wrapped, and a value other than 0 when the
 // product overflows: the high word of the signed 128-bit product differs
 // from the low word's sign. No division, no branch.
@@ -223,12 +238,24 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 		if k == 0 || k == -1 {
 			return false
 		}
+		if v, ok := e.divisor(k); ok {
+			for i, x := range a {
+				out[i] = v.quo(x)
+			}
+			break
+		}
 		for i, x := range a {
 			out[i] = x / k
 		}
 	case '%':
 		if k == 0 || k == -1 {
 			return false
+		}
+		if v, ok := e.divisor(k); ok {
+			for i, x := range a {
+				out[i] = v.rem(x)
+			}
+			break
 		}
 		for i, x := range a {
 			out[i] = x % k
