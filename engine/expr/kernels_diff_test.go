@@ -146,7 +146,8 @@ func randomBatch(rng *rand.Rand, round int) *vector.Batch {
 	fs := []float64{0, math.Copysign(0, -1), 1, -2.5, 3, math.NaN(), math.Inf(1), math.Inf(-1), 1e300}
 	ss := []string{"", "m", "M", "ma", "am", " ñam ", "ÑAM", "a,b,,c", "\tmé\n", "日本語", "m,m", "\u00a0Mx\u0085", "\xffA\xfe ", "İSTANBUL", " \u2003ǅ ",
 		"Hello, World ZZ az@[`{", "  ABCDEFGH ijklmnop  ", "Long ASCII then Ünïcode ÀÉ", "ΑΒΓ mixed ΔΕ"}
-	ns := []string{"12", "-3", "2.5", "1e3", "x", "", " 4", "9223372036854775807", "1e30", "true", "FALSE"}
+	ns := []string{"12", "-3", "2.5", "1e3", "x", "", " 4", "9223372036854775807", "1e30", "true", "FALSE",
+		"-0", "+7", "007", "999999999999999999", "1000000000000000000", "9007199254740993", "-", "+"}
 	ms := []vector.Value{int64(1), 2.0, "m", true, int64(-3), nil}
 	nullRate := []int{0, 2, 5}[round%3]
 	for i := range n {
