@@ -38,15 +38,19 @@ func unpackBools(b []bool, w uint64) {
 	bs := boolBytes(b)
 	i := 0
 	for ; i+8 <= len(bs); i += 8 {
-		// Byte k of the spread keeps bit k of the eight; adding 0x7f
-		// to each byte carries a set bit into the byte's top bit.
-		x := (w >> uint(i) & 0xff) * 0x0101010101010101 & 0x8040201008040201
-		x = (x + 0x7f7f7f7f7f7f7f7f) >> 7 & 0x0101010101010101
-		binary.LittleEndian.PutUint64(bs[i:], x)
+		binary.LittleEndian.PutUint64(bs[i:], spreadBits(w>>uint(i)&0xff))
 	}
 	for ; i < len(bs); i++ {
 		bs[i] = byte(w >> uint(i) & 1)
 	}
+}
+
+// spreadBits spreads the eight bits of b over eight bytes, bit k to the
+// low bit of byte k: byte k of the product keeps bit k of the eight, and
+// adding 0x7f to each byte carries a set bit into the byte's top bit.
+func spreadBits(b uint64) uint64 {
+	x := b * 0x0101010101010101 & 0x8040201008040201
+	return (x + 0x7f7f7f7f7f7f7f7f) >> 7 & 0x0101010101010101
 }
 
 // andBools, orBools and xorBools combine src into dst row by row,

@@ -28,6 +28,7 @@ type caseEval struct {
 	dense     bool
 	constVals []vector.Value
 	cols      []*vector.Vector
+	idx       []uint8 // each row's branch
 	starts    []int
 	next      []int32
 

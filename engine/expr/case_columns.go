@@ -9,7 +9,7 @@ import "github.com/quiverdb/quiver/vector"
 // by table over the whole batch, and each column branch is then selected
 // into out on its rows, a row at a time without a branch, its nulls a
 // word at a time. It reports whether the branches were of those kinds.
-func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []int32) bool {
+func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []uint8) bool {
 	k := len(e.whens) + 1
 	vals := e.constVals[:0]
 	cols := e.cols[:0]
@@ -52,15 +52,15 @@ func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []int32
 		case c == nil && vals[w] != nil:
 			// a constant, placed
 		case c == nil:
-			nullWhere(out, idx, int32(w), nil)
+			nullWhere(out, idx, uint8(w), nil)
 		case out.Type == vector.Int64:
-			selectInts(out, c, idx, int32(w))
+			selectInts(out, c, idx, uint8(w))
 		case out.Type == vector.Float64:
-			selectRows(out, out.F64, c.F64, c.Valid, idx, int32(w))
+			selectRows(out, out.F64, c.F64, c.Valid, idx, uint8(w))
 		case out.Type == vector.String:
-			selectRows(out, out.Str, c.Str, c.Valid, idx, int32(w))
+			selectRows(out, out.Str, c.Str, c.Valid, idx, uint8(w))
 		default:
-			selectRows(out, out.Bools, c.Bools, c.Valid, idx, int32(w))
+			selectRows(out, out.Bools, c.Bools, c.Valid, idx, uint8(w))
 		}
 	}
 	return true
@@ -69,7 +69,7 @@ func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []int32
 // selectRows sets dst[i] to src[i] where idx[i] is w, and makes those
 // rows of out null where src is: both candidates are loaded and one kept
 // by the comparison's index, which a branch predictor does not meet.
-func selectRows[T float64 | string | bool](out *vector.Vector, dst, src []T, valid vector.Validity, idx []int32, w int32) {
+func selectRows[T float64 | string | bool](out *vector.Vector, dst, src []T, valid vector.Validity, idx []uint8, w uint8) {
 	dst = dst[:len(idx)]
 	src = src[:len(idx)]
 	var ow vector.Validity
@@ -92,7 +92,7 @@ func selectRows[T float64 | string | bool](out *vector.Vector, dst, src []T, val
 }
 
 // selectInts is selectRows for INTEGER, by a mask.
-func selectInts(out, c *vector.Vector, idx []int32, w int32) {
+func selectInts(out, c *vector.Vector, idx []uint8, w uint8) {
 	dst, src := out.I64[:len(idx)], c.I64[:len(idx)]
 	if c.Valid == nil {
 		for i, x := range idx {
@@ -117,7 +117,7 @@ func selectInts(out, c *vector.Vector, idx []int32, w int32) {
 
 // nullWhere makes out's rows where idx[i] is w null where src is (all of
 // them when src is nil: a null constant), a validity word at a time.
-func nullWhere(out *vector.Vector, idx []int32, w int32, src vector.Validity) {
+func nullWhere(out *vector.Vector, idx []uint8, w uint8, src vector.Validity) {
 	ow := validWords(out, len(idx))
 	for word := range ow {
 		base := word * 64

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"encoding/binary"
+
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -63,13 +65,17 @@ func cheapWhen(e plan.Expr) bool {
 func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool, err error) {
 	s := e.slot()
 	sel, n := rows(b)
-	idx := s.sel(0)[:n]
-	none := int32(len(e.whens)) // the ELSE
+	if len(e.idx) < n {
+		e.idx = make([]uint8, max(n, vector.Capacity))
+		s.t.charge(int64(len(e.idx)))
+	}
+	idx := e.idx[:n]
+	none := uint8(len(e.whens)) // the ELSE
 	for i := range idx {
 		idx[i] = none
 	}
 	for w := len(e.whens) - 1; w >= 0; w-- {
-		if k, isConst := e.whens[w].(*constEval); isConst && e.simple && setEqualConst(idx, int32(w), subj, k.val, n) {
+		if k, isConst := e.whens[w].(*constEval); isConst && e.simple && setEqualConst(idx, uint8(w), subj, k.val, n) {
 			continue
 		}
 		cond, err := e.whens[w].Eval(b)
@@ -80,10 +86,10 @@ func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool
 			if cond.Type != vector.Bool {
 				return false, nil
 			}
-			setTrue(idx, int32(w), cond.Bools[:n], cond.Valid)
+			setTrue(idx, uint8(w), cond.Bools[:n], cond.Valid)
 			continue
 		}
-		if !setEqual(idx, int32(w), subj, cond, n) {
+		if !setEqual(idx, uint8(w), subj, cond, n) {
 			return false, nil
 		}
 	}
@@ -93,27 +99,31 @@ func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool
 // setTrue sets idx[i] to w where the condition is true (not false, not
 // null). The loops have no branch on the data: the conditions of a CASE
 // are as good as random to a branch predictor.
-func setTrue(idx []int32, w int32, bools []bool, valid vector.Validity) {
+func setTrue(idx []uint8, w uint8, bools []bool, valid vector.Validity) {
 	bs := boolBytes(bools)
 	idx = idx[:len(bs)]
-	if valid == nil {
-		for i, t := range bs {
-			x := idx[i]
-			idx[i] = x ^ (x^w)&-int32(t)
+	// Eight rows a word: a true row's byte of the mask is 0xff.
+	ws := uint64(w) * 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(bs); i += 8 {
+		t := binary.LittleEndian.Uint64(bs[i:])
+		if valid != nil {
+			t &= spreadBits(valid[i>>6] >> uint(i&63) & 0xff)
 		}
-		return
+		x := binary.LittleEndian.Uint64(idx[i:])
+		binary.LittleEndian.PutUint64(idx[i:], x^(x^ws)&(t*0xff))
 	}
-	for i, t := range bs {
+	for ; i < len(bs); i++ {
 		x := idx[i]
-		v := int32(valid[i>>6]>>(uint(i)&63)) & 1
-		idx[i] = x ^ (x^w)&-(int32(t)&v)
+		v := uint8(b2i(valid.IsValid(i)))
+		idx[i] = x ^ (x^w)&-(bs[i]&v)
 	}
 }
 
 // setEqual sets idx[i] to w where the simple CASE's subject equals the
 // WHEN value, both non-null; false when the two are not of one typed
 // kind.
-func setEqual(idx []int32, w int32, subj, cond *vector.Vector, n int) bool {
+func setEqual(idx []uint8, w uint8, subj, cond *vector.Vector, n int) bool {
 	if subj.Type != cond.Type {
 		return false
 	}
@@ -135,7 +145,7 @@ func setEqual(idx []int32, w int32, subj, cond *vector.Vector, n int) bool {
 
 // setEqualConst is setEqual against a constant WHEN value of the
 // subject's typed kind, without a vector of it; false for other kinds.
-func setEqualConst(idx []int32, w int32, subj *vector.Vector, k vector.Value, n int) bool {
+func setEqualConst(idx []uint8, w uint8, subj *vector.Vector, k vector.Value, n int) bool {
 	switch x := k.(type) {
 	case int64:
 		if subj.Type == vector.Int64 {
@@ -151,43 +161,43 @@ func setEqualConst(idx []int32, w int32, subj *vector.Vector, k vector.Value, n 
 	return false
 }
 
-func setEqK[T int64 | string](idx []int32, w int32, a []T, k T, valid vector.Validity) {
+func setEqK[T int64 | string](idx []uint8, w uint8, a []T, k T, valid vector.Validity) {
 	idx = idx[:len(a)]
 	if valid == nil {
 		for i := range a {
 			x := idx[i]
-			idx[i] = x ^ (x^w)&-int32(b2i(a[i] == k))
+			idx[i] = x ^ (x^w)&-uint8(b2i(a[i] == k))
 		}
 		return
 	}
 	for i := range a {
 		x := idx[i]
-		v := int32(valid[i>>6]>>(uint(i)&63)) & 1
-		idx[i] = x ^ (x^w)&-(int32(b2i(a[i] == k))&v)
+		v := uint8(valid[i>>6]>>(uint(i)&63)) & 1
+		idx[i] = x ^ (x^w)&-(uint8(b2i(a[i] == k))&v)
 	}
 }
 
-func setEq[T int64 | float64 | string | bool](idx []int32, w int32, a, c []T, av, cv vector.Validity) {
+func setEq[T int64 | float64 | string | bool](idx []uint8, w uint8, a, c []T, av, cv vector.Validity) {
 	idx = idx[:len(a)]
 	c = c[:len(a)]
 	if av == nil && cv == nil {
 		for i := range a {
 			x := idx[i]
-			idx[i] = x ^ (x^w)&-int32(b2i(a[i] == c[i]))
+			idx[i] = x ^ (x^w)&-uint8(b2i(a[i] == c[i]))
 		}
 		return
 	}
 	// A match on a null row is no match.
 	for i := range a {
 		x := idx[i]
-		v := int32(b2i(av.IsValid(i) && cv.IsValid(i)))
-		idx[i] = x ^ (x^w)&-(int32(b2i(a[i] == c[i]))&v)
+		v := uint8(b2i(av.IsValid(i) && cv.IsValid(i)))
+		idx[i] = x ^ (x^w)&-(uint8(b2i(a[i] == c[i]))&v)
 	}
 }
 
 // place writes each selected row's branch into out: a table lookup when
 // every branch is a constant of out's type, else each branch on its rows.
-func (e *caseEval) place(out *vector.Vector, b *vector.Batch, sel []int32, idx []int32) error {
+func (e *caseEval) place(out *vector.Vector, b *vector.Batch, sel []int32, idx []uint8) error {
 	if e.placeConsts(out, idx) || e.placeColumns(out, b, idx) {
 		return nil
 	}
@@ -245,7 +255,7 @@ func (e *caseEval) place(out *vector.Vector, b *vector.Batch, sel []int32, idx [
 
 // placeConsts is place when every branch is a constant of out's type (or
 // null); it reports whether they were.
-func (e *caseEval) placeConsts(out *vector.Vector, idx []int32) bool {
+func (e *caseEval) placeConsts(out *vector.Vector, idx []uint8) bool {
 	k := len(e.whens) + 1
 	vals := e.constVals[:0]
 	for w := range k {
@@ -277,7 +287,7 @@ func (e *caseEval) placeConsts(out *vector.Vector, idx []int32) bool {
 			continue
 		}
 		for i, x := range idx {
-			if x == int32(w) {
+			if x == uint8(w) {
 				out.SetNull(i)
 			}
 		}
@@ -287,7 +297,7 @@ func (e *caseEval) placeConsts(out *vector.Vector, idx []int32) bool {
 
 // placeTable sets dst[i] to the constant of branch idx[i] (its zero for
 // a null branch, whose rows are then made null).
-func placeTable[T int64 | float64 | string | bool](dst []T, idx []int32, vals []vector.Value) {
+func placeTable[T int64 | float64 | string | bool](dst []T, idx []uint8, vals []vector.Value) {
 	var tbl [8]T
 	table := tbl[:0]
 	if len(vals) > len(tbl) {
