@@ -12,10 +12,12 @@ import (
 // and arithmetic over columns, constants and properties), evaluating
 // each over the whole batch costs less than cutting the batch into the
 // rows each WHEN still decides: the WHENs run one after the other over
-// all the rows, each row keeps the number of its first true WHEN, and
-// the THENs are then placed by that number, a constant by a table
-// lookup, anything else on the rows it decides only (a THEN may fail
-// where it is not taken: CASE WHEN x = 0 THEN 0 ELSE 1 / x END). A WHEN
+// all the rows, each row keeps the number of its first true WHEN (a
+// byte), and the THENs are then placed by that number, a constant by a
+// table lookup, an input column selected over the whole batch
+// (case_columns.go), anything else on the rows it decides only (a THEN
+// may fail where it is not taken: CASE WHEN x = 0 THEN 0 ELSE 1 / x
+// END). A WHEN
 // that fails, or gives no boolean, may have failed on a row an earlier
 // WHEN took: the batch is then evaluated again in the lazy form, which
 // decides whether the statement fails, as it always did.
