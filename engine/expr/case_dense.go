@@ -24,7 +24,8 @@ import (
 //
 // BenchmarkExpr/case (two WHENs over an INTEGER column, constant
 // strings; bench/RESULTS-expr.md): 25 ns a row in the lazy form as it
-// was, 4.2 dense.
+// was, 4.2 dense; in a later run, 3.1 with a row's branch an int32 set
+// a row at a time after testing it, 1.7 as a byte set eight rows a word.
 
 // denseCaseNodes bounds the size of a WHEN evaluated densely, and
 // denseCaseWhens their number: a large WHEN, or one of many, is rather
