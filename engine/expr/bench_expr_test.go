@@ -12,8 +12,9 @@ import (
 
 // BenchmarkExpr times the expression families over 1M rows in full
 // batches, in ns per row, beside "loop": a plain Go loop doing the
-// arithmetic family's x / 10 over an []int64 of the same values. `make
-// bench-expr` runs it; bench/RESULTS-expr.md holds a run.
+// arithmetic family's x / 10 over an []int64 of the same values, and
+// the floors of the string and date families (loop-string, loop-date).
+// `make bench-expr` runs it; bench/RESULTS-expr.md holds a run.
 func BenchmarkExpr(b *testing.B) {
 	const total = 1 << 20
 	cols := benchColumns(total)
@@ -30,6 +31,32 @@ func BenchmarkExpr(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+	})
+	// The floors of the string and date families: a plain Go loop that
+	// copies each string of s into one buffer, and one that sums the
+	// days of d's boxed dates. Each touches its column's values where
+	// they lie, scattered over the heap, as any kernel must.
+	b.Run("loop-string", func(b *testing.B) {
+		buf := make([]byte, 0, 16*total)
+		for range b.N {
+			buf = buf[:0]
+			for _, s := range cols.s {
+				buf = append(buf, s...)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+	})
+	b.Run("loop-date", func(b *testing.B) {
+		var sum int64
+		for range b.N {
+			for _, d := range cols.d {
+				sum += d.(temporal.Date).Days
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		if sum == 0 {
+			b.Log(sum)
+		}
 	})
 	for _, f := range exprFamilies() {
 		b.Run(f.name, func(b *testing.B) {

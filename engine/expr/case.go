@@ -27,6 +27,8 @@ type caseEval struct {
 	// dense is set when every WHEN is cheap (case_dense.go).
 	dense     bool
 	constVals []vector.Value
+	fills     []*vector.Vector // constant branches as vectors (case_columns.go)
+	idx       []uint8          // each row's branch
 	starts    []int
 	next      []int32
 

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -21,6 +22,8 @@ type arithEval struct {
 	out  *vector.Vector
 	// t is the plan's type of the expression.
 	t vector.Type
+	// div is the last constant divisor's multiplication.
+	div divisor
 }
 
 func (e *arithEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -121,26 +124,33 @@ func isNumeric(t vector.Type) bool { return t == vector.Int64 || t == vector.Flo
 // or null row whose slot holds garbage.
 func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 	out, a, b := e.out.I64[:n], l.I64[:n], r.I64[:n]
+	b = b[:len(a)]
+	// The overflow checks accumulate into ovf without a branch a row:
+	// its sign (+ and -) or any bit (*) flags the batch.
+	var ovf int64
 	bad := false
 	switch e.op {
 	case '+':
 		for i := range out {
 			s := a[i] + b[i]
-			bad = bad || (a[i]^s)&(b[i]^s) < 0
+			ovf |= (a[i] ^ s) & (b[i] ^ s)
 			out[i] = s
 		}
+		bad = ovf < 0
 	case '-':
 		for i := range out {
 			d := a[i] - b[i]
-			bad = bad || (a[i]^b[i])&(a[i]^d) < 0
+			ovf |= (a[i] ^ b[i]) & (a[i] ^ d)
 			out[i] = d
 		}
+		bad = ovf < 0
 	case '*':
 		for i := range out {
-			p := a[i] * b[i]
-			bad = bad || (a[i] != 0 && (p/a[i] != b[i] || (a[i] == -1 && b[i] == math.MinInt64)))
+			p, o := mulOverflow(a[i], b[i])
+			ovf |= o
 			out[i] = p
 		}
+		bad = ovf != 0
 	case '/', '%':
 		for i := range out {
 			if b[i] == 0 || (b[i] == -1 && a[i] == math.MinInt64) {
@@ -172,38 +182,67 @@ func (e *arithEval) ints(l, r *vector.Vector, sel []int32, n int) error {
 	return failed
 }
 
+// divisor is the constant divisor k as a multiplication (divisor.go),
+// derived at the first batch; false when k has none.
+func (e *arithEval) divisor(k int64) (divisor, bool) {
+	if e.div.d != k {
+		v, ok := newDivisor(k)
+		if !ok {
+			return divisor{}, false
+		}
+		e.div = v
+	}
+	return e.div, true
+}
+
+// mulOverflow returns x*y, wrapped, and a value other than 0 when the
+// product overflows: the high word of the signed 128-bit product differs
+// from the low word's sign. No division, no branch.
+func mulOverflow(x, y int64) (int64, int64) {
+	hi, lo := bits.Mul64(uint64(x), uint64(y))
+	shi := int64(hi) - (x>>63)&y - (y>>63)&x
+	return int64(lo), shi ^ int64(lo)>>63
+}
+
 // intsConst is the INTEGER kernel against a constant, which needs no
 // vector of its own; false when some row may overflow (the general
 // kernel then finds the row and its error).
 func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 	e.out = e.vec(vector.Int64, n)
 	out, a := e.out.I64[:n], l.I64[:n]
+	var ovf int64 // as in ints
 	bad := false
 	switch e.op {
 	case '+':
 		for i, x := range a {
 			s := x + k
-			bad = bad || (x^s)&(k^s) < 0
+			ovf |= (x ^ s) & (k ^ s)
 			out[i] = s
 		}
+		bad = ovf < 0
 	case '-':
 		for i, x := range a {
 			d := x - k
-			bad = bad || (x^k)&(x^d) < 0
+			ovf |= (x ^ k) & (x ^ d)
 			out[i] = d
 		}
+		bad = ovf < 0
 	case '*':
-		if k == 0 || k == 1 || k == -1 {
-			return false // the general kernel's rules for MinInt64
-		}
 		for i, x := range a {
-			p := x * k
-			bad = bad || p/k != x
+			p, o := mulOverflow(x, k)
+			ovf |= o
 			out[i] = p
 		}
+		bad = ovf != 0
 	case '/':
 		if k == 0 || k == -1 {
 			return false
+		}
+		if v, ok := e.divisor(k); ok {
+			for i, x := range a {
+				out[i] = v.quo(x)
+			}
+			break
 		}
 		for i, x := range a {
 			out[i] = x / k
@@ -211,6 +250,12 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 	case '%':
 		if k == 0 || k == -1 {
 			return false
+		}
+		if v, ok := e.divisor(k); ok {
+			for i, x := range a {
+				out[i] = v.rem(x)
+			}
+			break
 		}
 		for i, x := range a {
 			out[i] = x % k

@@ -9,29 +9,38 @@ import (
 )
 
 // The vectorized integer kernel agrees with the scalar one, including on
-// overflow, and ignores garbage in unselected rows.
+// overflow, and ignores garbage in unselected rows; so does the kernel
+// against a constant. The values sit on either side of where products
+// and sums overflow.
 func TestIntKernelMatchesScalar(t *testing.T) {
-	vals := []int64{0, 1, -1, 2, 7, -7, math.MaxInt64, math.MinInt64, 1 << 32, -(1 << 31)}
+	vals := []int64{0, 1, -1, 2, -2, 3, 7, -7, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1,
+		1 << 32, -(1 << 31), 3037000499, 3037000500, -3037000499, -3037000500, math.MaxInt64 / 3, math.MinInt64 / 3,
+		math.MaxInt64/3 + 1, math.MinInt64/3 - 1, 1 << 62, -(1 << 62)}
 	for _, op := range []byte{'+', '-', '*', '/', '%'} {
 		for _, x := range vals {
 			for _, y := range vals {
-				l := vector.New(vector.Int64, vector.Capacity)
-				r := vector.New(vector.Int64, vector.Capacity)
-				l.I64[0], r.I64[0] = x, y
-				b := &vector.Batch{Cols: []*vector.Vector{l, r}, Len: 1}
-				if vector.Capacity > 1 {
-					// An unselected row that would overflow must not matter.
-					l.I64[1], r.I64[1] = math.MaxInt64, math.MaxInt64
-					b.Len, b.Sel = 2, []int32{0}
-				}
-				e := &arithEval{c: &Env{}, op: op, l: colEval(0), r: colEval(1)}
-				out, err := e.Eval(b)
-				want, werr := functions.ArithInt(op, x, y)
-				if (err != nil) != (werr != nil) {
-					t.Fatalf("%d %c %d: kernel err %v, scalar err %v", x, op, y, err, werr)
-				}
-				if err == nil && out.I64[0] != want.(int64) {
-					t.Fatalf("%d %c %d: kernel %d, scalar %d", x, op, y, out.I64[0], want)
+				for _, k := range []bool{false, true} {
+					l := vector.New(vector.Int64, vector.Capacity)
+					r := vector.New(vector.Int64, vector.Capacity)
+					l.I64[0], r.I64[0] = x, y
+					b := &vector.Batch{Cols: []*vector.Vector{l, r}, Len: 1}
+					if vector.Capacity > 1 {
+						// An unselected row that would overflow must not matter.
+						l.I64[1], r.I64[1] = math.MaxInt64, math.MaxInt64
+						b.Len, b.Sel = 2, []int32{0}
+					}
+					e := &arithEval{c: &Env{}, op: op, l: colEval(0), r: colEval(1)}
+					if k {
+						e.r = newConstEval(y)
+					}
+					out, err := e.Eval(b)
+					want, werr := functions.ArithInt(op, x, y)
+					if (err != nil) != (werr != nil) {
+						t.Fatalf("%d %c %d: kernel err %v, scalar err %v", x, op, y, err, werr)
+					}
+					if err == nil && out.I64[0] != want.(int64) {
+						t.Fatalf("%d %c %d: kernel %d, scalar %d", x, op, y, out.I64[0], want)
+					}
 				}
 			}
 		}

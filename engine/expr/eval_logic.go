@@ -71,30 +71,24 @@ func (e *logicEval) fold(out, x *vector.Vector, sel []int32, n int) {
 	ov, xv := out.Bools, x.Bools
 	if !out.HasNulls(n) && !x.HasNulls(n) {
 		// Fast path: no nulls, plain boolean algebra over the whole batch.
-		ov, xv = ov[:n], xv[:n]
 		switch e.op {
 		case plan.OpAnd:
-			for i := range ov {
-				ov[i] = ov[i] && xv[i]
-			}
+			andBools(ov[:n], xv[:n])
 		case plan.OpOr:
-			for i := range ov {
-				ov[i] = ov[i] || xv[i]
-			}
+			orBools(ov[:n], xv[:n])
 		default:
-			for i := range ov {
-				ov[i] = ov[i] != xv[i]
-			}
+			xorBools(ov[:n], xv[:n])
 		}
 		return
 	}
 	foldNulls(e.op, out, x, n)
 }
 
-// foldNulls is fold when either side has nulls, 64 rows at a time: the
-// values combine as without nulls (a null row's value is never read, and
-// where one side decides, false for AND or true for OR, the plain result
-// is that value), and the validity words say which rows are decided.
+// foldNulls is fold when either side has nulls, 64 rows at a time, as
+// bits (bools.go): the values combine as without nulls (a null row's
+// value is never read, and where one side decides, false for AND or true
+// for OR, the plain result is that value), and the validity words say
+// which rows are decided.
 // AND is valid where both sides are, or where either is a valid false;
 // OR where both are, or where either is a valid true; XOR where both are.
 func foldNulls(op plan.BinOp, out, x *vector.Vector, n int) {
@@ -103,11 +97,7 @@ func foldNulls(op plan.BinOp, out, x *vector.Vector, n int) {
 	for w := range lw {
 		base := w * 64
 		end := min(base+64, n)
-		var lb, rb uint64 // the values, as bits
-		for j, i := 0, base; i < end; i, j = i+1, j+1 {
-			lb |= uint64(b2i(ov[i])) << j
-			rb |= uint64(b2i(xv[i])) << j
-		}
+		lb, rb := packBools(ov[base:end]), packBools(xv[base:end])
 		lv, rv := lw[w], ^uint64(0)
 		if x.Valid != nil {
 			rv = x.Valid[w]
@@ -125,9 +115,7 @@ func foldNulls(op plan.BinOp, out, x *vector.Vector, n int) {
 			val = lb ^ rb
 		}
 		lw[w] = valid
-		for j, i := 0, base; i < end; i, j = i+1, j+1 {
-			ov[i] = val>>j&1 != 0
-		}
+		unpackBools(ov[base:end], val)
 	}
 }
 
@@ -147,9 +135,7 @@ func (e *notEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		return nil, err
 	}
 	out := e.vec(vector.Bool, n)
-	for i := 0; i < n; i++ {
-		out.Bools[i] = !x.Bools[i]
-	}
+	notBools(out.Bools[:n], x.Bools[:n])
 	copyNulls(out, x, sel, n)
 	return out, nil
 }

@@ -82,6 +82,19 @@ func diffExprs() []plan.Expr {
 		simpleCase(vector.Int64, dx, lit(int64(0)), df, lit(int64(5)), dy, lit(int64(9))),
 		simpleCase(vector.Int64, dm, lit(nil), lit(int64(1)), lit(int64(10)), lit("m"), lit(int64(11))),
 		simpleCase(vector.Int64, db, lit(int64(0)), lit(true), lit(int64(1))),
+		// Constant and column branches placed without the rows apart.
+		simpleCase(vector.Int64, bin(plan.OpMod, dx, lit(int64(3))), dx, lit(int64(0)), lit(int64(100)), lit(int64(1)), dy, lit(int64(2)), lit(nil)),
+		simpleCase(vector.String, dx, ds, lit(int64(1)), lit("one"), lit(int64(-1)), ds, lit(int64(2)), lit(nil)),
+		searchedCase(vector.Float64, df, lt, lit(1.5), gt, df),
+		searchedCase(vector.Bool, db, lt, lit(nil), gt, db),
+		searchedCase(vector.String, ds, db, ds, lt, lit("k"), gt, ds),
+		// Overlapping WHENs: the first that holds decides.
+		searchedCase(vector.Int64, lit(int64(-1)),
+			bin(plan.OpLt, dx, lit(int64(0))), lit(int64(0)), bin(plan.OpLt, dx, lit(int64(1))), dy,
+			bin(plan.OpLt, dx, lit(int64(2))), lit(int64(2)), db, dx,
+			bin(plan.OpLt, dx, lit(int64(4))), lit(int64(4)), bin(plan.OpGt, dy, lit(int64(0))), lit(nil),
+			bin(plan.OpLt, dx, lit(int64(6))), dx, bin(plan.OpLt, dx, lit(int64(7))), lit(int64(7))),
+		simpleCase(vector.Int64, dx, dy, lit(int64(1)), lit(int64(10)), lit(int64(1)), lit(int64(11)), lit(int64(2)), dx),
 		call("coalesce", vector.Int64, dy, dx),
 		call("coalesce", vector.Int64, dy, lit(nil), dx, lit(int64(5))),
 		call("coalesce", vector.String, ds, lit("none")),
@@ -131,8 +144,10 @@ func randomBatch(rng *rand.Rand, round int) *vector.Batch {
 	}
 	ys := []int64{0, 1, -1, 2, math.MaxInt64, math.MinInt64, 1 << 40, -(1 << 40), 3}
 	fs := []float64{0, math.Copysign(0, -1), 1, -2.5, 3, math.NaN(), math.Inf(1), math.Inf(-1), 1e300}
-	ss := []string{"", "m", "M", "ma", "am", " ñam ", "ÑAM", "a,b,,c", "\tmé\n", "日本語", "m,m", "\u00a0Mx\u0085", "\xffA\xfe ", "İSTANBUL", " \u2003ǅ "}
-	ns := []string{"12", "-3", "2.5", "1e3", "x", "", " 4", "9223372036854775807", "1e30", "true", "FALSE"}
+	ss := []string{"", "m", "M", "ma", "am", " ñam ", "ÑAM", "a,b,,c", "\tmé\n", "日本語", "m,m", "\u00a0Mx\u0085", "\xffA\xfe ", "İSTANBUL", " \u2003ǅ ",
+		"Hello, World ZZ az@[`{", "  ABCDEFGH ijklmnop  ", "Long ASCII then Ünïcode ÀÉ", "ΑΒΓ mixed ΔΕ"}
+	ns := []string{"12", "-3", "2.5", "1e3", "x", "", " 4", "9223372036854775807", "1e30", "true", "FALSE",
+		"-0", "+7", "007", "999999999999999999", "1000000000000000000", "9007199254740993", "-", "+"}
 	ms := []vector.Value{int64(1), 2.0, "m", true, int64(-3), nil}
 	nullRate := []int{0, 2, 5}[round%3]
 	for i := range n {

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,9 +21,13 @@ import (
 // the batch's buffer: a few KiB); a string with other characters goes
 // through the standard library as before.
 
-// caseMapKernel is toLower (lower) or toUpper. The buffer may grow
-// while the batch is built: the strings taken from it before stay in
-// the array they were cut from, which is never written again.
+// caseMapKernel is toLower (lower) or toUpper. Each string is copied
+// into the buffer and its ASCII letters mapped there eight bytes at a
+// time; a string the mapping leaves as it is is returned as it is (the
+// copy is dropped), and one with other characters maps its runes by the
+// unicode rules. The buffer may grow while the batch is built: the
+// strings taken from it before stay in the array they were cut from,
+// which is never written again.
 func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 	mapRune := unicode.ToUpper
 	if lower {
@@ -39,21 +44,29 @@ func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 		forSel(sel, n, func(r int) {
 			s := x.Str[r]
 			at := len(buf)
-			switch asciiChange(s, lower) {
-			case unchanged:
-				out.Str[r] = s
-				return
-			case changes:
-				buf = append(buf, s...)
-				caseMapASCII(buf[at:], lower)
-			default:
+			buf = append(buf, s...)
+			changed, ascii := caseMapASCII(buf[at:], lower)
+			switch {
+			case !ascii:
+				buf = buf[:at]
 				if !utf8.ValidString(s) {
 					out.Str[r] = full(s) // the standard library's rules for bad bytes
 					return
 				}
-				for _, c := range s {
+				for i := 0; i < len(s); {
+					if c := s[i]; c < utf8.RuneSelf {
+						buf = append(buf, caseMapByte(c, lower))
+						i++
+						continue
+					}
+					c, size := utf8.DecodeRuneInString(s[i:])
 					buf = utf8.AppendRune(buf, mapRune(c))
+					i += size
 				}
+			case !changed:
+				buf = buf[:at]
+				out.Str[r] = s
+				return
 			}
 			out.Str[r] = unsafe.String(unsafe.SliceData(buf[at:]), len(buf)-at)
 		})
@@ -61,47 +74,54 @@ func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 	}
 }
 
-const (
-	unchanged = iota // ASCII already in the wanted case
-	changes          // ASCII with a letter to change
-	notASCII
-)
-
-// asciiChange says whether s is ASCII and whether mapping its case to
-// lower (or upper) changes it.
-func asciiChange(s string, lower bool) int {
-	lo, hi := byte('A'), byte('Z')
+// caseMapASCII maps the case of the ASCII letters of b in place, eight
+// bytes a word, and says whether it changed a byte and whether b is all
+// ASCII (when it is not, b is left partly mapped).
+func caseMapASCII(b []byte, lower bool) (changed, ascii bool) {
+	// In a word of ASCII bytes, adding 0x80-lo sets a byte's top bit
+	// where the byte is at least lo, and adding 0x80-(hi+1) where it is
+	// above hi, with no carry between bytes: the letters are the bytes
+	// with the first bit and not the second, and 0x20 changes a case.
+	add1, add2 := uint64(0x3f3f3f3f3f3f3f3f), uint64(0x2525252525252525) // 'A', 'Z'+1
 	if !lower {
-		lo, hi = 'a', 'z'
+		add1, add2 = 0x1f1f1f1f1f1f1f1f, 0x0505050505050505 // 'a', 'z'+1
 	}
-	res := unchanged
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	const high = 0x8080808080808080
+	var any uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if w&high != 0 {
+			return any != 0, false
+		}
+		m := (w + add1) &^ (w + add2) & high
+		any |= m
+		binary.LittleEndian.PutUint64(b[i:], w^m>>2)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
 		if c >= utf8.RuneSelf {
-			return notASCII
+			return any != 0, false
 		}
-		if lo <= c && c <= hi {
-			res = changes
-		}
+		d := caseMapByte(c, lower)
+		any |= uint64(c ^ d)
+		b[i] = d
 	}
-	return res
+	return any != 0, true
 }
 
-// caseMapASCII maps the case of the ASCII letters of b in place.
-func caseMapASCII(b []byte, lower bool) {
+// caseMapByte maps the case of an ASCII byte.
+func caseMapByte(c byte, lower bool) byte {
 	if lower {
-		for i, c := range b {
-			if 'A' <= c && c <= 'Z' {
-				b[i] = c + 'a' - 'A'
-			}
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
 		}
-		return
+		return c
 	}
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - ('a' - 'A')
-		}
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
 	}
+	return c
 }
 
 // forSel calls fn for the selected rows (the slow paths' ForRows, kept
@@ -217,6 +237,9 @@ func (e *positionalEval) typed(x *vector.Vector, ns []*vector.Vector, sel []int3
 			return nil, false
 		}
 	}
+	if out, ok := e.constCounts(x, sel, n); ok {
+		return out, true
+	}
 	out := e.vec(vector.String, n)
 	ok := true
 	count := func(v *vector.Vector, r int) int {
@@ -245,6 +268,40 @@ func (e *positionalEval) typed(x *vector.Vector, ns []*vector.Vector, sel []int3
 		}
 	})
 	return out, ok
+}
+
+// constCounts is typed when every position is a constant, valid: the
+// positions are checked once, and the rows cut in a loop for the
+// function at hand; false when a position is not such a constant.
+func (e *positionalEval) constCounts(x *vector.Vector, sel []int32, n int) (*vector.Vector, bool) {
+	var counts [2]int
+	for i, a := range e.ns {
+		k, isConst := a.(*constEval)
+		if !isConst {
+			return nil, false
+		}
+		v, isInt := k.val.(int64)
+		c, valid := functions.CountArg(v)
+		if !isInt || !valid {
+			return nil, false
+		}
+		counts[i] = c
+	}
+	out := e.vec(vector.String, n)
+	dst, src := out.Str, x.Str
+	c0, c1 := counts[0], counts[1]
+	switch {
+	case e.name == "left":
+		forSel(sel, n, func(r int) { dst[r] = functions.Left(src[r], c0) })
+	case e.name == "right":
+		forSel(sel, n, func(r int) { dst[r] = functions.Right(src[r], c0) })
+	case len(e.ns) == 1:
+		forSel(sel, n, func(r int) { dst[r] = functions.Substring(src[r], c0, -1) })
+	default:
+		forSel(sel, n, func(r int) { dst[r] = functions.Substring(src[r], c0, c1) })
+	}
+	copyNulls(out, x, sel, n)
+	return out, true
 }
 
 func init() { registerCompiler("split", compileSplit) }
@@ -328,4 +385,16 @@ func (e *splitEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		all = all[at+1:]
 	})
 	return out, nil
+}
+
+// runeCount is utf8.RuneCountInString, with the ASCII part counted
+// eight bytes a word.
+func runeCount(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	return i + utf8.RuneCountInString(s[i:])
 }

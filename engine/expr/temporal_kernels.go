@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -18,7 +19,9 @@ import (
 //
 // A field is read without the general path's search by name, but is
 // still boxed: an INTEGER vector would be typed in one batch and not in
-// another (resultColumns).
+// another (resultColumns). The boxes are shared (boxes.go): the small
+// INTEGERs a field gives are boxed once for the process, and the dates
+// of a truncation once per value while it recurs.
 
 // dateFields reads field f of every date of of; false when a selected
 // row holds something else. The output stays generic, as the general
@@ -28,10 +31,11 @@ import (
 func (e *propEval) dateFields(of *vector.Vector, f func(temporal.Date) int64, sel []int32, n int) (*vector.Vector, bool) {
 	out := e.vec(vector.Any, n)
 	ok := true
+	ints := boxedInts()
 	forSel(sel, n, func(r int) {
 		switch d := of.Any[r].(type) {
 		case temporal.Date:
-			out.Any[r] = f(d)
+			out.Any[r] = boxInt(ints, f(d))
 		case nil:
 			out.SetNull(r)
 		default:
@@ -46,9 +50,10 @@ func init() { registerCompiler("date.truncate", compileDateTruncate) }
 // dateTruncateEval is date.truncate(unit, d) for a constant date unit.
 type dateTruncateEval struct {
 	output
-	unit string
-	x    Evaluator
-	row  *callEval
+	unit  string
+	x     Evaluator
+	row   *callEval
+	boxes *dateBoxes
 }
 
 // bindSlot gives the row path the same slot: one of the two writes it.
@@ -81,13 +86,21 @@ func (e *dateTruncateEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	sel, n := rows(b)
 	if x.Type == vector.Any {
+		if e.boxes == nil {
+			e.boxes = new(dateBoxes)
+			e.slot().t.charge(int64(unsafe.Sizeof(dateBoxes{})))
+		}
 		out := e.vec(vector.Any, n)
 		ok := true
 		forSel(sel, n, func(r int) {
 			switch d := x.Any[r].(type) {
 			case temporal.Date:
-				t, _ := functions.TruncateDate(e.unit, d)
-				out.Any[r] = t
+				switch t, _ := functions.TruncateDate(e.unit, d); {
+				case t == d:
+					out.Any[r] = x.Any[r] // its own box
+				default:
+					out.Any[r] = e.boxes.box(t)
+				}
 			case nil:
 				out.SetNull(r)
 			default:

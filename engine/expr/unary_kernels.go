@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -257,7 +256,8 @@ func runeCountKernel(e *unaryEval, x *vector.Vector, sel []int32, n int) (*vecto
 		return nil, false, nil
 	}
 	out := e.typedOut(vector.Int64, x, sel, n)
-	vector.ForRows(sel, n, func(i int) { out.I64[i] = int64(utf8.RuneCountInString(x.Str[i])) })
+	dst, src := out.I64, x.Str
+	forSel(sel, n, func(i int) { dst[i] = int64(runeCount(src[i])) })
 	return out, true, nil
 }
 
@@ -267,7 +267,8 @@ func stringKernel(f func(string) string) unaryKernel {
 			return nil, false, nil
 		}
 		out := e.typedOut(vector.String, x, sel, n)
-		vector.ForRows(sel, n, func(i int) { out.Str[i] = f(x.Str[i]) })
+		dst, src := out.Str, x.Str
+		forSel(sel, n, func(i int) { dst[i] = f(src[i]) })
 		return out, true, nil
 	}
 }

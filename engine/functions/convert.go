@@ -75,6 +75,12 @@ func fnToInteger(_ Env, a []vector.Value) (vector.Value, error) {
 // truncated toward zero; false (null) when it does not parse or is out
 // of range.
 func ParseInteger(s string) (int64, bool) {
+	if v, neg, ok := shortDecimal(s); ok {
+		if neg {
+			v = -v
+		}
+		return v, true
+	}
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return i, true
 	}
@@ -87,8 +93,37 @@ func ParseInteger(s string) (int64, bool) {
 
 // ParseFloat is toFloat of a string; false (null) when it does not parse.
 func ParseFloat(s string) (float64, bool) {
+	if v, neg, ok := shortDecimal(s); ok && v < 1<<53 {
+		// Exact as a float64, which is what parsing rounds to.
+		f := float64(v)
+		if neg {
+			f = -f // -0 stays negative, as strconv has it
+		}
+		return f, true
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
+}
+
+// shortDecimal reads s when it is an optional sign and 1 to 18 decimal
+// digits, the common form of a number in text, without strconv (which
+// also takes other forms: the callers fall back to it when ok is false).
+// Eighteen digits cannot overflow.
+func shortDecimal(s string) (v int64, neg, ok bool) {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" || len(s) > 18 {
+		return 0, false, false
+	}
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false, false
+		}
+		v = v*10 + int64(d)
+	}
+	return v, neg, true
 }
 
 // ParseBoolean is toBoolean of a string: true or false in any case;

@@ -1,0 +1,40 @@
+package expr
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCaseMapASCII checks the word-at-a-time case mapping against the
+// standard library over every ASCII byte at every offset of a word, and
+// strings that turn to other characters part way.
+func TestCaseMapASCII(t *testing.T) {
+	var all []byte
+	for c := range 128 {
+		all = append(all, byte(c))
+	}
+	var inputs []string
+	for at := range 9 {
+		inputs = append(inputs, strings.Repeat("x", at)+string(all), string(all[at:]), string(all[:at*13]))
+	}
+	inputs = append(inputs, "", "abcdefgh", "ABCDEFGH", "ABCDEFGHÀ", "abcdefghijklmnopà", "12345678", "@[`{@[`{")
+	for _, s := range inputs {
+		for _, lower := range []bool{true, false} {
+			want := strings.ToUpper(s)
+			if lower {
+				want = strings.ToLower(s)
+			}
+			b := []byte(s)
+			changed, ascii := caseMapASCII(b, lower)
+			if !ascii {
+				if strings.IndexFunc(s, func(r rune) bool { return r >= 128 }) < 0 {
+					t.Fatalf("%q: not ASCII, says caseMapASCII", s)
+				}
+				continue
+			}
+			if string(b) != want || changed != (want != s) {
+				t.Fatalf("%q lower=%v: %q changed=%v, want %q", s, lower, b, changed, want)
+			}
+		}
+	}
+}
