@@ -438,7 +438,9 @@ func (c *Context) Close() {
 		st.Close() // gives back what the stream charged
 	}
 	c.streams = nil
-	c.Mem.Close() // what the statement held leaves the server's budget
+	c.Mem.Close()  // what the statement held leaves the server's budget
+	c.vecs.Close() // the statement's batches end here
+	c.vecs = nil
 }
 
 // gatherOp runs a pipeline on workers and passes their batches on.
