@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -34,6 +35,9 @@ type Pool struct {
 	i32   [][]int32 // free []int32 buffers of capacity Capacity
 	u32   [][]uint32
 	nlent int // vectors and buffers lent since the last Close
+	// poisoned is set once Close poisoned instead of clearing: lending
+	// then clears.
+	poisoned bool
 }
 
 // lent is a vector as the pool handed it out: the operator may replace
@@ -61,7 +65,14 @@ const (
 // ended (a result encoder holding a batch past Next, a cursor kept open)
 // answers visibly wrong in the suites instead of silently right until
 // the vector is lent again.
-var poison = testing.Testing()
+var poison atomic.Bool
+
+func init() { poison.Store(testing.Testing()) }
+
+// SetPoison turns the poisoning of recycled vectors on or off and
+// returns the previous setting. Benchmarks that measure what a statement
+// costs in production turn it off: poisoning writes every recycled row.
+func SetPoison(on bool) bool { return poison.Swap(on) }
 
 // Poison values written into recycled vectors in test binaries.
 const (
@@ -85,7 +96,7 @@ func (p *Pool) New(t Type) *Vector {
 	if free := p.free[t]; len(free) > 0 {
 		v = free[len(free)-1]
 		p.free[t] = free[:len(free)-1]
-		if poison {
+		if p.poisoned {
 			v.clear()
 		}
 	} else {
@@ -156,25 +167,27 @@ func (p *Pool) Close() {
 	if p == nil {
 		return
 	}
+	poisoning := poison.Load()
+	p.poisoned = p.poisoned || poisoning
 	for i := range p.lent {
 		l := &p.lent[i]
 		switch {
 		case l.v != nil:
-			t := l.orig.Type
-			v := l.v
+			v, t := l.v, l.orig.Type
 			*v = l.orig
 			v.Valid = nil
-			if poison {
+			if poisoning {
 				v.poison()
-			} else {
-				v.clear()
 			}
 			if len(p.free[t]) < maxFree {
+				if !poisoning {
+					v.clear()
+				}
 				p.free[t] = append(p.free[t], v)
 			}
 		case l.i32 != nil:
 			s := l.i32[:cap(l.i32)]
-			if poison {
+			if poisoning {
 				for k := range s {
 					s[k] = math.MaxInt32
 				}
@@ -183,7 +196,7 @@ func (p *Pool) Close() {
 				p.i32 = append(p.i32, s[:0])
 			}
 		case l.u32 != nil:
-			if poison {
+			if poisoning {
 				for k := range l.u32 {
 					l.u32[k] = math.MaxUint32
 				}

@@ -5,7 +5,7 @@ import "testing"
 // A pool lends vectors that look new, and Close takes them back poisoned
 // (in test binaries) for the next statement, which gets them zeroed.
 func TestPoolLendsNewVectorsAndPoisonsThemAtClose(t *testing.T) {
-	if !poison {
+	if !poison.Load() {
 		t.Fatal("test binaries poison recycled vectors")
 	}
 	p := GetPool()
