@@ -125,7 +125,9 @@ func (p *Pool) Batch(types ...Type) *Batch {
 }
 
 // Int32s returns an empty []int32 of capacity Capacity (a selection or a
-// row-index buffer), zeroed as make leaves it.
+// row-index buffer, appended to). What lies past its length is left from
+// an earlier statement (poison in test binaries): a caller that needs
+// zeros makes its own.
 func (p *Pool) Int32s() []int32 {
 	if p == nil || p.nlent >= maxLent {
 		return make([]int32, 0, Capacity)
@@ -134,7 +136,6 @@ func (p *Pool) Int32s() []int32 {
 	var s []int32
 	if n := len(p.i32); n > 0 {
 		s, p.i32 = p.i32[n-1], p.i32[:n-1]
-		clear(s[:cap(s)]) // as make leaves it: some callers count on zeros
 	} else {
 		s = make([]int32, 0, Capacity)
 	}
@@ -142,8 +143,8 @@ func (p *Pool) Int32s() []int32 {
 	return s
 }
 
-// Uint32s returns a zeroed []uint32 of Capacity elements (an id buffer
-// a bitmap iterator fills).
+// Uint32s returns a []uint32 of Capacity elements for a bitmap iterator
+// to fill; its contents are left from an earlier statement.
 func (p *Pool) Uint32s() []uint32 {
 	if p == nil || p.nlent >= maxLent {
 		return make([]uint32, Capacity)
@@ -152,7 +153,6 @@ func (p *Pool) Uint32s() []uint32 {
 	var s []uint32
 	if n := len(p.u32); n > 0 {
 		s, p.u32 = p.u32[n-1], p.u32[:n-1]
-		clear(s)
 	} else {
 		s = make([]uint32, Capacity)
 	}

@@ -55,7 +55,7 @@ type hashAggregate struct {
 
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
 	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]rowstore.Column, len(p.Keys)),
-		gidx: c.pool().Int32s()[:vector.Capacity], out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
+		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	h.allConst = len(p.Keys) > 0
 	for _, k := range p.Keys {
 		ev, err := compile(c, k)
