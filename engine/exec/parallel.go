@@ -75,8 +75,8 @@ const morselWeight = 8 * vector.Capacity
 // on two workers against 71 µs on one, 229 against 112 µs at 32k, 284
 // against 403 µs at 64k (one worker's runs spread 219–547 µs); the same
 // filter returning its rows lost at 64k too (185 against 101 µs) and
-// tied at 256k. With an expansion a node weighs its relationships and a
-// pipeline of two morsels already gains (24k of weight: 1.0–1.5 ms on
+// tied at 256k. With an expansion a node weighs its relationships, and a
+// pipeline of three morsels already gained (24k of weight: 1.0–1.5 ms on
 // two workers against 1.7–2.9 ms on one).
 const minScanMorsels = 8
 
