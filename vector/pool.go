@@ -16,9 +16,10 @@ import (
 //
 // The statement's operators take their vectors through the pool while they
 // are built or run and never give them back one by one: Close recycles
-// everything lent at once, so an operator needs no Close of its own. What
-// the pool lends is exactly what New(t, Capacity) would return (zeroed, no
-// validity bitmap), so an operator cannot tell the difference.
+// everything lent at once, so an operator needs no Close of its own. A
+// vector the pool lends is exactly what New(t, Capacity) would return
+// (zeroed, no validity bitmap), so an operator cannot tell the
+// difference; row buffers come as the last statement left them.
 //
 // A nil *Pool is valid and allocates plainly: contexts without a pool
 // (parallel workers) and code outside a statement use the same calls.
