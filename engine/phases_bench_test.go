@@ -9,6 +9,7 @@ import (
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plan/opt"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // BenchmarkStatementPhases measures the fixed cost of a short statement
@@ -19,6 +20,9 @@ import (
 // (bind parses, optimize binds), so each phase's own cost is the
 // difference from the one before.
 func BenchmarkStatementPhases(b *testing.B) {
+	// Measure the vector pool as it runs in production: test binaries
+	// poison what it takes back.
+	defer vector.SetPoison(vector.SetPoison(false))
 	db := benchDB(b, 10_000, 100_000)
 	ctx := context.Background()
 	if _, err := db.Query(ctx, "CREATE INDEX person_id FOR (p:Person) ON (p.id)", nil); err != nil {

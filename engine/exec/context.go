@@ -50,6 +50,9 @@ type Context struct {
 	// Close closes them, since a LIMIT, an error or a closed result can
 	// end the statement before a stream is drained.
 	streams []procs.Stream
+	// vecs lends the statement's vectors (pool.go); taken on first use,
+	// given back by Close.
+	vecs *vector.Pool
 }
 
 // noteUpdated records that an entity that existed before the statement

@@ -55,7 +55,7 @@ func newCountExpand(c *Context, p *plan.CountExpand) *countExpand {
 	for i, col := range p.Cols {
 		types[i] = col.Type
 	}
-	return &countExpand{c: c, p: p, out: vector.NewBatch(types...)}
+	return &countExpand{c: c, p: p, out: c.pool().Batch(types...)}
 }
 
 func (e *countExpand) Next() (*vector.Batch, error) {

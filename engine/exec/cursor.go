@@ -29,10 +29,12 @@ type cursor struct {
 	nin int           // input columns gathered into out
 	idx []int32       // input row of each output row
 	out *vector.Batch // output batch: nin input columns, then the operator's
+	// pool lends out's vectors (the statement's; nil allocates).
+	pool *vector.Pool
 }
 
-func newCursor(in Operator, nin, ncols int) cursor {
-	return cursor{in: in, nin: nin, idx: make([]int32, 0, vector.Capacity),
+func newCursor(pool *vector.Pool, in Operator, nin, ncols int) cursor {
+	return cursor{in: in, nin: nin, idx: pool.Int32s(), pool: pool,
 		out: &vector.Batch{Cols: make([]*vector.Vector, ncols)}}
 }
 
@@ -161,7 +163,7 @@ func (c *cursor) batch() *vector.Batch {
 	if len(c.idx) == 0 {
 		return nil
 	}
-	gatherInput(c.out, c.b, c.nin, c.idx)
+	gatherInput(c.pool, c.out, c.b, c.nin, c.idx)
 	c.idx = c.idx[:0]
 	return c.out
 }

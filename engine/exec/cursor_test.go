@@ -47,7 +47,7 @@ func TestCursorRowsAndGather(t *testing.T) {
 		nodeBatch([]int64{1, 2, 3}, []int64{10, 20, 30}, []int32{0, 2}),
 		nodeBatch([]int64{4}, []int64{40}, nil),
 	}}
-	c := newCursor(in, 2, 3)
+	c := newCursor(nil, in, 2, 3)
 	var batches int
 	c.onBatch = func(*vector.Batch) error { batches++; return nil }
 	own := vector.New(vector.Int64, vector.Capacity)
@@ -102,7 +102,7 @@ func TestCursorNextNodes(t *testing.T) {
 	to.IDs = []uint64{11, 12, 0, 14}
 	to.SetNull(2)
 	b.Cols[1] = to
-	c := newCursor(&countingOp{bs: []*vector.Batch{b}}, 2, 2)
+	c := newCursor(nil, &countingOp{bs: []*vector.Batch{b}}, 2, 2)
 	var pairs [][2]uint64
 	for {
 		src, dst, ok, err := c.nextNodes(0, 1)
@@ -118,12 +118,12 @@ func TestCursorNextNodes(t *testing.T) {
 		t.Fatalf("pairs %v, want [[1 11] [4 14]]", pairs)
 	}
 
-	c = newCursor(&countingOp{bs: []*vector.Batch{nodeBatch([]int64{-1, 7}, []int64{0, 0}, nil)}}, 2, 2)
+	c = newCursor(nil, &countingOp{bs: []*vector.Batch{nodeBatch([]int64{-1, 7}, []int64{0, 0}, nil)}}, 2, 2)
 	if src, _, ok, err := c.nextNodes(0, -1); err != nil || !ok || src != 7 {
 		t.Fatalf("nextNodes without to: %d %v %v, want 7", src, ok, err)
 	}
 
-	c = newCursor(&countingOp{bs: []*vector.Batch{nodeBatch([]int64{1}, []int64{5}, nil)}}, 2, 2)
+	c = newCursor(nil, &countingOp{bs: []*vector.Batch{nodeBatch([]int64{1}, []int64{5}, nil)}}, 2, 2)
 	_, _, _, err := c.nextNodes(1, -1)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeData {
 		t.Fatalf("an integer endpoint: %v, want a data error", err)

@@ -69,7 +69,7 @@ type adjList struct {
 }
 
 func newExpand(c *Context, p *plan.Expand, in Operator) *expand {
-	e := &expand{c: c, p: p, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	e := &expand{c: c, p: p, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}
 	e.cur.onBatch = e.prepare
 	return e
 }
@@ -184,24 +184,24 @@ func (e *expand) produce() error {
 // relCol and nodeCol are the output vectors of the new columns, allocated
 // on first use; nodeCol is nil when the far end is already bound.
 func (e *expand) relCol() *vector.Vector {
-	return outCol(e.cur.out, e.cur.nin, vector.Rel)
+	return e.cur.outCol(e.cur.nin, vector.Rel)
 }
 
 func (e *expand) nodeCol() *vector.Vector {
 	if e.p.Into >= 0 {
 		return nil
 	}
-	return outCol(e.cur.out, e.cur.nin+1, vector.Node)
+	return e.cur.outCol(e.cur.nin+1, vector.Node)
 }
 
 // outCol is column i of an operator's output batch b, made with type t
 // on first use (the columns an expansion adds; gatherInput fills the
 // others).
-func outCol(b *vector.Batch, i int, t vector.Type) *vector.Vector {
-	if b.Cols[i] == nil {
-		b.Cols[i] = vector.New(t, vector.Capacity)
+func (c *cursor) outCol(i int, t vector.Type) *vector.Vector {
+	if c.out.Cols[i] == nil {
+		c.out.Cols[i] = c.pool.New(t)
 	}
-	return b.Cols[i]
+	return c.out.Cols[i]
 }
 
 // emit moves neighbours of the current row that pass the far-end checks
@@ -364,9 +364,9 @@ func dropLoops(nbrs, rels []uint64, start int, node uint64) ([]uint64, []uint64)
 // gatherInput fills out's first nin columns with the rows idx of in's
 // (typed copies) and sets out to len(idx) rows: the input half of an
 // expansion's output batch.
-func gatherInput(out, in *vector.Batch, nin int, idx []int32) {
+func gatherInput(pool *vector.Pool, out, in *vector.Batch, nin int, idx []int32) {
 	for i, src := range in.Cols[:nin] {
-		out.Cols[i] = vector.Reuse(out.Cols[i], src.Type)
+		out.Cols[i] = pool.Reuse(out.Cols[i], src.Type)
 		vector.CopyRows(out.Cols[i], 0, src, idx)
 	}
 	out.Len, out.Sel = len(idx), nil

@@ -47,7 +47,7 @@ func newRangeFilter(c *Context, p *plan.Filter, in Operator, gen *filterOp) *ran
 	}
 	f := &rangeFilter{c: c, p: p, in: in, terms: terms, gen: gen, views: make([]*storage.IntView, len(terms))}
 	for i := range f.bufs {
-		f.bufs[i] = make([]int32, 0, vector.Capacity)
+		f.bufs[i] = c.pool().Int32s()
 	}
 	return f
 }

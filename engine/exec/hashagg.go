@@ -347,7 +347,7 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 		return nil, nil
 	}
 	for k := range h.keyCols {
-		h.out.Cols[k] = h.keyCols[k].Emit(h.out.Cols[k], h.emitted, n)
+		h.out.Cols[k] = h.keyCols[k].EmitWith(h.c.pool(), h.out.Cols[k], h.emitted, n)
 	}
 	if h.results == nil {
 		// Each aggregate's values are gathered over all groups before the
@@ -368,7 +368,7 @@ func (h *hashAggregate) emit() (*vector.Batch, error) {
 	}
 	for i := range h.aggs {
 		col := len(h.keyCols) + i
-		h.out.Cols[col] = h.results[i].Emit(h.out.Cols[col], h.emitted, n)
+		h.out.Cols[col] = h.results[i].EmitWith(h.c.pool(), h.out.Cols[col], h.emitted, n)
 	}
 	h.emitted += n
 	h.out.Len, h.out.Sel = n, nil

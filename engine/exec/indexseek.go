@@ -39,7 +39,7 @@ func newIndexSeek(c *Context, p *plan.IndexSeek) *indexSeek {
 	if c.Profile != nil {
 		c.Profile.entry(p).Index = p.Index
 	}
-	return &indexSeek{c: c, p: p, buf: make([]uint32, vector.Capacity), out: vector.NewBatch(vector.Node)}
+	return &indexSeek{c: c, p: p, buf: c.pool().Uint32s(), out: c.pool().Batch(vector.Node)}
 }
 
 func (s *indexSeek) open() error {

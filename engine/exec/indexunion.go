@@ -28,7 +28,7 @@ func newIndexUnion(c *Context, p *plan.IndexUnion) *indexUnion {
 	if c.Profile != nil {
 		c.Profile.entry(p).Index = strings.Join(p.Indexes(), ",")
 	}
-	return &indexUnion{c: c, p: p, buf: make([]uint32, vector.Capacity), out: vector.NewBatch(vector.Node)}
+	return &indexUnion{c: c, p: p, buf: c.pool().Uint32s(), out: c.pool().Batch(vector.Node)}
 }
 
 // open unions the seeks' answers and the residual: the nodes the

@@ -68,7 +68,7 @@ const (
 )
 
 func newExpandIntersect(c *Context, p *plan.ExpandIntersect, in Operator) *expandIntersect {
-	return &expandIntersect{c: c, p: p, cur: newCursor(in, len(p.First.Input.Columns()), len(p.Close.Cols))}
+	return &expandIntersect{c: c, p: p, cur: newCursor(c.pool(), in, len(p.First.Input.Columns()), len(p.Close.Cols))}
 }
 
 func (e *expandIntersect) open() {
@@ -106,8 +106,7 @@ func (e *expandIntersect) produce() error {
 	if e.next >= len(e.matches) {
 		return nil
 	}
-	out := e.cur.out
-	r1, nc, r2 := outCol(out, e.width, vector.Rel), outCol(out, e.width+1, vector.Node), outCol(out, e.width+2, vector.Rel)
+	r1, nc, r2 := e.cur.outCol(e.width, vector.Rel), e.cur.outCol(e.width+1, vector.Node), e.cur.outCol(e.width+2, vector.Rel)
 	for e.next < len(e.matches) && !e.cur.full() {
 		m := e.matches[e.next]
 		e.next++

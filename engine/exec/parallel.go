@@ -66,6 +66,20 @@ type workerState struct {
 // relationships the first expansion follows from them.
 const morselWeight = 8 * vector.Capacity
 
+// minScanMorsels is the fewest morsels a pipeline without an expansion
+// (a scan under filters and projections) must have to run on workers.
+// Its rows cost a few nanoseconds each, so below that a second worker's
+// start and hand-offs cost more than the work it takes over. Measured
+// with BenchmarkParallelThreshold (2 cores shared with other builds,
+// load 7–10; medians of 5): a filtered sum over 16k nodes took 184 µs
+// on two workers against 71 µs on one, 229 against 112 µs at 32k, 284
+// against 403 µs at 64k (one worker's runs spread 219–547 µs); the same
+// filter returning its rows lost at 64k too (185 against 101 µs) and
+// tied at 256k. With an expansion a node weighs its relationships, and a
+// pipeline of three morsels already gained (24k of weight: 1.0–1.5 ms on
+// two workers against 1.7–2.9 ms on one).
+const minScanMorsels = 8
+
 // parKindOf is how p runs on workers: the physical-planning pass chose
 // the parallel strategy for it (engine/plan/physical). An Aggregate
 // merges its workers' partial groups: every aggregate of the function
@@ -105,6 +119,10 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 	if src.expected <= morselWeight {
 		c.fellBack(p, plan.StrategyParallel, "one morsel")
 		return nil, false, nil // about one morsel: nothing to share
+	}
+	if len(src.adjs) == 0 && src.expected < minScanMorsels*morselWeight {
+		c.fellBack(p, plan.StrategyParallel, "a short scan")
+		return nil, false, nil
 	}
 	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
 	// The statement clock is read once for every worker.
@@ -438,7 +456,9 @@ func (c *Context) Close() {
 		st.Close() // gives back what the stream charged
 	}
 	c.streams = nil
-	c.Mem.Close() // what the statement held leaves the server's budget
+	c.Mem.Close()  // what the statement held leaves the server's budget
+	c.vecs.Close() // the statement's batches end here
+	c.vecs = nil
 }
 
 // gatherOp runs a pipeline on workers and passes their batches on.

@@ -145,7 +145,9 @@ func runPar(t *testing.T, st *storage.Store, root plan.Operator, par int, prof b
 }
 
 func TestParallelMatchesSerial(t *testing.T) {
-	n := 40 * vector.Capacity
+	// More than minScanMorsels morsels: the pipelines without an
+	// expansion run on workers too.
+	n := 80 * vector.Capacity
 	st := parallelStore(t, n)
 	av, bv, aname, bname := prop(0, "v"), prop(2, "v"), prop(0, "name"), prop(2, "name")
 	half := konst(0.5)
@@ -431,6 +433,45 @@ func TestParallelFallbackProfiled(t *testing.T) {
 		}
 		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && !slices.Equal(got, want) {
 			t.Errorf("%d nodes, parallelism %d: fallbacks %q, want %q", tc.nodes, tc.par, got, tc.want)
+		}
+	}
+}
+
+// TestShortScanStaysSerial checks that a pipeline without an expansion
+// runs on workers only from minScanMorsels morsels of nodes on: below,
+// its rows cost less than a second worker's start and hand-offs, and
+// PROFILE says why it stayed serial.
+func TestShortScanStaysSerial(t *testing.T) {
+	for _, tc := range []struct {
+		nodes int
+		want  string
+	}{
+		{2 * morselWeight, "parallel: a short scan"},
+		{minScanMorsels * morselWeight, ""},
+	} {
+		st := parallelStore(t, tc.nodes)
+		// A FLOAT constant: an INTEGER one would make the count a
+		// countRange, which needs no workers.
+		filter := &plan.Filter{Input: scanP(), Pred: cmpOp(plan.OpGt, prop(0, "v"), konst(2.5))}
+		root := aggregate(filter, nil, plan.AggCall{Func: functions.AggCount})
+		rows, c := runPar(t, st, root, 2, true)
+		var got []string
+		for _, op := range c.Profile.Operators(root) {
+			for _, f := range op.Fallbacks {
+				if strings.HasPrefix(f, "parallel:") {
+					got = append(got, f)
+				}
+			}
+		}
+		if want := []string{tc.want}; tc.want == "" && len(got) != 0 || tc.want != "" && !slices.Equal(got, want) {
+			t.Errorf("%d nodes: fallbacks %q, want %q", tc.nodes, got, tc.want)
+		}
+		if par := c.par != nil && len(c.par.runs) > 0; par != (tc.want == "") {
+			t.Errorf("%d nodes: ran on workers %v", tc.nodes, par)
+		}
+		// v = i%7 > 2 holds for 4 of every 7 nodes.
+		if want := fmt.Sprint(tc.nodes/7*4 + max(tc.nodes%7-3, 0)); len(rows) != 1 || rows[0] != want {
+			t.Errorf("%d nodes: count %v, want %s", tc.nodes, rows, want)
 		}
 	}
 }

@@ -36,7 +36,7 @@ type procCallOp struct {
 }
 
 func newProcCall(c *Context, p *plan.ProcedureCall, in Operator) (*procCallOp, error) {
-	o := &procCallOp{c: c, p: p, cur: newCursor(in, len(p.Cols)-len(p.Yield), len(p.Cols)),
+	o := &procCallOp{c: c, p: p, cur: newCursor(c.pool(), in, len(p.Cols)-len(p.Yield), len(p.Cols)),
 		pctx: &procs.Context{Ctx: c.Ctx, Reader: c.Tx, Catalog: c.Catalog, Mem: &c.Mem, Parallelism: c.Parallelism}}
 	o.cur.onBatch = o.evalArgs
 	for _, a := range p.Args {

@@ -56,7 +56,7 @@ type reachState struct {
 var reachStates = sync.Pool{New: func() any { return new(reachState) }}
 
 func newReach(c *Context, p *plan.VarLengthExpand, in Operator, props *relProps, prune *pruner) *reach {
-	r := &reach{c: c, p: p, props: props, prune: prune, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	r := &reach{c: c, p: p, props: props, prune: prune, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}
 	if props != nil {
 		r.cur.onBatch = props.batch
 	}

@@ -20,7 +20,7 @@ type nodeScan struct {
 }
 
 func newNodeScan(c *Context, p *plan.NodeScan) *nodeScan {
-	return &nodeScan{c: c, p: p, buf: make([]uint32, vector.Capacity), out: vector.NewBatch(vector.Node)}
+	return &nodeScan{c: c, p: p, buf: c.pool().Uint32s(), out: c.pool().Batch(vector.Node)}
 }
 
 // open resolves the labels when the first batch is pulled, so a label made

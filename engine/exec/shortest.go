@@ -57,7 +57,7 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 		return nil, err
 	}
 	s := &shortest{c: c, p: p, props: props, adjs: openAdjs(c, p.Types, p.Dir),
-		cur: newCursor(in, len(p.Input.Columns()), len(p.Cols)),
+		cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols)),
 		par: map[uint64]pathtree.Hop{}, lvl: map[uint64]int32{}, pars: map[uint64][]pathtree.Hop{}}
 	if props != nil {
 		s.cur.onBatch = props.batch

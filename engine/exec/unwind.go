@@ -39,7 +39,7 @@ type rangeRow struct {
 
 func newUnwind(c *Context, p *plan.Unwind, in Operator) (*unwindOp, error) {
 	typ := p.Cols[len(p.Cols)-1].Type
-	u := &unwindOp{c: c, typ: typ, cur: newCursor(in, len(p.Cols)-1, len(p.Cols))}
+	u := &unwindOp{c: c, typ: typ, cur: newCursor(c.pool(), in, len(p.Cols)-1, len(p.Cols))}
 	u.cur.onBatch = u.evalLists
 	if call, ok := p.Expr.(*plan.Call); ok && call.Name == "range" && len(call.Args) >= 2 && len(call.Args) <= 3 {
 		args, err := expr.CompileArgs(&c.Env, call.Args)

@@ -54,7 +54,7 @@ func newVarLength(c *Context, p *plan.VarLengthExpand, in Operator) (Operator, e
 	if plan.Chose(p, plan.RuleEndpointsBFS) {
 		return newReach(c, p, in, props, prune), nil
 	}
-	e := &varLength{c: c, p: p, props: props, prune: prune, cur: newCursor(in, len(p.Input.Columns()), len(p.Cols))}
+	e := &varLength{c: c, p: p, props: props, prune: prune, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}
 	if props != nil {
 		e.cur.onBatch = props.batch
 	}

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"strconv"
@@ -77,4 +78,39 @@ func BenchmarkDecodeObject(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPointRequest is one auto-commit point read through the
+// handler, without the network: a short statement's fixed cost with the
+// request decoding and the result encoding around it (compare with the
+// engine's BenchmarkStatementPhases/point/5-whole for the HTTP share).
+func BenchmarkPointRequest(b *testing.B) {
+	defer vector.SetPoison(vector.SetPoison(false))
+	db, err := engine.Open("", engine.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE INDEX p_id FOR (p:P) ON (p.id)", "UNWIND range(0, 9999) AS i CREATE (:P {id: i, age: i % 80})"} {
+		res, err := db.Query(context.Background(), q, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res.Close()
+	}
+	s := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, db)
+	var ctx fasthttp.RequestCtx
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.Header.SetMethod(fasthttp.MethodPost)
+		ctx.Request.SetRequestURI("/api/v1/query")
+		ctx.Request.Header.SetContentType("application/json")
+		ctx.Request.SetBodyString(`{"query":"MATCH (p:P {id: $id}) RETURN p.age","parameters":{"id":42}}`)
+		s.handle(&ctx)
+		if ctx.Response.StatusCode() != 200 {
+			b.Fatalf("status %d: %s", ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+	}
 }

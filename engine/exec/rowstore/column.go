@@ -181,13 +181,18 @@ func (c *Column) get(i int) vector.Value { return c.V.Get(i) }
 // Emit copies rows [from, from+n) into out (which it may replace to match
 // the column's type) and returns the vector to use.
 func (c *Column) Emit(out *vector.Vector, from, n int) *vector.Vector {
+	return c.EmitWith(nil, out, from, n)
+}
+
+// EmitWith is Emit taking a replacement vector from the statement's pool.
+func (c *Column) EmitWith(pool *vector.Pool, out *vector.Vector, from, n int) *vector.Vector {
 	if c.V == nil {
 		return nullVector
 	}
 	if c.V.Type == vector.Null {
 		c.V = &vector.Vector{Type: vector.Any, Any: make([]vector.Value, c.N), Valid: c.V.Valid}
 	}
-	out = vector.Reuse(out, c.V.Type)
+	out = pool.Reuse(out, c.V.Type)
 	v := c.V
 	switch v.Type {
 	case vector.Bool:
