@@ -10,7 +10,7 @@ import (
 // the cache, then the kernel) over projectStore's 1M nodes and 16M
 // relationships on two workers: first (an empty cache), cached (an
 // unchanged version), and commit (after a commit of one relationship,
-// which the cache patches).
+// which the cache patches in place).
 func BenchmarkCallAfterCommit(b *testing.B) {
 	s, err := projectStore()
 	if err != nil {
@@ -44,6 +44,7 @@ func BenchmarkCallAfterCommit(b *testing.B) {
 	}
 	call := func(b *testing.B, c *Cache, p Projection, run func(*Run, *Graph) error) {
 		r := &Run{Workers: 2}
+		defer r.Release() // as a procedure's rows do when closed
 		tx := s.Begin()
 		defer tx.Rollback()
 		g, err := ProjectCached(r, c, tx, p)
@@ -81,7 +82,7 @@ func BenchmarkCallAfterCommit(b *testing.B) {
 				b.StartTimer()
 				call(b, c, a.p, a.run)
 			}
-			if st := c.Stats(); st.Patches == 0 {
+			if st := c.Stats(); st.InPlace == 0 {
 				b.Fatalf("nothing patched: %+v", st)
 			}
 		})

@@ -359,22 +359,38 @@ func degreesToOffsets(r *Run, off []uint32, n int) (uint64, error) {
 
 // makeSlots allocates, charged to the run, the n slots of a CSR's
 // neighbours, and with rels their relationship ids, with weights their
-// weights.
+// weights, each with room for slotRoom(n) more past its length: where a
+// patch in place moves the lists that grow (patchInPlace).
 func makeSlots(r *Run, n uint64, rels, weights bool) (nbr []uint32, relIDs []uint64, wts []float64, err error) {
-	if nbr, err = makeSlice[uint32](r, int(n), u32Bytes); err != nil {
+	c := int(n) + slotRoom(int(n))
+	if nbr, err = makeRoom[uint32](r, int(n), c, u32Bytes); err != nil {
 		return nil, nil, nil, err
 	}
 	if rels {
-		if relIDs, err = makeSlice[uint64](r, int(n), u64Bytes); err != nil {
+		if relIDs, err = makeRoom[uint64](r, int(n), c, u64Bytes); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if weights {
-		if wts, err = makeSlice[float64](r, int(n), u64Bytes); err != nil {
+		if wts, err = makeRoom[float64](r, int(n), c, u64Bytes); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	return nbr, relIDs, wts, nil
+}
+
+// slotRoom is the room makeSlots leaves past n slots: a 32nd of them and
+// at least 1024, for the lists commits change before the room runs out
+// and a patch copies the whole CSR again (3% more memory).
+func slotRoom(n int) int { return n/32 + 1024 }
+
+// makeRoom charges and allocates a slice of length n and capacity c of
+// size-byte elements.
+func makeRoom[T any](r *Run, n, c int, size int64) ([]T, error) {
+	if err := r.charge(int64(c) * size); err != nil {
+		return nil, err
+	}
+	return make([]T, n, c), nil
 }
 
 // buildCSR builds the adjacency of adjs over g's vertices: a degree pass
