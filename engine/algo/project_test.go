@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -265,4 +266,78 @@ func nodesOf(g *Graph, list []uint32) []uint64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestIntegerWeights projects the same weights stored as INTEGER (read
+// through the slot-ordered integer view) and as FLOAT, before and after
+// a commit that makes some lists dirty: the lists, their relationship
+// ids and their weights agree. A negative INTEGER weight is reported
+// with its relationship.
+func TestIntegerWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, m = 300, 4000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w, iw := make([]float64, m), make([]int64, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+		iw[i] = int64(rng.IntN(1000))
+		w[i] = float64(iw[i])
+	}
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{
+			{Key: "w", Type: vector.Float64, F64: w}, {Key: "iw", Type: vector.Int64, I64: iw}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := s.Catalog()
+	typ, _ := cat.LookupType("E")
+	wk, _ := cat.LookupKey("w")
+	iwk, _ := cat.LookupKey("iw")
+	compare := func(when string) {
+		for _, dir := range []Direction{Natural, Undirected} {
+			p := Projection{Out: true, OutRels: true, Dir: dir, HubOrder: true, Weighted: true, Types: []catalog.TypeID{typ}}
+			fp, ip := p, p
+			fp.Weight, fp.WeightName = wk, "w"
+			ip.Weight, ip.WeightName = iwk, "iw"
+			tx := s.Begin()
+			fg, err := Project(&Run{Workers: 2}, tx, fp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ig, err := Project(&Run{Workers: 2}, tx, ip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.Rollback()
+			if err := sameGraph(ig, fg); err != nil {
+				t.Fatalf("%s, direction %d: %v", when, dir, err)
+			}
+		}
+	}
+	compare("bulk-loaded")
+	tx := s.Begin()
+	for range 20 {
+		v := int64(rng.IntN(1000))
+		if _, err := tx.CreateRel(typ, uint64(rng.IntN(n)), uint64(rng.IntN(n)), []catalog.KeyID{wk, iwk}, []vector.Value{float64(v), v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a commit")
+	tx = s.Begin()
+	bad, err := tx.CreateRel(typ, 1, 2, []catalog.KeyID{wk, iwk}, []vector.Value{1.0, int64(-3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx = s.Begin()
+	defer tx.Rollback()
+	_, err = Project(&Run{}, tx, Projection{Out: true, HubOrder: true, Weighted: true, Weight: iwk, WeightName: "iw", Types: []catalog.TypeID{typ}})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("relationship %d has weight iw = -3", bad)) {
+		t.Fatalf("a negative INTEGER weight: %v", err)
+	}
 }
