@@ -341,3 +341,69 @@ func TestIntegerWeights(t *testing.T) {
 		t.Fatalf("a negative INTEGER weight: %v", err)
 	}
 }
+
+// TestHubOrderWorkers builds symmetric hub-ordered projections (filled
+// in node id order by the workers, each list sorted in the new
+// numbering) with 1 to 5 workers: every build gives the same arrays, bit
+// for bit, every list is sorted, and the lists are those of a
+// projection in node id order.
+func TestHubOrderWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, m = 500, 6000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w := make([]float64, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n/10)), uint32(rng.IntN(n))
+		if i%3 == 0 {
+			src[i], dst[i] = dst[i], src[i]
+		}
+		w[i] = float64(rng.IntN(50))
+	}
+	src[0], dst[0] = 7, 7 // a self-loop
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{{Key: "w", Type: vector.Float64, F64: w}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	wk, _ := s.Catalog().LookupKey("w")
+	for _, p := range []Projection{
+		{Out: true},
+		{Out: true, OutRels: true, Weighted: true, Weight: wk, WeightName: "w"},
+		{Out: true, Weighted: true, Weight: wk, WeightName: "w"},
+	} {
+		p.Dir, p.HubOrder, p.Types = Undirected, true, []catalog.TypeID{typ}
+		tx := s.Begin()
+		var first *Graph
+		for workers := 1; workers <= 5; workers++ {
+			g, err := Project(&Run{Workers: workers}, tx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range uint32(g.N) {
+				if !slices.IsSorted(g.Out.List(v)) {
+					t.Fatalf("%d workers: vertex %d's list is not sorted", workers, v)
+				}
+			}
+			if first == nil {
+				first = g
+				continue
+			}
+			if !slices.Equal(g.Out.Off, first.Out.Off) || !slices.Equal(g.Out.Nbr, first.Out.Nbr) ||
+				!slices.Equal(g.OutRel, first.OutRel) || !slices.Equal(g.OutW, first.OutW) {
+				t.Fatalf("%d workers: the arrays differ from 1 worker's", workers)
+			}
+		}
+		// The same lists as a projection in node id order.
+		q := p
+		q.HubOrder = false
+		want, err := Project(&Run{}, tx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameGraph(first, want); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
+}
