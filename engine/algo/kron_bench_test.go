@@ -109,7 +109,7 @@ func cpuPerOp(b *testing.B) func() {
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	start := cpu()
-	return func() { b.ReportMetric((cpu() - start).Seconds()/float64(b.N), "cpu-s/op") }
+	return func() { b.ReportMetric((cpu()-start).Seconds()/float64(b.N), "cpu-s/op") }
 }
 
 type callCase struct {
