@@ -65,6 +65,11 @@ type CSR struct {
 	// edges is the number of list entries when End is set (a packed
 	// CSR holds Off[N]).
 	edges int
+	// cuts, when End is set, are the vertex ranges of about equal edge
+	// counts the kernels split their work by (ranges), cut over the
+	// packed offsets before the first patch in place and kept since: a
+	// patch changes few lists, and the balance they give barely moves.
+	cuts []int
 }
 
 // Ends is where each vertex's list ends: End, or Off[1:] while packed.

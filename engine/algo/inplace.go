@@ -104,6 +104,9 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		return nc, nr, nw, err
 	}
 	if c.End == nil {
+		if c.cuts, err = ranges(r, c.Off, pc.g.N); err != nil {
+			return CSR{}, nil, nil, err
+		}
 		if c.End, err = makeSlice[uint32](r, pc.g.N, u32Bytes); err != nil {
 			return CSR{}, nil, nil, err
 		}
@@ -122,6 +125,11 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		}
 		d, was := deg[i], uint32(c.Degree(w))
 		s := c.Off[w]
+		if wts != nil {
+			// Unused slots weigh 0, so that a sum over all of OutW is
+			// the lists' (SSSP's weightSum).
+			clear(wts[s:c.End[w]])
+		}
 		if d > was {
 			if int(c.End[w]) != len(c.Nbr) {
 				s = uint32(len(c.Nbr)) // moves past the last list

@@ -178,6 +178,10 @@ func TestPatchInPlaceRoom(t *testing.T) {
 			if err := sameResults(got, want, p); err != nil {
 				t.Fatalf("round %d: %v", round, err)
 			}
+			// The slots a patch in place left unused weigh nothing.
+			if a, _ := weightSum(&Run{}, got); p.Weighted && a != sumOf(want.OutW) {
+				t.Fatalf("round %d: weight sum %v, want %v", round, a, sumOf(want.OutW))
+			}
 			r.Release()
 			tx.Rollback()
 		}
@@ -187,6 +191,14 @@ func TestPatchInPlaceRoom(t *testing.T) {
 	if st := c.Stats(); st.Patches != 22 || st.InPlace == 0 || st.InPlace == st.Patches {
 		t.Fatalf("want patches in place and copies: %+v", st)
 	}
+}
+
+func sumOf(ws []float64) float64 {
+	s := 0.0
+	for _, w := range ws {
+		s += w
+	}
+	return s
 }
 
 // randomWrite makes one random change through tx.

@@ -272,6 +272,9 @@ func (c *CSR) ranges(r *Run, n int) ([]int, error) {
 	if c.End == nil {
 		return ranges(r, c.Off, n)
 	}
+	if c.cuts != nil {
+		return c.cuts, nil
+	}
 	target := max(4096, c.edges/256)
 	const maxRange = 1 << 14
 	cuts, err := growSlice[int](r, nil, 258+n/maxRange, u64Bytes)

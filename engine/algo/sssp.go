@@ -238,23 +238,9 @@ func weightSum(r *Run, g *Graph) (float64, error) {
 	if g.OutW == nil {
 		return float64(g.Out.Edges()), nil
 	}
+	// After a patch in place OutW's unused slots weigh 0
+	// (csrInPlace): the sum over all of it is the lists'.
 	s := 0.0
-	if g.Out.End != nil {
-		// Lists anywhere in OutW after a patch in place: summed list by
-		// list, the slots between them skipped.
-		off, end := g.Out.Off, g.Out.End
-		err := r.Blocks(g.N, func(lo, hi int) error {
-			part := 0.0
-			for v := lo; v < hi; v++ {
-				for _, w := range g.OutW[off[v]:end[v]] {
-					part += w
-				}
-			}
-			s += part
-			return nil
-		})
-		return s, err
-	}
 	err := r.Blocks(len(g.OutW), func(lo, hi int) error {
 		part := 0.0
 		for _, w := range g.OutW[lo:hi] {
