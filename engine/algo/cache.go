@@ -68,7 +68,7 @@ type CacheStats struct {
 	Evictions int64
 	// Patches counts the misses served by patching an older version's
 	// entry (patch) instead of projecting afresh; InPlace those of them
-	// that changed the older graph's arrays in place (patchInPlace)
+	// that changed the older graph's arrays in place (patcher.inPlace)
 	// instead of copying them.
 	Patches int64
 	InPlace int64

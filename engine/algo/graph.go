@@ -9,7 +9,7 @@ import (
 //
 //	vertices 0..N-1, in node id order (or by degree: Projection.HubOrder)
 //	  Nodes []uint64   vertex -> node id (nil: vertex v is node v)
-//	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Off[v+1]]
+//	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Ends()[v]]
 //	In     CSR         edges v <- In.Nbr[...] (the same arrays as Out
 //	                   when Symmetric)
 //	OutRel []uint64    relationship id of each Out slot (when asked)
@@ -50,10 +50,10 @@ type Graph struct {
 
 // CSR is one direction's adjacency over dense vertex ids. A projection
 // builds it packed: v's list is Nbr[Off[v]:Off[v+1]]. A patch in place
-// (patchInPlace) may then move a list that grew to the free room at the
+// (patcher.inPlace) may then move a list that grew to the free room at the
 // end of Nbr, or shorten one where it is, and records where every list
 // ends in End: v's list is then Nbr[Off[v]:End[v]], and the slots
-// between lists hold nothing a list names. Kernels read a list's end
+// between lists are no list's (they hold stale vertices). Kernels read a list's end
 // from Ends, which is Off[1:] for a packed CSR, so the cached case reads
 // the same array it always did.
 type CSR struct {

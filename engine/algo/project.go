@@ -388,7 +388,7 @@ func degreesToOffsets(r *Run, off []uint32, n int) (uint64, error) {
 // makeSlots allocates, charged to the run, the n slots of a CSR's
 // neighbours, and with rels their relationship ids, with weights their
 // weights, each with room for slotRoom(n) more past its length: where a
-// patch in place moves the lists that grow (patchInPlace).
+// patch in place moves the lists that grow (patcher.inPlace).
 func makeSlots(r *Run, n uint64, rels, weights bool) (nbr []uint32, relIDs []uint64, wts []float64, err error) {
 	c := int(n) + slotRoom(int(n))
 	if nbr, err = makeRoom[uint32](r, int(n), c, u32Bytes); err != nil {
