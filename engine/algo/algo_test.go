@@ -309,7 +309,7 @@ func TestPull(t *testing.T) {
 	for i := range pr {
 		pr[i] = rng.Float64()
 	}
-	delta := pull(off, nbr, contrib, pr, next, lo, base, d)
+	delta := pull(off, off[1:], nbr, contrib, pr, next, lo, base, d)
 	for i := range next {
 		sum := 0.0
 		for _, u := range nbr[off[lo+i]:off[lo+i+1]] {

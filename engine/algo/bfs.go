@@ -74,7 +74,7 @@ type bfs struct {
 func (b *bfs) run(src uint32, maxDepth int) error {
 	g := b.g
 	b.queue = append(b.queue, src)
-	edgesToCheck := int64(len(g.Out.Nbr))
+	edgesToCheck := int64(g.Out.Edges())
 	scout := int64(g.Out.Degree(src))
 	level := int32(0)
 	for len(b.queue) > 0 && (maxDepth < 0 || int(level) < maxDepth) {
@@ -121,6 +121,7 @@ func (b *bfs) topDown(lvl int32) (int64, error) {
 	cur := b.queue
 	next := b.spare[:0]
 	var scout atomic.Int64
+	off, end := g.Out.Off, g.Out.Ends()
 	err := b.r.parallelFor(len(cur), 256, func(w, lo, hi int) error {
 		local := b.locals[w][:0]
 		flush := func() {
@@ -131,13 +132,13 @@ func (b *bfs) topDown(lvl int32) (int64, error) {
 		}
 		var sc int64
 		for _, u := range cur[lo:hi] {
-			for _, v := range g.Out.Nbr[g.Out.Off[u]:g.Out.Off[u+1]] {
+			for _, v := range g.Out.Nbr[off[u]:end[u]] {
 				if atomic.LoadInt32(&depth[v]) < 0 && atomic.CompareAndSwapInt32(&depth[v], Unreached, lvl) {
 					if len(local) == cap(local) {
 						flush()
 					}
 					local = append(local, v)
-					sc += int64(g.Out.Off[v+1] - g.Out.Off[v])
+					sc += int64(end[v] - off[v])
 				}
 			}
 		}
@@ -158,6 +159,7 @@ func (b *bfs) bottomUp(lvl int32) (int64, error) {
 	clear(next)
 	var awake atomic.Int64
 	words := len(front)
+	off, end := g.In.Off, g.In.Ends()
 	err := b.r.parallelFor(words, morselNodes/64, func(_, lo, hi int) error {
 		var n int64
 		for w := lo; w < hi; w++ {
@@ -166,7 +168,7 @@ func (b *bfs) bottomUp(lvl int32) (int64, error) {
 				if depth[v] >= 0 {
 					continue
 				}
-				for _, u := range g.In.Nbr[g.In.Off[v]:g.In.Off[v+1]] {
+				for _, u := range g.In.Nbr[off[v]:end[v]] {
 					if front[u>>6]&(1<<(u&63)) != 0 {
 						depth[v] = lvl
 						bitsSet |= 1 << (v & 63)

@@ -67,8 +67,11 @@ type CacheStats struct {
 	Misses    int64
 	Evictions int64
 	// Patches counts the misses served by patching an older version's
-	// entry (patch) instead of projecting afresh.
+	// entry (patch) instead of projecting afresh; InPlace those of them
+	// that changed the older graph's arrays in place (patcher.inPlace)
+	// instead of copying them.
 	Patches int64
+	InPlace int64
 }
 
 // NewCache returns a cache of at most limit bytes; a limit of zero or
@@ -116,22 +119,31 @@ func ProjectCached(r *Run, c *Cache, tx *storage.Tx, p Projection) (*Graph, erro
 	}
 	key := cacheKey{version: weak.Make(snap), shape: p.shape()}
 	if g := c.get(key, p); g != nil {
+		r.hold(g)
 		touch(tx, p)
 		if err := r.charge(g.Bytes()); err != nil {
 			return nil, err
 		}
 		return g, nil
 	}
-	if g0, src0 := c.older(key.shape, snap.TS(), p); g0 != nil {
+	if g0, src0, own := c.older(key.shape, snap.TS(), p); g0 != nil {
 		touch(tx, p)
-		g, src, err := patch(r, tx, snap, p, g0, src0)
+		g, src, inPlace, err := patch(r, tx, snap, p, g0, src0, own)
+		if !own {
+			g0.users.Add(-1)
+		}
 		if err != nil {
 			return nil, err
 		}
 		if g != nil {
 			c.mu.Lock()
 			c.mu.stats.Patches++
+			if inPlace {
+				c.mu.stats.InPlace++
+			}
 			c.mu.Unlock()
+			g.users.Add(1)
+			r.hold(g)
 			c.put(key, g, src)
 			return g, nil
 		}
@@ -140,14 +152,19 @@ func ProjectCached(r *Run, c *Cache, tx *storage.Tx, p Projection) (*Graph, erro
 	if err != nil {
 		return nil, err
 	}
+	g.users.Add(1)
+	r.hold(g)
 	c.put(key, g, sourceOf(snap, p))
 	return g, nil
 }
 
 // older is the entry of shape built from the newest version older than
 // ts that holds every array p asks for: what patch starts from. nil when
-// there is none.
-func (c *Cache) older(shape string, ts uint64, p Projection) (*Graph, *source) {
+// there is none. When no call reads the graph (Graph.users), the entry
+// leaves the cache and own is true: nobody can find the graph any more,
+// and the patch may change it in place. Otherwise it is counted in its
+// users while the patch copies it (the caller ends that).
+func (c *Cache) older(shape string, ts uint64, p Projection) (g *Graph, src *source, own bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var best *cacheEntry
@@ -161,9 +178,19 @@ func (c *Cache) older(shape string, ts uint64, p Projection) (*Graph, *source) {
 		}
 	}
 	if best == nil {
-		return nil, nil
+		return nil, nil, false
 	}
-	return best.g, best.src
+	if best.g.users.Load() == 0 {
+		// users only grows under c.mu (get), so it stays 0 once the
+		// entry is gone.
+		e := c.mu.entries[best.key]
+		c.mu.lru.Remove(e)
+		delete(c.mu.entries, best.key)
+		c.mu.bytes -= best.bytes
+		return best.g, best.src, true
+	}
+	best.g.users.Add(1)
+	return best.g, best.src, false
 }
 
 // shape is the part of p the graph's content depends on (besides the
@@ -221,6 +248,7 @@ func (c *Cache) get(key cacheKey, p Projection) *Graph {
 		if covers(ent.g, p) {
 			c.mu.lru.MoveToFront(e)
 			c.mu.stats.Hits++
+			ent.g.users.Add(1)
 			return ent.g
 		}
 	}
@@ -273,11 +301,15 @@ func (c *Cache) removeLocked(e *list.Element) {
 // Bytes is the memory g's arrays hold (what Project charged for them,
 // temporaries aside).
 func (g *Graph) Bytes() int64 {
-	n := int64(len(g.Nodes))*u64Bytes + int64(len(g.dense))*u32Bytes +
-		int64(len(g.Out.Off)+len(g.Out.Nbr))*u32Bytes +
-		int64(len(g.OutRel))*u64Bytes + int64(len(g.OutW))*u64Bytes + int64(len(g.OutDeg))*u32Bytes
+	n := int64(len(g.Nodes))*u64Bytes + int64(len(g.dense))*u32Bytes + g.Out.bytes() +
+		int64(cap(g.OutRel))*u64Bytes + int64(cap(g.OutW))*u64Bytes + int64(len(g.OutDeg))*u32Bytes
 	if len(g.In.Off) > 0 && (len(g.Out.Off) == 0 || &g.In.Off[0] != &g.Out.Off[0]) {
-		n += int64(len(g.In.Off)+len(g.In.Nbr)) * u32Bytes
+		n += g.In.bytes()
 	}
 	return n
+}
+
+// bytes is the memory c's arrays hold, the room past the lists included.
+func (c *CSR) bytes() int64 {
+	return int64(len(c.Off)+cap(c.Nbr)+len(c.End)) * u32Bytes
 }

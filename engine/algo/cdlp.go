@@ -32,7 +32,7 @@ func CDLP(r *Run, g *Graph, seed []int64, iters int) ([]int64, error) {
 		return nil, err
 	}
 	counts := make([][]uint32, r.workers())
-	cuts, err := ranges(r, g.Out.Off, g.N)
+	cuts, err := g.Out.ranges(r, g.N)
 	if err != nil {
 		return nil, err
 	}

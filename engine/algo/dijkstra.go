@@ -69,7 +69,7 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 		return nil, err
 	}
 	h := distHeap(append(items, heapItem{d: 0, v: src}))
-	off, nbr, wts := g.Out.Off, g.Out.Nbr, g.OutW
+	off, end, nbr, wts := g.Out.Off, g.Out.Ends(), g.Out.Nbr, g.OutW
 	p.Dist[src] = 0
 	for pops := 0; len(h) > 0; pops++ {
 		if pops&4095 == 0 {
@@ -90,7 +90,7 @@ func Dijkstra(r *Run, g *Graph, src uint32, targets []uint32) (*Paths, error) {
 				break
 			}
 		}
-		for i := off[u]; i < off[u+1]; i++ {
+		for i := off[u]; i < end[u]; i++ {
 			w := 1.0
 			if wts != nil {
 				w = wts[i]

@@ -9,7 +9,7 @@ import (
 //
 //	vertices 0..N-1, in node id order (or by degree: Projection.HubOrder)
 //	  Nodes []uint64   vertex -> node id (nil: vertex v is node v)
-//	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Off[v+1]]
+//	Out    CSR         edges v -> Out.Nbr[Out.Off[v]:Out.Ends()[v]]
 //	In     CSR         edges v <- In.Nbr[...] (the same arrays as Out
 //	                   when Symmetric)
 //	OutRel []uint64    relationship id of each Out slot (when asked)
@@ -41,19 +41,61 @@ type Graph struct {
 	// lead out of the projection (without one, every neighbour of a live
 	// node is a live node: a vertex).
 	filtered bool
+	// users counts the calls reading this graph from the cache (and the
+	// patches copying it): a patch may change a cached graph in place
+	// only while it has none (Cache.older), since nobody can find it
+	// once the cache dropped it.
+	users atomic.Int64
 }
 
-// CSR is one direction's adjacency over dense vertex ids.
+// CSR is one direction's adjacency over dense vertex ids. A projection
+// builds it packed: v's list is Nbr[Off[v]:Off[v+1]]. A patch in place
+// (patcher.inPlace) may then move a list that grew to the free room at the
+// end of Nbr, or shorten one where it is, and records where every list
+// ends in End: v's list is then Nbr[Off[v]:End[v]], and the slots
+// between lists are no list's (they hold stale vertices). Kernels read a list's end
+// from Ends, which is Off[1:] for a packed CSR, so the cached case reads
+// the same array it always did.
 type CSR struct {
-	Off []uint32 // len N+1 when built
+	Off []uint32 // len N+1 when built; Off[N] is the packed end
 	Nbr []uint32
+	// End is where each list ends (len N) once a patch in place moved
+	// or shortened one; nil while packed.
+	End []uint32
+	// edges is the number of list entries when End is set (a packed
+	// CSR holds Off[N]).
+	edges int
+	// cuts, when End is set, are the vertex ranges of about equal edge
+	// counts the kernels split their work by (ranges), cut over the
+	// packed offsets before the first patch in place and kept since: a
+	// patch changes few lists, and the balance they give barely moves.
+	cuts []int
+}
+
+// Ends is where each vertex's list ends: End, or Off[1:] while packed.
+func (c *CSR) Ends() []uint32 {
+	if c.End != nil {
+		return c.End
+	}
+	return c.Off[1:]
+}
+
+// Edges is the number of list entries (the sum of the degrees).
+func (c *CSR) Edges() int {
+	if c.End != nil {
+		return c.edges
+	}
+	if len(c.Off) == 0 {
+		return 0
+	}
+	return int(c.Off[len(c.Off)-1])
 }
 
 // Degree is v's list length.
-func (c *CSR) Degree(v uint32) int { return int(c.Off[v+1] - c.Off[v]) }
+func (c *CSR) Degree(v uint32) int { return int(c.Ends()[v] - c.Off[v]) }
 
 // List is v's neighbour list.
-func (c *CSR) List(v uint32) []uint32 { return c.Nbr[c.Off[v]:c.Off[v+1]] }
+func (c *CSR) List(v uint32) []uint32 { return c.Nbr[c.Off[v]:c.Ends()[v]] }
 
 const noVertex = ^uint32(0)
 
@@ -87,11 +129,21 @@ func (g *Graph) checkInBounded(r *Run) error {
 		return nil
 	}
 	c, n := &g.In, g.N
-	if len(c.Off) != n+1 || int(c.Off[n]) > len(c.Nbr) {
+	if len(c.Off) != n+1 || int(c.Off[n]) > len(c.Nbr) || c.End != nil && len(c.End) != n {
 		return fmt.Errorf("algo: an adjacency of %d offsets and %d entries does not fit %d vertices", len(c.Off), len(c.Nbr), n)
 	}
+	if c.End != nil {
+		// Lists anywhere in Nbr: each must lie within it.
+		for v, e := range c.End {
+			if c.Off[v] > e || int(e) > len(c.Nbr) {
+				return fmt.Errorf("algo: vertex %d's list [%d, %d) does not fit %d entries", v, c.Off[v], e, len(c.Nbr))
+			}
+		}
+	}
+	// Every used slot is checked, between lists too (patches write only
+	// vertices there).
 	var bad atomic.Bool
-	err := r.Blocks(int(c.Off[n]), func(lo, hi int) error {
+	err := r.Blocks(len(c.Nbr), func(lo, hi int) error {
 		for _, u := range c.Nbr[lo:hi] {
 			if int(u) >= n {
 				bad.Store(true)

@@ -53,7 +53,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 	if err := g.checkInBounded(r); err != nil {
 		return nil, 0, err
 	}
-	cuts, err := ranges(r, g.In.Off, n)
+	cuts, err := g.In.ranges(r, n)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -93,7 +93,7 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 		}
 		base := (1-d)/float64(n) + d*sink/float64(n)
 		err = r.overRanges(cuts, func(_, p, lo, hi int) error {
-			deltas[p] = pull(g.In.Off, g.In.Nbr, contrib, pr[lo:hi], next[lo:hi], lo, base, d)
+			deltas[p] = pull(g.In.Off, g.In.Ends(), g.In.Nbr, contrib, pr[lo:hi], next[lo:hi], lo, base, d)
 			return nil
 		})
 		if err != nil {
@@ -122,13 +122,13 @@ func PageRank(r *Run, g *Graph, d float64, maxIter int, tol float64) ([]float64,
 // checks: 0.47 s), where GAP's kernel compiled with g++ -O3 takes
 // 0.37-0.40 s. The order of the additions is fixed by the list, so the
 // scores still do not depend on the workers.
-func pull(off, nbr []uint32, contrib []float32, pr, next []float64, lo int, base, d float64) float64 {
+func pull(off, end, nbr []uint32, contrib []float32, pr, next []float64, lo int, base, d float64) float64 {
 	at := unsafe.Pointer(unsafe.SliceData(contrib))
 	get := func(u uint32) float64 { return float64(*(*float32)(unsafe.Add(at, uintptr(u)*4))) }
-	off, pr = off[lo:lo+len(next)+1], pr[:len(next)]
+	off, end, pr = off[lo:lo+len(next)], end[lo:lo+len(next)], pr[:len(next)]
 	delta := 0.0
 	for i := range next {
-		list := nbr[off[i]:off[i+1]]
+		list := nbr[off[i]:end[i]]
 		var s0, s1, s2, s3 float64
 		j := 0
 		for ; j+4 <= len(list); j += 4 {
@@ -162,10 +162,10 @@ func outDegrees(r *Run, g *Graph) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	off := g.Out.Off
+	off, end := g.Out.Off, g.Out.Ends()
 	return deg, r.Blocks(len(deg), func(lo, hi int) error {
 		for v := lo; v < hi; v++ {
-			deg[v] = off[v+1] - off[v]
+			deg[v] = end[v] - off[v]
 		}
 		return nil
 	})

@@ -92,12 +92,12 @@ func (s *source) vertexSet(p Projection) *roaring.Bitmap {
 // node id order that is exactly a fresh projection's numbering; in the
 // hub order the old degree order is kept, which only the speed of the
 // kernels depends on (docs/algorithms.md, "Projection cache").
-func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Graph, src0 *source) (*Graph, *source, error) {
+func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Graph, src0 *source, own bool) (g *Graph, src *source, inPlace bool, err error) {
 	src1 := sourceOf(snap, p)
 	for i := range src0.adj {
 		a, b := src0.adj[i], src1.adj[i]
 		if (a == nil) != (b == nil) || a != nil && a.Base() != b.Base() {
-			return nil, nil, nil
+			return nil, nil, false, nil
 		}
 	}
 	out0, in0 := src0.lists(p)
@@ -108,25 +108,34 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 		set0, set1 := src0.vertexSet(p), src1.vertexSet(p)
 		removed, added = roaring.AndNot(set0, set1), roaring.AndNot(set1, set0)
 		if !p.HubOrder && !added.IsEmpty() && g0.N > 0 && uint64(added.Minimum()) < g0.NodeID(uint32(g0.N-1)) {
-			return nil, nil, nil
+			return nil, nil, false, nil
 		}
 	} else {
 		removed, added = roaring.New(), roaring.New()
 	}
-	g := &Graph{Symmetric: g0.Symmetric, Sorted: g0.Sorted, filtered: g0.filtered}
-	back, err := renumber(r, tx, g0, g, removed, added, p)
-	if err != nil {
-		return nil, nil, err
+	same := removed.IsEmpty() && added.IsEmpty()
+	g = &Graph{Symmetric: g0.Symmetric, Sorted: g0.Sorted, filtered: g0.filtered}
+	var back []uint32
+	if same {
+		// The vertices and their numbers are g0's: its arrays are
+		// shared (nothing changes them, a patch in place included), and
+		// charged as on a cache hit.
+		g.N, g.Nodes, g.dense = g0.N, g0.Nodes, g0.dense
+		if err := r.charge(int64(len(g.Nodes))*u64Bytes + int64(len(g.dense))*u32Bytes); err != nil {
+			return nil, nil, false, err
+		}
+	} else if back, err = renumber(r, tx, g0, g, removed, added, p); err != nil {
+		return nil, nil, false, err
 	}
 	// Dirty node ids of the Out lists (and of the In lists).
 	outDirty, ok := changedNodes(out1, out0)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil, false, nil
 	}
 	var inDirty []uint64
 	if p.In && !g.Symmetric {
 		if inDirty, ok = changedNodes(in1, in0); !ok {
-			return nil, nil, nil
+			return nil, nil, false, nil
 		}
 	}
 	if p.Weighted && !p.WeightMissing {
@@ -176,6 +185,12 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 	}
 	keep := g0.N - int(removed.GetCardinality())
 	pc := patcher{r: r, g0: g0, g: g, back: back, keep: keep, order: order}
+	if own && same {
+		if err := pc.inPlace(p, tx, out1, in1, outDirty, inDirty); err != nil {
+			return nil, nil, false, err
+		}
+		return g, src1, !pc.copied, nil
+	}
 	switch {
 	case g0.Out.Off != nil:
 		var wr *weightReader
@@ -184,12 +199,12 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 		}
 		pc.dirty = pc.vertices(outDirty)
 		if g.Out, g.OutRel, g.OutW, err = pc.csr(out1, g0.Out, g0.OutRel, g0.OutW, wr); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	case g0.OutDeg != nil:
 		pc.dirty = pc.vertices(outDirty)
 		if g.OutDeg, err = pc.degrees(out1, g0.OutDeg); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
 	switch {
@@ -198,10 +213,10 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 	case g0.In.Off != nil:
 		pc.dirty = pc.vertices(inDirty)
 		if g.In, _, _, err = pc.csr(in1, g0.In, nil, nil, nil); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
-	return g, src1, nil
+	return g, src1, false, nil
 }
 
 // renumber sets g's vertices from g0's: the kept ones in g0's order, then
@@ -290,6 +305,9 @@ type patcher struct {
 	keep  int      // new vertices below keep are g0's
 	order listOrder
 	dirty []uint32 // new vertices to reread, ascending: the touched ones, then the added ones
+	// copied: a patch in place copied a direction whose room was used
+	// up (csrInPlace).
+	copied bool
 }
 
 // vertices turns dirty node ids into g's vertices, ascending and
@@ -427,7 +445,7 @@ func (pc *patcher) csr(adjs []*storage.Adjacency, old CSR, oldRel []uint64, oldW
 				w = end
 				continue
 			}
-			if err := pc.reread(l, adjs, uint32(w), off, nbr, relIDs, wts, wr); err != nil {
+			if err := pc.reread(l, adjs, uint32(w), off[w], off[w+1], nbr, relIDs, wts, wr); err != nil {
 				return err
 			}
 			w++
@@ -443,7 +461,7 @@ func (pc *patcher) csr(adjs []*storage.Adjacency, old CSR, oldRel []uint64, oldW
 
 // copyRun copies the lists of the clean vertices [lo, hi) from old.
 func (pc *patcher) copyRun(lo, hi int, off []uint32, old CSR, nbr []uint32, oldRel, relIDs []uint64, oldW, wts []float64) {
-	if pc.back == nil {
+	if pc.back == nil && old.End == nil {
 		// The run is consecutive in old too: one copy per array.
 		s, e := old.Off[lo], old.Off[hi]
 		copy(nbr[off[lo]:], old.Nbr[s:e])
@@ -455,12 +473,17 @@ func (pc *patcher) copyRun(lo, hi int, off []uint32, old CSR, nbr []uint32, oldR
 		}
 		return
 	}
+	ends := old.Ends()
 	for w := lo; w < hi; w++ {
-		v := pc.back[w]
-		s, e := old.Off[v], old.Off[v+1]
+		v := pc.old(w)
+		s, e := old.Off[v], ends[v]
 		at := off[w]
-		for i, x := range old.Nbr[s:e] {
-			nbr[at+uint32(i)] = pc.remap(x)
+		if pc.back == nil {
+			copy(nbr[at:], old.Nbr[s:e])
+		} else {
+			for i, x := range old.Nbr[s:e] {
+				nbr[at+uint32(i)] = pc.remap(x)
+			}
 		}
 		if relIDs != nil {
 			copy(relIDs[at:], oldRel[s:e])
@@ -471,11 +494,12 @@ func (pc *patcher) copyRun(lo, hi int, off []uint32, old CSR, nbr []uint32, oldR
 	}
 }
 
-// reread fills vertex w's list from adjs as buildCSR does.
-func (pc *patcher) reread(l *lister, adjs []*storage.Adjacency, w uint32, off, nbr []uint32, relIDs []uint64, wts []float64, wr *weightReader) error {
+// reread fills vertex w's list from adjs as buildCSR does, into the
+// slots [s, e) (as many as count found).
+func (pc *patcher) reread(l *lister, adjs []*storage.Adjacency, w uint32, s, e uint32, nbr []uint32, relIDs []uint64, wts []float64, wr *weightReader) error {
 	r, g := pc.r, pc.g
 	node := g.NodeID(w)
-	at := off[w]
+	at := s
 	l.runs = l.runs[:0]
 	l.pend = l.pend[:0]
 	readRels := relIDs != nil || wr != nil
@@ -502,10 +526,9 @@ func (pc *patcher) reread(l *lister, adjs []*storage.Adjacency, w uint32, off, n
 			at++
 		}
 	}
-	if at != off[w+1] {
+	if at != e {
 		panic("BUG: algo: patched degree changed between passes")
 	}
-	s, e := off[w], off[w+1]
 	if wr != nil {
 		if err := wr.read(&l.wsc, l.pend, wts[s:e]); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 // the cache, then the kernel) over projectStore's 1M nodes and 16M
 // relationships on two workers: first (an empty cache), cached (an
 // unchanged version), and commit (after a commit of one relationship,
-// which the cache patches).
+// which the cache patches in place).
 func BenchmarkCallAfterCommit(b *testing.B) {
 	s, err := projectStore()
 	if err != nil {
@@ -20,11 +20,7 @@ func BenchmarkCallAfterCommit(b *testing.B) {
 	typ, _ := cat.LookupType("E")
 	wk, _ := cat.LookupKey("w")
 	types := []catalog.TypeID{typ}
-	algos := []struct {
-		name string
-		p    Projection
-		run  func(r *Run, g *Graph) error
-	}{
+	algos := []callCase{
 		{"bfs", Projection{Out: true, In: true, HubOrder: true}, func(r *Run, g *Graph) error {
 			_, err := BFS(r, g, largestHub(g), -1)
 			return err
@@ -42,48 +38,8 @@ func BenchmarkCallAfterCommit(b *testing.B) {
 			return err
 		}},
 	}
-	call := func(b *testing.B, c *Cache, p Projection, run func(*Run, *Graph) error) {
-		r := &Run{Workers: 2}
-		tx := s.Begin()
-		defer tx.Rollback()
-		g, err := ProjectCached(r, c, tx, p)
-		if err == nil {
-			err = run(r, g)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
+	for i := range algos {
+		algos[i].p.Types = types
 	}
-	for _, a := range algos {
-		a.p.Types = types
-		b.Run(a.name+"/first", func(b *testing.B) {
-			for b.Loop() {
-				call(b, NewCache(1<<34), a.p, a.run)
-			}
-		})
-		c := NewCache(1 << 34)
-		call(b, c, a.p, a.run)
-		b.Run(a.name+"/cached", func(b *testing.B) {
-			for b.Loop() {
-				call(b, c, a.p, a.run)
-			}
-		})
-		b.Run(a.name+"/commit", func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				tx := s.Begin()
-				if _, err := tx.CreateRel(typ, 1, 2, []catalog.KeyID{wk}, []any{1.0}); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := tx.Commit(); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				call(b, c, a.p, a.run)
-			}
-			if st := c.Stats(); st.Patches == 0 {
-				b.Fatalf("nothing patched: %+v", st)
-			}
-		})
-	}
+	benchCalls(b, s, typ, []catalog.KeyID{wk}, []any{1.0}, algos)
 }

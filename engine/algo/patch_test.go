@@ -53,6 +53,7 @@ func testPatch(t *testing.T, seed uint64) {
 	projs := map[string]Projection{
 		"bfs":          {Out: true, In: true, HubOrder: true},
 		"pagerank":     {In: true, OutDegree: true, HubOrder: true},
+		"pagerank-rev": {In: true, OutDegree: true, HubOrder: true, Dir: Reverse},
 		"undirected":   {Out: true, Dir: Undirected, HubOrder: true},
 		"sssp":         {Out: true, HubOrder: true, Weighted: true, Weight: wk, WeightName: "w"},
 		"sssp-undir":   {Out: true, Dir: Undirected, HubOrder: true, Weighted: true, Weight: wk, WeightName: "w"},
@@ -67,10 +68,19 @@ func testPatch(t *testing.T, seed uint64) {
 		projs[name] = p
 	}
 	c := NewCache(1 << 30)
+	// Calls end (Run.Release) before the next commit, so that the cache
+	// patches in place, except every third round's, which still read
+	// their graphs at the next patch: that one copies.
+	var reading []*Run
 	check := func(round int) {
+		for _, r := range reading {
+			r.Release()
+		}
+		reading = reading[:0]
 		for name, p := range projs {
 			tx := s.Begin()
-			got, err := ProjectCached(&Run{}, c, tx, p)
+			r := &Run{}
+			got, err := ProjectCached(r, c, tx, p)
 			if err != nil {
 				t.Fatalf("round %d %s: %v", round, name, err)
 			}
@@ -84,7 +94,15 @@ func testPatch(t *testing.T, seed uint64) {
 			if err := sameResults(got, want, p); err != nil {
 				t.Fatalf("round %d %s: %v", round, name, err)
 			}
+			if err := got.checkInBounded(&Run{}); err != nil && got.In.Off != nil {
+				t.Fatalf("round %d %s: %v", round, name, err)
+			}
 			tx.Rollback()
+			reading = append(reading, r)
+			if round%3 != 0 {
+				r.Release()
+				reading = reading[:len(reading)-1]
+			}
 		}
 	}
 	check(0)
@@ -102,9 +120,85 @@ func testPatch(t *testing.T, seed uint64) {
 	}
 	st := c.Stats()
 	t.Logf("cache: %+v", st)
-	if st.Patches == 0 {
-		t.Fatalf("no projection was patched: %+v", st)
+	if st.Patches == 0 || st.InPlace == 0 || st.InPlace == st.Patches {
+		t.Fatalf("want patches both in place and copying: %+v", st)
 	}
+}
+
+// TestPatchInPlaceRoom grows the lists of two hubs by turns, so that
+// each patch in place moves one past the last list, until the room
+// makeSlots left is used up and a patch copies the lists (packed again,
+// with room anew); every patched projection equals a fresh one.
+func TestPatchInPlaceRoom(t *testing.T) {
+	const n, hub = 64, 400
+	var src, dst []uint32
+	for i := range hub {
+		src, dst = append(src, 0, 1), append(dst, uint32(2+i%(n-2)), uint32(2+(i*7)%(n-2)))
+	}
+	w := make([]float64, len(src))
+	for i := range w {
+		w[i] = float64(1 + i%5)
+	}
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"A"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{{Key: "w", Type: vector.Float64, F64: w}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	wk, _ := s.Catalog().LookupKey("w")
+	projs := []Projection{
+		{Out: true, In: true, HubOrder: true, Types: []catalog.TypeID{typ}},
+		{Out: true, HubOrder: true, Weighted: true, Weight: wk, WeightName: "w", OutRels: true, Dir: Reverse, Types: []catalog.TypeID{typ}},
+	}
+	c := NewCache(1 << 30)
+	for round := range 12 {
+		if round > 0 {
+			tx := s.Begin()
+			if _, err := tx.CreateRel(typ, uint64(round%2), uint64(2+round), []catalog.KeyID{wk}, []vector.Value{float64(round)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range projs {
+			tx := s.Begin()
+			r := &Run{}
+			got, err := ProjectCached(r, c, tx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Project(&Run{}, tx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameGraph(got, want); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			if err := sameResults(got, want, p); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			// The slots a patch in place left unused weigh nothing.
+			if a, _ := weightSum(&Run{}, got); p.Weighted && a != sumOf(want.OutW) {
+				t.Fatalf("round %d: weight sum %v, want %v", round, a, sumOf(want.OutW))
+			}
+			r.Release()
+			tx.Rollback()
+		}
+	}
+	// Each projection: 11 patches, some of them copies (the room,
+	// slotRoom(800) = 1049 slots, holds two moves of a 400-entry list).
+	if st := c.Stats(); st.Patches != 22 || st.InPlace == 0 || st.InPlace == st.Patches {
+		t.Fatalf("want patches in place and copies: %+v", st)
+	}
+}
+
+func sumOf(ws []float64) float64 {
+	s := 0.0
+	for _, w := range ws {
+		s += w
+	}
+	return s
 }
 
 // randomWrite makes one random change through tx.
@@ -172,7 +266,7 @@ func canon(g *Graph, c CSR, rels []uint64, wts []float64) map[uint64][]canonSlot
 	}
 	for v := range uint32(g.N) {
 		var list []canonSlot
-		for i := c.Off[v]; i < c.Off[v+1]; i++ {
+		for i := c.Off[v]; i < c.Ends()[v]; i++ {
 			sl := canonSlot{nbr: g.NodeID(c.Nbr[i])}
 			if rels != nil {
 				sl.rel = rels[i]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -265,4 +266,144 @@ func nodesOf(g *Graph, list []uint32) []uint64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestIntegerWeights projects the same weights stored as INTEGER (read
+// through the slot-ordered integer view) and as FLOAT, before and after
+// a commit that makes some lists dirty: the lists, their relationship
+// ids and their weights agree. A negative INTEGER weight is reported
+// with its relationship.
+func TestIntegerWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, m = 300, 4000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w, iw := make([]float64, m), make([]int64, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+		iw[i] = int64(rng.IntN(1000))
+		w[i] = float64(iw[i])
+	}
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{
+			{Key: "w", Type: vector.Float64, F64: w}, {Key: "iw", Type: vector.Int64, I64: iw}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := s.Catalog()
+	typ, _ := cat.LookupType("E")
+	wk, _ := cat.LookupKey("w")
+	iwk, _ := cat.LookupKey("iw")
+	compare := func(when string) {
+		for _, dir := range []Direction{Natural, Undirected} {
+			p := Projection{Out: true, OutRels: true, Dir: dir, HubOrder: true, Weighted: true, Types: []catalog.TypeID{typ}}
+			fp, ip := p, p
+			fp.Weight, fp.WeightName = wk, "w"
+			ip.Weight, ip.WeightName = iwk, "iw"
+			tx := s.Begin()
+			fg, err := Project(&Run{Workers: 2}, tx, fp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ig, err := Project(&Run{Workers: 2}, tx, ip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.Rollback()
+			if err := sameGraph(ig, fg); err != nil {
+				t.Fatalf("%s, direction %d: %v", when, dir, err)
+			}
+		}
+	}
+	compare("bulk-loaded")
+	tx := s.Begin()
+	for range 20 {
+		v := int64(rng.IntN(1000))
+		if _, err := tx.CreateRel(typ, uint64(rng.IntN(n)), uint64(rng.IntN(n)), []catalog.KeyID{wk, iwk}, []vector.Value{float64(v), v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a commit")
+	tx = s.Begin()
+	bad, err := tx.CreateRel(typ, 1, 2, []catalog.KeyID{wk, iwk}, []vector.Value{1.0, int64(-3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx = s.Begin()
+	defer tx.Rollback()
+	_, err = Project(&Run{}, tx, Projection{Out: true, HubOrder: true, Weighted: true, Weight: iwk, WeightName: "iw", Types: []catalog.TypeID{typ}})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("relationship %d has weight iw = -3", bad)) {
+		t.Fatalf("a negative INTEGER weight: %v", err)
+	}
+}
+
+// TestHubOrderWorkers builds symmetric hub-ordered projections (filled
+// in node id order by the workers, each list sorted in the new
+// numbering) with 1 to 5 workers: every build gives the same arrays, bit
+// for bit, every list is sorted, and the lists are those of a
+// projection in node id order.
+func TestHubOrderWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, m = 500, 6000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w := make([]float64, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n/10)), uint32(rng.IntN(n))
+		if i%3 == 0 {
+			src[i], dst[i] = dst[i], src[i]
+		}
+		w[i] = float64(rng.IntN(50))
+	}
+	src[0], dst[0] = 7, 7 // a self-loop
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{{Key: "w", Type: vector.Float64, F64: w}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	wk, _ := s.Catalog().LookupKey("w")
+	for _, p := range []Projection{
+		{Out: true},
+		{Out: true, OutRels: true, Weighted: true, Weight: wk, WeightName: "w"},
+		{Out: true, Weighted: true, Weight: wk, WeightName: "w"},
+	} {
+		p.Dir, p.HubOrder, p.Types = Undirected, true, []catalog.TypeID{typ}
+		tx := s.Begin()
+		var first *Graph
+		for workers := 1; workers <= 5; workers++ {
+			g, err := Project(&Run{Workers: workers}, tx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for v := range uint32(g.N) {
+				if !slices.IsSorted(g.Out.List(v)) {
+					t.Fatalf("%d workers: vertex %d's list is not sorted", workers, v)
+				}
+			}
+			if first == nil {
+				first = g
+				continue
+			}
+			if !slices.Equal(g.Out.Off, first.Out.Off) || !slices.Equal(g.Out.Nbr, first.Out.Nbr) ||
+				!slices.Equal(g.OutRel, first.OutRel) || !slices.Equal(g.OutW, first.OutW) {
+				t.Fatalf("%d workers: the arrays differ from 1 worker's", workers)
+			}
+		}
+		// The same lists as a projection in node id order.
+		q := p
+		q.HubOrder = false
+		want, err := Project(&Run{}, tx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameGraph(first, want); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
 }

@@ -33,7 +33,14 @@ type Run struct {
 	Progress *progress.Tracker
 
 	charged atomic.Int64
+	// held are the cached graphs this run reads, each counted in its
+	// users until Release.
+	held []*Graph
 }
+
+// hold records that the run reads g, whose users the caller counted it
+// in: Release ends it.
+func (r *Run) hold(g *Graph) { r.held = append(r.held, g) }
 
 // Probe is a test's view of an algorithm's rounds: called with the
 // statement's context, the algorithm's name and the round number.
@@ -108,6 +115,10 @@ func (r *Run) release(n int64) {
 // Release gives back everything the run charged: the caller is done with
 // the graph and the results.
 func (r *Run) Release() {
+	for _, g := range r.held {
+		g.users.Add(-1)
+	}
+	r.held = nil
 	if n := r.charged.Swap(0); n != 0 && r.Mem != nil {
 		r.Mem.Release(n)
 	}
@@ -249,6 +260,39 @@ func ranges(r *Run, off []uint32, n int) ([]int, error) {
 		}
 		cuts = append(cuts, hi)
 		lo = hi
+	}
+	return cuts, nil
+}
+
+// ranges is the package function's cut of c's n vertices. Once a patch
+// in place moved lists (c.End), the offsets no longer add up to edge
+// counts, and the cut accumulates degrees in one sequential pass
+// instead (O(n), beside a kernel's O(edges)).
+func (c *CSR) ranges(r *Run, n int) ([]int, error) {
+	if c.End == nil {
+		return ranges(r, c.Off, n)
+	}
+	if c.cuts != nil {
+		return c.cuts, nil
+	}
+	target := max(4096, c.edges/256)
+	const maxRange = 1 << 14
+	cuts, err := growSlice[int](r, nil, 258+n/maxRange, u64Bytes)
+	if err != nil {
+		return nil, err
+	}
+	cuts = append(cuts, 0)
+	off, end := c.Off, c.End
+	lo, sum := 0, 0
+	for v := 0; v < n; v++ {
+		sum += int(end[v] - off[v])
+		if sum >= target || v+1-lo >= maxRange {
+			cuts = append(cuts, v+1)
+			lo, sum = v+1, 0
+		}
+	}
+	if lo < n {
+		cuts = append(cuts, n)
 	}
 	return cuts, nil
 }

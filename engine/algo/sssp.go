@@ -114,7 +114,7 @@ type ssspWorker struct {
 // relax relaxes the out-edges of the frontier vertices still in the
 // current bucket (distance >= lower).
 func (sw *ssspWorker) relax(g *Graph, dist []uint64, frontier []uint32, lower, delta float64, cur uint64) {
-	off, nbr, wts := g.Out.Off, g.Out.Nbr, g.OutW
+	off, end, nbr, wts := g.Out.Off, g.Out.Ends(), g.Out.Nbr, g.OutW
 	for _, u := range frontier {
 		if sw.err != nil {
 			return
@@ -123,7 +123,7 @@ func (sw *ssspWorker) relax(g *Graph, dist []uint64, frontier []uint32, lower, d
 		if du < lower {
 			continue // settled in an earlier bucket: this entry is stale
 		}
-		for i := off[u]; i < off[u+1]; i++ {
+		for i := off[u]; i < end[u]; i++ {
 			w := 1.0
 			if wts != nil {
 				w = wts[i]
@@ -236,8 +236,10 @@ func refile(r *Run, ws []ssspWorker, far []uint32, dist []uint64, delta float64,
 // weightSum is the sum of all edge weights.
 func weightSum(r *Run, g *Graph) (float64, error) {
 	if g.OutW == nil {
-		return float64(len(g.Out.Nbr)), nil
+		return float64(g.Out.Edges()), nil
 	}
+	// After a patch in place OutW's unused slots weigh 0
+	// (csrInPlace): the sum over all of it is the lists'.
 	s := 0.0
 	err := r.Blocks(len(g.OutW), func(lo, hi int) error {
 		part := 0.0
@@ -264,7 +266,7 @@ func weightSum(r *Run, g *Graph) (float64, error) {
 func defaultDelta(g *Graph, sum float64) float64 {
 	d := meanWeight(g, sum) / 4
 	if g.N > 0 {
-		if deg := float64(len(g.Out.Nbr)) / float64(g.N); deg > 1 {
+		if deg := float64(g.Out.Edges()) / float64(g.N); deg > 1 {
 			d /= deg
 		}
 	}
@@ -274,10 +276,10 @@ func defaultDelta(g *Graph, sum float64) float64 {
 // meanWeight is the mean edge weight (sum is weightSum's), 1 when there
 // are none or all are 0.
 func meanWeight(g *Graph, sum float64) float64 {
-	if len(g.OutW) == 0 {
+	if len(g.OutW) == 0 || g.Out.Edges() == 0 {
 		return 1
 	}
-	if m := sum / float64(len(g.OutW)); m > 0 && !math.IsInf(m, 0) {
+	if m := sum / float64(g.Out.Edges()); m > 0 && !math.IsInf(m, 0) {
 		return m
 	}
 	return 1

@@ -37,17 +37,18 @@ func WCC(r *Run, g *Graph) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	cuts, err := ranges(r, g.Out.Off, g.N)
+	cuts, err := g.Out.ranges(r, g.N)
 	if err != nil {
 		return nil, err
 	}
+	off, end := g.Out.Off, g.Out.Ends()
 	for round := 0; round < wccRounds; round++ {
 		if err := r.round("wcc", round); err != nil {
 			return nil, err
 		}
 		err := r.overRanges(cuts, func(_, _, lo, hi int) error {
 			for v := lo; v < hi; v++ {
-				if s := g.Out.Off[v] + uint32(round); s < g.Out.Off[v+1] {
+				if s := off[v] + uint32(round); s < end[v] {
 					link(comp, uint32(v), g.Out.Nbr[s])
 				}
 			}
@@ -69,11 +70,11 @@ func WCC(r *Run, g *Graph) ([]uint32, error) {
 			if atomic.LoadUint32(&comp[v]) == giant {
 				continue
 			}
-			for _, u := range g.Out.Nbr[min(g.Out.Off[v]+wccRounds, g.Out.Off[v+1]):g.Out.Off[v+1]] {
+			for _, u := range g.Out.Nbr[min(off[v]+wccRounds, end[v]):end[v]] {
 				link(comp, uint32(v), u)
 			}
 			if !g.Symmetric {
-				for _, u := range g.In.Nbr[g.In.Off[v]:g.In.Off[v+1]] {
+				for _, u := range g.In.List(uint32(v)) {
 					link(comp, uint32(v), u)
 				}
 			}

@@ -24,20 +24,44 @@ type weightReader struct {
 	p    Projection
 	snap *storage.Snapshot // workers gather from the version directly
 	typ  vector.Type
-	// slots are the FLOAT weights in the slot order of each adjacency's
-	// base (storage.RelFloatSlotView), by base: a clean list's weights
-	// are then one contiguous range, copied in the list's order, where a
-	// gather by relationship id reads a chunk per id.
-	// BenchmarkProject/undirected-weighted-hub less undirected-hub (the
-	// weights' share; 3 runs each, a machine at load 18): 6.2 s
-	// gathering, 1.6 s from the view.
-	slots map[*storage.AdjacencyBase]*storage.FloatView
+	// slots are the weights in the slot order of each adjacency's base
+	// (storage.RelFloatSlotView for FLOAT, RelSlotView for INTEGER), by
+	// base: a clean list's weights are then one contiguous range, copied
+	// in the list's order, where a gather by relationship id reads a
+	// chunk per id. BenchmarkProject/undirected-weighted-hub less
+	// undirected-hub (the weights' share; 3 runs each, a machine at load
+	// 18): 6.2 s gathering, 1.6 s from the view.
+	slots map[*storage.AdjacencyBase]slotWeights
+}
+
+// slotWeights is one base's slot-ordered weights: a FLOAT or an INTEGER
+// view (the zero value: none).
+type slotWeights struct {
+	f *storage.FloatView
+	i *storage.IntView
+}
+
+func (s slotWeights) ok() bool { return s.f != nil || s.i != nil }
+
+// span writes the weights of the base slots from.. to dst; false when one
+// is missing or invalid (read then reports it).
+func (s slotWeights) span(dst []float64, from uint64) bool {
+	var ok bool
+	if s.f != nil {
+		ok = s.f.Span(dst, from)
+	} else {
+		ok = s.i.SpanFloat(dst, from)
+	}
+	for _, w := range dst {
+		ok = ok && w >= 0 // false for NaN too
+	}
+	return ok
 }
 
 // bindSlots looks up the slot-ordered views of adjs' bases (none unless
-// the weights are all FLOAT).
+// the weights are all FLOAT or all INTEGER).
 func (wr *weightReader) bindSlots(tx *storage.Tx, adjs []*storage.Adjacency) {
-	if wr.p.WeightMissing || wr.typ != vector.Float64 {
+	if wr.p.WeightMissing || wr.typ != vector.Float64 && wr.typ != vector.Int64 {
 		return
 	}
 	for _, a := range adjs {
@@ -45,35 +69,28 @@ func (wr *weightReader) bindSlots(tx *storage.Tx, adjs []*storage.Adjacency) {
 		if _, ok := wr.slots[b]; ok || b.NumEdges() == 0 {
 			continue
 		}
-		if v := tx.RelFloatSlotView(wr.p.Weight, b, b.NumEdges()); v != nil {
+		var sv slotWeights
+		if wr.typ == vector.Float64 {
+			sv.f = tx.RelFloatSlotView(wr.p.Weight, b, b.NumEdges())
+		} else {
+			sv.i = tx.RelSlotView(wr.p.Weight, b, b.NumEdges())
+		}
+		if sv.ok() {
 			if wr.slots == nil {
-				wr.slots = map[*storage.AdjacencyBase]*storage.FloatView{}
+				wr.slots = map[*storage.AdjacencyBase]slotWeights{}
 			}
-			wr.slots[b] = v
+			wr.slots[b] = sv
 		}
 	}
 }
 
-// slotView is the slot-ordered view for a's clean lists, nil when none.
-func (wr *weightReader) slotView(a *storage.Adjacency) *storage.FloatView {
+// slotView is the slot-ordered view for a's clean lists (ok false when
+// none).
+func (wr *weightReader) slotView(a *storage.Adjacency) slotWeights {
 	if wr == nil {
-		return nil
+		return slotWeights{}
 	}
 	return wr.slots[a.Base()]
-}
-
-// fromSlots writes the weights of the clean list of node in a (of its
-// base slots from..) kept at positions keep to dst; false when one is
-// missing or invalid (read then reports it).
-func fromSlots(v *storage.FloatView, from uint64, dst []float64) bool {
-	if !v.Span(dst, from) {
-		return false
-	}
-	ok := true
-	for _, w := range dst {
-		ok = ok && w >= 0
-	}
-	return ok
 }
 
 func newWeightReader(tx *storage.Tx, p Projection) *weightReader {

@@ -340,3 +340,41 @@ func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntV
 		}
 	}
 }
+
+// SpanFloat is FloatView.Span for an INTEGER view: the values of ids
+// from..from+len(dst)-1 as floats, written to dst; false (dst partly
+// written) when one of them has no value or lies outside the view. A
+// projection reads INTEGER weights of a slot-ordered view (RelSlotView)
+// with it, as it reads FLOAT ones.
+func (v *IntView) SpanFloat(dst []float64, from uint64) bool {
+	if from < v.lo || from+uint64(len(dst)) > v.n {
+		return false
+	}
+	x := from - v.lo
+	switch {
+	case v.u8 != nil:
+		spanFloat(dst, v.u8[x:x+uint64(len(dst))], v.base)
+	case v.u16 != nil:
+		spanFloat(dst, v.u16[x:x+uint64(len(dst))], v.base)
+	case v.u32 != nil:
+		spanFloat(dst, v.u32[x:x+uint64(len(dst))], v.base)
+	default:
+		spanFloat(dst, v.u64[x:x+uint64(len(dst))], v.base)
+	}
+	if v.valid == nil {
+		return true
+	}
+	for i := range uint64(len(dst)) {
+		if y := x + i; v.valid[y>>6]&(1<<(y&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func spanFloat[T uint8 | uint16 | uint32 | uint64](dst []float64, src []T, base int64) {
+	dst = dst[:len(src)]
+	for i, e := range src {
+		dst[i] = float64(base + int64(e))
+	}
+}
