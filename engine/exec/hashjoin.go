@@ -44,9 +44,12 @@ type hashJoin struct {
 	lb     *vector.Batch
 	lmatch [][]int32 // the table's rows matching each logical left row
 	// oneKey and oneRows are the table's only key and its rows, once
-	// match has met a table of one key.
+	// match has met a table of one key; first is the value of the first
+	// key tabled (hashjoin_one.go).
 	oneKey  []byte
 	oneRows []int32
+	first   vector.Value
+	one     oneKeyTest
 	lpos    int // logical left row being paired
 	mpos    int // next match of that row
 	lidx    []int32
@@ -87,6 +90,20 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 	if v.IsNull(r) {
 		return nil
 	}
+	if len(h.table) == 1 {
+		if h.oneKey == nil {
+			for key, rows := range h.table {
+				h.oneKey, h.oneRows = []byte(key), rows
+			}
+			h.one = oneKeyTestOf(h.first)
+		}
+		if eq, known := h.one.equal(v, r); known {
+			if eq {
+				return h.oneRows
+			}
+			return nil
+		}
+	}
 	var k []byte
 	var ok bool
 	switch v.Type {
@@ -104,11 +121,6 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 	if len(h.table) == 1 {
 		// One key (a join against one row, the common adaptive case):
 		// a comparison of bytes, not a hash.
-		if h.oneKey == nil {
-			for key, rows := range h.table {
-				h.oneKey, h.oneRows = []byte(key), rows
-			}
-		}
 		if string(k) == string(h.oneKey) {
 			return h.oneRows
 		}
@@ -138,6 +150,9 @@ func (h *hashJoin) load() error {
 		var added int64
 		for i := 0; i < b.Rows(); i++ {
 			if k, ok := h.key(keys, b.Row(i)); ok {
+				if len(h.table) == 0 {
+					h.first = keys.Get(b.Row(i))
+				}
 				list, seen := h.table[k]
 				if !seen {
 					added += memory.KeyAllocBytes(len(k)) + memory.ListEntryBytes
