@@ -126,7 +126,9 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", []string{plan.RuleCodeFilter}, "parallel"},
 		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", nil, "equi-join"},
 		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", []string{plan.RuleEquiJoin}, ""},
-		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,match-range,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleRangeFilter}, "code-match,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1.5 RETURN n", nil, "code-match,parallel"}, // no integer bound
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleCodeMatch}, "parallel"},
 		{"MATCH (n:K) WHERE n.name IN ['a', 'b'] RETURN n", nil, "constant-fold,code-match,in-set-lookup,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 2] RETURN n", nil, "constant-fold,in-set-lookup,parallel"},
