@@ -42,7 +42,8 @@ type hashJoin struct {
 	tabled int64             // what the table is charged
 
 	lb     *vector.Batch
-	lmatch [][]int32 // the table's rows matching each logical left row
+	lrows  []int32   // the rows of lb that match some of the table's
+	lmatch [][]int32 // and the table's rows each matches
 	// oneKey and oneRows are the table's only key and its rows, once
 	// match has met a table of one key; first is the value of the first
 	// key tabled (hashjoin_one.go).
@@ -50,7 +51,7 @@ type hashJoin struct {
 	oneRows []int32
 	first   vector.Value
 	one     oneKeyTest
-	lpos    int // logical left row being paired
+	lpos    int // index in lrows of the row being paired
 	mpos    int // next match of that row
 	lidx    []int32
 	ridx    []int32
@@ -91,12 +92,7 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 		return nil
 	}
 	if len(h.table) == 1 {
-		if h.oneKey == nil {
-			for key, rows := range h.table {
-				h.oneKey, h.oneRows = []byte(key), rows
-			}
-			h.one = oneKeyTestOf(h.first)
-		}
+		h.prepareOne()
 		if eq, known := h.one.equal(v, r); known {
 			if eq {
 				return h.oneRows
@@ -127,6 +123,43 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 		return nil
 	}
 	return h.table[string(k)]
+}
+
+// prepareOne notes a table's one key, its rows and its test.
+func (h *hashJoin) prepareOne() {
+	if h.oneKey == nil {
+		for key, rows := range h.table {
+			h.oneKey, h.oneRows = []byte(key), rows
+		}
+		h.one = oneKeyTestOf(h.first)
+	}
+}
+
+// matchBatch sets lrows and lmatch to b's rows that match, by keys, and
+// the table's rows each matches. A table of one INTEGER key against a
+// column of INTEGERs compares in one loop.
+func (h *hashJoin) matchBatch(keys *vector.Vector, b *vector.Batch) {
+	h.lrows, h.lmatch = h.lrows[:0], h.lmatch[:0]
+	n := b.Rows()
+	if len(h.table) == 1 && keys.Type == vector.Int64 {
+		if h.prepareOne(); h.one.intKind == oneEqual {
+			want, rows := h.one.i, h.oneRows
+			for i := range n {
+				if r := b.Row(i); keys.I64[r] == want && !keys.IsNull(r) {
+					h.lrows = append(h.lrows, int32(r))
+					h.lmatch = append(h.lmatch, rows)
+				}
+			}
+			return
+		}
+	}
+	for i := range n {
+		r := b.Row(i)
+		if m := h.match(keys, r); len(m) > 0 {
+			h.lrows = append(h.lrows, int32(r))
+			h.lmatch = append(h.lmatch, m)
+		}
+	}
 }
 
 func (h *hashJoin) load() error {
@@ -195,7 +228,7 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 	}
 	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
 	for len(h.lidx) < vector.Capacity {
-		if h.lb == nil || h.lpos >= h.lb.Rows() {
+		if h.lb == nil || h.lpos >= len(h.lrows) {
 			if len(h.lidx) > 0 {
 				break // emit what we have: the batch is only valid until the next pull
 			}
@@ -204,9 +237,12 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			}
 			if h.pending != nil {
 				h.lb, h.lpos, h.mpos = h.pending, 0, 0
-				h.lmatch = h.lmatch[:0]
-				for _, k := range h.pendingKeys {
-					h.lmatch = append(h.lmatch, h.table[k]) // "" (null) is no key
+				h.lrows, h.lmatch = h.lrows[:0], h.lmatch[:0]
+				for i, k := range h.pendingKeys {
+					if m := h.table[k]; len(m) > 0 { // "" (null) is no key
+						h.lrows = append(h.lrows, int32(i))
+						h.lmatch = append(h.lmatch, m)
+					}
 				}
 				h.pending, h.pendingKeys = nil, nil
 				continue
@@ -224,15 +260,12 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 				return nil, err
 			}
 			h.lb, h.lpos, h.mpos = b, 0, 0
-			h.lmatch = h.lmatch[:0]
-			for i := 0; i < b.Rows(); i++ {
-				h.lmatch = append(h.lmatch, h.match(keys, b.Row(i)))
-			}
+			h.matchBatch(keys, b)
 			continue
 		}
 		matches := h.lmatch[h.lpos]
 		take := min(len(matches)-h.mpos, vector.Capacity-len(h.lidx))
-		lrow := int32(h.lb.Row(h.lpos))
+		lrow := h.lrows[h.lpos]
 		for _, m := range matches[h.mpos : h.mpos+take] {
 			h.lidx = append(h.lidx, lrow)
 			h.ridx = append(h.ridx, m)
