@@ -19,11 +19,12 @@ import (
 // for the room of the key's list (an append doubles it), once a batch.
 // All of it is given back when Left is exhausted.
 type hashJoin struct {
-	c           *Context
-	left, right Operator
-	lkey, rkey  expr.Evaluator
-	nl          int // the probe side's columns
-	nr          int // the plan's Right's columns
+	c            *Context
+	left, right  Operator
+	lkey, rkey   expr.Evaluator
+	lexpr, rexpr plan.Expr // the keys as planned (hashjoin_one.go)
+	nl           int       // the probe side's columns
+	nr           int       // the plan's Right's columns
 	// An adaptive join (plan.HashJoin.Adaptive, hashjoin_adaptive.go)
 	// may swap the roles: left and right then name the probe and build
 	// sides, and buildFirst puts the built rows' columns first in its
@@ -68,7 +69,7 @@ func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, nl: len(p.Left.Columns()),
+	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, lexpr: p.LeftKey, rexpr: p.RightKey, nl: len(p.Left.Columns()),
 		adaptive: p.Adaptive, table: map[string][]int32{}}
 	if p.Adaptive {
 		h.nr = len(p.Right.Columns())
@@ -254,6 +255,13 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			if b == nil {
 				h.drop()
 				return nil, nil
+			}
+			h.lb, h.lpos, h.mpos = b, 0, 0
+			if viewed, err := h.matchView(b); viewed || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
 			}
 			keys, err := h.lkey.Eval(b)
 			if err != nil {

@@ -80,6 +80,7 @@ func (h *hashJoin) loadAdaptive() error {
 	// Left ended first: it is the build side, Right the probe side.
 	h.left, h.right = h.right, h.left
 	h.lkey, h.rkey = h.rkey, h.lkey
+	h.lexpr, h.rexpr = h.rexpr, h.lexpr
 	h.nl = h.nr
 	h.buildFirst = true
 	h.rcols, h.held, h.first = cols, held, first

@@ -45,10 +45,15 @@ func TestAdaptiveHashJoinMatchesCrossProduct(t *testing.T) {
 	one := func(v string) plan.Operator { // id 5: one row, one key (hashjoin_one.go)
 		return &plan.Filter{Input: scan(v), Pred: cmpOp(plan.OpEq, prop(0, "id"), konst(int64(5)))}
 	}
+	// First one key against few rows, before k's integer view pays (the
+	// gathered column is compared), then against every row (through the
+	// view, once built).
 	cols := []plan.Column{{Name: "a", Type: vector.Node}, {Name: "b", Type: vector.Node}}
-	for _, shape := range []string{"big left", "few left", "one left"} {
+	for _, shape := range []string{"one left, few right", "big left", "few left", "one left"} {
 		left, right := plan.Operator(scan("a")), few("b")
 		switch shape {
+		case "one left, few right":
+			left = one("a")
 		case "few left":
 			left, right = few("a"), scan("b")
 		case "one left":

@@ -2,7 +2,9 @@ package exec
 
 import (
 	"math"
+	"slices"
 
+	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -14,6 +16,48 @@ import (
 // one to one, a FLOAT of integral value below 2^53 as the INTEGER of that
 // value, and STRINGs as themselves, so the comparison gives the same
 // answer.
+
+// matchView matches probe batch b against a table of one INTEGER key
+// when the probe key is a node property with an integer view: the view
+// selects the rows of that value (storage.IntView.SelectRange) without
+// gathering every row's value first. viewed is false when it cannot,
+// and the key is then evaluated.
+func (h *hashJoin) matchView(b *vector.Batch) (viewed bool, err error) {
+	if len(h.table) != 1 {
+		return false, nil
+	}
+	if h.prepareOne(); h.one.intKind != oneEqual {
+		return false, nil
+	}
+	p, ok := h.lexpr.(*plan.Property)
+	if !ok {
+		return false, nil
+	}
+	ref, ok := p.Of.(*plan.ColRef)
+	if !ok || ref.Idx >= len(b.Cols) || b.Cols[ref.Idx].Type != vector.Node {
+		return false, nil
+	}
+	k, ok := h.c.Catalog.LookupKey(p.Key)
+	if !ok {
+		return false, nil
+	}
+	view := h.c.Tx.NodeIntView(k, b.Rows())
+	if view == nil {
+		return false, nil
+	}
+	ids := b.Cols[ref.Idx]
+	sel, n := rows(b)
+	if err := h.c.CheckDeleted(ids, sel, n); err != nil {
+		return true, err
+	}
+	h.c.Counters.DBHits += int64(b.Rows())
+	h.lrows = view.SelectRange(slices.Grow(h.lrows[:0], b.Rows()), ids, sel, n, h.one.i, h.one.i)
+	h.lmatch = h.lmatch[:0]
+	for range h.lrows {
+		h.lmatch = append(h.lmatch, h.oneRows)
+	}
+	return true, nil
+}
 
 // oneKeyTest compares probe rows with the table's one key.
 type oneKeyTest struct {
