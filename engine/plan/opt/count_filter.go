@@ -27,8 +27,7 @@ import (
 // under the operators above.
 func nodePredicate(pred plan.Expr, col int) (plan.Expr, bool) {
 	uses := false
-	var value func(plan.Expr) (plan.Expr, bool)
-	value = func(e plan.Expr) (plan.Expr, bool) {
+	value := func(e plan.Expr) (plan.Expr, bool) {
 		switch x := e.(type) {
 		case *plan.Const, *plan.Param:
 			return e, true
