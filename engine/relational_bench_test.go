@@ -11,7 +11,7 @@ import (
 
 // BenchmarkRelational times the wider suite's relational shapes (W34–W40,
 // bench/suite_wide.go) with the rule that serves each (typed-sort,
-// equi-join, code-match) on and off, on an imported graph shaped as the
+// equi-join, code-match, count-filter) on and off, on an imported graph shaped as the
 // bench generator's at S: 100k persons with one of 256 names, an age and
 // one of 200 skewed cities, and 1M random KNOWS relationships.
 func BenchmarkRelational(b *testing.B) {
@@ -24,7 +24,7 @@ func BenchmarkRelational(b *testing.B) {
 		{"W36-join", "equi-join", "MATCH (a:Person {id: 42}), (b:Person) WHERE b.age = a.age AND b.city = a.city AND b <> a RETURN count(*)"},
 		{"W38-prefix", "code-match", "MATCH (p:Person) WHERE p.name STARTS WITH 'Ada' AND p.age >= 30 AND p.age < 40 RETURN count(*)"},
 		{"W39-contains", "code-match", "MATCH (p:Person) WHERE p.name CONTAINS 'ove' RETURN count(*)"},
-		{"W40-2hop", "", "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.age = 30 AND c.city = 'City001' RETURN count(*)"},
+		{"W40-2hop", "count-filter", "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.age = 30 AND c.city = 'City001' RETURN count(*)"},
 	} {
 		for _, off := range []bool{false, true} {
 			if off && q.rule == "" {

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -155,9 +156,27 @@ func (e *countExpand) run() error {
 				return nil // a far-end label no node has: nothing to count
 			}
 			e.sets[i] = idset.NodeSet{} // every start node counts 0
+		} else if h.Pred != nil {
+			pass, err := filteredNodes(e.c, farCandidates(e.c, h.ToLabels), h.Pred)
+			if err != nil {
+				return err
+			}
+			if pass.IsEmpty() && !p.Zeros {
+				return nil
+			}
+			e.sets[i] = idset.NodeSetOf(pass)
+		}
+		if err := e.c.Mem.Charge(int64(len(e.sets[i])) * 8); err != nil {
+			return err
 		}
 	}
 	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
+	if p.StartPred != nil {
+		var err error
+		if startSet, err = filteredNodes(e.c, startSet, p.StartPred); err != nil {
+			return err
+		}
+	}
 	start := idset.SpanOf(startSet)
 	if err := e.c.Mem.Charge(start.Bytes()); err != nil {
 		return err
@@ -180,7 +199,10 @@ func (e *countExpand) run() error {
 	}
 	if len(e.hops) == 2 {
 		bound := e.c.Tx.NodeIDBound()
-		mids := idset.SpanOf(live)
+		mids, ok := e.reachedMids(start, bound)
+		if !ok {
+			mids = idset.SpanOf(live)
+		}
 		if err := e.c.Mem.Charge(int64(bound)*8 + mids.Bytes()); err != nil {
 			return err
 		}
@@ -239,6 +261,56 @@ func (e *countExpand) run() error {
 		return e.c.Mem.Charge(int64(len(e.nodes)) * 16)
 	}
 	return nil
+}
+
+// reachedMids is the set of middle nodes the first hop reaches from start,
+// when it leaves start by fewer entries than there are live nodes (a
+// filtered start, rule count-filter): the last hop's counts are then
+// tabled for those alone instead of for every live node.
+func (e *countExpand) reachedMids(start idset.NodeSpan, bound uint64) (idset.NodeSpan, bool) {
+	live := int64(e.c.Tx.LiveNodes().GetCardinality())
+	if int64(start.N) >= live {
+		return idset.NodeSpan{}, false
+	}
+	var entries int64
+	buf := make([]uint32, countChunk)
+	for i := range start.Chunks(countChunk) {
+		for _, a := range start.Chunk(i, countChunk, buf) {
+			for j := range e.hops[0] {
+				entries += int64(e.hops[0][j].adj.Degree(uint64(a)))
+			}
+		}
+		if entries >= live {
+			return idset.NodeSpan{}, false
+		}
+	}
+	if err := e.c.Mem.Charge(int64(bound/64+1) * 8); err != nil {
+		return idset.NodeSpan{}, false
+	}
+	seen := make([]uint64, bound/64+1)
+	w := &countWorker{e: e}
+	n := 0
+	for i := range start.Chunks(countChunk) {
+		for _, a := range start.Chunk(i, countChunk, buf) {
+			for j := range e.hops[0] {
+				for _, b := range w.neighbors(&e.hops[0][j], uint64(a)) {
+					if seen[b>>6]&(1<<(b&63)) == 0 && e.sets[0].Has(b) {
+						seen[b>>6] |= 1 << (b & 63)
+						n++
+					}
+				}
+			}
+		}
+	}
+	e.c.Counters.DBHits += w.hits
+	ids := make([]uint32, 0, n)
+	for i, word := range seen {
+		for word != 0 {
+			ids = append(ids, uint32(i*64+bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
+	return idset.NodeSpan{IDs: ids, N: n}, true
 }
 
 // countChunk is the number of node ids a worker takes at a time.
@@ -339,15 +411,25 @@ func (w *countWorker) count(lists []hopList, node uint64, to idset.NodeSet) int6
 			n += int64(l.adj.Degree(node))
 			continue
 		}
-		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
-		w.hits += int64(len(w.nbrs))
-		for _, nbr := range w.nbrs {
+		for _, nbr := range w.neighbors(l, node) {
 			if (!l.skipLoops || nbr != node) && to.Has(nbr) {
 				n++
 			}
 		}
 	}
 	return n
+}
+
+// neighbors reads node's live neighbours in l into w.nbrs; the
+// relationship ids come along only when the overlay edits the list.
+func (w *countWorker) neighbors(l *hopList, node uint64) []uint64 {
+	if l.adj.Dirty(node) {
+		w.nbrs, w.rels = l.adj.AppendNeighbors(w.nbrs[:0], w.rels[:0], node)
+	} else {
+		w.nbrs = l.adj.Base().AppendNeighbors(w.nbrs[:0], node)
+	}
+	w.hits += int64(len(w.nbrs))
+	return w.nbrs
 }
 
 // chains is the number of two-hop chains from a: the last-hop counts of

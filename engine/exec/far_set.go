@@ -182,50 +182,16 @@ func (f *farSetFilter) build(cands *roaring.Bitmap) ([]uint64, string, error) {
 		return nil, "the memory budget refused the set", nil
 	}
 	bits := make([]uint64, words)
-	src := &argumentOp{done: true}
-	filter, err := buildOver(c, &plan.Filter{Pred: f.far}, src)
-	if err != nil {
-		return nil, "the far conjuncts did not compile on their own", nil
+	failed, err := forPassingNodes(c, cands, f.far, func(id uint64) { bits[id>>6] |= 1 << (id & 63) })
+	switch {
+	case err != nil:
+		return nil, "", err
+	case failed != nil:
+		// That node may be one no row reaches: the rows raise the
+		// error only where they meet it.
+		return nil, "evaluating the conjuncts over a candidate node failed", nil
 	}
-	ids := vector.New(vector.Node, vector.Capacity)
-	batch := &vector.Batch{Cols: []*vector.Vector{ids}}
-	buf := make([]uint32, vector.Capacity)
-	it := cands.ManyIterator()
-	for {
-		if err := c.CheckCancel(); err != nil {
-			return nil, "", err
-		}
-		n := it.NextMany(buf)
-		if n == 0 {
-			return bits, "", nil
-		}
-		for i, id := range buf[:n] {
-			ids.IDs[i] = uint64(id)
-		}
-		batch.Len, batch.Sel = n, nil
-		src.b, src.done = batch, false
-		out, err := filter.Next()
-		if err != nil {
-			// That node may be one no row reaches: the rows raise the
-			// error only where they meet it.
-			return nil, "evaluating the conjuncts over a candidate node failed", nil
-		}
-		if out == nil {
-			continue
-		}
-		sel, m := rows(out)
-		col := out.Cols[0].IDs
-		if sel == nil {
-			for _, id := range col[:m] {
-				bits[id>>6] |= 1 << (id & 63)
-			}
-			continue
-		}
-		for _, r := range sel {
-			id := col[r]
-			bits[id>>6] |= 1 << (id & 63)
-		}
-	}
+	return bits, "", nil
 }
 
 // farCandidates is the set of nodes a far end with labels can be: the

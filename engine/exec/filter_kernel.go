@@ -106,35 +106,35 @@ func (f *rangeFilter) Next() (*vector.Batch, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		sel, n := rows(b)
-		if !f.prepare(b) {
-			f.c.fellBack(f.p, plan.RuleRangeFilter, noView)
-			if b, err = f.gen.filter(b); err != nil {
-				return nil, err
-			}
-			if b == nil {
-				continue
-			}
-			return b, nil
+		if b, err = f.filter(b); err != nil || b != nil {
+			return b, err
 		}
-		for i, t := range f.terms {
-			ids := b.Cols[t.col]
-			if err := f.c.CheckDeleted(ids, b.Sel, b.Len); err != nil {
-				return nil, err
-			}
-			f.c.Counters.DBHits += int64(b.Rows())
-			dst := f.bufs[i&1][:0]
-			sel = f.views[i].SelectRange(dst, ids, sel, n, t.lo, t.hi)
-			if len(sel) == 0 {
-				break
-			}
-		}
-		if len(sel) == 0 {
-			continue
-		}
-		b.Sel = sel
-		return b, nil
 	}
+}
+
+// filter narrows b to the rows in every term's range, through the views,
+// or through the general predicate when some term's column has none; nil
+// when no row is left.
+func (f *rangeFilter) filter(b *vector.Batch) (*vector.Batch, error) {
+	sel, n := rows(b)
+	if !f.prepare(b) {
+		f.c.fellBack(f.p, plan.RuleRangeFilter, noView)
+		return f.gen.filter(b)
+	}
+	for i, t := range f.terms {
+		ids := b.Cols[t.col]
+		if err := f.c.CheckDeleted(ids, b.Sel, b.Len); err != nil {
+			return nil, err
+		}
+		f.c.Counters.DBHits += int64(b.Rows())
+		dst := f.bufs[i&1][:0]
+		sel = f.views[i].SelectRange(dst, ids, sel, n, t.lo, t.hi)
+		if len(sel) == 0 {
+			return nil, nil
+		}
+	}
+	b.Sel = sel
+	return b, nil
 }
 
 // prepare looks up the view of every term's column for batch b; false

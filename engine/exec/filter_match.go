@@ -25,6 +25,9 @@ type codeMatch struct {
 	gen  *filterOp // the general path
 	term plan.CodeTerm
 	rest *filterOp // the other conjuncts, nil when there are none
+	// rng tests the other conjuncts when they are integer range terms,
+	// through the columns' views (rest when a batch has none)
+	rng  *rangeFilter
 	test func(s string) bool
 
 	dict  *storage.StringDict // the dictionary pass was computed for
@@ -48,14 +51,21 @@ func newCodeMatch(c *Context, p *plan.Filter, in Operator, gen *filterOp) (*code
 		return nil, nil
 	}
 	var rest *filterOp
+	var rng *rangeFilter
 	if restPred != nil {
 		pred, err := compile(c, restPred)
 		if err != nil {
 			return nil, err
 		}
 		rest = &filterOp{c: c, in: in, pred: pred}
+		if plan.Chose(p, plan.StrategyMatchRange) {
+			if terms, ok := rangeTerms(c, restPred, p, plan.RuleRangeFilter); ok {
+				rng = &rangeFilter{c: c, p: p, terms: terms, gen: rest, views: make([]*storage.IntView, len(terms)),
+					bufs: [2][]int32{make([]int32, 0, vector.Capacity), make([]int32, 0, vector.Capacity)}}
+			}
+		}
 	}
-	return &codeMatch{c: c, p: p, in: in, gen: gen, term: term, rest: rest, test: test,
+	return &codeMatch{c: c, p: p, in: in, gen: gen, term: term, rest: rest, rng: rng, test: test,
 		codes: make([]int32, vector.Capacity), sel: make([]int32, 0, vector.Capacity),
 		loose: make([]int32, 0, vector.Capacity), strs: vector.New(vector.String, vector.Capacity)}, nil
 }
@@ -99,6 +109,8 @@ func (f *codeMatch) Next() (*vector.Batch, error) {
 		switch {
 		case !coded:
 			kept, err = f.gen.filter(b)
+		case kept != nil && f.rng != nil:
+			kept, err = f.rng.filter(kept)
 		case kept != nil && f.rest != nil:
 			kept, err = f.rest.filter(kept)
 		}

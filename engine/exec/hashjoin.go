@@ -19,11 +19,12 @@ import (
 // for the room of the key's list (an append doubles it), once a batch.
 // All of it is given back when Left is exhausted.
 type hashJoin struct {
-	c           *Context
-	left, right Operator
-	lkey, rkey  expr.Evaluator
-	nl          int // the probe side's columns
-	nr          int // the plan's Right's columns
+	c            *Context
+	left, right  Operator
+	lkey, rkey   expr.Evaluator
+	lexpr, rexpr plan.Expr // the keys as planned (hashjoin_one.go)
+	nl           int       // the probe side's columns
+	nr           int       // the plan's Right's columns
 	// An adaptive join (plan.HashJoin.Adaptive, hashjoin_adaptive.go)
 	// may swap the roles: left and right then name the probe and build
 	// sides, and buildFirst puts the built rows' columns first in its
@@ -42,12 +43,16 @@ type hashJoin struct {
 	tabled int64             // what the table is charged
 
 	lb     *vector.Batch
-	lmatch [][]int32 // the table's rows matching each logical left row
+	lrows  []int32   // the rows of lb that match some of the table's
+	lmatch [][]int32 // and the table's rows each matches
 	// oneKey and oneRows are the table's only key and its rows, once
-	// match has met a table of one key.
+	// match has met a table of one key; first is the value of the first
+	// key tabled (hashjoin_one.go).
 	oneKey  []byte
 	oneRows []int32
-	lpos    int // logical left row being paired
+	first   vector.Value
+	one     oneKeyTest
+	lpos    int // index in lrows of the row being paired
 	mpos    int // next match of that row
 	lidx    []int32
 	ridx    []int32
@@ -64,7 +69,7 @@ func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, nl: len(p.Left.Columns()),
+	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, lexpr: p.LeftKey, rexpr: p.RightKey, nl: len(p.Left.Columns()),
 		adaptive: p.Adaptive, table: map[string][]int32{}}
 	if p.Adaptive {
 		h.nr = len(p.Right.Columns())
@@ -87,6 +92,15 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 	if v.IsNull(r) {
 		return nil
 	}
+	if len(h.table) == 1 {
+		h.prepareOne()
+		if eq, known := h.one.equal(v, r); known {
+			if eq {
+				return h.oneRows
+			}
+			return nil
+		}
+	}
 	var k []byte
 	var ok bool
 	switch v.Type {
@@ -104,17 +118,49 @@ func (h *hashJoin) match(v *vector.Vector, r int) []int32 {
 	if len(h.table) == 1 {
 		// One key (a join against one row, the common adaptive case):
 		// a comparison of bytes, not a hash.
-		if h.oneKey == nil {
-			for key, rows := range h.table {
-				h.oneKey, h.oneRows = []byte(key), rows
-			}
-		}
 		if string(k) == string(h.oneKey) {
 			return h.oneRows
 		}
 		return nil
 	}
 	return h.table[string(k)]
+}
+
+// prepareOne notes a table's one key, its rows and its test.
+func (h *hashJoin) prepareOne() {
+	if h.oneKey == nil {
+		for key, rows := range h.table {
+			h.oneKey, h.oneRows = []byte(key), rows
+		}
+		h.one = oneKeyTestOf(h.first)
+	}
+}
+
+// matchBatch sets lrows and lmatch to b's rows that match, by keys, and
+// the table's rows each matches. A table of one INTEGER key against a
+// column of INTEGERs compares in one loop.
+func (h *hashJoin) matchBatch(keys *vector.Vector, b *vector.Batch) {
+	h.lrows, h.lmatch = h.lrows[:0], h.lmatch[:0]
+	n := b.Rows()
+	if len(h.table) == 1 && keys.Type == vector.Int64 {
+		if h.prepareOne(); h.one.intKind == oneEqual {
+			want, rows := h.one.i, h.oneRows
+			for i := range n {
+				if r := b.Row(i); keys.I64[r] == want && !keys.IsNull(r) {
+					h.lrows = append(h.lrows, int32(r))
+					h.lmatch = append(h.lmatch, rows)
+				}
+			}
+			return
+		}
+	}
+	for i := range n {
+		r := b.Row(i)
+		if m := h.match(keys, r); len(m) > 0 {
+			h.lrows = append(h.lrows, int32(r))
+			h.lmatch = append(h.lmatch, m)
+		}
+	}
 }
 
 func (h *hashJoin) load() error {
@@ -138,6 +184,9 @@ func (h *hashJoin) load() error {
 		var added int64
 		for i := 0; i < b.Rows(); i++ {
 			if k, ok := h.key(keys, b.Row(i)); ok {
+				if len(h.table) == 0 {
+					h.first = keys.Get(b.Row(i))
+				}
 				list, seen := h.table[k]
 				if !seen {
 					added += memory.KeyAllocBytes(len(k)) + memory.ListEntryBytes
@@ -180,7 +229,7 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 	}
 	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
 	for len(h.lidx) < vector.Capacity {
-		if h.lb == nil || h.lpos >= h.lb.Rows() {
+		if h.lb == nil || h.lpos >= len(h.lrows) {
 			if len(h.lidx) > 0 {
 				break // emit what we have: the batch is only valid until the next pull
 			}
@@ -189,9 +238,12 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			}
 			if h.pending != nil {
 				h.lb, h.lpos, h.mpos = h.pending, 0, 0
-				h.lmatch = h.lmatch[:0]
-				for _, k := range h.pendingKeys {
-					h.lmatch = append(h.lmatch, h.table[k]) // "" (null) is no key
+				h.lrows, h.lmatch = h.lrows[:0], h.lmatch[:0]
+				for i, k := range h.pendingKeys {
+					if m := h.table[k]; len(m) > 0 { // "" (null) is no key
+						h.lrows = append(h.lrows, int32(i))
+						h.lmatch = append(h.lmatch, m)
+					}
 				}
 				h.pending, h.pendingKeys = nil, nil
 				continue
@@ -204,20 +256,24 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 				h.drop()
 				return nil, nil
 			}
+			h.lb, h.lpos, h.mpos = b, 0, 0
+			if viewed, err := h.matchView(b); viewed || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			keys, err := h.lkey.Eval(b)
 			if err != nil {
 				return nil, err
 			}
 			h.lb, h.lpos, h.mpos = b, 0, 0
-			h.lmatch = h.lmatch[:0]
-			for i := 0; i < b.Rows(); i++ {
-				h.lmatch = append(h.lmatch, h.match(keys, b.Row(i)))
-			}
+			h.matchBatch(keys, b)
 			continue
 		}
 		matches := h.lmatch[h.lpos]
 		take := min(len(matches)-h.mpos, vector.Capacity-len(h.lidx))
-		lrow := int32(h.lb.Row(h.lpos))
+		lrow := h.lrows[h.lpos]
 		for _, m := range matches[h.mpos : h.mpos+take] {
 			h.lidx = append(h.lidx, lrow)
 			h.ridx = append(h.ridx, m)

@@ -23,6 +23,7 @@ func (h *hashJoin) loadAdaptive() error {
 	var cols []rowstore.Column
 	var held rowstore.HeldRows
 	var keys []string
+	var first vector.Value // the first key's value
 	var charged int64
 	defer func() { h.c.Mem.Release(charged) }() // the keys end in the table or in pendingKeys
 	for {
@@ -51,6 +52,8 @@ func (h *hashJoin) loadAdaptive() error {
 			k, ok := h.key(kv, b.Row(i))
 			if !ok {
 				k = ""
+			} else if first == nil {
+				first = kv.Get(b.Row(i))
 			}
 			keys = append(keys, k)
 			added += memory.KeyAllocBytes(len(k))
@@ -77,9 +80,10 @@ func (h *hashJoin) loadAdaptive() error {
 	// Left ended first: it is the build side, Right the probe side.
 	h.left, h.right = h.right, h.left
 	h.lkey, h.rkey = h.rkey, h.lkey
+	h.lexpr, h.rexpr = h.rexpr, h.lexpr
 	h.nl = h.nr
 	h.buildFirst = true
-	h.rcols, h.held = cols, held
+	h.rcols, h.held, h.first = cols, held, first
 	var added int64
 	for r, k := range keys {
 		if k == "" {

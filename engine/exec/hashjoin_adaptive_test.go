@@ -15,7 +15,8 @@ import (
 // An adaptive hash join gives the rows of the CrossProduct and Filter it
 // replaces, columns in place, whichever side is the larger: a Left past
 // adaptiveRows is probed (its rows read while choosing first), a short
-// one hashed; with null keys on both sides.
+// one hashed, or one row whose one key is compared by value; with null
+// keys on both sides.
 func TestAdaptiveHashJoinMatchesCrossProduct(t *testing.T) {
 	const n = adaptiveRows + 5000
 	st := storage.New()
@@ -41,11 +42,22 @@ func TestAdaptiveHashJoinMatchesCrossProduct(t *testing.T) {
 	few := func(v string) plan.Operator { // ids below 300: 297 rows, three with a null k
 		return &plan.Filter{Input: scan(v), Pred: cmpOp(plan.OpLt, prop(0, "id"), konst(int64(300)))}
 	}
+	one := func(v string) plan.Operator { // id 5: one row, one key (hashjoin_one.go)
+		return &plan.Filter{Input: scan(v), Pred: cmpOp(plan.OpEq, prop(0, "id"), konst(int64(5)))}
+	}
+	// First one key against few rows, before k's integer view pays (the
+	// gathered column is compared), then against every row (through the
+	// view, once built).
 	cols := []plan.Column{{Name: "a", Type: vector.Node}, {Name: "b", Type: vector.Node}}
-	for _, bigLeft := range []bool{true, false} {
+	for _, shape := range []string{"one left, few right", "big left", "few left", "one left"} {
 		left, right := plan.Operator(scan("a")), few("b")
-		if !bigLeft {
+		switch shape {
+		case "one left, few right":
+			left = one("a")
+		case "few left":
 			left, right = few("a"), scan("b")
+		case "one left":
+			left, right = one("a"), scan("b")
 		}
 		eq := cmpOp(plan.OpEq, prop(0, "k"), prop(1, "k"))
 		run := func(join plan.Operator) []string {
@@ -67,7 +79,7 @@ func TestAdaptiveHashJoinMatchesCrossProduct(t *testing.T) {
 		got := run(&plan.HashJoin{Left: left, Right: right, Cols: cols, Adaptive: true,
 			LeftKey: prop(0, "k"), RightKey: prop(0, "k")})
 		if len(want) == 0 || !slices.Equal(got, want) {
-			t.Fatalf("big left %v: %d rows joined, %d crossed and filtered", bigLeft, len(got), len(want))
+			t.Fatalf("%s: %d rows joined, %d crossed and filtered", shape, len(got), len(want))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -23,7 +24,10 @@ type CountExpand struct {
 	Unique  bool
 	Grouped bool
 	Zeros   bool
-	Cols    []Column
+	// StartPred, when set, keeps only the start nodes it holds for; it
+	// reads the start node as column 0 (RuleCountFilter).
+	StartPred Expr
+	Cols      []Column
 }
 
 // CountHop is one expansion of a CountExpand.
@@ -32,6 +36,14 @@ type CountHop struct {
 	Dir      Direction
 	ToVar    string
 	ToLabels []string
+	// Pred, when set, keeps only the far ends it holds for; it reads the
+	// far node as column 0 (RuleCountFilter).
+	Pred Expr
+}
+
+// Filtered reports whether the count takes filters of its chain.
+func (o *CountExpand) Filtered() bool {
+	return o.StartPred != nil || slices.ContainsFunc(o.Hops, func(h CountHop) bool { return h.Pred != nil })
 }
 
 func (o *CountExpand) Columns() []Column        { return o.Cols }
@@ -66,6 +78,18 @@ func (o *CountExpand) Describe() Description {
 	}
 	if o.Zeros {
 		args += ", zeros kept"
+	}
+	var preds []string
+	if o.StartPred != nil {
+		preds = append(preds, o.StartPred.String())
+	}
+	for _, h := range o.Hops {
+		if h.Pred != nil {
+			preds = append(preds, h.Pred.String())
+		}
+	}
+	if len(preds) > 0 {
+		args += " where " + strings.Join(preds, ", ")
 	}
 	return Description{Name: "CountExpand", Args: args, Label: labelList(o.Labels), Pattern: o.Pattern()}
 }

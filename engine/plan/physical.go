@@ -30,6 +30,11 @@ const (
 	// Expand's input rows and neighbour lists, before it emits a row
 	// (exec/expand_filter.go). Rule range-filter switches it off.
 	StrategyRangeExpand = "range-expand"
+	// StrategyMatchRange tests the other conjuncts of a code-match Filter,
+	// when they are integer range terms, on the rows the codes kept
+	// through the columns' integer views (exec/filter_match.go). Rule
+	// range-filter switches it off.
+	StrategyMatchRange = "match-range"
 )
 
 // Physical is the record of the strategies chosen for an operator,

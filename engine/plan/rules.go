@@ -44,6 +44,12 @@ const (
 	// and neighbour counts, without producing the rows
 	// (opt/count_pushdown.go).
 	RuleCountExpand = "count-expand"
+	// RuleCountFilter lets a CountExpand take the filters of its chain
+	// that each read one node (the start node or a hop's far end) through
+	// operators that cannot fail: each is evaluated once per candidate
+	// node into the set of start nodes, or of far ends tested per
+	// neighbour (opt/count_filter.go, exec/countexpand_filter.go).
+	RuleCountFilter = "count-filter"
 	// RuleRangeFilter evaluates a WHERE that is a conjunction of integer
 	// property comparisons with constants as range tests over the
 	// property's dense column view, narrowing the selection directly
@@ -110,7 +116,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleCodeMatch, RuleEquiJoin}
+		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleCodeMatch, RuleEquiJoin}
 	sort.Strings(names)
 	return names
 }

@@ -18,22 +18,23 @@ import (
 // scanned nodes (MATCH (a) OPTIONAL MATCH (a)-->(b) RETURN a, count(b)),
 // counting one of its variables, null exactly when nothing matched: the
 // CountExpand then keeps the start nodes of count 0. The Aggregate keeps
-// its output columns.
-func countPushdown(op plan.Operator) {
+// its output columns. With filters (rule count-filter), filters of the
+// chain that each read one node of it come along (count_filter.go).
+func countPushdown(op plan.Operator, filters bool, indexes []plan.IndexInfo) {
 	if a, ok := op.(*plan.Aggregate); ok {
-		if ce := countable(a); ce != nil {
+		if ce := countable(a, filters, indexes); ce != nil {
 			a.Input = ce
 			cnt := len(ce.Cols) - 1
 			a.Aggs = []plan.AggCall{{Func: functions.AggSum, Arg: &plan.ColRef{Idx: cnt, Name: ce.Cols[cnt].Name, T: vector.Int64}}}
 		}
 	}
 	for _, c := range op.Children() {
-		countPushdown(c)
+		countPushdown(c, filters, indexes)
 	}
 }
 
 // countable returns the CountExpand that can feed a, or nil.
-func countable(a *plan.Aggregate) *plan.CountExpand {
+func countable(a *plan.Aggregate, filters bool, indexes []plan.IndexInfo) *plan.CountExpand {
 	if len(a.Aggs) != 1 || a.Aggs[0].Func != functions.AggCount || a.Aggs[0].Distinct {
 		return nil
 	}
@@ -50,13 +51,22 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 		top = opt.Inner
 	}
 	var hops []*plan.Expand
+	var preds []plan.Expr // each hop's far-end filter, nil for none
+	var pending plan.Expr // the filters met since the last hop
 	op := top
 	for {
+		if f, ok := op.(*plan.Filter); ok && filters && !optional {
+			pending = andPred(f.Pred, pending)
+			op = f.Input
+			continue
+		}
 		e, ok := op.(*plan.Expand)
 		if !ok {
 			break
 		}
 		hops = append([]*plan.Expand{e}, hops...)
+		preds = append([]plan.Expr{pending}, preds...)
+		pending = nil
 		op = e.Input
 	}
 	var scan *plan.NodeScan
@@ -71,8 +81,9 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 	if scan == nil || len(hops) > 2 {
 		return nil
 	}
-	if len(hops) == 0 && (optional || len(a.Keys) > 0) {
-		// Zero hops count the scanned nodes themselves: only the total.
+	if len(hops) == 0 && (optional || len(a.Keys) > 0 || pending != nil) {
+		// Zero hops count the scanned nodes themselves: only the total,
+		// and a filtered one is count-range's or the rows'.
 		return nil
 	}
 	// What is counted: every row of a plain chain (count(*), or any of its
@@ -92,6 +103,12 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 		return nil
 	}
 	ce := &plan.CountExpand{Var: scan.Cols[0].PrintedName(), Labels: scan.Labels, Grouped: len(a.Keys) > 0, Zeros: optional}
+	if pending != nil {
+		var ok bool
+		if ce.StartPred, ok = nodePredicate(pending, 0); !ok || indexedProperty(pending, scan.Labels, indexes) {
+			return nil
+		}
+	}
 	from, relOfFirst := 0, -1
 	for i, e := range hops {
 		// The first hop starts at the scanned node (column 0), the second
@@ -108,7 +125,14 @@ func countable(a *plan.Aggregate) *plan.CountExpand {
 			return nil
 		}
 		to := e.Cols[rel+1].PrintedName()
-		ce.Hops = append(ce.Hops, plan.CountHop{Types: e.Types, Dir: e.Dir, ToVar: to, ToLabels: e.ToLabels})
+		hop := plan.CountHop{Types: e.Types, Dir: e.Dir, ToVar: to, ToLabels: e.ToLabels}
+		if preds[i] != nil {
+			var ok bool
+			if hop.Pred, ok = nodePredicate(preds[i], rel+1); !ok {
+				return nil
+			}
+		}
+		ce.Hops = append(ce.Hops, hop)
 		from, relOfFirst = rel+1, rel
 	}
 	if ce.Grouped {
@@ -130,4 +154,12 @@ func startKey(k plan.Expr) bool {
 		return startKey(x.Of)
 	}
 	return false
+}
+
+// andPred is l AND r, or l when r is nil.
+func andPred(l, r plan.Expr) plan.Expr {
+	if r == nil {
+		return l
+	}
+	return &plan.Binary{Op: plan.OpAnd, L: l, R: r}
 }

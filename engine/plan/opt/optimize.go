@@ -46,8 +46,14 @@ var passes = []struct {
 	// decides how to run them.
 	{"endpoints-only", "", func(p *plan.Plan, _ []plan.IndexInfo) error { endpointsOnly(p.Root); return nil },
 		func(op plan.Operator) bool { v, ok := op.(*plan.VarLengthExpand); return ok && v.EndpointsOnly }},
-	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, _ []plan.IndexInfo) error { countPushdown(p.Root); return nil },
-		func(op plan.Operator) bool { _, ok := op.(*plan.CountExpand); return ok }},
+	{"count-expand", plan.RuleCountExpand, func(p *plan.Plan, indexes []plan.IndexInfo) error {
+		countPushdown(p.Root, p.Options.On(plan.RuleCountFilter), indexes)
+		return nil
+	}, func(op plan.Operator) bool { _, ok := op.(*plan.CountExpand); return ok }},
+	// count-expand took the chain's filters along (count_filter.go):
+	// nothing more to do, only to report it.
+	{plan.RuleCountFilter, plan.RuleCountFilter, func(*plan.Plan, []plan.IndexInfo) error { return nil },
+		func(op plan.Operator) bool { c, ok := op.(*plan.CountExpand); return ok && c.Filtered() }},
 	// Counts of a node scan grouped by labels(n) from the label bitmaps
 	// (label_sets.go).
 	{"label-sets", plan.RuleLabelSets, func(p *plan.Plan, _ []plan.IndexInfo) error { labelSetCounts(p.Root); return nil },

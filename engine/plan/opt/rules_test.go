@@ -109,6 +109,9 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-->(b)-->(a) RETURN a", nil, "expand-intersect,hop-map,parallel"},
 		{"MATCH (a)-->(b) RETURN count(*)", nil, "count-expand"},
 		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, "parallel"},
+		{"MATCH (a:K)-->(b)-->(c) WHERE a.x = 1 AND c.name = 'n' RETURN count(*)", nil, "filter-pushdown,count-expand,count-filter"},
+		{"MATCH (a:K)-->(b)-->(c) WHERE a.x = 1 AND c.name = 'n' RETURN count(*)", []string{plan.RuleCountFilter}, "filter-pushdown,range-filter,far-set,parallel"},
+		{"MATCH (a:P)-->(b) WHERE a.id = 1 RETURN count(*)", nil, "filter-pushdown,index-selection,range-filter"}, // the seek serves the start better
 		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection,range-filter"},
 		{"MATCH (p:P) WHERE p.id > 7 RETURN p ORDER BY p.id", nil, "index-selection,order-seek,range-filter"},
 		{"UNWIND $ks AS k MATCH (p:P) WHERE p.id = k RETURN p", nil, "index-join"},
@@ -123,7 +126,9 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", []string{plan.RuleCodeFilter}, "parallel"},
 		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", nil, "equi-join"},
 		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", []string{plan.RuleEquiJoin}, ""},
-		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,match-range,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleRangeFilter}, "code-match,parallel"},
+		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1.5 RETURN n", nil, "code-match,parallel"}, // no integer bound
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleCodeMatch}, "parallel"},
 		{"MATCH (n:K) WHERE n.name IN ['a', 'b'] RETURN n", nil, "constant-fold,code-match,in-set-lookup,parallel"},
 		{"MATCH (n:K) WHERE n.x IN [1, 2] RETURN n", nil, "constant-fold,in-set-lookup,parallel"},

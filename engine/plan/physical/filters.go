@@ -118,6 +118,20 @@ func codeMatch(op plan.Operator) bool {
 	return ok
 }
 
+// matchRange: a code-match Filter whose other conjuncts are all integer
+// range terms tests them, on the rows the codes kept, through the
+// columns' integer views (exec/filter_match.go), not through the general
+// predicate, which evaluates a whole batch's rows to keep a few.
+func matchRange(op plan.Operator) bool {
+	if !plan.Chose(op, plan.RuleCodeMatch) {
+		return false
+	}
+	_, rest, _ := plan.CodeMatch(op.(*plan.Filter).Pred)
+	var buf [4]plan.RangeTerm
+	_, ok := plan.AppendRangeTerms(buf[:0], rest)
+	return rest != nil && ok
+}
+
 // inSetLookup marks an IN over a list known before the rows (a literal
 // list of integers or of strings, or a parameter) as a hash-set lookup
 // per row, which the expression compiler follows (engine/expr/in_set.go):

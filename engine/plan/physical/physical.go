@@ -33,6 +33,7 @@ var strategies = []strategy{
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
 	{plan.RuleCodeMatch, plan.RuleCodeMatch, codeMatch},
+	{plan.StrategyMatchRange, plan.RuleRangeFilter, matchRange},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
 	{plan.RuleTypedSort, plan.RuleTypedSort, typedSort},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
