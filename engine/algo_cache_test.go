@@ -134,6 +134,37 @@ func TestAlgoCacheTransactionBypass(t *testing.T) {
 	}
 }
 
+// algo.cache.clear() empties the cache and yields what it dropped; the
+// next call builds its projection again (a miss) and answers the same.
+func TestAlgoCacheClear(t *testing.T) {
+	db := openTestDB(t)
+	qs := cacheGraph(t, db)
+	want := mustQuery(t, db, qs[0], nil)
+	entries, bytes, _, misses := cacheStats(t, db)
+	if entries != 1 || bytes <= 0 {
+		t.Fatalf("after one call: %d entries, %d bytes", entries, bytes)
+	}
+	if got := mustQuery(t, db, "CALL algo.cache.clear() YIELD entries, bytes RETURN entries, bytes", nil); !slices.Equal(got, []string{fmt.Sprintf("1 | %d", bytes)}) {
+		t.Fatalf("clear yielded %v, want 1 | %d", got, bytes)
+	}
+	if e, b, _, _ := cacheStats(t, db); e != 0 || b != 0 {
+		t.Fatalf("after clear: %d entries, %d bytes", e, b)
+	}
+	if got := mustQuery(t, db, qs[0], nil); !slices.Equal(got, want) {
+		t.Fatalf("after clear: %v, want %v", got, want)
+	}
+	if e, _, _, m := cacheStats(t, db); e != 1 || m != misses+1 {
+		t.Fatalf("the call after clear: %d entries, %d misses (was %d): it did not build again", e, m, misses)
+	}
+	if got := mustQuery(t, db, "CALL algo.cache.clear() YIELD entries RETURN entries", nil); !slices.Equal(got, []string{"1"}) {
+		t.Fatalf("second clear yielded %v", got)
+	}
+	off := openTestDBWith(t, engine.Options{AlgoCacheBytes: -1})
+	if got := mustQuery(t, off, "CALL algo.cache.clear()", nil); !slices.Equal(got, []string{"0 | 0"}) {
+		t.Fatalf("clear without a cache yielded %v", got)
+	}
+}
+
 // The cache stays within its bound: with room for about one projection,
 // alternating shapes evict each other and the bytes never pass it.
 func TestAlgoCacheBound(t *testing.T) {

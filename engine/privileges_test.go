@@ -163,6 +163,7 @@ func TestPrivilegeMatrix(t *testing.T) {
 		{name: "call an algorithm", query: "CALL algo.wcc.stream()", need: R, denied: "procedure algo.wcc.stream"},
 		{name: "call storage stats", query: "CALL quiver.storage.stats()", need: R, denied: "procedure quiver.storage.stats"},
 		{name: "call storage integrity", query: "CALL quiver.storage.integrity()", need: R | A, denied: "procedure quiver.storage.integrity"},
+		{name: "clear the projection cache", query: "CALL algo.cache.clear()", need: R | A, denied: "procedure algo.cache.clear"},
 		{name: "call without Requires", query: "CALL test.open()", need: R | A, denied: "procedure test.open"},
 		{name: "call requiring write", query: "CALL test.touch()", need: R | W, denied: "procedure test.touch"},
 		{name: "call inside a query", query: "MATCH (n:P) CALL test.open() YIELD x RETURN n.id, x", need: R | A, denied: "procedure test.open"},

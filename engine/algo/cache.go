@@ -94,14 +94,20 @@ func (c *Cache) Stats() CacheStats {
 // Clear drops every entry (graphs in use stay alive for their users) and
 // reports the bytes it dropped.
 func (c *Cache) Clear() int64 {
+	_, n := c.Drop()
+	return n
+}
+
+// Drop is Clear, reporting the entries and the bytes it dropped.
+func (c *Cache) Drop() (entries int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := c.mu.bytes
-	c.mu.stats.Evictions += int64(c.mu.lru.Len())
+	entries, bytes = c.mu.lru.Len(), c.mu.bytes
+	c.mu.stats.Evictions += int64(entries)
 	c.mu.entries = map[cacheKey]*list.Element{}
 	c.mu.lru.Init()
 	c.mu.bytes = 0
-	return n
+	return entries, bytes
 }
 
 // ProjectCached is Project through the cache c (nil: no cache). Only a

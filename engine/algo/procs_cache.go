@@ -57,5 +57,28 @@ func (ps *procedures) registerCacheProcedure(reg *procs.Registry) error {
 	if err := reg.Register(p); err != nil {
 		return fmt.Errorf("cannot register %s: %w", p.Name, err)
 	}
+	return ps.registerCacheClear(reg)
+}
+
+var algoCacheClearFields = []procs.Field{{Name: "entries", Type: "INTEGER"}, {Name: "bytes", Type: "INTEGER"}}
+
+// registerCacheClear adds algo.cache.clear() (admin): it empties the
+// projection cache and yields the entries and bytes it dropped, so that
+// an operator can give the memory back, or time a projection's build,
+// without restarting. Calls running on a dropped graph keep it until
+// they end.
+func (ps *procedures) registerCacheClear(reg *procs.Registry) error {
+	p := &procs.Procedure{Signature: procs.Signature{Name: "algo.cache.clear", Outputs: algoCacheClearFields, Requires: procs.PrivAdmin},
+		Fn: func(*procs.Context, []vector.Value) ([][]vector.Value, error) {
+			var entries int
+			var bytes int64
+			if ps.cache != nil {
+				entries, bytes = ps.cache.Drop()
+			}
+			return [][]vector.Value{{int64(entries), bytes}}, nil
+		}}
+	if err := reg.Register(p); err != nil {
+		return fmt.Errorf("cannot register %s: %w", p.Name, err)
+	}
 	return nil
 }
