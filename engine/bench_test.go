@@ -89,11 +89,21 @@ func BenchmarkParallelism(b *testing.B) {
 }
 
 // runToEnd runs query q and reads every batch: what a benchmark times.
-func runToEnd(b *testing.B, db *DB, q string) {
-	res, err := db.Query(context.Background(), q, nil)
+func runToEnd(b *testing.B, db *DB, q string) { queryToEnd(b, db, q, nil) }
+
+// querier is what runs a statement: a DB or a Session.
+type querier interface {
+	Query(ctx context.Context, text string, params Params) (*Result, error)
+}
+
+// queryToEnd runs text on q with params, reads every batch and closes the
+// result.
+func queryToEnd(b testing.TB, q querier, text string, params Params) {
+	res, err := q.Query(context.Background(), text, params)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer res.Close()
 	for {
 		batch, err := res.Next()
 		if err != nil {

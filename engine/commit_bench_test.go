@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"testing"
 )
 
@@ -30,23 +29,9 @@ func BenchmarkAutocommitCreate(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			ctx := context.Background()
 			var id int64
 			for b.Loop() {
-				res, err := db.Query(ctx, c.text, Params{"id": id, "c": id % 1000})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for {
-					bt, err := res.Next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if bt == nil {
-						break
-					}
-				}
-				res.Close()
+				queryToEnd(b, db, c.text, Params{"id": id, "c": id % 1000})
 				id++
 			}
 		})

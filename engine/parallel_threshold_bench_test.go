@@ -38,19 +38,7 @@ func BenchmarkParallelThreshold(b *testing.B) {
 			}{{"1-worker", serial}, {"2-workers", par}} {
 				b.Run(fmt.Sprintf("%s/weight=%d/%s", q.name, q.weight, s.name), func(b *testing.B) {
 					for b.Loop() {
-						res, err := s.s.Query(ctx, q.text, nil)
-						if err != nil {
-							b.Fatal(err)
-						}
-						for {
-							bt, err := res.Next()
-							if err != nil {
-								b.Fatal(err)
-							}
-							if bt == nil {
-								break
-							}
-						}
+						queryToEnd(b, s.s, q.text, nil)
 					}
 				})
 			}

@@ -96,20 +96,7 @@ func BenchmarkStatementPhases(b *testing.B) {
 		})
 		b.Run(q.name+"/5-whole", func(b *testing.B) {
 			for b.Loop() {
-				res, err := db.Query(ctx, q.text, params)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for {
-					bt, err := res.Next()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if bt == nil {
-						break
-					}
-				}
-				res.Close()
+				queryToEnd(b, db, q.text, params)
 			}
 		})
 	}
