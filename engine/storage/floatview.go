@@ -183,15 +183,7 @@ func (v *FloatView) Span(dst []float64, from uint64) bool {
 	}
 	x := from - v.lo
 	copy(dst, v.vals[x:x+uint64(len(dst))])
-	if v.valid == nil {
-		return true
-	}
-	for i := range uint64(len(dst)) {
-		if y := x + i; v.valid[y>>6]&(1<<(y&63)) == 0 {
-			return false
-		}
-	}
-	return true
+	return allValid(v.valid, x, uint64(len(dst)))
 }
 
 // RelFloatSlotView is the FLOAT counterpart of RelSlotView: relationship

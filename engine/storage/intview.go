@@ -361,11 +361,17 @@ func (v *IntView) SpanFloat(dst []float64, from uint64) bool {
 	default:
 		spanFloat(dst, v.u64[x:x+uint64(len(dst))], v.base)
 	}
-	if v.valid == nil {
+	return allValid(v.valid, x, uint64(len(dst)))
+}
+
+// allValid reports whether the n rows from x all have a value in the
+// validity bitmap valid (nil: every row has).
+func allValid(valid []uint64, x, n uint64) bool {
+	if valid == nil {
 		return true
 	}
-	for i := range uint64(len(dst)) {
-		if y := x + i; v.valid[y>>6]&(1<<(y&63)) == 0 {
+	for y := x; y < x+n; y++ {
+		if valid[y>>6]&(1<<(y&63)) == 0 {
 			return false
 		}
 	}
