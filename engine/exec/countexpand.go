@@ -146,29 +146,8 @@ func (e *countExpand) run() error {
 		e.c.Counters.DBHits += e.total
 		return nil
 	}
-	e.hops = make([][]hopList, len(p.Hops))
-	e.sets = make([]idset.NodeSet, len(p.Hops))
-	for i, h := range p.Hops {
-		e.hops[i] = e.hopLists(h)
-		var none bool
-		if e.sets[i], none = e.labelSet(h.ToLabels); none {
-			if !p.Zeros {
-				return nil // a far-end label no node has: nothing to count
-			}
-			e.sets[i] = idset.NodeSet{} // every start node counts 0
-		} else if h.Pred != nil {
-			pass, err := filteredNodes(e.c, farCandidates(e.c, h.ToLabels), h.Pred)
-			if err != nil {
-				return err
-			}
-			if pass.IsEmpty() && !p.Zeros {
-				return nil
-			}
-			e.sets[i] = idset.NodeSetOf(pass)
-		}
-		if err := e.c.Mem.Charge(int64(len(e.sets[i])) * 8); err != nil {
-			return err
-		}
+	if empty, err := e.farSets(); empty || err != nil {
+		return err
 	}
 	startSet := scanBitmap(e.c, &plan.NodeScan{Labels: p.Labels})
 	if p.StartPred != nil {
@@ -181,8 +160,7 @@ func (e *countExpand) run() error {
 	if err := e.c.Mem.Charge(start.Bytes()); err != nil {
 		return err
 	}
-	live := e.c.Tx.LiveNodes()
-	if !p.Grouped && startSet.GetCardinality() == live.GetCardinality() {
+	if !p.Grouped && startSet.GetCardinality() == e.c.Tx.LiveNodes().GetCardinality() {
 		// Every live node starts: sum degrees instead of visiting each
 		// start node (countexpand_total.go).
 		switch {
@@ -198,23 +176,7 @@ func (e *countExpand) run() error {
 		}
 	}
 	if len(e.hops) == 2 {
-		bound := e.c.Tx.NodeIDBound()
-		mids, ok := e.reachedMids(start, bound)
-		if !ok {
-			mids = idset.SpanOf(live)
-		}
-		if err := e.c.Mem.Charge(int64(bound)*8 + mids.Bytes()); err != nil {
-			return err
-		}
-		e.last = make([]int64, bound)
-		err := e.parallel(mids, func(w *countWorker, ids []uint32) {
-			for _, b := range ids {
-				if e.sets[0].Has(uint64(b)) {
-					e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
-				}
-			}
-		})
-		if err != nil {
+		if err := e.tableLastHop(start); err != nil {
 			return err
 		}
 	}
@@ -229,6 +191,68 @@ func (e *countExpand) run() error {
 			return nil
 		}
 	}
+	return e.countStarts(start, degrees)
+}
+
+// farSets loads each hop's lists and the set of far ends it may reach
+// (nil: any), its labels' and its filter's (rule count-filter). Empty
+// reports that no chain can be counted, when no zero counts are asked
+// for.
+func (e *countExpand) farSets() (empty bool, err error) {
+	p := e.p
+	e.hops = make([][]hopList, len(p.Hops))
+	e.sets = make([]idset.NodeSet, len(p.Hops))
+	for i, h := range p.Hops {
+		e.hops[i] = e.hopLists(h)
+		var none bool
+		if e.sets[i], none = e.labelSet(h.ToLabels); none {
+			if !p.Zeros {
+				return true, nil // a far-end label no node has: nothing to count
+			}
+			e.sets[i] = idset.NodeSet{} // every start node counts 0
+		} else if h.Pred != nil {
+			pass, err := filteredNodes(e.c, farCandidates(e.c, h.ToLabels), h.Pred)
+			if err != nil {
+				return false, err
+			}
+			if pass.IsEmpty() && !p.Zeros {
+				return true, nil
+			}
+			e.sets[i] = idset.NodeSetOf(pass)
+		}
+		if err := e.c.Mem.Charge(int64(len(e.sets[i])) * 8); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// tableLastHop counts, for each middle node the first hop can reach from
+// start, the chains its last hop continues to (e.last, by node id).
+func (e *countExpand) tableLastHop(start idset.NodeSpan) error {
+	bound := e.c.Tx.NodeIDBound()
+	mids, ok := e.reachedMids(start, bound)
+	if !ok {
+		mids = idset.SpanOf(e.c.Tx.LiveNodes())
+	}
+	if err := e.c.Mem.Charge(int64(bound)*8 + mids.Bytes()); err != nil {
+		return err
+	}
+	e.last = make([]int64, bound)
+	return e.parallel(mids, func(w *countWorker, ids []uint32) {
+		for _, b := range ids {
+			if e.sets[0].Has(uint64(b)) {
+				e.last[b] = w.count(e.hops[1], uint64(b), e.sets[1])
+			}
+		}
+	})
+}
+
+// countStarts counts the chains from each start node: by degrees (one
+// hop over bare bases), by the first hop's lists, or through the tabled
+// last hop; summed, or kept per node when grouped.
+func (e *countExpand) countStarts(start idset.NodeSpan, degrees [][]uint64) error {
+	p := e.p
 	err := e.parallel(start, func(w *countWorker, ids []uint32) {
 		if p.Grouped {
 			w.nodes = make([]uint64, 0, len(ids))
