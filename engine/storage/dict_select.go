@@ -24,47 +24,62 @@ func (s *Snapshot) SelectNodePropCodes(k catalog.KeyID, dict *StringDict, pass [
 	k0 := len(dst)
 	dst = dst[:cap(dst)]
 	w := k0
-	last := ^uint64(0)
-	var codes []uint16 // the codes of group last, nil when it has none in dict
-	var valid []byte   // its validity bits, nil when the group has no chunk
-	test := func(r int32, id uint64) bool {
-		if g := id >> groupShift; g != last {
-			last, codes, valid = g, nil, nil
-			if c := groups.at(g); c != nil {
-				valid = c.valid
-				if cc := c.stringCodes(); cc != nil && cc.dict == dict {
-					codes = cc.codes
-				}
-			}
-		}
-		if valid == nil {
-			return true // no chunk: no value
-		}
-		off := id & groupMask
-		if valid[off>>3]&(1<<(off&7)) == 0 {
-			return true
-		}
-		if codes == nil {
-			return false
-		}
-		dst[w] = r
-		w += int(pass[codes[off]])
-		return true
+	cnt := n
+	if sel != nil {
+		cnt = len(sel)
 	}
-	if sel == nil {
-		for r, id := range ids.IDs[:n] {
-			if !test(int32(r), id) {
-				return dst[:k0], false
-			}
+	id := ids.IDs
+	// The rows are taken a run at a time, a run being the rows whose ids
+	// fall in one group: its chunk, validity bits and codes are looked up
+	// once, and the loop over the run is a bit test, a code read and a
+	// branch-free append.
+	for i := 0; i < cnt; {
+		r := int32(i)
+		if sel != nil {
+			r = sel[i]
 		}
-	} else {
-		for _, r := range sel {
-			if !test(r, ids.IDs[r]) {
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		if c == nil { // no chunk: no value in the run
+			for i < cnt && id[row(sel, i)]>>groupShift == g {
+				i++
+			}
+			continue
+		}
+		valid := c.valid
+		var codes []uint16
+		if cc := c.stringCodes(); cc != nil && cc.dict == dict {
+			codes = cc.codes
+		}
+		for ; i < cnt; i++ {
+			r := int32(i)
+			if sel != nil {
+				r = sel[i]
+			}
+			x := id[r]
+			if x>>groupShift != g {
+				break
+			}
+			off := x & groupMask
+			if valid[off>>3]&(1<<(off&7)) == 0 {
+				continue
+			}
+			if codes == nil {
 				return dst[:k0], false
 			}
+			dst[w] = r
+			w += int(pass[codes[off]])
 		}
 	}
 	return dst[:w], true
+}
+
+// row is the i-th row of a selection, i itself when sel is nil.
+func row(sel []int32, i int) int32 {
+	if sel == nil {
+		return int32(i)
+	}
+	return sel[i]
 }
 
 // SelectNodePropCodes: see Snapshot.SelectNodePropCodes.

@@ -95,6 +95,14 @@ func TestSelectNodePropCodes(t *testing.T) {
 		}
 	}
 	check(got.Snapshot(), nil)
+	// Ids past every group have no value: nothing is selected, cleanly.
+	far := vector.New(vector.Node, 3)
+	far.IDs[0], far.IDs[1], far.IDs[2] = 8*GroupSize, 8*GroupSize+1, 20*GroupSize
+	snap := got.Snapshot()
+	d, _ := snap.GatherNodePropCodes(k, vector.New(vector.Node, 1), nil, 1, make([]int32, 1))
+	if out, ok := snap.SelectNodePropCodes(k, d, make([]uint8, len(d.Strs)), far, nil, 3, make([]int32, 0, 3)); !ok || len(out) != 0 {
+		t.Fatalf("ids past the column: rows %v, clean %v", out, ok)
+	}
 	tx = got.Begin()
 	if err := tx.SetNodeProps(GroupSize+5, []catalog.KeyID{k}, []vector.Value{"c1"}); err != nil {
 		t.Fatal(err)
