@@ -44,6 +44,9 @@ type Context struct {
 	// farSets holds the far-node sets of the statement's Filters
 	// (far_set.go), kept across rebuilds of an OPTIONAL MATCH's plan.
 	farSets map[*plan.Filter]*farSet
+	// bars are the bars of the statement's top-k Sorts (topk_bar.go),
+	// shared with its workers.
+	bars *barRegistry
 	// built holds the plan operators whose batches Build charged.
 	built map[plan.Operator]struct{}
 	// streams are the procedure streams started and not yet closed:

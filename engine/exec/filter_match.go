@@ -32,6 +32,7 @@ type codeMatch struct {
 
 	dict  *storage.StringDict // the dictionary pass was computed for
 	pass  []bool              // per code of dict: the test holds
+	pass8 []uint8             // pass as 0 and 1, for the one-pass kernel
 	codes []int32
 	sel   []int32
 	loose []int32        // the rows of a batch without a code
@@ -141,6 +142,20 @@ func (f *codeMatch) filter(b *vector.Batch) (kept *vector.Batch, coded bool) {
 		return nil, false
 	}
 	sel, n := rows(b)
+	if f.dict != nil {
+		// Once the column's dictionary is known, the codes are tested
+		// as they are read, in one pass over the batch, when every row
+		// with a value has a code in it (storage.SelectNodePropCodes).
+		if out, clean := f.c.Tx.SelectNodePropCodes(k, f.dict, f.pass8, ids, sel, n, f.sel[:0]); clean {
+			f.c.Counters.DBHits += int64(b.Rows())
+			f.sel = out
+			if len(out) == 0 {
+				return nil, true
+			}
+			b.Sel = out
+			return b, true
+		}
+	}
 	dict, ok := f.c.Tx.GatherNodePropCodes(k, ids, sel, n, f.codes)
 	if !ok {
 		f.c.fellBack(f.p, plan.RuleCodeMatch, "a column that is not of strings")
@@ -149,9 +164,11 @@ func (f *codeMatch) filter(b *vector.Batch) (kept *vector.Batch, coded bool) {
 	if dict != f.dict || dict == nil {
 		f.dict = dict
 		strs := dictStrings(dict)
-		f.pass = f.pass[:0]
+		f.pass, f.pass8 = f.pass[:0], f.pass8[:0]
 		for _, s := range strs {
-			f.pass = append(f.pass, f.test(s))
+			ok := f.test(s)
+			f.pass = append(f.pass, ok)
+			f.pass8 = append(f.pass8, boolByte(ok))
 		}
 	}
 	f.c.Counters.DBHits += int64(b.Rows())
@@ -184,4 +201,12 @@ func (f *codeMatch) filter(b *vector.Batch) (kept *vector.Batch, coded bool) {
 	}
 	b.Sel = out
 	return b, true
+}
+
+// boolByte is 1 for true, 0 for false.
+func boolByte(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

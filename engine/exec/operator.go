@@ -110,6 +110,9 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 			}
 		}
 	}
+	if s, ok := p.(*plan.Sort); ok && plan.Chose(s, plan.RuleTopKBar) {
+		c.registerBar(s)
+	}
 	var in Operator
 	if kids := p.Children(); len(kids) > 0 {
 		var err error
@@ -208,7 +211,7 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		}
 		return gen, nil
 	case *plan.Project:
-		return newProject(c, p, in)
+		return newProject(c, p, withBar(c, p, in))
 	case *plan.Aggregate:
 		return newHashAggregate(c, p, in)
 	case *plan.Distinct:
@@ -218,7 +221,11 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 	case *plan.Optional:
 		return newOptional(c, p, in), nil
 	case *plan.Sort:
-		return newSort(c, p, in)
+		s, err := newSort(c, p, in)
+		if err == nil && plan.Chose(p, plan.RuleTopKBar) && s.topK >= 0 {
+			s.pub = c.barOf(p.Input.(*plan.Project))
+		}
+		return s, err
 	case *plan.VarLengthExpand:
 		return newVarLength(c, p, in)
 	case *plan.ShortestPath:

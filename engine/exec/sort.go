@@ -41,7 +41,10 @@ type sortOp struct {
 	// Rows that do not beat it are dropped on arrival, before they are
 	// charged or copied: on 1M rows with LIMIT 10 almost every row
 	// (BenchmarkTopK: 19.6 ms buffering and pruning, 1.7 ms dropping).
-	bar  int
+	bar int
+	// pub is where the bar's first key is published to the test above
+	// the scan (rule topk-bar, topk_bar.go), nil without one.
+	pub  *topBar
 	sel  []int32
 	view vector.Batch
 }
@@ -144,6 +147,7 @@ func (s *sortOp) consume() error {
 			}
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1
+				s.pub.publish(s.cols[s.keys[0].Col].V, s.bar)
 			}
 		}
 	}

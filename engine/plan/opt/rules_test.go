@@ -103,9 +103,14 @@ func TestFiredRules(t *testing.T) {
 		{"RETURN [1, 2] AS l", []string{plan.RuleConstantFold}, ""},
 		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", nil, "endpoints-only,endpoints-bfs,parallel"},
 		{"MATCH (a)-[*]->(b) RETURN DISTINCT b", []string{plan.RuleEndpointsBFS}, "endpoints-only,parallel"},
-		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", nil, "topk-sort,typed-sort,parallel"},
-		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTopKSort}, "typed-sort,parallel"},
-		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTypedSort}, "topk-sort,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", nil, "topk-sort,typed-sort,topk-bar,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTopKSort}, "typed-sort,parallel"}, // no top-k, no bar
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTypedSort}, "topk-sort,topk-bar,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x LIMIT 3", []string{plan.RuleTopKBar}, "topk-sort,typed-sort,parallel"},
+		{"MATCH (a) WHERE a.y > 1 RETURN a ORDER BY a.x DESC, a.y LIMIT 3", nil, "range-filter,topk-sort,typed-sort,topk-bar,parallel"},
+		{"MATCH (a) RETURN a ORDER BY a.x", nil, "typed-sort,parallel"},                         // no limit
+		{"MATCH (a) RETURN a ORDER BY -a.x LIMIT 3", nil, "topk-sort,typed-sort,parallel"},      // not a property
+		{"MATCH (a)-->(b) RETURN b ORDER BY b.x LIMIT 3", nil, "topk-sort,typed-sort,parallel"}, // not the scanned node
 		{"MATCH (a)-->(b)-->(a) RETURN a", nil, "expand-intersect,hop-map,parallel"},
 		{"MATCH (a)-->(b) RETURN count(*)", nil, "count-expand"},
 		{"MATCH (a)-->(b) RETURN count(*)", []string{plan.RuleCountExpand}, "parallel"},

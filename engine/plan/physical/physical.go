@@ -36,6 +36,7 @@ var strategies = []strategy{
 	{plan.StrategyMatchRange, plan.RuleRangeFilter, matchRange},
 	{plan.RuleTopKSort, plan.RuleTopKSort, topK},
 	{plan.RuleTypedSort, plan.RuleTypedSort, typedSort},
+	{plan.RuleTopKBar, plan.RuleTopKBar, topKBar},
 	{plan.RuleEndpointsBFS, plan.RuleEndpointsBFS, endpointsBFS},
 	{plan.RuleLabelCover, plan.RuleLabelCover, labelCover},
 	{plan.StrategyHopMap, "", hopMap},
@@ -88,6 +89,19 @@ func topK(op plan.Operator) bool {
 // typedSort: every Sort orders its rows through typed keys (exec/sort_typed.go).
 func typedSort(op plan.Operator) bool {
 	_, ok := op.(*plan.Sort)
+	return ok
+}
+
+// topKBar: a top-k Sort (topK chose it just before) whose first key is
+// a property of the scanned node below its Project publishes its k-th
+// value as a bar the scan's rows are tested against through the column's
+// view before the Project gathers them (exec/topk_bar.go).
+func topKBar(op plan.Operator) bool {
+	s, ok := op.(*plan.Sort)
+	if !ok || !plan.Chose(s, plan.RuleTopKSort) {
+		return false
+	}
+	_, _, ok = plan.TopKBarKey(s)
 	return ok
 }
 

@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// A top-k's bar (rule topk-bar). A Sort keeping the best k rows knows,
+// once it holds k of them, the k-th value of its first key: a row whose
+// first key sorts strictly after it can never enter. When that key is a
+// property of the node a scan below the Sort's Project produces
+// (plan.TopKBarKey), the Sort publishes the value and a test right above
+// the scan drops such rows through the column's integer or float view,
+// before the Project gathers the row's other properties: ORDER BY p.age
+// DESC, p.city LIMIT 20 over a million people then reads the city of a
+// few thousand.
+//
+// The bar only ever tightens (each prune keeps the k best of more rows),
+// and each of the pipeline's workers reads the latest published one per
+// batch: a stale bar is a looser one, never too strict. A row equal to
+// the bar passes (it may still enter on a later key), and a null passes
+// where the sort orders nulls before the bar (descending). The Sort still
+// tests every row it receives against its own bar.
+
+// topBar is the bar one Sort publishes (v: nil until it holds k rows
+// whose k-th first key is an INTEGER or a FLOAT) and where the test
+// reads the key: property key of the node in column col of the
+// Project's input, sorted descending or not.
+type topBar struct {
+	v    atomic.Pointer[barValue]
+	col  int
+	key  string
+	desc bool
+}
+
+// barValue is a published bar: the k-th first key, INTEGER or FLOAT.
+type barValue struct {
+	float bool
+	i     int64
+	f     float64
+}
+
+// barRegistry holds the bars of a statement's Sorts by the Project each
+// feeds; shared with the statement's workers, which look theirs up as
+// they build their pipeline.
+type barRegistry struct {
+	mu   sync.Mutex
+	bars map[*plan.Project]*topBar
+}
+
+// registerBar gives Sort s a fresh bar before its input is built (an
+// OPTIONAL MATCH or a subquery rebuilds s per input batch, and the bar
+// of an earlier build must not filter the rows of a later one).
+func (c *Context) registerBar(s *plan.Sort) {
+	if c.bars == nil {
+		c.bars = &barRegistry{bars: map[*plan.Project]*topBar{}}
+	}
+	col, key, ok := plan.TopKBarKey(s)
+	if !ok {
+		return
+	}
+	c.bars.mu.Lock()
+	c.bars.bars[s.Input.(*plan.Project)] = &topBar{col: col, key: key, desc: s.Keys[0].Desc}
+	c.bars.mu.Unlock()
+}
+
+// barOf is the bar registered for the Sort over Project p, nil for none.
+func (c *Context) barOf(p *plan.Project) *topBar {
+	if c.bars == nil {
+		return nil
+	}
+	c.bars.mu.Lock()
+	defer c.bars.mu.Unlock()
+	return c.bars.bars[p]
+}
+
+// publish makes the first key of row r of the held column v the bar, when
+// it is a non-null INTEGER or FLOAT; called after each prune that left k
+// rows, with r the k-th.
+func (b *topBar) publish(v *vector.Vector, r int) {
+	if b == nil || v == nil || v.IsNull(r) {
+		return
+	}
+	switch v.Type {
+	case vector.Int64:
+		b.v.Store(&barValue{i: v.I64[r]})
+	case vector.Float64:
+		b.v.Store(&barValue{float: true, f: v.F64[r]})
+	}
+}
+
+// barFilter is the test above the scan: it keeps the rows whose node's
+// property sorts no later than the bar, or all of them while there is no
+// bar, no view of the column, or a view of the other numeric type than
+// the bar's.
+type barFilter struct {
+	c   *Context
+	in  Operator
+	bar *topBar
+	k   catalog.KeyID
+	// known: key looked up; has: it exists.
+	known, has bool
+	sel        []int32
+}
+
+// withBar puts the bar test of the Sort over p under p, when that Sort
+// chose rule topk-bar (and registered its bar before p was built); in
+// otherwise.
+func withBar(c *Context, p *plan.Project, in Operator) Operator {
+	bar := c.barOf(p)
+	if bar == nil {
+		return in
+	}
+	return &barFilter{c: c, in: in, bar: bar, sel: c.pool().Int32s()}
+}
+
+func (f *barFilter) Next() (*vector.Batch, error) {
+	for {
+		b, err := f.in.Next()
+		if err != nil || b == nil {
+			return b, err
+		}
+		if b, err = f.filter(b); err != nil || b != nil {
+			return b, err
+		}
+	}
+}
+
+// filter narrows b to the rows that can still enter the top k; nil when
+// none can.
+func (f *barFilter) filter(b *vector.Batch) (*vector.Batch, error) {
+	x := f.bar.v.Load()
+	if x == nil {
+		return b, nil
+	}
+	ids := b.Cols[f.bar.col]
+	if ids.Type != vector.Node {
+		return b, nil
+	}
+	if !f.known {
+		f.known = true
+		f.k, f.has = f.c.Catalog.LookupKey(f.bar.key)
+	}
+	if !f.has {
+		return b, nil
+	}
+	sel, n := rows(b)
+	// A row of a node this statement deleted fails in the Project; the
+	// test must not drop it first.
+	if err := f.c.CheckDeleted(ids, sel, n); err != nil {
+		return nil, err
+	}
+	desc := f.bar.desc
+	if x.float {
+		v := f.c.Tx.NodeFloatView(f.k, b.Rows())
+		if v == nil {
+			return b, nil
+		}
+		f.sel = v.SelectBar(f.sel[:0], ids, sel, n, x.f, desc, desc)
+	} else {
+		v := f.c.Tx.NodeIntView(f.k, b.Rows())
+		if v == nil {
+			return b, nil
+		}
+		lo, hi := int64(math.MinInt64), x.i
+		if desc {
+			lo, hi = x.i, math.MaxInt64
+		}
+		f.sel = v.SelectBar(f.sel[:0], ids, sel, n, lo, hi, desc)
+	}
+	if len(f.sel) == 0 {
+		return nil, nil
+	}
+	b.Sel = f.sel
+	return b, nil
+}

@@ -1,0 +1,89 @@
+package storage
+
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// SelectNodePropCodes is the rows of a dictionary-code test in one pass:
+// it appends to dst (which must have room for every candidate row) the
+// rows r of sel (0..n-1 when sel is nil) whose node's string property k
+// has a code c in dict with pass[c] = 1, reading each chunk's codes in
+// id order without writing them out. A row without a value is not
+// selected. clean is false, and dst is to be ignored, when some row has
+// a value without a code in dict (an open chunk, a chunk coded with a
+// dictionary of its own, a value of another type): the caller then takes
+// GatherNodePropCodes for the batch. pass has one entry per string of
+// dict.
+func (s *Snapshot) SelectNodePropCodes(k catalog.KeyID, dict *StringDict, pass []uint8, ids *vector.Vector, sel []int32, n int, dst []int32) (out []int32, clean bool) {
+	col := s.nodeCol(k)
+	if col.typ() != vector.String || dict == nil || len(pass) < len(dict.Strs) || ids.Valid != nil {
+		return dst, false
+	}
+	groups := &col.groups
+	k0 := len(dst)
+	dst = dst[:cap(dst)]
+	w := k0
+	cnt := n
+	if sel != nil {
+		cnt = len(sel)
+	}
+	id := ids.IDs
+	// The rows are taken a run at a time, a run being the rows whose ids
+	// fall in one group: its chunk, validity bits and codes are looked up
+	// once, and the loop over the run is a bit test, a code read and a
+	// branch-free append.
+	for i := 0; i < cnt; {
+		r := int32(i)
+		if sel != nil {
+			r = sel[i]
+		}
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		if c == nil { // no chunk: no value in the run
+			for i < cnt && id[row(sel, i)]>>groupShift == g {
+				i++
+			}
+			continue
+		}
+		valid := c.valid
+		var codes []uint16
+		if cc := c.stringCodes(); cc != nil && cc.dict == dict {
+			codes = cc.codes
+		}
+		for ; i < cnt; i++ {
+			r := int32(i)
+			if sel != nil {
+				r = sel[i]
+			}
+			x := id[r]
+			if x>>groupShift != g {
+				break
+			}
+			off := x & groupMask
+			if valid[off>>3]&(1<<(off&7)) == 0 {
+				continue
+			}
+			if codes == nil {
+				return dst[:k0], false
+			}
+			dst[w] = r
+			w += int(pass[codes[off]])
+		}
+	}
+	return dst[:w], true
+}
+
+// row is the i-th row of a selection, i itself when sel is nil.
+func row(sel []int32, i int) int32 {
+	if sel == nil {
+		return int32(i)
+	}
+	return sel[i]
+}
+
+// SelectNodePropCodes: see Snapshot.SelectNodePropCodes.
+func (tx *Tx) SelectNodePropCodes(k catalog.KeyID, dict *StringDict, pass []uint8, ids *vector.Vector, sel []int32, n int, dst []int32) ([]int32, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().SelectNodePropCodes(k, dict, pass, ids, sel, n, dst)
+}

@@ -1,0 +1,64 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// TestTopKBarSkipsRows checks that rule topk-bar keeps the rows that
+// cannot enter the top k from the Project (PROFILE counts the rows each
+// operator emits, and the Project emits what reached it), on one worker
+// and on four, and that the answer is the one without the rule.
+func TestTopKBarSkipsRows(t *testing.T) {
+	const nodes = 70000
+	const q = "MATCH (p:P) RETURN p.id, p.age, p.city ORDER BY p.age DESC, p.city, p.id LIMIT 20"
+	var want []string
+	for _, tc := range []struct {
+		name     string
+		opts     engine.Options
+		filtered bool
+	}{
+		{"off", engine.Options{Parallelism: 1, DisabledRules: []string{"topk-bar"}}, false},
+		{"serial", engine.Options{Parallelism: 1}, true},
+		{"parallel", engine.Options{Parallelism: 4}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTestDBWith(t, tc.opts)
+			mustQuery(t, db, "UNWIND range(1, $n) AS i CREATE (:P {id: i, age: i % 50, city: 'c' + toString(i % 7)})",
+				engine.Params{"n": int64(nodes)})
+			// The first run pays for the column's view (built on demand).
+			mustQuery(t, db, q, nil)
+			res, err := db.Profile(context.Background(), q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := drain(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = rows
+			} else if !slices.Equal(rows, want) {
+				t.Fatalf("rows = %v, want %v", rows, want)
+			}
+			var projected int64 = -1
+			for _, op := range res.Profile().Operators {
+				if op.Name == "Project" {
+					projected = op.Rows
+				}
+			}
+			switch {
+			case projected < 0:
+				t.Fatalf("no Project in %+v", res.Profile().Operators)
+			case tc.filtered && projected >= nodes/10:
+				t.Errorf("the Project emitted %d rows of %d; the bar should keep about a fiftieth", projected, nodes)
+			case !tc.filtered && projected != nodes:
+				t.Errorf("the Project emitted %d rows, want all %d", projected, nodes)
+			}
+			t.Logf("%s: %d rows projected", tc.name, projected)
+		})
+	}
+}
