@@ -20,7 +20,9 @@ import (
 // entry is valid for as long as that version exists; a commit publishes
 // a new version, which misses. The key holds the version by a weak
 // pointer: the cache never keeps a version alive, and entries of
-// versions nobody reads any more are dropped at the next insert. A
+// versions nobody reads any more are dropped at the next insert, but for
+// the newest entry of each shape, which the next call of that shape
+// patches (until a newer one replaces it or the bound evicts it). A
 // transaction that has written reads its own working version, which is
 // never looked up nor stored (ProjectCached).
 //
@@ -282,10 +284,15 @@ func (c *Cache) put(key cacheKey, g *Graph, src *source) {
 	if n > c.limit {
 		return
 	}
-	// Entries of versions that are gone can never hit again.
+	// Entries of versions that are gone can never hit again, but the
+	// newest of a shape is what that shape's next call patches (older):
+	// it stays until replaced or evicted, whichever call made this put.
+	// Dropping it here made a call of one algorithm cost the next call of
+	// another, after a commit, a rebuild instead of a patch whenever a
+	// collection had freed the older version in between.
 	for e := c.mu.lru.Front(); e != nil; {
 		next := e.Next()
-		if e.Value.(*cacheEntry).key.version.Value() == nil {
+		if ent := e.Value.(*cacheEntry); ent.key.version.Value() == nil && !c.newestLocked(ent) {
 			c.removeLocked(e)
 		}
 		e = next
@@ -295,6 +302,20 @@ func (c *Cache) put(key cacheKey, g *Graph, src *source) {
 	}
 	c.mu.entries[key] = c.mu.lru.PushFront(&cacheEntry{key: key, g: g, bytes: n, src: src})
 	c.mu.bytes += n
+}
+
+// newestLocked reports whether ent can still be patched from: it has a
+// source and no entry of its shape comes from a newer version.
+func (c *Cache) newestLocked(ent *cacheEntry) bool {
+	if ent.src == nil {
+		return false
+	}
+	for e := c.mu.lru.Front(); e != nil; e = e.Next() {
+		if o := e.Value.(*cacheEntry); o.key.shape == ent.key.shape && o.src != nil && o.src.ts > ent.src.ts {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Cache) removeLocked(e *list.Element) {

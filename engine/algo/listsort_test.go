@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// sortSlots sorts a list as a sort would, below and above radixMin, and
-// moves each slot's payloads with its vertex (equal vertices keep their
-// slots' order, so the payloads are checked exactly).
+// sortSlots sorts a list as a sort would, below and above radixMin and
+// radixWide, and moves each slot's payloads with its vertex (equal
+// vertices keep their slots' order, so the payloads are checked exactly).
 func TestSortSlots(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	var l lister
 	for _, n := range []int{2, 3, 100, 1 << 11, 1<<11 + 1, 1 << 22, 1 << 30} {
-		for _, size := range []int{0, 1, 2, 7, radixMin - 1, radixMin, 3000} {
+		for _, size := range []int{0, 1, 2, 7, radixMin - 1, radixMin, 300, radixWide - 1, radixWide, 5000} {
 			for _, payload := range []bool{false, true} {
 				list := make([]uint32, size)
 				for i := range list {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -467,5 +468,50 @@ func TestPatchConcurrent(t *testing.T) {
 	close(errc)
 	for err := range errc {
 		t.Fatal(err)
+	}
+}
+
+// TestPatchAfterVersionGone: two shapes are cached from one version, a
+// commit follows and the older version is collected; the first shape's
+// call then stores its patched projection, and the second shape's call
+// must still find its own entry to patch instead of projecting afresh.
+func TestPatchAfterVersionGone(t *testing.T) {
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: 8}},
+		[]storage.BulkRels{{Type: "E", Src: []uint32{0, 1, 2}, Dst: []uint32{1, 2, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := s.Catalog().LookupType("E")
+	projs := []Projection{
+		{Out: true, In: true, HubOrder: true, Types: []catalog.TypeID{typ}},
+		{Out: true, Dir: Undirected, HubOrder: true, Types: []catalog.TypeID{typ}},
+	}
+	c := NewCache(1 << 30)
+	call := func() {
+		for _, p := range projs {
+			tx := s.Begin()
+			r := &Run{}
+			if _, err := ProjectCached(r, c, tx, p); err != nil {
+				t.Fatal(err)
+			}
+			r.Release()
+			tx.Rollback()
+		}
+	}
+	call()
+	tx := s.Begin()
+	if _, err := tx.CreateRel(typ, 4, 5, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing reads the first version any more: two collections clear
+	// the weak pointers to it.
+	runtime.GC()
+	runtime.GC()
+	call()
+	if st := c.Stats(); st.Patches != 2 {
+		t.Fatalf("want both shapes patched after the commit: %+v", st)
 	}
 }
