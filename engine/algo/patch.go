@@ -100,7 +100,6 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 			return nil, nil, false, nil
 		}
 	}
-	out0, in0 := src0.lists(p)
 	out1, in1 := src1.lists(p)
 	// The vertex sets' differences: bitmap operations over containers.
 	var removed, added *roaring.Bitmap
@@ -127,15 +126,78 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 	} else if back, err = renumber(r, tx, g0, g, removed, added, p); err != nil {
 		return nil, nil, false, err
 	}
-	// Dirty node ids of the Out lists (and of the In lists).
-	outDirty, ok := changedNodes(out1, out0)
+	outDirty, inDirty, ok := dirtyNodes(snap, p, g.Symmetric, src0, src1, removed, added)
 	if !ok {
 		return nil, nil, false, nil
 	}
-	var inDirty []uint64
-	if p.In && !g.Symmetric {
+	order := asFilled
+	switch {
+	case p.HubOrder:
+		order = sortedSlots
+	case p.Sorted:
+		order = mergedRuns
+	}
+	keep := g0.N - int(removed.GetCardinality())
+	pc := patcher{r: r, g0: g0, g: g, back: back, keep: keep, order: order}
+	if own && same {
+		if err := pc.inPlace(p, tx, out1, in1, outDirty, inDirty); err != nil {
+			return nil, nil, false, err
+		}
+		return g, src1, !pc.copied, nil
+	}
+	if err := pc.copyLists(p, tx, out1, in1, outDirty, inDirty); err != nil {
+		return nil, nil, false, err
+	}
+	return g, src1, false, nil
+}
+
+// copyLists patches by copying: the lists of the vertices not in the
+// dirty ones are copied from g0's arrays into new ones, the dirty ones
+// reread from out1 (and in1).
+func (pc *patcher) copyLists(p Projection, tx *storage.Tx, out1, in1 []*storage.Adjacency, outDirty, inDirty []uint64) error {
+	var err error
+	switch {
+	case pc.g0.Out.Off != nil:
+		var wr *weightReader
+		if p.Weighted {
+			wr = newWeightReader(tx, p)
+		}
+		pc.dirty = pc.vertices(outDirty)
+		if pc.g.Out, pc.g.OutRel, pc.g.OutW, err = pc.csr(out1, pc.g0.Out, pc.g0.OutRel, pc.g0.OutW, wr); err != nil {
+			return err
+		}
+	case pc.g0.OutDeg != nil:
+		pc.dirty = pc.vertices(outDirty)
+		if pc.g.OutDeg, err = pc.degrees(out1, pc.g0.OutDeg); err != nil {
+			return err
+		}
+	}
+	switch {
+	case pc.g.Symmetric && pc.g.Out.Off != nil:
+		pc.g.In = pc.g.Out
+	case pc.g0.In.Off != nil:
+		pc.dirty = pc.vertices(inDirty)
+		if pc.g.In, _, _, err = pc.csr(in1, pc.g0.In, nil, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirtyNodes lists the node ids whose Out lists (and In lists) changed
+// between src0 and src1: the lists the overlays wrote, the ends of
+// relationships whose weight changed, and with a label filter the
+// neighbours of vertices that entered or left. False when a list's
+// changes cannot be told (the patch then rebuilds).
+func dirtyNodes(snap *storage.Snapshot, p Projection, symmetric bool, src0, src1 *source, removed, added *roaring.Bitmap) (outDirty, inDirty []uint64, ok bool) {
+	out0, in0 := src0.lists(p)
+	out1, in1 := src1.lists(p)
+	if outDirty, ok = changedNodes(out1, out0); !ok {
+		return nil, nil, false
+	}
+	if p.In && !symmetric {
 		if inDirty, ok = changedNodes(in1, in0); !ok {
-			return nil, nil, false, nil
+			return nil, nil, false
 		}
 	}
 	if p.Weighted && !p.WeightMissing {
@@ -154,69 +216,30 @@ func patch(r *Run, tx *storage.Tx, snap *storage.Snapshot, p Projection, g0 *Gra
 			}
 		})
 	}
-	if p.FilterLabels {
-		// A vertex entering or leaving changes the lists naming it.
-		var buf, rels []uint64
-		for _, x := range [2]*roaring.Bitmap{removed, added} {
-			it := x.Iterator()
-			for it.HasNext() {
-				node := uint64(it.Next())
-				for _, adjs := range [][]*storage.Adjacency{in0, in1} {
-					for _, a := range adjs {
-						buf, rels = a.AppendNeighbors(buf[:0], rels[:0], node)
-						outDirty = append(outDirty, buf...)
-					}
+	if !p.FilterLabels {
+		return outDirty, inDirty, true
+	}
+	// A vertex entering or leaving changes the lists naming it.
+	var buf, rels []uint64
+	for _, x := range [2]*roaring.Bitmap{removed, added} {
+		it := x.Iterator()
+		for it.HasNext() {
+			node := uint64(it.Next())
+			for _, adjs := range [][]*storage.Adjacency{in0, in1} {
+				for _, a := range adjs {
+					buf, rels = a.AppendNeighbors(buf[:0], rels[:0], node)
+					outDirty = append(outDirty, buf...)
 				}
-				for _, adjs := range [][]*storage.Adjacency{out0, out1} {
-					for _, a := range adjs {
-						buf, rels = a.AppendNeighbors(buf[:0], rels[:0], node)
-						inDirty = append(inDirty, buf...)
-					}
+			}
+			for _, adjs := range [][]*storage.Adjacency{out0, out1} {
+				for _, a := range adjs {
+					buf, rels = a.AppendNeighbors(buf[:0], rels[:0], node)
+					inDirty = append(inDirty, buf...)
 				}
 			}
 		}
 	}
-	order := asFilled
-	switch {
-	case p.HubOrder:
-		order = sortedSlots
-	case p.Sorted:
-		order = mergedRuns
-	}
-	keep := g0.N - int(removed.GetCardinality())
-	pc := patcher{r: r, g0: g0, g: g, back: back, keep: keep, order: order}
-	if own && same {
-		if err := pc.inPlace(p, tx, out1, in1, outDirty, inDirty); err != nil {
-			return nil, nil, false, err
-		}
-		return g, src1, !pc.copied, nil
-	}
-	switch {
-	case g0.Out.Off != nil:
-		var wr *weightReader
-		if p.Weighted {
-			wr = newWeightReader(tx, p)
-		}
-		pc.dirty = pc.vertices(outDirty)
-		if g.Out, g.OutRel, g.OutW, err = pc.csr(out1, g0.Out, g0.OutRel, g0.OutW, wr); err != nil {
-			return nil, nil, false, err
-		}
-	case g0.OutDeg != nil:
-		pc.dirty = pc.vertices(outDirty)
-		if g.OutDeg, err = pc.degrees(out1, g0.OutDeg); err != nil {
-			return nil, nil, false, err
-		}
-	}
-	switch {
-	case g.Symmetric && g.Out.Off != nil:
-		g.In = g.Out
-	case g0.In.Off != nil:
-		pc.dirty = pc.vertices(inDirty)
-		if g.In, _, _, err = pc.csr(in1, g0.In, nil, nil, nil); err != nil {
-			return nil, nil, false, err
-		}
-	}
-	return g, src1, false, nil
+	return outDirty, inDirty, true
 }
 
 // renumber sets g's vertices from g0's: the kept ones in g0's order, then
