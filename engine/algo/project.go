@@ -460,112 +460,143 @@ func buildCSR(r *Run, g *Graph, adjs []*storage.Adjacency, deg []uint32, rels bo
 	if err != nil {
 		return CSR{}, nil, nil, err
 	}
-	readRels := rels || wr != nil
-	mergeLists := len(adjs) > 1 && order == mergedRuns
+	f := &csrFill{g: g, adjs: adjs, off: off, nbr: nbr, relIDs: relIDs, wts: wts, rels: rels, wr: wr, order: order,
+		readRels: rels || wr != nil, mergeLists: len(adjs) > 1 && order == mergedRuns}
 	r.Progress.Begin(progress.Phase{Name: PhaseLists, Unit: "vertices", TotalItems: int64(g.N)})
 	listers := make([]lister, r.workers())
 	err = r.overNodes(g, func(w int, v uint32, node uint64) error {
-		l := &listers[w]
-		at := off[v]
-		// pend holds the relationship ids of slots [pendAt, at) whose
-		// weights are not read yet.
-		pendAt := at
-		l.pend = l.pend[:0]
-		l.runs = l.runs[:0]
-		for _, a := range adjs {
-			if a.Degree(node) == 0 {
-				continue
-			}
-			l.runs = append(l.runs, at)
-			// direct: the list's weights are copied from the slot
-			// view after it is filled, in its order (every
-			// neighbour is kept without a label filter).
-			sv := wr.slotView(a)
-			direct := sv.ok() && !g.filtered && !a.Dirty(node)
-			if direct && len(l.pend) > 0 {
-				if err := wr.read(&l.wsc, l.pend, wts[pendAt:at]); err != nil {
-					return err
-				}
-				l.pend = l.pend[:0]
-			}
-			if err := l.list(r, a, node, rels || readRels && !direct); err != nil {
-				return err
-			}
-			if direct || !g.filtered && wr == nil {
-				// Every neighbour is a vertex (no label filter): the
-				// list is renumbered in a loop of nothing else.
-				from := at
-				at += uint32(len(l.nbrs))
-				renumberList(nbr[from:at], l.nbrs, g.dense)
-				if rels {
-					copy(relIDs[from:at], l.rels)
-				}
-				if !direct {
-					continue
-				}
-				if !sv.span(wts[from:at], a.Base().Offsets()[node]) {
-					// A missing or invalid weight: read names it.
-					l.rels = a.Base().AppendRels(l.rels[:0], node)
-					if err := wr.read(&l.wsc, l.rels, wts[from:at]); err != nil {
-						return err
-					}
-				}
-				pendAt = at
-				continue
-			}
-			if wr != nil {
-				var err error
-				if l.pend, err = growSlice(r, l.pend, len(l.nbrs), u64Bytes); err != nil {
-					return err
-				}
-			}
-			for i, x := range l.nbrs {
-				w := uint32(x)
-				if g.dense != nil {
-					if x >= uint64(len(g.dense)) || g.dense[x] == noVertex {
-						continue
-					}
-					w = g.dense[x]
-				}
-				nbr[at] = w
-				if rels {
-					relIDs[at] = l.rels[i]
-				}
-				if wr != nil {
-					l.pend = append(l.pend, l.rels[i])
-				}
-				at++
-			}
-		}
-		if at != off[v+1] {
-			panic("BUG: algo: projection degree changed between passes")
-		}
-		s := off[v]
-		if wr != nil && len(l.pend) > 0 {
-			if err := wr.read(&l.wsc, l.pend, wts[pendAt:at]); err != nil {
-				return err
-			}
-		}
-		switch {
-		case mergeLists && len(l.runs) > 1:
-			return l.mergeRuns(r, nbr[s:at], s)
-		case order == sortedSlots:
-			// Sorted once its weights are read, which goes faster in
-			// the adjacency's order.
-			var relSlots []uint64
-			var wtSlots []float64
-			if rels {
-				relSlots = relIDs[s:at]
-			}
-			if wr != nil {
-				wtSlots = wts[s:at]
-			}
-			return l.sortSlots(r, nbr[s:at], g.N, relSlots, wtSlots)
-		}
-		return nil
+		return f.vertex(r, &listers[w], v, node)
 	})
 	if err != nil {
 		return CSR{}, nil, nil, err
 	}
 	return CSR{Off: off, Nbr: nbr}, relIDs, wts, nil
+}
+
+// csrFill is buildCSR's second pass: each vertex's list written at its
+// offset, renumbered, with its relationship ids and weights, then put in
+// the projection's order.
+type csrFill struct {
+	g              *Graph
+	adjs           []*storage.Adjacency
+	off            []uint32
+	nbr            []uint32
+	relIDs         []uint64
+	wts            []float64
+	rels, readRels bool
+	mergeLists     bool
+	wr             *weightReader
+	order          listOrder
+}
+
+// vertex fills vertex v's (node's) list from every adjacency, with l's
+// scratch.
+func (f *csrFill) vertex(r *Run, l *lister, v uint32, node uint64) error {
+	at := f.off[v]
+	// pend holds the relationship ids of slots [pendAt, at) whose
+	// weights are not read yet.
+	pendAt := at
+	l.pend = l.pend[:0]
+	l.runs = l.runs[:0]
+	for _, a := range f.adjs {
+		if a.Degree(node) == 0 {
+			continue
+		}
+		l.runs = append(l.runs, at)
+		var err error
+		if at, pendAt, err = f.adjacency(r, l, a, node, at, pendAt); err != nil {
+			return err
+		}
+	}
+	if at != f.off[v+1] {
+		panic("BUG: algo: projection degree changed between passes")
+	}
+	s := f.off[v]
+	if f.wr != nil && len(l.pend) > 0 {
+		if err := f.wr.read(&l.wsc, l.pend, f.wts[pendAt:at]); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.mergeLists && len(l.runs) > 1:
+		return l.mergeRuns(r, f.nbr[s:at], s)
+	case f.order == sortedSlots:
+		// Sorted once its weights are read, which goes faster in the
+		// adjacency's order.
+		var relSlots []uint64
+		var wtSlots []float64
+		if f.rels {
+			relSlots = f.relIDs[s:at]
+		}
+		if f.wr != nil {
+			wtSlots = f.wts[s:at]
+		}
+		return l.sortSlots(r, f.nbr[s:at], f.g.N, relSlots, wtSlots)
+	}
+	return nil
+}
+
+// adjacency appends node's list in a from slot at, and returns the next
+// slot and the first slot whose weights are still pending.
+func (f *csrFill) adjacency(r *Run, l *lister, a *storage.Adjacency, node uint64, at, pendAt uint32) (uint32, uint32, error) {
+	g, wr := f.g, f.wr
+	// direct: the list's weights are copied from the slot view after it
+	// is filled, in its order (every neighbour is kept without a label
+	// filter).
+	sv := wr.slotView(a)
+	direct := sv.ok() && !g.filtered && !a.Dirty(node)
+	if direct && len(l.pend) > 0 {
+		if err := wr.read(&l.wsc, l.pend, f.wts[pendAt:at]); err != nil {
+			return 0, 0, err
+		}
+		l.pend = l.pend[:0]
+	}
+	if err := l.list(r, a, node, f.rels || f.readRels && !direct); err != nil {
+		return 0, 0, err
+	}
+	if direct || !g.filtered && wr == nil {
+		// Every neighbour is a vertex (no label filter): the list is
+		// renumbered in a loop of nothing else.
+		from := at
+		at += uint32(len(l.nbrs))
+		renumberList(f.nbr[from:at], l.nbrs, g.dense)
+		if f.rels {
+			copy(f.relIDs[from:at], l.rels)
+		}
+		if !direct {
+			return at, pendAt, nil
+		}
+		if !sv.span(f.wts[from:at], a.Base().Offsets()[node]) {
+			// A missing or invalid weight: read names it.
+			l.rels = a.Base().AppendRels(l.rels[:0], node)
+			if err := wr.read(&l.wsc, l.rels, f.wts[from:at]); err != nil {
+				return 0, 0, err
+			}
+		}
+		return at, at, nil
+	}
+	if wr != nil {
+		var err error
+		if l.pend, err = growSlice(r, l.pend, len(l.nbrs), u64Bytes); err != nil {
+			return 0, 0, err
+		}
+	}
+	for i, x := range l.nbrs {
+		w := uint32(x)
+		if g.dense != nil {
+			if x >= uint64(len(g.dense)) || g.dense[x] == noVertex {
+				continue
+			}
+			w = g.dense[x]
+		}
+		f.nbr[at] = w
+		if f.rels {
+			f.relIDs[at] = l.rels[i]
+		}
+		if wr != nil {
+			l.pend = append(l.pend, l.rels[i])
+		}
+		at++
+	}
+	return at, pendAt, nil
 }
