@@ -3,6 +3,7 @@ package physical
 import (
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // factorizedAgg: an Aggregate over one expansion from a node scan,
@@ -88,4 +89,53 @@ func identityGroup(op plan.Operator) bool {
 		return ok && of.Idx == 0
 	}
 	return false
+}
+
+// relScanAgg: an Aggregate over one expansion from a node scan, of any
+// types and direction, grouped by one property of the relationship and
+// computing only row counts (count(*), or the count of a column of the
+// chain, never null), none DISTINCT, counts each relationship's value
+// from the property's slot-ordered views instead of walking the lists
+// (exec/rel_scan_agg.go). The executor needs the end labels to hold for
+// every live node, the lists to have no overlay, an integer view of the
+// property and a statement that has not written; otherwise the
+// Aggregate runs as usual.
+func relScanAgg(op plan.Operator) bool {
+	a, ok := op.(*plan.Aggregate)
+	if !ok || len(a.Keys) != 1 || len(a.Aggs) == 0 {
+		return false
+	}
+	ex, ok := a.Input.(*plan.Expand)
+	if !ok || ex.Into >= 0 || len(ex.Distinct) > 0 || ex.From != 0 || len(ex.Cols) != 3 {
+		return false
+	}
+	if scan, ok := ex.Input.(*plan.NodeScan); !ok || len(scan.Cols) != 1 {
+		return false
+	}
+	const relCol, farCol = 1, 2
+	if ex.Cols[relCol].Type != vector.Rel {
+		return false
+	}
+	k, ok := a.Keys[0].(*plan.Property)
+	if !ok {
+		return false
+	}
+	if of, ok := k.Of.(*plan.ColRef); !ok || of.Idx != relCol {
+		return false
+	}
+	for _, call := range a.Aggs {
+		if call.Distinct || !call.Func.RowCount {
+			return false
+		}
+		switch arg := call.Arg.(type) {
+		case nil:
+		case *plan.ColRef: // a column of the chain: never null
+			if arg.Idx > farCol {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

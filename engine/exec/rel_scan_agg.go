@@ -1,0 +1,280 @@
+package exec
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// relScanAgg computes an Aggregate over one expansion from a node scan,
+// grouped by an INTEGER property of the relationship and counting rows,
+// as a scan of the property's values: `MATCH (a:Person)-[k:KNOWS]->(b:Person)
+// RETURN k.since, count(*)` is `SELECT since, count(*) FROM knows GROUP
+// BY since`. When both end labels are carried by every live node (or
+// there are none), the rows are the relationships of the types, each
+// once for a directed pattern and twice for an undirected one (a
+// self-loop once, as the general path's undirected expansion skips a
+// loop's incoming entry). A type's forward CSR holds each live
+// relationship in one slot, so the rows' keys are the property's
+// slot-ordered view (RelSlotView) read in order, counted per value in a
+// dense array while the view is at most 16 bits wide, in a map
+// otherwise (IntView.Tally). No list is decoded, no row hashed (rule
+// rel-scan-agg).
+//
+// A slot-ordered view holds the base's relationships only, so the
+// strategy applies while every list has no overlay (the relationships
+// written since the last compaction), the property has an integer view,
+// and the statement has not written; otherwise the Aggregate runs as
+// usual and PROFILE says why.
+type relScanAgg struct {
+	c     *Context
+	p     *plan.Aggregate
+	bases []*storage.AdjacencyBase
+	views []*storage.IntView
+	both  bool // undirected: each relationship twice, a loop once
+
+	done bool
+	keys []int64 // the groups' values, then the null group when nulls > 0
+	cnts []int64
+	null int64 // the rows whose key is null
+	pos  int
+	out  *vector.Batch
+}
+
+// newRelScanAgg returns the operator for p when the physical pass chose
+// rel-scan-agg for it and the guards hold; nil sends Build to the
+// general plan (PROFILE says why).
+func newRelScanAgg(c *Context, p plan.Operator) *relScanAgg {
+	a, ok := p.(*plan.Aggregate)
+	if !ok || !plan.Chose(a, plan.RuleRelScanAgg) {
+		return nil
+	}
+	if c.Tx.Writes() {
+		c.fellBack(a, plan.RuleRelScanAgg, "this transaction has written")
+		return nil
+	}
+	ex := a.Input.(*plan.Expand) // the pass checked the shape
+	scan := ex.Input.(*plan.NodeScan)
+	labels, missing := resolveLabels(c, append(slices.Clip(scan.Labels), ex.ToLabels...))
+	if missing || !labelsCover(c.Tx, labels) {
+		c.fellBack(a, plan.RuleRelScanAgg, "an end label is not carried by every live node")
+		return nil
+	}
+	key := a.Keys[0].(*plan.Property).Key
+	k, ok := c.Catalog.LookupKey(key)
+	if !ok {
+		c.fellBack(a, plan.RuleRelScanAgg, "property "+key+" has no values")
+		return nil
+	}
+	// The forward lists hold every relationship once, whatever the
+	// pattern's direction.
+	adjs := openAdjs(c, ex.Types, plan.Out)
+	demand := 0
+	for _, l := range adjs {
+		if l.adj.OverlaySize() != 0 {
+			c.fellBack(a, plan.RuleRelScanAgg, "relationships were written since the last compaction")
+			return nil
+		}
+		demand += l.adj.NumEdges()
+	}
+	r := &relScanAgg{c: c, p: a, both: ex.Dir == plan.Both}
+	for _, l := range adjs {
+		base := l.adj.Base()
+		v := c.Tx.RelSlotView(k, base, demand)
+		if v == nil {
+			c.fellBack(a, plan.RuleRelScanAgg, "property "+key+" has no integer view")
+			return nil
+		}
+		r.bases, r.views = append(r.bases, base), append(r.views, v)
+	}
+	r.out = &vector.Batch{Cols: make([]*vector.Vector, len(a.Cols))}
+	return r
+}
+
+// relScanChunk is the slots a worker tallies between cancellation
+// checks.
+const relScanChunk = 1 << 16
+
+// relTally is one worker's counts: by code (every view of a column
+// shares its base and width) or by value.
+type relTally struct {
+	dense  []int64
+	sparse map[int64]int64
+	nulls  int64
+}
+
+func (r *relScanAgg) Next() (*vector.Batch, error) {
+	if !r.done {
+		r.done = true
+		if err := r.run(); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.c.CheckCancel(); err != nil {
+		return nil, err
+	}
+	total := len(r.keys)
+	if r.null > 0 {
+		total++
+	}
+	if r.pos >= total {
+		return nil, nil
+	}
+	n := min(total-r.pos, vector.Capacity)
+	key := vector.Reuse(r.out.Cols[0], r.p.Cols[0].Type)
+	for i := range n {
+		if g := r.pos + i; g < len(r.keys) {
+			key.Set(i, r.keys[g])
+		} else {
+			key.SetNull(i)
+		}
+	}
+	r.out.Cols[0] = key
+	for j := range r.p.Aggs {
+		v := vector.Reuse(r.out.Cols[j+1], r.p.Cols[j+1].Type)
+		for i := range n {
+			if g := r.pos + i; g < len(r.keys) {
+				v.Set(i, r.cnts[g])
+			} else {
+				v.Set(i, r.null)
+			}
+		}
+		r.out.Cols[j+1] = v
+	}
+	r.pos += n
+	r.out.Len, r.out.Sel = n, nil
+	return r.out, nil
+}
+
+// run tallies every type's slots on the query's workers, then turns the
+// counts into groups.
+func (r *relScanAgg) run() error {
+	type job struct {
+		view     int
+		from, to uint64
+	}
+	var jobs []job
+	slots := int64(0)
+	for i, b := range r.bases {
+		n := uint64(b.NumEdges())
+		for s := uint64(0); s < n; s += relScanChunk {
+			jobs = append(jobs, job{i, s, min(s+relScanChunk, n)})
+		}
+		slots += int64(n)
+	}
+	codes := 0
+	if len(r.views) > 0 {
+		codes = r.views[0].Codes()
+	}
+	workers := max(1, min(r.c.Parallelism, len(jobs)))
+	if err := r.c.Mem.Charge(int64(workers) * int64(codes) * 8); err != nil {
+		return err
+	}
+	tallies := make([]*relTally, workers)
+	errs := make([]error, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		t := &relTally{dense: make([]int64, codes), sparse: map[int64]int64{}}
+		tallies[w] = t
+		work := func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				if err := r.c.CheckCancel(); err != nil {
+					errs[w] = err
+					return
+				}
+				j := jobs[i]
+				t.nulls += r.views[j.view].Tally(j.from, j.to, t.dense, t.sparse)
+			}
+		}
+		if workers == 1 {
+			work()
+		} else {
+			wg.Go(work)
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	r.c.Counters.RowsScanned += slots
+	r.c.Counters.DBHits += slots
+	sum := tallies[0]
+	for _, t := range tallies[1:] {
+		for c, n := range t.dense {
+			sum.dense[c] += n
+		}
+		for x, n := range t.sparse {
+			sum.sparse[x] += n
+		}
+		sum.nulls += t.nulls
+	}
+	if r.both {
+		for c := range sum.dense {
+			sum.dense[c] *= 2
+		}
+		for x := range sum.sparse {
+			sum.sparse[x] *= 2
+		}
+		sum.nulls *= 2
+		r.dropLoops(sum)
+	}
+	if codes > 0 {
+		base := r.views[0].Base()
+		for c, n := range sum.dense {
+			if n > 0 {
+				r.keys, r.cnts = append(r.keys, base+int64(c)), append(r.cnts, n)
+			}
+		}
+	}
+	for x, n := range sum.sparse {
+		if n > 0 {
+			r.keys, r.cnts = append(r.keys, x), append(r.cnts, n)
+		}
+	}
+	r.null = sum.nulls
+	return r.c.Mem.Charge(int64(len(r.keys)) * 16)
+}
+
+// dropLoops takes one row off each self-loop's value, which an
+// undirected pattern matches once: the loops are few, found from each
+// base's cached loop set.
+func (r *relScanAgg) dropLoops(t *relTally) {
+	var nbrs []uint64
+	for i, b := range r.bases {
+		loops := b.Loops()
+		off := b.Offsets()
+		v := r.views[i]
+		for j, node := range loops {
+			if j > 0 && loops[j-1] == node {
+				continue // a node's parallel loops are found together
+			}
+			nbrs = b.AppendNeighbors(nbrs[:0], node)
+			for s, nb := range nbrs {
+				if nb != node {
+					continue
+				}
+				slot := off[node] + uint64(s)
+				x, ok := v.Get(slot)
+				switch {
+				case !ok:
+					t.nulls--
+				case v.Codes() > 0:
+					t.dense[x-v.Base()]--
+				default:
+					t.sparse[x]--
+				}
+			}
+		}
+	}
+}
