@@ -31,18 +31,32 @@ import (
 // and the statement has not written; otherwise the Aggregate runs as
 // usual and PROFILE says why.
 type relScanAgg struct {
-	c     *Context
-	p     *plan.Aggregate
-	bases []*storage.AdjacencyBase
-	views []*storage.IntView
-	both  bool // undirected: each relationship twice, a loop once
+	c      *Context
+	p      *plan.Aggregate
+	relKey int // the key of a.Keys that is the relationship's property
+	bases  []*storage.AdjacencyBase
+	views  []*storage.IntView
+	both   bool // undirected: each relationship twice, a loop once
+	// node, when the Aggregate has a start-node key, codes it per node;
+	// the lists are then read from each row's start node (rel_scan_node.go).
+	node *nodeKeys
+	// skipLoops marks, per base, incoming lists of an undirected pattern
+	// read per start node, whose loops the outgoing lists already gave.
+	skipLoops []bool
 
-	done bool
-	keys []int64 // the groups' values, then the null group when nulls > 0
-	cnts []int64
-	null int64 // the rows whose key is null
-	pos  int
-	out  *vector.Batch
+	done   bool
+	groups []relGroup
+	pos    int
+	out    *vector.Batch
+}
+
+// relGroup is one group: the start node's key (when there is one), the
+// relationship's (null when relNull) and its rows.
+type relGroup struct {
+	node    vector.Value
+	rel     int64
+	relNull bool
+	n       int64
 }
 
 // newRelScanAgg returns the operator for p when the physical pass chose
@@ -64,15 +78,29 @@ func newRelScanAgg(c *Context, p plan.Operator) *relScanAgg {
 		c.fellBack(a, plan.RuleRelScanAgg, "an end label is not carried by every live node")
 		return nil
 	}
-	key := a.Keys[0].(*plan.Property).Key
+	r := &relScanAgg{c: c, p: a, both: ex.Dir == plan.Both}
+	var nodeKey string
+	for i, e := range a.Keys {
+		if e.(*plan.Property).Of.(*plan.ColRef).Idx == 1 {
+			r.relKey = i
+		} else {
+			nodeKey = e.(*plan.Property).Key
+		}
+	}
+	key := a.Keys[r.relKey].(*plan.Property).Key
 	k, ok := c.Catalog.LookupKey(key)
 	if !ok {
 		c.fellBack(a, plan.RuleRelScanAgg, "property "+key+" has no values")
 		return nil
 	}
 	// The forward lists hold every relationship once, whatever the
-	// pattern's direction.
-	adjs := openAdjs(c, ex.Types, plan.Out)
+	// pattern's direction; grouped by the start node too, the lists are
+	// the pattern's own.
+	dir := plan.Out
+	if nodeKey != "" {
+		dir = ex.Dir
+	}
+	adjs := openAdjs(c, ex.Types, dir)
 	demand := 0
 	for _, l := range adjs {
 		if l.adj.OverlaySize() != 0 {
@@ -81,15 +109,20 @@ func newRelScanAgg(c *Context, p plan.Operator) *relScanAgg {
 		}
 		demand += l.adj.NumEdges()
 	}
-	r := &relScanAgg{c: c, p: a, both: ex.Dir == plan.Both}
 	for _, l := range adjs {
 		base := l.adj.Base()
+		r.skipLoops = append(r.skipLoops, l.skipLoops)
 		v := c.Tx.RelSlotView(k, base, demand)
 		if v == nil {
 			c.fellBack(a, plan.RuleRelScanAgg, "property "+key+" has no integer view")
 			return nil
 		}
 		r.bases, r.views = append(r.bases, base), append(r.views, v)
+	}
+	if nodeKey != "" {
+		if r.node = newNodeKeys(c, a, nodeKey, adjs, r.views); r.node == nil {
+			return nil
+		}
 	}
 	r.out = &vector.Batch{Cols: make([]*vector.Vector, len(a.Cols))}
 	return r
@@ -117,33 +150,31 @@ func (r *relScanAgg) Next() (*vector.Batch, error) {
 	if err := r.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	total := len(r.keys)
-	if r.null > 0 {
-		total++
-	}
-	if r.pos >= total {
+	if r.pos >= len(r.groups) {
 		return nil, nil
 	}
-	n := min(total-r.pos, vector.Capacity)
-	key := vector.Reuse(r.out.Cols[0], r.p.Cols[0].Type)
-	for i := range n {
-		if g := r.pos + i; g < len(r.keys) {
-			key.Set(i, r.keys[g])
-		} else {
-			key.SetNull(i)
-		}
-	}
-	r.out.Cols[0] = key
-	for j := range r.p.Aggs {
-		v := vector.Reuse(r.out.Cols[j+1], r.p.Cols[j+1].Type)
+	n := min(len(r.groups)-r.pos, vector.Capacity)
+	for j := range r.p.Keys {
+		v := vector.Reuse(r.out.Cols[j], r.p.Cols[j].Type)
 		for i := range n {
-			if g := r.pos + i; g < len(r.keys) {
-				v.Set(i, r.cnts[g])
-			} else {
-				v.Set(i, r.null)
+			g := &r.groups[r.pos+i]
+			switch {
+			case j != r.relKey:
+				v.Set(i, g.node)
+			case g.relNull:
+				v.SetNull(i)
+			default:
+				v.Set(i, g.rel)
 			}
 		}
-		r.out.Cols[j+1] = v
+		r.out.Cols[j] = v
+	}
+	for j := len(r.p.Keys); j < len(r.p.Cols); j++ {
+		v := vector.Reuse(r.out.Cols[j], r.p.Cols[j].Type)
+		for i := range n {
+			v.Set(i, r.groups[r.pos+i].n)
+		}
+		r.out.Cols[j] = v
 	}
 	r.pos += n
 	r.out.Len, r.out.Sel = n, nil
@@ -153,6 +184,9 @@ func (r *relScanAgg) Next() (*vector.Batch, error) {
 // run tallies every type's slots on the query's workers, then turns the
 // counts into groups.
 func (r *relScanAgg) run() error {
+	if r.node != nil {
+		return r.runByNode()
+	}
 	type job struct {
 		view     int
 		from, to uint64
@@ -233,17 +267,19 @@ func (r *relScanAgg) run() error {
 		base := r.views[0].Base()
 		for c, n := range sum.dense {
 			if n > 0 {
-				r.keys, r.cnts = append(r.keys, base+int64(c)), append(r.cnts, n)
+				r.groups = append(r.groups, relGroup{rel: base + int64(c), n: n})
 			}
 		}
 	}
 	for x, n := range sum.sparse {
 		if n > 0 {
-			r.keys, r.cnts = append(r.keys, x), append(r.cnts, n)
+			r.groups = append(r.groups, relGroup{rel: x, n: n})
 		}
 	}
-	r.null = sum.nulls
-	return r.c.Mem.Charge(int64(len(r.keys)) * 16)
+	if sum.nulls > 0 {
+		r.groups = append(r.groups, relGroup{relNull: true, n: sum.nulls})
+	}
+	return r.c.Mem.Charge(int64(len(r.groups)) * 48)
 }
 
 // dropLoops takes one row off each self-loop's value, which an

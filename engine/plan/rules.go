@@ -94,10 +94,11 @@ const (
 	// Project (exec/identity_agg.go).
 	RuleIdentityGroup = "identity-group"
 	// RuleRelScanAgg computes an Aggregate over one expansion from a node
-	// scan, grouped by one INTEGER property of the relationship and
-	// counting rows, as a scan of the property's slot-ordered views of
-	// the types' relationships, counted by value, when the end labels
-	// hold for every live node (exec/rel_scan_agg.go).
+	// scan, grouped by one INTEGER property of the relationship (and
+	// optionally one of the start node) and counting rows, as a scan of
+	// the property's slot-ordered views of the types' relationships,
+	// counted by value, when the end labels hold for every live node
+	// (exec/rel_scan_agg.go, exec/rel_scan_node.go).
 	RuleRelScanAgg = "rel-scan-agg"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per

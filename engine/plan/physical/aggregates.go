@@ -92,17 +92,18 @@ func identityGroup(op plan.Operator) bool {
 }
 
 // relScanAgg: an Aggregate over one expansion from a node scan, of any
-// types and direction, grouped by one property of the relationship and
-// computing only row counts (count(*), or the count of a column of the
-// chain, never null), none DISTINCT, counts each relationship's value
-// from the property's slot-ordered views instead of walking the lists
-// (exec/rel_scan_agg.go). The executor needs the end labels to hold for
-// every live node, the lists to have no overlay, an integer view of the
-// property and a statement that has not written; otherwise the
-// Aggregate runs as usual.
+// types and direction, grouped by one property of the relationship (and
+// optionally one of the start node) and computing only row counts
+// (count(*), or the count of a column of the chain, never null), none
+// DISTINCT, counts each relationship's value from the property's
+// slot-ordered views instead of making the rows (exec/rel_scan_agg.go).
+// The executor needs the end labels to hold for every live node, the
+// lists to have no overlay, an integer view of the relationship's
+// property (and a coded or integer start-node key) and a statement that
+// has not written; otherwise the Aggregate runs as usual.
 func relScanAgg(op plan.Operator) bool {
 	a, ok := op.(*plan.Aggregate)
-	if !ok || len(a.Keys) != 1 || len(a.Aggs) == 0 {
+	if !ok || len(a.Keys) == 0 || len(a.Keys) > 2 || len(a.Aggs) == 0 {
 		return false
 	}
 	ex, ok := a.Input.(*plan.Expand)
@@ -112,15 +113,23 @@ func relScanAgg(op plan.Operator) bool {
 	if scan, ok := ex.Input.(*plan.NodeScan); !ok || len(scan.Cols) != 1 {
 		return false
 	}
-	const relCol, farCol = 1, 2
+	const startCol, relCol, farCol = 0, 1, 2
 	if ex.Cols[relCol].Type != vector.Rel {
 		return false
 	}
-	k, ok := a.Keys[0].(*plan.Property)
-	if !ok {
-		return false
+	var of [2]int // keys per column: start node, relationship
+	for _, key := range a.Keys {
+		k, ok := key.(*plan.Property)
+		if !ok {
+			return false
+		}
+		c, ok := k.Of.(*plan.ColRef)
+		if !ok || c.Idx != startCol && c.Idx != relCol {
+			return false
+		}
+		of[c.Idx]++
 	}
-	if of, ok := k.Of.(*plan.ColRef); !ok || of.Idx != relCol {
+	if of[relCol] != 1 {
 		return false
 	}
 	for _, call := range a.Aggs {
