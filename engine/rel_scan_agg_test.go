@@ -59,6 +59,7 @@ func TestRelScanAggDifferential(t *testing.T) {
 			"MATCH (a)-[k:T]-(b) RETURN a.g AS g, k.w AS w, count(*) AS c",
 			"MATCH (a)-[k]-(b) RETURN a.name AS name, k.w AS w, count(*) AS c",
 			"MATCH (a)-[k:U]->(b) RETURN a.name AS name, k.w AS w, count(*) AS c",
+			"MATCH (a)-[k:T]->(b) RETURN a.big AS big, k.w AS w, count(*) AS c",
 		}
 		for phase := range 2 {
 			for _, q := range queries {
@@ -82,7 +83,7 @@ func relScanScript(rng *rand.Rand, wide bool) []string {
 	const nodes = 300
 	var b strings.Builder
 	b.WriteString("UNWIND range(0, 299) AS i CREATE (n:P {uid: i, g: CASE WHEN i % 11 = 0 THEN null ELSE i % 5 END, " +
-		"name: ['ann', 'bob', null, 'eve'][i % 4]}) WITH n, i WHERE i % 7 = 0 SET n:Q")
+		"name: ['ann', 'bob', null, 'eve'][i % 4], big: (i % 13) * 100000000000}) WITH n, i WHERE i % 7 = 0 SET n:Q")
 	script := []string{b.String()}
 	val := func() string {
 		if rng.IntN(6) == 0 {

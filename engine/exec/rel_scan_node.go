@@ -63,13 +63,31 @@ func newNodeKeys(c *Context, a *plan.Aggregate, key string, adjs []adjList, view
 	return nk
 }
 
-// codeInts codes an INTEGER key by value, in order of first sight.
+// codeInts codes an INTEGER key by value, in order of first sight:
+// through a table by the view's code when it is at most 16 bits wide, a
+// map otherwise.
 func (nk *nodeKeys) codeInts(v *storage.IntView) {
+	var table []int32
+	if n := v.Codes(); n > 0 {
+		table = make([]int32, n)
+		for i := range table {
+			table[i] = -1
+		}
+	}
 	seen := map[int64]int32{}
 	for id := range nk.codes {
 		x, ok := v.Get(uint64(id))
 		if !ok {
 			nk.codes[id] = -1
+			continue
+		}
+		if table != nil {
+			c := &table[x-v.Base()]
+			if *c < 0 {
+				*c = int32(len(nk.vals))
+				nk.vals = append(nk.vals, x)
+			}
+			nk.codes[id] = *c
 			continue
 		}
 		code, ok := seen[x]
