@@ -23,7 +23,8 @@ import (
 // slot-ordered view (RelSlotView) read in order, counted per value in a
 // dense array while the view is at most 16 bits wide, in a map
 // otherwise (IntView.Tally). No list is decoded, no row hashed (rule
-// rel-scan-agg).
+// rel-scan-agg). A second key, a property of the start node, is
+// rel_scan_node.go's.
 //
 // A slot-ordered view holds the base's relationships only, so the
 // strategy applies while every list has no overlay (the relationships

@@ -41,7 +41,10 @@ func newNodeKeys(c *Context, a *plan.Aggregate, key string, adjs []adjList, view
 	if !ok {
 		return fail("property " + key + " has no values")
 	}
-	if len(views) == 0 || views[0].Codes() == 0 {
+	if len(views) == 0 {
+		return fail("no relationship of the types")
+	}
+	if views[0].Codes() == 0 {
 		return fail("the relationship's values are wider than 16 bits")
 	}
 	bound := 0
