@@ -397,6 +397,12 @@ func metaQueries(rng *rand.Rand) []string {
 		func() string { // the same over a FLOAT property, per start node
 			return fmt.Sprintf("MATCH (n%s)%s(m%s) WITH n, sum(m.y) AS s, avg(m.y) AS a, count(m.y) AS c RETURN n.uid, s, a, c ORDER BY n.uid LIMIT 40", label(), arrow(typ()), label())
 		},
+		func() string { // grouped by a relationship property, counting rows: the rel-scan-agg rule
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN r.w, count(*), count(m)", label(), arrow(typ()), label())
+		},
+		func() string { // the same grouped by the start node's property too
+			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN n.%s, r.w, count(*)", label(), arrow(typ()), label(), []string{"g", "name", "x"}[rng.IntN(3)])
+		},
 		func() string { // far-node conjuncts that are not ranges: the far-set rule
 			return fmt.Sprintf("MATCH (n%s)%s(m%s) WHERE m.name IN ['bob', 'eve'] AND NOT m.name ENDS WITH 'x' AND r.w <> %d RETURN count(*), count(DISTINCT m)", label(), arrow(typ()), label(), rng.IntN(50))
 		},

@@ -39,6 +39,9 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 	if op := newFactorAgg(c, p); op != nil {
 		return c.profile(p, op), nil
 	}
+	if op := newRelScanAgg(c, p); op != nil {
+		return c.profile(p, op), nil
+	}
 	if proj, ok := newIdentityAgg(c, p).(*plan.Project); ok {
 		// Profiled as the Aggregate it computes.
 		in, err := Build(c, proj.Input)

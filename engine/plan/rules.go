@@ -99,6 +99,13 @@ const (
 	// node, grouped by the node or a property no two nodes share, as a
 	// Project (exec/identity_agg.go).
 	RuleIdentityGroup = "identity-group"
+	// RuleRelScanAgg computes an Aggregate over one expansion from a node
+	// scan, grouped by one INTEGER property of the relationship (and
+	// optionally one of the start node) and counting rows, as a scan of
+	// the property's slot-ordered views of the types' relationships,
+	// counted by value, when the end labels hold for every live node
+	// (exec/rel_scan_agg.go, exec/rel_scan_node.go).
+	RuleRelScanAgg = "rel-scan-agg"
 	// RuleLabelSets counts the nodes of a scan grouped by keys that read
 	// the node only through labels(n) from the label bitmaps, one row per
 	// distinct label set instead of one per node (opt/label_sets.go).
@@ -122,7 +129,7 @@ const (
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin}
+		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin}
 	sort.Strings(names)
 	return names
 }

@@ -91,6 +91,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", nil, "factorized-agg,parallel"},
 		{"MATCH (a:K)-[:T]->(b) RETURN a, sum(b.x) AS s", []string{plan.RuleFactorizedAgg}, "parallel"},
 		{"MATCH (a:K)-[:T]->(b) RETURN a, collect(b.x) AS s", nil, "parallel"},
+		{"MATCH (a:K)-[k:T]->(b:K) RETURN k.x AS x, count(*) AS n", nil, "expand-labels,rel-scan-agg,label-cover,parallel"},
+		{"MATCH (a:K)-[k:T]->(b:K) RETURN k.x AS x, count(*) AS n", []string{plan.RuleRelScanAgg}, "expand-labels,label-cover,parallel"},
 		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", nil, "count-expand,identity-group"},
 		{"MATCH (a)-[:T]->(b) RETURN a, count(*) AS n", []string{plan.RuleIdentityGroup}, "count-expand"},
 		{"MATCH (a)-[:T]->(b:L) RETURN a, b", nil, "selective-start,parallel"},

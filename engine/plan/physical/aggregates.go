@@ -3,6 +3,7 @@ package physical
 import (
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // factorizedAgg: an Aggregate over one expansion from a node scan,
@@ -88,4 +89,62 @@ func identityGroup(op plan.Operator) bool {
 		return ok && of.Idx == 0
 	}
 	return false
+}
+
+// relScanAgg: an Aggregate over one expansion from a node scan, of any
+// types and direction, grouped by one property of the relationship (and
+// optionally one of the start node) and computing only row counts
+// (count(*), or the count of a column of the chain, never null), none
+// DISTINCT, counts each relationship's value from the property's
+// slot-ordered views instead of making the rows (exec/rel_scan_agg.go).
+// The executor needs the end labels to hold for every live node, the
+// lists to have no overlay, an integer view of the relationship's
+// property (and a coded or integer start-node key) and a statement that
+// has not written; otherwise the Aggregate runs as usual.
+func relScanAgg(op plan.Operator) bool {
+	a, ok := op.(*plan.Aggregate)
+	if !ok || len(a.Keys) == 0 || len(a.Keys) > 2 || len(a.Aggs) == 0 {
+		return false
+	}
+	ex, ok := a.Input.(*plan.Expand)
+	if !ok || ex.Into >= 0 || len(ex.Distinct) > 0 || ex.From != 0 || len(ex.Cols) != 3 {
+		return false
+	}
+	if scan, ok := ex.Input.(*plan.NodeScan); !ok || len(scan.Cols) != 1 {
+		return false
+	}
+	const startCol, relCol, farCol = 0, 1, 2
+	if ex.Cols[relCol].Type != vector.Rel {
+		return false
+	}
+	var of [2]int // keys per column: start node, relationship
+	for _, key := range a.Keys {
+		k, ok := key.(*plan.Property)
+		if !ok {
+			return false
+		}
+		c, ok := k.Of.(*plan.ColRef)
+		if !ok || c.Idx != startCol && c.Idx != relCol {
+			return false
+		}
+		of[c.Idx]++
+	}
+	if of[relCol] != 1 {
+		return false
+	}
+	for _, call := range a.Aggs {
+		if call.Distinct || !call.Func.RowCount {
+			return false
+		}
+		switch arg := call.Arg.(type) {
+		case nil:
+		case *plan.ColRef: // a column of the chain: never null
+			if arg.Idx > farCol {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -30,6 +30,7 @@ var strategies = []strategy{
 	{plan.RuleRangeFilter, plan.RuleRangeFilter, rangeFilter},
 	{plan.RuleFactorizedAgg, plan.RuleFactorizedAgg, factorizedAgg},
 	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
+	{plan.RuleRelScanAgg, plan.RuleRelScanAgg, relScanAgg},
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
 	{plan.RuleCodeMatch, plan.RuleCodeMatch, codeMatch},
