@@ -47,8 +47,11 @@ type relScanAgg struct {
 
 	done   bool
 	groups []relGroup
-	pos    int
-	out    *vector.Batch
+	// types are the key columns' vector types, as the general path's
+	// grouping gives them (keyTypes).
+	types []vector.Type
+	pos   int
+	out   *vector.Batch
 }
 
 // relGroup is one group: the start node's key (when there is one), the
@@ -147,6 +150,7 @@ func (r *relScanAgg) Next() (*vector.Batch, error) {
 		if err := r.run(); err != nil {
 			return nil, err
 		}
+		r.types = r.keyTypes()
 	}
 	if err := r.c.CheckCancel(); err != nil {
 		return nil, err
@@ -156,7 +160,7 @@ func (r *relScanAgg) Next() (*vector.Batch, error) {
 	}
 	n := min(len(r.groups)-r.pos, vector.Capacity)
 	for j := range r.p.Keys {
-		v := vector.Reuse(r.out.Cols[j], r.p.Cols[j].Type)
+		v := vector.Reuse(r.out.Cols[j], r.types[j])
 		for i := range n {
 			g := &r.groups[r.pos+i]
 			switch {
@@ -180,6 +184,43 @@ func (r *relScanAgg) Next() (*vector.Batch, error) {
 	r.pos += n
 	r.out.Len, r.out.Sel = n, nil
 	return r.out, nil
+}
+
+// keyTypes are the key columns' vector types: the plan's where it knows
+// one, else what the general path's grouping gives (rowstore.Column): the
+// one type of the keys' values, Any when they mix or are all null.
+func (r *relScanAgg) keyTypes() []vector.Type {
+	types := make([]vector.Type, len(r.p.Keys))
+	for j := range types {
+		if t := r.p.Cols[j].Type; t != vector.Any {
+			types[j] = t
+			continue
+		}
+		t := vector.Null
+		for i := range r.groups {
+			g := &r.groups[i]
+			var vt vector.Type
+			switch {
+			case j == r.relKey && g.relNull, j != r.relKey && g.node == nil:
+				continue
+			case j == r.relKey:
+				vt = vector.Int64
+			default:
+				vt = vector.TypeOf(g.node)
+			}
+			if t == vector.Null {
+				t = vt
+			} else if t != vt {
+				t = vector.Any
+				break
+			}
+		}
+		if t == vector.Null {
+			t = vector.Any
+		}
+		types[j] = t
+	}
+	return types
 }
 
 // run tallies every type's slots on the query's workers, then turns the
