@@ -3,8 +3,6 @@ package exec
 import (
 	"math/bits"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/exec/idset"
@@ -363,45 +361,6 @@ func (e *countExpand) parallel(ids idset.NodeSpan, fn func(w *countWorker, ids [
 		e.total += w.total
 		e.nodes = append(e.nodes, w.nodes...)
 		e.counts = append(e.counts, w.counts...)
-	}
-	return nil
-}
-
-// runChunks runs fn over ids in chunks of countChunk, on up to
-// Parallelism goroutines, checking for cancellation between chunks; fn
-// gets the chunk's number, so results can be gathered in id order.
-func runChunks(c *Context, ids idset.NodeSpan, fn func(i int, ids []uint32) error) error {
-	nchunks := ids.Chunks(countChunk)
-	var next atomic.Int64
-	work := func() error {
-		buf := make([]uint32, countChunk)
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= nchunks {
-				return nil
-			}
-			if err := c.CheckCancel(); err != nil {
-				return err
-			}
-			if err := fn(i, ids.Chunk(i, countChunk, buf)); err != nil {
-				return err
-			}
-		}
-	}
-	workers := min(c.Parallelism, nchunks)
-	if workers <= 1 {
-		return work()
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	for i := range workers {
-		wg.Go(func() { errs[i] = work() })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }

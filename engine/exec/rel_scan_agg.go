@@ -2,8 +2,6 @@ package exec
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -251,37 +249,16 @@ func (r *relScanAgg) run() error {
 		return err
 	}
 	tallies := make([]*relTally, workers)
-	errs := make([]error, workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		t := &relTally{dense: make([]int64, codes), sparse: map[int64]int64{}}
-		tallies[w] = t
-		work := func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				if err := r.c.CheckCancel(); err != nil {
-					errs[w] = err
-					return
-				}
-				j := jobs[i]
-				t.nulls += r.views[j.view].Tally(j.from, j.to, t.dense, t.sparse)
-			}
-		}
-		if workers == 1 {
-			work()
-		} else {
-			wg.Go(work)
-		}
+	for w := range tallies {
+		tallies[w] = &relTally{dense: make([]int64, codes), sparse: map[int64]int64{}}
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	err := runJobs(r.c, len(jobs), workers, func(w, i int) error {
+		t, j := tallies[w], jobs[i]
+		t.nulls += r.views[j.view].Tally(j.from, j.to, t.dense, t.sparse)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	r.c.Counters.RowsScanned += slots
 	r.c.Counters.DBHits += slots

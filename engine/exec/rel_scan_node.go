@@ -1,9 +1,6 @@
 package exec
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -189,45 +186,24 @@ func (r *relScanAgg) runByNode() error {
 		return err
 	}
 	mats := make([][]int64, workers)
-	errs := make([]error, workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		m := make([]int64, rows*width)
-		mats[w] = m
-		work := func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				if err := r.c.CheckCancel(); err != nil {
-					errs[w] = err
-					return
-				}
-				j := jobs[i]
-				off, v := r.bases[j.base].Offsets(), r.views[j.base]
-				for u := j.from; u < j.to; u++ {
-					lo, hi := off[u], off[u+1]
-					if lo == hi {
-						continue
-					}
-					row := m[nk.row(u)*width:][:width]
-					row[codes] += v.Tally(lo, hi, row[:codes], nil)
-				}
-			}
-		}
-		if workers == 1 {
-			work()
-		} else {
-			wg.Go(work)
-		}
+	for w := range mats {
+		mats[w] = make([]int64, rows*width)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	err := runJobs(r.c, len(jobs), workers, func(w, i int) error {
+		m, j := mats[w], jobs[i]
+		off, v := r.bases[j.base].Offsets(), r.views[j.base]
+		for u := j.from; u < j.to; u++ {
+			lo, hi := off[u], off[u+1]
+			if lo == hi {
+				continue
+			}
+			row := m[nk.row(u)*width:][:width]
+			row[codes] += v.Tally(lo, hi, row[:codes], nil)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	r.c.Counters.RowsScanned += slots
 	r.c.Counters.DBHits += slots
