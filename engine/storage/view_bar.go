@@ -92,29 +92,59 @@ func selectBar[T uint8 | uint16 | uint32 | uint64](v *IntView, vals []T, max uin
 // orders it (0.0 and -0.0 equal), or has no value when nulls is set.
 func (v *FloatView) SelectBar(dst []int32, ids *vector.Vector, sel []int32, n int, bar float64, desc, nulls bool) []int32 {
 	nanBar := math.IsNaN(bar)
-	test := func(r int) {
-		var pass bool
+	if ids.Valid == nil && v.valid == nil {
+		// The usual bulk-loaded column: no validity to read, one range
+		// test and one compare a row.
+		if sel == nil {
+			for r, id := range ids.IDs[:n] {
+				if v.barPass(id, bar, nanBar, desc, nulls) {
+					dst = append(dst, int32(r))
+				}
+			}
+			return dst
+		}
+		for _, r := range sel {
+			if v.barPass(ids.IDs[r], bar, nanBar, desc, nulls) {
+				dst = append(dst, r)
+			}
+		}
+		return dst
+	}
+	pass := func(r int) bool {
 		if ids.Valid != nil && !ids.Valid.IsValid(r) {
-			pass = nulls
-		} else if x, ok := v.Get(ids.IDs[r]); !ok {
-			pass = nulls
-		} else if nan := math.IsNaN(x); desc {
-			pass = nan || !nanBar && x >= bar
-		} else {
-			pass = nanBar || !nan && x <= bar
+			return nulls
 		}
-		if pass {
-			dst = append(dst, int32(r))
+		id := ids.IDs[r]
+		if x := id - v.lo; id >= v.lo && id < v.n && v.valid != nil && v.valid[x>>6]&(1<<(x&63)) == 0 {
+			return nulls
 		}
+		return v.barPass(id, bar, nanBar, desc, nulls)
 	}
 	if sel == nil {
-		for r := 0; r < n; r++ {
-			test(r)
+		for r := range n {
+			if pass(r) {
+				dst = append(dst, int32(r))
+			}
 		}
-	} else {
-		for _, r := range sel {
-			test(int(r))
+		return dst
+	}
+	for _, r := range sel {
+		if pass(int(r)) {
+			dst = append(dst, r)
 		}
 	}
 	return dst
+}
+
+// barPass is SelectBar's test of one id whose validity bit, if any, is
+// set: an id outside the view has no value.
+func (v *FloatView) barPass(id uint64, bar float64, nanBar, desc, nulls bool) bool {
+	if id < v.lo || id >= v.n {
+		return nulls
+	}
+	x := v.vals[id-v.lo]
+	if desc {
+		return x != x || x >= bar // nothing is >= a NaN bar
+	}
+	return x <= bar || nanBar
 }
