@@ -5,6 +5,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/physical"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -23,82 +24,54 @@ import (
 // error whatever the values.
 
 // nodePredicate returns pred with its references to column col made
-// references to column 0, when pred reads nothing but col's properties
-// under the operators above.
+// references to column 0 (physical.OnColumn), when pred reads nothing but
+// col's properties under the operators above.
 func nodePredicate(pred plan.Expr, col int) (plan.Expr, bool) {
-	uses := false
-	value := func(e plan.Expr) (plan.Expr, bool) {
+	if !errorFree(pred) {
+		return nil, false
+	}
+	return physical.OnColumn(pred, col)
+}
+
+// errorFree reports whether test is built of the operators above over
+// values that are constants, parameters or a property of a column (which
+// column, OnColumn checks).
+func errorFree(test plan.Expr) bool {
+	value := func(e plan.Expr) bool {
 		switch x := e.(type) {
 		case *plan.Const, *plan.Param:
-			return e, true
+			return true
 		case *plan.Property:
-			ref, ok := x.Of.(*plan.ColRef)
-			if !ok || ref.Idx != col || ref.T != vector.Node {
-				return nil, false
-			}
-			uses = true
-			r := *ref
-			r.Idx = 0
-			return &plan.Property{Of: &r, Key: x.Key}, true
+			_, ok := x.Of.(*plan.ColRef)
+			return ok
 		}
-		return nil, false
+		return false
 	}
-	var test func(plan.Expr) (plan.Expr, bool)
-	test = func(e plan.Expr) (plan.Expr, bool) {
-		switch x := e.(type) {
-		case *plan.Binary:
-			var l, r plan.Expr
-			var ok1, ok2 bool
-			switch {
-			case x.Op.IsComparison():
-				l, ok1 = value(x.L)
-				r, ok2 = value(x.R)
-			case x.Op.IsLogical():
-				l, ok1 = test(x.L)
-				r, ok2 = test(x.R)
-			default:
-				return nil, false
-			}
-			y := *x
-			y.L, y.R = l, r
-			return &y, ok1 && ok2
-		case *plan.Not:
-			y, ok := test(x.X)
-			return &plan.Not{X: y}, ok
-		case *plan.IsNull:
-			y := *x
-			var ok bool
-			y.X, ok = value(x.X)
-			return &y, ok
-		case *plan.Call:
-			if len(x.Args) != 2 {
-				return nil, false
-			}
-			switch x.Name {
-			case functions.OpStartsWith, functions.OpEndsWith, functions.OpContains:
-			case functions.OpIn:
-				// IN fails on anything but a list at its right.
-				if !literalList(x.Args[1]) {
-					return nil, false
-				}
-			default:
-				return nil, false
-			}
-			arg, ok := value(x.Args[0])
-			if !ok {
-				return nil, false
-			}
-			y := *x // a copy: x belongs to the plan kept when this fails
-			y.Args = []plan.Expr{arg, x.Args[1]}
-			if x.Name != functions.OpIn {
-				y.Args[1], ok = value(x.Args[1])
-			}
-			return &y, ok
+	switch x := test.(type) {
+	case *plan.Binary:
+		switch {
+		case x.Op.IsComparison():
+			return value(x.L) && value(x.R)
+		case x.Op.IsLogical():
+			return errorFree(x.L) && errorFree(x.R)
 		}
-		return nil, false
+	case *plan.Not:
+		return errorFree(x.X)
+	case *plan.IsNull:
+		return value(x.X)
+	case *plan.Call:
+		if len(x.Args) != 2 || !value(x.Args[0]) {
+			return false
+		}
+		switch x.Name {
+		case functions.OpStartsWith, functions.OpEndsWith, functions.OpContains:
+			return value(x.Args[1])
+		case functions.OpIn:
+			// IN fails on anything but a list at its right.
+			return literalList(x.Args[1])
+		}
 	}
-	out, ok := test(pred)
-	return out, ok && uses
+	return false
 }
 
 // literalList reports whether e is a list of constants, or a constant

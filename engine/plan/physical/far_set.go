@@ -34,7 +34,7 @@ func FarConjuncts(pred plan.Expr, ex *plan.Expand) (far plan.Expr, rest []plan.E
 	farCol := len(ex.Input.Columns()) + 1
 	var fars []plan.Expr
 	for _, t := range plan.Conjuncts(pred, nil) {
-		if x, ok := onColumn(t, farCol); ok {
+		if x, ok := OnColumn(t, farCol); ok {
 			fars = append(fars, x)
 		} else {
 			rest = append(rest, t)
@@ -66,10 +66,10 @@ var setSafeCalls = map[string]bool{
 	"tofloat": true, "toboolean": true, "abs": true, "coalesce": true, "replace": true,
 }
 
-// onColumn returns t with its references to column col made references
+// OnColumn returns t with its references to column col made references
 // to column 0, when t reads nothing but col's properties and labels,
 // constants and parameters through operators and set-safe functions.
-func onColumn(t plan.Expr, col int) (plan.Expr, bool) {
+func OnColumn(t plan.Expr, col int) (plan.Expr, bool) {
 	uses := false
 	var walk func(plan.Expr) (plan.Expr, bool)
 	walk = func(e plan.Expr) (plan.Expr, bool) {
