@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -55,20 +54,7 @@ func relationalBenchDB(b *testing.B, n, m int) *DB {
 	in := b.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
 	write := func(name string, fill func(w *bufio.Writer)) string {
-		path := filepath.Join(in, name)
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w := bufio.NewWriter(f)
-		fill(w)
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
-		return path
+		return writeBenchCSV(b, in, name, fill)
 	}
 	first := []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Dennis"}
 	last := []string{"Allen", "Backus", "Codd", "Dijkstra", "Gray", "Hamilton", "Hoare", "Hopper", "Knuth", "Lamport", "Liskov", "Lovelace", "Perlman", "Ritchie", "Thompson", "Wirth"}

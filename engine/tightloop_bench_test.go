@@ -121,20 +121,7 @@ func importedBenchDB(b *testing.B, n, m int) *DB {
 	in := b.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	write := func(name string, fill func(w *bufio.Writer)) string {
-		path := filepath.Join(in, name)
-		f, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w := bufio.NewWriter(f)
-		fill(w)
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
-		return path
+		return writeBenchCSV(b, in, name, fill)
 	}
 	persons := write("persons.csv", func(w *bufio.Writer) {
 		fmt.Fprintln(w, "id:INT64,age:INT64,city:STRING")
@@ -159,4 +146,23 @@ func importedBenchDB(b *testing.B, n, m int) *DB {
 	}
 	b.Cleanup(func() { db.Close() })
 	return db
+}
+
+// writeBenchCSV writes the file name in dir through fill and returns its
+// path.
+func writeBenchCSV(b *testing.B, dir, name string, fill func(w *bufio.Writer)) string {
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fill(w)
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }

@@ -2,9 +2,7 @@ package algo
 
 import (
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 )
@@ -17,30 +15,14 @@ import (
 // QUIVER_ALGO_BENCH_SCALE (22 is the size of the GAP anchors in issue 14,
 // where random reads miss the cache as they do in bench-algo).
 var benchGraph = sync.OnceValue(func() *Graph {
-	benchScale := 18
-	if s, err := strconv.Atoi(os.Getenv("QUIVER_ALGO_BENCH_SCALE")); err == nil && s > 0 && s < 30 {
-		benchScale = s
-	}
+	benchScale := kronBenchScale(18)
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 1 << benchScale
 	perm := rng.Perm(n)
 	m := 16 * n
 	src, dst := make([]uint32, 0, 2*m), make([]uint32, 0, 2*m)
 	for range m {
-		var u, v uint32
-		for bit := range benchScale {
-			r := rng.Float64()
-			switch {
-			case r < 0.57:
-			case r < 0.76:
-				v |= 1 << bit
-			case r < 0.95:
-				u |= 1 << bit
-			default:
-				u |= 1 << bit
-				v |= 1 << bit
-			}
-		}
+		u, v := kronEdge(rng, benchScale)
 		u, v = uint32(perm[u]), uint32(perm[v])
 		src, dst = append(src, u, v), append(dst, v, u)
 	}

@@ -20,10 +20,7 @@ import (
 // weight iw in 1..255, read UNDIRECTED) of 2^scale nodes: scale 20, or
 // QUIVER_ALGO_BENCH_SCALE. Built once per test binary.
 var kronStore = sync.OnceValues(func() (*storage.Store, error) {
-	scale := 20
-	if s, err := strconv.Atoi(os.Getenv("QUIVER_ALGO_BENCH_SCALE")); err == nil && s > 0 && s < 30 {
-		scale = s
-	}
+	scale := kronBenchScale(20)
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 1 << scale
 	perm := rng.Perm(n)
@@ -31,19 +28,7 @@ var kronStore = sync.OnceValues(func() (*storage.Store, error) {
 	src, dst := make([]uint32, m), make([]uint32, m)
 	w, iw := make([]float64, m), make([]int64, m)
 	for i := range m {
-		var u, v uint32
-		for bit := range scale {
-			switch r := rng.Float64(); {
-			case r < 0.57:
-			case r < 0.76:
-				v |= 1 << bit
-			case r < 0.95:
-				u |= 1 << bit
-			default:
-				u |= 1 << bit
-				v |= 1 << bit
-			}
-		}
+		u, v := kronEdge(rng, scale)
 		src[i], dst[i] = uint32(perm[u]), uint32(perm[v])
 		iw[i] = int64(1 + rng.IntN(255))
 		w[i] = float64(iw[i])
@@ -169,4 +154,31 @@ func benchCalls(b *testing.B, s *storage.Store, typ catalog.TypeID, keys []catal
 			}
 		})
 	}
+}
+
+// kronBenchScale is QUIVER_ALGO_BENCH_SCALE when set to a scale below 30,
+// else def.
+func kronBenchScale(def int) int {
+	if s, err := strconv.Atoi(os.Getenv("QUIVER_ALGO_BENCH_SCALE")); err == nil && s > 0 && s < 30 {
+		return s
+	}
+	return def
+}
+
+// kronEdge draws one Graph500 Kronecker edge (A=.57, B=C=.19) between
+// vertices below 2^scale, before the vertex permutation.
+func kronEdge(rng *rand.Rand, scale int) (u, v uint32) {
+	for bit := range scale {
+		switch r := rng.Float64(); {
+		case r < 0.57:
+		case r < 0.76:
+			v |= 1 << bit
+		case r < 0.95:
+			u |= 1 << bit
+		default:
+			u |= 1 << bit
+			v |= 1 << bit
+		}
+	}
+	return u, v
 }

@@ -78,14 +78,7 @@ func TestBulkLoad(t *testing.T) {
 	if got := v.relCol(w).get(4); got != 4.0 {
 		t.Fatalf("w of rel 4 (input row 3) = %v", got)
 	}
-	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndOpen(t, s, t.TempDir())
 	if err := got.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -119,14 +112,7 @@ func TestBulkLoadParallelEdges(t *testing.T) {
 			t.Fatalf("relationship %d missing", id)
 		}
 	}
-	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndOpen(t, s, t.TempDir())
 	equalSnapshots(t, v, got.Snapshot())
 }
 
@@ -193,13 +179,6 @@ func testBulkLoadOrder(t *testing.T) {
 			t.Fatalf("w of rel %d = %v, want %d", id, got, r.w)
 		}
 	}
-	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndOpen(t, s, t.TempDir())
 	equalSnapshots(t, v, got.Snapshot())
 }

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -15,31 +14,9 @@ import (
 // that only a batch touching a chunk a write reopened (or the open last
 // one) reports itself unclean.
 func TestSelectNodePropCodes(t *testing.T) {
-	s := New()
-	cat := s.Catalog()
-	l := cat.EnsureLabel("P")
-	k := cat.EnsureKey("city")
 	const n = 3*GroupSize + 100
-	tx := s.Begin()
-	for i := range n {
-		var vals []vector.Value
-		var keys []catalog.KeyID
-		if i%10 != 3 {
-			keys, vals = []catalog.KeyID{k}, []vector.Value{fmt.Sprintf("c%d", i%7)}
-		}
-		if _, err := tx.CreateNode([]catalog.LabelID{l}, keys, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustCommit(t, tx)
-	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, k := cityNodes(t, n)
+	got := saveAndOpen(t, s, t.TempDir())
 	wanted := func(v string) bool { return v == "c1" || v == "c4" }
 	check := func(snap *Snapshot, dirty map[uint64]bool) {
 		t.Helper()
@@ -103,7 +80,7 @@ func TestSelectNodePropCodes(t *testing.T) {
 	if out, ok := snap.SelectNodePropCodes(k, d, make([]uint8, len(d.Strs)), far, nil, 3, make([]int32, 0, 3)); !ok || len(out) != 0 {
 		t.Fatalf("ids past the column: rows %v, clean %v", out, ok)
 	}
-	tx = got.Begin()
+	tx := got.Begin()
 	if err := tx.SetNodeProps(GroupSize+5, []catalog.KeyID{k}, []vector.Value{"c1"}); err != nil {
 		t.Fatal(err)
 	}

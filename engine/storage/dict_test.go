@@ -50,23 +50,8 @@ func checkCodes(t *testing.T, r interface {
 // sealed chunks (which must not see the old codes), in an open write
 // transaction, and on a base read back (one shared dictionary).
 func TestDictCodes(t *testing.T) {
-	s := New()
-	cat := s.Catalog()
-	l := cat.EnsureLabel("P")
-	k := cat.EnsureKey("city")
 	const n = 3*GroupSize + 100
-	tx := s.Begin()
-	for i := range n {
-		var vals []vector.Value
-		var keys []catalog.KeyID
-		if i%10 != 3 { // every tenth node has no city
-			keys, vals = []catalog.KeyID{k}, []vector.Value{fmt.Sprintf("c%d", i%7)}
-		}
-		if _, err := tx.CreateNode([]catalog.LabelID{l}, keys, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustCommit(t, tx)
+	s, k := cityNodes(t, n)
 	// Chunks sealed at commit are coded each with a dictionary of its
 	// own; a batch of 1000 ids takes the first chunk's.
 	coded, _ := checkCodes(t, s.Snapshot(), k, n)
@@ -77,7 +62,7 @@ func TestDictCodes(t *testing.T) {
 	// Writes into sealed chunks (new values and a removal) replace them
 	// with open copies; the snapshot before the write keeps its codes.
 	old := s.Snapshot()
-	tx = s.Begin()
+	tx := s.Begin()
 	for _, id := range []uint64{0, 5, GroupSize + 1, 2*GroupSize + 7} {
 		if err := tx.SetNodeProps(id, []catalog.KeyID{k}, []vector.Value{fmt.Sprintf("new%d", id)}); err != nil {
 			t.Fatal(err)
@@ -98,14 +83,7 @@ func TestDictCodes(t *testing.T) {
 		t.Fatalf("after the write: node 0 code %d, node 9 code %d", codes[0], codes[1])
 	}
 
-	dir := t.TempDir()
-	if _, err := s.SaveBase(dir); err != nil {
-		t.Fatal(err)
-	}
-	got, err := OpenBase(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndOpen(t, s, t.TempDir())
 	coded, dicts := checkCodes(t, got.Snapshot(), k, n)
 	if dicts != 1 || coded < 3*GroupSize*8/10 {
 		t.Fatalf("opened base: %d coded rows in %d dictionaries, want the sealed groups in one", coded, dicts)
@@ -132,4 +110,25 @@ func TestDictCodesMixedColumn(t *testing.T) {
 	if _, ok := s.Snapshot().GatherNodePropCodes(k, ids, nil, 1, make([]int32, 1)); ok {
 		t.Fatalf("a mixed column reported codes")
 	}
+}
+
+// cityNodes is a store of n P nodes, node i with city "c<i%7>" but every
+// tenth (i%10 == 3) without one, committed in one transaction.
+func cityNodes(t *testing.T, n int) (s *Store, k catalog.KeyID) {
+	s = New()
+	l := s.Catalog().EnsureLabel("P")
+	k = s.Catalog().EnsureKey("city")
+	tx := s.Begin()
+	for i := range n {
+		var vals []vector.Value
+		var keys []catalog.KeyID
+		if i%10 != 3 {
+			keys, vals = []catalog.KeyID{k}, []vector.Value{fmt.Sprintf("c%d", i%7)}
+		}
+		if _, err := tx.CreateNode([]catalog.LabelID{l}, keys, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCommit(t, tx)
+	return s, k
 }

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 )
@@ -59,23 +57,7 @@ func BenchmarkReadRequestAuth(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := New(Config{Logger: quiet, Auth: c.svc}, db)
-			var ctx fasthttp.RequestCtx
-			b.ReportAllocs()
-			for b.Loop() {
-				ctx.Request.Reset()
-				ctx.Response.Reset()
-				ctx.Request.Header.SetMethod(fasthttp.MethodPost)
-				ctx.Request.SetRequestURI("/api/v1/query")
-				ctx.Request.Header.SetContentType("application/json")
-				if c.header != "" {
-					ctx.Request.Header.Set(c.header, c.value)
-				}
-				ctx.Request.SetBodyString(`{"query":"RETURN 1 AS x"}`)
-				s.handle(&ctx)
-				if ctx.Response.StatusCode() != 200 {
-					b.Fatalf("status %d: %s", ctx.Response.StatusCode(), ctx.Response.Body())
-				}
-			}
+			benchQueryRequests(b, s, `{"query":"RETURN 1 AS x"}`, c.header, c.value)
 		})
 	}
 }
