@@ -140,17 +140,22 @@ func TestPathPruneEndpoints(t *testing.T) {
 	}
 }
 
-// allShortestPaths with all() over the path's relationships: of the ten
+// ALL SHORTEST with all() over the path's relationships: of the ten
 // shortest paths from s to t (through ten middle nodes, w = 0..9 on both
 // hops), two have every w < 2. With the rule on, the search emits only
 // those two; with it off it emits all ten and the Filter drops eight.
+// allShortestPaths searches among the passing paths whatever the rules:
+// two either way.
 func TestPathPruneAllShortest(t *testing.T) {
 	ctx := context.Background()
-	const q = "MATCH (s:S), (t:T) MATCH p = allShortestPaths((s)-[:E*]->(t)) WHERE all(r IN relationships(p) WHERE r.w < 2) RETURN count(*) AS n"
+	const gql = "MATCH (s:S), (t:T) MATCH p = ALL SHORTEST (s)-[:E]->+(t) WHERE all(r IN relationships(p) WHERE r.w < 2) RETURN count(*) AS n"
+	const legacy = "MATCH (s:S), (t:T) MATCH p = allShortestPaths((s)-[:E*]->(t)) WHERE all(r IN relationships(p) WHERE r.w < 2) RETURN count(*) AS n"
 	for _, tc := range []struct {
+		q        string
 		disabled []string
 		emitted  int64
-	}{{nil, 2}, {[]string{"path-prune"}, 10}} {
+	}{{gql, nil, 2}, {gql, []string{"path-prune"}, 10}, {legacy, nil, 2}, {legacy, []string{"path-prune"}, 2}} {
+		q := tc.q
 		db, err := engine.Open(t.TempDir(), engine.Options{Parallelism: 1, DisabledRules: tc.disabled})
 		if err != nil {
 			t.Fatal(err)

@@ -71,6 +71,24 @@ func TestPathsAgainstReference(t *testing.T) {
 			if len(wantAll) == 0 && len(one) != 0 || len(wantAll) > 0 && (len(one) != 1 || !slices.Contains(wantAll, one[0])) {
 				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant one of %v", seed, gr.create(), sq.shortestText(false), one, wantAll)
 			}
+			// shortestPath and allShortestPaths search among the trails
+			// whose relationships all have w = 2 and whose inner nodes
+			// avoid one node; ALL SHORTEST selects, then filters.
+			bar := rng.Intn(gr.n)
+			all = ptRows(t, db, sq.steeredText("allShortestPaths", bar), ids)
+			wantAll = gr.shortestPassing(sq, bar)
+			if !slices.Equal(all, wantAll) {
+				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), sq.steeredText("allShortestPaths", bar), all, wantAll)
+			}
+			one = ptRows(t, db, sq.steeredText("shortestPath", bar), ids)
+			if len(wantAll) == 0 && len(one) != 0 || len(wantAll) > 0 && (len(one) != 1 || !slices.Contains(wantAll, one[0])) {
+				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant one of %v", seed, gr.create(), sq.steeredText("shortestPath", bar), one, wantAll)
+			}
+			all = ptRows(t, db, sq.steeredText("ALL SHORTEST", bar), ids)
+			wantAll = gr.shortestThenPassing(sq, bar)
+			if !slices.Equal(all, wantAll) {
+				t.Fatalf("seed %d graph %s\n%s\ngot  %v\nwant %v", seed, gr.create(), sq.steeredText("ALL SHORTEST", bar), all, wantAll)
+			}
 		}
 	}
 }
@@ -183,6 +201,18 @@ func (q ptQuery) shortestText(all bool) string {
 	return fmt.Sprintf("MATCH (x {k: %d}), (z {k: %d}) MATCH p = %s((x)%s(z)) RETURN z.k, r", q.from, q.to, fn, q.rel("r"))
 }
 
+// steeredText is shortestText's search written as fn (shortestPath,
+// allShortestPaths or the GQL prefix ALL SHORTEST) under a WHERE that
+// wants every relationship's w = 2 and no node between the ends k = bar.
+func (q ptQuery) steeredText(fn string, bar int) string {
+	search := fmt.Sprintf("%s((x)%s(z))", fn, q.rel("r"))
+	if fn == "ALL SHORTEST" {
+		search = fmt.Sprintf("%s (x)%s(z)", fn, q.rel("r"))
+	}
+	return fmt.Sprintf("MATCH (x {k: %d}), (z {k: %d}) MATCH p = %s WHERE all(e IN relationships(p) WHERE e.w = 2) AND none(v IN nodes(p)[1..-1] WHERE v.k = %d) RETURN z.k, r",
+		q.from, q.to, search, bar)
+}
+
 // step lists the relationships a trail may take from node u in q's
 // direction: (relationship index, next node). An undirected self-loop is
 // taken once.
@@ -282,6 +312,78 @@ func (g *ptGraph) shortest(q ptQuery) []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// shortestPassing lists the shortest of the trails from q.from to q.to
+// that pass steeredText's WHERE.
+func (g *ptGraph) shortestPassing(q ptQuery, bar int) []string {
+	best := -1
+	out := []string{}
+	g.trails(q, func(end int, rels []int) {
+		if end != q.to || !g.passes(q, rels, bar) {
+			return
+		}
+		switch {
+		case best < 0 || len(rels) < best:
+			best, out = len(rels), []string{ptRow(end, rels)}
+		case len(rels) == best:
+			out = append(out, ptRow(end, rels))
+		}
+	})
+	sort.Strings(out)
+	return out
+}
+
+// shortestThenPassing lists the shortest trails from q.from to q.to that
+// pass steeredText's WHERE.
+func (g *ptGraph) shortestThenPassing(q ptQuery, bar int) []string {
+	best := -1
+	var found [][]int
+	g.trails(q, func(end int, rels []int) {
+		if end != q.to {
+			return
+		}
+		switch {
+		case best < 0 || len(rels) < best:
+			best, found = len(rels), [][]int{slices.Clone(rels)}
+		case len(rels) == best:
+			found = append(found, slices.Clone(rels))
+		}
+	})
+	out := []string{}
+	for _, rels := range found {
+		if g.passes(q, rels, bar) {
+			out = append(out, ptRow(q.to, rels))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// passes reports whether the trail rels from q.from has w = 2 on every
+// relationship and does not go through node bar between its ends.
+func (g *ptGraph) passes(q ptQuery, rels []int, bar int) bool {
+	cur := q.from
+	for i, ri := range rels {
+		r := g.rels[ri]
+		if r.w != 2 {
+			return false
+		}
+		switch {
+		case q.dir == "out":
+			cur = r.dst
+		case q.dir == "in":
+			cur = r.src
+		case r.src == cur:
+			cur = r.dst
+		default:
+			cur = r.src
+		}
+		if i < len(rels)-1 && cur == bar {
+			return false
+		}
+	}
+	return true
 }
 
 func ptExec(t *testing.T, db *engine.DB, q string) {

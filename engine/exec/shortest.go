@@ -21,9 +21,11 @@ type shortest struct {
 	cur   cursor
 	adjs  []adjList
 	props *relProps
-	// prune holds the element tests of an allShortestPaths search
-	// (shortest_prune.go).
+	// prune holds the element tests of an ALL SHORTEST search
+	// (shortest_prune.go), steer those of a shortestPath or
+	// allShortestPaths search (shortest_steer.go).
 	prune *hopTests
+	steer *steer
 	// fwd and bwd are the two halves of a search between different nodes.
 	fwd, bwd *searchSide
 
@@ -63,7 +65,10 @@ func newShortest(c *Context, p *plan.ShortestPath, in Operator) (Operator, error
 		s.cur.onBatch = props.batch
 	}
 	s.fwd, s.bwd = newSearchSide(s.adjs), newSearchSide(openAdjs(c, p.Types, reverseDir(p.Dir)))
-	if prune != nil {
+	switch {
+	case prune != nil && p.Steer:
+		s.steer = newSteer(prune)
+	case prune != nil:
 		s.prune = newHopTests(prune)
 		s.head.Keep, s.tail.Keep = s.prune.keep, s.prune.keep
 	}
@@ -137,6 +142,11 @@ func (s *shortest) advance() (bool, error) {
 
 // search fills pending with the shortest paths from src to dst.
 func (s *shortest) search(src, dst uint64) error {
+	if s.steer != nil {
+		if ok, err := s.steer.row(src, dst); !ok || err != nil {
+			return err
+		}
+	}
 	if src == dst {
 		if s.p.Min == 0 {
 			s.pending = append(s.pending, vector.Path{Nodes: []uint64{src}})
@@ -172,8 +182,9 @@ func (s *shortest) bfs(src, dst uint64, exclude uint64, excluding bool, maxLen i
 		found := false
 	scan:
 		for _, u := range s.frontier {
-			s.nbrs, s.rels = appendAdj(s.adjs, s.nbrs[:0], s.rels[:0], u)
-			s.c.Counters.RowsScanned += int64(len(s.nbrs))
+			if err := s.load(s.adjs, u); err != nil {
+				return err
+			}
 			for i, v := range s.nbrs {
 				r := s.rels[i]
 				if (excluding && r == exclude) || (s.props != nil && !s.props.match(tx, r)) {
@@ -232,6 +243,12 @@ func (s *shortest) cycles(start uint64) error {
 		return nil
 	}
 	nbrs, rels := appendAdj(s.adjs, nil, nil, start)
+	if s.steer != nil {
+		var err error
+		if nbrs, rels, err = s.steer.filter(nbrs, rels); err != nil {
+			return err
+		}
+	}
 	var best []vector.Path
 	bestLen := -1
 	for i, x := range nbrs {
@@ -321,4 +338,17 @@ func (s *shortest) paths(v uint64, last pathtree.Hop, closing bool) {
 		}
 	}
 	walk(v)
+}
+
+// load reads node's neighbours through adjs into s.nbrs and s.rels,
+// narrowed to the hops a steered search may take.
+func (s *shortest) load(adjs []adjList, node uint64) error {
+	s.nbrs, s.rels = appendAdj(adjs, s.nbrs[:0], s.rels[:0], node)
+	s.c.Counters.RowsScanned += int64(len(s.nbrs))
+	if s.steer == nil {
+		return nil
+	}
+	var err error
+	s.nbrs, s.rels, err = s.steer.filter(s.nbrs, s.rels)
+	return err
 }

@@ -52,8 +52,9 @@ func (s *shortest) bidi(src, dst uint64) error {
 		x.Next = x.Next[:0]
 		var meet []uint64
 		for _, u := range x.Frontier {
-			s.nbrs, s.rels = appendAdj(x.adjs, s.nbrs[:0], s.rels[:0], u)
-			s.c.Counters.RowsScanned += int64(len(s.nbrs))
+			if err := s.load(x.adjs, u); err != nil {
+				return err
+			}
 			for i, v := range s.nbrs {
 				r := s.rels[i]
 				if s.props != nil && !s.props.match(tx, r) {

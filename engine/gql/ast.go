@@ -175,8 +175,14 @@ type PatternPart struct {
 	Pos      Pos
 	Var      string
 	Shortest int
-	Nodes    []*NodePattern
-	Rels     []*RelPattern
+	// Legacy marks a search written as shortestPath(…) or
+	// allShortestPaths(…) rather than with a GQL prefix (ANY SHORTEST,
+	// ALL SHORTEST): the WHERE of its MATCH restricts the search (the
+	// shortest paths among those that pass), where a GQL search's WHERE
+	// filters the paths selected.
+	Legacy bool
+	Nodes  []*NodePattern
+	Rels   []*RelPattern
 }
 
 // NodePattern is (v:L1:L2 {props}).

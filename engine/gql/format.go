@@ -197,18 +197,23 @@ func formatPart(sb *strings.Builder, part *PatternPart) {
 	if part.Var != "" {
 		sb.WriteString(quoteName(part.Var) + " = ")
 	}
-	switch part.Shortest {
-	case ShortestOne:
+	legacy := part.Legacy && part.Shortest != ShortestNone
+	switch {
+	case legacy && part.Shortest == ShortestOne:
 		sb.WriteString("shortestPath(")
-	case ShortestAll:
+	case legacy:
 		sb.WriteString("allShortestPaths(")
+	case part.Shortest == ShortestOne:
+		sb.WriteString("ANY SHORTEST ")
+	case part.Shortest == ShortestAll:
+		sb.WriteString("ALL SHORTEST ")
 	}
 	formatNode(sb, part.Nodes[0])
 	for i, r := range part.Rels {
 		formatRel(sb, r)
 		formatNode(sb, part.Nodes[i+1])
 	}
-	if part.Shortest != ShortestNone {
+	if legacy {
 		sb.WriteByte(')')
 	}
 }

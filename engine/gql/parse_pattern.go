@@ -48,7 +48,7 @@ func (p *parser) patternPart() *PatternPart {
 		p.expectPunct("(")
 		part := p.path(pos)
 		p.expectPunct(")")
-		part.Var, part.Shortest = name, shortest
+		part.Var, part.Shortest, part.Legacy = name, shortest, true
 		return part
 	}
 	part := p.path(pos)

@@ -182,7 +182,7 @@ func (b *binder) shortestPart(part *gql.PatternPart, before int) (*partCols, err
 	dir := direction(rp.Dir)
 	sp := &ShortestPath{Input: b.root, From: from, To: to, RelVar: rp.Var, Types: rp.Types, Dir: dir,
 		Min: lo, Max: hi, RelKeys: keys, RelVals: vals, All: part.Shortest == gql.ShortestAll,
-		Cols: appendCols(b.sc.cols, relCol, seg)}
+		Steer: part.Legacy, Cols: appendCols(b.sc.cols, relCol, seg)}
 	sp.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), rp.Types, dir, lo, hi, colName(b.sc.cols[to]), nil)
 	b.set(sp)
 	n := len(b.sc.cols)

@@ -82,13 +82,22 @@ type ShortestPath struct {
 	RelKeys  []string
 	RelVals  []Expr
 	All      bool
-	// RelTest, NodeTest and InnerTest, set only with All, are the tests
-	// of VarLengthExpand of an all() or none() conjunct of the WHERE
-	// above, which stays there (opt/path_prune.go): the search runs
-	// without them, and the shortest paths it found are enumerated
-	// skipping the hops through elements that fail, so only those the
-	// WHERE keeps are built. A path longer than the shortest one is
-	// never a result, whatever passes.
+	// Steer marks a search written as shortestPath(…) or
+	// allShortestPaths(…): the all() and none() conjuncts of its WHERE
+	// over the path's elements restrict the search itself (opt/steer.go),
+	// which then finds the shortest paths among those whose elements
+	// pass, as Neo4j's functions do. A GQL search (ANY SHORTEST, ALL
+	// SHORTEST) selects the shortest paths first and its WHERE filters
+	// them.
+	Steer bool
+	// RelTest, NodeTest and InnerTest are the tests of VarLengthExpand of
+	// an all() or none() conjunct of the WHERE above. With Steer, the
+	// search takes only the relationships and nodes that pass and the
+	// conjunct leaves the WHERE. Otherwise they are set only with All,
+	// and the conjunct stays (opt/path_prune.go): the search runs without
+	// them, and the shortest paths it found are enumerated skipping the
+	// hops through elements that fail, so only those the WHERE keeps are
+	// built; a path longer than the shortest one is never a result.
 	RelTest, NodeTest, InnerTest Expr
 	Pattern                      string
 	Cols                         []Column

@@ -31,13 +31,18 @@ var passes = []struct {
 	// all() and none() over a variable-length chain's elements become
 	// tests the expansion makes as the chain grows (path_prune.go),
 	// before the endpoint searches are marked, which then test them too.
-	{plan.RulePathPrune, plan.RulePathPrune, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = prunePaths(p.Root); return nil },
+	// shortestPath and allShortestPaths search among the paths whose
+	// elements pass the all() and none() conjuncts of their WHERE
+	// (steer.go): what they mean, so no rule switches it off.
+	{"shortest-steer", "", func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = steerShortest(p.Root); return nil },
+		func(op plan.Operator) bool { s, ok := op.(*plan.ShortestPath); return ok && s.Steer && s.Pruned() }},
+	{plan.RulePathPrune, plan.RulePathPrune, func(p *plan.Plan, _ []plan.IndexInfo) error { p.Root = prunePaths(p.Root, false); return nil },
 		func(op plan.Operator) bool {
 			switch s := op.(type) {
 			case *plan.VarLengthExpand:
 				return s.Pruned()
 			case *plan.ShortestPath:
-				return s.Pruned()
+				return !s.Steer && s.Pruned()
 			}
 			return false
 		}},

@@ -37,22 +37,22 @@ import (
 // error that the conjunct would not have raised over the unpruned chains;
 // a P that could (arithmetic, function calls) stays in the Filter.
 //
-// allShortestPaths (ALL SHORTEST) is pruned too, but there the WHERE
-// filters the shortest paths found and does not steer the search: the
-// search uses the tests only to skip the shortest paths that fail them as
-// it enumerates them (exec/shortest_prune.go), and the conjunct stays in
-// the Filter. One shortest
-// path (shortestPath, ANY SHORTEST) is not pruned: the WHERE keeps or
-// drops the one the search finds first, and a search with the tests
-// would find another.
+// A GQL ALL SHORTEST search is pruned too, but there the WHERE filters
+// the shortest paths found and does not steer the search: the search
+// uses the tests only to skip the shortest paths that fail them as it
+// enumerates them (exec/shortest_prune.go), and the conjunct stays in
+// the Filter. One GQL shortest path (ANY SHORTEST) is not pruned: the
+// WHERE keeps or drops the one the search finds first, and a search with
+// the tests would find another. shortestPath and allShortestPaths take
+// the same forms as restrictions of their search, always (steer.go).
 //
 // The expansion is found below the Filter through the operators that keep
 // their input's columns in place (plan.KeepsInputColumns, and the
 // projection adding a named path), never through OPTIONAL MATCH, where a
 // chain failing would become a row of nulls instead of no row.
-func prunePaths(op plan.Operator) plan.Operator {
+func prunePaths(op plan.Operator, steerOnly bool) plan.Operator {
 	for _, c := range op.Children() {
-		if n := prunePaths(c); n != c {
+		if n := prunePaths(c, steerOnly); n != c {
 			plan.ReplaceChild(op, c, n)
 		}
 	}
@@ -63,7 +63,7 @@ func prunePaths(op plan.Operator) plan.Operator {
 	var kept []plan.Expr
 	moved := false
 	for _, c := range plan.Conjuncts(f.Pred, nil) {
-		if pruneConjunct(f.Input, c) {
+		if pruneConjunct(f.Input, c, steerOnly) {
 			moved = true
 			continue
 		}
@@ -87,10 +87,12 @@ const (
 )
 
 // pruneConjunct moves c into the expansion under in when it is one of
-// the forms prunePaths recognises, and reports whether it did. Over an
-// allShortestPaths search, the tests are added but c stays: the search
-// uses them to find the passing paths among the shortest.
-func pruneConjunct(in plan.Operator, c plan.Expr) bool {
+// the forms prunePaths recognises, and reports whether it did. Over a
+// GQL ALL SHORTEST search, the tests are added but c stays: the search
+// uses them to find the passing paths among the shortest. With
+// steerOnly, only a steered search (shortestPath, allShortestPaths:
+// steer.go) takes c.
+func pruneConjunct(in plan.Operator, c plan.Expr, steerOnly bool) bool {
 	q, ok := c.(*plan.Quantifier)
 	if !ok || q.Kind != "all" && q.Kind != "none" {
 		return false
@@ -114,16 +116,26 @@ func pruneConjunct(in plan.Operator, c plan.Expr) bool {
 	moved := true
 	switch s := search.(type) {
 	case *plan.VarLengthExpand:
+		if steerOnly {
+			return false
+		}
 		tests = [3]*plan.Expr{&s.RelTest, &s.NodeTest, &s.InnerTest}
 	case *plan.ShortestPath:
-		if !s.All {
+		switch {
+		case s.Steer:
+			// The search takes only what passes: c holds of every
+			// path it finds.
+		case steerOnly:
+			return false
+		case !s.All:
 			// One shortest path, and the WHERE keeps it or not: which
 			// one the search finds first decides, so it cannot look
 			// for one that passes.
 			return false
+		default:
+			moved = false
 		}
 		tests = [3]*plan.Expr{&s.RelTest, &s.NodeTest, &s.InnerTest}
-		moved = false
 	}
 	if prev := tests[what]; *prev == nil {
 		*prev = test

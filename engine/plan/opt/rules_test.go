@@ -148,9 +148,15 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", nil, "path-prune,endpoints-only,endpoints-bfs,parallel"},
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", []string{plan.RulePathPrune}, "parallel"},
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE any(r IN rs WHERE r.w > 1) RETURN a, b", nil, "parallel"},
-		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "path-prune,index-union,range-filter"},
-		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = shortestPath((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "index-union,range-filter"},
-		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", []string{plan.RulePathPrune}, "index-union,range-filter"},
+		// shortestPath and allShortestPaths restrict their search by the
+		// WHERE's all() and none(), whatever rules are off; the GQL forms
+		// filter what they select, pruned (ALL SHORTEST) or not.
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "shortest-steer,index-union,range-filter"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = shortestPath((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "shortest-steer,index-union,range-filter"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = allShortestPaths((a)-[*]-(b)) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", []string{plan.RulePathPrune}, "shortest-steer,index-union,range-filter"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = ALL SHORTEST (a)-[*]-(b) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "path-prune,index-union,range-filter"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = ANY SHORTEST (a)-[*]-(b) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", nil, "index-union,range-filter"},
+		{"MATCH (a {id: 1}), (b {id: 2}) MATCH p = ALL SHORTEST (a)-[*]-(b) WHERE all(n IN nodes(p) WHERE n:K) RETURN p", []string{plan.RulePathPrune}, "index-union,range-filter"},
 	} {
 		stmt, err := gql.Parse(tc.query)
 		if err != nil {
