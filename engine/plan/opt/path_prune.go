@@ -252,7 +252,8 @@ func intConst(e plan.Expr, v int64) bool {
 // fails when the predicate reads anything but the element, constants and
 // parameters, or could raise an error: the operands of AND, OR, XOR and
 // NOT, and the predicate itself, must be boolean by their form
-// (comparisons, label tests, IS NULL, boolean constants), as a property
+// (comparisons, label tests, IS NULL, boolean constants, STARTS WITH,
+// ENDS WITH, CONTAINS, IN a literal list), as a property
 // or a parameter there may hold a value of another type, which is an
 // error.
 func elementTest(e plan.Expr, elem int, t vector.Type) (plan.Expr, bool) {
@@ -291,6 +292,34 @@ func elementTest(e plan.Expr, elem int, t vector.Type) (plan.Expr, bool) {
 			return nil, false
 		}
 		return &plan.Binary{Op: x.Op, L: l, R: r}, true
+	case *plan.Call:
+		// The string operators give null on anything but strings, and
+		// IN over a literal list compares: neither raises an error.
+		if len(x.Args) != 2 {
+			return nil, false
+		}
+		switch x.Name {
+		case functions.OpStartsWith, functions.OpEndsWith, functions.OpContains:
+		case functions.OpIn:
+			if !literalList(x.Args[1]) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		l, ok := elementValue(x.Args[0], elem, t)
+		if !ok {
+			return nil, false
+		}
+		r := x.Args[1]
+		if x.Name != functions.OpIn {
+			if r, ok = elementValue(r, elem, t); !ok {
+				return nil, false
+			}
+		}
+		y := *x // a copy: x belongs to the plan kept when this fails
+		y.Args = []plan.Expr{l, r}
+		return &y, true
 	}
 	return nil, false
 }

@@ -148,6 +148,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", nil, "path-prune,endpoints-only,endpoints-bfs,parallel"},
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE none(r IN rs WHERE r.w > 1) RETURN DISTINCT b", []string{plan.RulePathPrune}, "parallel"},
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE any(r IN rs WHERE r.w > 1) RETURN a, b", nil, "parallel"},
+		{"MATCH (a {id: 1})-[rs*1..3]->(b) WHERE all(r IN rs WHERE r.n IN ['a', 'b'] OR r.s STARTS WITH 'x') RETURN b", nil, "constant-fold,path-prune,index-union,range-filter,in-set-lookup"},
+		{"MATCH (a {id: 1})-[rs*1..3]->(b) WHERE all(r IN rs WHERE r.n IN [r.m]) RETURN b", nil, "index-union,range-filter"},
 		// shortestPath and allShortestPaths restrict their search by the
 		// WHERE's all() and none(), whatever rules are off; the GQL forms
 		// filter what they select, pruned (ALL SHORTEST) or not.
