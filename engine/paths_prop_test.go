@@ -297,50 +297,30 @@ func ptDistinctEnds(rows []string) []string {
 
 // shortest lists the shortest trails from q.from to q.to.
 func (g *ptGraph) shortest(q ptQuery) []string {
-	best := -1
-	out := []string{}
-	g.trails(q, func(end int, rels []int) {
-		if end != q.to {
-			return
-		}
-		switch {
-		case best < 0 || len(rels) < best:
-			best, out = len(rels), []string{ptRow(end, rels)}
-		case len(rels) == best:
-			out = append(out, ptRow(end, rels))
-		}
-	})
-	sort.Strings(out)
-	return out
+	return g.rows(q, g.shortestTrails(q, nil), nil)
 }
 
 // shortestPassing lists the shortest of the trails from q.from to q.to
 // that pass steeredText's WHERE.
 func (g *ptGraph) shortestPassing(q ptQuery, bar int) []string {
-	best := -1
-	out := []string{}
-	g.trails(q, func(end int, rels []int) {
-		if end != q.to || !g.passes(q, rels, bar) {
-			return
-		}
-		switch {
-		case best < 0 || len(rels) < best:
-			best, out = len(rels), []string{ptRow(end, rels)}
-		case len(rels) == best:
-			out = append(out, ptRow(end, rels))
-		}
-	})
-	sort.Strings(out)
-	return out
+	pass := func(rels []int) bool { return g.passes(q, rels, bar) }
+	return g.rows(q, g.shortestTrails(q, pass), nil)
 }
 
 // shortestThenPassing lists the shortest trails from q.from to q.to that
 // pass steeredText's WHERE.
 func (g *ptGraph) shortestThenPassing(q ptQuery, bar int) []string {
+	pass := func(rels []int) bool { return g.passes(q, rels, bar) }
+	return g.rows(q, g.shortestTrails(q, nil), pass)
+}
+
+// shortestTrails lists the shortest of the trails from q.from to q.to
+// that keep accepts (nil: every one).
+func (g *ptGraph) shortestTrails(q ptQuery, keep func(rels []int) bool) [][]int {
 	best := -1
 	var found [][]int
 	g.trails(q, func(end int, rels []int) {
-		if end != q.to {
+		if end != q.to || keep != nil && !keep(rels) {
 			return
 		}
 		switch {
@@ -350,9 +330,15 @@ func (g *ptGraph) shortestThenPassing(q ptQuery, bar int) []string {
 			found = append(found, slices.Clone(rels))
 		}
 	})
+	return found
+}
+
+// rows is the sorted rows of the trails to q.to that keep accepts (nil:
+// every one).
+func (g *ptGraph) rows(q ptQuery, trails [][]int, keep func(rels []int) bool) []string {
 	out := []string{}
-	for _, rels := range found {
-		if g.passes(q, rels, bar) {
+	for _, rels := range trails {
+		if keep == nil || keep(rels) {
 			out = append(out, ptRow(q.to, rels))
 		}
 	}
