@@ -43,6 +43,12 @@ type callEval struct {
 }
 
 func compileCall(c *Env, e *plan.Call) (Evaluator, error) {
+	if e.Strategy == plan.RuleCodeCall {
+		ev, err := compileCodeCall(c, e)
+		if err != nil || ev != nil {
+			return ev, err
+		}
+	}
 	if cc, ok := callCompilers[e.Name]; ok {
 		ev, err := cc(c, e)
 		if err != nil || ev != nil {

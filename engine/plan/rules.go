@@ -124,12 +124,18 @@ const (
 	// expansion, which tests each element as the chain grows and never
 	// extends a chain that failed (opt/path_prune.go).
 	RulePathPrune = "path-prune"
+	// RuleCodeCall evaluates a string function of a node's STRING
+	// property (the other arguments constants or parameters) once per
+	// entry of the column's dictionary and reads each row's answer by its
+	// code, instead of once per row (physical/calls.go,
+	// engine/expr/code_call.go).
+	RuleCodeCall = "code-call"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin}
+		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin, RuleCodeCall}
 	sort.Strings(names)
 	return names
 }

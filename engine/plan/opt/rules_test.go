@@ -150,6 +150,10 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a)-[rs:T*1..3]->(b) WHERE any(r IN rs WHERE r.w > 1) RETURN a, b", nil, "parallel"},
 		{"MATCH (a {id: 1})-[rs*1..3]->(b) WHERE all(r IN rs WHERE r.n IN ['a', 'b'] OR r.s STARTS WITH 'x') RETURN b", nil, "constant-fold,path-prune,index-union,range-filter,in-set-lookup"},
 		{"MATCH (a {id: 1})-[rs*1..3]->(b) WHERE all(r IN rs WHERE r.n IN [r.m]) RETURN b", nil, "index-union,range-filter"},
+		{"MATCH (p:P) RETURN toLower(p.name), p.name STARTS WITH 'a'", nil, "code-call,parallel"},
+		{"MATCH (p:P) RETURN toLower(p.name)", []string{plan.RuleCodeCall}, "parallel"},
+		{"MATCH (p:P) WHERE p.name STARTS WITH 'a' RETURN p", nil, "code-match,parallel"},
+		{"MATCH (p:P) RETURN toLower(p.name + 'x'), left(p.name, p.k)", nil, "parallel"},
 		// shortestPath and allShortestPaths restrict their search by the
 		// WHERE's all() and none(), whatever rules are off; the GQL forms
 		// filter what they select, pruned (ALL SHORTEST) or not.

@@ -51,6 +51,7 @@ func Choose(p *plan.Plan) {
 	// pass runs for every statement, so it keeps to a word, not a map.
 	var fired uint64
 	inSets, inSetFired := p.Options.On(plan.RuleInSetLookup), false
+	codeCalls, codeCallFired := p.Options.On(plan.RuleCodeCall), false
 	each(p.Root, func(op plan.Operator) {
 		for i, s := range strategies {
 			if (s.rule == "" || p.Options.On(s.rule)) && s.applies(op) && plan.Choose(op, s.name) {
@@ -64,6 +65,10 @@ func Choose(p *plan.Plan) {
 			plan.Choose(op, plan.RuleInSetLookup)
 			inSetFired = true
 		}
+		if codeCalls && codeCall(op, e) {
+			plan.Choose(op, plan.RuleCodeCall)
+			codeCallFired = true
+		}
 	})
 	// The fired list keeps its order: the binder's and optimizer's rules,
 	// then the strategies in the order above, then parallelism.
@@ -74,6 +79,9 @@ func Choose(p *plan.Plan) {
 	}
 	if inSetFired {
 		p.Fired = plan.AddRule(p.Fired, plan.RuleInSetLookup)
+	}
+	if codeCallFired {
+		p.Fired = plan.AddRule(p.Fired, plan.RuleCodeCall)
 	}
 	if !p.Writes && markParallel(p.Root) {
 		p.Fired = plan.AddRule(p.Fired, plan.StrategyParallel)
