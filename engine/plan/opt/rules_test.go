@@ -154,6 +154,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (p:P) RETURN toLower(p.name)", []string{plan.RuleCodeCall}, "parallel"},
 		{"MATCH (p:P) WHERE p.name STARTS WITH 'a' RETURN p", nil, "code-match,parallel"},
 		{"MATCH (p:P) RETURN toLower(p.name + 'x'), left(p.name, p.k)", nil, "parallel"},
+		{"MATCH (a:P) WHERE a.age = 30 OPTIONAL MATCH (a)-[:T]->(b:P) RETURN a.id, count(b)", nil, "expand-labels,count-expand,count-filter,identity-group"},
+		{"MATCH (a:P) WHERE a.age = 30 OPTIONAL MATCH (a)-[:T]->(b:P) RETURN a.id, count(b)", []string{plan.RuleCountFilter}, "expand-labels,range-filter,label-cover,parallel"},
 		// shortestPath and allShortestPaths restrict their search by the
 		// WHERE's all() and none(), whatever rules are off; the GQL forms
 		// filter what they select, pruned (ALL SHORTEST) or not.
