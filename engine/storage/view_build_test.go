@@ -277,3 +277,56 @@ func TestSlotViewBuildStopped(t *testing.T) {
 	}
 	checkSlotView(t, snap, k, base, v.Get, v.valid, v.Span)
 }
+
+// BenchmarkRelSlotViews builds a weight property's views as a weighted
+// projection's first call does (the id-ordered view, then the slot
+// views of both directions) over 16M bulk-loaded relationships among
+// 1M nodes with random endpoints, FLOAT and INTEGER (1..255), serially
+// and in parts on two goroutines.
+func BenchmarkRelSlotViews(b *testing.B) {
+	const n, m = 1 << 20, 1 << 24
+	rng := rand.New(rand.NewPCG(1, 2))
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w, iw := make([]float64, m), make([]int64, m)
+	for i := range m {
+		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+		iw[i] = 1 + rng.Int64N(255)
+		w[i] = float64(iw[i])
+	}
+	s, err := BulkLoad([]BulkNodes{{Labels: []string{"V"}, Count: n}}, []BulkRels{{Type: "E", Src: src, Dst: dst,
+		Cols: []BulkColumn{{Key: "w", Type: vector.Float64, F64: w}, {Key: "iw", Type: vector.Int64, I64: iw}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap := s.Snapshot()
+	typ, _ := s.Catalog().LookupType("E")
+	bases := []*csr.CSR{snap.Adjacency(typ, Outgoing).Base(), snap.Adjacency(typ, Incoming).Base()}
+	for _, name := range []string{"w", "iw"} {
+		k, _ := s.Catalog().LookupKey(name)
+		c := snap.relCol(k)
+		for _, p := range []struct {
+			name string
+			par  ForParts
+		}{{"serial", serialParts}, {"parts2", goParts(2)}} {
+			b.Run(name+"/"+p.name, func(b *testing.B) {
+				for b.Loop() {
+					if name == "w" {
+						v, _ := buildFloatView(c, p.par)
+						for _, base := range bases {
+							if _, err := buildFloatSlotView(v, base, p.par); err != nil {
+								b.Fatal(err)
+							}
+						}
+						continue
+					}
+					v, _ := buildIntView(c, p.par)
+					for _, base := range bases {
+						if _, err := buildSlotView(v, base, p.par); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
