@@ -113,6 +113,8 @@ func scanChunk[T int64 | float64](sc *viewScan, ch *chunk, start uint64, t vecto
 // writes the values xs of ids at.. (at counted from the view's first
 // id), a whole chunk's at once when its rows all hold one, else one at a
 // time; with valid it also sets their bits (validRange).
+// BenchmarkIntViewBuild (1M nodes, one byte each, serial, load about
+// 8): 5.6–5.9 ms with a call per value, 2.1–2.3 ms a chunk at a time.
 func fillTyped[T int64 | float64](c *column, t vector.Type, vals func(*chunk) []T, first uint64, valid []uint64, par ForParts, put func(at uint64, xs []T)) error {
 	leaves := c.groups.leaves
 	return par(len(leaves), func(li int) {
