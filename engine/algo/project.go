@@ -110,7 +110,9 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 		var wr *weightReader
 		if p.Weighted {
 			wr = newWeightReader(tx, p)
-			wr.bindSlots(tx, out)
+			if err := wr.bindSlots(r, tx, out); err != nil {
+				return nil, err
+			}
 		}
 		if g.Out, g.OutRel, g.OutW, err = buildCSR(r, g, out, outDeg, p.OutRels, wr, order); err != nil {
 			return nil, err

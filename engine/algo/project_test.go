@@ -2,6 +2,7 @@ package algo
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -403,6 +404,62 @@ func TestHubOrderWorkers(t *testing.T) {
 		}
 		if err := sameGraph(first, want); err != nil {
 			t.Fatal(err)
+		}
+		tx.Rollback()
+	}
+}
+
+// TestWeightViewsStop: a weighted projection's first call builds the
+// weights' slot-ordered views in parts on the run's workers, checking
+// the stop between parts. A stopped build fails with the stop error;
+// the next call builds them whole, and every slot carries the weight of
+// its relationship, FLOAT or INTEGER, in both directions.
+func TestWeightViewsStop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n, m = 5000, 200_000
+	src, dst := make([]uint32, m), make([]uint32, m)
+	w, iw := make([]float64, m), make([]int64, m)
+	for i := range src {
+		src[i], dst[i] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+		iw[i] = 1 + int64(rng.IntN(1000))
+		w[i] = float64(iw[i]) + 0.5
+	}
+	s, err := storage.BulkLoad([]storage.BulkNodes{{Labels: []string{"V"}, Count: n}},
+		[]storage.BulkRels{{Type: "E", Src: src, Dst: dst, Cols: []storage.BulkColumn{
+			{Key: "w", Type: vector.Float64, F64: w}, {Key: "iw", Type: vector.Int64, I64: iw}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := s.Catalog()
+	typ, _ := cat.LookupType("E")
+	stopErr := errors.New("stopped")
+	for _, key := range []string{"w", "iw"} {
+		k, _ := cat.LookupKey(key)
+		p := Projection{Out: true, OutRels: true, Dir: Undirected, Weighted: true, Weight: k, WeightName: key, Types: []catalog.TypeID{typ}}
+		tx := s.Begin()
+		stops := 0
+		_, err := Project(&Run{Workers: 2, Stop: func() error { stops++; return stopErr }}, tx, p)
+		if !errors.Is(err, stopErr) || stops != 1 {
+			t.Fatalf("%s: %v after %d stop checks, want the stop error at the first", key, err, stops)
+		}
+		g, err := Project(&Run{Workers: 2}, tx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.OutW) != 2*m {
+			t.Fatalf("%s: %d weights, want %d", key, len(g.OutW), 2*m)
+		}
+		for s, rel := range g.OutRel {
+			var want float64
+			switch x := tx.RelProp(rel, k).(type) {
+			case float64:
+				want = x
+			case int64:
+				want = float64(x)
+			}
+			if g.OutW[s] != want || want == 0 {
+				t.Fatalf("%s: slot %d (relationship %d) weighs %v, want %v", key, s, rel, g.OutW[s], want)
+			}
 		}
 		tx.Rollback()
 	}

@@ -234,6 +234,17 @@ func (r *Run) parallelFor(n, grain int, fn func(w, lo, hi int) error) error {
 	return first
 }
 
+// forParts is parallelFor as a storage.ForParts: the storage's view
+// builds run their parts on the run's workers, a stop check before each.
+func (r *Run) forParts(n int, part func(i int)) error {
+	return r.parallelFor(n, 1, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			part(i)
+		}
+		return nil
+	})
+}
+
 // ranges cuts [0, n) into consecutive vertex ranges of about target
 // edges each (by the offsets off), so that morsels over skewed degree
 // distributions cost about the same; each range holds at least one

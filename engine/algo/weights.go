@@ -59,21 +59,29 @@ func (s slotWeights) span(dst []float64, from uint64) bool {
 }
 
 // bindSlots looks up the slot-ordered views of adjs' bases (none unless
-// the weights are all FLOAT or all INTEGER).
-func (wr *weightReader) bindSlots(tx *storage.Tx, adjs []*storage.Adjacency) {
+// the weights are all FLOAT or all INTEGER). A first call builds them
+// (and the id-ordered view they are laid out from) in parts on r's
+// workers, checking the stop between parts (storage.ForParts); the
+// storage keeps them for the calls after.
+func (wr *weightReader) bindSlots(r *Run, tx *storage.Tx, adjs []*storage.Adjacency) error {
 	if wr.p.WeightMissing || wr.typ != vector.Float64 && wr.typ != vector.Int64 {
-		return
+		return nil
 	}
+	par := r.forParts
 	for _, a := range adjs {
 		b := a.Base()
 		if _, ok := wr.slots[b]; ok || b.NumEdges() == 0 {
 			continue
 		}
 		var sv slotWeights
+		var err error
 		if wr.typ == vector.Float64 {
-			sv.f = tx.RelFloatSlotView(wr.p.Weight, b, b.NumEdges())
+			sv.f, err = tx.RelFloatSlotViewParts(wr.p.Weight, b, b.NumEdges(), par)
 		} else {
-			sv.i = tx.RelSlotView(wr.p.Weight, b, b.NumEdges())
+			sv.i, err = tx.RelSlotViewParts(wr.p.Weight, b, b.NumEdges(), par)
+		}
+		if err != nil {
+			return err
 		}
 		if sv.ok() {
 			if wr.slots == nil {
@@ -82,6 +90,7 @@ func (wr *weightReader) bindSlots(tx *storage.Tx, adjs []*storage.Adjacency) {
 			wr.slots[b] = sv
 		}
 	}
+	return nil
 }
 
 // slotView is the slot-ordered view for a's clean lists (ok false when

@@ -23,44 +23,46 @@ type FloatView struct {
 // demand; nil when c is not a homogeneous FLOAT column, is too sparse,
 // or has not yet been read enough to pay for a build.
 func (c *column) floatView(rows int) *FloatView {
+	v, _ := c.floatViewParts(rows, serialParts)
+	return v
+}
+
+// floatViewParts is floatView built in parts run by par (ForParts); the
+// error is par's, and leaves nothing cached.
+func (c *column) floatViewParts(rows int, par ForParts) (*FloatView, error) {
 	if c == nil || c.typ() != vector.Float64 {
-		return nil
+		return nil, nil
 	}
-	return cachedView(c, &c.cache.fview, rows, buildFloatView)
+	return cachedView(c, &c.cache.fview, rows, par, buildFloatView)
 }
 
 // buildFloatView makes the view of c (typ Float64), nil when its values
-// fill less than half of their id span.
-func buildFloatView(c *column) *FloatView {
+// fill less than half of their id span: a scan for the ids' span, then
+// a copy of each chunk's values (parts: a leaf of groups each).
+func buildFloatView(c *column, par ForParts) (*FloatView, error) {
 	count := c.counts[vector.Float64]
-	var first, n uint64 = ^uint64(0), 0
-	var found int64
-	eachFloat(c, func(id uint64, _ float64) {
-		first, n = min(first, id), max(n, id+1)
-		found++
-	})
-	if count == 0 || found != count || uint64(count)*2 < n-first {
-		return nil
+	sc, err := scanTyped(c, vector.Float64, chunkF64, false, par)
+	if err != nil {
+		return nil, err
+	}
+	first, n := sc.first, sc.n
+	if count == 0 || sc.found != count || uint64(count)*2 < n-first {
+		return nil, nil
 	}
 	v := &FloatView{lo: first, n: n, vals: make([]float64, n-first)}
 	if uint64(count) != n-first {
 		v.valid = make([]uint64, (n-first+63)/64)
 	}
-	eachFloat(c, func(id uint64, x float64) {
-		id -= first
-		v.vals[id] = x
-		if v.valid != nil {
-			v.valid[id>>6] |= 1 << (id & 63)
-		}
+	err = fillTyped(c, vector.Float64, chunkF64, first, v.valid, par, func(at uint64, xs []float64) {
+		copy(v.vals[at:at+uint64(len(xs))], xs)
 	})
-	return v
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
-// eachFloat calls fn for every FLOAT value of c: the typed rows of
-// Float64 chunks, then side values.
-func eachFloat(c *column, fn func(id uint64, x float64)) {
-	eachTyped(c, vector.Float64, func(ch *chunk) []float64 { return ch.f64 }, fn)
-}
+func chunkF64(ch *chunk) []float64 { return ch.f64 }
 
 // FloatSummary is the sum and count of a set of FLOAT values.
 type FloatSummary struct {
@@ -132,46 +134,41 @@ type floatSlotView struct {
 // floatSlotView is slotView for a FLOAT column: entry s is the value of
 // the relationship base's slot s holds, so a clean list of base reads
 // its values as one contiguous range (a projection's weights are then
-// copied, not gathered relationship by relationship).
-func (c *column) floatSlotView(base *csr.CSR, rows int) *FloatView {
-	v := c.floatView(rows)
+// copied, not gathered relationship by relationship). Built in parts run
+// by par, as the id-ordered view it is derived from; the error is par's.
+func (c *column) floatSlotView(base *csr.CSR, rows int, par ForParts) (*FloatView, error) {
+	v, err := c.floatViewParts(rows, par)
 	if v == nil || base == nil {
-		return nil
+		return nil, err
 	}
 	if sv := c.cache.fslots.Load(); sv != nil {
 		for _, x := range *sv {
 			if x.base == base {
-				return x.view
+				return x.view, nil
 			}
 		}
 	}
-	sv := buildFloatSlotView(v, base)
+	sv, err := buildFloatSlotView(v, base, par)
+	if err != nil {
+		return nil, err
+	}
 	old := c.cache.fslots.Load()
 	next := floatSlotViews{{base: base, view: sv}}
 	if old != nil {
 		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
 	}
 	c.cache.fslots.CompareAndSwap(old, &next)
-	return sv
+	return sv, nil
 }
 
-// buildFloatSlotView lays v's values out in base's slot order.
-func buildFloatSlotView(v *FloatView, base *csr.CSR) *FloatView {
-	n := uint64(base.NumEdges())
-	sv := &FloatView{n: n, vals: make([]float64, n), valid: make([]uint64, (n+63)/64)}
-	all := true
-	for s := range n {
-		if x, ok := v.Get(base.SlotRel(s)); ok {
-			sv.vals[s] = x
-			sv.valid[s>>6] |= 1 << (s & 63)
-		} else {
-			all = false
-		}
+// buildFloatSlotView lays v's values out in base's slot order
+// (slotOrder).
+func buildFloatSlotView(v *FloatView, base *csr.CSR, par ForParts) (*FloatView, error) {
+	vals, valid, err := slotOrder(base, v.lo, v.vals, v.valid, par)
+	if err != nil {
+		return nil, err
 	}
-	if all {
-		sv.valid = nil
-	}
-	return sv
+	return &FloatView{n: uint64(len(vals)), vals: vals, valid: valid}, nil
 }
 
 // Span is the values of ids from..from+len(dst)-1, written to dst; false
@@ -190,11 +187,25 @@ func (v *FloatView) Span(dst []float64, from uint64) bool {
 // property k in the slot order of base, nil when RelFloatView(k, rows)
 // is.
 func (s *Snapshot) RelFloatSlotView(k catalog.KeyID, base *csr.CSR, rows int) *FloatView {
-	return s.relCol(k).floatSlotView(base, rows)
+	v, _ := s.relCol(k).floatSlotView(base, rows, serialParts)
+	return v
+}
+
+// RelFloatSlotViewParts is RelFloatSlotView built, when it is not cached
+// yet, in parts run by par (see ForParts): on the caller's workers,
+// with its stop checked between parts. The error is par's.
+func (s *Snapshot) RelFloatSlotViewParts(k catalog.KeyID, base *csr.CSR, rows int, par ForParts) (*FloatView, error) {
+	return s.relCol(k).floatSlotView(base, rows, par)
 }
 
 // RelFloatSlotView: see Snapshot.RelFloatSlotView.
 func (tx *Tx) RelFloatSlotView(k catalog.KeyID, base *AdjacencyBase, rows int) *FloatView {
 	tx.reads.mark(readRelKey, uint32(k))
 	return tx.view().RelFloatSlotView(k, base, rows)
+}
+
+// RelFloatSlotViewParts: see Snapshot.RelFloatSlotViewParts.
+func (tx *Tx) RelFloatSlotViewParts(k catalog.KeyID, base *AdjacencyBase, rows int, par ForParts) (*FloatView, error) {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelFloatSlotViewParts(k, base, rows, par)
 }

@@ -65,35 +65,46 @@ type viewCache struct {
 // c is not a homogeneous INTEGER column, is too sparse, or has not yet
 // been read enough to pay for a build.
 func (c *column) intView(rows int) *IntView {
-	if c == nil || c.typ() != vector.Int64 {
-		return nil
-	}
-	return cachedView(c, &c.cache.view, rows, buildIntView)
+	v, _ := c.intViewParts(rows, serialParts)
+	return v
 }
 
-// cachedView is the view in *slot, built by build once the column has
-// served rows of demand worth an eighth of its id span; nil before that
-// or when build refused the column (remembered: never tried again).
-func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, build func(*column) *V) *V {
+// intViewParts is intView built in parts run by par (ForParts); the
+// error is par's, and leaves nothing cached.
+func (c *column) intViewParts(rows int, par ForParts) (*IntView, error) {
+	if c == nil || c.typ() != vector.Int64 {
+		return nil, nil
+	}
+	return cachedView(c, &c.cache.view, rows, par, buildIntView)
+}
+
+// cachedView is the view in *slot, built by build (in parts run by par)
+// once the column has served rows of demand worth an eighth of its id
+// span; nil before that or when build refused the column (remembered:
+// never tried again). The error is par's: the build was abandoned.
+func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, par ForParts, build func(*column, ForParts) (*V, error)) (*V, error) {
 	if v := slot.Load(); v != nil {
-		return v
+		return v, nil
 	}
 	if c.cache.failed.Load() {
-		return nil
+		return nil, nil
 	}
 	span := int64(c.groups.len()) << groupShift
 	if c.cache.demand.Add(int64(rows)) < span/8 {
-		return nil
+		return nil, nil
 	}
-	v := build(c)
+	v, err := build(c, par)
+	if err != nil {
+		return nil, err
+	}
 	if v == nil {
 		c.cache.failed.Store(true)
-		return nil
+		return nil, nil
 	}
 	if !slot.CompareAndSwap(nil, v) {
-		return slot.Load()
+		return slot.Load(), nil
 	}
-	return v
+	return v, nil
 }
 
 // dropView forgets the cached view; column.set calls it on every in-place
@@ -113,75 +124,50 @@ func (c *column) dropView() {
 // less than half of the id span. A value is in its chunk's typed array,
 // or in the side map of a chunk whose dominant type is another (one that
 // held other values once): column type Int64 only says every value is an
-// integer.
-func buildIntView(c *column) *IntView {
+// integer. Two passes, a leaf of groups a part each: the ids' span and
+// the value range (which pick the width), then the values.
+func buildIntView(c *column, par ForParts) (*IntView, error) {
 	count := c.counts[vector.Int64]
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	var first, n uint64 = math.MaxUint64, 0 // lowest and 1 + highest id with a value
-	var found int64
-	eachInt(c, func(id uint64, x int64) {
-		lo, hi = min(lo, x), max(hi, x)
-		first, n = min(first, id), max(n, id+1)
-		found++
-	})
-	if count == 0 || found != count || uint64(count)*2 < n-first {
-		return nil
+	sc, err := scanTyped(c, vector.Int64, chunkI64, true, par)
+	if err != nil {
+		return nil, err
 	}
-	v := &IntView{base: lo, lo: first, n: n}
+	first, n := sc.first, sc.n // lowest and 1 + highest id with a value
+	if count == 0 || sc.found != count || uint64(count)*2 < n-first {
+		return nil, nil
+	}
+	v := &IntView{base: sc.lo, lo: first, n: n}
 	if ids := n - first; uint64(count) != ids {
 		v.valid = make([]uint64, (ids+63)/64)
 	}
-	switch span, ids := uint64(hi-lo), n-first; {
+	switch span, ids := uint64(sc.hi-sc.lo), n-first; {
 	case span <= math.MaxUint8:
 		v.u8 = make([]uint8, ids)
-		fillView(v, c, v.u8)
+		err = fillView(v, c, v.u8, par)
 	case span <= math.MaxUint16:
 		v.u16 = make([]uint16, ids)
-		fillView(v, c, v.u16)
+		err = fillView(v, c, v.u16, par)
 	case span <= math.MaxUint32:
 		v.u32 = make([]uint32, ids)
-		fillView(v, c, v.u32)
+		err = fillView(v, c, v.u32, par)
 	default:
 		v.u64 = make([]uint64, ids)
-		fillView(v, c, v.u64)
+		err = fillView(v, c, v.u64, par)
 	}
-	return v
-}
-
-// eachInt calls fn for every integer value of c: the typed rows of
-// Int64 chunks, then side values.
-func eachInt(c *column, fn func(id uint64, x int64)) {
-	eachTyped(c, vector.Int64, func(ch *chunk) []int64 { return ch.i64 }, fn)
-}
-
-// eachTyped calls fn for every value of type T (of vector type t) in c:
-// the rows of the chunks whose typed array holds t, then side values.
-func eachTyped[T int64 | float64](c *column, t vector.Type, vals func(*chunk) []T, fn func(id uint64, x T)) {
-	for g, ch := range c.groups.all() {
-		start := uint64(g) << groupShift
-		if ch.typ == t {
-			xs := vals(ch)
-			rows := min(ch.rows(), len(xs))
-			for r := 0; r < rows; r++ {
-				if bitAt(ch.valid, r) {
-					fn(start+uint64(r), xs[r])
-				}
-			}
-		}
-		for r, val := range ch.side {
-			if x, ok := val.(T); ok {
-				fn(start+uint64(r), x)
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
+	return v, nil
 }
 
-func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T) {
-	eachInt(c, func(id uint64, x int64) {
-		id -= v.lo
-		dst[id] = T(uint64(x - v.base))
-		if v.valid != nil {
-			v.valid[id>>6] |= 1 << (id & 63)
+func chunkI64(ch *chunk) []int64 { return ch.i64 }
+
+func fillView[T uint8 | uint16 | uint32 | uint64](v *IntView, c *column, dst []T, par ForParts) error {
+	base := v.base
+	return fillTyped(c, vector.Int64, chunkI64, v.lo, v.valid, par, func(at uint64, xs []int64) {
+		d := dst[at : at+uint64(len(xs))]
+		for i, x := range xs {
+			d[i] = T(uint64(x - base))
 		}
 	})
 }
@@ -280,65 +266,54 @@ const maxSlotViews = 2
 // sequentially whatever the direction (relationship ids follow forward
 // slots only). Built from the id-ordered view, so only once that exists
 // (see intView for demand); cached per base, which is immutable like the
-// column version, so neither can change under it.
-func (c *column) slotView(base *csr.CSR, rows int) *IntView {
-	v := c.intView(rows)
+// column version, so neither can change under it. Both builds run in
+// parts by par; the error is par's.
+func (c *column) slotView(base *csr.CSR, rows int, par ForParts) (*IntView, error) {
+	v, err := c.intViewParts(rows, par)
 	if v == nil || base == nil {
-		return nil
+		return nil, err
 	}
 	if sv := c.cache.slots.Load(); sv != nil {
 		for _, x := range *sv {
 			if x.base == base {
-				return x.view
+				return x.view, nil
 			}
 		}
 	}
-	sv := buildSlotView(v, base)
+	sv, err := buildSlotView(v, base, par)
+	if err != nil {
+		return nil, err
+	}
 	old := c.cache.slots.Load()
 	next := slotViews{{base: base, view: sv}}
 	if old != nil {
 		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
 	}
 	c.cache.slots.CompareAndSwap(old, &next)
-	return sv
+	return sv, nil
 }
 
-// buildSlotView encodes v's values in base's slot order, with v's base and
-// width (a slot's value is one of v's).
-func buildSlotView(v *IntView, base *csr.CSR) *IntView {
-	n := uint64(base.NumEdges())
-	sv := &IntView{base: v.base, n: n, valid: make([]uint64, (n+63)/64)}
+// buildSlotView encodes v's values in base's slot order (slotOrder), with
+// v's base and width (a slot's value is one of v's).
+func buildSlotView(v *IntView, base *csr.CSR, par ForParts) (*IntView, error) {
+	sv := &IntView{base: v.base}
+	var valid []uint64
+	var err error
 	switch {
 	case v.u8 != nil:
-		sv.u8 = make([]uint8, n)
-		fillSlots(v, v.u8, sv, sv.u8, base)
+		sv.u8, valid, err = slotOrder(base, v.lo, v.u8, v.valid, par)
 	case v.u16 != nil:
-		sv.u16 = make([]uint16, n)
-		fillSlots(v, v.u16, sv, sv.u16, base)
+		sv.u16, valid, err = slotOrder(base, v.lo, v.u16, v.valid, par)
 	case v.u32 != nil:
-		sv.u32 = make([]uint32, n)
-		fillSlots(v, v.u32, sv, sv.u32, base)
+		sv.u32, valid, err = slotOrder(base, v.lo, v.u32, v.valid, par)
 	default:
-		sv.u64 = make([]uint64, n)
-		fillSlots(v, v.u64, sv, sv.u64, base)
+		sv.u64, valid, err = slotOrder(base, v.lo, v.u64, v.valid, par)
 	}
-	all := true
-	for s := uint64(0); s < n && all; s++ {
-		all = sv.valid[s>>6]&(1<<(s&63)) != 0
+	if err != nil {
+		return nil, err
 	}
-	if all {
-		sv.valid = nil
-	}
-	return sv
-}
-
-func fillSlots[T uint8 | uint16 | uint32 | uint64](v *IntView, src []T, sv *IntView, dst []T, base *csr.CSR) {
-	for s := range uint64(base.NumEdges()) {
-		if rel := base.SlotRel(s) - v.lo; rel < uint64(len(src)) && (v.valid == nil || v.valid[rel>>6]&(1<<(rel&63)) != 0) {
-			dst[s] = src[rel]
-			sv.valid[s>>6] |= 1 << (s & 63)
-		}
-	}
+	sv.n, sv.valid = uint64(base.NumEdges()), valid
+	return sv, nil
 }
 
 // SpanFloat is FloatView.Span for an INTEGER view: the values of ids

@@ -436,7 +436,7 @@ func BenchmarkIntViewBuild(b *testing.B) {
 	snap, k, _ := benchView(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if buildIntView(snap.nodeCol(k)) == nil {
+		if v, _ := buildIntView(snap.nodeCol(k), serialParts); v == nil {
 			b.Fatal("no view")
 		}
 	}

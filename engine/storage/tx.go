@@ -348,6 +348,12 @@ func (tx *Tx) RelSlotView(k catalog.KeyID, base *AdjacencyBase, rows int) *IntVi
 	return tx.view().RelSlotView(k, base, rows)
 }
 
+// RelSlotViewParts: see Snapshot.RelSlotViewParts.
+func (tx *Tx) RelSlotViewParts(k catalog.KeyID, base *AdjacencyBase, rows int, par ForParts) (*IntView, error) {
+	tx.reads.mark(readRelKey, uint32(k))
+	return tx.view().RelSlotViewParts(k, base, rows, par)
+}
+
 // RelProps: see Reader.
 func (tx *Tx) RelProps(id uint64, fn func(k catalog.KeyID, v vector.Value)) {
 	tx.reads.markFlag(readAllRelKeys)

@@ -273,7 +273,15 @@ func (s *Snapshot) RelIntView(k catalog.KeyID, rows int) *IntView {
 
 // RelSlotView: see Reader.
 func (s *Snapshot) RelSlotView(k catalog.KeyID, base *csr.CSR, rows int) *IntView {
-	return s.relCol(k).slotView(base, rows)
+	v, _ := s.relCol(k).slotView(base, rows, serialParts)
+	return v
+}
+
+// RelSlotViewParts is RelSlotView built, when it is not cached yet, in
+// parts run by par (see ForParts): on the caller's workers, with its
+// stop checked between parts. The error is par's.
+func (s *Snapshot) RelSlotViewParts(k catalog.KeyID, base *csr.CSR, rows int, par ForParts) (*IntView, error) {
+	return s.relCol(k).slotView(base, rows, par)
 }
 
 // Adjacency is type t's CSR in direction d, nil when t has no
