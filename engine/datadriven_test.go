@@ -40,6 +40,7 @@ import (
 var rewrite = flag.Bool("rewrite", false, "rewrite expected outputs of testdata/*.test (review the diff!)")
 
 func TestQueryCorpus(t *testing.T) {
+	engine.CheckPlanCache(t)
 	files, err := filepath.Glob("../testdata/*.test")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no query corpus found: %v", err)
@@ -125,6 +126,11 @@ func runCorpusFile(t *testing.T, path string) {
 	if changed {
 		writeBlocks(t, path, blocks)
 	}
+	// Reading queries ran twice, the second time on the cached plan:
+	// it must be the plan a fresh run would make.
+	for _, text := range engine.PlanCacheMismatches() {
+		t.Errorf("after %s, a cached plan differs from a fresh plan of its statement: %s", filepath.Base(path), text)
+	}
 	// Statements share cached syntax trees: running them must leave the
 	// trees as parsed.
 	if trees := engine.ChangedParseTrees(); len(trees) > 0 {
@@ -196,6 +202,9 @@ func runBlock(t *testing.T, db *engine.DB, s *engine.Session, b *block, where st
 	if err := db.Check(); err != nil {
 		t.Fatalf("%s: store invariants broken after the statement: %v", where, err)
 	}
+	if !res.Summary().Write && strings.HasPrefix(b.directive, "query") {
+		again(t, q, where, text, params, rowsOut, strings.HasSuffix(b.directive, "ordered"))
+	}
 	switch {
 	case strings.HasPrefix(b.directive, "statement error"):
 		t.Errorf("%s: statement succeeded, want %s", where, b.directive)
@@ -225,6 +234,25 @@ func runBlock(t *testing.T, db *engine.DB, s *engine.Session, b *block, where st
 		header = []string{"(no columns)"}
 	}
 	return append([]string{strings.Join(header, " | ")}, rowsOut...)
+}
+
+// again runs a reading query a second time, on the plan the first run
+// cached, and checks that it returns the same rows.
+func again(t *testing.T, q querier, where, text string, params engine.Params, first []string, ordered bool) {
+	t.Helper()
+	res, err := q.Query(context.Background(), text, params)
+	var rows []string
+	if err == nil {
+		rows, err = drain(res)
+	}
+	if err != nil {
+		t.Errorf("%s: the second run failed: %v\n%s", where, err, text)
+		return
+	}
+	// equalOutput reads a header first.
+	if !equalOutput(append([]string{""}, rows...), append([]string{""}, first...), ordered) {
+		t.Errorf("%s: the second run differs\n%s\nfirst:\n%s\nsecond:\n%s", where, text, strings.Join(first, "\n"), strings.Join(rows, "\n"))
+	}
 }
 
 func drain(res *engine.Result) ([]string, error) {

@@ -24,6 +24,9 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 			infos := indexInfos(st.snap)
 			if e.fits(db.procs.Version(), st.snap.Schema(), infos) {
 				db.plans.hits.Add(1)
+				if testHookPlanHit != nil {
+					testHookPlanHit(st, stmt, e, infos)
+				}
 				return st.reuse(e.plan)
 			}
 		}
@@ -57,6 +60,10 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	}
 	return p, nil
 }
+
+// testHookPlanHit, when set by a test, sees every plan the cache serves,
+// with what a fresh plan would be made from (export_test.go compares).
+var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *planEntry, infos []plan.IndexInfo)
 
 // reuse runs a cached plan's checks for this run: the parameter values
 // binding would have checked, then the privileges.
