@@ -159,7 +159,8 @@ func PlanCacheMismatches() []string {
 	return out
 }
 
-func comparePlan(st *statementRun, stmt *gql.Statement, e *planEntry, infos []plan.IndexInfo) {
+func comparePlan(st *statementRun, stmt *gql.Statement, e *planEntry) {
+	infos := indexInfos(st.snap)
 	if !reflect.DeepEqual(e.infos, infos) {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -90,35 +91,34 @@ func newPlanCache(entries int) *planCache {
 	return &planCache{cur: map[string]*planEntry{}, maxEntries: max(entries/2, 1)}
 }
 
-// planKey is the cache key of a run of text: "" when the text is not
-// cached (too long).
-func planKey(text string, disabled []string, params map[string]vector.Value) string {
+// planKey appends the cache key of a run of text to dst: nil when the
+// text is not cached (too long). A caller's buffer on its stack keeps a
+// hit from allocating the key.
+func planKey(dst []byte, text string, disabled []string, params map[string]vector.Value) []byte {
 	if len(text) > planCacheMaxText {
-		return ""
+		return nil
 	}
-	var buf [256]byte
-	k := append(buf[:0], text...)
+	k := append(dst, text...)
 	k = append(k, 0)
 	for _, r := range disabled {
 		k = append(k, r...)
 		k = append(k, ',')
 	}
 	k = append(k, 0)
-	k = plan.ParamShape(k, params)
-	return string(k)
+	return plan.ParamShape(k, params)
 }
 
 // get returns the entry of key, or nil.
-func (c *planCache) get(key string) *planEntry {
+func (c *planCache) get(key []byte) *planEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e := c.cur[key]; e != nil {
+	if e := c.cur[string(key)]; e != nil {
 		return e
 	}
-	e := c.old[key]
+	e := c.old[string(key)]
 	if e != nil {
-		delete(c.old, key)
-		c.putLocked(key, e)
+		delete(c.old, string(key))
+		c.putLocked(string(key), e)
 	}
 	return e
 }
@@ -151,15 +151,19 @@ func (c *planCache) len() int {
 	return len(c.cur) + len(c.old)
 }
 
-// fits reports whether the entry may serve a run on a snapshot with
-// schema and index infos infos, with the registry at version procs.
-func (e *planEntry) fits(procs uint64, schema *catalog.Schema, infos []plan.IndexInfo) bool {
-	if e.procs != procs || !sameSchema(e.schema, schema) || len(e.infos) != len(infos) {
+// fits reports whether the entry may serve a run on snap with the
+// registry at version procs: the same schema, and statistics near those
+// the plan was made with (read from snap as indexInfos reads them,
+// without making the infos).
+func (e *planEntry) fits(procs uint64, snap *storage.Snapshot) bool {
+	schema := snap.Schema()
+	if e.procs != procs || !sameSchema(e.schema, schema) || len(e.infos) != len(schema.Indexes) {
 		return false
 	}
-	for i := range infos {
-		a, b := &e.infos[i], &infos[i]
-		if a.Name != b.Name || !near(a.Entries, b.Entries) || !near(a.Distinct, b.Distinct) || !near(a.Holders, b.Holders) {
+	for i, ix := range schema.Indexes {
+		a := &e.infos[i]
+		entries, distinct := snap.IndexStats(ix)
+		if a.Name != ix.Name || !near(a.Entries, entries) || !near(a.Distinct, distinct) || !near(a.Holders, snap.IndexKeyHolders(ix)) {
 			return false
 		}
 	}

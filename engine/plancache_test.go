@@ -373,3 +373,30 @@ func TestPlanCacheConcurrent(t *testing.T) {
 		t.Fatalf("hits = %d of 320 runs", h)
 	}
 }
+
+// A plan is made again once an index's statistics more than doubled or
+// halved since it was made; smaller changes keep it.
+func TestPlanCacheStatistics(t *testing.T) {
+	db := planCacheDB(t, engine.Options{})
+	mustQuery(t, db, "CREATE INDEX person_id FOR (p:Person) ON (p.id)", nil)
+	const q = "MATCH (p:Person {id: $id}) RETURN p.name"
+	run := func(where string, wantHit bool) {
+		t.Helper()
+		before := hits(db)
+		if got := mustQuery(t, db, q, engine.Params{"id": int64(3)}); len(got) != 1 || got[0] != "'p3'" {
+			t.Fatalf("%s: %v", where, got)
+		}
+		if hit := hits(db) > before; hit != wantHit {
+			t.Fatalf("%s: hit %v, want %v", where, hit, wantHit)
+		}
+	}
+	run("first", false)
+	run("again", true)
+	mustQuery(t, db, "CREATE (:Person {id: 10}), (:Person {id: 11})", nil) // 10 → 12 entries
+	run("12 entries", true)
+	mustQuery(t, db, "UNWIND range(12, 39) AS i CREATE (:Person {id: i})", nil) // 40 entries
+	run("40 entries", false)
+	run("40 entries, again", true)
+	mustQuery(t, db, "MATCH (p:Person) WHERE p.id >= 15 DELETE p", nil) // 15 entries
+	run("15 entries", false)
+}

@@ -14,18 +14,18 @@ import (
 // takes the statement's snapshot (st.snap).
 func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, error) {
 	db := st.s.db
-	var key string
+	var buf [256]byte
+	var key []byte
 	if db.plans != nil {
-		key = planKey(text, db.opts.DisabledRules, st.params)
+		key = planKey(buf[:0], text, db.opts.DisabledRules, st.params)
 	}
-	if key != "" {
+	if key != nil {
 		if e := db.plans.get(key); e != nil {
 			st.takeSnapshot()
-			infos := indexInfos(st.snap)
-			if e.fits(db.procs.Version(), st.snap.Schema(), infos) {
+			if e.fits(db.procs.Version(), st.snap) {
 				db.plans.hits.Add(1)
 				if testHookPlanHit != nil {
-					testHookPlanHit(st, stmt, e, infos)
+					testHookPlanHit(st, stmt, e)
 				}
 				return st.reuse(e.plan)
 			}
@@ -55,15 +55,15 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	if err := opt.Optimize(p, infos); err != nil {
 		return nil, err
 	}
-	if key != "" && !p.ValueBound {
-		db.plans.put(key, &planEntry{plan: p, procs: procs, schema: st.snap.Schema(), infos: infos})
+	if key != nil && !p.ValueBound {
+		db.plans.put(string(key), &planEntry{plan: p, procs: procs, schema: st.snap.Schema(), infos: infos})
 	}
 	return p, nil
 }
 
 // testHookPlanHit, when set by a test, sees every plan the cache serves,
 // with what a fresh plan would be made from (export_test.go compares).
-var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *planEntry, infos []plan.IndexInfo)
+var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *planEntry)
 
 // reuse runs a cached plan's checks for this run: the parameter values
 // binding would have checked, then the privileges.
