@@ -233,8 +233,10 @@ func TestPlanCacheDisabledRules(t *testing.T) {
 	const q = "MATCH (n {id: $id}) RETURN n.name"
 	params := engine.Params{"id": int64(2)}
 	ops := func() []string { return unionPlan(t, db, q, params) }
-	if !hasOp(ops(), "IndexUnion(person_id)") || !hasOp(ops(), "IndexUnion(person_id)") {
-		t.Fatalf("rule on: %v", ops())
+	for range 2 { // planned, then from the cache
+		if !hasOp(ops(), "IndexUnion(person_id)") {
+			t.Fatalf("rule on: %v", ops())
+		}
 	}
 	engine.SetDisabledRules(db, []string{"index-union"})
 	if hasOp(ops(), "IndexUnion(person_id)") {
