@@ -36,9 +36,11 @@ import (
 //
 // Privileges are checked on every run, on the cached bound plan. Nothing
 // after the optimizer writes to a plan (exec.Build reads it to make each
-// run's operators), so runs share an entry's plan; TestPlanCacheShared
-// runs the query corpus twice over each cached plan and checks that it
-// did not change.
+// run's operators), so runs share an entry's plan: TestQueryCorpus runs
+// each reading query twice and compares the plan the second run took
+// with a fresh plan of its statement (CheckPlanCache), and the
+// metamorphic run reruns its queries from four goroutines on the cached
+// plans, under -race in CI.
 //
 // Two generations approximate LRU, as the parse cache's do
 // (engine/gql/cache.go); the lock is held to look up and to insert,

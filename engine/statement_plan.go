@@ -32,14 +32,14 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 		}
 		db.plans.misses.Add(1)
 	}
+	// The registry's version before binding: a procedure registered
+	// while binding makes the entry stale, never wrongly fresh.
+	procs := db.procs.Version()
 	// 2. Bind.
 	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
 	if err != nil {
 		return nil, err
 	}
-	// The registry's version before binding: a procedure registered
-	// while binding makes the entry stale, never wrongly fresh.
-	procs := db.procs.Version()
 	// 3. Check privileges, on the bound plan: what it writes and calls
 	// is what runs. Checked before optimizing, so that a statement the
 	// principal may not run costs no planning, and what the optimizer
