@@ -40,6 +40,7 @@ import (
 var rewrite = flag.Bool("rewrite", false, "rewrite expected outputs of testdata/*.test (review the diff!)")
 
 func TestQueryCorpus(t *testing.T) {
+	engine.CheckPlanCache(t)
 	files, err := filepath.Glob("../testdata/*.test")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no query corpus found: %v", err)
@@ -112,6 +113,13 @@ func runCorpusFile(t *testing.T, path string) {
 			continue
 		}
 		ordered := strings.HasSuffix(b.directive, "ordered")
+		if text := strings.Join(b.query, "\n"); strings.HasPrefix(b.directive, "query") && !writeClause.MatchString(text) {
+			// A reading query runs again, on the plan its first run
+			// cached, and answers the same.
+			if again := runBlock(t, db, s, b, where); !equalOutput(again, got, ordered) {
+				t.Errorf("%s: the second run differs\n%s\nfirst:\n%s\nsecond:\n%s", where, text, strings.Join(got, "\n"), strings.Join(again, "\n"))
+			}
+		}
 		if equalOutput(got, b.expected, ordered) {
 			continue
 		}
@@ -124,6 +132,11 @@ func runCorpusFile(t *testing.T, path string) {
 	}
 	if changed {
 		writeBlocks(t, path, blocks)
+	}
+	// Reading queries ran twice, the second time on the cached plan:
+	// it must be the plan a fresh run would make.
+	for _, text := range engine.PlanCacheMismatches() {
+		t.Errorf("after %s, a cached plan differs from a fresh plan of its statement: %s", filepath.Base(path), text)
 	}
 	// Statements share cached syntax trees: running them must leave the
 	// trees as parsed.

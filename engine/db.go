@@ -48,6 +48,9 @@ type DB struct {
 	txns txRegistry
 	// algoCache keeps algorithm projections between calls (nil: off).
 	algoCache *algo.Cache
+	// plans keeps optimized plans between runs of a text (nil: off;
+	// plancache.go).
+	plans *planCache
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; engine/durable).
 	dur *durable.Log
@@ -154,6 +157,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
+	db.plans = newPlanCache(opts.PlanCacheEntries)
 	if db.algoCache != nil {
 		db.mem.SetCache(db.algoCache)
 	}

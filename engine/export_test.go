@@ -1,12 +1,16 @@
 package engine
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/opt"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -127,3 +131,67 @@ func ExpireWhileHeld(tx *Transaction, during func() error) error {
 	<-done
 	return err
 }
+
+// CheckPlanCache makes every plan the plan cache serves, from now until
+// the test ends, be compared with the plan binding and optimizing the
+// same statement afresh would make: PlanCacheMismatches lists those
+// that differ. A cached plan that changed while it ran (something wrote
+// to a plan that runs share), or a key that misses something binding
+// read, shows there. Plans made with other index statistics than the
+// run's (within the factor the cache tolerates) are not compared.
+func CheckPlanCache(t interface{ Cleanup(func()) }) {
+	testHookPlanHit = comparePlan
+	t.Cleanup(func() { testHookPlanHit = nil })
+}
+
+var planMismatches struct {
+	sync.Mutex
+	texts []string
+}
+
+// PlanCacheMismatches returns and forgets the texts whose cached plan
+// differed from a fresh one (CheckPlanCache).
+func PlanCacheMismatches() []string {
+	planMismatches.Lock()
+	defer planMismatches.Unlock()
+	out := planMismatches.texts
+	planMismatches.texts = nil
+	return out
+}
+
+func comparePlan(st *statementRun, stmt *gql.Statement, e *planEntry) {
+	infos := indexInfos(st.snap)
+	if !reflect.DeepEqual(e.infos, infos) {
+		return
+	}
+	db := st.s.db
+	fresh, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
+	if err == nil {
+		err = opt.Optimize(fresh, infos)
+	}
+	if rerr := e.plan.Recheck(st.params); rerr != nil {
+		// The run fails as binding fails: with the same error.
+		if err != nil && err.Error() == rerr.Error() {
+			return
+		}
+	} else if err == nil && reflect.DeepEqual(e.plan, fresh) {
+		return
+	}
+	{
+		planMismatches.Lock()
+		defer planMismatches.Unlock()
+		planMismatches.texts = append(planMismatches.texts, fmt.Sprintf("%s (fresh plan error: %v)", stmt.String(), err))
+	}
+}
+
+// PlanCacheCounts reports db's plan cache's hits, misses and entries.
+func PlanCacheCounts(db *DB) (hits, misses int64, entries int) {
+	if db.plans == nil {
+		return 0, 0, 0
+	}
+	return db.plans.hits.Load(), db.plans.misses.Load(), db.plans.len()
+}
+
+// SetDisabledRules switches optimizer rules off (Options.DisabledRules)
+// on an open database, as the rule benchmarks do between runs.
+func SetDisabledRules(db *DB, rules []string) { db.opts.DisabledRules = rules }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,6 +46,8 @@ func metaConfigs() []metaConfig {
 		cs = append(cs, metaConfig{name: "no-" + r, opts: engine.Options{Parallelism: 1, DisabledRules: []string{r}}})
 	}
 	return append(cs,
+		// The baseline caches plans; this one plans every statement.
+		metaConfig{name: "no-plan-cache", opts: engine.Options{Parallelism: 1, PlanCacheEntries: -1}},
 		metaConfig{name: "parallel-4", opts: engine.Options{Parallelism: 4}},
 		metaConfig{name: "compacted", opts: engine.Options{Parallelism: 1}, compact: true},
 		metaConfig{name: "parallel-4-no-rules", opts: engine.Options{Parallelism: 4, DisabledRules: engine.OptimizerRules()}})
@@ -483,6 +486,35 @@ func TestMetamorphicRandomGraph(t *testing.T) {
 		}
 	}
 	t.Logf("%d queries over %d nodes and %d relationships, %d configurations", len(queries), len(nodes), len(rels), len(cs))
+	metaConcurrent(t, dbs[0], queries)
+}
+
+// metaConcurrent runs every query again on db from four goroutines at
+// once, each on the plan db cached for its text, and compares with a
+// run of its own: runs share cached plans (go test -race finds a write
+// to one), and each must still answer alone.
+func metaConcurrent(t *testing.T, db *engine.DB, queries []string) {
+	want := make([][]string, len(queries))
+	for i, q := range queries {
+		want[i], _ = metaRun(db, q)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range queries {
+				q := queries[(i+g*len(queries)/4)%len(queries)]
+				k := (i + g*len(queries)/4) % len(queries)
+				got, _ := metaRun(db, q)
+				if !equalMeta(got, want[k], strings.Contains(q, "ORDER BY")) && !strings.Contains(q, "LIMIT") {
+					mu.Lock()
+					t.Errorf("[concurrent, cached plans] %s\ngot %d rows:\n%s\nalone %d rows:\n%s", q, len(got)-1, head(got), len(want[k])-1, head(want[k]))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // head is the first rows of an output, sorted, for failure messages.

@@ -39,6 +39,11 @@ type Options struct {
 	// between calls, outside any statement's accountant. Zero means
 	// algo.DefaultCacheBytes(MaxMemory); a negative value disables it.
 	AlgoCacheBytes int64
+	// PlanCacheEntries bounds the database's cache of optimized plans
+	// (docs/architecture.md, "Plan cache"): a repeated statement text
+	// with parameters of the same types skips binding and optimizing.
+	// Zero means DefaultPlanCacheEntries, a negative value no cache.
+	PlanCacheEntries int
 	// Parallelism is the number of worker goroutines a query may use;
 	// zero means GOMAXPROCS.
 	Parallelism int

@@ -15,7 +15,9 @@ import (
 // BenchmarkStatementPhases measures the fixed cost of a short statement
 // phase by phase, as Session.run takes them: parse (a hit in the parse
 // cache), bind, optimize (with the physical pass), build the operators
-// and pull every batch, and the whole statement through DB.Query. A
+// and pull every batch, and the whole statement through DB.Query, with
+// its plan from the plan cache (5-whole) and planned afresh with the
+// cache off (6-whole-uncached). A
 // phase's figure includes the phases before it that it needs to run
 // (bind parses, optimize binds), so each phase's own cost is the
 // difference from the one before.
@@ -95,6 +97,13 @@ func BenchmarkStatementPhases(b *testing.B) {
 			}
 		})
 		b.Run(q.name+"/5-whole", func(b *testing.B) {
+			for b.Loop() {
+				queryToEnd(b, db, q.text, params)
+			}
+		})
+		b.Run(q.name+"/6-whole-uncached", func(b *testing.B) {
+			defer func(c *planCache) { db.plans = c }(db.plans)
+			db.plans = nil
 			for b.Loop() {
 				queryToEnd(b, db, q.text, params)
 			}

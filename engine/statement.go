@@ -14,7 +14,6 @@ import (
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
-	"github.com/quiverdb/quiver/engine/plan/opt"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -166,25 +165,10 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 		// it runs.
 		return st.statement(stmt)
 	}
-	// 2. Bind.
-	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
+	// 2–4. Bind, check privileges, optimize; or take the plan from the
+	// cache and check privileges on it.
+	p, err := st.prepare(stmt, text)
 	if err != nil {
-		return nil, err
-	}
-	// 3. Check privileges, on the bound plan: what it writes and calls
-	// is what runs. Checked before optimizing, so that a statement the
-	// principal may not run costs no planning, and what the optimizer
-	// refuses (a hint naming an index) tells such a principal nothing.
-	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.QueryNeeds(p, st.mode == ModeExplain) }); err != nil {
-		return nil, err
-	}
-	// 4. Optimize, with the indexes of the statement's snapshot.
-	if st.txn != nil {
-		st.snap = st.txn.tx.View()
-	} else {
-		st.snap = db.store.Snapshot()
-	}
-	if err := opt.Optimize(p, indexInfos(st.snap)); err != nil {
 		return nil, err
 	}
 	if err := stopped(st.ctx); err != nil {

@@ -54,6 +54,7 @@ var configKeys = map[string]valueKind{
 	"max-memory":                 kindSize,
 	"algo-cache-size":            kindSize,
 	"max-memory-per-query":       kindSize,
+	"plan-cache-entries":         kindInt,
 	"max-connections-per-client": kindInt,
 	"checkpoint-interval":        kindDuration,
 	"checkpoint-wal-size":        kindSize,

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/engine"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -133,6 +135,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"listen: [unclosed\n", `yaml:`},
 		{"{listen: a}: 1\n", `line 1: a key must be an option name`},
 		{"rate-limit: -1\n", `line 1: rate-limit: --rate-limit must be zero`},
+		{"plan-cache-entries: -1\n", `line 1: plan-cache-entries: --plan-cache-entries must be zero`},
 		{"config: other.yaml\n", `unknown key "config"`},
 		{"auth-enabled: true\nlisten: 0.0.0.0:3141\n", `clear text`},
 		{"allow-insecure-auth: yes please\n", `line 1: allow-insecure-auth: must be true or false`},
@@ -224,6 +227,21 @@ func TestParseServeRateLimit(t *testing.T) {
 	}
 	if _, err := parseServe([]string{"--rate-limit", "-5"}); err == nil || !strings.Contains(err.Error(), "--rate-limit") {
 		t.Errorf("negative rate limit: %v", err)
+	}
+}
+
+// --plan-cache-entries bounds the engine's plan cache; 0 turns it off,
+// which the engine's options say with a negative number.
+func TestParsePlanCacheEntries(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		flag, opt int
+	}{{nil, engine.DefaultPlanCacheEntries, engine.DefaultPlanCacheEntries}, {[]string{"--plan-cache-entries", "0"}, 0, -1},
+		{[]string{"--plan-cache-entries=64"}, 64, 64}} {
+		o, err := parseServe(c.args)
+		if err != nil || o.planCache != c.flag || planCacheEntries(o.planCache) != c.opt {
+			t.Errorf("%v: %v, %d entries (engine: %d), want %d (%d)", c.args, err, o.planCache, planCacheEntries(o.planCache), c.flag, c.opt)
+		}
 	}
 }
 

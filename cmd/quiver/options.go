@@ -37,6 +37,8 @@ type serveOptions struct {
 	// engine's default, an eighth of maxMemory; negative: off).
 	algoCache         int64
 	maxMemoryPerQuery int64
+	// planCache bounds the engine's plan cache in entries (0: none).
+	planCache int
 	// maxConnsPerClient caps one client address's connections;
 	// allowedOrigins are web origins allowed besides loopback ones.
 	maxConnsPerClient int
@@ -146,6 +148,7 @@ func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	f.maxMemory = fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
 	f.algoCache = fs.String("algo-cache-size", "", "bytes of graph projections the algo.* procedures keep between calls, e.g. 2GB (0: none; default: an eighth of --max-memory, 1GB without a budget)")
+	fs.IntVar(&o.planCache, "plan-cache-entries", engine.DefaultPlanCacheEntries, "optimized plans the server keeps, so that a statement text run again with parameters of the same types is not planned again (0: none)")
 	f.maxPerQuery = fs.String("max-memory-per-query", "1GB", "memory one query may hold, the ceiling of max_memory_per_query (0: none)")
 	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
@@ -209,6 +212,9 @@ func (f *serveFlags) limits(o *serveOptions) error {
 	}
 	if o.maxConnections <= 0 {
 		return fmt.Errorf("--max-connections must be positive, not %d", o.maxConnections)
+	}
+	if o.planCache < 0 {
+		return fmt.Errorf("--plan-cache-entries must be zero or a positive number, not %d", o.planCache)
 	}
 	if o.headerTimeout <= 0 {
 		return fmt.Errorf("--header-timeout must be a positive duration such as 5s, not %v", o.headerTimeout)

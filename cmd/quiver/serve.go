@@ -103,7 +103,7 @@ func serve(o serveOptions) error {
 	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
-		Observer: reg, Auditor: auditLog})
+		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
@@ -202,4 +202,13 @@ func logSecurity(o serveOptions, log *slog.Logger) {
 	if !tlsOn && !isLoopback(o.listen) {
 		log.Warn("authentication without TLS on a non-loopback address (--allow-insecure-auth): credentials cross the network in clear text unless a proxy terminates TLS", "listen", o.listen)
 	}
+}
+
+// planCacheEntries is --plan-cache-entries as the engine takes it: zero
+// there means the default, negative none.
+func planCacheEntries(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

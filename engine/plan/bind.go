@@ -88,7 +88,8 @@ func bindSingle(part *gql.SingleQuery, env Env, untyped bool) (*Plan, error) {
 	if pc := b.lastCall; pc != nil && len(cs) == 1 && !pc.Void {
 		returns = true // a standalone call returns what it yields
 	}
-	return &Plan{Root: b.root, Writes: b.writes, Returns: returns, Calls: b.calls, Fired: b.fired}, nil
+	return &Plan{Root: b.root, Writes: b.writes, Returns: returns, Calls: b.calls, Fired: b.fired,
+		ValueBound: b.valueBound, CountChecks: b.countChecks}, nil
 }
 
 // bindUnion binds queries joined by UNION or UNION ALL. Every part must
@@ -111,6 +112,8 @@ func bindUnion(q *gql.Query, env Env, untyped bool) (*Plan, error) {
 			return nil, syntaxAt(clausePos(part), "each part of a UNION must end with RETURN")
 		}
 		out.Writes = out.Writes || p.Writes
+		out.ValueBound = out.ValueBound || p.ValueBound
+		out.CountChecks = append(out.CountChecks, p.CountChecks...)
 		for _, c := range p.Calls {
 			out.Calls = addCall(out.Calls, c)
 		}
@@ -221,6 +224,11 @@ type binder struct {
 	keyed map[string]bool
 	// fired lists the rules that changed the plan being bound.
 	fired []string
+	// valueBound and countChecks record where binding read a
+	// parameter's value, not only its type (Plan.ValueBound,
+	// Plan.CountChecks).
+	valueBound  bool
+	countChecks []CountCheck
 }
 
 // fire records that rule changed the plan.
@@ -425,6 +433,7 @@ func (b *binder) elemType(e Expr) vector.Type {
 			return vector.Any
 		}
 		l, _ = b.params[x.Name].([]vector.Value)
+		return ListElemType(l)
 	case *Const:
 		l, _ = x.Val.([]vector.Value)
 	case *List:
@@ -436,6 +445,14 @@ func (b *binder) elemType(e Expr) vector.Type {
 			l = append(l, c.Val)
 		}
 	}
+	return ListElemType(l)
+}
+
+// ListElemType is the one type of every element of l that is not null,
+// or Any when they mix, l is empty or its first element is null (as
+// elemType reads a list parameter's value: ParamShape keys a reused plan
+// on it).
+func ListElemType(l []vector.Value) vector.Type {
 	if len(l) == 0 {
 		return vector.Any
 	}

@@ -30,6 +30,8 @@ func (b *binder) countExpr(e gql.Expr, what string) (Expr, error) {
 		return x, CheckCount(c.Val, what, pos.Line, pos.Column)
 	case *Param:
 		if v, ok := b.params[c.Name]; ok {
+			// A reused plan checks the next value the same way.
+			b.countChecks = append(b.countChecks, CountCheck{Param: c, What: what, Line: pos.Line, Column: pos.Column})
 			return x, CheckCountOf(x, v, what, pos.Line, pos.Column)
 		}
 	}

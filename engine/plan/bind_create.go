@@ -205,7 +205,8 @@ func (b *binder) createProps(props gql.Expr) ([]string, []Expr, error) {
 	}
 	if p, ok := props.(*gql.Param); ok {
 		// The parameter's value is known now: its entries become
-		// constant properties.
+		// constant properties, so the plan holds this value.
+		b.valueBound = true
 		v, ok := b.params[p.Name]
 		if !ok {
 			return nil, nil, errs.New(errs.CodeInvalidParam, errs.CatData, "missing parameter $%s", p.Name)

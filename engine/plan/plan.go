@@ -26,6 +26,15 @@ type Plan struct {
 	// switched off, bound for the optimizer (engine/plan/opt).
 	Hints   *Hints
 	Options Options
+
+	// ValueBound is set when the plan holds a parameter's value, not only
+	// its type (CREATE (n $props) makes the map's entries constant
+	// properties): such a plan is good for that value alone, and a plan
+	// cache must not keep it.
+	ValueBound bool
+	// CountChecks are the checks binding made of a SKIP or LIMIT
+	// parameter's value, which a reused plan makes again (Recheck).
+	CountChecks []CountCheck
 }
 
 // Columns returns the result columns: the root's columns that are not

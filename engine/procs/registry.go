@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -143,6 +144,9 @@ type Procedure struct {
 type Registry struct {
 	mu    sync.RWMutex
 	procs map[string]*Procedure
+	// version counts the registrations: a plan bound with the
+	// registry at one version holds the procedures of that version.
+	version atomic.Uint64
 }
 
 // NewRegistry returns a registry holding the built-in procedures.
@@ -195,8 +199,14 @@ func (r *Registry) Register(p *Procedure) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.procs[p.Name] = p
+	r.version.Add(1)
 	return nil
 }
+
+// Version changes whenever a procedure is registered or replaced: a plan
+// bound at another version may name a procedure that is no longer the
+// registered one (the engine's plan cache checks it).
+func (r *Registry) Version() uint64 { return r.version.Load() }
 
 // Lookup finds a procedure by name. Names are case-sensitive, as in Cypher.
 func (r *Registry) Lookup(name string) (*Procedure, bool) {

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"github.com/quiverdb/quiver/engine/access"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plan/opt"
+)
+
+// prepare makes the optimized plan of a query and checks the principal's
+// privileges on it: bound and optimized afresh, or taken from the plan
+// cache (plancache.go) when a plan made for the same text, parameter
+// types, rules, procedures, schema and index statistics is there. It
+// takes the statement's snapshot (st.snap).
+func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, error) {
+	db := st.s.db
+	var buf [256]byte
+	var key []byte
+	if db.plans != nil {
+		key = planKey(buf[:0], text, db.opts.DisabledRules, st.params)
+	}
+	if key != nil {
+		if e := db.plans.get(key); e != nil {
+			st.takeSnapshot()
+			if e.fits(db.procs.Version(), st.snap) {
+				db.plans.hits.Add(1)
+				if testHookPlanHit != nil {
+					testHookPlanHit(st, stmt, e)
+				}
+				return st.reuse(e.plan)
+			}
+		}
+		db.plans.misses.Add(1)
+	}
+	// The registry's version before binding: a procedure registered
+	// while binding makes the entry stale, never wrongly fresh.
+	procs := db.procs.Version()
+	// 2. Bind.
+	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
+	if err != nil {
+		return nil, err
+	}
+	// 3. Check privileges, on the bound plan: what it writes and calls
+	// is what runs. Checked before optimizing, so that a statement the
+	// principal may not run costs no planning, and what the optimizer
+	// refuses (a hint naming an index) tells such a principal nothing.
+	if err := st.authorize(p); err != nil {
+		return nil, err
+	}
+	// 4. Optimize, with the indexes of the statement's snapshot.
+	if st.snap == nil {
+		st.takeSnapshot()
+	}
+	infos := indexInfos(st.snap)
+	if err := opt.Optimize(p, infos); err != nil {
+		return nil, err
+	}
+	if key != nil && !p.ValueBound {
+		db.plans.put(string(key), &planEntry{plan: p, procs: procs, schema: st.snap.Schema(), infos: infos})
+	}
+	return p, nil
+}
+
+// testHookPlanHit, when set by a test, sees every plan the cache serves,
+// with what a fresh plan would be made from (export_test.go compares).
+var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *planEntry)
+
+// reuse runs a cached plan's checks for this run: the parameter values
+// binding would have checked, then the privileges.
+func (st *statementRun) reuse(p *plan.Plan) (*plan.Plan, error) {
+	if err := p.Recheck(st.params); err != nil {
+		return nil, err
+	}
+	if err := st.authorize(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// authorize checks the principal's privileges on the bound plan p.
+func (st *statementRun) authorize(p *plan.Plan) error {
+	return access.Authorize(st.ctx, st.s.db.trail(), func() []access.Need { return access.QueryNeeds(p, st.mode == ModeExplain) })
+}
+
+// takeSnapshot sets the snapshot the statement plans and reads on: its
+// transaction's view, or the latest version.
+func (st *statementRun) takeSnapshot() {
+	if st.txn != nil {
+		st.snap = st.txn.tx.View()
+	} else {
+		st.snap = st.s.db.store.Snapshot()
+	}
+}
