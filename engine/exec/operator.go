@@ -54,6 +54,9 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 		}
 		return c.profile(p, op), nil
 	}
+	if op, err := newCodeDistinct(c, p); op != nil || err != nil {
+		return c.profile(p, op), err
+	}
 	if op, ok, err := buildParallel(c, p); ok || err != nil {
 		return op, err
 	}

@@ -124,12 +124,19 @@ const (
 	// expansion, which tests each element as the chain grows and never
 	// extends a chain that failed (opt/path_prune.go).
 	RulePathPrune = "path-prune"
+	// RuleCodeDistinct computes a DISTINCT over properties of nodes, and
+	// count(DISTINCT) of one, as a pass over the properties' dictionary
+	// codes (STRING) and integer view codes (INTEGER) into a bitmap of
+	// the code combinations, or a hash set of them when the bitmap would
+	// be large, on the statement's workers; the rows without a code take
+	// the general path's byte keys (exec/code_distinct.go).
+	RuleCodeDistinct = "code-distinct"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin}
+		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin, RuleCodeDistinct}
 	sort.Strings(names)
 	return names
 }

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"sync/atomic"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -26,6 +28,26 @@ import (
 // So codes can never be stale; open chunks are never coded.
 type StringDict struct {
 	Strs []string
+	// index maps each string to its code, made on the first Code.
+	index atomic.Pointer[map[string]int32]
+}
+
+// Code returns s's code in d; false when d does not hold s. The first
+// call makes an index of d (a map of len(d.Strs) entries), kept with it:
+// a caller that met a string without a code (an open chunk, a value
+// written since) finds its code among those of the bulk-loaded rows.
+func (d *StringDict) Code(s string) (int32, bool) {
+	m := d.index.Load()
+	if m == nil {
+		idx := make(map[string]int32, len(d.Strs))
+		for i, x := range d.Strs {
+			idx[x] = int32(i)
+		}
+		d.index.CompareAndSwap(nil, &idx)
+		m = d.index.Load()
+	}
+	c, ok := (*m)[s]
+	return c, ok
 }
 
 type chunkCodes struct {
@@ -126,48 +148,101 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 	if col.typ() != vector.String {
 		return nil, false
 	}
+	return gatherCodes(col, nil, ids, sel, n, codes, -1), true
+}
+
+// NullCode is the code GatherNodePropCodesIn gives a row known to have
+// no value.
+const NullCode = -2
+
+// GatherNodePropCodesIn is GatherNodePropCodes for a caller that keeps one
+// dictionary across batches: the codes are those of dict (of the first
+// coded chunk when dict is nil, which is returned), and a row known to
+// have no value (a null id, no chunk, a clear validity bit in a chunk
+// holding only strings) gets NullCode instead of -1, so that a caller
+// counting distinct values reads nulls without gathering them.
+func (s *Snapshot) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	col := s.nodeCol(k)
+	if col.typ() != vector.String {
+		return nil, false
+	}
+	return gatherCodes(col, dict, ids, sel, n, codes, NullCode), true
+}
+
+// gatherCodes fills codes for GatherNodePropCodes(In): the codes in dict
+// (the first coded chunk's dictionary when nil), -1 for a value without
+// one, and null for a row without a value. The rows are taken a run at a
+// time, a run being the rows whose ids fall in one group (a scan's batch
+// is a few runs): its chunk, codes and validity are looked up once.
+func gatherCodes(col *column, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32, null int32) *StringDict {
 	groups := &col.groups
 	cnt := n
 	if sel != nil {
 		cnt = len(sel)
 	}
-	var last *chunk
-	var lastCodes []uint16 // nil: the last chunk has no codes in dict
-	for i := 0; i < cnt; i++ {
-		r := i
-		if sel != nil {
-			r = int(sel[i])
-		}
-		codes[r] = -1
-		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+	id := ids.IDs
+	for i := 0; i < cnt; {
+		r := row(sel, i)
+		if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+			codes[r] = null
+			i++
 			continue
 		}
-		id := ids.IDs[r]
-		c := groups.at(id >> groupShift)
-		if c == nil {
-			continue
-		}
-		if c != last {
-			last, lastCodes = c, nil
-			if cc := c.stringCodes(); cc != nil {
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		var cc []uint16 // nil: the chunk has no codes in dict
+		// plain: a clear validity bit means no value (the chunk's values
+		// are all of its type, STRING; a chunk of another dominant type
+		// keeps its strings in the side map, without validity bits).
+		plain := false
+		var valid []byte
+		if c != nil {
+			valid = c.valid
+			plain = c.typ == vector.String && len(c.side) == 0
+			if x := c.stringCodes(); x != nil {
 				if dict == nil {
-					dict = cc.dict
+					dict = x.dict
 				}
-				if cc.dict == dict {
-					lastCodes = cc.codes
+				if x.dict == dict {
+					cc = x.codes
 				}
 			}
 		}
-		off := int(id & groupMask)
-		if lastCodes != nil && c.valid[off>>3]&(1<<(uint(off)&7)) != 0 {
-			codes[r] = int32(lastCodes[off])
+		none := int32(-1)
+		if plain || c == nil {
+			none = null
+		}
+		for ; i < cnt; i++ {
+			r := row(sel, i)
+			if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+				break
+			}
+			x := id[r]
+			if x>>groupShift != g {
+				break
+			}
+			off := x & groupMask
+			switch {
+			case c == nil || valid[off>>3]&(1<<(off&7)) == 0:
+				codes[r] = none
+			case cc != nil:
+				codes[r] = int32(cc[off])
+			default:
+				codes[r] = -1
+			}
 		}
 	}
-	return dict, true
+	return dict
 }
 
 // GatherNodePropCodes: see Snapshot.GatherNodePropCodes.
 func (tx *Tx) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
 	tx.reads.mark(readNodeKey, uint32(k))
 	return tx.view().GatherNodePropCodes(k, ids, sel, n, codes)
+}
+
+// GatherNodePropCodesIn: see Snapshot.GatherNodePropCodesIn.
+func (tx *Tx) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().GatherNodePropCodesIn(k, dict, ids, sel, n, codes)
 }

@@ -1,0 +1,562 @@
+package exec
+
+import (
+	"math/bits"
+
+	"github.com/quiverdb/quiver/engine/exec/inttable"
+	"github.com/quiverdb/quiver/engine/exec/rowkey"
+	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// codeSet is the set of distinct rows of code-distinct: each row is the
+// values of a few node properties, and each property is read as a code,
+// 0 for no value:
+//
+//	STRING   1 + the value's code in one dictionary (storage/dict.go),
+//	         pinned on the first batch that has one
+//	INTEGER  1 + the value's code in the column's view (value - base),
+//	         for a view of at most 4 bytes per value
+//	no key   0: nobody has the property
+//
+// A row's codes make one integer in mixed radix (the parts' code counts),
+// a bit of a bitmap while their product is at most denseCodes, a key of a
+// hash set above. A row some part has no code for (a string outside the
+// dictionary, an open chunk, a batch without a view, another type) goes
+// to gen, keyed by the general path's byte key; at the end, when gen is
+// not empty, every combination is decoded into it, so equal rows meet
+// whichever way they came.
+type codeSet struct {
+	c     *Context
+	p     plan.Operator
+	count bool // count(DISTINCT): rows with a null are left out
+	parts []codePart
+	evs   []expr.Evaluator // the general path's values of each part
+
+	// pinned is set once each part's kind, dictionary and base are
+	// fixed; mults are then the weight of each part in the combined
+	// integer. off: the combinations do not fit; every row takes the
+	// general path.
+	pinned bool
+	off    bool
+	mults  []uint64
+	dense  []uint64 // a bit per combination; nil for the hash set
+	hash   inttable.Table
+
+	x    []uint64 // each row's combination, at least noCode for the general path
+	iota []int32  // 0, 1, 2, …: the rows of a batch without a selection
+	miss []int32
+	gen  map[string]struct{}
+	rows [][]vector.Value
+	// first is the type of each part's values in the first batch, as
+	// the general path's gather made them: the result's column types.
+	first []vector.Type
+	kbuf  []byte
+	held  int64
+}
+
+// codePart is one property of a codeSet.
+type codePart struct {
+	col  int
+	key  string
+	kind vector.Type // String, Int64, or Null (no key); 0 until pinned
+	dict *storage.StringDict
+	base int64 // an INTEGER part's view base
+	// size is the number of codes, null's included.
+	size uint64
+	// codes and ints are a batch's codes and values.
+	codes []int32
+	ints  *vector.Vector
+}
+
+// noCode is or-ed into the combination of a row some part has no code
+// for; combinations stay below 1<<62, so adding the other parts' codes
+// keeps the bit.
+const noCode = uint64(1) << 63
+
+// denseCodes is the most combinations kept as a bitmap (1 MiB).
+const denseCodes = 1 << 23
+
+func newCodeSet(c *Context, p plan.Operator, props []*plan.Property, count bool) (*codeSet, error) {
+	s := &codeSet{c: c, p: p, count: count, x: make([]uint64, vector.Capacity), gen: map[string]struct{}{}}
+	for _, prop := range props {
+		ev, err := compile(c, prop)
+		if err != nil {
+			return nil, err
+		}
+		s.evs = append(s.evs, ev)
+		s.parts = append(s.parts, codePart{col: prop.Of.(*plan.ColRef).Idx, key: prop.Key,
+			codes: make([]int32, vector.Capacity)})
+	}
+	return s, nil
+}
+
+// add puts the rows of b into the set.
+func (s *codeSet) add(b *vector.Batch) error {
+	sel, n := rows(b)
+	coded, err := s.code(b, sel, n)
+	if err != nil {
+		return err
+	}
+	miss := s.miss[:0]
+	if !coded {
+		miss = appendRows(miss, sel, n)
+	} else {
+		if s.first == nil {
+			s.first = make([]vector.Type, len(s.parts))
+			for i, p := range s.parts {
+				s.first[i] = p.kind
+			}
+		}
+		x, rs, dense := s.x, s.rowList(sel, n), s.dense
+		before := s.hash.Bytes()
+		for _, r := range rs {
+			switch k := x[r]; {
+			case k >= noCode:
+				miss = append(miss, r)
+			case dense != nil:
+				dense[k>>6] |= 1 << (k & 63)
+			default:
+				if cell := s.hash.Ref(int64(k)); *cell == 0 {
+					*cell = 1
+				}
+			}
+		}
+		if grown := s.hash.Bytes() - before; grown > 0 {
+			if err := s.charge(grown); err != nil {
+				return err
+			}
+		}
+	}
+	s.miss = miss
+	if len(miss) == 0 {
+		return nil
+	}
+	return s.addGeneral(b, miss)
+}
+
+// code fills s.x for the rows of b; false when the batch cannot be coded
+// at all (then every row takes the general path).
+func (s *codeSet) code(b *vector.Batch, sel []int32, n int) (bool, error) {
+	if s.off {
+		return false, nil
+	}
+	for i := range s.parts {
+		p := &s.parts[i]
+		of := b.Cols[p.col]
+		if of.Type != vector.Node {
+			s.c.fellBack(s.p, plan.RuleCodeDistinct, "a column of other values than nodes")
+			return false, nil
+		}
+		if err := s.c.CheckDeleted(of, sel, n); err != nil {
+			return false, err
+		}
+		s.c.Counters.DBHits += int64(b.Rows())
+		ok, why := s.codePart(p, of, sel, n)
+		if !ok {
+			s.c.fellBack(s.p, plan.RuleCodeDistinct, why)
+			return false, nil
+		}
+	}
+	if !s.pinned {
+		if !s.pin() {
+			return false, nil
+		}
+	}
+	x, rs := s.x, s.rowList(sel, n)
+	for _, r := range rs {
+		x[r] = 0
+	}
+	for i := range s.parts {
+		p := &s.parts[i]
+		mult := s.mults[i]
+		switch p.kind {
+		case vector.String:
+			codes := p.codes
+			for _, r := range rs {
+				switch c := codes[r]; c {
+				case -1:
+					x[r] |= noCode
+				case storage.NullCode:
+				default:
+					x[r] += (uint64(c) + 1) * mult
+				}
+			}
+		case vector.Int64:
+			ints, base := p.ints, p.base-1 // value v has id v-base+1
+			if ints.Valid == nil {
+				for _, r := range rs {
+					x[r] += uint64(ints.I64[r]-base) * mult
+				}
+				continue
+			}
+			for _, r := range rs {
+				if !ints.IsNull(int(r)) {
+					x[r] += uint64(ints.I64[r]-base) * mult
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// rowList is the rows of a selection: sel itself, or 0..n-1.
+func (s *codeSet) rowList(sel []int32, n int) []int32 {
+	if sel != nil {
+		return sel
+	}
+	if len(s.iota) < n {
+		s.iota = make([]int32, max(n, vector.Capacity))
+		for i := range s.iota {
+			s.iota[i] = int32(i)
+		}
+	}
+	return s.iota[:n]
+}
+
+// codePart reads part p of the rows as codes, checking them against its
+// pinned kind; false, and why, when they cannot be.
+func (s *codeSet) codePart(p *codePart, of *vector.Vector, sel []int32, n int) (bool, string) {
+	k, known := s.c.Catalog.LookupKey(p.key)
+	kind := vector.Null
+	if known {
+		kind = s.c.Tx.NodePropType(k)
+	}
+	if p.kind != 0 && kind != p.kind {
+		return false, "a property of another type than on the first rows"
+	}
+	switch kind {
+	case vector.Null:
+		p.size = 1
+	case vector.String:
+		d, _ := s.c.Tx.GatherNodePropCodesIn(k, p.dict, of, sel, n, p.codes)
+		if d == nil {
+			return false, "no dictionary of the column's strings"
+		}
+		if p.dict != nil && d != p.dict {
+			return false, "a dictionary other than the first rows'"
+		}
+		p.dict, p.size = d, uint64(len(d.Strs))+1
+	case vector.Int64:
+		v := s.c.Tx.NodeIntView(k, n)
+		if v == nil {
+			return false, "no integer view of the column"
+		}
+		if v.Width() > 4 {
+			return false, "an integer view wider than 4 bytes"
+		}
+		if p.kind != 0 && (v.Base() != p.base || viewCodes(v)+1 != p.size) {
+			return false, "an integer view other than the first rows'"
+		}
+		p.base, p.size = v.Base(), viewCodes(v)+1
+		if p.ints == nil {
+			p.ints = vector.New(vector.Int64, vector.Capacity)
+		}
+		v.Gather(of, sel, n, p.ints)
+	default:
+		return false, "a column of mixed types"
+	}
+	p.kind = kind
+	return true, ""
+}
+
+// viewCodes is the number of codes of a view at most 4 bytes wide.
+func viewCodes(v *storage.IntView) uint64 {
+	if c := v.Codes(); c > 0 {
+		return uint64(c)
+	}
+	return 1 << 32
+}
+
+// pin fixes the parts' sizes once every part is known, and chooses the
+// bitmap or the hash set; false when the combinations do not fit.
+func (s *codeSet) pin() bool {
+	mults := make([]uint64, len(s.parts))
+	total := uint64(1)
+	for i, p := range s.parts {
+		mults[i] = total
+		hi, lo := bits.Mul64(total, p.size)
+		if hi != 0 || lo >= 1<<62 {
+			s.c.fellBack(s.p, plan.RuleCodeDistinct, "too many code combinations")
+			s.off = true
+			return false
+		}
+		total = lo
+	}
+	s.mults, s.pinned = mults, true
+	if total <= denseCodes {
+		s.dense = make([]uint64, (total+63)/64)
+		s.held += 8 * int64(len(s.dense))
+		if err := s.c.Mem.Charge(8 * int64(len(s.dense))); err != nil {
+			s.dense = nil // the hash set charges as it grows
+			s.held -= 8 * int64((total+63)/64)
+		}
+	}
+	return true
+}
+
+// addGeneral puts rows miss of b into gen by the general path's values.
+func (s *codeSet) addGeneral(b *vector.Batch, miss []int32) error {
+	sub := *b
+	sub.Sel = miss
+	vecs := make([]*vector.Vector, len(s.evs))
+	for i, ev := range s.evs {
+		v, err := ev.Eval(&sub)
+		if err != nil {
+			return err
+		}
+		vecs[i] = v
+	}
+	if s.first == nil {
+		s.first = make([]vector.Type, len(vecs))
+		for i, v := range vecs {
+			s.first[i] = v.Type
+		}
+	}
+	var held int64
+	before := s.hash.Bytes()
+	for _, r := range miss {
+		if x, ok := s.codeValues(vecs, int(r)); ok {
+			s.insert(x)
+			continue
+		}
+		s.kbuf = s.kbuf[:0]
+		null := false
+		for _, v := range vecs {
+			s.kbuf = rowkey.Append(s.kbuf, v, int(r))
+			null = null || v.IsNull(int(r))
+		}
+		if s.count && null {
+			continue
+		}
+		if _, dup := s.gen[string(s.kbuf)]; dup {
+			continue
+		}
+		s.gen[string(s.kbuf)] = struct{}{}
+		row := make([]vector.Value, len(vecs))
+		for i, v := range vecs {
+			row[i] = v.Get(int(r))
+		}
+		s.rows = append(s.rows, row)
+		held += memory.KeyAllocBytes(len(s.kbuf)) + memory.SetEntryBytes + 16*int64(len(row))
+	}
+	return s.charge(held + s.hash.Bytes() - before)
+}
+
+// codeValues is the combination of row r's values, read by the general
+// path, when each has a code: a string of the part's dictionary, an
+// integer in its view's range, a null.
+func (s *codeSet) codeValues(vecs []*vector.Vector, r int) (uint64, bool) {
+	if !s.pinned {
+		return 0, false
+	}
+	var x uint64
+	for i, v := range vecs {
+		p := &s.parts[i]
+		var id uint64
+		switch val := v.Get(r).(type) {
+		case nil:
+		case string:
+			if p.kind != vector.String {
+				return 0, false
+			}
+			c, ok := p.dict.Code(val)
+			if !ok {
+				return 0, false
+			}
+			id = uint64(c) + 1
+		case int64:
+			if p.kind != vector.Int64 || val < p.base || uint64(val-p.base) >= p.size-1 {
+				return 0, false
+			}
+			id = uint64(val-p.base) + 1
+		default:
+			return 0, false
+		}
+		x += id * s.mults[i]
+	}
+	return x, true
+}
+
+// insert adds combination x.
+func (s *codeSet) insert(x uint64) {
+	if s.dense != nil {
+		s.dense[x>>6] |= 1 << (x & 63)
+		return
+	}
+	if cell := s.hash.Ref(int64(x)); *cell == 0 {
+		*cell = 1
+	}
+}
+
+func (s *codeSet) charge(n int64) error {
+	s.held += n
+	return s.c.Mem.Charge(n)
+}
+
+// each calls fn with every coded combination.
+func (s *codeSet) each(fn func(x uint64)) {
+	if !s.pinned {
+		return
+	}
+	if s.dense != nil {
+		for w, word := range s.dense {
+			for word != 0 {
+				fn(uint64(w)<<6 | uint64(bits.TrailingZeros64(word)))
+				word &= word - 1
+			}
+		}
+		return
+	}
+	s.hash.Each(func(k int64, _ int32) { fn(uint64(k)) })
+}
+
+// value is part i's value in combination x.
+func (s *codeSet) value(i int, x uint64) vector.Value {
+	id := x / s.mults[i] % s.parts[i].size
+	if id == 0 {
+		return nil
+	}
+	p := &s.parts[i]
+	if p.kind == vector.String {
+		return p.dict.Strs[id-1]
+	}
+	return p.base + int64(id-1)
+}
+
+// setCoded sets row r of v to part i's value in combination x.
+func (s *codeSet) setCoded(v *vector.Vector, r, i int, x uint64) {
+	id := x / s.mults[i] % s.parts[i].size
+	switch {
+	case id == 0:
+		v.SetNull(r)
+	case v.Type == vector.String:
+		v.SetValid(r)
+		v.Str[r] = s.parts[i].dict.Strs[id-1]
+	case v.Type == vector.Int64:
+		v.SetValid(r)
+		v.I64[r] = s.parts[i].base + int64(id-1)
+	default:
+		v.Set(r, s.value(i, x))
+	}
+}
+
+// decodeInto puts every coded combination of s into the general rows of
+// to, once.
+func (s *codeSet) decodeInto(to *codeSet) error {
+	var held int64
+	row := make([]vector.Value, len(s.parts))
+	s.each(func(x uint64) {
+		null := false
+		for i := range row {
+			row[i] = s.value(i, x)
+			null = null || row[i] == nil
+		}
+		if to.count && null {
+			return
+		}
+		to.kbuf = keyOf(to.kbuf[:0], row)
+		if _, dup := to.gen[string(to.kbuf)]; dup {
+			return
+		}
+		to.gen[string(to.kbuf)] = struct{}{}
+		to.rows = append(to.rows, append([]vector.Value(nil), row...))
+		held += memory.KeyAllocBytes(len(to.kbuf)) + memory.SetEntryBytes + 16*int64(len(row))
+	})
+	if s == to {
+		s.pinned, s.dense = false, nil // now all in gen
+	}
+	return to.charge(held)
+}
+
+// merge folds worker set o into s (s is pinned when any set is).
+func (s *codeSet) merge(o *codeSet) error {
+	var held int64
+	for _, row := range o.rows {
+		s.kbuf = keyOf(s.kbuf[:0], row)
+		if _, dup := s.gen[string(s.kbuf)]; !dup {
+			s.gen[string(s.kbuf)] = struct{}{}
+			s.rows = append(s.rows, row)
+			held += memory.KeyAllocBytes(len(s.kbuf)) + memory.SetEntryBytes + 16*int64(len(row))
+		}
+	}
+	if s.first == nil {
+		s.first = o.first
+	}
+	switch {
+	case !o.pinned:
+	case s.sameCodes(o) && s.dense != nil && o.dense != nil:
+		for w, word := range o.dense {
+			s.dense[w] |= word
+		}
+	case s.sameCodes(o) && s.dense == nil && o.dense == nil:
+		o.hash.Each(func(k int64, _ int32) {
+			if cell := s.hash.Ref(k); *cell == 0 {
+				*cell = 1
+			}
+		})
+	default:
+		if err := o.decodeInto(s); err != nil {
+			return err
+		}
+	}
+	// What o held moved into s, charged again, or is garbage.
+	s.c.Mem.Release(o.held)
+	o.held = 0
+	return s.charge(held)
+}
+
+// sameCodes reports whether o's combinations mean what s's do.
+func (s *codeSet) sameCodes(o *codeSet) bool {
+	if !s.pinned || !o.pinned {
+		return false
+	}
+	for i := range s.parts {
+		a, b := &s.parts[i], &o.parts[i]
+		if a.kind != b.kind || a.dict != b.dict || a.base != b.base || a.size != b.size {
+			return false
+		}
+	}
+	return true
+}
+
+// outType is the type of output column i: its values' type in the
+// first batch, as the general path's gather made it, or ANY when a value
+// of another type came later.
+func (s *codeSet) outType(i int) vector.Type {
+	t := vector.Null
+	if s.first != nil {
+		t = s.first[i]
+	}
+	for _, row := range s.rows {
+		if v := row[i]; v != nil && !ofType(v, t) {
+			return vector.Any
+		}
+	}
+	return t
+}
+
+// ofType reports whether a non-null value is stored in a vector of type t.
+func ofType(v vector.Value, t vector.Type) bool {
+	switch v.(type) {
+	case string:
+		return t == vector.String
+	case int64:
+		return t == vector.Int64
+	}
+	return t == vector.Any
+}
+
+// appendRows appends the rows of a selection, or 0..n-1 without one.
+func appendRows(dst []int32, sel []int32, n int) []int32 {
+	if sel != nil {
+		return append(dst, sel...)
+	}
+	for r := range int32(n) {
+		dst = append(dst, r)
+	}
+	return dst
+}
