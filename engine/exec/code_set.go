@@ -97,6 +97,9 @@ func newCodeSet(c *Context, p plan.Operator, props []*plan.Property, count bool)
 // add puts the rows of b into the set.
 func (s *codeSet) add(b *vector.Batch) error {
 	sel, n := rows(b)
+	if done, err := s.markOne(b, sel, n); done || err != nil {
+		return err
+	}
 	coded, err := s.code(b, sel, n)
 	if err != nil {
 		return err
@@ -132,10 +135,45 @@ func (s *codeSet) add(b *vector.Batch) error {
 		}
 	}
 	s.miss = miss
+	if coded { // the general path counts its reads
+		s.c.Counters.DBHits += int64(b.Rows()-len(miss)) * int64(len(s.parts))
+	}
 	if len(miss) == 0 {
 		return nil
 	}
 	return s.addGeneral(b, miss)
+}
+
+// markOne adds the rows of b to a bitmap of one STRING part's codes in
+// one pass over the column (storage.MarkNodePropCodes), once its
+// dictionary is pinned; false when the set is of another shape, or the
+// batch cannot be read so.
+func (s *codeSet) markOne(b *vector.Batch, sel []int32, n int) (bool, error) {
+	if !s.pinned || len(s.parts) != 1 || s.dense == nil || s.parts[0].kind != vector.String {
+		return false, nil
+	}
+	p := &s.parts[0]
+	of := b.Cols[p.col]
+	if of.Type != vector.Node {
+		return false, nil
+	}
+	k, ok := s.c.Catalog.LookupKey(p.key)
+	if !ok {
+		return false, nil
+	}
+	if err := s.c.CheckDeleted(of, sel, n); err != nil {
+		return false, err
+	}
+	miss, ok := s.c.Tx.MarkNodePropCodes(k, p.dict, of, sel, n, s.dense, s.miss[:0])
+	if !ok {
+		return false, nil
+	}
+	s.miss = miss
+	s.c.Counters.DBHits += int64(b.Rows() - len(miss))
+	if len(miss) == 0 {
+		return true, nil
+	}
+	return true, s.addGeneral(b, miss)
 }
 
 // code fills s.x for the rows of b; false when the batch cannot be coded
@@ -154,7 +192,6 @@ func (s *codeSet) code(b *vector.Batch, sel []int32, n int) (bool, error) {
 		if err := s.c.CheckDeleted(of, sel, n); err != nil {
 			return false, err
 		}
-		s.c.Counters.DBHits += int64(b.Rows())
 		ok, why := s.codePart(p, of, sel, n)
 		if !ok {
 			s.c.fellBack(s.p, plan.RuleCodeDistinct, why)

@@ -246,3 +246,69 @@ func (tx *Tx) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vect
 	tx.reads.mark(readNodeKey, uint32(k))
 	return tx.view().GatherNodePropCodesIn(k, dict, ids, sel, n, codes)
 }
+
+// MarkNodePropCodes is the distinct values of a string property in one
+// pass, as codes of dict: for each row r of sel (0..n-1 when sel is nil)
+// it sets bit c+1 of seen when the row's value has code c in dict, bit 0
+// when the row has no value, and appends r to miss (returned) when the
+// value has no code in dict. seen has len(dict.Strs)+1 bits. ok is
+// false, and nothing is done, when the column's gather type is not
+// STRING.
+func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+	col := s.nodeCol(k)
+	if col.typ() != vector.String || dict == nil || len(seen)*64 < len(dict.Strs)+1 {
+		return miss, false
+	}
+	groups := &col.groups
+	cnt := n
+	if sel != nil {
+		cnt = len(sel)
+	}
+	id := ids.IDs
+	for i := 0; i < cnt; {
+		r := row(sel, i)
+		if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+			seen[0] |= 1
+			i++
+			continue
+		}
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		if c == nil { // no chunk: no value in the run
+			for i < cnt && id[row(sel, i)]>>groupShift == g && (ids.Valid == nil || ids.Valid.IsValid(int(row(sel, i)))) {
+				seen[0] |= 1
+				i++
+			}
+			continue
+		}
+		var cc []uint16
+		if x := c.stringCodes(); x != nil && x.dict == dict {
+			cc = x.codes
+		}
+		plain, valid := c.typ == vector.String && len(c.side) == 0, c.valid
+		for ; i < cnt; i++ {
+			r := row(sel, i)
+			x := id[r]
+			if x>>groupShift != g || ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+				break
+			}
+			off := x & groupMask
+			switch {
+			case valid[off>>3]&(1<<(off&7)) == 0 && plain:
+				seen[0] |= 1
+			case valid[off>>3]&(1<<(off&7)) != 0 && cc != nil:
+				code := uint64(cc[off]) + 1
+				seen[code>>6] |= 1 << (code & 63)
+			default:
+				miss = append(miss, r)
+			}
+		}
+	}
+	return miss, true
+}
+
+// MarkNodePropCodes: see Snapshot.MarkNodePropCodes.
+func (tx *Tx) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().MarkNodePropCodes(k, dict, ids, sel, n, seen, miss)
+}
