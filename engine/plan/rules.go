@@ -30,11 +30,12 @@ const (
 	// whose k is a large share of its input sorts it all
 	// (exec/sort_typed.go).
 	RuleTypedSort = "typed-sort"
-	// RuleTopKBar lets a top-k Sort whose first key is an INTEGER or
-	// FLOAT property of the scanned node publish its current k-th value
-	// as a bar, which a test right above the scan applies through the
-	// column's view, so rows that cannot enter the top k are never
-	// projected (topk_bar.go, exec/topk_bar.go).
+	// RuleTopKBar lets a top-k Sort whose first key is an INTEGER,
+	// FLOAT or STRING property of the scanned node publish its current
+	// k-th value as a bar, which a test right above the scan applies
+	// through the column's view (a STRING column's dictionary codes,
+	// ranked once per dictionary), so rows that cannot enter the top k
+	// are never projected (topk_bar.go, exec/topk_bar.go).
 	RuleTopKBar = "topk-bar"
 	// RuleEndpointsBFS runs a variable-length expansion marked
 	// EndpointsOnly as a breadth-first search producing each far end

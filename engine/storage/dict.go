@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"sort"
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -30,6 +31,53 @@ type StringDict struct {
 	Strs []string
 	// index maps each string to its code, made on the first Code.
 	index atomic.Pointer[map[string]int32]
+	// order is the codes sorted by their strings, made on the first
+	// Order.
+	order atomic.Pointer[dictOrder]
+}
+
+// dictOrder is a dictionary's sort order: byRank[i] is the code of the
+// i-th smallest string (byte order, as ORDER BY compares strings), and
+// rank[c] the position of code c's string.
+type dictOrder struct {
+	byRank []int32
+	rank   []uint32
+}
+
+// Ranks returns each code's position among the dictionary's strings
+// sorted (rank[c]); made once per dictionary (a sort of its strings) and
+// kept with it, so a top-k over a string property compares small
+// integers instead of strings.
+func (d *StringDict) Ranks() []uint32 { return d.sortOrder().rank }
+
+// RankBound returns the number of the dictionary's strings that sort
+// before s (those equal to s too when inclusive): a code c's string
+// sorts before s exactly when Ranks()[c] < RankBound(s, false).
+func (d *StringDict) RankBound(s string, inclusive bool) uint32 {
+	o := d.sortOrder()
+	return uint32(sort.Search(len(o.byRank), func(i int) bool {
+		x := d.Strs[o.byRank[i]]
+		if inclusive {
+			return x > s
+		}
+		return x >= s
+	}))
+}
+
+func (d *StringDict) sortOrder() *dictOrder {
+	if o := d.order.Load(); o != nil {
+		return o
+	}
+	o := &dictOrder{byRank: make([]int32, len(d.Strs)), rank: make([]uint32, len(d.Strs))}
+	for i := range o.byRank {
+		o.byRank[i] = int32(i)
+	}
+	sort.Slice(o.byRank, func(i, j int) bool { return d.Strs[o.byRank[i]] < d.Strs[o.byRank[j]] })
+	for r, c := range o.byRank {
+		o.rank[c] = uint32(r)
+	}
+	d.order.CompareAndSwap(nil, o)
+	return d.order.Load()
 }
 
 // Code returns s's code in d; false when d does not hold s. The first
