@@ -87,3 +87,31 @@ func TestMarkNodePropCodes(t *testing.T) {
 		t.Fatalf("GatherNodePropCodes: null id %d, past the column %d", codes[7], codes[m-1])
 	}
 }
+
+// TestStringDictRanks checks the ranks of a dictionary's codes against
+// its strings sorted bytewise, and the rank bounds of strings in it and
+// outside it, inclusive and not.
+func TestStringDictRanks(t *testing.T) {
+	d := &StringDict{Strs: []string{"n2", "a", "n10", "", "Z", "n1", "é"}}
+	sorted := slices.Clone(d.Strs)
+	slices.Sort(sorted)
+	rank := d.Ranks()
+	for c, s := range d.Strs {
+		if sorted[rank[c]] != s {
+			t.Fatalf("code %d (%q) has rank %d, where %q sorts", c, s, rank[c], sorted[rank[c]])
+		}
+	}
+	for _, s := range []string{"", "a", "b", "n1", "n10", "n11", "z", "é", "ü", "A"} {
+		for _, inclusive := range []bool{false, true} {
+			want := 0
+			for _, x := range d.Strs {
+				if x < s || inclusive && x == s {
+					want++
+				}
+			}
+			if got := d.RankBound(s, inclusive); int(got) != want {
+				t.Errorf("RankBound(%q, %v) = %d, want %d", s, inclusive, got, want)
+			}
+		}
+	}
+}
