@@ -260,6 +260,22 @@ func gatherCodes(col *column, dict *StringDict, ids *vector.Vector, sel []int32,
 		if plain || c == nil {
 			none = null
 		}
+		if sel == nil && ids.Valid == nil && cc != nil {
+			// A scan's run of a coded chunk: a bit test and a load a row.
+			for ; i < cnt; i++ {
+				x := id[i]
+				if x>>groupShift != g {
+					break
+				}
+				off := x & groupMask
+				if valid[off>>3]&(1<<(off&7)) == 0 {
+					codes[i] = none
+				} else {
+					codes[i] = int32(cc[off])
+				}
+			}
+			continue
+		}
 		for ; i < cnt; i++ {
 			r := row(sel, i)
 			if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
