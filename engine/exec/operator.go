@@ -230,6 +230,7 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		s, err := newSort(c, p, in)
 		if err == nil && plan.Chose(p, plan.RuleTopKBar) && s.topK >= 0 {
 			s.pub = c.barOf(p.Input.(*plan.Project))
+			s.prime = primeScan(p)
 		}
 		return s, err
 	case *plan.VarLengthExpand:

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -208,21 +209,43 @@ type stringBar struct {
 	rank  []uint32
 	at    *barValue // the bar bound was computed for
 	bound uint32
+	// pass is, ascending, 1 for each code that passes: a batch of the
+	// dictionary's codes alone is then selected in one pass over the
+	// column (storage.SelectNodePropCodes), which drops rows without a
+	// value as ascending does.
+	pass []uint8
 }
 
 // filter narrows f.sel to the rows of the batch that can enter; false
 // when the batch has no codes (every row passes).
 func (sb *stringBar) filter(f *barFilter, x *barValue, ids *vector.Vector, sel []int32, n int) bool {
+	desc := f.bar.desc
+	if !desc && sb.dict != nil && x == sb.at {
+		// The one pass, while the batch's values are all of the pinned
+		// dictionary's codes or null.
+		if out, clean := f.c.Tx.SelectNodePropCodes(f.k, sb.dict, sb.pass, ids, sel, n, f.sel[:0]); clean {
+			f.sel = out
+			return true
+		}
+	}
 	d, ok := f.c.Tx.GatherNodePropCodesIn(f.k, sb.dict, ids, sel, n, sb.codes)
 	if !ok || d == nil {
 		return false
 	}
-	desc := f.bar.desc
 	if d != sb.dict || x != sb.at {
 		sb.dict, sb.rank, sb.at = d, d.Ranks(), x
 		// Ascending, code c passes while rank < the strings up to the
 		// bar; descending, while rank >= those before it.
 		sb.bound = d.RankBound(x.s, !desc)
+		if !desc {
+			sb.pass = slices.Grow(sb.pass[:0], len(sb.rank))[:len(sb.rank)]
+			for c, r := range sb.rank {
+				sb.pass[c] = 0
+				if r < sb.bound {
+					sb.pass[c] = 1
+				}
+			}
+		}
 	}
 	out, codes, rank, bound := f.sel[:0], sb.codes, sb.rank, sb.bound
 	forRows(sel, n, func(r int32) {

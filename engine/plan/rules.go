@@ -34,8 +34,10 @@ const (
 	// FLOAT or STRING property of the scanned node publish its current
 	// k-th value as a bar, which a test right above the scan applies
 	// through the column's view (a STRING column's dictionary codes,
-	// ranked once per dictionary), so rows that cannot enter the top k
-	// are never projected (topk_bar.go, exec/topk_bar.go).
+	// ranked once per dictionary; past a large SKIP over a bare scan,
+	// primed from the codes' counts before the first row), so rows that
+	// cannot enter the top k are never projected (topk_bar.go,
+	// exec/topk_bar.go, exec/topk_prime.go).
 	RuleTopKBar = "topk-bar"
 	// RuleEndpointsBFS runs a variable-length expansion marked
 	// EndpointsOnly as a breadth-first search producing each far end
