@@ -54,8 +54,9 @@ const (
 	// (opt/count_pushdown.go).
 	RuleCountExpand = "count-expand"
 	// RuleCountFilter lets a CountExpand take the filters of its chain
-	// that each read one node (the start node or a hop's far end) through
-	// operators that cannot fail: each is evaluated once per candidate
+	// that each read one node (the start node, also when it is filtered
+	// under an OPTIONAL MATCH, or a hop's far end) through operators
+	// that cannot fail: each is evaluated once per candidate
 	// node into the set of start nodes, or of far ends tested per
 	// neighbour (opt/count_filter.go, exec/countexpand_filter.go).
 	RuleCountFilter = "count-filter"

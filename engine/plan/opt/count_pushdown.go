@@ -19,7 +19,8 @@ import (
 // counting one of its variables, null exactly when nothing matched: the
 // CountExpand then keeps the start nodes of count 0. The Aggregate keeps
 // its output columns. With filters (rule count-filter), filters of the
-// chain that each read one node of it come along (count_filter.go).
+// chain that each read one node of it come along (count_filter.go), and
+// so do those of the scanned nodes under an OPTIONAL MATCH.
 func countPushdown(op plan.Operator, filters bool, indexes []plan.IndexInfo) {
 	if a, ok := op.(*plan.Aggregate); ok {
 		if ce := countable(a, filters, indexes); ce != nil {
@@ -74,7 +75,19 @@ func countable(a *plan.Aggregate, filters bool, indexes []plan.IndexInfo) *plan.
 		if _, ok := op.(*plan.Argument); !ok || len(a.Keys) == 0 {
 			return nil
 		}
-		scan, _ = opt.Input.(*plan.NodeScan)
+		// The scanned nodes may be filtered before the OPTIONAL MATCH
+		// (MATCH (a) WHERE a.age = 30 OPTIONAL MATCH (a)-->(b)): the
+		// filter picks the start nodes, each counted even at 0.
+		in := opt.Input
+		for filters {
+			f, ok := in.(*plan.Filter)
+			if !ok {
+				break
+			}
+			pending = andPred(f.Pred, pending)
+			in = f.Input
+		}
+		scan, _ = in.(*plan.NodeScan)
 	} else {
 		scan, _ = op.(*plan.NodeScan)
 	}

@@ -93,6 +93,8 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a:K)-[:T]->(b) RETURN a, collect(b.x) AS s", nil, "parallel"},
 		{"MATCH (a:K)-[k:T]->(b:K) RETURN k.x AS x, count(*) AS n", nil, "expand-labels,rel-scan-agg,label-cover,parallel"},
 		{"MATCH (a:K)-[k:T]->(b:K) RETURN k.x AS x, count(*) AS n", []string{plan.RuleRelScanAgg}, "expand-labels,label-cover,parallel"},
+		{"MATCH (a:K) WHERE a.x = 3 OPTIONAL MATCH (a)-[:T]->(b) RETURN a.id, count(b) AS d", nil, "count-expand,count-filter,identity-group"},
+		{"MATCH (a:K) WHERE a.x = 3 OPTIONAL MATCH (a)-[:T]->(b) RETURN a.id, count(b) AS d", []string{plan.RuleCountFilter}, "range-filter,parallel"},
 		{"MATCH (a:K) WITH DISTINCT a.x AS x, a.name AS n RETURN count(*) AS c", nil, "code-distinct,parallel"},
 		{"MATCH (a:K) WITH DISTINCT a.x AS x, a.name AS n RETURN count(*) AS c", []string{plan.RuleCodeDistinct}, "parallel"},
 		{"MATCH (a:K) RETURN count(DISTINCT a.name) AS c", nil, "code-distinct,parallel"},
