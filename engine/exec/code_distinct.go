@@ -88,6 +88,11 @@ func (d *codeDistinctOp) consume() error {
 			break
 		}
 	}
+	for i, s := range sets {
+		if s == nil {
+			return bug("code-distinct: worker %d ended without its set", i)
+		}
+	}
 	// The merged set is a pinned worker's, when one is.
 	for i, s := range sets {
 		if s.pinned {

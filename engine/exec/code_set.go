@@ -294,7 +294,7 @@ func (s *codeSet) codePart(p *codePart, of *vector.Vector, sel []int32, n int) (
 		}
 		v.Gather(of, sel, n, p.ints)
 	default:
-		return false, "a column of mixed types"
+		return false, "a column that is neither of strings nor of integers"
 	}
 	p.kind = kind
 	return true, ""
