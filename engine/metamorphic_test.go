@@ -406,6 +406,13 @@ func metaQueries(rng *rand.Rand) []string {
 		func() string { // the same grouped by the start node's property too
 			return fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN n.%s, r.w, count(*)", label(), arrow(typ()), label(), []string{"g", "name", "x"}[rng.IntN(3)])
 		},
+		func() string { // DISTINCT and count(DISTINCT) of node properties: the code-distinct rule
+			return []string{
+				fmt.Sprintf("MATCH (n%s) WITH DISTINCT n.name AS a, n.x AS b RETURN count(*)", label()),
+				fmt.Sprintf("MATCH (n%s)%s(m%s) RETURN DISTINCT m.name, n.g, m.x", label(), arrow(typ()), label()),
+				fmt.Sprintf("MATCH (n%s) RETURN count(DISTINCT n.%s)", label(), []string{"name", "x", "g", "y"}[rng.IntN(4)]),
+			}[rng.IntN(3)]
+		},
 		func() string { // far-node conjuncts that are not ranges: the far-set rule
 			return fmt.Sprintf("MATCH (n%s)%s(m%s) WHERE m.name IN ['bob', 'eve'] AND NOT m.name ENDS WITH 'x' AND r.w <> %d RETURN count(*), count(DISTINCT m)", label(), arrow(typ()), label(), rng.IntN(50))
 		},

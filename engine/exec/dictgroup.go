@@ -75,9 +75,26 @@ func (h *hashAggregate) assignByCodes(b *vector.Batch) (bool, error) {
 		}
 	}
 	var keyVec *vector.Vector // the general path's key, for rows without a code
+	codes, gidx := dk.codes, h.gidx
+	if sel == nil && t != nil {
+		// A scan's batch: rows 0..n-1 whose codes all have their group
+		// already take one tight loop; any other row sends the batch on.
+		i := 0
+		for ; i < n; i++ {
+			x := codes[i]
+			if x < 0 || t[x] == 0 {
+				break
+			}
+			gidx[i] = t[x] - 1
+		}
+		if i == n {
+			c.Counters.DBHits += int64(n)
+			return true, nil
+		}
+	}
 	for i := 0; i < b.Rows(); i++ {
 		r := b.Row(i)
-		code := dk.codes[r]
+		code := codes[r]
 		if code < 0 {
 			if keyVec == nil {
 				if keyVec, err = h.keys[0].Eval(b); err != nil {

@@ -28,15 +28,20 @@ type hashAggregate struct {
 	constant []bool
 	allConst bool
 
-	dk      *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
-	mk      *multiKey // grouping on several keys' ids (multigroup.go), or nil
-	groups  map[string]int32
-	ints    inttable.Table // groups of a single integer key
-	nodes   inttable.Table // groups of a single node key (hashagg_nodes.go)
-	keyCols []rowstore.Column
-	ngroups int
-	key     []byte
-	gidx    []int32 // group of each physical row of the current batch
+	dk     *dictKey  // grouping on dictionary codes (dictgroup.go), or nil
+	mk     *multiKey // grouping on several keys' ids (multigroup.go), or nil
+	groups map[string]int32
+	// unmapped is the first group made by multiKey and not yet entered
+	// in groups, -1 when every group is: a worker grouping on ids never
+	// looks its groups up by their byte keys unless a row takes the
+	// general path, so they are entered only then (mapGroups).
+	unmapped int
+	ints     inttable.Table // groups of a single integer key
+	nodes    inttable.Table // groups of a single node key (hashagg_nodes.go)
+	keyCols  []rowstore.Column
+	ngroups  int
+	key      []byte
+	gidx     []int32 // group of each physical row of the current batch
 	// held is the estimated bytes of keys and values kept, charged to
 	// the query's memory budget per batch (hashagg_memory.go).
 	held, charged int64
@@ -54,7 +59,7 @@ type hashAggregate struct {
 }
 
 func newHashAggregate(c *Context, p *plan.Aggregate, in Operator) (*hashAggregate, error) {
-	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, keyCols: make([]rowstore.Column, len(p.Keys)),
+	h := &hashAggregate{c: c, in: in, groups: map[string]int32{}, unmapped: -1, keyCols: make([]rowstore.Column, len(p.Keys)),
 		gidx: make([]int32, vector.Capacity), out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}}
 	h.allConst = len(p.Keys) > 0
 	for _, k := range p.Keys {
@@ -271,6 +276,9 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 			return g
 		}
 	}
+	if h.unmapped >= 0 {
+		h.mapGroups()
+	}
 	h.key = h.key[:0]
 	for k, kv := range keyVecs {
 		if !h.constant[k] {
@@ -288,6 +296,25 @@ func (h *hashAggregate) lookup(keyVecs []*vector.Vector, r int) int32 {
 		}
 	}
 	return g
+}
+
+// mapGroups enters the groups from h.unmapped on in groups by their
+// keys' byte encoding, as lookup would have.
+func (h *hashAggregate) mapGroups() {
+	if len(h.groups) == 0 {
+		h.groups = make(map[string]int32, h.ngroups)
+	}
+	for g := h.unmapped; g < h.ngroups; g++ {
+		h.key = h.key[:0]
+		for k := range h.keyCols {
+			if !h.constant[k] {
+				h.key = rowkey.Append(h.key, h.keyCols[k].V, g)
+			}
+		}
+		h.groups[string(h.key)] = int32(g)
+		h.held += memory.KeyAllocBytes(len(h.key)) + memory.SetEntryBytes
+	}
+	h.unmapped = -1
 }
 
 // rowsBound is an upper bound on the rows of in where the plan gives one

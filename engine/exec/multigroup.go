@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/exec/inttable"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -48,6 +49,9 @@ type keyPart struct {
 	vals  []vector.Value   // id -> value (vals[0] is null)
 	// missing: the rows of the batch without a code.
 	missing []int32
+	// oneStr, oneInt and oneNull are the one-row key vectors of a new
+	// group (newMultiGroup).
+	oneStr, oneInt, oneNull *vector.Vector
 }
 
 // maxMultiKeys is the number of keys multiKey takes: more leave too few
@@ -109,29 +113,40 @@ func (h *hashAggregate) assignByMultiCodes(b *vector.Batch) (bool, error) {
 	return true, nil
 }
 
-// newMultiGroup finds or makes, through the general path, the group of
-// the combined key ids.
+// newMultiGroup makes the group of combined key ids seen for the first
+// time: no group has its keys (equal keys have equal ids, and the
+// general path's rows, keyed by value, enter h.groups first).
 func (h *hashAggregate) newMultiGroup(ids uint64) int32 {
 	m := h.mk
 	mask := uint64(1)<<m.bits - 1
 	for pi, p := range m.parts {
+		// The one-row vectors are kept per part and type: Push copies
+		// the value out.
 		switch v := p.vals[(ids>>(uint(pi)*m.bits))&mask].(type) {
 		case string:
-			x := vector.New(vector.String, 1)
+			x := p.oneOf(vector.String)
 			x.Str[0] = v
 			m.one[pi] = x
 		case int64:
-			x := vector.New(vector.Int64, 1)
+			x := p.oneOf(vector.Int64)
 			x.I64[0] = v
 			m.one[pi] = x
 		default:
-			x := vector.New(vector.Any, 1)
-			x.SetNull(0)
-			m.one[pi] = x
+			m.one[pi] = p.oneOf(vector.Any)
 		}
 	}
+	// A new combination is a new group: made as lookup makes one, its
+	// byte key entered in h.groups only if a lookup needs it.
+	g := h.newGroup()
+	for k, kv := range m.one {
+		h.keyCols[k].Push(kv, 0)
+		h.held += memory.RowPayloadBytes(kv, 0)
+	}
+	if h.unmapped < 0 {
+		h.unmapped = int(g)
+	}
 	h.held += 16 * int64(len(m.parts))
-	return h.lookup(m.one, 0)
+	return g
 }
 
 // partIDs ors each row's id of key p, shifted, into m.ids.
@@ -218,6 +233,28 @@ func (h *hashAggregate) partIDs(p *keyPart, b *vector.Batch, sel []int32, n int,
 		m.ids[r] |= uint64(id) << shift
 	}
 	return true, nil
+}
+
+// oneOf is p's one-row vector of type t (a STRING, an INTEGER, or an
+// ANY holding null), made on first use.
+func (p *keyPart) oneOf(t vector.Type) *vector.Vector {
+	switch t {
+	case vector.String:
+		if p.oneStr == nil {
+			p.oneStr = vector.New(vector.String, 1)
+		}
+		return p.oneStr
+	case vector.Int64:
+		if p.oneInt == nil {
+			p.oneInt = vector.New(vector.Int64, 1)
+		}
+		return p.oneInt
+	}
+	if p.oneNull == nil {
+		p.oneNull = vector.New(vector.Any, 1)
+		p.oneNull.SetNull(0)
+	}
+	return p.oneNull
 }
 
 // idOfString is string s's id in p, made on first sight.

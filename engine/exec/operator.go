@@ -54,6 +54,9 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 		}
 		return c.profile(p, op), nil
 	}
+	if op, err := newCodeDistinct(c, p); op != nil || err != nil {
+		return c.profile(p, op), err
+	}
 	if op, ok, err := buildParallel(c, p); ok || err != nil {
 		return op, err
 	}
@@ -227,6 +230,7 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		s, err := newSort(c, p, in)
 		if err == nil && plan.Chose(p, plan.RuleTopKBar) && s.topK >= 0 {
 			s.pub = c.barOf(p.Input.(*plan.Project))
+			s.prime = primeScan(p)
 		}
 		return s, err
 	case *plan.VarLengthExpand:

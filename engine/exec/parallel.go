@@ -88,8 +88,11 @@ func parKindOf(p plan.Operator) parKind {
 	if !plan.Chose(p, plan.StrategyParallel) {
 		return 0
 	}
-	if _, ok := p.(*plan.Aggregate); ok {
+	switch p.(type) {
+	case *plan.Aggregate:
 		return parAggregate
+	case *plan.Distinct: // runs its workers itself (code_distinct.go)
+		return 0
 	}
 	return parGather
 }
@@ -107,28 +110,14 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 		c.fellBack(p, plan.StrategyParallel, "one worker allowed")
 		return nil, false, nil
 	}
-	if c.par == nil {
-		c.par = &parState{}
-	}
 	input := p
 	if kind == parAggregate {
 		input = p.(*plan.Aggregate).Input
 	}
-	scan := physical.ChainScan(input)
-	src := newMorselSource(c, scan, input)
-	if src.expected <= morselWeight {
-		c.fellBack(p, plan.StrategyParallel, "one morsel")
-		return nil, false, nil // about one morsel: nothing to share
-	}
-	if len(src.adjs) == 0 && src.expected < minScanMorsels*morselWeight {
-		c.fellBack(p, plan.StrategyParallel, "a short scan")
+	run := newParRun(c, p, input)
+	if run == nil {
 		return nil, false, nil
 	}
-	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
-	// The statement clock is read once for every worker.
-	c.Now()
-	run := &parRun{c: c, n: int(workers), top: p, scan: scan, src: src}
-	c.par.runs = append(c.par.runs, run)
 	if kind == parAggregate {
 		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
 		if err != nil {
@@ -137,6 +126,31 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 		return c.profile(p, a), true, nil
 	}
 	return &gatherOp{run: run, p: p, held: -1}, true, nil
+}
+
+// newParRun returns the workers of the pipeline input, which the
+// parallel operator p runs, nil (noted in PROFILE) when the scan is too
+// short to share.
+func newParRun(c *Context, p, input plan.Operator) *parRun {
+	if c.par == nil {
+		c.par = &parState{}
+	}
+	scan := physical.ChainScan(input)
+	src := newMorselSource(c, scan, input)
+	if src.expected <= morselWeight {
+		c.fellBack(p, plan.StrategyParallel, "one morsel")
+		return nil // about one morsel: nothing to share
+	}
+	if len(src.adjs) == 0 && src.expected < minScanMorsels*morselWeight {
+		c.fellBack(p, plan.StrategyParallel, "a short scan")
+		return nil
+	}
+	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
+	// The statement clock is read once for every worker.
+	c.Now()
+	run := &parRun{c: c, n: int(workers), top: p, scan: scan, src: src}
+	c.par.runs = append(c.par.runs, run)
+	return run
 }
 
 // firstExpansion is the expansion of the pipeline that reads the scan's

@@ -82,6 +82,9 @@ func (h *hashAggregate) merge(w *hashAggregate) error {
 		keyVecs[k] = w.keyCols[k].V
 	}
 	to := make([]int32, w.ngroups) // h's group of each of w's
+	if len(h.keys) > 0 && len(h.groups) == 0 && h.ngroups == 0 {
+		h.groups = make(map[string]int32, w.ngroups)
+	}
 	if len(h.keys) > 0 {
 		for g := range to {
 			to[g] = h.lookup(keyVecs, g)

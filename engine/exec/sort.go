@@ -44,9 +44,12 @@ type sortOp struct {
 	bar int
 	// pub is where the bar's first key is published to the test above
 	// the scan (rule topk-bar, topk_bar.go), nil without one.
-	pub  *topBar
-	sel  []int32
-	view vector.Batch
+	pub *topBar
+	// prime is the scan the Sort's Project reads directly, whose codes
+	// may give the bar before the first row (topk_prime.go).
+	prime *plan.NodeScan
+	sel   []int32
+	view  vector.Batch
 }
 
 func newSort(c *Context, p *plan.Sort, in Operator) (*sortOp, error) {
@@ -103,6 +106,7 @@ func (s *sortOp) Next() (*vector.Batch, error) {
 // consume reads the input; with a top-k bound it evicts rows that can no
 // longer make the cut whenever the buffer doubles past k.
 func (s *sortOp) consume() error {
+	s.primeBar()
 	for {
 		if err := s.c.CheckCancel(); err != nil {
 			return err

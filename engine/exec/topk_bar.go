@@ -2,11 +2,13 @@ package exec
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -16,9 +18,11 @@ import (
 // property of the node a scan below the Sort's Project produces
 // (plan.TopKBarKey), the Sort publishes the value and a test right above
 // the scan drops such rows through the column's integer or float view,
-// before the Project gathers the row's other properties: ORDER BY p.age
-// DESC, p.city LIMIT 20 over a million people then reads the city of a
-// few thousand.
+// or a STRING column's dictionary codes ranked once per dictionary
+// (stringBar), before the Project gathers the row's other properties:
+// ORDER BY p.age DESC, p.city LIMIT 20 over a million people then reads
+// the city of a few thousand, and ORDER BY p.name SKIP 50000 LIMIT 10
+// gathers the names of the rows up to the bar's name instead of all.
 //
 // The bar only ever tightens (each prune keeps the k best of more rows),
 // and each of the pipeline's workers reads the latest published one per
@@ -28,7 +32,7 @@ import (
 // tests every row it receives against its own bar.
 
 // topBar is the bar one Sort publishes (v: nil until it holds k rows
-// whose k-th first key is an INTEGER or a FLOAT) and where the test
+// whose k-th first key is an INTEGER, a FLOAT or a STRING) and where the test
 // reads the key: property key of the node in column col of the
 // Project's input, sorted descending or not.
 type topBar struct {
@@ -38,11 +42,14 @@ type topBar struct {
 	desc bool
 }
 
-// barValue is a published bar: the k-th first key, INTEGER or FLOAT.
+// barValue is a published bar: the k-th first key, INTEGER, FLOAT or
+// STRING.
 type barValue struct {
 	float bool
+	str   bool
 	i     int64
 	f     float64
+	s     string
 }
 
 // barRegistry holds the bars of a statement's Sorts by the Project each
@@ -80,7 +87,7 @@ func (c *Context) barOf(p *plan.Project) *topBar {
 }
 
 // publish makes the first key of row r of the held column v the bar, when
-// it is a non-null INTEGER or FLOAT; called after each prune that left k
+// it is a non-null INTEGER, FLOAT or STRING; called after each prune that left k
 // rows, with r the k-th.
 func (b *topBar) publish(v *vector.Vector, r int) {
 	if b == nil || v == nil || v.IsNull(r) {
@@ -91,6 +98,8 @@ func (b *topBar) publish(v *vector.Vector, r int) {
 		b.v.Store(&barValue{i: v.I64[r]})
 	case vector.Float64:
 		b.v.Store(&barValue{float: true, f: v.F64[r]})
+	case vector.String:
+		b.v.Store(&barValue{str: true, s: v.Str[r]})
 	}
 }
 
@@ -106,6 +115,7 @@ type barFilter struct {
 	// known: key looked up; has: it exists.
 	known, has bool
 	sel        []int32
+	strs       *stringBar // a STRING bar's test
 }
 
 // withBar puts the bar test of the Sort over p under p, when that Sort
@@ -156,7 +166,14 @@ func (f *barFilter) filter(b *vector.Batch) (*vector.Batch, error) {
 		return nil, err
 	}
 	desc := f.bar.desc
-	if x.float {
+	if x.str {
+		if f.strs == nil {
+			f.strs = &stringBar{codes: make([]int32, vector.Capacity)}
+		}
+		if !f.strs.filter(f, x, ids, sel, n) {
+			return b, nil
+		}
+	} else if x.float {
 		v := f.c.Tx.NodeFloatView(f.k, b.Rows())
 		if v == nil {
 			return b, nil
@@ -178,4 +195,73 @@ func (f *barFilter) filter(b *vector.Batch) (*vector.Batch, error) {
 	}
 	b.Sel = f.sel
 	return b, nil
+}
+
+// stringBar tests a STRING bar on dictionary codes: each code's rank in
+// its dictionary's sort order (storage.StringDict.Ranks) against the
+// number of the dictionary's strings that sort no later than the bar
+// (no earlier, descending), computed once per bar and dictionary. A row
+// without a code passes (the Sort tests it), a row without a value
+// passes descending (nulls first) and fails ascending (last).
+type stringBar struct {
+	codes []int32
+	dict  *storage.StringDict
+	rank  []uint32
+	at    *barValue // the bar bound was computed for
+	bound uint32
+	// pass is, ascending, 1 for each code that passes: a batch of the
+	// dictionary's codes alone is then selected in one pass over the
+	// column (storage.SelectNodePropCodes), which drops rows without a
+	// value as ascending does.
+	pass []uint8
+}
+
+// filter narrows f.sel to the rows of the batch that can enter; false
+// when the batch has no codes (every row passes).
+func (sb *stringBar) filter(f *barFilter, x *barValue, ids *vector.Vector, sel []int32, n int) bool {
+	desc := f.bar.desc
+	if !desc && sb.dict != nil && x == sb.at {
+		// The one pass, while the batch's values are all of the pinned
+		// dictionary's codes or null.
+		if out, clean := f.c.Tx.SelectNodePropCodes(f.k, sb.dict, sb.pass, ids, sel, n, f.sel[:0]); clean {
+			f.sel = out
+			return true
+		}
+	}
+	d, ok := f.c.Tx.GatherNodePropCodesIn(f.k, sb.dict, ids, sel, n, sb.codes)
+	if !ok || d == nil {
+		return false
+	}
+	if d != sb.dict || x != sb.at {
+		sb.dict, sb.rank, sb.at = d, d.Ranks(), x
+		// Ascending, code c passes while rank < the strings up to the
+		// bar; descending, while rank >= those before it.
+		sb.bound = d.RankBound(x.s, !desc)
+		if !desc {
+			sb.pass = slices.Grow(sb.pass[:0], len(sb.rank))[:len(sb.rank)]
+			for c, r := range sb.rank {
+				sb.pass[c] = 0
+				if r < sb.bound {
+					sb.pass[c] = 1
+				}
+			}
+		}
+	}
+	out, codes, rank, bound := f.sel[:0], sb.codes, sb.rank, sb.bound
+	forRows(sel, n, func(r int32) {
+		switch c := codes[r]; c {
+		case -1:
+			out = append(out, r)
+		case storage.NullCode:
+			if desc {
+				out = append(out, r)
+			}
+		default:
+			if (rank[c] < bound) != desc {
+				out = append(out, r)
+			}
+		}
+	})
+	f.sel = out
+	return true
 }

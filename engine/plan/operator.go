@@ -143,7 +143,10 @@ type Sort struct {
 }
 
 // Distinct removes duplicate rows.
-type Distinct struct{ Input Operator }
+type Distinct struct {
+	Physical
+	Input Operator
+}
 
 // Skip drops the first Count rows; Limit passes at most Count rows. Count
 // is a constant or a parameter, evaluated once.

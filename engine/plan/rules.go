@@ -30,11 +30,14 @@ const (
 	// whose k is a large share of its input sorts it all
 	// (exec/sort_typed.go).
 	RuleTypedSort = "typed-sort"
-	// RuleTopKBar lets a top-k Sort whose first key is an INTEGER or
-	// FLOAT property of the scanned node publish its current k-th value
-	// as a bar, which a test right above the scan applies through the
-	// column's view, so rows that cannot enter the top k are never
-	// projected (topk_bar.go, exec/topk_bar.go).
+	// RuleTopKBar lets a top-k Sort whose first key is an INTEGER,
+	// FLOAT or STRING property of the scanned node publish its current
+	// k-th value as a bar, which a test right above the scan applies
+	// through the column's view (a STRING column's dictionary codes,
+	// ranked once per dictionary; past a large SKIP over a bare scan,
+	// primed from the codes' counts before the first row), so rows that
+	// cannot enter the top k are never projected (topk_bar.go,
+	// exec/topk_bar.go, exec/topk_prime.go).
 	RuleTopKBar = "topk-bar"
 	// RuleEndpointsBFS runs a variable-length expansion marked
 	// EndpointsOnly as a breadth-first search producing each far end
@@ -51,8 +54,9 @@ const (
 	// (opt/count_pushdown.go).
 	RuleCountExpand = "count-expand"
 	// RuleCountFilter lets a CountExpand take the filters of its chain
-	// that each read one node (the start node or a hop's far end) through
-	// operators that cannot fail: each is evaluated once per candidate
+	// that each read one node (the start node, also when it is filtered
+	// under an OPTIONAL MATCH, or a hop's far end) through operators
+	// that cannot fail: each is evaluated once per candidate
 	// node into the set of start nodes, or of far ends tested per
 	// neighbour (opt/count_filter.go, exec/countexpand_filter.go).
 	RuleCountFilter = "count-filter"
@@ -130,12 +134,19 @@ const (
 	// code, instead of once per row (physical/calls.go,
 	// engine/expr/code_call.go).
 	RuleCodeCall = "code-call"
+	// RuleCodeDistinct computes a DISTINCT over properties of nodes, and
+	// count(DISTINCT) of one, as a pass over the properties' dictionary
+	// codes (STRING) and integer view codes (INTEGER) into a bitmap of
+	// the code combinations, or a hash set of them when the bitmap would
+	// be large, on the statement's workers; the rows without a code take
+	// the general path's byte keys (exec/code_distinct.go).
+	RuleCodeDistinct = "code-distinct"
 )
 
 // RuleNames lists every optimizer rule, sorted.
 func RuleNames() []string {
 	names := []string{RuleSelectiveStart, RuleExpandLabels, RuleConstantFold, RuleTopKSort, RuleEndpointsBFS,
-		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin, RuleCodeCall}
+		RuleInSetLookup, RuleCountExpand, RuleCountFilter, RuleRangeFilter, RuleLabelCover, RuleFilterPushdown, RuleExpandIntersect, RuleLabelSets, RuleCodeFilter, RuleFarSet, RuleFactorizedAgg, RuleIdentityGroup, RuleRelScanAgg, RuleIndexUnion, RulePathPrune, RuleTypedSort, RuleTopKBar, RuleCodeMatch, RuleEquiJoin, RuleCodeCall, RuleCodeDistinct}
 	sort.Strings(names)
 	return names
 }

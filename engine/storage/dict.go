@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"sort"
+	"sync/atomic"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -26,6 +29,73 @@ import (
 // So codes can never be stale; open chunks are never coded.
 type StringDict struct {
 	Strs []string
+	// index maps each string to its code, made on the first Code.
+	index atomic.Pointer[map[string]int32]
+	// order is the codes sorted by their strings, made on the first
+	// Order.
+	order atomic.Pointer[dictOrder]
+}
+
+// dictOrder is a dictionary's sort order: byRank[i] is the code of the
+// i-th smallest string (byte order, as ORDER BY compares strings), and
+// rank[c] the position of code c's string.
+type dictOrder struct {
+	byRank []int32
+	rank   []uint32
+}
+
+// Ranks returns each code's position among the dictionary's strings
+// sorted (rank[c]); made once per dictionary (a sort of its strings) and
+// kept with it, so a top-k over a string property compares small
+// integers instead of strings.
+func (d *StringDict) Ranks() []uint32 { return d.sortOrder().rank }
+
+// RankBound returns the number of the dictionary's strings that sort
+// before s (those equal to s too when inclusive): a code c's string
+// sorts before s exactly when Ranks()[c] < RankBound(s, false).
+func (d *StringDict) RankBound(s string, inclusive bool) uint32 {
+	o := d.sortOrder()
+	return uint32(sort.Search(len(o.byRank), func(i int) bool {
+		x := d.Strs[o.byRank[i]]
+		if inclusive {
+			return x > s
+		}
+		return x >= s
+	}))
+}
+
+func (d *StringDict) sortOrder() *dictOrder {
+	if o := d.order.Load(); o != nil {
+		return o
+	}
+	o := &dictOrder{byRank: make([]int32, len(d.Strs)), rank: make([]uint32, len(d.Strs))}
+	for i := range o.byRank {
+		o.byRank[i] = int32(i)
+	}
+	sort.Slice(o.byRank, func(i, j int) bool { return d.Strs[o.byRank[i]] < d.Strs[o.byRank[j]] })
+	for r, c := range o.byRank {
+		o.rank[c] = uint32(r)
+	}
+	d.order.CompareAndSwap(nil, o)
+	return d.order.Load()
+}
+
+// Code returns s's code in d; false when d does not hold s. The first
+// call makes an index of d (a map of len(d.Strs) entries), kept with it:
+// a caller that met a string without a code (an open chunk, a value
+// written since) finds its code among those of the bulk-loaded rows.
+func (d *StringDict) Code(s string) (int32, bool) {
+	m := d.index.Load()
+	if m == nil {
+		idx := make(map[string]int32, len(d.Strs))
+		for i, x := range d.Strs {
+			idx[x] = int32(i)
+		}
+		d.index.CompareAndSwap(nil, &idx)
+		m = d.index.Load()
+	}
+	c, ok := (*m)[s]
+	return c, ok
 }
 
 type chunkCodes struct {
@@ -126,48 +196,183 @@ func (s *Snapshot) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel 
 	if col.typ() != vector.String {
 		return nil, false
 	}
+	return gatherCodes(col, nil, ids, sel, n, codes, -1), true
+}
+
+// NullCode is the code GatherNodePropCodesIn gives a row known to have
+// no value.
+const NullCode = -2
+
+// GatherNodePropCodesIn is GatherNodePropCodes for a caller that keeps one
+// dictionary across batches: the codes are those of dict (of the first
+// coded chunk when dict is nil, which is returned), and a row known to
+// have no value (a null id, no chunk, a clear validity bit in a chunk
+// holding only strings) gets NullCode instead of -1, so that a caller
+// counting distinct values reads nulls without gathering them.
+func (s *Snapshot) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	col := s.nodeCol(k)
+	if col.typ() != vector.String {
+		return nil, false
+	}
+	return gatherCodes(col, dict, ids, sel, n, codes, NullCode), true
+}
+
+// gatherCodes fills codes for GatherNodePropCodes(In): the codes in dict
+// (the first coded chunk's dictionary when nil), -1 for a value without
+// one, and null for a row without a value. The rows are taken a run at a
+// time, a run being the rows whose ids fall in one group (a scan's batch
+// is a few runs): its chunk, codes and validity are looked up once.
+func gatherCodes(col *column, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32, null int32) *StringDict {
 	groups := &col.groups
 	cnt := n
 	if sel != nil {
 		cnt = len(sel)
 	}
-	var last *chunk
-	var lastCodes []uint16 // nil: the last chunk has no codes in dict
-	for i := 0; i < cnt; i++ {
-		r := i
-		if sel != nil {
-			r = int(sel[i])
-		}
-		codes[r] = -1
-		if ids.Valid != nil && !ids.Valid.IsValid(r) {
+	id := ids.IDs
+	for i := 0; i < cnt; {
+		r := row(sel, i)
+		if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+			codes[r] = null
+			i++
 			continue
 		}
-		id := ids.IDs[r]
-		c := groups.at(id >> groupShift)
-		if c == nil {
-			continue
-		}
-		if c != last {
-			last, lastCodes = c, nil
-			if cc := c.stringCodes(); cc != nil {
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		var cc []uint16 // nil: the chunk has no codes in dict
+		// plain: a clear validity bit means no value (the chunk's values
+		// are all of its type, STRING; a chunk of another dominant type
+		// keeps its strings in the side map, without validity bits).
+		plain := false
+		var valid []byte
+		if c != nil {
+			valid = c.valid
+			plain = c.typ == vector.String && len(c.side) == 0
+			if x := c.stringCodes(); x != nil {
 				if dict == nil {
-					dict = cc.dict
+					dict = x.dict
 				}
-				if cc.dict == dict {
-					lastCodes = cc.codes
+				if x.dict == dict {
+					cc = x.codes
 				}
 			}
 		}
-		off := int(id & groupMask)
-		if lastCodes != nil && c.valid[off>>3]&(1<<(uint(off)&7)) != 0 {
-			codes[r] = int32(lastCodes[off])
+		none := int32(-1)
+		if plain || c == nil {
+			none = null
+		}
+		if sel == nil && ids.Valid == nil && cc != nil {
+			// A scan's run of a coded chunk: a bit test and a load a row.
+			for ; i < cnt; i++ {
+				x := id[i]
+				if x>>groupShift != g {
+					break
+				}
+				off := x & groupMask
+				if valid[off>>3]&(1<<(off&7)) == 0 {
+					codes[i] = none
+				} else {
+					codes[i] = int32(cc[off])
+				}
+			}
+			continue
+		}
+		for ; i < cnt; i++ {
+			r := row(sel, i)
+			if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+				break
+			}
+			x := id[r]
+			if x>>groupShift != g {
+				break
+			}
+			off := x & groupMask
+			switch {
+			case c == nil || valid[off>>3]&(1<<(off&7)) == 0:
+				codes[r] = none
+			case cc != nil:
+				codes[r] = int32(cc[off])
+			default:
+				codes[r] = -1
+			}
 		}
 	}
-	return dict, true
+	return dict
 }
 
 // GatherNodePropCodes: see Snapshot.GatherNodePropCodes.
 func (tx *Tx) GatherNodePropCodes(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
 	tx.reads.mark(readNodeKey, uint32(k))
 	return tx.view().GatherNodePropCodes(k, ids, sel, n, codes)
+}
+
+// GatherNodePropCodesIn: see Snapshot.GatherNodePropCodesIn.
+func (tx *Tx) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32) (*StringDict, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().GatherNodePropCodesIn(k, dict, ids, sel, n, codes)
+}
+
+// MarkNodePropCodes is the distinct values of a string property in one
+// pass, as codes of dict: for each row r of sel (0..n-1 when sel is nil)
+// it sets bit c+1 of seen when the row's value has code c in dict, bit 0
+// when the row has no value, and appends r to miss (returned) when the
+// value has no code in dict. seen has len(dict.Strs)+1 bits. ok is
+// false, and nothing is done, when the column's gather type is not
+// STRING.
+func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+	col := s.nodeCol(k)
+	if col.typ() != vector.String || dict == nil || len(seen)*64 < len(dict.Strs)+1 {
+		return miss, false
+	}
+	groups := &col.groups
+	cnt := n
+	if sel != nil {
+		cnt = len(sel)
+	}
+	id := ids.IDs
+	for i := 0; i < cnt; {
+		r := row(sel, i)
+		if ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+			seen[0] |= 1
+			i++
+			continue
+		}
+		g := id[r] >> groupShift
+		c := groups.at(g)
+		if c == nil { // no chunk: no value in the run
+			for i < cnt && id[row(sel, i)]>>groupShift == g && (ids.Valid == nil || ids.Valid.IsValid(int(row(sel, i)))) {
+				seen[0] |= 1
+				i++
+			}
+			continue
+		}
+		var cc []uint16
+		if x := c.stringCodes(); x != nil && x.dict == dict {
+			cc = x.codes
+		}
+		plain, valid := c.typ == vector.String && len(c.side) == 0, c.valid
+		for ; i < cnt; i++ {
+			r := row(sel, i)
+			x := id[r]
+			if x>>groupShift != g || ids.Valid != nil && !ids.Valid.IsValid(int(r)) {
+				break
+			}
+			off := x & groupMask
+			switch {
+			case valid[off>>3]&(1<<(off&7)) == 0 && plain:
+				seen[0] |= 1
+			case valid[off>>3]&(1<<(off&7)) != 0 && cc != nil:
+				code := uint64(cc[off]) + 1
+				seen[code>>6] |= 1 << (code & 63)
+			default:
+				miss = append(miss, r)
+			}
+		}
+	}
+	return miss, true
+}
+
+// MarkNodePropCodes: see Snapshot.MarkNodePropCodes.
+func (tx *Tx) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().MarkNodePropCodes(k, dict, ids, sel, n, seen, miss)
 }

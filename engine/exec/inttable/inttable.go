@@ -154,3 +154,18 @@ func (t *Table) ReserveDense(n int) {
 
 // Bytes is the memory the table holds, for the query's budget.
 func (t *Table) Bytes() int64 { return 4*int64(len(t.dense)) + 12*int64(len(t.keys)) }
+
+// Each calls fn with every key of the table and its value, in no
+// particular order.
+func (t *Table) Each(fn func(k int64, v int32)) {
+	for k, v := range t.dense {
+		if v != 0 {
+			fn(int64(k), v)
+		}
+	}
+	for i, v := range t.vals {
+		if v != 0 {
+			fn(t.keys[i], v)
+		}
+	}
+}

@@ -81,3 +81,29 @@ func TestIntTableClimbingKeys(t *testing.T) {
 		t.Errorf("total %d, want %d", tb.total, n)
 	}
 }
+
+// TestEach checks that Each visits every key once with its value, direct
+// and hashed, after the array took hashed keys over.
+func TestEach(t *testing.T) {
+	var tb Table
+	want := map[int64]int32{}
+	for i, k := range []int64{3, -7, 1 << 40, 70000, 0, 5000000, -1 << 50, 65535} {
+		*tb.Ref(k) = int32(i + 1)
+		want[k] = int32(i + 1)
+	}
+	got := map[int64]int32{}
+	tb.Each(func(k int64, v int32) {
+		if _, dup := got[k]; dup {
+			t.Fatalf("key %d visited twice", k)
+		}
+		got[k] = v
+	})
+	if len(got) != len(want) || len(got) != tb.Len() {
+		t.Fatalf("visited %d keys, want %d (Len %d)", len(got), len(want), tb.Len())
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("key %d: %d, want %d", k, got[k], v)
+		}
+	}
+}

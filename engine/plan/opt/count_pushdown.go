@@ -20,7 +20,7 @@ import (
 // CountExpand then keeps the start nodes of count 0. The Aggregate keeps
 // its output columns. With filters (rule count-filter), filters of the
 // chain that each read one node of it come along (count_filter.go), and
-// for an OPTIONAL MATCH the filters of the scanned nodes below it.
+// so do those of the scanned nodes under an OPTIONAL MATCH.
 func countPushdown(op plan.Operator, filters bool, indexes []plan.IndexInfo) {
 	if a, ok := op.(*plan.Aggregate); ok {
 		if ce := countable(a, filters, indexes); ce != nil {
@@ -75,10 +75,15 @@ func countable(a *plan.Aggregate, filters bool, indexes []plan.IndexInfo) *plan.
 		if _, ok := op.(*plan.Argument); !ok || len(a.Keys) == 0 {
 			return nil
 		}
-		// The scanned nodes' own filters, below the OPTIONAL MATCH, come
-		// along as the start set's: a node they drop has no row at all.
+		// The scanned nodes may be filtered before the OPTIONAL MATCH
+		// (MATCH (a) WHERE a.age = 30 OPTIONAL MATCH (a)-->(b)): the
+		// filter picks the start nodes, each counted even at 0.
 		in := opt.Input
-		for f, ok := in.(*plan.Filter); ok && filters; f, ok = in.(*plan.Filter) {
+		for filters {
+			f, ok := in.(*plan.Filter)
+			if !ok {
+				break
+			}
 			pending = andPred(f.Pred, pending)
 			in = f.Input
 		}

@@ -4,8 +4,9 @@ import "github.com/quiverdb/quiver/engine/plan"
 
 // markParallel chooses the parallel strategy for the top of each
 // pipeline of operators that may run on workers (plan.Streams) over a
-// node scan, and for an Aggregate over such a pipeline, which then
-// aggregates on each worker and merges. A bare scan feeding its consumer
+// node scan, for an Aggregate over such a pipeline, which then
+// aggregates on each worker and merges, and for a code-distinct Distinct
+// over a Project of one, whose workers keep their own sets. A bare scan feeding its consumer
 // gains nothing from workers. The inner plan of OPTIONAL MATCH is rebuilt
 // per input batch, so it stays serial. A plan that writes never runs on
 // workers: they read the transaction at once. It reports whether it
@@ -21,6 +22,11 @@ func markParallel(op plan.Operator) (chosen bool) {
 		}
 	case *plan.Optional:
 		return markParallel(o.Input)
+	case *plan.Distinct:
+		// code-distinct reads the Project's input on workers itself.
+		if _, in := DistinctProps(o); in != nil && plan.Chose(o, plan.RuleCodeDistinct) && ChainScan(in) != nil {
+			return plan.Choose(op, plan.StrategyParallel)
+		}
 	}
 	if plan.Streams(op) && ChainScan(op) != nil {
 		return plan.Choose(op, plan.StrategyParallel)

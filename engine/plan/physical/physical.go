@@ -31,6 +31,7 @@ var strategies = []strategy{
 	{plan.RuleFactorizedAgg, plan.RuleFactorizedAgg, factorizedAgg},
 	{plan.RuleIdentityGroup, plan.RuleIdentityGroup, identityGroup},
 	{plan.RuleRelScanAgg, plan.RuleRelScanAgg, relScanAgg},
+	{plan.RuleCodeDistinct, plan.RuleCodeDistinct, codeDistinct},
 	{plan.RuleFarSet, plan.RuleFarSet, farSet},
 	{plan.RuleCodeFilter, plan.RuleCodeFilter, codeFilter},
 	{plan.RuleCodeMatch, plan.RuleCodeMatch, codeMatch},
