@@ -96,6 +96,9 @@ func newCodeSet(c *Context, p plan.Operator, props []*plan.Property, count bool)
 
 // add puts the rows of b into the set.
 func (s *codeSet) add(b *vector.Batch) error {
+	if b.Rows() == 0 {
+		return nil // nothing to code
+	}
 	sel, n := rows(b)
 	if done, err := s.markOne(b, sel, n); done || err != nil {
 		return err
@@ -194,7 +197,9 @@ func (s *codeSet) code(b *vector.Batch, sel []int32, n int) (bool, error) {
 		}
 		ok, why := s.codePart(p, of, sel, n)
 		if !ok {
-			s.c.fellBack(s.p, plan.RuleCodeDistinct, why)
+			if why != "" {
+				s.c.fellBack(s.p, plan.RuleCodeDistinct, why)
+			}
 			return false, nil
 		}
 	}
@@ -271,7 +276,11 @@ func (s *codeSet) codePart(p *codePart, of *vector.Vector, sel []int32, n int) (
 	case vector.String:
 		d, _ := s.c.Tx.GatherNodePropCodesIn(k, p.dict, of, sel, n, p.codes)
 		if d == nil {
-			return false, "no dictionary of the column's strings"
+			// None of the batch's rows lies in a coded chunk (an open
+			// one, say) and no dictionary is pinned yet: the batch takes
+			// the general path and a later one may pin one. Which
+			// morsel a worker takes first decides, so it is no fallback.
+			return false, ""
 		}
 		if p.dict != nil && d != p.dict {
 			return false, "a dictionary other than the first rows'"
