@@ -173,8 +173,9 @@ func (e *codeCallEval) answersFor(d *storage.StringDict) (*dictAnswers, error) {
 	return a, nil
 }
 
-// work runs the call over d's entries a batch at a time. Only a memory
-// charge the query cannot pay is an error; a failing call gives nil.
+// work runs the call over d's entries a batch at a time, checking for
+// cancellation between batches. Only a stop or a memory charge the query
+// cannot pay is an error; a failing call gives nil.
 func (e *codeCallEval) work(d *storage.StringDict) (*dictAnswers, error) {
 	m := len(d.Strs)
 	vec := vector.New(e.t, m)
@@ -182,6 +183,9 @@ func (e *codeCallEval) work(d *storage.StringDict) (*dictAnswers, error) {
 	in := vector.New(vector.String, vector.Capacity)
 	b := &vector.Batch{Cols: []*vector.Vector{in}}
 	for lo := 0; lo < m; lo += vector.Capacity {
+		if err := e.c.CheckCancel(); err != nil {
+			return nil, err
+		}
 		hi := min(lo+vector.Capacity, m)
 		b.Len = hi - lo
 		copy(in.Str, d.Strs[lo:hi])

@@ -216,16 +216,7 @@ func TestViewsInPartsMatchSerial(t *testing.T) {
 		if a == nil || b == nil || a.lo != b.lo || a.n != b.n || (a.valid == nil) != (b.valid == nil) {
 			t.Fatalf("%s: views differ in shape", name)
 		}
-		for id := range a.n + 1 {
-			x, ok := a.Get(id)
-			y, ok2 := b.Get(id)
-			if ok != ok2 || x != y {
-				t.Fatalf("%s id %d: %v %v in parts, %v %v serial", name, id, y, ok2, x, ok)
-			}
-			if want, _ := snap.RelProp(id, k).(float64); ok != (snap.RelProp(id, k) != nil) || ok && x != want {
-				t.Fatalf("%s id %d: %v %v, column holds %v", name, id, x, ok, snap.RelProp(id, k))
-			}
-		}
+		sameViews(t, name, a.n, a.Get, b.Get, func(id uint64) any { return snap.RelProp(id, k) })
 	}
 	for _, name := range []string{"iw", "iwide"} {
 		k, _ := s.Catalog().LookupKey(name)
@@ -235,16 +226,7 @@ func TestViewsInPartsMatchSerial(t *testing.T) {
 		if a == nil || b == nil || a.lo != b.lo || a.n != b.n || a.base != b.base || a.Width() != b.Width() || (a.valid == nil) != (b.valid == nil) {
 			t.Fatalf("%s: views differ in shape", name)
 		}
-		for id := range a.n + 1 {
-			x, ok := a.Get(id)
-			y, ok2 := b.Get(id)
-			if ok != ok2 || x != y {
-				t.Fatalf("%s id %d: %v %v in parts, %v %v serial", name, id, y, ok2, x, ok)
-			}
-			if want, _ := snap.RelProp(id, k).(int64); ok != (snap.RelProp(id, k) != nil) || ok && x != want {
-				t.Fatalf("%s id %d: %v %v, column holds %v", name, id, x, ok, snap.RelProp(id, k))
-			}
-		}
+		sameViews(t, name, a.n, a.Get, b.Get, func(id uint64) any { return snap.RelProp(id, k) })
 	}
 }
 
@@ -327,6 +309,23 @@ func BenchmarkRelSlotViews(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// sameViews checks ids 0..n of a view built serially (serial) and in
+// parts (parts) against each other and against the column (col).
+func sameViews[T comparable](t *testing.T, name string, n uint64, serial, parts func(uint64) (T, bool), col func(uint64) any) {
+	t.Helper()
+	for id := range n + 1 {
+		x, ok := serial(id)
+		y, ok2 := parts(id)
+		if ok != ok2 || x != y {
+			t.Fatalf("%s id %d: %v %v in parts, %v %v serial", name, id, y, ok2, x, ok)
+		}
+		v := col(id)
+		if want, _ := v.(T); ok != (v != nil) || ok && x != want {
+			t.Fatalf("%s id %d: %v %v, column holds %v", name, id, x, ok, v)
 		}
 	}
 }
