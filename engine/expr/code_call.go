@@ -183,7 +183,7 @@ func (e *codeCallEval) work(d *storage.StringDict) (*dictAnswers, error) {
 	in := vector.New(vector.String, vector.Capacity)
 	b := &vector.Batch{Cols: []*vector.Vector{in}}
 	for lo := 0; lo < m; lo += vector.Capacity {
-		if err := e.c.CheckCancel(); err != nil {
+		if err := e.c.Interrupted(); err != nil {
 			return nil, err
 		}
 		hi := min(lo+vector.Capacity, m)
