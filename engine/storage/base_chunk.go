@@ -28,11 +28,14 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 	copy(c.valid, d.bytes(validBytes))
 	rows := GroupSize
 	if typ != vector.Bool {
-		rows = int(d.uvarint())
-		if rows > GroupSize {
-			d.fail("%d rows in a chunk", rows)
+		// Compared before the conversion: a varint past MaxInt64 would
+		// wrap to a negative row count.
+		n := d.uvarint()
+		if n > GroupSize {
+			d.fail("%d rows in a chunk", n)
 			return nil, nil, nil
 		}
+		rows = int(n)
 	}
 	var str chunkStrings
 	switch typ {

@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,4 +265,20 @@ func FuzzOpenBase(f *testing.F) {
 		d := &decoder{b: b}
 		d.value(0)
 	})
+}
+
+// TestDecodeChunkRowCountOverflow: a chunk's row count past MaxInt64 (a
+// case the fuzzer found) is refused, not wrapped to a negative count that
+// slices out of range.
+func TestDecodeChunkRowCountOverflow(t *testing.T) {
+	for _, typ := range []vector.Type{vector.Int64, vector.Float64, vector.String} {
+		b := []byte{1, 0, byte(typ)}               // one chunk, group 0, its type
+		b = append(b, make([]byte, validBytes)...) // validity
+		b = binary.AppendUvarint(b, 1<<63|12345)   // the row count
+		b = append(b, make([]byte, 64)...)
+		_, err := decodeColumn(b, 5000)
+		if err == nil || !strings.Contains(err.Error(), "rows in a chunk") {
+			t.Fatalf("%v: error %v, want a refused row count", typ, err)
+		}
+	}
 }
