@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
 	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
+	"engine/plancache":      {"vector", "engine/catalog", "engine/storage", "engine/plan"},
 	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
 	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
 	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},

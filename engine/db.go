@@ -16,6 +16,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/plancache"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/settings"
@@ -49,8 +50,8 @@ type DB struct {
 	// algoCache keeps algorithm projections between calls (nil: off).
 	algoCache *algo.Cache
 	// plans keeps optimized plans between runs of a text (nil: off;
-	// plancache.go).
-	plans *planCache
+	// engine/plancache).
+	plans *plancache.Cache
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; engine/durable).
 	dur *durable.Log
@@ -157,7 +158,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
 	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
-	db.plans = newPlanCache(opts.PlanCacheEntries)
+	db.plans = plancache.New(opts.PlanCacheEntries)
 	if db.algoCache != nil {
 		db.mem.SetCache(db.algoCache)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plan/opt"
+	"github.com/quiverdb/quiver/engine/plancache"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -159,9 +160,9 @@ func PlanCacheMismatches() []string {
 	return out
 }
 
-func comparePlan(st *statementRun, stmt *gql.Statement, e *planEntry) {
+func comparePlan(st *statementRun, stmt *gql.Statement, e *plancache.Entry) {
 	infos := indexInfos(st.snap)
-	if !reflect.DeepEqual(e.infos, infos) {
+	if !reflect.DeepEqual(e.Infos, infos) {
 		return
 	}
 	db := st.s.db
@@ -169,12 +170,12 @@ func comparePlan(st *statementRun, stmt *gql.Statement, e *planEntry) {
 	if err == nil {
 		err = opt.Optimize(fresh, infos)
 	}
-	if rerr := e.plan.Recheck(st.params); rerr != nil {
+	if rerr := e.Plan.Recheck(st.params); rerr != nil {
 		// The run fails as binding fails: with the same error.
 		if err != nil && err.Error() == rerr.Error() {
 			return
 		}
-	} else if err == nil && reflect.DeepEqual(e.plan, fresh) {
+	} else if err == nil && reflect.DeepEqual(e.Plan, fresh) {
 		return
 	}
 	{
@@ -189,7 +190,7 @@ func PlanCacheCounts(db *DB) (hits, misses int64, entries int) {
 	if db.plans == nil {
 		return 0, 0, 0
 	}
-	return db.plans.hits.Load(), db.plans.misses.Load(), db.plans.len()
+	return db.plans.Hits.Load(), db.plans.Misses.Load(), db.plans.Len()
 }
 
 // SetDisabledRules switches optimizer rules off (Options.DisabledRules)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/memory"
+	"github.com/quiverdb/quiver/engine/plancache"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
@@ -124,6 +125,10 @@ type Observer interface {
 	// TransactionEnded reports how a transaction ended.
 	TransactionEnded(o TransactionOutcome)
 }
+
+// DefaultPlanCacheEntries is the plan cache's bound in entries when
+// Options.PlanCacheEntries is zero.
+const DefaultPlanCacheEntries = plancache.DefaultEntries
 
 // TransactionOutcome is how a transaction ended.
 type TransactionOutcome uint8

@@ -9,6 +9,7 @@ import (
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plan/opt"
+	"github.com/quiverdb/quiver/engine/plancache"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -102,7 +103,7 @@ func BenchmarkStatementPhases(b *testing.B) {
 			}
 		})
 		b.Run(q.name+"/6-whole-uncached", func(b *testing.B) {
-			defer func(c *planCache) { db.plans = c }(db.plans)
+			defer func(c *plancache.Cache) { db.plans = c }(db.plans)
 			db.plans = nil
 			for b.Loop() {
 				queryToEnd(b, db, q.text, params)

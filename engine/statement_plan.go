@@ -5,11 +5,12 @@ import (
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plan/opt"
+	"github.com/quiverdb/quiver/engine/plancache"
 )
 
 // prepare makes the optimized plan of a query and checks the principal's
 // privileges on it: bound and optimized afresh, or taken from the plan
-// cache (plancache.go) when a plan made for the same text, parameter
+// cache (engine/plancache) when a plan made for the same text, parameter
 // types, rules, procedures, schema and index statistics is there. It
 // takes the statement's snapshot (st.snap).
 func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, error) {
@@ -17,20 +18,20 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	var buf [256]byte
 	var key []byte
 	if db.plans != nil {
-		key = planKey(buf[:0], text, db.opts.DisabledRules, st.params)
+		key = plancache.Key(buf[:0], text, db.opts.DisabledRules, st.params)
 	}
 	if key != nil {
-		if e := db.plans.get(key); e != nil {
+		if e := db.plans.Get(key); e != nil {
 			st.takeSnapshot()
-			if e.fits(db.procs.Version(), st.snap) {
-				db.plans.hits.Add(1)
+			if e.Fits(db.procs.Version(), st.snap) {
+				db.plans.Hits.Add(1)
 				if testHookPlanHit != nil {
 					testHookPlanHit(st, stmt, e)
 				}
-				return st.reuse(e.plan)
+				return st.reuse(e.Plan)
 			}
 		}
-		db.plans.misses.Add(1)
+		db.plans.Misses.Add(1)
 	}
 	// The registry's version before binding: a procedure registered
 	// while binding makes the entry stale, never wrongly fresh.
@@ -56,14 +57,14 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 		return nil, err
 	}
 	if key != nil && !p.ValueBound {
-		db.plans.put(string(key), &planEntry{plan: p, procs: procs, schema: st.snap.Schema(), infos: infos})
+		db.plans.Put(string(key), &plancache.Entry{Plan: p, Procs: procs, Schema: st.snap.Schema(), Infos: infos})
 	}
 	return p, nil
 }
 
 // testHookPlanHit, when set by a test, sees every plan the cache serves,
 // with what a fresh plan would be made from (export_test.go compares).
-var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *planEntry)
+var testHookPlanHit func(st *statementRun, stmt *gql.Statement, e *plancache.Entry)
 
 // reuse runs a cached plan's checks for this run: the parameter values
 // binding would have checked, then the privileges.

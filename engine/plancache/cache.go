@@ -1,4 +1,8 @@
-package engine
+// Package plancache keeps a database's optimized plans between runs of
+// a statement text, with what each was made from, so that a repeated
+// statement skips binding and optimizing (engine/statement_plan.go asks
+// it before planning).
+package plancache
 
 import (
 	"slices"
@@ -45,13 +49,13 @@ import (
 // Two generations approximate LRU, as the parse cache's do
 // (engine/gql/cache.go); the lock is held to look up and to insert,
 // never while planning. A generation is full at half the entries, or
-// when its plans' estimated bytes reach half of planCacheBytes.
+// when its plans' estimated bytes reach half of maxBytes.
 const (
-	// DefaultPlanCacheEntries is the plan cache's bound in entries when
-	// Options.PlanCacheEntries is zero.
-	DefaultPlanCacheEntries = 1024
-	planCacheMaxText        = 8 << 10
-	planCacheBytes          = 32 << 20
+	// DefaultEntries is the cache's bound in entries when the
+	// database's options give none.
+	DefaultEntries = 1024
+	maxText        = 8 << 10
+	maxBytes       = 32 << 20
 	// planBytesFactor estimates an entry from its key (the text and the
 	// parameters' shape): measured with the heap, an optimized plan takes
 	// 14 to 27 times its text (1.1 KB for a 39-byte point lookup, 2.0 KB
@@ -62,42 +66,45 @@ const (
 	planBytesBase   = 1 << 10
 )
 
-// planCache is a database's cache of optimized plans (nil: off).
-type planCache struct {
+// Cache is a database's cache of optimized plans (nil: off).
+type Cache struct {
 	mu         sync.Mutex
-	cur, old   map[string]*planEntry
+	cur, old   map[string]*Entry
 	curBytes   int64
 	maxEntries int
-	// hits and misses count lookups of cacheable texts (tests read them).
-	hits, misses atomic.Int64
+	// Hits and Misses count lookups of cacheable texts (the caller counts
+	// them; tests and metrics read them).
+	Hits, Misses atomic.Int64
 }
 
-// planEntry is one optimized plan and what it was made with.
-type planEntry struct {
-	plan   *plan.Plan
-	procs  uint64
-	schema *catalog.Schema
-	infos  []plan.IndexInfo
+// Entry is one optimized plan and what it was made with: the procedure
+// registry's version, the schema and the index statistics the optimizer
+// weighed.
+type Entry struct {
+	Plan   *plan.Plan
+	Procs  uint64
+	Schema *catalog.Schema
+	Infos  []plan.IndexInfo
 	bytes  int64
 }
 
-// newPlanCache returns a cache of at most entries plans: zero means
-// DefaultPlanCacheEntries, a negative number no cache.
-func newPlanCache(entries int) *planCache {
+// New returns a cache of at most entries plans: zero means
+// DefaultEntries, a negative number no cache (nil).
+func New(entries int) *Cache {
 	if entries < 0 {
 		return nil
 	}
 	if entries == 0 {
-		entries = DefaultPlanCacheEntries
+		entries = DefaultEntries
 	}
-	return &planCache{cur: map[string]*planEntry{}, maxEntries: max(entries/2, 1)}
+	return &Cache{cur: map[string]*Entry{}, maxEntries: max(entries/2, 1)}
 }
 
-// planKey appends the cache key of a run of text to dst: nil when the
+// Key appends the cache key of a run of text to dst: nil when the
 // text is not cached (too long). A caller's buffer on its stack keeps a
 // hit from allocating the key.
-func planKey(dst []byte, text string, disabled []string, params map[string]vector.Value) []byte {
-	if len(text) > planCacheMaxText {
+func Key(dst []byte, text string, disabled []string, params map[string]vector.Value) []byte {
+	if len(text) > maxText {
 		return nil
 	}
 	k := append(dst, text...)
@@ -110,8 +117,8 @@ func planKey(dst []byte, text string, disabled []string, params map[string]vecto
 	return plan.ParamShape(k, params)
 }
 
-// get returns the entry of key, or nil.
-func (c *planCache) get(key []byte) *planEntry {
+// Get returns the entry of key, or nil.
+func (c *Cache) Get(key []byte) *Entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.cur[string(key)]; e != nil {
@@ -125,9 +132,9 @@ func (c *planCache) get(key []byte) *planEntry {
 	return e
 }
 
-// put keeps e under key, replacing an entry made for another schema or
+// Put keeps e under key, replacing an entry made for another schema or
 // statistics.
-func (c *planCache) put(key string, e *planEntry) {
+func (c *Cache) Put(key string, e *Entry) {
 	e.bytes = planBytesBase + planBytesFactor*int64(len(key))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -135,35 +142,35 @@ func (c *planCache) put(key string, e *planEntry) {
 	c.putLocked(key, e)
 }
 
-func (c *planCache) putLocked(key string, e *planEntry) {
+func (c *Cache) putLocked(key string, e *Entry) {
 	if prev := c.cur[key]; prev != nil {
 		c.curBytes -= prev.bytes
-	} else if len(c.cur) >= c.maxEntries || c.curBytes+e.bytes > planCacheBytes/2 {
-		c.old, c.cur = c.cur, make(map[string]*planEntry, len(c.cur))
+	} else if len(c.cur) >= c.maxEntries || c.curBytes+e.bytes > maxBytes/2 {
+		c.old, c.cur = c.cur, make(map[string]*Entry, len(c.cur))
 		c.curBytes = 0
 	}
 	c.cur[key] = e
 	c.curBytes += e.bytes
 }
 
-// len is the number of entries held.
-func (c *planCache) len() int {
+// Len is the number of entries held.
+func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.cur) + len(c.old)
 }
 
-// fits reports whether the entry may serve a run on snap with the
+// Fits reports whether the entry may serve a run on snap with the
 // registry at version procs: the same schema, and statistics near those
-// the plan was made with (read from snap as indexInfos reads them,
+// the plan was made with (read from snap as the engine reads them for the optimizer,
 // without making the infos).
-func (e *planEntry) fits(procs uint64, snap *storage.Snapshot) bool {
+func (e *Entry) Fits(procs uint64, snap *storage.Snapshot) bool {
 	schema := snap.Schema()
-	if e.procs != procs || !sameSchema(e.schema, schema) || len(e.infos) != len(schema.Indexes) {
+	if e.Procs != procs || !sameSchema(e.Schema, schema) || len(e.Infos) != len(schema.Indexes) {
 		return false
 	}
 	for i, ix := range schema.Indexes {
-		a := &e.infos[i]
+		a := &e.Infos[i]
 		entries, distinct := snap.IndexStats(ix)
 		if a.Name != ix.Name || !near(a.Entries, entries) || !near(a.Distinct, distinct) || !near(a.Holders, snap.IndexKeyHolders(ix)) {
 			return false
