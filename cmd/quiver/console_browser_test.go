@@ -264,6 +264,10 @@ func consoleQueries(t *testing.T, browser context.Context, srv *consoleServer) {
 	if summary := text(t, ctx, "#summary"); !strings.Contains(summary, "nodes created 2") {
 		t.Fatalf("the CREATE's summary: %q", summary)
 	}
+	// The header links the API's OpenAPI document, which the page can read.
+	if v := inTab(t, ctx, chromedp.Evaluate[string](`fetch(document.querySelector("#api-doc").href).then(r => r.json()).then(d => d.openapi + " " + Object.keys(d.paths).length)`, chromedp.EvalAwaitPromise)); !strings.HasPrefix(v, "3.1.0 ") {
+		t.Fatalf("the API link's document: %q, want OpenAPI 3.1.0", v)
+	}
 	do(t, ctx, 30*time.Second,
 		chromedp.SetValue(chromedp.ID("params"), `{}`),
 		runQuery(`MATCH (a:Person)-[k:KNOWS]->(b) WHERE a.age > 30 RETURN a.name AS who, b.name, k.since, count(*) AS c`),

@@ -14,7 +14,8 @@ import (
 // Authentication of HTTP requests (docs/http-api.md, Authentication;
 // docs/security.md). With Config.Auth on, every request presents
 // credentials (X-API-Key, Authorization: Bearer, or HTTP Basic) except
-// the few that cannot: the health probe, the login and refresh
+// the few that cannot: the health probe, the API's OpenAPI document
+// (it describes the API, not the data), the login and refresh
 // endpoints (they carry their own credentials in the body), CORS
 // preflights (browsers send them without credentials), and the change
 // stream's upgrade (the WebSocket authenticates with its AUTH message).
@@ -40,6 +41,7 @@ var authOpen = map[string]bool{
 	"/api/v1/auth/token":   true,
 	"/api/v1/auth/refresh": true,
 	"/api/v1/stream":       true,
+	openAPIPath:            true,
 }
 
 // principalKey is the request's user value holding its principal.

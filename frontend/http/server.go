@@ -382,6 +382,7 @@ var routes = map[string]route{
 	"/api/v1/auth/token":        {method: fasthttp.MethodPost, handler: (*Server).handleToken},
 	"/api/v1/auth/refresh":      {method: fasthttp.MethodPost, handler: (*Server).handleRefresh},
 	"/api/v1/auth/logout":       {method: fasthttp.MethodPost, handler: (*Server).handleLogout, optionalBody: true},
+	openAPIPath:                 {method: fasthttp.MethodGet, handler: (*Server).handleOpenAPI},
 	"/query":                    {method: fasthttp.MethodPost, handler: (*Server).handleExperimentalQuery},
 }
 
