@@ -45,6 +45,14 @@ func (pc *patcher) inPlace(p Projection, tx *storage.Tx, out, in []*storage.Adja
 		if g.Out, g.OutRel, g.OutW, err = pc.csrInPlace(out, g0.Out, g0.OutRel, g0.OutW, wr); err != nil {
 			return err
 		}
+		if s := g0.wsum.Load(); s != nil && !pc.copied {
+			// The weights' sum, adjusted by the lists reread, instead
+			// of a pass over every slot on the next SSSP call (it only
+			// sets the default bucket width: rounding apart from a
+			// fresh sum changes no distance).
+			sum := *s + pc.wdelta
+			g.wsum.Store(&sum)
+		}
 	case g0.OutDeg != nil:
 		pc.dirty = pc.vertices(outDirty)
 		g.OutDeg = g0.OutDeg
@@ -128,6 +136,7 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		if wts != nil {
 			// Unused slots weigh 0, so that a sum over all of OutW is
 			// the lists' (SSSP's weightSum).
+			pc.wdelta -= sum4(wts[s:c.End[w]])
 			clear(wts[s:c.End[w]])
 		}
 		if d > was {
@@ -147,6 +156,9 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		c.edges += int(d) - int(was)
 		if err := pc.reread(&l, adjs, w, s, s+d, c.Nbr, rels, wts, wr); err != nil {
 			return CSR{}, nil, nil, err
+		}
+		if wts != nil {
+			pc.wdelta += sum4(wts[s : s+d])
 		}
 	}
 	return c, rels, wts, nil
