@@ -237,8 +237,9 @@ func refile(r *Run, ws []ssspWorker, far []uint32, dist []uint64, delta float64,
 // (Graph.wsum; a patch in place carries it over, adjusted by the lists
 // it rereads). Over blocks of sumBlock slots on the workers, each in
 // four partial sums, and the blocks' sums added in block order, so that
-// it does not depend on the workers. At scale 22 (128M slots) the one
-// chain of additions it used to be took about 0.17 s on every call.
+// it does not depend on the workers. The one chain of additions it was,
+// on every call, took 19 ms of a cached call at scale 20 (33.5M slots,
+// CPU profile of BenchmarkKronCalls/sssp), four times that at scale 22.
 func weightSum(r *Run, g *Graph) (float64, error) {
 	if g.OutW == nil {
 		return float64(g.Out.Edges()), nil
