@@ -37,6 +37,8 @@ type Graph struct {
 	// a bounds check (PageRank's pull) rely on it. A projection is
 	// shared by the queries that find it in the cache, hence atomic.
 	inBounded atomic.Bool
+	// wsum is the sum of OutW once weightSum added it (nil before).
+	wsum atomic.Pointer[float64]
 	// filtered: a label filter chose the vertices, so a relationship may
 	// lead out of the projection (without one, every neighbour of a live
 	// node is a live node: a vertex).

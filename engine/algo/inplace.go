@@ -18,9 +18,10 @@ import (
 //   - a longer one is reread into the room past the last list (makeSlots
 //     leaves slotRoom), unless it is the last list, which grows where it
 //     is; its old slots are left unused;
-//   - the first such patch records where each list ends (CSR.End, one
-//     copy of the offsets), and the kernels read the lists' ends from it
-//     from then on;
+//   - the first patch that changes a list's length records where each
+//     list ends (CSR.End, one copy of the offsets), and the kernels read
+//     the lists' ends from it from then on; lists reread at their own
+//     length (only weights changed) leave a packed CSR packed;
 //   - when the room is used up, that direction is copied as a copying
 //     patch does, packed again and with room anew.
 //
@@ -44,6 +45,14 @@ func (pc *patcher) inPlace(p Projection, tx *storage.Tx, out, in []*storage.Adja
 		pc.dirty = pc.vertices(outDirty)
 		if g.Out, g.OutRel, g.OutW, err = pc.csrInPlace(out, g0.Out, g0.OutRel, g0.OutW, wr); err != nil {
 			return err
+		}
+		if s := g0.wsum.Load(); s != nil && !pc.copied {
+			// The weights' sum, adjusted by the lists reread, instead
+			// of a pass over every slot on the next SSSP call (it only
+			// sets the default bucket width: rounding apart from a
+			// fresh sum changes no distance).
+			sum := *s + pc.wdelta
+			g.wsum.Store(&sum)
 		}
 	case g0.OutDeg != nil:
 		pc.dirty = pc.vertices(outDirty)
@@ -79,6 +88,7 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 	}
 	defer r.release(int64(len(deg)) * u32Bytes)
 	grow := 0 // slots the lists that grow take past the last list
+	resized := false
 	for i, w := range pc.dirty {
 		if deg[i], err = pc.count(&l, adjs, w); err != nil {
 			return CSR{}, nil, nil, err
@@ -86,6 +96,7 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		if int(deg[i]) > c.Degree(w) {
 			grow += int(deg[i])
 		}
+		resized = resized || int(deg[i]) != c.Degree(w)
 	}
 	room := min(cap(c.Nbr), math.MaxUint32)
 	if rels != nil {
@@ -103,14 +114,16 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		}
 		return nc, nr, nw, err
 	}
-	if c.End == nil {
+	if c.End == nil && resized {
+		// Lists rewritten at their own length (weights changed, say)
+		// keep the CSR packed: the kernels go on reading Off alone.
 		if c.cuts, err = ranges(r, c.Off, pc.g.N); err != nil {
 			return CSR{}, nil, nil, err
 		}
 		if c.End, err = makeSlice[uint32](r, pc.g.N, u32Bytes); err != nil {
 			return CSR{}, nil, nil, err
 		}
-		err = r.Blocks(pc.g.N, func(lo, hi int) error {
+		err = r.parallelFor(pc.g.N, stopBlock, func(_, lo, hi int) error {
 			copy(c.End[lo:hi], c.Off[lo+1:hi+1])
 			return nil
 		})
@@ -128,10 +141,12 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 		if wts != nil {
 			// Unused slots weigh 0, so that a sum over all of OutW is
 			// the lists' (SSSP's weightSum).
-			clear(wts[s:c.End[w]])
+			e := c.Ends()[w]
+			pc.wdelta -= sum4(wts[s:e])
+			clear(wts[s:e])
 		}
 		if d > was {
-			if int(c.End[w]) != len(c.Nbr) {
+			if int(c.Ends()[w]) != len(c.Nbr) {
 				s = uint32(len(c.Nbr)) // moves past the last list
 			}
 			n := int(s + d)
@@ -143,10 +158,15 @@ func (pc *patcher) csrInPlace(adjs []*storage.Adjacency, c CSR, rels []uint64, w
 				wts = wts[:n]
 			}
 		}
-		c.Off[w], c.End[w] = s, s+d
-		c.edges += int(d) - int(was)
+		if c.End != nil {
+			c.Off[w], c.End[w] = s, s+d
+			c.edges += int(d) - int(was)
+		}
 		if err := pc.reread(&l, adjs, w, s, s+d, c.Nbr, rels, wts, wr); err != nil {
 			return CSR{}, nil, nil, err
+		}
+		if wts != nil {
+			pc.wdelta += sum4(wts[s : s+d])
 		}
 	}
 	return c, rels, wts, nil

@@ -41,8 +41,9 @@ var kronStore = sync.OnceValues(func() (*storage.Store, error) {
 // BenchmarkKronCalls times the algorithms' calls as the procedures make
 // them over kronStore (UNDIRECTED, hub order; SSSP weighted by the FLOAT
 // w, sssp-int by the INTEGER iw), on two workers: first (an empty
-// cache), cached (an unchanged version) and commit (after a commit of
-// one relationship, which the cache patches in place). The storage keeps
+// cache), cached (an unchanged version), commit (after a commit of one
+// relationship, which the cache patches in place) and, weighted,
+// set-weight (after a commit that changes one relationship's weight). The storage keeps
 // the weights' slot-ordered views with the property's column, so only
 // the binary's first weighted call of a weight builds them: time a
 // weighted first call whole with -benchtime 1x, one binary run each.
@@ -154,6 +155,37 @@ func benchCalls(b *testing.B, s *storage.Store, typ catalog.TypeID, keys []catal
 			}
 			if st := c.Stats(); st.InPlace == 0 {
 				b.Fatalf("nothing patched in place: %+v", st)
+			}
+		})
+		if !a.p.Weighted {
+			continue
+		}
+		// set-weight: after a commit that changes one relationship's
+		// weight (its chunk of 2,048 is copied, the others' values
+		// are the same).
+		b.Run(a.name+"/set-weight", func(b *testing.B) {
+			defer cpuPerOp(b)()
+			for b.Loop() {
+				b.StopTimer()
+				tx := s.Begin()
+				const rel = 1000
+				var w any
+				switch x := tx.RelProp(rel, a.p.Weight).(type) {
+				case float64:
+					w = x + 1
+				case int64:
+					w = x + 1
+				default:
+					b.Fatalf("relationship %d weighs %v", rel, x)
+				}
+				if err := tx.SetRelProps(rel, []catalog.KeyID{a.p.Weight}, []any{w}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				call(b, c, a.p, a.run)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // source is what a cached graph was projected from: the parts of its
@@ -201,8 +202,17 @@ func dirtyNodes(snap *storage.Snapshot, p Projection, symmetric bool, src0, src1
 		}
 	}
 	if p.Weighted && !p.WeightMissing {
+		// A commit copies the chunk of 2,048 relationships it writes
+		// one weight in: only the ids whose weight differs are read
+		// (the others' ends would be reread for nothing, hubs among
+		// them: a call of SSSP after a one-relationship commit at
+		// scale 22 reread the lists of every relationship sharing the
+		// new one's chunk).
 		src1.weight.ChangedSince(src0.weight, func(lo, hi uint64) {
 			for id := lo; id < hi; id++ {
+				if sameWeight(src0.weight.Value(id), src1.weight.Value(id)) {
+					continue
+				}
 				t, s, d, ok := snap.Rel(id)
 				if !ok || !slices.Contains(p.Types, t) {
 					continue
@@ -240,6 +250,35 @@ func dirtyNodes(snap *storage.Snapshot, p Projection, symmetric bool, src0, src1
 		}
 	}
 	return outDirty, inDirty, true
+}
+
+// sameWeight reports whether a and b, one relationship's weight values
+// in two versions, give its slot the same weight: both absent, or both
+// valid weights (weightReader.read) of the same float64. Anything else
+// counts as a change, so that the list is reread (and an invalid weight
+// reported as a fresh projection reports it).
+func sameWeight(a, b vector.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	x, okx := asWeight(a)
+	y, oky := asWeight(b)
+	return okx && oky && math.Float64bits(x) == math.Float64bits(y)
+}
+
+// asWeight is v as a weight, ok false unless it is a non-negative number
+// (an INTEGER as a float, as weightReader reads it).
+func asWeight(v vector.Value) (float64, bool) {
+	var w float64
+	switch x := v.(type) {
+	case float64:
+		w = x
+	case int64:
+		w = float64(x)
+	default:
+		return 0, false
+	}
+	return w, w >= 0 // false for NaN
 }
 
 // renumber sets g's vertices from g0's: the kept ones in g0's order, then
@@ -331,6 +370,9 @@ type patcher struct {
 	// copied: a patch in place copied a direction whose room was used
 	// up (csrInPlace).
 	copied bool
+	// wdelta: what the lists a patch in place reread changed the sum of
+	// the weights by (csrInPlace).
+	wdelta float64
 }
 
 // vertices turns dirty node ids into g's vertices, ascending and

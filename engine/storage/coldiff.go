@@ -1,6 +1,9 @@
 package storage
 
-import "github.com/quiverdb/quiver/engine/catalog"
+import (
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/vector"
+)
 
 // RelColumn pins one version of a relationship property column, so that
 // a later version can tell which ids it changed since (ChangedSince)
@@ -61,3 +64,9 @@ func (c RelColumn) ChangedSince(old RelColumn, fn func(lo, hi uint64)) {
 		}
 	}
 }
+
+// Value is relationship id's value in this version of the column, nil
+// when absent: for telling, within a range ChangedSince reports, the ids
+// whose value did change (a commit that writes one id copies the chunk
+// of its 2,048).
+func (c RelColumn) Value(id uint64) vector.Value { return c.c.get(id) }
