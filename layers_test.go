@@ -54,9 +54,10 @@ var allowed = map[string][]string{
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/jsonio":       {"temporal", "vector", "jsontext", "engine"},
+	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
-	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
