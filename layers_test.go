@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"client":                nil,                    // the public Go client: standard library and transports only
+	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
 	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
