@@ -79,6 +79,7 @@ func TestArrowJSReader(t *testing.T) {
 		t.Fatalf("node read.js: %v\n%s", err, stderr.Bytes())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	defer checkJSFailure(t, node, modules, base, dir)
 	if len(lines) != len(files) {
 		t.Fatalf("node read %d streams of %d", len(lines), len(files))
 	}
@@ -112,6 +113,22 @@ func TestArrowJSReader(t *testing.T) {
 		if strings.Join(rows, "\n") != strings.Join(want[i].rows, "\n") {
 			t.Errorf("%s\napache-arrow read:\n%s\nJSON:\n%s", q, strings.Join(rows, "\n"), strings.Join(want[i].rows, "\n"))
 		}
+	}
+}
+
+// checkJSFailure: apache-arrow fails on a stream that failed after it
+// began, and does not read it as a shorter whole result.
+func checkJSFailure(t *testing.T, node, modules, base, dir string) {
+	a := postQuery(t, base, failingStream, arrowio.MediaType)
+	f := filepath.Join(dir, "failed.arrow")
+	if err := os.WriteFile(f, a.body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "testdata/arrowjs/read.js", f)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !bytes.Contains(out, []byte("metadata bytes")) {
+		t.Errorf("apache-arrow on a failed stream: %v: %.300s", err, out)
 	}
 }
 
