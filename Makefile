@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # it again over HTTP) and the parser's hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -349,6 +349,18 @@ PROTOCOLS_ROUNDS ?= 3
 bench-protocols: build
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	./$(BIN)/quiverbench protocols -quiver $(BIN)/quiver -rounds $(PROTOCOLS_ROUNDS) -tmp $(WRITES_TMP) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
+
+## bench-arrow: a 1M-row result of five column types (INTEGER, FLOAT,
+## STRING, DATE, LIST) over HTTP as JSON and as Arrow (uncompressed, LZ4,
+## ZSTD) against a server in the same process, and run in process: bytes,
+## server CPU and the client's time to a usable table; replaces the
+## "Arrow results over HTTP" section of bench/RESULTS.md (bench/README.md).
+## About a minute.
+ARROW_ROWS ?= 1000000
+ARROW_REPS ?= 3
+bench-arrow:
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	./$(BIN)/quiverbench arrow -rows $(ARROW_ROWS) -reps $(ARROW_REPS) -tmp $(WRITES_TMP) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
 
 ## bench-algo: the algo.* procedures on a Graph500 Kronecker graph of
 ## ALGO_SCALE (20: 1M vertices, 16M edges; 22, about 4M and 64M, is the
