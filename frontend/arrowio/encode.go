@@ -35,6 +35,7 @@ type Encoder struct {
 // scratch is a column's memory on the fast paths, reused batch after
 // batch: a record is written before the next batch is encoded.
 type scratch struct {
+	i32   []int32
 	i64   []int64
 	f64   []float64
 	bits  []byte
@@ -95,6 +96,12 @@ func (e *Encoder) column(c int, typ string, v *vector.Vector, b *vector.Batch, n
 		return s.strings(v, b, n)
 	case typ == "NULL":
 		return array.NewNull(n), nil
+	case typ == "DATE" && v.Type == vector.Any:
+		return generic(s, arrow.FixedWidthTypes.Date32, &s.i32, v, b, n, date32)
+	case typ == "LOCALTIME" && v.Type == vector.Any:
+		return generic(s, arrow.FixedWidthTypes.Time64ns, &s.i64, v, b, n, time64)
+	case typ == "LOCALDATETIME" && v.Type == vector.Any:
+		return generic(s, localDateTimeType, &s.i64, v, b, n, timestamp)
 	}
 	bld := e.bld[c]
 	if bld == nil {
@@ -126,6 +133,38 @@ func fixed[T int64 | float64](e *scratch, dt arrow.DataType, vals []T, scratch *
 	data := array.NewData(dt, n, []*memory.Buffer{validity, memory.NewBufferBytes(arrow.GetBytes(vals[:n]))}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)
+}
+
+// generic is a DATE, LOCALTIME or LOCALDATETIME column, whose values
+// the engine holds in a generic vector: each converted straight into
+// the Arrow array's values (a builder's growth cost twice as much).
+func generic[T int32 | int64](s *scratch, dt arrow.DataType, vals *[]T, v *vector.Vector, b *vector.Batch, n int,
+	conv func(vector.Value) (T, error)) (arrow.Array, error) {
+	out := (*vals)[:0]
+	bm := append(s.valid[:0], make([]byte, (n+7)/8)...)
+	nulls := 0
+	for i := 0; i < n; i++ {
+		x := v.Get(b.Row(i))
+		if x == nil {
+			out = append(out, 0)
+			nulls++
+			continue
+		}
+		t, err := conv(x)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		bm[i>>3] |= 1 << (uint(i) & 7)
+	}
+	*vals, s.valid = out, bm
+	var validity *memory.Buffer
+	if nulls > 0 {
+		validity = memory.NewBufferBytes(bm)
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{validity, memory.NewBufferBytes(arrow.GetBytes(out))}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
 }
 
 // validity is the Arrow validity bitmap of the batch's rows of v: the

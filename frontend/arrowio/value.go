@@ -86,7 +86,7 @@ func (e *Encoder) appendAs(bld array.Builder, typ string, v vector.Value) error 
 		return e.appendValue(bld.(*array.DenseUnionBuilder), v)
 	}
 	if !ok {
-		return fmt.Errorf("BUG: arrowio: a %T value in a column typed %s", v, typ)
+		return mismatch(v, typ)
 	}
 	return nil
 }
@@ -184,6 +184,43 @@ func appendTemporal(bld array.Builder, v vector.Value) error {
 		return fmt.Errorf("BUG: arrowio: %T is not a temporal value", v)
 	}
 	return nil
+}
+
+// date32, time64 and timestamp convert the values of typed temporal
+// columns (encode.go, generic).
+func date32(v vector.Value) (int32, error) {
+	x, ok := v.(temporal.Date)
+	switch {
+	case !ok:
+		return 0, mismatch(v, "DATE")
+	case x.Days != int64(int32(x.Days)):
+		return 0, overflow(x, "date32")
+	}
+	return int32(x.Days), nil
+}
+
+func time64(v vector.Value) (int64, error) {
+	x, ok := v.(temporal.LocalTime)
+	if !ok {
+		return 0, mismatch(v, "LOCALTIME")
+	}
+	return x.Nanos, nil
+}
+
+func timestamp(v vector.Value) (int64, error) {
+	x, ok := v.(temporal.LocalDateTime)
+	if !ok {
+		return 0, mismatch(v, "LOCALDATETIME")
+	}
+	ns, ok := nanos(x.Sec, int64(x.Nanos))
+	if !ok {
+		return 0, overflow(x, "timestamp[ns]")
+	}
+	return ns, nil
+}
+
+func mismatch(v vector.Value, typ string) error {
+	return fmt.Errorf("BUG: arrowio: a %T value in a column typed %s", v, typ)
 }
 
 // nanos is sec seconds and ns nanoseconds in nanoseconds, when an int64
