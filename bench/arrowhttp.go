@@ -105,6 +105,7 @@ func RunArrowHTTP(ctx context.Context, cfg ArrowHTTPConfig) (*ArrowHTTPReport, e
 
 	floor, floorCPU := make([]time.Duration, cfg.Reps), make([]time.Duration, cfg.Reps)
 	for i := range floor {
+		runtime.GC()
 		c0, start := selfCPU(), time.Now()
 		n, err := drainInProcess(ctx, db, text)
 		if err != nil {
@@ -128,12 +129,16 @@ func RunArrowHTTP(ctx context.Context, cfg ArrowHTTPConfig) (*ArrowHTTPReport, e
 		t := ArrowHTTPTiming{Format: f.name}
 		cpu, wall, table, tableCPU := make([]time.Duration, cfg.Reps), make([]time.Duration, cfg.Reps), make([]time.Duration, cfg.Reps), make([]time.Duration, cfg.Reps)
 		for i := 0; i < cfg.Reps; i++ {
+			// Each pass starts with the garbage of the ones before it
+			// collected, so that none pays for another's.
+			runtime.GC()
 			c0, w0 := selfCPU(), time.Now()
 			n, err := fetch(ctx, hc, srv.URL, text, f.accept, func(r io.Reader) error { _, err := io.Copy(io.Discard, r); return err })
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f.name, err)
 			}
 			wall[i], cpu[i], t.Bytes = time.Since(w0), selfCPU()-c0, n
+			runtime.GC()
 			c0, w0 = selfCPU(), time.Now()
 			var rows int64
 			decode := decodeJSONTable
