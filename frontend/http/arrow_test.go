@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"strings"
@@ -155,5 +156,48 @@ func TestArrowTransaction(t *testing.T) {
 	}
 	if code, out, _ := call(t, "POST", tx+"/commit", ""); code != 200 {
 		t.Fatalf("commit: %d %v", code, out)
+	}
+}
+
+// The server holds one record batch of a stream at a time: past the
+// first streamAfter bytes, each fill stops at the first batch that takes
+// the buffer past streamChunk, however long the result.
+func TestArrowStreamBounded(t *testing.T) {
+	db := openDB(t, engine.Options{})
+	const rows = 300_000
+	res, err := db.Run(context.Background(), engine.ModeAsWritten,
+		"UNWIND range(1, $n) AS i RETURN i, 'row ' + toString(i) AS s, [i, i] AS l", engine.Params{"n": int64(rows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	a := &arrowAnswer{res: res}
+	a.w = arrowio.NewWriter(&a.sink, res.Columns(), res.Entities(), arrowio.CodecNone)
+	var stream bytes.Buffer
+	most, fills := 0, 0
+	for done := false; !done; fills++ {
+		a.sink.b = a.sink.b[:0]
+		if done, err = a.fill(streamChunk); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, len(a.sink.b))
+		stream.Write(a.sink.b)
+	}
+	// A batch of this result is at most Capacity rows of about 60 bytes,
+	// and its message's metadata under a kilobyte.
+	if bound := streamChunk + vector.Capacity*100 + 4096; most > bound {
+		t.Errorf("a fill held %d bytes, past %d", most, bound)
+	}
+	rd, err := ipc.NewReader(&stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Release()
+	n := 0
+	for rd.Next() {
+		n += int(rd.RecordBatch().NumRows())
+	}
+	if rd.Err() != nil || n != rows || fills < stream.Len()/(2*streamChunk) {
+		t.Errorf("%d rows of %d in %d fills of a %d-byte stream: %v", n, rows, fills, stream.Len(), rd.Err())
 	}
 }
