@@ -23,6 +23,7 @@ type Encoder struct {
 	schema *arrow.Schema
 	ents   engine.Entities
 	bld    []array.Builder // per column, made on first use
+	sizes  [][]int         // per column, its builders' lengths at the last batch (reserve.go)
 	arrs   []arrow.Array
 	enc    jsonio.Encoder
 	labels []string
@@ -48,7 +49,7 @@ type scratch struct {
 // resolves the nodes and relationships they hold.
 func NewEncoder(mem memory.Allocator, cols []engine.Column, ents engine.Entities) *Encoder {
 	return &Encoder{mem: mem, cols: cols, schema: Schema(cols), ents: ents,
-		bld: make([]array.Builder, len(cols)), arrs: make([]arrow.Array, len(cols)), scratch: make([]scratch, len(cols)), enc: jsonio.Encoder{Ents: ents}}
+		bld: make([]array.Builder, len(cols)), arrs: make([]arrow.Array, len(cols)), sizes: make([][]int, len(cols)), scratch: make([]scratch, len(cols)), enc: jsonio.Encoder{Ents: ents}}
 }
 
 // Schema is the schema of every record the encoder makes.
@@ -108,6 +109,7 @@ func (e *Encoder) column(c int, typ string, v *vector.Vector, b *vector.Batch, n
 		bld = array.NewBuilder(e.mem, e.schema.Field(c).Type)
 		e.bld[c] = bld
 	}
+	reserve(bld, e.sizes[c])
 	bld.Reserve(n)
 	for i := 0; i < n; i++ {
 		if err := e.appendAs(bld, typ, v.Get(b.Row(i))); err != nil {
@@ -116,6 +118,7 @@ func (e *Encoder) column(c int, typ string, v *vector.Vector, b *vector.Batch, n
 			return nil, fmt.Errorf("column %q: %w", e.cols[c].Name, err)
 		}
 	}
+	e.sizes[c] = lengths(bld, e.sizes[c][:0])
 	return bld.NewArray(), nil
 }
 
