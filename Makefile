@@ -24,11 +24,11 @@ TCK_FEATURES := $(abspath $(if $(TCK_DIR),$(TCK_DIR),../shared/tck/features))
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
 # ... but not the tests that run one goroutine only, ten times slower under
 # the detector for nothing: the query corpus sequentially (its queries run
-# in parallel in TestMetamorphicCorpus, which stays) and the parser's
-# hostile texts.
-RACE_SKIP   := ^(TestQueryCorpus|TestHostileQueryTexts)$$
+# in parallel in TestMetamorphicCorpus, which stays; TestArrowCorpus runs
+# it again over HTTP) and the parser's hostile texts.
+RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -95,6 +95,30 @@ chromium:
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends chromium >/dev/null; } || exit 1; \
 	command -v chromium >/dev/null || { echo "the chromium package installed no chromium on PATH"; exit 1; }
 
+## nodejs: Debian's Node.js, which runs the independent Arrow reader of
+## the HTTP tests (apache-arrow, vendored in frontend/http/testdata/arrowjs);
+## installed from Debian's nodejs package when node is not on PATH.
+nodejs:
+	@command -v node >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null; then sudo="sudo -n"; \
+	else echo "node is missing and this user cannot install it: apt-get install nodejs as root"; exit 1; fi; \
+	echo "installing nodejs"; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo apt-get install -y --no-install-recommends nodejs >/dev/null || \
+		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends nodejs >/dev/null; } || exit 1; \
+	command -v node >/dev/null || { echo "the nodejs package installed no node on PATH"; exit 1; }
+
+## arrowjs-vendor: after a change of frontend/http/testdata/arrowjs/package.json,
+## refresh its lockfile and fetch the tarballs the reader needs at run
+## time (apache-arrow, flatbuffers, tslib) into vendor/ (needs npm and its
+## registry; make test and CI do not).
+arrowjs-vendor:
+	cd frontend/http/testdata/arrowjs && npm install --package-lock-only --save-exact --ignore-scripts --no-audit --no-fund && \
+	rm -rf vendor && mkdir vendor && \
+	node -e 'const l=require("./package-lock.json");for(const n of ["apache-arrow","flatbuffers","tslib"])console.log(n+"@"+l.packages["node_modules/"+n].version)' | \
+		xargs npm pack --silent --pack-destination vendor >/dev/null
+
 ## console: rebuild the web console's bundle (frontend/console/dist) from
 ## src/ and the npm tarballs in vendor/, checked against package-lock.json;
 ## Go only (esbuild's Go API), no Node.js or network (docs/console.md).
@@ -129,7 +153,7 @@ doctools: curl
 		{ $$sudo apt-get update >/dev/null && $$sudo apt-get install -y --no-install-recommends $$missing >/dev/null; } || exit 1
 
 # The TCK gate runs on its own so that its per-folder counts are printed.
-test-unit: promtool doctools chromium
+test-unit: promtool doctools chromium nodejs
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 
@@ -221,6 +245,7 @@ fuzz:
 		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzFastObject ./frontend/jsonio/ 20000' \
+		'FuzzStream ./frontend/arrowio/ 3000' \
 		'FuzzWireSession ./frontend/wire/ 20000' \
 		'FuzzStreamMessage ./frontend/stream/ 20000' \
 		'FuzzParseTraceparent ./frontend/http/ 5000' \
@@ -324,6 +349,18 @@ PROTOCOLS_ROUNDS ?= 3
 bench-protocols: build
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	./$(BIN)/quiverbench protocols -quiver $(BIN)/quiver -rounds $(PROTOCOLS_ROUNDS) -tmp $(WRITES_TMP) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
+
+## bench-arrow: a 1M-row result of five column types (INTEGER, FLOAT,
+## STRING, DATE, LIST) over HTTP as JSON and as Arrow (uncompressed, LZ4,
+## ZSTD) against a server in the same process, and run in process: bytes,
+## server CPU and the client's time to a usable table; replaces the
+## "Arrow results over HTTP" section of bench/RESULTS.md (bench/README.md).
+## About a minute.
+ARROW_ROWS ?= 1000000
+ARROW_REPS ?= 3
+bench-arrow:
+	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
+	./$(BIN)/quiverbench arrow -rows $(ARROW_ROWS) -reps $(ARROW_REPS) -tmp $(WRITES_TMP) -out bench/RESULTS.md -note "$(BENCH_NOTE)"
 
 ## bench-algo: the algo.* procedures on a Graph500 Kronecker graph of
 ## ALGO_SCALE (20: 1M vertices, 16M edges; 22, about 4M and 64M, is the

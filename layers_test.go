@@ -54,13 +54,14 @@ var allowed = map[string][]string{
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
 	"frontend/jsonio":       {"temporal", "vector", "jsontext", "engine"},
+	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
-	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
 	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"client":                nil,                    // the public Go client: standard library and transports only
+	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
 	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},

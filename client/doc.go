@@ -3,6 +3,11 @@
 // QUIC or TCP (sessions, rows streamed as they are produced,
 // transactions), with the errors of either as one type, *Error.
 //
+// HTTPClient.QueryArrow (and HTTPTx.QueryArrow) asks for a result as an
+// Arrow IPC stream and returns an ArrowReader, an arrow-go record reader
+// that reads one record batch at a time (docs/arrow.md): typed columns
+// for a dataframe, with no JSON on either side.
+//
 // A server started with --auth-enabled wants credentials. Over HTTP
 // (http_auth.go) a client sends a bearer token (HTTPClient.Login, which
 // then keeps the token, or WithBearerToken), an API key (WithAPIKey) or
@@ -17,7 +22,7 @@
 // with TLSConfigFromCA (the CA's PEM file) or PinnedTLSConfig (a
 // certificate's fingerprint).
 //
-// It depends on the standard library and the transports only, never on
+// It depends on the standard library, the transports and arrow-go only, never on
 // the server's packages: a program that talks to a Quiver server imports
 // this package alone.
 package client

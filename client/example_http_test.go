@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/quiverdb/quiver/client"
 )
 
@@ -110,4 +112,40 @@ func ExampleError_http() {
 		// seconds to wait; retry a 503 with backoff.
 	}
 	// Output: 400 42000 SYNTAX_ERROR 2 1
+}
+
+func ExampleHTTPClient_QueryArrow() {
+	url, stop := exampleServer()
+	defer stop()
+	c := client.NewHTTP(url)
+	ctx := context.Background()
+
+	rd, err := c.QueryArrow(ctx, "UNWIND range(1, $n) AS i RETURN i, date({year: 2024, month: 1, day: i}) AS day",
+		map[string]any{"n": 3})
+	if err != nil {
+		fmt.Println(err) // an error before the first batch
+		return
+	}
+	defer rd.Release()
+	for _, f := range rd.Schema().Fields() {
+		typ, _ := f.Metadata.GetValue("quiver.type")
+		fmt.Printf("%s %s (%s)\n", f.Name, f.Type, typ)
+	}
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		ids := rec.Column(0).(*array.Int64)
+		days := rec.Column(1).(*array.Date32)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			fmt.Println(ids.Value(i), days.Value(i).FormattedString())
+		}
+	}
+	if err := rd.Err(); err != nil {
+		fmt.Println(err) // the query failed while its rows streamed
+	}
+	// Output:
+	// i int64 (INTEGER)
+	// day date32 (DATE)
+	// 1 2024-01-01
+	// 2 2024-01-02
+	// 3 2024-01-03
 }

@@ -41,10 +41,19 @@ const (
 // usual result with a "profile" object added. The explain flag wins when
 // both flags are set, since it promises not to run the query.
 //
+// An Accept header that prefers application/vnd.apache.arrow.stream
+// gets the rows as an Arrow IPC stream (arrow.go); an EXPLAIN's plan is
+// JSON either way, and a PROFILE's profile is only in the JSON answer.
+//
 // The query runs under a context that ends with the request's timeout
 // and when the client closes its connection (watchClient); run runs it
 // (auto-commit, or in a transaction).
 func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experimental bool, m engine.Mode, run runner) {
+	format, aerr := negotiate(ctx)
+	if aerr != nil {
+		s.writeError(ctx, aerr)
+		return
+	}
 	req, aerr := decodeQueryRequest(ctx.PostBody(), paramsKey)
 	if aerr != nil {
 		s.writeError(ctx, aerr)
@@ -69,6 +78,10 @@ func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experi
 		q.end(nil)
 		ctx.SetContentType("application/json")
 		ctx.SetBody(appendExplain(nil, ex))
+		return
+	}
+	if format.arrow {
+		s.answerArrow(ctx, q, res, req.query, format.codec)
 		return
 	}
 	w := s.newResultWriter(res, experimental, q.start)

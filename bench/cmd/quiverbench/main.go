@@ -23,6 +23,10 @@
 //	                                         events to 100 subscribers under
 //	                                         writes; writes the "Protocols"
 //	                                         section
+//	quiverbench arrow [-rows 1000000] ...    a wide result over HTTP as JSON
+//	                                         and as Arrow, and in process;
+//	                                         writes the "Arrow results over
+//	                                         HTTP" section
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -42,7 +46,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo|protocols [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo|protocols|arrow [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -61,8 +65,10 @@ func main() {
 		err = algo(os.Args[2:])
 	case "protocols":
 		err = runProtocols(os.Args[2:])
+	case "arrow":
+		err = runArrow(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart, algo or protocols)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart, algo, protocols or arrow)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
@@ -208,11 +214,11 @@ func run(args []string) error {
 	if err := bench.WriteMarkdown(&buf, rep); err != nil {
 		return err
 	}
-	// The sections `quiverbench writes`, `restart` and `protocols` keep in the report
-	// stay.
+	// The sections `quiverbench writes`, `restart`, `protocols` and `arrow`
+	// keep in the report stay.
 	report := buf.String()
 	if old, err := os.ReadFile(*out); err == nil {
-		for _, h := range []string{bench.WritesHeading, bench.RestartHeading, bench.ProtocolsHeading} {
+		for _, h := range []string{bench.WritesHeading, bench.RestartHeading, bench.ProtocolsHeading, bench.ArrowHTTPHeading} {
 			if sec := bench.ExtractSection(string(old), h); sec != "" {
 				report = bench.SpliceSection(report, h, sec)
 			}
