@@ -36,7 +36,8 @@ var contract struct {
 	err    error
 
 	mu       sync.Mutex
-	drift    []string
+	drift    []string // the first 50 drifts
+	drifts   int      // every drift
 	checked  int
 	statuses map[string]bool // "METHOD path status" seen, for the coverage test
 }
@@ -60,6 +61,9 @@ func loadContract() (*openapi3.T, routers.Router, error) {
 			contract.err = err
 			return
 		}
+		// An Arrow stream's body is bytes to the document: its content is
+		// checked by the Arrow tests (arrow_*_test.go).
+		openapi3filter.RegisterBodyDecoder("application/vnd.apache.arrow.stream", openapi3filter.FileBodyDecoder)
 		contract.doc, contract.router = doc, router
 		contract.statuses = map[string]bool{}
 	})
@@ -196,6 +200,7 @@ func checkErrorBody(what string, body []byte) {
 func noteDrift(format string, args ...any) {
 	contract.mu.Lock()
 	defer contract.mu.Unlock()
+	contract.drifts++
 	if len(contract.drift) < 50 {
 		contract.drift = append(contract.drift, fmt.Sprintf(format, args...))
 	}
@@ -205,10 +210,10 @@ func TestMain(m *testing.M) {
 	nethttp.DefaultTransport = contractCheck{base: nethttp.DefaultTransport}
 	code := m.Run()
 	contract.mu.Lock()
-	drift, checked := contract.drift, contract.checked
+	drift, drifts, checked := contract.drift, contract.drifts, contract.checked
 	contract.mu.Unlock()
-	if len(drift) > 0 {
-		fmt.Fprintf(os.Stderr, "the HTTP API drifted from openapi.json in %d of %d checked exchanges (first %d):\n", len(drift), checked, len(drift))
+	if drifts > 0 {
+		fmt.Fprintf(os.Stderr, "the HTTP API drifted from openapi.json in %d of %d checked exchanges (the first %d):\n", drifts, checked, len(drift))
 		for _, d := range drift {
 			fmt.Fprintln(os.Stderr, "  -", d)
 		}
@@ -304,7 +309,7 @@ func TestContractCheckCatchesDrift(t *testing.T) {
 	resp := &nethttp.Response{StatusCode: 200, Header: nethttp.Header{"Content-Type": {"application/json"}}}
 	checkExchange(req, nil, resp, []byte(`{"status":"healthy","version":"v","uptime_seconds":1,"checks":{"database":"ok","storage":"ok","replication":"ok","connections":"ok"}}`), true)
 	if driftCount() != before {
-		t.Errorf("a conforming answer was refused: %v", contract.drift[before:])
+		t.Error("a conforming answer was refused")
 		forgetDrift(before)
 	}
 }
@@ -312,12 +317,13 @@ func TestContractCheckCatchesDrift(t *testing.T) {
 func driftCount() int {
 	contract.mu.Lock()
 	defer contract.mu.Unlock()
-	return len(contract.drift)
+	return contract.drifts
 }
 
 // forgetDrift drops the drift the test above provoked on purpose.
 func forgetDrift(n int) {
 	contract.mu.Lock()
 	defer contract.mu.Unlock()
-	contract.drift = contract.drift[:n]
+	contract.drift = contract.drift[:min(n, len(contract.drift))]
+	contract.drifts = n
 }
