@@ -1,0 +1,141 @@
+package export
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/temporal"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// kind is a property column's type in the files: one per column, as the
+// import layout has it.
+type kind uint8
+
+const (
+	kindInt kind = iota + 1
+	kindFloat
+	kindBool
+	kindString
+	kindDate
+	kindLocalTime
+	kindLocalDateTime
+	kindDateTime // an instant in UTC (no other offset or zone)
+)
+
+func (k kind) String() string {
+	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME"}[k]
+}
+
+// csvType is the type a CSV header names; "" when the importer's CSV
+// has none for k.
+func (k kind) csvType() string {
+	switch k {
+	case kindInt:
+		return "INT64"
+	case kindFloat:
+		return "DOUBLE"
+	case kindBool:
+		return "BOOLEAN"
+	case kindString:
+		return "STRING"
+	case kindDate:
+		return "DATE"
+	}
+	return ""
+}
+
+// kindOf is the column kind of a stored value, or an explanation of why
+// the import layout cannot hold it.
+func kindOf(v vector.Value) (kind, string) {
+	switch x := v.(type) {
+	case int64:
+		return kindInt, ""
+	case float64:
+		return kindFloat, ""
+	case bool:
+		return kindBool, ""
+	case string:
+		return kindString, ""
+	case temporal.Date:
+		if x.Days < math.MinInt32 || x.Days > math.MaxInt32 {
+			return 0, fmt.Sprintf("the DATE %s is outside the range of a Parquet DATE", x)
+		}
+		return kindDate, ""
+	case temporal.LocalTime:
+		return kindLocalTime, ""
+	case temporal.LocalDateTime:
+		return kindLocalDateTime, ""
+	case temporal.DateTime:
+		if x.Offset != 0 || x.Zone != "" {
+			return 0, "a DATETIME with an offset or zone other than UTC (the import layout keeps instants in UTC only)"
+		}
+		return kindDateTime, ""
+	case []vector.Value:
+		return 0, "a LIST (the importer reads scalar columns only)"
+	case map[string]vector.Value:
+		return 0, "a MAP (the importer reads scalar columns only)"
+	case temporal.Duration:
+		return 0, "a DURATION (no Parquet or CSV type the importer reads holds one)"
+	case temporal.Time:
+		return 0, "a TIME with an offset (the importer reads times of day without one)"
+	}
+	return 0, fmt.Sprintf("a value of Go type %T", v)
+}
+
+// column is one property column of a file.
+type column struct {
+	key  catalog.KeyID
+	name string
+	kind kind
+	// micros: the column's timestamps are written in microseconds, as
+	// one of them lies outside the years 1677–2262 that nanoseconds
+	// since 1970 reach in 64 bits.
+	micros bool
+	// outNanos and subMicro are what pass one saw of the timestamps.
+	outNanos, subMicro bool
+}
+
+// timestampNanos is a LOCAL DATETIME or DATETIME as seconds and
+// nanoseconds since 1970.
+func timestampParts(v vector.Value) (sec int64, nanos int32) {
+	switch x := v.(type) {
+	case temporal.LocalDateTime:
+		return x.Sec, x.Nanos
+	case temporal.DateTime:
+		return x.Sec, x.Nanos
+	}
+	return 0, 0
+}
+
+// observe notes a timestamp's range and precision (pass one); "" when
+// some unit can hold it.
+func (c *column) observe(v vector.Value) string {
+	sec, nanos := timestampParts(v)
+	const nsLimit, usLimit = math.MaxInt64/1_000_000_000 - 1, math.MaxInt64/1_000_000 - 1
+	if sec < -usLimit || sec > usLimit {
+		return fmt.Sprintf("a %s too far from 1970 for a Parquet timestamp", c.kind)
+	}
+	c.outNanos = c.outNanos || sec < -nsLimit || sec > nsLimit
+	c.subMicro = c.subMicro || nanos%1000 != 0
+	return ""
+}
+
+// settle picks the column's unit once every value was observed.
+func (c *column) settle() string {
+	if c.outNanos && c.subMicro {
+		return fmt.Sprintf("%ss both outside the years 1677–2262 and with nanoseconds (a Parquet timestamp holds nanoseconds only within those years)", c.kind)
+	}
+	c.micros = c.outNanos
+	return ""
+}
+
+// timestamp is v in the column's unit.
+func (c *column) timestamp(v vector.Value) int64 {
+	sec, nanos := timestampParts(v)
+	if c.micros {
+		return sec*1_000_000 + int64(nanos)/1000
+	}
+	return sec*1_000_000_000 + int64(nanos)
+}

@@ -1,0 +1,200 @@
+package export
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/catalog"
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// group is the content of one file: the nodes of one set of labels, or
+// the relationships of one type, with the property columns they carry.
+type group struct {
+	rels   bool
+	name   string // "A:B" (labels in catalog order) or the type
+	labels []string
+	typ    catalog.TypeID
+	file   string
+	rows   int64
+	cols   []column
+	colOf  map[catalog.KeyID]int
+}
+
+func (g *group) what() string {
+	if g.rels {
+		return fmt.Sprintf("relationships of type %s", g.name)
+	}
+	if g.name == "" {
+		return "nodes without labels"
+	}
+	return fmt.Sprintf("nodes labelled %s", g.name)
+}
+
+// observe adds a property value to the group's columns (pass one).
+func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) error {
+	kd, why := kindOf(v)
+	if why != "" {
+		return errs.NotSupported("export: %s: property %s holds %s; docs/export.md lists what the files can hold", g.what(), cat.KeyName(k), why)
+	}
+	i, ok := g.colOf[k]
+	if !ok {
+		i = len(g.cols)
+		g.colOf[k] = i
+		g.cols = append(g.cols, column{key: k, name: cat.KeyName(k), kind: kd})
+	}
+	c := &g.cols[i]
+	if c.kind != kd {
+		return errs.NotSupported("export: %s: property %s holds both %s and %s values; a column of the import layout has one type (docs/export.md)", g.what(), c.name, c.kind, kd)
+	}
+	if kd == kindLocalDateTime || kd == kindDateTime {
+		if why := c.observe(v); why != "" {
+			return errs.NotSupported("export: %s: property %s holds %s", g.what(), c.name, why)
+		}
+	}
+	return nil
+}
+
+// plan is what pass one found: the files and their columns.
+type plan struct {
+	nodes, rels []*group
+	// nodeOf maps a label set's key (labelKey) to its group; relOf a type.
+	nodeOf map[string]*group
+	relOf  map[catalog.TypeID]*group
+	// idCol, fromCol and toCol are the key and endpoint columns' names:
+	// "_id", "_from", "_to", with more underscores in front when a
+	// property has that name.
+	idCol, fromCol, toCol string
+}
+
+// labelKey is a label set as a map key.
+func labelKey(ls []catalog.LabelID) string {
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "%d,", l)
+	}
+	return b.String()
+}
+
+// scan is pass one: it visits every node and relationship of snap to find
+// the files, their columns and the columns' types.
+func scan(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick func(items int64)) (*plan, error) {
+	p := &plan{nodeOf: map[string]*group{}, relOf: map[catalog.TypeID]*group{}}
+	var labels []catalog.LabelID
+	var err error
+	it := snap.LiveNodes().Iterator()
+	for n := 1; it.HasNext(); n++ {
+		id := uint64(it.Next())
+		if n%4096 == 0 {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+			tick(4096)
+		}
+		labels = snap.AppendNodeLabels(labels[:0], id)
+		g := p.nodeGroup(cat, labels)
+		g.rows++
+		snap.NodeProps(id, func(k catalog.KeyID, v vector.Value) {
+			if err == nil {
+				err = g.observe(cat, k, v)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	bound := snap.Stats().RelBound
+	for id := uint64(0); id < bound; id++ {
+		if id%4096 == 4095 {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+			tick(4096)
+		}
+		t, _, _, ok := snap.Rel(id)
+		if !ok {
+			continue
+		}
+		g := p.relGroup(cat, t)
+		g.rows++
+		snap.RelProps(id, func(k catalog.KeyID, v vector.Value) {
+			if err == nil {
+				err = g.observe(cat, k, v)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return p, p.finish()
+}
+
+func (p *plan) nodeGroup(cat *catalog.Catalog, labels []catalog.LabelID) *group {
+	key := labelKey(labels)
+	if g, ok := p.nodeOf[key]; ok {
+		return g
+	}
+	g := &group{colOf: map[catalog.KeyID]int{}}
+	for _, l := range labels {
+		g.labels = append(g.labels, cat.LabelName(l))
+	}
+	g.name = strings.Join(g.labels, ":")
+	p.nodeOf[key] = g
+	p.nodes = append(p.nodes, g)
+	return g
+}
+
+func (p *plan) relGroup(cat *catalog.Catalog, t catalog.TypeID) *group {
+	if g, ok := p.relOf[t]; ok {
+		return g
+	}
+	g := &group{rels: true, typ: t, name: cat.TypeName(t), colOf: map[catalog.KeyID]int{}}
+	p.relOf[t] = g
+	p.rels = append(p.rels, g)
+	return g
+}
+
+// finish checks the names the import layout must be able to express,
+// orders the columns and the files, and names the key columns.
+func (p *plan) finish() error {
+	nodeProps, relProps := map[string]bool{}, map[string]bool{}
+	for _, gs := range [][]*group{p.nodes, p.rels} {
+		for _, g := range gs {
+			for _, l := range g.labels {
+				if l == "" || strings.Contains(l, ":") || strings.TrimSpace(l) != l {
+					return errs.NotSupported("export: the label %q cannot be named in the import layout (a `:` separates labels; names are trimmed)", l)
+				}
+			}
+			if g.rels && (g.name == "" || strings.Contains(g.name, ":") || strings.TrimSpace(g.name) != g.name) {
+				return errs.NotSupported("export: the relationship type %q cannot be named in the import layout", g.name)
+			}
+			sort.Slice(g.cols, func(i, j int) bool { return g.cols[i].name < g.cols[j].name })
+			for i := range g.cols {
+				c := &g.cols[i]
+				g.colOf[c.key] = i
+				if why := c.settle(); why != "" {
+					return errs.NotSupported("export: %s: property %s holds %s", g.what(), c.name, why)
+				}
+				if g.rels {
+					relProps[c.name] = true
+				} else {
+					nodeProps[c.name] = true
+				}
+			}
+		}
+	}
+	sort.SliceStable(p.nodes, func(i, j int) bool { return p.nodes[i].name < p.nodes[j].name })
+	sort.SliceStable(p.rels, func(i, j int) bool { return p.rels[i].name < p.rels[j].name })
+	free := func(used map[string]bool, name string) string {
+		for used[name] {
+			name = "_" + name
+		}
+		return name
+	}
+	p.idCol = free(nodeProps, "_id")
+	p.fromCol, p.toCol = free(relProps, "_from"), free(relProps, "_to")
+	return nil
+}

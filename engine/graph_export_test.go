@@ -1,0 +1,226 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/temporal"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// exportGraph builds a random graph with every property type the export
+// carries, nulls (absent properties), nodes of several labels and of
+// none, deleted nodes (holes in the ids), self-loops, parallel
+// relationships and relationships between labels, and a schema of every
+// kind. withCSV keeps to the types the importer's CSV reads.
+func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
+	t.Helper()
+	r := rand.New(rand.NewSource(seed))
+	labelSets := [][]string{{"Person"}, {"Person", "Employee"}, {"City"}, nil, {"weird label"}}
+	strs := []string{"", "plain", `with "quotes"`, "comma, inside", "ünïcødé ✓", " spaced ", "NULL", "0"}
+	value := func(kind int) vector.Value {
+		switch kind {
+		case 0:
+			return []int64{0, -1, math.MaxInt64, math.MinInt64, r.Int63()}[r.Intn(5)]
+		case 1:
+			return []float64{0, -0.5, 1e300, math.Inf(1), math.Inf(-1), 5e-324, r.NormFloat64()}[r.Intn(7)]
+		case 2:
+			return r.Intn(2) == 0
+		case 3:
+			return strs[r.Intn(len(strs))]
+		case 4:
+			return temporal.Date{Days: int64(r.Intn(200000) - 100000)}
+		case 5:
+			return temporal.LocalTime{Nanos: r.Int63n(temporal.NanosPerDay)}
+		case 6:
+			return temporal.LocalDateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
+		default:
+			return temporal.DateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
+		}
+	}
+	kinds := 8
+	if csv {
+		kinds = 5
+	}
+	var nodes []engine.TestNode
+	for i := 0; i < 300; i++ {
+		props := map[string]vector.Value{}
+		bare := i%7 == 0 && i%len(labelSets) >= 2 // no uid; unlabelled ones no property at all
+		if !bare {
+			props["uid"] = int64(i)
+		}
+		for k := 0; k < kinds; k++ {
+			if r.Intn(3) > 0 && !(bare && i%len(labelSets) == 3) { // a third of the values are null
+				props[fmt.Sprintf("p%d", k)] = value(k)
+			}
+		}
+		if !csv && i%4 == 0 {
+			// Past 2262: written in microseconds (nanoseconds since 1970
+			// do not reach it in 64 bits).
+			props["far"] = temporal.LocalDateTime{Sec: 40e9 + r.Int63n(1e9), Nanos: int32(r.Intn(1e6) * 1000)}
+		}
+		if i%11 == 0 {
+			props["_id"] = "a property named as the key column"
+		}
+		nodes = append(nodes, engine.TestNode{Labels: labelSets[i%len(labelSets)], Props: props})
+	}
+	var rels []engine.TestRel
+	for i := 0; i < 900; i++ {
+		from, to := r.Intn(len(nodes)), r.Intn(len(nodes))
+		if i%50 == 0 {
+			to = from
+		}
+		props := map[string]vector.Value{}
+		for k := 0; k < kinds; k++ {
+			if r.Intn(2) == 0 {
+				props[fmt.Sprintf("w%d", k)] = value(k)
+			}
+		}
+		if i%13 == 0 {
+			props["_from"] = int64(i)
+		}
+		rels = append(rels, engine.TestRel{Type: []string{"KNOWS", "LIVES_IN", "ODD-type"}[i%3], From: from, To: to, Props: props})
+	}
+	if err := engine.LoadForTest(db, nodes, rels); err != nil {
+		t.Fatal(err)
+	}
+	// Holes in the ids: deleted nodes and relationships.
+	mustQuery(t, db, "MATCH (n:City) WHERE n.uid % 3 = 0 DETACH DELETE n", nil)
+	mustQuery(t, db, "MATCH ()-[k:KNOWS]->() WHERE k.w0 = 0 DELETE k", nil)
+	for _, q := range []string{
+		"CREATE INDEX person_uid FOR (n:Person) ON (n.uid)",
+		"CREATE HASH INDEX `odd name` FOR (n:City) ON (n.p3, n.p0)",
+		"CREATE CONSTRAINT uid_unique ON (n:Employee) ASSERT n.uid IS UNIQUE",
+		"CREATE CONSTRAINT person_has_uid ON (n:Person) ASSERT EXISTS(n.uid)",
+	} {
+		mustQuery(t, db, q, nil)
+	}
+}
+
+// graphState is a database's graph as sorted text: every node (labels and
+// properties), every relationship (type, properties and both endpoints'
+// text), and the schema.
+func graphState(t *testing.T, db *engine.DB) []string {
+	t.Helper()
+	nodeText := map[uint64]string{}
+	var out []string
+	props := func(m map[string]vector.Value) string {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s=%T:%#v;", k, m[k], m[k])
+		}
+		return b.String()
+	}
+	db.Inspect(func(n engine.NodeState) {
+		slices.Sort(n.Labels)
+		s := fmt.Sprintf("(%s %s)", strings.Join(n.Labels, ":"), props(n.Props))
+		nodeText[n.ID] = s
+		out = append(out, "node "+s)
+	}, nil)
+	db.Inspect(nil, func(r engine.RelState) {
+		out = append(out, fmt.Sprintf("rel %s-[%s %s]->%s", nodeText[r.Start], r.Type, props(r.Props), nodeText[r.End]))
+	})
+	sort.Strings(out)
+	for _, q := range []string{"SHOW INDEXES", "SHOW CONSTRAINTS"} {
+		rows := mustQuery(t, db, q, nil)
+		sort.Strings(rows)
+		for _, row := range rows {
+			out = append(out, q+": "+row)
+		}
+	}
+	return out
+}
+
+// roundTrip exports db as format, imports the folder into a new data
+// directory, replays the schema, and returns the new database.
+func roundTrip(t *testing.T, db *engine.DB, format string) *engine.DB {
+	t.Helper()
+	work := t.TempDir()
+	out := filepath.Join(work, "out")
+	sum, err := db.Export(engine.ExportOptions{Dir: out, Format: format, BatchRows: 37})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o engine.ImportOptions
+	o.Dir = filepath.Join(work, "data")
+	m, err := engine.ImportFromExport(&o, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NodeCount != sum.Nodes || m.RelationshipCount != sum.Relationships || m.Format != format {
+		t.Fatalf("manifest %+v, summary %+v", m, sum)
+	}
+	isum, err := engine.Import(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isum.Nodes != sum.Nodes || isum.Relationships != sum.Relationships {
+		t.Fatalf("imported %d nodes and %d relationships, exported %d and %d", isum.Nodes, isum.Relationships, sum.Nodes, sum.Relationships)
+	}
+	back, err := engine.Open(o.Dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { back.Close() })
+	script, err := os.ReadFile(filepath.Join(out, m.Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := back.ApplySchemaScript(context.Background(), string(script)); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// import(export(G)) equals G: every node with its labels and properties,
+// every relationship with its type, properties and endpoints, and the
+// schema, in both formats, over several generated graphs.
+func TestExportRoundTrip(t *testing.T) {
+	for _, format := range []string{engine.ExportParquet, engine.ExportCSV} {
+		for seed := int64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", format, seed), func(t *testing.T) {
+				db := openTestDB(t)
+				exportGraph(t, db, seed, format == engine.ExportCSV)
+				want := graphState(t, db)
+				got := graphState(t, roundTrip(t, db, format))
+				if !slices.Equal(got, want) {
+					diff(t, want, got)
+				}
+			})
+		}
+	}
+}
+
+// diff reports the first lines that differ between want and got.
+func diff(t *testing.T, want, got []string) {
+	t.Helper()
+	t.Errorf("%d lines, want %d", len(got), len(want))
+	shown := 0
+	for i := 0; i < max(len(want), len(got)) && shown < 5; i++ {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			t.Errorf("line %d:\n got  %s\n want %s", i, g, w)
+			shown++
+		}
+	}
+}
