@@ -154,8 +154,9 @@ func (db *DB) exportProc(c *procs.Context, args []vector.Value) ([][]vector.Valu
 	sum, err := export.Graph(snap, db.store.Catalog(), o)
 	w.End(err, "nodes", sum.Nodes, "relationships", sum.Relationships, "bytes", sum.Bytes)
 	if err != nil {
-		if _, ok := errs.As(err); ok {
-			return nil, err
+		if e, ok := errs.As(err); ok {
+			e.Message = "quiver.export: " + e.Message
+			return nil, e
 		}
 		return nil, errs.Wrap(errs.CodeTransaction, errs.CatTransaction, err, fmt.Sprintf("quiver.export to %s", path))
 	}

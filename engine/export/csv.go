@@ -31,10 +31,10 @@ func newCSVSink(out *output, g *group, keyNames []string) (*csvSink, error) {
 	for _, c := range g.cols {
 		t := c.kind.csvType()
 		if t == "" {
-			return nil, errs.NotSupported("export: %s: property %s holds %s values, which the importer's CSV cannot hold; export as Parquet (--format parquet)", g.what(), c.name, c.kind)
+			return nil, errs.NotSupported("%s: property %s holds %s values, which the importer's CSV cannot hold; export as Parquet (--format parquet)", g.what(), c.name, c.kind)
 		}
 		if c.name == "" || strings.ContainsAny(c.name, ",:\"\r\n") || strings.TrimSpace(c.name) != c.name {
-			return nil, errs.NotSupported("export: %s: the property name %q cannot be a CSV header field; export as Parquet (--format parquet)", g.what(), c.name)
+			return nil, errs.NotSupported("%s: the property name %q cannot be a CSV header field; export as Parquet (--format parquet)", g.what(), c.name)
 		}
 		h = append(h, c.name+":"+t)
 	}
@@ -73,7 +73,7 @@ func (s *csvSink) write(b *batch) error {
 			case kindString:
 				x := cb.s[j]
 				if strings.ContainsAny(x, "\r\n") {
-					return errs.NotSupported("export: %s: property %s holds a string with a line break, which the importer's CSV cannot read; export as Parquet (--format parquet)", s.g.what(), s.g.cols[i].name)
+					return errs.NotSupported("%s: property %s holds a string with a line break, which the importer's CSV cannot read; export as Parquet (--format parquet)", s.g.what(), s.g.cols[i].name)
 				}
 				line = append(line, '"')
 				line = append(line, strings.ReplaceAll(x, `"`, `""`)...)

@@ -72,7 +72,7 @@ func Graph(snap *storage.Snapshot, cat *catalog.Catalog, o Options) (Summary, er
 		sum.Format = FormatParquet
 	}
 	if sum.Format != FormatParquet && sum.Format != FormatCSV {
-		return sum, errs.DataCode(errs.CodeInvalidParam, "export: the format is %q; use %q or %q", o.Format, FormatParquet, FormatCSV)
+		return sum, errs.DataCode(errs.CodeInvalidParam, "the format is %q; use %q or %q", o.Format, FormatParquet, FormatCSV)
 	}
 	fsys := o.FS
 	if fsys == nil {
@@ -253,7 +253,12 @@ func (w *writer) nodes(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) er
 	}
 	var labels []catalog.LabelID
 	it := snap.LiveNodes().Iterator()
-	for it.HasNext() {
+	for n := 1; it.HasNext(); n++ {
+		if n%4096 == 0 {
+			if err := w.stop(); err != nil {
+				return err
+			}
+		}
 		id := uint64(it.Next())
 		labels = snap.AppendNodeLabels(labels[:0], id)
 		i := index[p.nodeOf[labelKey(labels)]]
@@ -283,6 +288,11 @@ func (w *writer) rels(snap *storage.Snapshot, p *plan) error {
 	bound := snap.Stats().RelBound
 	var v vector.Value
 	for id := uint64(0); id < bound; id++ {
+		if id%4096 == 4095 {
+			if err := w.stop(); err != nil {
+				return err
+			}
+		}
 		t, src, dst, ok := snap.Rel(id)
 		if !ok {
 			continue

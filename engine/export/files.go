@@ -27,6 +27,7 @@ type stage struct {
 	dir, tmp string
 	bytes    int64
 	files    int
+	open     []*output // closed on abort, so that no descriptor outlives it
 }
 
 // newStage starts building the folder dir, which must not exist or be
@@ -35,21 +36,21 @@ func newStage(fsys vfs.FS, dir string) (*stage, error) {
 	dir = filepath.Clean(dir)
 	if fi, err := fsys.Stat(dir); err == nil {
 		if !fi.IsDir() {
-			return nil, errs.Data("export: %s exists and is not a folder", dir)
+			return nil, errs.Data("%s exists and is not a folder", dir)
 		}
 		ents, err := fsys.ReadDir(dir)
 		if err != nil {
 			return nil, ioErr(err, dir)
 		}
 		if len(ents) > 0 {
-			return nil, errs.Data("export: %s exists and is not empty: an export writes a new folder (remove it or pick another)", dir)
+			return nil, errs.Data("%s exists and is not empty: an export writes a new folder (remove it or pick another)", dir)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, ioErr(err, dir)
 	}
 	parent := filepath.Dir(dir)
 	if fi, err := fsys.Stat(parent); err != nil || !fi.IsDir() {
-		return nil, errs.Data("export: the folder %s that would hold %s does not exist", parent, filepath.Base(dir))
+		return nil, errs.Data("the folder %s that would hold %s does not exist", parent, filepath.Base(dir))
 	}
 	tmp := filepath.Join(parent, "."+filepath.Base(dir)+".tmp-"+randomSuffix())
 	if err := fsys.Mkdir(tmp); err != nil {
@@ -67,6 +68,7 @@ func (s *stage) create(name string) (*output, error) {
 	s.files++
 	o := &output{f: f, dir: s.dir, stage: s}
 	o.w = bufio.NewWriterSize(countWriter{o}, 1<<20)
+	s.open = append(s.open, o)
 	return o, nil
 }
 
@@ -88,15 +90,23 @@ func (s *stage) commit() error {
 }
 
 // abort removes what was written.
-func (s *stage) abort() { s.fs.RemoveAll(s.tmp) }
+func (s *stage) abort() {
+	for _, o := range s.open {
+		if !o.closed {
+			o.f.Close()
+		}
+	}
+	s.fs.RemoveAll(s.tmp)
+}
 
 // output is one file being written, buffered, its bytes counted.
 type output struct {
-	f     vfs.File
-	w     *bufio.Writer
-	dir   string
-	stage *stage
-	err   error // the first write error: later writes do nothing
+	f      vfs.File
+	w      *bufio.Writer
+	dir    string
+	stage  *stage
+	err    error // the first write error: later writes do nothing
+	closed bool
 }
 
 type countWriter struct{ o *output }
@@ -129,6 +139,7 @@ func (o *output) close() error {
 	if err == nil {
 		err = o.f.Sync()
 	}
+	o.closed = true
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
@@ -190,9 +201,9 @@ func ioErr(err error, dir string) error {
 		return err
 	}
 	if vfs.IsDiskFull(err) {
-		return errs.DiskFull(err, "export: the disk holding %s is full (no space left on device); nothing was written", dir)
+		return errs.DiskFull(err, "the disk holding %s is full (no space left on device); nothing was written", dir)
 	}
-	return fmt.Errorf("export: %w", err)
+	return fmt.Errorf("writing %s: %w", dir, err)
 }
 
 func randomSuffix() string {

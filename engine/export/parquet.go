@@ -70,13 +70,13 @@ func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, err
 	for i := range g.cols {
 		n, err := parquetNode(&g.cols[i])
 		if err != nil {
-			return nil, fmt.Errorf("export: column %s of %s: %w", g.cols[i].name, g.what(), err)
+			return nil, fmt.Errorf("column %s of %s: %w", g.cols[i].name, g.what(), err)
 		}
 		fields = append(fields, n)
 	}
 	sc, err := schema.NewGroupNode("schema", req, fields, -1)
 	if err != nil {
-		return nil, fmt.Errorf("export: the columns of %s: %w", g.what(), err)
+		return nil, fmt.Errorf("the columns of %s: %w", g.what(), err)
 	}
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithCreatedBy("quiver export"))
 	w, err := file.NewParquetWriterWithError(out, sc, file.WithWriterProps(props))

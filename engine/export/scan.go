@@ -38,7 +38,7 @@ func (g *group) what() string {
 func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) error {
 	kd, why := kindOf(v)
 	if why != "" {
-		return errs.NotSupported("export: %s: property %s holds %s; docs/export.md lists what the files can hold", g.what(), cat.KeyName(k), why)
+		return errs.NotSupported("%s: property %s holds %s; docs/export.md lists what the files can hold", g.what(), cat.KeyName(k), why)
 	}
 	i, ok := g.colOf[k]
 	if !ok {
@@ -48,11 +48,11 @@ func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) e
 	}
 	c := &g.cols[i]
 	if c.kind != kd {
-		return errs.NotSupported("export: %s: property %s holds both %s and %s values; a column of the import layout has one type (docs/export.md)", g.what(), c.name, c.kind, kd)
+		return errs.NotSupported("%s: property %s holds both %s and %s values; a column of the import layout has one type (docs/export.md)", g.what(), c.name, c.kind, kd)
 	}
 	if kd == kindLocalDateTime || kd == kindDateTime {
 		if why := c.observe(v); why != "" {
-			return errs.NotSupported("export: %s: property %s holds %s", g.what(), c.name, why)
+			return errs.NotSupported("%s: property %s holds %s", g.what(), c.name, why)
 		}
 	}
 	return nil
@@ -86,9 +86,10 @@ func scan(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick 
 	var labels []catalog.LabelID
 	var err error
 	it := snap.LiveNodes().Iterator()
-	for n := 1; it.HasNext(); n++ {
+	n := 0
+	for ; it.HasNext(); n++ {
 		id := uint64(it.Next())
-		if n%4096 == 0 {
+		if n%4096 == 4095 {
 			if err := stop(); err != nil {
 				return nil, err
 			}
@@ -106,7 +107,9 @@ func scan(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick 
 			return nil, err
 		}
 	}
+	tick(int64(n % 4096))
 	bound := snap.Stats().RelBound
+	defer tick(int64(bound % 4096))
 	for id := uint64(0); id < bound; id++ {
 		if id%4096 == 4095 {
 			if err := stop(); err != nil {
@@ -165,18 +168,18 @@ func (p *plan) finish() error {
 		for _, g := range gs {
 			for _, l := range g.labels {
 				if l == "" || strings.Contains(l, ":") || strings.TrimSpace(l) != l {
-					return errs.NotSupported("export: the label %q cannot be named in the import layout (a `:` separates labels; names are trimmed)", l)
+					return errs.NotSupported("the label %q cannot be named in the import layout (a `:` separates labels; names are trimmed)", l)
 				}
 			}
 			if g.rels && (g.name == "" || strings.Contains(g.name, ":") || strings.TrimSpace(g.name) != g.name) {
-				return errs.NotSupported("export: the relationship type %q cannot be named in the import layout", g.name)
+				return errs.NotSupported("the relationship type %q cannot be named in the import layout", g.name)
 			}
 			sort.Slice(g.cols, func(i, j int) bool { return g.cols[i].name < g.cols[j].name })
 			for i := range g.cols {
 				c := &g.cols[i]
 				g.colOf[c.key] = i
 				if why := c.settle(); why != "" {
-					return errs.NotSupported("export: %s: property %s holds %s", g.what(), c.name, why)
+					return errs.NotSupported("%s: property %s holds %s", g.what(), c.name, why)
 				}
 				if g.rels {
 					relProps[c.name] = true
