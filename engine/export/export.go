@@ -11,7 +11,6 @@ import (
 	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
-	"github.com/quiverdb/quiver/vector"
 )
 
 // Formats of an export's files.
@@ -97,7 +96,7 @@ func Graph(snap *storage.Snapshot, cat *catalog.Catalog, o Options) (Summary, er
 		}
 	}()
 	pr := o.Progress
-	pr.Begin(progress.Phase{Name: PhaseScan, Unit: "objects", TotalItems: snap.NodeCount() + int64(snap.Stats().RelBound)})
+	pr.Begin(progress.Phase{Name: PhaseScan, Unit: "objects", TotalItems: snap.NodeCount() + snap.RelCount()})
 	p, err := scan(snap, cat, stop, func(n int64) { pr.Add(0, n) })
 	if err != nil {
 		return sum, err
@@ -115,7 +114,7 @@ func Graph(snap *storage.Snapshot, cat *catalog.Catalog, o Options) (Summary, er
 		return sum, err
 	}
 	pr.Begin(progress.Phase{Name: PhaseRels, Unit: "relationships", TotalItems: snap.RelCount()})
-	if err := w.rels(snap, p); err != nil {
+	if err := w.rels(snap, cat, p); err != nil {
 		return sum, err
 	}
 	pr.Begin(progress.Phase{Name: PhaseFinishing, Unit: "files", TotalItems: 2})
@@ -276,7 +275,7 @@ func (w *writer) nodes(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) er
 	return w.finish(sinks, batches)
 }
 
-func (w *writer) rels(snap *storage.Snapshot, p *plan) error {
+func (w *writer) rels(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) error {
 	sinks, batches, err := w.open(p.rels, []string{p.fromCol, p.toCol})
 	if err != nil {
 		return err
@@ -285,31 +284,21 @@ func (w *writer) rels(snap *storage.Snapshot, p *plan) error {
 	for i, g := range p.rels {
 		index[g.typ] = i
 	}
-	bound := snap.Stats().RelBound
-	var v vector.Value
-	for id := uint64(0); id < bound; id++ {
-		if id%4096 == 4095 {
-			if err := w.stop(); err != nil {
-				return err
-			}
-		}
-		t, src, dst, ok := snap.Rel(id)
-		if !ok {
-			continue
-		}
+	err = eachRel(snap, cat, w.stop, func(int64) {}, func(t catalog.TypeID, id, src, dst uint64) error {
 		i := index[t]
 		g, b := p.rels[i], batches[i]
 		b.keys[0] = append(b.keys[0], int64(src))
 		b.keys[1] = append(b.keys[1], int64(dst))
 		for c := range g.cols {
-			v = snap.RelProp(id, g.cols[c].key)
-			b.add(c, &g.cols[c], v)
+			b.add(c, &g.cols[c], snap.RelProp(id, g.cols[c].key))
 		}
 		if b.rows++; b.rows >= w.rows {
-			if err := w.flush(sinks[i], b); err != nil {
-				return err
-			}
+			return w.flush(sinks[i], b)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return w.finish(sinks, batches)
 }

@@ -11,7 +11,8 @@ import (
 
 // A Parquet file is written with arrow-go's low-level writer (the
 // library the importer reads with), a row group per batch, Snappy
-// compressed. The key and endpoint columns are REQUIRED INT64; property
+// compressed, dictionary-encoded where the writer finds it pays but for
+// the key and endpoint columns. Those are REQUIRED INT64; property
 // columns are OPTIONAL (a null is an absent property) with the physical
 // and logical types the importer maps back to the same Quiver types
 // (docs/import.md, "The Parquet format"):
@@ -78,7 +79,12 @@ func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, err
 	if err != nil {
 		return nil, fmt.Errorf("the columns of %s: %w", g.what(), err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithCreatedBy("quiver export"))
+	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy), parquet.WithCreatedBy("quiver export")}
+	for _, k := range keyNames {
+		// Ids are nearly all distinct: a dictionary would only cost.
+		opts = append(opts, parquet.WithDictionaryFor(k, false))
+	}
+	props := parquet.NewWriterProperties(opts...)
 	w, err := file.NewParquetWriterWithError(out, sc, file.WithWriterProps(props))
 	if err != nil {
 		return nil, ioErr(err, out.dir)

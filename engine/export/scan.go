@@ -108,29 +108,19 @@ func scan(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick 
 		}
 	}
 	tick(int64(n % 4096))
-	bound := snap.Stats().RelBound
-	defer tick(int64(bound % 4096))
-	for id := uint64(0); id < bound; id++ {
-		if id%4096 == 4095 {
-			if err := stop(); err != nil {
-				return nil, err
-			}
-			tick(4096)
-		}
-		t, _, _, ok := snap.Rel(id)
-		if !ok {
-			continue
-		}
+	err = eachRel(snap, cat, stop, tick, func(t catalog.TypeID, id, _, _ uint64) error {
 		g := p.relGroup(cat, t)
 		g.rows++
+		var err error
 		snap.RelProps(id, func(k catalog.KeyID, v vector.Value) {
 			if err == nil {
 				err = g.observe(cat, k, v)
 			}
 		})
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, p.finish()
 }
@@ -199,5 +189,40 @@ func (p *plan) finish() error {
 	}
 	p.idCol = free(nodeProps, "_id")
 	p.fromCol, p.toCol = free(relProps, "_from"), free(relProps, "_to")
+	return nil
+}
+
+// eachRel calls fn for every relationship of snap, type by type and, in
+// a type, by start node through the forward adjacency (whose blocks
+// decode in order, where looking up each id in the relationship table
+// would decode a block per relationship). tick is told every 4,096
+// relationships, stop polled as often.
+func eachRel(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick func(int64), fn func(t catalog.TypeID, id, src, dst uint64) error) error {
+	var nbrs, rels []uint64
+	seen := int64(0)
+	for _, t := range cat.Types() {
+		adj := snap.Adjacency(t, storage.Outgoing)
+		if adj == nil {
+			continue
+		}
+		for node := uint64(0); node < uint64(adj.NumNodes()); node++ {
+			if adj.Degree(node) == 0 {
+				continue
+			}
+			nbrs, rels = adj.AppendNeighbors(nbrs[:0], rels[:0], node)
+			for i, r := range rels {
+				if seen++; seen%4096 == 0 {
+					if err := stop(); err != nil {
+						return err
+					}
+					tick(4096)
+				}
+				if err := fn(t, r, node, nbrs[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	tick(seen % 4096)
 	return nil
 }
