@@ -21,6 +21,8 @@ const (
 	kindDateTime
 	kindLocalDateTime
 	kindLocalTime
+	// A Parquet LIST of scalars (parquet_list.go).
+	kindList
 )
 
 var kindNames = map[string]kind{
@@ -49,6 +51,8 @@ func (k kind) String() string {
 		return "LOCALDATETIME"
 	case kindLocalTime:
 		return "LOCALTIME"
+	case kindList:
+		return "LIST"
 	}
 	return "inferred"
 }
@@ -61,7 +65,7 @@ func (k kind) vectorType() vector.Type {
 		return vector.Float64
 	case kindBool:
 		return vector.Bool
-	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime:
+	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList:
 		return vector.Any
 	}
 	return vector.String

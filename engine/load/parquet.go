@@ -45,6 +45,10 @@ type pqCol struct {
 	phys   parquet.Type
 	conv   pqConv
 	maxDef int16
+	// A LIST column (spec.kind kindList): its elements' kind, and the
+	// definition level at which the list is present (parquet_list.go).
+	elem    kind
+	listDef int16
 }
 
 // pqConv is how a physical value becomes the column's kind.
@@ -138,7 +142,7 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 	t.data = allocColumns(t.cols, total)
 	for i, c := range cols {
 		switch c.spec.kind {
-		case kindDateTime, kindLocalDateTime, kindLocalTime: // values of vector.Any
+		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList: // values of vector.Any
 			t.data[i].str, t.data[i].any = nil, make([]vector.Value, total)
 		}
 		if c.maxDef > 0 {
@@ -169,24 +173,39 @@ func hasTrue(b []bool) bool {
 // kinds and roles (key, from, to), with the checks the CSV header gets.
 func parquetColumns(name string, sch *schema.Schema, o *Options, rels bool, km *keyMap) ([]pqCol, error) {
 	root := sch.Root()
+	lists := map[int]int16{} // the LIST fields, by position, and their lists' definition level
 	for i := range root.NumFields() { // a group is a struct, list or map
-		if f := root.Field(i); f.Type() == schema.Group {
-			return nil, &Error{File: name, Column: i + 1, Name: f.Name(), Msg: "nested column (LIST, MAP or STRUCT) is not supported: properties are scalars"}
+		f := root.Field(i)
+		if f.Type() != schema.Group {
+			continue
 		}
+		if def, ok := listLeaf(f); ok {
+			lists[i] = def
+			continue
+		}
+		return nil, &Error{File: name, Column: i + 1, Name: f.Name(), Msg: "nested column (a LIST of lists, MAP or STRUCT) is not supported: properties are scalars or lists of scalars"}
 	}
 	names := make([]string, sch.NumColumns())
 	cols := make([]pqCol, sch.NumColumns())
 	for i := range cols {
 		c := sch.Column(i)
-		names[i] = c.Name()
-		if c.MaxRepetitionLevel() > 0 {
+		listDef, list := lists[i] // every field above has one leaf: leaf i is field i
+		colName := c.Name()
+		if list {
+			colName = root.Field(i).Name()
+		}
+		names[i] = colName
+		if c.MaxRepetitionLevel() > 0 && !list {
 			return nil, &Error{File: name, Column: i + 1, Name: c.Name(), Msg: "repeated column is not supported: properties are scalars"}
 		}
 		k, conv, ok := parquetKind(c)
 		if !ok {
-			return nil, &Error{File: name, Column: i + 1, Name: c.Name(), Msg: fmt.Sprintf("unsupported Parquet type %s (%s): supported are integers, FLOAT, DOUBLE, BOOLEAN, strings, DATE, TIME and TIMESTAMP", c.LogicalType(), c.PhysicalType())}
+			return nil, &Error{File: name, Column: i + 1, Name: colName, Msg: fmt.Sprintf("unsupported Parquet type %s (%s): supported are integers, FLOAT, DOUBLE, BOOLEAN, strings, DATE, TIME and TIMESTAMP, and LISTs of them", c.LogicalType(), c.PhysicalType())}
 		}
-		cols[i] = pqCol{spec: colSpec{name: c.Name(), kind: k}, phys: c.PhysicalType(), conv: conv, maxDef: c.MaxDefinitionLevel()}
+		cols[i] = pqCol{spec: colSpec{name: colName, kind: k}, phys: c.PhysicalType(), conv: conv, maxDef: c.MaxDefinitionLevel()}
+		if list {
+			cols[i].spec.kind, cols[i].elem, cols[i].listDef = kindList, k, listDef
+		}
 	}
 	need := []string{o.idColumn()}
 	if rels {

@@ -103,6 +103,12 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	d := &chunkDest{c: c, cd: cd, km: km, off: off, endpoint: c.spec.role == roleFrom || c.spec.role == roleTo}
 	var row int
 	var msg string
+	if c.spec.kind == kindList {
+		if row, msg = d.scanList(cr, n); msg != "" {
+			return &Error{Line: off + row + 1, Msg: msg}
+		}
+		return nil
+	}
 	switch r := cr.(type) {
 	case *file.BooleanColumnChunkReader:
 		row, msg = scanDirect(r, n, c.maxDef, cd.b[off:off+n], cd.null, off)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -63,6 +64,48 @@ func nodeTable(t *testing.T, path string) (*table, error) {
 	t.Helper()
 	tb, _, err := readTable(Input{Name: "P", Path: path}, &Options{}, false, nil)
 	return tb, err
+}
+
+// A LIST of scalars, as Arrow writes it, is a LIST property: null lists
+// are no property, empty lists and null elements are kept, across row
+// groups, for elements of each kind.
+func TestParquetLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l.parquet")
+	writeParquet(t, path, 2, nil,
+		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2, 3, 4, 5]`, true},
+		pqc{"ints", arrow.ListOf(arrow.PrimitiveTypes.Int64), `[[1, 2], null, [], [null, 3], [4]]`, false},
+		pqc{"strs", arrow.ListOf(arrow.BinaryTypes.String), `[["a"], ["", null, "c"], null, [], null]`, false},
+		pqc{"dates", arrow.ListOf(arrow.FixedWidthTypes.Date32), `[[19000, -1], null, null, null, []]`, false},
+		pqc{"ts", arrow.ListOf(&arrow.TimestampType{Unit: arrow.Nanosecond}), `[null, [1], null, null, [86400000000001]]`, false},
+		pqc{"req", arrow.ListOfNonNullable(arrow.PrimitiveTypes.Float64), `[[1.5], [], [2, 3], null, [0]]`, false},
+	)
+	tb, err := nodeTable(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn, err := nodeSet(tb, Input{Name: "P", Path: path}, &keyMap{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	L := func(v ...vector.Value) []vector.Value { return append([]vector.Value{}, v...) }
+	want := map[string][]vector.Value{
+		"ints":  {L(int64(1), int64(2)), nil, L(), L(nil, int64(3)), L(int64(4))},
+		"strs":  {L("a"), L("", nil, "c"), nil, L(), nil},
+		"dates": {L(temporal.Date{Days: 19000}, temporal.Date{Days: -1}), nil, nil, nil, L()},
+		"ts":    {nil, L(temporal.LocalDateTime{Nanos: 1}), nil, nil, L(temporal.LocalDateTime{Sec: 86400, Nanos: 1})},
+		"req":   {L(1.5), L(), L(2.0, 3.0), nil, L(0.0)},
+	}
+	for _, c := range bn.Cols {
+		w, ok := want[c.Key]
+		if !ok {
+			continue
+		}
+		for r := range w {
+			if got := c.Value(r); !reflect.DeepEqual(got, w[r]) {
+				t.Errorf("%s row %d: %#v, want %#v", c.Key, r, got, w[r])
+			}
+		}
+	}
 }
 
 // TestParquetTypes reads every supported type, with nulls, and checks
@@ -240,8 +283,10 @@ func TestParquetErrors(t *testing.T) {
 		{"no key", false, []pqc{{"key", i64, `[1]`, false}}, nil, `x.parquet: no "id" column among the columns key`},
 		{"decimal", false, []pqc{{"id", i64, `[1]`, false}, {"price", &arrow.Decimal128Type{Precision: 10, Scale: 2}, `["1.25"]`, false}},
 			nil, "x.parquet (column price): unsupported Parquet type Decimal(precision=10, scale=2)"},
-		{"list", false, []pqc{{"id", i64, `[1]`, false}, {"tags", arrow.ListOf(str), `[["a"]]`, false}},
-			nil, "x.parquet (column tags): nested column (LIST, MAP or STRUCT) is not supported"},
+		{"list of lists", false, []pqc{{"id", i64, `[1]`, false}, {"tags", arrow.ListOf(arrow.ListOf(str)), `[[["a"]]]`, false}},
+			nil, "x.parquet (column tags): nested column (a LIST of lists, MAP or STRUCT) is not supported"},
+		{"map", false, []pqc{{"id", i64, `[1]`, false}, {"m", arrow.MapOf(str, i64), `[[{"key": "a", "value": 1}]]`, false}},
+			nil, "x.parquet (column m): nested column"},
 		{"float key", false, []pqc{{"id", arrow.PrimitiveTypes.Float64, `[1.5]`, false}}, nil, "x.parquet (column id): a key column is INT64 or STRING, not DOUBLE"},
 		{"null key", false, []pqc{{"id", str, `["a", null]`, false}}, nil, "x.parquet: row 2 (row group 0) (column id): missing node key"},
 		{"uint64 past int64", false, []pqc{{"id", i64, `[1, 2]`, false}, {"n", arrow.PrimitiveTypes.Uint64, `[1, 18446744073709551615]`, false}},
