@@ -28,7 +28,8 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 	r := rand.New(rand.NewSource(seed))
 	labelSets := [][]string{{"Person"}, {"Person", "Employee"}, {"City"}, nil, {"weird label"}}
 	strs := []string{"", "plain", `with "quotes"`, "comma, inside", "ünïcødé ✓", " spaced ", "NULL", "0"}
-	value := func(kind int) vector.Value {
+	var value func(kind int) vector.Value
+	value = func(kind int) vector.Value {
 		switch kind {
 		case 0:
 			return []int64{0, -1, math.MaxInt64, math.MinInt64, r.Int63()}[r.Intn(5)]
@@ -44,11 +45,21 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 			return temporal.LocalTime{Nanos: r.Int63n(temporal.NanosPerDay)}
 		case 6:
 			return temporal.LocalDateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
-		default:
+		case 7:
 			return temporal.DateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
+		default: // a LIST of one element kind (by key), empty or with nulls at times
+			l := []vector.Value{}
+			for range r.Intn(4) {
+				if r.Intn(5) == 0 {
+					l = append(l, nil)
+				} else {
+					l = append(l, value(kind-8))
+				}
+			}
+			return l
 		}
 	}
-	kinds := 8
+	kinds := 16 // 8..15: lists of the scalar kinds
 	if csv {
 		kinds = 5
 	}

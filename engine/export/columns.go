@@ -22,10 +22,11 @@ const (
 	kindLocalTime
 	kindLocalDateTime
 	kindDateTime // an instant in UTC (no other offset or zone)
+	kindList     // a LIST of scalars of one kind (column.elem)
 )
 
 func (k kind) String() string {
-	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME"}[k]
+	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST"}[k]
 }
 
 // csvType is the type a CSV header names; "" when the importer's CSV
@@ -73,9 +74,9 @@ func kindOf(v vector.Value) (kind, string) {
 		}
 		return kindDateTime, ""
 	case []vector.Value:
-		return 0, "a LIST (the importer reads scalar columns only)"
+		return kindList, ""
 	case map[string]vector.Value:
-		return 0, "a MAP (the importer reads scalar columns only)"
+		return 0, "a MAP (the importer reads scalars and lists of scalars only)"
 	case temporal.Duration:
 		return 0, "a DURATION (no Parquet or CSV type the importer reads holds one)"
 	case temporal.Time:
@@ -89,6 +90,8 @@ type column struct {
 	key  catalog.KeyID
 	name string
 	kind kind
+	// elem is a LIST column's elements' kind (0 while none was seen).
+	elem kind
 	// micros: the column's timestamps are written in microseconds, as
 	// one of them lies outside the years 1677–2262 that nanoseconds
 	// since 1970 reach in 64 bits.
@@ -128,6 +131,9 @@ func (c *column) settle() string {
 		return fmt.Sprintf("%ss both outside the years 1677–2262 and with nanoseconds (a Parquet timestamp holds nanoseconds only within those years)", c.kind)
 	}
 	c.micros = c.outNanos
+	if c.kind == kindList && c.elem == 0 {
+		c.elem = kindInt // lists of nulls only: any element type reads them back
+	}
 	return ""
 }
 

@@ -17,7 +17,7 @@ import (
 
 // store returns a store with n :P nodes {i, s} and n-1 :NEXT
 // relationships between consecutive ones, and, when bad is set, one node
-// holding a LIST (which no file of the export can hold).
+// holding a MAP (which no file of the export can hold).
 func store(t *testing.T, n int, bad bool) *storage.Store {
 	t.Helper()
 	s := storage.New()
@@ -39,7 +39,7 @@ func store(t *testing.T, n int, bad bool) *storage.Store {
 		prev = id
 	}
 	if bad {
-		if _, err := tx.CreateNode([]catalog.LabelID{p}, []catalog.KeyID{ki}, []vector.Value{[]vector.Value{int64(1)}}); err != nil {
+		if _, err := tx.CreateNode([]catalog.LabelID{p}, []catalog.KeyID{ki}, []vector.Value{map[string]vector.Value{"a": int64(1)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +98,7 @@ func TestExportFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	s := store(t, 100, true)
 	_, err := Graph(s.Snapshot(), s.Catalog(), Options{Dir: filepath.Join(dir, "out")})
-	if e, ok := errs.As(err); !ok || e.Code != errs.CodeNotSupported || !strings.Contains(e.Message, "property i holds a LIST") {
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeNotSupported || !strings.Contains(e.Message, "property i holds a MAP") {
 		t.Fatalf("got %v", err)
 	}
 	good := store(t, 20000, false)

@@ -25,6 +25,8 @@ import (
 //	LOCAL TIME      INT64 TIME(NANOS, not adjusted to UTC)
 //	LOCAL DATETIME  INT64 TIMESTAMP(NANOS or MICROS, not adjusted to UTC)
 //	DATETIME (UTC)  INT64 TIMESTAMP(NANOS or MICROS, adjusted to UTC)
+//	LIST            an OPTIONAL group (LIST) of a repeated group "list" of
+//	                an OPTIONAL "element" of one of the types above
 
 type parquetSink struct {
 	out  *output
@@ -36,6 +38,24 @@ type parquetSink struct {
 }
 
 func parquetNode(c *column) (schema.Node, error) {
+	if c.kind == kindList {
+		// The standard three-level LIST: an OPTIONAL group annotated
+		// LIST, a repeated group "list", an OPTIONAL "element".
+		elem, err := scalarNode("element", c, c.elem)
+		if err != nil {
+			return nil, err
+		}
+		mid, err := schema.NewGroupNode("list", parquet.Repetitions.Repeated, schema.FieldList{elem}, -1)
+		if err != nil {
+			return nil, err
+		}
+		return schema.NewGroupNodeLogical(c.name, parquet.Repetitions.Optional, schema.FieldList{mid}, schema.ListLogicalType{}, -1)
+	}
+	return scalarNode(c.name, c, c.kind)
+}
+
+// scalarNode is an OPTIONAL leaf of kind k named name.
+func scalarNode(name string, c *column, k kind) (schema.Node, error) {
 	opt := parquet.Repetitions.Optional
 	unit := schema.TimeUnitNanos
 	if c.micros {
@@ -43,7 +63,7 @@ func parquetNode(c *column) (schema.Node, error) {
 	}
 	var lt schema.LogicalType = schema.NoLogicalType{}
 	pt := parquet.Types.Int64
-	switch c.kind {
+	switch k {
 	case kindFloat:
 		pt = parquet.Types.Double
 	case kindBool:
@@ -59,7 +79,7 @@ func parquetNode(c *column) (schema.Node, error) {
 	case kindDateTime:
 		lt = schema.NewTimestampLogicalTypeForce(true, unit)
 	}
-	return schema.NewPrimitiveNodeLogical(c.name, opt, lt, pt, -1, -1)
+	return schema.NewPrimitiveNodeLogical(name, opt, lt, pt, -1, -1)
 }
 
 func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, error) {
@@ -121,23 +141,23 @@ func (s *parquetSink) write(b *batch) error {
 		cb := &b.cols[i]
 		switch w := cw.(type) {
 		case *file.Int64ColumnChunkWriter:
-			_, err = w.WriteBatch(cb.i64, cb.def, nil)
+			_, err = w.WriteBatch(cb.i64, cb.def, cb.rep)
 		case *file.Int32ColumnChunkWriter:
 			s.i32 = s.i32[:0]
 			for _, d := range cb.i64 {
 				s.i32 = append(s.i32, int32(d)) // in range: kindOf checked
 			}
-			_, err = w.WriteBatch(s.i32, cb.def, nil)
+			_, err = w.WriteBatch(s.i32, cb.def, cb.rep)
 		case *file.Float64ColumnChunkWriter:
-			_, err = w.WriteBatch(cb.f64, cb.def, nil)
+			_, err = w.WriteBatch(cb.f64, cb.def, cb.rep)
 		case *file.BooleanColumnChunkWriter:
-			_, err = w.WriteBatch(cb.b, cb.def, nil)
+			_, err = w.WriteBatch(cb.b, cb.def, cb.rep)
 		case *file.ByteArrayColumnChunkWriter:
 			s.ba = s.ba[:0]
 			for _, x := range cb.s {
 				s.ba = append(s.ba, parquet.ByteArray(x))
 			}
-			_, err = w.WriteBatch(s.ba, cb.def, nil)
+			_, err = w.WriteBatch(s.ba, cb.def, cb.rep)
 		default:
 			err = fmt.Errorf("no writer for %T", cw)
 		}

@@ -55,6 +55,36 @@ func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) e
 			return errs.NotSupported("%s: property %s holds %s", g.what(), c.name, why)
 		}
 	}
+	if kd == kindList {
+		return g.observeList(c, v.([]vector.Value))
+	}
+	return nil
+}
+
+// observeList checks a LIST's elements: scalars of one kind across the
+// column (a Parquet LIST has one element type).
+func (g *group) observeList(c *column, l []vector.Value) error {
+	for _, e := range l {
+		if e == nil {
+			continue
+		}
+		ek, why := kindOf(e)
+		switch {
+		case why != "":
+			return errs.NotSupported("%s: property %s holds a LIST holding %s; docs/export.md lists what the files can hold", g.what(), c.name, why)
+		case ek == kindList:
+			return errs.NotSupported("%s: property %s holds a LIST of lists (the importer reads lists of scalars only)", g.what(), c.name)
+		case c.elem == 0:
+			c.elem = ek
+		case c.elem != ek:
+			return errs.NotSupported("%s: property %s holds lists with %s and %s elements; a Parquet LIST has one element type (docs/export.md)", g.what(), c.name, c.elem, ek)
+		}
+		if ek == kindLocalDateTime || ek == kindDateTime {
+			if why := c.observe(e); why != "" {
+				return errs.NotSupported("%s: property %s holds a LIST holding %s", g.what(), c.name, why)
+			}
+		}
+	}
 	return nil
 }
 

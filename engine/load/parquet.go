@@ -173,7 +173,7 @@ func hasTrue(b []bool) bool {
 // kinds and roles (key, from, to), with the checks the CSV header gets.
 func parquetColumns(name string, sch *schema.Schema, o *Options, rels bool, km *keyMap) ([]pqCol, error) {
 	root := sch.Root()
-	lists := map[int]int16{} // the LIST fields, by position, and their lists' definition level
+	lists := map[int]int16{}          // the LIST fields, by position, and their lists' definition level
 	for i := range root.NumFields() { // a group is a struct, list or map
 		f := root.Field(i)
 		if f.Type() != schema.Group {
