@@ -45,21 +45,34 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 			return temporal.LocalTime{Nanos: r.Int63n(temporal.NanosPerDay)}
 		case 6:
 			return temporal.LocalDateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
-		case 7:
-			return temporal.DateTime{Sec: r.Int63n(8e9) - 4e9, Nanos: int32(r.Intn(1e9))}
+		case 7: // in UTC, at an offset, in a named zone: one column
+			sec, nanos := r.Int63n(8e9)-4e9, int32(r.Intn(1e9))
+			switch r.Intn(3) {
+			case 0:
+				return temporal.DateTime{Sec: sec, Nanos: nanos}
+			case 1:
+				return temporal.DateTime{Sec: sec, Nanos: nanos, Offset: int32(r.Intn(97)-48) * 900}
+			}
+			dt, err := temporal.AtInstant(sec, nanos, 0, []string{"Europe/Paris", "America/New_York", "Asia/Kolkata"}[r.Intn(3)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return dt
+		case 8:
+			return temporal.Time{Nanos: r.Int63n(temporal.NanosPerDay), Offset: int32(r.Intn(97)-48) * 900}
 		default: // a LIST of one element kind (by key), empty or with nulls at times
 			l := []vector.Value{}
 			for range r.Intn(4) {
 				if r.Intn(5) == 0 {
 					l = append(l, nil)
 				} else {
-					l = append(l, value(kind-8))
+					l = append(l, value(kind-9))
 				}
 			}
 			return l
 		}
 	}
-	kinds := 16 // 8..15: lists of the scalar kinds
+	kinds := 18 // 9..17: lists of the scalar kinds
 	if csv {
 		kinds = 5
 	}

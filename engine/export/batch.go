@@ -1,6 +1,8 @@
 package export
 
 import (
+	"fmt"
+
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -92,6 +94,8 @@ func (cb *colBuf) scalar(c *column, k kind, v vector.Value) {
 		cb.i64 = append(cb.i64, v.(temporal.LocalTime).Nanos)
 	case kindLocalDateTime, kindDateTime:
 		cb.i64 = append(cb.i64, c.timestamp(v))
+	case kindZonedDateTime, kindTime:
+		cb.s = append(cb.s, v.(fmt.Stringer).String())
 	}
 }
 

@@ -23,10 +23,15 @@ const (
 	kindLocalDateTime
 	kindDateTime // an instant in UTC (no other offset or zone)
 	kindList     // a LIST of scalars of one kind (column.elem)
+	// DATETIMEs in other zones than UTC, and TIMEs (with their offset),
+	// have no Parquet type: they are written as their text, named in the
+	// file's metadata (TypesKey), which the importer parses back.
+	kindZonedDateTime
+	kindTime
 )
 
 func (k kind) String() string {
-	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST"}[k]
+	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST", "DATETIME", "TIME"}[k]
 }
 
 // csvType is the type a CSV header names; "" when the importer's CSV
@@ -70,7 +75,7 @@ func kindOf(v vector.Value) (kind, string) {
 		return kindLocalDateTime, ""
 	case temporal.DateTime:
 		if x.Offset != 0 || x.Zone != "" {
-			return 0, "a DATETIME with an offset or zone other than UTC (the import layout keeps instants in UTC only)"
+			return kindZonedDateTime, ""
 		}
 		return kindDateTime, ""
 	case []vector.Value:
@@ -78,9 +83,9 @@ func kindOf(v vector.Value) (kind, string) {
 	case map[string]vector.Value:
 		return 0, "a MAP (the importer reads scalars and lists of scalars only)"
 	case temporal.Duration:
-		return 0, "a DURATION (no Parquet or CSV type the importer reads holds one)"
+		return 0, "a DURATION (no Parquet type the importer reads holds one)"
 	case temporal.Time:
-		return 0, "a TIME with an offset (the importer reads times of day without one)"
+		return kindTime, ""
 	}
 	return 0, fmt.Sprintf("a value of Go type %T", v)
 }
@@ -144,4 +149,34 @@ func (c *column) timestamp(v vector.Value) int64 {
 		return sec*1_000_000 + int64(nanos)/1000
 	}
 	return sec*1_000_000_000 + int64(nanos)
+}
+
+// TypesKey is the key of a Parquet file's metadata naming the columns
+// written as text of a Quiver type ("DATETIME" or "TIME": a JSON object
+// from column name to type), which the importer parses back.
+const TypesKey = "quiver.types"
+
+// textType is the type name TypesKey gives a column of kind k ("" for a
+// column of a Parquet type).
+func textType(k kind) string {
+	switch k {
+	case kindZonedDateTime:
+		return "DATETIME"
+	case kindTime:
+		return "TIME"
+	}
+	return ""
+}
+
+// merge is the kind of a column holding values of kinds a and b, false
+// when no one column holds both: DATETIMEs in UTC join the zoned ones'
+// text.
+func merge(a, b kind) (kind, bool) {
+	switch {
+	case a == b:
+		return a, true
+	case a == kindDateTime && b == kindZonedDateTime, a == kindZonedDateTime && b == kindDateTime:
+		return kindZonedDateTime, true
+	}
+	return 0, false
 }

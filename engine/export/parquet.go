@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -25,8 +26,15 @@ import (
 //	LOCAL TIME      INT64 TIME(NANOS, not adjusted to UTC)
 //	LOCAL DATETIME  INT64 TIMESTAMP(NANOS or MICROS, not adjusted to UTC)
 //	DATETIME (UTC)  INT64 TIMESTAMP(NANOS or MICROS, adjusted to UTC)
+//	DATETIME (zone) BYTE_ARRAY STRING, its text (2020-01-02T03:04+01:00[Europe/Paris])
+//	TIME            BYTE_ARRAY STRING, its text (12:00:00+02:00)
 //	LIST            an OPTIONAL group (LIST) of a repeated group "list" of
 //	                an OPTIONAL "element" of one of the types above
+//
+// The two text columns are named in the file's metadata under TypesKey
+// ({"column": "DATETIME"}), which the importer reads; other readers see
+// strings. A column holding DATETIMEs in UTC and in other zones is all
+// text.
 
 type parquetSink struct {
 	out  *output
@@ -68,7 +76,7 @@ func scalarNode(name string, c *column, k kind) (schema.Node, error) {
 		pt = parquet.Types.Double
 	case kindBool:
 		pt = parquet.Types.Boolean
-	case kindString:
+	case kindString, kindZonedDateTime, kindTime:
 		lt, pt = schema.StringLogicalType{}, parquet.Types.ByteArray
 	case kindDate:
 		lt, pt = schema.DateLogicalType{}, parquet.Types.Int32
@@ -108,6 +116,23 @@ func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, err
 	w, err := file.NewParquetWriterWithError(out, sc, file.WithWriterProps(props))
 	if err != nil {
 		return nil, ioErr(err, out.dir)
+	}
+	types := map[string]string{}
+	for _, c := range g.cols {
+		if t := textType(c.kind); t != "" {
+			types[c.name] = t
+		} else if t := textType(c.elem); c.kind == kindList && t != "" {
+			types[c.name] = t
+		}
+	}
+	if len(types) > 0 {
+		js, err := json.Marshal(types)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.AppendKeyValueMetadata(TypesKey, string(js)); err != nil {
+			return nil, ioErr(err, out.dir)
+		}
 	}
 	return &parquetSink{out: out, w: w, g: g, keys: len(keyNames)}, nil
 }

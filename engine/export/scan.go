@@ -47,7 +47,9 @@ func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) e
 		g.cols = append(g.cols, column{key: k, name: cat.KeyName(k), kind: kd})
 	}
 	c := &g.cols[i]
-	if c.kind != kd {
+	if m, ok := merge(c.kind, kd); ok {
+		c.kind = m
+	} else {
 		return errs.NotSupported("%s: property %s holds both %s and %s values; a column of the import layout has one type (docs/export.md)", g.what(), c.name, c.kind, kd)
 	}
 	if kd == kindLocalDateTime || kd == kindDateTime {
@@ -76,8 +78,12 @@ func (g *group) observeList(c *column, l []vector.Value) error {
 			return errs.NotSupported("%s: property %s holds a LIST of lists (the importer reads lists of scalars only)", g.what(), c.name)
 		case c.elem == 0:
 			c.elem = ek
-		case c.elem != ek:
-			return errs.NotSupported("%s: property %s holds lists with %s and %s elements; a Parquet LIST has one element type (docs/export.md)", g.what(), c.name, c.elem, ek)
+		default:
+			m, ok := merge(c.elem, ek)
+			if !ok {
+				return errs.NotSupported("%s: property %s holds lists with %s and %s elements; a Parquet LIST has one element type (docs/export.md)", g.what(), c.name, c.elem, ek)
+			}
+			c.elem = m
 		}
 		if ek == kindLocalDateTime || ek == kindDateTime {
 			if why := c.observe(e); why != "" {

@@ -23,6 +23,8 @@ const (
 	kindLocalTime
 	// A Parquet LIST of scalars (parquet_list.go).
 	kindList
+	// A TIME with its offset, from a typed text column (parquet_text.go).
+	kindTime
 )
 
 var kindNames = map[string]kind{
@@ -53,6 +55,8 @@ func (k kind) String() string {
 		return "LOCALTIME"
 	case kindList:
 		return "LIST"
+	case kindTime:
+		return "TIME"
 	}
 	return "inferred"
 }
@@ -65,7 +69,7 @@ func (k kind) vectorType() vector.Type {
 		return vector.Float64
 	case kindBool:
 		return vector.Bool
-	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList:
+	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime:
 		return vector.Any
 	}
 	return vector.String

@@ -49,6 +49,35 @@ type pqCol struct {
 	// definition level at which the list is present (parquet_list.go).
 	elem    kind
 	listDef int16
+	// text is the Quiver type of a typed text column (parquet_text.go):
+	// its strings (or its list's) are parsed as that.
+	text string
+}
+
+// typeText makes c a typed text column of type typ ("" leaves it as it
+// is): the column must hold strings, or lists of strings.
+func (c *pqCol) typeText(file string, i int, typ string) error {
+	if typ == "" {
+		return nil
+	}
+	k := c.spec.kind
+	if k == kindList {
+		k = c.elem
+	}
+	if k != kindString || c.spec.role != roleProp {
+		return &Error{File: file, Column: i + 1, Name: c.spec.name, Msg: fmt.Sprintf("the metadata %q names it %s, but it is not a property column of strings", typesKey, typ)}
+	}
+	c.text = typ
+	kind := kindDateTime
+	if typ == "TIME" {
+		kind = kindTime
+	}
+	if c.spec.kind == kindList {
+		c.elem = kind
+	} else {
+		c.spec.kind = kind
+	}
+	return nil
 }
 
 // pqConv is how a physical value becomes the column's kind.
@@ -115,9 +144,18 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 		return nil, &Error{File: name, Msg: fmt.Sprintf("not a Parquet file or corrupt (%v)", err)}
 	}
 	defer rd.Close()
+	texts, err := textTypes(name, rd.MetaData().KeyValueMetadata())
+	if err != nil {
+		return nil, err
+	}
 	cols, err := parquetColumns(name, rd.MetaData().Schema, o, rels, km)
 	if err != nil {
 		return nil, err
+	}
+	for i := range cols {
+		if err := cols[i].typeText(name, i, texts[cols[i].spec.name]); err != nil {
+			return nil, err
+		}
 	}
 	t = &table{file: name, cols: make([]colSpec, len(cols))}
 	for i, c := range cols {
@@ -142,7 +180,7 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 	t.data = allocColumns(t.cols, total)
 	for i, c := range cols {
 		switch c.spec.kind {
-		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList: // values of vector.Any
+		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime: // values of vector.Any
 			t.data[i].str, t.data[i].any = nil, make([]vector.Value, total)
 		}
 		if c.maxDef > 0 {

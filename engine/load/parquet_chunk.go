@@ -214,6 +214,13 @@ func (d *chunkDest) int96(r int, v parquet.Int96) string {
 // one allocation, not one each: fewer objects to allocate and for the
 // collector to scan.
 func (d *chunkDest) scanByteArrays(r *file.ByteArrayColumnChunkReader, n int) (int, string) {
+	if typ := d.c.text; typ != "" {
+		return scan(r, n, d.c.maxDef, nil, func(i int, v parquet.ByteArray) string {
+			x, msg := parseText(typ, string(v))
+			d.cd.any[d.off+i] = x
+			return msg
+		}, d.null)
+	}
 	check := d.c.conv == convBinary
 	var arena string
 	batch := func(vals []parquet.ByteArray) {

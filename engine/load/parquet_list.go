@@ -73,6 +73,9 @@ func (d *chunkDest) scanList(cr file.ColumnChunkReader, n int) (int, string) {
 			if c.conv == convBinary && !utf8.Valid(v) {
 				return nil, "not UTF-8 text (a BYTE_ARRAY column without annotation is read as STRING)"
 			}
+			if c.text != "" {
+				return parseText(c.text, string(v))
+			}
 			return string(v), ""
 		})
 	case *file.Int96ColumnChunkReader:

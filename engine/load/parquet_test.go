@@ -66,6 +66,90 @@ func nodeTable(t *testing.T, path string) (*table, error) {
 	return tb, err
 }
 
+// A column the metadata types as DATETIME or TIME (as quiver export
+// writes zoned values) is parsed from its strings; metadata that names
+// another type, or a column that does not hold strings, is an error.
+func TestParquetTextTypes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, types string, cols ...pqc) string {
+		path := filepath.Join(dir, name)
+		var fields []arrow.Field
+		var arrs []arrow.Array
+		for _, c := range cols {
+			a, _, err := array.FromJSON(memory.DefaultAllocator, c.typ, strings.NewReader(c.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Release()
+			fields = append(fields, arrow.Field{Name: c.name, Type: c.typ, Nullable: true})
+			arrs = append(arrs, a)
+		}
+		md := arrow.NewMetadata([]string{typesKey}, []string{types})
+		sch := arrow.NewSchema(fields, &md)
+		rec := array.NewRecordBatch(sch, arrs, int64(arrs[0].Len()))
+		defer rec.Release()
+		tbl := array.NewTableFromRecords(sch, []arrow.RecordBatch{rec})
+		defer tbl.Release()
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pqarrow.WriteTable(tbl, f, 2, nil, pqarrow.DefaultWriterProps()); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return path
+	}
+	str := arrow.BinaryTypes.String
+	ok := write("ok.parquet", `{"at": "DATETIME", "t": "TIME", "l": "DATETIME"}`,
+		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2, 3]`, true},
+		pqc{"at", str, `["2020-01-02T03:04:05.5+01:00[Europe/Paris]", null, "1969-12-31T23:59:59Z"]`, false},
+		pqc{"t", str, `[null, "12:00:00-02:30", "00:00:00Z"]`, false},
+		pqc{"l", arrow.ListOf(str), `[["1970-01-01T00:00+05:30"], [], null]`, false},
+		pqc{"s", str, `["2020-01-01T00:00Z", "x", null]`, false}, // not named: strings
+	)
+	tb, err := nodeTable(t, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn, err := nodeSet(tb, Input{Name: "P", Path: ok}, &keyMap{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, err := temporal.ParseDateTime("2020-01-02T03:04:05.5+01:00[Europe/Paris]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]vector.Value{
+		"at": {paris, nil, temporal.DateTime{Sec: -1}},
+		"t":  {nil, temporal.Time{Nanos: 12 * 3600 * temporal.NanosPerSecond, Offset: -9000}, temporal.Time{}},
+		"l":  {[]vector.Value{temporal.DateTime{Sec: -19800, Offset: 19800}}, []vector.Value{}, nil},
+		"s":  {"2020-01-01T00:00Z", "x", nil},
+	}
+	for _, c := range bn.Cols {
+		for r, w := range want[c.Key] {
+			if got := c.Value(r); !reflect.DeepEqual(got, w) {
+				t.Errorf("%s row %d: %#v, want %#v", c.Key, r, got, w)
+			}
+		}
+	}
+	for _, c := range []struct {
+		types string
+		col   pqc
+		want  string
+	}{
+		{`{"at": "DURATION"}`, pqc{"at", str, `["P1D"]`, false}, `gives the type "DURATION"`},
+		{`{"at": "DATETIME"}`, pqc{"at", arrow.PrimitiveTypes.Int64, `[1]`, false}, "not a property column of strings"},
+		{`{"at": "DATETIME"}`, pqc{"at", str, `["yesterday"]`, false}, `row 1 (row group 0) (column at): "yesterday" is not a DATETIME`},
+		{`not json`, pqc{"at", str, `["x"]`, false}, "not a JSON object"},
+	} {
+		path := write("bad.parquet", c.types, pqc{"id", arrow.PrimitiveTypes.Int64, `[1]`, true}, c.col)
+		if _, err := nodeTable(t, path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.types, err, c.want)
+		}
+	}
+}
+
 // A LIST of scalars, as Arrow writes it, is a LIST property: null lists
 // are no property, empty lists and null elements are kept, across row
 // groups, for elements of each kind.
