@@ -60,19 +60,21 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 			return dt
 		case 8:
 			return temporal.Time{Nanos: r.Int63n(temporal.NanosPerDay), Offset: int32(r.Intn(97)-48) * 900}
+		case 9:
+			return temporal.NewDuration(r.Int63n(2000)-1000, r.Int63n(2000)-1000, r.Int63n(1e9)-5e8, r.Int63n(2e9)-1e9)
 		default: // a LIST of one element kind (by key), empty or with nulls at times
 			l := []vector.Value{}
 			for range r.Intn(4) {
 				if r.Intn(5) == 0 {
 					l = append(l, nil)
 				} else {
-					l = append(l, value(kind-9))
+					l = append(l, value(kind-10))
 				}
 			}
 			return l
 		}
 	}
-	kinds := 18 // 9..17: lists of the scalar kinds
+	kinds := 20 // 10..19: lists of the scalar kinds
 	if csv {
 		kinds = 5
 	}

@@ -96,6 +96,8 @@ func (cb *colBuf) scalar(c *column, k kind, v vector.Value) {
 		cb.i64 = append(cb.i64, c.timestamp(v))
 	case kindZonedDateTime, kindTime:
 		cb.s = append(cb.s, v.(fmt.Stringer).String())
+	case kindDuration:
+		cb.s = append(cb.s, durationText(v.(temporal.Duration)))
 	}
 }
 

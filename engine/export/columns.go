@@ -28,10 +28,11 @@ const (
 	// file's metadata (TypesKey), which the importer parses back.
 	kindZonedDateTime
 	kindTime
+	kindDuration
 )
 
 func (k kind) String() string {
-	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST", "DATETIME", "TIME"}[k]
+	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST", "DATETIME", "TIME", "DURATION"}[k]
 }
 
 // csvType is the type a CSV header names; "" when the importer's CSV
@@ -83,7 +84,7 @@ func kindOf(v vector.Value) (kind, string) {
 	case map[string]vector.Value:
 		return 0, "a MAP (the importer reads scalars and lists of scalars only)"
 	case temporal.Duration:
-		return 0, "a DURATION (no Parquet type the importer reads holds one)"
+		return kindDuration, ""
 	case temporal.Time:
 		return kindTime, ""
 	}
@@ -152,7 +153,7 @@ func (c *column) timestamp(v vector.Value) int64 {
 }
 
 // TypesKey is the key of a Parquet file's metadata naming the columns
-// written as text of a Quiver type ("DATETIME" or "TIME": a JSON object
+// written as text of a Quiver type ("DATETIME", "TIME" or "DURATION": a JSON object
 // from column name to type), which the importer parses back.
 const TypesKey = "quiver.types"
 
@@ -164,8 +165,22 @@ func textType(k kind) string {
 		return "DATETIME"
 	case kindTime:
 		return "TIME"
+	case kindDuration:
+		return "DURATION"
 	}
 	return ""
+}
+
+// durationText writes a DURATION exactly, as P<months>M<days>DT<seconds>S
+// with the seconds a signed decimal of up to nine places (the importer
+// parses this form without rounding; temporal's own text, in years,
+// hours and minutes, goes through a float when read back).
+func durationText(d temporal.Duration) string {
+	sec := fmt.Sprintf("%d.%09d", d.Seconds, d.Nanos)
+	if d.Seconds < 0 && d.Nanos > 0 {
+		sec = fmt.Sprintf("-%d.%09d", -(d.Seconds + 1), 1_000_000_000-int64(d.Nanos))
+	}
+	return fmt.Sprintf("P%dM%dDT%sS", d.Months, d.Days, sec)
 }
 
 // merge is the kind of a column holding values of kinds a and b, false

@@ -28,10 +28,11 @@ import (
 //	DATETIME (UTC)  INT64 TIMESTAMP(NANOS or MICROS, adjusted to UTC)
 //	DATETIME (zone) BYTE_ARRAY STRING, its text (2020-01-02T03:04+01:00[Europe/Paris])
 //	TIME            BYTE_ARRAY STRING, its text (12:00:00+02:00)
+//	DURATION        BYTE_ARRAY STRING, exact text (P14M-3DT3600.000000001S)
 //	LIST            an OPTIONAL group (LIST) of a repeated group "list" of
 //	                an OPTIONAL "element" of one of the types above
 //
-// The two text columns are named in the file's metadata under TypesKey
+// The three text columns are named in the file's metadata under TypesKey
 // ({"column": "DATETIME"}), which the importer reads; other readers see
 // strings. A column holding DATETIMEs in UTC and in other zones is all
 // text.
@@ -76,7 +77,7 @@ func scalarNode(name string, c *column, k kind) (schema.Node, error) {
 		pt = parquet.Types.Double
 	case kindBool:
 		pt = parquet.Types.Boolean
-	case kindString, kindZonedDateTime, kindTime:
+	case kindString, kindZonedDateTime, kindTime, kindDuration:
 		lt, pt = schema.StringLogicalType{}, parquet.Types.ByteArray
 	case kindDate:
 		lt, pt = schema.DateLogicalType{}, parquet.Types.Int32

@@ -23,8 +23,10 @@ const (
 	kindLocalTime
 	// A Parquet LIST of scalars (parquet_list.go).
 	kindList
-	// A TIME with its offset, from a typed text column (parquet_text.go).
+	// A TIME with its offset and a DURATION, from typed text columns
+	// (parquet_text.go).
 	kindTime
+	kindDuration
 )
 
 var kindNames = map[string]kind{
@@ -57,6 +59,8 @@ func (k kind) String() string {
 		return "LIST"
 	case kindTime:
 		return "TIME"
+	case kindDuration:
+		return "DURATION"
 	}
 	return "inferred"
 }
@@ -69,7 +73,7 @@ func (k kind) vectorType() vector.Type {
 		return vector.Float64
 	case kindBool:
 		return vector.Bool
-	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime:
+	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime, kindDuration:
 		return vector.Any
 	}
 	return vector.String

@@ -69,8 +69,11 @@ func (c *pqCol) typeText(file string, i int, typ string) error {
 	}
 	c.text = typ
 	kind := kindDateTime
-	if typ == "TIME" {
+	switch typ {
+	case "TIME":
 		kind = kindTime
+	case "DURATION":
+		kind = kindDuration
 	}
 	if c.spec.kind == kindList {
 		c.elem = kind
@@ -180,7 +183,7 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 	t.data = allocColumns(t.cols, total)
 	for i, c := range cols {
 		switch c.spec.kind {
-		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime: // values of vector.Any
+		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime, kindDuration: // values of vector.Any
 			t.data[i].str, t.data[i].any = nil, make([]vector.Value, total)
 		}
 		if c.maxDef > 0 {

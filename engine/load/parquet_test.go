@@ -101,12 +101,13 @@ func TestParquetTextTypes(t *testing.T) {
 		return path
 	}
 	str := arrow.BinaryTypes.String
-	ok := write("ok.parquet", `{"at": "DATETIME", "t": "TIME", "l": "DATETIME"}`,
+	ok := write("ok.parquet", `{"at": "DATETIME", "t": "TIME", "l": "DATETIME", "d": "DURATION"}`,
 		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2, 3]`, true},
 		pqc{"at", str, `["2020-01-02T03:04:05.5+01:00[Europe/Paris]", null, "1969-12-31T23:59:59Z"]`, false},
 		pqc{"t", str, `[null, "12:00:00-02:30", "00:00:00Z"]`, false},
 		pqc{"l", arrow.ListOf(str), `[["1970-01-01T00:00+05:30"], [], null]`, false},
 		pqc{"s", str, `["2020-01-01T00:00Z", "x", null]`, false}, // not named: strings
+		pqc{"d", str, `["P14M-3DT-0.000000001S", "P1Y2DT3.5S", "P0M0DT12345678901.123456789S"]`, false},
 	)
 	tb, err := nodeTable(t, ok)
 	if err != nil {
@@ -125,6 +126,8 @@ func TestParquetTextTypes(t *testing.T) {
 		"t":  {nil, temporal.Time{Nanos: 12 * 3600 * temporal.NanosPerSecond, Offset: -9000}, temporal.Time{}},
 		"l":  {[]vector.Value{temporal.DateTime{Sec: -19800, Offset: 19800}}, []vector.Value{}, nil},
 		"s":  {"2020-01-01T00:00Z", "x", nil},
+		"d": {temporal.NewDuration(14, -3, 0, -1), temporal.NewDuration(12, 2, 3, 500_000_000),
+			temporal.NewDuration(0, 0, 12345678901, 123456789)},
 	}
 	for _, c := range bn.Cols {
 		for r, w := range want[c.Key] {
@@ -138,7 +141,7 @@ func TestParquetTextTypes(t *testing.T) {
 		col   pqc
 		want  string
 	}{
-		{`{"at": "DURATION"}`, pqc{"at", str, `["P1D"]`, false}, `gives the type "DURATION"`},
+		{`{"at": "INTERVAL"}`, pqc{"at", str, `["P1D"]`, false}, `gives the type "INTERVAL"`},
 		{`{"at": "DATETIME"}`, pqc{"at", arrow.PrimitiveTypes.Int64, `[1]`, false}, "not a property column of strings"},
 		{`{"at": "DATETIME"}`, pqc{"at", str, `["yesterday"]`, false}, `row 1 (row group 0) (column at): "yesterday" is not a DATETIME`},
 		{`not json`, pqc{"at", str, `["x"]`, false}, "not a JSON object"},
