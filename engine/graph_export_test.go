@@ -95,6 +95,10 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 			// do not reach it in 64 bits).
 			props["far"] = temporal.LocalDateTime{Sec: 40e9 + r.Int63n(1e9), Nanos: int32(r.Intn(1e6) * 1000)}
 		}
+		// A key of several types in one label set: one file per type.
+		if m := r.Intn(4); m < 3 || !csv {
+			props["mix"] = []vector.Value{int64(i), fmt.Sprint("s", i), i%2 == 0, []vector.Value{int64(i)}}[m]
+		}
 		if i%11 == 0 {
 			props["_id"] = "a property named as the key column"
 		}
@@ -114,6 +118,9 @@ func exportGraph(t *testing.T, db *engine.DB, seed int64, csv bool) {
 		}
 		if i%13 == 0 {
 			props["_from"] = int64(i)
+		}
+		if i%3 == 0 {
+			props["wmix"] = []vector.Value{int64(i), float64(i) / 2}[r.Intn(2)]
 		}
 		rels = append(rels, engine.TestRel{Type: []string{"KNOWS", "LIVES_IN", "ODD-type"}[i%3], From: from, To: to, Props: props})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/quiverdb/quiver/engine/progress"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // Formats of an export's files.
@@ -251,6 +252,7 @@ func (w *writer) nodes(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) er
 		index[g] = i
 	}
 	var labels []catalog.LabelID
+	var buf []byte
 	it := snap.LiveNodes().Iterator()
 	for n := 1; it.HasNext(); n++ {
 		if n%4096 == 0 {
@@ -260,7 +262,7 @@ func (w *writer) nodes(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) er
 		}
 		id := uint64(it.Next())
 		labels = snap.AppendNodeLabels(labels[:0], id)
-		i := index[p.nodeOf[labelKey(labels)]]
+		i := index[p.nodeOf[labelKey(labels)].fileOf(func(k catalog.KeyID) vector.Value { return snap.NodeProp(id, k) }, buf)]
 		g, b := p.nodes[i], batches[i]
 		b.keys[0] = append(b.keys[0], int64(id))
 		for c := range g.cols {
@@ -280,12 +282,13 @@ func (w *writer) rels(snap *storage.Snapshot, cat *catalog.Catalog, p *plan) err
 	if err != nil {
 		return err
 	}
-	index := map[catalog.TypeID]int{}
+	index := map[*group]int{}
 	for i, g := range p.rels {
-		index[g.typ] = i
+		index[g] = i
 	}
+	var buf []byte
 	err = eachRel(snap, cat, w.stop, func(int64) {}, func(t catalog.TypeID, id, src, dst uint64) error {
-		i := index[t]
+		i := index[p.relOf[t].fileOf(func(k catalog.KeyID) vector.Value { return snap.RelProp(id, k) }, buf)]
 		g, b := p.rels[i], batches[i]
 		b.keys[0] = append(b.keys[0], int64(src))
 		b.keys[1] = append(b.keys[1], int64(dst))

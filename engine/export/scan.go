@@ -22,6 +22,13 @@ type group struct {
 	rows   int64
 	cols   []column
 	colOf  map[catalog.KeyID]int
+	// mixed are the keys holding values of two types in the group (by
+	// key id): the group is then written as several files, one per
+	// combination of those keys' types (split.go), its children.
+	mixed    map[catalog.KeyID]bool
+	keys     []catalog.KeyID // the mixed keys in id order
+	children map[string]*group
+	order    []*group // the children in the order they were found
 }
 
 func (g *group) what() string {
@@ -47,10 +54,17 @@ func (g *group) observe(cat *catalog.Catalog, k catalog.KeyID, v vector.Value) e
 		g.cols = append(g.cols, column{key: k, name: cat.KeyName(k), kind: kd})
 	}
 	c := &g.cols[i]
+	if g.mixed[k] {
+		return nil
+	}
 	if m, ok := merge(c.kind, kd); ok {
 		c.kind = m
 	} else {
-		return errs.NotSupported("%s: property %s holds both %s and %s values; a column of the import layout has one type (docs/export.md)", g.what(), c.name, c.kind, kd)
+		if g.mixed == nil {
+			g.mixed = map[catalog.KeyID]bool{}
+		}
+		g.mixed[k] = true
+		return nil
 	}
 	if kd == kindLocalDateTime || kd == kindDateTime {
 		if why := c.observe(v); why != "" {
@@ -158,6 +172,9 @@ func scan(snap *storage.Snapshot, cat *catalog.Catalog, stop func() error, tick 
 	if err != nil {
 		return nil, err
 	}
+	if err := p.split(snap, cat, stop); err != nil {
+		return nil, err
+	}
 	return p, p.finish()
 }
 
@@ -196,6 +213,9 @@ func (p *plan) finish() error {
 				if l == "" || strings.Contains(l, ":") || strings.TrimSpace(l) != l {
 					return errs.NotSupported("the label %q cannot be named in the import layout (a `:` separates labels; names are trimmed)", l)
 				}
+			}
+			if len(g.mixed) > 0 {
+				return errs.Internal("%s: a file's column holds two types after the split", g.what())
 			}
 			if g.rels && (g.name == "" || strings.Contains(g.name, ":") || strings.TrimSpace(g.name) != g.name) {
 				return errs.NotSupported("the relationship type %q cannot be named in the import layout", g.name)
