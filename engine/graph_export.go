@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/export"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -116,7 +117,16 @@ func (db *DB) registerExport() error {
 		Fn: db.exportProc})
 }
 
+// exportProc runs quiver.export and records it in the audit trail
+// (category admin, action export, the folder as written).
 func (db *DB) exportProc(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+	rows, err := db.exportRun(c, args)
+	dir, _ := args[0].(string)
+	db.trail().Audit(c.Ctx, access.AuditEvent{Category: "admin", Action: "export", Outcome: access.OutcomeOf(err), Detail: dir})
+	return rows, err
+}
+
+func (db *DB) exportRun(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
 	dir, ok := args[0].(string)
 	if !ok {
 		return nil, errs.DataCode(errs.CodeInvalidParam, "quiver.export: the folder is null")

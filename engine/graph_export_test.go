@@ -273,7 +273,8 @@ func TestExportProcedure(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(exports, "link")); err != nil {
 		t.Fatal(err)
 	}
-	db := openTestDBWith(t, engine.Options{ExportDir: exports})
+	trail := &auditLog{}
+	db := openTestDBWith(t, engine.Options{ExportDir: exports, Auditor: trail})
 	exportGraph(t, db, 7, false)
 	want := graphState(t, db)
 
@@ -311,6 +312,19 @@ func TestExportProcedure(t *testing.T) {
 	rows, err := drain(res)
 	if err != nil || len(rows) != 1 || !strings.Contains(rows[0], filepath.Join(exports, "g")) {
 		t.Fatalf("%v %v", rows, err)
+	}
+	// The trail has the refusals by the folder rules (denied) and the
+	// export (success); the callers without the privilege were refused
+	// before it ran (permission_denied).
+	var got []string
+	for _, e := range trail.take() {
+		if e.Category == "admin" {
+			got = append(got, e.Action+" "+e.Outcome+" "+e.Detail+" "+e.Principal)
+		}
+	}
+	wantTrail := []string{"export denied ../outside/g ", "export denied " + filepath.Join(outside, "g") + " ", "export denied link/g ", "export success g ada"}
+	if !slices.Equal(got, wantTrail) {
+		t.Errorf("audit trail %q, want %q", got, wantTrail)
 	}
 	var o engine.ImportOptions
 	o.Dir = filepath.Join(base, "data")
