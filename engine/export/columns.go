@@ -49,8 +49,18 @@ func (k kind) csvType() string {
 		return "STRING"
 	case kindDate:
 		return "DATE"
+	case kindLocalTime:
+		return "LOCALTIME"
+	case kindLocalDateTime:
+		return "LOCALDATETIME"
+	case kindDateTime, kindZonedDateTime:
+		return "DATETIME"
+	case kindTime:
+		return "TIME"
+	case kindDuration:
+		return "DURATION"
 	}
-	return ""
+	return "" // LIST
 }
 
 // kindOf is the column kind of a stored value, or an explanation of why
@@ -141,6 +151,17 @@ func (c *column) settle() string {
 		c.elem = kindInt // lists of nulls only: any element type reads them back
 	}
 	return ""
+}
+
+// fromTimestamp is a timestamp of the column's unit as seconds and
+// nanoseconds since 1970 (the inverse of timestamp).
+func (c *column) fromTimestamp(x int64) (sec int64, nanos int32) {
+	per := int64(1_000_000_000)
+	if c.micros {
+		per = 1_000_000
+	}
+	sec = temporal.FloorDiv(x, per)
+	return sec, int32((x - sec*per) * (1_000_000_000 / per))
 }
 
 // timestamp is v in the column's unit.

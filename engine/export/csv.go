@@ -70,6 +70,16 @@ func (s *csvSink) write(b *batch) error {
 				line = strconv.AppendBool(line, cb.b[j])
 			case kindDate:
 				line = append(line, temporal.Date{Days: cb.i64[j]}.String()...)
+			case kindLocalTime:
+				line = append(line, temporal.LocalTime{Nanos: cb.i64[j]}.String()...)
+			case kindLocalDateTime:
+				sec, nanos := s.g.cols[i].fromTimestamp(cb.i64[j])
+				line = append(line, temporal.LocalDateTime{Sec: sec, Nanos: nanos}.String()...)
+			case kindDateTime:
+				sec, nanos := s.g.cols[i].fromTimestamp(cb.i64[j])
+				line = append(line, temporal.DateTime{Sec: sec, Nanos: nanos}.String()...)
+			case kindZonedDateTime, kindTime, kindDuration:
+				line = append(line, cb.s[j]...)
 			case kindString:
 				x := cb.s[j]
 				if strings.ContainsAny(x, "\r\n") {

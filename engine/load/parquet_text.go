@@ -43,6 +43,29 @@ func textTypes(name string, kv metadata.KeyValueMetadata) (map[string]string, er
 	return m, nil
 }
 
+// parseTemporal parses the text of a temporal value of kind k (a CSV
+// column declared DATETIME, LOCALDATETIME, LOCALTIME, TIME or DURATION).
+func parseTemporal(k kind, s string) (vector.Value, string) {
+	var v vector.Value
+	var err error
+	switch k {
+	case kindLocalDateTime:
+		v, err = temporal.ParseLocalDateTime(s)
+	case kindLocalTime:
+		v, err = temporal.ParseLocalTime(s)
+	case kindTime:
+		return parseText("TIME", s)
+	case kindDuration:
+		return parseText("DURATION", s)
+	default:
+		return parseText("DATETIME", s)
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("%q is not a %s", s, k)
+	}
+	return v, ""
+}
+
 // parseText parses one string of a typed text column.
 func parseText(typ, s string) (vector.Value, string) {
 	var v vector.Value
