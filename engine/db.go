@@ -173,6 +173,9 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
+	if err := db.registerExport(); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
 	if dir != "" {
 		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
 			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})

@@ -65,6 +65,12 @@ type Options struct {
 	// refused). Empty disables COPY FROM: a query would otherwise read
 	// any file the server process can (docs/import.md).
 	ImportDir string
+	// ExportDir is the directory statements that write files on the
+	// server (CALL quiver.export) may write under: relative paths are
+	// resolved against it, and paths leading outside it, lexically or
+	// through a symbolic link, are refused (export.Resolve). Empty
+	// disables them (docs/export.md).
+	ExportDir string
 	// MaxTransactions bounds the open explicit transactions of the
 	// server, MaxTransactionsPerClient those of one client; zero keeps
 	// the defaults (DefaultMaxTransactions, DefaultMaxTransactionsPerClient).

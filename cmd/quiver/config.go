@@ -51,6 +51,7 @@ var configKeys = map[string]valueKind{
 	"console":                    kindBool,
 	"replication-mode":           kindString,
 	"import-dir":                 kindString,
+	"export-dir":                 kindString,
 	"max-memory":                 kindSize,
 	"algo-cache-size":            kindSize,
 	"max-memory-per-query":       kindSize,

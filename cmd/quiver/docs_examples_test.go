@@ -174,7 +174,7 @@ func (d *docRun) stop() {
 // first example that needs one.
 func (d *docRun) server() *docServer {
 	if len(d.servers) == 0 {
-		d.start(d.bin, "serve", "--data-dir", filepath.Join(d.work, "quiver-data"), "--import-dir", d.work)
+		d.start(d.bin, "serve", "--data-dir", filepath.Join(d.work, "quiver-data"), "--import-dir", d.work, "--export-dir", d.work)
 	}
 	return d.servers[len(d.servers)-1]
 }
@@ -394,6 +394,9 @@ func (d *docRun) config(text string) {
 	args := []string{d.bin, "serve", "--config", name, "--data-dir", filepath.Join(d.work, fmt.Sprintf("config-data-%d", d.serveSeq))}
 	if strings.Contains(text, "\nimport-dir:") {
 		args = append(args, "--import-dir", d.work)
+	}
+	if strings.Contains(text, "\nexport-dir:") {
+		args = append(args, "--export-dir", d.work)
 	}
 	if strings.Contains(text, "\ntls-cert:") {
 		cert, key := writeTLSPair(d.t, d.work, fmt.Sprintf("config-%d-", d.serveSeq))

@@ -31,6 +31,10 @@ func (l *inputList) Set(s string) error {
 type importArgs struct {
 	engine.ImportOptions
 	cpuProfile, memProfile string
+	// fromExport is the folder of an export to import (its manifest
+	// names the files); its schema script is run once the data is in.
+	fromExport string
+	manifest   *engine.ExportManifest
 }
 
 // parseImport parses import's flags.
@@ -48,6 +52,7 @@ func parseImport(args []string) (importArgs, error) {
 	fs.StringVar(&o.Graphalytics, "graphalytics", "", "an LDBC Graphalytics graph instead of node and relationship files: the path prefix NAME of NAME.v, NAME.e and NAME.properties (label V, type E)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
+	fs.StringVar(&o.fromExport, "from-export", "", "import the folder `quiver export` (or CALL quiver.export) wrote: its files, then its indexes and constraints (docs/export.md)")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
@@ -59,6 +64,14 @@ func parseImport(args []string) (importArgs, error) {
 		return o, fmt.Errorf("--delimiter must be one byte other than a quote or newline, not %q", *delim)
 	}
 	o.Delimiter = (*delim)[0]
+	if o.fromExport != "" {
+		if len(nodes)+len(rels) > 0 || o.Graphalytics != "" {
+			return o, errors.New("--from-export imports an export's folder alone: leave out --nodes, --relationships and --graphalytics")
+		}
+		m, err := fromExport(&o.ImportOptions, o.fromExport)
+		o.manifest = m
+		return o, err
+	}
 	if o.Graphalytics != "" {
 		if len(nodes)+len(rels) > 0 {
 			return o, errors.New("--graphalytics imports a Graphalytics graph alone: leave out --nodes and --relationships")
@@ -104,6 +117,13 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 	}
 	fmt.Fprintf(stdout, "imported %d nodes and %d relationships into %s in %.2f s (%.1f MB of input read, %.1f MB written)\n",
 		sum.Nodes, sum.Relationships, o.Dir, sum.Seconds, float64(sum.InputBytes)/1e6, float64(sum.Bytes)/1e6)
+	if a.manifest != nil {
+		n, err := replaySchema(o.Dir, a.fromExport, a.manifest)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "ran %d schema statements of %s\n", n, a.manifest.Schema)
+	}
 	return nil
 }
 

@@ -38,6 +38,8 @@ type importProgress struct {
 	mu  sync.Mutex // guards the fields below and writes to w
 	w   io.Writer
 	tty bool
+	// cmd names the command in plain lines ("import", "export").
+	cmd string
 	bar *progressbar.ProgressBar
 	// index is the phase the bar or the last plain line shows.
 	index int
@@ -49,7 +51,13 @@ type importProgress struct {
 // newImportProgress starts showing an import's progress on w: bars when
 // tty, plain lines otherwise. The import reports to its tracker.
 func newImportProgress(w io.Writer, tty bool) *importProgress {
-	d := &importProgress{w: w, tty: tty}
+	return newProgressShow(w, tty, "import")
+}
+
+// newProgressShow starts showing the progress of the command cmd (an
+// import or an export) on w.
+func newProgressShow(w io.Writer, tty bool, cmd string) *importProgress {
+	d := &importProgress{w: w, tty: tty, cmd: cmd}
 	d.tracker = engine.NewProgress(d.phase)
 	every := plainEvery
 	if tty {
@@ -79,7 +87,7 @@ func (d *importProgress) tick(s engine.ProgressSnapshot) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.tty {
-		fmt.Fprintln(d.w, plainLine(s))
+		fmt.Fprintln(d.w, plainLine(d.cmd, s))
 		return
 	}
 	if d.bar == nil || d.index != s.Index {
@@ -101,7 +109,7 @@ func (d *importProgress) phase(s engine.ProgressSnapshot) {
 	case !s.Ended:
 		return
 	case !d.tty:
-		fmt.Fprintln(d.w, plainLine(s))
+		fmt.Fprintln(d.w, plainLine(d.cmd, s))
 		return
 	}
 	if d.bar == nil || d.index != s.Index {
@@ -167,9 +175,9 @@ func barDescription(s engine.ProgressSnapshot) string {
 // "import: reading nodes: 12.0 MB of 40.0 MB (30%), 120,000 rows,
 // 24.0 MB/s, 240,000 rows/s, ETA 1.2s", and as it ends
 // "import: reading nodes done: 40.0 MB, 400,000 rows in 1.7s (…)".
-func plainLine(s engine.ProgressSnapshot) string {
+func plainLine(cmd string, s engine.ProgressSnapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "import: %s", s.Name)
+	fmt.Fprintf(&b, "%s: %s", cmd, s.Name)
 	if s.Ended {
 		b.WriteString(" done:")
 	} else {

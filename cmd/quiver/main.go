@@ -1,6 +1,6 @@
 // Command quiver is the Quiver graph database server: `quiver serve`
 // starts it, `quiver import` builds a data directory from CSV or Parquet
-// files, `quiver shell` is its interactive client, `quiver version`
+// files, `quiver export` writes one out as such files, `quiver shell` is its interactive client, `quiver version`
 // prints the version. Flags and wiring only; the logic lives in engine,
 // frontend and shell.
 package main
@@ -22,6 +22,7 @@ const usage = `usage: quiver <command> [flags]
 commands:
   serve     start the server (quiver serve -h lists its flags)
   import    build a data directory from CSV or Parquet files (quiver import -h)
+  export    write a data directory's graph as files import reads back (quiver export -h)
   shell     an interactive shell, or run statements from -c, -f or standard input (quiver shell -h)
   version   print the version
 `
@@ -55,6 +56,17 @@ func run(args []string) int {
 		}
 		if err := runImport(opts, os.Stdout, os.Stderr); err != nil {
 			fmt.Fprintf(os.Stderr, "quiver import: %v\n", err)
+			return 1
+		}
+		return 0
+	case "export":
+		a, err := parseExport(args[1:])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "quiver export: %v\n", err)
+			return 2
+		}
+		if err := runExport(a, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "quiver export: %v\n", err)
 			return 1
 		}
 		return 0

@@ -100,7 +100,7 @@ func serve(o serveOptions) error {
 			log.Error("closing the audit log", "error", err)
 		}
 	}()
-	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir,
+	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
 		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)})

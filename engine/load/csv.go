@@ -553,7 +553,7 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 			c.f64 = append(c.f64, 0)
 		case kindBool:
 			c.b = append(c.b, false)
-		case kindDate:
+		case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindTime, kindDuration:
 			c.any = append(c.any, nil)
 		default:
 			c.str = append(c.str, "")
@@ -585,6 +585,12 @@ func (c *colData) add(cs *colSpec, f field, row int, km *keyMap) string {
 			return fmt.Sprintf("type mismatch: %q is not a DATE (YYYY-MM-DD)", b)
 		}
 		c.any = append(c.any, d)
+	case kindDateTime, kindLocalDateTime, kindLocalTime, kindTime, kindDuration:
+		v, msg := parseTemporal(cs.kind, string(b))
+		if msg != "" {
+			return "type mismatch: " + msg
+		}
+		c.any = append(c.any, v)
 	default:
 		c.str = append(c.str, string(b))
 	}
@@ -715,7 +721,7 @@ func allocColumns(cols []colSpec, rows int) []colData {
 			cd.f64 = make([]float64, rows)
 		case c.kind == kindBool:
 			cd.b = make([]bool, rows)
-		case c.kind == kindDate:
+		case c.kind == kindDate, c.kind == kindDateTime, c.kind == kindLocalDateTime, c.kind == kindLocalTime, c.kind == kindTime, c.kind == kindDuration:
 			cd.any = make([]vector.Value, rows)
 		default:
 			cd.str = make([]string, rows)

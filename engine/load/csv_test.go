@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/quiverdb/quiver/temporal"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // bigNodes is a node file of n rows "i,i*2,name" whose row bad (0-based,
@@ -274,5 +277,35 @@ func TestParseHugeField(t *testing.T) {
 	}
 	if tb.rows != 3 || tb.data[1].str[0] != big || tb.data[1].str[1] != plain || tb.data[1].str[2] != "z" {
 		t.Fatalf("%d rows, lengths %d %d", tb.rows, len(tb.data[1].str[0]), len(tb.data[1].str[1]))
+	}
+}
+
+// A column declared DATETIME, LOCALDATETIME, LOCALTIME, TIME or DURATION
+// parses its fields' text as that type; an empty field is a null, and
+// text that does not parse is a type mismatch at its line and column.
+func TestParseTemporalColumns(t *testing.T) {
+	data := "id,a:DATETIME,b:LOCALDATETIME,c:LOCALTIME,d:TIME,e:DURATION\n" +
+		"1,2020-01-02T03:04:05.5+01:00[Europe/Paris],2020-01-02T03:04:05.000000001,12:00:00.25,12:00:00-02:30,P14M-3DT-0.000000001S\n" +
+		"2,,,,,\n"
+	tb, err := parseTable("t.csv", []byte(data), &Options{}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, _ := temporal.ParseDateTime("2020-01-02T03:04:05.5+01:00[Europe/Paris]")
+	ldt, _ := temporal.ParseLocalDateTime("2020-01-02T03:04:05.000000001")
+	want := []vector.Value{paris, ldt, temporal.LocalTime{Nanos: 12*3600*temporal.NanosPerSecond + 250_000_000},
+		temporal.Time{Nanos: 12 * 3600 * temporal.NanosPerSecond, Offset: -9000}, temporal.NewDuration(14, -3, 0, -1)}
+	for i, w := range want {
+		c := bulkColumn(tb.cols[i+1], &tb.data[i+1])
+		if got := c.Value(0); got != w {
+			t.Errorf("column %s: %#v, want %#v", c.Key, got, w)
+		}
+		if got := c.Value(1); got != nil {
+			t.Errorf("column %s: %#v for an empty field", c.Key, got)
+		}
+	}
+	_, err = parseTable("t.csv", []byte("id,a:TIME\n1,noon\n"), &Options{}, false, nil)
+	if err == nil || !strings.Contains(err.Error(), `t.csv:2:2 (column a): type mismatch: "noon" is not a TIME`) {
+		t.Errorf("got %v", err)
 	}
 }

@@ -21,6 +21,12 @@ const (
 	kindDateTime
 	kindLocalDateTime
 	kindLocalTime
+	// A Parquet LIST of scalars (parquet_list.go).
+	kindList
+	// A TIME with its offset and a DURATION, from typed text columns
+	// (parquet_text.go).
+	kindTime
+	kindDuration
 )
 
 var kindNames = map[string]kind{
@@ -29,6 +35,13 @@ var kindNames = map[string]kind{
 	"STRING": kindString, "TEXT": kindString,
 	"BOOLEAN": kindBool, "BOOL": kindBool,
 	"DATE": kindDate,
+	// The other temporal types, as their text (quiver export writes CSV
+	// with them): parsed by parseTemporal.
+	"DATETIME": kindDateTime, "ZONED_DATETIME": kindDateTime,
+	"LOCALDATETIME": kindLocalDateTime, "LOCAL_DATETIME": kindLocalDateTime,
+	"LOCALTIME": kindLocalTime, "LOCAL_TIME": kindLocalTime,
+	"TIME": kindTime, "ZONED_TIME": kindTime,
+	"DURATION": kindDuration,
 }
 
 func (k kind) String() string {
@@ -49,6 +62,12 @@ func (k kind) String() string {
 		return "LOCALDATETIME"
 	case kindLocalTime:
 		return "LOCALTIME"
+	case kindList:
+		return "LIST"
+	case kindTime:
+		return "TIME"
+	case kindDuration:
+		return "DURATION"
 	}
 	return "inferred"
 }
@@ -61,7 +80,7 @@ func (k kind) vectorType() vector.Type {
 		return vector.Float64
 	case kindBool:
 		return vector.Bool
-	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime:
+	case kindDate, kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime, kindDuration:
 		return vector.Any
 	}
 	return vector.String
@@ -96,7 +115,7 @@ func parseHeader(file string, fields []string, keyCol, fromCol, toCol string, re
 			k, ok := kindNames[strings.ToUpper(strings.TrimSpace(typ))]
 			if !ok {
 				return nil, &Error{File: file, Line: 1, Column: i + 1, Name: name,
-					Msg: fmt.Sprintf("unknown type %q (INT64, DOUBLE, STRING, BOOLEAN or DATE)", typ)}
+					Msg: fmt.Sprintf("unknown type %q (INT64, DOUBLE, STRING, BOOLEAN, DATE, DATETIME, LOCALDATETIME, LOCALTIME, TIME or DURATION)", typ)}
 			}
 			c.kind = k
 		}

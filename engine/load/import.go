@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,11 @@ type Options struct {
 	// an LDBC Graphalytics graph (NAME.v, NAME.e, NAME.properties; see
 	// graphalytics.go).
 	Graphalytics string
+	// KeyOnly makes the node files' key column a link only, as an
+	// export's files need (docs/export.md): relationship files name
+	// nodes by it, but it is neither stored as a property nor indexed,
+	// and a node file may have no label (Name "").
+	KeyOnly bool
 	// Progress, when set, is told the load's phases and their advance
 	// (progress.go): input bytes parsed and rows read, then the storage
 	// layer's phases.
@@ -232,6 +238,9 @@ func build(o *Options, sum *Summary) (*storage.Store, []catalog.Index, error) {
 	var keyed []keyIndex
 	o.Progress.Begin(readPhase(PhaseReadNodes, o.Nodes))
 	for _, in := range o.Nodes {
+		if len(labels(in.Name)) == 0 && !o.KeyOnly {
+			return nil, nil, fmt.Errorf("%s: a node file needs a label (Label=file.csv)", in.Path)
+		}
 		t, data, err := readTable(in, o, false, nil)
 		if err != nil {
 			return nil, nil, err
@@ -242,9 +251,12 @@ func build(o *Options, sum *Summary) (*storage.Store, []catalog.Index, error) {
 			return nil, nil, err
 		}
 		next += uint64(t.rows)
+		if o.KeyOnly {
+			bn.Cols = slices.DeleteFunc(bn.Cols, func(c storage.BulkColumn) bool { return c.Key == o.idColumn() })
+		}
 		nodes = append(nodes, bn)
 		for _, c := range t.cols {
-			if c.role == roleKey {
+			if c.role == roleKey && !o.KeyOnly {
 				keyed = append(keyed, keyIndex{label: bn.Labels[0], key: c.name})
 			}
 		}
@@ -339,9 +351,6 @@ func labels(name string) []string {
 // node set.
 func nodeSet(t *table, in Input, km *keyMap, first uint64) (storage.BulkNodes, error) {
 	bn := storage.BulkNodes{Labels: labels(in.Name), Count: t.rows}
-	if len(bn.Labels) == 0 {
-		return bn, fmt.Errorf("%s: a node file needs a label (Label=file.csv)", t.file)
-	}
 	for i, c := range t.cols {
 		cd := &t.data[i]
 		if c.role == roleKey {

@@ -45,6 +45,42 @@ type pqCol struct {
 	phys   parquet.Type
 	conv   pqConv
 	maxDef int16
+	// A LIST column (spec.kind kindList): its elements' kind, and the
+	// definition level at which the list is present (parquet_list.go).
+	elem    kind
+	listDef int16
+	// text is the Quiver type of a typed text column (parquet_text.go):
+	// its strings (or its list's) are parsed as that.
+	text string
+}
+
+// typeText makes c a typed text column of type typ ("" leaves it as it
+// is): the column must hold strings, or lists of strings.
+func (c *pqCol) typeText(file string, i int, typ string) error {
+	if typ == "" {
+		return nil
+	}
+	k := c.spec.kind
+	if k == kindList {
+		k = c.elem
+	}
+	if k != kindString || c.spec.role != roleProp {
+		return &Error{File: file, Column: i + 1, Name: c.spec.name, Msg: fmt.Sprintf("the metadata %q names it %s, but it is not a property column of strings", typesKey, typ)}
+	}
+	c.text = typ
+	kind := kindDateTime
+	switch typ {
+	case "TIME":
+		kind = kindTime
+	case "DURATION":
+		kind = kindDuration
+	}
+	if c.spec.kind == kindList {
+		c.elem = kind
+	} else {
+		c.spec.kind = kind
+	}
+	return nil
 }
 
 // pqConv is how a physical value becomes the column's kind.
@@ -111,9 +147,18 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 		return nil, &Error{File: name, Msg: fmt.Sprintf("not a Parquet file or corrupt (%v)", err)}
 	}
 	defer rd.Close()
+	texts, err := textTypes(name, rd.MetaData().KeyValueMetadata())
+	if err != nil {
+		return nil, err
+	}
 	cols, err := parquetColumns(name, rd.MetaData().Schema, o, rels, km)
 	if err != nil {
 		return nil, err
+	}
+	for i := range cols {
+		if err := cols[i].typeText(name, i, texts[cols[i].spec.name]); err != nil {
+			return nil, err
+		}
 	}
 	t = &table{file: name, cols: make([]colSpec, len(cols))}
 	for i, c := range cols {
@@ -138,7 +183,7 @@ func parseParquet(name string, data []byte, o *Options, rels bool, km *keyMap) (
 	t.data = allocColumns(t.cols, total)
 	for i, c := range cols {
 		switch c.spec.kind {
-		case kindDateTime, kindLocalDateTime, kindLocalTime: // values of vector.Any
+		case kindDateTime, kindLocalDateTime, kindLocalTime, kindList, kindTime, kindDuration: // values of vector.Any
 			t.data[i].str, t.data[i].any = nil, make([]vector.Value, total)
 		}
 		if c.maxDef > 0 {
@@ -169,24 +214,39 @@ func hasTrue(b []bool) bool {
 // kinds and roles (key, from, to), with the checks the CSV header gets.
 func parquetColumns(name string, sch *schema.Schema, o *Options, rels bool, km *keyMap) ([]pqCol, error) {
 	root := sch.Root()
+	lists := map[int]int16{}          // the LIST fields, by position, and their lists' definition level
 	for i := range root.NumFields() { // a group is a struct, list or map
-		if f := root.Field(i); f.Type() == schema.Group {
-			return nil, &Error{File: name, Column: i + 1, Name: f.Name(), Msg: "nested column (LIST, MAP or STRUCT) is not supported: properties are scalars"}
+		f := root.Field(i)
+		if f.Type() != schema.Group {
+			continue
 		}
+		if def, ok := listLeaf(f); ok {
+			lists[i] = def
+			continue
+		}
+		return nil, &Error{File: name, Column: i + 1, Name: f.Name(), Msg: "nested column (a LIST of lists, MAP or STRUCT) is not supported: properties are scalars or lists of scalars"}
 	}
 	names := make([]string, sch.NumColumns())
 	cols := make([]pqCol, sch.NumColumns())
 	for i := range cols {
 		c := sch.Column(i)
-		names[i] = c.Name()
-		if c.MaxRepetitionLevel() > 0 {
+		listDef, list := lists[i] // every field above has one leaf: leaf i is field i
+		colName := c.Name()
+		if list {
+			colName = root.Field(i).Name()
+		}
+		names[i] = colName
+		if c.MaxRepetitionLevel() > 0 && !list {
 			return nil, &Error{File: name, Column: i + 1, Name: c.Name(), Msg: "repeated column is not supported: properties are scalars"}
 		}
 		k, conv, ok := parquetKind(c)
 		if !ok {
-			return nil, &Error{File: name, Column: i + 1, Name: c.Name(), Msg: fmt.Sprintf("unsupported Parquet type %s (%s): supported are integers, FLOAT, DOUBLE, BOOLEAN, strings, DATE, TIME and TIMESTAMP", c.LogicalType(), c.PhysicalType())}
+			return nil, &Error{File: name, Column: i + 1, Name: colName, Msg: fmt.Sprintf("unsupported Parquet type %s (%s): supported are integers, FLOAT, DOUBLE, BOOLEAN, strings, DATE, TIME and TIMESTAMP, and LISTs of them", c.LogicalType(), c.PhysicalType())}
 		}
-		cols[i] = pqCol{spec: colSpec{name: c.Name(), kind: k}, phys: c.PhysicalType(), conv: conv, maxDef: c.MaxDefinitionLevel()}
+		cols[i] = pqCol{spec: colSpec{name: colName, kind: k}, phys: c.PhysicalType(), conv: conv, maxDef: c.MaxDefinitionLevel()}
+		if list {
+			cols[i].spec.kind, cols[i].elem, cols[i].listDef = kindList, k, listDef
+		}
 	}
 	need := []string{o.idColumn()}
 	if rels {

@@ -103,6 +103,12 @@ func (t *table) readChunk(rd *file.Reader, g, col, off int, c *pqCol, cd *colDat
 	d := &chunkDest{c: c, cd: cd, km: km, off: off, endpoint: c.spec.role == roleFrom || c.spec.role == roleTo}
 	var row int
 	var msg string
+	if c.spec.kind == kindList {
+		if row, msg = d.scanList(cr, n); msg != "" {
+			return &Error{Line: off + row + 1, Msg: msg}
+		}
+		return nil
+	}
 	switch r := cr.(type) {
 	case *file.BooleanColumnChunkReader:
 		row, msg = scanDirect(r, n, c.maxDef, cd.b[off:off+n], cd.null, off)
@@ -208,6 +214,13 @@ func (d *chunkDest) int96(r int, v parquet.Int96) string {
 // one allocation, not one each: fewer objects to allocate and for the
 // collector to scan.
 func (d *chunkDest) scanByteArrays(r *file.ByteArrayColumnChunkReader, n int) (int, string) {
+	if typ := d.c.text; typ != "" {
+		return scan(r, n, d.c.maxDef, nil, func(i int, v parquet.ByteArray) string {
+			x, msg := parseText(typ, string(v))
+			d.cd.any[d.off+i] = x
+			return msg
+		}, d.null)
+	}
 	check := d.c.conv == convBinary
 	var arena string
 	batch := func(vals []parquet.ByteArray) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -63,6 +64,135 @@ func nodeTable(t *testing.T, path string) (*table, error) {
 	t.Helper()
 	tb, _, err := readTable(Input{Name: "P", Path: path}, &Options{}, false, nil)
 	return tb, err
+}
+
+// A column the metadata types as DATETIME or TIME (as quiver export
+// writes zoned values) is parsed from its strings; metadata that names
+// another type, or a column that does not hold strings, is an error.
+func TestParquetTextTypes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, types string, cols ...pqc) string {
+		path := filepath.Join(dir, name)
+		var fields []arrow.Field
+		var arrs []arrow.Array
+		for _, c := range cols {
+			a, _, err := array.FromJSON(memory.DefaultAllocator, c.typ, strings.NewReader(c.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Release()
+			fields = append(fields, arrow.Field{Name: c.name, Type: c.typ, Nullable: true})
+			arrs = append(arrs, a)
+		}
+		md := arrow.NewMetadata([]string{typesKey}, []string{types})
+		sch := arrow.NewSchema(fields, &md)
+		rec := array.NewRecordBatch(sch, arrs, int64(arrs[0].Len()))
+		defer rec.Release()
+		tbl := array.NewTableFromRecords(sch, []arrow.RecordBatch{rec})
+		defer tbl.Release()
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pqarrow.WriteTable(tbl, f, 2, nil, pqarrow.DefaultWriterProps()); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return path
+	}
+	str := arrow.BinaryTypes.String
+	ok := write("ok.parquet", `{"at": "DATETIME", "t": "TIME", "l": "DATETIME", "d": "DURATION"}`,
+		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2, 3]`, true},
+		pqc{"at", str, `["2020-01-02T03:04:05.5+01:00[Europe/Paris]", null, "1969-12-31T23:59:59Z"]`, false},
+		pqc{"t", str, `[null, "12:00:00-02:30", "00:00:00Z"]`, false},
+		pqc{"l", arrow.ListOf(str), `[["1970-01-01T00:00+05:30"], [], null]`, false},
+		pqc{"s", str, `["2020-01-01T00:00Z", "x", null]`, false}, // not named: strings
+		pqc{"d", str, `["P14M-3DT-0.000000001S", "P1Y2DT3.5S", "P0M0DT12345678901.123456789S"]`, false},
+	)
+	tb, err := nodeTable(t, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn, err := nodeSet(tb, Input{Name: "P", Path: ok}, &keyMap{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, err := temporal.ParseDateTime("2020-01-02T03:04:05.5+01:00[Europe/Paris]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]vector.Value{
+		"at": {paris, nil, temporal.DateTime{Sec: -1}},
+		"t":  {nil, temporal.Time{Nanos: 12 * 3600 * temporal.NanosPerSecond, Offset: -9000}, temporal.Time{}},
+		"l":  {[]vector.Value{temporal.DateTime{Sec: -19800, Offset: 19800}}, []vector.Value{}, nil},
+		"s":  {"2020-01-01T00:00Z", "x", nil},
+		"d": {temporal.NewDuration(14, -3, 0, -1), temporal.NewDuration(12, 2, 3, 500_000_000),
+			temporal.NewDuration(0, 0, 12345678901, 123456789)},
+	}
+	for _, c := range bn.Cols {
+		for r, w := range want[c.Key] {
+			if got := c.Value(r); !reflect.DeepEqual(got, w) {
+				t.Errorf("%s row %d: %#v, want %#v", c.Key, r, got, w)
+			}
+		}
+	}
+	for _, c := range []struct {
+		types string
+		col   pqc
+		want  string
+	}{
+		{`{"at": "INTERVAL"}`, pqc{"at", str, `["P1D"]`, false}, `gives the type "INTERVAL"`},
+		{`{"at": "DATETIME"}`, pqc{"at", arrow.PrimitiveTypes.Int64, `[1]`, false}, "not a property column of strings"},
+		{`{"at": "DATETIME"}`, pqc{"at", str, `["yesterday"]`, false}, `row 1 (row group 0) (column at): "yesterday" is not a DATETIME`},
+		{`not json`, pqc{"at", str, `["x"]`, false}, "not a JSON object"},
+	} {
+		path := write("bad.parquet", c.types, pqc{"id", arrow.PrimitiveTypes.Int64, `[1]`, true}, c.col)
+		if _, err := nodeTable(t, path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.types, err, c.want)
+		}
+	}
+}
+
+// A LIST of scalars, as Arrow writes it, is a LIST property: null lists
+// are no property, empty lists and null elements are kept, across row
+// groups, for elements of each kind.
+func TestParquetLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l.parquet")
+	writeParquet(t, path, 2, nil,
+		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2, 3, 4, 5]`, true},
+		pqc{"ints", arrow.ListOf(arrow.PrimitiveTypes.Int64), `[[1, 2], null, [], [null, 3], [4]]`, false},
+		pqc{"strs", arrow.ListOf(arrow.BinaryTypes.String), `[["a"], ["", null, "c"], null, [], null]`, false},
+		pqc{"dates", arrow.ListOf(arrow.FixedWidthTypes.Date32), `[[19000, -1], null, null, null, []]`, false},
+		pqc{"ts", arrow.ListOf(&arrow.TimestampType{Unit: arrow.Nanosecond}), `[null, [1], null, null, [86400000000001]]`, false},
+		pqc{"req", arrow.ListOfNonNullable(arrow.PrimitiveTypes.Float64), `[[1.5], [], [2, 3], null, [0]]`, false},
+	)
+	tb, err := nodeTable(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn, err := nodeSet(tb, Input{Name: "P", Path: path}, &keyMap{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	L := func(v ...vector.Value) []vector.Value { return append([]vector.Value{}, v...) }
+	want := map[string][]vector.Value{
+		"ints":  {L(int64(1), int64(2)), nil, L(), L(nil, int64(3)), L(int64(4))},
+		"strs":  {L("a"), L("", nil, "c"), nil, L(), nil},
+		"dates": {L(temporal.Date{Days: 19000}, temporal.Date{Days: -1}), nil, nil, nil, L()},
+		"ts":    {nil, L(temporal.LocalDateTime{Nanos: 1}), nil, nil, L(temporal.LocalDateTime{Sec: 86400, Nanos: 1})},
+		"req":   {L(1.5), L(), L(2.0, 3.0), nil, L(0.0)},
+	}
+	for _, c := range bn.Cols {
+		w, ok := want[c.Key]
+		if !ok {
+			continue
+		}
+		for r := range w {
+			if got := c.Value(r); !reflect.DeepEqual(got, w[r]) {
+				t.Errorf("%s row %d: %#v, want %#v", c.Key, r, got, w[r])
+			}
+		}
+	}
 }
 
 // TestParquetTypes reads every supported type, with nulls, and checks
@@ -240,8 +370,10 @@ func TestParquetErrors(t *testing.T) {
 		{"no key", false, []pqc{{"key", i64, `[1]`, false}}, nil, `x.parquet: no "id" column among the columns key`},
 		{"decimal", false, []pqc{{"id", i64, `[1]`, false}, {"price", &arrow.Decimal128Type{Precision: 10, Scale: 2}, `["1.25"]`, false}},
 			nil, "x.parquet (column price): unsupported Parquet type Decimal(precision=10, scale=2)"},
-		{"list", false, []pqc{{"id", i64, `[1]`, false}, {"tags", arrow.ListOf(str), `[["a"]]`, false}},
-			nil, "x.parquet (column tags): nested column (LIST, MAP or STRUCT) is not supported"},
+		{"list of lists", false, []pqc{{"id", i64, `[1]`, false}, {"tags", arrow.ListOf(arrow.ListOf(str)), `[[["a"]]]`, false}},
+			nil, "x.parquet (column tags): nested column (a LIST of lists, MAP or STRUCT) is not supported"},
+		{"map", false, []pqc{{"id", i64, `[1]`, false}, {"m", arrow.MapOf(str, i64), `[[{"key": "a", "value": 1}]]`, false}},
+			nil, "x.parquet (column m): nested column"},
 		{"float key", false, []pqc{{"id", arrow.PrimitiveTypes.Float64, `[1.5]`, false}}, nil, "x.parquet (column id): a key column is INT64 or STRING, not DOUBLE"},
 		{"null key", false, []pqc{{"id", str, `["a", null]`, false}}, nil, "x.parquet: row 2 (row group 0) (column id): missing node key"},
 		{"uint64 past int64", false, []pqc{{"id", i64, `[1, 2]`, false}, {"n", arrow.PrimitiveTypes.Uint64, `[1, 18446744073709551615]`, false}},
