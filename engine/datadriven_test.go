@@ -103,6 +103,7 @@ func runCorpusFile(t *testing.T, path string) {
 	changed := false
 	for _, b := range blocks {
 		if b.directive == "reset" {
+			db.Close() // now: its preallocated log segment is freed
 			db = openTestDB(t)
 			s = db.NewSession()
 			continue
