@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/functions"
@@ -14,6 +15,9 @@ import (
 // batches, in ns per row, beside "loop": a plain Go loop doing the
 // arithmetic family's x / 10 over an []int64 of the same values, and
 // the floors of the string and date families (loop-string, loop-date).
+// A string, date or conversion family has its own loop beside it too
+// ("<family>.loop", bench_loops_test.go): the same computation in plain
+// Go over plain slices.
 // `make bench-expr` runs it; bench/RESULTS-expr.md holds a run.
 func BenchmarkExpr(b *testing.B) {
 	const total = 1 << 20
@@ -58,6 +62,7 @@ func BenchmarkExpr(b *testing.B) {
 			b.Log(sum)
 		}
 	})
+	loops := ownLoops(cols)
 	for _, f := range exprFamilies() {
 		b.Run(f.name, func(b *testing.B) {
 			ev, err := Compile(&Env{}, f.e)
@@ -75,6 +80,41 @@ func BenchmarkExpr(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
 		})
+		own, ok := loops[f.name]
+		if !ok {
+			continue
+		}
+		b.Run(f.name+".loop", func(b *testing.B) {
+			checkOwnLoop(b, cols, f, own)
+			b.ResetTimer()
+			for range b.N {
+				own.run()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		})
+	}
+}
+
+// checkOwnLoop fails b unless own computes what family f does on every
+// row of cols.
+func checkOwnLoop(b *testing.B, cols *benchCols, f benchFamily, own ownLoop) {
+	ev, err := Compile(&Env{}, f.e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	own.run()
+	at := 0
+	for _, bt := range cols.batches() {
+		v, err := ev.Eval(bt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range bt.Len {
+			if got, want := own.get(at+i), v.Get(i); !reflect.DeepEqual(got, want) {
+				b.Fatalf("%s row %d: the own loop gives %#v, the family %#v", f.name, at+i, got, want)
+			}
+		}
+		at += bt.Len
 	}
 }
 
