@@ -2,6 +2,7 @@ package expr
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
@@ -49,4 +50,36 @@ func (c *dateBoxes) box(d temporal.Date) vector.Value {
 	v := vector.Value(d)
 	c.days[k], c.boxes[k] = d.Days, v
 	return v
+}
+
+// A generic value holding a string (or a list) is a type word and a
+// pointer to the string's header (the slice's); converting a string to
+// one allocates that header on the heap, 16 bytes (24 for a slice).
+// boxAll boxes a batch's values with their headers held in one array
+// instead: each value points into the array, as the runtime's own box
+// would point into its allocation, and the array is never written again
+// once boxed (a boxed value is immutable). The array lives as long as
+// any value taken from it.
+//
+// BenchmarkExpr/string-split (three parts a row): the box of each part
+// and of each row's list cost about half of the 100 ns a row.
+
+// eface is the layout of an empty interface value.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+// boxAll sets dst[i] to vals[i] as a generic value, without an
+// allocation; vals must not be written afterwards. T is a string or a
+// list ([]vector.Value): a type whose values the runtime boxes behind a
+// pointer.
+func boxAll[T string | []vector.Value](dst []vector.Value, vals []T) {
+	var zero vector.Value = *new(T) // the zero value is boxed without an allocation
+	typ := (*eface)(unsafe.Pointer(&zero)).typ
+	dst = dst[:len(vals)]
+	for i := range vals {
+		e := (*eface)(unsafe.Pointer(&dst[i]))
+		e.typ, e.data = typ, unsafe.Pointer(&vals[i])
+	}
 }

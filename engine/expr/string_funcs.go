@@ -363,27 +363,35 @@ func (e *splitEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err := e.c.Reserve(reserve); err != nil {
 		return nil, err
 	}
+	// The parts are cut into one array of strings and each row's list
+	// from one array of values, each with its own capacity; the parts
+	// and the lists are then boxed from their arrays (boxAll).
+	strs := make([]string, parts)
 	all := make([]vector.Value, parts)
+	lists := make([][]vector.Value, n)
+	at := 0
 	out := e.vec(vector.Any, n)
 	forSel(sel, n, func(r int) {
 		if x.IsNull(r) {
-			out.SetNull(r)
 			return
 		}
-		s, at := x.Str[r], 0
+		s, from := x.Str[r], at
 		for {
 			i := strings.Index(s, e.sep)
 			if i < 0 {
 				break
 			}
-			all[at] = s[:i]
+			strs[at] = s[:i]
 			s = s[i+len(e.sep):]
 			at++
 		}
-		all[at] = s
-		out.Any[r] = all[: at+1 : at+1]
-		all = all[at+1:]
+		strs[at] = s
+		at++
+		lists[r] = all[from:at:at]
 	})
+	boxAll(all, strs)
+	boxAll(out.Any[:n], lists) // a row not selected takes an empty list
+	copyNulls(out, x, sel, n)
 	return out, nil
 }
 
