@@ -6,8 +6,9 @@ import (
 )
 
 // TestCaseMapASCII checks the word-at-a-time case mapping against the
-// standard library over every ASCII byte at every offset of a word, and
-// strings that turn to other characters part way.
+// standard library over every ASCII byte at every offset of a word, strings of every length up
+// to a word and a part, and strings that turn to other characters part
+// way.
 func TestCaseMapASCII(t *testing.T) {
 	var all []byte
 	for c := range 128 {
@@ -17,6 +18,10 @@ func TestCaseMapASCII(t *testing.T) {
 	for at := range 9 {
 		inputs = append(inputs, strings.Repeat("x", at)+string(all), string(all[at:]), string(all[:at*13]))
 	}
+	for n := range 18 { // shorter than a word, a word and a part
+		mixed := strings.Repeat("Zz@[`{Aa", 3)[:n]
+		inputs = append(inputs, mixed, mixed+"É", "é"+mixed, strings.ToLower(mixed), strings.ToUpper(mixed))
+	}
 	inputs = append(inputs, "", "abcdefgh", "ABCDEFGH", "ABCDEFGHÀ", "abcdefghijklmnopà", "12345678", "@[`{@[`{")
 	for _, s := range inputs {
 		for _, lower := range []bool{true, false} {
@@ -24,8 +29,8 @@ func TestCaseMapASCII(t *testing.T) {
 			if lower {
 				want = strings.ToLower(s)
 			}
-			b := []byte(s)
-			changed, ascii := caseMapASCII(b, lower)
+			b := make([]byte, len(s))
+			changed, ascii := caseMapASCII(b, s, lower)
 			if !ascii {
 				if strings.IndexFunc(s, func(r rune) bool { return r >= 128 }) < 0 {
 					t.Fatalf("%q: not ASCII, says caseMapASCII", s)
