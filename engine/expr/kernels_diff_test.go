@@ -161,6 +161,9 @@ func randomBatch(rng *rand.Rand, round int) *vector.Batch {
 		cols[4].Bools[i] = rng.IntN(2) == 0
 		cols[5].Set(i, ms[rng.IntN(len(ms))])
 		cols[6].Any[i] = temporal.Date{Days: rng.Int64N(40000) - 20000}
+		if rng.IntN(4) == 0 { // around year 0, and far from it both ways
+			cols[6].Any[i] = temporal.Date{Days: []int64{-civilEpoch, 1 << 33, -1 << 33}[rng.IntN(3)] + rng.Int64N(800) - 400}
+		}
 		cols[7].Str[i] = ns[rng.IntN(len(ns))]
 		for _, c := range cols {
 			if nullRate > 0 && rng.IntN(nullRate) == 0 {
