@@ -47,6 +47,24 @@ func civil(days int64) (y, m, d int64) {
 	return y, m, d
 }
 
+// civilYear is civil's year alone: the day of the year from March is
+// 306 or more (January or February, of the next year) exactly when the
+// low word of the product is at least 306 × 4 × 2939745.
+func civilYear(days int64) int64 {
+	z := uint64(days + civilEpoch)
+	if days < -civilEpoch || z >= civilSpan {
+		y, _, _ := temporal.CivilFromDays(days)
+		return y
+	}
+	n1 := 4*z + 3
+	p2 := 2939745 * (n1%146097/4*4 + 3)
+	y := 100*(n1/146097) + p2>>32
+	if p2&0xffffffff >= 306*4*2939745 {
+		y++
+	}
+	return int64(y)
+}
+
 // daysOf is temporal.DaysFromCivil for a valid month and day.
 func daysOf(y, m, d int64) int64 {
 	if m <= 2 {
@@ -72,7 +90,7 @@ func daysOf(y, m, d int64) int64 {
 func civilField(key string) func(temporal.Date) int64 {
 	switch key {
 	case "year":
-		return func(x temporal.Date) int64 { y, _, _ := civil(x.Days); return y }
+		return func(x temporal.Date) int64 { return civilYear(x.Days) }
 	case "month":
 		return func(x temporal.Date) int64 { _, m, _ := civil(x.Days); return m }
 	case "day":

@@ -9,7 +9,7 @@ import (
 	"github.com/quiverdb/quiver/temporal"
 )
 
-// TestCivil checks civil and daysOf against the temporal package's
+// TestCivil checks civil, civilYear and daysOf against the temporal package's
 // conversions over every day of years -10 to 10,000, the ends of their
 // fast range and random day numbers up to the extremes, and the fields
 // and truncations built on them against the general ones.
@@ -26,6 +26,9 @@ func TestCivil(t *testing.T) {
 		wy, wm, wd := temporal.CivilFromDays(x)
 		if y != wy || m != wm || d != wd {
 			t.Fatalf("civil(%d) = %d-%d-%d, want %d-%d-%d", x, y, m, d, wy, wm, wd)
+		}
+		if got := civilYear(x); got != wy {
+			t.Fatalf("civilYear(%d) = %d, want %d", x, got, wy)
 		}
 		if got := daysOf(y, m, d); got != x {
 			t.Fatalf("daysOf(%d, %d, %d) = %d, want %d", y, m, d, got, x)

@@ -28,6 +28,7 @@ type propEval struct {
 	// looked up).
 	field       func(temporal.Date) int64
 	fieldLooked bool
+	year        bool // the field is the year, read by a direct call
 }
 
 func (e *propEval) keyID() (catalog.KeyID, bool) { return e.c.Catalog.LookupKey(e.key) }
@@ -77,6 +78,7 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
 	if !e.fieldLooked {
 		key := strings.ToLower(e.key)
+		e.year = key == "year"
 		if e.field = civilField(key); e.field == nil {
 			e.field = functions.DateField(key)
 		}
