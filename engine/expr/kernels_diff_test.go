@@ -127,6 +127,9 @@ func diffExprs() []plan.Expr {
 	for _, op := range []string{functions.OpStartsWith, functions.OpEndsWith, functions.OpContains} {
 		out = append(out, call(op, vector.Bool, ds, lit("m")), call(op, vector.Bool, ds, lit("")), call(op, vector.Bool, ds, ds), call(op, vector.Bool, dm, lit("m")))
 	}
+	for _, p := range []string{"Hello, W", "Hello, Wo", "  ABC", " ñ", "日本", "Long ASCII ", "ma"} { // a word, more, less
+		out = append(out, call(functions.OpStartsWith, vector.Bool, ds, lit(p)))
+	}
 	for _, key := range []string{"year", "month", "day", "quarter", "week", "dayOfWeek", "ordinalDay", "hour"} {
 		out = append(out, &plan.Property{Of: dd, Key: key})
 	}
