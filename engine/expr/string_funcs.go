@@ -51,20 +51,11 @@ func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 			changed, ascii := caseMapASCII(buf[at:], s, lower)
 			switch {
 			case !ascii:
-				buf = buf[:at]
-				if !utf8.ValidString(s) {
+				var valid bool
+				if buf, valid = caseMapRunes(buf[:at], s, lower, mapRune); !valid {
+					buf = buf[:at]
 					out.Str[r] = full(s) // the standard library's rules for bad bytes
 					return
-				}
-				for i := 0; i < len(s); {
-					if c := s[i]; c < utf8.RuneSelf {
-						buf = append(buf, caseMapByte(c, lower))
-						i++
-						continue
-					}
-					c, size := utf8.DecodeRuneInString(s[i:])
-					buf = utf8.AppendRune(buf, mapRune(c))
-					i += size
 				}
 			case !changed:
 				buf = buf[:at]
@@ -91,10 +82,7 @@ func caseMapASCII(dst []byte, src string, lower bool) (changed, ascii bool) {
 	// where the byte is at least lo, and adding 0x80-(hi+1) where it is
 	// above hi, with no carry between bytes: the letters are the bytes
 	// with the first bit and not the second, and 0x20 changes a case.
-	add1, add2 := uint64(0x3f3f3f3f3f3f3f3f), uint64(0x2525252525252525) // 'A', 'Z'+1
-	if !lower {
-		add1, add2 = 0x1f1f1f1f1f1f1f1f, 0x0505050505050505 // 'a', 'z'+1
-	}
+	add1, add2 := caseMasks(lower)
 	const high = 0x8080808080808080
 	n := len(src)
 	dst = dst[:n]
@@ -127,6 +115,47 @@ func caseMapASCII(dst []byte, src string, lower bool) (changed, ascii bool) {
 			return any != 0, true
 		}
 	}
+}
+
+// caseMapRunes appends s to buf with its case mapped, the ASCII runs a
+// word at a time and the other runes by mapRune; false when s is not
+// valid UTF-8 (buf is then partly written). Checking the string first
+// (utf8.ValidString) and mapping its ASCII bytes one by one cost about
+// as much again.
+func caseMapRunes(buf []byte, s string, lower bool, mapRune func(rune) rune) ([]byte, bool) {
+	add1, add2 := caseMasks(lower)
+	const high = 0x8080808080808080
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)); w&high == 0 {
+				m := (w + add1) &^ (w + add2) & high
+				buf = binary.LittleEndian.AppendUint64(buf, w^m>>2)
+				i += 8
+				continue
+			}
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			buf = append(buf, caseMapByte(c, lower))
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			return buf, false
+		}
+		buf = utf8.AppendRune(buf, mapRune(c))
+		i += size
+	}
+	return buf, true
+}
+
+// caseMasks are the two addends that find the ASCII letters of a word
+// to map (caseMapASCII).
+func caseMasks(lower bool) (add1, add2 uint64) {
+	if lower {
+		return 0x3f3f3f3f3f3f3f3f, 0x2525252525252525 // 'A', 'Z'+1
+	}
+	return 0x1f1f1f1f1f1f1f1f, 0x0505050505050505 // 'a', 'z'+1
 }
 
 // caseMapByte maps the case of an ASCII byte.

@@ -3,6 +3,8 @@ package expr
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TestCaseMapASCII checks the word-at-a-time case mapping against the
@@ -39,6 +41,30 @@ func TestCaseMapASCII(t *testing.T) {
 			}
 			if string(b) != want || changed != (want != s) {
 				t.Fatalf("%q lower=%v: %q changed=%v, want %q", s, lower, b, changed, want)
+			}
+		}
+	}
+}
+
+// TestCaseMapRunes checks the mapping of strings with other characters
+// against the standard library: ASCII runs of a word and more around
+// them, characters whose mapping changes their length, and bytes that
+// are not UTF-8 (refused, for the standard library's own rules).
+func TestCaseMapRunes(t *testing.T) {
+	inputs := []string{"Ñ", " Ñame_12345 ", "ABCDEFGHIJ Ñ KLMNOPQRST", "ÀÉÎ abcdefgh ÕÜ", "İSTANBUL istanbul", "ΑΒΓ mixed ΔΕ",
+		"ſ ǅ ǆ Ǆ", "日本語 ABCDEFGH", "abc\xffDEF", "ABCDEFGH\xfe", "\xc3", "ñ\xc3(", "\uFFFD ok"}
+	for _, s := range inputs {
+		for _, lower := range []bool{true, false} {
+			want, mapRune := strings.ToUpper(s), unicode.ToUpper
+			if lower {
+				want, mapRune = strings.ToLower(s), unicode.ToLower
+			}
+			got, valid := caseMapRunes([]byte("x"), s, lower, mapRune)
+			if valid != utf8.ValidString(s) {
+				t.Fatalf("%q: valid %v", s, valid)
+			}
+			if valid && string(got) != "x"+want {
+				t.Fatalf("%q lower=%v: %q, want %q", s, lower, got[1:], want)
 			}
 		}
 	}
