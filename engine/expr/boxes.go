@@ -39,8 +39,9 @@ func boxInt(tbl []vector.Value, x int64) vector.Value {
 // months are at least 28 days apart), so that the few dates of a
 // column's truncations to a month or a year are each boxed once rather
 // than once a row: 1024 months' starts are remembered at once, 85
-// years. Spaced by the day, 512 slots held 42 years' months, a column
-// of 55 years' dates boxed a row in three.
+// years. By the day number, the 657 months' starts of a column of 55
+// years' dates collided in 512 slots, and boxing took a quarter of the
+// truncation's time in a profile.
 type dateBoxes struct {
 	inverse uint64 // 2^64 / the spacing: a day number's slot by a multiplication
 	days    [1024]int64
