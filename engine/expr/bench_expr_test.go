@@ -1,7 +1,11 @@
+//go:build unix
+
 package expr
 
 import (
 	"fmt"
+	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/quiverdb/quiver/engine/functions"
@@ -14,6 +18,9 @@ import (
 // batches, in ns per row, beside "loop": a plain Go loop doing the
 // arithmetic family's x / 10 over an []int64 of the same values, and
 // the floors of the string and date families (loop-string, loop-date).
+// A string, date or conversion family has its own loop beside it too
+// ("<family>.loop", bench_loops_test.go): the same computation in plain
+// Go over plain slices.
 // `make bench-expr` runs it; bench/RESULTS-expr.md holds a run.
 func BenchmarkExpr(b *testing.B) {
 	const total = 1 << 20
@@ -25,12 +32,13 @@ func BenchmarkExpr(b *testing.B) {
 			x[i] = cols.x[i]
 		}
 		b.ResetTimer()
+		cpu0 := cpuNanos()
 		for range b.N {
 			for i, v := range x {
 				out[i] = v / 10
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		reportRows(b, cpu0, total)
 	})
 	// The floors of the string and date families: a plain Go loop that
 	// copies each string of s into one buffer, and one that sums the
@@ -38,26 +46,30 @@ func BenchmarkExpr(b *testing.B) {
 	// they lie, scattered over the heap, as any kernel must.
 	b.Run("loop-string", func(b *testing.B) {
 		buf := make([]byte, 0, 16*total)
+		b.ResetTimer()
+		cpu0 := cpuNanos()
 		for range b.N {
 			buf = buf[:0]
 			for _, s := range cols.s {
 				buf = append(buf, s...)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		reportRows(b, cpu0, total)
 	})
 	b.Run("loop-date", func(b *testing.B) {
 		var sum int64
+		cpu0 := cpuNanos()
 		for range b.N {
 			for _, d := range cols.d {
 				sum += d.(temporal.Date).Days
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+		reportRows(b, cpu0, total)
 		if sum == 0 {
 			b.Log(sum)
 		}
 	})
+	loops := ownLoops(cols)
 	for _, f := range exprFamilies() {
 		b.Run(f.name, func(b *testing.B) {
 			ev, err := Compile(&Env{}, f.e)
@@ -66,6 +78,7 @@ func BenchmarkExpr(b *testing.B) {
 			}
 			batches := cols.batches()
 			b.ResetTimer()
+			cpu0 := cpuNanos()
 			for range b.N {
 				for _, bt := range batches {
 					if _, err := ev.Eval(bt); err != nil {
@@ -73,8 +86,60 @@ func BenchmarkExpr(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/total, "ns/row")
+			reportRows(b, cpu0, total)
 		})
+		own, ok := loops[f.name]
+		if !ok {
+			continue
+		}
+		b.Run(f.name+".loop", func(b *testing.B) {
+			checkOwnLoop(b, cols, f, own)
+			b.ResetTimer()
+			cpu0 := cpuNanos()
+			for range b.N {
+				own.run()
+			}
+			reportRows(b, cpu0, total)
+		})
+	}
+}
+
+// cpuNanos is the process's user and system CPU time.
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// reportRows reports the wall time per row of the b.N evaluations of
+// rows rows, and the process's CPU time per row since cpu0 (the garbage
+// collector's included): on a shared machine the CPU time moves far less
+// with the load than the wall time.
+func reportRows(b *testing.B, cpu0 int64, rows int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+	b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N)/float64(rows), "cpu-ns/row")
+}
+
+// checkOwnLoop fails b unless own computes what family f does on every
+// row of cols.
+func checkOwnLoop(b *testing.B, cols *benchCols, f benchFamily, own ownLoop) {
+	ev, err := Compile(&Env{}, f.e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	own.run()
+	at := 0
+	for _, bt := range cols.batches() {
+		v, err := ev.Eval(bt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range bt.Len {
+			if got, want := own.get(at+i), v.Get(i); !reflect.DeepEqual(got, want) {
+				b.Fatalf("%s row %d: the own loop gives %#v, the family %#v", f.name, at+i, got, want)
+			}
+		}
+		at += bt.Len
 	}
 }
 

@@ -29,6 +29,7 @@ type caseEval struct {
 	constVals []vector.Value
 	fills     []*vector.Vector // constant branches as vectors (case_columns.go)
 	idx       []uint8          // each row's branch
+	table     caseTable        // a simple CASE's by value (case_table.go)
 	starts    []int
 	next      []int32
 

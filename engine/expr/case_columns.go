@@ -15,33 +15,9 @@ const caseBranches = denseCaseWhens + 1
 // gathered a validity word at a time. It reports whether the branches
 // were of those kinds.
 func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []uint8) bool {
-	k := len(e.whens) + 1
-	if k > caseBranches {
+	srcs, k, nulls, ok := e.branchColumns(out, b, len(idx))
+	if !ok {
 		return false
-	}
-	var srcs [caseBranches]*vector.Vector
-	nulls := false
-	for w := range k {
-		branch := e.els
-		if w < len(e.whens) {
-			branch = e.thens[w]
-		}
-		var c *vector.Vector
-		switch x := branch.(type) {
-		case *constEval:
-			if x.t != out.Type && x.t != vector.Null {
-				return false
-			}
-			c = e.constVector(w, out.Type, x.val, len(idx))
-		case colEval:
-			if c = b.Cols[x]; c.Type != out.Type {
-				return false
-			}
-		default:
-			return false
-		}
-		srcs[w] = c
-		nulls = nulls || c.Valid != nil
 	}
 	switch out.Type {
 	case vector.Int64:
@@ -56,6 +32,40 @@ func (e *caseEval) placeColumns(out *vector.Vector, b *vector.Batch, idx []uint8
 		return false
 	}
 	return true
+}
+
+// branchColumns is the vectors of the branches (the WHENs' THENs, then
+// the ELSE) when each is a constant of out's type (or null) or an input
+// column of out's type, their number, and whether any has nulls; false
+// when a branch is of another kind.
+func (e *caseEval) branchColumns(out *vector.Vector, b *vector.Batch, n int) (srcs [caseBranches]*vector.Vector, k int, nulls, ok bool) {
+	k = len(e.whens) + 1
+	if k > caseBranches {
+		return srcs, k, false, false
+	}
+	for w := range k {
+		branch := e.els
+		if w < len(e.whens) {
+			branch = e.thens[w]
+		}
+		var c *vector.Vector
+		switch x := branch.(type) {
+		case *constEval:
+			if x.t != out.Type && x.t != vector.Null {
+				return srcs, k, false, false
+			}
+			c = e.constVector(w, out.Type, x.val, n)
+		case colEval:
+			if c = b.Cols[x]; c.Type != out.Type {
+				return srcs, k, false, false
+			}
+		default:
+			return srcs, k, false, false
+		}
+		srcs[w] = c
+		nulls = nulls || c.Valid != nil
+	}
+	return srcs, k, nulls, true
 }
 
 // constVector is constant branch w's value x as a vector of typ with at

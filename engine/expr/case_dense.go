@@ -73,6 +73,12 @@ func (e *caseEval) evalDense(b *vector.Batch, out, subj *vector.Vector) (ok bool
 		s.t.charge(int64(len(e.idx)))
 	}
 	idx := e.idx[:n]
+	if e.simple && e.table.usable(e.whens, subj) && e.placeByTable(out, b, subj, n) {
+		return true, nil
+	}
+	if e.simple && e.table.number(idx, e.whens, subj, n) {
+		return true, e.place(out, b, sel, idx)
+	}
 	none := uint8(len(e.whens)) // the ELSE
 	for i := range idx {
 		idx[i] = none

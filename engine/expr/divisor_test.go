@@ -19,8 +19,12 @@ func TestDivisor(t *testing.T) {
 		ds = append(ds, int64(rng.Uint64()), int64(rng.Uint64()>>uint(rng.IntN(63))))
 	}
 	ns := []int64{0, 1, -1, 2, -2, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	plain := 0
 	for _, d := range ds {
 		v, ok := newDivisor(d)
+		if ok && v.plain() {
+			plain++
+		}
 		if !ok {
 			if d != 0 && d != 1 && d != -1 && d != math.MinInt64 {
 				t.Fatalf("newDivisor(%d) refused", d)
@@ -33,6 +37,15 @@ func TestDivisor(t *testing.T) {
 			}
 			if r := v.rem(n); r != n%d {
 				t.Fatalf("%d %% %d = %d, want %d", n, d, r, n%d)
+			}
+			if !v.plain() {
+				return
+			}
+			if q := v.quoPlain(n); q != n/d {
+				t.Fatalf("%d / %d = %d by quoPlain, want %d", n, d, q, n/d)
+			}
+			if r := v.remPlain(n); r != n%d {
+				t.Fatalf("%d %% %d = %d by remPlain, want %d", n, d, r, n%d)
 			}
 		}
 		for _, n := range ns {
@@ -47,5 +60,8 @@ func TestDivisor(t *testing.T) {
 			try(int64(rng.Uint64() >> uint(rng.IntN(64))))
 			try(-int64(rng.Uint64() >> uint(rng.IntN(64))))
 		}
+	}
+	if plain < 500 {
+		t.Fatalf("only %d plain divisors", plain)
 	}
 }

@@ -238,7 +238,12 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 		if k == 0 || k == -1 {
 			return false
 		}
-		if v, ok := e.divisor(k); ok {
+		if v, ok := e.divisor(k); ok && v.plain() {
+			for i, x := range a {
+				out[i] = v.quoPlain(x)
+			}
+			break
+		} else if ok {
 			for i, x := range a {
 				out[i] = v.quo(x)
 			}
@@ -251,7 +256,12 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 		if k == 0 || k == -1 {
 			return false
 		}
-		if v, ok := e.divisor(k); ok {
+		if v, ok := e.divisor(k); ok && v.plain() {
+			for i, x := range a {
+				out[i] = v.remPlain(x)
+			}
+			break
+		} else if ok {
 			for i, x := range a {
 				out[i] = v.rem(x)
 			}

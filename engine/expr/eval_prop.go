@@ -28,6 +28,7 @@ type propEval struct {
 	// looked up).
 	field       func(temporal.Date) int64
 	fieldLooked bool
+	year        bool // the field is the year, read by a direct call
 }
 
 func (e *propEval) keyID() (catalog.KeyID, bool) { return e.c.Catalog.LookupKey(e.key) }
@@ -76,7 +77,12 @@ func (e *propEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 // field of dates (temporal_kernels.go).
 func (e *propEval) evalValues(of *vector.Vector, sel []int32, n int) (*vector.Vector, error) {
 	if !e.fieldLooked {
-		e.field, e.fieldLooked = functions.DateField(strings.ToLower(e.key)), true
+		key := strings.ToLower(e.key)
+		e.year = key == "year"
+		if e.field = civilField(key); e.field == nil {
+			e.field = functions.DateField(key)
+		}
+		e.fieldLooked = true
 	}
 	if e.field != nil {
 		if out, ok := e.dateFields(of, e.field, sel, n); ok {

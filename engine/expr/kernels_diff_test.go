@@ -95,6 +95,9 @@ func diffExprs() []plan.Expr {
 			bin(plan.OpLt, dx, lit(int64(4))), lit(int64(4)), bin(plan.OpGt, dy, lit(int64(0))), lit(nil),
 			bin(plan.OpLt, dx, lit(int64(6))), dx, bin(plan.OpLt, dx, lit(int64(7))), lit(int64(7))),
 		simpleCase(vector.Int64, dx, dy, lit(int64(1)), lit(int64(10)), lit(int64(1)), lit(int64(11)), lit(int64(2)), dx),
+		simpleCase(vector.Int64, dy, dx, lit(int64(math.MaxInt64)), lit(int64(1)), lit(int64(math.MaxInt64-1)), dx, lit(int64(0)), lit(int64(3))),
+		simpleCase(vector.Int64, dy, dx, lit(int64(math.MinInt64)), lit(int64(1)), lit(int64(math.MinInt64+2)), dx, lit(int64(-1)), lit(int64(3))),
+		simpleCase(vector.Int64, dx, lit(int64(-9)), lit(int64(-3)), lit(int64(1)), lit(int64(3)), dy, lit(int64(-3)), lit(int64(2))),
 		call("coalesce", vector.Int64, dy, dx),
 		call("coalesce", vector.Int64, dy, lit(nil), dx, lit(int64(5))),
 		call("coalesce", vector.String, ds, lit("none")),
@@ -123,6 +126,9 @@ func diffExprs() []plan.Expr {
 	}
 	for _, op := range []string{functions.OpStartsWith, functions.OpEndsWith, functions.OpContains} {
 		out = append(out, call(op, vector.Bool, ds, lit("m")), call(op, vector.Bool, ds, lit("")), call(op, vector.Bool, ds, ds), call(op, vector.Bool, dm, lit("m")))
+	}
+	for _, p := range []string{"Hello, W", "Hello, Wo", "  ABC", " ñ", "日本", "Long ASCII ", "ma"} { // a word, more, less
+		out = append(out, call(functions.OpStartsWith, vector.Bool, ds, lit(p)))
 	}
 	for _, key := range []string{"year", "month", "day", "quarter", "week", "dayOfWeek", "ordinalDay", "hour"} {
 		out = append(out, &plan.Property{Of: dd, Key: key})
@@ -158,6 +164,9 @@ func randomBatch(rng *rand.Rand, round int) *vector.Batch {
 		cols[4].Bools[i] = rng.IntN(2) == 0
 		cols[5].Set(i, ms[rng.IntN(len(ms))])
 		cols[6].Any[i] = temporal.Date{Days: rng.Int64N(40000) - 20000}
+		if rng.IntN(4) == 0 { // around year 0, and far from it both ways
+			cols[6].Any[i] = temporal.Date{Days: []int64{-civilEpoch, 1 << 33, -1 << 33}[rng.IntN(3)] + rng.Int64N(800) - 400}
+		}
 		cols[7].Str[i] = ns[rng.IntN(len(ns))]
 		for _, c := range cols {
 			if nullRate > 0 && rng.IntN(nullRate) == 0 {

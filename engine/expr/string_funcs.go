@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,9 +22,8 @@ import (
 // the batch's buffer: a few KiB); a string with other characters goes
 // through the standard library as before.
 
-// caseMapKernel is toLower (lower) or toUpper. Each string is copied
-// into the buffer and its ASCII letters mapped there eight bytes at a
-// time; a string the mapping leaves as it is is returned as it is (the
+// caseMapKernel is toLower (lower) or toUpper. Each string's ASCII
+// letters are mapped into the buffer eight bytes at a time; a string the mapping leaves as it is is returned as it is (the
 // copy is dropped), and one with other characters maps its runes by the
 // unicode rules. The buffer may grow while the batch is built: the
 // strings taken from it before stay in the array they were cut from,
@@ -44,24 +44,18 @@ func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 		forSel(sel, n, func(r int) {
 			s := x.Str[r]
 			at := len(buf)
-			buf = append(buf, s...)
-			changed, ascii := caseMapASCII(buf[at:], lower)
+			if cap(buf)-at < len(s) {
+				buf = slices.Grow(buf, len(s))
+			}
+			buf = buf[:at+len(s)]
+			changed, ascii := caseMapASCII(buf[at:], s, lower)
 			switch {
 			case !ascii:
-				buf = buf[:at]
-				if !utf8.ValidString(s) {
+				var valid bool
+				if buf, valid = caseMapRunes(buf[:at], s, lower, mapRune); !valid {
+					buf = buf[:at]
 					out.Str[r] = full(s) // the standard library's rules for bad bytes
 					return
-				}
-				for i := 0; i < len(s); {
-					if c := s[i]; c < utf8.RuneSelf {
-						buf = append(buf, caseMapByte(c, lower))
-						i++
-						continue
-					}
-					c, size := utf8.DecodeRuneInString(s[i:])
-					buf = utf8.AppendRune(buf, mapRune(c))
-					i += size
 				}
 			case !changed:
 				buf = buf[:at]
@@ -74,40 +68,94 @@ func caseMapKernel(lower bool, full func(string) string) unaryKernel {
 	}
 }
 
-// caseMapASCII maps the case of the ASCII letters of b in place, eight
-// bytes a word, and says whether it changed a byte and whether b is all
-// ASCII (when it is not, b is left partly mapped).
-func caseMapASCII(b []byte, lower bool) (changed, ascii bool) {
+// caseMapASCII writes src into dst (as long) with the case of its ASCII
+// letters mapped, eight bytes a word, and says whether it changed a byte
+// and whether src is all ASCII (when it is not, dst is left partly
+// written). The last bytes are mapped as the word ending with src,
+// overlapping the word before, or, in a string shorter than a word,
+// gathered into one: no byte is mapped a byte at a time. Words are read
+// from src and written to dst, never read where they were just written
+// (a load overlapping a store in part waits for it): mapping in place
+// after a copy cost twice as much.
+func caseMapASCII(dst []byte, src string, lower bool) (changed, ascii bool) {
 	// In a word of ASCII bytes, adding 0x80-lo sets a byte's top bit
 	// where the byte is at least lo, and adding 0x80-(hi+1) where it is
 	// above hi, with no carry between bytes: the letters are the bytes
 	// with the first bit and not the second, and 0x20 changes a case.
-	add1, add2 := uint64(0x3f3f3f3f3f3f3f3f), uint64(0x2525252525252525) // 'A', 'Z'+1
-	if !lower {
-		add1, add2 = 0x1f1f1f1f1f1f1f1f, 0x0505050505050505 // 'a', 'z'+1
-	}
+	add1, add2 := caseMasks(lower)
 	const high = 0x8080808080808080
+	n := len(src)
+	dst = dst[:n]
+	if n < 8 {
+		var w uint64 // the bytes past src's are zeros: no letters, ASCII
+		for i := n - 1; i >= 0; i-- {
+			w = w<<8 | uint64(src[i])
+		}
+		if w&high != 0 {
+			return false, false
+		}
+		m := (w + add1) &^ (w + add2) & high
+		w ^= m >> 2
+		for i := range dst {
+			dst[i] = byte(w >> (8 * i))
+		}
+		return m != 0, true
+	}
 	var any uint64
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+	for i := 0; ; i += 8 {
+		i = min(i, n-8) // the last word ends with src
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(src[i:]), 8))
 		if w&high != 0 {
 			return any != 0, false
 		}
 		m := (w + add1) &^ (w + add2) & high
 		any |= m
-		binary.LittleEndian.PutUint64(b[i:], w^m>>2)
-	}
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c >= utf8.RuneSelf {
-			return any != 0, false
+		binary.LittleEndian.PutUint64(dst[i:], w^m>>2)
+		if i == n-8 {
+			return any != 0, true
 		}
-		d := caseMapByte(c, lower)
-		any |= uint64(c ^ d)
-		b[i] = d
 	}
-	return any != 0, true
+}
+
+// caseMapRunes appends s to buf with its case mapped, the ASCII runs a
+// word at a time and the other runes by mapRune; false when s is not
+// valid UTF-8 (buf is then partly written). Checking the string first
+// (utf8.ValidString) and mapping its ASCII bytes one by one cost about
+// as much again.
+func caseMapRunes(buf []byte, s string, lower bool, mapRune func(rune) rune) ([]byte, bool) {
+	add1, add2 := caseMasks(lower)
+	const high = 0x8080808080808080
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)); w&high == 0 {
+				m := (w + add1) &^ (w + add2) & high
+				buf = binary.LittleEndian.AppendUint64(buf, w^m>>2)
+				i += 8
+				continue
+			}
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			buf = append(buf, caseMapByte(c, lower))
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			return buf, false
+		}
+		buf = utf8.AppendRune(buf, mapRune(c))
+		i += size
+	}
+	return buf, true
+}
+
+// caseMasks are the two addends that find the ASCII letters of a word
+// to map (caseMapASCII).
+func caseMasks(lower bool) (add1, add2 uint64) {
+	if lower {
+		return 0x3f3f3f3f3f3f3f3f, 0x2525252525252525 // 'A', 'Z'+1
+	}
+	return 0x1f1f1f1f1f1f1f1f, 0x0505050505050505 // 'a', 'z'+1
 }
 
 // caseMapByte maps the case of an ASCII byte.
@@ -363,27 +411,35 @@ func (e *splitEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if err := e.c.Reserve(reserve); err != nil {
 		return nil, err
 	}
+	// The parts are cut into one array of strings and each row's list
+	// from one array of values, each with its own capacity; the parts
+	// and the lists are then boxed from their arrays (boxAll).
+	strs := make([]string, parts)
 	all := make([]vector.Value, parts)
+	lists := make([][]vector.Value, n)
+	at := 0
 	out := e.vec(vector.Any, n)
 	forSel(sel, n, func(r int) {
 		if x.IsNull(r) {
-			out.SetNull(r)
 			return
 		}
-		s, at := x.Str[r], 0
+		s, from := x.Str[r], at
 		for {
 			i := strings.Index(s, e.sep)
 			if i < 0 {
 				break
 			}
-			all[at] = s[:i]
+			strs[at] = s[:i]
 			s = s[i+len(e.sep):]
 			at++
 		}
-		all[at] = s
-		out.Any[r] = all[: at+1 : at+1]
-		all = all[at+1:]
+		strs[at] = s
+		at++
+		lists[r] = all[from:at:at]
 	})
+	boxAll(all, strs)
+	boxAll(out.Any[:n], lists) // a row not selected takes an empty list
+	copyNulls(out, x, sel, n)
 	return out, nil
 }
 

@@ -1,8 +1,10 @@
 package expr
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -63,9 +65,7 @@ func (e *stringOpEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		bools, strs := out.Bools[:n], l.Str[:n]
 		switch e.name {
 		case functions.OpStartsWith:
-			for i, s := range strs {
-				bools[i] = strings.HasPrefix(s, p)
-			}
+			startsWith(bools, strs, p)
 		case functions.OpEndsWith:
 			for i, s := range strs {
 				bools[i] = strings.HasSuffix(s, p)
@@ -80,6 +80,33 @@ func (e *stringOpEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	}
 	mergeNulls(out, l, r, sel, n)
 	return out, nil
+}
+
+// startsWith sets bools[i] to whether strs[i] starts with p. A pattern
+// of one to eight bytes is compared as a word against the first word of
+// each string that has one, with no call a row: strings.HasPrefix with a
+// pattern the compiler does not know calls memequal, which made the
+// operator twice the cost of the loop written with a literal
+// (BenchmarkExpr/string-startswith against its own loop).
+func startsWith(bools []bool, strs []string, p string) {
+	bools = bools[:len(strs)]
+	if len(p) == 0 || len(p) > 8 {
+		for i, s := range strs {
+			bools[i] = strings.HasPrefix(s, p)
+		}
+		return
+	}
+	var pb [8]byte
+	copy(pb[:], p)
+	pw := binary.LittleEndian.Uint64(pb[:])
+	mask := ^uint64(0) >> (64 - 8*uint(len(p)))
+	for i, s := range strs {
+		if len(s) >= 8 {
+			bools[i] = binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))&mask == pw
+		} else {
+			bools[i] = strings.HasPrefix(s, p)
+		}
+	}
 }
 
 // regexEval is =~: the whole string must match. A constant pattern is

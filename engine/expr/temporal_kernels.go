@@ -35,6 +35,10 @@ func (e *propEval) dateFields(of *vector.Vector, f func(temporal.Date) int64, se
 	forSel(sel, n, func(r int) {
 		switch d := of.Any[r].(type) {
 		case temporal.Date:
+			if e.year { // the common one, without a call through f
+				out.Any[r] = boxInt(ints, civilYear(d.Days))
+				return
+			}
 			out.Any[r] = boxInt(ints, f(d))
 		case nil:
 			out.SetNull(r)
@@ -51,6 +55,7 @@ func init() { registerCompiler("date.truncate", compileDateTruncate) }
 type dateTruncateEval struct {
 	output
 	unit  string
+	days  func(int64) int64 // the unit by civil arithmetic, or nil (civil.go)
 	x     Evaluator
 	row   *callEval
 	boxes *dateBoxes
@@ -76,7 +81,7 @@ func compileDateTruncate(c *Env, e *plan.Call) (Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dateTruncateEval{unit: unit, x: row.args[1], row: row}, nil
+	return &dateTruncateEval{unit: unit, days: truncateDays(unit), x: row.args[1], row: row}, nil
 }
 
 func (e *dateTruncateEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -87,7 +92,7 @@ func (e *dateTruncateEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	sel, n := rows(b)
 	if x.Type == vector.Any {
 		if e.boxes == nil {
-			e.boxes = new(dateBoxes)
+			e.boxes = newDateBoxes(truncateSpacing(e.unit))
 			e.slot().t.charge(int64(unsafe.Sizeof(dateBoxes{})))
 		}
 		out := e.vec(vector.Any, n)
@@ -95,6 +100,15 @@ func (e *dateTruncateEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		forSel(sel, n, func(r int) {
 			switch d := x.Any[r].(type) {
 			case temporal.Date:
+				if e.days != nil {
+					switch t := e.days(d.Days); {
+					case t == d.Days:
+						out.Any[r] = x.Any[r]
+					default:
+						out.Any[r] = e.boxes.box(temporal.Date{Days: t})
+					}
+					return
+				}
 				switch t, _ := functions.TruncateDate(e.unit, d); {
 				case t == d:
 					out.Any[r] = x.Any[r] // its own box
