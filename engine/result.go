@@ -213,6 +213,15 @@ func (r *Result) finishWith(err error) {
 	}
 }
 
+// Fail ends the result with an error its reader met while turning the
+// rows into an answer (a value its format cannot hold): the statement
+// fails as it would had the rows failed, so an explicit transaction is
+// marked failed and the statement is counted as an error. It does
+// nothing once the result has ended.
+func (r *Result) Fail(err error) {
+	r.finishWith(err)
+}
+
 // Close stops the query and releases its resources. It is safe to call
 // more than once.
 func (r *Result) Close() error {

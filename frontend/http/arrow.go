@@ -144,9 +144,16 @@ func (a *arrowAnswer) fill(limit int) (done bool, err error) {
 			return false, err
 		}
 		if batch == nil {
-			return true, a.w.Close()
+			if err := a.w.Close(); err != nil {
+				a.res.Fail(err)
+				return false, err
+			}
+			return true, nil
 		}
 		if err := a.w.Write(batch); err != nil {
+			// A value Arrow cannot hold fails the statement, as a
+			// failing row would (a transaction is then failed too).
+			a.res.Fail(err)
 			return false, err
 		}
 	}

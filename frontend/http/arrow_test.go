@@ -159,6 +159,32 @@ func TestArrowTransaction(t *testing.T) {
 	}
 }
 
+// A value the Arrow stream cannot hold fails the statement inside a
+// transaction as a failing row does: the transaction is failed, and its
+// commit rolls the earlier write back.
+func TestArrowEncodingFailsTheTransaction(t *testing.T) {
+	base := startServer(t, Config{}, openDB(t, engine.Options{}))
+	_, begin, _ := call(t, "POST", base+"/api/v1/transaction/begin", "")
+	id, _ := begin["transaction_id"].(string)
+	tx := base + "/api/v1/transaction/" + id
+	if code, out, _ := call(t, "POST", tx+"/query", `{"query":"CREATE (:P {at: localdatetime('2300-01-01T00:00')})"}`); code != 200 {
+		t.Fatalf("create: %d %v", code, out)
+	}
+	a := postTo(t, tx+"/query", `{"query":"MATCH (p:P) RETURN p.at AS at"}`, arrowio.MediaType)
+	if a.status != 400 || !strings.Contains(string(a.body), `"22008"`) {
+		t.Fatalf("a timestamp past Arrow's range: %d %s, want 400 22008", a.status, a.body)
+	}
+	if code, out, _ := call(t, "POST", tx+"/query", `{"query":"RETURN 1 AS x"}`); code != 500 || !strings.Contains(jsonString(out), "aborted") {
+		t.Fatalf("the next statement: %d %v, want 500: the transaction is aborted", code, out)
+	}
+	if code, _, _ := call(t, "POST", tx+"/commit", ""); code == 200 {
+		t.Fatal("a failed transaction committed")
+	}
+	if _, out, _ := call(t, "POST", base+"/api/v1/query", `{"query":"MATCH (p:P) RETURN count(p) AS n"}`); jsonString(out["data"]) != `[{"n":0}]` {
+		t.Fatalf("after the failed transaction: %v, want no P", out["data"])
+	}
+}
+
 // The server holds one record batch of a stream at a time: past the
 // first streamAfter bytes, each fill stops at the first batch that takes
 // the buffer past streamChunk, however long the result.
