@@ -210,6 +210,10 @@ func exprFamilies() []benchFamily {
 		{"string-startswith", call(functions.OpStartsWith, vector.Bool, bs, lit(" Na"))},
 		{"temporal-year", &plan.Property{Of: bd, Key: "year"}},
 		{"temporal-truncate", &plan.Call{Name: "date.truncate", T: vector.Any, Kind: "DATE", Args: []plan.Expr{lit("month"), bd}}},
+		{"temporal-construct", &plan.Call{Name: "date", T: vector.Any, Kind: "DATE", Args: []plan.Expr{&plan.Map{
+			Keys: []string{"year", "month", "day"},
+			Vals: []plan.Expr{bin(plan.OpAdd, lit(int64(1960)), bx), bin(plan.OpAdd, lit(int64(1)), bin(plan.OpMod, bx, lit(int64(12)))),
+				bin(plan.OpAdd, lit(int64(1)), bin(plan.OpMod, bx, lit(int64(28))))}}}}},
 		{"convert-tostring", call("tostring", vector.String, bx)},
 		{"convert-tointeger", call("tointeger", vector.Int64, bsn)},
 		{"convert-tofloat", call("tofloat", vector.Float64, bsn)},

@@ -92,6 +92,11 @@ func ownLoops(c *benchCols) map[string]ownLoop {
 				i64[i] = temporal.DaysFromCivil(y, m, 1)
 			}
 		}, func(i int) vector.Value { return temporal.Date{Days: i64[i]} }},
+		"temporal-construct": {func() {
+			for i, x := range c.x {
+				i64[i] = temporal.DaysFromCivil(1960+x, 1+x%12, 1+x%28)
+			}
+		}, func(i int) vector.Value { return temporal.Date{Days: i64[i]} }},
 		"convert-tostring": {func() {
 			for i, x := range c.x {
 				str[i] = strconv.FormatInt(x, 10)

@@ -77,7 +77,9 @@ func (c *dateBoxes) box(d temporal.Date) vector.Value {
 // boxAll boxes a batch's values with their headers held in one array
 // instead: each value points into the array, as the runtime's own box
 // would point into its allocation, and the array is never written again
-// once boxed (a boxed value is immutable). The array lives as long as
+// once boxed (a boxed value is immutable). A date (temporal.Date, one
+// word that is not a pointer) is boxed behind a pointer as well. The
+// array lives as long as
 // any value taken from it.
 //
 // BenchmarkExpr/string-split (three parts a row): the box of each part
@@ -93,7 +95,7 @@ type eface struct {
 // allocation; vals must not be written afterwards. T is a string or a
 // list ([]vector.Value): a type whose values the runtime boxes behind a
 // pointer.
-func boxAll[T string | []vector.Value](dst []vector.Value, vals []T) {
+func boxAll[T string | []vector.Value | temporal.Date](dst []vector.Value, vals []T) {
 	var zero vector.Value = *new(T) // the zero value is boxed without an allocation
 	typ := (*eface)(unsafe.Pointer(&zero)).typ
 	dst = dst[:len(vals)]

@@ -136,6 +136,26 @@ func diffExprs() []plan.Expr {
 	for _, unit := range []string{"year", "month", "week", "day", "quarter", "decade"} {
 		out = append(out, &plan.Call{Name: "date.truncate", T: vector.Any, Kind: "DATE", Args: []plan.Expr{lit(unit), dd}})
 	}
+	// date({…}) from INTEGER fields: null-free valid fields (the kernel),
+	// and nulls, days past a month's end, months and years out of range,
+	// mixed values and a day without a month (the general path's values
+	// and errors).
+	x0 := call("coalesce", vector.Int64, dx, lit(int64(0)))
+	date := func(keys []string, vals ...plan.Expr) plan.Expr {
+		return &plan.Call{Name: "date", T: vector.Any, Kind: "DATE", Args: []plan.Expr{&plan.Map{Keys: keys, Vals: vals}}}
+	}
+	out = append(out,
+		date([]string{"year", "month", "day"}, bin(plan.OpAdd, lit(int64(1996)), x0), bin(plan.OpAdd, lit(int64(3)), x0), bin(plan.OpAdd, lit(int64(23)), x0)),
+		date([]string{"Year", "MONTH"}, bin(plan.OpSub, lit(int64(-5)), x0), bin(plan.OpAdd, lit(int64(3)), x0)),
+		date([]string{"year"}, bin(plan.OpMul, lit(int64(400)), x0)),
+		date([]string{"year", "month", "day"}, lit(int64(2000)), lit(int64(2)), bin(plan.OpAdd, lit(int64(27)), x0)), // Feb 29 of a leap year, then past it
+		date([]string{"year", "month", "day"}, lit(int64(1900)), lit(int64(2)), bin(plan.OpAdd, lit(int64(27)), x0)), // no Feb 29
+		date([]string{"year", "month", "day"}, dx, dx, dx),
+		date([]string{"year", "month"}, dy, lit(int64(1))),
+		date([]string{"year", "day"}, lit(int64(2000)), x0),
+		date([]string{"year", "month", "day"}, dm, lit(int64(1)), lit(int64(1))),
+		date([]string{"year", "month", "day"}, df, lit(int64(1)), lit(int64(1))),
+	)
 	return out
 }
 
@@ -317,6 +337,16 @@ func rowEval(e plan.Expr, row []vector.Value) (vector.Value, error) {
 		return functions.ArithValues(arithOps[e.Op], l, r)
 	case *plan.Call:
 		return rowCall(e, row)
+	case *plan.Map:
+		m := make(map[string]vector.Value, len(e.Keys))
+		for i, k := range e.Keys {
+			v, err := rowEval(e.Vals[i], row)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		return m, nil
 	}
 	panic(fmt.Sprintf("rowEval: %T", e))
 }
