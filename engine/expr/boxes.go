@@ -104,3 +104,47 @@ func boxAll[T string | []vector.Value | temporal.Date](dst []vector.Value, vals 
 		e.typ, e.data = typ, unsafe.Pointer(&vals[i])
 	}
 }
+
+// typeWord is T's type word in a generic value.
+func typeWord[T any]() unsafe.Pointer {
+	var zero vector.Value = *new(T) // the zero value is boxed without an allocation
+	return (*eface)(unsafe.Pointer(&zero)).typ
+}
+
+// box sets *at to the generic value of type word typ whose data is at
+// data (a value of that type, never written again).
+func box(at *vector.Value, typ, data unsafe.Pointer) {
+	x := (*eface)(unsafe.Pointer(at))
+	x.typ, x.data = typ, data
+}
+
+// numberGroup holds the INTEGER and FLOAT elements of a group of list
+// literals' lists (builderEval.lists), each array made at its first use.
+type numberGroup struct {
+	ints   []int64
+	floats []float64
+}
+
+var (
+	intTypeWord   = typeWord[int64]()
+	floatTypeWord = typeWord[float64]()
+)
+
+// int stores x at index i of the group's INTEGERs (k elements a list)
+// and returns where.
+func (g *numberGroup) int(k, i int, x int64) *int64 {
+	if g.ints == nil {
+		g.ints = make([]int64, listGroup*k)
+	}
+	g.ints[i] = x
+	return &g.ints[i]
+}
+
+// float is int for FLOATs.
+func (g *numberGroup) float(k, i int, x float64) *float64 {
+	if g.floats == nil {
+		g.floats = make([]float64, listGroup*k)
+	}
+	g.floats[i] = x
+	return &g.floats[i]
+}

@@ -156,6 +156,14 @@ func diffExprs() []plan.Expr {
 		date([]string{"year", "month", "day"}, dm, lit(int64(1)), lit(int64(1))),
 		date([]string{"year", "month", "day"}, df, lit(int64(1)), lit(int64(1))),
 	)
+	// List literals: INTEGER, FLOAT, nulls and generic elements.
+	out = append(out,
+		&plan.List{Elems: []plan.Expr{dx, bin(plan.OpAdd, dx, lit(int64(1))), dy}},
+		&plan.List{Elems: []plan.Expr{bin(plan.OpAdd, dx, lit(int64(1))), bin(plan.OpAdd, dx, lit(int64(2))), bin(plan.OpMul, df, lit(2.0)), bin(plan.OpMul, df, lit(3.0))}},
+		&plan.List{Elems: []plan.Expr{df, dx, ds, db, dm, dd, lit(nil), lit(int64(1 << 40))}},
+		&plan.List{Elems: []plan.Expr{&plan.List{Elems: []plan.Expr{dx, df}}, dx}},
+		&plan.List{Elems: []plan.Expr{}},
+	)
 	return out
 }
 
@@ -337,6 +345,16 @@ func rowEval(e plan.Expr, row []vector.Value) (vector.Value, error) {
 		return functions.ArithValues(arithOps[e.Op], l, r)
 	case *plan.Call:
 		return rowCall(e, row)
+	case *plan.List:
+		l := make([]vector.Value, len(e.Elems))
+		for i, x := range e.Elems {
+			v, err := rowEval(x, row)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = v
+		}
+		return l, nil
 	case *plan.Map:
 		m := make(map[string]vector.Value, len(e.Keys))
 		for i, k := range e.Keys {
