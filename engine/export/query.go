@@ -207,10 +207,12 @@ func declaredKind(t string) kind {
 		return kindTime
 	case "DURATION":
 		return kindDuration
-	case "NODE", "RELATIONSHIP", "PATH", "MAP", "NULL":
+	case "NODE", "RELATIONSHIP", "PATH", "MAP":
 		return kindJSON
 	}
-	return 0 // ANY, LIST
+	// ANY, LIST, and NULL: a generic column whose first batch held only
+	// nulls reports NULL (engine.resultColumns), whatever comes next.
+	return 0
 }
 
 // start opens the file's writer once every column has its type.
@@ -228,25 +230,43 @@ func (q *queryWriter) start() error {
 	return nil
 }
 
-// hold keeps a batch of the first row group as values.
+// hold keeps the rows of the first row group as values, and settles the
+// columns' types once it holds ROW_GROUP_SIZE rows (never more, so that
+// the types do not depend on the engine's batch size); the rest of the
+// batch goes on as usual.
 func (q *queryWriter) hold(vb *vector.Batch) error {
 	n := vb.Rows()
 	var bytes int64
-	for i := range q.pending {
-		v := vb.Cols[i]
-		for r := 0; r < n; r++ {
-			x := v.Get(vb.Row(r))
+	for r := 0; r < n; r++ {
+		row := vb.Row(r)
+		for i := range q.pending {
+			x := held(vb.Cols[i].Get(row))
 			q.pending[i] = append(q.pending[i], x)
 			bytes += valueBytes(x)
 		}
+		if len(q.pending[0]) < q.o.RowGroupRows {
+			continue
+		}
+		if err := q.charge(bytes); err != nil {
+			return err
+		}
+		if err := q.settle(); err != nil {
+			return err
+		}
+		for r++; r < n; r++ {
+			row := vb.Row(r)
+			for i := range q.g.cols {
+				if err := q.addValue(i, vb.Cols[i].Get(row)); err != nil {
+					return err
+				}
+			}
+			if err := q.endRow(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	if err := q.charge(bytes); err != nil {
-		return err
-	}
-	if len(q.pending[0]) >= q.o.RowGroupRows {
-		return q.settle()
-	}
-	return nil
+	return q.charge(bytes)
 }
 
 // settle types the open columns from the held rows, then writes them.
@@ -521,4 +541,27 @@ func valueBytes(v vector.Value) int64 {
 		return n
 	}
 	return 48
+}
+
+// held is a copy of v that outlives its batch: the engine may reuse a
+// list's or a map's backing array for the next batch (a batch is valid
+// until the next one is read).
+func held(v vector.Value) vector.Value {
+	switch x := v.(type) {
+	case []vector.Value:
+		out := make([]vector.Value, len(x))
+		for i, e := range x {
+			out[i] = held(e)
+		}
+		return out
+	case map[string]vector.Value:
+		out := make(map[string]vector.Value, len(x))
+		for k, e := range x {
+			out[k] = held(e)
+		}
+		return out
+	case vector.Path:
+		return vector.Path{Nodes: append([]uint64(nil), x.Nodes...), Rels: append([]uint64(nil), x.Rels...)}
+	}
+	return v
 }
