@@ -88,10 +88,10 @@ func (st *statementRun) copyToRun(c *gql.Copy) (*Result, error) {
 		o.RowGroupRows = int(n)
 	}
 	if o.Format == export.FormatCSV {
-		for _, name := range []string{"COMPRESSION", "ROW_GROUP_SIZE"} {
-			if c.Option(name) != nil {
-				return nil, errs.DataCode(errs.CodeInvalidParam, "COPY TO: %s applies to Parquet files, not to CSV", name).At(c.Pos.Line, c.Pos.Column)
-			}
+		// ROW_GROUP_SIZE applies to both: the rows held before they are
+		// written, the first of which type the generic columns.
+		if c.Option("COMPRESSION") != nil {
+			return nil, errs.DataCode(errs.CodeInvalidParam, "COPY TO: COMPRESSION applies to Parquet files, not to CSV").At(c.Pos.Line, c.Pos.Column)
 		}
 	} else {
 		for _, name := range []string{"HEADER", "DELIMITER"} {

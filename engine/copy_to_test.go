@@ -12,12 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -90,7 +92,7 @@ func copyToQuery(label string, keys []string) string {
 	return "MATCH (n:" + label + ") RETURN " + strings.Join(cols, ", ") + " ORDER BY id"
 }
 
-func copyTo(t *testing.T, db *engine.DB, q string) []string {
+func copyTo(t *testing.T, db querier, q string) []string {
 	t.Helper()
 	rows := mustQuery(t, db, q, nil)
 	if len(rows) != 1 {
@@ -303,5 +305,177 @@ func checkCSV(t *testing.T, path string, delim rune, props []map[string]vector.V
 				t.Fatalf("%s row %d: %q, want %q", key, row, rec[c], want)
 			}
 		}
+	}
+}
+
+// Nodes, relationships, paths, maps and a column of mixed values are
+// JSON text, the same in Parquet and CSV: the JSON answer's forms, the
+// properties' keys sorted.
+func TestCopyToEntities(t *testing.T) {
+	dir := t.TempDir()
+	db := openTestDBWith(t, engine.Options{ExportDir: dir})
+	mustQuery(t, db, "CREATE (:A {x: 1, name: 'one'})-[:R {w: 0.5}]->(:B {d: date('2024-02-29')}), (:A {x: 2})-[:R]->(:B)", nil)
+	q := "MATCH p = (a:A)-[r:R]->(b:B) RETURN a.x AS x, a, r, p, {x: a.x, y: [1, 'two', null]} AS m, CASE WHEN a.x > 1 THEN a.x ELSE 'small' END AS mixed ORDER BY x"
+	copyTo(t, db, "COPY ("+q+") TO 'e.parquet'")
+	copyTo(t, db, "COPY ("+q+") TO 'e.csv'")
+
+	rdr, err := file.OpenParquetFile(filepath.Join(dir, "e.parquet"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	f, err := os.Open(filepath.Join(dir, "e.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recs[0], ","); got != "x:INT64,a:STRING,r:STRING,p:STRING,m:STRING,mixed:STRING" {
+		t.Fatalf("header %s", got)
+	}
+	cell := func(c, row int) string {
+		col := tbl.Column(c)
+		if col.DataType().ID() != arrow.STRING {
+			t.Fatalf("column %s is %s", col.Name(), col.DataType())
+		}
+		s := col.Data().Chunk(0).(*array.String).Value(row)
+		if recs[row+1][c] != s {
+			t.Fatalf("column %s row %d: Parquet %s, CSV %s", col.Name(), row, s, recs[row+1][c])
+		}
+		return s
+	}
+	var node struct {
+		ID         uint64         `json:"id"`
+		Labels     []string       `json:"labels"`
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(cell(1, 0)), &node); err != nil || !slices.Equal(node.Labels, []string{"A"}) || node.Properties["name"] != "one" || node.Properties["x"] != 1.0 {
+		t.Fatalf("node %+v %v", node, err)
+	}
+	if got := cell(2, 0); !strings.HasPrefix(got, `{"id":`) || !strings.Contains(got, `"type":"R"`) || !strings.HasSuffix(got, `"properties":{"w":0.5}}`) {
+		t.Fatalf("relationship %s", got)
+	}
+	var path struct {
+		Nodes []struct {
+			Properties map[string]any `json:"properties"`
+		} `json:"nodes"`
+		Rels []struct{ Type string } `json:"relationships"`
+	}
+	if err := json.Unmarshal([]byte(cell(3, 0)), &path); err != nil || len(path.Nodes) != 2 || len(path.Rels) != 1 || path.Rels[0].Type != "R" || path.Nodes[1].Properties["d"] != "2024-02-29" {
+		t.Fatalf("path %+v %v", path, err)
+	}
+	for row, want := range []string{`{"x":1,"y":[1,"two",null]}`, `{"x":2,"y":[1,"two",null]}`} {
+		if got := cell(4, row); got != want {
+			t.Fatalf("map row %d: %s", row, got)
+		}
+	}
+	for row, want := range []string{`"small"`, `2`} {
+		if got := cell(5, row); got != want {
+			t.Fatalf("mixed row %d: %s", row, got)
+		}
+	}
+}
+
+// COPY … TO writes only under the export directory, as an admin, and is
+// audited; a query that fails partway, or outgrows its memory, leaves
+// no file.
+func TestCopyToRefusals(t *testing.T) {
+	base := t.TempDir()
+	exports, outside := filepath.Join(base, "exports"), filepath.Join(base, "outside")
+	for _, d := range []string{exports, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(exports, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "f.csv"), filepath.Join(exports, "f.csv")); err != nil {
+		t.Fatal(err)
+	}
+	trail := &auditLog{}
+	db := openTestDBWith(t, engine.Options{ExportDir: exports, Auditor: trail})
+	ctx := context.Background()
+	run := func(ctx context.Context, db *engine.DB, q string) error {
+		res, err := db.NewSession().Run(ctx, engine.ModeAsWritten, q, nil)
+		if err == nil {
+			_, err = drain(res)
+		}
+		return err
+	}
+	refused := func(ctx context.Context, db *engine.DB, q, code, msg string) {
+		t.Helper()
+		e, ok := errs.As(run(ctx, db, q))
+		if !ok || e.Code != code || !strings.Contains(e.Message, msg) {
+			t.Errorf("%s: %v, want %s (%s)", q, e, code, msg)
+		}
+	}
+	const rows = "UNWIND range(1, 5000) AS i RETURN i"
+	refused(ctx, db, "COPY ("+rows+") TO '../outside/x.csv'", errs.CodePermission, "outside the export directory")
+	refused(ctx, db, "COPY ("+rows+") TO '"+filepath.Join(outside, "x.csv")+"'", errs.CodePermission, "outside the export directory")
+	refused(ctx, db, "COPY ("+rows+") TO 'link/x.csv'", errs.CodePermission, "outside the export directory")
+	refused(ctx, db, "COPY ("+rows+") TO 'f.csv'", errs.CodePermission, "symbolic link")
+	refused(ctx, db, "COPY ("+rows+") TO 'x.json'", errs.CodeInvalidParam, "extension")
+	refused(ctx, db, "COPY ("+rows+") TO 'x.csv' (COMPRESSION = 'zstd')", errs.CodeInvalidParam, "Parquet")
+	for _, p := range []*engine.Principal{reader, editor, nobody} {
+		refused(engine.WithPrincipal(ctx, p), db, "COPY ("+rows+") TO 'x.csv'", errs.CodePermission, "")
+	}
+	refused(ctx, openTestDB(t), "COPY ("+rows+") TO 'x.csv'", errs.CodePermission, "--export-dir")
+	// Failures after rows were written: a division by zero at row 4000,
+	// a value of another type after the first row group, the memory
+	// limit. The row groups are written as they fill.
+	refused(ctx, db, "COPY (UNWIND range(1, 5000) AS i RETURN i, 1 / (4000 - i) AS x) TO 'x.parquet' (ROW_GROUP_SIZE = 100)", "22012", "")
+	refused(ctx, db, "COPY (UNWIND range(1, 5000) AS i RETURN CASE WHEN i < 4000 THEN i ELSE 'late' END AS x) TO 'x.csv' (ROW_GROUP_SIZE = 1000)", errs.CodeData, "column x")
+	s := db.NewSession()
+	mustQuery(t, s, "SET max_memory_per_query = 2000000", nil)
+	res, err := s.Query(ctx, "COPY (UNWIND range(1, 200000) AS i RETURN [i, 'padding padding padding'] AS x) TO 'x.parquet'", nil)
+	if err == nil {
+		_, err = drain(res)
+	}
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Errorf("memory: %v, want 53200", err)
+	}
+	for _, d := range []string{exports, outside} {
+		if names, _ := os.ReadDir(d); len(names) != 2 && d == exports || len(names) > 0 && d == outside {
+			t.Fatalf("a refused COPY TO wrote into %s: %v", d, names)
+		}
+	}
+	// The same rows in row groups of 256, as an admin: written.
+	got := copyTo(t, db.NewSession(), "COPY (UNWIND range(1, 200000) AS i RETURN [i, 'padding padding padding'] AS x) TO 'x.parquet' (ROW_GROUP_SIZE = 256)")
+	if got[1] != "200000" {
+		t.Fatalf("%v", got)
+	}
+	// EXPLAIN shows the query's plan and writes nothing.
+	res, err = db.Query(ctx, "EXPLAIN COPY (MATCH (n) RETURN n.x AS x ORDER BY x) TO 'plan.parquet'", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(res)
+	if ex := res.Plan(); ex == nil || ex.Root == nil || ex.Root.Operator == "" {
+		t.Fatalf("EXPLAIN COPY: %+v", ex)
+	}
+	if _, err := os.Stat(filepath.Join(exports, "plan.parquet")); err == nil {
+		t.Fatal("EXPLAIN COPY wrote its file")
+	}
+	var audit []string
+	for _, e := range trail.take() {
+		if e.Category == "admin" {
+			audit = append(audit, e.Action+" "+e.Outcome+" "+e.Detail)
+		}
+	}
+	if len(audit) < 3 || audit[0] != "copy_to denied ../outside/x.csv" || audit[len(audit)-1] != "copy_to success x.parquet" {
+		t.Errorf("audit trail %q", audit)
 	}
 }
