@@ -61,7 +61,7 @@ func (st *statementRun) copyToRun(c *gql.Copy) (*Result, error) {
 		}
 		return nil, err
 	}
-	o := export.QueryOptions{Path: path, Header: true, Stop: func() error { return stopped(st.ctx) }}
+	o := export.QueryOptions{Path: path, Header: true}
 	if f, ok := c.Option("FORMAT").(string); ok {
 		o.Format = strings.ToLower(f)
 	} else {
@@ -108,6 +108,14 @@ func (st *statementRun) copyToRun(c *gql.Copy) (*Result, error) {
 	cols := make([]export.QueryColumn, len(res.Columns()))
 	for i, col := range res.Columns() {
 		cols[i] = export.QueryColumn{Name: col.Name, Type: col.Type}
+	}
+	// Stopped (deadline, cancellation, the memory budget) while rows
+	// come; a result that ended released its context, and is not.
+	o.Stop = func() error {
+		if res.done {
+			return nil
+		}
+		return stopped(st.ctx)
 	}
 	mem := &res.ectx.Mem
 	o.Charge, o.Release = mem.Charge, mem.Release

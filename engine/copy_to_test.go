@@ -386,6 +386,23 @@ func TestCopyToEntities(t *testing.T) {
 			t.Fatalf("mixed row %d: %s", row, got)
 		}
 	}
+
+	// No rows: a file with the columns and nothing else.
+	if got := copyTo(t, db, "COPY (MATCH (n:Nothing) RETURN n.x AS x, 1 AS one) TO 'empty.parquet'"); got[1] != "0" {
+		t.Fatalf("%v", got)
+	}
+	rdr2, err := file.OpenParquetFile(filepath.Join(dir, "empty.parquet"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr2.Close()
+	if rdr2.NumRows() != 0 || rdr2.MetaData().Schema.NumColumns() != 2 {
+		t.Fatalf("%d rows, %d columns", rdr2.NumRows(), rdr2.MetaData().Schema.NumColumns())
+	}
+	copyTo(t, db, "COPY (MATCH (n:Nothing) RETURN n.x AS x, 1 AS one) TO 'empty.csv'")
+	if b, err := os.ReadFile(filepath.Join(dir, "empty.csv")); err != nil || string(b) != "x:STRING,one:INT64\n" {
+		t.Fatalf("%q %v", b, err)
+	}
 }
 
 // COPY … TO writes only under the export directory, as an admin, and is

@@ -135,9 +135,6 @@ func (q *queryWriter) run(rows Rows, cols []QueryColumn) error {
 	open := false
 	for _, c := range cols {
 		k := declaredKind(c.Type)
-		if k == kindList && q.o.Format == FormatCSV {
-			k = kindJSON // CSV has no lists: their JSON text
-		}
 		if k == 0 {
 			open = true
 		}
@@ -276,7 +273,7 @@ func (q *queryWriter) settle() error {
 		if c.kind == 0 {
 			c.kind, c.elem = inferKind(q.pending[i])
 			if c.kind == kindList && q.o.Format == FormatCSV {
-				c.kind, c.elem = kindJSON, 0
+				c.kind, c.elem = kindJSON, 0 // CSV has no lists: their JSON text
 			}
 		}
 	}
