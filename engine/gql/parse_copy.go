@@ -125,9 +125,12 @@ func checkCopyValue(o CopyOption) {
 			bad("COMPRESSION %q is not one COPY TO writes: use 'zstd', 'snappy' or 'none'", o.Value)
 		}
 	case "DELIMITER":
+		// Numbers, booleans and temporals are written unquoted: the
+		// delimiter must not be a character they hold.
 		d := o.Value.(string)
-		if len(d) != 1 || d[0] == '"' || d[0] == '\r' || d[0] == '\n' || d[0] >= 0x80 {
-			bad("DELIMITER %q is not one ASCII character other than a quote or a line break", d)
+		if len(d) != 1 || d[0] >= 0x80 || strings.ContainsAny(d, "\"\r\n.-+:/_[]") ||
+			'0' <= d[0] && d[0] <= '9' || 'a' <= d[0]|0x20 && d[0]|0x20 <= 'z' {
+			bad("DELIMITER %q is not one ASCII character other than a letter, a digit, a quote, a line break or one of .-+:/_[] (which unquoted values hold)", d)
 		}
 	case "ROW_GROUP_SIZE":
 		if n := o.Value.(int64); n < 1 || n > MaxRowGroupSize {

@@ -80,6 +80,9 @@ func TestParseCopyTo(t *testing.T) {
 		{"COPY (RETURN 1) TO 'x' (FORMAT = 'json')", "22023", 34},
 		{"COPY (RETURN 1) TO 'x' (COMPRESSION = 'lz4')", "22023", 39},
 		{"COPY (RETURN 1) TO 'x' (DELIMITER = '||')", "22023", 37},
+		{"COPY (RETURN 1) TO 'x' (DELIMITER = '.')", "22023", 37},
+		{"COPY (RETURN 1) TO 'x' (DELIMITER = 'T')", "22023", 37},
+		{"COPY (RETURN 1) TO 'x' (DELIMITER = '7')", "22023", 37},
 		{"COPY (RETURN 1) TO 'x' (ROW_GROUP_SIZE = 0)", "22023", 42},
 		{"COPY (RETURN 1) TO 'x' (ROW_GROUP_SIZE = 5", "42000", 43},
 	} {
