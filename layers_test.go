@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	"temporal":              nil,
 	"vector":                nil,
 	"csr":                   nil,
-	"jsontext":              nil, // the JSON scalars the frontends and the shell write alike
+	"jsontext":              nil, // the JSON scalars the frontends, the shell and COPY … TO write alike
 	"engine/errs":           nil,
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"}, // a whole graph written as import's files
+	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsontext"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
 	"engine/plan/physical":  {"vector", "engine/plan", "engine/functions"},

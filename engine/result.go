@@ -308,7 +308,8 @@ func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.T
 	return r
 }
 
-// valueRows yields fixed rows of scalar values a batch at a time.
+// valueRows yields fixed rows of scalar values (strings, booleans,
+// integers) a batch at a time.
 type valueRows struct {
 	rows [][]vector.Value
 	cols []plan.Column
@@ -334,6 +335,8 @@ func (s *valueRows) Next() (*vector.Batch, error) {
 				s.out.Cols[c].Str[i] = x
 			case bool:
 				s.out.Cols[c].Bools[i] = x
+			case int64:
+				s.out.Cols[c].I64[i] = x
 			}
 		}
 	}

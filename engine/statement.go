@@ -160,6 +160,11 @@ func (s *Session) run(ctx context.Context, text string, params Params, m Mode, t
 	} else if stmt.Profile && st.mode == ModeAsWritten {
 		st.mode = ModeProfile
 	}
+	if stmt.Copy != nil && stmt.Copy.To() {
+		// COPY (<query>) TO: the query planned here, its rows into a
+		// file (copy_to.go).
+		return st.copyTo(stmt)
+	}
 	if stmt.Query == nil {
 		// A schema, COPY or session statement runs here, checked before
 		// it runs.

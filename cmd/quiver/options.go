@@ -147,7 +147,7 @@ func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
 	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
 	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
-	fs.StringVar(&o.exportDir, "export-dir", "", "directory CALL quiver.export may write files under (empty: exporting through the server is refused)")
+	fs.StringVar(&o.exportDir, "export-dir", "", "directory CALL quiver.export and COPY (…) TO may write files under (empty: writing files through the server is refused)")
 	f.maxMemory = fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
 	f.algoCache = fs.String("algo-cache-size", "", "bytes of graph projections the algo.* procedures keep between calls, e.g. 2GB (0: none; default: an eighth of --max-memory, 1GB without a budget)")
 	fs.IntVar(&o.planCache, "plan-cache-entries", engine.DefaultPlanCacheEntries, "optimized plans the server keeps, so that a statement text run again with parameters of the same types is not planned again (0: none)")

@@ -73,6 +73,9 @@ func StatementNeeds(stmt *gql.Statement) []Need {
 			return []Need{needRead}
 		}
 		return []Need{needAdmin(schemaStatementName(stmt.Schema.Kind))}
+	case stmt.Copy != nil && stmt.Copy.To():
+		// It writes files on the server, as quiver.export does.
+		return []Need{needAdmin("COPY TO")}
 	case stmt.Copy != nil:
 		return []Need{needAdmin("COPY FROM")}
 	case stmt.Session != nil && stmt.Session.Kind == gql.SessionCheckpoint:

@@ -86,7 +86,7 @@ func (cb *colBuf) scalar(c *column, k kind, v vector.Value) {
 		cb.f64 = append(cb.f64, v.(float64))
 	case kindBool:
 		cb.b = append(cb.b, v.(bool))
-	case kindString:
+	case kindString, kindJSON:
 		cb.s = append(cb.s, v.(string))
 	case kindDate:
 		cb.i64 = append(cb.i64, v.(temporal.Date).Days)

@@ -29,10 +29,14 @@ const (
 	kindZonedDateTime
 	kindTime
 	kindDuration
+	// kindJSON is a COPY … TO column of values the files have no type
+	// for (maps, nodes, relationships, paths, mixed values): their JSON
+	// text, a STRING to any reader.
+	kindJSON
 )
 
 func (k kind) String() string {
-	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST", "DATETIME", "TIME", "DURATION"}[k]
+	return [...]string{"", "INTEGER", "FLOAT", "BOOLEAN", "STRING", "DATE", "LOCAL TIME", "LOCAL DATETIME", "DATETIME", "LIST", "DATETIME", "TIME", "DURATION", "JSON"}[k]
 }
 
 // csvType is the type a CSV header names; "" when the importer's CSV
@@ -41,6 +45,8 @@ func (k kind) csvType() string {
 	switch k {
 	case kindInt:
 		return "INT64"
+	case kindJSON:
+		return "STRING"
 	case kindFloat:
 		return "DOUBLE"
 	case kindBool:

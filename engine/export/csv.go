@@ -17,13 +17,23 @@ import (
 // suggests Parquet.
 
 type csvSink struct {
+	opt  csvOptions
 	out  *output
 	g    *group
 	keys int
 	line []byte
 }
 
-func newCSVSink(out *output, g *group, keyNames []string) (*csvSink, error) {
+// csvOptions are a CSV file's dialect: the export's is the importer's
+// (commas, a header); COPY … TO may change both, and writes strings with
+// line breaks quoted (RFC 4180), which the importer cannot read back.
+type csvOptions struct {
+	delim  byte
+	header bool
+	breaks bool
+}
+
+func newCSVSink(out *output, g *group, keyNames []string, opt csvOptions) (*csvSink, error) {
 	var h []string
 	for _, k := range keyNames {
 		h = append(h, k+":INT64")
@@ -33,13 +43,18 @@ func newCSVSink(out *output, g *group, keyNames []string) (*csvSink, error) {
 		if t == "" {
 			return nil, errs.NotSupported("%s: property %s holds %s values, which the importer's CSV cannot hold; export as Parquet (--format parquet)", g.what(), c.name, c.kind)
 		}
-		if c.name == "" || strings.ContainsAny(c.name, ",:\"\r\n") || strings.TrimSpace(c.name) != c.name {
+		if opt.breaks && opt.header && (c.name == "" || strings.ContainsAny(c.name, ",:\"\r\n"+string(opt.delim)) || strings.TrimSpace(c.name) != c.name) {
+			return nil, errs.NotSupported("%s: the column name %q cannot be a CSV header field; rename it with AS, or write HEADER = false", g.what(), c.name)
+		}
+		if !opt.breaks && (c.name == "" || strings.ContainsAny(c.name, ",:\"\r\n") || strings.TrimSpace(c.name) != c.name) {
 			return nil, errs.NotSupported("%s: the property name %q cannot be a CSV header field; export as Parquet (--format parquet)", g.what(), c.name)
 		}
 		h = append(h, c.name+":"+t)
 	}
-	s := &csvSink{out: out, g: g, keys: len(keyNames)}
-	s.out.Write([]byte(strings.Join(h, ",") + "\n"))
+	s := &csvSink{opt: opt, out: out, g: g, keys: len(keyNames)}
+	if opt.header {
+		s.out.Write([]byte(strings.Join(h, string(opt.delim)) + "\n"))
+	}
 	return s, s.out.err
 }
 
@@ -49,12 +64,14 @@ func (s *csvSink) write(b *batch) error {
 		line := s.line[:0]
 		for k := 0; k < s.keys; k++ {
 			if k > 0 {
-				line = append(line, ',')
+				line = append(line, s.opt.delim)
 			}
 			line = strconv.AppendInt(line, b.keys[k][r], 10)
 		}
 		for i := range s.g.cols {
-			line = append(line, ',')
+			if s.keys > 0 || i > 0 {
+				line = append(line, s.opt.delim)
+			}
 			cb := &b.cols[i]
 			if cb.def[r] == 0 {
 				continue
@@ -80,9 +97,9 @@ func (s *csvSink) write(b *batch) error {
 				line = append(line, temporal.DateTime{Sec: sec, Nanos: nanos}.String()...)
 			case kindZonedDateTime, kindTime, kindDuration:
 				line = append(line, cb.s[j]...)
-			case kindString:
+			case kindString, kindJSON:
 				x := cb.s[j]
-				if strings.ContainsAny(x, "\r\n") {
+				if !s.opt.breaks && strings.ContainsAny(x, "\r\n") {
 					return errs.NotSupported("%s: property %s holds a string with a line break, which the importer's CSV cannot read; export as Parquet (--format parquet)", s.g.what(), s.g.cols[i].name)
 				}
 				line = append(line, '"')

@@ -11,5 +11,10 @@
 // link out of it. Files are written under temporary names and renamed
 // when complete (files.go), so a failed export leaves nothing behind.
 //
-// export reads storage and writes files; it never plans or runs queries.
+// COPY (<query>) TO writes a query's rows into one file with the same
+// column writers (query.go); the engine runs the query and hands its
+// batches over.
+//
+// export reads storage and batches and writes files; it never plans or
+// runs queries.
 package export

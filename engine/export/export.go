@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/progress"
@@ -201,9 +202,9 @@ func (w *writer) open(gs []*group, keyNames []string) ([]sink, []*batch, error) 
 			return nil, nil, err
 		}
 		if w.format == FormatCSV {
-			sinks[i], err = newCSVSink(out, g, keyNames)
+			sinks[i], err = newCSVSink(out, g, keyNames, csvOptions{delim: ',', header: true})
 		} else {
-			sinks[i], err = newParquetSink(out, g, keyNames)
+			sinks[i], err = newParquetSink(out, g, keyNames, compress.Codecs.Snappy)
 		}
 		if err != nil {
 			return nil, nil, err

@@ -106,6 +106,7 @@ type output struct {
 	dir    string
 	stage  *stage
 	err    error // the first write error: later writes do nothing
+	n      int64 // bytes written to the file
 	closed bool
 }
 
@@ -113,6 +114,7 @@ type countWriter struct{ o *output }
 
 func (c countWriter) Write(p []byte) (int, error) {
 	n, err := c.o.f.Write(p)
+	c.o.n += int64(n)
 	if c.o.stage != nil {
 		c.o.stage.bytes += int64(n)
 	}
@@ -174,7 +176,10 @@ func CreateFile(fsys vfs.FS, path string) (*File, error) {
 
 // Commit completes the file and renames it into place, durably.
 func (f *File) Commit() error {
-	err := f.close()
+	var err error
+	if !f.closed { // a sink's close closes its output
+		err = f.close()
+	}
 	if err == nil {
 		err = f.fs.Rename(f.tmp, f.path)
 	}
@@ -190,7 +195,9 @@ func (f *File) Commit() error {
 
 // Abort removes the unfinished file.
 func (f *File) Abort() {
-	f.f.Close()
+	if !f.closed {
+		f.f.Close()
+	}
 	f.fs.Remove(f.tmp)
 }
 
@@ -211,3 +218,6 @@ func randomSuffix() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// written is the bytes the file holds once committed.
+func (f *File) written() int64 { return f.n }

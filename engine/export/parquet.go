@@ -77,7 +77,7 @@ func scalarNode(name string, c *column, k kind) (schema.Node, error) {
 		pt = parquet.Types.Double
 	case kindBool:
 		pt = parquet.Types.Boolean
-	case kindString, kindZonedDateTime, kindTime, kindDuration:
+	case kindString, kindZonedDateTime, kindTime, kindDuration, kindJSON:
 		lt, pt = schema.StringLogicalType{}, parquet.Types.ByteArray
 	case kindDate:
 		lt, pt = schema.DateLogicalType{}, parquet.Types.Int32
@@ -91,7 +91,12 @@ func scalarNode(name string, c *column, k kind) (schema.Node, error) {
 	return schema.NewPrimitiveNodeLogical(name, opt, lt, pt, -1, -1)
 }
 
-func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, error) {
+// parquetCodecs are the compressions COPY … TO offers.
+var parquetCodecs = map[string]compress.Compression{
+	"snappy": compress.Codecs.Snappy, "zstd": compress.Codecs.Zstd, "none": compress.Codecs.Uncompressed,
+}
+
+func newParquetSink(out *output, g *group, keyNames []string, codec compress.Compression) (*parquetSink, error) {
 	req := parquet.Repetitions.Required
 	var fields schema.FieldList
 	for _, k := range keyNames {
@@ -108,7 +113,7 @@ func newParquetSink(out *output, g *group, keyNames []string) (*parquetSink, err
 	if err != nil {
 		return nil, fmt.Errorf("the columns of %s: %w", g.what(), err)
 	}
-	opts := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy), parquet.WithCreatedBy("quiver export")}
+	opts := []parquet.WriterProperty{parquet.WithCompression(codec), parquet.WithCreatedBy("quiver")}
 	for _, k := range keyNames {
 		// Ids are nearly all distinct: a dictionary would only cost.
 		opts = append(opts, parquet.WithDictionaryFor(k, false))

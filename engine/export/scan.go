@@ -15,6 +15,7 @@ import (
 // the relationships of one type, with the property columns they carry.
 type group struct {
 	rels   bool
+	desc   string // what() when set: COPY … TO's "the query's rows"
 	name   string // "A:B" (labels in catalog order) or the type
 	labels []string
 	typ    catalog.TypeID
@@ -32,6 +33,9 @@ type group struct {
 }
 
 func (g *group) what() string {
+	if g.desc != "" {
+		return g.desc
+	}
 	if g.rels {
 		return fmt.Sprintf("relationships of type %s", g.name)
 	}

@@ -28,10 +28,16 @@ func (s *Statement) String() string {
 		sb.WriteString(s.Copy.String())
 		return sb.String()
 	}
-	for i, part := range s.Query.Parts {
+	formatQuery(&sb, s.Query)
+	return sb.String()
+}
+
+// formatQuery prints a query's parts joined by their UNIONs.
+func formatQuery(sb *strings.Builder, q *Query) {
+	for i, part := range q.Parts {
 		if i > 0 {
 			sb.WriteString(" UNION ")
-			if s.Query.UnionAll[i-1] {
+			if q.UnionAll[i-1] {
 				sb.WriteString("ALL ")
 			}
 		}
@@ -39,10 +45,9 @@ func (s *Statement) String() string {
 			if j > 0 {
 				sb.WriteByte(' ')
 			}
-			formatClause(&sb, c)
+			formatClause(sb, c)
 		}
 	}
-	return sb.String()
 }
 
 func formatClause(sb *strings.Builder, c Clause) {
