@@ -289,6 +289,11 @@ func decodeArrowTable(r io.Reader) (int64, error) {
 // ArrowHTTPHeading is the report's section in bench/RESULTS.md.
 const ArrowHTTPHeading = "## Arrow results over HTTP"
 
+// ExportHeading opens the section of RESULTS.md kept by hand with the
+// export's and COPY TO's figures (bench/README.md, "Export (by hand)"),
+// which `quiverbench run` keeps as it keeps the sections above.
+const ExportHeading = "## Export and COPY TO (by hand)"
+
 // WriteArrowHTTPSection renders the report as a markdown section.
 func WriteArrowHTTPSection(w io.Writer, rep *ArrowHTTPReport, notes string) error {
 	fmt.Fprintf(w, "%s\n\n", ArrowHTTPHeading)

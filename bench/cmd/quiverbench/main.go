@@ -215,10 +215,10 @@ func run(args []string) error {
 		return err
 	}
 	// The sections `quiverbench writes`, `restart`, `protocols` and `arrow`
-	// keep in the report stay.
+	// keep in the report stay, and the export's, kept by hand.
 	report := buf.String()
 	if old, err := os.ReadFile(*out); err == nil {
-		for _, h := range []string{bench.WritesHeading, bench.RestartHeading, bench.ProtocolsHeading, bench.ArrowHTTPHeading} {
+		for _, h := range []string{bench.WritesHeading, bench.RestartHeading, bench.ProtocolsHeading, bench.ArrowHTTPHeading, bench.ExportHeading} {
 			if sec := bench.ExtractSection(string(old), h); sec != "" {
 				report = bench.SpliceSection(report, h, sec)
 			}
