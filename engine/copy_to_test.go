@@ -148,19 +148,7 @@ func TestCopyToTypes(t *testing.T) {
 // the properties given.
 func checkParquet(t *testing.T, path string, props []map[string]vector.Value) {
 	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readParquetTable(t, path)
 	defer tbl.Release()
 	wantTypes := []string{"int64", "int64", "float64", "bool", "utf8", "date32", "time64[ns]", "timestamp[ns]", "utf8", "utf8", "utf8", "list<element: int64, nullable>"}
 	if int(tbl.NumRows()) != len(props) || int(tbl.NumCols()) != len(copyToKeys) {
@@ -319,19 +307,7 @@ func TestCopyToEntities(t *testing.T) {
 	copyTo(t, db, "COPY ("+q+") TO 'e.parquet'")
 	copyTo(t, db, "COPY ("+q+") TO 'e.csv'")
 
-	rdr, err := file.OpenParquetFile(filepath.Join(dir, "e.parquet"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readParquetTable(t, filepath.Join(dir, "e.parquet"))
 	defer tbl.Release()
 	f, err := os.Open(filepath.Join(dir, "e.csv"))
 	if err != nil {
@@ -495,4 +471,24 @@ func TestCopyToRefusals(t *testing.T) {
 	if len(audit) < 3 || audit[0] != "copy_to denied ../outside/x.csv" || audit[len(audit)-1] != "copy_to success x.parquet" {
 		t.Errorf("audit trail %q", audit)
 	}
+}
+
+// readParquetTable reads a Parquet file whole with arrow-go's reader, an
+// independent one; the caller releases the table.
+func readParquetTable(t *testing.T, path string) arrow.Table {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }
