@@ -43,6 +43,7 @@ type scratch struct {
 	valid []byte
 	offs  []int32
 	data  []byte
+	union unionScratch // LIST and ANY columns of scalars (union.go)
 }
 
 // NewEncoder encodes batches of a result with columns cols; ents
@@ -103,6 +104,18 @@ func (e *Encoder) column(c int, typ string, v *vector.Vector, b *vector.Batch, n
 		return generic(s, arrow.FixedWidthTypes.Time64ns, &s.i64, v, b, n, time64)
 	case typ == "LOCALDATETIME" && v.Type == vector.Any:
 		return generic(s, localDateTimeType, &s.i64, v, b, n, timestamp)
+	case typ == "LIST" && v.Type == vector.Any:
+		a, ok, err := s.union.listColumn(e.schema.Field(c).Type, v, b, n)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", e.cols[c].Name, err)
+		}
+		if ok {
+			return a, nil
+		}
+	case v.Type == vector.Any && ArrowType(typ) == valueType:
+		if a, ok := s.union.anyColumn(v, b, n); ok {
+			return a, nil
+		}
 	}
 	bld := e.bld[c]
 	if bld == nil {
@@ -247,5 +260,8 @@ func (e *Encoder) Release() {
 			b.Release()
 			e.bld[i] = nil
 		}
+	}
+	for i := range e.scratch {
+		e.scratch[i].union.release()
 	}
 }

@@ -72,10 +72,25 @@ func genValue(r *rand.Rand, depth int) vector.Value {
 // genColumn makes a column of one of the result's kinds over n rows.
 func genColumn(r *rand.Rand, n int) (engine.Column, *vector.Vector) {
 	nullRate := []float64{0, 0.1, 0.9, 1}[r.IntN(4)]
-	kinds := []string{"INTEGER", "FLOAT", "BOOLEAN", "STRING", "NULL", "ANY", "LIST", "MAP", "DATE", "DATETIME", "DURATION", "TIME", "LOCALTIME", "LOCALDATETIME"}
+	kinds := []string{"INTEGER", "FLOAT", "BOOLEAN", "STRING", "NULL", "ANY", "LIST", "MAP", "DATE", "DATETIME", "DURATION", "TIME", "LOCALTIME", "LOCALDATETIME",
+		"ANY scalars", "LIST scalars"}
 	typ := kinds[r.IntN(len(kinds))]
 	var v *vector.Vector
 	switch typ {
+	case "ANY scalars", "LIST scalars": // the union's own fast path (union.go)
+		v = vector.New(vector.Any, n)
+		for i := range v.Any {
+			if typ == "ANY scalars" {
+				v.Any[i] = genScalar(r)
+				continue
+			}
+			l := make([]vector.Value, r.IntN(5))
+			for j := range l {
+				l[j] = genScalar(r)
+			}
+			v.Any[i] = l
+		}
+		typ = strings.Fields(typ)[0]
 	case "INTEGER":
 		v = vector.New(vector.Int64, n)
 		for i := range v.I64 {
