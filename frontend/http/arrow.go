@@ -127,7 +127,7 @@ func (s *Server) answerArrow(ctx *fasthttp.RequestCtx, q *runningQuery, res *eng
 	}
 	ctx.SetContentType(arrowio.MediaType)
 	log := q.log
-	ctx.SetBodyStreamWriter(func(bw *bufio.Writer) {
+	setStreamBody(ctx, func(bw *bufio.Writer) {
 		err := s.streamArrow(bw, a, log)
 		res.Close()
 		s.releaseBuf(a.bp, a.sink.b)

@@ -196,7 +196,7 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 func (s *Server) runBatchAutoCommit(ctx *fasthttp.RequestCtx, req *batchRequest) {
 	q := s.startQuery(ctx, 0)
 	ctx.SetContentType("application/json")
-	ctx.SetBodyStreamWriter(func(bw *bufio.Writer) {
+	setStreamBody(ctx, func(bw *bufio.Writer) {
 		defer q.release()
 		bp := s.bufs.Get().(*[]byte)
 		b := append((*bp)[:0], `{"results":[`...)

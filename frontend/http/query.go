@@ -101,7 +101,7 @@ func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experi
 		return
 	}
 	ctx.SetContentType("application/json")
-	ctx.SetBodyStreamWriter(func(bw *bufio.Writer) {
+	setStreamBody(ctx, func(bw *bufio.Writer) {
 		err := s.stream(bw, w)
 		w.close()
 		w.release()

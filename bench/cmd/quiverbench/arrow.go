@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/quiverdb/quiver/bench"
 )
@@ -20,7 +21,19 @@ func runArrow(args []string) error {
 	note := fs.String("note", "", "a paragraph for the section")
 	notes := fs.String("notes", "bench/arrow-notes.md", "markdown read into the section (missing: none)")
 	commitName := fs.String("commit", "", "the commit measured (default: git describe here)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and client) to this file")
 	fs.Parse(args)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *commitName == "" {
 		*commitName = commit()
 	}
