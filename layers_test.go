@@ -21,7 +21,8 @@ var allowed = map[string][]string{
 	"temporal":              nil,
 	"vector":                nil,
 	"csr":                   nil,
-	"jsontext":              nil, // the JSON scalars the frontends, the shell and COPY … TO write alike
+	"jsontext":              nil,                                // the JSON scalars the frontends, the shell and COPY … TO write alike
+	"jsonvalue":             {"temporal", "vector", "jsontext"}, // values, entities and paths as JSON text, for the answers and COPY … TO alike
 	"engine/errs":           nil,
 	"engine/gql":            {"engine/errs"},
 	"engine/catalog":        {"engine/errs"},
@@ -41,7 +42,7 @@ var allowed = map[string][]string{
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsontext"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it
+	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsonvalue"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it
 	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},
 	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
 	"engine/plan/physical":  {"vector", "engine/plan", "engine/functions"},
@@ -54,7 +55,7 @@ var allowed = map[string][]string{
 	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
-	"frontend/jsonio":       {"temporal", "vector", "jsontext", "engine"},
+	"frontend/jsonio":       {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
 	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,

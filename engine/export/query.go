@@ -7,6 +7,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/jsonvalue"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -74,7 +75,7 @@ type QuerySummary struct {
 // error the file is not written.
 func Query(rows Rows, cols []QueryColumn, ents Entities, o QueryOptions) (QuerySummary, error) {
 	sum := QuerySummary{Path: o.Path}
-	q := &queryWriter{o: o, json: jsonText{ents: ents}}
+	q := &queryWriter{o: o, json: jsonvalue.Encoder{Ents: ents, SortProperties: true}}
 	if q.o.RowGroupRows <= 0 {
 		q.o.RowGroupRows = DefaultBatchRows
 	}
@@ -117,7 +118,7 @@ func Query(rows Rows, cols []QueryColumn, ents Entities, o QueryOptions) (QueryS
 type queryWriter struct {
 	o    QueryOptions
 	f    *File
-	json jsonText
+	json jsonvalue.Encoder
 	g    *group
 	s    sink
 	b    *batch
@@ -365,7 +366,7 @@ func (q *queryWriter) addValue(i int, x vector.Value) error {
 	c := &q.g.cols[i]
 	if x != nil {
 		if c.kind == kindJSON {
-			q.buf = q.json.append(q.buf[:0], x, 0)
+			q.buf = q.json.AppendValue(q.buf[:0], x, 0)
 			x = string(q.buf)
 		} else if err := fits(c, x); err != nil {
 			return err
