@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -195,47 +194,10 @@ func decodeJSONAnswer(t *testing.T, where string, a rawAnswer) jsonResult {
 		r.fields = append(r.fields, engine.Column{Name: f.Name, Type: f.Type})
 	}
 	for _, row := range out.Data {
-		r.rows = append(r.rows, canonical(t, arrowio.Normalize(map[string]any(row))))
+		r.rows = append(r.rows, arrowio.Canonical(arrowio.Normalize(map[string]any(row))))
 	}
 	sort.Strings(r.rows)
 	return r
-}
-
-func canonical(_ *testing.T, v any) string { return typed(v) }
-
-// typed renders a normalised value with its types told apart (an
-// INTEGER 3 is not the FLOAT 3.0), maps with their keys sorted.
-func typed(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case int64:
-		return "i" + strconv.FormatInt(x, 10)
-	case float64:
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		return strconv.Quote(x)
-	case bool:
-		return strconv.FormatBool(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = typed(e)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = strconv.Quote(k) + ":" + typed(x[k])
-		}
-		return "{" + strings.Join(parts, ",") + "}"
-	}
-	return fmt.Sprintf("?%T(%v)", v, v)
 }
 
 // readArrowAnswer reads an Arrow stream as jsonResult; err is the
@@ -265,7 +227,7 @@ func readArrowAnswer(t *testing.T, where string, body []byte) (jsonResult, error
 				}
 				row[rec.ColumnName(c)] = v
 			}
-			r.rows = append(r.rows, canonical(t, row))
+			r.rows = append(r.rows, arrowio.Canonical(row))
 		}
 	}
 	sort.Strings(r.rows)

@@ -107,7 +107,7 @@ func TestArrowJSReader(t *testing.T) {
 			for c, v := range r {
 				row[got.Fields[c][0]] = fromArrowJS(t, v, got.Fields[c][1])
 			}
-			rows = append(rows, typed(row))
+			rows = append(rows, arrowio.Canonical(row))
 		}
 		sort.Strings(rows)
 		if strings.Join(rows, "\n") != strings.Join(want[i].rows, "\n") {
