@@ -243,6 +243,8 @@ fuzz:
 		'FuzzDecodeRecord ./engine/storage/ 20000' \
 		'FuzzDecodeSystemFile ./engine/storage/ 10000' \
 		'FuzzGraphalytics ./engine/load/ 5000' \
+		'FuzzParquet ./engine/load/ 2000' \
+		'FuzzParseManifest ./engine/export/ 10000' \
 		'FuzzDecodeRequest ./frontend/http/ 20000' \
 		'FuzzFastObject ./frontend/jsonio/ 20000' \
 		'FuzzStream ./frontend/arrowio/ 3000' \

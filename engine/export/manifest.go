@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ManifestFile is the name of the manifest in an export's folder.
@@ -49,9 +50,53 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not an export's folder: %w", dir, err)
 	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	m, err := ParseManifest(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
+	return m, nil
+}
+
+// ParseManifest reads a manifest's text and checks it: a known format,
+// the key and endpoint columns named, and every file it names a plain
+// name inside the export's folder. An import reads what the manifest
+// names, so a manifest from elsewhere must not send it to read a file
+// outside the folder (`../`, an absolute path).
+func ParseManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if m.Format != FormatParquet && m.Format != FormatCSV {
+		return nil, fmt.Errorf("format %q is neither %q nor %q", m.Format, FormatParquet, FormatCSV)
+	}
+	if m.IDColumn == "" || m.FromColumn == "" || m.ToColumn == "" {
+		return nil, fmt.Errorf("id_column, from_column and to_column must each name a column")
+	}
+	if m.Schema != "" {
+		if err := plainName(m.Schema); err != nil {
+			return nil, fmt.Errorf("schema: %w", err)
+		}
+	}
+	for _, list := range [][]ManifestEntry{m.Nodes, m.Relationships} {
+		for _, e := range list {
+			if err := plainName(e.File); err != nil {
+				return nil, fmt.Errorf("the file of %q: %w", e.Name, err)
+			}
+			if e.Rows < 0 {
+				return nil, fmt.Errorf("the file %q has %d rows", e.File, e.Rows)
+			}
+		}
+	}
 	return &m, nil
+}
+
+// plainName accepts a file name inside a folder: not empty, not
+// absolute, no folder part, no "." or "..".
+func plainName(name string) error {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || filepath.IsAbs(name) ||
+		strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("%q is not a file name inside the export's folder", name)
+	}
+	return nil
 }

@@ -66,6 +66,36 @@ func nodeTable(t *testing.T, path string) (*table, error) {
 	return tb, err
 }
 
+// writeTextParquet writes a Parquet file of cols whose metadata types
+// some string columns as temporal text (quiver export's quiver.types).
+func writeTextParquet(tb testing.TB, path, types string, cols ...pqc) {
+	var fields []arrow.Field
+	var arrs []arrow.Array
+	for _, c := range cols {
+		a, _, err := array.FromJSON(memory.DefaultAllocator, c.typ, strings.NewReader(c.json))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer a.Release()
+		fields = append(fields, arrow.Field{Name: c.name, Type: c.typ, Nullable: true})
+		arrs = append(arrs, a)
+	}
+	md := arrow.NewMetadata([]string{typesKey}, []string{types})
+	sch := arrow.NewSchema(fields, &md)
+	rec := array.NewRecordBatch(sch, arrs, int64(arrs[0].Len()))
+	defer rec.Release()
+	tbl := array.NewTableFromRecords(sch, []arrow.RecordBatch{rec})
+	defer tbl.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pqarrow.WriteTable(tbl, f, 2, nil, pqarrow.DefaultWriterProps()); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+}
+
 // A column the metadata types as DATETIME or TIME (as quiver export
 // writes zoned values) is parsed from its strings; metadata that names
 // another type, or a column that does not hold strings, is an error.
@@ -73,31 +103,7 @@ func TestParquetTextTypes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, types string, cols ...pqc) string {
 		path := filepath.Join(dir, name)
-		var fields []arrow.Field
-		var arrs []arrow.Array
-		for _, c := range cols {
-			a, _, err := array.FromJSON(memory.DefaultAllocator, c.typ, strings.NewReader(c.json))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Release()
-			fields = append(fields, arrow.Field{Name: c.name, Type: c.typ, Nullable: true})
-			arrs = append(arrs, a)
-		}
-		md := arrow.NewMetadata([]string{typesKey}, []string{types})
-		sch := arrow.NewSchema(fields, &md)
-		rec := array.NewRecordBatch(sch, arrs, int64(arrs[0].Len()))
-		defer rec.Release()
-		tbl := array.NewTableFromRecords(sch, []arrow.RecordBatch{rec})
-		defer tbl.Release()
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pqarrow.WriteTable(tbl, f, 2, nil, pqarrow.DefaultWriterProps()); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		writeTextParquet(t, path, types, cols...)
 		return path
 	}
 	str := arrow.BinaryTypes.String
@@ -452,6 +458,20 @@ func FuzzParquet(f *testing.F) {
 		pqc{"s", arrow.BinaryTypes.String, `["a", null, "c"]`, false})
 	seed, err := os.ReadFile(good)
 	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	// Columns the metadata types as temporal text, as quiver export
+	// writes them.
+	tagged := filepath.Join(dir, "tagged.parquet")
+	str := arrow.BinaryTypes.String
+	writeTextParquet(f, tagged, `{"at": "DATETIME", "t": "TIME", "l": "DATETIME", "d": "DURATION"}`,
+		pqc{"id", arrow.PrimitiveTypes.Int64, `[1, 2]`, true},
+		pqc{"at", str, `["2020-01-02T03:04:05.5+01:00[Europe/Paris]", null]`, false},
+		pqc{"t", str, `[null, "12:00:00-02:30"]`, false},
+		pqc{"l", arrow.ListOf(str), `[["1970-01-01T00:00+05:30"], []]`, false},
+		pqc{"d", str, `["P14M-3DT-0.000000001S", null]`, false})
+	if seed, err = os.ReadFile(tagged); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(seed)
