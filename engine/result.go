@@ -22,6 +22,11 @@ import (
 type Column struct {
 	Name string
 	Type string
+	// Elem is a LIST column's element type (BOOLEAN, INTEGER, FLOAT or
+	// STRING) when the plan knows every element is of it or null, else
+	// empty. The JSON schema does not show it; a columnar answer (Arrow)
+	// types its lists by it.
+	Elem string
 }
 
 // WriteCounts are a statement's side effects: entities created and
@@ -283,6 +288,9 @@ func resultColumns(cols []plan.Column, first *vector.Batch) []Column {
 			}
 		}
 		out[i] = Column{Name: c.Name, Type: name}
+		if name == "LIST" && c.Elem != vector.Null {
+			out[i].Elem = c.Elem.String()
+		}
 	}
 	return out
 }

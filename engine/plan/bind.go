@@ -126,7 +126,7 @@ func bindUnion(q *gql.Query, env Env, untyped bool) (*Plan, error) {
 			pr := &Project{Input: root}
 			for j, c := range root.Columns() {
 				if !c.Hidden {
-					pr.Exprs = append(pr.Exprs, &ColRef{Idx: j, Name: c.Name, T: c.Type, Kind: c.Kind})
+					pr.Exprs = append(pr.Exprs, &ColRef{Idx: j, Name: c.Name, T: c.Type, Kind: c.Kind, Elem: c.Elem})
 					pr.Cols = append(pr.Cols, c)
 				}
 			}
@@ -168,7 +168,7 @@ func alignUnion(root Operator, cols, want []Column, mixed []bool, part *gql.Sing
 		}
 		reordered = reordered || found != w
 		c := cols[found]
-		pr.Exprs = append(pr.Exprs, &ColRef{Idx: found, Name: c.Name, T: c.Type, Kind: c.Kind})
+		pr.Exprs = append(pr.Exprs, &ColRef{Idx: found, Name: c.Name, T: c.Type, Kind: c.Kind, Elem: c.Elem})
 		pr.Cols = append(pr.Cols, c)
 		if c.Type != want[w].Type {
 			want[w].Type = vector.Any
@@ -176,6 +176,9 @@ func alignUnion(root Operator, cols, want []Column, mixed []bool, part *gql.Sing
 		}
 		if c.Kind != want[w].Kind {
 			want[w].Kind = ""
+		}
+		if c.Elem != want[w].Elem || want[w].Kind != "LIST" {
+			want[w].Elem = vector.Null
 		}
 	}
 	if !reordered {

@@ -235,7 +235,7 @@ func (b *binder) project(items []gql.Expr, names []string, order []*gql.SortItem
 			return nil, -1, err
 		}
 		pr.Exprs = append(pr.Exprs, e)
-		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
+		pr.Cols = append(pr.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e), Elem: ElemOf(e)})
 		aliases[names[i]] = e
 	}
 	for _, it := range order {
@@ -309,7 +309,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 			isKey[i], bound[i] = true, e
 			aliases[names[i]] = &keyRef{i: len(agg.Keys), e: e}
 			agg.Keys = append(agg.Keys, e)
-			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e)})
+			agg.Cols = append(agg.Cols, Column{Name: names[i], Type: e.Type(), Kind: KindOf(e), Elem: ElemOf(e)})
 			keyText = append(keyText, e.String())
 			continue
 		}
@@ -323,7 +323,7 @@ func (b *binder) aggregate(items []gql.Expr, names []string, nvisible int) error
 	agg.Aggs = collector.calls
 	nkeys := len(agg.Keys)
 	for _, c := range collector.calls {
-		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Kind: c.Func.Kind, Hidden: true})
+		agg.Cols = append(agg.Cols, Column{Name: b.sc.hiddenName("agg"), Type: aggType(c), Kind: c.Func.Kind, Elem: aggElem(c), Hidden: true})
 	}
 	b.set(agg)
 	pr := &Project{Input: agg}
@@ -430,6 +430,14 @@ func (b *binder) overGroups(e Expr, keyText []string, nkeys int, src gql.Expr) (
 
 // aggType is the static type of an aggregate's column: its function's
 // rule, given the argument's type.
+// aggElem is the element type of collect(x) over a typed x (ElemOf).
+func aggElem(c AggCall) vector.Type {
+	if c.Func.Name != "collect" || c.Arg == nil || !scalarElem(c.Arg.Type()) {
+		return vector.Null
+	}
+	return c.Arg.Type()
+}
+
 func aggType(c AggCall) vector.Type {
 	arg := vector.Any
 	if c.Arg != nil {

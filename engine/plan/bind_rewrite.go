@@ -13,7 +13,7 @@ func rewrite(e Expr, width int, f func(Expr) (Expr, bool)) Expr {
 // at localFrom (-1 outside any) and move by delta.
 func rewriteScoped(e Expr, localFrom, delta, width int, f func(Expr) (Expr, bool)) Expr {
 	if c, ok := e.(*ColRef); ok && localFrom >= 0 && c.Idx >= localFrom {
-		return &ColRef{Idx: c.Idx + delta, Name: c.Name, T: c.T, Kind: c.Kind}
+		return &ColRef{Idx: c.Idx + delta, Name: c.Name, T: c.T, Kind: c.Kind, Elem: c.Elem}
 	}
 	if r, ok := f(e); ok {
 		return r

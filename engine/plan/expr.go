@@ -24,6 +24,7 @@ type ColRef struct {
 	Name string
 	T    vector.Type
 	Kind string
+	Elem vector.Type // a LIST column's element type (ElemOf)
 }
 
 // Const is a literal value.

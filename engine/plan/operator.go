@@ -17,6 +17,9 @@ type Column struct {
 	// Kind names a generic (vector.Any) column's values when the plan
 	// knows them: LIST, MAP. Empty means unknown (ANY).
 	Kind string
+	// Elem is a LIST column's element type when the plan knows it
+	// (ElemOf), else vector.Null.
+	Elem vector.Type
 	// Hidden columns carry values later operators need but the result
 	// does not show (a variable used by ORDER BY after RETURN, say).
 	Hidden bool

@@ -46,7 +46,7 @@ func (s *scope) column(name string, t vector.Type) Column {
 
 // ref returns a reference to column i.
 func (s *scope) ref(i int) *ColRef {
-	return &ColRef{Idx: i, Name: s.cols[i].Name, T: s.cols[i].Type, Kind: s.cols[i].Kind}
+	return &ColRef{Idx: i, Name: s.cols[i].Name, T: s.cols[i].Type, Kind: s.cols[i].Kind, Elem: s.cols[i].Elem}
 }
 
 func appendCols(cols []Column, more ...Column) []Column {

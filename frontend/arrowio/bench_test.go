@@ -12,7 +12,8 @@ import (
 )
 
 // A batch of the benchmark's five columns (bench/arrowhttp.go): INTEGER,
-// FLOAT, STRING typed; DATE and LIST generic.
+// FLOAT, STRING typed; DATE and LIST (of INTEGER, as the plan types
+// the benchmark's list literal) generic vectors.
 func wideBatch() ([]engine.Column, *vector.Batch) {
 	n := vector.Capacity
 	b := vector.NewBatch(vector.Int64, vector.Float64, vector.String, vector.Any, vector.Any)
@@ -25,7 +26,7 @@ func wideBatch() ([]engine.Column, *vector.Batch) {
 		b.Cols[4].Any[i] = []vector.Value{int64(i), int64(i + 1), int64(i + 2)}
 	}
 	cols := []engine.Column{{Name: "id", Type: "INTEGER"}, {Name: "score", Type: "FLOAT"}, {Name: "name", Type: "STRING"},
-		{Name: "day", Type: "DATE"}, {Name: "tags", Type: "LIST"}}
+		{Name: "day", Type: "DATE"}, {Name: "tags", Type: "LIST", Elem: "INTEGER"}}
 	return cols, b
 }
 

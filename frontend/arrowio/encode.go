@@ -44,6 +44,7 @@ type scratch struct {
 	offs  []int32
 	data  []byte
 	union unionScratch // LIST and ANY columns of scalars (union.go)
+	list  listScratch  // typed LIST columns (lists.go)
 }
 
 // NewEncoder encodes batches of a result with columns cols; ents
@@ -104,6 +105,12 @@ func (e *Encoder) column(c int, typ string, v *vector.Vector, b *vector.Batch, n
 		return generic(s, arrow.FixedWidthTypes.Time64ns, &s.i64, v, b, n, time64)
 	case typ == "LOCALDATETIME" && v.Type == vector.Any:
 		return generic(s, localDateTimeType, &s.i64, v, b, n, timestamp)
+	case typ == "LIST" && typedElemType(e.cols[c].Elem) != nil:
+		a, err := s.list.typedList(e.schema.Field(c).Type, e.cols[c].Elem, v, b, n)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", e.cols[c].Name, err)
+		}
+		return a, nil
 	case typ == "LIST" && v.Type == vector.Any:
 		a, ok, err := s.union.listColumn(e.schema.Field(c).Type, v, b, n)
 		if err != nil {

@@ -71,10 +71,22 @@ func genValue(r *rand.Rand, depth int) vector.Value {
 func genColumn(r *rand.Rand, n int) (engine.Column, *vector.Vector) {
 	nullRate := []float64{0, 0.1, 0.9, 1}[r.IntN(4)]
 	kinds := []string{"INTEGER", "FLOAT", "BOOLEAN", "STRING", "NULL", "ANY", "LIST", "MAP", "DATE", "DATETIME", "DURATION", "TIME", "LOCALTIME", "LOCALDATETIME",
-		"ANY scalars", "LIST scalars"}
+		"ANY scalars", "LIST scalars", "LIST BOOLEAN", "LIST INTEGER", "LIST FLOAT", "LIST STRING"}
 	typ := kinds[r.IntN(len(kinds))]
 	var v *vector.Vector
+	elem := ""
 	switch typ {
+	case "LIST BOOLEAN", "LIST INTEGER", "LIST FLOAT", "LIST STRING": // typed lists (lists.go)
+		elem = strings.Fields(typ)[1]
+		v = vector.New(vector.Any, n)
+		for i := range v.Any {
+			l := make([]vector.Value, r.IntN(6))
+			for j := range l {
+				l[j] = genElem(r, elem)
+			}
+			v.Any[i] = l
+		}
+		typ = "LIST"
 	case "ANY scalars", "LIST scalars": // the union's own fast path (union.go)
 		v = vector.New(vector.Any, n)
 		for i := range v.Any {
@@ -122,7 +134,23 @@ func genColumn(r *rand.Rand, n int) (engine.Column, *vector.Vector) {
 			v.SetNull(i)
 		}
 	}
-	return engine.Column{Name: "c", Type: typ}, v
+	return engine.Column{Name: "c", Type: typ, Elem: elem}, v
+}
+
+// genElem is an element of a typed list: null or a value of type elem.
+func genElem(r *rand.Rand, elem string) vector.Value {
+	if r.IntN(5) == 0 {
+		return nil
+	}
+	switch elem {
+	case "BOOLEAN":
+		return r.IntN(2) == 0
+	case "INTEGER":
+		return r.Int64() - r.Int64()
+	case "FLOAT":
+		return []float64{0.5, -1e300, math.Inf(1), math.NaN(), r.NormFloat64()}[r.IntN(5)]
+	}
+	return []string{"", "é", "a\"b", "text"}[r.IntN(4)]
 }
 
 // genOf is a value of a generic column's declared type.
@@ -183,7 +211,7 @@ func checkStream(t *testing.T, seed uint64) {
 			for c := range cols {
 				for {
 					col, v := genColumn(r, n)
-					if col.Type == cols[c].Type {
+					if col.Type == cols[c].Type && col.Elem == cols[c].Elem {
 						b.Cols[c] = v
 						break
 					}

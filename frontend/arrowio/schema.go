@@ -13,6 +13,11 @@ const MediaType = "application/vnd.apache.arrow.stream"
 // schema.fields[].type of the JSON result names it.
 const MetaType = "quiver.type"
 
+// MetaElem is the field metadata key holding a typed LIST column's
+// element type (engine.Column.Elem); a LIST column without it is
+// list<VALUE>.
+const MetaElem = "quiver.elem"
+
 // The Arrow types of Quiver's types (docs/arrow.md, Types):
 //
 //	BOOLEAN        bool
@@ -29,7 +34,8 @@ const MetaType = "quiver.type"
 //	NODE           struct<id: uint64, labels: list<utf8>, properties: utf8 (JSON object)>
 //	RELATIONSHIP   struct<id: uint64, type: utf8, start: uint64, end: uint64, properties: utf8 (JSON object)>
 //	PATH           struct<nodes: list<NODE>, relationships: list<RELATIONSHIP>>
-//	LIST           list<VALUE>
+//	LIST           list<VALUE>, or list<bool|int64|float64|utf8> when the
+//	               plan knows the elements' type (engine.Column.Elem, lists.go)
 //	MAP            map<utf8, VALUE> (keys sorted)
 //	ANY            VALUE
 //
@@ -129,14 +135,26 @@ func ArrowType(typ string) arrow.DataType {
 	return valueType
 }
 
+// ColumnType is the Arrow type of a result's column: its type's, but a
+// typed list for a LIST column whose element type the plan knows.
+func ColumnType(c engine.Column) arrow.DataType {
+	if et := typedElemType(c.Elem); c.Type == "LIST" && et != nil {
+		return arrow.ListOf(et)
+	}
+	return ArrowType(c.Type)
+}
+
 // Schema is the Arrow schema of a result: one field per column, named
 // and ordered as the JSON result's schema.fields, each with its Quiver
 // type in the field metadata (MetaType).
 func Schema(cols []engine.Column) *arrow.Schema {
 	fs := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fs[i] = arrow.Field{Name: c.Name, Type: ArrowType(c.Type), Nullable: true,
-			Metadata: arrow.NewMetadata([]string{MetaType}, []string{c.Type})}
+		md := arrow.NewMetadata([]string{MetaType}, []string{c.Type})
+		if c.Type == "LIST" && typedElemType(c.Elem) != nil {
+			md = arrow.NewMetadata([]string{MetaType, MetaElem}, []string{c.Type, c.Elem})
+		}
+		fs[i] = arrow.Field{Name: c.Name, Type: ColumnType(c), Nullable: true, Metadata: md}
 	}
 	return arrow.NewSchema(fs, nil)
 }

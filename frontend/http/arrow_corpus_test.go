@@ -211,8 +211,9 @@ func readArrowAnswer(t *testing.T, where string, body []byte) (jsonResult, error
 	defer rd.Release()
 	for _, f := range rd.Schema().Fields() {
 		typ, _ := f.Metadata.GetValue(arrowio.MetaType)
+		elem, _ := f.Metadata.GetValue(arrowio.MetaElem)
 		r.fields = append(r.fields, engine.Column{Name: f.Name, Type: typ})
-		if want := arrowio.ArrowType(typ); !arrow.TypeEqual(f.Type, want) {
+		if want := arrowio.ColumnType(engine.Column{Type: typ, Elem: elem}); !arrow.TypeEqual(f.Type, want) {
 			t.Errorf("%s: column %q of type %s is Arrow %s, want %s", where, f.Name, typ, f.Type, want)
 		}
 	}

@@ -39,6 +39,7 @@ var arrowJSQueries = []string{
 	`RETURN [1, 'a', null, date('2020-02-29'), [2.5]] AS l, {a: 1, b: [1, 2], c: {d: 'e'}, t: localtime('01:02')} AS m, [] AS empty`,
 	`MATCH (p:Person) RETURN collect(p) AS people, collect(p.name) AS names, count(*) AS n`,
 	`MATCH (p:Person) RETURN p.name AS name, p.born AS born, p.score AS score, p.tags AS tags ORDER BY name`,
+	`UNWIND range(1, 3) AS i RETURN [i, i + 1, null] AS ints, [i * 0.5, null] AS floats, split('a b', ' ') AS strs, [i % 2 = 0, null] AS bools, range(1, i) AS r, [] AS none`,
 }
 
 func TestArrowJSReader(t *testing.T) {
