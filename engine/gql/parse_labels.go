@@ -65,6 +65,25 @@ func (p *parser) relTypes() ([]string, *LabelExpr) {
 	return nil, e
 }
 
+// setLabels parses the labels SET n:A:B adds and REMOVE n:A:B removes:
+// names, each after a colon. A label expression says which labels to
+// match, not which to write, so one is refused where it starts.
+func (p *parser) setLabels() []string {
+	const refused = "SET and REMOVE take labels joined by : (n:A:B), not a label expression"
+	var out []string
+	for p.isPunct(":") {
+		p.advance()
+		if p.isPunct("!") || p.isPunct("%") || p.isPunct("(") {
+			p.fail(refused)
+		}
+		out = append(out, p.ident("a label name"))
+	}
+	if p.isPunct("|") || p.isPunct("&") {
+		p.fail(refused)
+	}
+	return out
+}
+
 // labelPredicate parses the label expression of x:expr after x.
 func (p *parser) labelPredicate(pos Pos, x Expr) Expr {
 	lp := &labelParser{p: p, what: "a label name", bar: p.labelBar}

@@ -502,14 +502,8 @@ func (p *parser) barEnding(open int) Expr {
 	return e
 }
 
-func (p *parser) labels() []string {
-	var out []string
-	for p.isPunct(":") || p.labelAnd && len(out) > 0 && p.isPunct("&") {
-		p.advance()
-		out = append(out, p.ident("a label name"))
-	}
-	return out
-}
+// labels parses the labels of SET n:A:B and REMOVE n:A:B (parse_labels.go).
+func (p *parser) labels() []string { return p.setLabels() }
 
 func (p *parser) call(pos Pos) Clause {
 	c := &Call{Pos: pos}
