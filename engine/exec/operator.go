@@ -140,6 +140,8 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 			return newMorselScan(c), nil
 		}
 		return newNodeScan(c, p), nil
+	case *plan.LabelScan:
+		return newLabelScan(c, p), nil
 	case *plan.IndexSeek:
 		return newIndexSeek(c, p), nil
 	case *plan.IndexUnion:

@@ -59,6 +59,9 @@ func compileExpr(c *Env, e plan.Expr) (Evaluator, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e.Expr != nil {
+			return newLabelExprEval(c, x, e.Expr), nil
+		}
 		return &labelsEval{c: c, x: x, names: e.Labels, any: e.Any}, nil
 	case *plan.IsNull:
 		x, err := compileNode(c, e.X)

@@ -142,6 +142,9 @@ func exprKey(e plan.Expr) uint64 {
 			for _, l := range x.Labels {
 				str(':', l)
 			}
+			if x.Expr != nil {
+				str('~', x.Expr.String())
+			}
 		case *plan.PatternSubquery:
 			str('{', x.Text)
 		default:

@@ -191,6 +191,9 @@ type NodePattern struct {
 	Var    string
 	Labels []string
 	Props  Expr // *MapLit or *Param, nil when absent
+	// LabelExpr is a label expression other than a plain conjunction
+	// (then Labels is empty).
+	LabelExpr *LabelExpr
 }
 
 // Direction of a relationship pattern as written.
@@ -217,4 +220,7 @@ type RelPattern struct {
 	Dir       Direction
 	VarLength *Range
 	Props     Expr
+	// TypeExpr is a type expression other than a plain disjunction (then
+	// Types is empty).
+	TypeExpr *LabelExpr
 }

@@ -67,6 +67,7 @@ type (
 		X      Expr
 		Labels []string
 		Any    bool
+		Expr   *LabelExpr // any other label expression (then Labels is empty)
 	}
 	// IsNull is X IS [NOT] NULL.
 	IsNull struct {

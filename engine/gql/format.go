@@ -229,6 +229,9 @@ func formatNode(sb *strings.Builder, n *NodePattern) {
 	for _, l := range n.Labels {
 		sb.WriteString(":" + quoteName(l))
 	}
+	if n.LabelExpr != nil {
+		sb.WriteString(":" + n.LabelExpr.String())
+	}
 	if n.Props != nil {
 		sb.WriteByte(' ')
 		formatExpr(sb, n.Props)
@@ -249,6 +252,9 @@ func formatRel(sb *strings.Builder, r *RelPattern) {
 			sb.WriteByte('|')
 		}
 		sb.WriteString(quoteName(t))
+	}
+	if r.TypeExpr != nil {
+		sb.WriteString(":" + r.TypeExpr.String())
 	}
 	if r.VarLength != nil {
 		sb.WriteByte('*')

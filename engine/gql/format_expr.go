@@ -127,6 +127,9 @@ func formatExpr(sb *strings.Builder, e Expr) {
 func formatLabelTest(sb *strings.Builder, x *LabelTest) {
 	sb.WriteByte('(')
 	formatExpr(sb, x.X)
+	if x.Expr != nil {
+		sb.WriteString(":" + x.Expr.String())
+	}
 	for i, l := range x.Labels {
 		if x.Any && i > 0 {
 			sb.WriteByte('|')

@@ -160,7 +160,10 @@ func (l *lexer) next() (token, error) {
 			return token{kind: tPunct, text: s, pos: start, end: l.off}, nil
 		}
 	}
-	if strings.ContainsRune("()[]{},.:;|&=<>+-*/%^", r) {
+	if r == '!' && l.peekAt(1) == '=' {
+		return token{}, errAt(start, "unexpected \"!=\": inequality is written <>")
+	}
+	if strings.ContainsRune("()[]{},.:;|&=<>+-*/%^!", r) {
 		l.advance()
 		return token{kind: tPunct, text: string(r), pos: start, end: l.off}, nil
 	}

@@ -126,6 +126,10 @@ func (p *parser) predicate() Expr {
 				not = true
 				p.advance()
 			}
+			if p.isKeyword("LABELED") {
+				l = p.isLabeled(pos, l, not)
+				continue
+			}
 			p.expectKeyword("NULL")
 			l = &IsNull{Pos: pos, X: l, Not: not}
 		}

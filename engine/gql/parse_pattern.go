@@ -70,11 +70,11 @@ func (p *parser) nodePattern() *NodePattern {
 	n := &NodePattern{Pos: p.tok.pos}
 	p.expectPunct("(")
 	p.element()
-	if p.tok.kind == tIdent {
+	if p.tok.kind == tIdent && !p.labelIS() {
 		n.Var = p.ident("a variable")
 	}
-	if p.isPunct(":") {
-		n.Labels = p.labels()
+	if p.isPunct(":") || p.labelIS() {
+		n.Labels, n.LabelExpr = p.nodeLabels()
 	}
 	n.Props = p.patternProps()
 	p.expectPunct(")")
@@ -106,19 +106,11 @@ func (p *parser) relPattern() *RelPattern {
 	p.expectPunct("-")
 	if p.isPunct("[") {
 		p.advance()
-		if p.tok.kind == tIdent {
+		if p.tok.kind == tIdent && !p.labelIS() {
 			r.Var = p.ident("a variable")
 		}
-		if p.isPunct(":") {
-			p.advance()
-			r.Types = append(r.Types, p.ident("a relationship type"))
-			for p.isPunct("|") {
-				p.advance()
-				if p.isPunct(":") {
-					p.advance()
-				}
-				r.Types = append(r.Types, p.ident("a relationship type"))
-			}
+		if p.isPunct(":") || p.labelIS() {
+			r.Types, r.TypeExpr = p.relTypes()
 		}
 		if p.isPunct("*") {
 			r.VarLength = p.rangeSpec()

@@ -434,31 +434,8 @@ func (p *parser) removeItems() []*SetItem {
 	}
 }
 
-// labels parses :A:B (also :A|B is not a conjunction, so it is refused here).
-// labelTest reads the label expression of X:L1:L2 or X:L1|L2 (also
-// written X:L1|:L2) after X. Mixing the two forms is an error rather than
-// a guess at precedence.
-func (p *parser) labelTest(pos Pos, x Expr) Expr {
-	t := &LabelTest{Pos: pos, X: x, Labels: p.labels()}
-	if !p.labelBar() {
-		return t
-	}
-	if len(t.Labels) > 1 {
-		p.fail("a label expression cannot mix : and |: write x:A:B for all of the labels or x:A|B for one of them")
-	}
-	t.Any = true
-	for p.labelBar() {
-		p.advance()
-		if p.isPunct(":") {
-			p.advance()
-		}
-		t.Labels = append(t.Labels, p.ident("a label name"))
-	}
-	if p.isPunct(":") {
-		p.fail("a label expression cannot mix : and |: write x:A:B for all of the labels or x:A|B for one of them")
-	}
-	return t
-}
+// labelTest reads the label expression of X:expr after X (parse_labels.go).
+func (p *parser) labelTest(pos Pos, x Expr) Expr { return p.labelPredicate(pos, x) }
 
 // labelBar reports whether the current token is a "|" that joins labels:
 // anywhere but in a comprehension's list or WHERE, where it does so only
@@ -525,14 +502,8 @@ func (p *parser) barEnding(open int) Expr {
 	return e
 }
 
-func (p *parser) labels() []string {
-	var out []string
-	for p.isPunct(":") || p.labelAnd && len(out) > 0 && p.isPunct("&") {
-		p.advance()
-		out = append(out, p.ident("a label name"))
-	}
-	return out
-}
+// labels parses the labels of SET n:A:B and REMOVE n:A:B (parse_labels.go).
+func (p *parser) labels() []string { return p.setLabels() }
 
 func (p *parser) call(pos Pos) Clause {
 	c := &Call{Pos: pos}

@@ -158,8 +158,8 @@ func TestPositionsCountCharacters(t *testing.T) {
 	}
 }
 
-// ParsePattern reads one path and nothing after it; & joins labels
-// there only: a query's node patterns keep : alone.
+// ParsePattern reads one path and nothing after it; & and : may join its
+// labels together, where a query's node patterns use one or the other.
 func TestParsePattern(t *testing.T) {
 	part, err := ParsePattern("(a:A&B:C {k: 1})<-[r:T|U]-(:D)")
 	if err != nil {
@@ -169,12 +169,12 @@ func TestParsePattern(t *testing.T) {
 		!reflect.DeepEqual(part.Rels[0].Types, []string{"T", "U"}) || part.Rels[0].Dir != DirLeft {
 		t.Fatalf("parsed %+v", part)
 	}
-	for _, bad := range []string{"(a) RETURN a", "(a), (b)", "(:&A)", ""} {
+	for _, bad := range []string{"(a) RETURN a", "(a), (b)", "(:&A)", "", "(:A|B)", "(:!A)", "()-[:!R]->()", "()-[:%]->()"} {
 		if _, err := ParsePattern(bad); err == nil {
 			t.Errorf("%q parsed as a pattern", bad)
 		}
 	}
-	if _, err := Parse("MATCH (n:A&B) RETURN n"); err == nil {
-		t.Error("a query's node pattern took & between labels")
+	if _, err := Parse("MATCH (n:A&B:C) RETURN n"); err == nil {
+		t.Error("a query's node pattern took & and : between labels")
 	}
 }

@@ -117,6 +117,9 @@ func (s *createScope) part(part *gql.PatternPart) error {
 // node pattern makes a node. It returns each node's column.
 func (s *createScope) nodes(part *gql.PatternPart) ([]int, error) {
 	b, cols := s.b, s.cols
+	if err := writableLabels(part); err != nil {
+		return nil, err
+	}
 	nodeCols := make([]int, len(part.Nodes))
 	for i, n := range part.Nodes {
 		if col, ok := s.colOf(n.Var); ok {

@@ -52,7 +52,7 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 		if err != nil {
 			return nil, err
 		}
-		return &HasLabels{X: x, Labels: e.Labels, Any: e.Any}, nil
+		return &HasLabels{X: x, Labels: e.Labels, Any: e.Any, Expr: bindLabelExpr(e.Expr)}, nil
 	case *gql.IsNull:
 		x, err := b.exprWith(e.X, mode, aggs)
 		if err != nil {

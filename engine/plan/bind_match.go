@@ -75,6 +75,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	}
 	pc.nodes = append(pc.nodes, from)
 	for i, rp := range relps {
+		if rp, err = b.relTypeExpr(rp, rp.VarLength != nil); err != nil {
+			return nil, nil, err
+		}
 		if types := uniqueTypes(rp.Types); len(types) != len(rp.Types) {
 			c := *rp
 			c.Types = types
@@ -149,6 +152,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 				return nil, nil, err
 			}
 		}
+		if err := b.relTypeFilter(relIdx, rp); err != nil {
+			return nil, nil, err
+		}
 		if into >= 0 {
 			if err := b.labelFilter(into, to.Labels); err != nil {
 				return nil, nil, err
@@ -161,6 +167,9 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 					return nil, nil, err
 				}
 			}
+		}
+		if err := b.labelExprFilter(from, to.LabelExpr); err != nil {
+			return nil, nil, err
 		}
 		if err := b.propertyFilter(from, to.Props); err != nil {
 			return nil, nil, err
@@ -209,7 +218,7 @@ func (b *binder) selectivity(n *gql.NodePattern) int {
 		// A key in WHERE helps only through an index, and indexes are
 		// per label: an unlabelled node would be a scan of every node.
 		return 2
-	case len(n.Labels) > 0:
+	case len(n.Labels) > 0 || n.LabelExpr != nil:
 		return 1
 	}
 	return 0
@@ -253,8 +262,14 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 			if err := b.labelFilter(col, n.Labels); err != nil {
 				return 0, err
 			}
+			if err := b.labelExprFilter(col, n.LabelExpr); err != nil {
+				return 0, err
+			}
 			return col, b.propertyFilter(col, n.Props)
 		}
+	}
+	if n.LabelExpr != nil {
+		return b.labelScan(n)
 	}
 	scan := &NodeScan{Var: n.Var, Labels: n.Labels, Cols: []Column{b.sc.column(n.Var, vector.Node)}}
 	col := 0

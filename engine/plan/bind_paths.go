@@ -143,7 +143,10 @@ func (b *binder) shortestPart(part *gql.PatternPart, before int) (*partCols, err
 	if len(part.Rels) != 1 {
 		return nil, semanticAt(part.Pos, "%s requires a pattern with exactly one relationship", name)
 	}
-	rp := part.Rels[0]
+	rp, err := b.relTypeExpr(part.Rels[0], true)
+	if err != nil {
+		return nil, err
+	}
 	lo, hi := 1, 1
 	if rp.VarLength != nil {
 		lo, hi = rangeBounds(rp.VarLength)

@@ -66,7 +66,7 @@ func rewriteScoped(e Expr, localFrom, delta, width int, f func(Expr) (Expr, bool
 	case *IsNull:
 		return &IsNull{X: rw(x.X), Negate: x.Negate}
 	case *HasLabels:
-		return &HasLabels{X: rw(x.X), Labels: x.Labels, Any: x.Any}
+		return &HasLabels{X: rw(x.X), Labels: x.Labels, Any: x.Any, Expr: x.Expr}
 	case *Call:
 		args := make([]Expr, len(x.Args))
 		for i, a := range x.Args {

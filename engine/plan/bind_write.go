@@ -215,6 +215,9 @@ func (b *binder) merge(m *gql.Merge) error {
 // parameter as a property map, merge a relationship without exactly one
 // type, or a variable-length one.
 func (b *binder) checkMergePattern(part *gql.PatternPart) error {
+	if err := writableLabels(part); err != nil {
+		return err
+	}
 	for _, n := range part.Nodes {
 		if _, isParam := n.Props.(*gql.Param); isParam {
 			return syntaxAt(n.Pos, "a parameter cannot be used as the property map of a MERGE pattern; use {key: $param.key}")

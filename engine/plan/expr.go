@@ -106,6 +106,8 @@ type HasLabels struct {
 	X      Expr
 	Labels []string
 	Any    bool
+	// Expr is any other label expression (then Labels is empty).
+	Expr *LabelExpr
 }
 
 // List builds a list from its elements per row.
@@ -180,6 +182,9 @@ func (e *IsNull) String() string {
 	return "(" + e.X.String() + " IS NULL)"
 }
 func (e *HasLabels) String() string {
+	if e.Expr != nil {
+		return e.X.String() + ":" + e.Expr.String()
+	}
 	if e.Any {
 		return e.X.String() + ":" + strings.Join(e.Labels, "|")
 	}

@@ -17,7 +17,7 @@ import (
 // checks it against the operator types the plan package declares (every
 // type with a Children method), so a new operator cannot be left out.
 var everyOperator = []plan.Operator{
-	&plan.Unit{}, &plan.NodeScan{}, &plan.Expand{}, &plan.Filter{}, &plan.Project{},
+	&plan.Unit{}, &plan.NodeScan{}, &plan.LabelScan{}, &plan.Expand{}, &plan.Filter{}, &plan.Project{},
 	&plan.Aggregate{}, &plan.Sort{}, &plan.Distinct{}, &plan.Skip{}, &plan.Limit{},
 	&plan.Unwind{}, &plan.Argument{}, &plan.Optional{}, &plan.CrossProduct{},
 	&plan.Create{}, &plan.ProcedureCall{}, &plan.CountExpand{}, &plan.IndexSeek{},

@@ -265,7 +265,7 @@ func elementTest(e plan.Expr, elem int, t vector.Type) (plan.Expr, bool) {
 	case *plan.HasLabels:
 		if c, ok := x.X.(*plan.ColRef); ok && c.Idx == elem {
 			of, _ := elementValue(x.X, elem, t)
-			return &plan.HasLabels{X: of, Labels: x.Labels, Any: x.Any}, true
+			return &plan.HasLabels{X: of, Labels: x.Labels, Any: x.Any, Expr: x.Expr}, true
 		}
 	case *plan.IsNull:
 		if in, ok := elementValue(x.X, elem, t); ok {
