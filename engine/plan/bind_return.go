@@ -65,6 +65,9 @@ func argText(c AggCall) string {
 func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) error {
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
+	if err == nil && len(p.GroupBy) > 0 {
+		p, err = b.groupBy(p, items, names)
+	}
 	if err != nil {
 		return err
 	}
