@@ -7,8 +7,8 @@ import (
 )
 
 // This file parses GQL's linear statements (ISO/IEC 39075 §14): FILTER,
-// LET, FOR, NEXT, INSERT, OPTIONAL { }, RETURN … GROUP BY, and refuses
-// SELECT. Their words are soft keywords: they mean a statement only where
+// LET, FOR, NEXT, INSERT, OPTIONAL { }, RETURN … GROUP BY, ORDER BY and
+// OFFSET/LIMIT standing alone, and refuses SELECT. Their words are soft keywords: they mean a statement only where
 // a clause starts, and stay names (of variables, properties, labels)
 // everywhere else, as they were before.
 
@@ -34,10 +34,61 @@ func (p *parser) gqlStatement(pos Pos) Clause {
 	case "INSERT":
 		p.advance()
 		return p.insert(pos)
+	case "ORDER", "OFFSET", "SKIP", "LIMIT":
+		return p.pageStatement(pos)
 	case "SELECT":
 		panic(errs.NotSupported("SELECT … FROM is not supported: write MATCH … RETURN (GROUP BY, ORDER BY, OFFSET and LIMIT included), which says the same").At(pos.Line, pos.Column))
 	}
 	return nil
+}
+
+// pageStatement parses GQL's ORDER BY and page statement (§14.9):
+// [ORDER BY keys] [OFFSET|SKIP n] [LIMIT m] standing alone, as WITH *
+// with the same tail. (After RETURN and WITH the projection reads these
+// itself; here they follow MATCH, FILTER, LET, FOR, UNWIND or a WITH's
+// WHERE.)
+func (p *parser) pageStatement(pos Pos) Clause {
+	pr := Projection{Pos: pos, Star: true}
+	if p.isKeyword("ORDER") {
+		p.advance()
+		p.expectKeyword("BY")
+		pr.OrderBy = p.sortItems()
+	}
+	if p.isKeyword("OFFSET") || p.isKeyword("SKIP") {
+		p.advance()
+		pr.Skip = p.expr()
+	}
+	if p.isKeyword("LIMIT") {
+		p.advance()
+		pr.Limit = p.expr()
+		if pr.Skip == nil && (p.isKeyword("OFFSET") || p.isKeyword("SKIP")) {
+			p.advance()
+			pr.Skip = p.expr()
+		}
+	}
+	return &With{Pos: pos, Projection: pr}
+}
+
+// sortItems parses the keys of ORDER BY.
+func (p *parser) sortItems() []*SortItem {
+	var items []*SortItem
+	for {
+		start := p.tok.pos
+		si := &SortItem{Pos: start, Expr: p.expr()}
+		si.Text = strings.TrimSpace(p.src[start.Offset:p.lastEnd])
+		switch {
+		case p.isKeyword("DESC") || p.isKeyword("DESCENDING"):
+			si.Desc = true
+			p.advance()
+		case p.isKeyword("ASC") || p.isKeyword("ASCENDING"):
+			p.advance()
+		}
+		items = append(items, si)
+		if !p.isPunct(",") {
+			return items
+		}
+		p.advance()
+	}
 }
 
 // let parses x = e [, y = e] after LET.
