@@ -66,7 +66,9 @@ func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) erro
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
 	if err == nil && len(p.GroupBy) > 0 {
-		p, err = b.groupBy(p, items, names)
+		if p, err = b.groupBy(p, items, names); err == nil {
+			items, names, err = b.projectionItems(p, isWith)
+		}
 	}
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -162,13 +164,24 @@ func (b *binder) optionalBlock(c *gql.OptionalBlock) error {
 	return nil
 }
 
-// groupBy checks RETURN … GROUP BY: every item that is not an aggregate
-// must be a grouping key, and every key must be returned (then the keys
-// are the implicit grouping keys Cypher would use anyway). Without an
-// aggregate, grouping leaves one row per group: the projection is made
-// DISTINCT (on a copy; the statement is not changed).
+// groupBy plans RETURN … GROUP BY onto Cypher's implicit grouping, whose
+// keys are the items without an aggregate. An item that is not an
+// aggregate must be a key (by alias or as written) or read only key
+// variables (p.name under GROUP BY p): then its value is one per group,
+// and grouping by it too leaves the groups as they are. Keys that are
+// not returned are grouped by in a first projection that carries them
+// (a variable under its own name, so ORDER BY can still read it), and
+// the projection asked for is made over its rows. Without an aggregate,
+// grouping leaves one row per group, as DISTINCT does. The statement is
+// not changed: the projections are copies.
 func (b *binder) groupBy(p *gql.Projection, items []gql.Expr, names []string) (*gql.Projection, error) {
 	used := make([]bool, len(p.GroupBy))
+	keyVars := map[string]bool{}
+	for _, key := range p.GroupBy {
+		if v, ok := key.Expr.(*gql.Variable); ok {
+			keyVars[v.Name] = true
+		}
+	}
 	hasAgg := false
 	for i, it := range items {
 		if _, ok := containsAggregate(it); ok {
@@ -182,23 +195,62 @@ func (b *binder) groupBy(p *gql.Projection, items []gql.Expr, names []string) (*
 				used[k], found = true, true
 			}
 		}
-		if !found {
+		if found {
+			continue
+		}
+		// The engine's own columns (an EXISTS subquery's row number,
+		// named as no query writes unquoted) group as Cypher's keys do.
+		var stray string
+		walkNames(it, true, func(name string) bool {
+			if _, inScope := b.sc.lookup(name); inScope && !keyVars[name] && !strings.HasPrefix(name, "#") {
+				stray = name
+				return false
+			}
+			return true
+		})
+		if stray != "" {
 			pos := it.Position()
 			if pos.Line == 0 {
 				pos = p.Pos
 			}
-			return nil, semanticAt(pos, "%s is neither aggregated nor a GROUP BY key", names[i])
+			return nil, semanticAt(pos, "%s is neither aggregated nor a GROUP BY key (it reads %s)", names[i], stray)
 		}
+	}
+	unreturned := false
+	for _, u := range used {
+		unreturned = unreturned || !u
+	}
+	if !unreturned {
+		if hasAgg || p.Distinct {
+			return p, nil
+		}
+		q := *p
+		q.Distinct = true
+		return &q, nil
+	}
+	first := gql.Projection{Pos: p.Pos, Distinct: !hasAgg}
+	taken := map[string]bool{}
+	for i, it := range items {
+		first.Items = append(first.Items, &gql.ReturnItem{Expr: it, Alias: names[i], Text: names[i]})
+		taken[names[i]] = true
 	}
 	for k, key := range p.GroupBy {
-		if !used[k] {
-			return nil, notSupported(key.Pos, "GROUP BY key %s is not returned: a key must also be a RETURN item", key.Text)
+		if used[k] {
+			continue
 		}
+		alias := b.sc.hiddenName("key")
+		if v, ok := key.Expr.(*gql.Variable); ok && !taken[v.Name] {
+			alias = v.Name
+		}
+		taken[alias] = true
+		first.Items = append(first.Items, &gql.ReturnItem{Expr: key.Expr, Alias: alias, Text: key.Text})
 	}
-	if hasAgg || p.Distinct {
-		return p, nil
+	if err := b.projection(&first, true, nil); err != nil {
+		return nil, err
 	}
-	q := *p
-	q.Distinct = true
-	return &q, nil
+	then := gql.Projection{Pos: p.Pos, Distinct: p.Distinct, OrderBy: p.OrderBy, Skip: p.Skip, Limit: p.Limit}
+	for _, n := range names {
+		then.Items = append(then.Items, &gql.ReturnItem{Expr: &gql.Variable{Pos: p.Pos, Name: n}, Alias: n, Text: n})
+	}
+	return &then, nil
 }
