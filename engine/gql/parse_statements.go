@@ -8,7 +8,7 @@ import (
 
 // This file parses GQL's linear statements (ISO/IEC 39075 §14): FILTER,
 // LET, FOR, NEXT, INSERT, OPTIONAL { }, RETURN … GROUP BY, ORDER BY and
-// OFFSET/LIMIT standing alone, and refuses SELECT. Their words are soft keywords: they mean a statement only where
+// OFFSET/LIMIT standing alone; SELECT is read in parse_select.go. Their words are soft keywords: they mean a statement only where
 // a clause starts, and stay names (of variables, properties, labels)
 // everywhere else, as they were before.
 
@@ -37,7 +37,8 @@ func (p *parser) gqlStatement(pos Pos) Clause {
 	case "ORDER", "OFFSET", "SKIP", "LIMIT":
 		return p.pageStatement(pos)
 	case "SELECT":
-		panic(errs.NotSupported("SELECT … FROM is not supported: write MATCH … RETURN (GROUP BY, ORDER BY, OFFSET and LIMIT included), which says the same").At(pos.Line, pos.Column))
+		p.advance()
+		return p.selectStatement(pos)
 	}
 	return nil
 }
@@ -191,6 +192,10 @@ func (p *parser) next(pos Pos) Clause {
 func (p *parser) compose(cs []Clause) []Clause {
 	out := cs[:0:0]
 	for i, c := range cs {
+		if sel, ok := c.(*selectClause); ok {
+			out = append(out, sel.Clauses...)
+			continue
+		}
 		n, ok := c.(*nextClause)
 		if !ok {
 			out = append(out, c)

@@ -3,6 +3,7 @@ package plan
 import (
 	"strings"
 
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -176,10 +177,17 @@ func (b *binder) optionalBlock(c *gql.OptionalBlock) error {
 // not changed: the projections are copies.
 func (b *binder) groupBy(p *gql.Projection, items []gql.Expr, names []string) (*gql.Projection, error) {
 	used := make([]bool, len(p.GroupBy))
-	keyVars := map[string]bool{}
+	// A key names a variable, an item by its alias, or an expression.
+	keyVars, keyTexts := map[string]bool{}, map[string]bool{}
 	for _, key := range p.GroupBy {
+		keyTexts[gql.ExprString(key.Expr)] = true
 		if v, ok := key.Expr.(*gql.Variable); ok {
 			keyVars[v.Name] = true
+			for i, n := range names {
+				if n == v.Name {
+					keyTexts[gql.ExprString(items[i])] = true
+				}
+			}
 		}
 	}
 	hasAgg := false
@@ -198,17 +206,7 @@ func (b *binder) groupBy(p *gql.Projection, items []gql.Expr, names []string) (*
 		if found {
 			continue
 		}
-		// The engine's own columns (an EXISTS subquery's row number,
-		// named as no query writes unquoted) group as Cypher's keys do.
-		var stray string
-		walkNames(it, true, func(name string) bool {
-			if _, inScope := b.sc.lookup(name); inScope && !keyVars[name] && !strings.HasPrefix(name, "#") {
-				stray = name
-				return false
-			}
-			return true
-		})
-		if stray != "" {
+		if stray := b.ungrouped(it, keyVars, keyTexts); stray != "" {
 			pos := it.Position()
 			if pos.Line == 0 {
 				pos = p.Pos
@@ -253,4 +251,31 @@ func (b *binder) groupBy(p *gql.Projection, items []gql.Expr, names []string) (*
 		then.Items = append(then.Items, &gql.ReturnItem{Expr: &gql.Variable{Pos: p.Pos, Name: n}, Alias: n, Text: n})
 	}
 	return &then, nil
+}
+
+// ungrouped returns a variable of the working table that e reads outside
+// its aggregates and outside every part of it that is a grouping key
+// (keyTexts: p.name is one value per group under GROUP BY p.name, and so
+// is p.name <> 'a'), or "" when there is none. Variables of keyVars are
+// keys themselves. The engine's own columns (an EXISTS subquery's row
+// number, named as no query writes unquoted) group as Cypher's keys do.
+func (b *binder) ungrouped(e gql.Expr, keyVars, keyTexts map[string]bool) string {
+	stray := ""
+	gql.Walk(e, func(x gql.Expr) bool {
+		if stray != "" || keyTexts[gql.ExprString(x)] {
+			return false
+		}
+		switch x := x.(type) {
+		case *gql.FuncCall:
+			if _, isAgg := functions.LookupAgg(strings.ToLower(x.Name)); isAgg && len(x.Namespace) == 0 {
+				return false
+			}
+		case *gql.Variable:
+			if _, inScope := b.sc.lookup(x.Name); inScope && !keyVars[x.Name] && !strings.HasPrefix(x.Name, "#") {
+				stray = x.Name
+			}
+		}
+		return true
+	})
+	return stray
 }
