@@ -7,10 +7,11 @@ import (
 )
 
 // This file parses GQL's linear statements (ISO/IEC 39075 §14): FILTER,
-// LET, FOR, NEXT, INSERT, OPTIONAL { }, RETURN … GROUP BY, ORDER BY and
-// OFFSET/LIMIT standing alone; SELECT is read in parse_select.go. Their words are soft keywords: they mean a statement only where
-// a clause starts, and stay names (of variables, properties, labels)
-// everywhere else, as they were before.
+// LET, FOR, NEXT, INSERT (parse_insert.go), OPTIONAL { }, RETURN … GROUP
+// BY, ORDER BY and OFFSET/LIMIT standing alone, and SELECT
+// (parse_select.go). Their words are soft keywords: they mean a statement
+// only where a clause starts, and stay names (of variables, properties,
+// labels) everywhere else, as they were before.
 
 // gqlStatement parses the statement that starts at the current word, or
 // returns nil when the word starts none of them.
@@ -265,9 +266,13 @@ func (p *parser) optionalBlock(pos Pos) Clause {
 	defer p.leave()
 	b := &OptionalBlock{Pos: pos}
 	for !p.isPunct(closer) {
+		at := p.tok.pos
 		c := p.clause()
-		if c == nil {
+		switch c.(type) {
+		case nil:
 			p.failUnexpected(`a MATCH, FILTER, LET or FOR statement or "` + closer + `"`)
+		case *nextClause, *selectClause:
+			panic(errAt(at, "OPTIONAL { } holds match statements, not NEXT or SELECT"))
 		}
 		p.clause1()
 		b.Clauses = append(b.Clauses, c)
