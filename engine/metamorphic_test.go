@@ -66,7 +66,7 @@ func openMetaDBs(t *testing.T, cs []metaConfig) []*engine.DB {
 	return dbs
 }
 
-var writeClause = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE)\b`)
+var writeClause = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|INSERT)\b`)
 
 func TestMetamorphicCorpus(t *testing.T) {
 	files, err := filepath.Glob("../testdata/*.test")

@@ -117,6 +117,9 @@ type Projection struct {
 	OrderBy  []*SortItem
 	Skip     Expr
 	Limit    Expr
+	// GroupBy are the explicit grouping keys of RETURN … GROUP BY
+	// (ast_statements.go).
+	GroupBy []*GroupKey
 }
 
 // ReturnItem is one projected expression. Text is its exact source text.

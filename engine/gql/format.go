@@ -123,6 +123,8 @@ func formatClause(sb *strings.Builder, c Clause) {
 	case *Return:
 		sb.WriteString("RETURN ")
 		formatProjection(sb, &c.Projection)
+	default:
+		formatStatement(sb, c)
 	}
 }
 
@@ -168,6 +170,7 @@ func formatProjection(sb *strings.Builder, p *Projection) {
 			sb.WriteString(" AS " + quoteName(it.Alias))
 		}
 	}
+	formatGroupBy(sb, p.GroupBy)
 	for i, o := range p.OrderBy {
 		if i == 0 {
 			sb.WriteString(" ORDER BY ")

@@ -26,6 +26,9 @@ var deepConstructs = map[string]func(n int) string{
 	"EXISTS": func(n int) string {
 		return "MATCH (n) WHERE " + strings.Repeat("EXISTS { MATCH (n) WHERE ", n) + "true" + strings.Repeat(" }", n) + " RETURN n"
 	},
+	"OPTIONAL blocks": func(n int) string {
+		return "MATCH (n) " + strings.Repeat("OPTIONAL { MATCH (n) ", n) + strings.Repeat(" }", n) + " RETURN n"
+	},
 	"+ chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" + 1", n) },
 	"- chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" - 1", n) },
 	"* chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" * 1", n) },

@@ -65,6 +65,9 @@ type parser struct {
 	// labelAnd lets a node pattern join its labels with & as well as :
 	// (GQL's label conjunction); set for ParsePattern only.
 	labelAnd bool
+	// composed maps each WITH that NEXT made of a RETURN to the NEXT's
+	// position (parse_statements.go).
+	composed map[Clause]Pos
 }
 
 const noBarYet = -2
@@ -262,6 +265,7 @@ func (p *parser) query() *Query {
 		q.UnionAll = append(q.UnionAll, all)
 		q.Parts = append(q.Parts, p.singleQuery())
 	}
+	p.refuseNextInUnion(q)
 	return q
 }
 
@@ -278,6 +282,7 @@ func (p *parser) singleQuery() *SingleQuery {
 	if len(sq.Clauses) == 0 {
 		p.failUnexpected("a clause such as MATCH, CREATE or RETURN")
 	}
+	sq.Clauses = p.compose(sq.Clauses)
 	return sq
 }
 
@@ -293,6 +298,9 @@ func (p *parser) clause() Clause {
 		return p.matchRest(pos, false)
 	case "OPTIONAL":
 		p.advance()
+		if b := p.optionalBlock(pos); b != nil {
+			return b
+		}
 		p.expectKeyword("MATCH")
 		return p.matchRest(pos, true)
 	case "CREATE":
@@ -352,7 +360,7 @@ func (p *parser) clause() Clause {
 		p.advance()
 		return p.call(pos)
 	}
-	return nil
+	return p.gqlStatement(pos)
 }
 
 func (p *parser) matchRest(pos Pos, optional bool) Clause {
@@ -580,6 +588,7 @@ func (p *parser) projection(pos Pos) Projection {
 		p.advance()
 	}
 tail:
+	pr.GroupBy = p.groupBy()
 	if p.isKeyword("ORDER") {
 		p.advance()
 		p.expectKeyword("BY")

@@ -298,6 +298,8 @@ func (b *binder) clauses(cs []gql.Clause) error {
 				return syntaxAt(c.Pos, "a query cannot end with WITH; add a RETURN clause")
 			}
 			err = b.projection(&c.Projection, true, c.Where)
+		case *gql.Filter, *gql.Let, *gql.For, *gql.OptionalBlock:
+			err = b.statement(c)
 		default:
 			return notSupported(c.Position(), "%s is not supported yet", clauseName(c))
 		}
@@ -400,6 +402,14 @@ func clauseName(c gql.Clause) string {
 		return "UNWIND"
 	case *gql.Call:
 		return "CALL"
+	case *gql.Filter:
+		return "FILTER"
+	case *gql.Let:
+		return "LET"
+	case *gql.For:
+		return "FOR"
+	case *gql.OptionalBlock:
+		return "OPTIONAL { }"
 	}
 	return "this clause"
 }

@@ -259,6 +259,8 @@ func (b *binder) existsQuery(q *gql.SingleQuery, text string) (Expr, error) {
 			}
 		case *gql.Unwind:
 			err = b.unwind(c)
+		case *gql.Filter, *gql.Let, *gql.For, *gql.OptionalBlock:
+			err = b.statement(c)
 		case *gql.Return:
 			if i != len(q.Clauses)-1 {
 				return nil, syntaxAt(c.Pos, "RETURN can only be used at the end of the query")

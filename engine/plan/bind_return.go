@@ -65,6 +65,11 @@ func argText(c AggCall) string {
 func (b *binder) projection(p *gql.Projection, isWith bool, where gql.Expr) error {
 	b.set(b.input())
 	items, names, err := b.projectionItems(p, isWith)
+	if err == nil && len(p.GroupBy) > 0 {
+		if p, err = b.groupBy(p, items, names); err == nil {
+			items, names, err = b.projectionItems(p, isWith)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ import (
 // record batches.
 
 // corpusWrite finds statements that change the graph (run once only).
-var corpusWrite = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|CALL)\b`)
+var corpusWrite = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|CALL|INSERT)\b`)
 
 // corpusVolatile finds queries whose rawAnswer changes from run to run:
 // the clock and random numbers.
