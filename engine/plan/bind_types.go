@@ -1,0 +1,58 @@
+package plan
+
+import (
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/gql"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// Type predicates and CAST bind to the operator functions OpIsType and
+// OpCast, the type's canonical text a constant second argument that the
+// expression compiler reads once (engine/expr/istype.go).
+
+// typeExpr binds x IS :: T and CAST(x AS T).
+func (b *binder) typeExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, error) {
+	switch e := e.(type) {
+	case *gql.TypePredicate:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		t, err := compiledType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		var out Expr = &Call{Name: functions.OpIsType, Args: []Expr{x, typeConst(t)}, T: vector.Bool}
+		if e.Not {
+			out = &Not{X: out}
+		}
+		return out, nil
+	case *gql.Cast:
+		x, err := b.exprWith(e.X, mode, aggs)
+		if err != nil {
+			return nil, err
+		}
+		t, err := compiledType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		if t.Union {
+			return nil, semanticAt(e.Type.Pos, "CAST converts to one type, not to the union %s", t.Text)
+		}
+		rt, kind := functions.CastResult(t)
+		return &Call{Name: functions.OpCast, Args: []Expr{x, typeConst(t)}, T: rt, Kind: kind}, nil
+	}
+	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
+}
+
+func compiledType(ref *gql.TypeRef) (*functions.ValueType, error) {
+	t, ok := functions.ParseValueType(ref.String())
+	if !ok {
+		return nil, semanticAt(ref.Pos, "type %s is not supported", ref.String())
+	}
+	return t, nil
+}
+
+func typeConst(t *functions.ValueType) *Const {
+	return &Const{Val: t.Text, T: vector.String}
+}
