@@ -17,8 +17,10 @@ func notSupportedAt(p Pos, format string, args ...any) *errs.Error {
 }
 
 // typedAfterIs reports whether the IS at the current token starts a type
-// predicate: IS [NOT] :: or IS [NOT] TYPED.
+// predicate: IS [NOT] :: or IS [NOT] TYPED. A GQL predicate after IS that
+// Quiver does not run (IS SOURCE OF, IS TRUE …) fails here with 0A000.
 func (p *parser) typedAfterIs() bool {
+	p.unsupportedIs()
 	l := *p.lex
 	t, err := l.next()
 	if err == nil && t.kind == tIdent && !t.quoted && strings.EqualFold(t.text, "NOT") {
