@@ -146,13 +146,13 @@ func (p *parser) schemaProp(v string) string {
 
 // createConstraint parses what follows CREATE CONSTRAINT.
 func (p *parser) createConstraint(s *Schema) {
-	if !p.isKeyword("ON") {
+	if !p.isKeyword("ON") && !p.isKeyword("FOR") {
 		s.NamePos = p.tok.pos
-		s.Name = p.ident("a constraint name or ON")
+		s.Name = p.ident("a constraint name, ON or FOR")
 	}
-	p.expectKeyword("ON")
+	p.constraintWord("ON", "FOR")
 	v := p.schemaNode(s)
-	p.expectKeyword("ASSERT")
+	p.constraintWord("ASSERT", "REQUIRE")
 	if p.isKeyword("EXISTS") {
 		p.advance()
 		p.expectPunct("(")
@@ -169,6 +169,8 @@ func (p *parser) createConstraint(s *Schema) {
 	case p.isKeyword("NOT"):
 		p.advance()
 		p.expectKeyword("NULL")
+	case p.isPunct("::") || p.isKeyword("TYPED"):
+		p.propertyTypeConstraint()
 	default:
 		p.failUnexpected("UNIQUE or NOT NULL")
 	}
