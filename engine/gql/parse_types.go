@@ -140,7 +140,8 @@ var unsupportedTypes = map[string]string{
 	"FLOAT16": "FLOAT16, FLOAT128 and FLOAT256", "FLOAT128": "FLOAT16, FLOAT128 and FLOAT256", "FLOAT256": "FLOAT16, FLOAT128 and FLOAT256",
 	"DECIMAL": "exact decimal numbers", "DEC": "exact decimal numbers", "NUMERIC": "exact decimal numbers",
 	"BYTES": "byte strings", "BINARY": "byte strings", "VARBINARY": "byte strings",
-	"PROPERTY": "the PROPERTY VALUE type", "TABLE": "binding table types", "GRAPH": "graph reference types",
+	"PROPERTY": "the PROPERTY VALUE type", "TABLE": "binding table types", "BINDING": "binding table types",
+	"GRAPH": "graph reference types", "PROPERTY_GRAPH": "graph reference types",
 }
 
 // typeName reads a type name and what belongs to it: LIST<…>, ANY<…>,
@@ -158,8 +159,11 @@ func (p *parser) typeName() *TypeRef {
 	if name, ok := typeNames[word]; ok {
 		p.advance()
 		t.Name = name
-		if (name == TypeString || name == TypeFloat) && p.isPunct("(") {
+		switch {
+		case p.isPunct("("):
 			panic(notSupportedAt(p.tok.pos, "not supported: a length or precision for %s", word))
+		case name == TypeMap && p.isPunct("{"):
+			panic(notSupportedAt(p.tok.pos, "not supported: record types with fields"))
 		}
 		return t
 	}
@@ -227,6 +231,9 @@ func (p *parser) typeName() *TypeRef {
 		case p.isKeyword("RECORD"):
 			p.advance()
 			t.Name = TypeMap
+			if p.isPunct("{") {
+				panic(notSupportedAt(p.tok.pos, "not supported: record types with fields"))
+			}
 		}
 	default:
 		panic(errAt(pos, "unknown type %s: INTEGER, FLOAT, STRING, BOOLEAN, DATE, LOCAL TIME, ZONED TIME, LOCAL DATETIME, ZONED DATETIME, DURATION, LIST<…>, MAP, NODE, RELATIONSHIP, PATH, ANY, NOTHING or NULL", p.src[pos.Offset:p.lastEnd]))

@@ -55,6 +55,14 @@ var statementForms = []unsupportedForm{
 	{words: []string{"LOAD", "CSV"}, feature: "LOAD CSV: load files with the importer (import.md)"},
 	{words: []string{"FOREACH"}, feature: "FOREACH: write with UNWIND instead"},
 	{words: []string{"FINISH"}, feature: "FINISH"},
+	{words: []string{"SHOW", "TRANSACTIONS"}, feature: "SHOW TRANSACTIONS"},
+	{words: []string{"SHOW", "TRANSACTION"}, feature: "SHOW TRANSACTIONS"},
+	{words: []string{"SHOW", "DATABASES"}, feature: "database management (SHOW DATABASES): a server serves one database"},
+	{words: []string{"SHOW", "DATABASE"}, feature: "database management (SHOW DATABASE): a server serves one database"},
+	{words: []string{"SHOW", "USERS"}, feature: "user management in a query (SHOW USERS): see security.md"},
+	{words: []string{"SHOW", "ROLES"}, feature: "role management in a query (SHOW ROLES): see security.md"},
+	{words: []string{"SHOW", "PRIVILEGES"}, feature: "SHOW PRIVILEGES: privileges are managed as security.md says"},
+	{words: []string{"SHOW", "CURRENT", "USER"}, feature: "SHOW CURRENT USER"},
 }
 
 // clauseForms stand where a clause or the end of the statement should.

@@ -56,3 +56,21 @@ func compiledType(ref *gql.TypeRef) (*functions.ValueType, error) {
 func typeConst(t *functions.ValueType) *Const {
 	return &Const{Val: t.Text, T: vector.String}
 }
+
+// gqlFunctions are GQL's functions and function-like predicates Quiver
+// has no function of its own for, with its nearest form where it has
+// one: a call answers 0A000 naming the feature rather than "unknown
+// function".
+var gqlFunctions = map[string]string{
+	"element_id":       ": id() gives a node's or relationship's id",
+	"all_different":    "",
+	"same":             "",
+	"property_exists":  ": test the property with IS NOT NULL",
+	"path_length":      ": length(p) is a path's length",
+	"cardinality":      ": size(l) is a list's length",
+	"char_length":      ": size(s) is a string's length",
+	"character_length": ": size(s) is a string's length",
+	"byte_length":      "",
+	"octet_length":     "",
+	"normalize":        "",
+}
