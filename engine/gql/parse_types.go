@@ -161,7 +161,7 @@ func (p *parser) typeName() *TypeRef {
 		t.Name = name
 		switch {
 		case p.isPunct("("):
-			panic(notSupportedAt(p.tok.pos, "not supported: a length or precision for %s", word))
+			panic(notSupportedAt(p.tok.pos, "not supported: %s(…), a length, precision or qualifier of a type", word))
 		case name == TypeMap && p.isPunct("{"):
 			panic(notSupportedAt(p.tok.pos, "not supported: record types with fields"))
 		}
