@@ -89,28 +89,40 @@ func appendAlts(alts []*TypeRef, t *TypeRef) []*TypeRef {
 	return append(alts, t)
 }
 
-// typeAlt reads one type of a union: a type name, its postfix LIST or
-// ARRAY (GQL's INTEGER LIST), then NOT NULL.
+// typeAlt reads one type of a union: a type name and its NOT NULL, then
+// each postfix LIST or ARRAY (GQL's INTEGER NOT NULL LIST) and its own.
 func (p *parser) typeAlt() *TypeRef {
 	t := p.typeName()
+	p.notNull(t)
+	n := 0
+	defer func() { p.leaveN(n) }()
 	for (p.isKeyword("LIST") || p.isKeyword("ARRAY")) && !p.peekPunct("<") {
 		p.advance()
+		p.link()
+		n++
 		t = &TypeRef{Pos: t.Pos, Name: TypeList, Elem: t}
-	}
-	if p.isKeyword("NOT") && p.peekKeyword("NULL") {
-		p.advance()
-		p.advance()
-		if t.Alts != nil {
-			for _, a := range t.Alts {
-				a.NotNull = true
-			}
-		} else if t.Name == TypeNull {
-			t.Name = TypeNothing // NULL NOT NULL holds no value
-		} else {
-			t.NotNull = true
-		}
+		p.notNull(t)
 	}
 	return t
+}
+
+// notNull reads NOT NULL after t, if there.
+func (p *parser) notNull(t *TypeRef) {
+	if !p.isKeyword("NOT") || !p.peekKeyword("NULL") {
+		return
+	}
+	p.advance()
+	p.advance()
+	switch {
+	case t.Alts != nil:
+		for _, a := range t.Alts {
+			a.NotNull = true
+		}
+	case t.Name == TypeNull:
+		t.Name = TypeNothing // NULL NOT NULL holds no value
+	default:
+		t.NotNull = true
+	}
 }
 
 // typeNames maps a type's first word to its canonical name, for the
