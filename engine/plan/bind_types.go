@@ -45,6 +45,28 @@ func (b *binder) typeExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 	return nil, notSupported(e.Position(), "this kind of expression is not supported yet")
 }
 
+// typeCallString shows a type predicate or CAST as the query writes it
+// (EXPLAIN: n.x IS :: INTEGER, not #istype(n.x, "INTEGER")).
+func typeCallString(e *Call) (string, bool) {
+	if e.Name != functions.OpIsType && e.Name != functions.OpCast || len(e.Args) != 2 {
+		return "", false
+	}
+	k, ok := e.Args[1].(*Const)
+	if !ok {
+		return "", false
+	}
+	text, ok := k.Val.(string)
+	switch {
+	case !ok:
+		return "", false
+	case e.Name == functions.OpIsType:
+		return "(" + e.Args[0].String() + " IS :: " + text + ")", true
+	case e.Name == functions.OpCast:
+		return "CAST(" + e.Args[0].String() + " AS " + text + ")", true
+	}
+	return "", false
+}
+
 func compiledType(ref *gql.TypeRef) (*functions.ValueType, error) {
 	t, ok := functions.ParseValueType(ref.String())
 	if !ok {
