@@ -265,23 +265,3 @@ func (p *parser) withTimeZone() bool {
 	p.expectKeyword("ZONE")
 	return zoned
 }
-
-// constraintWord reads the keyword of CREATE CONSTRAINT's older syntax
-// (ON, ASSERT) or Cypher 5's (FOR, REQUIRE): one statement may mix them.
-func (p *parser) constraintWord(older, cypher5 string) {
-	if p.isKeyword(cypher5) {
-		p.advance()
-		return
-	}
-	p.expectKeyword(older)
-}
-
-// propertyTypeConstraint answers Cypher 5's property type constraint,
-// REQUIRE n.p IS :: INTEGER, the "::" or TYPED current: its type is read
-// (so a misspelt type is a syntax error) and the constraint refused.
-func (p *parser) propertyTypeConstraint() {
-	pos := p.tok.pos
-	p.advance()
-	t := p.valueType()
-	panic(notSupportedAt(pos, "not supported: property type constraints (IS :: %s)", t))
-}
