@@ -10,7 +10,7 @@ import (
 
 // CAST between the scalar types over typed vectors: INTEGER, FLOAT,
 // STRING and BOOLEAN columns convert to INTEGER, FLOAT, STRING and
-// BOOLEAN in typed loops, with the row path's errors (the first failing
+// BOOLEAN in typed loops (a STRING parsed a row at a time, without a box), with the row path's errors (the first failing
 // row's); every other input or target takes the row path
 // (functions.Cast).
 
@@ -72,11 +72,25 @@ func (e *castEval) typed(x *vector.Vector, sel []int32, n int) (*vector.Vector, 
 	case functions.TagString:
 		return e.toString(x, sel, n)
 	case functions.TagBool:
-		if x.Type == vector.Bool {
-			out := e.typedOut(vector.Bool, x, sel, n)
-			copy(out.Bools[:n], x.Bools[:n])
-			return out, true, nil
-		}
+		return e.toBool(x, sel, n)
+	}
+	return nil, false, nil
+}
+
+func (e *castEval) toBool(x *vector.Vector, sel []int32, n int) (*vector.Vector, bool, error) {
+	switch x.Type {
+	case vector.Bool:
+		out := e.typedOut(vector.Bool, x, sel, n)
+		copy(out.Bools[:n], x.Bools[:n])
+		return out, true, nil
+	case vector.String:
+		out := e.typedOut(vector.Bool, x, sel, n)
+		dst, src, t := out.Bools, x.Str, e.t
+		err := forValid(x, sel, n, func(r int) (err error) {
+			dst[r], err = functions.CastStringToBool(src[r], t)
+			return err
+		})
+		return out, true, err
 	}
 	return nil, false, nil
 }
@@ -118,6 +132,14 @@ func (e *castEval) toInt(x *vector.Vector, sel []int32, n int) (*vector.Vector, 
 			return err
 		})
 		return out, true, err
+	case vector.String:
+		out := e.typedOut(vector.Int64, x, sel, n)
+		dst, src, t := out.I64, x.Str, e.t
+		err := forValid(x, sel, n, func(r int) (err error) {
+			dst[r], err = functions.CastStringToInt(src[r], t)
+			return err
+		})
+		return out, true, err
 	}
 	return nil, false, nil
 }
@@ -138,6 +160,14 @@ func (e *castEval) toFloat(x *vector.Vector, sel []int32, n int) (*vector.Vector
 		dst, src := out.F64, x.F64
 		err := forValid(x, sel, n, func(r int) (err error) {
 			dst[r], err = functions.CastFloat(src[r], single, text)
+			return err
+		})
+		return out, true, err
+	case vector.String:
+		out := e.typedOut(vector.Float64, x, sel, n)
+		dst, src, t := out.F64, x.Str, e.t
+		err := forValid(x, sel, n, func(r int) (err error) {
+			dst[r], err = functions.CastStringToFloat(src[r], t)
 			return err
 		})
 		return out, true, err

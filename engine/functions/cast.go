@@ -165,12 +165,18 @@ func castBool(v vector.Value, t *ValueType) (vector.Value, error) {
 	case bool:
 		return x, nil
 	case string:
-		if b, ok := ParseBoolean(strings.TrimSpace(x)); ok {
-			return b, nil
-		}
-		return nil, badChars(x, t)
+		return CastStringToBool(x, t)
 	}
 	return nil, badCast(v, t)
+}
+
+// CastStringToBool is CAST of a STRING to BOOLEAN: true or false in any
+// case, spaces around it trimmed.
+func CastStringToBool(x string, t *ValueType) (bool, error) {
+	if b, ok := ParseBoolean(strings.TrimSpace(x)); ok {
+		return b, nil
+	}
+	return false, badChars(x, t)
 }
 
 // CastInt is CAST of an INTEGER to INTEGER (bits 0) or a narrow INT32,
@@ -199,19 +205,25 @@ func castInt(v vector.Value, t *ValueType) (vector.Value, error) {
 	case float64:
 		return CastFloatToInt(x, t.IntBits, t.Text)
 	case string:
-		s := strings.TrimSpace(x)
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return CastInt(i, t.IntBits, t.Text)
-		} else if e, ok := err.(*strconv.NumError); ok && e.Err == strconv.ErrRange {
-			return nil, errs.DataCode(errs.CodeOverflow, "CAST: %s is out of the range of %s", s, t.Text)
-		}
-		f, ok := numericLiteral(s)
-		if !ok {
-			return nil, badChars(x, t)
-		}
-		return CastFloatToInt(f, t.IntBits, t.Text)
+		return CastStringToInt(x, t)
 	}
 	return nil, badCast(v, t)
+}
+
+// CastStringToInt is CAST of a STRING to t, an integer type: a number,
+// spaces around it trimmed, a decimal one truncated toward zero.
+func CastStringToInt(x string, t *ValueType) (int64, error) {
+	s := strings.TrimSpace(x)
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return CastInt(i, t.IntBits, t.Text)
+	} else if e, ok := err.(*strconv.NumError); ok && e.Err == strconv.ErrRange {
+		return 0, errs.DataCode(errs.CodeOverflow, "CAST: %s is out of the range of %s", s, t.Text)
+	}
+	f, ok := numericLiteral(s)
+	if !ok {
+		return 0, badChars(x, t)
+	}
+	return CastFloatToInt(f, t.IntBits, t.Text)
 }
 
 // numericLiteral reads s as a signed decimal number, 1.5e3 or -.5, and
@@ -245,16 +257,22 @@ func castFloat(v vector.Value, t *ValueType) (vector.Value, error) {
 	case float64:
 		return CastFloat(x, t.Float32, t.Text)
 	case string:
-		f, ok := numericLiteral(strings.TrimSpace(x))
-		if !ok {
-			return nil, badChars(x, t)
-		}
-		if math.IsInf(f, 0) {
-			return nil, errs.DataCode(errs.CodeOverflow, "CAST: %s is out of the range of %s", x, t.Text)
-		}
-		return CastFloat(f, t.Float32, t.Text)
+		return CastStringToFloat(x, t)
 	}
 	return nil, badCast(v, t)
+}
+
+// CastStringToFloat is CAST of a STRING to t, FLOAT or FLOAT32: a
+// decimal number, spaces around it trimmed.
+func CastStringToFloat(x string, t *ValueType) (float64, error) {
+	f, ok := numericLiteral(strings.TrimSpace(x))
+	if !ok {
+		return 0, badChars(x, t)
+	}
+	if math.IsInf(f, 0) {
+		return 0, errs.DataCode(errs.CodeOverflow, "CAST: %s is out of the range of %s", x, t.Text)
+	}
+	return CastFloat(f, t.Float32, t.Text)
 }
 
 // CastBoolText is a BOOLEAN cast to STRING: the standard's TRUE and
