@@ -74,6 +74,9 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 	default:
 		err = errs.NotSupported("this schema statement is not supported")
 	}
+	if s.IfExists && alreadySo(s.Kind, err) {
+		err = nil // IF [NOT] EXISTS: nothing to do, and no error
+	}
 	if err == nil && env.BeforeCommit != nil {
 		env.BeforeCommit()
 	}
@@ -94,4 +97,21 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 		return nil, err
 	}
 	return nil, nil
+}
+
+// alreadySo reports whether err says that what a CREATE … IF NOT EXISTS
+// or DROP … IF EXISTS wants is already so: an object of that name or
+// definition exists (42S01), or none of that name does (42S02).
+func alreadySo(kind gql.SchemaKind, err error) bool {
+	e, ok := errs.As(err)
+	if !ok {
+		return false
+	}
+	switch kind {
+	case gql.SchemaCreateIndex, gql.SchemaCreateConstraint:
+		return e.Code == errs.CodeObjectExists
+	case gql.SchemaDropIndex, gql.SchemaDropConstraint:
+		return e.Code == errs.CodeNoObject
+	}
+	return false
 }

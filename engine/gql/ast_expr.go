@@ -241,6 +241,10 @@ func Walk(e Expr, fn func(Expr) bool) {
 		Walk(x.X, fn)
 	case *IsNull:
 		Walk(x.X, fn)
+	case *TypePredicate:
+		Walk(x.X, fn)
+	case *Cast:
+		Walk(x.X, fn)
 	case *Unary:
 		Walk(x.X, fn)
 	case *Binary:

@@ -23,6 +23,9 @@ const (
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT EXISTS(n.p)   (or n.p IS NOT NULL)
 //	DROP INDEX name | DROP CONSTRAINT name
 //	SHOW INDEXES | SHOW CONSTRAINTS
+//
+// CREATE takes IF NOT EXISTS before or after the name, DROP IF EXISTS
+// after it, and CREATE CONSTRAINT Cypher 5's FOR … REQUIRE for ON … ASSERT.
 type Schema struct {
 	Pos  Pos
 	Kind SchemaKind
@@ -35,6 +38,10 @@ type Schema struct {
 	Props     []string
 	// Unique is true for IS UNIQUE, false for EXISTS (CREATE CONSTRAINT).
 	Unique bool
+	// IfExists is Cypher 5's IF NOT EXISTS on CREATE, IF EXISTS on DROP:
+	// an object of the name or definition already there (CREATE), or
+	// none of the name (DROP), is no error and changes nothing.
+	IfExists bool
 }
 
 // HintKind says which planner hint a Hint is.
@@ -93,6 +100,9 @@ func (s *Schema) String() string {
 		}
 	}
 	label := quoteName(s.Label)
+	if s.IfExists {
+		name += schemaIfExists[s.Kind]
+	}
 	switch s.Kind {
 	case SchemaCreateIndex:
 		props := make([]string, len(s.Props))
@@ -117,4 +127,10 @@ func (s *Schema) String() string {
 		return "SHOW INDEXES"
 	}
 	return "SHOW CONSTRAINTS"
+}
+
+// schemaIfExists is how IfExists prints after a statement's name.
+var schemaIfExists = map[SchemaKind]string{
+	SchemaCreateIndex: " IF NOT EXISTS", SchemaCreateConstraint: " IF NOT EXISTS",
+	SchemaDropIndex: " IF EXISTS", SchemaDropConstraint: " IF EXISTS",
 }

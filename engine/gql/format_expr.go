@@ -121,6 +121,8 @@ func formatExpr(sb *strings.Builder, e Expr) {
 		formatExists(sb, x)
 	case *PatternComprehension:
 		formatPatternComprehension(sb, x)
+	case *TypePredicate, *Cast:
+		formatTypes(sb, x)
 	}
 }
 

@@ -83,7 +83,7 @@ func (l *lexer) skipSpace() error {
 // symbols lists the multi-character symbols. Arrows are not among them:
 // the pattern parser reads "<", "-" and ">" one by one, so "a<-1" in an
 // expression still means a < -1.
-var symbols = []string{"..", "<>", "<=", ">=", "=~", "+="}
+var symbols = []string{"..", "<>", "<=", ">=", "=~", "+=", "::"}
 
 func (l *lexer) next() (token, error) {
 	if err := l.skipSpace(); err != nil {

@@ -44,6 +44,14 @@ var deepConstructs = map[string]func(n int) string{
 	"indexes":     func(n int) string { return "RETURN l" + strings.Repeat("[0]", n) },
 	"slices":      func(n int) string { return "RETURN l" + strings.Repeat("[0..1]", n) },
 	"label tests": func(n int) string { return "RETURN n" + strings.Repeat(":A.a", n) },
+	"list types": func(n int) string {
+		return "RETURN x :: " + strings.Repeat("LIST<", n) + "INTEGER" + strings.Repeat(">", n)
+	},
+	"postfix list types": func(n int) string { return "RETURN x :: INTEGER" + strings.Repeat(" LIST", n) },
+	"type predicates":    func(n int) string { return "RETURN 1" + strings.Repeat(" :: BOOLEAN", n) },
+	"CAST": func(n int) string {
+		return "RETURN " + strings.Repeat("CAST(", n) + "1" + strings.Repeat(" AS INTEGER)", n)
+	},
 	"mixed": func(n int) string {
 		return "RETURN " + strings.Repeat("(1 + [", n/3) + "1" + strings.Repeat("][0])", n/3)
 	},

@@ -119,6 +119,10 @@ func (p *parser) predicate() Expr {
 		case p.isKeyword("IN"):
 			p.advance()
 			l = &Binary{Pos: pos, Op: OpIn, L: l, R: p.addSub()}
+		case p.isPunct("::"):
+			l = p.colonsTyped(pos, l)
+		case p.isKeyword("IS") && p.typedAfterIs():
+			l = p.isTyped(pos, l)
 		case p.isKeyword("IS"):
 			p.advance()
 			not := false
@@ -140,7 +144,7 @@ func (p *parser) predicate() Expr {
 // predicateAhead reports whether a predicate operator follows.
 func (p *parser) predicateAhead() bool {
 	return p.isKeyword("STARTS") || p.isKeyword("ENDS") || p.isKeyword("CONTAINS") || p.isPunct("=~") ||
-		p.isKeyword("IN") || p.isKeyword("IS")
+		p.isKeyword("IN") || p.isKeyword("IS") || p.isPunct("::")
 }
 
 func (p *parser) addSub() Expr {
@@ -407,6 +411,9 @@ func (p *parser) callRest(pos Pos, ns []string, name string) Expr {
 	}
 	if ns == nil && lower == "reduce" {
 		return p.reduceRest(pos, open.Offset)
+	}
+	if ns == nil && lower == "cast" {
+		return p.castRest(pos)
 	}
 	f := &FuncCall{Pos: pos, Namespace: ns, Name: name}
 	if p.isPunct("*") {

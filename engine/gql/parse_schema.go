@@ -53,6 +53,7 @@ func (p *parser) schemaStatement() *Schema {
 		p.advance()
 		s.NamePos = p.tok.pos
 		s.Name = p.ident("a name")
+		p.ifExists(s)
 		return s
 	case p.isKeyword("SHOW") && p.peekKeyword("INDEXES", "INDEX", "CONSTRAINTS", "CONSTRAINT"):
 		p.advance()
@@ -68,9 +69,11 @@ func (p *parser) schemaStatement() *Schema {
 
 // createIndex parses what follows CREATE [type] INDEX.
 func (p *parser) createIndex(s *Schema) {
-	if !p.isKeyword("FOR") && !p.isKeyword("ON") {
+	p.ifNotExists(s)
+	if !s.IfExists && !p.isKeyword("FOR") && !p.isKeyword("ON") {
 		s.NamePos = p.tok.pos
 		s.Name = p.ident("an index name, FOR or ON")
+		p.ifNotExists(s)
 	}
 	if p.isKeyword("ON") {
 		// The older form: ON :Label(p1, p2).
@@ -146,13 +149,15 @@ func (p *parser) schemaProp(v string) string {
 
 // createConstraint parses what follows CREATE CONSTRAINT.
 func (p *parser) createConstraint(s *Schema) {
-	if !p.isKeyword("ON") {
+	p.ifNotExists(s)
+	if !s.IfExists && !p.isKeyword("ON") && !p.isKeyword("FOR") {
 		s.NamePos = p.tok.pos
-		s.Name = p.ident("a constraint name or ON")
+		s.Name = p.ident("a constraint name, ON or FOR")
+		p.ifNotExists(s)
 	}
-	p.expectKeyword("ON")
+	p.constraintWord("ON", "FOR")
 	v := p.schemaNode(s)
-	p.expectKeyword("ASSERT")
+	p.constraintWord("ASSERT", "REQUIRE")
 	if p.isKeyword("EXISTS") {
 		p.advance()
 		p.expectPunct("(")
@@ -169,6 +174,8 @@ func (p *parser) createConstraint(s *Schema) {
 	case p.isKeyword("NOT"):
 		p.advance()
 		p.expectKeyword("NULL")
+	case p.isPunct("::") || p.isKeyword("TYPED"):
+		p.propertyTypeConstraint()
 	default:
 		p.failUnexpected("UNIQUE or NOT NULL")
 	}

@@ -94,6 +94,7 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 		st.Profile = true
 		p.advance()
 	}
+	p.unsupportedStatement()
 	if st.Schema = p.schemaStatement(); st.Schema == nil {
 		if st.Copy = p.copyStatement(); st.Copy == nil {
 			if st.Session = p.sessionStatement(); st.Session == nil {
@@ -105,6 +106,7 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 		p.advance()
 	}
 	if p.tok.kind != tEOF {
+		p.unsupportedClause()
 		p.failUnexpected("end of query")
 	}
 	st.depth = p.deepest
@@ -260,6 +262,8 @@ func (p *parser) query() *Query {
 		all := false
 		if p.isKeyword("ALL") {
 			all = true
+			p.advance()
+		} else if p.isKeyword("DISTINCT") { // GQL's spelling of UNION
 			p.advance()
 		}
 		q.UnionAll = append(q.UnionAll, all)

@@ -309,3 +309,25 @@ func TestParseTemporalColumns(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestGQLTypeNames: a header may name a column's type by its GQL name,
+// and reads it as the type of the same values (GQL's TIME aside, which
+// the header keeps as Cypher's zoned TIME).
+func TestGQLTypeNames(t *testing.T) {
+	data := "id,a:BIGINT,b:DOUBLE PRECISION,c:VARCHAR,d:ZONED DATETIME,e:TIMESTAMP WITHOUT TIME ZONE,f:LOCAL TIME,g:TIME WITH TIME ZONE\n" +
+		"1,7,2.5,x,2020-01-02T03:04:05Z,2020-01-02T03:04:05,12:00,12:00+01:00\n"
+	tb, err := parseTable("t.csv", []byte(data), &Options{}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, _ := temporal.ParseDateTime("2020-01-02T03:04:05Z")
+	ldt, _ := temporal.ParseLocalDateTime("2020-01-02T03:04:05")
+	lt, _ := temporal.ParseLocalTime("12:00")
+	want := []vector.Value{int64(7), 2.5, "x", dt, ldt, lt, temporal.Time{Nanos: 12 * 3600 * temporal.NanosPerSecond, Offset: 3600}}
+	for i, w := range want {
+		c := bulkColumn(tb.cols[i+1], &tb.data[i+1])
+		if got := c.Value(0); got != w {
+			t.Errorf("column %s: %#v, want %#v", c.Key, got, w)
+		}
+	}
+}

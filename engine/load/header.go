@@ -42,6 +42,15 @@ var kindNames = map[string]kind{
 	"LOCALTIME": kindLocalTime, "LOCAL_TIME": kindLocalTime,
 	"TIME": kindTime, "ZONED_TIME": kindTime,
 	"DURATION": kindDuration,
+	// GQL's names of the same types (not its TIME, which is a LOCAL TIME
+	// in GQL but a zoned TIME in Cypher and in the header above).
+	"INTEGER64": kindInt, "BIGINT": kindInt, "SIGNED INTEGER": kindInt,
+	"REAL": kindFloat, "DOUBLE PRECISION": kindFloat,
+	"VARCHAR": kindString, "CHAR": kindString,
+	"ZONED DATETIME": kindDateTime, "TIMESTAMP WITH TIME ZONE": kindDateTime,
+	"LOCAL DATETIME": kindLocalDateTime, "TIMESTAMP WITHOUT TIME ZONE": kindLocalDateTime,
+	"LOCAL TIME": kindLocalTime, "TIME WITHOUT TIME ZONE": kindLocalTime,
+	"ZONED TIME": kindTime, "TIME WITH TIME ZONE": kindTime,
 }
 
 func (k kind) String() string {

@@ -59,6 +59,8 @@ func (b *binder) exprWith(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, e
 			return nil, err
 		}
 		return &IsNull{X: x, Negate: e.Not}, nil
+	case *gql.TypePredicate, *gql.Cast:
+		return b.typeExpr(e, mode, aggs)
 	case *gql.Unary:
 		return b.unary(e, mode, aggs)
 	case *gql.Binary:

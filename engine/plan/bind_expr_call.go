@@ -43,6 +43,9 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 	}
 	sig, known := functions.Lookup(name)
 	if !known || name[0] == '#' {
+		if what, gqlName := gqlFunctions[name]; gqlName {
+			return nil, notSupported(e.Pos, "not supported: GQL's %s()%s", strings.ToUpper(name), what)
+		}
 		return nil, semanticAt(e.Pos, "unknown function %s()", e.Name)
 	}
 	if e.Star || e.Distinct {

@@ -205,6 +205,9 @@ func (e *Map) String() string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 func (e *Call) String() string {
+	if s, ok := typeCallString(e); ok {
+		return s
+	}
 	args := make([]string, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = a.String()
