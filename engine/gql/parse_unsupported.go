@@ -75,10 +75,6 @@ var clauseForms = []unsupportedForm{
 	{words: []string{"EXCEPT"}, feature: "EXCEPT between queries"},
 	{words: []string{"INTERSECT"}, feature: "INTERSECT between queries"},
 	{words: []string{"OTHERWISE"}, feature: "OTHERWISE between queries"},
-	{words: []string{"ORDER", "BY"}, feature: "ORDER BY as a statement of its own: order in WITH or RETURN"},
-	{words: []string{"SKIP"}, feature: "SKIP as a statement of its own: page in WITH or RETURN"},
-	{words: []string{"OFFSET"}, feature: "OFFSET as a statement of its own: page in WITH or RETURN"},
-	{words: []string{"LIMIT"}, feature: "LIMIT as a statement of its own: page in WITH or RETURN"},
 	{words: []string{"NULLS"}, feature: "NULLS FIRST and NULLS LAST: null sorts last ascending and first descending"},
 	{words: []string{"COMMIT"}, feature: "COMMIT in a query: commit a transaction through the API (transactions.md)"},
 }
