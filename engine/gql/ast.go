@@ -183,6 +183,9 @@ type PatternPart struct {
 	Legacy bool
 	Nodes  []*NodePattern
 	Rels   []*RelPattern
+	// Search is a path mode or selector beyond ANY / ALL SHORTEST
+	// (ast_quantified.go); nil when none is written.
+	Search *PathSearch
 }
 
 // NodePattern is (v:L1:L2 {props}).
@@ -217,4 +220,7 @@ type RelPattern struct {
 	Dir       Direction
 	VarLength *Range
 	Props     Expr
+	// Group is set when the relationship stands for a quantified path
+	// pattern ((x)-[r]->(y) WHERE …){m,n} (ast_quantified.go).
+	Group *QuantGroup
 }
