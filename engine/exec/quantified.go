@@ -166,11 +166,6 @@ func (e *quantified) produce() error {
 		if err := e.expand(); err != nil {
 			return err
 		}
-		if e.steps++; e.steps&63 == 0 {
-			if err := e.c.CheckCancel(); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -262,6 +257,11 @@ func (e *quantified) expand() error {
 	}
 	next := len(e.entries)
 	for i := e.lo; i < e.hi; i++ {
+		if (i-e.lo)&1023 == 1023 { // a level may hold millions of paths
+			if err := e.c.CheckCancel(); err != nil {
+				return err
+			}
+		}
 		if !e.extends(i) {
 			continue
 		}
