@@ -32,7 +32,8 @@ type quantified struct {
 	cur cursor
 
 	opened    bool
-	adjs      []adjList
+	n         int         // relationships per iteration
+	adjs      [][]adjList // per relationship of the group
 	toLabels  []catalog.LabelID
 	toMissing bool
 	test      *hopTest
@@ -46,8 +47,8 @@ type quantified struct {
 	states      map[qState]*picked // WALK's extension per (node, owed)
 	held        int64              // bytes charged for the row's entries
 	nodes, rels []uint64           // the path of one entry
-	nbrs, nrels []uint64           // candidate iterations
-	steps       int
+	nbrs, nrels []uint64           // candidate hops
+	prefix      []uint64           // an iteration's elements before its last hop
 }
 
 // qEntry is a path of the search tree: its last node, the relationship
@@ -60,10 +61,11 @@ type qEntry struct {
 
 const qEntryBytes = 24
 
-// qState is a node reached and the iterations still owed to the minimum.
+// qState is a node reached, the position in the iteration reached there
+// and the hops still owed to the minimum.
 type qState struct {
-	node uint64
-	owed int
+	node        uint64
+	phase, owed int
 }
 
 // picked counts what a selector took: paths, and lengths (groups) with
@@ -91,16 +93,18 @@ func (pk *picked) take(k int, groups bool, depth int) bool {
 }
 
 func newQuantified(c *Context, p *plan.QuantifiedExpand, in Operator) (Operator, error) {
-	test, err := newHopTest(c, p.HopTest)
+	test, err := newHopTest(c, p.Test, len(p.Steps))
 	if err != nil {
 		return nil, err
 	}
-	return &quantified{c: c, p: p, test: test, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}, nil
+	return &quantified{c: c, p: p, n: len(p.Steps), test: test, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}, nil
 }
 
 func (e *quantified) open() {
 	e.opened = true
-	e.adjs = openAdjs(e.c, e.p.Types, e.p.Dir)
+	for _, st := range e.p.Steps {
+		e.adjs = append(e.adjs, openAdjs(e.c, st.Types, st.Dir))
+	}
 	e.toLabels, e.toMissing = resolveLabels(e.c, e.p.ToLabels)
 	out, nin := e.cur.out, e.cur.nin
 	for i := nin; i < len(e.p.Cols); i++ {
@@ -175,7 +179,7 @@ func (e *quantified) produce() error {
 func (e *quantified) consider(i int) {
 	ent := e.entries[i]
 	d := int(ent.depth)
-	if d < e.p.Min || e.p.Into >= 0 && ent.node != e.into {
+	if d%e.n != 0 || d < e.p.Min*e.n || e.p.Into >= 0 && ent.node != e.into {
 		return
 	}
 	if e.toMissing || !nodeHasLabels(e.c.Tx, ent.node, e.toLabels) {
@@ -226,13 +230,18 @@ func (e *quantified) emit(end uint64) {
 		out.Cols[col].IDs[k] = end
 		col++
 	}
-	d := len(e.rels)
-	if e.p.XList {
-		out.Cols[col].Set(k, nodesValue(e.nodes[:d]))
+	iters := len(e.rels) / e.n
+	for _, pos := range e.p.Lists {
+		l := make([]vector.Value, iters)
+		for it := range l {
+			if at := it*e.n + pos/2; pos%2 == 0 {
+				l[it] = vector.NodeRef(e.nodes[at])
+			} else {
+				l[it] = vector.RelRef(e.rels[at])
+			}
+		}
+		out.Cols[col].Set(k, l)
 		col++
-	}
-	if e.p.YList {
-		out.Cols[col].Set(k, nodesValue(e.nodes[1:]))
 	}
 	if e.p.PathCol {
 		out.Cols[len(e.p.Cols)-1].Set(k, copyPath(e.nodes, e.rels))
@@ -240,18 +249,9 @@ func (e *quantified) emit(end uint64) {
 	e.cur.emitRow()
 }
 
-// nodesValue is a list of nodes as a LIST value.
-func nodesValue(nodes []uint64) []vector.Value {
-	l := make([]vector.Value, len(nodes))
-	for i, n := range nodes {
-		l[i] = vector.NodeRef(n)
-	}
-	return l
-}
-
 // expand builds the next level from the current one.
 func (e *quantified) expand() error {
-	if e.lo == e.hi || e.p.Max != plan.Unbounded && int(e.entries[e.lo].depth) >= e.p.Max || e.selected() {
+	if e.lo == e.hi || e.p.Max != plan.Unbounded && int(e.entries[e.lo].depth) >= e.p.Max*e.n || e.selected() {
 		e.active = false
 		return nil
 	}
@@ -306,7 +306,8 @@ func (e *quantified) extends(i int) bool {
 	if e.states == nil {
 		e.states = map[qState]*picked{}
 	}
-	key := qState{node: ent.node, owed: max(e.p.Min-int(ent.depth), 0)}
+	d := int(ent.depth)
+	key := qState{node: ent.node, phase: d % e.n, owed: max(e.p.Min*e.n-d, 0)}
 	pk := e.states[key]
 	if pk == nil {
 		pk = &picked{}
@@ -320,7 +321,8 @@ func (e *quantified) extends(i int) bool {
 func (e *quantified) extend(i int) error {
 	ent := e.entries[i]
 	e.pathOf(i)
-	e.nbrs, e.nrels = appendAdj(e.adjs, e.nbrs[:0], e.nrels[:0], ent.node)
+	phase := int(ent.depth) % e.n
+	e.nbrs, e.nrels = appendAdj(e.adjs[phase], e.nbrs[:0], e.nrels[:0], ent.node)
 	e.c.Counters.RowsScanned += int64(len(e.nbrs))
 	w := 0
 	for j, nbr := range e.nbrs {
@@ -331,9 +333,18 @@ func (e *quantified) extend(i int) error {
 		e.nbrs[w], e.nrels[w] = nbr, rel
 		w++
 	}
-	nbrs, rels, err := e.test.keep(ent.node, e.nbrs[:w], e.nrels[:w])
-	if err != nil {
-		return err
+	nbrs, rels := e.nbrs[:w], e.nrels[:w]
+	if phase == e.n-1 { // the hop ends an iteration: test it
+		d := int(ent.depth) - phase // where the iteration started
+		prefix := e.prefix[:0]
+		for j := d; j < int(ent.depth); j++ {
+			prefix = append(prefix, e.nodes[j], e.rels[j])
+		}
+		e.prefix = append(prefix, ent.node)
+		var err error
+		if nbrs, rels, err = e.test.keep(e.prefix, nbrs, rels); err != nil {
+			return err
+		}
 	}
 	if err := e.charge(len(nbrs)); err != nil {
 		return err
@@ -376,19 +387,21 @@ func (e *quantified) reused(rel uint64) bool {
 	return false
 }
 
-// hopTest evaluates plan.QuantifiedExpand's HopTest over batches of
-// iterations (x, r, y) that share their x.
+// hopTest evaluates plan.QuantifiedExpand's Test over batches of
+// iterations that differ only in their last relationship and node: the
+// columns before hold the same elements on every row.
 type hopTest struct {
 	ev   expr.Evaluator
 	b    vector.Batch
 	buf  *vector.Vector
-	keep func(x uint64, nbrs, rels []uint64) ([]uint64, []uint64, error)
+	keep func(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error)
 }
 
-func newHopTest(c *Context, e plan.Expr) (*hopTest, error) {
+// newHopTest compiles the test of an iteration of n relationships.
+func newHopTest(c *Context, e plan.Expr, n int) (*hopTest, error) {
 	t := &hopTest{}
 	if e == nil {
-		t.keep = func(_ uint64, nbrs, rels []uint64) ([]uint64, []uint64, error) { return nbrs, rels, nil }
+		t.keep = func(_, nbrs, rels []uint64) ([]uint64, []uint64, error) { return nbrs, rels, nil }
 		return t, nil
 	}
 	ev, err := compile(c, e)
@@ -396,25 +409,34 @@ func newHopTest(c *Context, e plan.Expr) (*hopTest, error) {
 		return nil, err
 	}
 	t.ev = ev
-	t.b = vector.Batch{Cols: []*vector.Vector{vector.New(vector.Node, vector.Capacity),
-		vector.New(vector.Rel, vector.Capacity), vector.New(vector.Node, vector.Capacity)}}
+	for i := range 2*n + 1 {
+		typ := vector.Node
+		if i%2 == 1 {
+			typ = vector.Rel
+		}
+		t.b.Cols = append(t.b.Cols, vector.New(typ, vector.Capacity))
+	}
 	t.keep = t.filter
 	return t, nil
 }
 
-// filter keeps the iterations from x over rels to nbrs that pass.
-func (t *hopTest) filter(x uint64, nbrs, rels []uint64) ([]uint64, []uint64, error) {
+// filter keeps the hops over rels to nbrs that complete an iteration
+// whose earlier elements are prefix and pass.
+func (t *hopTest) filter(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error) {
 	w := 0
+	last := len(t.b.Cols) - 1
 	for lo := 0; lo < len(nbrs); lo += vector.Capacity {
 		hi := min(lo+vector.Capacity, len(nbrs))
 		n := hi - lo
 		t.b.Len, t.b.Sel = n, nil
-		xs := t.b.Cols[0].IDs[:n]
-		for i := range xs {
-			xs[i] = x
+		for c, id := range prefix {
+			ids := t.b.Cols[c].IDs[:n]
+			for i := range ids {
+				ids[i] = id
+			}
 		}
-		copy(t.b.Cols[1].IDs, rels[lo:hi])
-		copy(t.b.Cols[2].IDs, nbrs[lo:hi])
+		copy(t.b.Cols[last-1].IDs, rels[lo:hi])
+		copy(t.b.Cols[last].IDs, nbrs[lo:hi])
 		p, err := t.ev.Eval(&t.b)
 		if err != nil {
 			return nil, nil, err

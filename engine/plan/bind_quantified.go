@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -74,20 +77,17 @@ func (b *binder) quantifiedPart(part *gql.PatternPart) (*gql.PatternPart, error)
 func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodePattern, rels []int, part *gql.PatternPart) error {
 	s := searchOf(part)
 	lo, hi := rangeBounds(rp.VarLength)
-	if rp.Group != nil {
-		if len(rp.Group.Path.Rels) > 1 {
-			return notSupported(rp.Group.Path.Rels[1].Pos, "quantified path pattern with more than one relationship is not supported yet")
-		}
-	}
 	if s.Mode == gql.ModeWalk && hi == Unbounded && (s.Select == gql.SelectNone || s.Select == gql.SelectAll) {
 		return semanticAt(s.Pos, "a WALK pattern without an upper bound matches infinitely many paths: give it an upper bound or a selector (ANY, ANY k, SHORTEST k)")
 	}
-	test, xName, yName, err := b.hopTest(rp)
+	inner, where := groupOf(rp)
+	test, err := b.groupTest(inner, where)
 	if err != nil {
 		return err
 	}
+	single := len(inner.Rels) == 1
 	relCol := Column{Name: rp.Var, Type: vector.Any, Kind: "LIST"}
-	if rp.Var == "" {
+	if rp.Var == "" || !single {
 		relCol = Column{Name: b.sc.hiddenName("rels"), Type: vector.Any, Kind: "LIST", Hidden: true}
 	}
 	cols := appendCols(b.sc.cols, relCol)
@@ -96,72 +96,112 @@ func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodeP
 		cols = append(cols, b.sc.column(to.Var, vector.Node))
 		toName = colName(cols[len(cols)-1])
 	}
-	q := &QuantifiedExpand{Input: b.root, From: from, Into: into, Types: uniqueTypes(rp.Types), Dir: direction(rp.Dir),
-		Min: lo, Max: hi, HopTest: test, Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups,
-		Distinct: append([]int(nil), rels...)}
+	q := &QuantifiedExpand{Input: b.root, From: from, Into: into, Min: lo, Max: hi, Test: test,
+		Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups, Distinct: append([]int(nil), rels...)}
+	for _, r := range inner.Rels {
+		q.Steps = append(q.Steps, QuantStep{Types: uniqueTypes(r.Types), Dir: direction(r.Dir)})
+	}
 	if into < 0 {
 		q.ToLabels = to.Labels
 	}
-	for _, name := range []string{xName, yName} {
-		if name != "" {
+	for pos, name := range groupVars(inner) {
+		if name != "" && !(single && pos == 1) { // a single relationship's list is relCol
+			q.Lists = append(q.Lists, pos)
 			cols = append(cols, Column{Name: name, Type: vector.Any, Kind: "LIST"})
 		}
 	}
-	q.XList, q.YList = xName != "", yName != ""
 	if part.Var != "" {
 		q.PathCol = true
 		cols = append(cols, Column{Name: b.sc.hiddenName("path"), Type: vector.Any, Kind: KindPath, Hidden: true})
 	}
 	q.Cols = cols
-	q.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), q.Types, q.Dir, lo, hi, toName, q.ToLabels)
+	if single {
+		q.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), q.Steps[0].Types, q.Steps[0].Dir, lo, hi, toName, q.ToLabels)
+	} else {
+		q.Pattern = groupText(colName(b.sc.cols[from]), inner, lo, hi, toName, q.ToLabels)
+	}
 	b.set(q)
 	return nil
 }
 
-// hopTest binds the test one iteration of a group must pass: its node
-// patterns' labels and properties, its relationship's properties and its
-// WHERE, over a row of three columns (x, r, y). It returns the group's
-// node variables, which the caller binds as lists.
-func (b *binder) hopTest(rp *gql.RelPattern) (Expr, string, string, error) {
-	var x, y gql.NodePattern
+// groupOf is the pattern one iteration of rp matches and its condition:
+// the group's, or (x)-[rp]-(y) without quantifier for a variable-length
+// relationship.
+func groupOf(rp *gql.RelPattern) (*gql.PatternPart, gql.Expr) {
 	if rp.Group != nil {
-		x, y = *rp.Group.Path.Nodes[0], *rp.Group.Path.Nodes[1]
+		return rp.Group.Path, rp.Group.Where
 	}
-	for _, n := range []*gql.NodePattern{&x, &y} {
-		if n.Var == "" {
+	r := *rp
+	r.VarLength = nil
+	return &gql.PatternPart{Pos: rp.Pos, Nodes: []*gql.NodePattern{{Pos: rp.Pos}, {Pos: rp.Pos}},
+		Rels: []*gql.RelPattern{&r}}, nil
+}
+
+// groupVars names the variables of an iteration's positions: node i at
+// 2i, relationship i at 2i+1 ("" for an anonymous one).
+func groupVars(inner *gql.PatternPart) []string {
+	names := make([]string, 0, 2*len(inner.Nodes)-1)
+	for i, n := range inner.Nodes {
+		if i > 0 {
+			names = append(names, inner.Rels[i-1].Var)
+		}
+		names = append(names, n.Var)
+	}
+	return names
+}
+
+// groupTest binds the test one iteration must pass: its node patterns'
+// labels and properties, its relationships' properties and its WHERE,
+// over a row of the iteration's elements in order.
+func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (Expr, error) {
+	names := groupVars(inner)
+	own := map[string]bool{}
+	for pos, name := range names {
+		if name == "" {
 			continue
 		}
-		if b.bound(n.Var) {
-			return nil, "", "", semanticAt(n.Pos, "variable %s is already defined; a quantified path pattern's variables are its own", n.Var)
+		at := inner.Nodes[pos/2].Pos
+		if pos%2 == 1 {
+			at = inner.Rels[pos/2].Pos
 		}
-		if n.Var == rp.Var || n == &y && n.Var == x.Var {
-			return nil, "", "", notSupported(n.Pos, "variable %s named twice in a quantified path pattern is not supported yet", n.Var)
+		if own[name] {
+			return nil, notSupported(at, "variable %s named twice in a quantified path pattern is not supported yet", name)
+		}
+		own[name] = true
+		if b.bound(name) {
+			return nil, semanticAt(at, "variable %s is already defined; a quantified path pattern's variables are its own", name)
 		}
 	}
-	if rp.Var != "" && rp.Group != nil && b.bound(rp.Var) {
-		return nil, "", "", semanticAt(rp.Pos, "variable %s is already defined; a quantified path pattern's variables are its own", rp.Var)
+	exprs := []gql.Expr{where}
+	for _, n := range inner.Nodes {
+		exprs = append(exprs, n.Props)
 	}
-	var where gql.Expr
-	if rp.Group != nil {
-		where = rp.Group.Where
+	for _, r := range inner.Rels {
+		exprs = append(exprs, r.Props)
 	}
-	inner := map[string]bool{x.Var: true, y.Var: true, rp.Var: true}
-	for _, e := range []gql.Expr{x.Props, y.Props, rp.Props, where} {
-		if err := b.outerRefs(e, inner); err != nil {
-			return nil, "", "", err
+	for _, e := range exprs {
+		if err := b.outerRefs(e, own); err != nil {
+			return nil, err
 		}
 	}
 	outer := b.sc
 	b.sc = scope{anon: outer.anon}
-	b.sc.cols = []Column{b.sc.column(x.Var, vector.Node), b.sc.column(rp.Var, vector.Rel), b.sc.column(y.Var, vector.Node)}
-	test, err := b.iterationTest(&x, rp, &y, where)
+	for pos, name := range names {
+		t := vector.Node
+		if pos%2 == 1 {
+			t = vector.Rel
+		}
+		b.sc.cols = append(b.sc.cols, b.sc.column(name, t))
+	}
+	test, err := b.iterationTest(inner, where)
 	outer.anon = b.sc.anon
 	b.sc = outer
-	return test, x.Var, y.Var, err
+	return test, err
 }
 
-// iterationTest builds hopTest's predicate in the scope of (x, r, y).
-func (b *binder) iterationTest(x *gql.NodePattern, rp *gql.RelPattern, y *gql.NodePattern, where gql.Expr) (Expr, error) {
+// iterationTest builds groupTest's predicate in the scope of the
+// iteration's elements.
+func (b *binder) iterationTest(inner *gql.PatternPart, where gql.Expr) (Expr, error) {
 	var test Expr
 	and := func(e Expr) {
 		if test == nil {
@@ -170,27 +210,35 @@ func (b *binder) iterationTest(x *gql.NodePattern, rp *gql.RelPattern, y *gql.No
 			test = &Binary{Op: OpAnd, L: test, R: e}
 		}
 	}
-	for i, props := range []gql.Expr{x.Props, rp.Props, y.Props} {
+	prop := func(col int, props gql.Expr) error {
 		if props == nil {
-			continue
+			return nil
 		}
 		m, ok := props.(*gql.MapLit)
 		if !ok {
-			return nil, semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
+			return semanticAt(props.Position(), "a parameter cannot be used as a property map in MATCH; compare properties in WHERE")
 		}
 		for k, key := range m.Keys {
 			v, err := b.expr(m.Values[k], noAggregates)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			and(&Binary{Op: OpEq, L: &Property{Of: b.sc.ref(i), Key: key}, R: v})
+			and(&Binary{Op: OpEq, L: &Property{Of: b.sc.ref(col), Key: key}, R: v})
+		}
+		return nil
+	}
+	for i, n := range inner.Nodes {
+		if err := prop(2*i, n.Props); err != nil {
+			return nil, err
+		}
+		if len(n.Labels) > 0 {
+			and(&HasLabels{X: b.sc.ref(2 * i), Labels: n.Labels})
 		}
 	}
-	if len(x.Labels) > 0 {
-		and(&HasLabels{X: b.sc.ref(0), Labels: x.Labels})
-	}
-	if len(y.Labels) > 0 {
-		and(&HasLabels{X: b.sc.ref(2), Labels: y.Labels})
+	for i, r := range inner.Rels {
+		if err := prop(2*i+1, r.Props); err != nil {
+			return nil, err
+		}
 	}
 	if where != nil {
 		pred, err := b.expr(where, noAggregates)
@@ -204,6 +252,36 @@ func (b *binder) iterationTest(x *gql.NodePattern, rp *gql.RelPattern, y *gql.No
 		and(pred)
 	}
 	return test, nil
+}
+
+// groupText renders a group of several relationships for EXPLAIN.
+func groupText(from string, inner *gql.PatternPart, lo, hi int, to string, toLabels []string) string {
+	var sb strings.Builder
+	sb.WriteString("(" + from + ")((")
+	for i, n := range inner.Nodes {
+		if i > 0 {
+			r := inner.Rels[i-1]
+			left, right := "-", "->"
+			switch direction(r.Dir) {
+			case In:
+				left, right = "<-", "-"
+			case Both:
+				right = "-"
+			}
+			t := ""
+			if types := uniqueTypes(r.Types); len(types) > 0 {
+				t = ":" + strings.Join(types, "|")
+			}
+			sb.WriteString(left + "[" + r.Var + t + "]" + right + "(")
+		}
+		sb.WriteString(n.Var + labelText(n.Labels) + ")")
+	}
+	r := fmt.Sprintf("){%d,", lo)
+	if hi != Unbounded {
+		r += fmt.Sprint(hi)
+	}
+	sb.WriteString(r + "}(" + to + labelText(toLabels) + ")")
+	return sb.String()
 }
 
 // outerRefs refuses a group's condition that reads a variable bound

@@ -8,34 +8,43 @@ import (
 )
 
 // QuantifiedExpand follows the iterations of a quantified path pattern
-// ((x)-[r]->(y) WHERE c){Min,Max} from the node in column From, breadth
-// first, one input row at a time (exec/quantified.go). Each iteration
-// must pass HopTest, a predicate over a row of three columns (x, r, y),
-// tested as the search expands; Mode says which repetitions a path may
+// ((n0)-[r0]->(n1)-[r1]->(n2) WHERE c){Min,Max} from the node in column
+// From, breadth first, one input row at a time (exec/quantified.go). An
+// iteration is one hop per Step; at its end it must pass Test, a
+// predicate over a row of its elements in order (n0, r0, n1, r1, …),
+// tested as the search expands. Mode says which repetitions a path may
 // hold; Select, K and Groups choose among the paths of each pair of
-// endpoints. It appends the relationship list, the far end unless Into
-// names the column of a bound one, the lists of x's and y's nodes when
-// XList and YList, and, when PathCol, a hidden vector.Path column.
+// endpoints. It appends the list of the path's relationships, the far
+// end unless Into names the column of a bound one, a list per position
+// of Lists (the iterations' values of the group variable there), and,
+// when PathCol, a hidden vector.Path column.
 type QuantifiedExpand struct {
 	Input    Operator
 	From     int
 	Into     int
-	Types    []string
-	Dir      Direction
-	Min, Max int // Max is Unbounded for no upper bound
+	Steps    []QuantStep
+	Min, Max int // iterations; Max is Unbounded for no upper bound
 	ToLabels []string
-	HopTest  Expr // nil when an iteration has nothing to pass
+	Test     Expr // nil when an iteration has nothing to pass
 	Mode     int  // gql.ModeDefault (a trail), ModeWalk, ModeTrail, ModeAcyclic, ModeSimple
 	Select   int  // gql.SelectNone, SelectAll, SelectAny, SelectShortest
 	K        int
 	Groups   bool
 	// Distinct are the columns of the MATCH's other relationships (single
 	// ones or lists), which no iteration may use again.
-	Distinct     []int
-	XList, YList bool
-	PathCol      bool
-	Pattern      string
-	Cols         []Column
+	Distinct []int
+	// Lists are positions in an iteration (node i at 2i, relationship i
+	// at 2i+1) whose values the operator lists, one column each.
+	Lists   []int
+	PathCol bool
+	Pattern string
+	Cols    []Column
+}
+
+// QuantStep is one relationship of a quantified group.
+type QuantStep struct {
+	Types []string
+	Dir   Direction
 }
 
 func (o *QuantifiedExpand) Columns() []Column          { return o.Cols }
@@ -43,7 +52,11 @@ func (o *QuantifiedExpand) Children() []Operator       { return one(&o.Input) }
 func (o *QuantifiedExpand) SetChild(i int, c Operator) { o.Input = only(i, c) }
 
 func (o *QuantifiedExpand) estimated(k *coster, in estimate, kids []estimate) estimate {
-	return k.chains(in, o.Types, o.Dir, o.Min, o.Max, o.ToLabels, o.Into)
+	hi := o.Max
+	if hi != Unbounded {
+		hi *= len(o.Steps)
+	}
+	return k.chains(in, o.Steps[0].Types, o.Steps[0].Dir, o.Min*len(o.Steps), hi, o.ToLabels, o.Into)
 }
 
 // Describe shows the pattern, the mode and selector and the test each
@@ -67,8 +80,8 @@ func (o *QuantifiedExpand) Describe() Description {
 			args += " GROUPS"
 		}
 	}
-	if o.HopTest != nil {
-		args += " pruned: iterations " + o.HopTest.String()
+	if o.Test != nil {
+		args += " pruned: iterations " + o.Test.String()
 	}
 	if len(o.Distinct) > 0 {
 		var names []string
