@@ -20,6 +20,7 @@ func (p *parser) pattern() *Pattern {
 // patternPart parses [v =] [shortestPath(] path [)].
 func (p *parser) patternPart() *PatternPart {
 	pos := p.tok.pos
+	p.matchMode()
 	mode, modePos := p.pathMode() // MATCH TRAIL p = …
 	name := ""
 	if p.tok.kind == tIdent {
@@ -73,6 +74,7 @@ func (p *parser) path(pos Pos) *PatternPart {
 		part.Rels = append(part.Rels, p.relPattern())
 		part.Nodes = append(part.Nodes, p.nodePattern())
 	}
+	p.pathEnd()
 	return part
 }
 

@@ -165,3 +165,31 @@ func (p *parser) quantifiedGroup(part *PatternPart) {
 		part.Nodes = append(part.Nodes, &NodePattern{Pos: p.tok.pos})
 	}
 }
+
+// pathEnd refuses what may follow a path but is not supported: a node
+// pattern right after a node pattern, which GQL reads as the same node.
+func (p *parser) pathEnd() {
+	if !p.isPunct("(") {
+		return
+	}
+	save, saveTok, saveEnd := *p.lex, p.tok, p.lastEnd
+	p.advance()
+	word := p.tok.kind == tIdent && !p.tok.quoted
+	mode, _ := p.pathMode()
+	subpath := mode == ModeDefault && word && p.nextIsPunct("=")
+	*p.lex, p.tok, p.lastEnd = save, saveTok, saveEnd
+	switch {
+	case mode != ModeDefault:
+		p.fail("a path mode inside a parenthesized path pattern is not supported; write it before the path")
+	case subpath:
+		p.fail("a path variable inside a parenthesized path pattern (a subpath variable) is not supported")
+	}
+	p.fail("adjacent node patterns are supported only around a quantified path pattern")
+}
+
+// matchMode refuses GQL's match modes before a MATCH's patterns.
+func (p *parser) matchMode() {
+	if (p.isKeyword("REPEATABLE") || p.isKeyword("DIFFERENT")) && !p.nextIsPunct("=") {
+		p.fail("match modes (REPEATABLE ELEMENTS, DIFFERENT EDGES) are not supported; write a path mode (WALK, TRAIL, ACYCLIC, SIMPLE) per path")
+	}
+}
