@@ -93,7 +93,7 @@ func (pk *picked) take(k int, groups bool, depth int) bool {
 }
 
 func newQuantified(c *Context, p *plan.QuantifiedExpand, in Operator) (Operator, error) {
-	test, err := newHopTest(c, p.Test, len(p.Steps))
+	test, err := newHopTest(c, p, len(p.Steps))
 	if err != nil {
 		return nil, err
 	}
@@ -342,6 +342,7 @@ func (e *quantified) extend(i int) error {
 		}
 		e.prefix = append(prefix, ent.node)
 		var err error
+		e.test.in, e.test.row = e.cur.b, e.cur.row
 		if nbrs, rels, err = e.test.keep(e.prefix, nbrs, rels); err != nil {
 			return err
 		}
@@ -395,11 +396,17 @@ type hopTest struct {
 	b    vector.Batch
 	buf  *vector.Vector
 	keep func(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error)
+	// outer are the input columns the test reads after the iteration's
+	// elements, from row row of in.
+	outer []int
+	in    *vector.Batch
+	row   int
 }
 
 // newHopTest compiles the test of an iteration of n relationships.
-func newHopTest(c *Context, e plan.Expr, n int) (*hopTest, error) {
-	t := &hopTest{}
+func newHopTest(c *Context, p *plan.QuantifiedExpand, n int) (*hopTest, error) {
+	e := p.Test
+	t := &hopTest{outer: p.Outer}
 	if e == nil {
 		t.keep = func(_, nbrs, rels []uint64) ([]uint64, []uint64, error) { return nbrs, rels, nil }
 		return t, nil
@@ -416,6 +423,9 @@ func newHopTest(c *Context, e plan.Expr, n int) (*hopTest, error) {
 		}
 		t.b.Cols = append(t.b.Cols, vector.New(typ, vector.Capacity))
 	}
+	for _, c := range p.Outer {
+		t.b.Cols = append(t.b.Cols, vector.New(p.Input.Columns()[c].Type, vector.Capacity))
+	}
 	t.keep = t.filter
 	return t, nil
 }
@@ -424,7 +434,7 @@ func newHopTest(c *Context, e plan.Expr, n int) (*hopTest, error) {
 // whose earlier elements are prefix and pass.
 func (t *hopTest) filter(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error) {
 	w := 0
-	last := len(t.b.Cols) - 1
+	last := len(t.b.Cols) - 1 - len(t.outer)
 	for lo := 0; lo < len(nbrs); lo += vector.Capacity {
 		hi := min(lo+vector.Capacity, len(nbrs))
 		n := hi - lo
@@ -433,6 +443,16 @@ func (t *hopTest) filter(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error
 			ids := t.b.Cols[c].IDs[:n]
 			for i := range ids {
 				ids[i] = id
+			}
+		}
+		for j, c := range t.outer {
+			dst, src := t.b.Cols[last+1+j], t.in.Cols[c]
+			if dst.Type != src.Type { // a column the plan could not type
+				dst = vector.New(src.Type, vector.Capacity)
+				t.b.Cols[last+1+j] = dst
+			}
+			for i := range n {
+				dst.CopyRow(i, src, t.row)
 			}
 		}
 		copy(t.b.Cols[last-1].IDs, rels[lo:hi])

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/quiverdb/quiver/engine/gql"
@@ -81,7 +82,7 @@ func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodeP
 		return semanticAt(s.Pos, "a WALK pattern without an upper bound matches infinitely many paths: give it an upper bound or a selector (ANY, ANY k, SHORTEST k)")
 	}
 	inner, where := groupOf(rp)
-	test, err := b.groupTest(inner, where)
+	test, outer, err := b.groupTest(inner, where)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodeP
 		toName = colName(cols[len(cols)-1])
 	}
 	q := &QuantifiedExpand{Input: b.root, From: from, Into: into, Min: lo, Max: hi, Test: test,
-		Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups, Distinct: append([]int(nil), rels...)}
+		Outer: outer, Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups, Distinct: append([]int(nil), rels...)}
 	for _, r := range inner.Rels {
 		q.Steps = append(q.Steps, QuantStep{Types: uniqueTypes(r.Types), Dir: direction(r.Dir)})
 	}
@@ -152,8 +153,9 @@ func groupVars(inner *gql.PatternPart) []string {
 
 // groupTest binds the test one iteration must pass: its node patterns'
 // labels and properties, its relationships' properties and its WHERE,
-// over a row of the iteration's elements in order.
-func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (Expr, error) {
+// over a row of the iteration's elements in order, then the variables
+// bound before that it reads (outer lists their columns).
+func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (test Expr, outer []int, err error) {
 	names := groupVars(inner)
 	own := map[string]bool{}
 	for pos, name := range names {
@@ -165,11 +167,11 @@ func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (Expr, error)
 			at = inner.Rels[pos/2].Pos
 		}
 		if own[name] {
-			return nil, notSupported(at, "variable %s named twice in a quantified path pattern is not supported yet", name)
+			return nil, nil, notSupported(at, "variable %s named twice in a quantified path pattern is not supported yet", name)
 		}
 		own[name] = true
 		if b.bound(name) {
-			return nil, semanticAt(at, "variable %s is already defined; a quantified path pattern's variables are its own", name)
+			return nil, nil, semanticAt(at, "variable %s is already defined; a quantified path pattern's variables are its own", name)
 		}
 	}
 	exprs := []gql.Expr{where}
@@ -180,12 +182,10 @@ func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (Expr, error)
 		exprs = append(exprs, r.Props)
 	}
 	for _, e := range exprs {
-		if err := b.outerRefs(e, own); err != nil {
-			return nil, err
-		}
+		outer = b.outerRefs(e, own, outer)
 	}
-	outer := b.sc
-	b.sc = scope{anon: outer.anon}
+	saved := b.sc
+	b.sc = scope{anon: saved.anon}
 	for pos, name := range names {
 		t := vector.Node
 		if pos%2 == 1 {
@@ -193,10 +193,14 @@ func (b *binder) groupTest(inner *gql.PatternPart, where gql.Expr) (Expr, error)
 		}
 		b.sc.cols = append(b.sc.cols, b.sc.column(name, t))
 	}
-	test, err := b.iterationTest(inner, where)
-	outer.anon = b.sc.anon
-	b.sc = outer
-	return test, err
+	for _, c := range outer {
+		col := saved.cols[c]
+		b.sc.cols = append(b.sc.cols, Column{Name: col.Name, Type: col.Type, Kind: col.Kind})
+	}
+	test, err = b.iterationTest(inner, where)
+	saved.anon = b.sc.anon
+	b.sc = saved
+	return test, outer, err
 }
 
 // iterationTest builds groupTest's predicate in the scope of the
@@ -284,15 +288,16 @@ func groupText(from string, inner *gql.PatternPart, lo, hi int, to string, toLab
 	return sb.String()
 }
 
-// outerRefs refuses a group's condition that reads a variable bound
-// outside the group: the test is made on the group's own elements only.
-func (b *binder) outerRefs(e gql.Expr, inner map[string]bool) error {
-	var err error
+// outerRefs adds to cols the columns of the variables bound before the
+// group that e reads (each once).
+func (b *binder) outerRefs(e gql.Expr, own map[string]bool, cols []int) []int {
 	gql.Walk(e, func(e gql.Expr) bool {
-		if v, ok := e.(*gql.Variable); ok && err == nil && !inner[v.Name] && b.bound(v.Name) {
-			err = notSupported(v.Pos, "a quantified path pattern's condition reading variable %s from outside the group is not supported yet", v.Name)
+		if v, ok := e.(*gql.Variable); ok && !own[v.Name] {
+			if c, ok := b.sc.lookup(v.Name); ok && !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
 		}
-		return err == nil
+		return true
 	})
-	return err
+	return cols
 }

@@ -26,10 +26,13 @@ type QuantifiedExpand struct {
 	Min, Max int // iterations; Max is Unbounded for no upper bound
 	ToLabels []string
 	Test     Expr // nil when an iteration has nothing to pass
-	Mode     int  // gql.ModeDefault (a trail), ModeWalk, ModeTrail, ModeAcyclic, ModeSimple
-	Select   int  // gql.SelectNone, SelectAll, SelectAny, SelectShortest
-	K        int
-	Groups   bool
+	// Outer are the input columns Test reads besides the iteration's
+	// elements (variables of earlier clauses), after them in its row.
+	Outer  []int
+	Mode   int // gql.ModeDefault (a trail), ModeWalk, ModeTrail, ModeAcyclic, ModeSimple
+	Select int // gql.SelectNone, SelectAll, SelectAny, SelectShortest
+	K      int
+	Groups bool
 	// Distinct are the columns of the MATCH's other relationships (single
 	// ones or lists), which no iteration may use again.
 	Distinct []int
