@@ -90,3 +90,38 @@ func TestQuantifiedSearchIsCharged(t *testing.T) {
 		t.Fatalf("got %v, want a 53200 error", err)
 	}
 }
+
+// A selector that takes one path (or the shortest group) of a directed
+// group searches breadth first, extending only the first paths to reach
+// each node, under every mode: between the ends of 30 layers of two
+// nodes, each joined to both of the next layer's, there are 2^28
+// shortest paths of 29 relationships, which enumerating every trail could
+// never hold in 4 MiB. SHORTEST 1 finds one; ANY and SHORTEST 1 to any
+// far end find one path to each of the 58 nodes of layers 1 to 29 (and
+// the start itself with *).
+func TestQuantifiedSelectorSearchesBreadthFirst(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{Parallelism: 1, MaxMemoryPerQuery: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mustQuery(t, db, "UNWIND range(0, 29) AS l UNWIND range(0, 1) AS i CREATE (:L {l: l, i: i})", nil)
+	mustQuery(t, db, "MATCH (a:L), (b:L) WHERE b.l = a.l + 1 CREATE (a)-[:T]->(b)", nil)
+	for q, want := range map[string]string{
+		"MATCH p = SHORTEST 1 (a:L {l: 0, i: 0})((x)-[:T]->(y))+(b:L {l: 29, i: 1}) RETURN length(p)": "29",
+		"MATCH p = ANY ACYCLIC (a:L {l: 0, i: 0})-[:T]->+(b:L) RETURN count(*)":                       "58",
+		"MATCH p = SHORTEST 1 TRAIL (a:L {l: 0, i: 0})-[:T]->*(b:L) RETURN count(*)":                  "59",
+	} {
+		if got := mustQuery(t, db, q, nil); !slices.Equal(got, []string{want}) {
+			t.Errorf("%s: %v, want [%s]", q, got, want)
+		}
+	}
+	// Undirected, every trail is enumerated: the memory limit stops it.
+	res, err := db.Query(context.Background(), "MATCH p = SHORTEST 1 (a:L {l: 0, i: 0})-[:T]-+(b:L {l: 29, i: 1}) RETURN length(p)", nil)
+	if err == nil {
+		_, err = drain(res)
+	}
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Fatalf("undirected: got %v, want a 53200 error", err)
+	}
+}

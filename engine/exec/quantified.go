@@ -37,6 +37,7 @@ type quantified struct {
 	toLabels  []catalog.LabelID
 	toMissing bool
 	test      *hopTest
+	firstOnly bool // extend only the first paths per state (firstOnly)
 
 	start, into uint64
 	active      bool
@@ -92,12 +93,34 @@ func (pk *picked) take(k int, groups bool, depth int) bool {
 	return true
 }
 
+// firstOnly reports whether the search may extend only the first k paths
+// (or those of the first k lengths) to reach each node with as many hops
+// owed, the others being no part of a selected path. Under WALK with ANY k
+// or SHORTEST k [GROUPS] a later path to a node can be swapped for one of
+// the first k. Under the other modes it holds for one path or the
+// shortest group (k = 1) of a group of one directed relationship with a
+// minimum of at most 1: a shortest path to a node other than the start is
+// a shortest walk, which repeats no node, so it meets every mode, and its
+// prefixes are shortest walks too; a shortest cycle back to the start is
+// a shortest walk to a node before it and one more relationship, which,
+// directed, is not in that walk. An undirected relationship could be
+// walked there and back, so undirected searches enumerate every path.
+func firstOnly(p *plan.QuantifiedExpand) bool {
+	if p.Select != plan.SelectAny && p.Select != plan.SelectShortest {
+		return false
+	}
+	if p.Mode == plan.ModeWalk {
+		return true
+	}
+	return p.K == 1 && len(p.Steps) == 1 && p.Min <= 1 && p.Steps[0].Dir != plan.Both
+}
+
 func newQuantified(c *Context, p *plan.QuantifiedExpand, in Operator) (Operator, error) {
 	test, err := newHopTest(c, p, len(p.Steps))
 	if err != nil {
 		return nil, err
 	}
-	return &quantified{c: c, p: p, n: len(p.Steps), test: test, cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}, nil
+	return &quantified{c: c, p: p, n: len(p.Steps), test: test, firstOnly: firstOnly(p), cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}, nil
 }
 
 func (e *quantified) open() {
@@ -293,14 +316,14 @@ func (e *quantified) selected() bool {
 }
 
 // extends reports whether entry i's path may go on: not a closed SIMPLE
-// path, and under WALK with a selector among the first paths to reach its
-// node with as many iterations owed.
+// path, and, when the search prunes by state (firstOnly), among the first
+// paths to reach its node with as many iterations owed.
 func (e *quantified) extends(i int) bool {
 	ent := e.entries[i]
 	if e.p.Mode == plan.ModeSimple && ent.depth > 0 && ent.node == e.start {
 		return false
 	}
-	if e.p.Mode != plan.ModeWalk || e.p.Select != plan.SelectAny && e.p.Select != plan.SelectShortest {
+	if !e.firstOnly {
 		return true
 	}
 	if e.states == nil {
