@@ -10,34 +10,41 @@ import (
 
 // quantified runs plan.QuantifiedExpand: a breadth-first search per input
 // row whose paths are kept as a tree of entries (each its last node and
-// relationship and the entry it extends), one level per iteration. Each
-// level is emitted before the next is built, so paths come out shortest
-// first and a selector only counts: SHORTEST k keeps the first k paths
-// reaching an end node, SHORTEST k GROUPS the paths of the first k
-// lengths reaching it, ANY k is SHORTEST k (any k paths will do).
+// relationship and the entry it extends), one level per hop. Each level
+// is emitted before the next is built, so paths come out shortest first
+// and a selector only counts: SHORTEST k keeps the first k paths reaching
+// an end node, SHORTEST k GROUPS the paths of the first k lengths
+// reaching it, ANY k is SHORTEST k (any k paths will do).
 //
-// Each candidate iteration passes the path mode (checked against its
-// path's nodes and relationships) and the HopTest, a whole neighbour list
-// at a time, before it becomes an entry: a failing iteration is never
-// extended. Under WALK a path may repeat elements forever; with a
-// selector the search extends a path only when it is among the first k
-// (or of the first k lengths) to reach its node with as many iterations
-// still owed: any longer one could be replaced by one of those, so the
-// search ends, and the binder refuses WALK with neither bound nor
-// selector. Every entry is charged to the statement's memory tracker and
-// the search polls cancellation.
+// An entry also records where in the pattern its path is: which group
+// (seg) and how many hops into it. A path that has done enough
+// iterations of its group may leave it for the next, through the node
+// pattern between them (a Mid), or end: such moves are entries of their
+// own at the same level, which add no hop, so one path of the graph may
+// be reached in several places of the pattern (a different match).
+//
+// Each candidate hop passes the path mode (checked against its path's
+// nodes and relationships) and, when it ends an iteration, its group's
+// test, a whole neighbour list at a time, before it becomes an entry: a
+// failing iteration is never extended. Under WALK a path may repeat
+// elements forever; with a selector the search extends a path only when
+// it is among the first k (or of the first k lengths) to reach its node
+// with as many iterations still owed (firstOnly): any longer one could be
+// replaced by one of those, so the search ends, and the binder refuses
+// WALK with neither bound nor selector. Every entry is charged to the
+// statement's memory tracker and the search polls cancellation.
 type quantified struct {
 	c   *Context
 	p   *plan.QuantifiedExpand
 	cur cursor
 
 	opened    bool
-	n         int         // relationships per iteration
-	adjs      [][]adjList // per relationship of the group
+	adjs      [][][]adjList // per group, per relationship of an iteration
 	toLabels  []catalog.LabelID
 	toMissing bool
-	test      *hopTest
-	firstOnly bool // extend only the first paths per state (firstOnly)
+	tests     []*hopTest // per group
+	mids      []*hopTest // per node pattern between groups
+	firstOnly bool       // extend only the first paths per state (firstOnly)
 
 	start, into uint64
 	active      bool
@@ -45,28 +52,35 @@ type quantified struct {
 	lo, hi      int // the current level: entries[lo:hi]
 	emitAt      int
 	ends        map[uint64]*picked // selection per far end
-	states      map[qState]*picked // WALK's extension per (node, owed)
+	states      map[qState]*picked // WALK's extension per state
 	held        int64              // bytes charged for the row's entries
 	nodes, rels []uint64           // the path of one entry
+	bounds      []int              // where each group starts in it, and its end
 	nbrs, nrels []uint64           // candidate hops
 	prefix      []uint64           // an iteration's elements before its last hop
 }
 
 // qEntry is a path of the search tree: its last node, the relationship
-// that reached it and the entry of the path it extends (-1 at the start).
+// that reached it and the entry of the path it extends (-1 at the start);
+// seg is the group it is in (len(Segs) once it has ended) and in the hops
+// it has made there. A move (move set) passes to the next group or ends
+// and adds no hop.
 type qEntry struct {
 	node, rel uint64
 	parent    int32
 	depth     int32
+	in        int32
+	seg       int16
+	move      bool
 }
 
-const qEntryBytes = 24
+const qEntryBytes = 32
 
-// qState is a node reached, the position in the iteration reached there
-// and the hops still owed to the minimum.
+// qState is a node reached, the position in the pattern reached there
+// and the hops still owed to the group's minimum.
 type qState struct {
-	node        uint64
-	phase, owed int
+	node             uint64
+	seg, phase, owed int
 }
 
 // picked counts what a selector took: paths, and lengths (groups) with
@@ -104,37 +118,52 @@ func (pk *picked) take(k int, groups bool, depth int) bool {
 // prefixes are shortest walks too; a shortest cycle back to the start is
 // a shortest walk to a node before it and one more relationship, which,
 // directed, is not in that walk. An undirected relationship could be
-// walked there and back, so undirected searches enumerate every path.
+// walked there and back, so undirected searches enumerate every path. A
+// pattern of several groups always enumerates (a shorter way to a node
+// may have less room left in its group).
 func firstOnly(p *plan.QuantifiedExpand) bool {
-	if p.Select != plan.SelectAny && p.Select != plan.SelectShortest {
+	if p.Select != plan.SelectAny && p.Select != plan.SelectShortest || len(p.Segs) != 1 {
 		return false
 	}
 	if p.Mode == plan.ModeWalk {
 		return true
 	}
-	return p.K == 1 && len(p.Steps) == 1 && p.Min <= 1 && p.Steps[0].Dir != plan.Both
+	s := p.Segs[0]
+	return p.K == 1 && len(s.Steps) == 1 && s.Min <= 1 && s.Steps[0].Dir != plan.Both
 }
 
 func newQuantified(c *Context, p *plan.QuantifiedExpand, in Operator) (Operator, error) {
-	test, err := newHopTest(c, p, len(p.Steps))
-	if err != nil {
-		return nil, err
+	e := &quantified{c: c, p: p, firstOnly: firstOnly(p), cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}
+	for _, s := range p.Segs {
+		t, err := newHopTest(c, p, s.Test, s.Outer, 2*len(s.Steps)+1)
+		if err != nil {
+			return nil, err
+		}
+		e.tests = append(e.tests, t)
 	}
-	return &quantified{c: c, p: p, n: len(p.Steps), test: test, firstOnly: firstOnly(p), cur: newCursor(c.pool(), in, len(p.Input.Columns()), len(p.Cols))}, nil
+	for _, m := range p.Mids {
+		t, err := newHopTest(c, p, m.Test, m.Outer, 1)
+		if err != nil {
+			return nil, err
+		}
+		e.mids = append(e.mids, t)
+	}
+	return e, nil
 }
 
 func (e *quantified) open() {
 	e.opened = true
-	for _, st := range e.p.Steps {
-		e.adjs = append(e.adjs, openAdjs(e.c, st.Types, st.Dir))
+	for _, s := range e.p.Segs {
+		var adjs [][]adjList
+		for _, st := range s.Steps {
+			adjs = append(adjs, openAdjs(e.c, st.Types, st.Dir))
+		}
+		e.adjs = append(e.adjs, adjs)
 	}
 	e.toLabels, e.toMissing = resolveLabels(e.c, e.p.ToLabels)
 	out, nin := e.cur.out, e.cur.nin
 	for i := nin; i < len(e.p.Cols); i++ {
-		out.Cols[i] = vector.New(vector.Any, vector.Capacity)
-	}
-	if e.p.Into < 0 {
-		out.Cols[nin+1] = vector.New(vector.Node, vector.Capacity)
+		out.Cols[i] = vector.New(e.p.Cols[i].Type, vector.Capacity)
 	}
 }
 
@@ -151,17 +180,19 @@ func (e *quantified) Next() (*vector.Batch, error) {
 // advance starts the search of the next input row.
 func (e *quantified) advance() (bool, error) {
 	start, into, ok, err := e.cur.nextNodes(e.p.From, e.p.Into)
-	if !ok || err != nil {
-		e.reset()
-		return false, err
-	}
 	e.reset()
-	e.start, e.into = start, into
-	if err := e.charge(1); err != nil {
+	if !ok || err != nil {
 		return false, err
 	}
-	e.entries = append(e.entries, qEntry{node: start, parent: -1})
-	e.lo, e.hi, e.emitAt, e.active = 0, 1, 0, true
+	e.start, e.into = start, into
+	if err := e.add(qEntry{node: start, parent: -1}); err != nil {
+		return false, err
+	}
+	e.lo, e.emitAt, e.active = 0, 0, true
+	if err := e.moves(0); err != nil {
+		return false, err
+	}
+	e.hi = len(e.entries)
 	return true, nil
 }
 
@@ -175,10 +206,46 @@ func (e *quantified) reset() {
 	e.active = false
 }
 
-func (e *quantified) charge(n int) error {
-	b := int64(n) * qEntryBytes
-	e.held += b
-	return e.c.Mem.Charge(b)
+// add appends an entry, charging it.
+func (e *quantified) add(ent qEntry) error {
+	e.held += qEntryBytes
+	if err := e.c.Mem.Charge(qEntryBytes); err != nil {
+		return err
+	}
+	e.entries = append(e.entries, ent)
+	return nil
+}
+
+// moves adds, for the entries from index from on (and those it adds), the
+// moves out of a group whose path has done enough whole iterations: to
+// the next group through the node pattern between them, or to the end.
+func (e *quantified) moves(from int) error {
+	for j := from; j < len(e.entries); j++ {
+		ent := e.entries[j]
+		if int(ent.seg) >= len(e.p.Segs) {
+			continue
+		}
+		s := e.p.Segs[ent.seg]
+		n := len(s.Steps)
+		if int(ent.in)%n != 0 || int(ent.in)/n < s.Min {
+			continue
+		}
+		if int(ent.seg) < len(e.mids) {
+			t := e.mids[ent.seg]
+			t.in, t.row = e.cur.b, e.cur.row
+			ok, err := t.one(ent.node)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+		}
+		if err := e.add(qEntry{node: ent.node, parent: int32(j), depth: ent.depth, seg: ent.seg + 1, move: true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // produce emits the current level's paths, building the next level when
@@ -197,12 +264,11 @@ func (e *quantified) produce() error {
 	return nil
 }
 
-// consider emits entry i's path when it is long enough, ends where the
-// pattern's far end may and the selector takes it.
+// consider emits entry i's path when it has ended where the pattern's far
+// end may and the selector takes it.
 func (e *quantified) consider(i int) {
 	ent := e.entries[i]
-	d := int(ent.depth)
-	if d%e.n != 0 || d < e.p.Min*e.n || e.p.Into >= 0 && ent.node != e.into {
+	if int(ent.seg) != len(e.p.Segs) || e.p.Into >= 0 && ent.node != e.into {
 		return
 	}
 	if e.toMissing || !nodeHasLabels(e.c.Tx, ent.node, e.toLabels) {
@@ -217,7 +283,7 @@ func (e *quantified) consider(i int) {
 			pk = &picked{}
 			e.ends[ent.node] = pk
 		}
-		if !pk.take(e.p.K, e.p.Groups, d) {
+		if !pk.take(e.p.K, e.p.Groups, int(ent.depth)) {
 			return
 		}
 	}
@@ -225,7 +291,8 @@ func (e *quantified) consider(i int) {
 	e.emit(ent.node)
 }
 
-// pathOf loads entry i's path into e.nodes and e.rels.
+// pathOf loads entry i's path into e.nodes and e.rels, and where each
+// group starts in it into e.bounds (its last element the path's length).
 func (e *quantified) pathOf(i int) {
 	d := int(e.entries[i].depth)
 	e.nodes, e.rels = e.nodes[:0], e.rels[:0]
@@ -235,8 +302,17 @@ func (e *quantified) pathOf(i int) {
 	for range d {
 		e.rels = append(e.rels, 0)
 	}
+	e.bounds = e.bounds[:0]
+	for range len(e.p.Segs) + 1 {
+		e.bounds = append(e.bounds, d)
+	}
+	e.bounds[0] = 0
 	for j := i; j >= 0; j = int(e.entries[j].parent) {
 		ent := e.entries[j]
+		if ent.move {
+			e.bounds[ent.seg] = int(ent.depth)
+			continue
+		}
 		e.nodes[ent.depth] = ent.node
 		if ent.depth > 0 {
 			e.rels[ent.depth-1] = ent.rel
@@ -253,18 +329,32 @@ func (e *quantified) emit(end uint64) {
 		out.Cols[col].IDs[k] = end
 		col++
 	}
-	iters := len(e.rels) / e.n
-	for _, pos := range e.p.Lists {
-		l := make([]vector.Value, iters)
-		for it := range l {
-			if at := it*e.n + pos/2; pos%2 == 0 {
-				l[it] = vector.NodeRef(e.nodes[at])
-			} else {
-				l[it] = vector.RelRef(e.rels[at])
-			}
+	for si, s := range e.p.Segs {
+		n, at := len(s.Steps), e.bounds[si]
+		if s.Single {
+			out.Cols[col].IDs[k] = e.rels[at]
+			col++
+			continue
 		}
-		out.Cols[col].Set(k, l)
-		col++
+		l0 := make([]vector.Value, (e.bounds[si+1]-at)/n*len(s.Lists))
+		for li, pos := range s.Lists {
+			l := l0[li*len(l0)/len(s.Lists) : (li+1)*len(l0)/len(s.Lists) : (li+1)*len(l0)/len(s.Lists)]
+			for it := range l {
+				if j := at + it*n + pos/2; pos%2 == 0 {
+					l[it] = vector.NodeRef(e.nodes[j])
+				} else {
+					l[it] = vector.RelRef(e.rels[j])
+				}
+			}
+			out.Cols[col].Set(k, l)
+			col++
+		}
+	}
+	for mi, m := range e.p.Mids {
+		if m.Out {
+			out.Cols[col].IDs[k] = e.nodes[e.bounds[mi+1]]
+			col++
+		}
 	}
 	if e.p.PathCol {
 		out.Cols[len(e.p.Cols)-1].Set(k, copyPath(e.nodes, e.rels))
@@ -274,7 +364,7 @@ func (e *quantified) emit(end uint64) {
 
 // expand builds the next level from the current one.
 func (e *quantified) expand() error {
-	if e.lo == e.hi || e.p.Max != plan.Unbounded && int(e.entries[e.lo].depth) >= e.p.Max*e.n || e.selected() {
+	if e.lo == e.hi || e.selected() {
 		e.active = false
 		return nil
 	}
@@ -291,6 +381,9 @@ func (e *quantified) expand() error {
 		if err := e.extend(i); err != nil {
 			return err
 		}
+	}
+	if err := e.moves(next); err != nil {
+		return err
 	}
 	e.lo, e.hi, e.emitAt = next, len(e.entries), next
 	if e.lo == e.hi {
@@ -315,11 +408,20 @@ func (e *quantified) selected() bool {
 	return pk.n >= e.p.K
 }
 
-// extends reports whether entry i's path may go on: not a closed SIMPLE
-// path, and, when the search prunes by state (firstOnly), among the first
+// extends reports whether entry i's path may go on: inside a group with
+// an iteration to finish or room for another, not a closed SIMPLE path,
+// and, when the search prunes by state (firstOnly), among the first
 // paths to reach its node with as many iterations owed.
 func (e *quantified) extends(i int) bool {
 	ent := e.entries[i]
+	if int(ent.seg) >= len(e.p.Segs) {
+		return false
+	}
+	s := e.p.Segs[ent.seg]
+	n, in := len(s.Steps), int(ent.in)
+	if in%n == 0 && s.Max != plan.Unbounded && in/n >= s.Max {
+		return false
+	}
 	if e.p.Mode == plan.ModeSimple && ent.depth > 0 && ent.node == e.start {
 		return false
 	}
@@ -329,8 +431,7 @@ func (e *quantified) extends(i int) bool {
 	if e.states == nil {
 		e.states = map[qState]*picked{}
 	}
-	d := int(ent.depth)
-	key := qState{node: ent.node, phase: d % e.n, owed: max(e.p.Min*e.n-d, 0)}
+	key := qState{node: ent.node, seg: int(ent.seg), phase: in % n, owed: max(s.Min*n-in, 0)}
 	pk := e.states[key]
 	if pk == nil {
 		pk = &picked{}
@@ -339,13 +440,14 @@ func (e *quantified) extends(i int) bool {
 	return pk.take(e.p.K, e.p.Groups, int(ent.depth))
 }
 
-// extend adds entry i's iterations that the mode, the MATCH's other
-// relationships and the HopTest allow.
+// extend adds entry i's hops that the mode, the MATCH's other
+// relationships and, at the end of an iteration, the group's test allow.
 func (e *quantified) extend(i int) error {
 	ent := e.entries[i]
 	e.pathOf(i)
-	phase := int(ent.depth) % e.n
-	e.nbrs, e.nrels = appendAdj(e.adjs[phase], e.nbrs[:0], e.nrels[:0], ent.node)
+	n := len(e.p.Segs[ent.seg].Steps)
+	phase := int(ent.in) % n
+	e.nbrs, e.nrels = appendAdj(e.adjs[ent.seg][phase], e.nbrs[:0], e.nrels[:0], ent.node)
 	e.c.Counters.RowsScanned += int64(len(e.nbrs))
 	w := 0
 	for j, nbr := range e.nbrs {
@@ -357,24 +459,24 @@ func (e *quantified) extend(i int) error {
 		w++
 	}
 	nbrs, rels := e.nbrs[:w], e.nrels[:w]
-	if phase == e.n-1 { // the hop ends an iteration: test it
+	if phase == n-1 { // the hop ends an iteration: test it
 		d := int(ent.depth) - phase // where the iteration started
 		prefix := e.prefix[:0]
 		for j := d; j < int(ent.depth); j++ {
 			prefix = append(prefix, e.nodes[j], e.rels[j])
 		}
 		e.prefix = append(prefix, ent.node)
+		t := e.tests[ent.seg]
+		t.in, t.row = e.cur.b, e.cur.row
 		var err error
-		e.test.in, e.test.row = e.cur.b, e.cur.row
-		if nbrs, rels, err = e.test.keep(e.prefix, nbrs, rels); err != nil {
+		if nbrs, rels, err = t.keep(e.prefix, nbrs, rels); err != nil {
 			return err
 		}
 	}
-	if err := e.charge(len(nbrs)); err != nil {
-		return err
-	}
 	for j, nbr := range nbrs {
-		e.entries = append(e.entries, qEntry{node: nbr, rel: rels[j], parent: int32(i), depth: ent.depth + 1})
+		if err := e.add(qEntry{node: nbr, rel: rels[j], parent: int32(i), depth: ent.depth + 1, in: ent.in + 1, seg: ent.seg}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -426,10 +528,10 @@ type hopTest struct {
 	row   int
 }
 
-// newHopTest compiles the test of an iteration of n relationships.
-func newHopTest(c *Context, p *plan.QuantifiedExpand, n int) (*hopTest, error) {
-	e := p.Test
-	t := &hopTest{outer: p.Outer}
+// newHopTest compiles a test over a row of width elements (nodes and
+// relationships by turns) followed by the input columns outer.
+func newHopTest(c *Context, p *plan.QuantifiedExpand, e plan.Expr, outer []int, width int) (*hopTest, error) {
+	t := &hopTest{outer: outer}
 	if e == nil {
 		t.keep = func(_, nbrs, rels []uint64) ([]uint64, []uint64, error) { return nbrs, rels, nil }
 		return t, nil
@@ -439,14 +541,14 @@ func newHopTest(c *Context, p *plan.QuantifiedExpand, n int) (*hopTest, error) {
 		return nil, err
 	}
 	t.ev = ev
-	for i := range 2*n + 1 {
+	for i := range width {
 		typ := vector.Node
 		if i%2 == 1 {
 			typ = vector.Rel
 		}
 		t.b.Cols = append(t.b.Cols, vector.New(typ, vector.Capacity))
 	}
-	for _, c := range p.Outer {
+	for _, c := range outer {
 		t.b.Cols = append(t.b.Cols, vector.New(p.Input.Columns()[c].Type, vector.Capacity))
 	}
 	t.keep = t.filter
@@ -468,16 +570,7 @@ func (t *hopTest) filter(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error
 				ids[i] = id
 			}
 		}
-		for j, c := range t.outer {
-			dst, src := t.b.Cols[last+1+j], t.in.Cols[c]
-			if dst.Type != src.Type { // a column the plan could not type
-				dst = vector.New(src.Type, vector.Capacity)
-				t.b.Cols[last+1+j] = dst
-			}
-			for i := range n {
-				dst.CopyRow(i, src, t.row)
-			}
-		}
+		t.fillOuter(last+1, n)
 		copy(t.b.Cols[last-1].IDs, rels[lo:hi])
 		copy(t.b.Cols[last].IDs, nbrs[lo:hi])
 		p, err := t.ev.Eval(&t.b)
@@ -497,4 +590,40 @@ func (t *hopTest) filter(prefix, nbrs, rels []uint64) ([]uint64, []uint64, error
 		}
 	}
 	return nbrs[:w], rels[:w], nil
+}
+
+// fillOuter copies the current input row's outer columns into n rows of
+// the test's columns from index from on.
+func (t *hopTest) fillOuter(from, n int) {
+	for j, c := range t.outer {
+		dst, src := t.b.Cols[from+j], t.in.Cols[c]
+		if dst.Type != src.Type { // a column the plan could not type
+			dst = vector.New(src.Type, vector.Capacity)
+			t.b.Cols[from+j] = dst
+		}
+		for i := range n {
+			dst.CopyRow(i, src, t.row)
+		}
+	}
+}
+
+// one tests a single node: a Mid's test, over a row of the node and the
+// outer columns.
+func (t *hopTest) one(node uint64) (bool, error) {
+	if t.ev == nil {
+		return true, nil
+	}
+	t.b.Len, t.b.Sel = 1, nil
+	t.b.Cols[0].IDs[0] = node
+	t.fillOuter(1, 1)
+	p, err := t.ev.Eval(&t.b)
+	if err != nil {
+		return false, err
+	}
+	if p.Type != vector.Bool && p.Type != vector.Null {
+		if p, err = expr.AsBools(p, &t.buf, nil, 1, "WHERE"); err != nil {
+			return false, err
+		}
+	}
+	return p.Type == vector.Bool && !p.IsNull(0) && p.Bools[0], nil
 }

@@ -97,32 +97,40 @@ func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodeP
 		cols = append(cols, b.sc.column(to.Var, vector.Node))
 		toName = colName(cols[len(cols)-1])
 	}
-	q := &QuantifiedExpand{Input: b.root, From: from, Into: into, Min: lo, Max: hi, Test: test,
-		Outer: outer, Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups, Distinct: append([]int(nil), rels...)}
-	for _, r := range inner.Rels {
-		q.Steps = append(q.Steps, QuantStep{Types: uniqueTypes(r.Types), Dir: direction(r.Dir)})
-	}
+	seg := QuantSeg{Min: lo, Max: hi, Test: test, Outer: outer, Steps: groupSteps(inner)}
+	q := &QuantifiedExpand{Input: b.root, From: from, Into: into,
+		Mode: s.Mode, Select: s.Select, K: int(s.K), Groups: s.Groups, Distinct: append([]int(nil), rels...)}
 	if into < 0 {
 		q.ToLabels = to.Labels
 	}
 	for pos, name := range groupVars(inner) {
 		if name != "" && !(single && pos == 1) { // a single relationship's list is relCol
-			q.Lists = append(q.Lists, pos)
+			seg.Lists = append(seg.Lists, pos)
 			cols = append(cols, Column{Name: name, Type: vector.Any, Kind: "LIST"})
 		}
 	}
+	q.Segs = []QuantSeg{seg}
 	if part.Var != "" {
 		q.PathCol = true
 		cols = append(cols, Column{Name: b.sc.hiddenName("path"), Type: vector.Any, Kind: KindPath, Hidden: true})
 	}
 	q.Cols = cols
 	if single {
-		q.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), q.Steps[0].Types, q.Steps[0].Dir, lo, hi, toName, q.ToLabels)
+		q.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), seg.Steps[0].Types, seg.Steps[0].Dir, lo, hi, toName, q.ToLabels)
 	} else {
 		q.Pattern = groupText(colName(b.sc.cols[from]), inner, lo, hi, toName, q.ToLabels)
 	}
 	b.set(q)
 	return nil
+}
+
+// groupSteps are the relationships of one iteration.
+func groupSteps(inner *gql.PatternPart) []QuantStep {
+	var steps []QuantStep
+	for _, r := range inner.Rels {
+		steps = append(steps, QuantStep{Types: uniqueTypes(r.Types), Dir: direction(r.Dir)})
+	}
+	return steps
 }
 
 // groupOf is the pattern one iteration of rp matches and its condition:
