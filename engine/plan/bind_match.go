@@ -24,8 +24,8 @@ func (b *binder) match(m *gql.Match) error {
 			if sp, ok := b.root.(*ShortestPath); ok {
 				searches = append(searches, sp)
 			}
-		} else if part, err = b.quantifiedPart(part); err == nil {
-			rels, pc, err = b.matchPart(part, rels, before)
+		} else {
+			rels, pc, err = b.matchQuantified(part, rels, before)
 		}
 		if err != nil {
 			return err

@@ -18,9 +18,10 @@ import (
 // iterations' values.
 
 // quantified reports whether a pattern part is planned through
-// QuantifiedExpand.
+// QuantifiedExpand: a group, a mode or a selector, ANY / ALL SHORTEST
+// over several relationships or groups included.
 func quantified(part *gql.PatternPart) bool {
-	if part.Search != nil {
+	if part.Search != nil || part.Shortest != gql.ShortestNone && !part.Legacy && len(part.Rels) > 1 {
 		return true
 	}
 	for _, r := range part.Rels {
@@ -44,17 +45,17 @@ func searchOf(part *gql.PatternPart) gql.PathSearch {
 	return s
 }
 
-// quantifiedPart checks a quantified part before matchPart plans it and
-// returns the part to plan: a mode or selector applies to a part of one
-// relationship, which an anonymous fixed-length relationship becomes a
-// quantifier {1,1} of.
+// quantifiedPart checks a quantified part of at most one relationship
+// before matchPart plans it and returns the part to plan: under a mode or
+// selector an anonymous fixed-length relationship becomes a quantifier
+// {1,1} of it (bind_search.go plans longer parts).
 func (b *binder) quantifiedPart(part *gql.PatternPart) (*gql.PatternPart, error) {
 	s := searchOf(part)
 	if s.Mode == gql.ModeDefault && s.Select == gql.SelectNone {
 		return part, nil
 	}
-	if len(part.Rels) != 1 {
-		return nil, notSupported(s.Pos, "a path mode or selector over a pattern of other than one relationship or quantified group is not supported yet")
+	if len(part.Rels) == 0 {
+		return part, nil // one node: one path, of no relationship
 	}
 	rp := part.Rels[0]
 	if rp.VarLength != nil {
