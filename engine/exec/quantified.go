@@ -77,10 +77,11 @@ type qEntry struct {
 const qEntryBytes = 32
 
 // qState is a node reached, the position in the pattern reached there
-// and the hops still owed to the group's minimum.
+// and the hops still owed to the group's minimum, or, in a bounded group
+// of a pattern of several, the hops made in it (in; -1 otherwise).
 type qState struct {
-	node             uint64
-	seg, phase, owed int
+	node                 uint64
+	seg, phase, owed, in int
 }
 
 // picked counts what a selector took: paths, and lengths (groups) with
@@ -111,22 +112,28 @@ func (pk *picked) take(k int, groups bool, depth int) bool {
 // (or those of the first k lengths) to reach each node with as many hops
 // owed, the others being no part of a selected path. Under WALK with ANY k
 // or SHORTEST k [GROUPS] a later path to a node can be swapped for one of
-// the first k. Under the other modes it holds for one path or the
+// the first k with as much room left: in a pattern of one group any
+// earlier path has made fewer hops in it, and in a pattern of several
+// the state of a bounded group counts its hops exactly. Under the other
+// modes it holds for one path or the
 // shortest group (k = 1) of a group of one directed relationship with a
 // minimum of at most 1: a shortest path to a node other than the start is
 // a shortest walk, which repeats no node, so it meets every mode, and its
 // prefixes are shortest walks too; a shortest cycle back to the start is
 // a shortest walk to a node before it and one more relationship, which,
 // directed, is not in that walk. An undirected relationship could be
-// walked there and back, so undirected searches enumerate every path. A
-// pattern of several groups always enumerates (a shorter way to a node
-// may have less room left in its group).
+// walked there and back, so undirected searches enumerate every path, as
+// do the other modes over a pattern of several groups (the shortest way
+// through them may pass a node twice).
 func firstOnly(p *plan.QuantifiedExpand) bool {
-	if p.Select != plan.SelectAny && p.Select != plan.SelectShortest || len(p.Segs) != 1 {
+	if p.Select != plan.SelectAny && p.Select != plan.SelectShortest {
 		return false
 	}
 	if p.Mode == plan.ModeWalk {
 		return true
+	}
+	if len(p.Segs) != 1 {
+		return false
 	}
 	s := p.Segs[0]
 	return p.K == 1 && len(s.Steps) == 1 && s.Min <= 1 && s.Steps[0].Dir != plan.Both
@@ -431,7 +438,10 @@ func (e *quantified) extends(i int) bool {
 	if e.states == nil {
 		e.states = map[qState]*picked{}
 	}
-	key := qState{node: ent.node, seg: int(ent.seg), phase: in % n, owed: max(s.Min*n-in, 0)}
+	key := qState{node: ent.node, seg: int(ent.seg), phase: in % n, owed: max(s.Min*n-in, 0), in: -1}
+	if len(e.p.Segs) > 1 && s.Max != plan.Unbounded {
+		key.in = in
+	}
 	pk := e.states[key]
 	if pk == nil {
 		pk = &picked{}

@@ -34,10 +34,10 @@ func (b *binder) searchPart(part *gql.PatternPart, s gql.PathSearch, rels []int)
 	if err := b.searchNames(part); err != nil {
 		return nil, nil, err
 	}
-	if s.Mode == gql.ModeWalk {
+	if s.Mode == gql.ModeWalk && (s.Select == gql.SelectNone || s.Select == gql.SelectAll) {
 		for _, rp := range relps {
 			if rp.VarLength != nil && rp.VarLength.Max == nil {
-				return nil, nil, notSupported(s.Pos, "WALK over a pattern of several parts, one of them without an upper bound, is not supported yet")
+				return nil, nil, semanticAt(s.Pos, "a WALK pattern without an upper bound matches infinitely many paths: give it an upper bound or a selector (ANY, ANY k, SHORTEST k)")
 			}
 		}
 	}
