@@ -12,10 +12,11 @@ import (
 // Quantified path patterns, path modes and selectors. A pattern part with
 // a quantified group, a mode or a selector (beyond ANY / ALL SHORTEST over
 // a plain variable-length relationship, which stay ShortestPath) plans each
-// group as one QuantifiedExpand: its node patterns, relationship
-// properties and WHERE become one test of each iteration (HopTest), made
-// while the search expands; its variables become lists of the
-// iterations' values.
+// group as one QuantifiedExpand (a whole part of several relationships
+// under a mode or selector: bind_search.go): the group's node patterns,
+// relationship properties and WHERE become one test of each iteration
+// (QuantSeg.Test), made while the search expands; its variables become
+// lists of the iterations' values.
 
 // quantified reports whether a pattern part is planned through
 // QuantifiedExpand: a group, a mode or a selector, ANY / ALL SHORTEST
