@@ -76,11 +76,11 @@ func (b *binder) searchPart(part *gql.PatternPart, s gql.PathSearch, rels []int)
 		cols = append(cols, segCols...)
 		lo, hi := seg.Min, seg.Max
 		inner, _ := groupOf(rp)
-		next := toName
+		next, labels := toName, q.ToLabels
 		if i+1 < len(relps) {
-			next = nodes[i+1].Var + labelText(nodes[i+1].Labels)
+			next, labels = nodes[i+1].Var, nodes[i+1].Labels
 		}
-		t := groupText("", inner, lo, hi, next, nil)
+		t := groupText("", inner, lo, hi, next, labels)
 		text.WriteString(strings.TrimPrefix(t, "()"))
 	}
 	for _, n := range nodes[1 : len(nodes)-1] {
