@@ -75,7 +75,7 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 func operatorBatchBytes(p plan.Operator) int64 {
 	cols := len(p.Columns())
 	switch p.(type) {
-	case *plan.Unwind, *plan.Expand, *plan.VarLengthExpand, *plan.ShortestPath, *plan.CrossProduct,
+	case *plan.Unwind, *plan.Expand, *plan.VarLengthExpand, *plan.ShortestPath, *plan.QuantifiedExpand, *plan.CrossProduct,
 		*plan.HashJoin, *plan.IndexJoin, *plan.Optional, *plan.Merge, *plan.Sort, *plan.ProcedureCall, *plan.Eager:
 	default:
 		if kids := p.Children(); len(kids) > 0 {
@@ -239,6 +239,8 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		return newVarLength(c, p, in)
 	case *plan.ShortestPath:
 		return newShortest(c, p, in)
+	case *plan.QuantifiedExpand:
+		return newQuantified(c, p, in)
 	case *plan.Create:
 		return newCreate(c, p, in)
 	case *plan.Update:

@@ -186,6 +186,9 @@ type PatternPart struct {
 	Legacy bool
 	Nodes  []*NodePattern
 	Rels   []*RelPattern
+	// Search is a path mode or selector beyond ANY / ALL SHORTEST
+	// (ast_quantified.go); nil when none is written.
+	Search *PathSearch
 }
 
 // NodePattern is (v:L1:L2 {props}).
@@ -226,4 +229,7 @@ type RelPattern struct {
 	// TypeExpr is a type expression other than a plain disjunction (then
 	// Types is empty).
 	TypeExpr *LabelExpr
+	// Group is set when the relationship stands for a quantified path
+	// pattern ((x)-[r]->(y) WHERE …){m,n} (ast_quantified.go).
+	Group *QuantGroup
 }

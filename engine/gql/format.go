@@ -207,6 +207,8 @@ func formatPart(sb *strings.Builder, part *PatternPart) {
 	}
 	legacy := part.Legacy && part.Shortest != ShortestNone
 	switch {
+	case part.Search != nil:
+		formatSearch(sb, part.Search)
 	case legacy && part.Shortest == ShortestOne:
 		sb.WriteString("shortestPath(")
 	case legacy:
@@ -243,6 +245,10 @@ func formatNode(sb *strings.Builder, n *NodePattern) {
 }
 
 func formatRel(sb *strings.Builder, r *RelPattern) {
+	if r.Group != nil {
+		formatGroup(sb, r)
+		return
+	}
 	if r.Dir == DirLeft {
 		sb.WriteByte('<')
 	}

@@ -20,6 +20,8 @@ func (p *parser) pattern() *Pattern {
 // patternPart parses [v =] [shortestPath(] path [)].
 func (p *parser) patternPart() *PatternPart {
 	pos := p.tok.pos
+	p.matchMode()
+	mode, modePos := p.pathMode() // MATCH TRAIL p = …
 	name := ""
 	if p.tok.kind == tIdent {
 		save := *p.lex
@@ -33,9 +35,9 @@ func (p *parser) patternPart() *PatternPart {
 			*p.lex, p.tok = save, saveTok
 		}
 	}
-	if kind := p.searchPrefix(); kind != ShortestNone {
+	if search, kind := p.pathSearch(mode, modePos); search != nil || kind != ShortestNone {
 		part := p.path(pos)
-		part.Var, part.Shortest = name, kind
+		part.Var, part.Shortest, part.Search = name, kind, search
 		return part
 	}
 	shortest := ShortestNone
@@ -58,11 +60,21 @@ func (p *parser) patternPart() *PatternPart {
 
 // path parses (a)-[r]->(b)...
 func (p *parser) path(pos Pos) *PatternPart {
-	part := &PatternPart{Pos: pos, Nodes: []*NodePattern{p.nodePattern()}}
-	for p.isPunct("-") || p.isPunct("<") {
+	part := &PatternPart{Pos: pos}
+	if p.groupAhead() { // an implicit node before a leading quantified group
+		part.Nodes = []*NodePattern{{Pos: p.tok.pos}}
+	} else {
+		part.Nodes = []*NodePattern{p.nodePattern()}
+	}
+	for p.isPunct("-") || p.isPunct("<") || p.groupAhead() {
+		if p.groupAhead() {
+			p.quantifiedGroup(part)
+			continue
+		}
 		part.Rels = append(part.Rels, p.relPattern())
 		part.Nodes = append(part.Nodes, p.nodePattern())
 	}
+	p.pathEnd()
 	return part
 }
 

@@ -36,6 +36,9 @@ func (p *parser) patternAhead() (ok bool) {
 		*p.lex, p.tok, p.lastEnd, p.depth, p.elements = save, saveTok, saveEnd, depth, elements
 	}()
 	p.nodePattern()
+	if p.groupAhead() { // (a)((x)-[r]->(y)){m,n}…: a quantified group
+		return true
+	}
 	if p.isPunct("<") {
 		p.advance()
 	}

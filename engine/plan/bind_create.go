@@ -95,8 +95,8 @@ func (s *createScope) part(part *gql.PatternPart) error {
 			return semanticAt(part.Nodes[0].Pos, "variable %s is already bound; CREATE cannot create it again", part.Nodes[0].Var)
 		}
 	}
-	if part.Shortest != gql.ShortestNone {
-		return syntaxAt(part.Pos, "shortest paths cannot be created")
+	if part.Shortest != gql.ShortestNone || part.Search != nil {
+		return syntaxAt(part.Pos, "shortest paths, path modes and selectors cannot be created")
 	}
 	nodeCols, err := s.nodes(part)
 	if err != nil {

@@ -19,13 +19,13 @@ func (b *binder) match(m *gql.Match) error {
 			pc  *partCols
 			err error
 		)
-		if part.Shortest != gql.ShortestNone {
+		if part.Shortest != gql.ShortestNone && !quantified(part) {
 			pc, err = b.shortestPart(part, before)
 			if sp, ok := b.root.(*ShortestPath); ok {
 				searches = append(searches, sp)
 			}
 		} else {
-			rels, pc, err = b.matchPart(part, rels, before)
+			rels, pc, err = b.matchQuantified(part, rels, before)
 		}
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 	// properties or labels to filter on. The cost-based choice comes with
 	// statistics; this rule already avoids scanning every node to reach a
 	// key lookup at the far end.
-	if len(relps) > 0 && b.opts.On(RuleSelectiveStart) && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
+	if len(relps) > 0 && !quantified(part) && b.opts.On(RuleSelectiveStart) && b.selectivity(nodes[len(nodes)-1]) > b.selectivity(nodes[0]) {
 		nodes, relps = reversePattern(nodes, relps)
 		pc.reversed = true
 		b.fire(RuleSelectiveStart)
@@ -115,7 +115,11 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 		}
 		in := b.root
 		relIdx := len(in.Columns())
-		if rp.VarLength != nil {
+		if quantified(part) && rp.VarLength != nil {
+			if err := b.quantifiedHop(from, into, rp, to, rels, part); err != nil {
+				return nil, nil, err
+			}
+		} else if rp.VarLength != nil {
 			if err := b.varLengthHop(from, into, rp, to, rels, part.Var != "", pc.reversed); err != nil {
 				return nil, nil, err
 			}

@@ -153,8 +153,8 @@ func (b *binder) merge(m *gql.Merge) error {
 		return syntaxAt(m.Pos, "MERGE takes a single pattern")
 	}
 	part := m.Pattern.Parts[0]
-	if part.Shortest != gql.ShortestNone {
-		return syntaxAt(part.Pos, "shortest paths cannot be merged")
+	if part.Shortest != gql.ShortestNone || part.Search != nil {
+		return syntaxAt(part.Pos, "shortest paths, path modes and selectors cannot be merged")
 	}
 	if err := b.checkMergePattern(part); err != nil {
 		return err

@@ -22,7 +22,7 @@ var everyOperator = []plan.Operator{
 	&plan.Unwind{}, &plan.Argument{}, &plan.Optional{}, &plan.CrossProduct{},
 	&plan.Create{}, &plan.ProcedureCall{}, &plan.CountExpand{}, &plan.IndexSeek{},
 	&plan.HashJoin{}, &plan.IndexJoin{}, &plan.ExpandIntersect{}, &plan.LabelSets{}, &plan.IndexUnion{},
-	&plan.Union{}, &plan.VarLengthExpand{}, &plan.ShortestPath{}, &plan.Update{},
+	&plan.Union{}, &plan.VarLengthExpand{}, &plan.ShortestPath{}, &plan.QuantifiedExpand{}, &plan.Update{},
 	&plan.Delete{}, &plan.Merge{}, &plan.Eager{},
 }
 
