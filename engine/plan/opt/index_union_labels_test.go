@@ -24,9 +24,10 @@ func TestIndexUnionLabelExprs(t *testing.T) {
 		{"MATCH (m IS Post|Person) WHERE m.id = 3 RETURN m.id",
 			"Project m.id\n  Filter (m.id = 3) [range-filter]\n" +
 				"    IndexUnion m:Post|Person [Post:BTREE post_id m.id = 3] residual holding id"},
-		// No index on either label: the LabelScan stays.
+		// No index on either label: the LabelScan stays, on workers as a
+		// NodeScan's pipeline.
 		{"MATCH (m:Tag|Person {id: 1}) RETURN m.id",
-			"Project m.id\n  Filter (m.id = 1) [range-filter]\n    LabelScan m:Tag|Person"},
+			"Project m.id [parallel]\n  Filter (m.id = 1) [range-filter]\n    LabelScan m:Tag|Person"},
 		// A conjunction: Forum's seek (100 entries over 10 keys: 10 rows)
 		// costs more than Post's and Comment's (one row each).
 		{"MATCH (m:(Post|Comment)&Forum {id: 1}) RETURN m.id",
@@ -60,7 +61,7 @@ func TestIndexUnionLabelExprs(t *testing.T) {
 			"Project m.id\n  Filter (m.id = 1) [range-filter]\n    Filter m:%\n" +
 				"      IndexUnion m [Post:BTREE post_id m.id = 1, Comment:HASH comment_id m.id = 1, Forum:HASH forum_id m.id = 1] residual holding id"},
 		{"MATCH (m:Post|Comment) WITHOUT INDEX WHERE m.id = 1 RETURN m.id",
-			"Project m.id\n  Filter (m.id = 1) [range-filter]\n    LabelScan m:Post|Comment"},
+			"Project m.id [parallel]\n  Filter (m.id = 1) [range-filter]\n    LabelScan m:Post|Comment"},
 	} {
 		p, err := selectFor(t, tc.q, ixs)
 		if err != nil {
