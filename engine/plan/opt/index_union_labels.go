@@ -46,7 +46,9 @@ func standIns(p *plan.Plan) []*labelScanStandIn {
 			return op
 		}
 		st := &labelScanStandIn{ls: ls, scan: &plan.NodeScan{Var: ls.Var, Cols: ls.Cols}}
-		st.filter = &plan.Filter{Input: st.scan, Pred: &plan.HasLabels{X: &plan.ColRef{Idx: 0, Name: ls.Var}, Expr: ls.Expr}}
+		c := ls.Cols[0]
+		x := &plan.ColRef{Idx: 0, Name: c.Name, T: c.Type, Kind: c.Kind, Elem: c.Elem}
+		st.filter = &plan.Filter{Input: st.scan, Pred: &plan.HasLabels{X: x, Expr: ls.Expr}}
 		out = append(out, st)
 		return st.filter
 	})
