@@ -14,7 +14,9 @@ import (
 // that requires one of some labels (`m:Post|Comment`, `m:Post OR
 // m:Comment`) narrows the seeks to those labels and the residual to
 // their nodes; without it, every label's index counts and the residual
-// includes unlabelled nodes.
+// includes unlabelled nodes. A label expression, in such a WHERE or as a
+// LabelScan's, narrows them to the labels one of which every node it
+// holds for carries (index_union_labels.go).
 //
 // With a disjunction the union is chosen whenever one seek serves: the
 // scan reads every node, the residual at most the disjunction's labels.
