@@ -103,6 +103,15 @@ func TestIndexUnion(t *testing.T) {
 		{"MATCH (m) WHERE m.k < 500 RETURN m.k", nil, ""},
 		{"MATCH (m) WHERE m:C|B AND m.k < 500 RETURN m.k", nil, "IndexUnion(c_k)"},
 		{"MATCH (m) WHERE m.x = 5 RETURN m.k", nil, ""},
+		// Label expressions in the pattern (a LabelScan) and the WHERE.
+		{"MATCH (m:A|B {id: 7}) RETURN m.k", nil, "IndexUnion(a_id,b_id)"},
+		{"MATCH (m IS A|C) WHERE m.id > 20 RETURN m.k", nil, "IndexUnion(a_id)"},
+		{"MATCH (m:(B|C)&!A) WHERE m.id = $x RETURN m.k", engine.Params{"x": int64(3)}, "IndexUnion(b_id)"},
+		{"MATCH (m:A&!B {id: 4}) RETURN m.k", nil, "IndexUnion(a_id)"},
+		{"MATCH (m:!C {id: 5}) RETURN m.k", nil, "IndexUnion(a_id,b_id)"},
+		{"MATCH (m:% {id: 6}) RETURN m.k", nil, "IndexUnion(a_id,b_id)"},
+		{"MATCH (m) WHERE m IS LABELED B&!A AND m.id = 2 RETURN m.k", nil, "IndexUnion(b_id)"},
+		{"MATCH (m:C|D {id: 5}) RETURN m.k", nil, ""},
 	}
 	nonEmpty := 0
 	for _, c := range cases {

@@ -49,7 +49,11 @@ func newCodeDistinct(c *Context, p plan.Operator) (Operator, error) {
 		if c.Parallelism <= 1 {
 			c.fellBack(p, plan.StrategyParallel, "one worker allowed")
 		} else {
-			d.run = newParRun(c, p, in)
+			run, err := newParRun(c, p, in)
+			if err != nil {
+				return nil, err
+			}
+			d.run = run
 		}
 	}
 	return d, nil

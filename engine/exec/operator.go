@@ -141,6 +141,9 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		}
 		return newNodeScan(c, p), nil
 	case *plan.LabelScan:
+		if c.worker != nil && c.worker.scan == p {
+			return newMorselScan(c), nil
+		}
 		return newLabelScan(c, p), nil
 	case *plan.IndexSeek:
 		return newIndexSeek(c, p), nil

@@ -15,7 +15,8 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// Morsel-driven parallelism. A pipeline that starts with a NodeScan and
+// Morsel-driven parallelism. A pipeline that starts with a NodeScan (or a
+// LabelScan) and
 // goes on with operators that map rows one by one (plan.Streams: Filter,
 // Project, Expand, VarLengthExpand, ExpandIntersect) can run on several
 // workers: the scan's node ids
@@ -58,7 +59,7 @@ type parState struct {
 
 // workerState is what a worker's Context knows of its pipeline.
 type workerState struct {
-	scan *plan.NodeScan
+	scan plan.Operator // a NodeScan or a LabelScan
 	src  *morselSource
 }
 
@@ -114,9 +115,9 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 	if kind == parAggregate {
 		input = p.(*plan.Aggregate).Input
 	}
-	run := newParRun(c, p, input)
-	if run == nil {
-		return nil, false, nil
+	run, err := newParRun(c, p, input)
+	if err != nil || run == nil {
+		return nil, err != nil, err
 	}
 	if kind == parAggregate {
 		a, err := newParallelAgg(c, p.(*plan.Aggregate), run)
@@ -131,26 +132,29 @@ func buildParallel(c *Context, p plan.Operator) (Operator, bool, error) {
 // newParRun returns the workers of the pipeline input, which the
 // parallel operator p runs, nil (noted in PROFILE) when the scan is too
 // short to share.
-func newParRun(c *Context, p, input plan.Operator) *parRun {
+func newParRun(c *Context, p, input plan.Operator) (*parRun, error) {
 	if c.par == nil {
 		c.par = &parState{}
 	}
 	scan := physical.ChainScan(input)
-	src := newMorselSource(c, scan, input)
+	src, err := newMorselSource(c, scan, input)
+	if err != nil {
+		return nil, err
+	}
 	if src.expected <= morselWeight {
 		c.fellBack(p, plan.StrategyParallel, "one morsel")
-		return nil // about one morsel: nothing to share
+		return nil, nil // about one morsel: nothing to share
 	}
 	if len(src.adjs) == 0 && src.expected < minScanMorsels*morselWeight {
 		c.fellBack(p, plan.StrategyParallel, "a short scan")
-		return nil
+		return nil, nil
 	}
 	workers := min(int64(c.Parallelism), (src.expected+morselWeight-1)/morselWeight)
 	// The statement clock is read once for every worker.
 	c.Now()
 	run := &parRun{c: c, n: int(workers), top: p, scan: scan, src: src}
 	c.par.runs = append(c.par.runs, run)
-	return run
+	return run, nil
 }
 
 // firstExpansion is the expansion of the pipeline that reads the scan's
@@ -181,8 +185,21 @@ type morselSource struct {
 	expected int64
 }
 
-func newMorselSource(c *Context, scan *plan.NodeScan, pipeline plan.Operator) *morselSource {
-	bm := scanBitmap(c, scan)
+// newMorselSource cuts the nodes of scan, a NodeScan or a LabelScan, for
+// the workers of pipeline.
+func newMorselSource(c *Context, scan plan.Operator, pipeline plan.Operator) (*morselSource, error) {
+	var bm *roaring.Bitmap
+	switch s := scan.(type) {
+	case *plan.NodeScan:
+		bm = scanBitmap(c, s)
+	case *plan.LabelScan:
+		var err error
+		if bm, err = labelExprBitmap(c, s.Expr); err != nil {
+			return nil, err
+		}
+	default:
+		panic(fmt.Sprintf("BUG: a parallel pipeline over %T", scan))
+	}
 	m := &morselSource{it: bm.ManyIterator(), buf: make([]uint32, vector.Capacity)}
 	nodes := int64(bm.GetCardinality())
 	m.expected = nodes
@@ -196,7 +213,7 @@ func newMorselSource(c *Context, scan *plan.NodeScan, pipeline plan.Operator) *m
 			m.expected += nodes * edges / live
 		}
 	}
-	return m
+	return m, nil
 }
 
 // take returns the ids of the next morsel in dst (reused), empty when all
@@ -303,7 +320,7 @@ type parRun struct {
 	c    *Context
 	n    int
 	top  plan.Operator // the operator whose pipeline the workers run
-	scan *plan.NodeScan
+	scan plan.Operator
 	src  *morselSource
 
 	started bool
@@ -380,7 +397,7 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 }
 
 // workerContext is a Context for one worker of c's query.
-func (c *Context) workerContext(ctx context.Context, scan *plan.NodeScan, src *morselSource) *Context {
+func (c *Context) workerContext(ctx context.Context, scan plan.Operator, src *morselSource) *Context {
 	w := &Context{Env: expr.Env{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params,
 		Clock: c.Now()}, Parallelism: 1, worker: &workerState{scan: scan, src: src}, bars: c.bars}
 	w.Mem.Forward(&c.Mem)

@@ -228,7 +228,10 @@ func TestMorselsSizedByEdges(t *testing.T) {
 	tx := st.Begin()
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
-	src := newMorselSource(c, physical.ChainScan(agg), agg)
+	src, err := newMorselSource(c, physical.ChainScan(agg), agg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var sizes []int
 	total := 0
 	for {
@@ -338,8 +341,14 @@ func TestMorselsFromOffsets(t *testing.T) {
 		agg := plan.Operator(expandP(scanP(), dir))
 		tx := st.Begin()
 		c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
-		src := newMorselSource(c, physical.ChainScan(agg), agg)
-		ref := newMorselSource(c, physical.ChainScan(agg), agg)
+		src, err := newMorselSource(c, physical.ChainScan(agg), agg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := newMorselSource(c, physical.ChainScan(agg), agg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if dir != plan.Both && (len(src.adjs) != 1 || src.adjs[0].adj.OverlaySize() != 0) {
 			t.Fatalf("%v: want one compacted adjacency, have %d", dir, len(src.adjs))
 		}

@@ -52,7 +52,7 @@ func newSelector(p *plan.Plan, indexes []plan.IndexInfo) *selector {
 		h = &plan.Hints{}
 	}
 	return &selector{indexes: indexes, hints: h, cands: map[*plan.NodeScan]*scanCands{},
-		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}, anyOf: map[*plan.NodeScan][]string{}}
+		used: map[string]bool{}, joins: map[*plan.NodeScan]*joinCand{}, labelOf: map[*plan.NodeScan]*plan.LabelExpr{}}
 }
 
 // seekVars adds to vars the variables an IndexSeek serves, in the plan and
@@ -110,9 +110,9 @@ type selector struct {
 	// (index_join.go), considered when no constant seek serves them.
 	joins     map[*plan.NodeScan]*joinCand
 	joinOrder []*joinCand
-	// anyOf holds the labels a WHERE requires one of for a scan without
-	// labels (index_union.go).
-	anyOf map[*plan.NodeScan][]string
+	// labelOf holds the label expression a WHERE (or a LabelScan's
+	// stand-in) requires of a scan without labels (index_union.go).
+	labelOf map[*plan.NodeScan]*plan.LabelExpr
 }
 
 // walk finds Filters and the scans their conjuncts constrain, in the

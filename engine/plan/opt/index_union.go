@@ -14,7 +14,9 @@ import (
 // that requires one of some labels (`m:Post|Comment`, `m:Post OR
 // m:Comment`) narrows the seeks to those labels and the residual to
 // their nodes; without it, every label's index counts and the residual
-// includes unlabelled nodes.
+// includes unlabelled nodes. A label expression, in such a WHERE or as a
+// LabelScan's, narrows them to the labels one of which every node it
+// holds for carries (index_union_labels.go).
 //
 // With a disjunction the union is chosen whenever one seek serves: the
 // scan reads every node, the residual at most the disjunction's labels.
@@ -32,6 +34,7 @@ func selectIndexUnions(p *plan.Plan, indexes []plan.IndexInfo) error {
 	if len(indexes) == 0 {
 		return nil
 	}
+	sts := standIns(p)
 	s := newSelector(p, indexes)
 	s.walk(p.Root)
 	for _, c := range s.order {
@@ -39,10 +42,15 @@ func selectIndexUnions(p *plan.Plan, indexes []plan.IndexInfo) error {
 		if len(c.scan.Labels) > 0 || s.hints.NoIndex[v] || s.hints.Index[v] != nil {
 			continue
 		}
-		if u := s.union(c, s.anyOf[c.scan]); u != nil {
+		var any []string
+		if e := s.labelOf[c.scan]; e != nil {
+			any, _ = s.cover(c, e)
+		}
+		if u := s.union(c, any); u != nil {
 			c.replace(u)
 		}
 	}
+	restoreLabelScans(p, sts)
 	return nil
 }
 
@@ -115,45 +123,23 @@ func (s *selector) uncovered(u *plan.IndexUnion) int64 {
 	return max(n, 0)
 }
 
-// labelTest records conjunct c of filter f when it requires a scanned
-// node without labels to carry one of some labels: m:A, m:A|B, or an OR
-// of such tests on the same node.
+// labelTest records conjunct c of filter f when it tests the labels of a
+// scanned node without labels: m:A, m:A|B, m:A&!B, or an OR of such
+// tests on the same node (index_union_labels.go reads which labels it
+// requires one of).
 func (s *selector) labelTest(f *plan.Filter, c plan.Expr) {
-	col, labels, ok := anyLabels(c)
+	col, e, ok := labelExprOf(c)
 	if !ok {
 		return
 	}
 	scan, _ := origin(f.Input, col, func(plan.Operator) {})
-	if scan != nil && len(scan.Labels) == 0 && s.anyOf[scan] == nil {
-		s.anyOf[scan] = labels
+	if scan == nil || len(scan.Labels) > 0 {
+		return
 	}
-}
-
-// anyLabels recognises a test that a column's node carries one of labels.
-func anyLabels(e plan.Expr) (int, []string, bool) {
-	switch x := e.(type) {
-	case *plan.HasLabels:
-		col, ok := x.X.(*plan.ColRef)
-		if !ok || len(x.Labels) == 0 || (!x.Any && len(x.Labels) > 1) {
-			return 0, nil, false
-		}
-		return col.Idx, x.Labels, true
-	case *plan.Binary:
-		if x.Op != plan.OpOr {
-			return 0, nil, false
-		}
-		lc, ll, lok := anyLabels(x.L)
-		rc, rl, rok := anyLabels(x.R)
-		if !lok || !rok || lc != rc {
-			return 0, nil, false
-		}
-		out := append([]string(nil), ll...)
-		for _, l := range rl {
-			if !plan.HasLabel(out, l) {
-				out = append(out, l)
-			}
-		}
-		return lc, out, true
+	// Every filter between here and the scan holds: tests found on the
+	// way down are joined by &.
+	if prev := s.labelOf[scan]; prev != nil {
+		e = &plan.LabelExpr{Kind: plan.LabelAnd, Args: []*plan.LabelExpr{prev, e}}
 	}
-	return 0, nil, false
+	s.labelOf[scan] = e
 }

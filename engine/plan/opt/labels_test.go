@@ -25,7 +25,7 @@ func TestLabelExprScan(t *testing.T) {
 	if err := opt.Optimize(p, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := plan.Format(p.Root); got != "Project n\n  LabelScan n:A|B" {
+	if got := plan.Format(p.Root); got != "Project n [parallel]\n  LabelScan n:A|B" {
 		t.Errorf("plan:\n%s", got)
 	}
 	// 100 nodes, 50 A, 20 B, independent: 100 × (0.5 + 0.2 − 0.1) = 60.

@@ -4,7 +4,7 @@ import "github.com/quiverdb/quiver/engine/plan"
 
 // markParallel chooses the parallel strategy for the top of each
 // pipeline of operators that may run on workers (plan.Streams) over a
-// node scan, for an Aggregate over such a pipeline, which then
+// node scan (of labels or of a label expression), for an Aggregate over such a pipeline, which then
 // aggregates on each worker and merges, and for a code-distinct Distinct
 // over a Project of one, whose workers keep their own sets. A bare scan feeding its consumer
 // gains nothing from workers. The inner plan of OPTIONAL MATCH is rebuilt
@@ -37,12 +37,17 @@ func markParallel(op plan.Operator) (chosen bool) {
 	return chosen
 }
 
-// ChainScan returns the NodeScan at the bottom of a pipeline of operators
-// that may run on workers, nil when op is not such a pipeline.
-func ChainScan(op plan.Operator) *plan.NodeScan {
+// ChainScan returns the scan at the bottom of a pipeline of operators
+// that may run on workers, a NodeScan or a LabelScan (whose expression's
+// bitmap is cut into morsels as a label's is), nil when op is not such a
+// pipeline.
+func ChainScan(op plan.Operator) plan.Operator {
 	for plan.Streams(op) {
 		op = op.Children()[0]
 	}
-	scan, _ := op.(*plan.NodeScan)
-	return scan
+	switch op.(type) {
+	case *plan.NodeScan, *plan.LabelScan:
+		return op
+	}
+	return nil
 }
