@@ -5,23 +5,28 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// subqueryEval evaluates a pattern predicate, EXISTS or a pattern
-// comprehension batch-at-a-time, like OPTIONAL MATCH: the sub-plan runs
-// once per batch over an argument carrying the batch and a row number,
-// and its rows are mapped back to their outer rows by that number.
+// subqueryEval evaluates a pattern predicate, EXISTS, COUNT, COLLECT or a
+// pattern comprehension batch-at-a-time, like OPTIONAL MATCH: the
+// sub-plan runs once per batch over an argument carrying the batch and a
+// row number, and its rows are mapped back to their outer rows by that
+// number. A per-row subquery (plan.PatternSubquery.PerRow) runs once for
+// each row of the batch instead, over an argument selecting that row.
 type subqueryEval struct {
-	c     *Context
-	p     *plan.PatternSubquery
-	rows  *vector.Vector
-	found []bool
-	lists [][]vector.Value
-	cols  []*vector.Vector
-	out   *vector.Vector
+	c      *Context
+	p      *plan.PatternSubquery
+	rows   *vector.Vector
+	found  []bool
+	counts []int64
+	lists  [][]vector.Value
+	cols   []*vector.Vector
+	one    []int32
+	out    *vector.Vector
 }
 
 func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if e.found == nil {
 		e.found = make([]bool, vector.Capacity)
+		e.counts = make([]int64, vector.Capacity)
 		e.lists = make([][]vector.Value, vector.Capacity)
 	}
 	width := len(e.p.Arg.Cols) - 1
@@ -31,41 +36,79 @@ func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	vector.ForRows(sel, n, func(r int) {
 		e.rows.I64[r] = int64(r)
 		e.found[r] = false
+		e.counts[r] = 0
 		e.lists[r] = nil
 	})
+	if !e.p.PerRow {
+		if err := e.run(arg, -1, b.Rows()); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := 0; i < b.Rows(); i++ {
+			if err := e.c.Interrupted(); err != nil {
+				return nil, err
+			}
+			r := b.Row(i)
+			e.one = append(e.one[:0], int32(r))
+			arg.Sel = e.one
+			if err := e.run(arg, r, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return e.result(b, sel, n)
+}
+
+// run runs the sub-plan over arg; its rows belong to outer row r, or
+// with r < 0 to the row their row-number column names. pending is how
+// many rows have no match yet: a predicate stops pulling once all have.
+func (e *subqueryEval) run(arg *vector.Batch, r int, pending int) error {
 	inner, err := Build(e.c, e.p.Plan)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	a, ok := e.c.args[e.p.Arg]
 	if !ok {
-		return nil, bug("pattern subquery plan has no argument")
+		return bug("pattern subquery plan has no argument")
 	}
 	a.b, a.done = arg, false
-	// A predicate stops pulling matches once every row has one.
-	pending := b.Rows()
-	for pending > 0 || e.p.Proj >= 0 {
+	predicate := e.p.Proj < 0 && !e.p.Count
+	for pending > 0 || !predicate {
 		ib, err := inner.Next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ib == nil {
 			break
 		}
-		rowCol := ib.Cols[e.p.RowCol]
 		for i := 0; i < ib.Rows(); i++ {
 			row := ib.Row(i)
-			r := rowCol.I64[row]
-			if !e.found[r] {
-				e.found[r] = true
+			or := r
+			if or < 0 {
+				or = int(ib.Cols[e.p.RowCol].I64[row])
+			}
+			if !e.found[or] {
+				e.found[or] = true
 				pending--
 			}
+			e.counts[or]++
 			if e.p.Proj >= 0 {
-				e.lists[r] = append(e.lists[r], ib.Cols[e.p.Proj].Get(row))
+				e.lists[or] = append(e.lists[or], ib.Cols[e.p.Proj].Get(row))
 			}
 		}
 	}
-	if e.p.Proj < 0 {
+	return nil
+}
+
+// result is the subquery's value for each row of b.
+func (e *subqueryEval) result(b *vector.Batch, sel []int32, n int) (*vector.Vector, error) {
+	switch {
+	case e.p.Count:
+		e.out = vector.Reuse(e.out, vector.Int64)
+		out := e.out
+		vector.ForRows(sel, n, func(r int) { out.I64[r] = e.counts[r] })
+		return out, nil
+	case e.p.Proj < 0:
 		e.out = vector.Reuse(e.out, vector.Bool)
 		out := e.out
 		vector.ForRows(sel, n, func(r int) { out.Bools[r] = e.found[r] })

@@ -293,6 +293,10 @@ func (p *parser) clause() Clause {
 		return p.matchRest(pos, false)
 	case "OPTIONAL":
 		p.advance()
+		if p.isKeyword("CALL") {
+			p.advance()
+			return p.callSubquery(pos, true)
+		}
 		p.expectKeyword("MATCH")
 		return p.matchRest(pos, true)
 	case "CREATE":
@@ -535,6 +539,9 @@ func (p *parser) labels() []string {
 }
 
 func (p *parser) call(pos Pos) Clause {
+	if p.isPunct("{") || p.isPunct("(") {
+		return p.callSubquery(pos, false)
+	}
 	c := &Call{Pos: pos}
 	name := []string{p.ident("a procedure name")}
 	for p.isPunct(".") {

@@ -229,6 +229,8 @@ type binder struct {
 	// Plan.CountChecks).
 	valueBound  bool
 	countChecks []CountCheck
+	// sub is the depth of subqueries being bound (bind_subqueries.go).
+	sub int
 }
 
 // fire records that rule changed the plan.
@@ -277,6 +279,8 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			err = b.create(c)
 		case *gql.Call:
 			err = b.procedureCall(c, len(cs) == 1)
+		case *gql.CallSubquery:
+			err = b.callSubquery(c)
 		case *gql.Set:
 			err = b.setClause(c.Items, false)
 		case *gql.Remove:
@@ -328,6 +332,9 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // isUpdate reports whether c is an updating clause.
 func isUpdate(c gql.Clause) bool {
+	if cs, ok := c.(*gql.CallSubquery); ok {
+		return isUnitCall(cs) // bind_call_subquery.go
+	}
 	switch c.(type) {
 	case *gql.Create, *gql.Set, *gql.Remove, *gql.Delete, *gql.Merge:
 		return true

@@ -1,0 +1,198 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/exec/rowstore"
+	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// callSubqueryOp runs CALL { … } (plan.CallSubquery) as a batch-at-a-time
+// apply, as optionalOp runs OPTIONAL MATCH: for each input batch it builds
+// the inner plan over that batch and a row-number column (or, per row,
+// over an argument selecting one row at a time), and joins each inner
+// row to the outer row its number names. The joined rows of one input
+// batch are buffered, charged to the statement's memory, and emitted in
+// batches. A unit subquery passes the input batch on once the inner plan
+// ran for each of its rows.
+type callSubqueryOp struct {
+	c  *Context
+	p  *plan.CallSubquery
+	in Operator
+
+	rows    *vector.Vector // row numbers for the argument batch
+	one     []int32        // the selection of one row, per row
+	buf     []rowstore.Column
+	n, pos  int
+	out     *vector.Batch
+	matched []bool
+	held    int64 // bytes of buf charged to the memory budget
+	// since counts the input rows run since the last commit (IN
+	// TRANSACTIONS).
+	since int64
+}
+
+func newCallSubquery(c *Context, p *plan.CallSubquery, in Operator) *callSubqueryOp {
+	return &callSubqueryOp{c: c, p: p, in: in, rows: vector.New(vector.Int64, vector.Capacity),
+		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}, matched: make([]bool, vector.Capacity)}
+}
+
+func (o *callSubqueryOp) Next() (*vector.Batch, error) {
+	for o.pos >= o.n {
+		b, err := o.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		if err := o.apply(b); err != nil {
+			return nil, err
+		}
+		if o.p.Unit {
+			return b, nil
+		}
+	}
+	n := min(o.n-o.pos, vector.Capacity)
+	for c := range o.buf {
+		o.out.Cols[c] = o.buf[c].Emit(o.out.Cols[c], o.pos, n)
+	}
+	o.out.Len, o.out.Sel = n, nil
+	o.pos += n
+	return o.out, nil
+}
+
+// apply runs the inner plan for the rows of one input batch, buffering
+// the joined rows.
+func (o *callSubqueryOp) apply(b *vector.Batch) error {
+	arg := &vector.Batch{Cols: append(append([]*vector.Vector(nil), b.Cols...), o.rows), Len: b.Len, Sel: b.Sel}
+	for r := 0; r < b.Len; r++ {
+		o.rows.I64[r] = int64(r)
+		o.matched[r] = false
+	}
+	o.buf, o.n, o.pos = make([]rowstore.Column, len(o.p.Cols)), 0, 0
+	o.c.Mem.Release(o.held) // the previous batch's rows are dropped
+	o.held = 0
+	if !o.p.PerRow {
+		if err := o.run(b, arg, -1); err != nil {
+			return err
+		}
+		if o.p.Optional {
+			for i := 0; i < b.Rows(); i++ {
+				if r := b.Row(i); !o.matched[r] {
+					o.pushUnmatched(b, r)
+				}
+			}
+		}
+		return nil
+	}
+	for i := 0; i < b.Rows(); i++ {
+		if err := o.c.Interrupted(); err != nil {
+			return err
+		}
+		r := b.Row(i)
+		o.one = append(o.one[:0], int32(r))
+		arg.Sel = o.one
+		if err := o.run(b, arg, r); err != nil {
+			return err
+		}
+		if o.p.Optional && !o.matched[r] {
+			o.pushUnmatched(b, r)
+		}
+		if o.p.BatchRows > 0 {
+			if o.since++; o.since == o.p.BatchRows {
+				o.since = 0
+				if err := o.commit(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// commit ends the statement's transaction after a batch of IN
+// TRANSACTIONS rows and goes on in a new one.
+func (o *callSubqueryOp) commit() error {
+	if err := DrainUpdates(o.c); err != nil {
+		return err
+	}
+	if o.c.CommitBatch == nil {
+		return bug("CALL { … } IN TRANSACTIONS without a transaction to commit")
+	}
+	return o.c.CommitBatch()
+}
+
+// run runs the inner plan over arg; its rows belong to outer row r, or
+// with r < 0 to the row their row-number column names.
+func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
+	inner, err := Build(o.c, o.p.Inner)
+	if err != nil {
+		return err
+	}
+	a, ok := o.c.args[o.p.Arg]
+	if !ok {
+		return bug("CALL subquery plan has no argument")
+	}
+	a.b, a.done = arg, false
+	nouter := len(o.p.Cols) - len(o.p.Ret)
+	for {
+		ib, err := inner.Next()
+		if err != nil {
+			return err
+		}
+		if ib == nil {
+			return nil
+		}
+		if o.p.Unit {
+			continue // run for its effects
+		}
+		n, err := o.c.chargeBatch(ib)
+		if err != nil {
+			return err
+		}
+		o.held += n
+		for i := 0; i < ib.Rows(); i++ {
+			row := ib.Row(i)
+			or := r
+			if or < 0 {
+				or = int(ib.Cols[o.p.RowCol].I64[row])
+			}
+			o.matched[or] = true
+			for c := 0; c < nouter; c++ {
+				o.buf[c].Push(b.Cols[c], or)
+			}
+			for j, c := range o.p.Ret {
+				o.buf[nouter+j].Push(ib.Cols[c], row)
+			}
+			o.n++
+		}
+	}
+}
+
+// pushUnmatched adds outer row r with nulls for the returned columns:
+// OPTIONAL CALL of a row the subquery gave nothing for.
+func (o *callSubqueryOp) pushUnmatched(b *vector.Batch, r int) {
+	nouter := len(o.p.Cols) - len(o.p.Ret)
+	for c := 0; c < nouter; c++ {
+		o.buf[c].Push(b.Cols[c], r)
+	}
+	for c := nouter; c < len(o.p.Cols); c++ {
+		o.buf[c].Push(expr.NullVector, 0)
+	}
+	o.n++
+}
+
+// argumentLeaf is one leaf of a plan's Argument: it yields the batch its
+// parent gave the Argument (src), once. A plan with several leaves of one
+// Argument (the parts of a UNION in a subquery) reads it in each; the
+// plan is built anew for each batch, and its leaves with it.
+type argumentLeaf struct {
+	src  *argumentOp
+	done bool
+}
+
+func (a *argumentLeaf) Next() (*vector.Batch, error) {
+	if a.done || a.src.done {
+		return nil, nil
+	}
+	a.done = true
+	return a.src.b, nil
+}
