@@ -123,6 +123,7 @@ func (o *callSubqueryOp) commit() error {
 // run runs the inner plan over arg; its rows belong to outer row r, or
 // with r < 0 to the row their row-number column names.
 func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
+	mark := len(o.c.eagers)
 	inner, err := Build(o.c, o.p.Inner)
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
 			return err
 		}
 		if ib == nil {
-			return nil
+			return o.c.endEagers(mark)
 		}
 		if o.p.Unit {
 			continue // run for its effects
@@ -195,4 +196,28 @@ func (a *argumentLeaf) Next() (*vector.Batch, error) {
 	}
 	a.done = true
 	return a.src.b, nil
+}
+
+// endEagers finishes the Eager barriers built since the statement had
+// mark of them, those of one run of a subquery's plan: it runs the ones
+// never pulled (their writes happen whatever stopped early above them),
+// releases the rows they held and forgets them, so that a subquery run
+// per row for millions of rows does not keep a barrier per row to the
+// end of the statement.
+func (c *Context) endEagers(mark int) error {
+	for _, e := range c.eagers[mark:] {
+		if !e.filled {
+			e.filled = true
+			if err := e.buf.Fill(); err != nil {
+				return err
+			}
+		}
+		if e.buf.mem != nil {
+			e.buf.held.Release(e.buf.mem)
+		}
+		e.buf.cols = nil
+	}
+	clear(c.eagers[mark:])
+	c.eagers = c.eagers[:mark]
+	return nil
 }

@@ -21,6 +21,9 @@ type subqueryEval struct {
 	cols   []*vector.Vector
 	one    []int32
 	out    *vector.Vector
+	// held is what the rows collected for COLLECT or a comprehension
+	// were charged, released once the batch's lists are built.
+	held int64
 }
 
 func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
@@ -29,6 +32,10 @@ func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 		e.counts = make([]int64, vector.Capacity)
 		e.lists = make([][]vector.Value, vector.Capacity)
 	}
+	defer func() {
+		e.c.Mem.Release(e.held)
+		e.held = 0
+	}()
 	width := len(e.p.Arg.Cols) - 1
 	e.cols = append(e.cols[:0], b.Cols[:width]...)
 	arg := &vector.Batch{Cols: append(e.cols, e.rows), Len: b.Len, Sel: b.Sel}
@@ -80,6 +87,13 @@ func (e *subqueryEval) run(arg *vector.Batch, r int, pending int) error {
 		}
 		if ib == nil {
 			break
+		}
+		if e.p.Proj >= 0 {
+			n, err := e.c.chargeBatch(ib)
+			e.held += n
+			if err != nil {
+				return err
+			}
 		}
 		for i := 0; i < ib.Rows(); i++ {
 			row := ib.Row(i)
