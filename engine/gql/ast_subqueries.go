@@ -21,6 +21,16 @@ type CallSubquery struct {
 	// rows (nil: the default batch size).
 	InTransactions bool
 	BatchRows      Expr
+	// Concurrent is IN [n] CONCURRENT TRANSACTIONS, n in Concurrency
+	// (nil when not given).
+	Concurrent  bool
+	Concurrency Expr
+	// OnError is the ON ERROR behaviour as written (CONTINUE, BREAK,
+	// FAIL or RETRY), empty when not given; ReportStatus the variable of
+	// REPORT STATUS AS v. TxPos is where IN TRANSACTIONS' options start.
+	OnError      string
+	ReportStatus *Variable
+	TxPos        Pos
 }
 
 func (c *CallSubquery) Position() Pos { return c.Pos }

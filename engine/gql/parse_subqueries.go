@@ -1,10 +1,6 @@
 package gql
 
-import (
-	"strings"
-
-	"github.com/quiverdb/quiver/engine/errs"
-)
+import "strings"
 
 // This file parses the subqueries of Cypher 5 and GQL: the CALL { … }
 // clause with its scope clause and IN TRANSACTIONS, and the COUNT,
@@ -38,25 +34,52 @@ func (p *parser) callSubquery(pos Pos, optional bool) Clause {
 	}
 	c.Query = p.subqueryBody()
 	if p.isKeyword("IN") {
+		c.TxPos = p.tok.pos
 		p.advance()
-		if !p.isKeyword("TRANSACTIONS") {
-			p.failUnexpected("TRANSACTIONS after CALL { … } IN")
-		}
-		p.advance()
-		c.InTransactions = true
-		if p.isKeyword("OF") {
-			p.advance()
-			c.BatchRows = p.expr()
-			if !p.isKeyword("ROWS") && !p.isKeyword("ROW") {
-				p.failUnexpected("ROWS")
-			}
-			p.advance()
-		}
-		if p.isKeyword("ON") || p.isKeyword("REPORT") {
-			panic(errs.NotSupported("CALL { … } IN TRANSACTIONS %s is not supported: a failing batch fails the statement, and the batches committed before it stay", strings.ToUpper(p.tok.text)+" …").At(p.tok.pos.Line, p.tok.pos.Column))
-		}
+		p.inTransactions(c)
 	}
 	return c
+}
+
+// inTransactions parses [[n] CONCURRENT] TRANSACTIONS [OF n ROWS]
+// [ON ERROR …] [REPORT STATUS AS v] after CALL { … } IN. Binding
+// answers the options Quiver does not run with a 0A000 naming them.
+func (p *parser) inTransactions(c *CallSubquery) {
+	if !p.isKeyword("TRANSACTIONS") {
+		if !p.isKeyword("CONCURRENT") {
+			c.Concurrency = p.expr()
+		}
+		p.expectKeyword("CONCURRENT")
+		c.Concurrent = true
+	}
+	p.expectKeyword("TRANSACTIONS")
+	c.InTransactions = true
+	if p.isKeyword("OF") {
+		p.advance()
+		c.BatchRows = p.expr()
+		if !p.isKeyword("ROWS") && !p.isKeyword("ROW") {
+			p.failUnexpected("ROWS")
+		}
+		p.advance()
+	}
+	if p.isKeyword("ON") {
+		p.advance()
+		p.expectKeyword("ERROR")
+		switch w := strings.ToUpper(p.tok.text); {
+		case p.tok.kind == tIdent && !p.tok.quoted && (w == "CONTINUE" || w == "BREAK" || w == "FAIL" || w == "RETRY"):
+			c.OnError = w
+			p.advance()
+		default:
+			p.failUnexpected("CONTINUE, BREAK, FAIL or RETRY after ON ERROR")
+		}
+	}
+	if p.isKeyword("REPORT") {
+		p.advance()
+		p.expectKeyword("STATUS")
+		p.expectKeyword("AS")
+		pos := p.tok.pos
+		c.ReportStatus = &Variable{Pos: pos, Name: p.ident("a variable")}
+	}
 }
 
 // subqueryBody parses { query } into its query: clauses, UNION included.
@@ -121,13 +144,28 @@ func formatCallSubquery(sb *strings.Builder, c *CallSubquery) {
 	sb.WriteString("{ ")
 	formatQuery(sb, c.Query)
 	sb.WriteString(" }")
-	if c.InTransactions {
-		sb.WriteString(" IN TRANSACTIONS")
-		if c.BatchRows != nil {
-			sb.WriteString(" OF ")
-			formatExpr(sb, c.BatchRows)
-			sb.WriteString(" ROWS")
-		}
+	if !c.InTransactions {
+		return
+	}
+	sb.WriteString(" IN ")
+	if c.Concurrency != nil {
+		formatExpr(sb, c.Concurrency)
+		sb.WriteByte(' ')
+	}
+	if c.Concurrent {
+		sb.WriteString("CONCURRENT ")
+	}
+	sb.WriteString("TRANSACTIONS")
+	if c.BatchRows != nil {
+		sb.WriteString(" OF ")
+		formatExpr(sb, c.BatchRows)
+		sb.WriteString(" ROWS")
+	}
+	if c.OnError != "" {
+		sb.WriteString(" ON ERROR " + c.OnError)
+	}
+	if c.ReportStatus != nil {
+		sb.WriteString(" REPORT STATUS AS " + quoteName(c.ReportStatus.Name))
 	}
 }
 

@@ -24,6 +24,14 @@ func (b *binder) callSubquery(c *gql.CallSubquery) error {
 		if c.Optional {
 			return notSupported(c.Pos, "OPTIONAL CALL { … } IN TRANSACTIONS is not supported")
 		}
+		switch {
+		case c.Concurrent:
+			return notSupported(c.TxPos, "CALL { … } IN CONCURRENT TRANSACTIONS is not supported: batches run one after another")
+		case c.OnError != "" && c.OnError != "FAIL":
+			return notSupported(c.TxPos, "CALL { … } IN TRANSACTIONS ON ERROR %s is not supported: a failing batch fails the statement (ON ERROR FAIL), and the batches committed before it stay", c.OnError)
+		case c.ReportStatus != nil:
+			return notSupported(c.ReportStatus.Pos, "CALL { … } IN TRANSACTIONS REPORT STATUS is not supported")
+		}
 	}
 	batch, err := b.batchRows(c)
 	if err != nil {
