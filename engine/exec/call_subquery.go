@@ -30,11 +30,16 @@ type callSubqueryOp struct {
 	// since counts the input rows run since the last commit (IN
 	// TRANSACTIONS).
 	since int64
+	// seen counts each input row's inner rows, for the per-row SKIP and
+	// LIMIT; empty holds the rows of the empty plan once run.
+	seen  []int64
+	empty *[][]vector.Value
 }
 
 func newCallSubquery(c *Context, p *plan.CallSubquery, in Operator) *callSubqueryOp {
 	return &callSubqueryOp{c: c, p: p, in: in, rows: vector.New(vector.Int64, vector.Capacity),
-		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}, matched: make([]bool, vector.Capacity)}
+		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}, matched: make([]bool, vector.Capacity),
+		seen: make([]int64, vector.Capacity)}
 }
 
 func (o *callSubqueryOp) Next() (*vector.Batch, error) {
@@ -66,6 +71,7 @@ func (o *callSubqueryOp) apply(b *vector.Batch) error {
 	for r := 0; r < b.Len; r++ {
 		o.rows.I64[r] = int64(r)
 		o.matched[r] = false
+		o.seen[r] = 0
 	}
 	o.buf, o.n, o.pos = make([]rowstore.Column, len(o.p.Cols)), 0, 0
 	o.c.Mem.Release(o.held) // the previous batch's rows are dropped
@@ -74,11 +80,25 @@ func (o *callSubqueryOp) apply(b *vector.Batch) error {
 		if err := o.run(b, arg, -1); err != nil {
 			return err
 		}
-		if o.p.Optional {
-			for i := 0; i < b.Rows(); i++ {
-				if r := b.Row(i); !o.matched[r] {
-					o.pushUnmatched(b, r)
+		var empty [][]vector.Value
+		if o.p.EmptyPlan != nil {
+			if o.empty == nil {
+				rows, err := emptyRows(o.c, o.p.EmptyPlan, o.p.EmptyArg)
+				if err != nil {
+					return err
 				}
+				o.empty = &rows
+			}
+			empty = *o.empty
+		}
+		for i := 0; i < b.Rows(); i++ {
+			r := b.Row(i)
+			switch {
+			case o.matched[r]:
+			case len(empty) > 0:
+				o.pushEmpty(b, r, empty)
+			case o.p.Optional:
+				o.pushUnmatched(b, r)
 			}
 		}
 		return nil
@@ -155,6 +175,11 @@ func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
 			or := r
 			if or < 0 {
 				or = int(ib.Cols[o.p.RowCol].I64[row])
+				k := o.seen[or]
+				o.seen[or]++
+				if !o.p.Rows.Keep(k) {
+					continue
+				}
 			}
 			o.matched[or] = true
 			for c := 0; c < nouter; c++ {
@@ -164,6 +189,56 @@ func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
 				o.buf[nouter+j].Push(ib.Cols[c], row)
 			}
 			o.n++
+		}
+	}
+}
+
+// pushEmpty adds outer row r joined with each of the empty plan's rows:
+// what a decorrelated keyless aggregate gives a row it saw nothing for.
+func (o *callSubqueryOp) pushEmpty(b *vector.Batch, r int, rows [][]vector.Value) {
+	nouter := len(o.p.Cols) - len(o.p.Ret)
+	for _, row := range rows {
+		for c := 0; c < nouter; c++ {
+			o.buf[c].Push(b.Cols[c], r)
+		}
+		off := len(row) - len(o.p.Ret)
+		for j := range o.p.Ret {
+			o.buf[nouter+j].PushValue(row[off+j])
+		}
+		o.n++
+	}
+}
+
+// emptyRows runs a subquery's empty plan over an argument of no rows: the
+// rows a keyless aggregate gives an outer row that had none (one, as a
+// rule: count 0, collect []).
+func emptyRows(c *Context, p plan.Operator, arg *plan.Argument) ([][]vector.Value, error) {
+	inner, err := Build(c, p)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := c.args[arg]
+	if !ok {
+		return nil, bug("subquery's empty plan has no argument")
+	}
+	cols := make([]*vector.Vector, len(arg.Cols))
+	for i, col := range arg.Cols {
+		cols[i] = vector.New(col.Type, vector.Capacity)
+	}
+	a.b, a.done = &vector.Batch{Cols: cols}, false
+	var out [][]vector.Value
+	for {
+		ib, err := inner.Next()
+		if err != nil || ib == nil {
+			return out, err
+		}
+		for i := 0; i < ib.Rows(); i++ {
+			row := ib.Row(i)
+			vals := make([]vector.Value, len(ib.Cols))
+			for j, v := range ib.Cols {
+				vals[j] = v.Get(row)
+			}
+			out = append(out, vals)
 		}
 	}
 }

@@ -24,11 +24,16 @@ type subqueryEval struct {
 	// held is what the rows collected for COLLECT or a comprehension
 	// were charged, released once the batch's lists are built.
 	held int64
+	// seen counts each row's matches, for the per-row SKIP and LIMIT.
+	seen []int64
+	// empty holds the rows of the empty plan once run (emptyRows).
+	empty *[][]vector.Value
 }
 
 func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	if e.found == nil {
 		e.found = make([]bool, vector.Capacity)
+		e.seen = make([]int64, vector.Capacity)
 		e.counts = make([]int64, vector.Capacity)
 		e.lists = make([][]vector.Value, vector.Capacity)
 	}
@@ -43,6 +48,7 @@ func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 	vector.ForRows(sel, n, func(r int) {
 		e.rows.I64[r] = int64(r)
 		e.found[r] = false
+		e.seen[r] = 0
 		e.counts[r] = 0
 		e.lists[r] = nil
 	})
@@ -63,7 +69,38 @@ func (e *subqueryEval) Eval(b *vector.Batch) (*vector.Vector, error) {
 			}
 		}
 	}
+	if e.p.EmptyPlan != nil {
+		if err := e.fillEmpty(sel, n); err != nil {
+			return nil, err
+		}
+	}
 	return e.result(b, sel, n)
+}
+
+// fillEmpty gives each row without a match the empty plan's rows: a
+// decorrelated keyless aggregate's value over no rows.
+func (e *subqueryEval) fillEmpty(sel []int32, n int) error {
+	if e.empty == nil {
+		rows, err := emptyRows(e.c, e.p.EmptyPlan, e.p.EmptyArg)
+		if err != nil {
+			return err
+		}
+		e.empty = &rows
+	}
+	rows := *e.empty
+	vector.ForRows(sel, n, func(r int) {
+		if e.found[r] || len(rows) == 0 {
+			return
+		}
+		e.found[r] = true
+		e.counts[r] = int64(len(rows))
+		if e.p.Proj >= 0 {
+			for _, row := range rows {
+				e.lists[r] = append(e.lists[r], row[len(row)-1])
+			}
+		}
+	})
+	return nil
 }
 
 // run runs the sub-plan over arg; its rows belong to outer row r, or
@@ -100,6 +137,11 @@ func (e *subqueryEval) run(arg *vector.Batch, r int, pending int) error {
 			or := r
 			if or < 0 {
 				or = int(ib.Cols[e.p.RowCol].I64[row])
+				k := e.seen[or]
+				e.seen[or]++
+				if !e.p.Rows.Keep(k) {
+					continue
+				}
 			}
 			if !e.found[or] {
 				e.found[or] = true

@@ -56,23 +56,21 @@ func (b *binder) callSubquery(c *gql.CallSubquery) error {
 	if b.root == nil {
 		outerScope = nil
 	}
-	perRow := batch > 0 || perRowQuery(c.Query)
-	rowCol, rowName := b.rowColumn(perRow)
-	arg := &Argument{Cols: appendCols(outer.Columns(), rowCol)}
-	s := &subqueryScope{arg: arg, rowName: rowName, outer: b.outerNames(), call: true, what: what}
+	s := subqueryScope{outer: b.outerNames(), call: true, what: what}
 	if b.root == nil {
 		s.outer = map[string]bool{}
 	}
-	inner, ret, err := b.subquery(c.Query, s, func(part int) ([]Column, []gql.Clause, error) {
+	bs, err := b.shapedSubquery(c.Query, outer.Columns(), s, batch > 0, func(arg *Argument, part int) ([]Column, []gql.Clause, error) {
 		return b.imports(c, c.Query.Parts[part], arg, outerScope)
 	})
 	b.restoreState(saved)
 	if err != nil {
 		return err
 	}
-	op := &CallSubquery{Input: outer, Inner: inner, Arg: arg, RowCol: -1, PerRow: perRow,
-		Optional: c.Optional, Unit: unit, BatchRows: batch}
-	if !perRow {
+	inner, ret := bs.plan, bs.ret
+	op := &CallSubquery{Input: outer, Inner: inner, Arg: bs.arg, RowCol: -1, PerRow: bs.perRow,
+		Optional: c.Optional, Unit: unit, BatchRows: batch, Rows: bs.rows, EmptyPlan: bs.empty, EmptyArg: bs.emptyArg}
+	if !bs.perRow {
 		op.RowCol = 0
 	}
 	if unit {
@@ -208,19 +206,17 @@ func (b *binder) subqueryExpr(e *gql.Subquery) (Expr, error) {
 	}
 	saved := b.saveState()
 	defer b.restoreState(saved)
-	perRow := perRowQuery(e.Query)
-	rowCol, rowName := b.rowColumn(perRow)
-	arg := &Argument{Cols: appendCols(b.sc.cols, rowCol)}
-	s := &subqueryScope{arg: arg, rowName: rowName, outer: b.outerNames(), what: what}
-	inner, ret, err := b.subquery(e.Query, s, func(part int) ([]Column, []gql.Clause, error) {
+	s := subqueryScope{outer: b.outerNames(), what: what}
+	bs, err := b.shapedSubquery(e.Query, b.sc.cols, s, false, func(arg *Argument, part int) ([]Column, []gql.Clause, error) {
 		return arg.Cols, e.Query.Parts[part].Clauses, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sq := &PatternSubquery{Plan: inner, Arg: arg, RowCol: -1, Proj: -1, Text: gql.ExprString(e),
-		Count: e.Kind == gql.SubqueryCount, PerRow: perRow}
-	if !perRow {
+	inner, ret := bs.plan, bs.ret
+	sq := &PatternSubquery{Plan: inner, Arg: bs.arg, RowCol: -1, Proj: -1, Text: gql.ExprString(e),
+		Count: e.Kind == gql.SubqueryCount, PerRow: bs.perRow, Rows: bs.rows, EmptyPlan: bs.empty, EmptyArg: bs.emptyArg}
+	if !bs.perRow {
 		sq.RowCol = 0
 	}
 	if e.Kind == gql.SubqueryCollect {
@@ -231,4 +227,51 @@ func (b *binder) subqueryExpr(e *gql.Subquery) (Expr, error) {
 		sq.Proj = len(inner.Columns()) - 1
 	}
 	return sq, nil
+}
+
+// boundSubquery is a subquery's plan and how it runs.
+type boundSubquery struct {
+	plan   Operator
+	arg    *Argument
+	ret    []Column
+	perRow bool
+	rows   RowLimit
+	// empty and emptyArg are the plan bound per row, run over no outer
+	// row for the outer rows a decorrelated keyless aggregate gave
+	// nothing (subqueryShape.keyless).
+	empty    Operator
+	emptyArg *Argument
+}
+
+// shapedSubquery binds q over an Argument of the outer columns and a row
+// number, the way shapeOf (or perRow) says it runs; visible gives each
+// UNION part's starting scope over that Argument.
+func (b *binder) shapedSubquery(q *gql.Query, outer []Column, s0 subqueryScope, perRow bool,
+	visible func(arg *Argument, part int) ([]Column, []gql.Clause, error)) (*boundSubquery, error) {
+	sh, err := b.shapeOf(q)
+	if err != nil {
+		return nil, err
+	}
+	sh.perRow = sh.perRow || perRow
+	bind := func(perRow bool) (Operator, *Argument, []Column, error) {
+		rowCol, rowName := b.rowColumn(perRow)
+		arg := &Argument{Cols: appendCols(outer, rowCol)}
+		s := s0
+		s.arg, s.rowName, s.rowLimits = arg, rowName, !perRow
+		inner, ret, err := b.subquery(q, &s, func(part int) ([]Column, []gql.Clause, error) { return visible(arg, part) })
+		return inner, arg, ret, err
+	}
+	bs := &boundSubquery{perRow: sh.perRow}
+	if bs.plan, bs.arg, bs.ret, err = bind(sh.perRow); err != nil {
+		return nil, err
+	}
+	if !sh.perRow {
+		bs.rows = sh.rows
+		if sh.keyless {
+			if bs.empty, bs.emptyArg, _, err = bind(true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return bs, nil
 }

@@ -37,35 +37,69 @@ type subqueryScope struct {
 	call bool
 	// what names the subquery in messages.
 	what string
+	// rowLimits drops the final RETURN's SKIP and LIMIT, which the
+	// executor applies per outer row instead.
+	rowLimits bool
 }
 
-// perRowQuery reports whether q must run once per outer row (above).
-func perRowQuery(q *gql.Query) bool {
+// subqueryShape is how a subquery runs (above).
+type subqueryShape struct {
+	perRow bool
+	// rows is the final RETURN's SKIP and LIMIT, which the executor
+	// applies to each outer row's rows of a decorrelated run.
+	rows RowLimit
+	// keyless is set when the final RETURN aggregates without a grouping
+	// key: a decorrelated run yields no row for an outer row with no
+	// input rows, which gets the rows of the plan run over none instead
+	// (the aggregate of nothing: count 0, collect []).
+	keyless bool
+}
+
+// shapeOf decides how q runs. It runs per row when a clause's meaning
+// depends on seeing one outer row at a time: writes and calls, SKIP,
+// LIMIT or a keyless aggregate before the final RETURN or in a UNION,
+// a SKIP or LIMIT that is not a constant. The final RETURN of a single
+// query may limit rows (per outer row, by the executor) and aggregate
+// without keys (the empty plan), decorrelated.
+func (b *binder) shapeOf(q *gql.Query) (subqueryShape, error) {
+	sh := subqueryShape{}
 	for _, part := range q.Parts {
-		for _, c := range part.Clauses {
+		for i, c := range part.Clauses {
+			var pj *gql.Projection
 			switch c := c.(type) {
 			case *gql.With:
-				if perRowProjection(&c.Projection) {
-					return true
-				}
+				pj = &c.Projection
 			case *gql.Return:
-				if perRowProjection(&c.Projection) {
-					return true
-				}
+				pj = &c.Projection
 			case *gql.Create, *gql.Merge, *gql.Set, *gql.Remove, *gql.Delete, *gql.Call, *gql.CallSubquery:
-				return true
+				sh.perRow = true
+				return sh, nil
+			}
+			if pj == nil {
+				continue
+			}
+			limits, keyless := pj.Skip != nil || pj.Limit != nil, keylessProjection(pj)
+			if !limits && !keyless {
+				continue
+			}
+			if i < len(part.Clauses)-1 || len(q.Parts) > 1 {
+				sh.perRow = true
+				return sh, nil
+			}
+			sh.keyless = keyless
+			var ok bool
+			if sh.rows, ok = b.constantLimits(pj); !ok {
+				sh.perRow = true
+				return sh, nil
 			}
 		}
 	}
-	return false
+	return sh, nil
 }
 
-// perRowProjection reports whether a projection limits rows or aggregates
-// without a grouping key.
-func perRowProjection(p *gql.Projection) bool {
-	if p.Skip != nil || p.Limit != nil {
-		return true
-	}
+// keylessProjection reports whether a projection aggregates without a
+// grouping key.
+func keylessProjection(p *gql.Projection) bool {
 	agg, key := false, p.Star
 	for _, it := range p.Items {
 		if _, ok := containsAggregate(it.Expr); ok {
@@ -75,6 +109,37 @@ func perRowProjection(p *gql.Projection) bool {
 		}
 	}
 	return agg && !key
+}
+
+// constantLimits is a projection's SKIP and LIMIT when both are
+// non-negative INTEGER literals or parameters.
+func (b *binder) constantLimits(p *gql.Projection) (RowLimit, bool) {
+	r := RowLimit{Limited: p.Limit != nil}
+	for _, x := range []struct {
+		e   gql.Expr
+		dst *int64
+	}{{p.Skip, &r.Skip}, {p.Limit, &r.Limit}} {
+		if x.e == nil {
+			continue
+		}
+		var v vector.Value
+		switch e := x.e.(type) {
+		case *gql.Literal:
+			v = e.Value
+		case *gql.Param:
+			if b.untyped {
+				return r, false
+			}
+			v = b.params[e.Name]
+			b.valueBound = true
+		}
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			return r, false // per row, where the projection reports it
+		}
+		*x.dst = n
+	}
+	return r, true
 }
 
 // queryWrites reports whether q has an updating clause, in nested CALLs
@@ -204,7 +269,15 @@ func (b *binder) subClauses(cs []gql.Clause, s *subqueryScope) error {
 			if !last {
 				return syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
 			}
-			err = b.projection(s.carry(&c.Projection, c.Pos), false, nil)
+			pj := s.carry(&c.Projection, c.Pos)
+			if s.rowLimits {
+				if pj == &c.Projection {
+					cp := *pj
+					pj = &cp
+				}
+				pj.Skip, pj.Limit = nil, nil
+			}
+			err = b.projection(pj, false, nil)
 		case *gql.Create, *gql.Merge, *gql.Set, *gql.Remove, *gql.Delete:
 			if !s.call {
 				return semanticAt(c.Position(), "%s cannot update the graph; use CALL { … }", s.what)

@@ -71,6 +71,12 @@ type PatternSubquery struct {
 	Count  bool
 	PerRow bool
 	Text   string
+	// Rows limits each row's matches (decorrelated only); EmptyPlan over
+	// EmptyArg, run over no row, gives the matches of a row Plan gave
+	// none (a keyless aggregate's; bind_subqueries.go).
+	Rows      RowLimit
+	EmptyPlan Operator
+	EmptyArg  *Argument
 	// NullIf lists outer columns that make the result null when null: the
 	// bound variables of a pattern predicate, as (null)-->() is null.
 	NullIf []int

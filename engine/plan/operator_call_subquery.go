@@ -29,6 +29,34 @@ type CallSubquery struct {
 	BatchRows int64
 	Ret       []int
 	Cols      []Column
+	// Rows limits each input row's inner rows (decorrelated only), and
+	// EmptyPlan over EmptyArg gives the rows of an input row Inner gave
+	// none (a keyless aggregate's, decorrelated only), as for
+	// PatternSubquery.
+	Rows      RowLimit
+	EmptyPlan Operator
+	EmptyArg  *Argument
+}
+
+// RowLimit is the SKIP and LIMIT (when Limited) of a decorrelated
+// subquery's final RETURN, which the executor applies to the rows of
+// each outer row (bind_subqueries.go). The zero value keeps every row.
+type RowLimit struct {
+	Skip, Limit int64
+	Limited     bool
+}
+
+func (l RowLimit) String() string {
+	s := fmt.Sprintf("skip %d", l.Skip)
+	if l.Limited {
+		s += fmt.Sprintf(" limit %d", l.Limit)
+	}
+	return s + " per row"
+}
+
+// Keep reports whether the k-th row (from 0) of an outer row is kept.
+func (l RowLimit) Keep(k int64) bool {
+	return k >= l.Skip && (!l.Limited || k < l.Skip+l.Limit)
 }
 
 func (o *CallSubquery) Columns() []Column    { return o.Cols }
@@ -43,6 +71,12 @@ func (o *CallSubquery) Describe() Description {
 		args = append(args, "per row")
 	} else {
 		args = append(args, "per batch")
+	}
+	if o.Rows.Skip > 0 || o.Rows.Limited {
+		args = append(args, o.Rows.String())
+	}
+	if o.EmptyPlan != nil {
+		args = append(args, "aggregate of no rows for rows without any")
 	}
 	if o.Optional {
 		args = append(args, "optional")
