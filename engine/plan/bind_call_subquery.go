@@ -76,6 +76,11 @@ func (b *binder) callSubquery(c *gql.CallSubquery) error {
 	if unit {
 		ret = nil
 	}
+	for _, col := range ret {
+		if s.outer[col.Name] { // RETURN * of an imported variable
+			return semanticAt(clausePos(c.Query.Parts[0]), "variable %s is already declared in the outer scope: a CALL subquery cannot return it (rename it with AS)", col.Name)
+		}
+	}
 	off := len(inner.Columns()) - len(ret)
 	op.Cols = appendCols(outer.Columns())
 	for i, col := range ret {
@@ -83,6 +88,11 @@ func (b *binder) callSubquery(c *gql.CallSubquery) error {
 		op.Cols = append(op.Cols, col)
 	}
 	b.set(op)
+	if writes && !unit {
+		// The clauses after it read the graph once every row's writes
+		// are done, as after a writing clause.
+		b.eagerInput()
+	}
 	return nil
 }
 
