@@ -15,12 +15,16 @@ import (
 //   - decorrelated, once per outer batch: the row number is carried
 //     through every WITH and RETURN of the subquery (a grouping key under
 //     aggregation, a DISTINCT key), so the rows of all the batch's outer
-//     rows come out of one run and are mapped back by it;
-//   - per row, once per outer row: when the subquery has SKIP or LIMIT, an
-//     aggregation without grouping keys (which yields a row for an outer
-//     row with no input rows: count(*) = 0), writes, a procedure call or
-//     a nested CALL { … }, whose meaning depends on seeing one outer row
-//     at a time.
+//     rows come out of one run and are mapped back by it. The final
+//     RETURN's constant SKIP and LIMIT are applied by the executor to
+//     each outer row's rows (RowLimit); a keyless aggregate there, which
+//     yields a row even for an outer row with no input rows (count(*) =
+//     0), gets those rows from the plan bound per row and run once over
+//     no rows (the empty plan);
+//   - per row, once per outer row: when the subquery writes, calls a
+//     procedure or a nested CALL { … }, or has SKIP, LIMIT or a keyless
+//     aggregate before its final RETURN or in a UNION part, whose meaning
+//     depends on seeing one outer row at a time (shapeOf).
 
 // subqueryScope is what binding a subquery's clauses needs to know of the
 // query around it.
