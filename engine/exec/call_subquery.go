@@ -162,6 +162,9 @@ func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
 		if ib == nil {
 			return o.c.endEagers(mark)
 		}
+		if err := o.c.Interrupted(); err != nil {
+			return err // between inner batches: a run may give millions of rows
+		}
 		if o.p.Unit {
 			continue // run for its effects
 		}

@@ -125,6 +125,9 @@ func (e *subqueryEval) run(arg *vector.Batch, r int, pending int) error {
 		if ib == nil {
 			break
 		}
+		if err := e.c.Interrupted(); err != nil {
+			return err // between inner batches: a run may give millions of rows
+		}
 		if e.p.Proj >= 0 {
 			n, err := e.c.chargeBatch(ib)
 			e.held += n
