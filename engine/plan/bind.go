@@ -229,8 +229,9 @@ type binder struct {
 	// Plan.CountChecks).
 	valueBound  bool
 	countChecks []CountCheck
-	// sub is the depth of subqueries being bound (bind_subqueries.go).
-	sub int
+	// sub is the depth of subqueries being bound, and emptyPlans the
+	// empty plans bound so far (bind_subqueries.go).
+	sub, emptyPlans int
 }
 
 // fire records that rule changed the plan.

@@ -239,6 +239,9 @@ func (b *binder) subqueryExpr(e *gql.Subquery) (Expr, error) {
 	return sq, nil
 }
 
+// maxEmptyPlans bounds the empty plans of a statement (shapedSubquery).
+const maxEmptyPlans = 8
+
 // boundSubquery is a subquery's plan and how it runs.
 type boundSubquery struct {
 	plan   Operator
@@ -263,6 +266,15 @@ func (b *binder) shapedSubquery(q *gql.Query, outer []Column, s0 subqueryScope, 
 		return nil, err
 	}
 	sh.perRow = sh.perRow || perRow
+	if sh.keyless && !sh.perRow {
+		// An empty plan binds the query a second time, and so every
+		// subquery nested in it: a query with a nested subquery (and,
+		// past a few, any) runs per row instead, so that nested keyless
+		// subqueries cost linear, not exponential, binding.
+		if b.emptyPlans++; b.emptyPlans > maxEmptyPlans || hasNestedSubquery(q) {
+			sh.perRow = true
+		}
+	}
 	bind := func(perRow bool) (Operator, *Argument, []Column, error) {
 		rowCol, rowName := b.rowColumn(perRow)
 		arg := &Argument{Cols: appendCols(outer, rowCol)}
@@ -284,4 +296,71 @@ func (b *binder) shapedSubquery(q *gql.Query, outer []Column, s0 subqueryScope, 
 		}
 	}
 	return bs, nil
+}
+
+// hasNestedSubquery reports whether q holds a subquery of its own (a CALL
+// { … } clause, a COUNT, COLLECT or EXISTS over a query), or a clause
+// this check does not read.
+func hasNestedSubquery(q *gql.Query) bool {
+	found := false
+	visit := func(es ...gql.Expr) {
+		for _, e := range es {
+			gql.Walk(e, func(x gql.Expr) bool {
+				if _, ok := x.(*gql.Subquery); ok {
+					found = true
+				}
+				return !found
+			})
+		}
+	}
+	projection := func(p *gql.Projection) {
+		for _, it := range p.Items {
+			visit(it.Expr)
+		}
+		for _, o := range p.OrderBy {
+			visit(o.Expr)
+		}
+		visit(p.Skip, p.Limit)
+	}
+	for _, part := range q.Parts {
+		for _, c := range part.Clauses {
+			switch c := c.(type) {
+			case *gql.Match:
+				for _, pp := range c.Pattern.Parts {
+					for _, n := range pp.Nodes {
+						visit(n.Props)
+					}
+					for _, r := range pp.Rels {
+						visit(r.Props)
+					}
+				}
+				visit(c.Where)
+			case *gql.With:
+				projection(&c.Projection)
+				visit(c.Where)
+			case *gql.Return:
+				projection(&c.Projection)
+			case *gql.Unwind:
+				visit(c.Expr)
+			default:
+				return true
+			}
+			if found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subqueryPlaceholder stands for a subquery expression in the first
+// binding of an aggregating projection item, which only collects the
+// item's aggregates and types it: the item is bound again over the
+// groups, the subquery's query then.
+func subqueryPlaceholder(e *gql.Subquery) Expr {
+	sq := &PatternSubquery{Proj: -1, Text: gql.ExprString(e), Count: e.Kind == gql.SubqueryCount}
+	if e.Kind == gql.SubqueryCollect {
+		sq.Proj = 0
+	}
+	return sq
 }

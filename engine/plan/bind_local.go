@@ -125,6 +125,12 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 		}
 		return b.patternPredicate(e.Part, gql.ExprString(e))
 	case *gql.Subquery:
+		if mode == collectAggregates && aggs != nil {
+			// An aggregating item is bound again over the groups, this
+			// subquery with it (bindOverGroups): binding its query here
+			// too would bind nested ones 2^depth times.
+			return subqueryPlaceholder(e), true, nil
+		}
 		x, err := b.subqueryExpr(e) // bind_call_subquery.go
 		return x, true, err
 	case *gql.Exists:
