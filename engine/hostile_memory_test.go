@@ -122,6 +122,9 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second, true},
 		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second, false},
 		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second, false},
+		{"collected subquery", `RETURN size(COLLECT { UNWIND range(1, 5000000) AS x RETURN toString(x) })`, "53200", 2 * time.Second, false},
+		{"counted subquery", `RETURN COUNT { UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN y }`, "40003", 2 * time.Second, false},
+		{"joined subquery", `UNWIND range(1, 1000) AS i CALL (i) { UNWIND range(1, 100000) AS x RETURN toString(x) AS s } RETURN count(*)`, "53200", 2 * time.Second, false},
 	}
 	for _, c := range cases {
 		stop := heapPeak()

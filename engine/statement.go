@@ -276,6 +276,9 @@ func (st *statementRun) execute() (*Result, error) {
 		}
 	}
 	tx.MarkStatement()
+	if err := st.batchedCommits(ectx, &tx, r); err != nil { // batched_commits.go
+		return fail(err)
+	}
 	root, err := exec.Build(ectx, p.Root)
 	if err != nil {
 		return fail(err)

@@ -56,6 +56,10 @@ type Context struct {
 	// vecs lends the statement's vectors (pool.go); taken on first use,
 	// given back by Close.
 	vecs *vector.Pool
+	// CommitBatch, set for a statement that is its own transaction,
+	// commits the work so far and goes on in a new transaction (CALL { … }
+	// IN TRANSACTIONS, call_subquery.go).
+	CommitBatch func() error
 }
 
 // noteUpdated records that an entity that existed before the statement

@@ -76,7 +76,7 @@ func operatorBatchBytes(p plan.Operator) int64 {
 	cols := len(p.Columns())
 	switch p.(type) {
 	case *plan.Unwind, *plan.Expand, *plan.VarLengthExpand, *plan.ShortestPath, *plan.QuantifiedExpand, *plan.CrossProduct,
-		*plan.HashJoin, *plan.IndexJoin, *plan.Optional, *plan.Merge, *plan.Sort, *plan.ProcedureCall, *plan.Eager:
+		*plan.HashJoin, *plan.IndexJoin, *plan.Optional, *plan.CallSubquery, *plan.Merge, *plan.Sort, *plan.ProcedureCall, *plan.Eager:
 	default:
 		if kids := p.Children(); len(kids) > 0 {
 			cols -= len(kids[0].Columns())
@@ -162,7 +162,9 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 			a = &argumentOp{done: true}
 			c.args[p] = a
 		}
-		return a, nil
+		// Each leaf of the Argument yields its batch once: the parts of
+		// a UNION inside a subquery each read it (call_subquery.go).
+		return &argumentLeaf{src: a}, nil
 	case *plan.Skip:
 		return newSkipLimit(c, in, p.Count, true)
 	case *plan.Limit:
@@ -231,6 +233,8 @@ func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 		return newUnwind(c, p, in)
 	case *plan.Optional:
 		return newOptional(c, p, in), nil
+	case *plan.CallSubquery:
+		return newCallSubquery(c, p, in), nil
 	case *plan.Sort:
 		s, err := newSort(c, p, in)
 		if err == nil && plan.Chose(p, plan.RuleTopKBar) && s.topK >= 0 {

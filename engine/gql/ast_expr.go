@@ -168,13 +168,12 @@ type (
 		X     *Variable
 		Items []MapProjItem
 	}
-	// Exists is EXISTS { [MATCH] pattern [WHERE pred] } or, with Query
-	// set instead, EXISTS { a query }.
+	// Exists is EXISTS { [MATCH] pattern [WHERE pred] }; EXISTS { a
+	// query } is a Subquery (ast_subqueries.go).
 	Exists struct {
 		Pos     Pos
 		Pattern *Pattern
 		Where   Expr
-		Query   *SingleQuery
 	}
 	// PatternComprehension is [[v =] pattern [WHERE Where] | Proj].
 	PatternComprehension struct {

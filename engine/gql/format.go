@@ -123,6 +123,8 @@ func formatClause(sb *strings.Builder, c Clause) {
 	case *Return:
 		sb.WriteString("RETURN ")
 		formatProjection(sb, &c.Projection)
+	case *CallSubquery:
+		formatCallSubquery(sb, c)
 	default:
 		formatStatement(sb, c)
 	}

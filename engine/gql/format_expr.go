@@ -119,6 +119,8 @@ func formatExpr(sb *strings.Builder, e Expr) {
 		formatPart(sb, x.Part)
 	case *Exists:
 		formatExists(sb, x)
+	case *Subquery:
+		formatSubquery(sb, x)
 	case *PatternComprehension:
 		formatPatternComprehension(sb, x)
 	case *TypePredicate, *Cast:
@@ -258,18 +260,8 @@ func formatMapProjection(sb *strings.Builder, x *MapProjection) {
 	sb.WriteByte('}')
 }
 
-// formatExists prints EXISTS with a whole subquery, or the short form of
-// a pattern and a WHERE.
+// formatExists prints the short form of EXISTS: a pattern and a WHERE.
 func formatExists(sb *strings.Builder, x *Exists) {
-	if x.Query != nil {
-		sb.WriteString("EXISTS {")
-		for _, c := range x.Query.Clauses {
-			sb.WriteByte(' ')
-			formatClause(sb, c)
-		}
-		sb.WriteString(" }")
-		return
-	}
 	sb.WriteString("EXISTS { MATCH ")
 	formatPattern(sb, x.Pattern)
 	formatWhere(sb, x.Where)

@@ -29,6 +29,12 @@ var deepConstructs = map[string]func(n int) string{
 	"OPTIONAL blocks": func(n int) string {
 		return "MATCH (n) " + strings.Repeat("OPTIONAL { MATCH (n) ", n) + strings.Repeat(" }", n) + " RETURN n"
 	},
+	"COUNT": func(n int) string {
+		return "RETURN " + strings.Repeat("COUNT { MATCH (n) WHERE ", n) + "true" + strings.Repeat(" }", n)
+	},
+	"CALL": func(n int) string {
+		return "UNWIND [1] AS x " + strings.Repeat("CALL { ", n) + "RETURN 1 AS y" + strings.Repeat(" }", n) + " RETURN y"
+	},
 	"+ chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" + 1", n) },
 	"- chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" - 1", n) },
 	"* chain":     func(n int) string { return "RETURN 1" + strings.Repeat(" * 1", n) },

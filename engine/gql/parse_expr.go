@@ -321,6 +321,10 @@ func (p *parser) atom() Expr {
 				if p.peekPunct("{") {
 					return p.existsSubquery()
 				}
+			case SubqueryCount, SubqueryCollect:
+				if p.peekPunct("{") {
+					return p.subqueryExpr(strings.ToUpper(t.text))
+				}
 			}
 			if clauseKeywords[strings.ToUpper(t.text)] {
 				p.failUnexpected("an expression")

@@ -80,12 +80,14 @@ func (p *parser) existsSubquery() Expr {
 			e.Where = p.expr()
 		}
 	} else {
-		sq := p.singleQuery()
-		if m, ok := sq.Clauses[0].(*Match); ok && len(sq.Clauses) == 1 && !m.Optional {
+		q := p.query()
+		p.expectPunct("}")
+		if m, ok := q.Parts[0].Clauses[0].(*Match); ok && len(q.Parts) == 1 && len(q.Parts[0].Clauses) == 1 && !m.Optional {
 			e.Pattern, e.Where = m.Pattern, m.Where
-		} else {
-			e.Query = sq
+			return e
 		}
+		// A whole query: the subquery machinery of COUNT and COLLECT.
+		return &Subquery{Pos: e.Pos, Kind: SubqueryExists, Query: q}
 	}
 	p.expectPunct("}")
 	return e

@@ -302,6 +302,10 @@ func (p *parser) clause() Clause {
 		return p.matchRest(pos, false)
 	case "OPTIONAL":
 		p.advance()
+		if p.isKeyword("CALL") {
+			p.advance()
+			return p.callSubquery(pos, true)
+		}
 		if b := p.optionalBlock(pos); b != nil {
 			return b
 		}
@@ -518,6 +522,9 @@ func (p *parser) barEnding(open int) Expr {
 func (p *parser) labels() []string { return p.setLabels() }
 
 func (p *parser) call(pos Pos) Clause {
+	if p.isPunct("{") || p.isPunct("(") {
+		return p.callSubquery(pos, false)
+	}
 	c := &Call{Pos: pos}
 	name := []string{p.ident("a procedure name")}
 	for p.isPunct(".") {

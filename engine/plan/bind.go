@@ -232,6 +232,9 @@ type binder struct {
 	// Plan.CountChecks).
 	valueBound  bool
 	countChecks []CountCheck
+	// sub is the depth of subqueries being bound, and emptyPlans the
+	// empty plans bound so far (bind_subqueries.go).
+	sub, emptyPlans int
 }
 
 // fire records that rule changed the plan.
@@ -280,6 +283,8 @@ func (b *binder) clauses(cs []gql.Clause) error {
 			err = b.create(c)
 		case *gql.Call:
 			err = b.procedureCall(c, len(cs) == 1)
+		case *gql.CallSubquery:
+			err = b.callSubquery(c)
 		case *gql.Set:
 			err = b.setClause(c.Items, false)
 		case *gql.Remove:
@@ -333,6 +338,9 @@ func (b *binder) clauses(cs []gql.Clause) error {
 
 // isUpdate reports whether c is an updating clause.
 func isUpdate(c gql.Clause) bool {
+	if cs, ok := c.(*gql.CallSubquery); ok {
+		return isUnitCall(cs) // bind_call_subquery.go
+	}
 	switch c.(type) {
 	case *gql.Create, *gql.Set, *gql.Remove, *gql.Delete, *gql.Merge:
 		return true

@@ -3,7 +3,6 @@ package plan
 import (
 	"strings"
 
-	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -125,11 +124,16 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			return nil, true, err
 		}
 		return b.patternPredicate(e.Part, gql.ExprString(e))
-	case *gql.Exists:
-		if e.Query != nil {
-			x, err := b.existsQuery(e.Query, gql.ExprString(e))
-			return x, true, err
+	case *gql.Subquery:
+		if mode == collectAggregates && aggs != nil {
+			// An aggregating item is bound again over the groups, this
+			// subquery with it (bindOverGroups): binding its query here
+			// too would bind nested ones 2^depth times.
+			return subqueryPlaceholder(e), true, nil
 		}
+		x, err := b.subqueryExpr(e) // bind_call_subquery.go
+		return x, true, err
+	case *gql.Exists:
 		x, err := b.patternSubquery(e.Pattern, e.Where, nil, gql.ExprString(e))
 		return x, true, err
 	case *gql.PatternComprehension:
@@ -222,76 +226,6 @@ func (b *binder) noNewVariables(part *gql.PatternPart) error {
 		}
 	}
 	return nil
-}
-
-// existsQuery plans EXISTS { MATCH … RETURN … }: reading clauses that keep
-// the outer columns, over an Argument like patternSubquery. Only whether
-// a row comes out matters, so the RETURN items are bound (to report their
-// errors) but not projected.
-func (b *binder) existsQuery(q *gql.SingleQuery, text string) (Expr, error) {
-	savedRoot, savedCols, savedAliases, savedWhere := b.root, b.sc.cols, b.aliases, b.inWhere
-	defer func() { b.root, b.sc.cols, b.aliases, b.inWhere = savedRoot, savedCols, savedAliases, savedWhere }()
-	b.aliases = nil
-	// The row number is a visible column here, under a name no query can
-	// write unquoted, so that WITH can carry it: each WITH gets it as an
-	// extra item (a grouping key under aggregation, so groups stay per
-	// outer row).
-	rowName := b.sc.hiddenName("row")
-	arg := &Argument{Cols: appendCols(savedCols, Column{Name: rowName, Type: vector.Int64})}
-	b.set(arg)
-	for i, c := range q.Clauses {
-		var err error
-		switch c := c.(type) {
-		case *gql.With:
-			if c.Projection.Skip != nil || c.Projection.Limit != nil {
-				return nil, notSupported(c.Pos, "SKIP and LIMIT in an EXISTS subquery are not supported yet")
-			}
-			pj := c.Projection
-			if !pj.Star {
-				pj.Items = append(append([]*gql.ReturnItem(nil), pj.Items...), &gql.ReturnItem{Expr: &gql.Variable{Pos: c.Pos, Name: rowName}, Alias: rowName, Text: rowName})
-			}
-			err = b.projection(&pj, true, c.Where)
-		case *gql.Match:
-			if c.Optional {
-				err = b.optionalMatch(c)
-			} else {
-				err = b.match(c)
-			}
-		case *gql.Unwind:
-			err = b.unwind(c)
-		case *gql.Filter, *gql.Let, *gql.For, *gql.OptionalBlock:
-			err = b.statement(c)
-		case *gql.Return:
-			if i != len(q.Clauses)-1 {
-				return nil, syntaxAt(c.Pos, "RETURN can only be used at the end of the query")
-			}
-			pj := &c.Projection
-			if len(pj.OrderBy) > 0 || pj.Skip != nil || pj.Limit != nil {
-				return nil, notSupported(c.Pos, "ORDER BY, SKIP and LIMIT in an EXISTS subquery are not supported yet")
-			}
-			for _, it := range pj.Items {
-				if p, ok := containsAggregate(it.Expr); ok {
-					return nil, notSupported(p, "aggregation in an EXISTS subquery is not supported yet")
-				}
-				if _, err := b.expr(it.Expr, noAggregates); err != nil {
-					return nil, err
-				}
-			}
-		case *gql.Create, *gql.Merge, *gql.Set, *gql.Remove, *gql.Delete:
-			return nil, semanticAt(c.Position(), "an EXISTS subquery cannot update the graph")
-		default:
-			return nil, notSupported(c.Position(), "%s in an EXISTS subquery is not supported yet", clauseName(c))
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	rowCol, ok := b.sc.lookup(rowName)
-	if !ok {
-		return nil, errs.Internal("internal error: an EXISTS subquery lost its row numbers")
-	}
-	pr := &Project{Input: b.root, Exprs: []Expr{b.sc.ref(rowCol)}, Cols: []Column{b.sc.cols[rowCol]}}
-	return &PatternSubquery{Plan: pr, Arg: arg, Proj: -1, Text: text}, nil
 }
 
 // patternSubquery plans a pattern (with WHERE and, for a pattern

@@ -68,6 +68,9 @@ func (k *coster) describe(op Operator, total *float64) *Described {
 			// has the input's cardinality.
 			k.argRows[opt.Arg] = kids[0].rows
 		}
+		if cs, ok := op.(*CallSubquery); ok && i == 1 {
+			k.argRows[cs.Arg] = kids[0].rows
+		}
 		cd := k.describe(c, total)
 		d.Children = append(d.Children, cd)
 		kids = append(kids, estimate{rows: cd.EstimatedRows, cost: cd.EstimatedCost})

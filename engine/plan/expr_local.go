@@ -56,16 +56,27 @@ type MapProjection struct {
 }
 
 // PatternSubquery evaluates Plan, planned over Arg, for each row: Arg
-// carries the Width outer columns and the row number in column RowCol. With
-// Proj < 0 it is true when the row has a match (a pattern predicate,
-// EXISTS); else it collects column Proj of the matches into a list (a
-// pattern comprehension).
+// carries the Width outer columns and the row number, which Plan's rows
+// carry in column RowCol. With Proj < 0 it is true when the row has a
+// match (a pattern predicate, EXISTS), or with Count the number of
+// matches (COUNT { … }); else it collects column Proj of the matches into
+// a list (a pattern comprehension, COLLECT { … }). PerRow runs Plan once
+// per row instead of once per batch (bind_subqueries.go says when), and
+// RowCol is then -1.
 type PatternSubquery struct {
 	Plan   Operator
 	Arg    *Argument
 	RowCol int
 	Proj   int
+	Count  bool
+	PerRow bool
 	Text   string
+	// Rows limits each row's matches (decorrelated only); EmptyPlan over
+	// EmptyArg, run over no row, gives the matches of a row Plan gave
+	// none (a keyless aggregate's; bind_subqueries.go).
+	Rows      RowLimit
+	EmptyPlan Operator
+	EmptyArg  *Argument
 	// NullIf lists outer columns that make the result null when null: the
 	// bound variables of a pattern predicate, as (null)-->() is null.
 	NullIf []int
@@ -76,6 +87,9 @@ func (e *Quantifier) Type() vector.Type    { return vector.Bool }
 func (e *Reduce) Type() vector.Type        { return vector.Any }
 func (e *MapProjection) Type() vector.Type { return vector.Any }
 func (e *PatternSubquery) Type() vector.Type {
+	if e.Count {
+		return vector.Int64
+	}
 	if e.Proj < 0 {
 		return vector.Bool
 	}

@@ -19,7 +19,7 @@ import (
 var everyOperator = []plan.Operator{
 	&plan.Unit{}, &plan.NodeScan{}, &plan.LabelScan{}, &plan.Expand{}, &plan.Filter{}, &plan.Project{},
 	&plan.Aggregate{}, &plan.Sort{}, &plan.Distinct{}, &plan.Skip{}, &plan.Limit{},
-	&plan.Unwind{}, &plan.Argument{}, &plan.Optional{}, &plan.CrossProduct{},
+	&plan.Unwind{}, &plan.Argument{}, &plan.Optional{}, &plan.CrossProduct{}, &plan.CallSubquery{},
 	&plan.Create{}, &plan.ProcedureCall{}, &plan.CountExpand{}, &plan.IndexSeek{},
 	&plan.HashJoin{}, &plan.IndexJoin{}, &plan.ExpandIntersect{}, &plan.LabelSets{}, &plan.IndexUnion{},
 	&plan.Union{}, &plan.VarLengthExpand{}, &plan.ShortestPath{}, &plan.QuantifiedExpand{}, &plan.Update{},

@@ -22,6 +22,8 @@ func markParallel(op plan.Operator) (chosen bool) {
 		}
 	case *plan.Optional:
 		return markParallel(o.Input)
+	case *plan.CallSubquery:
+		return markParallel(o.Input) // its inner plan is rebuilt per batch
 	case *plan.Distinct:
 		// code-distinct reads the Project's input on workers itself.
 		if _, in := DistinctProps(o); in != nil && plan.Chose(o, plan.RuleCodeDistinct) && ChainScan(in) != nil {

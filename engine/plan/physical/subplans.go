@@ -98,6 +98,9 @@ func (w *walker) expr(e plan.Expr) {
 	plan.Walk(e, func(e plan.Expr) {
 		if sq, ok := e.(*plan.PatternSubquery); ok {
 			w.visit(sq.Plan)
+			if sq.EmptyPlan != nil {
+				w.visit(sq.EmptyPlan)
+			}
 			w.op, w.inputs = op, inputs
 		}
 		w.x(op, e)
