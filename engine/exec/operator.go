@@ -130,7 +130,9 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 }
 
 // buildOver makes the operator for p over its built first input in (nil
-// for a leaf).
+// for a leaf). It is one case per logical operator, each a line or two:
+// the length is the number of operators, kept in one switch so that a new
+// operator has one place to be built.
 func buildOver(c *Context, p plan.Operator, in Operator) (Operator, error) {
 	switch p := p.(type) {
 	case *plan.Unit:

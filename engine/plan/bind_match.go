@@ -55,7 +55,10 @@ type partCols struct {
 }
 
 // matchPart plans one pattern part; before is the number of columns bound
-// by earlier clauses.
+// by earlier clauses. It walks the part hop by hop, each hop's cases (a
+// bound relationship variable, a variable-length or quantified hop, a
+// label expression at the far end) a few lines that share the walk's
+// state, which is why it stays one function.
 func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int, *partCols, error) {
 	nodes, relps := part.Nodes, part.Rels
 	pc := &partCols{}
