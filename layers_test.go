@@ -74,6 +74,7 @@ var allowed = map[string][]string{
 	"tck":                   {"vector", "engine"},
 	"internal/floodtest":    nil, // test support: standard library only
 	"internal/netfault":     nil, // test support: TCP links between cluster members that a test cuts
+	"internal/linearcheck":  nil, // test support: histories of register operations checked by porcupine
 	".":                     nil, // this test
 
 	// The web console's embedded files (it calls the API as any client
@@ -90,6 +91,8 @@ var allowed = map[string][]string{
 var testSupport = map[string][]string{
 	"internal/floodtest": nil,
 	"internal/netfault":  nil,
+	// porcupine: the linearizability checker issue 33 names.
+	"internal/linearcheck": {"github.com/anishathalye/porcupine"},
 }
 
 func TestLayerDirection(t *testing.T) {
