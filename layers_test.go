@@ -75,6 +75,7 @@ var allowed = map[string][]string{
 	"internal/floodtest":    nil, // test support: standard library only
 	"internal/netfault":     nil, // test support: TCP links between cluster members that a test cuts
 	"internal/linearcheck":  nil, // test support: histories of register operations checked by porcupine
+	"internal/serverproc":   nil, // test support: `quiver serve` as a child process a test kills, pauses and restarts
 	".":                     nil, // this test
 
 	// The web console's embedded files (it calls the API as any client
@@ -89,8 +90,9 @@ var allowed = map[string][]string{
 // here, so that no test helper drags a dependency into the packages whose
 // tests use it.
 var testSupport = map[string][]string{
-	"internal/floodtest": nil,
-	"internal/netfault":  nil,
+	"internal/floodtest":  nil,
+	"internal/netfault":   nil,
+	"internal/serverproc": nil,
 	// porcupine: the linearizability checker issue 33 names.
 	"internal/linearcheck": {"github.com/anishathalye/porcupine"},
 }
