@@ -211,6 +211,10 @@ func (p *Proc) Stderr() string { return p.current().stderr }
 // server logs.
 func (p *Proc) LogTail(n int) string { return tail(p.current().stderr, n) }
 
+// Done is closed once the current run has exited, for a select beside
+// a test's other events. A restart makes a new run: call Done again.
+func (p *Proc) Done() <-chan struct{} { return p.current().done }
+
 // Exited reports whether the current run has ended.
 func (p *Proc) Exited() bool { return p.current().exited() }
 
