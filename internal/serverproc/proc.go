@@ -231,6 +231,9 @@ func (p *Proc) Health(ctx context.Context) (int, map[string]any, error) {
 // runs at the deadline.
 func (p *Proc) Wait(d time.Duration) (exit error, ok bool) {
 	r := p.current()
+	if r.exited() { // before the timer, which may be ready as soon
+		return r.err, true
+	}
 	select {
 	case <-r.done:
 		return r.err, true
