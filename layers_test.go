@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
-	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc"},
+	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
 	"bench/graphalytics":    {"vector", "engine"},
