@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Mode is what a link does with its traffic.
@@ -194,17 +195,17 @@ func (l *Link) updateFlowLocked() {
 
 // gate reports whether traffic may pass now, and else the channel that is
 // closed when it next may.
-func (l *Link) gate() (pass bool, target string, wake <-chan struct{}, mode Mode) {
+func (l *Link) gate() (pass bool, target string, wake <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.mu.flowing, l.mu.target, l.mu.flow, l.mu.mode
+	return l.mu.flowing, l.mu.target, l.mu.flow
 }
 
 // waitFlow blocks until traffic may pass on c, and reports false when c
 // was reset first (a drop, Close).
 func (l *Link) waitFlow(c *conn) (target string, ok bool) {
 	for {
-		pass, target, wake, _ := l.gate()
+		pass, target, wake := l.gate()
 		select {
 		case <-c.dead:
 			return "", false
@@ -229,7 +230,10 @@ func (l *Link) accept() {
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
-			continue // a connection that failed before we took it
+			// A connection that failed before we took it, or no file
+			// left for it: back off a little rather than spin.
+			time.Sleep(5 * time.Millisecond)
+			continue
 		}
 		l.stat.accepted.Add(1)
 		c := &conn{client: nc, dead: make(chan struct{})}

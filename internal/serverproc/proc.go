@@ -82,12 +82,12 @@ func Start(t testing.TB, cfg Config) *Proc {
 
 // start begins a new run and waits until it is healthy.
 func (p *Proc) start() error {
+	r := &run{done: make(chan struct{})}
 	p.mu.Lock()
-	r := &run{n: len(p.mu.runs) + 1, done: make(chan struct{})}
+	r.n = len(p.mu.runs) + 1
 	base := filepath.Join(p.cfg.Dir, fmt.Sprintf("%s-%d", p.cfg.Name, r.n))
 	r.stdout, r.stderr = base+".stdout", base+".stderr"
-	p.mu.runs = append(p.mu.runs, r)
-	p.mu.cur = r
+	p.mu.runs = append(p.mu.runs, r) // for cleanup, from now on
 	p.mu.Unlock()
 
 	out, err := os.Create(r.stdout)
@@ -119,6 +119,11 @@ func (p *Proc) start() error {
 		<-r.done
 		return err
 	}
+	// Current only once healthy, its address known: until then the
+	// accessors answer for the previous run.
+	p.mu.Lock()
+	p.mu.cur = r
+	p.mu.Unlock()
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -108,11 +109,27 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("after kill -9 and restart: %v", rows)
 	}
 
-	// A stopped server restarts too (SIGKILL ends a stopped process).
+	// A stopped server restarts too (SIGKILL ends a stopped process),
+	// while another goroutine reads its state (-race checks the reads).
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Restart(); err != nil {
+	stop := make(chan struct{})
+	var reads sync.WaitGroup
+	reads.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_, _ = p.Addr(), p.Exited()
+			}
+		}
+	})
+	err = p.Restart()
+	close(stop)
+	reads.Wait()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := p.Wait(0); ok {
