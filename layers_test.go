@@ -177,6 +177,11 @@ func TestPermitted(t *testing.T) {
 	if !permitted(allowed["engine"], "engine/exec") || permitted(allowed["frontend/http"], "engine/storage") {
 		t.Fatal("subtree rules are wrong")
 	}
+	for pkg := range testSupport {
+		if _, ok := allowed[pkg]; !ok {
+			t.Errorf("test-support package %s has no entry in allowed", pkg)
+		}
+	}
 	if !isStandard("net/http") || !isStandard("syscall") || isStandard(module+"/engine") || isStandard("golang.org/x/sys/unix") {
 		t.Fatal("isStandard is wrong")
 	}
