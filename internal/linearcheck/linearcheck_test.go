@@ -186,6 +186,7 @@ func TestFailureWritesVisualisation(t *testing.T) {
 	r := NewRecorder()
 	r.BeginWrite(0, "x", 1).Wrote()
 	r.BeginWrite(0, "x", 2).Wrote()
+	r.BeginWrite(2, "y", 5).Unknown() // pending forever: drawn too
 	r.BeginRead(1, "x").ReadValue(1)
 	dir := t.TempDir()
 	v, err := r.Check(Keyed, checkTimeout, dir)
@@ -199,7 +200,7 @@ func TestFailureWritesVisualisation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(html), "<html") || !strings.Contains(string(html), "read(x) → 1") {
+	if !strings.Contains(string(html), "<html") || !strings.Contains(string(html), "read(x) → 1") || !strings.Contains(string(html), "write(y, 5) ?") {
 		t.Fatalf("the visualisation does not show the history: %.300s", html)
 	}
 
