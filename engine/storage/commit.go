@@ -163,6 +163,9 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 			s.rec = nil // a bulk commit's buffer is not kept
 		}
 		if err != nil {
+			if e := ReplicationError(err); e != nil {
+				return abort(e) // nothing was proposed: the store goes on
+			}
 			return abort(s.fail(fmt.Errorf("cannot append to the write-ahead log: %w", err)))
 		}
 		s.logged.labels = names.firstLabel + len(names.labels)
@@ -172,6 +175,7 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 		v.lsn = lsn
 	}
 	s.head = &v
+	s.proposedLocked(&v)
 	ws, fp := writeEffects(w.ops, w.base)
 	s.hist.add(histEntry{ts: v.ts, ws: ws, fp: fp})
 	s.pruneHistory()
@@ -193,6 +197,9 @@ func (s *Store) syncTo(lsn uint64) error {
 		return nil
 	}
 	if err := s.log.Sync(lsn); err != nil {
+		if e := ReplicationError(err); e != nil {
+			return e // not published; the replicated log decides (replicated.go)
+		}
 		return s.fail(fmt.Errorf("cannot sync the write-ahead log: %w", err))
 	}
 	return nil

@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// TestReplicatesToFollowers: a three-member cluster elects one leader;
+// its commits reach every follower, which read them once they applied
+// the bookmark; a write on a follower fails with 25006 naming the leader
+// and leaves nothing behind, not even a catalog name the log lacks.
+func TestReplicatesToFollowers(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	ctx := ctxT(t)
+	l := c.leader()
+	var acked []int
+	for v := 1; v <= 20; v++ {
+		if err := write(ctx, l, v); err != nil {
+			t.Fatalf("write %d: %v", v, err)
+		}
+		acked = append(acked, v)
+	}
+	bm := l.DB().AppliedIndex()
+	if bm == 0 || bm != l.Bookmark() {
+		t.Fatalf("bookmark %d, applied index %d", l.Bookmark(), bm)
+	}
+	c.checkSame(bm, acked)
+
+	for _, f := range c.live() {
+		if f == l {
+			continue
+		}
+		if f.Role() != "follower" {
+			t.Fatalf("%s: role %s", f.ID(), f.Role())
+		}
+		res, err := f.DB().Query(ctx, "CREATE (:OnFollower {x: 1})", nil)
+		if err == nil {
+			res.Close()
+			t.Fatalf("%s took a write", f.ID())
+		}
+		var nl *engine.NotLeaderError
+		if code(err) != "25006" || !errors.As(err, &nl) || nl.LeaderID != l.ID() || nl.LeaderAddress != l.ID() {
+			t.Fatalf("%s: write error %v (code %q), want 25006 naming %s", f.ID(), err, code(err), l.ID())
+		}
+	}
+	// New names on the leader apply on followers that refused others.
+	if err := write(ctx, l, 21); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.DB().Query(ctx, "CREATE (:Fresh {y: 2})", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	c.checkSame(l.Bookmark(), append(acked, 21))
+	for _, n := range c.live() {
+		if err := n.Err(); err != nil {
+			t.Fatalf("%s stopped following: %v", n.ID(), err)
+		}
+	}
+	ms, err := l.Members()
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("members %v, %v", ms, err)
+	}
+	for _, m := range ms {
+		if (m.ID == l.ID()) != (m.Role == "leader") || !m.Voter {
+			t.Fatalf("member %+v (leader %s)", m, l.ID())
+		}
+		if m.ID == l.ID() && (!m.Known || m.Applied < bm) {
+			t.Fatalf("leader's own entry %+v", m)
+		}
+	}
+}
