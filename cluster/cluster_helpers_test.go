@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +20,10 @@ import (
 // testCluster is a few members in one process over raft's in-memory
 // transport.
 type testCluster struct {
-	t     *testing.T
+	t *testing.T
+	// mu guards trans and nodes (writers read them while a test stops
+	// and starts members).
+	mu    sync.Mutex
 	peers []Peer
 	dirs  map[string]string
 	trans map[string]*raft.InmemTransport
@@ -29,7 +33,7 @@ type testCluster struct {
 // Test timeouts: short, so elections take a fraction of a second even
 // under the race detector on a busy machine.
 const (
-	testHeartbeat = 100 * time.Millisecond
+	testHeartbeat = 150 * time.Millisecond
 	testDeadline  = 30 * time.Second
 )
 
@@ -45,6 +49,8 @@ func newTestCluster(t *testing.T, voters, learners int) *testCluster {
 		c.start(p.ID, c.peers)
 	}
 	t.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for id, n := range c.nodes {
 			if n != nil {
 				if err := n.Close(); err != nil {
@@ -60,6 +66,8 @@ func newTestCluster(t *testing.T, voters, learners int) *testCluster {
 // in-memory transport wired to every other one.
 func (c *testCluster) start(id string, peers []Peer) *Node {
 	c.t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
 	for other, ot := range c.trans {
 		if other != id {
@@ -84,6 +92,8 @@ func (c *testCluster) start(id string, peers []Peer) *Node {
 // finishes nothing it had started (a crash, as far as the others see).
 func (c *testCluster) stop(id string) {
 	c.t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for other, ot := range c.trans {
 		if other != id {
 			ot.Disconnect(raft.ServerAddress(id))
@@ -98,6 +108,8 @@ func (c *testCluster) stop(id string) {
 }
 
 func (c *testCluster) live() []*Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []*Node
 	for _, p := range c.peers {
 		if n := c.nodes[p.ID]; n != nil {
