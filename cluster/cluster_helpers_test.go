@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -68,6 +69,9 @@ func (c *testCluster) start(id string, peers []Peer) *Node {
 	c.t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.dirs[id] == "" {
+		c.dirs[id] = c.t.TempDir()
+	}
 	_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
 	for other, ot := range c.trans {
 		if other != id {
@@ -111,8 +115,8 @@ func (c *testCluster) live() []*Node {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []*Node
-	for _, p := range c.peers {
-		if n := c.nodes[p.ID]; n != nil {
+	for _, id := range slices.Sorted(maps.Keys(c.nodes)) {
+		if n := c.nodes[id]; n != nil {
 			out = append(out, n)
 		}
 	}
@@ -222,4 +226,29 @@ func (c *testCluster) checkSame(bookmark uint64, acked []int) []int {
 		}
 	}
 	return want
+}
+
+// isolate cuts member id off from the others, both ways; heal joins it
+// back.
+func (c *testCluster) isolate(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for other, ot := range c.trans {
+		if other != id {
+			ot.Disconnect(raft.ServerAddress(id))
+		}
+	}
+	c.trans[id].DisconnectAll()
+}
+
+func (c *testCluster) heal(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tr := c.trans[id]
+	for other, ot := range c.trans {
+		if other != id {
+			tr.Connect(raft.ServerAddress(other), ot)
+			ot.Connect(raft.ServerAddress(id), tr)
+		}
+	}
 }

@@ -52,9 +52,10 @@ type Config struct {
 	// DataDir holds the database (engine) and raft's log (DataDir/raft).
 	DataDir string
 	// Peers is the initial configuration, this member included: when
-	// raft's log is empty the member bootstraps the cluster with it (every
-	// member may, with the same list). Empty: the member waits to be added
-	// by the leader (Node.AddVoter, Node.AddLearner).
+	// raft's log is empty a voter bootstraps the cluster with it (every
+	// voter may, with the same list). A learner, or a member with no
+	// Peers, waits for the leader to reach it (for one not in the initial
+	// list: Node.AddVoter, Node.AddLearner on the leader).
 	Peers []Peer
 	// Engine are the database's options (Replication is set by Open).
 	Engine engine.Options
@@ -117,4 +118,14 @@ func or(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// selfVoter reports whether Peers lists this member as a voter.
+func (c *Config) selfVoter() bool {
+	for _, p := range c.Peers {
+		if p.ID == c.ID {
+			return !p.Learner
+		}
+	}
+	return false
 }

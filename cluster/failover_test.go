@@ -117,3 +117,36 @@ func TestFollowerStateIsCommittedPrefix(t *testing.T) {
 	}
 	t.Logf("%d samples", samples)
 }
+
+// TestPartitionedLeaderDropsUnreplicatedWrites: the leader is cut off
+// from the others under writers. What it took meanwhile never reaches a
+// quorum (its committers hear 08007 or 25006, never success); the
+// majority elects a leader and goes on. Healed, the old leader drops its
+// unreplicated versions and follows the new log: all members end equal,
+// with every acknowledged commit and nothing refused.
+func TestPartitionedLeaderDropsUnreplicatedWrites(t *testing.T) {
+	c := newTestCluster(t, 3, 0)
+	old := c.leader()
+	l := c.startLoad(4)
+	l.waitAcked(t, 20)
+	c.isolate(old.ID())
+	// The majority elects another leader; wait for commits under it.
+	deadline := time.Now().Add(testDeadline)
+	for {
+		n := c.writable()
+		if n != nil && n != old {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the majority elected no leader")
+		}
+		<-time.After(2 * time.Millisecond)
+	}
+	l.waitAcked(t, 20)
+	c.heal(old.ID())
+	l.waitAcked(t, 20)
+	l.finish(t)
+	if err := old.Err(); err != nil {
+		t.Fatalf("the old leader stopped following: %v", err)
+	}
+}

@@ -53,7 +53,7 @@ func (h hook) Writable() error { return h.n.rlog.Writable() }
 // Open opens the member: the database in cfg.DataDir (its latest
 // checkpoint), raft's log in DataDir/raft, and raft itself, which
 // replays the log entries after the checkpoint and joins the cluster.
-// A member whose raft log is empty bootstraps with cfg.Peers.
+// A voter whose raft log is empty bootstraps with cfg.Peers.
 func Open(cfg Config) (*Node, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -108,7 +108,9 @@ func Open(cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
 	n.raft = r
-	if !existing && len(cfg.Peers) > 0 {
+	// Voters bootstrap (raft refuses a non-voter's bootstrap): a learner
+	// of the initial configuration waits for the leader to reach it.
+	if !existing && cfg.selfVoter() {
 		var c raft.Configuration
 		for _, p := range cfg.Peers {
 			s := raft.Voter
