@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 )
 
@@ -141,6 +142,7 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	if d.ts != s.head.ts+1 {
 		return ErrEntrySkipped
 	}
+	s.dropOrphanNamesLocked(d.names)
 	r := s.Recover()
 	if err := r.Apply(rec, index); err != nil {
 		var other *OtherWriterError
@@ -189,6 +191,29 @@ func (s *Store) hasPending() bool {
 	return len(s.repl.pending) > 0
 }
 
+// dropOrphanNamesLocked forgets the catalog names this member holds at
+// ids where the record registers others. The record's leader logged
+// every name below its first ids, so a name of this member's at or past
+// them that differs was registered by a commit the log does not hold
+// (one this member proposed as a leader, dropped since).
+func (s *Store) dropOrphanNamesLocked(t catalogTail) {
+	cut := func(first int, logged []string, count func() int, name func(int) string) int {
+		for i, n := range logged {
+			if id := first + i; id < count() && name(id) != n {
+				return id
+			}
+		}
+		return count()
+	}
+	c := s.cat
+	l := cut(t.firstLabel, t.labels, c.NumLabels, func(i int) string { return c.LabelName(catalog.LabelID(i)) })
+	ty := cut(t.firstType, t.types, c.NumTypes, func(i int) string { return c.TypeName(catalog.TypeID(i)) })
+	k := cut(t.firstKey, t.keys, c.NumKeys, func(i int) string { return c.KeyName(catalog.KeyID(i)) })
+	if l < c.NumLabels() || ty < c.NumTypes() || k < c.NumKeys() {
+		c.Truncate(l, ty, k)
+	}
+}
+
 // rewindLocked drops what head holds beyond the confirmed versions:
 // head goes back to cur, the conflict history restarts there (an open
 // transaction older than it fails with a serialization error rather
@@ -197,7 +222,11 @@ func (s *Store) hasPending() bool {
 func (s *Store) rewindLocked() {
 	c := s.cur.Load()
 	if s.head != c {
-		s.head = c
+		// A copy: an open transaction built on c or on a dropped version
+		// then rebases at commit (commit.go), where its ops are checked
+		// against the catalog again.
+		h := *c
+		s.head = &h
 		s.hist.reset(c.ts)
 	}
 	s.repl.mu.Lock()
