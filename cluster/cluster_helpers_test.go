@@ -29,18 +29,25 @@ type testCluster struct {
 	dirs  map[string]string
 	trans map[string]*raft.InmemTransport
 	nodes map[string]*Node // nil: closed
+	// tune, when set, adjusts each member's configuration.
+	tune func(*Config)
 }
 
 // Test timeouts: short, so elections take a fraction of a second even
 // under the race detector on a busy machine.
 const (
-	testHeartbeat = 150 * time.Millisecond
+	testHeartbeat = 300 * time.Millisecond
 	testDeadline  = 30 * time.Second
 )
 
 func newTestCluster(t *testing.T, voters, learners int) *testCluster {
 	t.Helper()
-	c := &testCluster{t: t, dirs: map[string]string{}, trans: map[string]*raft.InmemTransport{}, nodes: map[string]*Node{}}
+	return newTunedCluster(t, voters, learners, nil)
+}
+
+func newTunedCluster(t *testing.T, voters, learners int, tune func(*Config)) *testCluster {
+	t.Helper()
+	c := &testCluster{t: t, dirs: map[string]string{}, trans: map[string]*raft.InmemTransport{}, nodes: map[string]*Node{}, tune: tune}
 	for i := 1; i <= voters+learners; i++ {
 		id := fmt.Sprintf("n%d", i)
 		c.peers = append(c.peers, Peer{ID: id, Address: id, Learner: i > voters})
@@ -80,11 +87,15 @@ func (c *testCluster) start(id string, peers []Peer) *Node {
 		}
 	}
 	c.trans[id] = tr
-	n, err := Open(Config{ID: id, Transport: tr, DataDir: c.dirs[id], Peers: peers,
+	cfg := Config{ID: id, Transport: tr, DataDir: c.dirs[id], Peers: peers,
 		HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat / 2,
 		CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Engine: engine.Options{CheckpointInterval: -1}})
+		Engine: engine.Options{CheckpointInterval: -1}}
+	if c.tune != nil {
+		c.tune(&cfg)
+	}
+	n, err := Open(cfg)
 	if err != nil {
 		c.t.Fatalf("opening %s: %v", id, err)
 	}

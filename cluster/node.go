@@ -20,15 +20,21 @@ import (
 // raft. Reads are served by any member from its applied state; writes
 // only by the leader (a follower's fail with 25006, naming the leader).
 type Node struct {
-	cfg   Config
-	log   *slog.Logger
-	db    *engine.DB
-	store *storage.Store
-	bolt  *BoltStore
-	raft  *raft.Raft
-	trans raft.Transport
-	fsm   *fsm
-	rlog  *replLog
+	cfg Config
+	log *slog.Logger
+	// db and store are replaced when the member installs a snapshot
+	// (snapshot.go); swap is held (write) meanwhile, and (read) while a
+	// snapshot streams.
+	db    atomic.Pointer[engine.DB]
+	store atomic.Pointer[storage.Store]
+	swap  sync.RWMutex
+	// installs counts the snapshots installed since open.
+	installs atomic.Int64
+	bolt     *BoltStore
+	raft     *raft.Raft
+	trans    raft.Transport
+	fsm      *fsm
+	rlog     *replLog
 	// kick wakes the lead loop; stop ends it, done says it ended.
 	kick chan struct{}
 	stop chan struct{}
@@ -44,7 +50,7 @@ type Node struct {
 type hook struct{ n *Node }
 
 func (h hook) Attach(store *storage.Store) (storage.Log, error) {
-	h.n.store = store
+	h.n.store.Store(store)
 	return h.n.rlog, nil
 }
 
@@ -64,16 +70,11 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.log = n.log.With("member", cfg.ID)
 	n.rlog = newReplLog(func() *raft.Raft { return n.raft }, n.Leader)
-	opts := cfg.Engine
-	opts.Replication = hook{n}
-	if opts.Logger == nil {
-		opts.Logger = n.log
-	}
-	db, err := engine.Open(cfg.DataDir, opts)
+	db, err := engine.Open(cfg.DataDir, n.engineOptions())
 	if err != nil {
 		return nil, err
 	}
-	n.db = db
+	n.db.Store(db)
 	fail := func(err error) (*Node, error) {
 		n.rlog.close()
 		db.Close()
@@ -98,12 +99,16 @@ func Open(cfg Config) (*Node, error) {
 		n.trans = t
 	}
 	rc := cfg.raftConfig(cfg.RaftLog)
-	existing, err := raft.HasExistingState(n.bolt, n.bolt, raft.NewDiscardSnapshotStore())
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, newRaftLogger(cfg.RaftLog))
+	if err != nil {
+		return fail(fmt.Errorf("cluster: cannot open raft's snapshots in %s: %w", dir, err))
+	}
+	existing, err := raft.HasExistingState(n.bolt, n.bolt, snaps)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot read raft's state: %w", err))
 	}
-	n.fsm = newFSM(n.store)
-	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, raft.NewDiscardSnapshotStore(), n.trans)
+	n.fsm = newFSM(n)
+	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
@@ -130,9 +135,22 @@ func Open(cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// engineOptions are the database's options: the configuration's, with
+// the member as its replication.
+func (n *Node) engineOptions() engine.Options {
+	opts := n.cfg.Engine
+	opts.Replication = hook{n}
+	if opts.Logger == nil {
+		opts.Logger = n.log
+	}
+	return opts
+}
+
 // DB is the member's database: run reads on it anywhere, writes on the
 // leader.
-func (n *Node) DB() *engine.DB { return n.db }
+// After a snapshot install (a member far behind) it is another *DB: the
+// one held before is closed.
+func (n *Node) DB() *engine.DB { return n.db.Load() }
 
 // ID is the member's id.
 func (n *Node) ID() string { return n.cfg.ID }
@@ -189,9 +207,9 @@ func (n *Node) leadLoop() {
 		if !n.waitIdle() {
 			continue
 		}
-		n.store.Lead(storage.NewWriterID())
+		n.store.Load().Lead(storage.NewWriterID())
 		n.rlog.resume()
-		n.log.Info("leading: taking commits", "term", n.raft.CurrentTerm(), "applied", n.store.AppliedIndex())
+		n.log.Info("leading: taking commits", "term", n.raft.CurrentTerm(), "applied", n.store.Load().AppliedIndex())
 	}
 }
 
@@ -263,7 +281,9 @@ func (n *Node) Close() error {
 		rerr := n.raft.Shutdown().Error() // also ends a barrier the lead loop waits for
 		<-n.done
 		<-n.rlog.done
-		derr := n.db.Close()
+		n.swap.Lock()
+		derr := n.db.Load().Close()
+		n.swap.Unlock()
 		berr := n.bolt.Close()
 		if c, ok := n.trans.(interface{ Close() error }); ok && n.cfg.Transport == nil {
 			c.Close()
