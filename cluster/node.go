@@ -122,7 +122,11 @@ func Open(cfg Config) (*Node, error) {
 			if p.Learner {
 				s = raft.Nonvoter
 			}
-			c.Servers = append(c.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Address), Suffrage: s})
+			addr := raft.ServerAddress(p.Address)
+			if p.ID == cfg.ID {
+				addr = n.trans.LocalAddr() // the port bound, when the address asked for any (:0)
+			}
+			c.Servers = append(c.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: addr, Suffrage: s})
 		}
 		if err := r.BootstrapCluster(c).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
 			r.Shutdown().Error()
@@ -151,6 +155,10 @@ func (n *Node) engineOptions() engine.Options {
 // After a snapshot install (a member far behind) it is another *DB: the
 // one held before is closed.
 func (n *Node) DB() *engine.DB { return n.db.Load() }
+
+// Address is the member's raft address: where the others reach it (the
+// port bound when Config.Address asked for port 0).
+func (n *Node) Address() string { return string(n.trans.LocalAddr()) }
 
 // ID is the member's id.
 func (n *Node) ID() string { return n.cfg.ID }

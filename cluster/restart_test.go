@@ -49,9 +49,13 @@ func TestRestartCatchesUpWithoutDoubleApply(t *testing.T) {
 	}
 	// Twice more, with nothing committed in between.
 	for range 2 {
+		before := c.nodes[f].Bookmark()
 		c.stop(f)
 		n = c.start(f, c.peers)
 		c.checkSame(ld.Bookmark(), acked)
+		if got := n.Bookmark(); got != before {
+			t.Fatalf("reopened with nothing new at index %d, closed at %d", got, before)
+		}
 		if err := write(ctx, c.leader(), len(acked)+1); err != nil {
 			t.Fatal(err)
 		}
