@@ -47,6 +47,8 @@ func (f *fsm) Apply(l *raft.Log) any {
 		res = err
 		if !errors.Is(err, storage.ErrEntrySkipped) {
 			f.failed.CompareAndSwap(nil, &err)
+			f.n.rlog.pause() // a leader whose store cannot follow its log takes no more commits
+			f.n.log.Error("the member's database cannot follow the replicated log: it takes no more commits (docs/replication.md, \"Limits\")", "index", l.Index, "err", err)
 		}
 	}
 	if l.Index > f.index.Load() {

@@ -272,7 +272,9 @@ func (n *Node) isLearner() bool {
 			return s.Suffrage == raft.Nonvoter
 		}
 	}
-	return false
+	// Not in a configuration it has seen yet: a learner of the initial
+	// one waits for the leader to reach it.
+	return !n.cfg.selfVoter() && len(n.cfg.Peers) > 0
 }
 
 // Writable is nil when the member takes writes now: it leads, and has
