@@ -32,8 +32,10 @@ import (
 // head goes back to cur, the last version the log confirmed (rewind),
 // and the pending versions are dropped: no unreplicated write stays.
 // The catalog names the dropped records registered stay in the catalog
-// (names are append-only and lock-free) and the next record logs them
-// again, from the count the confirmed records registered.
+// (names are lock-free for readers): if this member leads again, its
+// next record logs them again, from the count the confirmed records
+// registered; if another leader's record registers other names at their
+// ids, they are forgotten first (dropOrphanNamesLocked).
 
 // NotLeaderError is what a replicated Log's Append (or Sync) returns
 // when it refused a record: this member does not lead, nothing was
@@ -173,7 +175,10 @@ func (s *Store) confirmOwn(d *decodedRecord, index uint64) bool {
 		return false
 	}
 	p := s.repl.pending[0]
-	if p.v.ts != d.ts || p.v.writer != d.writer || d.writer == 0 {
+	// The same ts and writer is the same commit (a writer proposes a ts
+	// once); it must also continue the applied versions, as on the
+	// members that apply it (the same rule as the skip below).
+	if p.v.ts != d.ts || p.v.writer != d.writer || d.writer == 0 || d.ts != s.cur.Load().ts+1 {
 		return false
 	}
 	s.repl.pending[0] = proposal{}
