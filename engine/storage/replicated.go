@@ -84,7 +84,8 @@ type nameCounts struct{ labels, types, keys int }
 
 type proposal struct {
 	v     *Snapshot
-	names nameCounts // s.logged after its record
+	feed  *pendingCommit // its change feed entry (changes.go), nil when none watches
+	names nameCounts     // s.logged after its record
 }
 
 // SetReplicatedLog makes commits go through l, a replicated log, and
@@ -100,15 +101,20 @@ func (s *Store) SetReplicatedLog(l Log) {
 	s.repl.mu.Unlock()
 }
 
-// proposedLocked records v, just appended, as pending (commit lock held).
-func (s *Store) proposedLocked(v *Snapshot) {
+// proposedLocked records v, just appended, as pending (commit lock
+// held), with its change feed entry, and reports whether the store is
+// replicated: the entry is then settled when the log confirms or drops
+// the commit, not by its committer, whose outcome may be undecided when
+// the commit did happen.
+func (s *Store) proposedLocked(v *Snapshot, feed *pendingCommit) bool {
 	if !s.repl.on {
-		return
+		return false
 	}
 	s.repl.mu.Lock()
-	s.repl.pending = append(s.repl.pending, proposal{v: v,
+	s.repl.pending = append(s.repl.pending, proposal{v: v, feed: feed,
 		names: nameCounts{s.logged.labels, s.logged.types, s.logged.keys}})
 	s.repl.mu.Unlock()
+	return true
 }
 
 // AppliedIndex is the log index of the latest applied entry.
@@ -145,6 +151,7 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 		return ErrEntrySkipped
 	}
 	s.dropOrphanNamesLocked(d.names)
+	base := s.head
 	r := s.Recover()
 	if err := r.Apply(rec, index); err != nil {
 		var other *OtherWriterError
@@ -156,6 +163,9 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("the replicated log entry %d does not apply: %w", index, err)
 	}
+	// The change feed sees the commit as the member that made it does
+	// (changes.go): applied, published, in log order.
+	s.commitDone(s.queueCommitLocked(base, s.head, d.ops), true)
 	s.repl.mu.Lock()
 	n := &s.repl.names
 	n.labels = max(n.labels, d.names.firstLabel+len(d.names.labels))
@@ -187,6 +197,12 @@ func (s *Store) confirmOwn(d *decodedRecord, index uint64) bool {
 	v := *p.v // the committer publishes its own copy too, if it still can: same ts, a no-op then
 	v.lsn = index
 	s.publish(&v)
+	if p.feed != nil {
+		s.feed.mu.Lock()
+		p.feed.rec.LSN, p.feed.rec.Version = index, &v
+		s.feed.mu.Unlock()
+		s.commitDone(p.feed, true)
+	}
 	return true
 }
 
@@ -235,6 +251,9 @@ func (s *Store) rewindLocked() {
 		s.hist.reset(c.ts)
 	}
 	s.repl.mu.Lock()
+	for _, p := range s.repl.pending {
+		s.commitDone(p.feed, false)
+	}
 	clear(s.repl.pending)
 	s.repl.pending = s.repl.pending[:0]
 	n := s.repl.names

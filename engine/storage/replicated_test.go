@@ -96,6 +96,13 @@ func TestApplyReplicated(t *testing.T) {
 	a.SetReplicatedLog(la)
 	b.SetReplicatedLog(lb)
 	a.Lead(NewWriterID())
+	var fed []uint64 // the change feed's view of A: log indexes
+	var fedMu sync.Mutex
+	a.WatchCommits(func(r *CommitRecord) {
+		fedMu.Lock()
+		fed = append(fed, r.LSN)
+		fedMu.Unlock()
+	})
 
 	// A leads: its commit waits for the log, then is published.
 	done := proposeNode(t, a, "X")
@@ -164,6 +171,13 @@ func TestApplyReplicated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A's change feed saw its confirmed commit and B's, by log index, and
+	// never the dropped one.
+	fedMu.Lock()
+	if len(fed) != 2 || fed[0] != 1 || fed[1] != 2 {
+		t.Fatalf("A's change feed saw %v, want [1 2]", fed)
+	}
+	fedMu.Unlock()
 	// A's dropped record, landing late in the log, continues nothing:
 	// every member skips it alike.
 	for _, s := range []*Store{a, b} {
