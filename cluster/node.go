@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -70,6 +71,9 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.log = n.log.With("member", cfg.ID)
 	n.rlog = newReplLog(func() *raft.Raft { return n.raft }, n.Leader)
+	if err := checkMemberDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	db, err := engine.Open(cfg.DataDir, n.engineOptions())
 	if err != nil {
 		return nil, err
@@ -81,13 +85,16 @@ func Open(cfg Config) (*Node, error) {
 		if n.bolt != nil {
 			n.bolt.Close()
 		}
+		if c, ok := n.trans.(io.Closer); ok && cfg.Transport == nil {
+			c.Close()
+		}
 		return nil, err
 	}
 	dir := filepath.Join(cfg.DataDir, RaftDirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(fmt.Errorf("cluster: cannot create %s: %w", dir, err))
 	}
-	if n.bolt, err = OpenBoltStore(filepath.Join(dir, "raft.db")); err != nil {
+	if n.bolt, err = OpenBoltStore(filepath.Join(dir, raftDBName)); err != nil {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
@@ -139,6 +146,23 @@ func Open(cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// checkMemberDir refuses a data directory holding a database that was
+// never a member's (a single server's, an import): its checkpoint's log
+// position is a write-ahead log position, not a raft index, and the
+// member would skip raft entries by it.
+func checkMemberDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, storage.ManifestName)); err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, RaftDirName, raftDBName)); err == nil {
+		return nil
+	}
+	return fmt.Errorf("cluster: %s holds a database that is not a cluster member's (a single server's, or an import): start a member on an empty directory; it receives the data from the leader", dir)
+}
+
+// raftDBName is raft's log file in DataDir/raft.
+const raftDBName = "raft.db"
+
 // engineOptions are the database's options: the configuration's, with
 // the member as its replication.
 func (n *Node) engineOptions() engine.Options {
@@ -151,9 +175,8 @@ func (n *Node) engineOptions() engine.Options {
 }
 
 // DB is the member's database: run reads on it anywhere, writes on the
-// leader.
-// After a snapshot install (a member far behind) it is another *DB: the
-// one held before is closed.
+// leader. After a snapshot install (a member far behind) it is another
+// *DB: the one held before is closed.
 func (n *Node) DB() *engine.DB { return n.db.Load() }
 
 // Address is the member's raft address: where the others reach it (the
@@ -295,7 +318,7 @@ func (n *Node) Close() error {
 		derr := n.db.Load().Close()
 		n.swap.Unlock()
 		berr := n.bolt.Close()
-		if c, ok := n.trans.(interface{ Close() error }); ok && n.cfg.Transport == nil {
+		if c, ok := n.trans.(io.Closer); ok && n.cfg.Transport == nil {
 			c.Close()
 		}
 		n.closeErr = errors.Join(rerr, derr, berr)

@@ -81,7 +81,7 @@ func (db *DB) AppliedIndex() uint64 { return db.store.LSN() }
 // commits are in no replicated log, so the members would disagree.
 func openReplicated(store *storage.Store, fsys vfs.FS, dir string, writer uint64, log *slog.Logger, opts Options) (durability, error) {
 	if durable.WALHoldsRecords(fsys, dir) {
-		return nil, fmt.Errorf("the data directory %s holds a write-ahead log of commits: a replicated member starts from a checkpoint (CHECKPOINT on the single server first) or an empty directory", dir)
+		return nil, fmt.Errorf("the data directory %s holds a write-ahead log of commits (a single server's): a replicated member starts on an empty directory and receives the data from its cluster", dir)
 	}
 	l, err := opts.Replication.Attach(store)
 	if err != nil {
