@@ -12,7 +12,6 @@ import (
 func TestFollowerChangeFeed(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
-	ld := c.leader()
 	feeds := map[string]*engine.ChangeFeed{}
 	for _, n := range c.live() {
 		f, err := n.DB().SubscribeChanges(engine.SubscribeOptions{})
@@ -24,10 +23,7 @@ func TestFollowerChangeFeed(t *testing.T) {
 	}
 	var indexes []uint64
 	for v := 1; v <= 3; v++ {
-		if err := write(ctx, ld, v); err != nil {
-			t.Fatal(err)
-		}
-		indexes = append(indexes, ld.Bookmark())
+		indexes = append(indexes, c.commit(v))
 	}
 	for id, f := range feeds {
 		for i, want := range indexes {

@@ -88,7 +88,7 @@ func (c *testCluster) start(id string, peers []Peer) *Node {
 	}
 	c.trans[id] = tr
 	cfg := Config{ID: id, Transport: tr, DataDir: c.dirs[id], Peers: peers,
-		HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat / 2,
+		HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat,
 		CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Engine: engine.Options{CheckpointInterval: -1}}
@@ -260,6 +260,40 @@ func (c *testCluster) heal(id string) {
 		if other != id {
 			tr.Connect(raft.ServerAddress(other), ot)
 			ot.Connect(raft.ServerAddress(id), tr)
+		}
+	}
+}
+
+// commit writes v on the current leader until it is committed exactly
+// once, and returns the leader's bookmark after it. A busy machine can
+// move the lead in the middle of a test: 25006 committed nothing, so it
+// is retried; after 08007 the next leader, which holds every committed
+// entry once it takes writes, tells whether v made it.
+func (c *testCluster) commit(v int) uint64 {
+	c.t.Helper()
+	return c.commitWith(v, write)
+}
+
+// commitWith is commit with another statement creating the :K node of v.
+func (c *testCluster) commitWith(v int, write func(context.Context, *Node, int) error) uint64 {
+	c.t.Helper()
+	ctx := ctxT(c.t)
+	for {
+		n := c.leader()
+		err := write(ctx, n, v)
+		if err == nil {
+			return n.Bookmark()
+		}
+		switch code(err) {
+		case "25006":
+			continue
+		case "08007":
+			n = c.leader()
+			if slices.Contains(values(c.t, n), v) {
+				return n.Bookmark()
+			}
+		default:
+			c.t.Fatalf("write %d: %v", v, err)
 		}
 	}
 }

@@ -14,12 +14,10 @@ import (
 func TestPartitionedLeaderWithNewNames(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
-	old := c.leader()
 	for v := 1; v <= 5; v++ {
-		if err := writeNamed(ctx, old, v); err != nil {
-			t.Fatal(err)
-		}
+		c.commitWith(v, writeNamed)
 	}
+	old := c.leader()
 	c.isolate(old.ID())
 	// Commits the old leader takes now cannot reach a quorum.
 	errc := make(chan error, 1)
@@ -40,13 +38,12 @@ func TestPartitionedLeaderWithNewNames(t *testing.T) {
 	} else if k := code(err); k != "08007" && k != "25006" {
 		t.Fatalf("the cut-off leader's commit: %v", err)
 	}
+	var bm uint64
 	for v := 6; v <= 10; v++ {
-		if err := writeNamed(ctx, nl, v); err != nil {
-			t.Fatal(err)
-		}
+		bm = c.commitWith(v, writeNamed)
 	}
 	c.heal(old.ID())
-	c.checkSame(nl.Bookmark(), []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	c.checkSame(bm, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	if err := old.Err(); err != nil {
 		t.Fatalf("the old leader stopped following: %v", err)
 	}

@@ -16,12 +16,8 @@ import (
 func TestBookmarksAndReadIndex(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
-	ld := c.leader()
 	for v := 1; v <= 5; v++ {
-		if err := write(ctx, ld, v); err != nil {
-			t.Fatal(err)
-		}
-		bm := ld.Bookmark()
+		bm := c.commit(v)
 		for _, n := range c.live() {
 			if err := n.WaitApplied(ctx, bm); err != nil {
 				t.Fatal(err)
@@ -31,6 +27,7 @@ func TestBookmarksAndReadIndex(t *testing.T) {
 			}
 		}
 	}
+	ld := c.leader()
 	idx, err := ld.LinearizableBarrier(ctx)
 	if err != nil {
 		t.Fatal(err)
