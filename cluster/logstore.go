@@ -20,7 +20,7 @@ import (
 //
 // raft-boltdb/v2, the library's own store, does not build against raft
 // v1.8.0 (it needs an older go-metrics), so this is ours: the same
-// layout idea, a few dozen lines. bbolt commits fsync (NoSync stays
+// layout idea, in a short file. bbolt commits fsync (NoSync stays
 // false): StoreLogs returns once the entries are on disk, which is what
 // raft's safety needs of a LogStore before it acknowledges an append.
 // The free list is not synced (NoFreelistSync, as etcd runs bbolt): one
