@@ -54,7 +54,7 @@ type DB struct {
 	plans *plancache.Cache
 	// dur is the write-ahead log and checkpointer (nil without a data
 	// directory; engine/durable).
-	dur *durable.Log
+	dur durability
 	// changes feeds the change subscribers (engine/changes).
 	changes *changes.Hub
 }
@@ -122,6 +122,10 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if dd != nil {
 		dir, fsys, unlock, writer = dd.Path(), dd.FS(), dd.Release, dd.Writer()
 	}
+	if opts.Replication != nil && dir == "" {
+		unlock()
+		return nil, errors.New("a replicated database needs a data directory")
+	}
 	for _, r := range opts.DisabledRules {
 		if !plan.IsRule(r) {
 			unlock()
@@ -176,7 +180,13 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if err := db.registerExport(); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
-	if dir != "" {
+	if dir != "" && opts.Replication != nil {
+		if db.dur, err = openReplicated(store, fsys, dir, writer, log, opts); err != nil {
+			db.mem.Close()
+			unlock()
+			return nil, err
+		}
+	} else if dir != "" {
 		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
 			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})
 		if err != nil {

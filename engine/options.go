@@ -93,6 +93,11 @@ type Options struct {
 	// Observer, when set, is told of every statement and transaction
 	// that ends (Observer): the server's metrics.
 	Observer Observer
+	// Replication, when set, makes the database a member of a replicated
+	// cluster (package cluster; Replication): commits go through its
+	// log, and writes are refused on a member that does not lead. It
+	// needs a data directory.
+	Replication Replication
 	// Auditor, when set, receives the engine's audit events (engine/access):
 	// permission denials, schema changes, session settings changes,
 	// CHECKPOINT and COPY FROM. It is called synchronously.

@@ -206,6 +206,12 @@ func (st *statementRun) statement(stmt *gql.Statement) (*Result, error) {
 	if err := access.Authorize(st.ctx, db.trail(), func() []access.Need { return access.StatementNeeds(stmt) }); err != nil {
 		return nil, err
 	}
+	schemaWrite := stmt.Schema != nil && stmt.Schema.Kind != gql.SchemaShowIndexes && stmt.Schema.Kind != gql.SchemaShowConstraints
+	if schemaWrite || (stmt.Copy != nil && !stmt.Copy.To()) {
+		if err := db.writable(); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case stmt.Schema != nil:
 		res, err := st.schema(stmt.Schema)
@@ -267,6 +273,13 @@ func (st *statementRun) execute() (*Result, error) {
 			tx.Rollback()
 		}
 		return nil, err
+	}
+	if p.Writes {
+		// A member of a replicated cluster that does not lead refuses
+		// before any name is created (Replication.Writable).
+		if err := db.writable(); err != nil {
+			return fail(err)
+		}
 	}
 	if p.Writes && st.txn == nil {
 		// Writers serialise from here: the statement's reads and writes

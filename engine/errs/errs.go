@@ -57,6 +57,14 @@ const (
 	CodeDiskFull      = "53100" // the disk holding the data directory is full
 	CodeOutOfMemory   = "53200"
 	CodeTooMany       = "53300" // too many open transactions: retry once some end
+	// CodeNotLeader: a write reached a member of a replicated cluster
+	// that does not lead; the message names the leader when known, and
+	// nothing was committed (invalid transaction state class, 25xxx).
+	CodeNotLeader = "25006"
+	// CodeResolutionUnknown: a replicated commit was proposed but the
+	// lead was lost before a quorum was known to hold it; it may or may
+	// not have committed (SQL's "transaction resolution unknown").
+	CodeResolutionUnknown = "08007"
 )
 
 // Status codes of temporal values.

@@ -163,6 +163,9 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 			s.rec = nil // a bulk commit's buffer is not kept
 		}
 		if err != nil {
+			if e := ReplicationError(err); e != nil {
+				return abort(e) // nothing was proposed: the store goes on
+			}
 			return abort(s.fail(fmt.Errorf("cannot append to the write-ahead log: %w", err)))
 		}
 		s.logged.labels = names.firstLabel + len(names.labels)
@@ -176,6 +179,9 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	s.hist.add(histEntry{ts: v.ts, ws: ws, fp: fp})
 	s.pruneHistory()
 	watched := s.queueCommitLocked(w.base, &v, w.ops) // nil unless a change feed watches (engine/changes)
+	if s.proposedLocked(&v, watched) {
+		watched = nil // the replicated log settles it (replicated.go)
+	}
 	unlock()
 	if err := s.syncTo(v.lsn); err != nil {
 		s.commitDone(watched, false)
@@ -193,6 +199,9 @@ func (s *Store) syncTo(lsn uint64) error {
 		return nil
 	}
 	if err := s.log.Sync(lsn); err != nil {
+		if e := ReplicationError(err); e != nil {
+			return e // not published; the replicated log decides (replicated.go)
+		}
 		return s.fail(fmt.Errorf("cannot sync the write-ahead log: %w", err))
 	}
 	return nil

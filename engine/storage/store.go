@@ -57,6 +57,8 @@ type Store struct {
 	bg         sync.WaitGroup
 	// feed hands durable commits to a change feed (engine/changes).
 	feed commitFeed
+	// repl is the replicated mode's state (replicated.go).
+	repl replState
 }
 
 // New returns an empty store.
