@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/quiverdb/quiver/cluster"
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
@@ -100,14 +101,34 @@ func serve(o serveOptions) error {
 			log.Error("closing the audit log", "error", err)
 		}
 	}()
-	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
+	eopts := engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
-		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)})
-	if err != nil {
-		return fmt.Errorf("cannot open the database: %w", err)
+		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
+	var db *engine.DB
+	var mem *member
+	if o.cluster != nil {
+		// A member: raft's log lives in the data directory too, and
+		// closing the node closes the database.
+		node, err := openMember(o, dataDir, eopts, log)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := node.Close(); err != nil {
+				log.Error("closing the cluster member", "error", err)
+			}
+		}()
+		db, mem = node.DB(), &member{n: node, peerHTTP: o.cluster.httpAddresses(o)}
+	} else {
+		if db, err = dataDir.Open(eopts); err != nil {
+			return fmt.Errorf("cannot open the database: %w", err)
+		}
+		defer db.Close()
+		if err := cluster.RegisterPrimaryProcedures(db, metrics.NodeID(o.dataDir), o.listen); err != nil {
+			return err
+		}
 	}
-	defer db.Close()
 	reg.SetDatabase(db)
 	if err := auth.RegisterAuditProcedures(db, auditLog); err != nil {
 		return fmt.Errorf("cannot register the audit procedures: %w", err)
@@ -129,7 +150,7 @@ func serve(o serveOptions) error {
 		ml.l.SetAuth(authSvc)
 	}
 	logSecurity(o, log)
-	fe, err := startFrontends(o, db, reg, certs, authSvc, log)
+	fe, err := startFrontends(o, db, mem, reg, certs, authSvc, log)
 	if err != nil {
 		return err
 	}
