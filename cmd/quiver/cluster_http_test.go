@@ -80,6 +80,11 @@ func TestClusterHTTPRouting(t *testing.T) {
 	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != lead.url+"/api/v1/query?x=1" {
 		t.Fatalf("write on a follower: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// A batch run as one transaction is routed as a whole.
+	resp, _ = cpost(t, f.url+"/api/v1/batch", `{"queries":[{"query":"MATCH (n) RETURN count(n)"},{"query":"CREATE (:P {v: 1})"}],"transaction":true}`)
+	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != lead.url+"/api/v1/batch" {
+		t.Fatalf("transactional batch on a follower: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	resp, body := cpost(t, f.errURL+"/api/v1/query", `{"query":"CREATE (:P {v: 1})"}`)
 	e, _ := body["error"].(map[string]any)
 	if resp.StatusCode != http.StatusServiceUnavailable || e["code"] != "25006" ||
