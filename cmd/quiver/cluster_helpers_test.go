@@ -15,6 +15,7 @@ import (
 	"github.com/quiverdb/quiver/cluster"
 	"github.com/quiverdb/quiver/engine"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
+	"github.com/quiverdb/quiver/frontend/wire"
 )
 
 // testMember is one member of an in-process cluster with its HTTP API
@@ -71,7 +72,8 @@ func newHTTPCluster(t *testing.T) *testCluster {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, id := range ids {
 		n, err := cluster.Open(cluster.Config{ID: id, Transport: trans[id], DataDir: t.TempDir(), Peers: peers,
-			HeartbeatTimeout: 150 * time.Millisecond, ElectionTimeout: 150 * time.Millisecond, LeaderLeaseTimeout: 75 * time.Millisecond,
+			// raft's timeouts stay the defaults: a shared, busy machine
+			// must not depose a leader in the middle of a test.
 			CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard, Logger: quiet, Engine: engine.Options{CheckpointInterval: -1}})
 		if err != nil {
 			t.Fatal(err)
@@ -81,9 +83,13 @@ func newHTTPCluster(t *testing.T) *testCluster {
 		}
 		m := &testMember{id: id, node: n, mem: &member{n: n, peerHTTP: peerHTTP}}
 		var servers []*qhttp.Server
+		ws := wire.New(wire.Config{Version: "test", Logger: quiet, Cluster: m.mem}, n.DB())
 		for i, redirect := range []bool{true, false} {
 			s := qhttp.New(qhttp.Config{Cluster: m.mem, RedirectWrites: redirect, Logger: quiet, Version: "test", NodeID: id, RateLimit: 0}, n.DB())
 			ln := lns[id][i]
+			if i == 0 {
+				ln = ws.Split(ln) // the wire protocol on the same port, as serve has it
+			}
 			go s.Serve(ln)
 			servers = append(servers, s)
 		}
@@ -95,6 +101,7 @@ func newHTTPCluster(t *testing.T) *testCluster {
 			for _, s := range servers {
 				s.Shutdown(ctx)
 			}
+			ws.Shutdown(ctx)
 			if err := n.Close(); err != nil {
 				t.Errorf("closing %s: %v", id, err)
 			}

@@ -235,3 +235,64 @@ func TestClusterProcedures(t *testing.T) {
 		t.Errorf("after the removal: %v members", r.Rows[0][0])
 	}
 }
+
+// The wire protocol on a follower: a write's ERROR names the leader, the
+// Go client reconnects there once and runs it, and its bookmark makes a
+// read on a follower see the write.
+func TestClusterWire(t *testing.T) {
+	c := newHTTPCluster(t)
+	lead, followers := c.leader()
+	ctx := context.Background()
+	addr := func(m *testMember) string { return strings.TrimPrefix(m.url, "http://") }
+
+	s, err := client.DialTCP(ctx, addr(followers[0]), nil)
+	must(t, err, "dialing a follower")
+	defer s.Close()
+	rows, err := s.Run(ctx, "CREATE (:W {v: 1})", nil)
+	must(t, err, "write through a follower")
+	must(t, rows.Close(), "closing the write's rows")
+	if s.Addr() != addr(lead) {
+		t.Errorf("the session is at %s, want the leader %s", s.Addr(), addr(lead))
+	}
+	if s.Bookmark() == 0 {
+		t.Fatal("the write's SUCCESS carried no bookmark")
+	}
+	// Another session on the other follower, with the bookmark.
+	r, err := client.DialTCP(ctx, addr(followers[1]), nil)
+	must(t, err, "dialing the other follower")
+	defer r.Close()
+	r.SetBookmark(s.Bookmark())
+	rows, err = r.Run(ctx, "MATCH (w:W) RETURN count(w) AS n", nil)
+	must(t, err, "read with the bookmark")
+	if !rows.Next() || rows.Values()[0] != int64(1) {
+		t.Errorf("the follower read %v after the bookmark, want 1", rows.Values())
+	}
+	must(t, rows.Close(), "closing the read")
+	if r.Addr() != addr(followers[1]) {
+		t.Errorf("a read moved the session to %s", r.Addr())
+	}
+	// An ERROR names the leader to a client that does not follow: a
+	// bookmark too far, then a linearizable read on a follower, as raw
+	// messages.
+	raw := dialRaw(t, addr(followers[1]))
+	raw.send(`{"type":"HELLO","version":"1.0"}`)
+	raw.expect("WELCOME")
+	raw.send(`{"type":"BEGIN"}`)
+	m := raw.expect("ERROR")
+	l, _ := m["details"].(map[string]any)["leader"].(map[string]any)
+	if m["code"] != "25006" || l["id"] != lead.id || l["address"] != addr(lead) || l["url"] != lead.url {
+		t.Errorf("BEGIN on a follower: %v", m)
+	}
+	raw.send(`{"type":"BEGIN","read_only":true}`)
+	raw.expect("SUCCESS")
+	raw.send(`{"type":"ROLLBACK"}`)
+	raw.expect("SUCCESS")
+	raw.send(`{"type":"RUN_GQL","query":"RETURN 1","consistency":"linearizable"}`)
+	if m := raw.expect("ERROR"); m["code"] != "25006" {
+		t.Errorf("linearizable read on a follower: %v", m)
+	}
+	raw.send(`{"type":"RUN_GQL","query":"RETURN 1","bookmark":999999999,"options":{"timeout_ms":100}}`)
+	if m := raw.expect("ERROR"); m["code"] != "40003" {
+		t.Errorf("unreachable bookmark: %v", m)
+	}
+}
