@@ -52,8 +52,8 @@ func (m *member) WaitApplied(ctx context.Context, index uint64) error {
 
 func (m *member) Linearizable(ctx context.Context) error { return m.n.ReadIndex(ctx) }
 
-// laggingEntries is how far behind the commit index a member may be and
-// still report its replication "ok".
+// laggingEntries is how far raft's applied index may trail the commit
+// index this member knows of and its replication still say "ok".
 const laggingEntries = 1000
 
 func (m *member) Replication() string {
@@ -62,7 +62,7 @@ func (m *member) Replication() string {
 		return serving.ReplicationFailed
 	case func() bool { id, _ := m.n.Leader(); return id == "" }():
 		return serving.ReplicationNoLeader
-	case m.n.CommitIndex() > m.n.AppliedIndex()+laggingEntries:
+	case m.n.CommitIndex() > m.n.Raft().AppliedIndex()+laggingEntries:
 		return serving.ReplicationLagging
 	}
 	return "ok"

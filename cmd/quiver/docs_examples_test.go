@@ -402,6 +402,11 @@ func (d *docRun) config(text string) {
 		cert, key := writeTLSPair(d.t, d.work, fmt.Sprintf("config-%d-", d.serveSeq))
 		args = append(args, "--tls-cert", cert, "--tls-key", key)
 	}
+	if strings.Contains(text, "\nreplication-mode: raft") {
+		// A member alone, on a free raft port: without peers it waits to
+		// be added, and serves meanwhile.
+		args = append(args, "--raft-listen", "127.0.0.1:0", "--peers=", "--peer-http=")
+	}
 	d.start(args...)
 }
 
