@@ -21,7 +21,7 @@ FUZZMINTIME ?= 5s
 TCK_DIR     ?=
 TCK_FEATURES := $(abspath $(if $(TCK_DIR),$(TCK_DIR),../shared/tck/features))
 # Packages with goroutines of their own run again under the race detector.
-RACE_PKGS   := ./csr/... ./engine/... ./frontend/...
+RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./internal/linearcheck/ ./internal/serverproc/
 # ... but not the tests that run one goroutine only, ten times slower under
 # the detector for nothing: the query corpus sequentially (its queries run
 # in parallel in TestMetamorphicCorpus, which stays; TestArrowCorpus runs

@@ -1,6 +1,7 @@
 // Package quiver_test holds repository-wide checks. TestLayerDirection
 // enforces DESIGN.md's rule that dependencies point down the layers only,
-// and keeps the test-support packages (internal/floodtest) in tests.
+// and keeps the test-support packages (internal/floodtest, netfault,
+// linearcheck, serverproc) in tests.
 package quiver_test
 
 import (
@@ -8,6 +9,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,12 +68,15 @@ var allowed = map[string][]string{
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
-	"cmd/quiver":            {"vector", "engine", "cluster", "frontend/", "client", "shell", "internal/floodtest"},
+	"cmd/quiver":            {"vector", "engine", "cluster", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
 	"bench/graphalytics":    {"vector", "engine"},
 	"tck":                   {"vector", "engine"},
 	"internal/floodtest":    nil, // test support: standard library only
+	"internal/netfault":     nil, // test support: TCP links between cluster members that a test cuts
+	"internal/linearcheck":  nil, // test support: histories of register operations checked by porcupine
+	"internal/serverproc":   nil, // test support: `quiver serve` as a child process a test kills, pauses and restarts
 	".":                     nil, // this test
 
 	// The web console's embedded files (it calls the API as any client
@@ -82,10 +87,15 @@ var allowed = map[string][]string{
 
 // testSupport names the packages that exist for tests: only _test.go
 // files may import them, whatever the importer's entry in allowed says,
-// and they import nothing but the standard library, so that no test
-// helper drags a dependency into the packages whose tests use it.
-var testSupport = map[string]bool{
-	"internal/floodtest": true,
+// and they import nothing but the standard library and the modules listed
+// here, so that no test helper drags a dependency into the packages whose
+// tests use it.
+var testSupport = map[string][]string{
+	"internal/floodtest":  nil,
+	"internal/netfault":   nil,
+	"internal/serverproc": nil,
+	// porcupine: the linearizability checker issue 33 names.
+	"internal/linearcheck": {"github.com/anishathalye/porcupine"},
 }
 
 func TestLayerDirection(t *testing.T) {
@@ -120,8 +130,8 @@ func TestLayerDirection(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p := strings.Trim(imp.Path.Value, `"`)
-			if testSupport[pkg] && !isStandard(p) {
-				t.Errorf("%s imports %s: a test-support package imports the standard library only", path, p)
+			if extra, ok := testSupport[pkg]; ok && !isStandard(p) && !slices.Contains(extra, p) {
+				t.Errorf("%s imports %s: a test-support package imports the standard library and the modules testSupport names only", path, p)
 			}
 			if p != module && !strings.HasPrefix(p, module+"/") {
 				continue
@@ -133,7 +143,7 @@ func TestLayerDirection(t *testing.T) {
 			if target != pkg && !permitted(rules, target) { // a package's own external tests may import it
 				t.Errorf("%s imports %s against the layer direction (DESIGN.md)", path, target)
 			}
-			if testSupport[target] && !strings.HasSuffix(path, "_test.go") {
+			if _, ok := testSupport[target]; ok && !strings.HasSuffix(path, "_test.go") {
 				t.Errorf("%s imports %s, which only tests may import", path, target)
 			}
 		}
@@ -167,6 +177,11 @@ func TestPermitted(t *testing.T) {
 	}
 	if !permitted(allowed["engine"], "engine/exec") || permitted(allowed["frontend/http"], "engine/storage") {
 		t.Fatal("subtree rules are wrong")
+	}
+	for pkg := range testSupport {
+		if _, ok := allowed[pkg]; !ok {
+			t.Errorf("test-support package %s has no entry in allowed", pkg)
+		}
 	}
 	if !isStandard("net/http") || !isStandard("syscall") || isStandard(module+"/engine") || isStandard("golang.org/x/sys/unix") {
 		t.Fatal("isStandard is wrong")

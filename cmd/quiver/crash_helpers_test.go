@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // TestCrashRecovery's machinery: a `quiver serve` child that can be
@@ -30,116 +27,40 @@ import (
 // Bounds for a slow, shared CI machine: none is a pause, each is how long
 // something may take before the test gives up on it.
 const (
-	crashStartTimeout   = 60 * time.Second // the server logs its address (recovery included)
-	crashExitTimeout    = 30 * time.Second // the process is gone after SIGKILL
+	crashStartTimeout   = 60 * time.Second // the server answers its health endpoint (recovery included)
 	crashRequestTimeout = 30 * time.Second // one HTTP request
 )
 
-// crashServer is one run of `quiver serve`. Its stdout and stderr go to a
-// file, so that the log of a run that failed can be shown.
+// crashServer is one run of `quiver serve` (internal/serverproc: its own
+// process group, stdout and stderr in files of the test's directory).
 type crashServer struct {
-	t       *testing.T
-	cmd     *exec.Cmd
-	addr    string
-	logPath string
-	done    chan struct{} // closed once the process has exited and waitErr is set
-	waitErr error
+	t    *testing.T
+	proc *serverproc.Proc
+	addr string          // its HTTP address
+	done <-chan struct{} // closed once it has exited
 }
-
-var listeningRe = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
 // startCrashServer starts `quiver serve` on a free port over dataDir with
-// the extra flags and waits, polling its log, until it listens. The
-// test's end kills it if it still runs.
-func startCrashServer(t *testing.T, bin, dataDir, logPath string, extra []string) *crashServer {
+// the extra flags, its output in logDir as name-1.stderr and
+// name-1.stdout, and waits until it answers. The test's end kills it if
+// it still runs.
+func startCrashServer(t *testing.T, bin, dataDir, logDir, name string, extra []string) *crashServer {
 	t.Helper()
-	f, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0"}, extra...)
-	s := &crashServer{t: t, cmd: exec.Command(bin, args...), logPath: logPath, done: make(chan struct{})}
-	s.cmd.Stdout, s.cmd.Stderr = f, f
-	err = s.cmd.Start()
-	f.Close() // the child holds its own descriptor
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s.waitErr = s.cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(func() {
-		s.cmd.Process.Kill()
-		select {
-		case <-s.done:
-		case <-time.After(crashExitTimeout):
-			t.Errorf("quiver serve (pid %d) did not exit after SIGKILL", s.cmd.Process.Pid)
-		}
-	})
-	deadline := time.Now().Add(crashStartTimeout)
-	for {
-		if m := listeningRe.FindSubmatch(s.readLog()); m != nil {
-			s.addr = string(m[1])
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("quiver serve did not listen within %v; its log:\n%s", crashStartTimeout, s.logTail(40))
-		}
-		select {
-		case <-s.done:
-			t.Fatalf("quiver serve exited while starting (%v); its log:\n%s", s.waitErr, s.logTail(40))
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-func (s *crashServer) readLog() []byte {
-	b, err := os.ReadFile(s.logPath)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return b
+	p := serverproc.Start(t, serverproc.Config{Bin: bin, Args: serverproc.ServeArgs(dataDir, extra...),
+		Dir: logDir, Name: name, StartTimeout: crashStartTimeout})
+	return &crashServer{t: t, proc: p, addr: p.Addr(), done: p.Done()}
 }
 
 // logTail is the last n lines of the server's log.
-func (s *crashServer) logTail(n int) string {
-	lines := strings.Split(strings.TrimRight(string(s.readLog()), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// exited reports whether the process has ended.
-func (s *crashServer) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
+func (s *crashServer) logTail(n int) string { return s.proc.LogTail(n) }
 
 // kill sends SIGKILL and waits until the process is gone, so that the
 // next server can take the data directory. A server that had already
 // exited by itself fails the test.
 func (s *crashServer) kill() {
 	s.t.Helper()
-	if s.exited() {
-		s.t.Fatalf("quiver serve exited by itself before the kill (%v); its log:\n%s", s.waitErr, s.logTail(40))
-	}
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := s.proc.Kill9(); err != nil {
 		s.t.Fatal(err)
-	}
-	select {
-	case <-s.done:
-	case <-time.After(crashExitTimeout):
-		s.t.Fatalf("quiver serve (pid %d) did not exit after SIGKILL", s.cmd.Process.Pid)
-	}
-	var exit *exec.ExitError
-	if !errors.As(s.waitErr, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		s.t.Fatalf("quiver serve ended by %v, not by the SIGKILL; its log:\n%s", s.waitErr, s.logTail(40))
 	}
 }
 

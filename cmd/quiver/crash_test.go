@@ -61,7 +61,7 @@ func TestCrashRecovery(t *testing.T) {
 	var last crashCycleReport
 	for cycle := 0; cycle <= int(cycles); cycle++ {
 		flags := crashServeFlags(rng)
-		srv := startCrashServer(t, bin, data, filepath.Join(dir, fmt.Sprintf("serve-%d.log", cycle)), flags)
+		srv := startCrashServer(t, bin, data, dir, fmt.Sprintf("serve-%d", cycle), flags)
 		client := newCrashClient(srv.addr, 2)
 		if cycle == 0 {
 			createAccounts(t, client)

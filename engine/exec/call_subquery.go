@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/quiverdb/quiver/engine/exec/rowstore"
 	"github.com/quiverdb/quiver/engine/expr"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
@@ -16,17 +15,11 @@ import (
 // batches. A unit subquery passes the input batch on once the inner plan
 // ran for each of its rows.
 type callSubqueryOp struct {
-	c  *Context
+	applyBuffer
 	p  *plan.CallSubquery
 	in Operator
 
-	rows    *vector.Vector // row numbers for the argument batch
-	one     []int32        // the selection of one row, per row
-	buf     []rowstore.Column
-	n, pos  int
-	out     *vector.Batch
-	matched []bool
-	held    int64 // bytes of buf charged to the memory budget
+	one []int32 // the selection of one row, per row
 	// since counts the input rows run since the last commit (IN
 	// TRANSACTIONS).
 	since int64
@@ -37,45 +30,21 @@ type callSubqueryOp struct {
 }
 
 func newCallSubquery(c *Context, p *plan.CallSubquery, in Operator) *callSubqueryOp {
-	return &callSubqueryOp{c: c, p: p, in: in, rows: vector.New(vector.Int64, vector.Capacity),
-		out: &vector.Batch{Cols: make([]*vector.Vector, len(p.Cols))}, matched: make([]bool, vector.Capacity),
-		seen: make([]int64, vector.Capacity)}
+	return &callSubqueryOp{applyBuffer: newApplyBuffer(c, len(p.Cols)), p: p, in: in, seen: make([]int64, vector.Capacity)}
 }
 
-func (o *callSubqueryOp) Next() (*vector.Batch, error) {
-	for o.pos >= o.n {
-		b, err := o.in.Next()
-		if err != nil || b == nil {
-			return nil, err
-		}
-		if err := o.apply(b); err != nil {
-			return nil, err
-		}
-		if o.p.Unit {
-			return b, nil
-		}
-	}
-	n := min(o.n-o.pos, vector.Capacity)
-	for c := range o.buf {
-		o.out.Cols[c] = o.buf[c].Emit(o.out.Cols[c], o.pos, n)
-	}
-	o.out.Len, o.out.Sel = n, nil
-	o.pos += n
-	return o.out, nil
-}
+func (o *callSubqueryOp) Next() (*vector.Batch, error) { return o.next(o.in, o.apply) }
 
 // apply runs the inner plan for the rows of one input batch, buffering
-// the joined rows.
-func (o *callSubqueryOp) apply(b *vector.Batch) error {
-	arg := &vector.Batch{Cols: append(append([]*vector.Vector(nil), b.Cols...), o.rows), Len: b.Len, Sel: b.Sel}
-	for r := 0; r < b.Len; r++ {
-		o.rows.I64[r] = int64(r)
-		o.matched[r] = false
-		o.seen[r] = 0
-	}
-	o.buf, o.n, o.pos = make([]rowstore.Column, len(o.p.Cols)), 0, 0
-	o.c.Mem.Release(o.held) // the previous batch's rows are dropped
-	o.held = 0
+// the joined rows; a unit subquery passes the input batch on.
+func (o *callSubqueryOp) apply(b *vector.Batch) (bool, error) {
+	return o.p.Unit, o.applyRows(b)
+}
+
+// applyRows is apply's work.
+func (o *callSubqueryOp) applyRows(b *vector.Batch) error {
+	arg := o.start(b)
+	clear(o.seen[:b.Len])
 	if !o.p.PerRow {
 		if err := o.run(b, arg, -1); err != nil {
 			return err
@@ -168,11 +137,9 @@ func (o *callSubqueryOp) run(b, arg *vector.Batch, r int) error {
 		if o.p.Unit {
 			continue // run for its effects
 		}
-		n, err := o.c.chargeBatch(ib)
-		if err != nil {
+		if err := o.charge(ib); err != nil {
 			return err
 		}
-		o.held += n
 		for i := 0; i < ib.Rows(); i++ {
 			row := ib.Row(i)
 			or := r

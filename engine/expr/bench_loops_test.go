@@ -11,7 +11,7 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// The own loops of the string, date and conversion families: for each,
+// The own loops of the families: for each,
 // the plain Go loop a programmer would write with no engine around it,
 // doing the family's computation over plain Go slices of the same
 // values (a DATE as its day number in an []int64) into a plain slice.
@@ -39,7 +39,79 @@ func ownLoops(c *benchCols) map[string]ownLoop {
 	getI64 := func(i int) vector.Value { return i64[i] }
 	getF64 := func(i int) vector.Value { return f64[i] }
 	getBool := func(i int) vector.Value { return bl[i] }
+	// The nullable columns as a Go programmer keeps them: values beside
+	// a validity slice (as database/sql's NullInt64 does), and the
+	// output's the same way.
+	y, yok, b, bok := c.y.I64[:c.n], make([]bool, c.n), c.b.Bools[:c.n], make([]bool, c.n)
+	for i := range c.n {
+		yok[i], bok[i] = !c.y.IsNull(i), !c.b.IsNull(i)
+	}
+	ok := make([]bool, c.n)
+	nullable := func(get func(int) vector.Value) func(int) vector.Value {
+		return func(i int) vector.Value {
+			if !ok[i] {
+				return nil
+			}
+			return get(i)
+		}
+	}
 	return map[string]ownLoop{
+		"arith-nulls": {func() {
+			for i, x := range c.x {
+				i64[i], ok[i] = y[i]*3-x, yok[i]
+			}
+		}, nullable(getI64)},
+		"logic": {func() {
+			// (x < 30 AND y > 40) OR NOT b, nulls as SQL's three values.
+			for i, x := range c.x {
+				and, andOK := false, true
+				if x < 30 {
+					and, andOK = y[i] > 40, yok[i]
+				}
+				not := !b[i]
+				switch {
+				case andOK && and, bok[i] && not:
+					bl[i], ok[i] = true, true
+				case andOK && bok[i]:
+					bl[i], ok[i] = false, true
+				default:
+					ok[i] = false
+				}
+			}
+		}, nullable(getBool)},
+		"case": {func() {
+			for i, x := range c.x {
+				switch {
+				case x < 30:
+					str[i] = "young"
+				case x < 60:
+					str[i] = "mid"
+				default:
+					str[i] = "old"
+				}
+			}
+		}, getStr},
+		"case-simple": {func() {
+			for i, x := range c.x {
+				switch x % 3 {
+				case 0:
+					i64[i], ok[i] = 100, true
+				case 1:
+					i64[i], ok[i] = y[i], yok[i]
+				default:
+					i64[i], ok[i] = x, true
+				}
+			}
+		}, nullable(getI64)},
+		"coalesce": {func() {
+			for i, x := range c.x {
+				if yok[i] {
+					i64[i] = y[i]
+				} else {
+					i64[i] = x
+				}
+			}
+		}, getI64},
 		"string-lower": {func() {
 			for i, s := range c.s {
 				str[i] = strings.ToLower(s)

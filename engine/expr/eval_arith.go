@@ -228,12 +228,19 @@ func (e *arithEval) intsConst(l *vector.Vector, k int64, n int) bool {
 		}
 		bad = ovf < 0
 	case '*':
+		// x*k is monotonic in x, so the batch overflows only if its
+		// smallest or largest x does: two checks a batch, not one a row.
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for i, x := range a {
-			p, o := mulOverflow(x, k)
-			ovf |= o
-			out[i] = p
+			out[i] = x * k
+			lo = min(lo, x)
+			hi = max(hi, x)
 		}
-		bad = ovf != 0
+		if len(a) > 0 {
+			_, o1 := mulOverflow(lo, k)
+			_, o2 := mulOverflow(hi, k)
+			bad = o1|o2 != 0
+		}
 	case '/':
 		if k == 0 || k == -1 {
 			return false

@@ -73,22 +73,9 @@ func (e *labelExprEval) resolve(t *labelTerm) int {
 }
 
 func (e *labelExprEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	x, err := e.x.Eval(b)
-	if err != nil {
-		return nil, err
-	}
-	sel, n := rows(b)
-	out := e.vec(vector.Bool, n)
-	switch x.Type {
-	case vector.Null:
-		vector.ForRows(sel, n, func(r int) { out.SetNull(r) })
-		return out, nil
-	case vector.Node, vector.Rel, vector.Any:
-	default:
-		return nil, errs.Data("cannot test labels of a %s", x.Type)
-	}
-	if err := e.c.CheckDeleted(x, sel, n); err != nil {
-		return nil, err
+	x, out, sel, n, done, err := labelSubject(e.c, &e.output, e.x, b)
+	if done || err != nil {
+		return out, err
 	}
 	if err := e.gather(x, sel, n, out); err != nil {
 		return nil, err

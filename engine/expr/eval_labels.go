@@ -30,22 +30,9 @@ type labelsEval struct {
 }
 
 func (e *labelsEval) Eval(b *vector.Batch) (*vector.Vector, error) {
-	x, err := e.x.Eval(b)
-	if err != nil {
-		return nil, err
-	}
-	sel, n := rows(b)
-	out := e.vec(vector.Bool, n)
-	switch x.Type {
-	case vector.Null:
-		vector.ForRows(sel, n, func(r int) { out.SetNull(r) })
-		return out, nil
-	case vector.Node, vector.Rel, vector.Any:
-	default:
-		return nil, errs.Data("cannot test labels of a %s", x.Type)
-	}
-	if err := e.c.CheckDeleted(x, sel, n); err != nil {
-		return nil, err
+	x, out, sel, n, done, err := labelSubject(e.c, &e.output, e.x, b)
+	if done || err != nil {
+		return out, err
 	}
 	e.c.Counters.DBHits += int64(b.Rows() * len(e.names))
 	e.labels, e.labelsMissing = LookupAll(e.labels[:0], e.names, e.c.Catalog.LookupLabel)
@@ -148,4 +135,28 @@ func LookupAll[ID any](dst []ID, names []string, lookup func(string) (ID, bool))
 		dst = append(dst, id)
 	}
 	return dst, missing
+}
+
+// labelSubject evaluates the element a label test reads, x, and the
+// test's output vector; done when x is all null (out then is too). An
+// element that is not a node or relationship, or a deleted one, is an
+// error.
+func labelSubject(c *Env, o *output, xe Evaluator, b *vector.Batch) (x, out *vector.Vector, sel []int32, n int, done bool, err error) {
+	if x, err = xe.Eval(b); err != nil {
+		return nil, nil, nil, 0, false, err
+	}
+	sel, n = rows(b)
+	out = o.vec(vector.Bool, n)
+	switch x.Type {
+	case vector.Null:
+		vector.ForRows(sel, n, func(r int) { out.SetNull(r) })
+		return x, out, sel, n, true, nil
+	case vector.Node, vector.Rel, vector.Any:
+	default:
+		return nil, nil, nil, 0, false, errs.Data("cannot test labels of a %s", x.Type)
+	}
+	if err := c.CheckDeleted(x, sel, n); err != nil {
+		return nil, nil, nil, 0, false, err
+	}
+	return x, out, sel, n, false, nil
 }

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/quiverdb/quiver/engine/gql"
 )
@@ -42,41 +41,17 @@ func bindLabelExpr(e *gql.LabelExpr) *LabelExpr {
 	return out
 }
 
-// String writes the expression in GQL syntax.
-func (e *LabelExpr) String() string {
-	var sb strings.Builder
-	e.format(&sb, LabelOr)
-	return sb.String()
-}
+// String writes the expression in GQL syntax, as the parser's
+// expression writes itself.
+func (e *LabelExpr) String() string { return e.gql().String() }
 
-func (e *LabelExpr) format(sb *strings.Builder, outer LabelKind) {
-	switch e.Kind {
-	case LabelName:
-		sb.WriteString(e.Name)
-	case LabelAny:
-		sb.WriteByte('%')
-	case LabelNot:
-		sb.WriteByte('!')
-		e.Args[0].format(sb, LabelNot)
-	case LabelAnd, LabelOr:
-		paren := outer == LabelNot || outer == LabelAnd && e.Kind == LabelOr
-		if paren {
-			sb.WriteByte('(')
-		}
-		op := "|"
-		if e.Kind == LabelAnd {
-			op = "&"
-		}
-		for i, a := range e.Args {
-			if i > 0 {
-				sb.WriteString(op)
-			}
-			a.format(sb, e.Kind)
-		}
-		if paren {
-			sb.WriteByte(')')
-		}
+// gql is e as a parsed expression (with no positions).
+func (e *LabelExpr) gql() *gql.LabelExpr {
+	out := &gql.LabelExpr{Kind: gql.LabelKind(e.Kind), Name: e.Name}
+	for _, a := range e.Args {
+		out.Args = append(out.Args, a.gql())
 	}
+	return out
 }
 
 // Names lists the names e mentions, each once, in order of appearance.
