@@ -222,7 +222,7 @@ func TestClusterOverAuthenticatedTCP(t *testing.T) {
 		if id == "n4" {
 			auth = MemberAuth{Secret: []byte("n4 was given some other secret")}
 		}
-		tr, s, err := memberTransport("127.0.0.1:0", auth, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
+		tr, s, err := memberTransport("127.0.0.1:0", auth, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,5 +297,23 @@ func TestClusterOverAuthenticatedTCP(t *testing.T) {
 	}
 	if got := values(t, nodes["n4"]); len(got) != 0 {
 		t.Fatalf("the member with the wrong secret holds %v", got)
+	}
+}
+
+// Open builds the authenticated transport itself and refuses to without
+// a way to authenticate; it dials a member at the address its own Peers
+// give, not the configuration's.
+func TestOpenMemberAuth(t *testing.T) {
+	_, err := Open(Config{ID: "n1", Address: "127.0.0.1:0", DataDir: t.TempDir(), RaftLog: io.Discard,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil || !strings.Contains(err.Error(), "must authenticate each other") {
+		t.Fatalf("Open without auth: %v", err)
+	}
+	p := &peerAddresses{peers: []Peer{{ID: "n1", Address: "127.0.0.1:1"}, {ID: "n2", Address: "127.0.0.1:2"}}}
+	if a, err := p.ServerAddr("n2"); err != nil || a != "127.0.0.1:2" {
+		t.Fatalf("n2 at %q, %v", a, err)
+	}
+	if _, err := p.ServerAddr("n9"); err == nil {
+		t.Fatal("a member neither listed nor in the configuration has an address")
 	}
 }

@@ -37,21 +37,54 @@ type memberStream struct {
 // connection refused (nil: slog.Default()); raftLog raft's transport
 // logs (nil: standard error).
 func NewMemberTransport(bind string, auth MemberAuth, log *slog.Logger, raftLog io.Writer) (*raft.NetworkTransport, error) {
-	tr, _, err := memberTransport(bind, auth, log, raftLog)
+	tr, _, err := memberTransport(bind, auth, nil, log, raftLog)
 	return tr, err
 }
 
-func memberTransport(bind string, auth MemberAuth, log *slog.Logger, raftLog io.Writer) (*raft.NetworkTransport, *memberStream, error) {
+// memberTransport is NewMemberTransport dialling each member at the
+// address peers gives for it, when it gives one (nil: raft's
+// configuration's address).
+func memberTransport(bind string, auth MemberAuth, peers raft.ServerAddressProvider, log *slog.Logger, raftLog io.Writer) (*raft.NetworkTransport, *memberStream, error) {
 	s, err := newMemberStream(bind, auth, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  s,
-		MaxPool: 3,
-		Timeout: 10 * time.Second,
-		Logger:  newRaftLogger(raftLog),
+		Stream:                s,
+		ServerAddressProvider: peers,
+		MaxPool:               3,
+		Timeout:               10 * time.Second,
+		Logger:                newRaftLogger(raftLog),
 	}), s, nil
+}
+
+// peerAddresses maps a member's id to the address this member was given
+// for it (Config.Peers), which may differ from the one in raft's
+// configuration (the address the bootstrapping member listed, or
+// AddVoter's): each member reaches the others through addresses of its
+// own (a proxy, NAT). A member not listed is dialled at the
+// configuration's address.
+type peerAddresses struct {
+	peers []Peer
+	raft  atomic.Pointer[raft.Raft] // set once raft runs
+}
+
+func (p *peerAddresses) ServerAddr(id raft.ServerID) (raft.ServerAddress, error) {
+	for _, m := range p.peers {
+		if m.ID == string(id) {
+			return raft.ServerAddress(m.Address), nil
+		}
+	}
+	// raft falls back on the configuration's address after an error, but
+	// logs a warning on every message: answer with that address instead.
+	if r := p.raft.Load(); r != nil {
+		for _, s := range r.GetConfiguration().Configuration().Servers {
+			if s.ID == id {
+				return s.Address, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("cluster: no address for member %s", id)
 }
 
 // newMemberStream listens on bind. The address must name a host the

@@ -90,8 +90,10 @@ func Open(cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
+	var addrs *peerAddresses
 	if n.trans == nil {
-		t, err := raft.NewTCPTransportWithLogger(cfg.Address, nil, 3, 10*time.Second, newRaftLogger(cfg.RaftLog))
+		addrs = &peerAddresses{peers: cfg.Peers}
+		t, _, err := memberTransport(cfg.Address, cfg.Auth, addrs, n.log, cfg.RaftLog)
 		if err != nil {
 			return fail(fmt.Errorf("cluster: cannot listen for raft on %s: %w", cfg.Address, err))
 		}
@@ -108,6 +110,9 @@ func Open(cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
 	n.raft = r
+	if addrs != nil {
+		addrs.raft.Store(r)
+	}
 	// Voters bootstrap (raft refuses a non-voter's bootstrap): a learner
 	// of the initial configuration waits for the leader to reach it.
 	if !existing && cfg.selfVoter() {

@@ -39,11 +39,14 @@ type clusterOptions struct {
 	// where writes sent to a follower are redirected.
 	peerHTTP       map[string]string
 	followerWrites string
+	// auth is how the members authenticate each other (cluster_auth.go).
+	auth cluster.MemberAuth
 }
 
 // clusterFlags are the cluster flags as text, checked by check.
 type clusterFlags struct {
 	nodeID, raftListen, peers, peerHTTP, followerWrites *string
+	secretFile, ca                                      *string
 }
 
 func defineClusterFlags(fs *flag.FlagSet) *clusterFlags {
@@ -53,6 +56,8 @@ func defineClusterFlags(fs *flag.FlagSet) *clusterFlags {
 		peers:          fs.String("peers", "", "the cluster's initial members, this one included: id=host:port,… (raft addresses; append /learner for a read replica)"),
 		peerHTTP:       fs.String("peer-http", "", "the members' HTTP addresses, where writes sent to a follower are redirected: id=http://host:port,… (this member's own may be left out)"),
 		followerWrites: fs.String("follower-writes", followerRedirect, "what a follower answers to an HTTP write: redirect (307 to the leader) or error (25006 naming the leader)"),
+		secretFile:     fs.String("cluster-secret-file", "", "file holding the secret the members share to authenticate each other (at least 16 bytes; or "+envClusterSecret+")"),
+		ca:             fs.String("cluster-ca", "", "PEM CA certificate(s) the members' --tls-cert must chain to, for mutual TLS between members (without it: the member's own certificate, shared by all)"),
 	}
 }
 
@@ -60,7 +65,7 @@ func defineClusterFlags(fs *flag.FlagSet) *clusterFlags {
 func (f *clusterFlags) check(mode string) (*clusterOptions, error) {
 	switch mode {
 	case "", modePrimary:
-		for name, v := range map[string]string{"node-id": *f.nodeID, "raft-listen": *f.raftListen, "peers": *f.peers, "peer-http": *f.peerHTTP} {
+		for name, v := range map[string]string{"node-id": *f.nodeID, "raft-listen": *f.raftListen, "peers": *f.peers, "peer-http": *f.peerHTTP, "cluster-secret-file": *f.secretFile, "cluster-ca": *f.ca} {
 			if v != "" {
 				return nil, fmt.Errorf("--%s is a cluster option: it needs --replication-mode raft or replica", name)
 			}

@@ -8,6 +8,7 @@ import (
 // The cluster flags: a raft member's options parse into its peers, its
 // raft address and the members' client addresses.
 func TestParseServeCluster(t *testing.T) {
+	t.Setenv(envClusterSecret, "a secret the members share")
 	o, err := parseServe([]string{"--replication-mode", "raft", "--node-id", "n2",
 		"--peers", "n1=127.0.0.1:7001, n2=127.0.0.1:7002,n3=127.0.0.1:7003,n4=127.0.0.1:7004/learner",
 		"--peer-http", "n1=http://127.0.0.1:3141,n3=https://127.0.0.1:3143/", "--listen", "127.0.0.1:3142", "--follower-writes", "error"})

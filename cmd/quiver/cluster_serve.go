@@ -16,7 +16,7 @@ import (
 func openMember(o serveOptions, dir *engine.DataDir, opts engine.Options, log *slog.Logger) (*cluster.Node, error) {
 	c := o.cluster
 	opts.LockedDir = dir
-	n, err := cluster.Open(cluster.Config{ID: c.nodeID, Address: c.raftListen, DataDir: o.dataDir, Peers: c.peers, Engine: opts, Logger: log})
+	n, err := cluster.Open(cluster.Config{ID: c.nodeID, Address: c.raftListen, Auth: c.auth, DataDir: o.dataDir, Peers: c.peers, Engine: opts, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the cluster member: %w", err)
 	}
@@ -24,7 +24,7 @@ func openMember(o serveOptions, dir *engine.DataDir, opts engine.Options, log *s
 		n.Close()
 		return nil, err
 	}
-	log.Info("cluster member", "mode", c.mode, "node_id", c.nodeID, "raft", c.raftListen, "peers", len(c.peers), "follower_writes", c.followerWrites)
+	log.Info("cluster member", "mode", c.mode, "member_auth", authKind(c.auth), "node_id", c.nodeID, "raft", c.raftListen, "peers", len(c.peers), "follower_writes", c.followerWrites)
 	return n, nil
 }
 

@@ -55,6 +55,8 @@ var configKeys = map[string]valueKind{
 	"peers":                      kindList,
 	"peer-http":                  kindList,
 	"follower-writes":            kindString,
+	"cluster-secret-file":        kindString,
+	"cluster-ca":                 kindString,
 	"import-dir":                 kindString,
 	"export-dir":                 kindString,
 	"max-memory":                 kindSize,

@@ -122,6 +122,11 @@ func parseServe(args []string) (o serveOptions, err error) {
 	if o.cluster, err = f.cluster.check(o.replicationMode); err != nil {
 		return o, err
 	}
+	if o.cluster != nil {
+		if o.cluster.auth, err = f.cluster.memberAuth(o, os.Getenv); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
@@ -262,6 +267,9 @@ environment:
     	0: a free port, logged (docs/operations.md)
   ` + metrics.EnvBind + `
     	the metrics listener's address (default ` + metrics.DefaultBind + `)
+  QUIVER_CLUSTER_SECRET
+    	the secret cluster members share to authenticate each other
+    	(unless a secret file is given) (docs/replication.md)
   GOMEMLIMIT, GOGC
     	the Go runtime's; --max-memory sets GOMEMLIMIT unless it is set
 `
