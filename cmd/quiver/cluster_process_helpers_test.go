@@ -208,16 +208,27 @@ type clusterReply struct {
 	bookmark string
 }
 
-// mustQuery is query that fails the test unless the answer is 200.
+// mustQuery is query that fails the test unless the answer is 200. It
+// retries 25006 (no leader known, or a new leader not yet taking commits:
+// status says "leader" from the election, writes wait for its first
+// entry) until a deadline.
 func (c *processCluster) mustQuery(i int, q string, params map[string]any, headers ...string) clusterReply {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := c.query(ctx, c.http, i, q, params, nil, headers...)
-	if err != nil || r.status != http.StatusOK {
-		c.t.Fatalf("%s: %s: %+v, %v", c.ids[i], q, r, err)
+	for {
+		r, err := c.query(ctx, c.http, i, q, params, nil, headers...)
+		if err == nil && r.status == http.StatusOK {
+			return r
+		}
+		if err != nil || r.code != "25006" || ctx.Err() != nil {
+			c.t.Fatalf("%s: %s: %+v, %v", c.ids[i], q, r, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	return r
 }
 
 // int64Column reads column col of rows as integers.
