@@ -118,6 +118,12 @@ func (c *Config) raftConfig(w io.Writer) *raft.Config {
 	rc.SnapshotThreshold = 1 << 62
 	rc.SnapshotInterval = 24 * 365 * time.Hour
 	rc.TrailingLogs = 1 << 62
+	// The proposer calls Apply from one goroutine: with raft's unbuffered
+	// apply channel each call waits for the leader's loop, which takes it
+	// alone, so every batch (one log-store fsync, one round of messages)
+	// held one entry. Buffered, the entries queued while the loop writes
+	// a batch go together in the next (group commit).
+	rc.BatchApplyCh = true
 	rc.Logger = newRaftLogger(w)
 	return rc
 }
