@@ -38,7 +38,10 @@ func startWriteLoad(c *processCluster, clients int) *writeLoad {
 	w := &writeLoad{c: c, stop: make(chan struct{})}
 	w.mu.acked, w.mu.attempted = map[int64]bool{}, map[int64]bool{}
 	for k := range clients {
-		client := &http.Client{Timeout: 3 * time.Second}
+		// A short timeout: a request in flight to a paused or cut-off
+		// leader hangs until it, and the write-unavailable window a
+		// client sees includes that wait.
+		client := &http.Client{Timeout: time.Second}
 		w.wg.Go(func() {
 			defer client.CloseIdleConnections()
 			for seq := int64(1); ; seq++ {
