@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,7 +41,9 @@ func TestClusterThroughput(t *testing.T) {
 		Args: serverproc.ServeArgs(filepath.Join(t.TempDir(), "single")), Name: "single"})
 	one := &processCluster{t: t, urls: []string{single.URL()}, http: &http.Client{Timeout: 30 * time.Second}}
 	singleLatency := measureLoad(t, one, []int{0}, 1, window/2, writeOp)
+	cpu0 := procCPU(t, single.Pid())
 	singleWrites := measureLoad(t, one, []int{0}, clients, window, writeOp)
+	singleCPU := procCPU(t, single.Pid()) - cpu0
 	seedValues(t, one, 0, seed)
 	singleReads := measureLoad(t, one, []int{0}, clients, window, readOp(seed))
 	if err := single.Term(30 * time.Second); err != nil {
@@ -50,7 +54,9 @@ func TestClusterThroughput(t *testing.T) {
 	l := c.awaitLeader(-1)
 	c.mustQuery(l, "CREATE (:Warm)", nil) // the leader takes commits (mustQuery waits)
 	clusterLatency := measureLoad(t, c, []int{l}, 1, window/2, writeOp)
+	cpu0 = c.cpu(t)
 	clusterWrites := measureLoad(t, c, []int{l}, clients, window, writeOp)
+	clusterCPU := c.cpu(t) - cpu0
 	seedValues(t, c, l, seed)
 	var followers []int
 	for i := range c.procs {
@@ -69,6 +75,9 @@ func TestClusterThroughput(t *testing.T) {
 	t.Logf("RESULT 1 writer, 3 members (leader): %s", clusterLatency)
 	t.Logf("RESULT writes, single server:        %s", singleWrites)
 	t.Logf("RESULT writes, 3 members (leader):   %s (%.0f%% of the single server's)", clusterWrites, 100*clusterWrites.perSecond()/singleWrites.perSecond())
+	t.Logf("RESULT server CPU per commit at 32 writers: single %v, 3 members %v (CPU of the servers over the window: %v, %v)",
+		(singleCPU / time.Duration(singleWrites.ok)).Round(time.Microsecond), (clusterCPU / time.Duration(clusterWrites.ok)).Round(time.Microsecond),
+		singleCPU.Round(10*time.Millisecond), clusterCPU.Round(10*time.Millisecond))
 	t.Logf("RESULT reads, single server:         %s", singleReads)
 	t.Logf("RESULT reads, 2 followers (local):   %s (%.0f%% of the single server's)", followerReads, 100*followerReads.perSecond()/singleReads.perSecond())
 }
@@ -144,4 +153,35 @@ func measureLoad(t *testing.T, c *processCluster, members []int, clients int, wi
 	slices.Sort(lat)
 	return loadResult{ok: int(ok.Load()), failed: int(failed.Load()), window: window,
 		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}
+}
+
+// procCPU is the user and system CPU time process pid used so far
+// (/proc/pid/stat, in clock ticks of 10 ms).
+func procCPU(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command's closing parenthesis: state is the
+	// first, utime and stime the 12th and 13th.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// cpu is the CPU time the members used so far.
+func (c *processCluster) cpu(t *testing.T) time.Duration {
+	var d time.Duration
+	for _, p := range c.procs {
+		d += procCPU(t, p.Pid())
+	}
+	return d
 }
