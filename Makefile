@@ -28,7 +28,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # it again over HTTP) and the parser's hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -269,6 +269,14 @@ fuzz:
 ## commit must survive whole. The seed is logged; QUIVER_CRASH_SEED=n
 ## reruns its choices. About half a second per cycle.
 CRASH_CYCLES ?= 200
+## test-cluster: the real-process cluster tests (TestClusterProcess*):
+## three quiver serve members on loopback with their raft links through
+## TCP proxies, through a leader's kill -9, partitions, pauses and
+## restarts (docs/replication.md). About a minute on two busy cores; make
+## test runs them within test-unit.
+test-cluster:
+	$(GO) test ./cmd/quiver -run '^TestClusterProcess' -count=1 -v -timeout 10m
+
 crash:
 	QUIVER_CRASH_CYCLES=$(CRASH_CYCLES) $(GO) test ./cmd/quiver -run '^TestCrashRecovery$$' -count=1 -v -timeout 30m
 

@@ -57,7 +57,7 @@ var allowed = map[string][]string{
 	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
-	"cluster":               {"engine", "engine/errs", "engine/storage"}, // replication over raft: implements the engine's Replication hook
+	"cluster":               {"vector", "engine", "engine/errs", "engine/storage"}, // replication over raft: implements the engine's Replication hook
 	"frontend/jsonio":       {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
 	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
 	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
-	"cmd/quiver":            {"vector", "engine", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
+	"cmd/quiver":            {"vector", "engine", "cluster", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
 	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
 	"bench/cmd/quiverbench": {"bench", "engine"},
 	"bench/graphalytics":    {"vector", "engine"},

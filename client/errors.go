@@ -17,7 +17,16 @@ type Error struct {
 	// RetryAfter is the seconds a rate-limited client waits before its
 	// next request (429 answers only).
 	RetryAfter int
+	// LeaderID and LeaderAddress name a cluster's leader in a 25006
+	// (CodeNotLeader) error: a write sent to a member that does not
+	// lead. LeaderAddress is its HTTP base URL over HTTP, its wire
+	// address (host:port) on the wire protocol; empty when unknown.
+	LeaderID, LeaderAddress string
 }
+
+// CodeNotLeader is the code of a write sent to a member of a cluster
+// that does not lead (docs/replication.md, "Where writes go").
+const CodeNotLeader = "25006"
 
 func (e *Error) Error() string {
 	s := e.Code

@@ -28,6 +28,9 @@ type HTTPClient struct {
 	// cred is the credential every request carries (http_auth.go); nil
 	// for none. Login and Refresh replace it while requests run.
 	cred atomic.Pointer[credential]
+	// bookmark is the highest bookmark an answer carried
+	// (http_follow.go).
+	bookmark atomic.Uint64
 }
 
 // HTTPOption configures an HTTPClient.
@@ -58,6 +61,7 @@ func NewHTTP(baseURL string, opts ...HTTPOption) *HTTPClient {
 	for _, o := range opts {
 		o(c)
 	}
+	c.hc = followNoRedirects(c.hc)
 	return c
 }
 
@@ -170,6 +174,19 @@ func (c *HTTPClient) Status(ctx context.Context) (*Status, error) {
 // call sends a request and decodes a 2xx answer into out; any other
 // answer becomes *Error.
 func (c *HTTPClient) call(ctx context.Context, method, path string, body any, out any) error {
+	_, err := c.callAt(ctx, c.base, method, path, body, out)
+	return err
+}
+
+// callAt is call on the server at base; it returns the base of the
+// server that answered (another member's, after a redirect to the
+// leader: http_follow.go).
+func (c *HTTPClient) callAt(ctx context.Context, base, method, path string, body any, out any) (string, error) {
+	err := c.callAtInto(ctx, &base, method, path, body, out)
+	return base, err
+}
+
+func (c *HTTPClient) callAtInto(ctx context.Context, base *string, method, path string, body any, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -178,7 +195,7 @@ func (c *HTTPClient) call(ctx context.Context, method, path string, body any, ou
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, *base+path, rd)
 	if err != nil {
 		return fmt.Errorf("cannot make the request: %w", err)
 	}
@@ -192,11 +209,15 @@ func (c *HTTPClient) call(ctx context.Context, method, path string, body any, ou
 	if tp, ok := ctx.Value(traceKey{}).(string); ok && tp != "" {
 		req.Header.Set("traceparent", tp)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
+	if r := resp.Request; r != nil && (r.URL.Host != req.URL.Host || r.URL.Scheme != req.URL.Scheme) {
+		u := r.URL
+		*base = baseOf(u) // redirected to another member
+	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
 	if err != nil {
 		return fmt.Errorf("%s %s: cannot read the answer: %w", method, path, err)
@@ -284,6 +305,9 @@ func floatJSON(f float64) any {
 // of a transaction at a time.
 type HTTPTx struct {
 	c *HTTPClient
+	// base is the server the transaction lives on: the leader a
+	// follower redirected BEGIN to, or the client's.
+	base string
 	// ID is the server's transaction_id.
 	ID string
 	// Isolation is the transaction's isolation level.
@@ -309,14 +333,15 @@ func (c *HTTPClient) Begin(ctx context.Context, isolation string, timeout time.D
 		Isolation string `json:"isolation_level"`
 		ExpiresAt string `json:"expires_at"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/api/v1/transaction/begin", body, &out); err != nil {
+	base, err := c.callAt(ctx, c.base, http.MethodPost, "/api/v1/transaction/begin", body, &out)
+	if err != nil {
 		return nil, err
 	}
 	if out.ID == "" {
 		return nil, errors.New("POST /api/v1/transaction/begin: the answer has no transaction_id")
 	}
 	exp, _ := time.Parse(time.RFC3339Nano, out.ExpiresAt)
-	return &HTTPTx{c: c, ID: out.ID, Isolation: out.Isolation, ExpiresAt: exp}, nil
+	return &HTTPTx{c: c, base: base, ID: out.ID, Isolation: out.Isolation, ExpiresAt: exp}, nil
 }
 
 func (t *HTTPTx) path(action string) string {
@@ -325,27 +350,31 @@ func (t *HTTPTx) path(action string) string {
 
 // Query runs a statement in the transaction.
 func (t *HTTPTx) Query(ctx context.Context, query string, params map[string]any) (*Result, error) {
-	return t.c.runQuery(ctx, t.path("query"), query, params)
+	var r resultJSON
+	if _, err := t.c.callAt(ctx, t.base, http.MethodPost, t.path("query"), queryBody(ctx, query, params), &r); err != nil {
+		return nil, err
+	}
+	return r.result(http.StatusOK)
 }
 
 // Commit commits the transaction. A serialization failure (40001) means
 // it lost to a concurrent commit and was rolled back: run it again.
 func (t *HTTPTx) Commit(ctx context.Context) error {
 	var out struct{}
-	return t.c.call(ctx, http.MethodPost, t.path("commit"), nil, &out)
+	return t.c.callTx(ctx, t.base, http.MethodPost, t.path("commit"), nil, &out)
 }
 
 // Rollback rolls the whole transaction back.
 func (t *HTTPTx) Rollback(ctx context.Context) error {
 	var out struct{}
-	return t.c.call(ctx, http.MethodPost, t.path("rollback"), nil, &out)
+	return t.c.callTx(ctx, t.base, http.MethodPost, t.path("rollback"), nil, &out)
 }
 
 // RollbackTo undoes the writes made after the savepoint (made with
 // SAVEPOINT name); the transaction stays open.
 func (t *HTTPTx) RollbackTo(ctx context.Context, savepoint string) error {
 	var out struct{}
-	return t.c.call(ctx, http.MethodPost, t.path("rollback"), map[string]any{"to_savepoint": savepoint}, &out)
+	return t.c.callTx(ctx, t.base, http.MethodPost, t.path("rollback"), map[string]any{"to_savepoint": savepoint}, &out)
 }
 
 // Statement is one statement of a batch.

@@ -106,7 +106,7 @@ func (c *HTTPClient) runArrow(ctx context.Context, path, query string, params ma
 	if tp, ok := ctx.Value(traceKey{}).(string); ok && tp != "" {
 		req.Header.Set("traceparent", tp)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}

@@ -175,6 +175,10 @@ type errorJSON struct {
 			Line   int `json:"line"`
 			Column int `json:"column"`
 		} `json:"position"`
+		Leader *struct {
+			ID  string `json:"id"`
+			URL string `json:"url"`
+		} `json:"leader"`
 	} `json:"details"`
 	RetryAfter int `json:"retry_after"`
 }
@@ -185,6 +189,9 @@ func (e *errorJSON) toError(status, retryAfter int) *Error {
 	out := &Error{Status: status, Code: e.Code, Category: e.Category, Message: e.Message, RetryAfter: e.RetryAfter}
 	if p := e.Details.Position; p != nil {
 		out.Line, out.Column = p.Line, p.Column
+	}
+	if l := e.Details.Leader; l != nil {
+		out.LeaderID, out.LeaderAddress = l.ID, l.URL
 	}
 	if out.RetryAfter == 0 {
 		out.RetryAfter = retryAfter

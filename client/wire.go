@@ -83,6 +83,15 @@ type WireSession struct {
 	rows *WireRows
 	// broken is the transport failure that ended the session.
 	broken error
+	// dial reopens the transport at the leader's address, addr is where
+	// the session is, bookmark the highest the server gave
+	// (wire_follow.go).
+	dial     dialer
+	addr     string
+	bookmark uint64
+	// inTx is set while a transaction Begin opened is open: a 25006
+	// then is not followed (the transaction lives here).
+	inTx bool
 	// parser, keys and num serve decodeMessage (wire_decode.go).
 	parser fastjson.Parser
 	keys   map[string]string
@@ -93,25 +102,33 @@ type WireSession struct {
 // address (the HTTP API's port serves both). With opts.TLS the session
 // runs inside TLS, as a server with --tls-cert requires.
 func DialTCP(ctx context.Context, addr string, opts *WireOptions) (*WireSession, error) {
-	var d net.Dialer
-	var c net.Conn
-	var err error
-	if opts != nil && opts.TLS != nil {
-		tc := opts.TLS.Clone()
-		tc.NextProtos = []string{WireALPN}
-		td := tls.Dialer{NetDialer: &d, Config: tc}
-		c, err = td.DialContext(ctx, "tcp", addr)
-	} else {
-		c, err = d.DialContext(ctx, "tcp", addr)
+	dial := func(ctx context.Context, addr string) (wireStream, error) {
+		var d net.Dialer
+		var c net.Conn
+		var err error
+		if opts != nil && opts.TLS != nil {
+			tc := opts.TLS.Clone()
+			tc.NextProtos = []string{WireALPN}
+			td := tls.Dialer{NetDialer: &d, Config: tc}
+			c, err = td.DialContext(ctx, "tcp", addr)
+		} else {
+			c, err = d.DialContext(ctx, "tcp", addr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot connect to %s: %w", addr, err)
+		}
+		return c.(wireStream), nil
 	}
+	c, err := dial(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("cannot connect to %s: %w", addr, err)
+		return nil, err
 	}
 	s, err := startWireSession(ctx, c, opts)
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
+	s.dial, s.addr = dial, addr
 	return s, nil
 }
 
@@ -123,6 +140,22 @@ func DialQUIC(ctx context.Context, addr string, tlsConf *tls.Config, opts *WireO
 	if tlsConf == nil {
 		return nil, errors.New("DialQUIC needs a TLS configuration (PinnedTLSConfig for a self-signed server)")
 	}
+	dial := func(ctx context.Context, addr string) (wireStream, error) { return dialQUICStream(ctx, addr, tlsConf) }
+	qs, err := dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := startWireSession(ctx, qs, opts)
+	if err != nil {
+		qs.Close()
+		return nil, err
+	}
+	s.dial, s.addr = dial, addr
+	return s, nil
+}
+
+// dialQUICStream opens a QUIC connection and its one stream.
+func dialQUICStream(ctx context.Context, addr string, tlsConf *tls.Config) (wireStream, error) {
 	tc := tlsConf.Clone()
 	tc.NextProtos = []string{WireALPN}
 	if tc.MinVersion < tls.VersionTLS13 {
@@ -137,13 +170,7 @@ func DialQUIC(ctx context.Context, addr string, tlsConf *tls.Config, opts *WireO
 		conn.CloseWithError(0, "")
 		return nil, fmt.Errorf("cannot open a QUIC stream to %s: %w", addr, err)
 	}
-	qs := &quicStream{Stream: st, conn: conn}
-	s, err := startWireSession(ctx, qs, opts)
-	if err != nil {
-		qs.Close()
-		return nil, err
-	}
-	return s, nil
+	return &quicStream{Stream: st, conn: conn}, nil
 }
 
 // quicStream closes its connection with the stream: one session per
@@ -260,21 +287,37 @@ func (s *WireSession) run(ctx context.Context, query string, params map[string]a
 	if params == nil {
 		params = map[string]any{}
 	}
-	m := map[string]any{"type": "RUN_GQL", "query": query, "params": params}
+	m := s.withBookmark(map[string]any{"type": "RUN_GQL", "query": query, "params": params})
 	if txID != "" {
 		m["transaction_id"] = txID
 	}
 	stop := s.watch(ctx)
-	defer stop()
+	defer func() { stop() }() // stop is replaced after a reconnect
 	if err := s.send(m); err != nil {
 		return nil, err
 	}
-	r := &WireRows{s: s, ctx: ctx}
 	// The answer starts with SCHEMA (EXPLAIN for a plan) or ERROR.
 	first, err := s.recv()
 	if err != nil {
 		return nil, err
 	}
+	if leader := leaderOf(first); leader != "" && txID == "" && !s.inTx {
+		// A write on a member that does not lead: once to the leader.
+		stop()
+		if rerr := s.reconnect(ctx, leader); rerr != nil {
+			e := wireError(first)
+			e.Message += " (" + rerr.Error() + ")"
+			return nil, e
+		}
+		stop = s.watch(ctx)
+		if err := s.send(s.withBookmark(m)); err != nil {
+			return nil, err
+		}
+		if first, err = s.recv(); err != nil {
+			return nil, err
+		}
+	}
+	r := &WireRows{s: s, ctx: ctx}
 	switch first["type"] {
 	case "SCHEMA":
 		fields, _ := first["fields"].([]any)
@@ -387,7 +430,11 @@ func (s *WireSession) recv() (map[string]any, error) {
 		s.fail(err)
 		return nil, s.broken
 	}
-	return s.decodeLine(line)
+	m, err := s.decodeLine(line)
+	if err == nil {
+		s.noteBookmark(m)
+	}
+	return m, err
 }
 
 // decodeLine decodes a message line, failing the session when it is not
@@ -450,6 +497,12 @@ func wireError(m map[string]any) *Error {
 		line, _ := pos["line"].(int64)
 		col, _ := pos["column"].(int64)
 		e.Line, e.Column = int(line), int(col)
+	}
+	if d, ok := m["details"].(map[string]any); ok {
+		if l, ok := d["leader"].(map[string]any); ok {
+			e.LeaderID, _ = l["id"].(string)
+			e.LeaderAddress, _ = l["address"].(string)
+		}
 	}
 	return e
 }

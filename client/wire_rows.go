@@ -108,6 +108,7 @@ func (r *WireRows) read() error {
 	case "EXPLAIN":
 		r.plan = m
 	case "SUCCESS":
+		s.noteBookmark(m)
 		r.summary, _ = m["summary"].(map[string]any)
 		r.txID, _ = m["transaction_id"].(string)
 		r.finish(nil)
@@ -206,7 +207,16 @@ func (s *WireSession) Begin(ctx context.Context, isolation string) (*WireTx, err
 	if isolation != "" {
 		m["isolation_level"] = isolation
 	}
-	ans, err := s.request(ctx, m)
+	ans, err := s.request(ctx, s.withBookmark(m))
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeNotLeader && e.LeaderAddress != "" && !s.inTx {
+		// BEGIN on a member that does not lead: once to the leader.
+		if rerr := s.reconnect(ctx, e.LeaderAddress); rerr != nil {
+			e.Message += " (" + rerr.Error() + ")"
+			return nil, e
+		}
+		ans, err = s.request(ctx, s.withBookmark(m))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +224,7 @@ func (s *WireSession) Begin(ctx context.Context, isolation string) (*WireTx, err
 	if id == "" {
 		return nil, errors.New("client: BEGIN was answered without a transaction_id")
 	}
+	s.inTx = true
 	return &WireTx{s: s, id: id}, nil
 }
 
@@ -230,11 +241,13 @@ func (t *WireTx) Run(ctx context.Context, query string, params map[string]any) (
 // is over either way.
 func (t *WireTx) Commit(ctx context.Context) error {
 	_, err := t.s.request(ctx, map[string]any{"type": "COMMIT", "transaction_id": t.id})
+	t.s.inTx = false
 	return err
 }
 
 // Rollback discards the transaction's writes.
 func (t *WireTx) Rollback(ctx context.Context) error {
 	_, err := t.s.request(ctx, map[string]any{"type": "ROLLBACK", "transaction_id": t.id})
+	t.s.inTx = false
 	return err
 }

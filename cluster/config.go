@@ -47,9 +47,13 @@ type Config struct {
 	// Address is where the member's raft transport listens and where the
 	// others reach it (host:port). Ignored when Transport is set.
 	Address string
-	// Transport, when set, carries raft's messages instead of a TCP
-	// transport on Address (tests use raft.NewInmemTransport).
+	// Transport, when set, carries raft's messages instead of the
+	// authenticated TCP transport on Address (tests use
+	// raft.NewInmemTransport).
 	Transport raft.Transport
+	// Auth is how members authenticate each other on the TCP transport
+	// Open builds (required when Transport is nil): member_auth.go.
+	Auth MemberAuth
 	// DataDir holds the database (engine) and raft's log (DataDir/raft).
 	DataDir string
 	// Peers is the initial configuration, this member included: when
@@ -74,6 +78,12 @@ type Config struct {
 	// raft's own (nil: standard error), at warning level and above.
 	Logger  *slog.Logger
 	RaftLog io.Writer
+	// Reopened, when set, is called (on a goroutine of its own) after the
+	// member installed a snapshot from the leader and reopened its
+	// database: Node.DB() is then a new *engine.DB, and whoever holds the
+	// old one (a server's frontends) must let go of it. quiver serve
+	// restarts itself on the installed data.
+	Reopened func()
 }
 
 func (c *Config) check() error {
@@ -83,8 +93,13 @@ func (c *Config) check() error {
 	if c.DataDir == "" {
 		return errors.New("cluster: a member needs a data directory")
 	}
-	if c.Transport == nil && c.Address == "" {
-		return errors.New("cluster: a member needs a raft address")
+	if c.Transport == nil {
+		if c.Address == "" {
+			return errors.New("cluster: a member needs a raft address")
+		}
+		if err := c.Auth.check(); err != nil {
+			return err
+		}
 	}
 	seen := map[string]bool{}
 	self := false

@@ -31,11 +31,13 @@ type Node struct {
 	swap  sync.RWMutex
 	// installs counts the snapshots installed since open.
 	installs atomic.Int64
-	bolt     *BoltStore
-	raft     *raft.Raft
-	trans    raft.Transport
-	fsm      *fsm
-	rlog     *replLog
+	// procs says the dbms.cluster.* procedures are registered (procs.go).
+	procs atomic.Bool
+	bolt  *BoltStore
+	raft  *raft.Raft
+	trans raft.Transport
+	fsm   *fsm
+	rlog  *replLog
 	// kick wakes the lead loop; stop ends it, done says it ended.
 	kick chan struct{}
 	stop chan struct{}
@@ -98,8 +100,10 @@ func Open(cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
+	var addrs *peerAddresses
 	if n.trans == nil {
-		t, err := raft.NewTCPTransportWithLogger(cfg.Address, nil, 3, 10*time.Second, newRaftLogger(cfg.RaftLog))
+		addrs = &peerAddresses{peers: cfg.Peers}
+		t, _, err := memberTransport(cfg.Address, cfg.Auth, addrs, n.log, cfg.RaftLog)
 		if err != nil {
 			return fail(fmt.Errorf("cluster: cannot listen for raft on %s: %w", cfg.Address, err))
 		}
@@ -120,6 +124,9 @@ func Open(cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
 	n.raft = r
+	if addrs != nil {
+		addrs.raft.Store(r)
+	}
 	// Voters bootstrap (raft refuses a non-voter's bootstrap): a learner
 	// of the initial configuration waits for the leader to reach it.
 	if !existing && cfg.selfVoter() {

@@ -79,6 +79,12 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 		return 0, oerr
 	}
 	n.db.Store(reopened)
+	if perr := n.reregisterProcedures(); perr != nil {
+		n.log.Error("registering the cluster procedures on the reopened database", "err", perr)
+	}
+	if n.cfg.Reopened != nil {
+		go n.cfg.Reopened()
+	}
 	if err != nil {
 		return n.store.Load().AppliedIndex(), fmt.Errorf("cluster: cannot install a snapshot: %w", err)
 	}

@@ -12,10 +12,16 @@ import (
 // checkpoint, streamed) and then follow the log. Every member restarts
 // on what it installed without applying anything twice.
 func TestSnapshotInstall(t *testing.T) {
+	reopened := map[string]chan struct{}{}
+	for _, id := range []string{"n1", "n2", "n3", "n4"} {
+		reopened[id] = make(chan struct{}, 16)
+	}
 	c := newTunedCluster(t, 3, 0, func(cfg *Config) {
 		cfg.SnapshotThreshold = 16
 		cfg.SnapshotInterval = 20 * time.Millisecond
 		cfg.TrailingLogs = 4
+		ch := reopened[cfg.ID]
+		cfg.Reopened = func() { ch <- struct{}{} }
 	})
 	ctx := ctxT(t)
 	var acked []int
@@ -65,6 +71,9 @@ func TestSnapshotInstall(t *testing.T) {
 	}
 	// A learner that joins now starts from a snapshot too.
 	late := c.start("n4", nil)
+	if err := late.RegisterProcedures(); err != nil {
+		t.Fatal(err)
+	}
 	ld = c.leader()
 	for err := ld.AddLearner(ctx, "n4", "n4"); err != nil; err = ld.AddLearner(ctx, "n4", "n4") {
 		if ctx.Err() != nil {
@@ -77,6 +86,18 @@ func TestSnapshotInstall(t *testing.T) {
 	if late.installs.Load() == 0 {
 		t.Fatal("n4 caught up without installing a snapshot")
 	}
+	// Whoever holds n4's database is told it was reopened, and the
+	// reopened one has the cluster's procedures again.
+	select {
+	case <-reopened["n4"]:
+	case <-ctx.Done():
+		t.Fatal("n4 reopened its database without telling")
+	}
+	res, err := late.DB().Query(ctx, "CALL dbms.cluster.overview() YIELD id RETURN id", nil)
+	if err != nil {
+		t.Fatalf("dbms.cluster.overview on the reopened database: %v", err)
+	}
+	res.Close()
 	// The snapshot's checkpoint may hold commits past raft's snapshot
 	// index, the configuration entry that adds n4 among them: n4 applies
 	// it when raft hands it the entries after the snapshot.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 
@@ -74,6 +75,14 @@ type DB struct {
 func Open(dir string, opts Options) (*DB, error) {
 	if dir == "" {
 		return open(nil, opts)
+	}
+	if d := opts.LockedDir; d != nil {
+		opts.LockedDir = nil
+		if filepath.Clean(d.Path()) != filepath.Clean(dir) {
+			d.Release()
+			return nil, fmt.Errorf("the locked data directory %s is not %s", d.Path(), dir)
+		}
+		return d.Open(opts)
 	}
 	d, err := LockDataDir(dir, opts)
 	if err != nil {

@@ -40,6 +40,11 @@ const (
 	CodeOutOfMemory   = errs.CodeOutOfMemory
 	CodeDiskFull      = errs.CodeDiskFull
 	CodeTooMany       = errs.CodeTooMany
+	// CodeNotLeader: a write (or a linearizable read) reached a member of
+	// a replicated cluster that does not lead (NotLeaderError names it).
+	CodeNotLeader = errs.CodeNotLeader
+	// CodeResolutionUnknown: a replicated commit whose fate is unknown.
+	CodeResolutionUnknown = errs.CodeResolutionUnknown
 
 	CatSyntax      = errs.CatSyntax
 	CatData        = errs.CatData

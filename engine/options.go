@@ -102,6 +102,12 @@ type Options struct {
 	// permission denials, schema changes, session settings changes,
 	// CHECKPOINT and COPY FROM. It is called synchronously.
 	Auditor Auditor
+	// LockedDir, when set, is the data directory Open's dir names, already
+	// locked with LockDataDir: Open takes it over (as DataDir.Open) instead
+	// of locking it again. A server that keeps more than the database in
+	// the directory and opens it through a library calling Open (package
+	// cluster) sets it.
+	LockedDir *DataDir
 }
 
 // DefaultMaxMemory is the server-wide memory budget when none is given

@@ -85,7 +85,7 @@ func startConsoleServer(t *testing.T, extra []string, authCfg ...func(*auth.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe, err := startFrontends(o, db, reg, nil, authSvc, quiet)
+	fe, err := startFrontends(o, db, nil, reg, nil, authSvc, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

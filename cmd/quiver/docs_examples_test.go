@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -401,6 +402,16 @@ func (d *docRun) config(text string) {
 	if strings.Contains(text, "\ntls-cert:") {
 		cert, key := writeTLSPair(d.t, d.work, fmt.Sprintf("config-%d-", d.serveSeq))
 		args = append(args, "--tls-cert", cert, "--tls-key", key)
+	}
+	if strings.Contains(text, "\nreplication-mode: raft") {
+		// A member alone, on a free raft port: without peers it waits to
+		// be added, and serves meanwhile.
+		args = append(args, "--raft-listen", "127.0.0.1:0", "--peers=", "--peer-http=")
+		if strings.Contains(text, "\ncluster-ca:") && strings.Contains(text, "\ntls-cert:") {
+			// Mutual TLS between members; the test's self-signed
+			// certificate is its own CA.
+			args = append(args, "--cluster-ca", args[slices.Index(args, "--tls-cert")+1])
+		}
 	}
 	d.start(args...)
 }

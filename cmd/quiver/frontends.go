@@ -39,7 +39,7 @@ type frontends struct {
 // startFrontends listens on o.listen and serves db there; serve logs
 // "listening" once it returns. certs is the operator's certificate
 // (nil without --tls-cert), authSvc the authentication service.
-func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs *certReloader, authSvc *auth.Service, log *slog.Logger) (*frontends, error) {
+func startFrontends(o serveOptions, db *engine.DB, mem *member, reg *metrics.Registry, certs *certReloader, authSvc *auth.Service, log *slog.Logger) (*frontends, error) {
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen: %w", err)
@@ -86,13 +86,18 @@ func startFrontends(o serveOptions, db *engine.DB, reg *metrics.Registry, certs 
 	if o.console {
 		con = console.New()
 	}
-	fe.http = qhttp.New(qhttp.Config{Console: con, MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
+	var cl serving.Cluster // nil for a single server (not a nil *member)
+	followerWrites := ""
+	if mem != nil {
+		cl, followerWrites = mem, o.cluster.followerWrites
+	}
+	fe.http = qhttp.New(qhttp.Config{Cluster: cl, RedirectWrites: followerWrites == followerRedirect, Console: con, MaxConnections: o.maxConnections, MaxConnectionsPerClient: o.maxConnsPerClient,
 		ReservedConnections: o.reservedConns, HeaderTimeout: o.headerTimeout, MinBodyRate: o.minBodyRate, Saturation: sat,
 		AllowedOrigins: o.allowedOrigins, RateLimit: o.rateLimit, Stream: fe.stream.Handler,
 		Metrics: reg.WritePrometheus, Conns: reg, Stats: reg, NodeID: metrics.NodeID(o.dataDir), DataDir: o.dataDir,
 		IdleTimeout: qhttp.DefaultIdleTimeout, Logger: log, Version: version, Auth: authSvc}, db)
 	wcfg := wire.Config{Version: version, Logger: log, MaxConnections: o.maxConnections,
-		MaxConnectionsPerClient: o.maxConnsPerClient, ReservedConnections: o.reservedConns, Saturation: sat, Conns: reg, Auth: authSvc}
+		MaxConnectionsPerClient: o.maxConnsPerClient, ReservedConnections: o.reservedConns, Saturation: sat, Conns: reg, Auth: authSvc, Cluster: cl}
 	if certs != nil {
 		wcfg.TLS = wire.MainTLSConfig(certs.getCertificate)
 	}

@@ -29,8 +29,10 @@ type serveOptions struct {
 	tlsCert, tlsKey string
 	authEnabled     bool
 	replicationMode string
-	importDir       string
-	exportDir       string
+	// cluster is set in the raft and replica modes (cluster_options.go).
+	cluster   *clusterOptions
+	importDir string
+	exportDir string
 	// maxMemory is the server-wide memory budget in bytes (0: none);
 	// maxMemoryPerQuery the ceiling of max_memory_per_query (0: none).
 	maxMemory int64
@@ -117,8 +119,13 @@ func parseServe(args []string) (o serveOptions, err error) {
 	if err := checkAuthTransport(o, os.Getenv); err != nil {
 		return o, err
 	}
-	if o.replicationMode != "" && o.replicationMode != "primary" {
-		return o, fmt.Errorf("--replication-mode %q: replication is not supported in this version (only the standalone role \"primary\" is)", o.replicationMode)
+	if o.cluster, err = f.cluster.check(o.replicationMode); err != nil {
+		return o, err
+	}
+	if o.cluster != nil {
+		if o.cluster.auth, err = f.cluster.memberAuth(o, os.Getenv); err != nil {
+			return o, err
+		}
 	}
 	return o, nil
 }
@@ -130,6 +137,7 @@ type serveFlags struct {
 	level, maxMemory, algoCache, maxPerQuery, walSize *string
 	origins, minBodyRate, reserved, configPath        *string
 	timeoutMS                                         *int64
+	cluster                                           *clusterFlags
 }
 
 // defineServeFlags defines serve's flags on fs, into o or the returned
@@ -145,7 +153,8 @@ func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
 	fs.StringVar(&o.tlsKey, "tls-key", "", "TLS key file")
 	fs.BoolVar(&o.authEnabled, "auth-enabled", false, "require authentication on every endpoint but the health probes (docs/security.md)")
 	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
-	fs.StringVar(&o.replicationMode, "replication-mode", "", "replication mode")
+	fs.StringVar(&o.replicationMode, "replication-mode", modePrimary, "primary (a single server), raft (a voting member of a cluster) or replica (a non-voting read replica) (docs/replication.md)")
+	f.cluster = defineClusterFlags(fs)
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	fs.StringVar(&o.exportDir, "export-dir", "", "directory CALL quiver.export and COPY (…) TO may write files under (empty: writing files through the server is refused)")
 	f.maxMemory = fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
@@ -258,6 +267,9 @@ environment:
     	0: a free port, logged (docs/operations.md)
   ` + metrics.EnvBind + `
     	the metrics listener's address (default ` + metrics.DefaultBind + `)
+  QUIVER_CLUSTER_SECRET
+    	the secret cluster members share to authenticate each other
+    	(unless a secret file is given) (docs/replication.md)
   GOMEMLIMIT, GOGC
     	the Go runtime's; --max-memory sets GOMEMLIMIT unless it is set
 `

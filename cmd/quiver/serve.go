@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/quiverdb/quiver/cluster"
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/auth"
 	qhttp "github.com/quiverdb/quiver/frontend/http"
@@ -100,14 +102,42 @@ func serve(o serveOptions) error {
 			log.Error("closing the audit log", "error", err)
 		}
 	}()
-	db, err := dataDir.Open(engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
+	eopts := engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
-		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)})
-	if err != nil {
-		return fmt.Errorf("cannot open the database: %w", err)
+		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
+	var db *engine.DB
+	var mem *member
+	// restart is signalled when a member installed a snapshot and
+	// reopened its database under the frontends (restart.go).
+	restart := make(chan struct{}, 1)
+	if o.cluster != nil {
+		// A member: raft's log lives in the data directory too, and
+		// closing the node closes the database.
+		node, err := openMember(o, dataDir, eopts, log, func() {
+			select {
+			case restart <- struct{}{}:
+			default:
+			}
+		})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := node.Close(); err != nil {
+				log.Error("closing the cluster member", "error", err)
+			}
+		}()
+		db, mem = node.DB(), &member{n: node, peerHTTP: o.cluster.httpAddresses(o)}
+	} else {
+		if db, err = dataDir.Open(eopts); err != nil {
+			return fmt.Errorf("cannot open the database: %w", err)
+		}
+		defer db.Close()
+		if err := cluster.RegisterPrimaryProcedures(db, metrics.NodeID(o.dataDir), o.listen); err != nil {
+			return err
+		}
 	}
-	defer db.Close()
 	reg.SetDatabase(db)
 	if err := auth.RegisterAuditProcedures(db, auditLog); err != nil {
 		return fmt.Errorf("cannot register the audit procedures: %w", err)
@@ -129,7 +159,7 @@ func serve(o serveOptions) error {
 		ml.l.SetAuth(authSvc)
 	}
 	logSecurity(o, log)
-	fe, err := startFrontends(o, db, reg, certs, authSvc, log)
+	fe, err := startFrontends(o, db, mem, reg, certs, authSvc, log)
 	if err != nil {
 		return err
 	}
@@ -141,8 +171,9 @@ func serve(o serveOptions) error {
 		ml.l.SetReady(true)
 	}
 	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
-	if err := waitForStop(fe.errc, sigc, hupc, certs, log); err != nil {
-		return err
+	stopErr := waitForStop(fe.errc, sigc, hupc, restart, certs, log)
+	if stopErr != nil && !errors.Is(stopErr, errRestart) {
+		return stopErr
 	}
 	if ml != nil {
 		ml.l.SetReady(false)
@@ -153,7 +184,7 @@ func serve(o serveOptions) error {
 		return err
 	}
 	log.Info("stopped")
-	return nil
+	return stopErr
 }
 
 // engineBudgets are the server's and a query's memory budgets as the
@@ -169,13 +200,17 @@ func engineBudgets(o serveOptions) (maxMemory, maxPerQuery int64) {
 	return maxMemory, maxPerQuery
 }
 
-// waitForStop serves until SIGINT or SIGTERM (nil) or a frontend's
-// failure (its error), reloading the TLS certificate on SIGHUP.
-func waitForStop(errc <-chan error, sigc, hupc <-chan os.Signal, certs *certReloader, log *slog.Logger) error {
+// waitForStop serves until SIGINT or SIGTERM (nil), a frontend's
+// failure (its error) or a member's reopened database (errRestart),
+// reloading the TLS certificate on SIGHUP.
+func waitForStop(errc <-chan error, sigc, hupc <-chan os.Signal, restart <-chan struct{}, certs *certReloader, log *slog.Logger) error {
 	for {
 		select {
 		case err := <-errc:
 			return fmt.Errorf("server stopped: %w", err)
+		case <-restart:
+			log.Warn("restarting: the member installed a snapshot from the leader and reopened its database")
+			return errRestart
 		case sig := <-sigc:
 			log.Info("shutting down", "signal", sig.String())
 			return nil

@@ -63,7 +63,7 @@ func startShellServer(t *testing.T) *shellServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe, err := startFrontends(o, db, reg, nil, authSvc, log)
+	fe, err := startFrontends(o, db, nil, reg, nil, authSvc, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestWireCeilingWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer authSvc.Close()
-	fe, err := startFrontends(o, db, reg, nil, authSvc, quiet)
+	fe, err := startFrontends(o, db, nil, reg, nil, authSvc, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func (s *Server) checkOrigin(ctx *fasthttp.RequestCtx) *apiError {
 
 // exposedHeaders are the response headers a page of an allowed origin may
 // read: the rate limit's, the trace's and a 401's challenge.
-const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, traceparent, WWW-Authenticate"
+const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, traceparent, WWW-Authenticate, Quiver-Bookmark, Location"
 
 // checkHost refuses a request whose Host names another machine while
 // the server listens on loopback only: DNS rebinding.

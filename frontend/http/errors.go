@@ -21,6 +21,9 @@ type apiError struct {
 	batchIndex bool
 	// retryAfter is a 429's error.retry_after in seconds (ratelimit.go).
 	retryAfter int64
+	// leaderID and leaderURL name the leader in a 25006's
+	// details.leader (cluster.go), null when not known.
+	leaderID, leaderURL string
 }
 
 // statusOf maps an ISO/IEC 39075 status code to an HTTP status by class.
@@ -38,6 +41,10 @@ func statusOf(code string) int {
 	case code == engine.CodeSerialization:
 		return 409 // a serialization failure: retry the transaction
 	case code == engine.CodeUnavailable:
+		return 503
+	case code == engine.CodeNotLeader:
+		// A write on a member of a cluster that does not lead
+		// (cluster.go): the leader takes it, or will once elected.
 		return 503
 	case code == engine.CodeOutOfMemory:
 		// The query needs more memory than max_memory_per_query allows.
@@ -100,7 +107,8 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 		b = jsonio.AppendInt(b, e.retryAfter)
 	}
 	query := queryWindow(e.query, e.position)
-	if e.position != nil || e.suggestion != "" || query != "" || e.batchIndex {
+	leader := e.code == engine.CodeNotLeader
+	if e.position != nil || e.suggestion != "" || query != "" || e.batchIndex || leader {
 		b = append(b, `,"details":{`...)
 		sep := ""
 		if e.batchIndex {
@@ -125,6 +133,14 @@ func appendErrorObject(b []byte, e *apiError) []byte {
 		if e.suggestion != "" {
 			b = append(b, sep+`"suggestion":`...)
 			b = jsonio.AppendString(b, e.suggestion)
+			sep = ","
+		}
+		if leader {
+			b = append(b, sep+`"leader":{"id":`...)
+			b = appendNullable(b, e.leaderID)
+			b = append(b, `,"url":`...)
+			b = appendNullable(b, e.leaderURL)
+			b = append(b, '}')
 		}
 		b = append(b, '}')
 	}
@@ -165,4 +181,12 @@ func queryWindow(q string, pos *engine.Position) string {
 		out += "…"
 	}
 	return out
+}
+
+// appendNullable writes s, or null when it is empty.
+func appendNullable(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return jsonio.AppendString(b, s)
 }

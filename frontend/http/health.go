@@ -65,6 +65,8 @@ func (s *Server) healthBody() []byte {
 	status := "healthy"
 	if h.Status() != serving.CheckHealthy {
 		status = h.Status()
+	} else if s.replicationCheck() != "ok" {
+		status = serving.CheckDegraded
 	}
 	b := []byte(`{"status":`)
 	b = jsonio.AppendString(b, status)
@@ -72,11 +74,11 @@ func (s *Server) healthBody() []byte {
 	b = jsonio.AppendString(b, s.cfg.Version)
 	b = append(b, `,"uptime_seconds":`...)
 	b = jsonio.AppendInt(b, int64(h.Uptime/time.Second))
-	// Replication is "ok": the server is a primary (Role), whose
-	// replication needs nothing to be healthy.
 	b = append(b, `,"checks":{"database":"ok","storage":`...)
 	b = jsonio.AppendString(b, apiCheck(h.Storage))
-	b = append(b, `,"replication":"ok","connections":`...)
+	b = append(b, `,"replication":`...)
+	b = jsonio.AppendString(b, s.replicationCheck())
+	b = append(b, `,"connections":`...)
 	b = jsonio.AppendString(b, apiCheck(h.Connections))
 	return append(b, `}}`...)
 }
@@ -87,4 +89,15 @@ func apiCheck(c string) string {
 		return "ok"
 	}
 	return c
+}
+
+// replicationCheck is checks.replication: "ok" for a single server (a
+// primary's replication needs nothing to be healthy); for a member of a
+// cluster "ok" when a leader is known and this member is caught up, else
+// no_leader, lagging or failed (serving.Cluster.Replication).
+func (s *Server) replicationCheck() string {
+	if s.cfg.Cluster == nil {
+		return "ok"
+	}
+	return s.cfg.Cluster.Replication()
 }

@@ -113,6 +113,14 @@ type Config struct {
 	// DataDir is the data directory whose storage GET /api/v1/status
 	// reports; empty for a database in memory.
 	DataDir string
+	// Cluster, when set, makes the server a member of a replicated
+	// cluster (cluster.go): status reports its role, health its
+	// replication, writes on a follower go to the leader, and answers
+	// carry bookmarks. Nil for a single server.
+	Cluster serving.Cluster
+	// RedirectWrites makes a follower answer a write with 307 to the
+	// leader's address; false answers the 25006 error naming it.
+	RedirectWrites bool
 }
 
 // Console serves the web console's static files: the page needs no
@@ -358,7 +366,15 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
+	if s.cfg.Cluster == nil {
+		route.handler(s, ctx)
+		return
+	}
+	if !s.clusterGate(ctx, path) {
+		return
+	}
 	route.handler(s, ctx)
+	s.setBookmark(ctx, path)
 }
 
 type route struct {
@@ -430,6 +446,15 @@ func isTimeout(err error) bool {
 }
 
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, e *apiError) {
+	if e.code == engine.CodeNotLeader && s.cfg.Cluster != nil {
+		s.writeNotLeader(ctx, e)
+		return
+	}
+	s.writeErrorBody(ctx, e)
+}
+
+// writeErrorBody answers e as it is.
+func (s *Server) writeErrorBody(ctx *fasthttp.RequestCtx, e *apiError) {
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.status)
 	if e.status == fasthttp.StatusUnauthorized {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/frontend/jsonio"
+	"github.com/quiverdb/quiver/frontend/serving"
 )
 
 // ConnCounter is told of every connection a frontend admits (Opened) and
@@ -30,9 +31,37 @@ type StatusSource interface {
 	ActiveConnections() int64
 }
 
-// Role is the replication role /api/v1/status reports: a server that
-// accepts writes, the only kind this version has.
+// Role is the replication role /api/v1/status reports for a single
+// server; a member of a cluster reports its own (Config.Cluster).
 const Role = "primary"
+
+// role is the role status reports.
+func (s *Server) role() string {
+	if s.cfg.Cluster != nil {
+		return s.cfg.Cluster.Role()
+	}
+	return Role
+}
+
+// appendClusterStatus writes a member's "cluster" object, beside the
+// spec's status fields: its id, the leader's id and client address
+// (null when unknown), its applied and known commit index, and the
+// configuration's size.
+func appendClusterStatus(b []byte, st serving.ClusterStatus) []byte {
+	b = append(b, `,"cluster":{"member_id":`...)
+	b = jsonio.AppendString(b, st.MemberID)
+	b = append(b, `,"leader_id":`...)
+	b = appendNullable(b, st.LeaderID)
+	b = append(b, `,"leader_url":`...)
+	b = appendNullable(b, st.LeaderURL)
+	b = append(b, `,"applied_index":`...)
+	b = jsonio.AppendInt(b, int64(st.Applied))
+	b = append(b, `,"commit_index":`...)
+	b = jsonio.AppendInt(b, int64(st.Commit))
+	b = append(b, `,"members":`...)
+	b = jsonio.AppendInt(b, int64(st.Members))
+	return append(b, '}')
+}
 
 // handleStatus answers GET /api/v1/status: version, uptime, node id and
 // role, the graph's counts, the query rate and open connections, and the
@@ -56,7 +85,7 @@ func (s *Server) handleStatus(ctx *fasthttp.RequestCtx) {
 	b = append(b, `,"node_id":`...)
 	b = jsonio.AppendString(b, s.cfg.NodeID)
 	b = append(b, `,"role":`...)
-	b = jsonio.AppendString(b, Role)
+	b = jsonio.AppendString(b, s.role())
 	b = append(b, `,"statistics":{"total_nodes":`...)
 	b = jsonio.AppendInt(b, counts.Nodes)
 	b = append(b, `,"total_relationships":`...)
@@ -71,7 +100,11 @@ func (s *Server) handleStatus(ctx *fasthttp.RequestCtx) {
 	b = jsonio.AppendInt(b, st.used)
 	b = append(b, `,"free_bytes":`...)
 	b = jsonio.AppendInt(b, st.free)
-	b = append(b, `}}`...)
+	b = append(b, '}')
+	if c := s.cfg.Cluster; c != nil {
+		b = appendClusterStatus(b, c.Status())
+	}
+	b = append(b, '}')
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)
 }

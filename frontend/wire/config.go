@@ -15,6 +15,11 @@ import (
 type Config struct {
 	// Version is the server version string WELCOME.server reports.
 	Version string
+	// Cluster, when set, makes the server a member of a replicated
+	// cluster: a write on a follower fails with an ERROR naming the
+	// leader (details.leader), and RUN_GQL and BEGIN take a bookmark
+	// and a consistency (cluster.go). Nil for a single server.
+	Cluster serving.Cluster
 	Logger  *slog.Logger
 	// Auth, when set and enabled, makes HELLO carry credentials and
 	// checks each statement's principal (auth.go); nil or disabled:

@@ -49,6 +49,9 @@ func appendError(b []byte, e *wireError) []byte {
 		b = append(b, `,"retry_after":`...)
 		b = jsonio.AppendInt(b, e.retryAfter)
 	}
+	if e.leader != nil {
+		b = appendLeader(b, e.leader)
+	}
 	return append(b, "}\n"...)
 }
 
@@ -56,6 +59,7 @@ func appendError(b []byte, e *wireError) []byte {
 type successFields struct {
 	txID      string // transaction_id
 	committed bool   // summary.committed
+	bookmark  uint64 // a cluster member's bookmark (0: none)
 }
 
 // appendSuccess writes a SUCCESS with no result summary: PING, BEGIN,
@@ -69,6 +73,7 @@ func appendSuccess(b []byte, f successFields) []byte {
 		b = append(b, `,"transaction_id":`...)
 		b = jsonio.AppendString(b, f.txID)
 	}
+	b = appendBookmark(b, f.bookmark)
 	return append(b, "}\n"...)
 }
 
@@ -80,6 +85,7 @@ type resultSummary struct {
 	stats     bool // options.include_stats
 	discarded bool
 	txID      string
+	bookmark  uint64 // a cluster member's bookmark (0: none)
 }
 
 // appendResultSuccess writes the SUCCESS that ends a result: rows and
@@ -109,6 +115,7 @@ func appendResultSuccess(b []byte, r resultSummary) []byte {
 		b = append(b, `,"transaction_id":`...)
 		b = jsonio.AppendString(b, r.txID)
 	}
+	b = appendBookmark(b, r.bookmark)
 	return append(b, "}\n"...)
 }
 

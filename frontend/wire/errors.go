@@ -15,6 +15,8 @@ type wireError struct {
 	// retryAfter is the seconds a refused client waits (the rate
 	// limit's ERROR); 0: none.
 	retryAfter int64
+	// leader is a 25006 error's details.leader (cluster.go).
+	leader *leaderRef
 }
 
 // The category of protocol errors (08000): the contract names its wire

@@ -49,6 +49,11 @@ type message struct {
 	n int64 // PULL: rows asked for, -1 for all
 
 	isolation engine.IsolationLevel // BEGIN
+
+	// A cluster member's fields (cluster.go): RUN_GQL and BEGIN.
+	bookmark    uint64
+	consistency string
+	readOnly    bool
 }
 
 // decodeMessage decodes one line. Its errors are 22000 errors for the
@@ -138,6 +143,9 @@ func (m *message) decodeRun(obj map[string]any, maxQuery int) (werr *wireError) 
 	if m.txID, werr = stringField(obj, "transaction_id", false); werr != nil {
 		return werr
 	}
+	if werr = m.decodeCluster(obj); werr != nil {
+		return werr
+	}
 	opts, werr := objectField(obj, "options", "RUN_GQL")
 	if werr != nil || opts == nil {
 		return werr
@@ -188,6 +196,9 @@ func (m *message) decodeBegin(obj map[string]any) *wireError {
 		return dataError("%v", err)
 	}
 	m.isolation = l
+	if werr := m.decodeCluster(obj); werr != nil {
+		return werr
+	}
 	ms, werr := intField(obj, "timeout_ms", "BEGIN")
 	if werr != nil {
 		return werr

@@ -45,6 +45,9 @@ func (s *session) runGQL(m *message) {
 func (s *session) runQuery(m *message, txn *engine.Transaction, start time.Time) *wireError {
 	qctx, cancel := s.queryContext(m.timeout)
 	defer cancel()
+	if werr := s.clusterGate(qctx, m); werr != nil {
+		return werr
+	}
 	var res *engine.Result
 	var err error
 	if txn != nil {
@@ -62,7 +65,7 @@ func (s *session) runQuery(m *message, txn *engine.Transaction, start time.Time)
 	}
 	if ex := res.Plan(); ex != nil {
 		s.out = appendExplain(s.out, ex)
-		sum.elapsed = time.Since(start)
+		sum.elapsed, sum.bookmark = time.Since(start), s.bookmark()
 		s.out = appendResultSuccess(s.out, sum)
 		return nil
 	}
@@ -79,7 +82,7 @@ func (s *session) runQuery(m *message, txn *engine.Transaction, start time.Time)
 	if p := res.Profile(); p != nil && !st.discarded {
 		s.out = appendProfile(s.out, p)
 	}
-	sum.rows, sum.elapsed, sum.sum, sum.discarded = st.rows, time.Since(start), res.Summary(), st.discarded
+	sum.rows, sum.elapsed, sum.sum, sum.discarded, sum.bookmark = st.rows, time.Since(start), res.Summary(), st.discarded, s.bookmark()
 	s.out = appendResultSuccess(s.out, sum)
 	return nil
 }
@@ -111,6 +114,9 @@ func (s *session) queryFailure(err error) *wireError {
 	e, known := fromEngine(err)
 	if !known {
 		s.srv.log.Error("wire query failed", "error", err, "session_id", s.id)
+	}
+	if e.code == engine.CodeNotLeader && s.srv.cfg.Cluster != nil {
+		return s.notLeader(e)
 	}
 	return e
 }

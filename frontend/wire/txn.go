@@ -53,6 +53,15 @@ func (s *session) begin(m *message) {
 			message: "BEGIN: this session's transaction " + txn.ID() + " is still open: COMMIT or ROLLBACK it first"})
 		return
 	}
+	if s.srv.cfg.Cluster != nil {
+		ctx, cancel := s.queryContext(m.timeout)
+		werr := s.clusterGate(ctx, m)
+		cancel()
+		if werr != nil {
+			s.sendError(werr)
+			return
+		}
+	}
 	txn, err := s.srv.db.BeginTransaction(engine.TransactionOptions{Isolation: m.isolation, Timeout: m.timeout, Client: s.remoteHost()})
 	if err != nil {
 		s.queryError(err)
@@ -90,5 +99,9 @@ func (s *session) endTxn(m *message, verb string, end func(*engine.Transaction) 
 		s.queryError(err)
 		return
 	}
-	s.out = appendSuccess(s.out, successFields{txID: txn.ID(), committed: committed})
+	f := successFields{txID: txn.ID(), committed: committed}
+	if committed {
+		f.bookmark = s.bookmark()
+	}
+	s.out = appendSuccess(s.out, f)
 }
