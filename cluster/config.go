@@ -93,13 +93,8 @@ func (c *Config) check() error {
 	if c.DataDir == "" {
 		return errors.New("cluster: a member needs a data directory")
 	}
-	if c.Transport == nil {
-		if c.Address == "" {
-			return errors.New("cluster: a member needs a raft address")
-		}
-		if err := c.Auth.check(); err != nil {
-			return err
-		}
+	if c.Transport == nil && c.Address == "" {
+		return errors.New("cluster: a member needs a raft address")
 	}
 	seen := map[string]bool{}
 	self := false
@@ -115,6 +110,9 @@ func (c *Config) check() error {
 	}
 	if len(c.Peers) > 0 && !self {
 		return fmt.Errorf("cluster: the peers do not list this member (%s)", c.ID)
+	}
+	if c.Transport == nil {
+		return c.Auth.check()
 	}
 	return nil
 }

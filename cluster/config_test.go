@@ -63,7 +63,8 @@ func TestRefusesSingleServerDirectory(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(Config{ID: "n1", Address: "127.0.0.1:0", DataDir: dir, Peers: []Peer{{ID: "n1", Address: "127.0.0.1:0"}}})
+	_, err = Open(Config{ID: "n1", Address: "127.0.0.1:0", DataDir: dir, Peers: []Peer{{ID: "n1", Address: "127.0.0.1:0"}},
+		Auth: MemberAuth{Secret: []byte("a secret of sixteen bytes or more")}})
 	if err == nil || !strings.Contains(err.Error(), "not a cluster member's") {
 		t.Fatalf("opening a single server's directory: %v", err)
 	}

@@ -15,6 +15,7 @@ func TestTCPTransportAndMembership(t *testing.T) {
 	open := func(id string, peers []Peer) *Node {
 		t.Helper()
 		n, err := Open(Config{ID: id, Address: "127.0.0.1:0", DataDir: t.TempDir(), Peers: peers,
+			Auth:             MemberAuth{Secret: []byte("the members of this test share it")},
 			HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat,
 			RaftLog: io.Discard, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
