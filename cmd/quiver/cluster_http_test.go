@@ -227,7 +227,7 @@ func TestClusterProcedures(t *testing.T) {
 		t.Errorf("the new leader holds %d nodes, want 1", n)
 	}
 	// Remove the old leader.
-	r, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.removeMember('"+lead.id+"')", nil)
+	_, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.removeMember('"+lead.id+"')", nil)
 	must(t, err, "removeMember")
 	r, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.overview() YIELD id RETURN count(id) AS n", nil)
 	must(t, err, "overview after the removal")
