@@ -29,18 +29,25 @@ type testCluster struct {
 	dirs  map[string]string
 	trans map[string]*raft.InmemTransport
 	nodes map[string]*Node // nil: closed
+	// tune, when set, adjusts each member's configuration.
+	tune func(*Config)
 }
 
 // Test timeouts: short, so elections take a fraction of a second even
 // under the race detector on a busy machine.
 const (
-	testHeartbeat = 150 * time.Millisecond
+	testHeartbeat = 300 * time.Millisecond
 	testDeadline  = 30 * time.Second
 )
 
 func newTestCluster(t *testing.T, voters, learners int) *testCluster {
 	t.Helper()
-	c := &testCluster{t: t, dirs: map[string]string{}, trans: map[string]*raft.InmemTransport{}, nodes: map[string]*Node{}}
+	return newTunedCluster(t, voters, learners, nil)
+}
+
+func newTunedCluster(t *testing.T, voters, learners int, tune func(*Config)) *testCluster {
+	t.Helper()
+	c := &testCluster{t: t, dirs: map[string]string{}, trans: map[string]*raft.InmemTransport{}, nodes: map[string]*Node{}, tune: tune}
 	for i := 1; i <= voters+learners; i++ {
 		id := fmt.Sprintf("n%d", i)
 		c.peers = append(c.peers, Peer{ID: id, Address: id, Learner: i > voters})
@@ -80,11 +87,15 @@ func (c *testCluster) start(id string, peers []Peer) *Node {
 		}
 	}
 	c.trans[id] = tr
-	n, err := Open(Config{ID: id, Transport: tr, DataDir: c.dirs[id], Peers: peers,
-		HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat / 2,
+	cfg := Config{ID: id, Transport: tr, DataDir: c.dirs[id], Peers: peers,
+		HeartbeatTimeout: testHeartbeat, ElectionTimeout: testHeartbeat, LeaderLeaseTimeout: testHeartbeat,
 		CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Engine: engine.Options{CheckpointInterval: -1}})
+		Engine: engine.Options{CheckpointInterval: -1}}
+	if c.tune != nil {
+		c.tune(&cfg)
+	}
+	n, err := Open(cfg)
 	if err != nil {
 		c.t.Fatalf("opening %s: %v", id, err)
 	}
@@ -249,6 +260,40 @@ func (c *testCluster) heal(id string) {
 		if other != id {
 			tr.Connect(raft.ServerAddress(other), ot)
 			ot.Connect(raft.ServerAddress(id), tr)
+		}
+	}
+}
+
+// commit writes v on the current leader until it is committed exactly
+// once, and returns the leader's bookmark after it. A busy machine can
+// move the lead in the middle of a test: 25006 committed nothing, so it
+// is retried; after 08007 the next leader, which holds every committed
+// entry once it takes writes, tells whether v made it.
+func (c *testCluster) commit(v int) uint64 {
+	c.t.Helper()
+	return c.commitWith(v, write)
+}
+
+// commitWith is commit with another statement creating the :K node of v.
+func (c *testCluster) commitWith(v int, write func(context.Context, *Node, int) error) uint64 {
+	c.t.Helper()
+	ctx := ctxT(c.t)
+	for {
+		n := c.leader()
+		err := write(ctx, n, v)
+		if err == nil {
+			return n.Bookmark()
+		}
+		switch code(err) {
+		case "25006":
+			continue
+		case "08007":
+			n = c.leader()
+			if slices.Contains(values(c.t, n), v) {
+				return n.Bookmark()
+			}
+		default:
+			c.t.Fatalf("write %d: %v", v, err)
 		}
 	}
 }

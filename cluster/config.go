@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,14 @@ type Config struct {
 	Engine engine.Options
 	// Raft's timeouts; zero keeps the defaults above.
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout, CommitTimeout time.Duration
+	// Snapshots (snapshot.go): raft takes one when SnapshotThreshold
+	// entries were appended since the last, checking every
+	// SnapshotInterval, and keeps TrailingLogs entries behind it so that a
+	// follower a little behind catches up from the log. Zero keeps the
+	// defaults below.
+	SnapshotThreshold uint64
+	SnapshotInterval  time.Duration
+	TrailingLogs      uint64
 	// Logger receives the member's logs (nil: slog.Default()); RaftLog
 	// raft's own (nil: standard error), at warning level and above.
 	Logger  *slog.Logger
@@ -95,10 +104,17 @@ func (c *Config) check() error {
 	return nil
 }
 
-// raftConfig is raft's configuration for c. Snapshots are off (a huge
-// threshold and interval): FSM.Snapshot is not implemented yet, so the
-// log is never compacted and a new member replays it from the start
-// (docs/replication.md, "Limits").
+// Snapshot defaults. A snapshot is a checkpoint (a whole base written
+// and streamed into raft's snapshot store), so they are rarer than
+// raft's defaults (8192 entries, 2 minutes): the log between two takes
+// little room next to a base.
+const (
+	DefaultSnapshotThreshold = 65536
+	DefaultSnapshotInterval  = 5 * time.Minute
+	DefaultTrailingLogs      = 10240
+)
+
+// raftConfig is raft's configuration for c.
 func (c *Config) raftConfig(w io.Writer) *raft.Config {
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(c.ID)
@@ -106,9 +122,9 @@ func (c *Config) raftConfig(w io.Writer) *raft.Config {
 	rc.ElectionTimeout = or(c.ElectionTimeout, DefaultElectionTimeout)
 	rc.LeaderLeaseTimeout = or(c.LeaderLeaseTimeout, DefaultLeaderLeaseTimeout)
 	rc.CommitTimeout = or(c.CommitTimeout, DefaultCommitTimeout)
-	rc.SnapshotThreshold = 1 << 62
-	rc.SnapshotInterval = 24 * 365 * time.Hour
-	rc.TrailingLogs = 1 << 62
+	rc.SnapshotThreshold = cmp.Or(c.SnapshotThreshold, DefaultSnapshotThreshold)
+	rc.SnapshotInterval = or(c.SnapshotInterval, DefaultSnapshotInterval)
+	rc.TrailingLogs = cmp.Or(c.TrailingLogs, DefaultTrailingLogs)
 	rc.Logger = newRaftLogger(w)
 	return rc
 }

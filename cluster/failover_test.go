@@ -32,15 +32,22 @@ func TestTransferUnderWritersLosesNothing(t *testing.T) {
 	c := newTestCluster(t, 3, 0)
 	c.leader()
 	l := c.startLoad(4)
-	for range 3 {
+	for transfers, failures := 0, 0; transfers < 3; {
 		l.waitAcked(t, 20)
 		from := c.leader()
 		if err := from.TransferLeadership(ctxT(t), ""); err != nil {
-			t.Fatalf("transfer from %s: %v", from.ID(), err)
+			// A busy machine can move the lead by itself meanwhile, or
+			// time a transfer out; the writers must lose nothing anyway.
+			if failures++; failures > 10 {
+				t.Fatalf("transfer from %s: %v", from.ID(), err)
+			}
+			t.Logf("transfer from %s: %v", from.ID(), err)
+			continue
 		}
 		if to := c.leader(); to == from {
 			t.Fatalf("%s still leads after a transfer", from.ID())
 		}
+		transfers++
 	}
 	l.waitAcked(t, 20)
 	l.finish(t)

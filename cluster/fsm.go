@@ -17,7 +17,7 @@ import (
 // does. Apply never waits for a committer: committers hold the commit
 // lock only briefly and wait for raft after releasing it.
 type fsm struct {
-	store *storage.Store
+	n *Node
 	// index is the last log index the state machine handled (applied or
 	// skipped): what WaitApplied waits on.
 	index atomic.Uint64
@@ -30,9 +30,9 @@ type fsm struct {
 	changed chan struct{}
 }
 
-func newFSM(store *storage.Store) *fsm {
-	f := &fsm{store: store, changed: make(chan struct{})}
-	f.index.Store(store.AppliedIndex())
+func newFSM(n *Node) *fsm {
+	f := &fsm{n: n, changed: make(chan struct{})}
+	f.index.Store(n.store.Load().AppliedIndex())
 	return f
 }
 
@@ -43,10 +43,12 @@ func (f *fsm) Apply(l *raft.Log) any {
 	var res error
 	if f.failed.Load() != nil {
 		res = *f.failed.Load()
-	} else if err := f.store.ApplyReplicated(l.Data, l.Index); err != nil {
+	} else if err := f.n.store.Load().ApplyReplicated(l.Data, l.Index); err != nil {
 		res = err
 		if !errors.Is(err, storage.ErrEntrySkipped) {
 			f.failed.CompareAndSwap(nil, &err)
+			f.n.rlog.pause() // a leader whose store cannot follow its log takes no more commits
+			f.n.log.Error("the member's database cannot follow the replicated log: it takes no more commits (docs/replication.md, \"Limits\")", "index", l.Index, "err", err)
 		}
 	}
 	if l.Index > f.index.Load() {
@@ -71,17 +73,27 @@ func (f *fsm) wait() <-chan struct{} {
 	return f.changed
 }
 
-// errSnapshotsUnsupported: snapshots from checkpoints are not built yet;
-// raft is configured never to ask (Config.raftConfig).
-var errSnapshotsUnsupported = errors.New("cluster: raft snapshots are not supported yet (the log is kept whole)")
+// Snapshot is the member's state for raft: streamed by Persist as the
+// latest checkpoint (snapshot.go).
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	if err := f.n.Err(); err != nil {
+		return nil, err
+	}
+	return &fsmSnapshot{n: f.n}, nil
+}
 
-// Snapshot refuses: see errSnapshotsUnsupported.
-func (f *fsm) Snapshot() (raft.FSMSnapshot, error) { return nil, errSnapshotsUnsupported }
-
-// Restore refuses: no member ever produces a snapshot to restore.
+// Restore installs a snapshot another member streamed (snapshot.go).
 func (f *fsm) Restore(rc io.ReadCloser) error {
-	rc.Close()
-	return errSnapshotsUnsupported
+	defer rc.Close()
+	index, err := f.n.restore(rc)
+	if err != nil {
+		return err
+	}
+	if index > f.index.Load() {
+		f.index.Store(index)
+	}
+	f.wake()
+	return nil
 }
 
 var _ raft.FSM = (*fsm)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,15 +21,21 @@ import (
 // raft. Reads are served by any member from its applied state; writes
 // only by the leader (a follower's fail with 25006, naming the leader).
 type Node struct {
-	cfg   Config
-	log   *slog.Logger
-	db    *engine.DB
-	store *storage.Store
-	bolt  *BoltStore
-	raft  *raft.Raft
-	trans raft.Transport
-	fsm   *fsm
-	rlog  *replLog
+	cfg Config
+	log *slog.Logger
+	// db and store are replaced when the member installs a snapshot
+	// (snapshot.go); swap is held (write) meanwhile, and (read) while a
+	// snapshot streams.
+	db    atomic.Pointer[engine.DB]
+	store atomic.Pointer[storage.Store]
+	swap  sync.RWMutex
+	// installs counts the snapshots installed since open.
+	installs atomic.Int64
+	bolt     *BoltStore
+	raft     *raft.Raft
+	trans    raft.Transport
+	fsm      *fsm
+	rlog     *replLog
 	// kick wakes the lead loop; stop ends it, done says it ended.
 	kick chan struct{}
 	stop chan struct{}
@@ -44,7 +51,7 @@ type Node struct {
 type hook struct{ n *Node }
 
 func (h hook) Attach(store *storage.Store) (storage.Log, error) {
-	h.n.store = store
+	h.n.store.Store(store)
 	return h.n.rlog, nil
 }
 
@@ -64,21 +71,22 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.log = n.log.With("member", cfg.ID)
 	n.rlog = newReplLog(func() *raft.Raft { return n.raft }, n.Leader)
-	opts := cfg.Engine
-	opts.Replication = hook{n}
-	if opts.Logger == nil {
-		opts.Logger = n.log
+	if err := checkMemberDir(cfg.DataDir); err != nil {
+		return nil, err
 	}
-	db, err := engine.Open(cfg.DataDir, opts)
+	db, err := engine.Open(cfg.DataDir, n.engineOptions())
 	if err != nil {
 		return nil, err
 	}
-	n.db = db
+	n.db.Store(db)
 	fail := func(err error) (*Node, error) {
 		n.rlog.close()
 		db.Close()
 		if n.bolt != nil {
 			n.bolt.Close()
+		}
+		if c, ok := n.trans.(io.Closer); ok && cfg.Transport == nil {
+			c.Close()
 		}
 		return nil, err
 	}
@@ -86,7 +94,7 @@ func Open(cfg Config) (*Node, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(fmt.Errorf("cluster: cannot create %s: %w", dir, err))
 	}
-	if n.bolt, err = OpenBoltStore(filepath.Join(dir, "raft.db")); err != nil {
+	if n.bolt, err = OpenBoltStore(filepath.Join(dir, raftDBName)); err != nil {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
@@ -98,12 +106,16 @@ func Open(cfg Config) (*Node, error) {
 		n.trans = t
 	}
 	rc := cfg.raftConfig(cfg.RaftLog)
-	existing, err := raft.HasExistingState(n.bolt, n.bolt, raft.NewDiscardSnapshotStore())
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, newRaftLogger(cfg.RaftLog))
+	if err != nil {
+		return fail(fmt.Errorf("cluster: cannot open raft's snapshots in %s: %w", dir, err))
+	}
+	existing, err := raft.HasExistingState(n.bolt, n.bolt, snaps)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot read raft's state: %w", err))
 	}
-	n.fsm = newFSM(n.store)
-	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, raft.NewDiscardSnapshotStore(), n.trans)
+	n.fsm = newFSM(n)
+	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
@@ -117,7 +129,11 @@ func Open(cfg Config) (*Node, error) {
 			if p.Learner {
 				s = raft.Nonvoter
 			}
-			c.Servers = append(c.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Address), Suffrage: s})
+			addr := raft.ServerAddress(p.Address)
+			if p.ID == cfg.ID {
+				addr = n.trans.LocalAddr() // the port bound, when the address asked for any (:0)
+			}
+			c.Servers = append(c.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: addr, Suffrage: s})
 		}
 		if err := r.BootstrapCluster(c).Error(); err != nil && !errors.Is(err, raft.ErrCantBootstrap) {
 			r.Shutdown().Error()
@@ -130,9 +146,42 @@ func Open(cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// checkMemberDir refuses a data directory holding a database that was
+// never a member's (a single server's, an import): its checkpoint's log
+// position is a write-ahead log position, not a raft index, and the
+// member would skip raft entries by it.
+func checkMemberDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, storage.ManifestName)); err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, RaftDirName, raftDBName)); err == nil {
+		return nil
+	}
+	return fmt.Errorf("cluster: %s holds a database that is not a cluster member's (a single server's, or an import): start a member on an empty directory; it receives the data from the leader", dir)
+}
+
+// raftDBName is raft's log file in DataDir/raft.
+const raftDBName = "raft.db"
+
+// engineOptions are the database's options: the configuration's, with
+// the member as its replication.
+func (n *Node) engineOptions() engine.Options {
+	opts := n.cfg.Engine
+	opts.Replication = hook{n}
+	if opts.Logger == nil {
+		opts.Logger = n.log
+	}
+	return opts
+}
+
 // DB is the member's database: run reads on it anywhere, writes on the
-// leader.
-func (n *Node) DB() *engine.DB { return n.db }
+// leader. After a snapshot install (a member far behind) it is another
+// *DB: the one held before is closed.
+func (n *Node) DB() *engine.DB { return n.db.Load() }
+
+// Address is the member's raft address: where the others reach it (the
+// port bound when Config.Address asked for port 0).
+func (n *Node) Address() string { return string(n.trans.LocalAddr()) }
 
 // ID is the member's id.
 func (n *Node) ID() string { return n.cfg.ID }
@@ -189,9 +238,9 @@ func (n *Node) leadLoop() {
 		if !n.waitIdle() {
 			continue
 		}
-		n.store.Lead(storage.NewWriterID())
+		n.store.Load().Lead(storage.NewWriterID())
 		n.rlog.resume()
-		n.log.Info("leading: taking commits", "term", n.raft.CurrentTerm(), "applied", n.store.AppliedIndex())
+		n.log.Info("leading: taking commits", "term", n.raft.CurrentTerm(), "applied", n.store.Load().AppliedIndex())
 	}
 }
 
@@ -246,7 +295,9 @@ func (n *Node) isLearner() bool {
 			return s.Suffrage == raft.Nonvoter
 		}
 	}
-	return false
+	// Not in a configuration it has seen yet: a learner of the initial
+	// one waits for the leader to reach it.
+	return !n.cfg.selfVoter() && len(n.cfg.Peers) > 0
 }
 
 // Writable is nil when the member takes writes now: it leads, and has
@@ -263,9 +314,11 @@ func (n *Node) Close() error {
 		rerr := n.raft.Shutdown().Error() // also ends a barrier the lead loop waits for
 		<-n.done
 		<-n.rlog.done
-		derr := n.db.Close()
+		n.swap.Lock()
+		derr := n.db.Load().Close()
+		n.swap.Unlock()
 		berr := n.bolt.Close()
-		if c, ok := n.trans.(interface{ Close() error }); ok && n.cfg.Transport == nil {
+		if c, ok := n.trans.(io.Closer); ok && n.cfg.Transport == nil {
 			c.Close()
 		}
 		n.closeErr = errors.Join(rerr, derr, berr)

@@ -57,7 +57,7 @@ func (n *Node) RegisterProcedures() error {
 		{transferSignature, n.procTransfer},
 	}
 	for _, p := range procs {
-		if err := n.db.RegisterProcedure(p.sig, p.fn); err != nil {
+		if err := n.DB().RegisterProcedure(p.sig, p.fn); err != nil {
 			return fmt.Errorf("cluster: cannot register %s: %w", p.sig.Name, err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // reads its own writes (WaitApplied), as Neo4j's bookmarks do.
 
 // Bookmark is the index of the latest entry this member applied.
-func (n *Node) Bookmark() uint64 { return n.store.AppliedIndex() }
+func (n *Node) Bookmark() uint64 { return n.store.Load().AppliedIndex() }
 
 // AppliedIndex is the last log index this member's state machine
 // handled (applied, or skipped as every member skips it).

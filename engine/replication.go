@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/quiverdb/quiver/engine/durable"
@@ -79,7 +81,7 @@ func (db *DB) AppliedIndex() uint64 { return db.store.LSN() }
 // commits are in no replicated log, so the members would disagree.
 func openReplicated(store *storage.Store, fsys vfs.FS, dir string, writer uint64, log *slog.Logger, opts Options) (durability, error) {
 	if durable.WALHoldsRecords(fsys, dir) {
-		return nil, fmt.Errorf("the data directory %s holds a write-ahead log of commits: a replicated member starts from a checkpoint (CHECKPOINT on the single server first) or an empty directory", dir)
+		return nil, fmt.Errorf("the data directory %s holds a write-ahead log of commits (a single server's): a replicated member starts on an empty directory and receives the data from its cluster", dir)
 	}
 	l, err := opts.Replication.Attach(store)
 	if err != nil {
@@ -87,4 +89,41 @@ func openReplicated(store *storage.Store, fsys vfs.FS, dir string, writer uint64
 	}
 	store.SetReplicatedLog(l)
 	return durable.OpenCheckpoints(store, fsys, dir, writer, log, opts.CheckpointInterval)
+}
+
+// WriteCheckpointArchive streams a checkpoint of a replicated database
+// to w (durable.Checkpoints.Archive): a raft snapshot of the member. It
+// returns the log index the archive holds everything up to.
+func (db *DB) WriteCheckpointArchive(w io.Writer) (uint64, error) {
+	c, ok := db.dur.(*durable.Checkpoints)
+	if !ok {
+		return 0, errors.New("only a replicated database streams its checkpoints")
+	}
+	return c.Archive(w)
+}
+
+// InstallCheckpointArchive reads a checkpoint archive another member
+// streamed (WriteCheckpointArchive) from r. accept is shown the log index
+// it holds everything up to: when it declines, the archive is read and
+// dropped; when it agrees, it must have closed the database on dir, and
+// the archive becomes dir's checkpoint (dir locked meanwhile). Open the
+// database again afterwards.
+func InstallCheckpointArchive(dir string, opts Options, r io.Reader, accept func(index uint64) bool) (index uint64, installed bool, err error) {
+	a, err := storage.OpenBaseArchive(r)
+	if err != nil {
+		return 0, false, err
+	}
+	index = a.Stamp().LSN
+	if !accept(index) {
+		return index, false, a.Discard()
+	}
+	d, err := LockDataDir(dir, opts)
+	if err != nil {
+		return index, false, err
+	}
+	defer d.Release()
+	if _, err := a.Install(d.FS(), dir); err != nil {
+		return index, false, err
+	}
+	return index, true, nil
 }

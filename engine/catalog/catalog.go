@@ -92,3 +92,17 @@ func listIDs[T ~uint32](n int) []T {
 	}
 	return out
 }
+
+// Truncate forgets the labels, relationship types and property keys
+// from the given counts on. Names are otherwise append-only; only a
+// member of a replicated cluster calls it, for names that commits it
+// proposed and the cluster dropped alone registered, so that the
+// leader's log can register other names at those ids
+// (storage/replicated.go). A statement that looked up a forgotten name
+// before keeps its id; its commit fails (the version it built on is
+// gone).
+func (c *Catalog) Truncate(labels, types, keys int) {
+	c.labels.truncate(labels)
+	c.types.truncate(types)
+	c.keys.truncate(keys)
+}

@@ -83,3 +83,33 @@ func TestConcurrentEnsure(t *testing.T) {
 		seen[ids[0][j]] = true
 	}
 }
+
+// TestTruncate: forgotten names are gone for lookups and their ids go
+// to the next names created; the names before stay.
+func TestTruncate(t *testing.T) {
+	c := New()
+	for _, n := range []string{"A", "B", "C"} {
+		c.EnsureLabel(n)
+		c.EnsureKey("k" + n)
+	}
+	c.EnsureType("R")
+	c.Truncate(1, 1, 3)
+	if c.NumLabels() != 1 || c.NumTypes() != 1 || c.NumKeys() != 3 {
+		t.Fatalf("counts %d %d %d", c.NumLabels(), c.NumTypes(), c.NumKeys())
+	}
+	if _, ok := c.LookupLabel("B"); ok {
+		t.Fatal("B still found")
+	}
+	if id, ok := c.LookupLabel("A"); !ok || id != 0 {
+		t.Fatalf("A: %d %v", id, ok)
+	}
+	if id := c.EnsureLabel("X"); id != 1 || c.LabelName(1) != "X" {
+		t.Fatalf("X got id %d (%q)", id, c.LabelName(1))
+	}
+	if id := c.EnsureLabel("B"); id != 2 {
+		t.Fatalf("B again got id %d", id)
+	}
+	if id, ok := c.LookupKey("kC"); !ok || id != 2 {
+		t.Fatalf("kC: %d %v", id, ok)
+	}
+}

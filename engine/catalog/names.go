@@ -72,3 +72,20 @@ func (n *names) name(id uint32) string {
 }
 
 func (n *names) count() int { return len(*n.list.Load()) }
+
+// truncate forgets the names from id count on. The list moves to a new
+// array, so a reader holding the old slice keeps reading its names and a
+// later ensure never writes where such a reader looks.
+func (n *names) truncate(count int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	old := *n.list.Load()
+	if count >= len(old) {
+		return
+	}
+	for _, name := range old[count:] {
+		n.byName.Delete(name)
+	}
+	next := append([]string(nil), old[:count]...)
+	n.list.Store(&next)
+}

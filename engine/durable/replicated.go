@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,28 @@ func OpenCheckpoints(store *storage.Store, fsys vfs.FS, dir string, writer uint6
 func (c *Checkpoints) Checkpoint(reason string) (uint64, int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.checkpointLocked(reason)
+}
+
+// Archive writes a checkpoint of the latest applied version unless the
+// last one holds it, and streams that checkpoint's files to w as a base
+// archive (storage.WriteBaseArchive): a raft snapshot. No checkpoint
+// replaces the base while it streams. It returns the log index the
+// archive holds everything up to.
+func (c *Checkpoints) Archive(w io.Writer) (uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, _, err := c.checkpointLocked("snapshot"); err != nil {
+		return 0, err
+	}
+	stamp, err := storage.WriteBaseArchive(c.fs, c.dir, w)
+	if err != nil {
+		return 0, fmt.Errorf("cannot stream the checkpoint: %w", err)
+	}
+	return stamp.LSN, nil
+}
+
+func (c *Checkpoints) checkpointLocked(reason string) (uint64, int64, error) {
 	if c.store.LSN() == c.last.Load() {
 		return c.last.Load(), 0, nil
 	}

@@ -175,11 +175,13 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 		v.lsn = lsn
 	}
 	s.head = &v
-	s.proposedLocked(&v)
 	ws, fp := writeEffects(w.ops, w.base)
 	s.hist.add(histEntry{ts: v.ts, ws: ws, fp: fp})
 	s.pruneHistory()
 	watched := s.queueCommitLocked(w.base, &v, w.ops) // nil unless a change feed watches (engine/changes)
+	if s.proposedLocked(&v, watched) {
+		watched = nil // the replicated log settles it (replicated.go)
+	}
 	unlock()
 	if err := s.syncTo(v.lsn); err != nil {
 		s.commitDone(watched, false)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 )
 
@@ -31,8 +32,10 @@ import (
 // head goes back to cur, the last version the log confirmed (rewind),
 // and the pending versions are dropped: no unreplicated write stays.
 // The catalog names the dropped records registered stay in the catalog
-// (names are append-only and lock-free) and the next record logs them
-// again, from the count the confirmed records registered.
+// (names are lock-free for readers): if this member leads again, its
+// next record logs them again, from the count the confirmed records
+// registered; if another leader's record registers other names at their
+// ids, they are forgotten first (dropOrphanNamesLocked).
 
 // NotLeaderError is what a replicated Log's Append (or Sync) returns
 // when it refused a record: this member does not lead, nothing was
@@ -81,7 +84,8 @@ type nameCounts struct{ labels, types, keys int }
 
 type proposal struct {
 	v     *Snapshot
-	names nameCounts // s.logged after its record
+	feed  *pendingCommit // its change feed entry (changes.go), nil when none watches
+	names nameCounts     // s.logged after its record
 }
 
 // SetReplicatedLog makes commits go through l, a replicated log, and
@@ -97,15 +101,20 @@ func (s *Store) SetReplicatedLog(l Log) {
 	s.repl.mu.Unlock()
 }
 
-// proposedLocked records v, just appended, as pending (commit lock held).
-func (s *Store) proposedLocked(v *Snapshot) {
+// proposedLocked records v, just appended, as pending (commit lock
+// held), with its change feed entry, and reports whether the store is
+// replicated: the entry is then settled when the log confirms or drops
+// the commit, not by its committer, whose outcome may be undecided when
+// the commit did happen.
+func (s *Store) proposedLocked(v *Snapshot, feed *pendingCommit) bool {
 	if !s.repl.on {
-		return
+		return false
 	}
 	s.repl.mu.Lock()
-	s.repl.pending = append(s.repl.pending, proposal{v: v,
+	s.repl.pending = append(s.repl.pending, proposal{v: v, feed: feed,
 		names: nameCounts{s.logged.labels, s.logged.types, s.logged.keys}})
 	s.repl.mu.Unlock()
+	return true
 }
 
 // AppliedIndex is the log index of the latest applied entry.
@@ -141,6 +150,8 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	if d.ts != s.head.ts+1 {
 		return ErrEntrySkipped
 	}
+	s.dropOrphanNamesLocked(d.names)
+	base := s.head
 	r := s.Recover()
 	if err := r.Apply(rec, index); err != nil {
 		var other *OtherWriterError
@@ -152,6 +163,9 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("the replicated log entry %d does not apply: %w", index, err)
 	}
+	// The change feed sees the commit as the member that made it does
+	// (changes.go): applied, published, in log order.
+	s.commitDone(s.queueCommitLocked(base, s.head, d.ops), true)
 	s.repl.mu.Lock()
 	n := &s.repl.names
 	n.labels = max(n.labels, d.names.firstLabel+len(d.names.labels))
@@ -171,7 +185,10 @@ func (s *Store) confirmOwn(d *decodedRecord, index uint64) bool {
 		return false
 	}
 	p := s.repl.pending[0]
-	if p.v.ts != d.ts || p.v.writer != d.writer || d.writer == 0 {
+	// The same ts and writer is the same commit (a writer proposes a ts
+	// once); it must also continue the applied versions, as on the
+	// members that apply it (the same rule as the skip below).
+	if p.v.ts != d.ts || p.v.writer != d.writer || d.writer == 0 || d.ts != s.cur.Load().ts+1 {
 		return false
 	}
 	s.repl.pending[0] = proposal{}
@@ -180,6 +197,12 @@ func (s *Store) confirmOwn(d *decodedRecord, index uint64) bool {
 	v := *p.v // the committer publishes its own copy too, if it still can: same ts, a no-op then
 	v.lsn = index
 	s.publish(&v)
+	if p.feed != nil {
+		s.feed.mu.Lock()
+		p.feed.rec.LSN, p.feed.rec.Version = index, &v
+		s.feed.mu.Unlock()
+		s.commitDone(p.feed, true)
+	}
 	return true
 }
 
@@ -187,6 +210,29 @@ func (s *Store) hasPending() bool {
 	s.repl.mu.Lock()
 	defer s.repl.mu.Unlock()
 	return len(s.repl.pending) > 0
+}
+
+// dropOrphanNamesLocked forgets the catalog names this member holds at
+// ids where the record registers others. The record's leader logged
+// every name below its first ids, so a name of this member's at or past
+// them that differs was registered by a commit the log does not hold
+// (one this member proposed as a leader, dropped since).
+func (s *Store) dropOrphanNamesLocked(t catalogTail) {
+	cut := func(first int, logged []string, count func() int, name func(int) string) int {
+		for i, n := range logged {
+			if id := first + i; id < count() && name(id) != n {
+				return id
+			}
+		}
+		return count()
+	}
+	c := s.cat
+	l := cut(t.firstLabel, t.labels, c.NumLabels, func(i int) string { return c.LabelName(catalog.LabelID(i)) })
+	ty := cut(t.firstType, t.types, c.NumTypes, func(i int) string { return c.TypeName(catalog.TypeID(i)) })
+	k := cut(t.firstKey, t.keys, c.NumKeys, func(i int) string { return c.KeyName(catalog.KeyID(i)) })
+	if l < c.NumLabels() || ty < c.NumTypes() || k < c.NumKeys() {
+		c.Truncate(l, ty, k)
+	}
 }
 
 // rewindLocked drops what head holds beyond the confirmed versions:
@@ -197,10 +243,17 @@ func (s *Store) hasPending() bool {
 func (s *Store) rewindLocked() {
 	c := s.cur.Load()
 	if s.head != c {
-		s.head = c
+		// A copy: an open transaction built on c or on a dropped version
+		// then rebases at commit (commit.go), where its ops are checked
+		// against the catalog again.
+		h := *c
+		s.head = &h
 		s.hist.reset(c.ts)
 	}
 	s.repl.mu.Lock()
+	for _, p := range s.repl.pending {
+		s.commitDone(p.feed, false)
+	}
 	clear(s.repl.pending)
 	s.repl.pending = s.repl.pending[:0]
 	n := s.repl.names
