@@ -21,7 +21,7 @@ import (
 // testCluster is a few members in one process over raft's in-memory
 // transport.
 type testCluster struct {
-	t *testing.T
+	t testing.TB
 	// mu guards trans and nodes (writers read them while a test stops
 	// and starts members).
 	mu    sync.Mutex
@@ -40,12 +40,12 @@ const (
 	testDeadline  = 30 * time.Second
 )
 
-func newTestCluster(t *testing.T, voters, learners int) *testCluster {
+func newTestCluster(t testing.TB, voters, learners int) *testCluster {
 	t.Helper()
 	return newTunedCluster(t, voters, learners, nil)
 }
 
-func newTunedCluster(t *testing.T, voters, learners int, tune func(*Config)) *testCluster {
+func newTunedCluster(t testing.TB, voters, learners int, tune func(*Config)) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t, dirs: map[string]string{}, trans: map[string]*raft.InmemTransport{}, nodes: map[string]*Node{}, tune: tune}
 	for i := 1; i <= voters+learners; i++ {
@@ -154,7 +154,7 @@ func (c *testCluster) leader() *Node {
 	return nil
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testDeadline)
 	t.Cleanup(cancel)
 	return ctx
@@ -170,7 +170,7 @@ func write(ctx context.Context, n *Node, v int) error {
 }
 
 // values returns the sorted v of every :K node on n.
-func values(t *testing.T, n *Node) []int {
+func values(t testing.TB, n *Node) []int {
 	t.Helper()
 	res, err := n.DB().Query(context.Background(), "MATCH (k:K) RETURN k.v", nil)
 	if err != nil {

@@ -30,12 +30,17 @@ func TestReplicatesToFollowers(t *testing.T) {
 		if f == l {
 			continue
 		}
-		if f.Role() != "follower" {
-			t.Fatalf("%s: role %s", f.ID(), f.Role())
+		// (A busy machine can move the lead meanwhile: only a member that
+		// still follows the same leader is held to the answers below.)
+		if r := f.Role(); r != "follower" && c.leader() == l {
+			t.Fatalf("%s: role %s", f.ID(), r)
 		}
 		res, err := f.DB().Query(ctx, "CREATE (:OnFollower {x: 1})", nil)
 		if err == nil {
 			res.Close()
+			if c.leader() == f {
+				continue
+			}
 			t.Fatalf("%s took a write", f.ID())
 		}
 		var nl *engine.NotLeaderError

@@ -125,6 +125,11 @@ func (c *Config) raftConfig(w io.Writer) *raft.Config {
 	rc.SnapshotThreshold = cmp.Or(c.SnapshotThreshold, DefaultSnapshotThreshold)
 	rc.SnapshotInterval = or(c.SnapshotInterval, DefaultSnapshotInterval)
 	rc.TrailingLogs = cmp.Or(c.TrailingLogs, DefaultTrailingLogs)
+	// The proposer hands commits to raft one call at a time: a buffered
+	// apply channel lets them queue while the leader's loop writes the
+	// previous batch, so concurrent commits share one log write and one
+	// round of replication (group commit, as the write-ahead log's).
+	rc.BatchApplyCh = true
 	rc.Logger = newRaftLogger(w)
 	return rc
 }
