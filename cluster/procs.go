@@ -115,7 +115,7 @@ func procError(name string, err error) error {
 }
 
 func (n *Node) procAddMember(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {
-	id, addr, err := stringArg(args[0], "id"), stringArg(args[1], "address"), error(nil)
+	id, addr, err := stringArg(args[0]), stringArg(args[1]), error(nil)
 	if id == "" || addr == "" {
 		return nil, errs.New(errs.CodeData, errs.CatData, "dbms.cluster.addMember: id and address must be non-empty strings (address: the member's raft host:port)")
 	}
@@ -137,7 +137,7 @@ func (n *Node) procAddMember(ctx context.Context, args []vector.Value) ([][]vect
 }
 
 func (n *Node) procRemoveMember(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {
-	id := stringArg(args[0], "id")
+	id := stringArg(args[0])
 	if id == "" {
 		return nil, errs.New(errs.CodeData, errs.CatData, "dbms.cluster.removeMember: id must be a non-empty string")
 	}
@@ -154,7 +154,7 @@ func (n *Node) procRemoveMember(ctx context.Context, args []vector.Value) ([][]v
 }
 
 func (n *Node) procTransfer(ctx context.Context, args []vector.Value) ([][]vector.Value, error) {
-	id := stringArg(args[0], "id")
+	id := stringArg(args[0])
 	if err := n.leading(); err != nil {
 		return nil, err
 	}
@@ -181,11 +181,13 @@ func (n *Node) isMember(id string) bool {
 	return false
 }
 
-func stringArg(v vector.Value, _ string) string {
+// stringArg is a STRING argument, "" for null.
+func stringArg(v vector.Value) string {
 	s, _ := v.(string)
 	return s
 }
 
+// nullable is s, or null when it is empty.
 func nullable(s string) vector.Value {
 	if s == "" {
 		return nil

@@ -76,7 +76,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	if dir == "" {
 		return open(nil, opts)
 	}
-	if d := opts.LockedDir; d != nil {
+	if d := opts.LockedDir; d != nil && !d.Released() {
+		// A database that reopens its directory after closing it (a
+		// cluster member installing a snapshot) locks it again below.
 		opts.LockedDir = nil
 		if filepath.Clean(d.Path()) != filepath.Clean(dir) {
 			d.Release()
@@ -84,6 +86,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 		return d.Open(opts)
 	}
+	opts.LockedDir = nil
 	d, err := LockDataDir(dir, opts)
 	if err != nil {
 		return nil, err

@@ -106,7 +106,8 @@ type Options struct {
 	// locked with LockDataDir: Open takes it over (as DataDir.Open) instead
 	// of locking it again. A server that keeps more than the database in
 	// the directory and opens it through a library calling Open (package
-	// cluster) sets it.
+	// cluster) sets it. Once released (the database it opened was
+	// closed), Open locks dir itself.
 	LockedDir *DataDir
 }
 

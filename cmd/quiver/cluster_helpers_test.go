@@ -37,14 +37,20 @@ type testCluster struct {
 
 const clusterDeadline = 30 * time.Second
 
-func newHTTPCluster(t *testing.T) *testCluster {
+func newHTTPCluster(t *testing.T) *testCluster { return newHTTPClusterWith(t, 0) }
+
+// newHTTPClusterWith is three voters and learners read replicas (n4, …).
+func newHTTPClusterWith(t *testing.T, learners int) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t}
 	ids := []string{"n1", "n2", "n3"}
+	for i := range learners {
+		ids = append(ids, fmt.Sprintf("n%d", 4+i))
+	}
 	var peers []cluster.Peer
 	trans := map[string]*raft.InmemTransport{}
-	for _, id := range ids {
-		peers = append(peers, cluster.Peer{ID: id, Address: id})
+	for i, id := range ids {
+		peers = append(peers, cluster.Peer{ID: id, Address: id, Learner: i >= 3})
 		_, trans[id] = raft.NewInmemTransport(raft.ServerAddress(id))
 	}
 	for _, a := range ids {

@@ -227,7 +227,7 @@ func TestClusterProcedures(t *testing.T) {
 		t.Errorf("the new leader holds %d nodes, want 1", n)
 	}
 	// Remove the old leader.
-	r, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.removeMember('"+lead.id+"')", nil)
+	_, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.removeMember('"+lead.id+"')", nil)
 	must(t, err, "removeMember")
 	r, err = client.NewHTTP(to.url).Query(ctx, "CALL dbms.cluster.overview() YIELD id RETURN count(id) AS n", nil)
 	must(t, err, "overview after the removal")
@@ -294,5 +294,34 @@ func TestClusterWire(t *testing.T) {
 	raw.send(`{"type":"RUN_GQL","query":"RETURN 1","bookmark":999999999,"options":{"timeout_ms":100}}`)
 	if m := raw.expect("ERROR"); m["code"] != "40003" {
 		t.Errorf("unreachable bookmark: %v", m)
+	}
+}
+
+// A read replica (a raft learner) reports role learner, redirects
+// writes to the leader and serves reads after a bookmark.
+func TestClusterLearner(t *testing.T) {
+	c := newHTTPClusterWith(t, 1)
+	lead, _ := c.leader()
+	r := c.members[3]
+	if st := cget(t, r.url+"/api/v1/status"); st["role"] != "learner" || st["cluster"].(map[string]any)["members"] != 4.0 {
+		t.Errorf("the learner's status = %v", st)
+	}
+	resp, _ := cpost(t, r.url+"/api/v1/query", `{"query":"CREATE (:L)"}`)
+	if resp.StatusCode != http.StatusTemporaryRedirect || !strings.HasPrefix(resp.Header.Get("Location"), lead.url) {
+		t.Fatalf("write on the learner: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	ctx := context.Background()
+	rc := client.NewHTTP(r.url)
+	_, err := rc.Query(ctx, "CREATE (:L)", nil)
+	must(t, err, "write through the learner")
+	res, err := rc.Query(ctx, "MATCH (l:L) RETURN count(l) AS n", nil)
+	must(t, err, "read on the learner")
+	if res.Rows[0][0] != int64(1) {
+		t.Errorf("the learner reads %v, want 1", res.Rows[0][0])
+	}
+	res, err = client.NewHTTP(lead.url).Query(ctx, "CALL dbms.cluster.overview() YIELD id, role WHERE id = 'n4' RETURN role", nil)
+	must(t, err, "overview")
+	if len(res.Rows) != 1 || res.Rows[0][0] != "learner" {
+		t.Errorf("overview of the learner = %v", res.Rows)
 	}
 }

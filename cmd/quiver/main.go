@@ -6,7 +6,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 )
@@ -42,9 +41,6 @@ func run(args []string) int {
 			return 2
 		}
 		if err := serve(opts); err != nil {
-			if errors.Is(err, errRestart) {
-				return restartSelf()
-			}
 			fmt.Fprintf(os.Stderr, "quiver serve: %v\n", err)
 			return 1
 		}

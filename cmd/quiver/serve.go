@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -108,18 +107,10 @@ func serve(o serveOptions) error {
 		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
 	var db *engine.DB
 	var mem *member
-	// restart is signalled when a member installed a snapshot and
-	// reopened its database under the frontends (restart.go).
-	restart := make(chan struct{}, 1)
 	if o.cluster != nil {
 		// A member: raft's log lives in the data directory too, and
 		// closing the node closes the database.
-		node, err := openMember(o, dataDir, eopts, log, func() {
-			select {
-			case restart <- struct{}{}:
-			default:
-			}
-		})
+		node, err := openMember(o, dataDir, eopts, log)
 		if err != nil {
 			return err
 		}
@@ -138,14 +129,58 @@ func serve(o serveOptions) error {
 			return err
 		}
 	}
-	reg.SetDatabase(db)
-	if err := auth.RegisterAuditProcedures(db, auditLog); err != nil {
-		return fmt.Errorf("cannot register the audit procedures: %w", err)
+	var node *cluster.Node
+	if mem != nil {
+		node = mem.n
 	}
-	authSvc, err := auth.Open(auth.Config{DB: db, Audit: auditLog, Enabled: o.authEnabled,
+	st := serveState{o: o, mem: mem, reg: reg, ml: ml, certs: certs, auditLog: auditLog, log: log, sigc: sigc, hupc: hupc}
+	for {
+		stopWatch := make(chan struct{})
+		swapped, err := st.serveDatabase(db, swapWatch(node, db, stopWatch))
+		close(stopWatch)
+		if err != nil || !swapped {
+			if err == nil {
+				log.Info("stopped")
+			}
+			return err
+		}
+		// A member far behind installed a snapshot: its database is a
+		// new one, the one the frontends served is closed. Serve the new
+		// one on the same address (clients reconnect).
+		db = node.DB()
+		if err := node.RegisterProcedures(); err != nil {
+			return err
+		}
+		log.Info("the member installed a snapshot: serving its new database", "applied", node.Bookmark())
+	}
+}
+
+// serveState is what serve keeps across the databases a member serves
+// in turn (serveDatabase).
+type serveState struct {
+	o          serveOptions
+	mem        *member
+	reg        *metrics.Registry
+	ml         *metricsListener
+	certs      *certReloader
+	auditLog   *auth.AuditLog
+	log        *slog.Logger
+	sigc, hupc chan os.Signal
+}
+
+// serveDatabase serves db on every protocol until SIGINT or SIGTERM
+// (false), a frontend's failure (its error), or swapped closing (true:
+// the member's database was replaced; the frontends are stopped).
+func (st *serveState) serveDatabase(db *engine.DB, swapped <-chan struct{}) (bool, error) {
+	o, reg, ml, log := st.o, st.reg, st.ml, st.log
+	reg.SetDatabase(db)
+	if err := auth.RegisterAuditProcedures(db, st.auditLog); err != nil {
+		return false, fmt.Errorf("cannot register the audit procedures: %w", err)
+	}
+	authSvc, err := auth.Open(auth.Config{DB: db, Audit: st.auditLog, Enabled: o.authEnabled,
 		AdminPassword: os.Getenv("QUIVER_ADMIN_PASSWORD"), BootstrapOut: os.Stderr, Logger: log})
 	if err != nil {
-		return fmt.Errorf("cannot start authentication: %w", err)
+		return false, fmt.Errorf("cannot start authentication: %w", err)
 	}
 	defer func() { // after the frontends, before the database
 		if ml != nil {
@@ -159,9 +194,9 @@ func serve(o serveOptions) error {
 		ml.l.SetAuth(authSvc)
 	}
 	logSecurity(o, log)
-	fe, err := startFrontends(o, db, mem, reg, certs, authSvc, log)
+	fe, err := startFrontends(o, db, st.mem, reg, st.certs, authSvc, log)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer fe.stream.Close() // before db.Close: clients get 1001 first
 	// Ready before "listening" is logged: a client acting on the line
@@ -171,9 +206,9 @@ func serve(o serveOptions) error {
 		ml.l.SetReady(true)
 	}
 	log.Info("listening", "addr", fe.addr, "data_dir", o.dataDir, "version", version, "quic_fingerprint", fe.quicFingerprint)
-	stopErr := waitForStop(fe.errc, sigc, hupc, restart, certs, log)
-	if stopErr != nil && !errors.Is(stopErr, errRestart) {
-		return stopErr
+	swap, err := waitForStop(fe.errc, st.sigc, st.hupc, swapped, st.certs, log)
+	if err != nil {
+		return false, err
 	}
 	if ml != nil {
 		ml.l.SetReady(false)
@@ -181,11 +216,39 @@ func serve(o serveOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := fe.shutdown(ctx); err != nil {
-		return err
+		return false, err
 	}
-	log.Info("stopped")
-	return stopErr
+	return swap, nil
 }
+
+// swapWatch closes its channel once node's database is no longer db (a
+// snapshot install replaced it), looking until stop closes; nil for a
+// single server.
+func swapWatch(node *cluster.Node, db *engine.DB, stop <-chan struct{}) <-chan struct{} {
+	if node == nil {
+		return nil
+	}
+	c := make(chan struct{})
+	go func() {
+		t := time.NewTicker(swapPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if node.DB() != db {
+					close(c)
+					return
+				}
+			}
+		}
+	}()
+	return c
+}
+
+// swapPoll is how often serve looks for a member's replaced database.
+const swapPoll = 250 * time.Millisecond
 
 // engineBudgets are the server's and a query's memory budgets as the
 // engine takes them: -1 for none.
@@ -200,20 +263,20 @@ func engineBudgets(o serveOptions) (maxMemory, maxPerQuery int64) {
 	return maxMemory, maxPerQuery
 }
 
-// waitForStop serves until SIGINT or SIGTERM (nil), a frontend's
-// failure (its error) or a member's reopened database (errRestart),
-// reloading the TLS certificate on SIGHUP.
-func waitForStop(errc <-chan error, sigc, hupc <-chan os.Signal, restart <-chan struct{}, certs *certReloader, log *slog.Logger) error {
+// waitForStop serves until SIGINT or SIGTERM (false, nil), a frontend's
+// failure (its error) or swapped closing (true), reloading the TLS
+// certificate on SIGHUP.
+func waitForStop(errc <-chan error, sigc, hupc <-chan os.Signal, swapped <-chan struct{}, certs *certReloader, log *slog.Logger) (bool, error) {
 	for {
 		select {
 		case err := <-errc:
-			return fmt.Errorf("server stopped: %w", err)
-		case <-restart:
-			log.Warn("restarting: the member installed a snapshot from the leader and reopened its database")
-			return errRestart
+			return false, fmt.Errorf("server stopped: %w", err)
 		case sig := <-sigc:
 			log.Info("shutting down", "signal", sig.String())
-			return nil
+			return false, nil
+		case <-swapped:
+			log.Info("restarting the frontends on the member's new database")
+			return true, nil
 		case <-hupc:
 			if certs == nil {
 				log.Info("SIGHUP: no --tls-cert to reload")

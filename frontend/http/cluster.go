@@ -27,8 +27,9 @@ import (
 //     for every 25006 (a client retries with backoff).
 //   - BEGIN on a member that does not lead is answered the same way,
 //     unless its body says "read_only": true.
-//   - A request may carry a bookmark (header Quiver-Bookmark, or the
-//     body's "bookmark"): it runs once this member applied it, or fails
+//   - A query, batch, BEGIN, transaction statement or commit may carry a
+//     bookmark (header Quiver-Bookmark, or the body's "bookmark"; other
+//     endpoints ignore it): it runs once this member applied it, or fails
 //     with 408 when the request's time ("timeout", else
 //     DefaultBookmarkWait) runs out first.
 //   - "consistency": "linearizable" in the body takes the leader's read
@@ -130,6 +131,9 @@ func clusterFieldsOf(ctx *fasthttp.RequestCtx, path string) (clusterFields, *api
 // the request's bookmark, takes the read index of a linearizable read,
 // and routes a BEGIN on a member that does not lead. false: it answered.
 func (s *Server) clusterGate(ctx *fasthttp.RequestCtx, path string) bool {
+	if !answersBookmark(path) {
+		return true // status, health, auth…: never wait for a bookmark
+	}
 	c := s.cfg.Cluster
 	f, e := clusterFieldsOf(ctx, path)
 	if e != nil {

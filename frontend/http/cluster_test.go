@@ -181,6 +181,14 @@ func TestClusterFollowerAnswers(t *testing.T) {
 	if resp.StatusCode != 408 || !strings.Contains(string(raw), "bookmark 1000") {
 		t.Errorf("unapplied bookmark: %d %s", resp.StatusCode, raw)
 	}
+	// Status and health never wait for a bookmark.
+	req, _ = nethttp.NewRequest("GET", redirecting+"/api/v1/health", nil)
+	req.Header.Set(BookmarkHeader, "1000")
+	if resp, err = nethttp.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("health with a bookmark: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	// A linearizable read on a follower is routed as a write; on the
 	// leader it runs.
 	status, out, _ = call(t, "POST", erroring+"/api/v1/query", `{"query":"RETURN 1 AS x","consistency":"linearizable"}`)
