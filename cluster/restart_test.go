@@ -33,11 +33,13 @@ func TestRestartCatchesUpWithoutDoubleApply(t *testing.T) {
 		acked = append(acked, v)
 	}
 	n := c.start(f, c.peers)
-	if got := n.Bookmark(); got != before {
+	// Raft may hand it the missed entries as soon as it is open: what it
+	// holds is its checkpoint's state or more of the log, never less.
+	if got := n.Bookmark(); got < before {
 		t.Fatalf("reopened at index %d, closed at %d", got, before)
 	}
-	if got := values(t, n); !slices.Equal(got, acked[:10]) {
-		t.Fatalf("reopened holding %v, want its checkpoint's %v", got, acked[:10])
+	if got := values(t, n); len(got) < 10 || !slices.Equal(got, acked[:len(got)]) {
+		t.Fatalf("reopened holding %v, want its checkpoint's %v or a longer prefix of %v", got, acked[:10], acked)
 	}
 	c.checkSame(bm, acked)
 	if got := values(t, n); !slices.Equal(got, acked) {
@@ -48,7 +50,7 @@ func TestRestartCatchesUpWithoutDoubleApply(t *testing.T) {
 		before := c.nodes[f].Bookmark()
 		c.stop(f)
 		n = c.start(f, c.peers)
-		if got := n.Bookmark(); got != before {
+		if got := n.Bookmark(); got < before {
 			t.Fatalf("reopened with nothing new at index %d, closed at %d", got, before)
 		}
 		c.checkSame(bm, acked)
