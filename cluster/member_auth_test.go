@@ -317,3 +317,30 @@ func TestOpenMemberAuth(t *testing.T) {
 		t.Fatal("a member neither listed nor in the configuration has an address")
 	}
 }
+
+// Closing a member's stream closes the connections it accepted, so that
+// a handler blocked reading a peer that went silent returns.
+func TestMemberStreamCloseEndsAccepted(t *testing.T) {
+	secret := MemberAuth{Secret: []byte("a cluster secret of some length")}
+	a, b := newStream(t, secret), newStream(t, secret)
+	c, err := a.Dial(raft.ServerAddress(b.Addr().String()), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, err := b.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := sc.Read(make([]byte, 1)) // the peer says nothing
+		read <- err
+	}()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err == nil {
+		t.Fatal("a read on an accepted connection went on after the stream closed")
+	}
+}

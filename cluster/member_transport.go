@@ -23,9 +23,14 @@ type memberStream struct {
 	auth      MemberAuth
 	log       *slog.Logger
 
-	conns   chan net.Conn
-	closed  chan struct{}
-	once    sync.Once
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	// open are the accepted connections not yet closed: Close closes
+	// them too, so that raft's handlers blocked reading a peer that went
+	// silent return.
+	mu      sync.Mutex
+	open    map[net.Conn]struct{}
 	pending chan struct{}
 	// rejected counts the connections that failed authentication.
 	rejected atomic.Int64
@@ -140,10 +145,11 @@ func (s *memberStream) acceptLoop() {
 				s.refuse(c, err)
 				return
 			}
+			tc := s.track(ac)
 			select {
-			case s.conns <- ac:
+			case s.conns <- tc:
 			case <-s.closed:
-				_ = ac.Close()
+				_ = tc.Close()
 			}
 		}()
 	}
@@ -171,6 +177,46 @@ func (s *memberStream) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		err = s.ln.Close()
+		s.mu.Lock()
+		open := make([]net.Conn, 0, len(s.open))
+		for c := range s.open {
+			open = append(open, c)
+		}
+		s.mu.Unlock()
+		for _, c := range open { // each leaves the set as it closes
+			_ = c.Close()
+		}
+	})
+	return err
+}
+
+// track records an accepted connection until it is closed.
+func (s *memberStream) track(c net.Conn) net.Conn {
+	t := &trackedConn{Conn: c, s: s}
+	s.mu.Lock()
+	if s.open == nil {
+		s.open = map[net.Conn]struct{}{}
+	}
+	s.open[t] = struct{}{}
+	s.mu.Unlock()
+	return t
+}
+
+// trackedConn is an accepted connection that leaves its stream's set
+// when closed.
+type trackedConn struct {
+	net.Conn
+	s    *memberStream
+	once sync.Once
+}
+
+func (t *trackedConn) Close() error {
+	var err error
+	t.once.Do(func() {
+		t.s.mu.Lock()
+		delete(t.s.open, t)
+		t.s.mu.Unlock()
+		err = t.Conn.Close()
 	})
 	return err
 }

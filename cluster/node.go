@@ -318,16 +318,23 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		close(n.stop)
 		n.rlog.close()
-		rerr := n.raft.Shutdown().Error() // also ends a barrier the lead loop waits for
+		shut := n.raft.Shutdown() // also ends a barrier the lead loop waits for
+		// The transport closes before raft's shutdown is waited for, as
+		// Consul does: raft joins its workers first, and one blocked on
+		// a peer that stopped answering (a partition black-holes the
+		// connection) would hold the shutdown until its I/O timed out,
+		// or for good on a read with no deadline.
+		if nt, ok := n.trans.(*raft.NetworkTransport); ok && n.cfg.Transport == nil {
+			nt.CloseStreams()
+			nt.Close()
+		}
+		rerr := shut.Error()
 		<-n.done
 		<-n.rlog.done
 		n.swap.Lock()
 		derr := n.db.Load().Close()
 		n.swap.Unlock()
 		berr := n.bolt.Close()
-		if c, ok := n.trans.(io.Closer); ok && n.cfg.Transport == nil {
-			c.Close()
-		}
 		n.closeErr = errors.Join(rerr, derr, berr)
 	})
 	return n.closeErr

@@ -279,7 +279,11 @@ func (p *Proc) Term(d time.Duration) error {
 	exit, ok := p.Wait(d)
 	switch {
 	case !ok:
-		return fmt.Errorf("quiver serve (pid %d) did not exit within %v of SIGTERM", r.cmd.Process.Pid, d)
+		// SIGQUIT makes the Go runtime print every goroutine's stack to
+		// stderr and exit: where the shutdown hangs.
+		_ = r.signal(syscall.SIGQUIT)
+		p.Wait(5 * time.Second)
+		return fmt.Errorf("quiver serve (pid %d) did not exit within %v of SIGTERM; its goroutines (SIGQUIT):\n%s", r.cmd.Process.Pid, d, tail(r.stderr, 400))
 	case exit != nil:
 		return fmt.Errorf("quiver serve (run %d) exited with %v after SIGTERM; its stderr:\n%s", r.n, exit, tail(r.stderr, 40))
 	}
