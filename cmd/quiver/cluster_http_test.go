@@ -300,7 +300,7 @@ func TestClusterWire(t *testing.T) {
 // A read replica (a raft learner) reports role learner, redirects
 // writes to the leader and serves reads after a bookmark.
 func TestClusterLearner(t *testing.T) {
-	c := newHTTPClusterWith(t, 1)
+	c := newHTTPClusterWith(t, 1, nil)
 	lead, _ := c.leader()
 	r := c.members[3]
 	if st := cget(t, r.url+"/api/v1/status"); st["role"] != "learner" || st["cluster"].(map[string]any)["members"] != 4.0 {
