@@ -85,7 +85,23 @@ func TestClusterHTTPRouting(t *testing.T) {
 	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != lead.url+"/api/v1/batch" {
 		t.Fatalf("transactional batch on a follower: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, body := cpost(t, f.errURL+"/api/v1/query", `{"query":"CREATE (:P {v: 1})"}`)
+	// So is one without a transaction that holds a write, before any of
+	// its statements runs; a read-only one runs on the follower.
+	mixed := `{"queries":[{"query":"MATCH (n) RETURN count(n)"},{"query":"UNWIND [1, 2] AS v CREATE (:P {v: v})"}]}`
+	resp, _ = cpost(t, f.url+"/api/v1/batch", mixed)
+	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != lead.url+"/api/v1/batch" {
+		t.Fatalf("batch with a write on a follower: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, body := cpost(t, f.errURL+"/api/v1/batch", mixed)
+	if e, _ := body["error"].(map[string]any); resp.StatusCode != http.StatusServiceUnavailable || e["code"] != "25006" || body["results"] != nil {
+		t.Fatalf("batch with a write on a follower (error mode): %d %v", resp.StatusCode, body)
+	}
+	resp, body = cpost(t, f.errURL+"/api/v1/batch", `{"queries":[{"query":"MATCH (n) RETURN count(n) AS n"},{"query":"RETURN 1 AS x"}]}`)
+	if rs, _ := body["results"].([]any); resp.StatusCode != http.StatusOK || len(rs) != 2 ||
+		rs[0].(map[string]any)["status"] != "success" || rs[1].(map[string]any)["status"] != "success" {
+		t.Fatalf("read-only batch on a follower: %d %v", resp.StatusCode, body)
+	}
+	resp, body = cpost(t, f.errURL+"/api/v1/query", `{"query":"CREATE (:P {v: 1})"}`)
 	e, _ := body["error"].(map[string]any)
 	if resp.StatusCode != http.StatusServiceUnavailable || e["code"] != "25006" ||
 		!strings.Contains(e["message"].(string), lead.url) {
