@@ -35,6 +35,9 @@ type testCluster struct {
 	members []*testMember
 	trans   map[string]*raft.InmemTransport
 	tune    func(*cluster.Config)
+	// peerHTTP are the members' client URLs, which overview asks
+	// (peerApplied).
+	peerHTTP map[string]string
 }
 
 const clusterDeadline = 30 * time.Second
@@ -70,6 +73,7 @@ func newHTTPClusterWith(t *testing.T, learners int, tune func(*cluster.Config)) 
 		lns[id] = pair
 		peerHTTP[id] = "http://" + pair[0].Addr().String()
 	}
+	c.peerHTTP = peerHTTP
 	for _, id := range ids {
 		n := c.open(id, peers, nil)
 		m := &testMember{id: id, node: n, mem: &member{n: n, peerHTTP: peerHTTP}}
@@ -124,7 +128,7 @@ func (c *testCluster) open(id string, peers []cluster.Peer, reopened func()) *cl
 	if tr == nil {
 		tr = c.transport(id)
 	}
-	cfg := cluster.Config{ID: id, Transport: tr, DataDir: c.t.TempDir(), Peers: peers, Reopened: reopened,
+	cfg := cluster.Config{ID: id, Transport: tr, DataDir: c.t.TempDir(), Peers: peers, Reopened: reopened, MemberApplied: peerApplied(c.peerHTTP),
 		// raft's timeouts stay the defaults: a shared, busy machine
 		// must not depose a leader in the middle of a test.
 		CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard, Logger: quietLog, Engine: engine.Options{CheckpointInterval: -1}}

@@ -18,7 +18,7 @@ func openMember(o serveOptions, dir *engine.DataDir, opts engine.Options, reopen
 	c := o.cluster
 	opts.LockedDir = dir
 	n, err := cluster.Open(cluster.Config{ID: c.nodeID, Address: c.raftListen, Auth: c.auth, DataDir: o.dataDir, Peers: c.peers, Engine: opts, Logger: log,
-		Reopened: reopens.notify})
+		Reopened: reopens.notify, MemberApplied: peerApplied(c.httpAddresses(o))})
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the cluster member: %w", err)
 	}
