@@ -84,7 +84,6 @@ func TestOverviewLag(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx := ctxT(t)
 	for v := 1; v <= 3; v++ {
 		c.commit(v)
 	}
@@ -97,24 +96,11 @@ func TestOverviewLag(t *testing.T) {
 	}
 	overview := func(n *Node) map[string][]any {
 		t.Helper()
-		res, err := n.DB().Query(ctx, "CALL dbms.cluster.overview() YIELD id, role, appliedIndex, lag RETURN id, role, appliedIndex, lag", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Close()
 		out := map[string][]any{}
-		for {
-			b, err := res.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b == nil {
-				return out
-			}
-			for i := 0; i < b.Rows(); i++ {
-				out[b.Cols[0].Get(b.Row(i)).(string)] = []any{b.Cols[1].Get(b.Row(i)), b.Cols[2].Get(b.Row(i)), b.Cols[3].Get(b.Row(i))}
-			}
+		for _, r := range rows(t, n, "CALL dbms.cluster.overview() YIELD id, role, appliedIndex, lag RETURN id, role, appliedIndex, lag") {
+			out[r[0].(string)] = r[1:]
 		}
+		return out
 	}
 	// Caught up: every member's applied index is the leader's, lag 0.
 	deadline := time.Now().Add(testDeadline)
@@ -145,12 +131,12 @@ func TestOverviewLag(t *testing.T) {
 	// Stopped, a member is unknown; the live ones are known.
 	c.stop(fs[1])
 	ld = c.leader()
-	rows := overview(ld)
-	if r := rows[fs[1]]; r == nil || r[1] != nil || r[2] != nil {
+	seen := overview(ld)
+	if r := seen[fs[1]]; r == nil || r[1] != nil || r[2] != nil {
 		t.Errorf("the stopped %s in the overview: %v, want null applied index and lag", fs[1], r)
 	}
 	for _, n := range c.live() {
-		if r := rows[n.ID()]; r == nil || r[1] == nil || r[2] == nil {
+		if r := seen[n.ID()]; r == nil || r[1] == nil || r[2] == nil {
 			t.Errorf("the live %s in the overview: %v, want its applied index and lag", n.ID(), r)
 		}
 	}
