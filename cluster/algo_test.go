@@ -10,6 +10,7 @@ import (
 // follower applies from the log invalidates what it cached, so its next
 // call sees the new relationship and answers as the leader does.
 func TestFollowerAlgorithms(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
 	ld := c.leader()

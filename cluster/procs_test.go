@@ -14,6 +14,7 @@ import (
 // On a single server the overview lists it alone, role primary, and the
 // membership procedures fail saying it is no cluster member.
 func TestPrimaryProcedures(t *testing.T) {
+	t.Parallel()
 	db, err := engine.Open("", engine.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +62,7 @@ func TestPrimaryProcedures(t *testing.T) {
 // as the members answer Config.MemberApplied: a follower cut off from
 // the leader lags by what it missed, a stopped one is unknown (null).
 func TestOverviewLag(t *testing.T) {
+	t.Parallel()
 	var c *testCluster
 	var mu sync.Mutex // guards c until newTunedCluster returns
 	mu.Lock()

@@ -50,6 +50,7 @@ func cget(t *testing.T, url string) map[string]any {
 // 25006 naming the leader, the Go client follows, and bookmarks give
 // read-your-writes on every member.
 func TestClusterHTTPRouting(t *testing.T) {
+	t.Parallel()
 	c := newHTTPCluster(t)
 	lead, followers := c.leader()
 	f := followers[0]
@@ -196,6 +197,7 @@ func TestClusterHTTPRouting(t *testing.T) {
 // The dbms.cluster.* procedures: overview on any member, the changes on
 // the leader only.
 func TestClusterProcedures(t *testing.T) {
+	t.Parallel()
 	c := newHTTPCluster(t)
 	lead, followers := c.leader()
 	ctx := context.Background()
@@ -257,6 +259,7 @@ func TestClusterProcedures(t *testing.T) {
 // Go client reconnects there once and runs it, and its bookmark makes a
 // read on a follower see the write.
 func TestClusterWire(t *testing.T) {
+	t.Parallel()
 	c := newHTTPCluster(t)
 	lead, followers := c.leader()
 	ctx := context.Background()
@@ -317,6 +320,7 @@ func TestClusterWire(t *testing.T) {
 // A read replica (a raft learner) reports role learner, redirects
 // writes to the leader and serves reads after a bookmark.
 func TestClusterLearner(t *testing.T) {
+	t.Parallel()
 	c := newHTTPClusterWith(t, 1, nil)
 	lead, _ := c.leader()
 	r := c.members[3]

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/client"
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // Three `quiver serve --replication-mode raft` processes: they elect a
@@ -21,7 +22,7 @@ func TestServeCluster(t *testing.T) {
 		t.Skip("starts three servers")
 	}
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	ports := freePorts(t, 6)
 	ids := []string{"n1", "n2", "n3"}
 	var peers, httpAddrs []string

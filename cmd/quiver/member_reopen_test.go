@@ -21,6 +21,7 @@ import (
 // the member's address are answered from it. The restart follows the
 // reopen at once: serve used to look for a new database every 250 ms.
 func TestServeMemberReopened(t *testing.T) {
+	t.Parallel()
 	c := newHTTPClusterWith(t, 0, func(cfg *cluster.Config) {
 		cfg.SnapshotThreshold = 16
 		cfg.SnapshotInterval = 20 * time.Millisecond
