@@ -10,6 +10,7 @@ import (
 // commits it applies, in log order, with their raft indexes, as one on
 // the leader receives the leader's.
 func TestFollowerChangeFeed(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
 	feeds := map[string]*engine.ChangeFeed{}

@@ -297,3 +297,30 @@ func (c *testCluster) commitWith(v int, write func(context.Context, *Node, int) 
 		}
 	}
 }
+
+// rows runs q on n and returns its rows.
+func rows(t testing.TB, n *Node, q string) [][]any {
+	t.Helper()
+	res, err := n.DB().Query(context.Background(), q, nil)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", n.ID(), q, err)
+	}
+	defer res.Close()
+	var out [][]any
+	for {
+		b, err := res.Next()
+		if err != nil {
+			t.Fatalf("%s: %s: %v", n.ID(), q, err)
+		}
+		if b == nil {
+			return out
+		}
+		for i := 0; i < b.Rows(); i++ {
+			row := make([]any, len(b.Cols))
+			for j, c := range b.Cols {
+				row[j] = c.Get(b.Row(i))
+			}
+			out = append(out, row)
+		}
+	}
+}

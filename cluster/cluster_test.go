@@ -12,6 +12,7 @@ import (
 // the bookmark; a write on a follower fails with 25006 naming the leader
 // and leaves nothing behind, not even a catalog name the log lacks.
 func TestReplicatesToFollowers(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
 	var acked []int

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,6 +79,13 @@ type Config struct {
 	// raft's own (nil: standard error), at warning level and above.
 	Logger  *slog.Logger
 	RaftLog io.Writer
+	// MemberApplied, when set, asks member id for its applied index
+	// (quiver serve: the member's --peer-http status endpoint): raft does
+	// not expose the leader's view of its followers' progress, so
+	// dbms.cluster.overview() asks each of the others, within
+	// memberAskTimeout, for their applied index and lag. Without it, or
+	// when a member does not answer, they are unknown (null).
+	MemberApplied func(ctx context.Context, id string) (uint64, error)
 	// Reopened, when set, is called (on a goroutine of its own) after the
 	// member installed a snapshot from the leader and reopened its
 	// database: Node.DB() is then a new *engine.DB, and whoever holds the

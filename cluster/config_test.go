@@ -18,6 +18,7 @@ import (
 // TestConfigChecks: a configuration missing what a member needs is
 // refused before anything opens, and zero timeouts take the defaults.
 func TestConfigChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		cfg  Config
@@ -50,6 +51,7 @@ func TestConfigChecks(t *testing.T) {
 // (its checkpoint's position is a log position, not a raft index) is
 // refused, before anything in it changes.
 func TestRefusesSingleServerDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := engine.Open(dir, engine.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // and go on. Every acknowledged commit is on every survivor, which all
 // hold the same graph, and nothing refused or never attempted is there.
 func TestLeaderLossKeepsAcknowledgedCommits(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 5, 0)
 	old := c.leader()
 	l := c.startLoad(4)
@@ -29,6 +30,7 @@ func TestLeaderLossKeepsAcknowledgedCommits(t *testing.T) {
 // TestTransferUnderWritersLosesNothing: the lead moves three times
 // while four writers commit; no acknowledged commit is lost.
 func TestTransferUnderWritersLosesNothing(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	c.leader()
 	l := c.startLoad(4)
@@ -57,6 +59,7 @@ func TestTransferUnderWritersLosesNothing(t *testing.T) {
 // after the other, so the commit order is the value order; a follower
 // sampled meanwhile always holds exactly 1..k, with k never going back.
 func TestFollowerStateIsCommittedPrefix(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ld := c.leader()
 	var f *Node
@@ -132,6 +135,7 @@ func TestFollowerStateIsCommittedPrefix(t *testing.T) {
 // unreplicated versions and follows the new log: all members end equal,
 // with every acknowledged commit and nothing refused.
 func TestPartitionedLeaderDropsUnreplicatedWrites(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	old := c.leader()
 	l := c.startLoad(4)

@@ -29,6 +29,7 @@ func testLog(i uint64) *raft.Log {
 // ranges deleted inclusively, missing entries reported as
 // raft.ErrLogNotFound, and everything kept across a reopen.
 func TestBoltStoreContract(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "raft.db")
 	s := openTestStore(t, path)
 	if f, _ := s.FirstIndex(); f != 0 {

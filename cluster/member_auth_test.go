@@ -63,6 +63,7 @@ func exchange(t *testing.T, a, b *memberStream) error {
 }
 
 func TestMemberSecretHandshake(t *testing.T) {
+	t.Parallel()
 	secret := []byte("a cluster secret of some length")
 	a, b := newStream(t, MemberAuth{Secret: secret}), newStream(t, MemberAuth{Secret: secret})
 	if err := exchange(t, a, b); err != nil {
@@ -108,6 +109,7 @@ func TestMemberSecretHandshake(t *testing.T) {
 }
 
 func TestMemberAuthChecks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		auth MemberAuth
 		want string
@@ -177,6 +179,7 @@ func tlsAuth(t *testing.T, cert tls.Certificate, ca *x509.CertPool) MemberAuth {
 }
 
 func TestMemberMutualTLS(t *testing.T) {
+	t.Parallel()
 	ca, other := newTestCA(t, "cluster"), newTestCA(t, "elsewhere")
 	a := newStream(t, tlsAuth(t, ca.member(t, "a"), ca.pool))
 	b := newStream(t, tlsAuth(t, ca.member(t, "b"), ca.pool))
@@ -213,6 +216,7 @@ func TestMemberMutualTLS(t *testing.T) {
 // fourth with the wrong secret, added by the leader, never receives an
 // entry.
 func TestClusterOverAuthenticatedTCP(t *testing.T) {
+	t.Parallel()
 	secret := MemberAuth{Secret: []byte("three members share this secret")}
 	trans := map[string]*raft.NetworkTransport{}
 	streams := map[string]*memberStream{}
@@ -304,6 +308,7 @@ func TestClusterOverAuthenticatedTCP(t *testing.T) {
 // a way to authenticate; it dials a member at the address its own Peers
 // give, not the configuration's.
 func TestOpenMemberAuth(t *testing.T) {
+	t.Parallel()
 	_, err := Open(Config{ID: "n1", Address: "127.0.0.1:0", DataDir: t.TempDir(), RaftLog: io.Discard,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err == nil || !strings.Contains(err.Error(), "must authenticate each other") {
@@ -321,6 +326,7 @@ func TestOpenMemberAuth(t *testing.T) {
 // Closing a member's stream closes the connections it accepted, so that
 // a handler blocked reading a peer that went silent returns.
 func TestMemberStreamCloseEndsAccepted(t *testing.T) {
+	t.Parallel()
 	secret := MemberAuth{Secret: []byte("a cluster secret of some length")}
 	a, b := newStream(t, secret), newStream(t, secret)
 	c, err := a.Dial(raft.ServerAddress(b.Addr().String()), time.Second)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -17,10 +18,47 @@ type Member struct {
 	// Voter is false for a learner.
 	Voter bool
 	// Applied is the member's applied index and Lag the entries it is
-	// behind this member's commit index; known (Known) for this member
-	// only: the others' come with member status in a later step.
+	// behind this member's commit index. Members knows them (Known) for
+	// this member only; Overview asks the others.
 	Applied, Lag uint64
 	Known        bool
+}
+
+// memberAskTimeout bounds Overview's questions to the other members: a
+// member that does not answer in time (down, partitioned) is unknown.
+const memberAskTimeout = 500 * time.Millisecond
+
+// Overview lists the configuration's members with each one's applied
+// index and lag behind this member's commit index: this member's own,
+// the others' as they answer Config.MemberApplied (asked at once, each
+// within memberAskTimeout); unknown (Known false) when they do not.
+func (n *Node) Overview(ctx context.Context) ([]Member, error) {
+	ms, err := n.Members()
+	if err != nil || n.cfg.MemberApplied == nil {
+		return ms, err
+	}
+	commit := n.raft.CommitIndex()
+	ctx, cancel := context.WithTimeout(ctx, memberAskTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range ms {
+		if ms[i].Known {
+			continue
+		}
+		m := &ms[i]
+		wg.Go(func() {
+			applied, err := n.cfg.MemberApplied(ctx, m.ID)
+			if err != nil {
+				return
+			}
+			m.Known, m.Applied = true, applied
+			if commit > applied {
+				m.Lag = commit - applied
+			}
+		})
+	}
+	wg.Wait()
+	return ms, nil
 }
 
 // Members lists the configuration's members.

@@ -12,6 +12,7 @@ import (
 // cut-off leader registers catalog names its dropped commits alone
 // carried, at ids the new leader gives to other names.
 func TestPartitionedLeaderWithNewNames(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
 	for v := 1; v <= 5; v++ {

@@ -107,7 +107,7 @@ func Open(cfg Config) (*Node, error) {
 		if err != nil {
 			return fail(fmt.Errorf("cluster: cannot listen for raft on %s: %w", cfg.Address, err))
 		}
-		n.trans = t
+		n.trans = newClosingTransport(t) // pipelines.go
 	}
 	rc := cfg.raftConfig(cfg.RaftLog)
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, newRaftLogger(cfg.RaftLog))
@@ -324,9 +324,10 @@ func (n *Node) Close() error {
 		// a peer that stopped answering (a partition black-holes the
 		// connection) would hold the shutdown until its I/O timed out,
 		// or for good on a read with no deadline.
-		if nt, ok := n.trans.(*raft.NetworkTransport); ok && n.cfg.Transport == nil {
+		if nt, ok := n.trans.(*closingTransport); ok && n.cfg.Transport == nil {
 			nt.CloseStreams()
 			nt.Close()
+			nt.closePipelines() // a replication goroutine may be stuck in one
 		}
 		rerr := shut.Error()
 		<-n.done

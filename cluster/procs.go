@@ -80,7 +80,7 @@ func (n *Node) registerProcedures() error {
 }
 
 func (n *Node) procOverview(ctx context.Context, _ []vector.Value) ([][]vector.Value, error) {
-	ms, err := n.Members()
+	ms, err := n.Overview(ctx)
 	if err != nil {
 		return nil, errs.Wrap(errs.CodeUnavailable, errs.CatUnavailable, err, "dbms.cluster.overview")
 	}

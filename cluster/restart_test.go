@@ -11,6 +11,7 @@ import (
 // checkpoint holds (raft hands it the whole log again) and applies the
 // rest once each; a restart with nothing new changes nothing.
 func TestRestartCatchesUpWithoutDoubleApply(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	var acked []int
 	var bm uint64
@@ -77,6 +78,7 @@ func TestRestartCatchesUpWithoutDoubleApply(t *testing.T) {
 // writes; neither ever stands for election, and after the leader dies
 // a voter leads.
 func TestLearnerReceivesAndNeverVotes(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 1)
 	ctx := ctxT(t)
 	learner := c.nodes["n4"]

@@ -12,6 +12,7 @@ import (
 // checkpoint, streamed) and then follow the log. Every member restarts
 // on what it installed without applying anything twice.
 func TestSnapshotInstall(t *testing.T) {
+	t.Parallel()
 	reopened := map[string]chan struct{}{}
 	for _, id := range []string{"n1", "n2", "n3", "n4"} {
 		reopened[id] = make(chan struct{}, 16)

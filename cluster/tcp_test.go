@@ -11,6 +11,7 @@ import (
 // leader adds the others as voters, one as a learner, and removes one;
 // every commit reaches every member still in the configuration.
 func TestTCPTransportAndMembership(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	open := func(id string, peers []Peer) *Node {
 		t.Helper()

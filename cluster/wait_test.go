@@ -14,6 +14,7 @@ import (
 // leader's read barrier covers every acknowledged commit, and a
 // follower's names the leader; a bookmark no member reached times out.
 func TestBookmarksAndReadIndex(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3, 0)
 	ctx := ctxT(t)
 	for v := 1; v <= 5; v++ {

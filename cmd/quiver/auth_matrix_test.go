@@ -18,6 +18,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // The auth matrix: every way in × every kind of caller, each cell
@@ -332,7 +334,7 @@ func query(q string) func(column) any {
 
 func TestAuthMatrix(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	s := startSecured(t, bin, filepath.Join(dir, "data"))
 	s.setUp(t)
 	base := "http://" + s.addr

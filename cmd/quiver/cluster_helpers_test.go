@@ -33,32 +33,30 @@ type testMember struct {
 type testCluster struct {
 	t       *testing.T
 	members []*testMember
+	trans   map[string]*raft.InmemTransport
+	tune    func(*cluster.Config)
+	// peerHTTP are the members' client URLs, which overview asks
+	// (peerApplied).
+	peerHTTP map[string]string
 }
 
 const clusterDeadline = 30 * time.Second
 
-func newHTTPCluster(t *testing.T) *testCluster { return newHTTPClusterWith(t, 0) }
+func newHTTPCluster(t *testing.T) *testCluster { return newHTTPClusterWith(t, 0, nil) }
 
-// newHTTPClusterWith is three voters and learners read replicas (n4, …).
-func newHTTPClusterWith(t *testing.T, learners int) *testCluster {
+// newHTTPClusterWith is three voters and learners read replicas (n4, …);
+// tune, when set, adjusts each member's configuration.
+func newHTTPClusterWith(t *testing.T, learners int, tune func(*cluster.Config)) *testCluster {
 	t.Helper()
-	c := &testCluster{t: t}
+	c := &testCluster{t: t, trans: map[string]*raft.InmemTransport{}, tune: tune}
 	ids := []string{"n1", "n2", "n3"}
 	for i := range learners {
 		ids = append(ids, fmt.Sprintf("n%d", 4+i))
 	}
 	var peers []cluster.Peer
-	trans := map[string]*raft.InmemTransport{}
 	for i, id := range ids {
 		peers = append(peers, cluster.Peer{ID: id, Address: id, Learner: i >= 3})
-		_, trans[id] = raft.NewInmemTransport(raft.ServerAddress(id))
-	}
-	for _, a := range ids {
-		for _, b := range ids {
-			if a != b {
-				trans[a].Connect(raft.ServerAddress(b), trans[b])
-			}
-		}
+		c.transport(id)
 	}
 	// Listeners first: every member's redirects need the others' URLs.
 	lns := map[string][2]net.Listener{}
@@ -75,23 +73,14 @@ func newHTTPClusterWith(t *testing.T, learners int) *testCluster {
 		lns[id] = pair
 		peerHTTP[id] = "http://" + pair[0].Addr().String()
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	c.peerHTTP = peerHTTP
 	for _, id := range ids {
-		n, err := cluster.Open(cluster.Config{ID: id, Transport: trans[id], DataDir: t.TempDir(), Peers: peers,
-			// raft's timeouts stay the defaults: a shared, busy machine
-			// must not depose a leader in the middle of a test.
-			CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard, Logger: quiet, Engine: engine.Options{CheckpointInterval: -1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := n.RegisterProcedures(); err != nil {
-			t.Fatal(err)
-		}
+		n := c.open(id, peers, nil)
 		m := &testMember{id: id, node: n, mem: &member{n: n, peerHTTP: peerHTTP}}
 		var servers []*qhttp.Server
-		ws := wire.New(wire.Config{Version: "test", Logger: quiet, Cluster: m.mem}, n.DB())
+		ws := wire.New(wire.Config{Version: "test", Logger: quietLog, Cluster: m.mem}, n.DB())
 		for i, redirect := range []bool{true, false} {
-			s := qhttp.New(qhttp.Config{Cluster: m.mem, RedirectWrites: redirect, Logger: quiet, Version: "test", NodeID: id, RateLimit: 0}, n.DB())
+			s := qhttp.New(qhttp.Config{Cluster: m.mem, RedirectWrites: redirect, Logger: quietLog, Version: "test", NodeID: id, RateLimit: 0}, n.DB())
 			ln := lns[id][i]
 			if i == 0 {
 				ln = ws.Split(ln) // the wire protocol on the same port, as serve has it
@@ -114,6 +103,47 @@ func newHTTPClusterWith(t *testing.T, learners int) *testCluster {
 		})
 	}
 	return c
+}
+
+// quietLog discards the members' logs.
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// transport is id's in-memory transport, wired both ways to every one
+// made before.
+func (c *testCluster) transport(id string) *raft.InmemTransport {
+	_, tr := raft.NewInmemTransport(raft.ServerAddress(id))
+	for other, o := range c.trans {
+		tr.Connect(raft.ServerAddress(other), o)
+		o.Connect(raft.ServerAddress(id), tr)
+	}
+	c.trans[id] = tr
+	return tr
+}
+
+// open opens member id (its transport made first) with the dbms.cluster
+// procedures; the caller closes it. reopened is its Config.Reopened.
+func (c *testCluster) open(id string, peers []cluster.Peer, reopened func()) *cluster.Node {
+	c.t.Helper()
+	tr := c.trans[id]
+	if tr == nil {
+		tr = c.transport(id)
+	}
+	cfg := cluster.Config{ID: id, Transport: tr, DataDir: c.t.TempDir(), Peers: peers, Reopened: reopened, MemberApplied: peerApplied(c.peerHTTP),
+		// raft's timeouts stay the defaults: a shared, busy machine
+		// must not depose a leader in the middle of a test.
+		CommitTimeout: 5 * time.Millisecond, RaftLog: io.Discard, Logger: quietLog, Engine: engine.Options{CheckpointInterval: -1}}
+	if c.tune != nil {
+		c.tune(&cfg)
+	}
+	n, err := cluster.Open(cfg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := n.RegisterProcedures(); err != nil {
+		n.Close()
+		c.t.Fatal(err)
+	}
+	return n
 }
 
 // leader waits for a leader that takes writes, and returns it with the

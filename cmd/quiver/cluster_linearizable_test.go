@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -81,7 +80,7 @@ func (c *processCluster) registerStep(rec *linearcheck.Recorder, client *http.Cl
 	ctx := context.Background()
 	if write {
 		op := rec.BeginWrite(cl, key, v)
-		r, err := c.query(ctx, client, i, "MATCH (r:Reg {k: $k}) SET r.v = $v", map[string]any{"k": k, "v": v}, nil)
+		r, err := c.query(ctx, client, i, registerWrite, map[string]any{"k": k, "v": v}, nil)
 		switch {
 		case err == nil && r.status == http.StatusOK:
 			op.Wrote()
@@ -94,7 +93,7 @@ func (c *processCluster) registerStep(rec *linearcheck.Recorder, client *http.Cl
 		return !notSent(err)
 	}
 	op := rec.BeginRead(cl, key)
-	r, err := c.query(ctx, client, i, "MATCH (r:Reg {k: $k}) RETURN r.v AS v", map[string]any{"k": k}, map[string]any{"consistency": "linearizable"})
+	r, err := c.query(ctx, client, i, registerRead, map[string]any{"k": k}, map[string]any{"consistency": "linearizable"})
 	switch {
 	case err != nil && !notSent(err):
 		op.Unknown()
@@ -103,12 +102,7 @@ func (c *processCluster) registerStep(rec *linearcheck.Recorder, client *http.Cl
 		op.Failed()
 		backoff()
 	default:
-		if n, ok := r.rows[0]["v"].(json.Number); ok {
-			x, _ := n.Int64()
-			op.ReadValue(x)
-		} else {
-			op.ReadNothing()
-		}
+		readRegister(op, r.rows)
 	}
 	return !notSent(err)
 }

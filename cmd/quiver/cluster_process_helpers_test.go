@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -36,17 +34,25 @@ type processCluster struct {
 	http  *http.Client
 }
 
-// freeAddr is a loopback address with a port free a moment ago: a
-// member's ports must be known before it starts, for the others' flags,
-// and stay the same across its restarts.
-func freeAddr(t *testing.T) string {
+// freePorts reserves n loopback TCP ports and frees them: a member's
+// raft and client addresses must be known before the members start, for
+// --peers and --peer-http. Each is bound at port 0 first, so two tests
+// never pick the same one; the short window before the server binds it
+// again is the price.
+func freePorts(t *testing.T, n int) []string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var lns []net.Listener
+	var out []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		must(t, err, "reserving a port")
+		lns = append(lns, ln)
+		out = append(out, ln.Addr().String())
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	for _, ln := range lns {
+		ln.Close()
+	}
+	return out
 }
 
 // startProcessCluster starts n voters, through netfault links when
@@ -56,10 +62,11 @@ func startProcessCluster(t *testing.T, n int, proxied bool, extra ...string) *pr
 	bin := serverproc.Build(t)
 	c := &processCluster{t: t, http: &http.Client{Timeout: 5 * time.Second}}
 	t.Cleanup(c.http.CloseIdleConnections)
-	raftAddrs, httpAddrs := make([]string, n), make([]string, n)
+	// Fixed ports, kept across a member's restarts.
+	ports := freePorts(t, 2*n)
+	raftAddrs, httpAddrs := ports[:n], ports[n:]
 	for i := range n {
 		c.ids = append(c.ids, fmt.Sprintf("n%d", i+1))
-		raftAddrs[i], httpAddrs[i] = freeAddr(t), freeAddr(t)
 		c.urls = append(c.urls, "http://"+httpAddrs[i])
 	}
 	if proxied {
@@ -159,60 +166,20 @@ func (c *processCluster) awaitRole(i int, role string) {
 }
 
 // query posts a query to member i (following redirects) with the body's
-// extra fields and headers (key, value pairs); it returns the status,
-// the rows, the error code and the Quiver-Bookmark header.
-func (c *processCluster) query(ctx context.Context, client *http.Client, i int, q string, params map[string]any, extra map[string]any, headers ...string) (clusterReply, error) {
+// extra fields and headers (key, value pairs).
+func (c *processCluster) query(ctx context.Context, client *http.Client, i int, q string, params map[string]any, extra map[string]any, headers ...string) (queryReply, error) {
 	body := map[string]any{"query": q, "parameters": params}
 	for k, v := range extra {
 		body[k] = v
 	}
-	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.urls[i]+"/api/v1/query", bytes.NewReader(raw))
-	if err != nil {
-		return clusterReply{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k := 0; k+1 < len(headers); k += 2 {
-		req.Header.Set(headers[k], headers[k+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return clusterReply{}, err
-	}
-	defer resp.Body.Close()
-	if raw, err = io.ReadAll(resp.Body); err != nil {
-		return clusterReply{}, err
-	}
-	var out struct {
-		Data  []map[string]any `json:"data"`
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return clusterReply{}, fmt.Errorf("decoding %d %q: %w", resp.StatusCode, raw, err)
-	}
-	r := clusterReply{status: resp.StatusCode, rows: out.Data, bookmark: resp.Header.Get("Quiver-Bookmark")}
-	if out.Error != nil {
-		r.code = out.Error.Code
-	}
-	return r, nil
-}
-
-type clusterReply struct {
-	status   int
-	code     string
-	rows     []map[string]any
-	bookmark string
+	return postQuery(ctx, client, c.urls[i], body, headers...)
 }
 
 // mustQuery is query that fails the test unless the answer is 200. It
 // retries 25006 (no leader known, or a new leader not yet taking commits:
 // status says "leader" from the election, writes wait for its first
 // entry) until a deadline.
-func (c *processCluster) mustQuery(i int, q string, params map[string]any, headers ...string) clusterReply {
+func (c *processCluster) mustQuery(i int, q string, params map[string]any, headers ...string) queryReply {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -13,10 +13,12 @@ import (
 // openMember opens the database as a member of a cluster
 // (--replication-mode raft or replica): raft's log in the data
 // directory, which dir holds locked, and the dbms.cluster.* procedures.
-func openMember(o serveOptions, dir *engine.DataDir, opts engine.Options, log *slog.Logger) (*cluster.Node, error) {
+// reopens hears of each snapshot install (Config.Reopened).
+func openMember(o serveOptions, dir *engine.DataDir, opts engine.Options, reopens *reopenWatch, log *slog.Logger) (*cluster.Node, error) {
 	c := o.cluster
 	opts.LockedDir = dir
-	n, err := cluster.Open(cluster.Config{ID: c.nodeID, Address: c.raftListen, Auth: c.auth, DataDir: o.dataDir, Peers: c.peers, Engine: opts, Logger: log})
+	n, err := cluster.Open(cluster.Config{ID: c.nodeID, Address: c.raftListen, Auth: c.auth, DataDir: o.dataDir, Peers: c.peers, Engine: opts, Logger: log,
+		Reopened: reopens.notify, MemberApplied: peerApplied(c.httpAddresses(o))})
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the cluster member: %w", err)
 	}

@@ -4,35 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/quiverdb/quiver/client"
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
-
-// freePorts reserves n loopback TCP ports and frees them: a member's
-// raft and client addresses must be known before the members start, for
-// --peers and --peer-http. Each is bound at port 0 first, so two tests
-// never pick the same one; the short window before the server binds it
-// again is the price.
-func freePorts(t *testing.T, n int) []string {
-	t.Helper()
-	var lns []net.Listener
-	var out []string
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		must(t, err, "reserving a port")
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().String())
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
-}
 
 // Three `quiver serve --replication-mode raft` processes: they elect a
 // leader, a write sent to a follower reaches it, the leader's kill -9
@@ -43,7 +22,7 @@ func TestServeCluster(t *testing.T) {
 		t.Skip("starts three servers")
 	}
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	ports := freePorts(t, 6)
 	ids := []string{"n1", "n2", "n3"}
 	var peers, httpAddrs []string

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // TestCrashRecovery: every commit `quiver serve` acknowledged survives
@@ -54,7 +56,7 @@ func TestCrashRecovery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	data := filepath.Join(dir, "data")
 	ledger := newCrashLedger()
 	var nextTx atomic.Int64

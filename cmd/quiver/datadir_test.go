@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // refusedToStart runs `quiver args…` and returns its output once it exits.
@@ -54,7 +56,7 @@ func refusedToStart(t *testing.T, bin string, args ...string) string {
 // server goes on serving, and what it acknowledged survives.
 func TestLockFileDeletedSecondServerRefused(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	data := filepath.Join(dir, "data")
 	first, addr := startServe(t, bin, data)
 	if err := os.Remove(filepath.Join(data, "LOCK")); err != nil {
@@ -91,7 +93,7 @@ func TestLockFileDeletedSecondServerRefused(t *testing.T) {
 // in it.
 func TestNewDataDirReported(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	data := filepath.Join(dir, "typo", "data")
 	s := startServeWith(t, bin, nil, "--listen", "127.0.0.1:0", "--data-dir", data, "--rate-limit", "0")
 	log := strings.Join(s.startLog, "\n")
@@ -113,7 +115,7 @@ func TestNewDataDirReported(t *testing.T) {
 // readable are narrowed.
 func TestDataDirOwnerOnly(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	// The server runs under umask 000.
 	wrapper := filepath.Join(dir, "quiver-umask0")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\numask 000\nexec "+bin+" \"$@\"\n"), 0o700); err != nil {

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // TestDocsExamples runs the examples of README.md and docs/*.md against
@@ -112,7 +114,7 @@ func TestDocsExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(curlHome, ".curlrc"), []byte("fail-with-body\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildQuiver(t, t.TempDir())
+	bin := serverproc.Build(t)
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/internal/floodtest"
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // The connection options: their defaults, their flags, their keys in the
@@ -127,7 +128,7 @@ func TestSoakBinaryUnderSlowHeaderFlood(t *testing.T) {
 		slow, duration, long = 1000, d, true
 	}
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	srv := startServeWith(t, bin, []string{"QUIVER_METRICS_PORT=0"}, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"),
 		"--rate-limit", "0", "--max-connections", fmt.Sprint(slow), "--max-connections-per-client", fmt.Sprint(slow),
 		"--header-timeout", "1s", "--max-memory-per-query", "32MB", "--query-timeout", "5000")

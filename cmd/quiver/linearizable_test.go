@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -39,8 +36,8 @@ func TestSingleNodeLinearizable(t *testing.T) {
 	t.Cleanup(func() { link.Close() })
 	direct := &registerClient{http: &http.Client{Timeout: crashRequestTimeout}, url: p.URL()}
 	for k := range keys {
-		if r := direct.post(context.Background(), "CREATE (:Reg {k: $k})", map[string]any{"k": k}); r.err != nil || r.status != http.StatusOK {
-			t.Fatalf("creating register %d: %+v", k, r)
+		if r, err := direct.post(context.Background(), "CREATE (:Reg {k: $k})", map[string]any{"k": k}); err != nil || r.status != http.StatusOK {
+			t.Fatalf("creating register %d: %+v, %v", k, r, err)
 		}
 	}
 
@@ -108,44 +105,9 @@ type registerClient struct {
 	link *netfault.Link // nil when direct
 }
 
-type registerReply struct {
-	status int
-	code   string
-	rows   []map[string]any
-	err    error // no whole answer: the outcome is unknown
-}
-
-func (c *registerClient) post(ctx context.Context, query string, params map[string]any) registerReply {
-	raw, _ := json.Marshal(map[string]any{"query": query, "parameters": params})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/api/v1/query", bytes.NewReader(raw))
-	if err != nil {
-		return registerReply{err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return registerReply{err: err}
-	}
-	defer resp.Body.Close()
-	if raw, err = io.ReadAll(resp.Body); err != nil {
-		return registerReply{err: err}
-	}
-	var out struct {
-		Data  []map[string]any `json:"data"`
-		Error *struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return registerReply{err: fmt.Errorf("decoding %d: %w", resp.StatusCode, err)}
-	}
-	r := registerReply{status: resp.StatusCode, rows: out.Data}
-	if out.Error != nil {
-		r.code = out.Error.Code
-	}
-	return r
+// post runs query on the server, directly or through the link.
+func (c *registerClient) post(ctx context.Context, query string, params map[string]any) (queryReply, error) {
+	return postQuery(ctx, c.http, c.url, map[string]any{"query": query, "parameters": params})
 }
 
 // step runs one read or write of register k and records it. A request
@@ -157,9 +119,9 @@ func (c *registerClient) step(rec *linearcheck.Recorder, client, k int, write bo
 	ctx := context.Background()
 	if write {
 		op := rec.BeginWrite(client, key, v)
-		r := c.post(ctx, "MATCH (r:Reg {k: $k}) SET r.v = $v", map[string]any{"k": k, "v": v})
+		r, err := c.post(ctx, registerWrite, map[string]any{"k": k, "v": v})
 		switch {
-		case r.err != nil:
+		case err != nil:
 			op.Unknown()
 			c.awaitHeal()
 		case r.status == http.StatusOK:
@@ -170,20 +132,15 @@ func (c *registerClient) step(rec *linearcheck.Recorder, client, k int, write bo
 		return
 	}
 	op := rec.BeginRead(client, key)
-	r := c.post(ctx, "MATCH (r:Reg {k: $k}) RETURN r.v AS v", map[string]any{"k": k})
+	r, err := c.post(ctx, registerRead, map[string]any{"k": k})
 	switch {
-	case r.err != nil:
+	case err != nil:
 		op.Unknown()
 		c.awaitHeal()
 	case r.status != http.StatusOK || len(r.rows) != 1:
 		op.Failed()
 	default:
-		if n, ok := r.rows[0]["v"].(json.Number); ok {
-			i, _ := n.Int64()
-			op.ReadValue(i)
-		} else {
-			op.ReadNothing()
-		}
+		readRegister(op, r.rows)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/quiverdb/quiver/client"
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // servedProtocols is a real `quiver serve` with the metrics listener on:
@@ -48,7 +49,7 @@ func startServeProtocols(t *testing.T, bin, dataDir string, extra ...string) *se
 // and the metrics listener, whose counters must reflect it all.
 func TestServeProtocols(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	srv := startServeProtocols(t, bin, filepath.Join(dir, "data"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

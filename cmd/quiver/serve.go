@@ -107,10 +107,12 @@ func serve(o serveOptions) error {
 		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
 	var db *engine.DB
 	var mem *member
+	var reopens *reopenWatch // nil for a single server
 	if o.cluster != nil {
 		// A member: raft's log lives in the data directory too, and
 		// closing the node closes the database.
-		node, err := openMember(o, dataDir, eopts, log)
+		reopens = newReopenWatch()
+		node, err := openMember(o, dataDir, eopts, reopens, log)
 		if err != nil {
 			return err
 		}
@@ -120,6 +122,7 @@ func serve(o serveOptions) error {
 			}
 		}()
 		db, mem = node.DB(), &member{n: node, peerHTTP: o.cluster.httpAddresses(o)}
+		reopens.node = node
 	} else {
 		if db, err = dataDir.Open(eopts); err != nil {
 			return fmt.Errorf("cannot open the database: %w", err)
@@ -129,30 +132,18 @@ func serve(o serveOptions) error {
 			return err
 		}
 	}
-	var node *cluster.Node
-	if mem != nil {
-		node = mem.n
-	}
 	st := serveState{o: o, mem: mem, reg: reg, ml: ml, certs: certs, auditLog: auditLog, log: log, sigc: sigc, hupc: hupc}
-	for {
-		stopWatch := make(chan struct{})
-		swapped, err := st.serveDatabase(db, swapWatch(node, db, stopWatch))
-		close(stopWatch)
-		if err != nil || !swapped {
-			if err == nil {
-				log.Info("stopped")
-			}
-			return err
-		}
+	err = serveInTurn(db, reopens, st.serveDatabase, func(db *engine.DB) error {
 		// A member far behind installed a snapshot: its database is a
 		// new one, the one the frontends served is closed. Serve the new
 		// one on the same address (clients reconnect).
-		db = node.DB()
-		if err := node.RegisterProcedures(); err != nil {
-			return err
-		}
-		log.Info("the member installed a snapshot: serving its new database", "applied", node.Bookmark())
+		log.Info("the member installed a snapshot: serving its new database", "applied", mem.n.Bookmark())
+		return nil
+	})
+	if err == nil {
+		log.Info("stopped")
 	}
+	return err
 }
 
 // serveState is what serve keeps across the databases a member serves
@@ -220,35 +211,6 @@ func (st *serveState) serveDatabase(db *engine.DB, swapped <-chan struct{}) (boo
 	}
 	return swap, nil
 }
-
-// swapWatch closes its channel once node's database is no longer db (a
-// snapshot install replaced it), looking until stop closes; nil for a
-// single server.
-func swapWatch(node *cluster.Node, db *engine.DB, stop <-chan struct{}) <-chan struct{} {
-	if node == nil {
-		return nil
-	}
-	c := make(chan struct{})
-	go func() {
-		t := time.NewTicker(swapPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if node.DB() != db {
-					close(c)
-					return
-				}
-			}
-		}
-	}()
-	return c
-}
-
-// swapPoll is how often serve looks for a member's replaced database.
-const swapPoll = 250 * time.Millisecond
 
 // engineBudgets are the server's and a query's memory budgets as the
 // engine takes them: -1 for none.

@@ -15,13 +15,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // TestServeBinary builds quiver, starts it on a free port, asks its health
 // endpoint, and stops it with SIGTERM: a clean shutdown exits 0.
 func TestServeBinary(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	cmd, addr := startServe(t, bin, filepath.Join(dir, "data"))
 	resp, err := http.Get("http://" + addr + "/api/v1/health")
 	if err != nil {
@@ -46,16 +48,6 @@ func TestServeBinary(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the server did not stop after SIGTERM")
 	}
-}
-
-// buildQuiver builds the binary into dir.
-func buildQuiver(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "quiver")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // startServe starts `quiver serve` on a free port over dataDir and returns
@@ -98,7 +90,7 @@ func startServe(t *testing.T, bin, dataDir string) (*exec.Cmd, string) {
 // holds it.
 func TestOneProcessPerDataDir(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	data := filepath.Join(dir, "data")
 	first, _ := startServe(t, bin, data)
 	holder := fmt.Sprintf("in use by another process (pid %d)", first.Process.Pid)

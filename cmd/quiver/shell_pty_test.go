@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // shellChildEnv carries, as JSON, the arguments of `quiver shell` that
@@ -25,7 +27,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(run(append([]string{"shell"}, args...)))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	serverproc.Cleanup() // the binary the process tests shared
+	os.Exit(code)
 }
 
 // ptyShell is `quiver shell` running on a pseudo-terminal, as a person

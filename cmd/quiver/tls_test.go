@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/quiverdb/quiver/internal/serverproc"
 )
 
 // testCA is a certificate authority made for a test: it signs server
@@ -205,7 +207,7 @@ func TestServeTLSWithAuth(t *testing.T) {
 		t.Fatal("curl is not installed (make curl installs it): the TLS test checks the certificate with curl --cacert")
 	}
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	ca := newTestCA(t, dir)
 	certFile, keyFile := filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key")
 	first := ca.issue(t, 2, certFile, keyFile)
@@ -417,7 +419,7 @@ func peerCert(t *testing.T, addr string, pool *x509.CertPool) [32]byte {
 // start, with a warning.
 func TestServeRefusesClearTextAuth(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildQuiver(t, dir)
+	bin := serverproc.Build(t)
 	cmd := exec.Command(bin, "serve", "--auth-enabled", "--listen", "0.0.0.0:0", "--data-dir", filepath.Join(dir, "data"))
 	cmd.Env = append(os.Environ(), "QUIVER_ADMIN_PASSWORD="+tlsAdminPassword)
 	out, err := cmd.CombinedOutput()

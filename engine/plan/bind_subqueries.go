@@ -146,6 +146,10 @@ func (b *binder) constantLimits(p *gql.Projection) (RowLimit, bool) {
 	return r, true
 }
 
+// QueryWrites reports whether q has an updating clause, in nested CALLs
+// too: whether its plan writes (Plan.Writes).
+func QueryWrites(q *gql.Query) bool { return queryWrites(q) }
+
 // queryWrites reports whether q has an updating clause, in nested CALLs
 // too.
 func queryWrites(q *gql.Query) bool {

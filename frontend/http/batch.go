@@ -116,11 +116,33 @@ func (s *Server) handleBatch(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, e)
 		return
 	}
+	if s.followerRoutes(req) {
+		s.writeNotLeader(ctx, nil)
+		return
+	}
 	if req.transaction {
 		s.runBatchTransaction(ctx, req)
 	} else {
 		s.runBatchAutoCommit(ctx, req)
 	}
+}
+
+// followerRoutes reports whether the batch holds a write and this
+// server is a member of a cluster that does not lead: the batch is then
+// routed as a whole (307 to the leader, or 25006 naming it) before any
+// of its statements runs, transaction or not. A read-only batch runs
+// here.
+func (s *Server) followerRoutes(req *batchRequest) bool {
+	c := s.cfg.Cluster
+	if c == nil || c.Role() == "leader" {
+		return false
+	}
+	for _, q := range req.queries {
+		if engine.Writes(q.query) {
+			return true
+		}
+	}
+	return false
 }
 
 // runBatchTransaction runs the batch in one transaction and answers once

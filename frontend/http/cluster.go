@@ -26,7 +26,9 @@ import (
 //     known, or the leader's address unknown, it is the error: 503, as
 //     for every 25006 (a client retries with backoff).
 //   - BEGIN on a member that does not lead is answered the same way,
-//     unless its body says "read_only": true.
+//     unless its body says "read_only": true; so is a batch holding a
+//     write (engine.Writes), transaction or not, before any of its
+//     statements runs (batch.go). A read-only batch runs there.
 //   - A query, batch, BEGIN, transaction statement or commit may carry a
 //     bookmark (header Quiver-Bookmark, or the body's "bookmark"; other
 //     endpoints ignore it): it runs once this member applied it, or fails
