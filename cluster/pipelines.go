@@ -43,7 +43,7 @@ func (t *closingTransport) AppendEntriesPipeline(id raft.ServerID, target raft.S
 	if err != nil {
 		return nil, err
 	}
-	cp := &closingPipeline{AppendPipeline: p, t: t}
+	cp := newClosingPipeline(p, t)
 	t.mu.Lock()
 	t.pipes[cp] = struct{}{}
 	t.mu.Unlock()
@@ -64,15 +64,71 @@ func (t *closingTransport) closePipelines() {
 	}
 }
 
-// closingPipeline forgets itself in its transport when it closes.
+// closingPipeline forgets itself in its transport when it closes, and
+// relays the pipeline's answered futures to raft through a queue of its
+// own, so that the pipeline's decoder never waits for raft to take one.
+//
+// That wait is the other half of the deadlock above, and it bites while
+// the cluster runs, not only at shutdown: once raft's pipelineDecode
+// has returned (a follower answered Success=false), nothing reads the
+// pipeline's unbuffered doneCh, the decoder parks on it, the next send
+// parks on inprogressCh, and replication to that follower stops for
+// good while heartbeats keep it from calling an election. With the
+// relay the decoder always hands its future on, the send returns, and
+// raft's replication loop sees that its decoder finished and reopens
+// the pipeline. The queue holds answers raft has not taken yet; it is
+// short while raft reads it, and a pipeline whose reader has gone for
+// longer than maxQueuedAnswers answers is closed, which raft treats as a
+// broken pipeline.
 type closingPipeline struct {
 	raft.AppendPipeline
-	t *closingTransport
+	t       *closingTransport
+	answers chan raft.AppendFuture
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// maxQueuedAnswers bounds the answers a pipeline keeps for a reader
+// that stopped reading.
+const maxQueuedAnswers = 1024
+
+func newClosingPipeline(p raft.AppendPipeline, t *closingTransport) *closingPipeline {
+	cp := &closingPipeline{AppendPipeline: p, t: t, answers: make(chan raft.AppendFuture), closed: make(chan struct{})}
+	go cp.relay(p.Consumer())
+	return cp
+}
+
+// Consumer is the channel raft reads answered sends from, in send order.
+func (p *closingPipeline) Consumer() <-chan raft.AppendFuture { return p.answers }
+
+func (p *closingPipeline) relay(in <-chan raft.AppendFuture) {
+	var queue []raft.AppendFuture
+	for {
+		var out chan raft.AppendFuture
+		var next raft.AppendFuture
+		if len(queue) > 0 {
+			out, next = p.answers, queue[0]
+		}
+		select {
+		case f := <-in:
+			queue = append(queue, f)
+			if len(queue) > maxQueuedAnswers {
+				p.Close()
+				return
+			}
+		case out <- next:
+			queue[0] = nil
+			queue = queue[1:]
+		case <-p.closed:
+			return
+		}
+	}
 }
 
 func (p *closingPipeline) Close() error {
 	p.t.mu.Lock()
 	delete(p.t.pipes, p)
 	p.t.mu.Unlock()
+	p.once.Do(func() { close(p.closed) })
 	return p.AppendPipeline.Close()
 }
