@@ -123,8 +123,10 @@ func (l *lanes) sum(nodes, rels int64) [sha256.Size]byte {
 }
 
 // nodeCacheSize is the number of node digests the hasher keeps
-// (direct-mapped by id): about 170 KB.
-const nodeCacheSize = 1 << 12
+// (direct-mapped by id): 3 MiB, whatever the graph's size. Endpoint
+// digests are most of a hash's work (at bench scale S, 100k nodes and 1M
+// relationships, 80% of 4.6 s with 4096 entries).
+const nodeCacheSize = 1 << 16
 
 type cachedDigest struct {
 	id  uint64
