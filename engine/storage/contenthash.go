@@ -5,9 +5,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/temporal"
 	"github.com/quiverdb/quiver/vector"
@@ -34,9 +38,9 @@ import (
 //	           checkpoint keeps them.
 //
 // Endpoints enter a relationship by their content digest, recomputed per
-// relationship (a small direct-mapped cache spares the hubs): the state is
-// constant in size whatever the graph's, at the cost of reading an
-// endpoint's properties once per relationship that does not hit.
+// relationship (a direct-mapped cache per worker spares the hubs): the
+// state is constant in size whatever the graph's, at the cost of reading
+// an endpoint's properties once per relationship that does not hit.
 // Content does not separate graphs that differ only in which of two
 // nodes of equal content an edge touches; Identity does.
 
@@ -52,57 +56,111 @@ type ContentHash struct {
 const contentHashVersion = "quiver.contentHash/1\x00"
 
 // ContentHash digests the version (see above). cat names its catalog
-// ids; stop, when not nil, is asked between groups and may end the scan
-// with its error.
+// ids; stop, when not nil, is asked between groups (from several
+// goroutines) and may end the scan with its error. The groups of node
+// and relationship ids are shared out among up to GOMAXPROCS workers
+// (at most maxHashWorkers), each with its own cache: the sums commute.
 func (s *Snapshot) ContentHash(cat *catalog.Catalog, stop func() error) (ContentHash, error) {
-	h := newContentHasher(s, cat)
-	var content, identity lanes
-	var nodes, rels int64
-	it := s.live.Iterator()
-	for it.HasNext() {
-		if nodes&(GroupSize-1) == 0 && stop != nil {
-			if err := stop(); err != nil {
-				return ContentHash{}, err
+	groups := max(s.relGroups(), int((s.nodeBound+GroupSize-1)>>groupShift))
+	parts := make([]hashPart, max(1, min(runtime.GOMAXPROCS(0), maxHashWorkers, groups)))
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range parts {
+		p := &parts[w]
+		wg.Go(func() {
+			h := newContentHasher(s, cat)
+			it := s.live.Iterator()
+			for !failed.Load() {
+				g := int(next.Add(1) - 1)
+				if g >= groups {
+					return
+				}
+				if stop != nil {
+					if p.err = stop(); p.err != nil {
+						failed.Store(true)
+						return
+					}
+				}
+				h.nodeGroup(p, it, g)
+				h.relGroup(p, g)
 			}
+		})
+	}
+	wg.Wait()
+	var sum hashPart
+	for _, p := range parts {
+		if p.err != nil {
+			return ContentHash{}, p.err
 		}
+		sum.content.addLanes(&p.content)
+		sum.identity.addLanes(&p.identity)
+		sum.nodes += p.nodes
+		sum.rels += p.rels
+	}
+	if sum.nodes != s.nodeCount || sum.rels != s.relCount {
+		return ContentHash{}, fmt.Errorf("storage: the version counts %d nodes and %d relationships but holds %d and %d",
+			s.nodeCount, s.relCount, sum.nodes, sum.rels)
+	}
+	return ContentHash{Content: sum.content.sum(sum.nodes, sum.rels), Identity: sum.identity.sum(sum.nodes, sum.rels),
+		Nodes: sum.nodes, Rels: sum.rels}, nil
+}
+
+// maxHashWorkers bounds a content hash's goroutines (and caches).
+const maxHashWorkers = 8
+
+// hashPart is one worker's share of a content hash.
+type hashPart struct {
+	content, identity lanes
+	nodes, rels       int64
+	err               error
+}
+
+// nodeGroup adds the live nodes of id group g; it (the live set's, of
+// this worker) has not passed the group's start.
+func (h *contentHasher) nodeGroup(p *hashPart, it roaring.IntPeekable, g int) {
+	lo, hi := uint64(g)<<groupShift, uint64(g+1)<<groupShift
+	if lo > maxNodeID {
+		return
+	}
+	it.AdvanceIfNeeded(uint32(lo))
+	for it.HasNext() && uint64(it.PeekNext()) < hi {
 		id := uint64(it.Next())
 		d := h.node(id)
-		content.add(d)
-		identity.add(h.withIDs(d, id))
-		nodes++
+		p.content.add(d)
+		p.identity.add(h.withIDs(d, id))
+		p.nodes++
 	}
-	for g := range s.relGroups() {
-		if stop != nil {
-			if err := stop(); err != nil {
-				return ContentHash{}, err
-			}
-		}
-		c := s.relGroup(g)
-		if c == nil {
+}
+
+// relGroup adds the relationships of id group g.
+func (h *contentHasher) relGroup(p *hashPart, g int) {
+	c := h.s.relGroup(g)
+	if c == nil {
+		return
+	}
+	start := uint64(g) << groupShift
+	for r, t := range c.typ {
+		if t == noRel {
 			continue
 		}
-		start := uint64(g) << groupShift
-		for r, t := range c.typ {
-			if t == noRel {
-				continue
-			}
-			id := start + uint64(r)
-			src, dst := uint64(c.src[r]), uint64(c.dst[r])
-			d := h.rel(id, catalog.TypeID(t), src, dst)
-			content.add(d)
-			identity.add(h.withIDs(d, id, src, dst))
-			rels++
-		}
+		id := start + uint64(r)
+		src, dst := uint64(c.src[r]), uint64(c.dst[r])
+		d := h.rel(id, catalog.TypeID(t), src, dst)
+		p.content.add(d)
+		p.identity.add(h.withIDs(d, id, src, dst))
+		p.rels++
 	}
-	if nodes != s.nodeCount || rels != s.relCount {
-		return ContentHash{}, fmt.Errorf("storage: the version counts %d nodes and %d relationships but holds %d and %d",
-			s.nodeCount, s.relCount, nodes, rels)
-	}
-	return ContentHash{Content: content.sum(nodes, rels), Identity: identity.sum(nodes, rels), Nodes: nodes, Rels: rels}, nil
 }
 
 // lanes is a multiset hash's state: digests summed lane by lane.
 type lanes [4]uint64
+
+func (l *lanes) addLanes(o *lanes) {
+	for i := range l {
+		l[i] += o[i]
+	}
+}
 
 func (l *lanes) add(d [sha256.Size]byte) {
 	for i := range l {
