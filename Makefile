@@ -242,6 +242,7 @@ fuzz:
 		'FuzzOpen ./engine/storage/wal/ 30000' \
 		'FuzzDecodeRecord ./engine/storage/ 20000' \
 		'FuzzDecodeSystemFile ./engine/storage/ 10000' \
+		'FuzzBaseArchive ./engine/storage/ 20000' \
 		'FuzzGraphalytics ./engine/load/ 5000' \
 		'FuzzParquet ./engine/load/ 2000' \
 		'FuzzParseManifest ./engine/export/ 10000' \
@@ -258,7 +259,8 @@ fuzz:
 		'FuzzAuthorizationHeader ./frontend/auth/ 20000' \
 		'FuzzAccessToken ./frontend/auth/ 20000' \
 		'FuzzAuditRecord ./frontend/auth/ 20000' \
-		'FuzzHandler ./frontend/http/ 20000'; do \
+		'FuzzHandler ./frontend/http/ 20000' \
+		'FuzzMemberHandshake ./cluster/ 5000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \
 		$(GO) test -run '^$$' -fuzz "^$$1\$$" -fuzztime $${execs}x -fuzzminimizetime $(FUZZMINTIME) $$2; \

@@ -169,6 +169,21 @@ func write(ctx context.Context, n *Node, v int) error {
 	return res.Close()
 }
 
+// contentHash is n's quiver.storage.contentHash(): hash and id_hash.
+func contentHash(t testing.TB, n *Node) string {
+	t.Helper()
+	res, err := n.DB().Query(context.Background(), "CALL quiver.storage.contentHash() YIELD hash, id_hash", nil)
+	if err != nil {
+		t.Fatalf("%s: %v", n.ID(), err)
+	}
+	defer res.Close()
+	b, err := res.Next()
+	if err != nil || b == nil || b.Rows() != 1 {
+		t.Fatalf("%s: contentHash: %v", n.ID(), err)
+	}
+	return fmt.Sprint(b.Cols[0].Get(b.Row(0)), "/", b.Cols[1].Get(b.Row(0)))
+}
+
 // values returns the sorted v of every :K node on n.
 func values(t testing.TB, n *Node) []int {
 	t.Helper()
@@ -208,12 +223,13 @@ func code(err error) string {
 }
 
 // checkSame checks that every live member applied bookmark and holds
-// the same values, with no duplicate, a valid graph, and every
-// acknowledged value.
+// the same values, with no duplicate, a valid graph of the same content
+// hash, and every acknowledged value.
 func (c *testCluster) checkSame(bookmark uint64, acked []int) []int {
 	c.t.Helper()
 	ctx := ctxT(c.t)
 	var want []int
+	var wantHash string
 	for i, n := range c.live() {
 		if err := n.WaitApplied(ctx, bookmark); err != nil {
 			c.t.Fatalf("%s: %v", n.ID(), err)
@@ -221,11 +237,13 @@ func (c *testCluster) checkSame(bookmark uint64, acked []int) []int {
 		if err := n.DB().Check(); err != nil {
 			c.t.Fatalf("%s: %v", n.ID(), err)
 		}
-		got := values(c.t, n)
+		got, hash := values(c.t, n), contentHash(c.t, n)
 		if i == 0 {
-			want = got
+			want, wantHash = got, hash
 		} else if !slices.Equal(got, want) {
 			c.t.Fatalf("%s holds %v, %s holds %v", n.ID(), got, c.live()[0].ID(), want)
+		} else if hash != wantHash {
+			c.t.Fatalf("%s's content hash is %s, %s's %s: the graphs differ", n.ID(), hash, c.live()[0].ID(), wantHash)
 		}
 		if len(slices.Compact(slices.Clone(got))) != len(got) {
 			c.t.Fatalf("%s holds a value twice: %v", n.ID(), got)

@@ -132,7 +132,7 @@ type testCA struct {
 	pool *x509.CertPool
 }
 
-func newTestCA(t *testing.T, name string) *testCA {
+func newTestCA(t testing.TB, name string) *testCA {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -152,7 +152,7 @@ func newTestCA(t *testing.T, name string) *testCA {
 }
 
 // member issues a member certificate.
-func (ca *testCA) member(t *testing.T, name string) tls.Certificate {
+func (ca *testCA) member(t testing.TB, name string) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -169,7 +169,7 @@ func (ca *testCA) member(t *testing.T, name string) tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
-func tlsAuth(t *testing.T, cert tls.Certificate, ca *x509.CertPool) MemberAuth {
+func tlsAuth(t testing.TB, cert tls.Certificate, ca *x509.CertPool) MemberAuth {
 	t.Helper()
 	cfg, err := MemberTLS(cert, ca)
 	if err != nil {

@@ -29,8 +29,10 @@ type Node struct {
 	db    atomic.Pointer[engine.DB]
 	store atomic.Pointer[storage.Store]
 	swap  sync.RWMutex
-	// installs counts the snapshots installed since open.
-	installs atomic.Int64
+	// installs counts the snapshots installed since open; lastInstall
+	// is how the latest one went (snapshot.go).
+	installs    atomic.Int64
+	lastInstall atomic.Pointer[InstallStats]
 	// procs says the dbms.cluster.* procedures are registered (procs.go).
 	procs atomic.Bool
 	bolt  *BoltStore

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/hashicorp/raft"
 	"github.com/quiverdb/quiver/engine"
@@ -45,6 +46,34 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 // Release has nothing to release: the checkpoint stays the database's.
 func (s *fsmSnapshot) Release() {}
 
+// InstallStats is how a member's latest snapshot install went: raft has
+// received the snapshot whole (into DataDir/raft/snapshots) when the
+// install starts.
+type InstallStats struct {
+	// Start is when the install started; Bytes the archive's size.
+	Start time.Time
+	Bytes int64
+	// Install is the time to write the archive's files as the member's
+	// checkpoint (synced); Reopen the time to open the database on it.
+	Install, Reopen time.Duration
+}
+
+// LastInstall is how the member's latest snapshot install since open
+// went; nil when it installed none.
+func (n *Node) LastInstall() *InstallStats { return n.lastInstall.Load() }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
 // restore installs the archive r streams as the member's checkpoint,
 // unless its own holds as much, and returns the index the member's
 // state then holds everything up to.
@@ -54,7 +83,9 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 	db := n.db.Load()
 	have := n.store.Load().AppliedIndex()
 	closed := false
-	index, _, err := engine.InstallCheckpointArchive(n.cfg.DataDir, n.engineOptions(), r, func(index uint64) bool {
+	stats := InstallStats{Start: time.Now()}
+	counted := &countingReader{r: r}
+	index, _, err := engine.InstallCheckpointArchive(n.cfg.DataDir, n.engineOptions(), counted, func(index uint64) bool {
 		if index <= have {
 			return false
 		}
@@ -70,9 +101,11 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 		}
 		return have, nil
 	}
+	stats.Bytes, stats.Install = counted.n, time.Since(stats.Start)
 	// Open what the directory holds: the installed checkpoint, or after a
 	// failed install the previous one.
 	reopened, oerr := engine.Open(n.cfg.DataDir, n.engineOptions())
+	stats.Reopen = time.Since(stats.Start) - stats.Install
 	if oerr != nil {
 		oerr = fmt.Errorf("cluster: cannot open the database after a snapshot install: %w", errors.Join(err, oerr))
 		n.fsm.failed.CompareAndSwap(nil, &oerr)
@@ -88,7 +121,9 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 	if err != nil {
 		return n.store.Load().AppliedIndex(), fmt.Errorf("cluster: cannot install a snapshot: %w", err)
 	}
+	n.lastInstall.Store(&stats)
 	n.installs.Add(1)
-	n.log.Info("installed a snapshot", "index", index, "applied", n.store.Load().AppliedIndex())
+	n.log.Info("installed a snapshot", "index", index, "applied", n.store.Load().AppliedIndex(),
+		"bytes", stats.Bytes, "install", stats.Install, "reopen", stats.Reopen)
 	return n.store.Load().AppliedIndex(), nil
 }

@@ -162,6 +162,7 @@ func TestPrivilegeMatrix(t *testing.T) {
 		{name: "call db.labels", query: "CALL db.labels()", need: R, denied: "procedure db.labels"},
 		{name: "call an algorithm", query: "CALL algo.wcc.stream()", need: R, denied: "procedure algo.wcc.stream"},
 		{name: "call storage stats", query: "CALL quiver.storage.stats()", need: R, denied: "procedure quiver.storage.stats"},
+		{name: "call storage content hash", query: "CALL quiver.storage.contentHash()", need: R, denied: "procedure quiver.storage.contentHash"},
 		{name: "call storage integrity", query: "CALL quiver.storage.integrity()", need: R | A, denied: "procedure quiver.storage.integrity"},
 		{name: "clear the projection cache", query: "CALL algo.cache.clear()", need: R | A, denied: "procedure algo.cache.clear"},
 		{name: "call without Requires", query: "CALL test.open()", need: R | A, denied: "procedure test.open"},

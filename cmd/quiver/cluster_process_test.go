@@ -219,7 +219,8 @@ func TestClusterProcessFailover(t *testing.T) {
 
 // checkConverged checks, once the load stopped, that every member holds
 // every acknowledged write and nothing never attempted, that their
-// graphs are equal, and that each passes quiver.storage.integrity().
+// graphs are equal (the same values and the same content hash), and
+// that each passes quiver.storage.integrity().
 func (c *processCluster) checkConverged(w *writeLoad) {
 	t := c.t
 	t.Helper()
@@ -234,6 +235,7 @@ func (c *processCluster) checkConverged(w *writeLoad) {
 	acked, attempted := w.mu.acked, w.mu.attempted
 	w.mu.Unlock()
 	var first []int64
+	var firstHash string
 	for i := range c.procs {
 		got := int64Column(t, c.mustQuery(i, "MATCH (w:W) RETURN w.v AS v ORDER BY v", nil, "Quiver-Bookmark", mark).rows, "v")
 		have := map[int64]bool{}
@@ -264,6 +266,18 @@ func (c *processCluster) checkConverged(w *writeLoad) {
 		if len(integ) != 1 || integ[0]["node_count_consistent"] != true || integ[0]["edge_count_consistent"] != true || fmt.Sprint(integ[0]["total_errors"]) != "0" {
 			t.Errorf("%s: quiver.storage.integrity() = %v", c.ids[i], integ)
 		}
+		// The whole graph, not only the values: labels, properties and
+		// ids (storage/contenthash.go).
+		sum := c.mustQuery(i, "CALL quiver.storage.contentHash() YIELD hash, id_hash", nil, "Quiver-Bookmark", mark).rows
+		if len(sum) != 1 {
+			t.Fatalf("%s: quiver.storage.contentHash() = %v", c.ids[i], sum)
+		}
+		h := fmt.Sprint(sum[0]["hash"], "/", sum[0]["id_hash"])
+		if i == 0 {
+			firstHash = h
+		} else if h != firstHash {
+			t.Errorf("%s's content hash %s, %s's %s: the graphs differ", c.ids[0], firstHash, c.ids[i], h)
+		}
 	}
-	t.Logf("%d writes attempted, %d acknowledged; every member holds %d values", len(attempted), len(acked), len(first))
+	t.Logf("%d writes attempted, %d acknowledged; every member holds %d values; content hash %s", len(attempted), len(acked), len(first), firstHash)
 }

@@ -77,6 +77,16 @@ func archiveFile(fsys vfs.FS, tw *tar.Writer, dir, base string, f baseFile) erro
 	return nil
 }
 
+// maxArchivedManifest bounds the manifest an archive may carry: it is
+// read whole. A real one lists a few hundred files in a few tens of KB.
+const maxArchivedManifest = 16 << 20
+
+// plainFileName reports whether name names a file directly inside a
+// base directory: no separator, not "", "." or "..", no NUL.
+func plainFileName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
+}
+
 // BaseArchive is a base archive being read (OpenBaseArchive).
 type BaseArchive struct {
 	r     io.Reader
@@ -90,7 +100,7 @@ type BaseArchive struct {
 func OpenBaseArchive(r io.Reader) (*BaseArchive, error) {
 	tr := tar.NewReader(r)
 	hdr, err := tr.Next()
-	if err != nil || hdr.Name != ManifestName || hdr.Size > 64<<20 {
+	if err != nil || hdr.Name != ManifestName || hdr.Typeflag != tar.TypeReg || hdr.Size > maxArchivedManifest {
 		return nil, fmt.Errorf("%w: a base archive starts with %s", ErrCorruptBase, ManifestName)
 	}
 	mb, err := io.ReadAll(tr)
@@ -140,7 +150,10 @@ func (a *BaseArchive) Install(fsys vfs.FS, dir string) (ManifestStamp, error) {
 		if err != nil {
 			return fail(fmt.Errorf("%w: the archive ends before %s: %v", ErrCorruptBase, f.Name, err))
 		}
-		if hdr.Name != m.Base+"/"+f.Name || hdr.Size != f.Size || strings.ContainsAny(f.Name, `/\`) || f.Name == ".." || f.Name == "." {
+		// Names come from the other end: each must be one plain file of
+		// the manifest, in order, and is written as such (a link entry
+		// is refused, not followed or made).
+		if hdr.Name != m.Base+"/"+f.Name || hdr.Typeflag != tar.TypeReg || hdr.Size != f.Size || !plainFileName(f.Name) {
 			return fail(fmt.Errorf("%w: the archive holds %s (%d bytes) where its manifest lists %s (%d bytes)", ErrCorruptBase, hdr.Name, hdr.Size, f.Name, f.Size))
 		}
 		if err := installFile(fsys, filepath.Join(dir, sub, f.Name), tr, f.Size); err != nil {

@@ -1,12 +1,13 @@
 // Package storageprocs owns the storage procedures (docs/durability.md,
-// "Storage procedures"): CALL quiver.storage.stats() and CALL
-// quiver.storage.integrity(). They read the store and the log's
+// "Storage procedures"): CALL quiver.storage.stats(), CALL
+// quiver.storage.integrity() and CALL quiver.storage.contentHash(). They read the store and the log's
 // positions a database hands them (Source); the database registers them
 // at Open.
 package storageprocs
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -42,6 +43,11 @@ var storageIntegrityFields = []procs.Field{
 	{Name: "label_index_entries", Type: "INTEGER"}, {Name: "total_errors", Type: "INTEGER"},
 }
 
+var storageContentHashFields = []procs.Field{
+	{Name: "hash", Type: "STRING"}, {Name: "id_hash", Type: "STRING"},
+	{Name: "node_count", Type: "INTEGER"}, {Name: "edge_count", Type: "INTEGER"},
+}
+
 // Source is what the procedures read of a database.
 type Source struct {
 	Store *storage.Store
@@ -73,6 +79,13 @@ func Register(reg *procs.Registry, src Source) error {
 		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.storageIntegrity(c.Ctx) }})
 	if err != nil {
 		return fmt.Errorf("cannot register quiver.storage.integrity: %w", err)
+	}
+	err = reg.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.contentHash", Outputs: storageContentHashFields,
+		// Read, like stats: it tells no more than MATCH (n) could.
+		Requires: procs.PrivRead},
+		Fn: func(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) { return db.contentHash(c.Ctx) }})
+	if err != nil {
+		return fmt.Errorf("cannot register quiver.storage.contentHash: %w", err)
 	}
 	return nil
 }
@@ -120,4 +133,18 @@ func (db *Source) storageIntegrity(ctx context.Context) ([][]vector.Value, error
 		errors++
 	}
 	return [][]vector.Value{{nodesOK, edgesOK, int64(st.LabelEntries), errors}}, nil
+}
+
+// contentHash is the row of quiver.storage.contentHash() at the latest
+// durable version: its content hash without ids (hash) and with them
+// (id_hash), in hex (storage/contenthash.go).
+func (db *Source) contentHash(ctx context.Context) ([][]vector.Value, error) {
+	h, err := db.Store.Snapshot().ContentHash(db.Store.Catalog(), func() error { return errs.Stopped(ctx) })
+	if err != nil {
+		if stopErr := errs.Stopped(ctx); stopErr != nil {
+			return nil, stopErr
+		}
+		return nil, errs.Internal("cannot hash the graph: %v", err)
+	}
+	return [][]vector.Value{{hex.EncodeToString(h.Content[:]), hex.EncodeToString(h.Identity[:]), h.Nodes, h.Rels}}, nil
 }
