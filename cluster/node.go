@@ -32,12 +32,13 @@ type Node struct {
 	// installs counts the snapshots installed since open.
 	installs atomic.Int64
 	// procs says the dbms.cluster.* procedures are registered (procs.go).
-	procs atomic.Bool
-	bolt  *BoltStore
-	raft  *raft.Raft
-	trans raft.Transport
-	fsm   *fsm
-	rlog  *replLog
+	procs  atomic.Bool
+	logs   *LogStore
+	stable *StableStore
+	raft   *raft.Raft
+	trans  raft.Transport
+	fsm    *fsm
+	rlog   *replLog
 	// kick wakes the lead loop; stop ends it, done says it ended.
 	kick chan struct{}
 	stop chan struct{}
@@ -84,8 +85,8 @@ func Open(cfg Config) (*Node, error) {
 	fail := func(err error) (*Node, error) {
 		n.rlog.close()
 		db.Close()
-		if n.bolt != nil {
-			n.bolt.Close()
+		if n.logs != nil {
+			n.logs.Close()
 		}
 		if c, ok := n.trans.(io.Closer); ok && cfg.Transport == nil {
 			c.Close()
@@ -96,7 +97,7 @@ func Open(cfg Config) (*Node, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(fmt.Errorf("cluster: cannot create %s: %w", dir, err))
 	}
-	if n.bolt, err = OpenBoltStore(filepath.Join(dir, raftDBName)); err != nil {
+	if n.logs, n.stable, err = openRaftStores(dir, 0); err != nil {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
@@ -114,12 +115,12 @@ func Open(cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot open raft's snapshots in %s: %w", dir, err))
 	}
-	existing, err := raft.HasExistingState(n.bolt, n.bolt, snaps)
+	existing, err := raft.HasExistingState(n.logs, n.stable, snaps)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot read raft's state: %w", err))
 	}
 	n.fsm = newFSM(n)
-	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, snaps, n.trans)
+	r, err := raft.NewRaft(rc, n.fsm, n.logs, n.stable, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
@@ -161,14 +162,13 @@ func checkMemberDir(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, storage.ManifestName)); err != nil {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, RaftDirName, raftDBName)); err == nil {
-		return nil
+	for _, name := range []string{logDirName, legacyDBName} {
+		if _, err := os.Stat(filepath.Join(dir, RaftDirName, name)); err == nil {
+			return nil
+		}
 	}
 	return fmt.Errorf("cluster: %s holds a database that is not a cluster member's (a single server's, or an import): start a member on an empty directory; it receives the data from the leader", dir)
 }
-
-// raftDBName is raft's log file in DataDir/raft.
-const raftDBName = "raft.db"
 
 // engineOptions are the database's options: the configuration's, with
 // the member as its replication.
@@ -335,7 +335,7 @@ func (n *Node) Close() error {
 		n.swap.Lock()
 		derr := n.db.Load().Close()
 		n.swap.Unlock()
-		berr := n.bolt.Close()
+		berr := n.logs.Close()
 		n.closeErr = errors.Join(rerr, derr, berr)
 	})
 	return n.closeErr
