@@ -120,7 +120,14 @@ func Open(cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("cluster: cannot read raft's state: %w", err))
 	}
 	n.fsm = newFSM(n)
-	r, err := raft.NewRaft(rc, n.fsm, n.logs, n.stable, snaps, n.trans)
+	// The cache serves the entries just appended from memory: a follower
+	// reads every entry back to apply it, and the leader each entry it
+	// sends, which without it is a pread and a decode per entry each.
+	cache, err := raft.NewLogCache(logCacheEntries, n.logs)
+	if err != nil {
+		return fail(fmt.Errorf("cluster: cannot start raft's log cache: %w", err))
+	}
+	r, err := raft.NewRaft(rc, n.fsm, cache, n.stable, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
@@ -169,6 +176,11 @@ func checkMemberDir(dir string) error {
 	}
 	return fmt.Errorf("cluster: %s holds a database that is not a cluster member's (a single server's, or an import): start a member on an empty directory; it receives the data from the leader", dir)
 }
+
+// logCacheEntries is how many of the latest log entries raft keeps in
+// memory: more than a batch (raft's MaxAppendEntries, 64) in flight to
+// each follower.
+const logCacheEntries = 1024
 
 // engineOptions are the database's options: the configuration's, with
 // the member as its replication.
@@ -330,6 +342,7 @@ func (n *Node) Close() error {
 			nt.closePipelines() // a replication goroutine may be stuck in one
 		}
 		rerr := shut.Error()
+		n.rlog.raftDown()
 		<-n.done
 		<-n.rlog.done
 		n.swap.Lock()
