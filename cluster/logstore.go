@@ -125,11 +125,9 @@ func (s *LogStore) recover() error {
 	if err != nil {
 		return fmt.Errorf("cluster: cannot list the raft log %s: %w", s.dir, err)
 	}
-	var names []string
 	for _, e := range entries {
 		if first, ok := parseSegmentName(e.Name()); ok && e.Type().IsRegular() {
 			s.segs = append(s.segs, &segment{first: first, path: filepath.Join(s.dir, e.Name())})
-			names = append(names, e.Name())
 		}
 	}
 	dirty := false
