@@ -85,6 +85,7 @@ func segmentFiles(t *testing.T, dir string) []string {
 // crash during the write) reopens with every entry before it, and takes
 // appends after them.
 func TestLogStoreTornTail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openLogs(t, vfs.Default, dir, 0)
 	storeRange(t, s, 1, 20, 5)
@@ -115,6 +116,7 @@ func TestLogStoreTornTail(t *testing.T) {
 // records follow is damage: open fails naming the file, and changes
 // nothing.
 func TestLogStoreCorruptRecord(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		segSize int64
@@ -154,6 +156,7 @@ func TestLogStoreCorruptRecord(t *testing.T) {
 // segments wholly below it and keeps the first index across a reopen; a
 // suffix deletion truncates one segment and removes those after it.
 func TestLogStoreSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seg := int64(4 * recordSize(testLog(1))) // four entries a segment
 	s := openLogs(t, vfs.Default, dir, seg)
@@ -216,6 +219,7 @@ func TestLogStoreSegments(t *testing.T) {
 // range with every entry acknowledged before the cut (an append, or a
 // deletion, is acknowledged when its call returns).
 func TestLogStorePowerLoss(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))

@@ -17,6 +17,7 @@ import (
 // error naming it, not an empty state (a member that forgot its vote
 // could vote twice in a term).
 func TestStableStoreDamage(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "stable")
 	s, err := OpenStableStore(vfs.Default, path)
 	if err != nil {
@@ -76,6 +77,7 @@ func writeBoltLog(t *testing.T, path string, logs []*raft.Log, stable map[string
 // gap: what came before is in a snapshot) and the same term and vote;
 // raft.db becomes raft.db.migrated, and a second open migrates nothing.
 func TestMigrateBoltStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var old []*raft.Log
 	old = append(old, testLog(1))
