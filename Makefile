@@ -260,7 +260,8 @@ fuzz:
 		'FuzzAccessToken ./frontend/auth/ 20000' \
 		'FuzzAuditRecord ./frontend/auth/ 20000' \
 		'FuzzHandler ./frontend/http/ 20000' \
-		'FuzzMemberHandshake ./cluster/ 5000'; do \
+		'FuzzMemberHandshake ./cluster/ 5000' \
+		'FuzzRaftLogRecord ./cluster/ 20000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \
 		$(GO) test -run '^$$' -fuzz "^$$1\$$" -fuzztime $${execs}x -fuzzminimizetime $(FUZZMINTIME) $$2; \

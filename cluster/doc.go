@@ -4,9 +4,10 @@
 // log order through the engine's recovery path, and a commit is
 // acknowledged once a quorum holds it durably (docs/replication.md).
 //
-// It owns raft's durable log (BoltStore, on bbolt), the state machine
-// that applies entries to the engine, membership and leader routing,
-// and bookmarks (a commit's raft index) with the waits they allow. It
+// It owns raft's durable log (LogStore: append-only segment files of
+// our own; StableStore: term and vote), the state machine that applies
+// entries to the engine, membership and leader routing, and bookmarks
+// (a commit's raft index) with the waits they allow. It
 // implements the engine's replication hook (engine.Replication); the
 // engine never imports it. Protocol concerns (HTTP redirects, wire
 // errors, status) belong to the frontends.

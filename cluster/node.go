@@ -34,12 +34,13 @@ type Node struct {
 	installs    atomic.Int64
 	lastInstall atomic.Pointer[InstallStats]
 	// procs says the dbms.cluster.* procedures are registered (procs.go).
-	procs atomic.Bool
-	bolt  *BoltStore
-	raft  *raft.Raft
-	trans raft.Transport
-	fsm   *fsm
-	rlog  *replLog
+	procs  atomic.Bool
+	logs   *LogStore
+	stable *StableStore
+	raft   *raft.Raft
+	trans  raft.Transport
+	fsm    *fsm
+	rlog   *replLog
 	// kick wakes the lead loop; stop ends it, done says it ended.
 	kick chan struct{}
 	stop chan struct{}
@@ -86,8 +87,8 @@ func Open(cfg Config) (*Node, error) {
 	fail := func(err error) (*Node, error) {
 		n.rlog.close()
 		db.Close()
-		if n.bolt != nil {
-			n.bolt.Close()
+		if n.logs != nil {
+			n.logs.Close()
 		}
 		if c, ok := n.trans.(io.Closer); ok && cfg.Transport == nil {
 			c.Close()
@@ -98,7 +99,7 @@ func Open(cfg Config) (*Node, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(fmt.Errorf("cluster: cannot create %s: %w", dir, err))
 	}
-	if n.bolt, err = OpenBoltStore(filepath.Join(dir, raftDBName)); err != nil {
+	if n.logs, n.stable, err = openRaftStores(dir, 0); err != nil {
 		return fail(err)
 	}
 	n.trans = cfg.Transport
@@ -116,12 +117,19 @@ func Open(cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot open raft's snapshots in %s: %w", dir, err))
 	}
-	existing, err := raft.HasExistingState(n.bolt, n.bolt, snaps)
+	existing, err := raft.HasExistingState(n.logs, n.stable, snaps)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot read raft's state: %w", err))
 	}
 	n.fsm = newFSM(n)
-	r, err := raft.NewRaft(rc, n.fsm, n.bolt, n.bolt, snaps, n.trans)
+	// The cache serves the entries just appended from memory: a follower
+	// reads every entry back to apply it, and the leader each entry it
+	// sends, which without it is a pread and a decode per entry each.
+	cache, err := raft.NewLogCache(logCacheEntries, n.logs)
+	if err != nil {
+		return fail(fmt.Errorf("cluster: cannot start raft's log cache: %w", err))
+	}
+	r, err := raft.NewRaft(rc, n.fsm, cache, n.stable, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("cluster: cannot start raft: %w", err))
 	}
@@ -163,14 +171,18 @@ func checkMemberDir(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, storage.ManifestName)); err != nil {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(dir, RaftDirName, raftDBName)); err == nil {
-		return nil
+	for _, name := range []string{logDirName, legacyDBName} {
+		if _, err := os.Stat(filepath.Join(dir, RaftDirName, name)); err == nil {
+			return nil
+		}
 	}
 	return fmt.Errorf("cluster: %s holds a database that is not a cluster member's (a single server's, or an import): start a member on an empty directory; it receives the data from the leader", dir)
 }
 
-// raftDBName is raft's log file in DataDir/raft.
-const raftDBName = "raft.db"
+// logCacheEntries is how many of the latest log entries raft keeps in
+// memory: more than a batch (raft's MaxAppendEntries, 64) in flight to
+// each follower.
+const logCacheEntries = 1024
 
 // engineOptions are the database's options: the configuration's, with
 // the member as its replication.
@@ -332,12 +344,13 @@ func (n *Node) Close() error {
 			nt.closePipelines() // a replication goroutine may be stuck in one
 		}
 		rerr := shut.Error()
+		n.rlog.raftDown()
 		<-n.done
 		<-n.rlog.done
 		n.swap.Lock()
 		derr := n.db.Load().Close()
 		n.swap.Unlock()
-		berr := n.bolt.Close()
+		berr := n.logs.Close()
 		n.closeErr = errors.Join(rerr, derr, berr)
 	})
 	return n.closeErr

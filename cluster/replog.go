@@ -16,7 +16,8 @@ import (
 //	              keeps the order of its Apply calls: log order = commit
 //	              order); the future goes to the collector
 //	collector     waits for the futures in order: success means a quorum
-//	              holds the entry and the state machine applied it
+//	              holds the entry and the state machine applied it (or
+//	              until raft is down: outcome)
 //	no lock       Sync(id): waits for its proposal's outcome
 //
 // A proposal id has the top bit set, so Sync tells it from a raft index
@@ -47,6 +48,9 @@ type replLog struct {
 	// collect hands futures to the collector in log order.
 	collect chan *proposal
 	done    chan struct{}
+	// down is closed once raft has shut down (raftDown).
+	down     chan struct{}
+	downOnce sync.Once
 }
 
 const proposalBit = 1 << 63
@@ -61,7 +65,7 @@ type proposal struct {
 
 func newReplLog(r func() *raft.Raft, leader func() (string, string)) *replLog {
 	l := &replLog{r: r, leader: leader, open: map[uint64]*proposal{}, failed: map[uint64]error{},
-		collect: make(chan *proposal, 4096), done: make(chan struct{})}
+		collect: make(chan *proposal, 4096), done: make(chan struct{}), down: make(chan struct{})}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -147,12 +151,7 @@ func (l *replLog) propose() {
 func (l *replLog) collectLoop(kick func()) {
 	defer close(l.done)
 	for p := range l.collect {
-		err := p.f.Error()
-		if err == nil {
-			if res, ok := p.f.Response().(error); ok && res != nil {
-				err = res
-			}
-		}
+		err := l.outcome(p)
 		switch {
 		case err == nil:
 		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipTransferInProgress),
@@ -171,6 +170,40 @@ func (l *replLog) collectLoop(kick func()) {
 		l.finish(p, err)
 	}
 }
+
+// outcome waits for p's future: its error, or the state machine's.
+// Raft (v1.8.0) never resolves a future still queued in its buffered
+// apply channel (Config.BatchApplyCh) when it shuts down, so the wait
+// also ends once the member's raft is down (raftDown): such an entry
+// never reached the log, and reporting it undecided is never wrong. The
+// goroutine waiting on such a future stays blocked; it holds nothing.
+func (l *replLog) outcome(p *proposal) error {
+	res := make(chan error, 1)
+	go func() {
+		err := p.f.Error()
+		if err == nil {
+			if r, ok := p.f.Response().(error); ok && r != nil {
+				err = r
+			}
+		}
+		res <- err
+	}()
+	select {
+	case err := <-res:
+		return err
+	case <-l.down:
+		select {
+		case err := <-res:
+			return err
+		default:
+			return raft.ErrRaftShutdown
+		}
+	}
+}
+
+// raftDown says the member's raft has shut down: no future is resolved
+// any more.
+func (l *replLog) raftDown() { l.downOnce.Do(func() { close(l.down) }) }
 
 // finish records p's outcome; a failure breaks the log until Lead.
 func (l *replLog) finish(p *proposal, err error) {

@@ -50,7 +50,7 @@ func TestSnapshotInstall(t *testing.T) {
 	// Wait until every live member's log starts past what f holds.
 	compacted := func() bool {
 		for _, n := range c.live() {
-			first, err := n.bolt.FirstIndex()
+			first, err := n.logs.FirstIndex()
 			if err != nil || first <= behind+1 {
 				return false
 			}

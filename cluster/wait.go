@@ -61,7 +61,7 @@ func (n *Node) lastCommandAtOrBefore(index uint64) (uint64, error) {
 	floor := n.fsm.index.Load()
 	for i := index; i > floor; i-- {
 		var l raft.Log
-		err := n.bolt.GetLog(i, &l)
+		err := n.logs.GetLog(i, &l)
 		if errors.Is(err, raft.ErrLogNotFound) {
 			continue
 		}

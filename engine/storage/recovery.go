@@ -45,6 +45,13 @@ func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 	if err != nil {
 		return err
 	}
+	return r.applyDecoded(d, len(rec), lsn)
+}
+
+// applyDecoded is Apply of a record decoded already (a follower's
+// ApplyReplicated decodes it first to tell its own from another's), of
+// size bytes.
+func (r *Recovery) applyDecoded(d *decodedRecord, size int, lsn uint64) error {
 	if err := r.checkWriter(d, lsn); err != nil {
 		return err
 	}
@@ -71,7 +78,7 @@ func (r *Recovery) Apply(rec []byte, lsn uint64) error {
 	w.mu.Unlock()
 	r.ts, r.lsn = d.ts, lsn
 	r.n++
-	r.bytes += len(rec)
+	r.bytes += size
 	if r.n >= recoveryRunRecords || r.bytes >= recoveryRunBytes {
 		r.finishRun()
 	}

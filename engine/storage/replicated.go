@@ -153,7 +153,7 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	s.dropOrphanNamesLocked(d.names)
 	base := s.head
 	r := s.Recover()
-	if err := r.Apply(rec, index); err != nil {
+	if err := r.applyDecoded(d, len(rec), index); err != nil {
 		var other *OtherWriterError
 		if errors.As(err, &other) {
 			return ErrEntrySkipped // checked before anything is registered or applied
