@@ -189,6 +189,7 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	}
 	s.publish(&v)
 	s.commitDone(watched, true)
+	s.systemChanged(w.ops)
 	s.maybeCompact(&v)
 	return v.ts, nil
 }

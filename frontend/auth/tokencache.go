@@ -55,3 +55,10 @@ func (c *tokenCache) put(tok string, e cachedClaims) {
 	c.entries[tok] = e
 	c.mu.Unlock()
 }
+
+// clear forgets every token: the signing key changed.
+func (c *tokenCache) clear() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.mu.Unlock()
+}

@@ -1,0 +1,147 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Following the records. The index is a copy of the auth records, and
+// on a member of a replicated cluster other members' commits change
+// them: every commit is a raft entry applied on every member. The
+// Service watches its keys (engine.DB.WatchSystem), and each published
+// commit that changed some hands them to reload on the goroutine that
+// applied it, so the index holds a commit once the member applied it,
+// whichever member made it. The Service's own commits reload their keys
+// as well once stored: the same path, and a key told twice is read twice
+// to the same value.
+//
+//	leader    createUser … SystemPut ─► raft entry ─► applied here ─► reload
+//	follower                                        └► applied there ─► reload
+//
+// reload reads each key's value as of now (SystemGet) under mu, so
+// commits told out of order still leave the latest value.
+
+// reload brings the index up to date with the records at keys.
+func (s *Service) reload(keys []string) {
+	var users []string
+	keyChanged := false
+	s.mu.Lock()
+	ix := s.mu.ix
+	for _, k := range keys {
+		v, ok := s.cfg.DB.SystemGet(k)
+		if strings.HasPrefix(k, userPrefix) {
+			name := strings.TrimPrefix(k, userPrefix)
+			if old := ix.users[name]; old != nil && (!ok || !sameUser(old, v)) {
+				users = append(users, name)
+			}
+		}
+		if k == signKeyRecord {
+			keyChanged = true
+		}
+		if err := ix.apply(k, v, ok); err != nil {
+			s.log.Error("auth: a replicated security record does not decode; it is ignored", "key", k, "err", err)
+		}
+	}
+	s.mu.Unlock()
+	for _, u := range users {
+		s.cache.drop(u) // its password or roles changed, or it is gone
+	}
+	if keyChanged {
+		s.tokens.clear()
+	}
+}
+
+// sameUser reports whether v is still u's record at the same password
+// generation: a cached password check stays good.
+func sameUser(u *userRecord, v []byte) bool {
+	var nu userRecord
+	return json.Unmarshal(v, &nu) == nil && nu.Gen == u.Gen && nu.Hash == u.Hash
+}
+
+// apply sets the record at key to value (present) or deletes it, and
+// keeps the sessions in step with the refresh records.
+func (ix *index) apply(key string, value []byte, present bool) error {
+	if !present {
+		ix.remove(key)
+		return nil
+	}
+	if strings.HasPrefix(key, refreshPrefix) {
+		h := strings.TrimPrefix(key, refreshPrefix)
+		_, had := ix.refresh[h]
+		if err := ix.decode(key, value); err != nil {
+			return err
+		}
+		if !had {
+			r := ix.refresh[h]
+			delete(ix.refresh, h)
+			ix.addRefresh(r)
+		}
+		return nil
+	}
+	return ix.decode(key, value)
+}
+
+// remove forgets the record at key.
+func (ix *index) remove(key string) {
+	switch {
+	case key == signKeyRecord:
+		ix.signKey = nil
+	case strings.HasPrefix(key, userPrefix):
+		delete(ix.users, strings.TrimPrefix(key, userPrefix))
+	case strings.HasPrefix(key, keyPrefix):
+		delete(ix.keys, strings.TrimPrefix(key, keyPrefix))
+	case strings.HasPrefix(key, refreshPrefix):
+		h := strings.TrimPrefix(key, refreshPrefix)
+		r := ix.refresh[h]
+		if r == nil {
+			return
+		}
+		delete(ix.refresh, h)
+		ss := ix.sessions[r.Session]
+		if ss == nil {
+			return
+		}
+		// A new slice: a writer may hold the old one, read under mu.
+		ss.records = slices.DeleteFunc(slices.Clone(ss.records), func(x string) bool { return x == h })
+		if len(ss.records) == 0 {
+			delete(ix.sessions, ss.id)
+		}
+	}
+}
+
+// follow starts the watches: reload on every commit that changes an
+// auth record, ensure each time this member starts to lead.
+func (s *Service) follow() {
+	s.stopWatch = s.cfg.DB.WatchSystem(prefix, s.reload)
+	s.stopLead = s.cfg.DB.OnLead(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), ensureTimeout)
+		defer cancel()
+		if err := s.ensure(ctx); err != nil {
+			s.log.Warn("auth: cannot prepare the security records on the new leader; the next leader will", "err", err)
+		}
+	})
+}
+
+// ensureTimeout bounds ensure on a new leader.
+const ensureTimeout = 30 * time.Second
+
+// ensure makes the records that must exist exactly once, and drops the
+// expired refresh records: on a single server at Open, on a member of a
+// cluster each time it starts to lead (only a leader writes). The
+// signing key and the admin user are created by a conditional put, so
+// of two members leading in turn only the first creates them.
+func (s *Service) ensure(ctx context.Context) error {
+	if err := s.ensureSigningKey(ctx); err != nil {
+		return err
+	}
+	if err := s.pruneExpired(ctx, ""); err != nil {
+		return err
+	}
+	if s.cfg.Enabled {
+		return s.bootstrap(ctx)
+	}
+	return nil
+}
