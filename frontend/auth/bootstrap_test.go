@@ -121,3 +121,29 @@ func TestInMemoryKeysDiffer(t *testing.T) {
 		t.Fatal("a token of one in-memory server works on another")
 	}
 }
+
+// A data directory from before the key was a record keeps it in
+// auth/token.key: the server adopts it, so its tokens stay valid, and
+// keeps the record from then on.
+func TestSigningKeyAdopted(t *testing.T) {
+	dir := t.TempDir()
+	key := bytes.Repeat([]byte{7}, signKeyLen)
+	if err := os.MkdirAll(filepath.Join(dir, "auth"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "auth", "token.key"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, dir)
+	if !bytes.Equal(f.s.signingKey(), key) {
+		t.Fatal("the old key file was not adopted")
+	}
+	tok := f.login("admin", "admin-password")
+	if err := os.Remove(filepath.Join(dir, "auth", "token.key")); err != nil {
+		t.Fatal(err)
+	}
+	f.reopen()
+	if _, err := f.bearer(tok.AccessToken); err != nil {
+		t.Fatalf("a token after the file is gone: %v", err)
+	}
+}

@@ -46,6 +46,7 @@ func (s *Service) reload(keys []string) {
 		}
 	}
 	s.mu.Unlock()
+	s.wake()
 	for _, u := range users {
 		s.cache.drop(u) // its password or roles changed, or it is gone
 	}
@@ -59,6 +60,68 @@ func (s *Service) reload(keys []string) {
 func sameUser(u *userRecord, v []byte) bool {
 	var nu userRecord
 	return json.Unmarshal(v, &nu) == nil && nu.Gen == u.Gen && nu.Hash == u.Hash
+}
+
+// tokenState is the user and session of a token's claims as this
+// member has them: nil, nil unless both hold (the user, its password
+// generation and the session).
+func (s *Service) tokenState(c cachedClaims) (*userRecord, *session) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	u := s.mu.ix.users[c.user]
+	ss := s.mu.ix.sessions[c.sid]
+	if u == nil || u.Gen != c.gen || ss == nil || ss.user != u.Name {
+		return nil, nil
+	}
+	return u, ss
+}
+
+// sessionWait bounds how long a token waits for its session to reach
+// this member (a member further behind than that is lagging: status
+// says so).
+const sessionWait = 5 * time.Second
+
+// awaitSession waits until the token's session is applied here, or this
+// member applied the log position the token was issued at (the session
+// is then gone: revoked, or its user's password changed), or
+// sessionWait or ctx ends. The session's commit holds auth records, so
+// applying it runs reload, which wakes the wait: no polling.
+func (s *Service) awaitSession(ctx context.Context, c cachedClaims) (*userRecord, *session) {
+	timer := time.NewTimer(sessionWait)
+	defer timer.Stop()
+	for {
+		changed := s.changedChan()
+		if u, ss := s.tokenState(c); u != nil || s.cfg.DB.AppliedIndex() >= c.bm {
+			return u, ss
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return s.tokenState(c)
+		case <-ctx.Done():
+			return nil, nil
+		}
+	}
+}
+
+// changedChan is closed at the next reload.
+func (s *Service) changedChan() <-chan struct{} {
+	s.changed.Lock()
+	defer s.changed.Unlock()
+	if s.changed.c == nil {
+		s.changed.c = make(chan struct{})
+	}
+	return s.changed.c
+}
+
+// wake closes the channel changedChan handed out.
+func (s *Service) wake() {
+	s.changed.Lock()
+	if s.changed.c != nil {
+		close(s.changed.c)
+		s.changed.c = nil
+	}
+	s.changed.Unlock()
 }
 
 // apply sets the record at key to value (present) or deletes it, and

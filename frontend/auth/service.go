@@ -23,6 +23,11 @@ type Service struct {
 	tokens  *tokenCache
 	// stopWatch and stopLead end the watches follow started.
 	stopWatch, stopLead func()
+	// changed wakes the tokens waiting for their session (follow.go).
+	changed struct {
+		sync.Mutex // protects c
+		c          chan struct{}
+	}
 
 	// write serialises the read-modify-write of the records on this
 	// member: a change is computed from the index, made durable, then

@@ -21,7 +21,7 @@ type tokenCache struct {
 
 type cachedClaims struct {
 	user, sid string
-	gen       uint64
+	gen, bm   uint64
 	exp       time.Time
 }
 

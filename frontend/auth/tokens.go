@@ -23,6 +23,9 @@ const issuer = "quiver"
 type accessClaims struct {
 	Sid string `json:"sid"`
 	Gen uint64 `json:"gen"`
+	// Bm is the issuing member's applied log position once the session
+	// was stored: a member behind it waits for the session (follow.go).
+	Bm uint64 `json:"bm,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -37,7 +40,7 @@ func (s *Service) issueAccess(ctx context.Context, user, sid string, gen uint64)
 	now := s.now()
 	jti := make([]byte, 16)
 	_, _ = rand.Read(jti)
-	c := accessClaims{Sid: sid, Gen: gen, RegisteredClaims: jwt.RegisteredClaims{
+	c := accessClaims{Sid: sid, Gen: gen, Bm: s.cfg.DB.AppliedIndex(), RegisteredClaims: jwt.RegisteredClaims{
 		Issuer:    issuer,
 		Subject:   user,
 		IssuedAt:  jwt.NewNumericDate(now),
