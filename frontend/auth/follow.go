@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -32,34 +31,24 @@ func (s *Service) reload(keys []string) {
 	ix := s.mu.ix
 	for _, k := range keys {
 		v, ok := s.cfg.DB.SystemGet(k)
-		if strings.HasPrefix(k, userPrefix) {
-			name := strings.TrimPrefix(k, userPrefix)
-			if old := ix.users[name]; old != nil && (!ok || !sameUser(old, v)) {
-				users = append(users, name)
-			}
-		}
-		if k == signKeyRecord {
-			keyChanged = true
-		}
+		name, isUser := strings.CutPrefix(k, userPrefix)
+		old := ix.users[name]
 		if err := ix.apply(k, v, ok); err != nil {
 			s.log.Error("auth: a replicated security record does not decode; it is ignored", "key", k, "err", err)
 		}
+		if nu := ix.users[name]; isUser && old != nil && (nu == nil || nu.Gen != old.Gen || nu.Hash != old.Hash) {
+			users = append(users, name)
+		}
+		keyChanged = keyChanged || k == signKeyRecord
 	}
 	s.mu.Unlock()
 	s.wake()
 	for _, u := range users {
-		s.cache.drop(u) // its password or roles changed, or it is gone
+		s.cache.drop(u) // its password changed, or it is gone
 	}
 	if keyChanged {
 		s.tokens.clear()
 	}
-}
-
-// sameUser reports whether v is still u's record at the same password
-// generation: a cached password check stays good.
-func sameUser(u *userRecord, v []byte) bool {
-	var nu userRecord
-	return json.Unmarshal(v, &nu) == nil && nu.Gen == u.Gen && nu.Hash == u.Hash
 }
 
 // tokenState is the user and session of a token's claims as this
