@@ -181,7 +181,7 @@ func errCode(err error) string {
 func TestAuthReplicatedInProcess(t *testing.T) {
 	c := newAuthCluster(t)
 	ctx := context.Background()
-	l := c.leader()
+	c.leader()
 	// The admin appears everywhere once the leader made it.
 	var admin *engine.Principal
 	deadline := time.Now().Add(30 * time.Second)
@@ -198,7 +198,7 @@ func TestAuthReplicatedInProcess(t *testing.T) {
 			<-time.After(10 * time.Millisecond) // polling a condition with a deadline
 		}
 	}
-	l = c.leader()
+	l := c.leader()
 	if _, err := c.call(l, admin, "CALL dbms.security.createUser('ann', 'ann-password-1', ['editor'])"); err != nil {
 		t.Fatal(err)
 	}
