@@ -41,9 +41,9 @@ func (s *Service) bootstrap(ctx context.Context) error {
 	if !created {
 		return nil // another member made the first user
 	}
-	detail := "created the admin user at the first start with authentication on (password from QUIVER_ADMIN_PASSWORD)"
+	detail := "created the admin user: authentication on and no user yet (password from QUIVER_ADMIN_PASSWORD)"
 	if generated {
-		detail = "created the admin user at the first start with authentication on (generated password)"
+		detail = "created the admin user: authentication on and no user yet (generated password)"
 		if s.cfg.BootstrapOut != nil {
 			_, err := fmt.Fprintf(s.cfg.BootstrapOut, "created the admin user %q with password %s; change it with CALL dbms.security.changePassword\n", bootstrapAdmin, pw)
 			if err != nil {
