@@ -34,8 +34,9 @@ func TestServeClusterAuth(t *testing.T) {
 	ids := []string{"n1", "n2", "n3"}
 	raftAddrs, urls := map[string]string{}, map[string]string{}
 	var peers, peerHTTP []string
-	for _, id := range ids {
-		raftAddrs[id], urls[id] = freeAddr(t), "http://"+freeAddr(t)
+	ports := freePorts(t, 2*len(ids))
+	for i, id := range ids {
+		raftAddrs[id], urls[id] = ports[2*i], "http://"+ports[2*i+1]
 		peers = append(peers, id+"="+raftAddrs[id])
 		peerHTTP = append(peerHTTP, id+"="+urls[id])
 	}
