@@ -48,8 +48,11 @@ type Node struct {
 	// transferring keeps the lead loop from taking commits again while
 	// a leadership transfer drains the proposals.
 	transferring atomic.Bool
-	closeOnce    sync.Once
-	closeErr     error
+	// onLead is the database's lead hook (engine.DB.OnLead), called
+	// each time the member starts taking commits.
+	onLead    atomic.Pointer[func()]
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // hook is the engine's Replication: it receives the store at open.
@@ -61,6 +64,8 @@ func (h hook) Attach(store *storage.Store) (storage.Log, error) {
 }
 
 func (h hook) Writable() error { return h.n.rlog.Writable() }
+
+func (h hook) SetLeadHook(fn func()) { h.n.onLead.Store(&fn) }
 
 // Open opens the member: the database in cfg.DataDir (its latest
 // checkpoint), raft's log in DataDir/raft, and raft itself, which
@@ -262,6 +267,9 @@ func (n *Node) leadLoop() {
 		n.store.Load().Lead(storage.NewWriterID())
 		n.rlog.resume()
 		n.log.Info("leading: taking commits", "term", n.raft.CurrentTerm(), "applied", n.store.Load().AppliedIndex())
+		if fn := n.onLead.Load(); fn != nil {
+			(*fn)()
+		}
 	}
 }
 

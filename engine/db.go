@@ -58,6 +58,8 @@ type DB struct {
 	dur durability
 	// changes feeds the change subscribers (engine/changes).
 	changes *changes.Hub
+	// hooks are the system watchers and lead hooks (system_watch.go).
+	hooks hooks
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -198,6 +200,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 			unlock()
 			return nil, err
 		}
+		opts.Replication.SetLeadHook(db.led)
 	} else if dir != "" {
 		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
 			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})
@@ -318,13 +321,23 @@ func (db *DB) SystemPut(ctx context.Context, recs []SystemRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	if err := db.checkSystemPut(recs); err != nil {
+		return err
+	}
+	return system.Put(ctx, db.store, recs)
+}
+
+// checkSystemPut refuses a put of invalid records (22023), on a closed
+// database, or on a member of a replicated cluster that does not lead
+// (25006 naming the leader, before the commit lock is waited for).
+func (db *DB) checkSystemPut(recs []SystemRecord) error {
 	if err := system.Check(recs); err != nil {
 		return err
 	}
 	if db.closed.Load() {
 		return errs.New(errs.CodeUnavailable, errs.CatUnavailable, "cannot store system records: the database is closed")
 	}
-	return system.Put(ctx, db.store, recs)
+	return db.writable()
 }
 
 // Counts returns whole-database counts at the latest committed snapshot.

@@ -34,6 +34,11 @@ type Replication interface {
 	// before it runs, so that a follower never creates catalog names
 	// the leader's log does not hold.
 	Writable() error
+	// SetLeadHook makes fn the call the replication makes each time this
+	// member starts taking writes (Writable turns nil); a later call
+	// replaces it (a member that installed a snapshot opens a new
+	// database on the same replication). fn does not block.
+	SetLeadHook(fn func())
 }
 
 // NotLeaderError is the cause (errors.As) of a 25006 error: a write

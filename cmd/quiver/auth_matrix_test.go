@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -97,6 +100,20 @@ const matrixAdminPassword = "matrix-admin-pass-1"
 
 func startSecured(t *testing.T, bin, dataDir string, extra ...string) *securedServer {
 	t.Helper()
+	// The signing key is a system record; a data directory from before
+	// kept it in auth/token.key, which the server adopts. Planting one
+	// lets forgeExpired sign with the server's key.
+	keyFile := filepath.Join(dataDir, "auth", "token.key")
+	if _, err := os.Stat(keyFile); errors.Is(err, fs.ErrNotExist) {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	args := append([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--rate-limit", "0", "--auth-enabled"}, extra...)
 	srv := startServeWith(t, bin, []string{"QUIVER_METRICS_PORT=0", "QUIVER_ADMIN_PASSWORD=" + matrixAdminPassword}, args...)
 	s := &securedServer{cmd: srv.cmd, addr: srv.addr, metrics: srv.metrics, dataDir: dataDir, adminPassword: matrixAdminPassword}

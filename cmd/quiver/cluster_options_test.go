@@ -45,24 +45,29 @@ func TestParseServeCluster(t *testing.T) {
 func TestParseServeClusterRejects(t *testing.T) {
 	raft := []string{"--replication-mode", "raft"}
 	cases := map[string][]string{
-		"needs --node-id":                                     append(raft, "--peers", "n1=127.0.0.1:7001"),
-		"does not list this member":                           append(raft, "--node-id", "n9", "--peers", "n1=127.0.0.1:7001"),
-		"lists the member \"n1\" twice":                       append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001,n1=127.0.0.1:7002"),
-		"is not host:port":                                    append(raft, "--node-id", "n1", "--peers", "n1=localhost"),
-		"has no port number":                                  append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:http"),
-		"is not id=address":                                   append(raft, "--node-id", "n1", "--peers", "n1"),
-		"--raft-listen is needed":                             append(raft, "--node-id", "n1"),
-		"which --peers does not list":                         append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001", "--peer-http", "n7=http://127.0.0.1:1"),
-		"not an address such as":                              append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001", "--peer-http", "n1=127.0.0.1:3141"),
-		"--follower-writes must be":                           append(raft, "--node-id", "n1", "--raft-listen", "127.0.0.1:7001", "--follower-writes", "drop"),
-		"must be primary, raft or replica":                    {"--replication-mode", "leader"},
-		"is a cluster option":                                 {"--node-id", "n1"},
-		"authentication on a cluster member is not supported": append(raft, "--node-id", "n1", "--raft-listen", "127.0.0.1:7001", "--auth-enabled"),
+		"needs --node-id":                  append(raft, "--peers", "n1=127.0.0.1:7001"),
+		"does not list this member":        append(raft, "--node-id", "n9", "--peers", "n1=127.0.0.1:7001"),
+		"lists the member \"n1\" twice":    append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001,n1=127.0.0.1:7002"),
+		"is not host:port":                 append(raft, "--node-id", "n1", "--peers", "n1=localhost"),
+		"has no port number":               append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:http"),
+		"is not id=address":                append(raft, "--node-id", "n1", "--peers", "n1"),
+		"--raft-listen is needed":          append(raft, "--node-id", "n1"),
+		"which --peers does not list":      append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001", "--peer-http", "n7=http://127.0.0.1:1"),
+		"not an address such as":           append(raft, "--node-id", "n1", "--peers", "n1=127.0.0.1:7001", "--peer-http", "n1=127.0.0.1:3141"),
+		"--follower-writes must be":        append(raft, "--node-id", "n1", "--raft-listen", "127.0.0.1:7001", "--follower-writes", "drop"),
+		"must be primary, raft or replica": {"--replication-mode", "leader"},
+		"is a cluster option":              {"--node-id", "n1"},
 	}
 	for want, args := range cases {
 		_, err := parseServe(args)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: err = %v, want a message with %q", args, err, want)
 		}
+	}
+	// Authentication works on a member: users, keys, sessions and the
+	// token key are replicated records (docs/replication.md).
+	secret := writeFile(t, t.TempDir(), "secret", "a secret from a file, long enough\n")
+	if o, err := parseServe(append(raft, "--node-id", "n1", "--raft-listen", "127.0.0.1:7001", "--cluster-secret-file", secret, "--auth-enabled")); err != nil || !o.authEnabled {
+		t.Errorf("--auth-enabled on a member: %v", err)
 	}
 }

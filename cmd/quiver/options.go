@@ -122,12 +122,6 @@ func parseServe(args []string) (o serveOptions, err error) {
 	if o.cluster, err = f.cluster.check(o.replicationMode); err != nil {
 		return o, err
 	}
-	if o.cluster != nil && o.authEnabled {
-		// The authentication service keeps users, keys and sessions in
-		// memory, loaded at start, and signs tokens with a key of the
-		// member's own: the members would disagree.
-		return o, fmt.Errorf("--auth-enabled with --replication-mode %s: authentication on a cluster member is not supported yet (users, API keys and token keys are kept per member; docs/replication.md, Limits)", o.replicationMode)
-	}
 	if o.cluster != nil {
 		if o.cluster.auth, err = f.cluster.memberAuth(o, os.Getenv); err != nil {
 			return o, err

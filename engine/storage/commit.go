@@ -139,6 +139,7 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 		if err != nil {
 			return abort(err)
 		}
+		nw.system = w.system
 		w = nw
 		tx.w, tx.snap = w, &w.v
 	}
@@ -189,6 +190,9 @@ func (s *Store) commit(tx *Tx) (uint64, error) {
 	}
 	s.publish(&v)
 	s.commitDone(watched, true)
+	if w.system {
+		s.systemChanged(w.ops)
+	}
 	s.maybeCompact(&v)
 	return v.ts, nil
 }

@@ -140,6 +140,7 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 		return fmt.Errorf("the replicated log entry %d is not a commit record: %w", index, err)
 	}
 	if s.confirmOwn(d, index) {
+		s.systemChanged(d.ops)
 		return nil
 	}
 	s.writer.Lock()
@@ -166,6 +167,7 @@ func (s *Store) ApplyReplicated(rec []byte, index uint64) error {
 	// The change feed sees the commit as the member that made it does
 	// (changes.go): applied, published, in log order.
 	s.commitDone(s.queueCommitLocked(base, s.head, d.ops), true)
+	s.systemChanged(d.ops)
 	s.repl.mu.Lock()
 	n := &s.repl.names
 	n.labels = max(n.labels, d.names.firstLabel+len(d.names.labels))

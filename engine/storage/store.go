@@ -57,6 +57,8 @@ type Store struct {
 	bg         sync.WaitGroup
 	// feed hands durable commits to a change feed (engine/changes).
 	feed commitFeed
+	// sysWatch is told the system keys of published commits (system_watch.go).
+	sysWatch systemWatch
 	// repl is the replicated mode's state (replicated.go).
 	repl replState
 }

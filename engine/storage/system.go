@@ -138,6 +138,7 @@ func (tx *Tx) SetSystem(key string, value []byte) error {
 	w.applyLocked(&op)
 	w.mu.Unlock()
 	w.ops = append(w.ops, op)
+	w.system = true
 	return nil
 }
 

@@ -60,6 +60,9 @@ type work struct {
 	cat   *catalog.Catalog
 	v     Snapshot // private working version; v.ts is the commit ts to be
 	ops   []Op     // the logical WAL record of the transaction
+	// system says ops hold system records (SetSystem): the commit tells
+	// the system watcher (system_watch.go).
+	system bool
 	// touched lists nodes whose labels or properties the transaction
 	// changed while constraints exist: the nodes checked at commit.
 	touched []uint64

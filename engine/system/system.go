@@ -63,6 +63,33 @@ func Put(ctx context.Context, store *storage.Store, recs []Record) error {
 	return nil
 }
 
+// PutIfAbsent stores recs as Put does unless store holds a record whose
+// key starts with prefix, checked under the commit lock the commit is
+// made under; created says whether it stored.
+func PutIfAbsent(ctx context.Context, store *storage.Store, prefix string, recs []Record) (created bool, err error) {
+	if len(recs) == 0 {
+		return false, nil
+	}
+	tx, err := store.BeginWriteContext(ctx)
+	if err != nil {
+		return false, putStopped(ctx, err)
+	}
+	if tx.SystemHas(prefix) {
+		tx.Rollback()
+		return false, nil
+	}
+	for _, r := range recs {
+		if err := tx.SetSystem(r.Key, r.Value); err != nil {
+			tx.Rollback()
+			return false, err
+		}
+	}
+	if _, err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("cannot commit system records: %w", err)
+	}
+	return true, nil
+}
+
 // Scan returns the records of snap whose key starts with prefix, sorted
 // by key; the values are copies.
 func Scan(snap *storage.Snapshot, prefix string) []Record {

@@ -80,7 +80,7 @@ func (s *Service) revokeAPIKey(ctx context.Context, id string) (*keyRecord, erro
 		return nil, engine.NewError(codeNoObject, catNoObject, "there is no API key %q", sanitize(id))
 	}
 	var b batch
-	b.del(keyPrefix+id, func(ix *index) { delete(ix.keys, id) })
+	b.del(keyPrefix + id)
 	if err := s.commitLocked(ctx, &b); err != nil {
 		return nil, internal(err)
 	}

@@ -43,7 +43,7 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (*engine.Prin
 			if rest == "" {
 				return nil, s.authFailure(c, methodBearer, "malformed Authorization header", errAuth("the Authorization header's Bearer scheme has no token"))
 			}
-			return s.bearer(c, rest)
+			return s.bearer(ctx, c, rest)
 		case strings.EqualFold(scheme, "Basic"):
 			user, pw, err := parseBasic(rest)
 			if err != nil {
@@ -92,7 +92,7 @@ func (s *Service) authFailure(c Credentials, method, why string, err error) erro
 
 // bearer checks an access token: its signature and times, then that its
 // user, password generation and session are still there.
-func (s *Service) bearer(c Credentials, tok string) (*engine.Principal, error) {
+func (s *Service) bearer(ctx context.Context, c Credentials, tok string) (*engine.Principal, error) {
 	claims, ok := s.tokens.get(tok, s.now())
 	if !ok {
 		full, err := s.parseAccess(tok)
@@ -100,14 +100,16 @@ func (s *Service) bearer(c Credentials, tok string) (*engine.Principal, error) {
 			e, _ := engine.AsError(err)
 			return nil, s.authFailure(c, methodBearer, e.Message, err)
 		}
-		claims = cachedClaims{user: full.Subject, sid: full.Sid, gen: full.Gen, exp: full.ExpiresAt.Time}
+		claims = cachedClaims{user: full.Subject, sid: full.Sid, gen: full.Gen, bm: full.Bm, exp: full.ExpiresAt.Time}
 		s.tokens.put(tok, claims)
 	}
-	s.mu.RLock()
-	u := s.mu.ix.users[claims.user]
-	ss := s.mu.ix.sessions[claims.sid]
-	s.mu.RUnlock()
-	if u == nil || u.Gen != claims.gen || ss == nil || ss.user != u.Name {
+	u, ss := s.tokenState(claims)
+	if u == nil && ss == nil && claims.bm > s.cfg.DB.AppliedIndex() {
+		// Issued by another member a moment ago: its session is not
+		// applied here yet (follow.go).
+		u, ss = s.awaitSession(ctx, claims)
+	}
+	if u == nil || ss == nil {
 		return nil, s.authFailure(c, methodBearer, "revoked access token",
 			errAuth("the access token has been revoked; log in again"))
 	}

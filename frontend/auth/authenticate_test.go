@@ -160,12 +160,12 @@ func TestAccessTokenAttacks(t *testing.T) {
 		"modified signature": parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2])),
 		"alg none":           base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + ".",
 		"alg none signed":    sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims),
-		"HS512 with our key": sign(jwt.SigningMethodHS512, f.s.signKey, claims),
+		"HS512 with our key": sign(jwt.SigningMethodHS512, f.s.signingKey(), claims),
 		"RS256 header":       base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + parts[1] + "." + parts[2],
 		"other server's key": sign(jwt.SigningMethodHS256, otherKey, claims),
-		"other issuer":       sign(jwt.SigningMethodHS256, f.s.signKey, with(claims, "iss", "evil")),
-		"no expiry":          sign(jwt.SigningMethodHS256, f.s.signKey, with(claims, "exp", nil)),
-		"issued in future":   sign(jwt.SigningMethodHS256, f.s.signKey, with(claims, "iat", f.clk.Now().Add(time.Hour).Unix())),
+		"other issuer":       sign(jwt.SigningMethodHS256, f.s.signingKey(), with(claims, "iss", "evil")),
+		"no expiry":          sign(jwt.SigningMethodHS256, f.s.signingKey(), with(claims, "exp", nil)),
+		"issued in future":   sign(jwt.SigningMethodHS256, f.s.signingKey(), with(claims, "iat", f.clk.Now().Add(time.Hour).Unix())),
 		"two parts":          parts[0] + "." + parts[1],
 	}
 	for name, bad := range cases {
@@ -181,7 +181,7 @@ func TestAccessTokenAttacks(t *testing.T) {
 	// Signed with our key but naming a session that does not exist, or an
 	// old password generation: revoked.
 	for name, c := range map[string]map[string]any{"unknown session": with(claims, "sid", "nope"), "old gen": with(claims, "gen", 0)} {
-		_, err := f.bearer(sign(jwt.SigningMethodHS256, f.s.signKey, c))
+		_, err := f.bearer(sign(jwt.SigningMethodHS256, f.s.signingKey(), c))
 		if e := wantCode(t, err, engine.CodeAuth); !strings.Contains(e.Message, "revoked") {
 			t.Fatalf("%s: %q", name, e.Message)
 		}

@@ -3,6 +3,8 @@ package auth
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,9 +78,13 @@ func TestPersistence(t *testing.T) {
 	if _, err := f.s.Refresh(context.Background(), replayed.RefreshToken, ""); err == nil {
 		t.Fatal("replay accepted")
 	}
-	info, err := os.Stat(filepath.Join(dir, "auth", "token.key"))
-	if err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("token.key: %v %v", info, err)
+	// The signing key is a system record (replicated with the rest on a
+	// cluster), not a file of the data directory.
+	if _, ok := f.db.SystemGet(signKeyRecord); !ok {
+		t.Fatal("no signing key record")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "auth", "token.key")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("token.key: %v", err)
 	}
 
 	f.reopen()
@@ -113,5 +119,31 @@ func TestInMemoryKeysDiffer(t *testing.T) {
 	tok := a.login("admin", "admin-password")
 	if _, err := b.bearer(tok.AccessToken); err == nil {
 		t.Fatal("a token of one in-memory server works on another")
+	}
+}
+
+// A data directory from before the key was a record keeps it in
+// auth/token.key: the server adopts it, so its tokens stay valid, and
+// keeps the record from then on.
+func TestSigningKeyAdopted(t *testing.T) {
+	dir := t.TempDir()
+	key := bytes.Repeat([]byte{7}, signKeyLen)
+	if err := os.MkdirAll(filepath.Join(dir, "auth"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "auth", "token.key"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, dir)
+	if !bytes.Equal(f.s.signingKey(), key) {
+		t.Fatal("the old key file was not adopted")
+	}
+	tok := f.login("admin", "admin-password")
+	if err := os.Remove(filepath.Join(dir, "auth", "token.key")); err != nil {
+		t.Fatal(err)
+	}
+	f.reopen()
+	if _, err := f.bearer(tok.AccessToken); err != nil {
+		t.Fatalf("a token after the file is gone: %v", err)
 	}
 }

@@ -129,6 +129,11 @@ func (s *Service) wrap(p secProc) engine.ProcedureFunc {
 			err = engine.NewError(engine.CodeTransaction, engine.CatTransaction,
 				"user management commits on its own; run dbms.security.%s outside a transaction", p.name)
 		}
+		if err == nil && p.changes {
+			// On a cluster member that does not lead: 25006 naming the
+			// leader, which the frontends route as any write's.
+			err = s.cfg.DB.Writable()
+		}
 		var rows [][]vector.Value
 		if err == nil {
 			rows, err = p.fn(ctx, actor, args)

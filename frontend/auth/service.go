@@ -18,16 +18,23 @@ type Service struct {
 	cfg     Config
 	log     *slog.Logger
 	hash    *hasher
-	signKey []byte
 	limiter *limiter
 	cache   *basicCache
 	tokens  *tokenCache
+	// stopWatch and stopLead end the watches follow started.
+	stopWatch, stopLead func()
+	// changed wakes the tokens waiting for their session (follow.go).
+	changed struct {
+		sync.Mutex // protects c
+		c          chan struct{}
+	}
 
-	// write serialises the read-modify-write of the records: a change is
-	// computed from the index, made durable, then applied.
+	// write serialises the read-modify-write of the records on this
+	// member: a change is computed from the index, made durable, then
+	// read back (reload).
 	write sync.Mutex
 	mu    struct {
-		sync.RWMutex // protects ix; held only to read or apply, never across I/O
+		sync.RWMutex // protects ix (and its sessions' fields); held only to read or apply, never across I/O
 		ix           *index
 	}
 }
@@ -38,9 +45,11 @@ const (
 	defaultRefreshTTL = 7 * 24 * time.Hour
 )
 
-// Open loads the users, keys and sessions of cfg.DB, creates the token
-// signing key on first use and, with authentication on and no user yet,
-// the admin user.
+// Open loads the users, keys and sessions of cfg.DB and follows their
+// changes. On a database that takes writes (a single server, or a
+// cluster's leader) it creates the token signing key on first use and,
+// with authentication on and no user yet, the admin user; a cluster
+// member does so each time it starts to lead (follow.go).
 func Open(cfg Config) (*Service, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("auth: Config.DB is required")
@@ -62,23 +71,26 @@ func Open(cfg Config) (*Service, error) {
 	if s.hash, err = newHasher(cfg.Hash); err != nil {
 		return nil, err
 	}
-	if s.signKey, err = loadSigningKey(cfg.DB.Dir()); err != nil {
-		return nil, err
-	}
-	if s.mu.ix, err = load(cfg.DB); err != nil {
-		return nil, err
-	}
 	s.limiter = newLimiter()
 	s.cache = newBasicCache()
 	s.tokens = newTokenCache()
-	if err := s.pruneExpired(context.Background(), ""); err != nil {
+	// The watch starts before the records are read, under mu: a commit
+	// applied meanwhile waits for mu, then reads its keys again.
+	s.mu.Lock()
+	s.follow()
+	s.mu.ix, err = load(cfg.DB)
+	s.mu.Unlock()
+	if err != nil {
+		s.Close()
 		return nil, err
 	}
 	if err := s.registerProcedures(); err != nil {
+		s.Close()
 		return nil, err
 	}
-	if cfg.Enabled {
-		if err := s.bootstrap(); err != nil {
+	if cfg.DB.Writable() == nil {
+		if err := s.ensure(context.Background()); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
@@ -96,9 +108,13 @@ func (s *Service) Audit(e engine.AuditEvent) {
 	}
 }
 
-// Close releases nothing today: the records live in the database, which
-// its owner closes.
-func (s *Service) Close() error { return nil }
+// Close stops following the database's records; the records live in
+// the database, which its owner closes.
+func (s *Service) Close() error {
+	s.stopWatch()
+	s.stopLead()
+	return nil
+}
 
 func (s *Service) now() time.Time { return s.cfg.Now() }
 

@@ -52,6 +52,13 @@ func (s *Service) newRefresh(user, sid string, gen uint64, started time.Time) (s
 // session.
 func (s *Service) Login(ctx context.Context, username, password, addr string) (Tokens, *engine.Principal, error) {
 	who := "user " + sanitize(username)
+	// A login stores its session: on a cluster member that does not
+	// lead it is refused before the password is checked (25006 naming
+	// the leader; HTTP answers 307 to it). Checking a password without
+	// a session (HTTP Basic, HELLO.auth) works on every member.
+	if err := s.cfg.DB.Writable(); err != nil {
+		return Tokens{}, nil, err
+	}
 	u, _, locks, err := s.verifyPassword(ctx, username, password, addr)
 	if err != nil {
 		if limited(err) {
@@ -77,17 +84,17 @@ func (s *Service) Login(ctx context.Context, username, password, addr string) (T
 	var b batch
 	s.mu.RLock()
 	ss := s.mu.ix.userSessions(u.Name)
-	s.mu.RUnlock()
 	for i := 0; i+maxSessions <= len(ss); i++ {
 		b.delSession(ss[i])
 	}
-	b.putRefresh(rec, true)
+	s.mu.RUnlock()
+	b.putRefresh(rec)
 	err = s.commitLocked(ctx, &b)
 	s.write.Unlock()
 	if err != nil {
 		return Tokens{}, nil, internal(err)
 	}
-	access, err := s.issueAccess(u.Name, sid, u.Gen)
+	access, err := s.issueAccess(ctx, u.Name, sid, u.Gen)
 	if err != nil {
 		return Tokens{}, nil, err
 	}
@@ -107,6 +114,9 @@ func (s *Service) Refresh(ctx context.Context, refreshToken, addr string) (Token
 	if len(refreshToken) > maxCredential || !strings.HasPrefix(refreshToken, refreshTag) {
 		return fail("malformed refresh token", errAuth("the refresh token is malformed"))
 	}
+	if err := s.cfg.DB.Writable(); err != nil {
+		return Tokens{}, err // the rotation is stored: the leader's job
+	}
 	h := hashHex(refreshToken)
 	s.write.Lock()
 	defer s.write.Unlock()
@@ -114,9 +124,13 @@ func (s *Service) Refresh(ctx context.Context, refreshToken, addr string) (Token
 	rec := s.mu.ix.refresh[h]
 	var ss *session
 	var u *userRecord
+	var records []string // ss's, oldest first
 	if rec != nil {
 		ss = s.mu.ix.sessions[rec.Session]
 		u = s.mu.ix.users[rec.User]
+	}
+	if ss != nil {
+		records = ss.records // never changed in place (index.remove)
 	}
 	s.mu.RUnlock()
 	now := s.now()
@@ -127,7 +141,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken, addr string) (Token
 		return fail("expired refresh token", errAuth("the refresh token has expired; log in again"))
 	case rec.Used:
 		var b batch
-		b.delSession(ss)
+		b.delRecords(records)
 		if err := s.commitLocked(ctx, &b); err != nil {
 			return Tokens{}, internal(err)
 		}
@@ -141,20 +155,20 @@ func (s *Service) Refresh(ctx context.Context, refreshToken, addr string) (Token
 	used.Used = true
 	tok, next := s.newRefresh(u.Name, ss.id, u.Gen, ss.created)
 	var b batch
-	b.putRefresh(&used, false)
-	b.putRefresh(next, true)
+	b.putRefresh(&used)
+	b.putRefresh(next)
 	// Keep the session's replay memory bounded: drop its oldest used
 	// records (the session's records are oldest first; the last is the
 	// one just marked used).
-	if extra := len(ss.records) + 1 - maxSessionRecords; extra > 0 {
-		for _, old := range ss.records[:min(extra, len(ss.records)-1)] {
-			b.delRefresh(ss, old)
+	if extra := len(records) + 1 - maxSessionRecords; extra > 0 {
+		for _, old := range records[:min(extra, len(records)-1)] {
+			b.delRefresh(old)
 		}
 	}
 	if err := s.commitLocked(ctx, &b); err != nil {
 		return Tokens{}, internal(err)
 	}
-	access, err := s.issueAccess(u.Name, ss.id, u.Gen)
+	access, err := s.issueAccess(ctx, u.Name, ss.id, u.Gen)
 	if err != nil {
 		return Tokens{}, err
 	}
@@ -171,14 +185,18 @@ func (s *Service) Logout(ctx context.Context, p *engine.Principal) error {
 	if p.Method != methodBearer || p.Session == "" {
 		return invalidParam("logout ends a bearer-token session; this request used %s", p.Method)
 	}
+	if err := s.cfg.DB.Writable(); err != nil {
+		return err
+	}
 	s.write.Lock()
 	defer s.write.Unlock()
+	var b batch
 	s.mu.RLock()
-	ss := s.mu.ix.sessions[p.Session]
-	s.mu.RUnlock()
-	if ss != nil && ss.user == p.Name {
-		var b batch
+	if ss := s.mu.ix.sessions[p.Session]; ss != nil && ss.user == p.Name {
 		b.delSession(ss)
+	}
+	s.mu.RUnlock()
+	if len(b.recs) > 0 {
 		if err := s.commitLocked(ctx, &b); err != nil {
 			return internal(err)
 		}
@@ -202,7 +220,7 @@ func (s *Service) pruneExpired(ctx context.Context, user string) error {
 		}
 		for _, h := range ss.records {
 			if r := s.mu.ix.refresh[h]; r != nil && !now.Before(r.Expires) {
-				b.delRefresh(ss, h)
+				b.delRefresh(h)
 			}
 		}
 	}
@@ -210,11 +228,11 @@ func (s *Service) pruneExpired(ctx context.Context, user string) error {
 	const chunk = 1000
 	for len(b.recs) > 0 {
 		n := min(chunk, len(b.recs))
-		part := batch{recs: b.recs[:n], apply: b.apply[:n]}
+		part := batch{recs: b.recs[:n]}
 		if err := s.commitLocked(ctx, &part); err != nil {
 			return err
 		}
-		b.recs, b.apply = b.recs[n:], b.apply[n:]
+		b.recs = b.recs[n:]
 	}
 	return nil
 }

@@ -71,6 +71,9 @@ type index struct {
 	refresh  map[string]*refreshRecord
 	sessions map[string]*session
 	seq      uint64 // the last session.seq
+	// signKey signs and checks access tokens: the cluster's one key
+	// (signkey.go), nil until this member has it.
+	signKey []byte
 }
 
 func newIndex() *index {
@@ -82,30 +85,51 @@ func newIndex() *index {
 func load(db *engine.DB) (*index, error) {
 	ix := newIndex()
 	for _, r := range db.SystemScan(prefix) {
-		var err error
-		switch k := r.Key; {
-		case strings.HasPrefix(k, userPrefix):
-			u := new(userRecord)
-			if err = json.Unmarshal(r.Value, u); err == nil {
-				ix.users[u.Name] = u
-			}
-		case strings.HasPrefix(k, keyPrefix):
-			kr := new(keyRecord)
-			if err = json.Unmarshal(r.Value, kr); err == nil {
-				ix.keys[kr.ID] = kr
-			}
-		case strings.HasPrefix(k, refreshPrefix):
-			rr := &refreshRecord{hash: strings.TrimPrefix(k, refreshPrefix)}
-			if err = json.Unmarshal(r.Value, rr); err == nil {
-				ix.refresh[rr.hash] = rr
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("auth: cannot read system record %q: %w", r.Key, err)
+		if err := ix.decode(r.Key, r.Value); err != nil {
+			return nil, err
 		}
 	}
 	ix.rebuildSessions()
 	return ix, nil
+}
+
+// decode sets the record at key from its stored value, leaving the
+// sessions to the caller (rebuildSessions, or apply).
+func (ix *index) decode(key string, value []byte) error {
+	var err error
+	switch {
+	case key == signKeyRecord:
+		var r signKeyValue
+		if err = json.Unmarshal(value, &r); err == nil {
+			if len(r.Key) != signKeyLen {
+				err = fmt.Errorf("the key has %d bytes, want %d", len(r.Key), signKeyLen)
+			} else {
+				ix.signKey = r.Key
+			}
+		}
+	case strings.HasPrefix(key, userPrefix):
+		u := new(userRecord)
+		if err = json.Unmarshal(value, u); err == nil {
+			ix.users[u.Name] = u
+		}
+	case strings.HasPrefix(key, keyPrefix):
+		kr := new(keyRecord)
+		if err = json.Unmarshal(value, kr); err == nil {
+			if old := ix.keys[kr.ID]; old != nil {
+				kr.lastAudited = old.lastAudited
+			}
+			ix.keys[kr.ID] = kr
+		}
+	case strings.HasPrefix(key, refreshPrefix):
+		rr := &refreshRecord{hash: strings.TrimPrefix(key, refreshPrefix)}
+		if err = json.Unmarshal(value, rr); err == nil {
+			ix.refresh[rr.hash] = rr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("auth: cannot read system record %q: %w", key, err)
+	}
+	return nil
 }
 
 // rebuildSessions derives the sessions from the refresh records.
@@ -154,84 +178,52 @@ func (ix *index) userSessions(user string) []*session {
 	return out
 }
 
-// batch is a set of record changes applied together: first made durable
-// with SystemPut, then applied to the index.
+// batch is a set of record changes made durable together with
+// SystemPut; the index then re-reads their keys (reload), as it does
+// when another member's commit changes them.
 type batch struct {
-	recs  []engine.SystemRecord
-	apply []func(ix *index)
+	recs []engine.SystemRecord
 }
 
-func (b *batch) put(key string, v any, apply func(ix *index)) {
+func (b *batch) put(key string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		panic("BUG: auth record does not marshal: " + err.Error())
 	}
 	b.recs = append(b.recs, engine.SystemRecord{Key: key, Value: data})
-	b.apply = append(b.apply, apply)
 }
 
-func (b *batch) del(key string, apply func(ix *index)) {
-	b.recs = append(b.recs, engine.SystemRecord{Key: key})
-	b.apply = append(b.apply, apply)
-}
+func (b *batch) del(key string) { b.recs = append(b.recs, engine.SystemRecord{Key: key}) }
 
-func (b *batch) putUser(u *userRecord) {
-	b.put(userPrefix+u.Name, u, func(ix *index) { ix.users[u.Name] = u })
-}
-
-func (b *batch) putKey(k *keyRecord) {
-	b.put(keyPrefix+k.ID, k, func(ix *index) { ix.keys[k.ID] = k })
-}
-
-func (b *batch) putRefresh(r *refreshRecord, isNew bool) {
-	b.put(refreshPrefix+r.hash, r, func(ix *index) {
-		if isNew {
-			ix.addRefresh(r)
-		} else {
-			ix.refresh[r.hash] = r
-		}
-	})
-}
-
-// delSession deletes every refresh record of the session.
-func (b *batch) delSession(s *session) {
-	for _, h := range s.records {
-		b.del(refreshPrefix+h, func(ix *index) { delete(ix.refresh, h) })
+func (b *batch) putUser(u *userRecord)       { b.put(userPrefix+u.Name, u) }
+func (b *batch) putKey(k *keyRecord)         { b.put(keyPrefix+k.ID, k) }
+func (b *batch) putRefresh(r *refreshRecord) { b.put(refreshPrefix+r.hash, r) }
+func (b *batch) delRefresh(h string)         { b.del(refreshPrefix + h) }
+func (b *batch) delSession(s *session)       { b.delRecords(s.records) }
+func (b *batch) delRecords(hashes []string) {
+	for _, h := range hashes {
+		b.delRefresh(h)
 	}
-	b.apply = append(b.apply, func(ix *index) { delete(ix.sessions, s.id) })
 }
 
-// delRefresh deletes one refresh record of a session, and the session
-// when it was the last.
-func (b *batch) delRefresh(s *session, h string) {
-	b.del(refreshPrefix+h, func(ix *index) {
-		delete(ix.refresh, h)
-		if cur := ix.sessions[s.id]; cur != nil {
-			for i, x := range cur.records {
-				if x == h {
-					cur.records = append(cur.records[:i:i], cur.records[i+1:]...)
-					break
-				}
-			}
-			if len(cur.records) == 0 {
-				delete(ix.sessions, s.id)
-			}
-		}
-	})
+func (b *batch) keys() []string {
+	ks := make([]string, len(b.recs))
+	for i, r := range b.recs {
+		ks[i] = r.Key
+	}
+	return ks
 }
 
-// commit makes b durable and applies it to the index. The caller holds
-// s.write, which serialises read-modify-write of the records.
+// commitLocked makes b durable and brings the index up to date. The
+// caller holds s.write, which serialises read-modify-write of the
+// records on this member.
 func (s *Service) commitLocked(ctx context.Context, b *batch) error {
-	if len(b.recs) > 0 {
-		if err := s.cfg.DB.SystemPut(ctx, b.recs); err != nil {
-			return fmt.Errorf("auth: cannot store the security records: %w", err)
-		}
+	if len(b.recs) == 0 {
+		return nil
 	}
-	s.mu.Lock()
-	for _, f := range b.apply {
-		f(s.mu.ix)
+	if err := s.cfg.DB.SystemPut(ctx, b.recs); err != nil {
+		return fmt.Errorf("auth: cannot store the security records: %w", err)
 	}
-	s.mu.Unlock()
+	s.reload(b.keys())
 	return nil
 }

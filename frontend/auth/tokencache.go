@@ -21,7 +21,7 @@ type tokenCache struct {
 
 type cachedClaims struct {
 	user, sid string
-	gen       uint64
+	gen, bm   uint64
 	exp       time.Time
 }
 
@@ -53,5 +53,12 @@ func (c *tokenCache) put(tok string, e cachedClaims) {
 		}
 	}
 	c.entries[tok] = e
+	c.mu.Unlock()
+}
+
+// clear forgets every token: the signing key changed.
+func (c *tokenCache) clear() {
+	c.mu.Lock()
+	clear(c.entries)
 	c.mu.Unlock()
 }

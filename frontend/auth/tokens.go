@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -22,22 +23,31 @@ const issuer = "quiver"
 type accessClaims struct {
 	Sid string `json:"sid"`
 	Gen uint64 `json:"gen"`
+	// Bm is the issuing member's applied log position once the session
+	// was stored: a member behind it waits for the session (follow.go).
+	Bm uint64 `json:"bm,omitempty"`
 	jwt.RegisteredClaims
 }
 
-// issueAccess signs an access token for user in session sid.
-func (s *Service) issueAccess(user, sid string, gen uint64) (string, error) {
+// issueAccess signs an access token for user in session sid. Only a
+// member that takes writes issues tokens (a login stores its session),
+// so it can make the key if no leader has yet.
+func (s *Service) issueAccess(ctx context.Context, user, sid string, gen uint64) (string, error) {
+	if err := s.ensureSigningKey(ctx); err != nil {
+		return "", internal(err)
+	}
+	key := s.signingKey()
 	now := s.now()
 	jti := make([]byte, 16)
 	_, _ = rand.Read(jti)
-	c := accessClaims{Sid: sid, Gen: gen, RegisteredClaims: jwt.RegisteredClaims{
+	c := accessClaims{Sid: sid, Gen: gen, Bm: s.cfg.DB.AppliedIndex(), RegisteredClaims: jwt.RegisteredClaims{
 		Issuer:    issuer,
 		Subject:   user,
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(s.cfg.AccessTTL)),
 		ID:        hex.EncodeToString(jti),
 	}}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.signKey)
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(key)
 	if err != nil {
 		return "", internal(err)
 	}
@@ -58,7 +68,12 @@ func (s *Service) parseAccess(tok string) (*accessClaims, error) {
 		jwt.WithStrictDecoding(),
 		jwt.WithTimeFunc(s.now),
 	)
-	_, err := p.ParseWithClaims(tok, &c, func(*jwt.Token) (any, error) { return s.signKey, nil })
+	_, err := p.ParseWithClaims(tok, &c, func(*jwt.Token) (any, error) {
+		if key := s.signingKey(); key != nil {
+			return key, nil
+		}
+		return nil, errNoSigningKey // a member the key's record has not reached
+	})
 	switch {
 	case err == nil:
 	case errors.Is(err, jwt.ErrTokenExpired):
@@ -71,6 +86,8 @@ func (s *Service) parseAccess(tok string) (*accessClaims, error) {
 	}
 	return &c, nil
 }
+
+var errNoSigningKey = errors.New("auth: this member has no token signing key yet")
 
 // expiresIn is Tokens.ExpiresIn for a token issued now.
 func (s *Service) expiresIn() int64 { return int64(s.cfg.AccessTTL / time.Second) }

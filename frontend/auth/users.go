@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -143,6 +144,29 @@ func (s *Service) createUser(ctx context.Context, name, pw string, rs []string) 
 	return u, nil
 }
 
+// createFirstUser adds a user unless there is a user already, checked
+// in the commit that stores it; created says whether it did.
+func (s *Service) createFirstUser(ctx context.Context, name, pw string, rs []string) (created bool, err error) {
+	if err := checkPassword(pw); err != nil {
+		return false, err
+	}
+	h, err := s.hash.hash(ctx, pw)
+	if err != nil {
+		return false, internal(err)
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	u := &userRecord{Name: name, Roles: rs, Hash: h, Gen: 1, Created: s.now().UTC()}
+	var b batch
+	b.putUser(u)
+	created, err = s.cfg.DB.SystemPutIfAbsent(ctx, userPrefix, b.recs)
+	if err != nil {
+		return false, internal(fmt.Errorf("auth: cannot store the security records: %w", err))
+	}
+	s.reload(b.keys())
+	return created, nil
+}
+
 // adminsLocked counts the users with the admin role.
 func (s *Service) adminsLocked() int {
 	s.mu.RLock()
@@ -168,21 +192,20 @@ func (s *Service) dropUser(ctx context.Context, name string) error {
 		return invalidParam("cannot drop %q: it is the last admin", name)
 	}
 	var b batch
-	b.del(userPrefix+name, func(ix *index) { delete(ix.users, name) })
+	b.del(userPrefix + name)
 	s.mu.RLock()
 	for _, ss := range s.mu.ix.userSessions(name) {
 		b.delSession(ss)
 	}
 	for id, k := range s.mu.ix.keys {
 		if k.User == name {
-			b.del(keyPrefix+id, func(ix *index) { delete(ix.keys, id) })
+			b.del(keyPrefix + id)
 		}
 	}
 	s.mu.RUnlock()
 	if err := s.commitLocked(ctx, &b); err != nil {
 		return internal(err)
 	}
-	s.cache.drop(name)
 	return nil
 }
 
@@ -218,7 +241,6 @@ func (s *Service) setPassword(ctx context.Context, name, pw string) error {
 	if err := s.commitLocked(ctx, &b); err != nil {
 		return internal(err)
 	}
-	s.cache.drop(name)
 	return nil
 }
 
