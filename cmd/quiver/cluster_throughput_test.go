@@ -88,13 +88,18 @@ type loadResult struct {
 	ok, failed int
 	window     time.Duration
 	p50, p99   time.Duration
+	reasons    map[string]int // why operations failed, with counts
 }
 
 func (r loadResult) perSecond() float64 { return float64(r.ok) / r.window.Seconds() }
 
 func (r loadResult) String() string {
-	return fmt.Sprintf("%.0f ops/s (%d in %v, %d failed), latency p50 %v p99 %v",
+	s := fmt.Sprintf("%.0f ops/s (%d in %v, %d failed), latency p50 %v p99 %v",
 		r.perSecond(), r.ok, r.window, r.failed, r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond))
+	if len(r.reasons) > 0 {
+		s += fmt.Sprintf(", failures %v", r.reasons)
+	}
+	return s
 }
 
 type loadOp func(client, seq int) (string, map[string]any)
@@ -122,6 +127,7 @@ func measureLoad(t *testing.T, c *processCluster, members []int, clients int, wi
 	var ok, failed atomic.Int64
 	var mu sync.Mutex
 	var lat []time.Duration
+	reasons := map[string]int{}
 	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -139,6 +145,13 @@ func measureLoad(t *testing.T, c *processCluster, members []int, clients int, wi
 					mine = append(mine, time.Since(start))
 				} else {
 					failed.Add(1)
+					why := fmt.Sprint(err)
+					if err == nil {
+						why = fmt.Sprintf("HTTP %d %s", r.status, r.code)
+					}
+					mu.Lock()
+					reasons[why]++
+					mu.Unlock()
 				}
 			}
 			mu.Lock()
@@ -152,7 +165,7 @@ func measureLoad(t *testing.T, c *processCluster, members []int, clients int, wi
 	}
 	slices.Sort(lat)
 	return loadResult{ok: int(ok.Load()), failed: int(failed.Load()), window: window,
-		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}
+		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100], reasons: reasons}
 }
 
 // procCPU is the user and system CPU time process pid used so far
