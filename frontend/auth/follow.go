@@ -185,9 +185,15 @@ const ensureTimeout = 30 * time.Second
 // cluster each time it starts to lead (only a leader writes). The
 // signing key and the admin user are created by a conditional put, so
 // of two members leading in turn only the first creates them.
+//
+// With authentication off the key is left to the first login
+// (issueAccess makes it), so that a server that never authenticates
+// writes nothing at start and a new data directory stays empty.
 func (s *Service) ensure(ctx context.Context) error {
-	if err := s.ensureSigningKey(ctx); err != nil {
-		return err
+	if s.cfg.Enabled {
+		if err := s.ensureSigningKey(ctx); err != nil {
+			return err
+		}
 	}
 	if err := s.pruneExpired(ctx, ""); err != nil {
 		return err
