@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // heapPeak returns, at stop, the most the live heap held above what was
@@ -122,7 +123,11 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second, true},
 		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second, false},
 		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second, false},
-		{"collected subquery", `RETURN size(COLLECT { UNWIND range(1, 5000000) AS x RETURN toString(x) })`, "53200", 2 * time.Second, false},
+		// Each collected string carries 200 bytes, so the limit is passed
+		// after some 150,000 rows: at batch size 2 (the batch2 build) on a
+		// loaded machine, 7-byte strings took more than the second the
+		// deadline allows to reach it.
+		{"collected subquery", `RETURN size(COLLECT { UNWIND range(1, 5000000) AS x RETURN toString(x) + '` + strings.Repeat("p", 200) + `' })`, "53200", 2 * time.Second, false},
 		{"counted subquery", `RETURN COUNT { UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN y }`, "40003", 2 * time.Second, false},
 		// A CALL holds the joined rows of one input batch: 1024 outer rows
 		// times 100,000 are past the memory limit, while at batch size 2
@@ -138,8 +143,11 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		// detector, ten times slower, a statement that runs out of memory
 		// at full speed may meet its deadline first: either stop is the
 		// governor's (the accounting itself is held by the other stages).
+		// So at batch size 2 (the batch2 build), where a statement runs
+		// through 512 times as many batches: on a loaded machine "collected
+		// paths" met its second before its 32 MB.
 		want := strings.Split(c.want, "|")
-		if raceBuild && slices.Contains(want, "53200") {
+		if (raceBuild || vector.Capacity < 64) && slices.Contains(want, "53200") {
 			want = append(want, "40003")
 		}
 		if !slices.Contains(want, code) {
