@@ -13,16 +13,7 @@ import (
 // fails, and raft's shutdown can join the goroutine that made it.
 func TestClosingTransportClosesPipelines(t *testing.T) {
 	t.Parallel()
-	auth := MemberAuth{Secret: []byte("a secret of sixteen bytes or more")}
-	open := func() *raft.NetworkTransport {
-		tr, err := NewMemberTransport("127.0.0.1:0", auth, nil, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tr.Close() })
-		return tr
-	}
-	from, to := newClosingTransport(open()), open()
+	from, to := newClosingTransport(openTestTransport(t)), openTestTransport(t)
 	p, err := from.AppendEntriesPipeline("n2", to.LocalAddr())
 	if err != nil {
 		t.Fatal(err)
@@ -49,16 +40,7 @@ func TestClosingTransportClosesPipelines(t *testing.T) {
 // hashicorp/raft's own pipeline the second unread send blocks for good.
 func TestPipelineSendsWhileAnswersUnread(t *testing.T) {
 	t.Parallel()
-	auth := MemberAuth{Secret: []byte("a secret of sixteen bytes or more")}
-	open := func() *raft.NetworkTransport {
-		tr, err := NewMemberTransport("127.0.0.1:0", auth, nil, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tr.Close() })
-		return tr
-	}
-	from, to := newClosingTransport(open()), open()
+	from, to := newClosingTransport(openTestTransport(t)), openTestTransport(t)
 	go func() {
 		for rpc := range to.Consumer() {
 			req := rpc.Command.(*raft.AppendEntriesRequest)
@@ -98,4 +80,16 @@ func TestPipelineSendsWhileAnswersUnread(t *testing.T) {
 			t.Fatalf("answer %d has term %d: answers out of order", i, got)
 		}
 	}
+}
+
+// openTestTransport is a member transport on a loopback port with a
+// shared secret, closed when the test ends.
+func openTestTransport(t *testing.T) *raft.NetworkTransport {
+	t.Helper()
+	tr, err := NewMemberTransport("127.0.0.1:0", MemberAuth{Secret: []byte("a secret of sixteen bytes or more")}, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
 }
