@@ -15,6 +15,9 @@ func (db *DB) openSecondaryIndexes() {
 	db.secondary = index.NewManager(db.store, db.store.Catalog(), map[catalog.IndexType]index.Kind{
 		catalog.FullText: fulltext.Kind{},
 	})
+	if err := index.Register(db.procs, db.secondary); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
 	if err := fulltext.Register(db.procs, db.secondary); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}

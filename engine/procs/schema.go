@@ -48,7 +48,9 @@ func indexes(c *Context, _ []vector.Value) ([][]vector.Value, error) {
 // to ask about).
 func IndexesProcedure(state IndexState) *Procedure {
 	return &Procedure{Signature: Signature{Name: "db.indexes", Outputs: IndexFields, Requires: PrivRead},
-		Fn: func(c *Context, _ []vector.Value) ([][]vector.Value, error) { return IndexRows(schemaOf(c), state), nil }}
+		Fn: func(c *Context, _ []vector.Value) ([][]vector.Value, error) {
+			return IndexRows(schemaOf(c), state), nil
+		}}
 }
 
 func constraints(c *Context, _ []vector.Value) ([][]vector.Value, error) {

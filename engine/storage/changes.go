@@ -2,6 +2,8 @@ package storage
 
 import (
 	"sync"
+
+	"github.com/quiverdb/quiver/engine/catalog"
 	"sync/atomic"
 	"time"
 )
@@ -120,7 +122,9 @@ func (s *Store) queueCommitLocked(base, v *Snapshot, ops []Op) *pendingCommit {
 	f := &s.feed
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.mu.sink == nil && f.mu.index == nil {
+	if f.mu.sink == nil && (f.mu.index == nil || !hasSecondary(base.schema) && !hasSecondary(v.schema)) {
+		// The index sink only needs commits while a secondary index
+		// exists (or one is created or dropped): others skip the queue.
 		return nil
 	}
 	// System records are not the graph's: the feed never sees them, and
@@ -165,4 +169,17 @@ func (s *Store) commitDone(pc *pendingCommit, durable bool) {
 		clear(q[m:])
 		f.mu.q = q[:m]
 	}
+}
+
+// hasSecondary reports whether sc has a secondary index (engine/index).
+func hasSecondary(sc *catalog.Schema) bool {
+	if sc == nil {
+		return false
+	}
+	for _, ix := range sc.Indexes {
+		if ix.Type.Secondary() {
+			return true
+		}
+	}
+	return false
 }
