@@ -37,11 +37,11 @@ type Progress struct {
 	Done, Total atomic.Int64
 }
 
-// Percent is Done/Total in percent (100 when there is nothing to do).
+// Percent is Done/Total in percent (0 until Total is known).
 func (p *Progress) Percent() float64 {
 	t := p.Total.Load()
 	if t <= 0 {
-		return 100
+		return 0
 	}
 	return 100 * float64(min(p.Done.Load(), t)) / float64(t)
 }

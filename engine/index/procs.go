@@ -59,7 +59,7 @@ func (m *Manager) awaitOnline(ctx context.Context, defs []*catalog.Index, timeou
 		if err != nil {
 			return err
 		}
-		if err := e.awaitState(ctx); err != nil {
+		if err := e.AwaitOnline(ctx); err != nil {
 			if ctx.Err() == context.DeadlineExceeded {
 				return errs.Timeout("index %s is not ONLINE after %d s", def.Name, secs)
 			}
@@ -69,8 +69,8 @@ func (m *Manager) awaitOnline(ctx context.Context, defs []*catalog.Index, timeou
 	return nil
 }
 
-// awaitState returns once the index is ONLINE, its error once FAILED.
-func (e *Entry) awaitState(ctx context.Context) error {
+// AwaitOnline returns once the index is ONLINE, its error once FAILED.
+func (e *Entry) AwaitOnline(ctx context.Context) error {
 	for {
 		e.mu.Lock()
 		st, err, ch := e.mu.state, e.mu.err, e.mu.changed
