@@ -18,9 +18,9 @@
 // snapshot never sees a newer commit, and limit/skip apply after the
 // filter (no over-fetch). Filtering hits by re-reading the element at
 // the reader's snapshot was the other choice: it removes false hits but
-// cannot find text a later commit replaced. Old versions are never
-// pruned yet: the index grows with updates until the next open rebuilds
-// it (docs/search.md).
+// cannot find text a later commit replaced. Superseded versions are
+// deleted RetainVersions after the commit that replaced them; a search at
+// a snapshot that could need one fails instead (gc.go).
 //
 // A transaction's own writes overlay the committed index: the elements
 // its ops touched are excluded from the committed search and their

@@ -163,3 +163,37 @@ func TestSnapshotVisibility(t *testing.T) {
 		t.Errorf("others see uncommitted writes: %v", got)
 	}
 }
+
+// Superseded versions are pruned after RetainVersions; a snapshot that
+// could need one then fails instead of missing it.
+func TestPruneSupersededVersions(t *testing.T) {
+	defer func(d time.Duration) { RetainVersions = d }(RetainVersions)
+	RetainVersions = 0
+	st := newStore(t)
+	a := st.create(t, "red apple")
+	old := st.s.Begin()
+	defer old.Rollback()
+	if got := st.search(t, old, "red"); !slices.Equal(got, []uint64{a}) {
+		t.Fatalf("old red = %v", got)
+	}
+	tx := st.s.Begin()
+	if err := tx.SetNodeProps(a, []catalog.KeyID{st.key}, []vector.Value{"blue berry"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond) // the next commit is later than RetainVersions (0) after it
+	st.create(t, "other")        // its Apply prunes the superseded "red apple"
+	now := st.s.Begin()
+	defer now.Rollback()
+	if got := st.search(t, now, "red OR blue"); !slices.Equal(got, []uint64{a}) {
+		t.Errorf("now = %v", got)
+	}
+	def := old.Schema().Index("docs")
+	e, _ := st.m.Lookup(def)
+	_, err := e.Index().(*Index).Search(context.Background(), "red", old.BaseTS(), old, 0, 10)
+	if e, ok := errs.As(err); !ok || e.Code != errs.CodeUnavailable {
+		t.Errorf("search at a pruned snapshot: %v, want 08006", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -28,8 +29,13 @@ type Index struct {
 	cat *catalog.Catalog
 	bi  bleve.Index
 	// live maps an element to the from-timestamp of its current
-	// document; only Populate and Apply (one goroutine) touch it.
-	live map[uint64]uint64
+	// document; only Populate and Apply (one goroutine) touch it, as
+	// superseded (gc.go).
+	live       map[uint64]uint64
+	superseded []oldVersion
+	// horizon is the newest "to" of a pruned version: a search at an
+	// older snapshot could miss it, so it fails instead (gc.go).
+	horizon atomic.Uint64
 	// mu orders Close after searches: searches hold it shared.
 	mu     sync.RWMutex
 	closed bool
@@ -97,11 +103,15 @@ func (x *Index) Populate(ctx context.Context, snap *storage.Snapshot, prog *inde
 // Apply indexes one commit: for each element it touched whose text
 // changed, the current document closes at rec.TS and a new one opens.
 func (x *Index) Apply(rec *storage.CommitRecord) error {
+	b := x.bi.NewBatch()
+	x.prune(b, rec.At)
 	ids := x.touched(rec.Ops)
 	if len(ids) == 0 {
-		return nil
+		if b.Size() == 0 {
+			return nil
+		}
+		return x.bi.Batch(b)
 	}
-	b := x.bi.NewBatch()
 	ts := float64(rec.TS)
 	for _, id := range ids {
 		old, cur := x.doc(rec.Base, id), x.doc(rec.Version, id)
@@ -114,6 +124,7 @@ func (x *Index) Apply(rec *storage.CommitRecord) error {
 				return err
 			}
 			delete(x.live, id)
+			x.superseded = append(x.superseded, oldVersion{doc: docID(id, from), to: rec.TS, at: rec.At})
 		}
 		if cur != nil {
 			cur[fieldFrom], cur[fieldTo] = ts, openTo

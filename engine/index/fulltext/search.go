@@ -45,6 +45,9 @@ func (x *Index) Search(ctx context.Context, text string, ts uint64, tx Txn, skip
 	if x.closed {
 		return nil, errs.New(errs.CodeNoObject, errs.CatNoObject, "index %s was dropped", x.def.Name)
 	}
+	if err := x.checkHorizon(ts); err != nil {
+		return nil, err
+	}
 	var own []uint64
 	if tx != nil {
 		own = x.touched(tx.Ops())
