@@ -195,3 +195,17 @@ func TestFullTextReopen(t *testing.T) {
 		t.Errorf("after reopen %v, before %v", after, before)
 	}
 }
+
+// The export's schema script recreates FULLTEXT indexes.
+func TestFullTextSchemaScript(t *testing.T) {
+	db := openTestDB(t)
+	n, err := db.ApplySchemaScript(context.Background(),
+		"CREATE FULLTEXT INDEX `reviews` FOR ()-[n:`REVIEWED`]-() ON EACH [n.`text`] OPTIONS {analyzer: 'english'};\n")
+	if err != nil || n != 1 {
+		t.Fatalf("applied %d: %v", n, err)
+	}
+	got := mustQuery(t, db, "SHOW INDEXES", nil)
+	if len(got) != 1 || !strings.Contains(got[0], "'reviews' | 'FULLTEXT' | 'REVIEWED' | 'text' | 'RELATIONSHIP'") {
+		t.Errorf("SHOW INDEXES = %v", got)
+	}
+}

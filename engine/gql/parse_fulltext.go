@@ -66,12 +66,21 @@ func (p *parser) createFullText(s *Schema) {
 	}
 }
 
-// relDash reads the dash of a relationship pattern: -, -> or <-.
+// relDash reads the dash of a relationship pattern: -, -> or <-, as one
+// token or several.
 func (p *parser) relDash() {
-	switch {
-	case p.isPunct("-"), p.isPunct("->"), p.isPunct("<-"):
+	if p.isPunct("->") || p.isPunct("<-") {
 		p.advance()
-	default:
+		return
+	}
+	if p.isPunct("<") {
+		p.advance()
+	}
+	if !p.isPunct("-") {
 		p.failUnexpected("-")
+	}
+	p.advance()
+	if p.isPunct(">") {
+		p.advance()
 	}
 }
