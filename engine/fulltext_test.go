@@ -209,3 +209,56 @@ func TestFullTextSchemaScript(t *testing.T) {
 		t.Errorf("SHOW INDEXES = %v", got)
 	}
 }
+
+// Under concurrent writers, a search in a transaction answers exactly
+// what a scan of the same snapshot finds: no later commit, no missing
+// one, and the transaction's own write.
+func TestFullTextConcurrentSnapshots(t *testing.T) {
+	db := openTestDB(t)
+	words := strings.Fields("amber birch cedar dune ember fjord")
+	mustQuery(t, db, "UNWIND range(0, 59) AS i CREATE (:Note {k: i, body: 'amber birch'})", nil)
+	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.body]", nil)
+	awaitOnline(t, db, "notes")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	for w := range 3 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			// Bounded: an unthrottled writer outruns the index's
+			// apply (docs/search.md), and each search waits for it.
+			for i := 0; i < 150 && ctx.Err() == nil; i++ {
+				k := (i*7 + w*13) % 60
+				body := words[(i+w)%len(words)] + " " + words[(i*3+w)%len(words)]
+				res, err := db.Query(ctx, "MATCH (n:Note {k: $k}) SET n.body = $b", engine.Params{"k": int64(k), "b": body})
+				if err == nil {
+					_, err = drain(res)
+				}
+				if err != nil && ctx.Err() == nil {
+					t.Errorf("writer: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	for round := range 30 {
+		tx, err := db.BeginTransaction(engine.TransactionOptions{Isolation: engine.RepeatableRead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		word := words[round%len(words)]
+		if round%3 == 0 {
+			mustQuery(t, tx, "CREATE (:Note {k: -1, body: $w})", engine.Params{"w": word + " own"})
+		}
+		got := sorted(mustQuery(t, tx, "CALL quiver.fts.search('notes', $w, {limit: 1000}) YIELD node RETURN node.k", engine.Params{"w": word}))
+		want := sorted(mustQuery(t, tx, "MATCH (n:Note) WHERE ' ' + n.body + ' ' CONTAINS ' ' + $w + ' ' RETURN n.k", engine.Params{"w": word}))
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("round %d, %q: search %v, scan %v", round, word, got, want)
+		}
+		tx.Rollback()
+	}
+	cancel()
+	for range 3 {
+		<-done
+	}
+}

@@ -117,16 +117,15 @@ func (e *Entry) run(v *storage.Snapshot) {
 			e.mu.Unlock()
 			return
 		}
-		rec := e.mu.queue[0]
-		e.mu.queue[0] = nil
-		e.mu.queue = e.mu.queue[1:]
+		recs := e.mu.queue
+		e.mu.queue = nil
 		e.mu.Unlock()
-		if err := e.ix.Apply(rec); err != nil {
+		if err := e.ix.Apply(recs); err != nil {
 			e.fail(err)
 			return
 		}
 		e.mu.Lock()
-		e.mu.applied = rec.TS
+		e.mu.applied = recs[len(recs)-1].TS
 		e.signalLocked()
 		e.mu.Unlock()
 	}

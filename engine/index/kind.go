@@ -19,14 +19,17 @@ type Kind interface {
 
 // Index is one secondary index the Manager maintains. Populate runs
 // first, once; Apply is then called with every later commit, in commit
-// order, from one goroutine. Searches (the kind's own API) may run
-// concurrently with either.
+// order, from one goroutine: all the commits queued since the last call
+// at once, so an index that fell behind a burst of writes catches up in
+// one batch rather than one per commit. Searches (the kind's own API)
+// may run concurrently with either.
 type Index interface {
 	// Populate indexes what snap holds, adding to prog as it goes; it
 	// stops with ctx's error when ctx ends.
 	Populate(ctx context.Context, snap *storage.Snapshot, prog *Progress) error
-	// Apply indexes one commit (its Base and Version say what changed).
-	Apply(rec *storage.CommitRecord) error
+	// Apply indexes a run of commits, oldest first (each one's Base and
+	// Version say what it changed).
+	Apply(recs []*storage.CommitRecord) error
 	// Close releases the index.
 	Close() error
 }

@@ -58,9 +58,11 @@ func (x *fakeIndex) Populate(ctx context.Context, snap *storage.Snapshot, prog *
 	return nil
 }
 
-func (x *fakeIndex) Apply(rec *storage.CommitRecord) error {
+func (x *fakeIndex) Apply(recs []*storage.CommitRecord) error {
 	x.mu.Lock()
-	x.tss = append(x.tss, rec.TS)
+	for _, rec := range recs {
+		x.tss = append(x.tss, rec.TS)
+	}
 	x.mu.Unlock()
 	return nil
 }

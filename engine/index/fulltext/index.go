@@ -100,20 +100,28 @@ func (x *Index) Populate(ctx context.Context, snap *storage.Snapshot, prog *inde
 	return x.bi.Batch(b)
 }
 
-// Apply indexes one commit: for each element it touched whose text
-// changed, the current document closes at rec.TS and a new one opens.
-func (x *Index) Apply(rec *storage.CommitRecord) error {
+// Apply indexes a run of commits in one bleve batch: for each element a
+// commit touched whose text changed, the current document closes at the
+// commit's ts and a new one opens. (A batch keeps the last write of a
+// document id, so an element changed by several commits of the run ends
+// right: each later commit rewrites the version the earlier one opened.)
+func (x *Index) Apply(recs []*storage.CommitRecord) error {
 	b := x.bi.NewBatch()
-	x.prune(b, rec.At)
-	ids := x.touched(rec.Ops)
-	if len(ids) == 0 {
-		if b.Size() == 0 {
-			return nil
+	x.prune(b, recs[len(recs)-1].At)
+	for _, rec := range recs {
+		if err := x.applyOne(b, rec); err != nil {
+			return err
 		}
-		return x.bi.Batch(b)
 	}
+	if b.Size() == 0 {
+		return nil
+	}
+	return x.bi.Batch(b)
+}
+
+func (x *Index) applyOne(b *bleve.Batch, rec *storage.CommitRecord) error {
 	ts := float64(rec.TS)
-	for _, id := range ids {
+	for _, id := range x.touched(rec.Ops) {
 		old, cur := x.doc(rec.Base, id), x.doc(rec.Version, id)
 		if sameDoc(old, cur) {
 			continue
@@ -134,7 +142,7 @@ func (x *Index) Apply(rec *storage.CommitRecord) error {
 			x.live[id] = rec.TS
 		}
 	}
-	return x.bi.Batch(b)
+	return nil
 }
 
 // touched lists the elements of the index's kind that ops wrote, once
