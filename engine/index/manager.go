@@ -115,7 +115,8 @@ func (m *Manager) Lookup(def *catalog.Index) (*Entry, error) {
 	defer m.mu.Unlock()
 	e := m.mu.open[def.Name]
 	if e == nil || !sameDef(e.def, def) {
-		return nil, errs.New(errs.CodeNoObject, errs.CatNoObject, "index %s is not open at this snapshot (dropped or recreated since)", def.Name)
+		return nil, errs.New(errs.CodeNoObject, errs.CatNoObject,
+			"index %s is not built at this snapshot: created by this uncommitted transaction, or dropped or recreated since", def.Name)
 	}
 	return e, nil
 }
