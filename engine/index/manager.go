@@ -27,6 +27,10 @@ type Manager struct {
 		sync.Mutex
 		open   map[string]*Entry
 		closed bool
+		// early holds the commits sunk before NewManager opened the
+		// indexes of head (ready): NewManager replays them.
+		early []*storage.CommitRecord
+		ready bool
 	}
 }
 
@@ -35,13 +39,23 @@ type Manager struct {
 func NewManager(store *storage.Store, cat *catalog.Catalog, kinds map[catalog.IndexType]Kind) *Manager {
 	m := &Manager{store: store, cat: cat, kinds: kinds}
 	m.mu.open = map[string]*Entry{}
-	// Under mu, so a commit sinking meanwhile waits until the indexes of
-	// head exist, and reaches them (those at or before head are skipped).
-	m.mu.Lock()
+	// Watch first, then read head: a commit sunk in between is kept in
+	// early and replayed (those at or before head are skipped), so none
+	// is lost. mu is not held while watching: the sink runs under the
+	// store's feed lock and takes mu, so the other order would deadlock
+	// with a commit (a replicated one) finishing meanwhile.
 	store.WatchIndexCommits(m.sink)
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	head := store.Snapshot()
 	m.reconcileLocked(head)
-	m.mu.Unlock()
+	m.mu.ready = true
+	for _, rec := range m.mu.early {
+		if rec.TS > head.TS() { // head holds the others, schema included
+			m.sinkLocked(rec)
+		}
+	}
+	m.mu.early = nil
 	return m
 }
 
@@ -62,6 +76,14 @@ func (m *Manager) sink(rec *storage.CommitRecord) {
 	if m.mu.closed {
 		return
 	}
+	if !m.mu.ready {
+		m.mu.early = append(m.mu.early, rec)
+		return
+	}
+	m.sinkLocked(rec)
+}
+
+func (m *Manager) sinkLocked(rec *storage.CommitRecord) {
 	for _, e := range m.mu.open {
 		e.enqueue(rec)
 	}
