@@ -22,6 +22,9 @@ type Manager struct {
 	store *storage.Store
 	cat   *catalog.Catalog
 	kinds map[catalog.IndexType]Kind
+	// running counts the indexes' goroutines: Close waits for them, so
+	// no background work outlives the database.
+	running sync.WaitGroup
 	// mu guards the open indexes; the commit sink takes it, briefly.
 	mu struct {
 		sync.Mutex
@@ -122,7 +125,11 @@ func (m *Manager) reconcileLocked(v *storage.Snapshot) {
 			continue
 		}
 		e.ix = ix
-		go e.run(v)
+		m.running.Add(1)
+		go func() {
+			defer m.running.Done()
+			e.run(v)
+		}()
 	}
 }
 
@@ -158,16 +165,18 @@ func (m *Manager) State(def *catalog.Index) (string, float64) {
 	return e.State()
 }
 
-// Close stops maintaining the indexes and closes them.
+// Close stops maintaining the indexes, closes them and waits until their
+// goroutines have ended.
 func (m *Manager) Close() {
 	m.store.WatchIndexCommits(nil)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.mu.closed = true
 	for name, e := range m.mu.open {
 		e.close()
 		delete(m.mu.open, name)
 	}
+	m.mu.Unlock()
+	m.running.Wait()
 }
 
 // errNotOnline is a search's error on an index still populating.
