@@ -37,6 +37,8 @@ var allowed = map[string][]string{
 	"engine/plancache":      {"vector", "engine/catalog", "engine/storage", "engine/plan"},
 	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
 	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
+	"engine/index":          {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs"},                                  // the secondary-index manager: FULLTEXT (VECTOR) kept from commits
+	"engine/index/fulltext": {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/procs", "engine/memory"}, // FULLTEXT on bleve
 	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},

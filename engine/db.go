@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/quiverdb/quiver/engine/index"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -37,7 +38,10 @@ type DB struct {
 	log    *slog.Logger
 	store  *storage.Store
 	procs  *procs.Registry
-	closed atomic.Bool
+	// secondary keeps the FULLTEXT indexes from commits (engine/index);
+	// nil until Open recovered the store.
+	secondary *index.Manager
+	closed    atomic.Bool
 	// settings are the operator's SET / SHOW parameters, the ceilings
 	// of every session.
 	settings *Settings
@@ -210,6 +214,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	db.openSecondaryIndexes()
 	return db, nil
 }
 
@@ -232,6 +237,9 @@ func (db *DB) Close() error {
 	}
 	db.txns.rollbackAll()
 	db.changes.Close()
+	if db.secondary != nil {
+		db.secondary.Close()
+	}
 	var err error
 	if db.dur != nil {
 		if err = db.dur.Close(); err != nil {

@@ -317,7 +317,7 @@ func (db *DB) schemaRows(cols []plan.Column, rows [][]vector.Value, start time.T
 }
 
 // valueRows yields fixed rows of scalar values (strings, booleans,
-// integers) a batch at a time.
+// integers, floats) a batch at a time.
 type valueRows struct {
 	rows [][]vector.Value
 	cols []plan.Column
@@ -345,6 +345,8 @@ func (s *valueRows) Next() (*vector.Batch, error) {
 				s.out.Cols[c].Bools[i] = x
 			case int64:
 				s.out.Cols[c].I64[i] = x
+			case float64:
+				s.out.Cols[c].F64[i] = x
 			}
 		}
 	}

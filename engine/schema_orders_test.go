@@ -128,10 +128,10 @@ func checkSchemaModel(t *testing.T, db *engine.DB, m schemaModel, after string, 
 	t.Helper()
 	var wantIx, wantC []string
 	if m.index {
-		wantIx = append(wantIx, "'index_person_id' | 'BTREE' | 'Person' | 'id'")
+		wantIx = append(wantIx, "'index_person_id' | 'BTREE' | 'Person' | 'id' | 'NODE' | 'ONLINE' | 100.0")
 	}
 	if m.constraint && m.owns {
-		wantIx = append(wantIx, "'constraint_person_id_unique' | 'BTREE' | 'Person' | 'id'")
+		wantIx = append(wantIx, "'constraint_person_id_unique' | 'BTREE' | 'Person' | 'id' | 'NODE' | 'ONLINE' | 100.0")
 	}
 	if m.constraint {
 		wantC = append(wantC, "'constraint_person_id_unique' | 'UNIQUE' | 'Person' | 'id'")

@@ -454,7 +454,11 @@ func (st *statementRun) checkpoint() (*Result, error) {
 
 // adminEnv is what a schema or COPY statement runs on (engine/admin).
 func (st *statementRun) adminEnv() admin.Env {
-	return admin.Env{Store: st.s.db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit}
+	env := admin.Env{Store: st.s.db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit}
+	if m := st.s.db.secondary; m != nil {
+		env.CheckIndex, env.IndexState = m.Check, m.State
+	}
+	return env
 }
 
 // testHookOwnCommit, when set by a test, runs once a schema or COPY
@@ -499,6 +503,9 @@ func (st *statementRun) copyFrom(c *gql.Copy) (*Result, error) {
 func indexInfos(snap *storage.Snapshot) []plan.IndexInfo {
 	var out []plan.IndexInfo
 	for _, ix := range snap.Schema().Indexes {
+		if ix.Type.Secondary() {
+			continue // not a property index: searched through its procedures (engine/index)
+		}
 		entries, distinct := snap.IndexStats(ix)
 		out = append(out, plan.IndexInfo{Name: ix.Name, Type: ix.Type.String(), Label: ix.Label,
 			Props: ix.Keys, Entries: entries, Distinct: distinct, Holders: snap.IndexKeyHolders(ix)})

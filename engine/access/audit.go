@@ -107,6 +107,9 @@ func SchemaObjectName(s *gql.Schema) string {
 	}
 	switch s.Kind {
 	case gql.SchemaCreateIndex:
+		if s.IndexType == "FULLTEXT" {
+			return "fulltext_" + catalog.IndexName(s.Label, s.Props)[len("index_"):]
+		}
 		return catalog.IndexName(s.Label, s.Props)
 	case gql.SchemaCreateConstraint:
 		kind := catalog.Exists

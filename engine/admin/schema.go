@@ -25,6 +25,12 @@ type Env struct {
 	// before it commits (tests: a panic there is what recovery must clean
 	// up after).
 	BeforeCommit func()
+	// CheckIndex, when set, vets a secondary index's definition before
+	// CREATE commits it (a FULLTEXT index's analyzer: engine/index).
+	CheckIndex func(*catalog.Index) error
+	// IndexState reports the indexes' states for SHOW INDEXES (nil: all
+	// ONLINE).
+	IndexState procs.IndexState
 }
 
 // Rows is what a SHOW answers: its columns (those of db.indexes() and
@@ -41,7 +47,7 @@ type Rows struct {
 func Schema(env Env, s *gql.Schema) (*Rows, error) {
 	switch s.Kind {
 	case gql.SchemaShowIndexes:
-		return &Rows{procs.IndexFields, procs.IndexRows(env.Store.Snapshot().Schema())}, nil
+		return &Rows{procs.IndexFields, procs.IndexRows(env.Store.Snapshot().Schema(), env.IndexState)}, nil
 	case gql.SchemaShowConstraints:
 		return &Rows{procs.ConstraintFields, procs.ConstraintRows(env.Store.Snapshot().Schema())}, nil
 	}
@@ -57,10 +63,19 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 	switch s.Kind {
 	case gql.SchemaCreateIndex:
 		typ := catalog.BTree
-		if s.IndexType == "HASH" {
+		switch s.IndexType {
+		case "HASH":
 			typ = catalog.Hash
+		case "FULLTEXT":
+			typ = catalog.FullText
 		}
-		err = tx.CreateIndex(catalog.Index{Name: access.SchemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props})
+		def := catalog.Index{Name: access.SchemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props, Rel: s.Rel, Analyzer: s.Analyzer}
+		if typ.Secondary() && env.CheckIndex != nil {
+			err = env.CheckIndex(&def)
+		}
+		if err == nil {
+			err = tx.CreateIndex(def)
+		}
 	case gql.SchemaDropIndex:
 		err = tx.DropIndex(s.Name)
 	case gql.SchemaCreateConstraint:

@@ -12,14 +12,26 @@ const (
 	BTree IndexType = iota + 1
 	// Hash keeps entries in a hash map: equality only.
 	Hash
+	// FullText is a text search index (engine/index/fulltext): not kept
+	// by storage's index table but by the engine's secondary-index
+	// manager (engine/index), from commits.
+	FullText
 )
 
 func (t IndexType) String() string {
-	if t == Hash {
+	switch t {
+	case Hash:
 		return "HASH"
+	case FullText:
+		return "FULLTEXT"
 	}
 	return "BTREE"
 }
+
+// Secondary reports whether indexes of type t are kept outside storage's
+// property index table (engine/index): storage records their definition
+// in the schema and logs it, and nothing else.
+func (t IndexType) Secondary() bool { return t == FullText }
 
 // ConstraintKind is what a constraint asserts.
 type ConstraintKind uint8
@@ -53,6 +65,11 @@ type Index struct {
 	// Constraint names the UNIQUE constraint that created the index and
 	// owns it ("" for an index created by CREATE INDEX).
 	Constraint string
+	// Rel says Label is a relationship type: the index covers
+	// relationships (secondary indexes only).
+	Rel bool `json:",omitempty"`
+	// Analyzer is a FULLTEXT index's text analyzer ("" is standard).
+	Analyzer string `json:",omitempty"`
 }
 
 // Properties renders Keys as SHOW INDEXES does: comma-separated.
@@ -124,7 +141,7 @@ func (s *Schema) IndexOn(label string, keys []string) *Index {
 		return nil
 	}
 	for _, ix := range s.Indexes {
-		if ix.Label == label && strings.Join(ix.Keys, "\x00") == strings.Join(keys, "\x00") {
+		if !ix.Type.Secondary() && ix.Label == label && strings.Join(ix.Keys, "\x00") == strings.Join(keys, "\x00") {
 			return ix
 		}
 	}

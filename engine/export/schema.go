@@ -28,6 +28,18 @@ func schemaScript(s *catalog.Schema) string {
 		for i, k := range ix.Keys {
 			keys[i] = "n." + quoteName(k)
 		}
+		if ix.Type == catalog.FullText {
+			target := "(n:" + quoteName(ix.Label) + ")"
+			if ix.Rel {
+				target = "()-[n:" + quoteName(ix.Label) + "]-()"
+			}
+			opts := ""
+			if ix.Analyzer != "" {
+				opts = " OPTIONS {analyzer: '" + ix.Analyzer + "'}"
+			}
+			fmt.Fprintf(&b, "CREATE FULLTEXT INDEX %s FOR %s ON EACH [%s]%s;\n", quoteName(ix.Name), target, strings.Join(keys, ", "), opts)
+			continue
+		}
 		fmt.Fprintf(&b, "CREATE %s INDEX %s FOR (n:%s) ON (%s);\n", ix.Type, quoteName(ix.Name), quoteName(ix.Label), strings.Join(keys, ", "))
 	}
 	for _, c := range s.Constraints {

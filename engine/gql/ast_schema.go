@@ -19,6 +19,8 @@ const (
 //
 //	CREATE [BTREE|HASH] INDEX [name] FOR (n:Label) ON (n.p1[, n.p2 …]) [OPTIONS {type: 'HASH'} | TYPE HASH]
 //	CREATE INDEX [name] ON :Label(p1[, p2 …])
+//	CREATE FULLTEXT INDEX [name] FOR (n:Label) ON EACH [n.p1, …] [OPTIONS {analyzer: 'english'}]
+//	CREATE FULLTEXT INDEX [name] FOR ()-[r:TYPE]-() ON EACH [r.p1, …] [OPTIONS …]
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT n.p IS UNIQUE
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT EXISTS(n.p)   (or n.p IS NOT NULL)
 //	DROP INDEX name | DROP CONSTRAINT name
@@ -36,6 +38,10 @@ type Schema struct {
 	IndexType string
 	Label     string
 	Props     []string
+	// Rel says Label is a relationship type (FULLTEXT indexes).
+	Rel bool
+	// Analyzer is a FULLTEXT index's analyzer; empty means standard.
+	Analyzer string
 	// Unique is true for IS UNIQUE, false for EXISTS (CREATE CONSTRAINT).
 	Unique bool
 	// IfExists is Cypher 5's IF NOT EXISTS on CREATE, IF EXISTS on DROP:
@@ -105,6 +111,9 @@ func (s *Schema) String() string {
 	}
 	switch s.Kind {
 	case SchemaCreateIndex:
+		if s.IndexType == "FULLTEXT" {
+			return s.fullTextString(name, label)
+		}
 		props := make([]string, len(s.Props))
 		for i, p := range s.Props {
 			props[i] = "n." + quoteName(p)
@@ -133,4 +142,23 @@ func (s *Schema) String() string {
 var schemaIfExists = map[SchemaKind]string{
 	SchemaCreateIndex: " IF NOT EXISTS", SchemaCreateConstraint: " IF NOT EXISTS",
 	SchemaDropIndex: " IF EXISTS", SchemaDropConstraint: " IF EXISTS",
+}
+
+// fullTextString prints a CREATE FULLTEXT INDEX.
+func (s *Schema) fullTextString(name, label string) string {
+	v := "n"
+	target := "(n:" + label + ")"
+	if s.Rel {
+		v = "r"
+		target = "()-[r:" + label + "]-()"
+	}
+	props := make([]string, len(s.Props))
+	for i, p := range s.Props {
+		props[i] = v + "." + quoteName(p)
+	}
+	out := "CREATE FULLTEXT INDEX" + name + " FOR " + target + " ON EACH [" + strings.Join(props, ", ") + "]"
+	if s.Analyzer != "" {
+		out += " OPTIONS {analyzer: '" + s.Analyzer + "'}"
+	}
+	return out
 }

@@ -23,6 +23,13 @@ func (p *parser) peekKeyword(ks ...string) bool {
 func (p *parser) schemaStatement() *Schema {
 	pos := p.tok.pos
 	switch {
+	case p.isKeyword("CREATE") && p.peekKeyword("FULLTEXT"):
+		p.advance()
+		p.advance()
+		p.expectKeyword("INDEX")
+		s := &Schema{Pos: pos, Kind: SchemaCreateIndex, IndexType: "FULLTEXT"}
+		p.createFullText(s)
+		return s
 	case p.isKeyword("CREATE") && p.peekKeyword("INDEX", "BTREE", "HASH"):
 		p.advance()
 		s := &Schema{Pos: pos, Kind: SchemaCreateIndex}

@@ -8,7 +8,15 @@ import (
 )
 
 // IndexFields are the columns of db.indexes() and SHOW INDEXES.
-var IndexFields = []Field{{Name: "name", Type: "STRING"}, {Name: "type", Type: "STRING"}, {Name: "label", Type: "STRING"}, {Name: "properties", Type: "STRING"}}
+// state is POPULATING, ONLINE or FAILED and populationPercent how far a
+// populating index got (secondary indexes: engine/index; property
+// indexes are built by the statement that creates them, so always
+// ONLINE, 100).
+var IndexFields = []Field{{Name: "name", Type: "STRING"}, {Name: "type", Type: "STRING"}, {Name: "label", Type: "STRING"}, {Name: "properties", Type: "STRING"},
+	{Name: "entityType", Type: "STRING"}, {Name: "state", Type: "STRING"}, {Name: "populationPercent", Type: "FLOAT"}}
+
+// IndexState reports an index's state and population percent.
+type IndexState func(*catalog.Index) (string, float64)
 
 // ConstraintFields are the columns of db.constraints() and SHOW
 // CONSTRAINTS.
@@ -32,7 +40,17 @@ func schemaOf(c *Context) *catalog.Schema {
 }
 
 func indexes(c *Context, _ []vector.Value) ([][]vector.Value, error) {
-	return IndexRows(schemaOf(c)), nil
+	return IndexRows(schemaOf(c), nil), nil
+}
+
+// IndexesProcedure is db.indexes() reporting states through state (the
+// engine registers it over the built-in, which has no secondary indexes
+// to ask about).
+func IndexesProcedure(state IndexState) *Procedure {
+	return &Procedure{Signature: Signature{Name: "db.indexes", Outputs: IndexFields, Requires: PrivRead},
+		Fn: func(c *Context, _ []vector.Value) ([][]vector.Value, error) {
+			return IndexRows(schemaOf(c), state), nil
+		}}
 }
 
 func constraints(c *Context, _ []vector.Value) ([][]vector.Value, error) {
@@ -40,11 +58,21 @@ func constraints(c *Context, _ []vector.Value) ([][]vector.Value, error) {
 }
 
 // IndexRows lists the indexes of sc, one row per index in name order:
-// name, type (BTREE or HASH), label, properties (comma-separated).
-func IndexRows(sc *catalog.Schema) [][]vector.Value {
+// name, type (BTREE, HASH or FULLTEXT), label (or relationship type),
+// properties (comma-separated), entityType (NODE or RELATIONSHIP),
+// state and populationPercent (from state; nil: ONLINE, 100).
+func IndexRows(sc *catalog.Schema, state IndexState) [][]vector.Value {
 	var rows [][]vector.Value
 	for _, ix := range sc.Indexes {
-		rows = append(rows, []vector.Value{ix.Name, ix.Type.String(), ix.Label, ix.Properties()})
+		st, pct := "ONLINE", 100.0
+		if state != nil {
+			st, pct = state(ix)
+		}
+		entity := "NODE"
+		if ix.Rel {
+			entity = "RELATIONSHIP"
+		}
+		rows = append(rows, []vector.Value{ix.Name, ix.Type.String(), ix.Label, ix.Properties(), entity, st, pct})
 	}
 	byName(rows)
 	return rows

@@ -614,11 +614,11 @@ func (s *Store) rebuildSchema(cf *catalogFile) error {
 		if ix.Constraint != "" {
 			continue
 		}
-		if ix.Type != catalog.BTree && ix.Type != catalog.Hash || len(ix.Keys) == 0 {
+		if ix.Type != catalog.BTree && ix.Type != catalog.Hash && !ix.Type.Secondary() || len(ix.Keys) == 0 {
 			tx.Rollback()
 			return fmt.Errorf("index %q: bad definition", ix.Name)
 		}
-		if err := tx.CreateIndex(catalog.Index{Name: ix.Name, Type: ix.Type, Label: ix.Label, Keys: ix.Keys}); err != nil {
+		if err := tx.CreateIndex(catalog.Index{Name: ix.Name, Type: ix.Type, Label: ix.Label, Keys: ix.Keys, Rel: ix.Rel, Analyzer: ix.Analyzer}); err != nil {
 			tx.Rollback()
 			return err
 		}

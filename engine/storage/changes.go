@@ -2,6 +2,8 @@ package storage
 
 import (
 	"sync"
+
+	"github.com/quiverdb/quiver/engine/catalog"
 	"sync/atomic"
 	"time"
 )
@@ -58,7 +60,10 @@ type commitFeed struct {
 	mu struct {
 		sync.Mutex
 		sink CommitSink
-		q    []*pendingCommit
+		// index is the secondary-index manager's sink (engine/index),
+		// independent of the change feed's.
+		index CommitSink
+		q     []*pendingCommit
 	}
 }
 
@@ -84,11 +89,27 @@ func (s *Store) WatchCommits(sink CommitSink) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.mu.sink = sink
-	if sink == nil {
+	f.settleLocked()
+}
+
+// WatchIndexCommits is WatchCommits for the secondary-index manager
+// (engine/index): a second sink, beside the change feed's, that receives
+// the same durable commits in the same order.
+func (s *Store) WatchIndexCommits(sink CommitSink) {
+	f := &s.feed
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mu.index = sink
+	f.settleLocked()
+}
+
+func (f *commitFeed) settleLocked() {
+	on := f.mu.sink != nil || f.mu.index != nil
+	if !on {
 		clear(f.mu.q)
 		f.mu.q = f.mu.q[:0]
 	}
-	f.on.Store(sink != nil)
+	f.on.Store(on)
 }
 
 // queueCommitLocked queues a commit that has just been appended to the
@@ -101,7 +122,9 @@ func (s *Store) queueCommitLocked(base, v *Snapshot, ops []Op) *pendingCommit {
 	f := &s.feed
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.mu.sink == nil {
+	if f.mu.sink == nil && (f.mu.index == nil || !hasSecondary(base.schema) && !hasSecondary(v.schema)) {
+		// The index sink only needs commits while a secondary index
+		// exists (or one is created or dropped): others skip the queue.
 		return nil
 	}
 	// System records are not the graph's: the feed never sees them, and
@@ -129,9 +152,14 @@ func (s *Store) commitDone(pc *pendingCommit, durable bool) {
 	q := f.mu.q
 	n := 0
 	for n < len(q) && q[n].state != commitPending {
-		if q[n].state == commitDurable && f.mu.sink != nil {
+		if q[n].state == commitDurable {
 			q[n].rec.At = time.Now()
-			f.mu.sink(&q[n].rec)
+			if f.mu.index != nil {
+				f.mu.index(&q[n].rec)
+			}
+			if f.mu.sink != nil {
+				f.mu.sink(&q[n].rec)
+			}
 		}
 		q[n] = nil
 		n++
@@ -141,4 +169,17 @@ func (s *Store) commitDone(pc *pendingCommit, durable bool) {
 		clear(q[m:])
 		f.mu.q = q[:m]
 	}
+}
+
+// hasSecondary reports whether sc has a secondary index (engine/index).
+func hasSecondary(sc *catalog.Schema) bool {
+	if sc == nil {
+		return false
+	}
+	for _, ix := range sc.Indexes {
+		if ix.Type.Secondary() {
+			return true
+		}
+	}
+	return false
 }

@@ -79,10 +79,19 @@ func (s *Snapshot) checkIndexes() error {
 			live++
 		}
 	}
-	if live != len(sc.Indexes) {
-		return fmt.Errorf("%d index versions for %d indexes in the schema", live, len(sc.Indexes))
+	want := 0
+	for _, ix := range sc.Indexes {
+		if !ix.Type.Secondary() {
+			want++
+		}
+	}
+	if live != want {
+		return fmt.Errorf("%d index versions for %d indexes in the schema", live, want)
 	}
 	for _, ix := range sc.Indexes {
+		if ix.Type.Secondary() {
+			continue
+		}
 		x := s.index(ix)
 		if x == nil {
 			return fmt.Errorf("index %s has no entries at slot %d", ix.Name, ix.Slot)

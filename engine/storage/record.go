@@ -31,6 +31,7 @@ import (
 //	  DeleteRel         id, type, src, dst
 //	  DeleteNode        id
 //	  CreateIndex       name, type u8, label, keys, owning constraint
+//	                    [secondary types: rel u8, analyzer]
 //	  DropIndex         name
 //	  CreateConstraint  name, kind u8, label, key
 //	  DropConstraint    name
@@ -146,6 +147,16 @@ func appendOp(b []byte, op *Op) []byte {
 			b = appendString(b, k)
 		}
 		b = appendString(b, ix.Constraint)
+		if ix.Type.Secondary() {
+			// Only secondary indexes carry these: older records stay
+			// byte-identical.
+			rel := byte(0)
+			if ix.Rel {
+				rel = 1
+			}
+			b = append(b, rel)
+			b = appendString(b, ix.Analyzer)
+		}
 	case OpCreateConstraint:
 		c := op.Constraint
 		b = appendString(b, c.Name)
@@ -268,6 +279,10 @@ func (d *decoder) op() Op {
 			ix.Keys = append(ix.Keys, d.str())
 		}
 		ix.Constraint = d.str()
+		if ix.Type.Secondary() {
+			ix.Rel = d.u8() == 1
+			ix.Analyzer = d.str()
+		}
 		op.Index = ix
 	case OpCreateConstraint:
 		op.Constraint = &catalog.Constraint{Name: d.str(), Kind: catalog.ConstraintKind(d.u8()), Label: d.str(), Key: d.str()}

@@ -220,3 +220,7 @@ func (w *work) flushAllLocked() {
 		w.flushLocked(catalog.TypeID(t))
 	}
 }
+
+// RelIDBound is one more than the largest relationship id the version
+// has used: every relationship id is below it.
+func (s *Snapshot) RelIDBound() uint64 { return s.relBound }

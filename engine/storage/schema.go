@@ -85,11 +85,29 @@ func (w *work) createIndexLocked(def *catalog.Index, cat *catalog.Catalog) error
 		return objectExists("an index named %s already exists", def.Name)
 	}
 	for _, ix := range sc.Indexes {
-		if ix.Type == def.Type && ix.Label == def.Label && ix.Properties() == def.Properties() {
+		if ix.Type == def.Type && ix.Rel == def.Rel && ix.Label == def.Label && ix.Properties() == def.Properties() {
 			return objectExists("%s index %s already indexes :%s(%s)", ix.Type, ix.Name, def.Label, ix.Properties())
 		}
 	}
 	def.Slot = len(w.v.indexes)
+	if def.Type.Secondary() {
+		// Kept by the engine's secondary-index manager from commits
+		// (engine/index): storage holds the definition and a nil slot.
+		if len(def.Keys) == 0 {
+			return errs.Semantic("index %s names no property", def.Name)
+		}
+		if def.Rel {
+			cat.EnsureType(def.Label)
+		} else {
+			cat.EnsureLabel(def.Label)
+		}
+		for _, k := range def.Keys {
+			cat.EnsureKey(k)
+		}
+		w.v.indexes = append(w.v.indexes, nil)
+		w.v.schema = sc.WithIndex(def)
+		return nil
+	}
 	label := cat.EnsureLabel(def.Label)
 	keys := make([]catalog.KeyID, len(def.Keys))
 	for i, k := range def.Keys {

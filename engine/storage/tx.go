@@ -219,6 +219,17 @@ var _ Reader = (*Tx)(nil)
 // TS: see Reader.
 func (tx *Tx) TS() uint64 { return tx.view().ts }
 
+// BaseTS is the timestamp of the committed version the transaction reads
+// under its own writes: its snapshot's, or once it wrote, the version its
+// writes apply to. Secondary indexes (engine/index) answer at BaseTS and
+// overlay the transaction's own writes (Ops).
+func (tx *Tx) BaseTS() uint64 {
+	if tx.w != nil {
+		return tx.w.base.ts
+	}
+	return tx.snap.ts
+}
+
 // NodeIDBound: see Reader.
 func (tx *Tx) NodeIDBound() uint64 { return tx.view().nodeBound }
 
