@@ -63,7 +63,10 @@ func (db *DB) startChangeLog(l *changes.Log) {
 	if l == nil {
 		return
 	}
-	l.Reconcile(db.store.Snapshot().TS())
+	l.Reconcile(db.store.Snapshot().TS(), db.opts.Replication != nil)
+	if c, ok := db.dur.(*durable.Checkpoints); ok {
+		c.SetBeforeCheckpoint(func() { db.changes.Flush(checkpointFlushTimeout) })
+	}
 	db.changes.SetLog(l)
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"time"
 
 	"github.com/quiverdb/quiver/engine/changes"
 	"github.com/quiverdb/quiver/engine/errs"
@@ -43,16 +44,26 @@ func (db *DB) registerCDC() error {
 	return nil
 }
 
-func (db *DB) cdcLog() (*changes.Log, error) {
+// cdcLogWait is the change log, once it has recorded every commit
+// acknowledged before the call (so that a client reads its own writes),
+// or after cdcWaitTimeout.
+func (db *DB) cdcLogWait(c *procs.Context) (*changes.Log, error) {
 	l := db.changes.Log()
 	if l == nil {
 		return nil, errs.NotSupported("change capture is off: start the server with --cdc-retention (docs/cdc.md)")
 	}
+	if err := db.changes.WaitLogged(c.Ctx, db.store.Snapshot().TS(), cdcWaitTimeout); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
-func (db *DB) cdcCurrent(*procs.Context, []vector.Value) ([][]vector.Value, error) {
-	l, err := db.cdcLog()
+// cdcWaitTimeout bounds how long a cdc.* call waits for the change log
+// to record the commits acknowledged before it.
+const cdcWaitTimeout = 5 * time.Second
+
+func (db *DB) cdcCurrent(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) {
+	l, err := db.cdcLogWait(c)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +71,8 @@ func (db *DB) cdcCurrent(*procs.Context, []vector.Value) ([][]vector.Value, erro
 	return [][]vector.Value{{cur.String()}}, nil
 }
 
-func (db *DB) cdcEarliest(*procs.Context, []vector.Value) ([][]vector.Value, error) {
-	l, err := db.cdcLog()
+func (db *DB) cdcEarliest(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) {
+	l, err := db.cdcLogWait(c)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +82,7 @@ func (db *DB) cdcEarliest(*procs.Context, []vector.Value) ([][]vector.Value, err
 
 // cdcChanges is cdc.changes(fromPosition [, {patterns, limit}]).
 func (db *DB) cdcChanges(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
-	l, err := db.cdcLog()
+	l, err := db.cdcLogWait(c)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -49,7 +50,7 @@ type Hub struct {
 	log    *Log
 	logged struct {
 		sync.Mutex
-		cond *sync.Cond
+		ch chan struct{}
 	}
 }
 
@@ -64,7 +65,6 @@ func NewHub(store *storage.Store, closed func() bool) *Hub {
 func (h *Hub) SetLog(l *Log) {
 	h.watch.Lock()
 	defer h.watch.Unlock()
-	h.logged.cond = sync.NewCond(&h.logged.Mutex)
 	h.mu.Lock()
 	h.log = l
 	h.startLocked()
@@ -89,27 +89,61 @@ func (h *Hub) startLocked() {
 }
 
 // Flush waits until the change log has recorded every commit up to the
-// store's latest, or until timeout: a checkpoint or a close does not
-// leave commits the log has not seen behind replay's reach.
+// store's latest, or until timeout, and syncs it: a checkpoint or a
+// close does not leave commits the log has not seen behind replay's
+// reach.
 func (h *Hub) Flush(timeout time.Duration) {
 	l := h.Log()
 	if l == nil {
 		return
 	}
-	ts := h.store.Snapshot().TS()
-	deadline := time.Now().Add(timeout)
-	timer := time.AfterFunc(timeout, func() {
-		h.logged.Lock()
-		h.logged.cond.Broadcast()
-		h.logged.Unlock()
-	})
-	defer timer.Stop()
-	h.logged.Lock()
-	for l.Last() < ts && time.Now().Before(deadline) && !h.isClosed() {
-		h.logged.cond.Wait()
-	}
-	h.logged.Unlock()
+	h.WaitLogged(context.Background(), h.store.Snapshot().TS(), timeout) //nolint:errcheck // no context to end
 	l.Sync()
+}
+
+// WaitLogged waits until the change log has recorded the commit at ts
+// (the dispatcher records a commit just after it is acknowledged), until
+// timeout, or until ctx ends (its error). cdc.* calls wait so that a
+// client reads its own acknowledged writes.
+func (h *Hub) WaitLogged(ctx context.Context, ts uint64, timeout time.Duration) error {
+	l := h.Log()
+	if l == nil {
+		return nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		ch := h.loggedSignal()
+		if l.Last() >= ts || h.isClosed() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// loggedSignal is closed after the dispatcher's next round.
+func (h *Hub) loggedSignal() <-chan struct{} {
+	h.logged.Lock()
+	defer h.logged.Unlock()
+	if h.logged.ch == nil {
+		h.logged.ch = make(chan struct{})
+	}
+	return h.logged.ch
+}
+
+func (h *Hub) notifyLogged() {
+	h.logged.Lock()
+	defer h.logged.Unlock()
+	if h.logged.ch != nil {
+		close(h.logged.ch)
+		h.logged.ch = nil
+	}
 }
 
 func (h *Hub) isClosed() bool {
@@ -240,9 +274,7 @@ func (h *Hub) dispatch() {
 			}
 			if h.log != nil {
 				h.log.Sync() // a failure stays in the log, which reports it to readers
-				h.logged.Lock()
-				h.logged.cond.Broadcast()
-				h.logged.Unlock()
+				h.notifyLogged()
 			}
 		}
 		h.mu.Lock()

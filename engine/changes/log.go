@@ -236,8 +236,10 @@ func (l *Log) CatchUp() (uint64, bool) {
 // commit has timestamp ts: commits the log missed (a crash after a
 // checkpoint that passed it) make a gap; a log ahead of the store (a
 // data directory restored from a copy) is not the store's and is
-// dropped.
-func (l *Log) Reconcile(ts uint64) {
+// dropped, unless replayFollows: a cluster member's store is at its
+// checkpoint, and the replicated log hands it the later commits again
+// (the log skips those it holds).
+func (l *Log) Reconcile(ts uint64, replayFollows bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -245,7 +247,7 @@ func (l *Log) Reconcile(ts uint64) {
 		l.gapLocked(ts, l.mu.lostWhy)
 	case l.mu.last < ts:
 		l.gapLocked(ts, "they were lost when the server stopped before recording them")
-	case l.mu.last > ts:
+	case l.mu.last > ts && !replayFollows:
 		l.gapLocked(ts, "the change log was ahead of the database (a restored data directory)")
 	}
 }
