@@ -304,3 +304,21 @@ func TestCDCSurvivesRestartAndCrash(t *testing.T) {
 		}
 	}
 }
+
+// A commit of more than MaxChangesPerCommit entities is one bulk row, as
+// on the stream; patterns select it by label.
+func TestCDCBulkCommit(t *testing.T) {
+	db := openTestDBWith(t, cdcOn)
+	start := cdcPosition(t, db, "cdc.current")
+	mustQuery(t, db, "UNWIND range(1, 10001) AS i CREATE (:B {i: i})", nil)
+	mustQuery(t, db, "CREATE (:C)", nil)
+	rows := algoRows(t, db, "CALL cdc.changes($p) YIELD operation, entity, labels, after RETURN operation, entity, labels, after", engine.Params{"p": start})
+	if len(rows) != 2 || rows[0][0] != "bulk" || rows[0][1] != "commit" || rows[0][3].(map[string]vector.Value)["nodes_created"] != int64(10001) ||
+		!reflect.DeepEqual(rows[0][2], []vector.Value{"B"}) || rows[1][0] != "created" {
+		t.Fatalf("rows %v", rows)
+	}
+	rows = algoRows(t, db, "CALL cdc.changes($p, {patterns: ['(:C)']}) YIELD operation RETURN operation", engine.Params{"p": start})
+	if len(rows) != 1 || rows[0][0] != "created" {
+		t.Fatalf("(:C): %v", rows)
+	}
+}
