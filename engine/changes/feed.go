@@ -1,7 +1,10 @@
 // Package changes owns the change feed: after a commit is durable, every
 // subscriber (a Feed) gets the commit's changes, built once per commit
 // from its two versions (build.go) and selected by the feed's patterns
-// (pattern.go, match.go). The engine opens one Hub per database and
+// (pattern.go, match.go). With change capture on, the hub also records
+// every commit's changes in a change log (log.go, codec.go, read.go)
+// kept for a retention, which cdc.changes reads and feeds resume from
+// (positions, position.go). The engine opens one Hub per database and
 // exposes it as DB.SubscribeChanges; frontend/stream serves it.
 package changes
 
