@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -74,19 +75,14 @@ func (s *segment) note(ts uint64, off int64, n int) {
 	}
 }
 
-// startFor is the offset to read from for the commits after ts.
+// startFor is the offset of a record at or before the one of commit ts
+// (the last indexed one not after it): reading from there reaches it.
 func (s *segment) startFor(ts uint64) int64 {
-	i, _ := slices.BinarySearchFunc(s.index, ts+1, func(e indexEntry, t uint64) int {
-		if e.ts > t {
-			return 1
-		} else if e.ts < t {
-			return -1
-		}
-		return 0
+	i, _ := slices.BinarySearchFunc(s.index, ts, func(e indexEntry, t uint64) int {
+		return cmp.Compare(e.ts, t)
 	})
-	// index[i] is the first entry at or after ts+1: start at the one before,
-	// unless it is exactly ts+1.
-	if i < len(s.index) && s.index[i].ts == ts+1 {
+	// index[i] is the first entry at or after ts.
+	if i < len(s.index) && s.index[i].ts == ts {
 		return s.index[i].off
 	}
 	if i == 0 {

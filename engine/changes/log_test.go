@@ -122,6 +122,20 @@ func TestLogTornTailAndReads(t *testing.T) {
 	if len(got) != 1+60*3 || got[0] != (Position{40, 2}) || got[len(got)-1] != (Position{100, 2}) {
 		t.Fatalf("%d changes from %v to %v", len(got), got[0], got[len(got)-1])
 	}
+	for _, from := range []Position{{TS: 32, Ordinal: 1}, {TS: 33}, EndOf(32), EndOf(31), {TS: 1}, EndOf(0)} {
+		var first *Position
+		err := l.Each(from, 1<<62, func(b *Batch) (bool, error) {
+			first = &Position{b.TS, b.Changes[0].Ordinal}
+			return false, nil
+		})
+		want := Position{from.TS, from.Ordinal + 1}
+		if from.Ordinal == lastOrdinal {
+			want = Position{TS: from.TS + 1}
+		}
+		if err != nil || first == nil || *first != want {
+			t.Fatalf("after %v: first %v (%v), want %v", from, first, err, want)
+		}
+	}
 	if e, _ := l.Bounds(); e != EndOf(0) {
 		t.Fatalf("earliest %v", e)
 	}

@@ -74,7 +74,11 @@ func (l *Log) Each(from Position, upTo uint64, fn func(*Batch) (bool, error)) er
 }
 
 func (l *Log) eachIn(s *segment, from Position, upTo uint64, fn func(*Batch) (bool, error)) (bool, error) {
-	off := s.startFor(from.TS)
+	need := from.TS // the first commit to read: from's own when from is inside it
+	if from.Ordinal == lastOrdinal {
+		need++
+	}
+	off := s.startFor(need)
 	var r io.Reader
 	if l.dir == "" {
 		r = bytesReader(s.mem[off:s.size])
