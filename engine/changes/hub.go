@@ -40,6 +40,9 @@ type Hub struct {
 		watching bool
 		started  bool
 		closed   bool
+		// lost is the last commit dropped from the backlog unrecorded
+		// (the change log shows the gap at its next record).
+		lost uint64
 	}
 	wake chan struct{}
 	done chan struct{} // closed by close: the dispatcher returns
@@ -114,7 +117,7 @@ func (h *Hub) WaitLogged(ctx context.Context, ts uint64, timeout time.Duration) 
 	defer t.Stop()
 	for {
 		ch := h.loggedSignal()
-		if l.Last() >= ts || h.isClosed() {
+		if l.Last() >= ts || h.lostThrough() >= ts || h.isClosed() {
 			return nil
 		}
 		select {
@@ -144,6 +147,12 @@ func (h *Hub) notifyLogged() {
 		close(h.logged.ch)
 		h.logged.ch = nil
 	}
+}
+
+func (h *Hub) lostThrough() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.mu.lost
 }
 
 func (h *Hub) isClosed() bool {
@@ -236,6 +245,7 @@ func (h *Hub) sink(rec *storage.CommitRecord) {
 			f.end(ErrOverflow)
 		}
 		h.mu.subs = nil
+		h.mu.lost = rec.TS
 		clear(h.mu.backlog)
 		h.mu.backlog = nil
 	default:
