@@ -143,9 +143,17 @@ func OpenLog(fsys vfs.FS, dataDir string, ret Retention) (*Log, error) {
 		if seg == nil {
 			continue
 		}
-		if i == 0 || len(l.mu.segs) == 0 {
+		if n := len(l.mu.segs); n > 0 && seg.first != l.mu.segs[n-1].last+1 {
+			// A segment is missing: the ones before it are cut off.
+			for len(l.mu.segs) > 0 {
+				l.dropOldestLocked("a segment of the change log was missing")
+			}
+		}
+		if len(l.mu.segs) == 0 {
 			l.mu.floor = seg.first - 1
-			l.mu.lostWhy = "they are older than the change retention"
+			if l.mu.lostWhy == "change capture was not on then" || i == 0 {
+				l.mu.lostWhy = "they are older than the change retention"
+			}
 		}
 		l.mu.segs = append(l.mu.segs, seg)
 		l.mu.last = seg.last
