@@ -50,7 +50,11 @@ func (db *DB) watchRecovery(cfg *durable.Config, l *changes.Log) {
 	if l == nil {
 		return
 	}
-	if from, ok := l.CatchUp(); ok {
+	// Only a log that reaches the checkpoint can continue from the
+	// records after it; one behind it (change capture was off meanwhile)
+	// has a gap anyway, and replaying record by record would only slow
+	// the start.
+	if from, ok := l.CatchUp(); ok && from >= db.store.Snapshot().TS() {
 		cfg.RecoverFrom = from
 		cfg.RecoverSink = func(rec *storage.CommitRecord) { db.changes.Record(l, rec) }
 	}
