@@ -322,3 +322,32 @@ func TestCDCBulkCommit(t *testing.T) {
 		t.Fatalf("(:C): %v", rows)
 	}
 }
+
+// Commits made while change capture was off are a gap: positions before
+// it are refused (22003), and the log goes on after it.
+func TestCDCOffMeanwhile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	open := func(o engine.Options) *engine.DB {
+		db, err := engine.Open(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open(cdcOn)
+	start := cdcPosition(t, db, "cdc.current")
+	mustQuery(t, db, "CREATE (:A)", nil)
+	db.Close()
+	db = open(engine.Options{})
+	mustQuery(t, db, "CREATE (:B)", nil)
+	db.Close()
+	db = open(cdcOn)
+	defer db.Close()
+	wantCode(t, queryErr(t, db, "CALL cdc.changes($p)", engine.Params{"p": start}), errs.CodeOverflow, "a position before the gap")
+	earliest := cdcPosition(t, db, "cdc.earliest")
+	mustQuery(t, db, "CREATE (:C)", nil)
+	rows := cdcAll(t, db, earliest, 10)
+	if len(rows) != 1 || !reflect.DeepEqual(rows[0].labels, []vector.Value{"C"}) {
+		t.Fatalf("after the gap: %+v", rows)
+	}
+}

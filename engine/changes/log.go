@@ -184,7 +184,7 @@ func (l *Log) Reconcile(ts uint64, replayFollows bool) {
 	case len(l.mu.segs) == 0:
 		l.gapLocked(ts, l.mu.lostWhy)
 	case l.mu.last < ts:
-		l.gapLocked(ts, "they were lost when the server stopped before recording them")
+		l.gapLocked(ts, "the change log did not record the commits before it (change capture was off, or a crash outran the log past a checkpoint)")
 	case l.mu.last > ts && !replayFollows:
 		l.gapLocked(ts, "the change log was ahead of the database (a restored data directory)")
 	}
