@@ -75,3 +75,67 @@ func TestStreamResumeFrom(t *testing.T) {
 	c.send(`{"type":"SUBSCRIBE","patterns":["(:P)"],"id":"bad","from":5}`)
 	c.expect("ERROR", engine.CodeData)
 }
+
+// Under concurrent writers, the positions of the CHANGE messages a
+// subscription receives are exactly those cdc.changes lists from the
+// position before it, in the same order.
+func TestStreamEventsMatchCDC(t *testing.T) {
+	ts := newTestStreamWith(t, Config{}, engine.Options{CDCRetention: engine.CDCRetention{MaxAge: time.Hour}})
+	c := ts.authed()
+	_, start, _ := ts.db.ChangePositions()
+	c.send(`{"type":"SUBSCRIBE","patterns":["(n)", "()-->()"],"id":"all"}`)
+	c.expect("SUBSCRIBED")
+	errc := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for i := range 25 {
+				res, err := ts.db.Query(context.Background(), fmt.Sprintf("CREATE (:W {w: %d, i: %d})-[:R]->(:X)", w, i), nil)
+				if err != nil {
+					errc <- err
+					return
+				}
+				res.Close()
+			}
+			errc <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var streamed []string
+	for range 4 * 25 * 3 {
+		streamed = append(streamed, c.expect("CHANGE")["data"].(map[string]any)["position"].(string))
+	}
+	var listed []string
+	from := start.String()
+	for {
+		res, err := ts.db.Query(context.Background(), "CALL cdc.changes($p, {limit: 64}) YIELD position RETURN position", engine.Params{"p": from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			b, err := res.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			for i := 0; i < b.Rows(); i++ {
+				from = b.Cols[0].Get(b.Row(i)).(string)
+				listed = append(listed, from)
+				n++
+			}
+		}
+		res.Close()
+		if n < 64 {
+			break
+		}
+	}
+	if fmt.Sprint(listed) != fmt.Sprint(streamed) {
+		t.Fatalf("cdc.changes listed %d positions, the stream sent %d:\n%v\n%v", len(listed), len(streamed), listed, streamed)
+	}
+}
