@@ -218,7 +218,8 @@ type history struct {
 // time.
 const historyPage = 256
 
-// next is the next batch of history; ok is false once history is done.
+// nextHistory is the next batch of history; ok is false once history is
+// done.
 func (f *Feed) nextHistory() (Batch, bool, error) {
 	h := f.hist
 	for len(h.page) == 0 {
