@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"engine/plancache":      {"vector", "engine/catalog", "engine/storage", "engine/plan"},
 	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
 	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
-	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/storage/vfs"},
+	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/settings", "engine/storage", "engine/storage/vfs"},
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
 	"engine/system":         {"engine/errs", "engine/storage"},

@@ -21,7 +21,7 @@ type CDCRetention = changes.Retention
 // its String is the opaque token users see.
 type ChangePosition = changes.Position
 
-// ParseCDCRetention reads --cdc-retention: "24h", "7d", "512MB", "10GiB",
+// ParseCDCRetention reads --cdc-retention: "24h", "7d", "512MB", "10GB",
 // "7d,10GiB", or "off".
 func ParseCDCRetention(s string) (CDCRetention, error) { return changes.ParseRetention(s) }
 

@@ -31,14 +31,14 @@ func TestPositionTokens(t *testing.T) {
 func TestParseRetention(t *testing.T) {
 	for in, want := range map[string]Retention{
 		"": {}, "off": {}, "24h": {MaxAge: 24 * time.Hour}, "7d": {MaxAge: 7 * 24 * time.Hour},
-		"512MB": {MaxBytes: 512e6}, "1GiB": {MaxBytes: 1 << 30}, "7d, 10GB": {MaxAge: 7 * 24 * time.Hour, MaxBytes: 10e9},
+		"512MB": {MaxBytes: 512 << 20}, "1gb": {MaxBytes: 1 << 30}, "7d, 10GB": {MaxAge: 7 * 24 * time.Hour, MaxBytes: 10 << 30},
 	} {
 		got, err := ParseRetention(in)
 		if err != nil || got != want {
 			t.Fatalf("%q: %+v %v, want %+v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"soon", "-1h", "1h,2h", "1GB,2GB", "0MB"} {
+	for _, bad := range []string{"soon", "-1h", "1h,2h", "1GB,2GB", "0MB", "1GiB"} {
 		if _, err := ParseRetention(bad); err == nil {
 			t.Fatalf("%q: no error", bad)
 		}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quiverdb/quiver/engine/settings"
 )
 
 // Retention bounds what the change log keeps; zero fields do not bound.
@@ -18,7 +20,7 @@ type Retention struct {
 func (r Retention) On() bool { return r.MaxAge > 0 || r.MaxBytes > 0 }
 
 // ParseRetention reads a retention as --cdc-retention writes it: a
-// duration (24h, 90m, 7d), a size (512MB, 10GiB), or both separated by a
+// duration (24h, 90m, 7d), a size (512MB, 10GB), or both separated by a
 // comma; "off" or "" is no change log.
 func ParseRetention(s string) (Retention, error) {
 	var r Retention
@@ -37,7 +39,7 @@ func ParseRetention(s string) (Retention, error) {
 		}
 		d, err := parseDays(part)
 		if err != nil || d <= 0 {
-			return r, fmt.Errorf("change retention %q: %q is neither a positive duration (24h, 7d) nor a size (512MB, 10GiB)", s, part)
+			return r, fmt.Errorf("change retention %q: %q is neither a positive duration (24h, 7d) nor a size (512MB, 10GB)", s, part)
 		}
 		if r.MaxAge != 0 {
 			return r, fmt.Errorf("change retention %q names two durations", s)
@@ -55,19 +57,9 @@ func parseDays(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
+// parseBytes reads a size as the server's other flags do
+// (settings.ParseSize: B, kB, MB, GB, TB, binary multiples).
 func parseBytes(s string) (int64, bool) {
-	units := []struct {
-		suf string
-		n   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(s, u.suf); ok {
-			v, err := strconv.ParseInt(strings.TrimSpace(n), 10, 64)
-			if err != nil || v <= 0 || v > (1<<62)/u.n {
-				return 0, false
-			}
-			return v * u.n, true
-		}
-	}
-	return 0, false
+	n, err := settings.ParseSize(s)
+	return n, err == nil && n > 0
 }
