@@ -29,7 +29,7 @@ func ParseCDCRetention(s string) (CDCRetention, error) { return changes.ParseRet
 func ParseChangePosition(tok string) (ChangePosition, error) { return changes.ParsePosition(tok) }
 
 // Waits for the change log to record the commits before a checkpoint.
-const checkpointFlushTimeout = 2 * time.Second
+const checkpointFlushTimeout = 10 * time.Second
 
 // openChangeLog opens the change log when change capture is on.
 func (db *DB) openChangeLog() (*changes.Log, error) {
