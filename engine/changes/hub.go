@@ -117,7 +117,7 @@ func (h *Hub) WaitLogged(ctx context.Context, ts uint64, timeout time.Duration) 
 	defer t.Stop()
 	for {
 		ch := h.loggedSignal()
-		if l.Last() >= ts || h.lostThrough() >= ts || h.isClosed() {
+		if l.Last() >= ts || l.Err() != nil || h.lostThrough() >= ts || h.isClosed() {
 			return nil
 		}
 		select {

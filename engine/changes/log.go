@@ -258,6 +258,14 @@ func (l *Log) Last() uint64 {
 	return l.mu.last
 }
 
+// Err is the error that stopped the log (a failed write), nil while it
+// records.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mu.err
+}
+
 // Bounds returns the earliest and the current position.
 func (l *Log) Bounds() (earliest, current Position) {
 	l.mu.Lock()
