@@ -132,6 +132,12 @@ func cdcOptions(v vector.Value) (int, []*changes.Pattern, error) {
 	m, _ := v.(map[string]vector.Value)
 	var patterns []*changes.Pattern
 	for k, x := range m {
+		if x == nil { // null is the option left out
+			if k != "limit" && k != "patterns" {
+				return 0, nil, errs.DataCode(errs.CodeInvalidParam, "cdc.changes: unknown option %q (the options are patterns and limit)", k)
+			}
+			continue
+		}
 		switch k {
 		case "limit":
 			n, ok := x.(int64)
