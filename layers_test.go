@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
 	"engine/index":          {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs"},                                  // the secondary-index manager: FULLTEXT (VECTOR) kept from commits
 	"engine/index/fulltext": {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/procs", "engine/memory"}, // FULLTEXT on bleve
-	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage"},
+	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/settings", "engine/storage", "engine/storage/vfs"},
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
 	"engine/system":         {"engine/errs", "engine/storage"},

@@ -13,13 +13,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // The query corpus: testdata/*.test files run against a fresh database
-// each. A file is a sequence of blocks separated by blank lines:
+// each (with change capture on for the files named cdc*). A file is a sequence of blocks separated by blank lines:
 //
 //	# comment
 //	statement ok              run a statement, expect success
@@ -98,13 +99,19 @@ func parseBlocks(t *testing.T, path string) []*block {
 
 func runCorpusFile(t *testing.T, path string) {
 	blocks := parseBlocks(t, path)
-	db := openTestDB(t)
+	open := openTestDB
+	if strings.HasPrefix(filepath.Base(path), "cdc") { // change capture on (docs/cdc.md)
+		open = func(t *testing.T) *engine.DB {
+			return openTestDBWith(t, engine.Options{CDCRetention: engine.CDCRetention{MaxAge: time.Hour}})
+		}
+	}
+	db := open(t)
 	s := db.NewSession()
 	changed := false
 	for _, b := range blocks {
 		if b.directive == "reset" {
 			db.Close() // now: its preallocated log segment is freed
-			db = openTestDB(t)
+			db = open(t)
 			s = db.NewSession()
 			continue
 		}

@@ -198,23 +198,38 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if err := db.registerExport(); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
+	if err := db.registerCDC(); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
+	cdcLog, err := db.openChangeLog()
+	if err != nil {
+		db.mem.Close()
+		unlock()
+		return nil, err
+	}
+	fail := func(err error) (*DB, error) {
+		if cdcLog != nil {
+			cdcLog.Close()
+		}
+		db.mem.Close()
+		unlock()
+		return nil, err
+	}
 	if dir != "" && opts.Replication != nil {
 		if db.dur, err = openReplicated(store, fsys, dir, writer, log, opts); err != nil {
-			db.mem.Close()
-			unlock()
-			return nil, err
+			return fail(err)
 		}
 		opts.Replication.SetLeadHook(db.led)
 	} else if dir != "" {
-		db.dur, err = durable.Open(durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
-			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes})
-		if err != nil {
-			db.mem.Close()
-			unlock()
-			return nil, err
+		cfg := durable.Config{Store: store, FS: fsys, Dir: dir, Writer: writer, Logger: log, Progress: db.longWork(),
+			SegmentSize: opts.WALSegmentSize, CheckpointInterval: opts.CheckpointInterval, CheckpointWALBytes: opts.CheckpointWALBytes}
+		db.watchRecovery(&cfg, cdcLog)
+		if db.dur, err = durable.Open(cfg); err != nil {
+			return fail(err)
 		}
 	}
 	db.openSecondaryIndexes()
+	db.startChangeLog(cdcLog)
 	return db, nil
 }
 

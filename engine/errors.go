@@ -40,6 +40,11 @@ const (
 	CodeOutOfMemory   = errs.CodeOutOfMemory
 	CodeDiskFull      = errs.CodeDiskFull
 	CodeTooMany       = errs.CodeTooMany
+	// CodeInvalidParam: a malformed change position, or one in the
+	// future (docs/cdc.md).
+	CodeInvalidParam = errs.CodeInvalidParam
+	// CodeOverflow: a change position older than the change log keeps.
+	CodeOverflow = errs.CodeOverflow
 	// CodeNotLeader: a write (or a linearizable read) reached a member of
 	// a replicated cluster that does not lead (NotLeaderError names it).
 	CodeNotLeader = errs.CodeNotLeader

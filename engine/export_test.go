@@ -78,6 +78,7 @@ func LoadForTest(db *DB, nodes []TestNode, rels []TestRel) error {
 // Every acknowledged commit is already synced to the log.
 func Abandon(db *DB) {
 	db.closed.Store(true)
+	db.changes.Abandon()
 	if db.dur != nil {
 		db.dur.Abandon()
 	}

@@ -83,6 +83,11 @@ type Options struct {
 	// CheckpointWALBytes is the log growth since the last checkpoint that
 	// starts one at once; zero keeps the default (256 MiB).
 	CheckpointWALBytes int64
+	// CDCRetention keeps every commit's changes in a change log for
+	// cdc.changes and for change feeds that resume from a position
+	// (docs/cdc.md): for a time, a size, or both (ParseCDCRetention).
+	// Zero keeps none: change capture is off.
+	CDCRetention CDCRetention
 	// WALSegmentSize is the size at which the write-ahead log starts a new
 	// segment file; zero keeps the default (64 MiB). Tests make it small
 	// to roll the log often.

@@ -82,7 +82,7 @@ func privilegeDB(t *testing.T, dir string) (*engine.DB, *auditLog) {
 	imports := t.TempDir()
 	writeFiles(t, imports, map[string]string{"q.csv": "id,name\n1,a\n2,b\n"})
 	log := &auditLog{}
-	db, err := engine.Open(dir, engine.Options{ImportDir: imports, Auditor: log})
+	db, err := engine.Open(dir, engine.Options{ImportDir: imports, Auditor: log, CDCRetention: engine.CDCRetention{MaxAge: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +161,8 @@ func TestPrivilegeMatrix(t *testing.T) {
 		{name: "profile mode of a write", mode: engine.ModeProfile, query: "CREATE (:P {id: 13})", need: R | W, denied: "write", changes: true},
 		{name: "call db.labels", query: "CALL db.labels()", need: R, denied: "procedure db.labels"},
 		{name: "call an algorithm", query: "CALL algo.wcc.stream()", need: R, denied: "procedure algo.wcc.stream"},
+		{name: "call cdc.current", query: "CALL cdc.current()", need: R, denied: "procedure cdc.current"},
+		{name: "call cdc.changes", query: "CALL cdc.earliest() YIELD position CALL cdc.changes(position) YIELD id RETURN count(id)", need: R, denied: "procedure cdc.earliest"},
 		{name: "call storage stats", query: "CALL quiver.storage.stats()", need: R, denied: "procedure quiver.storage.stats"},
 		{name: "call storage content hash", query: "CALL quiver.storage.contentHash()", need: R, denied: "procedure quiver.storage.contentHash"},
 		{name: "call storage integrity", query: "CALL quiver.storage.integrity()", need: R | A, denied: "procedure quiver.storage.integrity"},

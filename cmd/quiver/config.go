@@ -66,6 +66,7 @@ var configKeys = map[string]valueKind{
 	"max-connections-per-client": kindInt,
 	"checkpoint-interval":        kindDuration,
 	"checkpoint-wal-size":        kindSize,
+	"cdc-retention":              kindString,
 	"allowed-origins":            kindList,
 	"rate-limit":                 kindInt,
 	"header-timeout":             kindDuration,

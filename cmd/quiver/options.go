@@ -50,6 +50,9 @@ type serveOptions struct {
 	// trigger background checkpoints (docs/durability.md).
 	checkpointInterval time.Duration
 	checkpointWALBytes int64
+	// cdcRetention is --cdc-retention: how long or how much of the
+	// change log is kept (docs/cdc.md); zero is change capture off.
+	cdcRetention engine.CDCRetention
 	// rateLimit is the HTTP API's requests per hour per client (0: none).
 	rateLimit int
 	// headerTimeout is how long an HTTP request's head may take from the
@@ -135,6 +138,7 @@ func parseServe(args []string) (o serveOptions, err error) {
 // others are parsed into it directly.
 type serveFlags struct {
 	level, maxMemory, algoCache, maxPerQuery, walSize *string
+	cdcRetention                                      *string
 	origins, minBodyRate, reserved, configPath        *string
 	timeoutMS                                         *int64
 	cluster                                           *clusterFlags
@@ -164,6 +168,7 @@ func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
 	fs.IntVar(&o.maxConnsPerClient, "max-connections-per-client", 256, "connection ceiling per client address (capped by --max-connections)")
 	fs.DurationVar(&o.checkpointInterval, "checkpoint-interval", engine.DefaultCheckpointInterval, "how often a checkpoint runs when anything committed since the last one (0 or negative: only on log size, CHECKPOINT and shutdown)")
 	f.walSize = fs.String("checkpoint-wal-size", "256MB", "log growth since the last checkpoint that starts one at once")
+	f.cdcRetention = fs.String("cdc-retention", "off", "keep every commit's changes for cdc.changes and resuming change streams (docs/cdc.md): a duration (24h, 7d), a size (10GB), both (7d,10GB), or off")
 	f.origins = fs.String("allowed-origins", "", "comma-separated web origins (scheme://host:port) whose pages may call the API, besides loopback and the server's own; * for any")
 	fs.IntVar(&o.rateLimit, "rate-limit", 1000, "requests per hour one client address may make to the HTTP API (0: no limit; GET /api/v1/health is not counted)")
 	fs.DurationVar(&o.headerTimeout, "header-timeout", qhttp.DefaultHeaderTimeout, "how long an HTTP request's line and headers may take to arrive, from the connection (or a keep-alive request's first byte)")
@@ -196,6 +201,9 @@ func (f *serveFlags) memory(o *serveOptions) (err error) {
 	}
 	if o.checkpointInterval <= 0 {
 		o.checkpointInterval = -1 // engine: no timer
+	}
+	if o.cdcRetention, err = engine.ParseCDCRetention(*f.cdcRetention); err != nil {
+		return fmt.Errorf("--cdc-retention: %v", err)
 	}
 	if o.maxMemoryPerQuery, err = engine.ParseSize(*f.maxPerQuery); err != nil {
 		return fmt.Errorf("--max-memory-per-query: %v", err)

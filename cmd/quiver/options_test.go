@@ -46,6 +46,7 @@ func TestParseServeRejects(t *testing.T) {
 		"unexpected":       {"extra"},
 		"not defined":      {"--nope"},
 		"invalid value":    {"--max-connections", "many"},
+		"cdc-retention":    {"--cdc-retention", "forever"},
 	}
 	for want, args := range cases {
 		_, err := parseServe(args)

@@ -104,7 +104,7 @@ func serve(o serveOptions) error {
 	eopts := engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
-		Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
+		CDCRetention: o.cdcRetention, Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}
 	var db *engine.DB
 	var mem *member
 	var reopens *reopenWatch // nil for a single server

@@ -39,7 +39,7 @@ func (b *builder) build(cat *catalog.Catalog, rec *storage.CommitRecord) Batch {
 		return out
 	}
 	out.Changes = make([]Change, 0, len(b.order))
-	for _, e := range b.order {
+	for i, e := range b.order {
 		var c Change
 		var ok bool
 		if e.rel {
@@ -48,6 +48,7 @@ func (b *builder) build(cat *catalog.Catalog, rec *storage.CommitRecord) Batch {
 			c, ok = b.nodeChange(cat, rec, e.id)
 		}
 		if ok {
+			c.Ordinal = uint32(i)
 			out.Changes = append(out.Changes, c)
 		}
 	}
@@ -277,9 +278,10 @@ func bulkSummary(cat *catalog.Catalog, rec *storage.CommitRecord) *Bulk {
 	return s
 }
 
-// filter is the part of b that patterns select; ok is false when nothing
-// is. With no patterns, or when every change is selected, b is shared.
-func (b Batch) filter(patterns []*Pattern) (Batch, bool) {
+// Filter is the part of b that patterns select; ok is false when
+// nothing is. With no patterns, or when every change is selected, b is
+// shared.
+func (b Batch) Filter(patterns []*Pattern) (Batch, bool) {
 	if b.Bulk != nil {
 		if len(patterns) == 0 {
 			return b, true

@@ -1,7 +1,10 @@
 // Package changes owns the change feed: after a commit is durable, every
 // subscriber (a Feed) gets the commit's changes, built once per commit
 // from its two versions (build.go) and selected by the feed's patterns
-// (pattern.go, match.go). The engine opens one Hub per database and
+// (pattern.go, match.go). With change capture on, the hub also records
+// every commit's changes in a change log (log.go, codec.go, read.go)
+// kept for a retention, which cdc.changes reads and feeds resume from
+// (positions, position.go). The engine opens one Hub per database and
 // exposes it as DB.SubscribeChanges; frontend/stream serves it.
 package changes
 
@@ -78,6 +81,9 @@ type Change struct {
 	Op     Op
 	Entity Entity
 	ID     uint64
+	// Ordinal is the change's place among its commit's changes (before
+	// any pattern selects some): with the commit's TS, its Position.
+	Ordinal uint32
 	// Labels are a node's labels after the commit (before it, for a
 	// deleted node), in catalog order; LabelsAdded and LabelsRemoved are
 	// what an update changed.
@@ -155,8 +161,15 @@ type Options struct {
 	Buffer int
 	// FromLSN asks for the changes after a log position. Not supported:
 	// the log records what a commit wrote, not what it overwrote, so the
-	// before-images of old commits are gone. Non-zero is refused (0A000).
+	// before-images of old commits are gone. Non-zero is refused (0A000);
+	// From resumes instead.
 	FromLSN uint64
+	// From, when set, resumes after a position (cdc.changes'): the feed
+	// first delivers the change log's commits after it, then the live
+	// ones, with no gap and no commit twice. It needs change capture on
+	// (Hub.SetLog); a position the log no longer holds is refused
+	// (Log.Check).
+	From *Position
 }
 
 // Subscribe opens a change feed: it receives the changes of every
@@ -171,10 +184,66 @@ func (h *Hub) Subscribe(o Options) (*Feed, error) {
 		o.Buffer = DefaultBuffer
 	}
 	f := &Feed{hub: h, patterns: o.Patterns, limit: o.Buffer, ready: make(chan struct{}, 1)}
+	var log *Log
+	if o.From != nil {
+		if log = h.Log(); log == nil {
+			return nil, errs.NotSupported("resuming a change feed needs change capture: start the server with --cdc-retention (docs/cdc.md)")
+		}
+		if err := log.Check(*o.From); err != nil {
+			return nil, err
+		}
+	}
 	if err := h.add(f); err != nil {
 		return nil, err
 	}
+	if log != nil {
+		// Registered first, then the log's end read: every commit after
+		// that end reaches the feed live (the hub records a commit
+		// before it reads its feeds), every one up to it is history.
+		f.hist = &history{log: log, at: *o.From, upTo: log.Last()}
+	}
 	return f, nil
+}
+
+// history is a resuming feed's read of the change log, a page at a time,
+// before it turns to its live queue.
+type history struct {
+	log  *Log
+	at   Position // the last position delivered
+	upTo uint64   // the log's end when the feed registered
+	page []Batch
+}
+
+// historyPage bounds the commits a resuming feed reads from the log at a
+// time.
+const historyPage = 256
+
+// nextHistory is the next batch of history; ok is false once history is
+// done.
+func (f *Feed) nextHistory() (Batch, bool, error) {
+	h := f.hist
+	for len(h.page) == 0 {
+		if !h.at.Less(EndOf(h.upTo)) {
+			return Batch{}, false, nil
+		}
+		err := h.log.Each(h.at, h.upTo, func(b *Batch) (bool, error) {
+			h.at = EndOf(b.TS)
+			if fb, ok := b.Filter(f.patterns); ok {
+				h.page = append(h.page, fb)
+			}
+			return len(h.page) < historyPage, nil
+		})
+		if err != nil {
+			return Batch{}, false, err
+		}
+		if len(h.page) == 0 {
+			h.at = EndOf(h.upTo) // nothing selected up to the end
+		}
+	}
+	b := h.page[0]
+	h.page[0] = Batch{}
+	h.page = h.page[1:]
+	return b, true, nil
 }
 
 // Feed is one subscriber of the change feed. Next may be called
@@ -183,6 +252,9 @@ type Feed struct {
 	hub      *Hub
 	patterns []*Pattern
 	limit    int
+	// hist is the history a resuming feed has still to deliver (Next's
+	// goroutine only).
+	hist *history
 	// ready is signalled when a batch is queued or the feed ends.
 	ready chan struct{}
 	// mu guards the queue and the end state.
@@ -198,6 +270,28 @@ type Feed struct {
 // returns ErrOverflow (it fell behind) or ErrClosed;
 // ctx's error when ctx ends first.
 func (f *Feed) Next(ctx context.Context) (Batch, error) {
+	if f.hist != nil {
+		f.mu.Lock()
+		err := f.mu.err
+		f.mu.Unlock()
+		if err != nil {
+			return Batch{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Batch{}, err
+		}
+		b, ok, err := f.nextHistory()
+		if err != nil {
+			f.end(err)
+			return Batch{}, err
+		}
+		if ok {
+			return b, nil
+		}
+		upTo := f.hist.upTo
+		f.hist = nil
+		f.dropThrough(upTo)
+	}
 	for {
 		f.mu.Lock()
 		if len(f.mu.q) > 0 {
@@ -219,6 +313,20 @@ func (f *Feed) Next(ctx context.Context) (Batch, error) {
 			return Batch{}, ctx.Err()
 		}
 	}
+}
+
+// dropThrough drops the queued live batches of commits up to ts: the
+// history delivered them.
+func (f *Feed) dropThrough(ts uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for n < len(f.mu.q) && f.mu.q[n].TS <= ts {
+		f.mu.queued -= batchWeight(&f.mu.q[n])
+		n++
+	}
+	clear(f.mu.q[:n])
+	f.mu.q = f.mu.q[n:]
 }
 
 // Close ends the feed; Next then returns ErrClosed.

@@ -1,7 +1,9 @@
 package changes
 
 import (
+	"context"
 	"sync"
+	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -38,16 +40,134 @@ type Hub struct {
 		watching bool
 		started  bool
 		closed   bool
+		// lost is the last commit dropped from the backlog unrecorded
+		// (the change log shows the gap at its next record).
+		lost uint64
 	}
 	wake chan struct{}
 	done chan struct{} // closed by close: the dispatcher returns
 	exit chan struct{} // closed by the dispatcher when it returns
+	// log, when set, records every commit (log.go); the sink is then on
+	// whether or not a feed is open. logged is signalled after each
+	// round the dispatcher recorded (Flush waits on it).
+	log    *Log
+	logged struct {
+		sync.Mutex
+		ch chan struct{}
+	}
 }
 
 // NewHub returns the hub of store's commits; closed reports whether the
 // database closed.
 func NewHub(store *storage.Store, closed func() bool) *Hub {
 	return &Hub{store: store, closed: closed}
+}
+
+// SetLog makes the hub record every commit in l from now on; call it
+// once, after recovery and before the first commit.
+func (h *Hub) SetLog(l *Log) {
+	h.watch.Lock()
+	defer h.watch.Unlock()
+	h.mu.Lock()
+	h.log = l
+	h.startLocked()
+	h.mu.Unlock()
+	h.syncWatchLocked()
+}
+
+// Log is the change log, nil when change capture is off.
+func (h *Hub) Log() *Log {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.log
+}
+
+// startLocked starts the dispatcher once; h.mu is held.
+func (h *Hub) startLocked() {
+	if !h.mu.started {
+		h.mu.started = true
+		h.wake, h.done, h.exit = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go h.dispatch()
+	}
+}
+
+// Flush waits until the change log has recorded every commit up to the
+// store's latest, or until timeout, and syncs it: a checkpoint or a
+// close does not leave commits the log has not seen behind replay's
+// reach.
+func (h *Hub) Flush(timeout time.Duration) {
+	l := h.Log()
+	if l == nil {
+		return
+	}
+	h.WaitLogged(context.Background(), h.store.Snapshot().TS(), timeout) //nolint:errcheck // no context to end
+	l.Sync()
+}
+
+// WaitLogged waits until the change log has recorded the commit at ts
+// (the dispatcher records a commit just after it is acknowledged), until
+// timeout, or until ctx ends (its error). cdc.* calls wait so that a
+// client reads its own acknowledged writes.
+func (h *Hub) WaitLogged(ctx context.Context, ts uint64, timeout time.Duration) error {
+	l := h.Log()
+	if l == nil {
+		return nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		ch := h.loggedSignal()
+		if l.Last() >= ts || l.Err() != nil || h.lostThrough() >= ts || h.isClosed() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// loggedSignal is closed after the dispatcher's next round.
+func (h *Hub) loggedSignal() <-chan struct{} {
+	h.logged.Lock()
+	defer h.logged.Unlock()
+	if h.logged.ch == nil {
+		h.logged.ch = make(chan struct{})
+	}
+	return h.logged.ch
+}
+
+func (h *Hub) notifyLogged() {
+	h.logged.Lock()
+	defer h.logged.Unlock()
+	if h.logged.ch != nil {
+		close(h.logged.ch)
+		h.logged.ch = nil
+	}
+}
+
+func (h *Hub) lostThrough() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.mu.lost
+}
+
+func (h *Hub) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.mu.closed
+}
+
+// Record builds rec's changes and records them in the change log at
+// once: recovery's catch-up (storage.Recovery.WatchFrom), on one
+// goroutine before the hub runs.
+func (h *Hub) Record(l *Log, rec *storage.CommitRecord) {
+	var b builder
+	all := b.build(h.store.Catalog(), rec)
+	l.append(&all)
 }
 
 // add registers f, starting the dispatcher and the store's sink as
@@ -60,11 +180,7 @@ func (h *Hub) add(f *Feed) error {
 		h.mu.Unlock()
 		return errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
 	}
-	if !h.mu.started {
-		h.mu.started = true
-		h.wake, h.done, h.exit = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
-		go h.dispatch()
-	}
+	h.startLocked()
 	h.mu.subs = append(h.mu.subs[:len(h.mu.subs):len(h.mu.subs)], f)
 	h.mu.Unlock()
 	h.syncWatchLocked()
@@ -97,7 +213,7 @@ func without(subs []*Feed, drop func(*Feed) bool) []*Feed {
 // when none is; h.watch is held.
 func (h *Hub) syncWatchLocked() {
 	h.mu.Lock()
-	want := len(h.mu.subs) > 0 && !h.mu.closed
+	want := (len(h.mu.subs) > 0 || h.log != nil) && !h.mu.closed
 	if want == h.mu.watching {
 		h.mu.Unlock()
 		return
@@ -120,14 +236,16 @@ func (h *Hub) syncWatchLocked() {
 func (h *Hub) sink(rec *storage.CommitRecord) {
 	h.mu.Lock()
 	switch {
-	case len(h.mu.subs) == 0:
+	case len(h.mu.subs) == 0 && h.log == nil:
 	case len(h.mu.backlog) >= maxBacklog:
 		// The dispatcher is this far behind the writers: every feed
-		// would lose changes, so every feed is told and dropped.
+		// would lose changes, so every feed is told and dropped (the
+		// change log sees the gap at its next record, log.go).
 		for _, f := range h.mu.subs {
 			f.end(ErrOverflow)
 		}
 		h.mu.subs = nil
+		h.mu.lost = rec.TS
 		clear(h.mu.backlog)
 		h.mu.backlog = nil
 	default:
@@ -164,6 +282,10 @@ func (h *Hub) dispatch() {
 					return
 				}
 			}
+			if h.log != nil {
+				h.log.Sync() // a failure stays in the log, which reports it to readers
+				h.notifyLogged()
+			}
 		}
 		h.mu.Lock()
 		stale := h.mu.watching && len(h.mu.subs) == 0
@@ -179,19 +301,29 @@ func (h *Hub) dispatch() {
 // deliver builds one commit's changes and queues them for every feed
 // whose patterns select some; false once the hub closed.
 func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
+	var all Batch
+	if h.log != nil {
+		// Recorded before the feeds are read: a feed resuming from a
+		// position (Subscribe) registers, then reads the log up to its
+		// end; every commit after that end reaches it live.
+		all = b.build(h.store.Catalog(), rec)
+		h.log.append(&all)
+	}
 	h.mu.Lock()
 	subs, closed := h.mu.subs, h.mu.closed
 	h.mu.Unlock()
-	if closed {
+	if closed && h.log == nil {
 		return false
 	}
 	if len(subs) == 0 {
 		return true
 	}
-	all := b.build(h.store.Catalog(), rec)
+	if h.log == nil {
+		all = b.build(h.store.Catalog(), rec)
+	}
 	var dropped []*Feed
 	for _, f := range subs {
-		fb, ok := all.filter(f.patterns)
+		fb, ok := all.Filter(f.patterns)
 		if ok && !f.push(fb) {
 			dropped = append(dropped, f)
 		}
@@ -213,6 +345,7 @@ func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 
 // Close ends every feed and stops the dispatcher (engine's DB.Close).
 func (h *Hub) Close() {
+	h.Flush(closeFlushTimeout)
 	h.watch.Lock()
 	h.mu.Lock()
 	h.mu.closed = true
@@ -229,4 +362,37 @@ func (h *Hub) Close() {
 		close(h.done)
 		<-h.exit
 	}
+	if h.log != nil {
+		h.log.Close()
+	}
 }
+
+// Abandon stops the hub as a killed process would: what the change log
+// has not recorded yet is lost (recovery replays it into the log at the
+// next open), nothing is flushed.
+func (h *Hub) Abandon() {
+	h.watch.Lock()
+	h.mu.Lock()
+	h.mu.closed = true
+	subs := h.mu.subs
+	h.mu.subs = nil
+	started := h.mu.started
+	h.mu.Unlock()
+	for _, f := range subs {
+		f.end(ErrClosed)
+	}
+	h.syncWatchLocked()
+	h.watch.Unlock()
+	if started {
+		close(h.done)
+		<-h.exit
+	}
+	if h.log != nil {
+		h.log.abandon()
+	}
+}
+
+// closeFlushTimeout bounds how long Close waits for the change log to
+// record the last commits; past it, the next open replays them from the
+// write-ahead log if no checkpoint passed them.
+const closeFlushTimeout = 10 * time.Second

@@ -59,6 +59,14 @@ type Config struct {
 	// (zero: DefaultCheckpointWALBytes).
 	CheckpointInterval time.Duration
 	CheckpointWALBytes int64
+	// RecoverSink, when set, receives each replayed commit after
+	// timestamp RecoverFrom (storage.Recovery.WatchFrom): the change log
+	// catches up on what a crash kept it from recording.
+	RecoverSink storage.CommitSink
+	RecoverFrom uint64
+	// BeforeCheckpoint runs before each checkpoint: a checkpoint ends
+	// replay's reach, so the change log records what it has queued first.
+	BeforeCheckpoint func()
 }
 
 // Log is the write-ahead log and the checkpointer of a database with a
@@ -109,6 +117,9 @@ func Open(c Config) (*Log, error) {
 	}
 	start, records := time.Now(), 0
 	rc := store.Recover()
+	if c.RecoverSink != nil {
+		rc.WatchFrom(c.RecoverFrom, c.RecoverSink)
+	}
 	err = l.Replay(wal.LSN(ckpt), func(at, end wal.LSN, rec []byte) error {
 		records++
 		if err := rc.Apply(rec, uint64(end)); err != nil {
@@ -198,6 +209,9 @@ func (d *Log) Checkpoint(reason string) (uint64, int64, error) {
 	store := d.c.Store
 	if store.LSN() == d.last.Load() {
 		return d.last.Load(), 0, nil
+	}
+	if d.c.BeforeCheckpoint != nil {
+		d.c.BeforeCheckpoint()
 	}
 	start := time.Now()
 	w := d.c.Progress.Start("checkpoint", "reason", reason)

@@ -32,6 +32,16 @@ type Checkpoints struct {
 	count    atomic.Int64
 	stop     chan struct{}
 	done     chan struct{}
+	// before runs before each checkpoint (guarded by mu): the change log
+	// records what it has queued first (Config.BeforeCheckpoint).
+	before func()
+}
+
+// SetBeforeCheckpoint makes f run before each checkpoint.
+func (c *Checkpoints) SetBeforeCheckpoint(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.before = f
 }
 
 // OpenCheckpoints starts the checkpointer of a replicated database whose
@@ -97,6 +107,9 @@ func (c *Checkpoints) Archive(w io.Writer) (uint64, error) {
 func (c *Checkpoints) checkpointLocked(reason string) (uint64, int64, error) {
 	if c.store.LSN() == c.last.Load() {
 		return c.last.Load(), 0, nil
+	}
+	if c.before != nil {
+		c.before()
 	}
 	start := time.Now()
 	if err := storage.CheckDataDirOwner(c.fs, c.dir, c.writer); err != nil {

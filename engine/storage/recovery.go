@@ -1,6 +1,9 @@
 package storage
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Recovery replays the WAL's commit records onto a store at open.
 //
@@ -21,6 +24,19 @@ type Recovery struct {
 	writer uint64
 	n      int // records in the open run
 	bytes  int
+	// watch, when set, receives every record after watchFrom as a
+	// commit of its own (WatchFrom).
+	watch     CommitSink
+	watchFrom uint64
+}
+
+// WatchFrom makes sink receive each replayed commit whose timestamp is
+// above ts, with the version before it and the one it made, as the
+// commit path's sink would have: the change log (engine/changes) catches
+// up on commits a crash kept it from recording. Those records are
+// replayed one version each, so only the short tail after ts costs more.
+func (r *Recovery) WatchFrom(ts uint64, sink CommitSink) {
+	r.watch, r.watchFrom = sink, ts
 }
 
 // Run bounds; variables so that tests can make runs tiny.
@@ -61,6 +77,11 @@ func (r *Recovery) applyDecoded(d *decodedRecord, size int, lsn uint64) error {
 	if err := registerNames(r.s.cat, d.names); err != nil {
 		return err
 	}
+	watched := r.watch != nil && d.ts > r.watchFrom
+	if watched {
+		r.finishRun()
+	}
+	base := r.s.head
 	if r.w == nil {
 		r.w = r.s.newWork(r.s.head)
 		r.w.recovering = true
@@ -79,6 +100,11 @@ func (r *Recovery) applyDecoded(d *decodedRecord, size int, lsn uint64) error {
 	r.ts, r.lsn = d.ts, lsn
 	r.n++
 	r.bytes += size
+	if watched {
+		r.finishRun()
+		r.watch(&CommitRecord{LSN: lsn, TS: d.ts, At: time.Now(), Base: base, Version: r.s.head, Ops: withoutSystemOps(d.ops)})
+		return nil
+	}
 	if r.n >= recoveryRunRecords || r.bytes >= recoveryRunBytes {
 		r.finishRun()
 	}

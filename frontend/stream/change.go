@@ -12,13 +12,16 @@ import (
 //
 //	{"type":"CHANGE","data":{
 //	  "subscription_id":"s1", "lsn":4096, "commit_ts":17,
-//	  "committed_at":"2025-01-02T03:04:05.678Z", "index":0, "count":2,
+//	  "committed_at":"2025-01-02T03:04:05.678Z",
+//	  "position":"00000000000000110000", "index":0, "count":2,
 //	  "operation":"updated", "entity":"node", "id":42,
 //	  "labels":["Person"], "labels_added":["Admin"], "labels_removed":[],
 //	  "before":{"name":"Ann"}, "after":{"name":"Ann","age":31}}}
 //
 // A relationship has "type", "start" and "end" instead of the labels.
-// index and count place the change among those of its commit that the
+// position is the change's place in commit order (docs/cdc.md): a
+// client resumes after it with SUBSCRIBE's "from" or cdc.changes. index
+// and count place the change among those of its commit that the
 // subscription receives, so a client can apply a commit as a whole. A
 // commit beyond engine.MaxChangesPerCommit entities is one CHANGE with
 // "operation":"bulk" and counts instead of an entity.
@@ -40,7 +43,9 @@ func appendChangeHead(b []byte, subID string, batch *engine.ChangeBatch) []byte 
 func appendChange(b []byte, enc *jsonio.Encoder, subID string, batch *engine.ChangeBatch, i int) []byte {
 	c := &batch.Changes[i]
 	b = appendChangeHead(b, subID, batch)
-	b = append(b, `,"index":`...)
+	b = append(b, `,"position":"`...)
+	b = append(b, engine.ChangePosition{TS: batch.TS, Ordinal: c.Ordinal}.String()...)
+	b = append(b, `","index":`...)
 	b = strconv.AppendInt(b, int64(i), 10)
 	b = append(b, `,"count":`...)
 	b = strconv.AppendInt(b, int64(len(batch.Changes)), 10)
@@ -73,7 +78,9 @@ func appendChange(b []byte, enc *jsonio.Encoder, subID string, batch *engine.Cha
 func appendBulk(b []byte, subID string, batch *engine.ChangeBatch) []byte {
 	s := batch.Bulk
 	b = appendChangeHead(b, subID, batch)
-	b = append(b, `,"index":0,"count":1,"operation":"bulk","entity":"commit"`...)
+	b = append(b, `,"position":"`...)
+	b = append(b, engine.ChangePosition{TS: batch.TS}.String()...)
+	b = append(b, `","index":0,"count":1,"operation":"bulk","entity":"commit"`...)
 	b = appendStrings(append(b, `,"labels":`...), s.Labels)
 	b = appendStrings(append(b, `,"types":`...), s.Types)
 	for _, f := range []struct {

@@ -13,7 +13,7 @@ import (
 // Client messages (docs/stream.md):
 //
 //	{"type":"AUTH","token":"Bearer <access token>"}
-//	{"type":"SUBSCRIBE","patterns":["(:Person)", …],"id":"mine","from_lsn":0}
+//	{"type":"SUBSCRIBE","patterns":["(:Person)", …],"id":"mine","from":"…"}
 //	{"type":"UNSUBSCRIBE","subscription_id":"mine"}
 //	{"type":"PING"}
 //
@@ -59,6 +59,9 @@ type clientMessage struct {
 	Parsed  []*engine.ChangePattern
 	ID      string
 	FromLSN uint64
+	// From resumes after a change position (docs/cdc.md); nil: live
+	// changes only.
+	From *engine.ChangePosition
 }
 
 // protoError is an ERROR message on its way to the client.
@@ -137,6 +140,21 @@ func decodeSubscribe(m *clientMessage, obj map[string]any, lim limits) *protoErr
 			return &protoError{code: codeData, message: `"from_lsn" must be a non-negative integer`, subID: m.ID}
 		}
 		m.FromLSN = lsn
+	}
+	if v, ok := obj["from"]; ok && v != nil {
+		tok, isStr := v.(string)
+		if !isStr {
+			return &protoError{code: codeData, message: `"from" must be a change position (a string cdc.current() or a CHANGE's "position" gave)`, subID: m.ID}
+		}
+		pos, err := engine.ParseChangePosition(tok)
+		if err != nil {
+			pe := &protoError{code: codeData, message: err.Error(), subID: m.ID}
+			if e, ok := engine.AsError(err); ok {
+				pe.code, pe.message = e.Code, e.Message
+			}
+			return pe
+		}
+		m.From = &pos
 	}
 	raw, ok := obj["patterns"]
 	list, isList := raw.([]any)

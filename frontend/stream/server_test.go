@@ -26,7 +26,14 @@ type testStream struct {
 
 func newTestStream(t *testing.T, cfg Config) *testStream {
 	t.Helper()
-	db, err := engine.Open(t.TempDir(), engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	return newTestStreamWith(t, cfg, engine.Options{})
+}
+
+// newTestStreamWith is newTestStream on a database opened with opts.
+func newTestStreamWith(t *testing.T, cfg Config, opts engine.Options) *testStream {
+	t.Helper()
+	opts.Logger = slog.New(slog.DiscardHandler)
+	db, err := engine.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

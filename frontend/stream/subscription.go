@@ -54,6 +54,16 @@ func (s *subscription) run() {
 		case errors.Is(err, engine.ErrChangeFeedOverflow):
 			s.c.lag(fmt.Sprintf("subscription %q fell more than %d changes behind the commits", clip(s.id), s.c.s.cfg.FeedBuffer), s.id)
 			return
+		case !errors.Is(err, engine.ErrChangeFeedClosed):
+			// A resuming subscription whose history failed (the
+			// retention passed its position meanwhile): it ends, the
+			// connection goes on.
+			pe := &protoError{code: codeUnavailable, message: err.Error(), subID: s.id}
+			if e, ok := engine.AsError(err); ok {
+				pe.code, pe.message = e.Code, e.Message
+			}
+			s.c.send(appendError(nil, pe))
+			return
 		default: // the database closed
 			s.c.finish(&protoError{code: codeUnavailable, message: "the database closed: the change stream ends", subID: s.id}, websocket.CloseGoingAway)
 			return
