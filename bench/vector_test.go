@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -43,5 +45,36 @@ func TestVectorSetClustered(t *testing.T) {
 	hits, _ := vectorindex.Exact(context.Background(), col, s.Query(0), 4000, vectorindex.Cosine, vectorindex.Options{Workers: 1})
 	if best, median := hits[0].Score, hits[len(hits)/2].Score; best-median < 0.1 {
 		t.Fatalf("best score %.3f, median %.3f: no neighbourhoods", best, median)
+	}
+}
+
+// TestKuzuVectorRunner runs the Kùzu side on a small set when bench/kuzu
+// is npm-installed (make bench does it), and is skipped otherwise.
+func TestKuzuVectorRunner(t *testing.T) {
+	if _, err := os.Stat("kuzu/node_modules/kuzu"); err != nil {
+		t.Skip("bench/kuzu is not npm-installed")
+	}
+	s := GenerateVectors(VectorSetConfig(2000, 16, 5), 20)
+	truth, err := GroundTruth(context.Background(), s, 20, 10, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "v.csv")
+	if err := s.WriteVectorCSV(csv); err != nil {
+		t.Fatal(err)
+	}
+	k, err := StartKuzu("kuzu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	res, err := k.Vector(filepath.Join(dir, "db"), csv, s, map[string]any{"efc": 100}, truth, 10, []int{64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res)
+	if len(res.Points) != 1 || res.Points[0].Recall < 0.8 || res.Points[0].QPS <= 0 {
+		t.Fatalf("Kùzu's vector index: %+v", res)
 	}
 }
