@@ -86,9 +86,9 @@ func TestVectorSearchErrors(t *testing.T) {
 	db := vectorGraph(t)
 	mustQuery(t, db, "CREATE (:Doc {id: 99, embedding: 'not a vector'})", nil)
 	for _, c := range []struct{ q, code string }{
-		{"CALL quiver.vector.search('Doc.embedding', [1.0, 0.0], 3) YIELD node RETURN node", "22000"},         // dimension mismatch
-		{"CALL quiver.vector.search('Doc.embedding', [1.0, 'x', 0.0], 3) YIELD node RETURN node", "22000"},    // non-numeric element
-		{"CALL quiver.vector.search('nosuchindex', [1.0, 0.0, 0.0], 3) YIELD node RETURN node", "42S02"},      // missing index
+		{"CALL quiver.vector.search('Doc.embedding', [1.0, 0.0], 3) YIELD node RETURN node", "22000"},      // dimension mismatch
+		{"CALL quiver.vector.search('Doc.embedding', [1.0, 'x', 0.0], 3) YIELD node RETURN node", "22000"}, // non-numeric element
+		{"CALL quiver.vector.search('nosuchindex', [1.0, 0.0, 0.0], 3) YIELD node RETURN node", "42S02"},   // missing index
 		{"CALL quiver.vector.search('Doc.embedding', [1.0, 0.0, 0.0], 3, {bogus: 1}) YIELD node RETURN node", "22023"},
 		{"CALL quiver.vector.search('Doc.embedding', [1.0, 0.0, 0.0], 3, {similarity: 'manhattan'}) YIELD node RETURN node", "22023"},
 		{"CALL quiver.vector.search('Doc.embedding', [1.0, 0.0, 0.0], 50) YIELD node RETURN node", "22000"}, // node 99 holds a STRING
