@@ -3,6 +3,7 @@ package vectorindex
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -165,5 +166,48 @@ func TestHNSWSaveLoad(t *testing.T) {
 	}
 	if _, err := Load(bytes.NewReader([]byte("not an index at all, not at all"))); err == nil {
 		t.Fatal("garbage loaded as an index")
+	}
+}
+
+// Searches at the default and at another ef run while vectors are
+// updated and deleted (go test -race checks the locking).
+func TestHNSWConcurrent(t *testing.T) {
+	f := clustered(1200, 8, 6, 13)
+	ix, err := Build(f, Config{Dim: 8, Metric: Euclidean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 3)
+	for w, ef := range []int{0, 90} {
+		go func() {
+			for i := range 200 {
+				hits, err := ix.Search(f.Vector((i*7+w)%1200), 5, ef, nil)
+				if err == nil && len(hits) != 5 {
+					err = fmt.Errorf("ef %d: %d hits", ef, len(hits))
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for i := range 400 {
+			id := uint64(i % 1200)
+			if i%2 == 0 {
+				ix.Delete(id)
+			} else if err := ix.Put(id, f.Vector(int(id)+1)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
