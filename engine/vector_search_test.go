@@ -76,9 +76,44 @@ func TestVectorSearchExact(t *testing.T) {
 	if !slices.Equal(got, []string{"3"}) { // 5 → 6, 7; 4 → 5, 6
 		t.Fatalf("search then 2 hops: %v", got)
 	}
+	// A write is seen by the next search (the cached vectors of the
+	// property are those of the version read), and a transaction sees
+	// its own write; a rolled-back write is never seen.
+	mustQuery(t, db, "MATCH (d:Doc {id: 30}) SET d.embedding = [0.7, 0.7, 0.0]", nil)
+	got = mustQuery(t, db, "CALL quiver.vector.search('Doc.embedding', $q, 2) YIELD node RETURN node.id", q)
+	if !slices.Equal(got, []string{"5", "30"}) { // both score 1: ties by id
+		t.Fatalf("after an update: %v", got)
+	}
+	tx, err := db.BeginTransaction(engine.TransactionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustQuery(t, tx, "MATCH (d:Doc {id: 30}) REMOVE d.embedding", nil)
+	if got := mustQuery(t, tx, "CALL quiver.vector.search('Doc.embedding', $q, 2) YIELD node RETURN node.id", q); !slices.Equal(got, []string{"5", "4"}) {
+		t.Fatalf("inside the transaction that removed 30's vector: %v", got)
+	}
+	if _, err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustQuery(t, db, "CALL quiver.vector.search('Doc.embedding', $q, 2) YIELD node RETURN node.id", q); !slices.Equal(got, []string{"5", "30"}) {
+		t.Fatalf("after the rollback: %v", got)
+	}
 	// A label or property nothing carries answers no rows.
 	if got := mustQuery(t, db, "CALL quiver.vector.search('Nope.embedding', $q, 3) YIELD node RETURN node", q); len(got) != 0 {
 		t.Fatalf("unknown label: %v", got)
+	}
+}
+
+// A search holds its vectors and workers' buffers against the
+// statement's memory limit.
+func TestVectorSearchMemory(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemoryPerQuery: 128 << 10})
+	for range 3 {
+		mustQuery(t, db, "UNWIND range(1, 100) AS i CREATE (:V {e: [i, 1.0, 2.0, 3.0]})", nil)
+	}
+	_, err := queryAll(db, "CALL quiver.vector.search('V.e', [1, 1, 1, 1], 5) YIELD node RETURN node", nil)
+	if e, ok := engine.AsError(err); !ok || e.Code != "53200" {
+		t.Fatalf("search over the limit: %v, want 53200", err)
 	}
 }
 

@@ -129,7 +129,23 @@ func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) (
 	if err != nil {
 		return nil, err
 	}
-	col := &propColumn{tx: tx, key: key, ids: tx.LabelNodes(lid), dim: len(q), rows: DefaultMorselRows, fn: fn}
+	view := tx.NodeVectorView(key, len(q))
+	if view == nil {
+		return nil, nil
+	}
+	// The statement holds the view while it searches (shared with
+	// others reading this version of the column, but charged to each).
+	if c.Mem != nil {
+		if err := c.Mem.Charge(view.Bytes()); err != nil {
+			c.Mem.Release(view.Bytes())
+			return nil, err
+		}
+		defer c.Mem.Release(view.Bytes())
+	}
+	col, err := newViewColumn(fn, view, tx.LabelNodes(lid), DefaultMorselRows)
+	if err != nil {
+		return nil, err
+	}
 	hits, err := Exact(c.Ctx, col, q, int(k), o.metric, Options{Workers: max(1, c.Parallelism), Mem: c.Mem, Accept: accept})
 	if err != nil {
 		return nil, err
