@@ -29,9 +29,9 @@ func meanRecall(t *testing.T, ix *Index, f *Flat[float32], k, ef, nq int, m Metr
 }
 
 // TestHNSWRecall: recall@10 against exact search on a clustered set of
-// 8000 vectors of 32 dimensions (fixed seed).
+// 5000 vectors of 32 dimensions (fixed seed).
 func TestHNSWRecall(t *testing.T) {
-	f := clustered(8000, 32, 40, 42)
+	f := clustered(5000, 32, 25, 42)
 	for _, m := range []Metric{Cosine, Euclidean} {
 		start := time.Now()
 		ix, err := Build(f, Config{Dim: 32, Metric: m})

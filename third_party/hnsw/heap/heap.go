@@ -60,14 +60,49 @@ func (h *Heap[T]) Len() int {
 // Push pushes the element x onto the heap.
 // The complexity is O(log n) where n = h.Len().
 func (h *Heap[T]) Push(x T) {
-	heap.Push(&h.inner, x)
+	// Typed sift-up: container/heap's Push and Pop box every element in
+	// an interface, an allocation per call (quiver patch).
+	h.inner.data = append(h.inner.data, x)
+	h.up(len(h.inner.data) - 1)
+}
+
+func (h *Heap[T]) up(j int) {
+	d := h.inner.data
+	for j > 0 {
+		i := (j - 1) / 2
+		if !d[j].Less(d[i]) {
+			break
+		}
+		d[i], d[j] = d[j], d[i]
+		j = i
+	}
+}
+
+func (h *Heap[T]) down(i int) {
+	d := h.inner.data
+	n := len(d)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && d[r].Less(d[l]) {
+			j = r
+		}
+		if !d[j].Less(d[i]) {
+			return
+		}
+		d[i], d[j] = d[j], d[i]
+		i = j
+	}
 }
 
 // Pop removes and returns the minimum element (according to Less) from the heap.
 // The complexity is O(log n) where n = h.Len().
 // Pop is equivalent to Remove(h, 0).
 func (h *Heap[T]) Pop() T {
-	return heap.Pop(&h.inner).(T)
+	return h.Remove(0)
 }
 
 func (h *Heap[T]) PopLast() T {
@@ -90,7 +125,18 @@ func (h *Heap[T]) maxIndex() int {
 // Remove removes and returns the element at index i from the heap.
 // The complexity is O(log n) where n = h.Len().
 func (h *Heap[T]) Remove(i int) T {
-	return heap.Remove(&h.inner, i).(T)
+	d := h.inner.data
+	n := len(d) - 1
+	x := d[i]
+	if i != n {
+		d[i] = d[n]
+	}
+	h.inner.data = d[:n]
+	if i < n {
+		h.down(i)
+		h.up(i)
+	}
+	return x
 }
 
 // Min returns the minimum element in the heap.
