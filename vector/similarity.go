@@ -69,7 +69,42 @@ func CosineScore[T Float](a, b []T, normA, normB float64) (score float64, ok boo
 	return (1 + c) / 2, true
 }
 
+// CosineScoreQ is CosineScore of a query a of norm normA against b, with
+// b's norm computed in the same pass as the dot product (DotNorm). The
+// function vector.similarity.cosine and the searches both score with it,
+// so a search's scores equal the function's bit for bit.
+func CosineScoreQ[T Float](a, b []T, normA float64) (score float64, ok bool) {
+	dot, bb := DotNorm(a, b)
+	if normA == 0 || bb == 0 {
+		return 0, false
+	}
+	c := dot / (normA * math.Sqrt(bb))
+	c = max(-1, min(1, c))
+	return (1 + c) / 2, true
+}
+
 // EuclideanScore is Neo4j's euclidean similarity of a and b: 1 / (1 + d²).
 func EuclideanScore[T Float](a, b []T) float64 {
 	return 1 / (1 + SquaredL2(a, b))
+}
+
+// DotNorm is Dot(a, b) and Dot(b, b) in one pass over b: the cosine of a
+// fixed query against many vectors reads each vector once.
+func DotNorm[T Float](a, b []T) (dot, bb float64) {
+	b = b[:len(a)]
+	var d0, d1, n0, n1 float64
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		x0, x1 := float64(b[i]), float64(b[i+1])
+		d0 += float64(a[i]) * x0
+		d1 += float64(a[i+1]) * x1
+		n0 += x0 * x0
+		n1 += x1 * x1
+	}
+	for ; i < len(a); i++ {
+		x := float64(b[i])
+		d0 += float64(a[i]) * x
+		n0 += x * x
+	}
+	return d0 + d1, n0 + n1
 }

@@ -35,3 +35,12 @@ func TestSimilarityKernels(t *testing.T) {
 		t.Fatal("a zero vector has a cosine")
 	}
 }
+
+func TestDotNorm(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5}
+	b := []float64{5, 4, 3, 2, 1}
+	d, n := DotNorm(a, b)
+	if d != 35 || n != 55 {
+		t.Fatalf("DotNorm = %v, %v; want 35, 55", d, n)
+	}
+}

@@ -28,7 +28,7 @@ func fnCosineSimilarity(env Env, a []vector.Value) (vector.Value, error) {
 	if !ok {
 		return nil, err
 	}
-	s, defined := vector.CosineScore(x, y, vector.Norm(x), vector.Norm(y))
+	s, defined := vector.CosineScoreQ(x, y, vector.Norm(x))
 	if !defined {
 		return nil, nil
 	}

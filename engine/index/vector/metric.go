@@ -40,7 +40,7 @@ func ParseMetric(s string) (Metric, error) {
 func score[T vector.Float](m Metric, q, v []T, qn float64) (float64, bool) {
 	switch m {
 	case Cosine:
-		return vector.CosineScore(q, v, qn, vector.Norm(v))
+		return vector.CosineScoreQ(q, v, qn)
 	case Euclidean:
 		return vector.EuclideanScore(q, v), true
 	}
