@@ -10,6 +10,7 @@ import (
 	"github.com/coder/hnsw"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -307,5 +308,30 @@ func Load(r io.Reader) (*Index, error) {
 	// Import takes the saved parameters; the configuration wins.
 	ix.g.M, ix.g.EfSearch, ix.g.Distance = cfg.M, cfg.EfSearch, cfg.Metric.distance()
 	ix.g.Rng = rand.New(rand.NewSource(cfg.Seed))
+	return ix, nil
+}
+
+// BuildFromView builds an index over a property's vectors as storage
+// keeps them for search (the FLOAT64 view of one version of the column),
+// each converted to the index's FLOAT32. Values that are not vectors of
+// the view's dimension (v.Odd) are not indexed; the caller decides
+// whether they are an error.
+func BuildFromView(v *storage.VectorView, cfg Config) (*Index, error) {
+	if v.Dim != cfg.Dim {
+		return nil, errs.Data("vector index: the property's vectors have dimension %d, the index %d", v.Dim, cfg.Dim)
+	}
+	ix, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range v.IDs {
+		x := make([]float32, v.Dim)
+		for j, f := range v.Vals[i*v.Dim : (i+1)*v.Dim] {
+			x[j] = float32(f)
+		}
+		if err := ix.Put(id, x); err != nil {
+			return nil, err
+		}
+	}
 	return ix, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/quiverdb/quiver/engine/storage"
 )
 
 // meanRecall is recall@k of the index against exact search, over nq
@@ -209,5 +211,30 @@ func TestHNSWConcurrent(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestHNSWBuildFromView(t *testing.T) {
+	f := clustered(600, 8, 4, 21)
+	v := &storage.VectorView{Dim: 8, Odd: []uint64{9999}}
+	for i, id := range f.IDs {
+		v.IDs = append(v.IDs, id*3) // sparse ids, as a label's nodes are
+		for _, x := range f.Vector(i) {
+			v.Vals = append(v.Vals, float64(x))
+		}
+	}
+	ix, err := BuildFromView(v, Config{Dim: 8, Metric: Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 600 {
+		t.Fatalf("%d indexed, want 600", ix.Len())
+	}
+	got, err := ix.Search(f.Vector(7), 1, 0, nil)
+	if err != nil || len(got) != 1 || got[0].ID != 21 {
+		t.Fatalf("search at vector 7 (node 21): %+v, %v", got, err)
+	}
+	if _, err := BuildFromView(v, Config{Dim: 4}); err == nil {
+		t.Fatal("a view of another dimension was indexed")
 	}
 }
