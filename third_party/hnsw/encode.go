@@ -254,6 +254,7 @@ func (h *Graph[K]) Import(r io.Reader) error {
 			for key := range node.neighbors {
 				node.neighbors[key] = nodes[key]
 			}
+			node.relist()
 		}
 		h.layers[i] = &layer[K]{nodes: nodes}
 	}

@@ -31,6 +31,18 @@ type layerNode[K cmp.Ordered] struct {
 	// It is a map and not a slice to allow for efficient deletes, esp.
 	// when M is high.
 	neighbors map[K]*layerNode[K]
+	// list holds the same neighbours as a slice, rebuilt on every change
+	// of the map: searches iterate it, which costs a fraction of a map
+	// iteration (quiver patch; map iteration was a sixth of a build).
+	list []*layerNode[K]
+}
+
+// relist rebuilds list from neighbors (quiver patch).
+func (n *layerNode[K]) relist() {
+	n.list = n.list[:0]
+	for _, nb := range n.neighbors {
+		n.list = append(n.list, nb)
+	}
 }
 
 // addNeighbor adds a o neighbor to the node, replacing the neighbor
@@ -42,6 +54,7 @@ func (n *layerNode[K]) addNeighbor(newNode *layerNode[K], m int, dist DistanceFu
 
 	n.neighbors[newNode.Key] = newNode
 	if len(n.neighbors) <= m {
+		n.relist()
 		return
 	}
 
@@ -61,8 +74,10 @@ func (n *layerNode[K]) addNeighbor(newNode *layerNode[K], m int, dist DistanceFu
 	}
 
 	delete(n.neighbors, worst.Key)
+	n.relist()
 	// Delete backlink from the worst neighbor.
 	delete(worst.neighbors, n.Key)
+	worst.relist()
 	worst.replenish(m, dist)
 }
 
@@ -112,7 +127,8 @@ func (n *layerNode[K]) search(
 		if result.Len() >= ef && current.dist > worst {
 			break
 		}
-		for neighborID, neighbor := range current.node.neighbors {
+		for _, neighbor := range current.node.list {
+			neighborID := neighbor.Key
 			if visited[neighborID] {
 				continue
 			}
@@ -194,6 +210,7 @@ func (n *layerNode[K]) replenish(m int, dist DistanceFunc) {
 func (n *layerNode[K]) isolate(m int, dist DistanceFunc) {
 	for _, neighbor := range n.neighbors {
 		delete(neighbor.neighbors, n.Key)
+		neighbor.relist()
 		neighbor.replenish(m, dist)
 	}
 }
