@@ -85,7 +85,7 @@ func Exact[T vector.Float](ctx context.Context, col Column[T], q []T, k int, m M
 		rows = DefaultMorselRows
 	}
 	var zero T
-	perWorker := int64(rows)*(int64(len(q))*int64(unsafe.Sizeof(zero))+8) + int64(k)*int64(unsafe.Sizeof(Hit{}))
+	perWorker := int64(rows)*(int64(len(q))*int64(unsafe.Sizeof(zero))+8) + int64(min(k, rows*col.Morsels()))*int64(unsafe.Sizeof(Hit{}))
 	charged := perWorker * int64(workers)
 	if opt.Mem != nil {
 		if err := opt.Mem.Charge(charged); err != nil {

@@ -146,7 +146,7 @@ func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) (
 	if err != nil {
 		return nil, err
 	}
-	hits, err := Exact(c.Ctx, col, q, int(k), o.metric, Options{Workers: max(1, c.Parallelism), Mem: c.Mem, Accept: accept})
+	hits, err := Exact(c.Ctx, col, q, int(min(k, int64(len(view.IDs)))), o.metric, Options{Workers: max(1, c.Parallelism), Mem: c.Mem, Accept: accept})
 	if err != nil {
 		return nil, err
 	}

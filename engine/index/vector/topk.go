@@ -27,7 +27,9 @@ type topK struct {
 	hits []Hit
 }
 
-func newTopK(k int) *topK { return &topK{k: k, hits: make([]Hit, 0, k)} }
+// newTopK's heap grows as hits come: k is the user's, and may be far
+// larger than the candidates.
+func newTopK(k int) *topK { return &topK{k: k, hits: make([]Hit, 0, min(k, 1024))} }
 
 func (t *topK) Len() int           { return len(t.hits) }
 func (t *topK) Less(i, j int) bool { return better(t.hits[j], t.hits[i]) }
