@@ -88,6 +88,13 @@ func RunQuiverHNSW(s *VectorSet, cfg vectorindex.Config, truth [][]uint64, k int
 	return res, nil
 }
 
+// RunQuiverHNSWCosine is RunQuiverHNSW for a cosine index of m and
+// ef_construction (the command's flags; it does not import the engine's
+// packages).
+func RunQuiverHNSWCosine(s *VectorSet, m, efc int, truth [][]uint64, k int, efs []int) (VectorResult, error) {
+	return RunQuiverHNSW(s, vectorindex.Config{Dim: s.Dim, Metric: vectorindex.Cosine, M: m, EfConstruction: efc}, truth, k, efs)
+}
+
 // Recall is the mean share of each truth list found in got's list.
 func Recall(got, truth [][]uint64) float64 {
 	if len(truth) == 0 {

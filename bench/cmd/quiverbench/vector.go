@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/bench"
-	vectorindex "github.com/quiverdb/quiver/engine/index/vector"
 )
 
 // vectorBench measures vector search (make bench-vector): a clustered
@@ -51,7 +50,7 @@ func vectorBench(args []string) error {
 		return err
 	}
 	fmt.Printf("exact top-10 of %d queries: %.1f s (%.1f QPS, %d workers)\n", *nq, time.Since(start).Seconds(), float64(*nq)/time.Since(start).Seconds(), workers)
-	res, err := bench.RunQuiverHNSW(s, vectorindex.Config{Dim: *dim, Metric: vectorindex.Cosine, M: *m, EfConstruction: *efc}, truth, 10, efs)
+	res, err := bench.RunQuiverHNSWCosine(s, *m, *efc, truth, 10, efs)
 	if err != nil {
 		return err
 	}
