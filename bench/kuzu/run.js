@@ -10,6 +10,9 @@
 //       -> {"ok":true,"ms":N,"columns":[...],"rows":[[...],...]}
 //   {"op":"writes","db":DIR,"n":N,"warmup":W,"mode":"async"|"sync"}
 //       -> {"ok":true,"commits":N,"ms":N,"lat_us":[...],"count":N,"version":V}
+//   {"op":"vector","db":DIR,"csv":PATH,"dim":D,"metric":M,"index":{...},
+//    "queries":[[...],...],"k":K,"efs":[EF,...]}
+//       -> {"ok":true,"load_ms":N,"build_ms":N,"rss_mb":N,"points":[{"ef":EF,"ms":N,"ids":[[...],...]}],"version":V}
 //   {"op":"quit"}
 //
 // A failure answers {"ok":false,"error":MESSAGE}. Times are wall-clock
@@ -20,6 +23,15 @@
 // and of "rels" in order: nodes_ms and edges_ms are the sums of their
 // times (the Go harness builds the statements from its data set
 // description, bench/dataset.go).
+//
+// "vector" opens a new database at DIR with node table
+// V(id INT64, embedding FLOAT[D], PRIMARY KEY (id)), COPYs PATH into it
+// (load_ms), builds the vector index (CREATE_VECTOR_INDEX with metric M
+// and the "index" options as named arguments: mu, ml, efc, …; build_ms),
+// then per ef runs every query one after the other with
+// QUERY_VECTOR_INDEX(…, K, efs := EF) (ms: all of them) and returns the
+// ids found. Kùzu 0.11.3 links its vector extension statically: nothing
+// is downloaded. rss_mb is the process's resident set after the build.
 //
 // "writes" creates a new database at DIR holding one node table
 // W(id INT64, c INT64, PRIMARY KEY (id)) (Kùzu's node tables need a
@@ -87,6 +99,45 @@ async function writes(req) {
   }
 }
 
+async function vector(req) {
+  const vdb = new kuzu.Database(req.db);
+  const vconn = new kuzu.Connection(vdb);
+  const q = async (text) => {
+    const res = await vconn.query(text);
+    const rows = await res.getAll();
+    res.close();
+    return rows;
+  };
+  try {
+    await q(`CREATE NODE TABLE V(id INT64, embedding FLOAT[${req.dim}], PRIMARY KEY (id))`);
+    let t0 = performance.now();
+    await q(`COPY V FROM '${req.csv}' (header = true)`);
+    const loadMS = performance.now() - t0;
+    const opts = Object.entries(req.index || {}).map(([k, v]) => `, ${k} := ${v}`).join("");
+    t0 = performance.now();
+    await q(`CALL CREATE_VECTOR_INDEX('V', 'v_embedding', 'embedding', metric := '${req.metric}'${opts})`);
+    const buildMS = performance.now() - t0;
+    const rssMB = process.memoryUsage().rss / (1 << 20);
+    const points = [];
+    for (const ef of req.efs) {
+      const stmt = await vconn.prepare(
+        `CALL QUERY_VECTOR_INDEX('V', 'v_embedding', $q, ${req.k}, efs := ${ef}) RETURN node.id AS id ORDER BY distance`);
+      const ids = [];
+      t0 = performance.now();
+      for (const qv of req.queries) {
+        const res = await vconn.execute(stmt, { q: qv });
+        const rows = await res.getAll();
+        res.close();
+        ids.push(rows.map((r) => r.id));
+      }
+      points.push({ ef, ms: performance.now() - t0, ids });
+    }
+    return { ok: true, load_ms: loadMS, build_ms: buildMS, rss_mb: rssMB, points, version: kuzu.VERSION || "" };
+  } finally {
+    await vdb.close();
+  }
+}
+
 async function handle(req) {
   switch (req.op) {
     case "load": {
@@ -105,6 +156,8 @@ async function handle(req) {
     }
     case "writes":
       return await writes(req);
+    case "vector":
+      return await vector(req);
     case "quit":
       process.exit(0);
     default:

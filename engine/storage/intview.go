@@ -59,6 +59,7 @@ type viewCache struct {
 	failed atomic.Bool // the column does not qualify; never try again
 	slots  atomic.Pointer[slotViews]
 	fslots atomic.Pointer[floatSlotViews] // a FLOAT column's (floatview.go)
+	vview  atomic.Pointer[VectorView]     // a column of vectors' (vectorview.go)
 }
 
 // intView returns c's dense view after recording rows of demand; nil when
@@ -110,6 +111,7 @@ func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, par ForPart
 // dropView forgets the cached view; column.set calls it on every in-place
 // write.
 func (c *column) dropView() {
+	c.cache.vview.Store(nil)
 	if c.cache.view.Load() != nil || c.cache.fview.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
 		c.cache.view.Store(nil)
 		c.cache.fview.Store(nil)

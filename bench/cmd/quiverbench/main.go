@@ -27,6 +27,9 @@
 //	                                         and as Arrow, and in process;
 //	                                         writes the "Arrow results over
 //	                                         HTTP" section
+//	quiverbench vector [-n 1000000] ...      vector search: exact and HNSW
+//	                                         recall@10, QPS, build time and
+//	                                         memory beside Kùzu's vector index
 //
 // Generation is a separate invocation so that its memory does not count in
 // the peak RSS the run reports for Quiver (this process).
@@ -46,7 +49,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo|protocols|arrow [flags]")
+		fmt.Fprintln(os.Stderr, "usage: quiverbench gen|run|query|writes|restart|algo|protocols|arrow|vector [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -67,8 +70,10 @@ func main() {
 		err = runProtocols(os.Args[2:])
 	case "arrow":
 		err = runArrow(os.Args[2:])
+	case "vector":
+		err = vectorBench(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart, algo, protocols or arrow)", os.Args[1])
+		err = fmt.Errorf("unknown subcommand %q (want gen, run, query, writes, restart, algo, protocols, arrow or vector)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "quiverbench:", err)
