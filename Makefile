@@ -20,6 +20,9 @@ FUZZMINTIME ?= 5s
 # folder; by default the one in shared/ beside the repository (as CI has).
 TCK_DIR     ?=
 TCK_FEATURES := $(abspath $(if $(TCK_DIR),$(TCK_DIR),../shared/tck/features))
+# A package's tests may take this long (go test's default, 10 minutes, is
+# near the engine's under the race detector on a loaded 2-core machine).
+TEST_TIMEOUT ?= 25m
 # Packages with goroutines of their own run again under the race detector.
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./internal/linearcheck/ ./internal/serverproc/
 # ... but not the tests that run one goroutine only, ten times slower under
@@ -154,7 +157,7 @@ doctools: curl
 
 # The TCK gate runs on its own so that its per-folder counts are printed.
 test-unit: promtool doctools chromium nodejs
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/tck$$')
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v '/tck$$')
 	@$(MAKE) --no-print-directory tck-gate
 
 ## tck-gate: the TCK scenarios of tck/passing.txt must pass; prints the
@@ -180,7 +183,7 @@ tck-gate:
 # check do not see batches.
 BATCH2_SKIP := /tck$$|/cmd/quiver$$|/client$$|/bench|/frontend/metrics$$|/frontend/stream$$|^github.com/quiverdb/quiver$$
 test-batch2:
-	$(GO) test -count=1 -tags batch2 $$($(GO) list ./... | grep -Ev '$(BATCH2_SKIP)')
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -tags batch2 $$($(GO) list ./... | grep -Ev '$(BATCH2_SKIP)')
 	@if [ -d "$(TCK_FEATURES)" ]; then \
 		$(GO) test -count=1 -tags batch2 ./tck/ -args -tck.dir=$(TCK_FEATURES); \
 	else \
@@ -231,7 +234,7 @@ soak-long:
 	QUIVER_SOAK_DURATION=$(SOAK_LONG_DURATION) $(GO) test -count=1 -v -timeout 30m -run '^TestSoakBinaryUnderSlowHeaderFlood$$' ./cmd/quiver/
 
 test-race: promtool
-	$(GO) test -count=1 -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
 fuzz:
 	@set -e; for target in \

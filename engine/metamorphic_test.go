@@ -64,9 +64,12 @@ func metaConfigs() []metaConfig {
 		}
 		cs = append(cs, metaConfig{name: "no-" + r, opts: engine.Options{Parallelism: 1, DisabledRules: []string{r}}, rule: i})
 	}
+	if !raceBuild {
+		// The baseline caches plans; this one plans every statement (one
+		// goroutine: nothing for the race detector to see).
+		cs = append(cs, metaConfig{name: "no-plan-cache", opts: engine.Options{Parallelism: 1, PlanCacheEntries: -1}, rule: -1})
+	}
 	return append(cs,
-		// The baseline caches plans; this one plans every statement.
-		metaConfig{name: "no-plan-cache", opts: engine.Options{Parallelism: 1, PlanCacheEntries: -1}, rule: -1},
 		metaConfig{name: "parallel-4", opts: engine.Options{Parallelism: 4}, rule: -1},
 		metaConfig{name: "compacted", opts: engine.Options{Parallelism: 1}, compact: true, rule: -1},
 		metaConfig{name: "parallel-4-no-rules", opts: engine.Options{Parallelism: 4, DisabledRules: engine.OptimizerRules()}, rule: -1})
