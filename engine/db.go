@@ -16,7 +16,6 @@ import (
 	"github.com/quiverdb/quiver/engine/changes"
 	"github.com/quiverdb/quiver/engine/durable"
 	"github.com/quiverdb/quiver/engine/errs"
-	vectorindex "github.com/quiverdb/quiver/engine/index/vector"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plancache"
@@ -194,9 +193,6 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
-		panic("BUG: engine: " + err.Error())
-	}
-	if err := vectorindex.RegisterProcedures(db.procs); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := db.registerExport(); err != nil {
