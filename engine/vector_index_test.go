@@ -215,3 +215,18 @@ func TestVectorIndexReopen(t *testing.T) {
 		t.Errorf("SHOW INDEXES = %v", got)
 	}
 }
+
+// Right after CREATE, while the index may still be populating, a search
+// answers exactly (docs/search.md): the same rows as the exact search.
+func TestVectorIndexWhilePopulating(t *testing.T) {
+	db := openTestDB(t)
+	mustQuery(t, db, "UNWIND range(1, 3000) AS i CREATE (:P {i: i, v: [toFloat(i % 97), toFloat(i % 89), toFloat(i % 83)]})", nil)
+	mustQuery(t, db, "CREATE VECTOR INDEX pv FOR (p:P) ON (p.v) OPTIONS {dimensions: 3, similarity: 'euclidean'}", nil)
+	q := engine.Params{"q": []any{10.0, 20.0, 30.0}}
+	got := mustQuery(t, db, "CALL quiver.vector.search('pv', $q, 10) YIELD node, score RETURN node.i, score", q)
+	want := mustQuery(t, db, "CALL quiver.vector.search('P.v', $q, 10, {similarity: 'euclidean'}) YIELD node, score RETURN node.i, score", q)
+	if !slices.Equal(got, want) {
+		t.Errorf("while populating: %v, want %v", got, want)
+	}
+	awaitOnline(t, db, "pv")
+}

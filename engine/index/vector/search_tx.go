@@ -29,8 +29,9 @@ type Query struct {
 // Search answers q at r's snapshot: the k nodes of r whose vectors are
 // closest to q.Vector, best first, every score computed from the vector
 // r holds (so equal to vector.similarity.* on it). ok is false when the
-// index cannot answer at that snapshot (older than its change log): the
-// caller then searches exactly.
+// index cannot answer at that snapshot (older than its change log) or
+// the graph search found fewer than k nodes while the graph holds more:
+// the caller then searches exactly.
 //
 // The graph holds the vectors of the index's last applied commit, which
 // may be after q.TS. The nodes touched after q.TS (the change log) and by
@@ -83,6 +84,13 @@ func (x *Managed) Search(ctx context.Context, r nodeReader, q Query) (hits []Hit
 	})
 	if err != nil {
 		return nil, false, err
+	}
+	if len(found) < q.K && x.hi.Len() > len(found)+len(exact) {
+		// The graph search ended short of k while the graph holds more
+		// nodes than it found and left out: a filter few nodes pass, or
+		// a graph region the search could not reach. The exact search
+		// answers both right.
+		return nil, false, nil
 	}
 	for _, h := range found {
 		offer(h.ID)
