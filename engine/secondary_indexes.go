@@ -15,7 +15,7 @@ import (
 func (db *DB) openSecondaryIndexes() {
 	db.secondary = index.NewManager(db.store, db.store.Catalog(), map[catalog.IndexType]index.Kind{
 		catalog.FullText: fulltext.Kind{},
-		catalog.Vector:   vectorindex.Kind{},
+		catalog.Vector:   vectorindex.Kind{Budget: db.mem.Budget()},
 	})
 	if err := index.Register(db.procs, db.secondary); err != nil {
 		panic("BUG: engine: " + err.Error())

@@ -230,3 +230,26 @@ func TestVectorIndexWhilePopulating(t *testing.T) {
 	}
 	awaitOnline(t, db, "pv")
 }
+
+// An index's graph counts against the server's memory budget: a build
+// the budget cannot hold fails the index (FAILED, 53200), not the
+// server, and searches on it answer exactly.
+func TestVectorIndexBudget(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemory: 4 << 20})
+	mustQuery(t, db, "UNWIND range(1, 3000) AS i CREATE (:P {i: i, v: [toFloat(i), 1.0, 2.0, 3.0]})", nil)
+	mustQuery(t, db, "CREATE VECTOR INDEX pv FOR (p:P) ON (p.v) OPTIONS {dimensions: 4, m: 64}", nil)
+	_, err := queryAll(db, "CALL db.awaitIndex('pv', 60)", nil)
+	if e, ok := engine.AsError(err); !ok || e.Code != "53200" {
+		t.Fatalf("await a build over the budget: %v, want 53200", err)
+	}
+	if got := mustQuery(t, db, "CALL db.indexes() YIELD name, state RETURN state", nil); !slices.Equal(got, []string{"'FAILED'"}) {
+		t.Errorf("state %v", got)
+	}
+	got := mustQuery(t, db, "CALL quiver.vector.search('pv', [3000.0, 1.0, 2.0, 3.0], 1) YIELD node RETURN node.i", nil)
+	if !slices.Equal(got, []string{"3000"}) {
+		t.Errorf("search on the failed index: %v", got)
+	}
+	mustQuery(t, db, "DROP INDEX pv", nil)
+	mustQuery(t, db, "CREATE VECTOR INDEX pv FOR (p:P) ON (p.v) OPTIONS {dimensions: 4, m: 2}", nil)
+	awaitOnline(t, db, "pv")
+}

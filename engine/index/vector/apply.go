@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/index"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -44,17 +45,18 @@ type Managed struct {
 	// mu orders searches (shared) against Apply and Close (alone): a
 	// search sees the graph and the change log of one applied commit.
 	mu      sync.RWMutex
+	mem     *memAccount
 	log     []change
 	horizon uint64 // the newest ts pruned from the log
 	closed  bool
 }
 
-func newManaged(def *catalog.Index, cat *catalog.Catalog, cfg Config) (*Managed, error) {
+func newManaged(def *catalog.Index, cat *catalog.Catalog, cfg Config, b *memory.Budget) (*Managed, error) {
 	hi, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Managed{def: def, cat: cat, cfg: cfg, hi: hi}, nil
+	return &Managed{def: def, cat: cat, cfg: cfg, hi: hi, mem: newMemAccount(b, cfg)}, nil
 }
 
 // Def is the index's definition.
@@ -90,6 +92,11 @@ func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *in
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			// Charged ahead of the next inserts: a build the budget
+			// cannot hold stops before it allocates.
+			if err := x.mem.settle(x.hi.Len() + populateCheck); err != nil {
+				return err
+			}
 		}
 		prog.Done.Add(1)
 		if !labelled.Contains(uint32(id)) {
@@ -101,7 +108,7 @@ func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *in
 			}
 		}
 	}
-	return nil
+	return x.mem.settle(x.hi.Len())
 }
 
 // Apply brings the graph to the last of recs: every node a commit
@@ -141,7 +148,7 @@ func (x *Managed) Apply(recs []*storage.CommitRecord) error {
 		}
 	}
 	x.prune(recs[len(recs)-1].At)
-	return nil
+	return x.mem.settle(x.hi.Len())
 }
 
 // prune drops the log entries older than RetainChanges at now.
@@ -161,6 +168,9 @@ func (x *Managed) prune(now time.Time) {
 func (x *Managed) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if !x.closed {
+		x.mem.close()
+	}
 	x.closed = true
 	x.log = nil
 	x.hi = nil
