@@ -38,7 +38,7 @@ type DB struct {
 	log    *slog.Logger
 	store  *storage.Store
 	procs  *procs.Registry
-	// secondary keeps the FULLTEXT indexes from commits (engine/index);
+	// secondary keeps the FULLTEXT and VECTOR indexes from commits (engine/index);
 	// nil until Open recovered the store.
 	secondary *index.Manager
 	closed    atomic.Bool
