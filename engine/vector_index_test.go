@@ -168,6 +168,11 @@ func TestVectorIndexErrors(t *testing.T) {
 		}
 	}
 	mustQuery(t, db, "CREATE VECTOR INDEX docs IF NOT EXISTS FOR (d:Doc) ON (d.embedding) OPTIONS {dimensions: 3}", nil)
+	// Without a name: vector_<label>_<property>.
+	mustQuery(t, db, "CREATE VECTOR INDEX FOR (d:Doc) ON (d.other) OPTIONS {dimensions: 2}", nil)
+	if got := mustQuery(t, db, "CALL db.indexes() YIELD name, type WHERE type = 'VECTOR' RETURN name ORDER BY name", nil); !slices.Equal(got, []string{"'docs'", "'vector_doc_other'"}) {
+		t.Errorf("names: %v", got)
+	}
 	mustQuery(t, db, "DROP INDEX docs", nil)
 	if _, err := queryAll(db, "CALL quiver.vector.search('docs', [1.0, 0.0, 0.0], 3) YIELD node RETURN node", nil); err == nil {
 		t.Errorf("a dropped index answered")
