@@ -67,7 +67,14 @@ func indexSearch(c *procs.Context, m *index.Manager, fn string, tx *storage.Tx, 
 		return nil, errs.Internal("index %s is not a VECTOR index", def.Name)
 	}
 	own := index.Touched(tx.Ops(), false)
-	held := int64(4*max(k, o.ef, cfg.EfSearch)+len(own)+x.ExactCandidates(ts)) * HitBytes
+	changed := len(own) + x.ExactCandidates(ts)
+	if changed > max(4*k, x.Len()/4) {
+		// So many nodes changed since the snapshot (a bulk load, a long
+		// transaction's own writes) that scoring them one by one costs
+		// more than the exact search's typed scan.
+		return exact()
+	}
+	held := int64(4*max(k, o.ef, cfg.EfSearch)+changed) * HitBytes
 	if c.Mem != nil {
 		if err := c.Mem.Charge(held); err != nil {
 			c.Mem.Release(held)

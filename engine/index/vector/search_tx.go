@@ -2,6 +2,7 @@ package vectorindex
 
 import (
 	"context"
+	"sort"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/vector"
@@ -57,11 +58,9 @@ func (x *Managed) Search(ctx context.Context, r nodeReader, q Query) (hits []Hit
 		return nil, false, nil
 	}
 	exact := map[uint64]bool{}
-	for _, c := range x.log {
-		if c.ts > q.TS {
-			for _, id := range c.ids {
-				exact[id] = true
-			}
+	for _, c := range x.since(q.TS) {
+		for _, id := range c.ids {
+			exact[id] = true
 		}
 	}
 	for _, id := range q.Own {
@@ -115,10 +114,15 @@ func (x *Managed) ExactCandidates(ts uint64) int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := 0
-	for _, c := range x.log {
-		if c.ts > ts {
-			n += len(c.ids)
-		}
+	for _, c := range x.since(ts) {
+		n += len(c.ids)
 	}
 	return n
+}
+
+// since is the change log's entries after ts (the log is in commit
+// order): a search at the latest snapshot finds none at once.
+func (x *Managed) since(ts uint64) []change {
+	i := sort.Search(len(x.log), func(i int) bool { return x.log[i].ts > ts })
+	return x.log[i:]
 }
