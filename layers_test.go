@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
 	"engine/system":         {"engine/errs", "engine/storage"},
-	"engine/index/vector":   {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
+	"engine/index/vector":   {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},

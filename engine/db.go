@@ -16,7 +16,6 @@ import (
 	"github.com/quiverdb/quiver/engine/changes"
 	"github.com/quiverdb/quiver/engine/durable"
 	"github.com/quiverdb/quiver/engine/errs"
-	vectorindex "github.com/quiverdb/quiver/engine/index/vector"
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plancache"
@@ -39,7 +38,7 @@ type DB struct {
 	log    *slog.Logger
 	store  *storage.Store
 	procs  *procs.Registry
-	// secondary keeps the FULLTEXT indexes from commits (engine/index);
+	// secondary keeps the FULLTEXT and VECTOR indexes from commits (engine/index);
 	// nil until Open recovered the store.
 	secondary *index.Manager
 	closed    atomic.Bool
@@ -194,9 +193,6 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
-		panic("BUG: engine: " + err.Error())
-	}
-	if err := vectorindex.RegisterProcedures(db.procs); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := db.registerExport(); err != nil {

@@ -99,9 +99,12 @@ func TestVectorSearchExact(t *testing.T) {
 	if got := mustQuery(t, db, "CALL quiver.vector.search('Doc.embedding', $q, 2) YIELD node RETURN node.id", q); !slices.Equal(got, []string{"5", "30"}) {
 		t.Fatalf("after the rollback: %v", got)
 	}
-	// A k beyond the candidates returns them all.
-	if got := mustQuery(t, db, "CALL quiver.vector.search('Doc.embedding', $q, 1099511627776) YIELD node RETURN count(*)", q); !slices.Equal(got, []string{"40"}) {
-		t.Fatalf("a huge k: %v", got)
+	// A k beyond the candidates returns them all; a huge one is refused.
+	if got := mustQuery(t, db, "CALL quiver.vector.search('Doc.embedding', $q, 100000) YIELD node RETURN count(*)", q); !slices.Equal(got, []string{"40"}) {
+		t.Fatalf("a large k: %v", got)
+	}
+	if _, err := queryAll(db, "CALL quiver.vector.search('Doc.embedding', [1, 0, 0], 1099511627776) YIELD node RETURN count(*)", nil); err == nil {
+		t.Fatalf("a huge k answered")
 	}
 	// A label or property nothing carries answers no rows.
 	if got := mustQuery(t, db, "CALL quiver.vector.search('Nope.embedding', $q, 3) YIELD node RETURN node", q); len(got) != 0 {

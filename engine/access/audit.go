@@ -107,8 +107,11 @@ func SchemaObjectName(s *gql.Schema) string {
 	}
 	switch s.Kind {
 	case gql.SchemaCreateIndex:
-		if s.IndexType == "FULLTEXT" {
+		switch s.IndexType {
+		case "FULLTEXT":
 			return "fulltext_" + catalog.IndexName(s.Label, s.Props)[len("index_"):]
+		case "VECTOR":
+			return "vector_" + catalog.IndexName(s.Label, s.Props)[len("index_"):]
 		}
 		return catalog.IndexName(s.Label, s.Props)
 	case gql.SchemaCreateConstraint:

@@ -68,8 +68,13 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 			typ = catalog.Hash
 		case "FULLTEXT":
 			typ = catalog.FullText
+		case "VECTOR":
+			typ = catalog.Vector
 		}
 		def := catalog.Index{Name: access.SchemaObjectName(s), Type: typ, Label: s.Label, Keys: s.Props, Rel: s.Rel, Analyzer: s.Analyzer}
+		if v := s.Vector; v != nil {
+			def.Vector = &catalog.VectorOptions{Dimensions: clampInt(v.Dimensions), Similarity: v.Similarity, M: clampInt(v.M), EfConstruction: clampInt(v.EfConstruction)}
+		}
 		if typ.Secondary() && env.CheckIndex != nil {
 			err = env.CheckIndex(&def)
 		}
@@ -112,6 +117,13 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 		return nil, err
 	}
 	return nil, nil
+}
+
+// clampInt narrows an option to an int, keeping it out of range when it
+// was (the index's check rejects it) rather than wrapping into range.
+func clampInt(n int64) int {
+	const lim = 1 << 31
+	return int(max(min(n, lim), -lim))
 }
 
 // alreadySo reports whether err says that what a CREATE … IF NOT EXISTS

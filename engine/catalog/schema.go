@@ -16,6 +16,9 @@ const (
 	// by storage's index table but by the engine's secondary-index
 	// manager (engine/index), from commits.
 	FullText
+	// Vector is a nearest-neighbour index over one property's vectors
+	// (engine/index/vector, HNSW): a secondary index like FullText.
+	Vector
 )
 
 func (t IndexType) String() string {
@@ -24,6 +27,8 @@ func (t IndexType) String() string {
 		return "HASH"
 	case FullText:
 		return "FULLTEXT"
+	case Vector:
+		return "VECTOR"
 	}
 	return "BTREE"
 }
@@ -31,7 +36,7 @@ func (t IndexType) String() string {
 // Secondary reports whether indexes of type t are kept outside storage's
 // property index table (engine/index): storage records their definition
 // in the schema and logs it, and nothing else.
-func (t IndexType) Secondary() bool { return t == FullText }
+func (t IndexType) Secondary() bool { return t == FullText || t == Vector }
 
 // ConstraintKind is what a constraint asserts.
 type ConstraintKind uint8
@@ -70,6 +75,18 @@ type Index struct {
 	Rel bool `json:",omitempty"`
 	// Analyzer is a FULLTEXT index's text analyzer ("" is standard).
 	Analyzer string `json:",omitempty"`
+	// Vector is a VECTOR index's options (nil for the other types).
+	Vector *VectorOptions `json:",omitempty"`
+}
+
+// VectorOptions are a VECTOR index's OPTIONS as CREATE VECTOR INDEX gave
+// them; zero M and EfConstruction mean the index's defaults, and the
+// index (engine/index/vector) vets them.
+type VectorOptions struct {
+	Dimensions     int
+	Similarity     string // cosine, euclidean or dot; "" is cosine
+	M              int
+	EfConstruction int
 }
 
 // Properties renders Keys as SHOW INDEXES does: comma-separated.

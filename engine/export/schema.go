@@ -28,6 +28,10 @@ func schemaScript(s *catalog.Schema) string {
 		for i, k := range ix.Keys {
 			keys[i] = "n." + quoteName(k)
 		}
+		if ix.Type == catalog.Vector {
+			fmt.Fprintf(&b, "CREATE VECTOR INDEX %s FOR (n:%s) ON (%s) OPTIONS {%s};\n", quoteName(ix.Name), quoteName(ix.Label), keys[0], vectorOptions(ix.Vector))
+			continue
+		}
 		if ix.Type == catalog.FullText {
 			target := "(n:" + quoteName(ix.Label) + ")"
 			if ix.Rel {
@@ -50,6 +54,24 @@ func schemaScript(s *catalog.Schema) string {
 		fmt.Fprintf(&b, "CREATE CONSTRAINT %s ON (n:%s) ASSERT %s;\n", quoteName(c.Name), quoteName(c.Label), assert)
 	}
 	return b.String()
+}
+
+// vectorOptions renders a VECTOR index's OPTIONS map's contents.
+func vectorOptions(o *catalog.VectorOptions) string {
+	if o == nil {
+		return ""
+	}
+	out := fmt.Sprintf("dimensions: %d", o.Dimensions)
+	if o.Similarity != "" {
+		out += ", similarity: '" + o.Similarity + "'"
+	}
+	if o.M != 0 {
+		out += fmt.Sprintf(", m: %d", o.M)
+	}
+	if o.EfConstruction != 0 {
+		out += fmt.Sprintf(", ef_construction: %d", o.EfConstruction)
+	}
+	return out
 }
 
 // quoteName writes a name as a backquoted identifier (a backquote

@@ -21,3 +21,17 @@ func TestSchemaScriptFullText(t *testing.T) {
 		t.Errorf("script:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// VECTOR indexes are written with their OPTIONS, defaults left out.
+func TestSchemaScriptVector(t *testing.T) {
+	s := &catalog.Schema{Indexes: []*catalog.Index{
+		{Name: "emb", Type: catalog.Vector, Label: "Doc", Keys: []string{"embedding"},
+			Vector: &catalog.VectorOptions{Dimensions: 128, Similarity: "dot", M: 24, EfConstruction: 200}},
+		{Name: "small", Type: catalog.Vector, Label: "P", Keys: []string{"v"}, Vector: &catalog.VectorOptions{Dimensions: 2}},
+	}}
+	want := "CREATE VECTOR INDEX `emb` FOR (n:`Doc`) ON (n.`embedding`) OPTIONS {dimensions: 128, similarity: 'dot', m: 24, ef_construction: 200};\n" +
+		"CREATE VECTOR INDEX `small` FOR (n:`P`) ON (n.`v`) OPTIONS {dimensions: 2};\n"
+	if got := schemaScript(s); got != want {
+		t.Errorf("script:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -21,6 +21,7 @@ const (
 //	CREATE INDEX [name] ON :Label(p1[, p2 …])
 //	CREATE FULLTEXT INDEX [name] FOR (n:Label) ON EACH [n.p1, …] [OPTIONS {analyzer: 'english'}]
 //	CREATE FULLTEXT INDEX [name] FOR ()-[r:TYPE]-() ON EACH [r.p1, …] [OPTIONS …]
+//	CREATE VECTOR INDEX [name] FOR (n:Label) ON (n.p) OPTIONS {dimensions: 128, similarity: 'cosine', m: 16, ef_construction: 128}
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT n.p IS UNIQUE
 //	CREATE CONSTRAINT [name] ON (n:Label) ASSERT EXISTS(n.p)   (or n.p IS NOT NULL)
 //	DROP INDEX name | DROP CONSTRAINT name
@@ -42,6 +43,8 @@ type Schema struct {
 	Rel bool
 	// Analyzer is a FULLTEXT index's analyzer; empty means standard.
 	Analyzer string
+	// Vector is a VECTOR index's OPTIONS (parse_vector.go).
+	Vector *VectorSpec
 	// Unique is true for IS UNIQUE, false for EXISTS (CREATE CONSTRAINT).
 	Unique bool
 	// IfExists is Cypher 5's IF NOT EXISTS on CREATE, IF EXISTS on DROP:
@@ -111,8 +114,11 @@ func (s *Schema) String() string {
 	}
 	switch s.Kind {
 	case SchemaCreateIndex:
-		if s.IndexType == "FULLTEXT" {
+		switch s.IndexType {
+		case "FULLTEXT":
 			return s.fullTextString(name, label)
+		case "VECTOR":
+			return s.vectorString(name, label)
 		}
 		props := make([]string, len(s.Props))
 		for i, p := range s.Props {

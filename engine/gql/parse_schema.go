@@ -30,6 +30,13 @@ func (p *parser) schemaStatement() *Schema {
 		s := &Schema{Pos: pos, Kind: SchemaCreateIndex, IndexType: "FULLTEXT"}
 		p.createFullText(s)
 		return s
+	case p.isKeyword("CREATE") && p.peekKeyword("VECTOR"):
+		p.advance()
+		p.advance()
+		p.expectKeyword("INDEX")
+		s := &Schema{Pos: pos, Kind: SchemaCreateIndex, IndexType: "VECTOR"}
+		p.createVector(s)
+		return s
 	case p.isKeyword("CREATE") && p.peekKeyword("INDEX", "BTREE", "HASH"):
 		p.advance()
 		s := &Schema{Pos: pos, Kind: SchemaCreateIndex}

@@ -1,5 +1,5 @@
 // Package index keeps the secondary indexes that are not storage's
-// property indexes (FULLTEXT now, VECTOR next): indexes whose structure
+// property indexes (FULLTEXT, VECTOR): indexes whose structure
 // is a library's (bleve, an HNSW graph), maintained by the engine from
 // its commits rather than inside storage's versions.
 //
@@ -24,5 +24,5 @@
 // index after kill -9 is therefore a fresh build by construction.
 //
 // A Kind (kind.go) is one index type's implementation; the engine
-// registers the kinds it has (engine/index/fulltext).
+// registers the kinds it has (engine/index/fulltext, engine/index/vector).
 package index

@@ -618,7 +618,7 @@ func (s *Store) rebuildSchema(cf *catalogFile) error {
 			tx.Rollback()
 			return fmt.Errorf("index %q: bad definition", ix.Name)
 		}
-		if err := tx.CreateIndex(catalog.Index{Name: ix.Name, Type: ix.Type, Label: ix.Label, Keys: ix.Keys, Rel: ix.Rel, Analyzer: ix.Analyzer}); err != nil {
+		if err := tx.CreateIndex(catalog.Index{Name: ix.Name, Type: ix.Type, Label: ix.Label, Keys: ix.Keys, Rel: ix.Rel, Analyzer: ix.Analyzer, Vector: ix.Vector}); err != nil {
 			tx.Rollback()
 			return err
 		}

@@ -157,6 +157,16 @@ func appendOp(b []byte, op *Op) []byte {
 			b = append(b, rel)
 			b = appendString(b, ix.Analyzer)
 		}
+		if ix.Type == catalog.Vector {
+			vo := ix.Vector
+			if vo == nil {
+				vo = &catalog.VectorOptions{}
+			}
+			b = binary.AppendUvarint(b, uint64(vo.Dimensions))
+			b = appendString(b, vo.Similarity)
+			b = binary.AppendUvarint(b, uint64(vo.M))
+			b = binary.AppendUvarint(b, uint64(vo.EfConstruction))
+		}
 	case OpCreateConstraint:
 		c := op.Constraint
 		b = appendString(b, c.Name)
@@ -282,6 +292,9 @@ func (d *decoder) op() Op {
 		if ix.Type.Secondary() {
 			ix.Rel = d.u8() == 1
 			ix.Analyzer = d.str()
+		}
+		if ix.Type == catalog.Vector {
+			ix.Vector = &catalog.VectorOptions{Dimensions: int(d.uvarint()), Similarity: d.str(), M: int(d.uvarint()), EfConstruction: int(d.uvarint())}
 		}
 		op.Index = ix
 	case OpCreateConstraint:

@@ -19,11 +19,14 @@ type viewColumn struct {
 	rows   int
 }
 
-// newViewColumn checks that no node of the label holds a value that is
-// not a vector of the query's dimension (a 22000 error naming the
-// lowest such node).
-func newViewColumn(fn string, v *storage.VectorView, labels *roaring.Bitmap, rows int) (*viewColumn, error) {
+// newViewColumn checks, when strict, that no node of the label holds a
+// value that is not a vector of the query's dimension (a 22000 error
+// naming the lowest such node); otherwise such values are left out.
+func newViewColumn(fn string, v *storage.VectorView, labels *roaring.Bitmap, rows int, strict bool) (*viewColumn, error) {
 	for _, id := range v.Odd {
+		if !strict {
+			break
+		}
 		if labels.Contains(uint32(id)) {
 			return nil, errs.Data("%s(): node %d does not hold a vector of dimension %d (a LIST of %d numbers)", fn, id, v.Dim, v.Dim)
 		}

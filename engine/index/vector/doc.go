@@ -5,10 +5,15 @@
 // with ef, delete, update, save, load, filtered search by over-fetch and
 // re-check).
 //
-// It knows nothing of transactions or the catalog: the engine reads a
-// snapshot's vectors into a Column and hands the ids back to the plan;
-// the VECTOR index's DDL and transactional maintenance belong to the
-// engine's secondary-index framework, which drives an Index from here.
-// The quiver.vector.search procedure (procs.go) is the one piece that
-// reads a storage transaction.
+// The HNSW Index, the metrics and the exact search know nothing of
+// transactions or the catalog. The VECTOR index kind of the engine's
+// secondary-index framework (engine/index) is built on them: kind.go
+// vets CREATE VECTOR INDEX's options, apply.go populates an Index from a
+// snapshot and keeps it from commits with a log of the nodes each commit
+// touched, search_tx.go answers at a transaction's snapshot (the nodes
+// changed since and the transaction's own writes scored exactly, every
+// hit re-read from the snapshot), budget.go charges the graph to the
+// server's memory budget. The search procedures (procs.go,
+// procs_index.go) read a storage transaction: by index name, or exactly
+// over 'Label.property'.
 package vectorindex

@@ -7,6 +7,7 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/index"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -17,30 +18,34 @@ import (
 //	quiver.vector.search(target, vector, k [, {ef, filter, similarity}]) YIELD node, score
 //	db.index.vector.queryNodes(target, k, vector) YIELD node, score   (Neo4j's argument order)
 //
-// target names what is searched. Today it is 'Label.property': an exact
-// (brute-force) search over the label's nodes holding the property, run
-// in parallel morsels. Once VECTOR indexes exist, an index name (and a
-// 'Label.property' an online index covers) will search the index, and
-// the exact path stays the answer when no index applies.
+// target names what is searched: a VECTOR index's name searches the
+// index at the query's snapshot (search_tx.go), or exactly while the
+// index cannot answer (populating, failed, or the snapshot older than
+// what it keeps); 'Label.property' is an exact (brute-force) search over
+// the label's nodes holding the property, run in parallel morsels.
+
+// MaxK bounds k (and ef): a search holds that many hits.
+const MaxK = 100_000
 
 var searchOutputs = []procs.Field{{Name: "node", Type: "NODE"}, {Name: "score", Type: "FLOAT"}}
 
-// RegisterProcedures makes the search procedures callable through reg.
-func RegisterProcedures(reg *procs.Registry) error {
+// RegisterProcedures makes the search procedures callable through reg,
+// searching the VECTOR indexes m keeps.
+func RegisterProcedures(reg *procs.Registry, m *index.Manager) error {
 	for _, p := range []*procs.Procedure{
 		{Signature: procs.Signature{Name: "quiver.vector.search", Requires: procs.PrivRead,
 			Inputs: []procs.Field{{Name: "index", Type: "STRING"}, {Name: "vector", Type: "LIST"},
 				{Name: "k", Type: "INTEGER"}, {Name: "options", Type: "MAP", Optional: true}},
 			Outputs: searchOutputs},
 			Fn: func(c *procs.Context, a []vector.Value) ([][]vector.Value, error) {
-				return search(c, "quiver.vector.search", a[0], a[1], a[2], a[3])
+				return search(c, m, "quiver.vector.search", a[0], a[1], a[2], a[3])
 			}},
 		{Signature: procs.Signature{Name: "db.index.vector.queryNodes", Requires: procs.PrivRead,
 			Inputs: []procs.Field{{Name: "indexName", Type: "STRING"}, {Name: "numberOfNearestNeighbours", Type: "INTEGER"},
 				{Name: "query", Type: "LIST"}},
 			Outputs: searchOutputs},
 			Fn: func(c *procs.Context, a []vector.Value) ([][]vector.Value, error) {
-				return search(c, "db.index.vector.queryNodes", a[0], a[2], a[1], nil)
+				return search(c, m, "db.index.vector.queryNodes", a[0], a[2], a[1], nil)
 			}},
 	} {
 		if err := reg.Register(p); err != nil {
@@ -53,8 +58,10 @@ func RegisterProcedures(reg *procs.Registry) error {
 // searchOptions is the options map of quiver.vector.search.
 type searchOptions struct {
 	metric Metric
-	ef     int
-	filter map[string]vector.Value
+	// similarity says the options named the metric.
+	similarity bool
+	ef         int
+	filter     map[string]vector.Value
 }
 
 func parseOptions(fn string, v vector.Value) (searchOptions, error) {
@@ -71,11 +78,11 @@ func parseOptions(fn string, v vector.Value) (searchOptions, error) {
 			if err != nil {
 				return o, err
 			}
-			o.metric = metric
+			o.metric, o.similarity = metric, true
 		case "ef":
 			n, ok := x.(int64)
-			if !ok || n < 1 {
-				return o, errs.DataCode(errs.CodeInvalidParam, "%s(): ef is a positive INTEGER, not %v", fn, x)
+			if !ok || n < 1 || n > MaxK {
+				return o, errs.DataCode(errs.CodeInvalidParam, "%s(): ef is an INTEGER from 1 to %d, not %v", fn, MaxK, x)
 			}
 			o.ef = int(n)
 		case "filter":
@@ -92,13 +99,13 @@ func parseOptions(fn string, v vector.Value) (searchOptions, error) {
 }
 
 // search answers both procedures.
-func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) ([][]vector.Value, error) {
+func search(c *procs.Context, m *index.Manager, fn string, target, query, kv, opts vector.Value) ([][]vector.Value, error) {
 	if target == nil || query == nil || kv == nil {
 		return nil, errs.DataCode(errs.CodeInvalidParam, "%s(): the index, the vector and k cannot be null", fn)
 	}
 	k := kv.(int64)
-	if k < 0 {
-		return nil, errs.DataCode(errs.CodeInvalidParam, "%s(): k must not be negative, not %d", fn, k)
+	if k < 1 || k > MaxK {
+		return nil, errs.DataCode(errs.CodeInvalidParam, "%s(): k must be from 1 to %d, not %d", fn, MaxK, k)
 	}
 	q, err := functions.VectorArg(fn, query)
 	if err != nil {
@@ -108,14 +115,20 @@ func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) (
 	if err != nil {
 		return nil, err
 	}
-	if o.metric == Cosine && vector.Norm(q) == 0 {
-		return nil, errs.Data("%s(): the query vector has length zero, which has no cosine", fn)
-	}
 	tx, ok := c.Reader.(*storage.Tx)
 	if !ok {
 		return nil, errs.Internal("%s: the query reads no transaction", fn)
 	}
 	name := target.(string)
+	if def := tx.Schema().Index(name); def != nil {
+		if def.Type != catalog.Vector {
+			return nil, errs.New(errs.CodeNoObject, errs.CatNoObject, "%s(): index %s is a %s index, not a VECTOR index", fn, name, def.Type)
+		}
+		return indexSearch(c, m, fn, tx, def, q, int(k), o)
+	}
+	if o.metric == Cosine && vector.Norm(q) == 0 {
+		return nil, errs.Data("%s(): the query vector has length zero, which has no cosine", fn)
+	}
 	label, prop, ok := strings.Cut(name, ".")
 	if !ok || label == "" || prop == "" {
 		return nil, errs.New(errs.CodeNoObject, errs.CatNoObject, "%s(): there is no vector index named %q; search a label's property exactly with 'Label.property'", fn, name)
@@ -129,6 +142,15 @@ func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) (
 	if err != nil {
 		return nil, err
 	}
+	hits, err := exactSearch(c, fn, tx, lid, key, q, int(k), o.metric, accept, true)
+	return hitRows(hits), err
+}
+
+// exactSearch is the exact top k of the label's nodes' vectors of key at
+// tx. strict makes a label's node holding another value an error (the
+// 'Label.property' form); an index's exact answer skips such values, as
+// the index does.
+func exactSearch(c *procs.Context, fn string, tx *storage.Tx, lid catalog.LabelID, key catalog.KeyID, q []float64, k int, metric Metric, accept func(uint64) bool, strict bool) ([]Hit, error) {
 	view := tx.NodeVectorView(key, len(q))
 	if view == nil {
 		return nil, nil
@@ -142,19 +164,19 @@ func search(c *procs.Context, fn string, target, query, kv, opts vector.Value) (
 		}
 		defer c.Mem.Release(view.Bytes())
 	}
-	col, err := newViewColumn(fn, view, tx.LabelNodes(lid), DefaultMorselRows)
+	col, err := newViewColumn(fn, view, tx.LabelNodes(lid), DefaultMorselRows, strict)
 	if err != nil {
 		return nil, err
 	}
-	hits, err := Exact(c.Ctx, col, q, int(min(k, int64(len(view.IDs)))), o.metric, Options{Workers: max(1, c.Parallelism), Mem: c.Mem, Accept: accept})
-	if err != nil {
-		return nil, err
-	}
+	return Exact(c.Ctx, col, q, min(k, len(view.IDs)), metric, Options{Workers: max(1, c.Parallelism), Mem: c.Mem, Accept: accept})
+}
+
+func hitRows(hits []Hit) [][]vector.Value {
 	rows := make([][]vector.Value, len(hits))
 	for i, h := range hits {
 		rows[i] = []vector.Value{vector.NodeRef(h.ID), h.Score}
 	}
-	return rows, nil
+	return rows
 }
 
 // filterFunc turns {filter: {prop: value, …}} into a candidate check:
