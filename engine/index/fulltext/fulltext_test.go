@@ -168,7 +168,7 @@ func TestSnapshotVisibility(t *testing.T) {
 // could need one then fails instead of missing it.
 func TestPruneSupersededVersions(t *testing.T) {
 	defer func(d time.Duration) { RetainVersions = d }(RetainVersions)
-	RetainVersions = 0
+	RetainVersions = -time.Nanosecond // prune at the next Apply, whatever the clock's resolution
 	st := newStore(t)
 	a := st.create(t, "red apple")
 	old := st.s.Begin()
@@ -183,8 +183,13 @@ func TestPruneSupersededVersions(t *testing.T) {
 	if _, err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Millisecond) // the next commit is later than RetainVersions (0) after it
-	st.create(t, "other")        // its Apply prunes the superseded "red apple"
+	// The replacing commit is applied before the next one is made (a
+	// search waits for its snapshot), so that one's Apply finds the
+	// superseded "red apple" older than RetainVersions and prunes it.
+	applied := st.s.Begin()
+	st.search(t, applied, "blue")
+	applied.Rollback()
+	st.create(t, "other")
 	now := st.s.Begin()
 	defer now.Rollback()
 	if got := st.search(t, now, "red OR blue"); !slices.Equal(got, []uint64{a}) {
