@@ -80,6 +80,7 @@ func TestFullTextQuerySyntax(t *testing.T) {
 
 func TestFullTextErrors(t *testing.T) {
 	db := openFTS(t)
+	mustQuery(t, db, "CREATE INDEX article_year FOR (n:Article) ON (n.year)", nil)
 	for _, c := range []struct{ q, code, msg string }{
 		{"CALL quiver.fts.search('articles', 'a AND (b') YIELD node RETURN node", "22023", "column 9: expected ) to close ( at column 7"},
 		{"CALL quiver.fts.search('articles', '\"open') YIELD node RETURN node", "22023", "column 1"},
@@ -88,14 +89,42 @@ func TestFullTextErrors(t *testing.T) {
 		{"CALL quiver.fts.search('articles', 'x', {limit: -1}) YIELD node RETURN node", "22023", "limit"},
 		{"CALL db.index.fulltext.queryRelationships('articles', 'x') YIELD relationship RETURN relationship", "42000", "queryNodes"},
 		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyzer: 'klingon'}", "22023", "unknown analyzer"},
+		// The query syntax: every error names the column it stopped at.
+		{"CALL quiver.fts.search('articles', '') YIELD node RETURN node", "22023", "column 1: empty query"},
+		{"CALL quiver.fts.search('articles', 'graph AND') YIELD node RETURN node", "22023", "column 10: expected a word"},
+		{"CALL quiver.fts.search('articles', 'graph title:\"open') YIELD node RETURN node", "22023", "column 13: unterminated phrase"},
+		{"CALL quiver.fts.search('articles', 'grph~3') YIELD node RETURN node", "22023", "column 6: fuzziness"},
+		{"CALL quiver.fts.search('articles', 'a ) b') YIELD node RETURN node", "22023", "column 3: unexpected ')'"},
+		{"CALL quiver.fts.search('articles', 'é AND (b') YIELD node RETURN node", "22023", "column 9"}, // columns count characters
+		{"CALL quiver.fts.search('articles', $q) YIELD node RETURN node", "22023", "at most 65536"},
+		// Arguments.
+		{"CALL quiver.fts.search('articles', null) YIELD node RETURN node", "22023", "needs an index name and a query"},
+		// Parameters are typed when the statement binds (22023), literals
+		// when it parses (42000).
+		{"CALL quiver.fts.search($n, 'x') YIELD node RETURN node", "22023", "argument index of procedure quiver.fts.search must be STRING, not INTEGER"},
+		{"CALL quiver.fts.search('articles', $n) YIELD node RETURN node", "22023", "argument query of procedure quiver.fts.search must be STRING"},
+		{"CALL quiver.fts.search(1, 'x') YIELD node RETURN node", "42000", "must be STRING"},
+		{"CALL quiver.fts.search('articles', 'x', $n) YIELD node RETURN node", "22023", "argument options of procedure quiver.fts.search must be MAP"},
+		{"CALL quiver.fts.search('articles', 'x', {skip: -5}) YIELD node RETURN node", "22023", "skip"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 1.5}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 'all'}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 9223372036854775807}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 600000, skip: 600000}) YIELD node RETURN node", "22023", "skip + limit"},
+		{"CALL quiver.fts.search('articles', 'x', {top: 5}) YIELD node RETURN node", "22023", "unknown fulltext search option"},
+		{"CALL db.index.fulltext.queryNodes('nope', 'x') YIELD node RETURN node", "42S02", "nope"},
+		// An index of another type is not a FULLTEXT index.
+		{"CALL quiver.fts.search('article_year', 'x') YIELD node RETURN node", "42S02", "no FULLTEXT index named article_year"},
+		// CREATE.
+		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyzer: 5}", "42000", "FULLTEXT OPTIONS take {analyzer: 'name'} (line 1, column 80)"},
+		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyser: 'english'}", "42000", "FULLTEXT OPTIONS take {analyzer: 'name'}"},
 	} {
-		res, err := db.Query(context.Background(), c.q, nil)
+		res, err := db.Query(context.Background(), c.q, engine.Params{"q": strings.Repeat("a ", 40000), "n": int64(7)})
 		if err == nil {
 			_, err = drain(res)
 		}
 		e, ok := engine.AsError(err)
 		if !ok || e.Code != c.code || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: err = %v, want %s mentioning %q", c.q, err, c.code, c.msg)
+			t.Errorf("%s: err = %v (%+v), want %s mentioning %q", c.q, err, e, c.code, c.msg)
 		}
 	}
 }
