@@ -291,3 +291,44 @@ func TestFullTextConcurrentSnapshots(t *testing.T) {
 		<-done
 	}
 }
+
+// A FULLTEXT index holds its documents against the server's memory
+// budget: one too big for it fails (FAILED, 53200 on every search), the
+// database goes on, and dropping the index gives the budget back.
+func TestFullTextServerBudget(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemory: 2 << 20})
+	mustQuery(t, db, "UNWIND range(1, 200) AS i CREATE (:Note {text: $text + ' ' + toString(i)})",
+		engine.Params{"text": strings.Repeat("lorem ipsum dolor sit amet ", 10)})
+	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.text]", nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rows := mustQuery(t, db, "CALL db.indexes() YIELD name, state WHERE name = 'notes' RETURN state", nil)
+		if len(rows) == 1 && rows[0] == "'FAILED'" {
+			break
+		}
+		if len(rows) != 1 || rows[0] == "'ONLINE'" || time.Now().After(deadline) {
+			t.Fatalf("200 documents of 50 words under a 2 MB budget: %v, want FAILED", rows)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a real condition with a deadline
+	}
+	wantCode(t, queryErr(t, db, "CALL quiver.fts.search('notes', 'lorem') YIELD node RETURN node", nil), "53200", "search on an index that failed for memory")
+	if got := mustQuery(t, db, "MATCH (n:Note) RETURN count(*)", nil); len(got) != 1 || got[0] != "200" {
+		t.Fatalf("count = %v", got)
+	}
+	mustQuery(t, db, "DROP INDEX notes", nil)
+	for db.MemoryHeld() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a dropped index holds %d bytes", db.MemoryHeld())
+		}
+		time.Sleep(time.Millisecond) // polling a real condition with a deadline
+	}
+	mustQuery(t, db, "MATCH (n:Note) WHERE n.text ENDS WITH ' 7' OR n.text ENDS WITH ' 8' SET n:Few", nil)
+	mustQuery(t, db, "CREATE FULLTEXT INDEX fewer FOR (n:Few) ON EACH [n.text]", nil)
+	awaitOnline(t, db, "fewer")
+	if got := mustQuery(t, db, "CALL quiver.fts.search('fewer', 'lorem') YIELD node RETURN count(*)", nil); len(got) != 1 || got[0] != "2" {
+		t.Fatalf("a small index under the same budget: %v", got)
+	}
+	if db.MemoryHeld() == 0 {
+		t.Fatal("an online index holds nothing of the budget")
+	}
+}
