@@ -332,3 +332,16 @@ func TestFullTextServerBudget(t *testing.T) {
 		t.Fatal("an online index holds nothing of the budget")
 	}
 }
+
+// A search charges the hits it may hold to the query: a limit whose hit
+// lists pass max_memory_per_query fails with 53200 before searching.
+func TestFullTextSearchCharged(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemoryPerQuery: 16 << 20})
+	mustQuery(t, db, "CREATE (:Note {text: 'one small note'})", nil)
+	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.text]", nil)
+	awaitOnline(t, db, "notes")
+	wantCode(t, queryErr(t, db, "CALL quiver.fts.search('notes', 'note', {limit: 1000000}) YIELD node RETURN node", nil), "53200", "a million hits under 16 MB")
+	if got := mustQuery(t, db, "CALL quiver.fts.search('notes', 'note', {limit: 1000}) YIELD node RETURN count(*)", nil); len(got) != 1 || got[0] != "1" {
+		t.Fatalf("a search within the limit: %v", got)
+	}
+}
