@@ -154,7 +154,7 @@ func TestBudgetHold(t *testing.T) {
 		t.Fatalf("after unhold: used %d held %d", b.Used(), b.Held())
 	}
 	var none *Budget
-	if !none.Hold(1 << 40) || none.Held() != 0 {
+	if !none.Hold(1<<40) || none.Held() != 0 {
 		t.Fatal("a nil budget holds anything")
 	}
 }
