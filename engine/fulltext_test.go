@@ -297,7 +297,7 @@ func TestFullTextConcurrentSnapshots(t *testing.T) {
 // database goes on, and dropping the index gives the budget back.
 func TestFullTextServerBudget(t *testing.T) {
 	db := openTestDBWith(t, engine.Options{MaxMemory: 2 << 20})
-	mustQuery(t, db, "UNWIND range(1, 200) AS i CREATE (:Note {text: $text + ' ' + toString(i)})",
+	mustQuery(t, db, "UNWIND range(1, 500) AS i CREATE (:Note {text: $text + ' ' + toString(i)})",
 		engine.Params{"text": strings.Repeat("lorem ipsum dolor sit amet ", 10)})
 	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.text]", nil)
 	deadline := time.Now().Add(30 * time.Second)
@@ -307,12 +307,12 @@ func TestFullTextServerBudget(t *testing.T) {
 			break
 		}
 		if len(rows) != 1 || rows[0] == "'ONLINE'" || time.Now().After(deadline) {
-			t.Fatalf("200 documents of 50 words under a 2 MB budget: %v, want FAILED", rows)
+			t.Fatalf("500 documents of 50 words under a 2 MB budget: %v, want FAILED", rows)
 		}
 		time.Sleep(5 * time.Millisecond) // polling a real condition with a deadline
 	}
 	wantCode(t, queryErr(t, db, "CALL quiver.fts.search('notes', 'lorem') YIELD node RETURN node", nil), "53200", "search on an index that failed for memory")
-	if got := mustQuery(t, db, "MATCH (n:Note) RETURN count(*)", nil); len(got) != 1 || got[0] != "200" {
+	if got := mustQuery(t, db, "MATCH (n:Note) RETURN count(*)", nil); len(got) != 1 || got[0] != "500" {
 		t.Fatalf("count = %v", got)
 	}
 	mustQuery(t, db, "DROP INDEX notes", nil)

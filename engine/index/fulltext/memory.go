@@ -6,19 +6,22 @@ import (
 	"github.com/quiverdb/quiver/engine/index"
 )
 
-// What a document costs in bleve's in-memory index (upsidedown on
-// gtreap, bleve.NewMemOnly), measured on amd64 (Go 1.26, bleve v2.6.3)
-// as the live heap after indexing 10 000 documents of two text fields:
-// 6.5 KB a document with 7 words, 19.7 KB with 52, so about 4.4 KB a
-// document (its stored id, the version fields' numeric terms, the back
-// index) and 300 bytes a word (its posting in its field and in _all,
-// with the term vector phrases need). The index charges these to the
-// server's budget (index.Memory) as it populates and applies commits,
-// and releases a version's when it prunes it: a build too big for
-// --max-memory fails the index (FAILED, 53200), not the process.
+// What a document costs in bleve's in-memory index (scorch with no
+// path: kind.go), measured on amd64 (Go 1.26, bleve v2.6.3) as the live
+// heap after indexing 10 000 documents of two text fields: 845 bytes a
+// document with 7 words, 3.6 KB with 52, so about 420 bytes a document
+// and 61 a word (its postings in its field and in _all, with the
+// locations phrases need). The estimate is about twice that, for the
+// segments scorch's merger holds twice while it merges them. (bleve's
+// upsidedown index, bleve.NewMemOnly, took 4.4 KB a document and 300
+// bytes a word, and six times as long to build.) The index charges
+// these to the server's budget (index.Memory) as it populates and
+// applies commits, and releases a version's when it prunes it: a build
+// too big for --max-memory fails the index (FAILED, 53200), not the
+// process.
 const (
-	docBytes  = 4500
-	wordBytes = 300
+	docBytes  = 1000
+	wordBytes = 120
 )
 
 // SetMemory makes the index charge its documents to m (index.Charged).

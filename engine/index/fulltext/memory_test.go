@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/index"
@@ -14,7 +15,7 @@ import (
 	"github.com/quiverdb/quiver/vector"
 )
 
-// fiftyWords is a text of 50 words: about 19.5 KB charged.
+// fiftyWords is a text of 50 words: 7 KB charged.
 var fiftyWords = strings.Repeat("lorem ipsum dolor sit amet ", 10)
 
 func createDocs(t *testing.T, s *storage.Store, n int) {
@@ -78,7 +79,7 @@ func TestIndexMemoryBudget(t *testing.T) {
 	b := memory.NewBudget(1 << 20)
 	m := index.NewManagerWith(s, s.Catalog(), kinds, b)
 	defer m.Close()
-	createDocs(t, s, 100) // ~2 MB of documents
+	createDocs(t, s, 300) // ~2 MB of documents
 	createIndex(t, s)
 	err := awaitFailed(t, s, m, b)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory || !strings.Contains(err.Error(), "index docs needs more memory") {
@@ -107,7 +108,7 @@ func TestIndexMemoryBudget(t *testing.T) {
 	if h := b.Held(); h < 10*docBytes || h != e.Memory().Held() {
 		t.Fatalf("10 documents hold %d bytes (the index says %d)", h, e.Memory().Held())
 	}
-	createDocs(t, s, 100)
+	createDocs(t, s, 300)
 	err = awaitFailed(t, s, m2, b)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
 		t.Fatalf("apply over the budget: %v, want 53200", err)
@@ -185,4 +186,34 @@ func mustIndex(t *testing.T, st *store, tx *storage.Tx) *Index {
 		t.Fatal(err)
 	}
 	return e.Index().(*Index)
+}
+
+// Scores are BM25: bleve explains a hit with the field length over the
+// average field length (upsidedown, bleve.NewMemOnly, has no field
+// lengths: bleve silently scored it with TF-IDF).
+func TestScoresAreBM25(t *testing.T) {
+	def := &catalog.Index{Name: "x", Type: catalog.FullText, Label: "L", Keys: []string{"t"}}
+	m, err := indexMapping(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi, err := newBleve(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bi.Close()
+	for i, s := range []string{"red apple", "green apple pie with cream", "blue sky"} {
+		if err := bi.Index(docID(uint64(i), 0), map[string]any{"t": s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := bleve.NewSearchRequest(bleve.NewMatchQuery("apple"))
+	req.Explain = true
+	res, err := bi.Search(req)
+	if err != nil || len(res.Hits) != 2 {
+		t.Fatalf("%v %v", res, err)
+	}
+	if ex := res.Hits[0].Expl.String(); !strings.Contains(ex, "as per bm25 model") {
+		t.Fatalf("not BM25: %s", ex)
+	}
 }

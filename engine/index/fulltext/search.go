@@ -116,7 +116,7 @@ func (x *Index) searchOverlay(ctx context.Context, q query.Query, tx Txn, own []
 	if err != nil {
 		return nil, err
 	}
-	bi, err := bleve.NewMemOnly(m)
+	bi, err := newBleve(m)
 	if err != nil {
 		return nil, err
 	}
