@@ -358,7 +358,7 @@ func TestFullTextAnswersWhilePopulating(t *testing.T) {
 	for i := range words {
 		words[i] = "w" + string(rune('a'+i%26)) + string(rune('a'+i/26))
 	}
-	mustQuery(t, db, "UNWIND range(1, 500) AS i CREATE (:Doc {text: $text + ' n' + toString(i)})", engine.Params{"text": strings.Join(words, " ")})
+	mustQuery(t, db, "UNWIND range(1, 2000) AS i CREATE (:Doc {text: $text + ' n' + toString(i)})", engine.Params{"text": strings.Join(words, " ")})
 	mustQuery(t, db, "CREATE FULLTEXT INDEX docs FOR (d:Doc) ON EACH [d.text]", nil)
 	db.Close() // the definition is durable; the index is rebuilt at open
 	db, err = engine.Open(dir, engine.Options{})
@@ -366,7 +366,7 @@ func TestFullTextAnswersWhilePopulating(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if got := mustQuery(t, db, "MATCH (d:Doc) RETURN count(*)", nil); len(got) != 1 || got[0] != "500" {
+	if got := mustQuery(t, db, "MATCH (d:Doc) RETURN count(*)", nil); len(got) != 1 || got[0] != "2000" {
 		t.Fatalf("count while populating = %v", got)
 	}
 	mustQuery(t, db, "CREATE (:Doc {text: 'fresh'})", nil)
