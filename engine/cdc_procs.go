@@ -99,8 +99,14 @@ func (db *DB) cdcChanges(c *procs.Context, args []vector.Value) ([][]vector.Valu
 		return nil, err
 	}
 	var rows [][]vector.Value
-	err = l.Each(from, math.MaxUint64, func(b *changes.Batch) (bool, error) {
+	err = l.EachSized(from, math.MaxUint64, func(b *changes.Batch, n int) (bool, error) {
 		if err := c.Ctx.Err(); err != nil {
+			return false, err
+		}
+		// The decoded record is held while its rows are built.
+		held := decodedRecordFactor * int64(n)
+		defer c.Mem.Release(held)
+		if err := c.Mem.Charge(held); err != nil {
 			return false, err
 		}
 		fb, ok := b.Filter(patterns)
@@ -124,12 +130,20 @@ func (db *DB) cdcChanges(c *procs.Context, args []vector.Value) ([][]vector.Valu
 	return rows, nil
 }
 
+// decodedRecordFactor bounds a decoded change record's size over its
+// encoding's (an estimate: the varint-packed ids, labels and property
+// values decode to structs, string headers, interfaces and maps).
+const decodedRecordFactor = 4
+
 func cdcOptions(v vector.Value) (int, []*changes.Pattern, error) {
 	limit := DefaultCDCLimit
 	if v == nil {
 		return limit, nil, nil
 	}
-	m, _ := v.(map[string]vector.Value)
+	m, ok := v.(map[string]vector.Value)
+	if !ok {
+		return 0, nil, errs.DataCode(errs.CodeInvalidParam, "cdc.changes: the options must be a map such as {limit: 100, patterns: ['(:Person)']}")
+	}
 	var patterns []*changes.Pattern
 	for k, x := range m {
 		if x == nil { // null is the option left out

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -216,6 +217,19 @@ func TestCDCBadInput(t *testing.T) {
 		{"CALL cdc.changes($p, {colour: 1})", engine.Params{"p": cur}, errs.CodeInvalidParam},
 		{"CALL cdc.changes($p, {patterns: ['(:A']})", engine.Params{"p": cur}, errs.CodeSyntax},
 		{"CALL cdc.changes($p, {patterns: [1]})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes(42)", nil, errs.CodeSyntax}, // the binder checks argument types
+		{"CALL cdc.changes('')", nil, errs.CodeInvalidParam},
+		{"CALL cdc.changes('0000000000000001ffzz')", nil, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {limit: -1})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {limit: 'ten'})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {limit: 1.5})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {limit: 9223372036854775807})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, 5)", engine.Params{"p": cur}, errs.CodeSyntax},
+		{"CALL cdc.changes($p, $o)", engine.Params{"p": cur, "o": int64(5)}, errs.CodeInvalidParam}, // known at run time only
+		{"CALL cdc.changes($p)", engine.Params{"p": int64(42)}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {patterns: '(:A)'})", engine.Params{"p": cur}, errs.CodeInvalidParam},
+		{"CALL cdc.changes($p, {patterns: ['(:A)-[:R]']})", engine.Params{"p": cur}, errs.CodeSyntax},
+		{"CALL cdc.changes($p, {patterns: ['']})", engine.Params{"p": cur}, errs.CodeSyntax},
 	} {
 		wantCode(t, queryErr(t, db, c.q, c.p), c.code, c.q)
 	}
@@ -432,5 +446,22 @@ func TestCDCResumeWhileWriting(t *testing.T) {
 		if got := feedRows(r.got); !reflect.DeepEqual(got, want) {
 			t.Fatalf("resumed after %s: %d changes, want %d", r.from, len(got), len(want))
 		}
+	}
+}
+
+// What cdc.changes holds (its rows, the record it decodes) is charged to
+// the query: a page bigger than max_memory_per_query fails with 53200,
+// a smaller page of the same history answers.
+func TestCDCChangesCharged(t *testing.T) {
+	opts := cdcOn
+	opts.MaxMemoryPerQuery = 1 << 20
+	db := openTestDBWith(t, opts)
+	start := cdcPosition(t, db, "cdc.current")
+	for range 20 {
+		mustQuery(t, db, "UNWIND range(1, 100) AS i CREATE (:A {i: i, pad: $pad})", engine.Params{"pad": strings.Repeat("x", 200)})
+	}
+	wantCode(t, queryErr(t, db, "CALL cdc.changes($p, {limit: 10000}) YIELD id RETURN count(*)", engine.Params{"p": start}), errs.CodeOutOfMemory, "2000 changes of 200 bytes under 1 MB")
+	if rows := mustQuery(t, db, "CALL cdc.changes($p, {limit: 100}) YIELD id RETURN count(*)", engine.Params{"p": start}); len(rows) != 1 || rows[0] != "100" {
+		t.Fatalf("a page of 100: %v", rows)
 	}
 }

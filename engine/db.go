@@ -429,8 +429,13 @@ func (db *DB) MemoryCharged() int64 {
 	if db.mem.Budget() == nil {
 		return 0
 	}
-	return db.mem.Budget().Used()
+	return db.mem.Budget().Used() - db.mem.Budget().Held()
 }
+
+// MemoryHeld is what the server holds against its budget outside
+// statements: the secondary indexes' structures (engine/index); 0
+// without a budget.
+func (db *DB) MemoryHeld() int64 { return db.mem.Budget().Held() }
 
 // Compact folds the relationship overlays of the latest version into
 // their base CSRs now (normally a background compactor does it when an

@@ -80,6 +80,7 @@ func TestFullTextQuerySyntax(t *testing.T) {
 
 func TestFullTextErrors(t *testing.T) {
 	db := openFTS(t)
+	mustQuery(t, db, "CREATE INDEX article_year FOR (n:Article) ON (n.year)", nil)
 	for _, c := range []struct{ q, code, msg string }{
 		{"CALL quiver.fts.search('articles', 'a AND (b') YIELD node RETURN node", "22023", "column 9: expected ) to close ( at column 7"},
 		{"CALL quiver.fts.search('articles', '\"open') YIELD node RETURN node", "22023", "column 1"},
@@ -88,14 +89,42 @@ func TestFullTextErrors(t *testing.T) {
 		{"CALL quiver.fts.search('articles', 'x', {limit: -1}) YIELD node RETURN node", "22023", "limit"},
 		{"CALL db.index.fulltext.queryRelationships('articles', 'x') YIELD relationship RETURN relationship", "42000", "queryNodes"},
 		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyzer: 'klingon'}", "22023", "unknown analyzer"},
+		// The query syntax: every error names the column it stopped at.
+		{"CALL quiver.fts.search('articles', '') YIELD node RETURN node", "22023", "column 1: empty query"},
+		{"CALL quiver.fts.search('articles', 'graph AND') YIELD node RETURN node", "22023", "column 10: expected a word"},
+		{"CALL quiver.fts.search('articles', 'graph title:\"open') YIELD node RETURN node", "22023", "column 13: unterminated phrase"},
+		{"CALL quiver.fts.search('articles', 'grph~3') YIELD node RETURN node", "22023", "column 6: fuzziness"},
+		{"CALL quiver.fts.search('articles', 'a ) b') YIELD node RETURN node", "22023", "column 3: unexpected ')'"},
+		{"CALL quiver.fts.search('articles', 'é AND (b') YIELD node RETURN node", "22023", "column 9"}, // columns count characters
+		{"CALL quiver.fts.search('articles', $q) YIELD node RETURN node", "22023", "at most 65536"},
+		// Arguments.
+		{"CALL quiver.fts.search('articles', null) YIELD node RETURN node", "22023", "needs an index name and a query"},
+		// Parameters are typed when the statement binds (22023), literals
+		// when it parses (42000).
+		{"CALL quiver.fts.search($n, 'x') YIELD node RETURN node", "22023", "argument index of procedure quiver.fts.search must be STRING, not INTEGER"},
+		{"CALL quiver.fts.search('articles', $n) YIELD node RETURN node", "22023", "argument query of procedure quiver.fts.search must be STRING"},
+		{"CALL quiver.fts.search(1, 'x') YIELD node RETURN node", "42000", "must be STRING"},
+		{"CALL quiver.fts.search('articles', 'x', $n) YIELD node RETURN node", "22023", "argument options of procedure quiver.fts.search must be MAP"},
+		{"CALL quiver.fts.search('articles', 'x', {skip: -5}) YIELD node RETURN node", "22023", "skip"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 1.5}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 'all'}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 9223372036854775807}) YIELD node RETURN node", "22023", "limit"},
+		{"CALL quiver.fts.search('articles', 'x', {limit: 600000, skip: 600000}) YIELD node RETURN node", "22023", "skip + limit"},
+		{"CALL quiver.fts.search('articles', 'x', {top: 5}) YIELD node RETURN node", "22023", "unknown fulltext search option"},
+		{"CALL db.index.fulltext.queryNodes('nope', 'x') YIELD node RETURN node", "42S02", "nope"},
+		// An index of another type is not a FULLTEXT index.
+		{"CALL quiver.fts.search('article_year', 'x') YIELD node RETURN node", "42S02", "no FULLTEXT index named article_year"},
+		// CREATE.
+		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyzer: 5}", "42000", "FULLTEXT OPTIONS take {analyzer: 'name'} (line 1, column 80)"},
+		{"CREATE FULLTEXT INDEX bad FOR (n:Article) ON EACH [n.title] OPTIONS {analyser: 'english'}", "42000", "FULLTEXT OPTIONS take {analyzer: 'name'}"},
 	} {
-		res, err := db.Query(context.Background(), c.q, nil)
+		res, err := db.Query(context.Background(), c.q, engine.Params{"q": strings.Repeat("a ", 40000), "n": int64(7)})
 		if err == nil {
 			_, err = drain(res)
 		}
 		e, ok := engine.AsError(err)
 		if !ok || e.Code != c.code || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: err = %v, want %s mentioning %q", c.q, err, c.code, c.msg)
+			t.Errorf("%s: err = %v (%+v), want %s mentioning %q", c.q, err, e, c.code, c.msg)
 		}
 	}
 }
@@ -260,5 +289,96 @@ func TestFullTextConcurrentSnapshots(t *testing.T) {
 	cancel()
 	for range 3 {
 		<-done
+	}
+}
+
+// A FULLTEXT index holds its documents against the server's memory
+// budget: one too big for it fails (FAILED, 53200 on every search), the
+// database goes on, and dropping the index gives the budget back.
+func TestFullTextServerBudget(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemory: 2 << 20})
+	mustQuery(t, db, "UNWIND range(1, 500) AS i CREATE (:Note {text: $text + ' ' + toString(i)})",
+		engine.Params{"text": strings.Repeat("lorem ipsum dolor sit amet ", 10)})
+	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.text]", nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rows := mustQuery(t, db, "CALL db.indexes() YIELD name, state WHERE name = 'notes' RETURN state", nil)
+		if len(rows) == 1 && rows[0] == "'FAILED'" {
+			break
+		}
+		if len(rows) != 1 || rows[0] == "'ONLINE'" || time.Now().After(deadline) {
+			t.Fatalf("500 documents of 50 words under a 2 MB budget: %v, want FAILED", rows)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a real condition with a deadline
+	}
+	wantCode(t, queryErr(t, db, "CALL quiver.fts.search('notes', 'lorem') YIELD node RETURN node", nil), "53200", "search on an index that failed for memory")
+	if got := mustQuery(t, db, "MATCH (n:Note) RETURN count(*)", nil); len(got) != 1 || got[0] != "500" {
+		t.Fatalf("count = %v", got)
+	}
+	mustQuery(t, db, "DROP INDEX notes", nil)
+	for db.MemoryHeld() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a dropped index holds %d bytes", db.MemoryHeld())
+		}
+		time.Sleep(time.Millisecond) // polling a real condition with a deadline
+	}
+	mustQuery(t, db, "MATCH (n:Note) WHERE n.text ENDS WITH ' 7' OR n.text ENDS WITH ' 8' SET n:Few", nil)
+	mustQuery(t, db, "CREATE FULLTEXT INDEX fewer FOR (n:Few) ON EACH [n.text]", nil)
+	awaitOnline(t, db, "fewer")
+	if got := mustQuery(t, db, "CALL quiver.fts.search('fewer', 'lorem') YIELD node RETURN count(*)", nil); len(got) != 1 || got[0] != "2" {
+		t.Fatalf("a small index under the same budget: %v", got)
+	}
+	if db.MemoryHeld() == 0 {
+		t.Fatal("an online index holds nothing of the budget")
+	}
+}
+
+// A search charges the hits it may hold to the query: a limit whose hit
+// lists pass max_memory_per_query fails with 53200 before searching.
+func TestFullTextSearchCharged(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemoryPerQuery: 16 << 20})
+	mustQuery(t, db, "CREATE (:Note {text: 'one small note'})", nil)
+	mustQuery(t, db, "CREATE FULLTEXT INDEX notes FOR (n:Note) ON EACH [n.text]", nil)
+	awaitOnline(t, db, "notes")
+	wantCode(t, queryErr(t, db, "CALL quiver.fts.search('notes', 'note', {limit: 1000000}) YIELD node RETURN node", nil), "53200", "a million hits under 16 MB")
+	if got := mustQuery(t, db, "CALL quiver.fts.search('notes', 'note', {limit: 1000}) YIELD node RETURN count(*)", nil); len(got) != 1 || got[0] != "1" {
+		t.Fatalf("a search within the limit: %v", got)
+	}
+}
+
+// The database answers reads and writes while a FULLTEXT index rebuilds
+// at open; a search on the index answers 08006 until it is ONLINE.
+func TestFullTextAnswersWhilePopulating(t *testing.T) {
+	dir := t.TempDir()
+	db, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := make([]string, 50)
+	for i := range words {
+		words[i] = "w" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	mustQuery(t, db, "UNWIND range(1, 2000) AS i CREATE (:Doc {text: $text + ' n' + toString(i)})", engine.Params{"text": strings.Join(words, " ")})
+	mustQuery(t, db, "CREATE FULLTEXT INDEX docs FOR (d:Doc) ON EACH [d.text]", nil)
+	db.Close() // the definition is durable; the index is rebuilt at open
+	db, err = engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := mustQuery(t, db, "MATCH (d:Doc) RETURN count(*)", nil); len(got) != 1 || got[0] != "2000" {
+		t.Fatalf("count while populating = %v", got)
+	}
+	mustQuery(t, db, "CREATE (:Doc {text: 'fresh'})", nil)
+	_, searchErr := db.Query(context.Background(), "CALL quiver.fts.search('docs', 'fresh') YIELD node RETURN node", nil)
+	// States only go forward: still POPULATING now means the statements
+	// above ran while it was.
+	if st := mustQuery(t, db, "CALL db.indexes() YIELD state RETURN state", nil); st[0] != "'POPULATING'" {
+		t.Skipf("the index was %s before the statements ran: nothing to check on this machine", st[0])
+	}
+	wantCode(t, searchErr, "08006", "a search while populating")
+	awaitOnline(t, db, "docs")
+	if got := mustQuery(t, db, "CALL quiver.fts.search('docs', 'fresh') YIELD node RETURN node.text", nil); len(got) != 1 {
+		t.Fatalf("the write made while populating: %v", got)
 	}
 }

@@ -11,12 +11,17 @@ import (
 // openSecondaryIndexes starts the secondary-index manager on the
 // recovered store (every FULLTEXT and VECTOR index is rebuilt from it in the
 // background: engine/index) and registers the procedures that search
-// them and report their state.
+// them and report their state. The indexes hold their structures
+// against the server's memory budget (index.Memory).
 func (db *DB) openSecondaryIndexes() {
-	db.secondary = index.NewManager(db.store, db.store.Catalog(), map[catalog.IndexType]index.Kind{
+	var budget index.Budget
+	if b := db.mem.Budget(); b != nil { // a nil *Budget is not a nil Budget
+		budget = b
+	}
+	db.secondary = index.NewManagerWith(db.store, db.store.Catalog(), map[catalog.IndexType]index.Kind{
 		catalog.FullText: fulltext.Kind{},
 		catalog.Vector:   vectorindex.Kind{Budget: db.mem.Budget()},
-	})
+	}, budget)
 	if err := index.Register(db.procs, db.secondary); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}

@@ -214,9 +214,15 @@ type history struct {
 	page []Batch
 }
 
-// historyPage bounds the commits a resuming feed reads from the log at a
-// time.
-const historyPage = 256
+// A resuming feed reads the log's history a page at a time: at most
+// historyPage commits, historyPageBytes of their records, and as many
+// changes as its buffer holds of live ones (Options.Buffer), whichever
+// comes first (a page holds at least one commit). A resume thus holds
+// no more than a live feed may queue, however long the history.
+const (
+	historyPage      = 256
+	historyPageBytes = 4 << 20
+)
 
 // nextHistory is the next batch of history; ok is false once history is
 // done.
@@ -226,12 +232,14 @@ func (f *Feed) nextHistory() (Batch, bool, error) {
 		if !h.at.Less(EndOf(h.upTo)) {
 			return Batch{}, false, nil
 		}
-		err := h.log.Each(h.at, h.upTo, func(b *Batch) (bool, error) {
+		bytes, weight := 0, 0
+		err := h.log.EachSized(h.at, h.upTo, func(b *Batch, n int) (bool, error) {
 			h.at = EndOf(b.TS)
 			if fb, ok := b.Filter(f.patterns); ok {
 				h.page = append(h.page, fb)
+				bytes, weight = bytes+n, weight+batchWeight(&fb)
 			}
-			return len(h.page) < historyPage, nil
+			return len(h.page) < historyPage && bytes < historyPageBytes && weight < f.limit, nil
 		})
 		if err != nil {
 			return Batch{}, false, err

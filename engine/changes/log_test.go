@@ -150,3 +150,39 @@ func TestLogTornTailAndReads(t *testing.T) {
 	}
 	l.Close()
 }
+
+// A resuming feed reads its history in pages bounded by its buffer, and
+// the pages together are the whole history once.
+func TestHistoryPagesBounded(t *testing.T) {
+	l, err := OpenLog(vfs.NewMem(), "", Retention{MaxAge: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Reconcile(0, false)
+	for ts := uint64(1); ts <= 100; ts++ {
+		b := sampleBatch(ts) // 3 changes each
+		l.append(&b)
+	}
+	f := &Feed{limit: 10, hist: &history{log: l, at: EndOf(0), upTo: 100}}
+	var next uint64 = 1
+	for {
+		b, ok, err := f.nextHistory()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if held := len(f.hist.page) + 1; held > 4 {
+			t.Fatalf("a page of %d commits of 3 changes for a buffer of 10", held)
+		}
+		if b.TS != next {
+			t.Fatalf("commit %d, want %d", b.TS, next)
+		}
+		next++
+	}
+	if next != 101 {
+		t.Fatalf("history ended before commit %d", next)
+	}
+}

@@ -48,6 +48,13 @@ func (l *Log) checkLocked(from Position) error {
 // first, each with only its changes after from (a commit may be empty),
 // until fn returns false or an error.
 func (l *Log) Each(from Position, upTo uint64, fn func(*Batch) (bool, error)) error {
+	return l.EachSized(from, upTo, func(b *Batch, _ int) (bool, error) { return fn(b) })
+}
+
+// EachSized is Each, telling fn also the bytes of each commit's record:
+// a reader that holds what it decodes charges its memory by it (a
+// decoded record is a few times its encoding: cdc.changes).
+func (l *Log) EachSized(from Position, upTo uint64, fn func(b *Batch, recordBytes int) (bool, error)) error {
 	l.mu.Lock()
 	if err := l.checkLocked(from); err != nil {
 		l.mu.Unlock()
@@ -73,7 +80,7 @@ func (l *Log) Each(from Position, upTo uint64, fn func(*Batch) (bool, error)) er
 	return nil
 }
 
-func (l *Log) eachIn(s *segment, from Position, upTo uint64, fn func(*Batch) (bool, error)) (bool, error) {
+func (l *Log) eachIn(s *segment, from Position, upTo uint64, fn func(*Batch, int) (bool, error)) (bool, error) {
 	need := from.TS // the first commit to read: from's own when from is inside it
 	if from.Ordinal == lastOrdinal {
 		need++
@@ -132,7 +139,7 @@ func (l *Log) eachIn(s *segment, from Position, upTo uint64, fn func(*Batch) (bo
 		} else if ts == from.TS { // a bulk commit is one change, ordinal 0
 			continue
 		}
-		if more, err := fn(&b); err != nil || !more {
+		if more, err := fn(&b, int(n)); err != nil || !more {
 			return false, err
 		}
 	}

@@ -16,6 +16,7 @@ type Entry struct {
 	ix   Index
 	from uint64 // the timestamp of the version it was populated from
 	prog Progress
+	mem  *Memory // what ix holds against the server's budget
 	stop context.CancelFunc
 	ctx  context.Context
 	// mu guards the state, the queue and the applied timestamp.
@@ -42,6 +43,9 @@ func newEntry(def *catalog.Index, from uint64) *Entry {
 
 // Def is the index's definition.
 func (e *Entry) Def() *catalog.Index { return e.def }
+
+// Memory is what the index holds against the server's budget.
+func (e *Entry) Memory() *Memory { return e.mem }
 
 // Index is the Kind's index (searched through the kind's own API).
 func (e *Entry) Index() Index { return e.ix }
@@ -94,6 +98,7 @@ func (e *Entry) close() {
 // run populates the index from v, then applies the queued commits in
 // order until the index is closed.
 func (e *Entry) run(v *storage.Snapshot) {
+	defer e.mem.releaseAll() // after Close: the structures are gone
 	defer e.ix.Close()
 	if err := e.ix.Populate(e.ctx, v, &e.prog); err != nil {
 		if e.ctx.Err() == nil {

@@ -22,6 +22,9 @@ type Manager struct {
 	store *storage.Store
 	cat   *catalog.Catalog
 	kinds map[catalog.IndexType]Kind
+	// budget is the server's memory budget the indexes hold their
+	// structures against (nil: none).
+	budget Budget
 	// running counts the indexes' goroutines: Close waits for them, so
 	// no background work outlives the database.
 	running sync.WaitGroup
@@ -40,7 +43,13 @@ type Manager struct {
 // NewManager starts maintaining the secondary indexes of store's latest
 // version and of every later commit. Call it once the store is recovered.
 func NewManager(store *storage.Store, cat *catalog.Catalog, kinds map[catalog.IndexType]Kind) *Manager {
-	m := &Manager{store: store, cat: cat, kinds: kinds}
+	return NewManagerWith(store, cat, kinds, nil)
+}
+
+// NewManagerWith is NewManager with the server's memory budget, which
+// the indexes hold their structures against (memory.go); nil for none.
+func NewManagerWith(store *storage.Store, cat *catalog.Catalog, kinds map[catalog.IndexType]Kind, budget Budget) *Manager {
+	m := &Manager{store: store, cat: cat, kinds: kinds, budget: budget}
 	m.mu.open = map[string]*Entry{}
 	// Watch first, then read head: a commit sunk in between is kept in
 	// early and replayed (those at or before head are skipped), so none
@@ -125,6 +134,10 @@ func (m *Manager) reconcileLocked(v *storage.Snapshot) {
 			continue
 		}
 		e.ix = ix
+		e.mem = &Memory{budget: m.budget, name: d.Name}
+		if c, ok := ix.(Charged); ok {
+			c.SetMemory(e.mem)
+		}
 		m.running.Add(1)
 		go func() {
 			defer m.running.Done()

@@ -16,6 +16,9 @@ import (
 type Budget struct {
 	limit int64
 	used  atomic.Int64
+	// held is the part of used that the server holds outside statements
+	// (Hold).
+	held atomic.Int64
 	// freed counts the failed statements that have given their memory
 	// back (closed).
 	freed atomic.Uint64
@@ -37,6 +40,45 @@ func (b *Budget) Limit() int64 { return b.limit }
 
 // Used is what the running statements hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
+
+// Hold charges n bytes the server holds outside any statement — a
+// secondary index's structures (engine/index) — when they fit, and
+// reports whether they did. Unlike a statement's charge it never fails a
+// statement to make room: an index build that does not fit fails itself,
+// while a statement that runs past a budget indexes fill fails as usual.
+// A nil budget holds anything.
+func (b *Budget) Hold(n int64) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		u := b.used.Load()
+		if n > 0 && u+n > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			b.held.Add(n)
+			return true
+		}
+	}
+}
+
+// Unhold gives back n bytes held by Hold.
+func (b *Budget) Unhold(n int64) {
+	if b == nil {
+		return
+	}
+	b.held.Add(-n)
+	b.used.Add(-n)
+}
+
+// Held is what the server holds outside statements (Hold), part of Used.
+func (b *Budget) Held() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.held.Load()
+}
 
 // Running is the number of statements holding memory.
 func (b *Budget) Running() int {

@@ -131,3 +131,30 @@ func TestBudgetConcurrentCharges(t *testing.T) {
 		t.Errorf("budget after close: %d", b.Used())
 	}
 }
+
+// What the server holds outside statements (an index) counts in the
+// budget: a hold that does not fit is refused without failing anyone,
+// and a statement then has only what is left.
+func TestBudgetHold(t *testing.T) {
+	b := NewBudget(100)
+	if !b.Hold(60) || b.Hold(41) {
+		t.Fatalf("hold 60 then 41 of 100: held %d", b.Held())
+	}
+	if b.Used() != 60 || b.Held() != 60 {
+		t.Fatalf("used %d held %d, want 60 60", b.Used(), b.Held())
+	}
+	var failed error
+	m := &Tracker{Budget: b, Kill: func(err error) { failed = err }}
+	if err := m.Charge(50); err == nil || failed == nil {
+		t.Fatalf("a statement charging 50 next to 60 held: %v (killed %v), want 53200", err, failed)
+	}
+	m.Close()
+	b.Unhold(60)
+	if b.Used() != 0 || b.Held() != 0 || !b.Hold(100) {
+		t.Fatalf("after unhold: used %d held %d", b.Used(), b.Held())
+	}
+	var none *Budget
+	if !none.Hold(1<<40) || none.Held() != 0 {
+		t.Fatal("a nil budget holds anything")
+	}
+}

@@ -219,7 +219,7 @@ func (w *watchdog) pace() {
 	defer w.mu.Unlock()
 	heavy, light := false, true
 	for g := range w.govs {
-		used := g.budget.Used()
+		used := g.budget.Used() - g.budget.Held() // the statements' part
 		heavy = heavy || used >= g.releaseAfter
 		light = light && used < g.releaseAfter/2
 	}

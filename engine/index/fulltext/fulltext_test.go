@@ -108,7 +108,7 @@ func (st *store) search(t *testing.T, tx *storage.Tx, q string) []uint64 {
 	if err := e.Await(ctx, tx.BaseTS()); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := e.Index().(*Index).Search(ctx, q, tx.BaseTS(), tx, 0, 100)
+	hits, err := e.Index().(*Index).Search(ctx, q, tx.BaseTS(), tx, 0, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestPruneSupersededVersions(t *testing.T) {
 	}
 	def := old.Schema().Index("docs")
 	e, _ := st.m.Lookup(def)
-	_, err := e.Index().(*Index).Search(context.Background(), "red", old.BaseTS(), old, 0, 10)
+	_, err := e.Index().(*Index).Search(context.Background(), "red", old.BaseTS(), old, 0, 10, nil)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeUnavailable {
 		t.Errorf("search at a pruned snapshot: %v, want 08006", err)
 	}

@@ -21,9 +21,10 @@ var RetainVersions = 10 * time.Minute
 
 // oldVersion is one superseded document, in commit order.
 type oldVersion struct {
-	doc string
-	to  uint64
-	at  time.Time // when the commit that superseded it was sunk
+	doc  string
+	to   uint64
+	at   time.Time // when the commit that superseded it was sunk
+	cost int64     // what it is charged (docCost)
 }
 
 // prune deletes, in b, the superseded versions older than RetainVersions
@@ -32,6 +33,7 @@ func (x *Index) prune(b *bleve.Batch, now time.Time) {
 	n := 0
 	for n < len(x.superseded) && now.Sub(x.superseded[n].at) > RetainVersions {
 		b.Delete(x.superseded[n].doc)
+		x.mem.Release(x.superseded[n].cost)
 		if to := x.superseded[n].to; to > x.horizon.Load() {
 			x.horizon.Store(to)
 		}

@@ -28,11 +28,13 @@ type Index struct {
 	def *catalog.Index
 	cat *catalog.Catalog
 	bi  bleve.Index
-	// live maps an element to the from-timestamp of its current
-	// document; only Populate and Apply (one goroutine) touch it, as
-	// superseded (gc.go).
-	live       map[uint64]uint64
+	// live maps an element to its current document; only Populate and
+	// Apply (one goroutine) touch it, as superseded (gc.go).
+	live       map[uint64]liveDoc
 	superseded []oldVersion
+	// mem is what the documents hold against the server's budget
+	// (memory.go); nil holds anything.
+	mem *index.Memory
 	// horizon is the newest "to" of a pruned version: a search at an
 	// older snapshot could miss it, so it fails instead (gc.go).
 	horizon atomic.Uint64
@@ -41,8 +43,15 @@ type Index struct {
 	closed bool
 }
 
+// liveDoc is an element's current document: the timestamp it is from,
+// and what it was charged (docCost).
+type liveDoc struct {
+	from uint64
+	cost int64
+}
+
 func newIndex(def *catalog.Index, cat *catalog.Catalog, bi bleve.Index) *Index {
-	return &Index{def: def, cat: cat, bi: bi, live: map[uint64]uint64{}}
+	return &Index{def: def, cat: cat, bi: bi, live: map[uint64]liveDoc{}}
 }
 
 // openTo is _q_to of a current document: after every timestamp (exact
@@ -58,11 +67,15 @@ func (x *Index) Populate(ctx context.Context, snap *storage.Snapshot, prog *inde
 	b := x.bi.NewBatch()
 	add := func(id uint64) error {
 		if doc := x.doc(snap, id); doc != nil {
+			cost := docCost(doc)
+			if err := x.mem.Charge(cost); err != nil {
+				return err
+			}
 			doc[fieldFrom], doc[fieldTo] = 0.0, openTo
 			if err := b.Index(docID(id, 0), doc); err != nil {
 				return err
 			}
-			x.live[id] = 0
+			x.live[id] = liveDoc{from: 0, cost: cost}
 		}
 		prog.Done.Add(1)
 		if b.Size() >= populateBatch {
@@ -126,20 +139,24 @@ func (x *Index) applyOne(b *bleve.Batch, rec *storage.CommitRecord) error {
 		if sameDoc(old, cur) {
 			continue
 		}
-		if from, ok := x.live[id]; ok && old != nil {
-			old[fieldFrom], old[fieldTo] = float64(from), ts
-			if err := b.Index(docID(id, from), old); err != nil {
+		if l, ok := x.live[id]; ok && old != nil {
+			old[fieldFrom], old[fieldTo] = float64(l.from), ts
+			if err := b.Index(docID(id, l.from), old); err != nil {
 				return err
 			}
 			delete(x.live, id)
-			x.superseded = append(x.superseded, oldVersion{doc: docID(id, from), to: rec.TS, at: rec.At})
+			x.superseded = append(x.superseded, oldVersion{doc: docID(id, l.from), to: rec.TS, at: rec.At, cost: l.cost})
 		}
 		if cur != nil {
+			cost := docCost(cur)
+			if err := x.mem.Charge(cost); err != nil {
+				return err
+			}
 			cur[fieldFrom], cur[fieldTo] = ts, openTo
 			if err := b.Index(docID(id, rec.TS), cur); err != nil {
 				return err
 			}
-			x.live[id] = rec.TS
+			x.live[id] = liveDoc{from: rec.TS, cost: cost}
 		}
 	}
 	return nil

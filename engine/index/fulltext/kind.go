@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/quiverdb/quiver/engine/catalog"
@@ -57,7 +58,7 @@ func (Kind) New(def *catalog.Index, cat *catalog.Catalog) (index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	bi, err := bleve.NewMemOnly(m)
+	bi, err := newBleve(m)
 	if err != nil {
 		return nil, err
 	}
@@ -101,4 +102,14 @@ func indexMapping(def *catalog.Index) (*mapping.IndexMappingImpl, error) {
 	}
 	m.DefaultMapping = dm
 	return m, nil
+}
+
+// newBleve opens an in-memory bleve index on scorch (a path of "" keeps
+// its segments in memory). bleve.NewMemOnly's index (upsidedown on
+// gtreap) keeps no field lengths, so bleve silently scored it with
+// TF-IDF instead of the mapping's BM25; scorch keeps them, and holds a
+// document in a fifth of the memory and indexes it six times as fast
+// (memory.go).
+func newBleve(m mapping.IndexMapping) (bleve.Index, error) {
+	return bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 }

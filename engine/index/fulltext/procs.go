@@ -98,7 +98,7 @@ func search(c *procs.Context, m *index.Manager, args []vector.Value, shape int) 
 		}
 		defer c.Mem.Release(held)
 	}
-	hits, err := x.Search(c.Ctx, text, ts, tx, skip, limit)
+	hits, err := x.Search(c.Ctx, text, ts, tx, skip, limit, c.Mem)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/storage"
 )
 
@@ -34,8 +35,10 @@ type Txn interface {
 // Search answers text at snapshot ts (the caller waited until the index
 // applied ts: index.Entry.Await), skipping skip hits and returning at
 // most limit, by score, highest first (ties by id). With tx, the
-// transaction's own writes overlay the committed documents.
-func (x *Index) Search(ctx context.Context, text string, ts uint64, tx Txn, skip, limit int) ([]Hit, error) {
+// transaction's own writes overlay the committed documents; the overlay
+// index is charged to mem (the query's; nil charges nothing) while it
+// lives.
+func (x *Index) Search(ctx context.Context, text string, ts uint64, tx Txn, skip, limit int, mem *memory.Tracker) ([]Hit, error) {
 	q, err := parseQuery(text, x.def.Keys)
 	if err != nil {
 		return nil, err
@@ -58,7 +61,7 @@ func (x *Index) Search(ctx context.Context, text string, ts uint64, tx Txn, skip
 		return nil, err
 	}
 	if len(own) > 0 {
-		mine, err := x.searchOverlay(ctx, q, tx, own, n)
+		mine, err := x.searchOverlay(ctx, q, tx, own, n, mem)
 		if err != nil {
 			return nil, err
 		}
@@ -106,20 +109,32 @@ func (x *Index) searchCommitted(ctx context.Context, q query.Query, ts uint64, e
 }
 
 // searchOverlay indexes the transaction's own version of the elements it
-// wrote in a throwaway in-memory index and searches that.
-func (x *Index) searchOverlay(ctx context.Context, q query.Query, tx Txn, own []uint64, n int) ([]Hit, error) {
+// wrote in a throwaway in-memory index and searches that, charging the
+// index's documents (docCost) to mem while it lives.
+func (x *Index) searchOverlay(ctx context.Context, q query.Query, tx Txn, own []uint64, n int, mem *memory.Tracker) ([]Hit, error) {
 	m, err := indexMapping(x.def)
 	if err != nil {
 		return nil, err
 	}
-	bi, err := bleve.NewMemOnly(m)
+	bi, err := newBleve(m)
 	if err != nil {
 		return nil, err
 	}
 	defer bi.Close()
+	var held int64
+	if mem != nil {
+		defer func() { mem.Release(held) }()
+	}
 	b := bi.NewBatch()
 	for _, id := range own {
 		if doc := x.doc(tx, id); doc != nil {
+			if mem != nil {
+				cost := docCost(doc)
+				held += cost
+				if err := mem.Charge(cost); err != nil {
+					return nil, err
+				}
+			}
 			doc[fieldFrom], doc[fieldTo] = 0.0, openTo
 			if err := b.Index(docID(id, 0), doc); err != nil {
 				return nil, err
