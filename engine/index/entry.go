@@ -97,9 +97,18 @@ func (e *Entry) close() {
 
 // run populates the index from v, then applies the queued commits in
 // order until the index is closed.
+// PopulateGate, when set, is called before every populate starts and
+// holds it until it returns (or ctx ends): tests keep an index
+// POPULATING for as long as they check what it answers meanwhile. Set
+// it before the database opens, clear it after it closes.
+var PopulateGate func(ctx context.Context)
+
 func (e *Entry) run(v *storage.Snapshot) {
 	defer e.mem.releaseAll() // after Close: the structures are gone
 	defer e.ix.Close()
+	if g := PopulateGate; g != nil {
+		g(e.ctx)
+	}
 	if err := e.ix.Populate(e.ctx, v, &e.prog); err != nil {
 		if e.ctx.Err() == nil {
 			e.fail(err)
