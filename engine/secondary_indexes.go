@@ -20,7 +20,7 @@ func (db *DB) openSecondaryIndexes() {
 	}
 	db.secondary = index.NewManagerWith(db.store, db.store.Catalog(), map[catalog.IndexType]index.Kind{
 		catalog.FullText: fulltext.Kind{},
-		catalog.Vector:   vectorindex.Kind{Budget: db.mem.Budget()},
+		catalog.Vector:   vectorindex.Kind{},
 	}, budget)
 	if err := index.Register(db.procs, db.secondary); err != nil {
 		panic("BUG: engine: " + err.Error())

@@ -9,7 +9,6 @@ import (
 
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/index"
-	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -45,18 +44,18 @@ type Managed struct {
 	// mu orders searches (shared) against Apply and Close (alone): a
 	// search sees the graph and the change log of one applied commit.
 	mu      sync.RWMutex
-	mem     *memAccount
+	mem     *index.Memory // nil: no budget (budget.go)
 	log     []change
 	horizon uint64 // the newest ts pruned from the log
 	closed  bool
 }
 
-func newManaged(def *catalog.Index, cat *catalog.Catalog, cfg Config, b *memory.Budget) (*Managed, error) {
+func newManaged(def *catalog.Index, cat *catalog.Catalog, cfg Config) (*Managed, error) {
 	hi, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Managed{def: def, cat: cat, cfg: cfg, hi: hi, mem: newMemAccount(b, cfg)}, nil
+	return &Managed{def: def, cat: cat, cfg: cfg, hi: hi}, nil
 }
 
 // Def is the index's definition.
@@ -94,7 +93,7 @@ func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *in
 			}
 			// Charged ahead of the next inserts: a build the budget
 			// cannot hold stops before it allocates.
-			if err := x.mem.settle(x.hi.Len() + populateCheck); err != nil {
+			if err := x.settle(x.hi.Len() + populateCheck); err != nil {
 				return err
 			}
 		}
@@ -108,7 +107,7 @@ func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *in
 			}
 		}
 	}
-	return x.mem.settle(x.hi.Len())
+	return x.settle(x.hi.Len())
 }
 
 // Apply brings the graph to the last of recs: every node a commit
@@ -148,7 +147,7 @@ func (x *Managed) Apply(recs []*storage.CommitRecord) error {
 		}
 	}
 	x.prune(recs[len(recs)-1].At)
-	return x.mem.settle(x.hi.Len())
+	return x.settle(x.hi.Len())
 }
 
 // prune drops the log entries older than RetainChanges at now.
@@ -168,9 +167,6 @@ func (x *Managed) prune(now time.Time) {
 func (x *Managed) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if !x.closed {
-		x.mem.close()
-	}
 	x.closed = true
 	x.log = nil
 	x.hi = nil

@@ -4,7 +4,6 @@ import (
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/index"
-	"github.com/quiverdb/quiver/engine/memory"
 )
 
 // Bounds of CREATE VECTOR INDEX's OPTIONS (docs/search.md).
@@ -18,11 +17,7 @@ const (
 // (engine/index): one HNSW Index per VECTOR index, kept in memory,
 // populated in the background and rebuilt at open, kept from commits
 // (apply.go) and searched at a transaction's snapshot (search_tx.go).
-type Kind struct {
-	// Budget, when set, is the server's memory budget the indexes'
-	// graphs count against (budget.go).
-	Budget *memory.Budget
-}
+type Kind struct{}
 
 // Check vets def's options: a user error (22023) for a missing or bad
 // dimension, an unknown similarity, m or ef_construction out of range, or
@@ -63,10 +58,10 @@ func configOf(def *catalog.Index) (Config, error) {
 }
 
 // New returns an empty VECTOR index for def.
-func (k Kind) New(def *catalog.Index, cat *catalog.Catalog) (index.Index, error) {
+func (Kind) New(def *catalog.Index, cat *catalog.Catalog) (index.Index, error) {
 	cfg, err := configOf(def)
 	if err != nil {
 		return nil, err
 	}
-	return newManaged(def, cat, cfg, k.Budget)
+	return newManaged(def, cat, cfg)
 }

@@ -54,7 +54,7 @@ func (x *Managed) Search(ctx context.Context, r nodeReader, q Query) (hits []Hit
 	if x.closed {
 		return nil, false, errs.New(errs.CodeNoObject, errs.CatNoObject, "index %s was dropped", x.def.Name)
 	}
-	if q.TS < x.horizon || x.mem.failed() {
+	if q.TS < x.horizon {
 		return nil, false, nil
 	}
 	exact := map[uint64]bool{}
