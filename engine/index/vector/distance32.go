@@ -49,27 +49,33 @@ func l2sq32(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// distance is the graph's distance under m: cosine vectors are stored
-// normalised, so cosine is one minus their inner product; euclidean is
-// the squared distance (same order); dot is the negated inner product.
-func distance(m Metric, a, b []float32) float32 {
-	switch m {
-	case Cosine:
-		return 1 - dot32(a, b)
-	case Euclidean:
-		return l2sq32(a, b)
-	}
-	return -dot32(a, b)
+// probe is a vector the graph measures its nodes against: a query or
+// an inserted node's vector, with the inverse of its length.
+type probe struct {
+	v   []float32
+	inv float32
 }
 
-// normalise scales v to unit length in place (v is not zero).
-func normalise(v []float32) {
+// dist is the graph's distance from p to slot n: one minus the cosine,
+// the squared euclidean distance (same order as the distance), or the
+// negated inner product. Vectors are kept as given (Index.Vector returns
+// them unchanged); cosine multiplies the inner product by the two
+// inverse lengths, computed once per vector.
+func (g *graph) dist(p probe, n int32) float32 {
+	switch g.metric {
+	case Cosine:
+		return 1 - dot32(p.v, g.vec(n))*p.inv*g.inv[n]
+	case Euclidean:
+		return l2sq32(p.v, g.vec(n))
+	}
+	return -dot32(p.v, g.vec(n))
+}
+
+// invNorm is 1/|v| (+Inf for a zero vector, which cosine refuses).
+func invNorm(v []float32) float32 {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)
 	}
-	inv := float32(1 / math.Sqrt(s))
-	for i := range v {
-		v[i] *= inv
-	}
+	return float32(1 / math.Sqrt(s))
 }

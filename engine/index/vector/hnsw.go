@@ -62,9 +62,10 @@ func (c Config) workers() int {
 
 // Index is an HNSW index over FLOAT32 vectors keyed by node id (the
 // graph in hnsw_graph.go). Vectors are FLOAT32 inside the index whatever
-// the stored property holds, a cosine index's scaled to unit length so
-// that its distance is an inner product; scores are recomputed from the
-// indexed vector in float64 accumulators.
+// the stored property holds, kept as given (a cosine index keeps each
+// vector's inverse length beside it, so that its distance is an inner
+// product and a multiply); scores are recomputed from the indexed vector
+// in float64 accumulators.
 //
 // Deletes are tombstones: a delete marks the node's slot dead, an update
 // marks the old slot dead and inserts a new one. Searches walk through
@@ -143,9 +144,6 @@ func (ix *Index) Put(id uint64, v []float32) error {
 	g := ix.g
 	s := int32(g.slots())
 	g.vecs = append(g.vecs, v...)
-	if ix.cfg.Metric == Cosine {
-		normalise(g.vec(s))
-	}
 	g.grow([]uint8{uint8(randomLevel(ix.rng, ix.cfg.M))})
 	ix.ids = append(ix.ids, id)
 	ix.dead = append(ix.dead, false)
@@ -198,8 +196,7 @@ func (ix *Index) compactLocked() {
 	_ = ix.buildGraph(context.Background(), nil)
 }
 
-// Vector is id's indexed vector (a copy; a cosine index's scaled to
-// unit length).
+// Vector is id's indexed vector (a copy).
 func (ix *Index) Vector(id uint64) ([]float32, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

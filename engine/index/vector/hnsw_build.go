@@ -94,9 +94,6 @@ func (ix *Index) gather(id uint64, v []float32) error {
 		ix.ids = append(ix.ids, id)
 		g.vecs = append(g.vecs, v...)
 	}
-	if ix.cfg.Metric == Cosine {
-		normalise(g.vec(s))
-	}
 	return nil
 }
 

@@ -20,6 +20,7 @@ type graph struct {
 	dim, m, m0, efc int
 	metric          Metric
 	vecs            []float32
+	inv             []float32 // each slot's 1/|vector| (cosine)
 	levels          []uint8
 	layer0          []int32
 	upper           [][]int32
@@ -62,6 +63,8 @@ func (g *graph) list(s int32, l int) []int32 {
 	return g.upper[s][(l-1)*w : l*w : l*w]
 }
 
+func (g *graph) probe(s int32) probe { return probe{g.vec(s), g.inv[s]} }
+
 func (g *graph) lock(s int32) *sync.Mutex { return &g.locks[int(s)&(lockStripes-1)] }
 
 // randomLevel draws a level with P(level ≥ l) = m^-l (the paper's
@@ -74,6 +77,9 @@ func randomLevel(r *rand.Rand, m int) int {
 // grow appends slots with the given levels; their vectors must already
 // be in g.vecs.
 func (g *graph) grow(levels []uint8) {
+	for s := len(g.inv); s < len(g.levels)+len(levels); s++ {
+		g.inv = append(g.inv, invNorm(g.vec(int32(s))))
+	}
 	g.levels = append(g.levels, levels...)
 	g.layer0 = append(g.layer0, make([]int32, len(levels)*(g.m0+1))...)
 	for _, l := range levels {
@@ -101,11 +107,11 @@ func (g *graph) neighbours(sr *searcher, s int32, l int, lock bool) []int32 {
 
 // greedy walks layer l from ep to the closest node it can reach (the
 // search of ef 1 on the layers above the one searched).
-func (g *graph) greedy(sr *searcher, q []float32, ep cand, l int, lock bool) cand {
+func (g *graph) greedy(sr *searcher, q probe, ep cand, l int, lock bool) cand {
 	for changed := true; changed; {
 		changed = false
 		for _, n := range g.neighbours(sr, ep.s, l, lock) {
-			if d := distance(g.metric, q, g.vec(n)); d < ep.d {
+			if d := g.dist(q, n); d < ep.d {
 				ep, changed = cand{d, n}, true
 			}
 		}
@@ -118,7 +124,7 @@ func (g *graph) greedy(sr *searcher, q []float32, ep cand, l int, lock bool) can
 // closest unexpanded candidate is farther than the farthest kept.
 // Nodes keep refuses (tombstones, a filter's rejects) are walked
 // through but not kept: a rejected node still leads to its neighbours.
-func (g *graph) searchLayer(sr *searcher, q []float32, ep cand, ef, l int, lock bool, keep func(int32) bool) {
+func (g *graph) searchLayer(sr *searcher, q probe, ep cand, ef, l int, lock bool, keep func(int32) bool) {
 	sr.begin(g.slots())
 	sr.visit(ep.s)
 	sr.cands.push(ep)
@@ -134,7 +140,7 @@ func (g *graph) searchLayer(sr *searcher, q []float32, ep cand, ef, l int, lock 
 			if !sr.visit(n) {
 				continue
 			}
-			d := distance(g.metric, q, g.vec(n))
+			d := g.dist(q, n)
 			if len(sr.res) < ef || d < sr.res[0].d {
 				sr.cands.push(cand{d, n})
 				if keep == nil || keep(n) {
@@ -159,10 +165,10 @@ func (g *graph) selectNeighbours(out, cs []cand, max int) []cand {
 		if len(out) >= max {
 			break
 		}
-		v := g.vec(c.s)
+		v := g.probe(c.s)
 		good := true
 		for _, k := range out {
-			if distance(g.metric, v, g.vec(k.s)) < c.d {
+			if g.dist(v, k.s) < c.d {
 				good = false
 				break
 			}
@@ -177,7 +183,7 @@ func (g *graph) selectNeighbours(out, cs []cand, max int) []cand {
 // insert links slot s (its vector and level already in place) into the
 // graph.
 func (g *graph) insert(sr *searcher, s int32) {
-	q := g.vec(s)
+	q := g.probe(s)
 	level := int(g.levels[s])
 	g.topMu.Lock()
 	if g.entry < 0 {
@@ -196,7 +202,7 @@ func (g *graph) insert(sr *searcher, s int32) {
 			g.topMu.Unlock()
 		}()
 	}
-	cur := cand{distance(g.metric, q, g.vec(ep)), ep}
+	cur := cand{g.dist(q, ep), ep}
 	for l := top; l > level; l-- {
 		cur = g.greedy(sr, q, cur, l, true)
 	}
@@ -240,10 +246,10 @@ func (g *graph) link(sr *searcher, n, s int32, d float32, l int) {
 		row[0]++
 		return
 	}
-	v := g.vec(n)
+	v := g.probe(n)
 	cs := append(sr.pruneIn[:0], cand{d, s})
 	for _, x := range row[1 : 1+cnt] {
-		cs = append(cs, cand{distance(g.metric, v, g.vec(x)), x})
+		cs = append(cs, cand{g.dist(v, x), x})
 	}
 	sr.pruneIn = cs
 	slices.SortFunc(cs, func(a, b cand) int {

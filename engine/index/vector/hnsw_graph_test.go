@@ -203,3 +203,25 @@ func TestDistanceKernels(t *testing.T) {
 		}
 	}
 }
+
+// Vector returns what Put indexed, unchanged (a cosine index too): the
+// engine compares it with a node's new value to skip unchanged updates.
+func TestHNSWVectorAsGiven(t *testing.T) {
+	ix, err := New(Config{Dim: 3, Metric: Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []float32{3, 4, 12}
+	if err := ix.Put(7, v); err != nil {
+		t.Fatal(err)
+	}
+	v[0] = 99 // the index copied it
+	got, ok := ix.Vector(7)
+	if !ok || got[0] != 3 || got[1] != 4 || got[2] != 12 {
+		t.Fatalf("Vector(7) = %v, %v; want [3 4 12]", got, ok)
+	}
+	hits, err := ix.Search([]float32{6, 8, 24}, 1, 0, nil)
+	if err != nil || len(hits) != 1 || hits[0].ID != 7 || math.Abs(hits[0].Score-1) > 1e-9 {
+		t.Fatalf("search along the vector: %+v, %v", hits, err)
+	}
+}

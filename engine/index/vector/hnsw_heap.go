@@ -110,7 +110,6 @@ type searcher struct {
 	pruneIn  []cand  // a full list's members and the new node (link)
 	pruneOut []cand  // what the pruning keeps
 	nbuf     []int32 // a neighbour list copied under its lock
-	query    []float32
 	hits     []Hit
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 )
 
 // header opens a saved index (format 2; format 1 held the graph of
@@ -13,7 +14,7 @@ import (
 //
 //	magic "QVHNSW\x00\x01" | version 2 | dim | metric | m | ef_construction | ef | seed | slots | entry | top   (int64 each)
 //	node id of each slot (uint64 × slots) | dead flag (byte × slots) | level (byte × slots)
-//	vectors (float32 × slots·dim, a cosine index's normalised)
+//	vectors (float32 × slots·dim, as given)
 //	layer-0 rows (int32 × slots·(2m+1): count, neighbours, unused)
 //	upper rows of each slot of level > 0, in slot order (int32 × level·(m+1))
 type header struct {
@@ -134,6 +135,11 @@ func Load(r io.Reader) (*Index, error) {
 		}
 	}
 	g.grow(levels)
+	for s, inv := range g.inv {
+		if cfg.Metric == Cosine && (math.IsInf(float64(inv), 0) || math.IsNaN(float64(inv))) {
+			return nil, fmt.Errorf("vector index: slot %d of a cosine index has no direction", s)
+		}
+	}
 	if err := readChunked(br, g.layer0); err != nil {
 		return nil, fmt.Errorf("vector index: cannot read the graph: %w", err)
 	}

@@ -42,19 +42,14 @@ func (ix *Index) Search(q []float32, k, ef int, accept func(id uint64) bool) ([]
 	}
 	sr := ix.searcher()
 	defer ix.pool.Put(sr)
-	gq := q
-	if ix.cfg.Metric == Cosine {
-		sr.query = append(sr.query[:0], q...)
-		normalise(sr.query)
-		gq = sr.query
-	}
+	gq := probe{q, float32(1 / qn)}
 	keep := func(s int32) bool {
 		return !ix.dead[s] && (accept == nil || accept(ix.ids[s]))
 	}
 	if ix.ndead == 0 && accept == nil {
 		keep = nil
 	}
-	cur := cand{distance(g.metric, gq, g.vec(g.entry)), g.entry}
+	cur := cand{g.dist(gq, g.entry), g.entry}
 	for l := g.top; l > 0; l-- {
 		cur = g.greedy(sr, gq, cur, l, false)
 	}
