@@ -14,6 +14,9 @@ import (
 // Recall@10 on the benchmark's data shape (10000 × 64, 10 clusters of
 // rank 16) for every metric, at ef 64, queries off the data.
 func TestHNSWRecallBenchShape(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a recall test, minutes under the race detector; the concurrency tests run")
+	}
 	f := benchShaped(10000, 64, 10, 7)
 	queries := benchShaped(40, 64, 10, 7) // same clusters: same seed, fewer draws
 	for _, m := range []Metric{Cosine, Euclidean, Dot} {
