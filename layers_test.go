@@ -114,8 +114,8 @@ func TestLayerDirection(t *testing.T) {
 			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
 				return filepath.SkipDir
 			}
-			// A nested module (third_party/hnsw, a patched copy of a
-			// dependency) is not a package of this module.
+			// A nested module (e.g. a patched copy of a dependency) is
+			// not a package of this module.
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != "." && err == nil {
 				return filepath.SkipDir
 			}

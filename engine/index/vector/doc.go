@@ -1,9 +1,10 @@
 // Package vectorindex owns nearest-neighbour search over dense vectors:
 // the similarity metrics of VECTOR indexes, the exact (brute-force) top-k
 // search over a column of vectors, run in parallel morsels with a heap
-// per worker, and an HNSW index on github.com/coder/hnsw (build, search
-// with ef, delete, update, save, load, filtered search by over-fetch and
-// re-check).
+// per worker, and an HNSW index of its own (dense int32 slots, flat
+// neighbour rows, the neighbour-selection heuristic, a parallel build;
+// search with ef, delete and update as tombstones, save, load, filtered
+// search inside the graph walk).
 //
 // The HNSW Index, the metrics and the exact search know nothing of
 // transactions or the catalog. The VECTOR index kind of the engine's

@@ -1,6 +1,7 @@
 package vectorindex
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 
@@ -57,4 +58,40 @@ func recall(got, want []Hit) float64 {
 		}
 	}
 	return float64(n) / float64(len(want))
+}
+
+// benchShaped is bench.GenerateVectors' shape at test scale: c clusters
+// with centres uniform in [-1, 1]^dim, each spanning a random subspace
+// of rank 16 (spread 0.3) plus isotropic noise (0.02): the low intrinsic
+// dimension of real embeddings, where clustered() is isotropic.
+func benchShaped(n, dim, c int, seed uint64) *Flat[float32] {
+	const rank = 16
+	r := rand.New(rand.NewPCG(seed, 0x7665637473))
+	centres := make([]float32, c*dim)
+	for i := range centres {
+		centres[i] = float32(r.Float64()*2 - 1)
+	}
+	basis := make([]float32, c*rank*dim)
+	scale := 1 / math.Sqrt(float64(dim))
+	for i := range basis {
+		basis[i] = float32(r.NormFloat64() * scale)
+	}
+	f := &Flat[float32]{D: dim, IDs: make([]uint64, n), Vecs: make([]float32, n*dim)}
+	for i := range n {
+		f.IDs[i] = uint64(i)
+		ci := r.IntN(c)
+		dst := f.Vecs[i*dim : (i+1)*dim]
+		copy(dst, centres[ci*dim:(ci+1)*dim])
+		for j := range rank {
+			z := float32(r.NormFloat64() * 0.3)
+			row := basis[(ci*rank+j)*dim:][:dim]
+			for d := range dst {
+				dst[d] += z * row[d]
+			}
+		}
+		for d := range dst {
+			dst[d] += float32(r.NormFloat64() * 0.02)
+		}
+	}
+	return f
 }

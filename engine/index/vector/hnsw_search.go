@@ -1,25 +1,24 @@
 package vectorindex
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // Search returns the k indexed vectors closest to q, best first, as the
 // HNSW graph finds them with a candidate list of ef (0: the index's
-// default). The library keeps only k results in its last layer's search
-// and ef candidates, so Search asks it for max(k, ef) results and keeps
-// the best k: ef is then the breadth of the search as in other HNSW
-// implementations.
+// default; at least k).
 //
 // Filtered search (accept non-nil, e.g. a label or property predicate)
-// over-fetches and re-checks: it asks for at least 4·k results, keeps
-// the accepted ones, and doubles the request until k are accepted or the
-// request covers the whole index. A filter that accepts a fraction p of
-// the vectors costs about 1/p times an unfiltered search; a very
-// selective filter is better served by the exact search over the
-// accepted ids. Tombstoned slots (deletes and updates not yet compacted)
-// are skipped the same way.
+// filters inside the walk of layer 0: rejected nodes (and tombstones)
+// lead on to their neighbours but do not enter the ef kept, so the walk
+// goes on until ef accepted nodes are found or the graph is exhausted.
+// A filter that accepts a fraction p of the vectors costs about 1/p
+// times an unfiltered search; a very selective filter is better served
+// by the exact search over the accepted ids. accept is called with the
+// index's read lock held.
 func (ix *Index) Search(q []float32, k, ef int, accept func(id uint64) bool) ([]Hit, error) {
 	if len(q) != ix.cfg.Dim {
 		return nil, errs.Data("vector search: query vector has dimension %d, the index %d", len(q), ix.cfg.Dim)
@@ -30,56 +29,48 @@ func (ix *Index) Search(q []float32, k, ef int, accept func(id uint64) bool) ([]
 	if ef <= 0 {
 		ef = ix.cfg.EfSearch
 	}
+	ef = max(ef, k)
 	qn := vector.Norm(q)
 	if ix.cfg.Metric == Cosine && qn == 0 {
 		return nil, errs.Data("vector search: the query vector has length zero, which has no cosine")
 	}
-	fetch := max(k, ef)
-	if accept != nil {
-		fetch = max(fetch, 4*k)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g := ix.g
+	if len(ix.slot) == 0 || g.entry < 0 {
+		return nil, nil
 	}
-	for {
-		top := newTopK(k)
-		slots, filtered := ix.searchGraph(q, fetch, ef, func(id uint64, v []float32) {
-			if accept != nil && !accept(id) {
-				return
-			}
-			if s, ok := score(ix.cfg.Metric, q, v, qn); ok {
-				top.offer(Hit{ID: id, Score: s})
-			}
-		})
-		// The library may return fewer than asked; once the request
-		// covers the whole graph, more cannot help.
-		if top.Len() >= k || fetch >= slots || !(filtered || accept != nil) {
-			return top.sorted(), nil
+	sr := ix.searcher()
+	defer ix.pool.Put(sr)
+	gq := probe{q, float32(1 / qn)}
+	keep := func(s int32) bool {
+		return !ix.dead[s] && (accept == nil || accept(ix.ids[s]))
+	}
+	if ix.ndead == 0 && accept == nil {
+		keep = nil
+	}
+	cur := cand{g.dist(gq, g.entry), g.entry}
+	for l := g.top; l > 0; l-- {
+		cur = g.greedy(sr, gq, cur, l, false)
+	}
+	g.searchLayer(sr, gq, cur, ef, 0, false, keep)
+	// Scores from the caller's query in float64; the graph's FLOAT32
+	// distances only chose the candidates.
+	hits := sr.hits[:0]
+	for _, c := range sr.res {
+		if s, ok := score(ix.cfg.Metric, q, g.vec(c.s), qn); ok {
+			hits = append(hits, Hit{ID: ix.ids[c.s], Score: s})
 		}
-		fetch *= 2
 	}
-}
-
-// searchGraph runs the library's search for n results with a candidate
-// list of ef, calling fn with the node id and vector of each live one;
-// it returns the graph's size and whether dead slots were skipped.
-func (ix *Index) searchGraph(q []float32, n, ef int, fn func(id uint64, v []float32)) (slots int, skipped bool) {
-	if ef == ix.cfg.EfSearch {
-		ix.mu.RLock()
-		defer ix.mu.RUnlock()
-	} else {
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		ix.g.EfSearch = ef
-		defer func() { ix.g.EfSearch = ix.cfg.EfSearch }()
-	}
-	slots = len(ix.ids)
-	if len(ix.slot) == 0 {
-		return slots, false
-	}
-	for _, nd := range ix.g.Search(q, min(n, slots)) {
-		if ix.dead[nd.Key] {
-			skipped = true
-			continue
+	sr.hits = hits
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
 		}
-		fn(ix.ids[nd.Key], nd.Value)
-	}
-	return slots, skipped
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return slices.Clone(hits[:min(k, len(hits))]), nil
 }
