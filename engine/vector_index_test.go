@@ -242,7 +242,7 @@ func TestVectorIndexWhilePopulating(t *testing.T) {
 func TestVectorIndexBudget(t *testing.T) {
 	db := openTestDBWith(t, engine.Options{MaxMemory: 4 << 20})
 	mustQuery(t, db, "UNWIND range(1, 3000) AS i CREATE (:P {i: i, v: [toFloat(i), 1.0, 2.0, 3.0]})", nil)
-	mustQuery(t, db, "CREATE VECTOR INDEX pv FOR (p:P) ON (p.v) OPTIONS {dimensions: 4, m: 64}", nil)
+	mustQuery(t, db, "CREATE VECTOR INDEX pv FOR (p:P) ON (p.v) OPTIONS {dimensions: 4, m: 512}", nil) // about 4 KB a vector: 12 MB
 	_, err := queryAll(db, "CALL db.awaitIndex('pv', 60)", nil)
 	if e, ok := engine.AsError(err); !ok || e.Code != "53200" {
 		t.Fatalf("await a build over the budget: %v, want 53200", err)

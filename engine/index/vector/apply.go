@@ -65,14 +65,22 @@ func (x *Managed) Def() *catalog.Index { return x.def }
 func (x *Managed) Config() Config { return x.cfg }
 
 // Len is the number of indexed vectors.
-func (x *Managed) Len() int { return x.hi.Len() }
+func (x *Managed) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.hi == nil {
+		return 0
+	}
+	return x.hi.Len()
+}
 
 // populateCheck is how many vectors Populate inserts between checks of
 // its context.
 const populateCheck = 256
 
-// Populate indexes the vectors snap's nodes of the label hold, one at a
-// time (progress counts them).
+// Populate gathers the vectors snap's nodes of the label hold and builds
+// the graph from them on all cores (BuildContext); progress counts the
+// build's inserts, scaled to the nodes read.
 func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *index.Progress) error {
 	l, okL := x.cat.LookupLabel(x.def.Label)
 	k, okK := x.cat.LookupKey(x.def.Keys[0])
@@ -84,30 +92,48 @@ func (x *Managed) Populate(ctx context.Context, snap *storage.Snapshot, prog *in
 		return nil
 	}
 	labelled := snap.LabelNodes(l)
-	prog.Total.Store(int64(len(view.IDs)))
+	total := int64(len(view.IDs))
+	prog.Total.Store(total)
 	d := x.cfg.Dim
+	flat := &Flat[float32]{D: d}
 	for i, id := range view.IDs {
 		if i%populateCheck == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			// Charged ahead of the next inserts: a build the budget
+			// Charged ahead of the next vectors: a build the budget
 			// cannot hold stops before it allocates.
-			if err := x.settle(x.hi.Len() + populateCheck); err != nil {
+			if err := x.settle(len(flat.IDs) + populateCheck); err != nil {
 				return err
 			}
 		}
-		prog.Done.Add(1)
 		if !labelled.Contains(uint32(id)) {
 			continue
 		}
 		if v, ok := x.toIndexed(view.Vals[i*d : (i+1)*d]); ok {
-			if err := x.hi.Put(id, v); err != nil {
-				return err
-			}
+			flat.IDs = append(flat.IDs, id)
+			flat.Vecs = append(flat.Vecs, v...)
 		}
 	}
-	return x.settle(x.hi.Len())
+	// The gathered copy lives until the graph holds its own: charged
+	// beside the graph's estimate for the build's length.
+	gathered := int64(cap(flat.Vecs))*4 + int64(cap(flat.IDs))*8
+	if err := x.mem.Charge(gathered); err != nil {
+		return err
+	}
+	defer x.mem.Release(gathered)
+	n := int64(max(1, len(flat.IDs)))
+	hi, err := BuildContext(ctx, flat, x.cfg, func(done int) { prog.Done.Store(int64(done) * total / n) })
+	if err != nil {
+		return err
+	}
+	prog.Done.Store(total)
+	x.mu.Lock()
+	if !x.closed {
+		x.hi = hi
+	}
+	x.mu.Unlock()
+	return x.settle(hi.Len())
 }
 
 // Apply brings the graph to the last of recs: every node a commit

@@ -13,10 +13,11 @@ import (
 // a failed index are exact (procs_index.go).
 
 // vectorBytes estimates what one indexed vector holds: its FLOAT32
-// elements, the graph node and its neighbour lists (m per layer, 2m on
-// the ground layer), the id maps.
+// elements and inverse length, its ground-layer neighbour row (2m+1
+// int32s), its share of the upper layers' rows and its id in the map
+// from ids to slots (measured: about 0.7 KB at 128 dimensions, m 16).
 func vectorBytes(cfg Config) int64 {
-	return int64(cfg.Dim)*4 + int64(cfg.M)*2*56 + 160
+	return int64(cfg.Dim)*4 + int64(2*cfg.M+1)*4 + 96
 }
 
 // SetMemory is index.Charged: m is what the index holds of the budget.

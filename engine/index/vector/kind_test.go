@@ -141,7 +141,7 @@ func TestSearchAtSnapshots(t *testing.T) {
 	for round := range 12 {
 		held = append(held, st.s.Begin())
 		st.commit(t, func(tx *storage.Tx) error {
-			for range 5 {
+			for range 20 {
 				id := uint64(r.IntN(300 + round))
 				var err error
 				switch r.IntN(5) {
