@@ -20,16 +20,16 @@ type KuzuVectorAnswer struct {
 	} `json:"points"`
 }
 
-// Vector loads s (written to csvPath by WriteVectorCSV) into a new Kùzu
-// database at dbPath, builds Kùzu's HNSW vector index with the given
+// Vector loads s (written as the .npy columns files by WriteVectorNPY:
+// ids, then embeddings) into a new Kùzu database at dbPath, builds Kùzu's HNSW vector index with the given
 // named options (mu, ml, efc, …), and searches the first len(truth)
 // queries at each ef; recall@k is scored against truth. See run.js.
-func (k *Kuzu) Vector(dbPath, csvPath string, s *VectorSet, index map[string]any, truth [][]uint64, kk int, efs []int) (VectorResult, error) {
+func (k *Kuzu) Vector(dbPath string, files []string, s *VectorSet, index map[string]any, truth [][]uint64, kk int, efs []int) (VectorResult, error) {
 	queries := make([][]float32, len(truth))
 	for i := range queries {
 		queries[i] = s.Query(i)
 	}
-	line, err := k.roundTrip(map[string]any{"op": "vector", "db": dbPath, "csv": csvPath, "dim": s.Dim,
+	line, err := k.roundTrip(map[string]any{"op": "vector", "db": dbPath, "files": files, "dim": s.Dim,
 		"metric": "cosine", "index": index, "queries": queries, "k": kk, "efs": efs})
 	if err != nil {
 		return VectorResult{}, err

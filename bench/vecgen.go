@@ -2,9 +2,12 @@ package bench
 
 import (
 	"bufio"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
+	"path/filepath"
+	"strings"
 )
 
 // VectorSet is a deterministic set of clustered embeddings for the
@@ -84,24 +87,43 @@ func (s *VectorSet) Vector(i int) []float32 { return s.Vecs[i*s.Dim : (i+1)*s.Di
 // Query is query i.
 func (s *VectorSet) Query(i int) []float32 { return s.Queries[i*s.Dim : (i+1)*s.Dim : (i+1)*s.Dim] }
 
-// WriteVectorCSV writes the set as a Kùzu-loadable CSV, one node per
-// line: id, then the vector as a list literal ("[0.1,0.2,…]"). A header
-// line "id,embedding" comes first.
-func (s *VectorSet) WriteVectorCSV(path string) error {
-	return writeFile(path, func(w *bufio.Writer) {
-		w.WriteString("id,embedding\n")
-		var buf []byte
+// WriteVectorNPY writes the set as two NumPy .npy files in dir, the
+// columns Kùzu's COPY … BY COLUMN loads: ids.npy (int64, shape (N,)) and
+// embedding.npy (float32, shape (N, Dim), row-major). Binary columns load
+// in seconds where a CSV of list literals took Kùzu 20 minutes at 300k.
+func (s *VectorSet) WriteVectorNPY(dir string) (ids, embedding string, err error) {
+	ids, embedding = filepath.Join(dir, "ids.npy"), filepath.Join(dir, "embedding.npy")
+	err = writeFile(ids, func(w *bufio.Writer) {
+		writeNPYHeader(w, "<i8", fmt.Sprintf("(%d,)", s.N))
+		var b [8]byte
 		for i := range s.N {
-			buf = strconv.AppendInt(buf[:0], int64(i), 10)
-			buf = append(buf, ",\"["...)
-			for d, x := range s.Vector(i) {
-				if d > 0 {
-					buf = append(buf, ',')
-				}
-				buf = strconv.AppendFloat(buf, float64(x), 'g', -1, 32)
-			}
-			buf = append(buf, "]\"\n"...)
-			w.Write(buf)
+			binary.LittleEndian.PutUint64(b[:], uint64(i))
+			w.Write(b[:])
 		}
 	})
+	if err != nil {
+		return "", "", err
+	}
+	err = writeFile(embedding, func(w *bufio.Writer) {
+		writeNPYHeader(w, "<f4", fmt.Sprintf("(%d, %d)", s.N, s.Dim))
+		var b [4]byte
+		for _, x := range s.Vecs[:s.N*s.Dim] {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+			w.Write(b[:])
+		}
+	})
+	return ids, embedding, err
+}
+
+// writeNPYHeader writes a version 1.0 .npy header: the magic, the
+// header's length, and a Python dict literal padded with spaces to a
+// multiple of 64 bytes, ending in a newline.
+func writeNPYHeader(w *bufio.Writer, descr, shape string) {
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+	n := 10 + len(dict) + 1
+	dict += strings.Repeat(" ", (64-n%64)%64) + "\n"
+	w.WriteString("\x93NUMPY\x01\x00")
+	w.WriteByte(byte(len(dict)))
+	w.WriteByte(byte(len(dict) >> 8))
+	w.WriteString(dict)
 }

@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	vectorindex "github.com/quiverdb/quiver/engine/index/vector"
@@ -60,8 +63,8 @@ func TestKuzuVectorRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	csv := filepath.Join(dir, "v.csv")
-	if err := s.WriteVectorCSV(csv); err != nil {
+	ids, emb, err := s.WriteVectorNPY(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	k, err := StartKuzu("kuzu")
@@ -69,12 +72,49 @@ func TestKuzuVectorRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer k.Close()
-	res, err := k.Vector(filepath.Join(dir, "db"), csv, s, map[string]any{"efc": 100}, truth, 10, []int{64})
+	res, err := k.Vector(filepath.Join(dir, "db"), []string{ids, emb}, s, map[string]any{"efc": 100}, truth, 10, []int{64})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log(res)
 	if len(res.Points) != 1 || res.Points[0].Recall < 0.8 || res.Points[0].QPS <= 0 {
 		t.Fatalf("Kùzu's vector index: %+v", res)
+	}
+}
+
+// The .npy files hold NumPy's version 1.0 layout: magic, header length,
+// a dict padded to 64 bytes, then the values little-endian.
+func TestWriteVectorNPY(t *testing.T) {
+	s := GenerateVectors(VectorSetConfig(3, 2, 1), 1)
+	ids, emb, err := s.WriteVectorNPY(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, dict string
+		values     int
+	}{
+		{ids, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 3 * 8},
+		{emb, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", 3 * 2 * 4},
+	} {
+		b, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b[:8]) != "\x93NUMPY\x01\x00" {
+			t.Fatalf("%s: magic %q", c.path, b[:8])
+		}
+		hl := int(binary.LittleEndian.Uint16(b[8:10]))
+		if (10+hl)%64 != 0 || b[10+hl-1] != '\n' || strings.TrimRight(string(b[10:10+hl]), " \n") != c.dict {
+			t.Fatalf("%s: header %q", c.path, b[10:10+hl])
+		}
+		if len(b)-10-hl != c.values {
+			t.Fatalf("%s: %d bytes of values, want %d", c.path, len(b)-10-hl, c.values)
+		}
+	}
+	b, _ := os.ReadFile(emb)
+	data := b[len(b)-3*2*4:]
+	if got := math.Float32frombits(binary.LittleEndian.Uint32(data[4*4:])); got != s.Vector(2)[0] {
+		t.Errorf("vector 2's first element %v, want %v", got, s.Vector(2)[0])
 	}
 }

@@ -10,7 +10,7 @@
 //       -> {"ok":true,"ms":N,"columns":[...],"rows":[[...],...]}
 //   {"op":"writes","db":DIR,"n":N,"warmup":W,"mode":"async"|"sync"}
 //       -> {"ok":true,"commits":N,"ms":N,"lat_us":[...],"count":N,"version":V}
-//   {"op":"vector","db":DIR,"csv":PATH,"dim":D,"metric":M,"index":{...},
+//   {"op":"vector","db":DIR,"files":[IDS,EMB],"dim":D,"metric":M,"index":{...},
 //    "queries":[[...],...],"k":K,"efs":[EF,...]}
 //       -> {"ok":true,"load_ms":N,"build_ms":N,"rss_mb":N,"points":[{"ef":EF,"ms":N,"ids":[[...],...]}],"version":V}
 //   {"op":"quit"}
@@ -25,8 +25,9 @@
 // description, bench/dataset.go).
 //
 // "vector" opens a new database at DIR with node table
-// V(id INT64, embedding FLOAT[D], PRIMARY KEY (id)), COPYs PATH into it
-// (load_ms), builds the vector index (CREATE_VECTOR_INDEX with metric M
+// V(id INT64, embedding FLOAT[D], PRIMARY KEY (id)), COPYs the NumPy
+// column files into it (COPY … BY COLUMN: ids int64, embeddings float32
+// of shape (N, D); load_ms), builds the vector index (CREATE_VECTOR_INDEX with metric M
 // and the "index" options as named arguments: mu, ml, efc, …; build_ms),
 // then per ef runs every query one after the other with
 // QUERY_VECTOR_INDEX(…, K, efs := EF) (ms: all of them) and returns the
@@ -111,7 +112,7 @@ async function vector(req) {
   try {
     await q(`CREATE NODE TABLE V(id INT64, embedding FLOAT[${req.dim}], PRIMARY KEY (id))`);
     let t0 = performance.now();
-    await q(`COPY V FROM '${req.csv}' (header = true)`);
+    await q(`COPY V FROM (${req.files.map((f) => `'${f}'`).join(", ")}) BY COLUMN`);
     const loadMS = performance.now() - t0;
     const opts = Object.entries(req.index || {}).map(([k, v]) => `, ${k} := ${v}`).join("");
     t0 = performance.now();

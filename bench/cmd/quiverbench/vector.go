@@ -63,8 +63,8 @@ func vectorBench(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	csv := filepath.Join(dir, "vectors.csv")
-	if err := s.WriteVectorCSV(csv); err != nil {
+	ids, emb, err := s.WriteVectorNPY(dir)
+	if err != nil {
 		return err
 	}
 	k, err := bench.StartKuzu(*kuzuDir)
@@ -72,7 +72,7 @@ func vectorBench(args []string) error {
 		return err
 	}
 	defer k.Close()
-	kres, err := k.Vector(filepath.Join(dir, "kuzu"), csv, s, map[string]any{"mu": 2 * *m, "ml": 4 * *m, "efc": *efc}, truth, 10, efs)
+	kres, err := k.Vector(filepath.Join(dir, "kuzu"), []string{ids, emb}, s, map[string]any{"mu": 2 * *m, "ml": 4 * *m, "efc": *efc}, truth, 10, efs)
 	if err != nil {
 		return err
 	}
