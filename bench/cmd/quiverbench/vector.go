@@ -29,7 +29,7 @@ func vectorBench(args []string) error {
 	m := fs.Int("m", 16, "HNSW m (Quiver; Kùzu's mu is 2·m, its ml 4·m: its defaults)")
 	efc := fs.Int("efc", 128, "HNSW ef_construction (both engines)")
 	kuzuDir := fs.String("kuzu", "bench/kuzu", "npm-installed bench/kuzu (empty: skip Kùzu)")
-	tmp := fs.String("tmp", os.TempDir(), "where Kùzu's database and the CSV go (removed after)")
+	tmp := fs.String("tmp", os.TempDir(), "where Kùzu's database and the NumPy files go (removed after)")
 	fs.Parse(args)
 	var efs []int
 	for _, s := range strings.Split(*efList, ",") {
