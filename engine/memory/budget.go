@@ -44,16 +44,18 @@ func (b *Budget) Used() int64 { return b.used.Load() }
 // Hold charges n bytes the server holds outside any statement — a
 // secondary index's structures (engine/index) — when they fit, and
 // reports whether they did. Unlike a statement's charge it never fails a
-// statement to make room: an index build that does not fit fails itself,
-// while a statement that runs past a budget indexes fill fails as usual.
-// A nil budget holds anything.
+// statement to make room: an index build that does not fit fails itself.
+// What is held together stays within HeldShare of the limit, so the
+// indexes never leave the statements less than the rest: a build near
+// its end cannot starve the queries running beside it. A nil budget
+// holds anything.
 func (b *Budget) Hold(n int64) bool {
 	if b == nil {
 		return true
 	}
 	for {
 		u := b.used.Load()
-		if n > 0 && u+n > b.limit {
+		if n > 0 && (u+n > b.limit || b.held.Load()+n > b.limit/HeldShare) {
 			return false
 		}
 		if b.used.CompareAndSwap(u, u+n) {
@@ -62,6 +64,9 @@ func (b *Budget) Hold(n int64) bool {
 		}
 	}
 }
+
+// HeldShare: what Hold holds together stays within limit/HeldShare.
+const HeldShare = 2
 
 // Unhold gives back n bytes held by Hold.
 func (b *Budget) Unhold(n int64) {

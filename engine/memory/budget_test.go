@@ -137,20 +137,26 @@ func TestBudgetConcurrentCharges(t *testing.T) {
 // and a statement then has only what is left.
 func TestBudgetHold(t *testing.T) {
 	b := NewBudget(100)
-	if !b.Hold(60) || b.Hold(41) {
-		t.Fatalf("hold 60 then 41 of 100: held %d", b.Held())
+	if !b.Hold(40) || b.Hold(11) {
+		t.Fatalf("hold 40 then 11 of 100 (at most half held): held %d", b.Held())
 	}
-	if b.Used() != 60 || b.Held() != 60 {
-		t.Fatalf("used %d held %d, want 60 60", b.Used(), b.Held())
+	if b.Used() != 40 || b.Held() != 40 {
+		t.Fatalf("used %d held %d, want 40 40", b.Used(), b.Held())
 	}
 	var failed error
 	m := &Tracker{Budget: b, Kill: func(err error) { failed = err }}
-	if err := m.Charge(50); err == nil || failed == nil {
-		t.Fatalf("a statement charging 50 next to 60 held: %v (killed %v), want 53200", err, failed)
+	if err := m.Charge(50); err != nil || failed != nil {
+		t.Fatalf("a statement charging 50 next to 40 held: %v (killed %v)", err, failed)
+	}
+	if !b.Hold(10) || b.Hold(1) {
+		t.Fatalf("held 10 more, to half the budget, but not 1 beyond: held %d", b.Held())
+	}
+	if err := m.Charge(1); err == nil || failed == nil {
+		t.Fatalf("a statement charging 51 next to 50 held: %v (killed %v), want 53200", err, failed)
 	}
 	m.Close()
-	b.Unhold(60)
-	if b.Used() != 0 || b.Held() != 0 || !b.Hold(100) {
+	b.Unhold(50)
+	if b.Used() != 0 || b.Held() != 0 || !b.Hold(50) || b.Hold(1) {
 		t.Fatalf("after unhold: used %d held %d", b.Used(), b.Held())
 	}
 	var none *Budget
