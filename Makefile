@@ -239,6 +239,8 @@ test-race: promtool
 fuzz:
 	@set -e; for target in \
 		'FuzzParse ./engine/gql/ 80000' \
+		'FuzzFullTextQuery ./engine/index/fulltext/ 20000' \
+		'FuzzChangeRecord ./engine/changes/ 20000' \
 		'FuzzBuild ./csr/ 6000' \
 		'FuzzDecode ./csr/ 300000' \
 		'FuzzOpenBase ./engine/storage/ 60000' \
