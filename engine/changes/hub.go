@@ -350,22 +350,7 @@ func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 // Close ends every feed and stops the dispatcher (engine's DB.Close).
 func (h *Hub) Close() {
 	h.Flush(closeFlushTimeout)
-	h.watch.Lock()
-	h.mu.Lock()
-	h.mu.closed = true
-	subs := h.mu.subs
-	h.mu.subs = nil
-	started := h.mu.started
-	h.mu.Unlock()
-	for _, f := range subs {
-		f.end(ErrClosed)
-	}
-	h.syncWatchLocked()
-	h.watch.Unlock()
-	if started {
-		close(h.done)
-		<-h.exit
-	}
+	h.stop()
 	if h.log != nil {
 		h.log.Close()
 	}
@@ -375,6 +360,14 @@ func (h *Hub) Close() {
 // has not recorded yet is lost (recovery replays it into the log at the
 // next open), nothing is flushed.
 func (h *Hub) Abandon() {
+	h.stop()
+	if h.log != nil {
+		h.log.abandon()
+	}
+}
+
+// stop ends every feed and the dispatcher: what Close and Abandon share.
+func (h *Hub) stop() {
 	h.watch.Lock()
 	h.mu.Lock()
 	h.mu.closed = true
@@ -390,9 +383,6 @@ func (h *Hub) Abandon() {
 	if started {
 		close(h.done)
 		<-h.exit
-	}
-	if h.log != nil {
-		h.log.abandon()
 	}
 }
 
