@@ -18,8 +18,11 @@ import (
 // dictionary-encoded also returns its local dictionary and codes.
 func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 	typ := vector.Type(d.u8())
-	switch typ {
-	case vector.Bool, vector.Int64, vector.Float64, vector.String, vector.Any:
+	flat := typ == chunkFlatVectors
+	switch {
+	case flat:
+		typ = vector.Any
+	case typ == vector.Bool, typ == vector.Int64, typ == vector.Float64, typ == vector.String, typ == vector.Any:
 	default:
 		d.fail("chunk type %d cannot be stored", typ)
 		return nil, nil, nil
@@ -58,6 +61,12 @@ func (d *decoder) chunk(complete bool) (*chunk, []string, []byte) {
 			return nil, nil, nil
 		}
 	case vector.Any:
+		if flat {
+			if !d.flatVectors(c, rows) {
+				return nil, nil, nil
+			}
+			break
+		}
 		c.any = make([]vector.Value, rows)
 		for r := range rows {
 			c.any[r] = d.value(0)
@@ -184,11 +193,11 @@ func (d *decoder) checkValid(c *chunk, typ vector.Type, rows int, soff []int32) 
 				d.fail("row %d valid past the %d rows", r, rows)
 				return false
 			}
-			if typ == vector.Any && c.any[r] == nil {
+			if typ == vector.Any && c.dim == 0 && c.any[r] == nil {
 				d.fail("row %d valid but null", r)
 				return false
 			}
-		} else if typ == vector.Any && r < rows && c.any[r] != nil {
+		} else if typ == vector.Any && r < rows && c.dim == 0 && c.any[r] != nil {
 			d.fail("row %d holds a value but is not valid", r)
 			return false
 		} else if typ == vector.String && soff[r+1] != soff[r] {
@@ -250,4 +259,23 @@ func leU64(b []byte) uint64 {
 	_ = b[7]
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// flatVectors reads a flat chunk's dimension and rows × dim doubles into
+// c (chunk_vector.go); rows without a value must hold zeros, as the
+// writer leaves them.
+func (d *decoder) flatVectors(c *chunk, rows int) bool {
+	dim := d.uvarint()
+	if d.err != nil || dim == 0 || dim > uint64(d.left()/8) || uint64(rows)*dim > uint64(d.left()/8) {
+		d.fail("flat vectors: %d rows of dimension %d in %d bytes", rows, dim, d.left())
+		return false
+	}
+	c.dim = int(dim)
+	c.vec = make([]float64, rows*c.dim)
+	copyLE(c.vec, d.bytes(8*len(c.vec)))
+	if err := c.checkFlat(); err != nil {
+		d.fail("%v", err)
+		return false
+	}
+	return true
 }

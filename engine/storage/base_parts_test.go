@@ -302,8 +302,25 @@ func TestOpenBaseFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	mb, _ := os.ReadFile(filepath.Join(dir, ManifestName))
-	os.WriteFile(filepath.Join(dir, ManifestName), []byte(strings.Replace(string(mb), `"format_version": 2`, `"format_version": 1`, 1)), 0o644)
+	version := func(v int) {
+		cur := fmt.Sprintf(`"format_version": %d`, FormatVersion)
+		if !strings.Contains(string(mb), cur) {
+			t.Fatalf("the manifest does not say %s", cur)
+		}
+		os.WriteFile(filepath.Join(dir, ManifestName), []byte(strings.Replace(string(mb), cur, fmt.Sprintf(`"format_version": %d`, v), 1)), 0o644)
+	}
+	version(1)
 	if _, err := OpenBase(dir); !errors.Is(err, ErrCorruptBase) || !strings.Contains(err.Error(), "older base format") {
 		t.Fatalf("format 1: %v", err)
+	}
+	version(FormatVersion + 1)
+	if _, err := OpenBase(dir); !errors.Is(err, ErrCorruptBase) || !strings.Contains(err.Error(), "this build reads 2 and 3") {
+		t.Fatalf("format %d: %v", FormatVersion+1, err)
+	}
+	// Format 2 is format 3 without flat vector chunks (which this graph
+	// has none of): it opens.
+	version(2)
+	if _, err := OpenBase(dir); err != nil {
+		t.Fatalf("format 2: %v", err)
 	}
 }

@@ -145,12 +145,12 @@ func parseManifest(b []byte) (map[string]baseFile, *manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, nil, err
 	}
-	if m.FormatVersion != FormatVersion {
+	if m.FormatVersion != FormatVersion && m.FormatVersion != 2 {
 		if m.FormatVersion == 1 {
-			return nil, nil, fmt.Errorf("format_version 1 is an older base format that this build does not read (it reads %d): "+
+			return nil, nil, fmt.Errorf("format_version 1 is an older base format that this build does not read (it reads 2 and %d): "+
 				"re-create the data directory with quiver import, or export it with the build that wrote it", FormatVersion)
 		}
-		return nil, nil, fmt.Errorf("format_version %d, this build reads %d", m.FormatVersion, FormatVersion)
+		return nil, nil, fmt.Errorf("format_version %d, this build reads 2 and %d", m.FormatVersion, FormatVersion)
 	}
 	if !strings.HasPrefix(m.Base, "base-") || strings.ContainsAny(m.Base, `/\`) {
 		return nil, nil, fmt.Errorf("bad base directory name %q", m.Base)

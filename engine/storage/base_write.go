@@ -45,8 +45,11 @@ import (
 // the rename durable at once. Until that last sync a power cut leaves the
 // old manifest, naming the old base, which is still there.
 
-// FormatVersion is the base format version this code writes and reads.
-const FormatVersion = 2
+// FormatVersion is the base format version this code writes. It reads
+// it and format 2, which is format 3 without flat vector chunks
+// (chunkFlatVectors): a format 2 base opens unchanged, its vector chunks
+// turning flat as they are sealed at read.
+const FormatVersion = 3
 
 // ManifestName is the manifest's file name in a data directory.
 const ManifestName = "manifest.json"
@@ -473,8 +476,17 @@ func writeColumn(sw *sectionWriter, c *column) {
 	sw.raw(binary.AppendUvarint([]byte(colMagic), uint64(parts)))
 }
 
+// chunkFlatVectors is the type byte of a flat Any chunk's record (its
+// values LISTs of FLOAT of one dimension, chunk_vector.go): a code no
+// vector.Type uses.
+const chunkFlatVectors = 16
+
 func (c *chunk) appendEncoded(b []byte) []byte {
-	b = append(b, byte(c.typ))
+	if c.dim > 0 {
+		b = append(b, chunkFlatVectors)
+	} else {
+		b = append(b, byte(c.typ))
+	}
 	b = append(b, c.valid...)
 	rows := c.rows()
 	switch c.typ {
@@ -503,6 +515,13 @@ func (c *chunk) appendEncoded(b []byte) []byte {
 		})
 	case vector.Any:
 		b = binary.AppendUvarint(b, uint64(rows))
+		if c.dim > 0 {
+			b = binary.AppendUvarint(b, uint64(c.dim))
+			for _, x := range c.vec[:rows*c.dim] {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			}
+			break
+		}
 		for _, x := range c.any[:rows] {
 			b = appendValue(b, x)
 		}

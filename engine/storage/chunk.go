@@ -33,7 +33,8 @@ const (
 //	│          │ value (shared with the Arrow array once sealed)           │
 //	│ data     │ open:   bits []byte (Bool, Arrow bit order, 256 bytes)    │
 //	│          │         i64 []int64 | f64 []float64 | str []string |     │
-//	│          │         any []vector.Value, len = rows written so far     │
+//	│          │         any []vector.Value, len = rows written so far,    │
+//	│          │         or flat: dim, vec []float64 (chunk_vector.go)     │
 //	│          │ sealed: arr, an Arrow array of len GroupSize whose value  │
 //	│          │         buffers bits/i64/f64 alias (zero copy); strings   │
 //	│          │         are read from sarr (str is nil)                   │
@@ -67,6 +68,9 @@ type chunk struct {
 	f64    []float64
 	str    []string
 	any    []vector.Value
+	// dim > 0: a flat Any chunk, vec holds its rows (chunk_vector.go).
+	dim    int
+	vec    []float64
 	arr    arrow.Array
 	sarr   *array.String
 	side   map[uint16]vector.Value
@@ -110,6 +114,9 @@ func (c *chunk) rows() int {
 	case vector.String:
 		return len(c.str)
 	case vector.Any:
+		if c.dim > 0 {
+			return len(c.vec) / c.dim
+		}
 		return len(c.any)
 	}
 	return GroupSize // Bool: bits is always a full bitmap
@@ -141,6 +148,12 @@ func (c *chunk) get(r int) vector.Value {
 			}
 			return c.str[r]
 		case vector.Any:
+			if c.dim > 0 {
+				if c.sealed { // immutable: the list may point into it
+					return vector.BoxFloatsAliased(c.vecRow(r))
+				}
+				return vector.BoxFloats(c.vecRow(r))
+			}
 			return c.any[r]
 		}
 	}
@@ -148,6 +161,15 @@ func (c *chunk) get(r int) vector.Value {
 		return c.side[uint16(r)]
 	}
 	return nil
+}
+
+// has reports whether row r holds a value (get without boxing it).
+func (c *chunk) has(r int) bool {
+	if bitAt(c.valid, r) {
+		return true
+	}
+	_, ok := c.side[uint16(r)]
+	return ok
 }
 
 // grow extends the open typed slice to hold row r.
@@ -166,6 +188,12 @@ func (c *chunk) grow(r int) {
 			c.str = append(c.str, "")
 		}
 	case vector.Any:
+		if c.dim > 0 {
+			for len(c.vec) < (r+1)*c.dim {
+				c.vec = append(c.vec, 0)
+			}
+			return
+		}
 		for len(c.any) <= r {
 			c.any = append(c.any, nil)
 		}
@@ -189,6 +217,9 @@ func (c *chunk) set(r int, v vector.Value) {
 		c.side[uint16(r)] = v
 		return
 	}
+	if t == vector.Any {
+		c.fitAny(v)
+	}
 	c.grow(r)
 	setBit(c.valid, r)
 	switch t {
@@ -205,7 +236,24 @@ func (c *chunk) set(r int, v vector.Value) {
 	case vector.String:
 		c.str[r] = v.(string)
 	case vector.Any:
-		c.any[r] = v
+		if c.dim > 0 {
+			c.setFlat(r, v.([]vector.Value))
+		} else {
+			c.any[r] = v
+		}
+	}
+}
+
+// fitAny readies an Any chunk for the Any value v (already counted):
+// flat when v is its only Any value and qualifies, boxed when v does not
+// fit its flat rows.
+func (c *chunk) fitAny(v vector.Value) {
+	d := flatDim(v)
+	switch {
+	case c.dim == 0 && d > 0 && c.counts[vector.Any] == 1:
+		c.startFlat(d)
+	case c.dim > 0 && d != c.dim:
+		c.unflatten()
 	}
 }
 
@@ -219,7 +267,11 @@ func (c *chunk) clear(r int) {
 		case vector.String:
 			c.str[r] = "" // let the string be collected
 		case vector.Any:
-			c.any[r] = nil
+			if c.dim > 0 {
+				clear(c.vecRow(r)) // invalid rows hold zeros
+			} else {
+				c.any[r] = nil
+			}
 		}
 		return
 	}
@@ -260,6 +312,7 @@ func (c *chunk) openCopy(owner uint64) *chunk {
 		}
 	case vector.Any:
 		n.any = append([]vector.Value(nil), c.any...)
+		n.dim, n.vec = c.dim, append([]float64(nil), c.vec...)
 	}
 	if c.side != nil {
 		n.side = make(map[uint16]vector.Value, len(c.side))
@@ -280,7 +333,8 @@ func (c *chunk) extendCopy(owner uint64, r int) *chunk {
 	if c.typ == vector.Bool || r < c.rows() || !c.extended.CompareAndSwap(false, true) {
 		return c.openCopy(owner)
 	}
-	n := &chunk{owner: owner, typ: c.typ, counts: c.counts, i64: c.i64, f64: c.f64, str: c.str, any: c.any, shared: c.rows()}
+	n := &chunk{owner: owner, typ: c.typ, counts: c.counts, i64: c.i64, f64: c.f64, str: c.str, any: c.any,
+		dim: c.dim, vec: c.vec, shared: c.rows()}
 	n.valid = append([]byte(nil), c.valid...)
 	if c.side != nil {
 		n.side = make(map[uint16]vector.Value, len(c.side))
@@ -302,7 +356,11 @@ func (c *chunk) privatize() {
 	case vector.String:
 		c.str = append(make([]string, 0, cap(c.str)), c.str...)
 	case vector.Any:
-		c.any = append(make([]vector.Value, 0, cap(c.any)), c.any...)
+		if c.dim > 0 {
+			c.vec = append(make([]float64, 0, cap(c.vec)), c.vec...)
+		} else {
+			c.any = append(make([]vector.Value, 0, cap(c.any)), c.any...)
+		}
 	}
 	c.shared = 0
 }
@@ -371,6 +429,7 @@ func (c *chunk) seal() *chunk {
 		c.sealStrings(offsets, data)
 		return c
 	case vector.Any:
+		c.flatten()
 		c.grow(GroupSize - 1)
 	}
 	c.sealed = true
@@ -416,6 +475,9 @@ func (c *chunk) check(limit int, complete bool, live func(r int) bool) error {
 		if c.arr != nil && c.arr.NullN() != GroupSize-int(c.counts[c.typ]) {
 			return fmt.Errorf("Arrow array has %d nulls, counts say %d", c.arr.NullN(), GroupSize-int(c.counts[c.typ]))
 		}
+	}
+	if err := c.checkFlat(); err != nil {
+		return err
 	}
 	rows := c.rows()
 	// An open Bool chunk's data is a full bitmap; the per-row loop below

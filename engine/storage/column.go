@@ -49,6 +49,15 @@ func (c *column) get(id uint64) vector.Value {
 	return ch.get(int(id & groupMask))
 }
 
+// has reports whether id holds a value (get without boxing it).
+func (c *column) has(id uint64) bool {
+	if c == nil {
+		return false
+	}
+	ch := c.groups.at(id >> groupShift)
+	return ch != nil && ch.has(int(id&groupMask))
+}
+
 // ownedColumn returns a column of *slot that owner may mutate, copying the
 // shared one (the group table's leaf slice only; leaves and chunks are
 // copied when written).

@@ -53,6 +53,9 @@ type gen struct {
 	labels []catalog.LabelID
 	types  []catalog.TypeID
 	keys   []catalog.KeyID
+	// vecOdd: one in vecOdd values of the embedding key is not a FLOAT
+	// list of its dimension (a flat chunk turns boxed, or stays boxed).
+	vecOdd int
 }
 
 // Key profiles: some keys are homogeneous (typed gather path), some mixed.
@@ -61,7 +64,7 @@ func (g *gen) value(k catalog.KeyID) vector.Value {
 	if r.Intn(10) == 0 {
 		return nil
 	}
-	switch int(k) % 6 {
+	switch int(k) % 7 {
 	case 0:
 		return int64(r.Intn(1000) - 500)
 	case 1:
@@ -75,6 +78,19 @@ func (g *gen) value(k catalog.KeyID) vector.Value {
 			return "odd"
 		}
 		return int64(r.Intn(10))
+	case 5: // embeddings: flat chunks (chunk_vector.go)
+		if r.Intn(g.vecOdd) == 0 {
+			switch r.Intn(4) {
+			case 0:
+				return []vector.Value{int64(1), 2.0, 3.0} // an INTEGER element
+			case 1:
+				return []vector.Value{1.0, 2.0} // another dimension
+			case 2:
+				return []vector.Value{1.0, nil, 3.0}
+			}
+			return "odd" // a side value
+		}
+		return []vector.Value{r.Float64(), -r.Float64(), float64(r.Intn(3))}
 	}
 	switch r.Intn(7) {
 	case 0:
@@ -164,7 +180,10 @@ func runModelLogged(t *testing.T, seed int64, big bool, l Log, stepwise bool) (*
 		s.SetLog(l)
 	}
 	cat := s.Catalog()
-	g := &gen{rnd: rnd}
+	g := &gen{rnd: rnd, vecOdd: 40}
+	if seed%2 == 0 {
+		g.vecOdd = 5000
+	}
 	for i := 0; i < 3; i++ {
 		g.labels = append(g.labels, cat.EnsureLabel(fmt.Sprintf("L%d", i)))
 		g.types = append(g.types, cat.EnsureType(fmt.Sprintf("T%d", i)))

@@ -198,7 +198,7 @@ func (w *work) createConstraintLocked(cp *catalog.Constraint) error {
 		it := w.v.LabelNodes(label).Iterator()
 		for it.HasNext() {
 			id := uint64(it.Next())
-			if w.v.nodeCol(key).get(id) == nil {
+			if !w.v.nodeCol(key).has(id) {
 				return violation("cannot create constraint %s: node %d (:%s) has no property %s", c.Name, id, c.Label, c.Key)
 			}
 		}

@@ -279,7 +279,7 @@ func (w *work) applyDeleteNode(op *Op) {
 // clearProps removes every property of entity id.
 func clearProps(cols *[]*column, id uint64, epoch uint64) {
 	for k, c := range *cols {
-		if c.get(id) == nil {
+		if !c.has(id) {
 			continue
 		}
 		slot := &(*cols)[k]

@@ -17,8 +17,9 @@ import (
 //	Vals  [Dim]f64   [Dim]f64   …   (Vals[i*Dim:(i+1)*Dim] is IDs[i]'s)
 //	Odd   ids whose value is not a vector of Dim numbers (ascending)
 //
-// The stored form is unchanged (lists stay generic values in their
-// chunks); the view is derived from one version of the column, cached
+// Chunks whose lists are stored flat (chunk_vector.go) are copied row by
+// row; boxed ones (open groups, lists holding INTEGERs) are unboxed. The
+// view is derived from one version of the column, cached
 // beside its IntView and FloatView, shared by every transaction reading
 // that version, and dropped on a write, exactly as those are. A column
 // is expected to hold one dimension; a view of another dimension than
@@ -53,10 +54,11 @@ func (c *column) vectorView(dim int) *VectorView {
 	return v
 }
 
-// buildVectorView reads every value of c in id order (the chunks' slow
-// path, once per version).
+// buildVectorView reads every value of c in id order, once per version.
 func buildVectorView(c *column, dim int) *VectorView {
-	v := &VectorView{Dim: dim}
+	// Sized for every list being a vector of dim: appends never copy.
+	lists := int(min(c.counts[vector.Any], 1<<40/int64(dim)))
+	v := &VectorView{Dim: dim, IDs: make([]uint64, 0, lists), Vals: make([]float64, 0, lists*dim)}
 	for li, l := range c.groups.leaves {
 		if l == nil {
 			continue
@@ -66,6 +68,10 @@ func buildVectorView(c *column, dim int) *VectorView {
 				continue
 			}
 			start := uint64(li<<leafShift+gi) << groupShift
+			if ch.dim > 0 {
+				v.addFlat(ch, start)
+				continue
+			}
 			for r := range GroupSize {
 				x := ch.get(r)
 				if x == nil {
@@ -79,6 +85,24 @@ func buildVectorView(c *column, dim int) *VectorView {
 		}
 	}
 	return v
+}
+
+// addFlat appends the rows of the flat chunk ch of ids from start: its
+// vectors when of v.Dim elements, the rest as odd (side values are never
+// lists).
+func (v *VectorView) addFlat(ch *chunk, start uint64) {
+	for r := range GroupSize {
+		if !ch.has(r) {
+			continue
+		}
+		id := start + uint64(r)
+		if ch.dim == v.Dim && bitAt(ch.valid, r) {
+			v.Vals = append(v.Vals, ch.vecRow(r)...)
+			v.IDs = append(v.IDs, id)
+		} else {
+			v.Odd = append(v.Odd, id)
+		}
+	}
 }
 
 // add appends id's value when it is a vector of v.Dim numbers.
