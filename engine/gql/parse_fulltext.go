@@ -50,16 +50,10 @@ func (p *parser) createFullText(s *Schema) {
 	}
 	p.expectPunct("]")
 	if p.isKeyword("OPTIONS") {
-		p.advance()
-		m := p.mapLiteral()
-		for i, k := range m.Keys {
-			lit, ok := m.Values[i].(*Literal)
-			str, isStr := "", false
-			if ok {
-				str, isStr = lit.Value.(string)
-			}
-			if !strings.EqualFold(k, "analyzer") || !isStr {
-				panic(errAt(m.Values[i].Position(), "FULLTEXT OPTIONS take {analyzer: 'name'}"))
+		for _, o := range p.options() {
+			str, isStr := o.val.(string)
+			if !strings.EqualFold(o.key, "analyzer") || !isStr {
+				panic(errAt(o.at, "FULLTEXT OPTIONS take {analyzer: 'name'}"))
 			}
 			s.Analyzer = strings.ToLower(str)
 		}

@@ -118,16 +118,10 @@ func (p *parser) createIndex(s *Schema) {
 		p.expectPunct(")")
 	}
 	if p.isKeyword("OPTIONS") {
-		p.advance()
-		m := p.mapLiteral()
-		for i, k := range m.Keys {
-			lit, ok := m.Values[i].(*Literal)
-			str, isStr := "", false
-			if ok {
-				str, isStr = lit.Value.(string)
-			}
-			if !strings.EqualFold(k, "type") || !isStr {
-				panic(errAt(m.Values[i].Position(), "OPTIONS takes {type: 'BTREE'} or {type: 'HASH'}"))
+		for _, o := range p.options() {
+			str, isStr := o.val.(string)
+			if !strings.EqualFold(o.key, "type") || !isStr {
+				panic(errAt(o.at, "OPTIONS takes {type: 'BTREE'} or {type: 'HASH'}"))
 			}
 			s.IndexType = strings.ToUpper(str)
 		}
@@ -241,4 +235,27 @@ func (p *parser) hints() []*Hint {
 			return hs
 		}
 	}
+}
+
+// option is one entry of a schema statement's OPTIONS map: its key, the
+// value of its literal (nil when the value is not a literal) and where
+// the value is.
+type option struct {
+	key string
+	val any
+	at  Pos
+}
+
+// options reads OPTIONS and its map (the caller saw the keyword).
+func (p *parser) options() []option {
+	p.advance()
+	m := p.mapLiteral()
+	out := make([]option, len(m.Keys))
+	for i, k := range m.Keys {
+		out[i] = option{key: k, at: m.Values[i].Position()}
+		if lit, ok := m.Values[i].(*Literal); ok {
+			out[i].val = lit.Value
+		}
+	}
+	return out
 }

@@ -51,15 +51,8 @@ func (p *parser) createVector(s *Schema) {
 	if !p.isKeyword("OPTIONS") {
 		p.fail("CREATE VECTOR INDEX needs OPTIONS {dimensions: n, …}")
 	}
-	p.advance()
-	m := p.mapLiteral()
-	for i, k := range m.Keys {
-		lit, _ := m.Values[i].(*Literal)
-		var val any
-		if lit != nil {
-			val = lit.Value
-		}
-		at := m.Values[i].Position()
+	for _, o := range p.options() {
+		k, val, at := o.key, o.val, o.at
 		switch strings.ToLower(k) {
 		case "dimensions":
 			spec.Dimensions = optionInt(at, k, val)
