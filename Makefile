@@ -8,7 +8,7 @@ STATICCHECK := $(TOOLS)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
-# Each fuzz target runs a fixed number of executions (about ten seconds
+# Each fuzz target runs a fixed number of executions (about five seconds
 # on two cores), FUZZSCALE times over. A count, not a duration: with a
 # duration -fuzztime, Go 1.26's fuzz coordinator can report its own
 # deadline as a failure ("context deadline exceeded", no crasher;
@@ -31,7 +31,7 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # it again over HTTP) and the parser's hostile texts.
 RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts)$$
 
-.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
+.PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz metamorphic-long crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
 all: build
 
@@ -198,12 +198,20 @@ TEST_LONG_STAGES += crash-long
 TEST_LONG_STAGES += fuzz-long
 TEST_LONG_STAGES += powerloss-long
 TEST_LONG_STAGES += soak-long
+TEST_LONG_STAGES += metamorphic-long
 test-long:
 	@for stage in $(TEST_LONG_STAGES); do \
 		start=$$(date +%s); \
 		$(MAKE) --no-print-directory $$stage || exit 1; \
 		echo "== make $$stage: $$(( $$(date +%s) - start )) s"; \
 	done
+
+## metamorphic-long: the metamorphic tests with every read query under
+## every configuration (make test runs each under a rotating share of
+## them), at batch size 1024 and under the race detector.
+metamorphic-long:
+	QUIVER_METAMORPHIC_FULL=1 $(GO) test -count=1 -timeout 30m -run '^TestMetamorphic' ./engine/
+	QUIVER_METAMORPHIC_FULL=1 $(GO) test -count=1 -timeout 30m -race -run '^TestMetamorphic' ./engine/
 
 ## crash-long: the kill -9 crash test over CRASH_LONG_CYCLES cycles.
 CRASH_LONG_CYCLES ?= 100
@@ -220,7 +228,7 @@ powerloss-long:
 	QUIVER_POWERLOSS_WORKLOADS=$(POWERLOSS_WORKLOADS) $(GO) test ./engine/ ./frontend/auth/ -run 'PowerLoss' -count=1 -v -timeout 30m
 
 ## fuzz-long: every fuzz target FUZZSCALE_LONG times as long as in make test.
-FUZZSCALE_LONG ?= 3
+FUZZSCALE_LONG ?= 6
 fuzz-long:
 	@$(MAKE) --no-print-directory fuzz FUZZSCALE=$(FUZZSCALE_LONG)
 
@@ -238,35 +246,35 @@ test-race: promtool
 
 fuzz:
 	@set -e; for target in \
-		'FuzzParse ./engine/gql/ 80000' \
-		'FuzzFullTextQuery ./engine/index/fulltext/ 20000' \
-		'FuzzChangeRecord ./engine/changes/ 20000' \
-		'FuzzBuild ./csr/ 6000' \
-		'FuzzDecode ./csr/ 300000' \
-		'FuzzOpenBase ./engine/storage/ 60000' \
-		'FuzzOpen ./engine/storage/wal/ 30000' \
-		'FuzzDecodeRecord ./engine/storage/ 20000' \
-		'FuzzDecodeSystemFile ./engine/storage/ 10000' \
-		'FuzzBaseArchive ./engine/storage/ 20000' \
-		'FuzzGraphalytics ./engine/load/ 5000' \
-		'FuzzParquet ./engine/load/ 2000' \
-		'FuzzParseManifest ./engine/export/ 10000' \
-		'FuzzDecodeRequest ./frontend/http/ 20000' \
-		'FuzzFastObject ./frontend/jsonio/ 20000' \
-		'FuzzStream ./frontend/arrowio/ 3000' \
-		'FuzzWireSession ./frontend/wire/ 20000' \
-		'FuzzStreamMessage ./frontend/stream/ 20000' \
-		'FuzzParseTraceparent ./frontend/http/ 5000' \
-		'FuzzListenAddr ./frontend/metrics/ 5000' \
-		'FuzzParseConfig ./cmd/quiver/ 3000' \
-		'FuzzHTTPAnswer ./client/ 5000' \
-		'FuzzWireMessage ./client/ 10000' \
-		'FuzzAuthorizationHeader ./frontend/auth/ 20000' \
-		'FuzzAccessToken ./frontend/auth/ 20000' \
-		'FuzzAuditRecord ./frontend/auth/ 20000' \
-		'FuzzHandler ./frontend/http/ 20000' \
-		'FuzzMemberHandshake ./cluster/ 5000' \
-		'FuzzRaftLogRecord ./cluster/ 20000'; do \
+		'FuzzParse ./engine/gql/ 40000' \
+		'FuzzFullTextQuery ./engine/index/fulltext/ 10000' \
+		'FuzzChangeRecord ./engine/changes/ 10000' \
+		'FuzzBuild ./csr/ 3000' \
+		'FuzzDecode ./csr/ 150000' \
+		'FuzzOpenBase ./engine/storage/ 30000' \
+		'FuzzOpen ./engine/storage/wal/ 15000' \
+		'FuzzDecodeRecord ./engine/storage/ 10000' \
+		'FuzzDecodeSystemFile ./engine/storage/ 5000' \
+		'FuzzBaseArchive ./engine/storage/ 10000' \
+		'FuzzGraphalytics ./engine/load/ 2500' \
+		'FuzzParquet ./engine/load/ 1000' \
+		'FuzzParseManifest ./engine/export/ 5000' \
+		'FuzzDecodeRequest ./frontend/http/ 10000' \
+		'FuzzFastObject ./frontend/jsonio/ 10000' \
+		'FuzzStream ./frontend/arrowio/ 1500' \
+		'FuzzWireSession ./frontend/wire/ 10000' \
+		'FuzzStreamMessage ./frontend/stream/ 10000' \
+		'FuzzParseTraceparent ./frontend/http/ 2500' \
+		'FuzzListenAddr ./frontend/metrics/ 2500' \
+		'FuzzParseConfig ./cmd/quiver/ 1500' \
+		'FuzzHTTPAnswer ./client/ 2500' \
+		'FuzzWireMessage ./client/ 5000' \
+		'FuzzAuthorizationHeader ./frontend/auth/ 10000' \
+		'FuzzAccessToken ./frontend/auth/ 10000' \
+		'FuzzAuditRecord ./frontend/auth/ 10000' \
+		'FuzzHandler ./frontend/http/ 10000' \
+		'FuzzMemberHandshake ./cluster/ 2500' \
+		'FuzzRaftLogRecord ./cluster/ 10000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
 		echo "$(GO) test -run '^\$$' -fuzz '^$$1\$$' -fuzztime $${execs}x $$2"; \
 		$(GO) test -run '^$$' -fuzz "^$$1\$$" -fuzztime $${execs}x -fuzzminimizetime $(FUZZMINTIME) $$2; \

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -40,20 +41,34 @@ type metaConfig struct {
 	rule int
 }
 
-// metaRuleStride: in the batch2 build (vector.Capacity 2) a read query
-// runs with one rule in metaRuleStride switched off, rotating with the
-// query's number, so every rule still meets batch boundaries across the
-// corpus at a fraction of the cost. The corpus already runs at batch size
-// 2 with all rules on (TestQueryCorpus), and the build at batch size 1024
-// switches every rule off for every query.
-const metaRuleStride = 4
+// metaStride: make test runs a read query under one configuration in
+// metaStride (one rule-off configuration in metaRuleStride in the batch2
+// build, whose corpus already runs at batch size 2 with all rules on in
+// TestQueryCorpus), rotating with the query's number and an offset drawn
+// per run, so that every configuration meets every kind of query across
+// the corpus and the runs, at a fraction of the cost. make test-long
+// sets QUIVER_METAMORPHIC_FULL=1: every query under every configuration.
+const (
+	metaStride     = 2
+	metaRuleStride = 4
+)
 
-// metaPicked reports whether read query number q runs under cs[j].
-func metaPicked(q int, c metaConfig) bool {
-	if c.rule < 0 || vector.Capacity >= 64 {
+var (
+	metaFull   = os.Getenv("QUIVER_METAMORPHIC_FULL") != ""
+	metaOffset = int(time.Now().UnixNano() % (metaStride * metaRuleStride))
+)
+
+// metaPicked reports whether read query number q runs under
+// configuration number i, c.
+func metaPicked(q, i int, c metaConfig) bool {
+	if metaFull {
 		return true
 	}
-	return (c.rule+q)%metaRuleStride == 0
+	stride := metaStride
+	if c.rule >= 0 && vector.Capacity < 64 {
+		stride = metaRuleStride
+	}
+	return (q+i+metaOffset)%stride == 0
 }
 
 func metaConfigs() []metaConfig {
@@ -75,10 +90,14 @@ func metaConfigs() []metaConfig {
 		metaConfig{name: "parallel-4-no-rules", opts: engine.Options{Parallelism: 4, DisabledRules: engine.OptimizerRules()}, rule: -1})
 }
 
+// openMetaDBs opens a database per configuration, in memory: the
+// configurations differ in planning and execution, not in durability
+// (which the durability and crash tests hold), and a data directory's
+// synced commits made the corpus three times slower.
 func openMetaDBs(t *testing.T, cs []metaConfig) []*engine.DB {
 	dbs := make([]*engine.DB, len(cs))
 	for i, c := range cs {
-		db, err := engine.Open(t.TempDir(), c.opts)
+		db, err := engine.Open("", c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,6 +115,7 @@ func TestMetamorphicCorpus(t *testing.T) {
 		t.Fatalf("no query corpus found: %v", err)
 	}
 	// The corpus writes as it goes; compacting once up front means nothing.
+	logMetaSampling(t)
 	cs := slices.DeleteFunc(metaConfigs(), func(c metaConfig) bool { return c.compact })
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".test"), func(t *testing.T) {
@@ -105,8 +125,8 @@ func TestMetamorphicCorpus(t *testing.T) {
 			for _, b := range blocks {
 				if b.directive == "reset" {
 					// Closed now, not when the file's test ends: a file
-					// with many resets would otherwise hold a preallocated
-					// log segment per configuration and reset.
+					// with many resets would otherwise hold a graph per
+					// configuration and reset.
 					for _, db := range dbs {
 						db.Close()
 					}
@@ -133,7 +153,7 @@ func TestMetamorphicCorpus(t *testing.T) {
 				var diffs []string
 				reads++
 				for i, db := range dbs[1:] {
-					if !metaPicked(reads, cs[i+1]) {
+					if !metaPicked(reads, i+1, cs[i+1]) {
 						continue
 					}
 					got := runBlock(t, db, nil, b, where)
@@ -492,6 +512,7 @@ func TestMetamorphicRandomGraph(t *testing.T) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
+	logMetaSampling(t)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	nodes, rels := metaGraph(rng)
 	cs := metaConfigs()
@@ -513,7 +534,7 @@ func TestMetamorphicRandomGraph(t *testing.T) {
 		}
 		ordered := strings.Contains(q, "ORDER BY")
 		for i, db := range dbs[1:] {
-			if !metaPicked(n, cs[i+1]) {
+			if !metaPicked(n, i+1, cs[i+1]) {
 				continue
 			}
 			got, gotScanned := metaRun(db, q)
@@ -588,4 +609,14 @@ func TestEqualMeta(t *testing.T) {
 			t.Errorf("equalMeta(%q, %q, ordered %v) = %v", tc.got, tc.want, tc.ordered, got)
 		}
 	}
+}
+
+// logMetaSampling says which share of the configurations a read query
+// runs under in this run.
+func logMetaSampling(t *testing.T) {
+	if metaFull {
+		t.Log("every read query under every configuration (QUIVER_METAMORPHIC_FULL)")
+		return
+	}
+	t.Logf("each read query under one configuration in %d (one rule-off configuration in %d at batch size 2), offset %d; QUIVER_METAMORPHIC_FULL=1 runs them all", metaStride, metaRuleStride, metaOffset)
 }
