@@ -1,0 +1,210 @@
+// Package timeseries owns the time-series procedure quiver.ts.aggregate
+// (docs/time-series.md): per-bucket count, sum, avg, min and max of a
+// value property over the elements of a label or a relationship type
+// whose time property falls in [from, to), read from the property columns
+// a batch at a time, with optional gap filling. Its bucket grid is
+// quiver.ts.bucket's (engine/functions).
+package timeseries
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/functions"
+	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// MaxBuckets bounds the buckets of one call's range (docs/limits.md): the
+// per-bucket state and the rows are held in memory.
+const MaxBuckets = 1 << 20
+
+// batchSize is the rows gathered at a time; tests may shrink it.
+var batchSize = vector.Capacity
+
+// bucketBytes is what one bucket holds: its state and, at the end, its
+// row of six values.
+const bucketBytes = 64 + 6*16 + 24
+
+var outputs = []procs.Field{
+	{Name: "bucket", Type: "ANY"}, {Name: "count", Type: "INTEGER"}, {Name: "sum", Type: "NUMBER"},
+	{Name: "avg", Type: "FLOAT"}, {Name: "min", Type: "NUMBER"}, {Name: "max", Type: "NUMBER"},
+}
+
+// Register makes quiver.ts.aggregate callable through reg.
+func Register(reg *procs.Registry) error {
+	p := &procs.Procedure{Signature: procs.Signature{Name: "quiver.ts.aggregate",
+		Inputs: []procs.Field{{Name: "options", Type: "MAP"}}, Outputs: outputs, Requires: procs.PrivRead}, Fn: aggregate}
+	if err := reg.Register(p); err != nil {
+		return fmt.Errorf("cannot register %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// state is one bucket's running aggregates. Integers sum as integers
+// until a FLOAT joins them (as sum() does); min and max are kept apart
+// for the two numeric types and compared at the end.
+type state struct {
+	rows       int64 // elements in the bucket, with a value or not
+	count      int64 // values (elements when there is no value property)
+	isum       int64
+	fsum       float64
+	float      bool // a FLOAT joined the sum
+	nInt, nFlt int64
+	minI, maxI int64
+	minF, maxF float64
+}
+
+func aggregate(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+	tx, ok := c.Reader.(*storage.Tx)
+	if !ok {
+		return nil, errs.Internal("quiver.ts.aggregate: the query reads no transaction")
+	}
+	o, err := parseOptions(args[0])
+	if err != nil {
+		return nil, err
+	}
+	k0 := o.bucket.Index(o.lo)
+	k1 := o.bucket.Index(o.hi)
+	if s, err := o.bucket.Start(k1); err == nil && s == o.hi {
+		k1-- // to is excluded: its bucket holds nothing when it starts there
+	}
+	n := k1 - k0 + 1
+	if n > MaxBuckets || n <= 0 {
+		return nil, errs.DataCode(errs.CodeInvalidParam, "quiver.ts.aggregate: the range [from, to) holds more than %d buckets of the option bucket's width; narrow it or widen the buckets", MaxBuckets)
+	}
+	charge := n * bucketBytes
+	if c.Mem != nil {
+		if err := c.Mem.Charge(charge); err != nil {
+			c.Mem.Release(charge)
+			return nil, err
+		}
+		defer c.Mem.Release(charge) // the rows are charged again by the caller once returned
+	}
+	a := &scan{o: o, k0: k0, states: make([]state, n), stop: func() error { return errs.Stopped(c.Ctx) }}
+	timeKey, haveTime := c.Catalog.LookupKey(o.time)
+	valueKey, haveValue := c.Catalog.LookupKey(o.value)
+	if !haveTime || (o.value != "" && !haveValue) {
+		return a.rows(), nil // no element has the property: every bucket is empty
+	}
+	if o.label != "" {
+		l, ok := c.Catalog.LookupLabel(o.label)
+		if !ok {
+			return a.rows(), nil
+		}
+		err = a.nodes(tx, tx.LabelNodes(l), timeKey, valueKey)
+	} else {
+		t, ok := c.Catalog.LookupType(o.typ)
+		if !ok {
+			return a.rows(), nil
+		}
+		err = a.rels(tx, t, timeKey, valueKey)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.rows(), nil
+}
+
+// scan is one call's accumulation.
+type scan struct {
+	o      *options
+	k0     int64
+	states []state
+	stop   func() error
+}
+
+// valueVector is the vector a value column is gathered into: typed when
+// every value of the column is of one numeric type.
+func valueVector(t vector.Type, n int) *vector.Vector {
+	switch t {
+	case vector.Int64, vector.Float64:
+		return vector.New(t, n)
+	}
+	return vector.New(vector.Any, n)
+}
+
+// add folds one batch: times (boxed: temporal values are stored as
+// generic values) and values, rows 0..n. kinds names the element kind for
+// messages; ids are the elements'.
+func (a *scan) add(times, values *vector.Vector, ids []uint64, kind string) error {
+	o, st := a.o, a.states
+	for r := range len(ids) {
+		tv := times.Any[r]
+		if tv == nil || (times.Valid != nil && times.IsNull(r)) {
+			continue
+		}
+		l, ok := o.localOf(tv)
+		if !ok || less(l, o.lo) || !less(l, o.hi) {
+			continue
+		}
+		s := &st[o.bucket.Index(l)-a.k0]
+		s.rows++
+		if values == nil {
+			s.count++
+			continue
+		}
+		if values.Valid != nil && values.IsNull(r) {
+			continue
+		}
+		switch values.Type {
+		case vector.Int64:
+			if err := s.addInt(values.I64[r]); err != nil {
+				return err
+			}
+		case vector.Float64:
+			s.addFloat(values.F64[r])
+		default:
+			switch x := values.Any[r].(type) {
+			case nil:
+			case int64:
+				if err := s.addInt(x); err != nil {
+					return err
+				}
+			case float64:
+				s.addFloat(x)
+			default:
+				return errs.Data("quiver.ts.aggregate: the value of %s %d is %s, not a number", kind, ids[r], functions.TypeName(x))
+			}
+		}
+	}
+	return nil
+}
+
+func (s *state) addInt(v int64) error {
+	if s.nInt == 0 || v < s.minI {
+		s.minI = v
+	}
+	if s.nInt == 0 || v > s.maxI {
+		s.maxI = v
+	}
+	s.nInt++
+	s.count++
+	if s.float {
+		s.fsum += float64(v)
+		return nil
+	}
+	sum := s.isum + v
+	if (v > 0 && sum < s.isum) || (v < 0 && sum > s.isum) {
+		return errs.DataCode(errs.CodeOverflow, "quiver.ts.aggregate: a bucket's integer sum leaves the INTEGER range")
+	}
+	s.isum = sum
+	return nil
+}
+
+func (s *state) addFloat(v float64) {
+	if s.nFlt == 0 || v < s.minF || math.IsNaN(v) {
+		s.minF = v
+	}
+	if s.nFlt == 0 || v > s.maxF {
+		s.maxF = v
+	}
+	s.nFlt++
+	s.count++
+	if !s.float {
+		s.float, s.fsum = true, float64(s.isum)
+	}
+	s.fsum += v
+}
