@@ -8,7 +8,6 @@ package timeseries
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -195,10 +194,11 @@ func (s *state) addInt(v int64) error {
 }
 
 func (s *state) addFloat(v float64) {
-	if s.nFlt == 0 || v < s.minF || math.IsNaN(v) {
+	// NaN is the greatest FLOAT, as in ORDER BY and min()/max().
+	if s.nFlt == 0 || functions.CmpTotalFloat(v, s.minF) < 0 {
 		s.minF = v
 	}
-	if s.nFlt == 0 || v > s.maxF {
+	if s.nFlt == 0 || functions.CmpTotalFloat(v, s.maxF) > 0 {
 		s.maxF = v
 	}
 	s.nFlt++

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -79,8 +80,9 @@ func (s *state) row(b vector.Value, aggs int, values bool) []vector.Value {
 	return row
 }
 
-// extremes are min and max over both numeric types: the integer one on a
-// tie, compared as numbers.
+// extremes are min and max over both numeric types, compared as numbers
+// (NaN the greatest); the INTEGER on a tie, where min() and max() keep
+// whichever they met first.
 func (s *state) extremes() (lo, hi vector.Value) {
 	switch {
 	case s.nFlt == 0:
@@ -89,10 +91,10 @@ func (s *state) extremes() (lo, hi vector.Value) {
 		return s.minF, s.maxF
 	}
 	lo, hi = s.minI, s.maxI
-	if s.minF < float64(s.minI) || s.minF != s.minF {
+	if functions.CmpTotalFloat(s.minF, float64(s.minI)) < 0 {
 		lo = s.minF
 	}
-	if s.maxF > float64(s.maxI) {
+	if functions.CmpTotalFloat(s.maxF, float64(s.maxI)) > 0 {
 		hi = s.maxF
 	}
 	return lo, hi

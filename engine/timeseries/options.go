@@ -115,7 +115,7 @@ func parseOptions(arg vector.Value) (*options, error) {
 	if !sameKind(o.from, o.to) {
 		return nil, optErr("the options from and to are a DATE, LOCAL DATETIME or ZONED DATETIME, both of one type; got %s and %s", functions.TypeName(o.from), functions.TypeName(o.to))
 	}
-	b, err := functions.NewBucketer("quiver.ts.aggregate: the option bucket:", o.from, width, origin)
+	b, err := functions.NewBucketer("quiver.ts.aggregate (options bucket, origin)", o.from, width, origin)
 	if err != nil {
 		return nil, err
 	}
