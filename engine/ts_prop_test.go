@@ -16,15 +16,21 @@ import (
 )
 
 // quiver.ts.aggregate against the same aggregation written in plain GQL
-// (docs/time-series.md), on random nodes whose times and values include
-// nulls and values of other types, half in the checkpointed base, half in
-// the delta.
+// (docs/time-series.md), on random nodes and relationships whose times and
+// values include nulls and values of other types, the nodes half in the
+// checkpointed base, half in the delta.
 
 const tsProcQuery = `CALL quiver.ts.aggregate({label: 'M', time: 't', value: 'v', bucket: $d, from: $from, to: $to, fill: $fill})
 YIELD bucket, count, sum, avg, min, max RETURN bucket, count, sum, avg, min, max`
 
 const tsPlainQuery = `MATCH (n:M) WHERE n.t >= $from AND n.t < $to
 RETURN quiver.ts.bucket(n.t, $d) AS b, count(n.v), sum(n.v), avg(n.v), min(n.v), max(n.v) ORDER BY b`
+
+const tsProcRelQuery = `CALL quiver.ts.aggregate({type: 'E', time: 't', value: 'v', bucket: $d, from: $from, to: $to, fill: $fill})
+YIELD bucket, count, sum, avg, min, max RETURN bucket, count, sum, avg, min, max`
+
+const tsPlainRelQuery = `MATCH ()-[r:E]->() WHERE r.t >= $from AND r.t < $to
+RETURN quiver.ts.bucket(r.t, $d) AS b, count(r.v), sum(r.v), avg(r.v), min(r.v), max(r.v) ORDER BY b`
 
 func tsLocal(y int, m time.Month, d, h, mi, s int) temporal.LocalDateTime {
 	return temporal.LocalDateTime{Sec: time.Date(y, m, d, h, mi, s, 0, time.UTC).Unix()}
@@ -81,6 +87,28 @@ func TestTSAggregateMatchesPlainGQL(t *testing.T) {
 			}
 		}
 		mustQuery(t, db, "UNWIND range(1, 20) AS i CREATE (:Other {t: localdatetime('2024-02-01T00:00'), v: i})", nil)
+		// Relationships of type E between random nodes, some of type F.
+		rels := map[string][]vector.Value{}
+		for range 200 + rng.IntN(200) {
+			typ := "E"
+			if rng.IntN(5) == 0 {
+				typ = "F"
+			}
+			rels[typ] = append(rels[typ], map[string]vector.Value{"a": int64(rng.IntN(20) + 1), "b": int64(rng.IntN(20) + 1),
+				"t": tsRandomTime(rng, zoned, offset), "v": tsRandomValue(rng)})
+		}
+		// Half before a checkpoint, half after, then some of the base's
+		// deleted: the adjacency's base, inserted and deleted entries.
+		for typ, rs := range rels {
+			for i, part := range [][]vector.Value{rs[:len(rs)/2], rs[len(rs)/2:]} {
+				mustQuery(t, db, "UNWIND $rels AS r MATCH (a:Other {v: r.a}), (b:Other {v: r.b}) CREATE (a)-[:"+typ+" {t: r.t, v: r.v}]->(b)",
+					engine.Params{"rels": part})
+				if i == 0 {
+					mustQuery(t, db, "CHECKPOINT", nil)
+				}
+			}
+		}
+		mustQuery(t, db, "MATCH ()-[r:E]->() WHERE r.v > 40 DELETE r", nil)
 		for range 12 {
 			ws := widths[rng.IntN(len(widths))]
 			d, _ := temporal.ParseDuration(ws)
@@ -91,12 +119,15 @@ func TestTSAggregateMatchesPlainGQL(t *testing.T) {
 			}
 			params := engine.Params{"d": d, "from": from, "to": to}
 			plain := algoRows(t, db, tsPlainQuery, params)
+			plainRels := algoRows(t, db, tsPlainRelQuery, params)
 			for _, fill := range []string{"none", "null", "zero", "previous", "linear"} {
 				params["fill"] = fill
 				got := algoRows(t, db, tsProcQuery, params)
 				want := tsExpected(t, plain, fill, from, to, d)
 				where := fmt.Sprintf("round %d, width %s, [%v, %v), fill %s", round, ws, from, to, fill)
 				tsCompare(t, where, got, want)
+				got = algoRows(t, db, tsProcRelQuery, params)
+				tsCompare(t, where+", relationships", got, tsExpected(t, plainRels, fill, from, to, d))
 			}
 		}
 	}

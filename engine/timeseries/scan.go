@@ -70,13 +70,15 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 		return nil
 	}
 	for node := range uint64(adj.NumNodes()) {
-		nbrs, rels = adj.AppendNeighbors(nbrs[:0], rels, node)
+		// The two lists grow together: AppendNeighbors patches a node's
+		// changed list in place at the same offset in both.
+		nbrs, rels = adj.AppendNeighbors(nbrs, rels, node)
 		if len(rels) >= batchSize {
 			keep := rels
 			if err := flush(); err != nil {
 				return err
 			}
-			rels = keep[:0]
+			nbrs, rels = nbrs[:0], keep[:0]
 		}
 	}
 	return flush()
