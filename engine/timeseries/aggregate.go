@@ -115,22 +115,13 @@ type scan struct {
 	stop   func() error
 }
 
-// valueVector is the vector a value column is gathered into: typed when
-// every value of the column is of one numeric type.
-func valueVector(t vector.Type, n int) *vector.Vector {
-	switch t {
-	case vector.Int64, vector.Float64:
-		return vector.New(t, n)
-	}
-	return vector.New(vector.Any, n)
-}
-
-// add folds one batch: times (boxed: temporal values are stored as
-// generic values) and values, rows 0..n. kinds names the element kind for
-// messages; ids are the elements'.
-func (a *scan) add(times, values *vector.Vector, ids []uint64, kind string) error {
+// add folds one batch of n rows: the elements' ids, their times (boxed:
+// temporal values are stored as generic values) and their values,
+// gathered typed (batch).
+func (a *scan) add(b *batch, n int) error {
 	o, st := a.o, a.states
-	for r := range len(ids) {
+	times, ints, floats := b.times, b.ints, b.floats
+	for r := range n {
 		tv := times.Any[r]
 		if tv == nil || (times.Valid != nil && times.IsNull(r)) {
 			continue
@@ -141,31 +132,25 @@ func (a *scan) add(times, values *vector.Vector, ids []uint64, kind string) erro
 		}
 		s := &st[o.bucket.Index(l)-a.k0]
 		s.rows++
-		if values == nil {
+		if !b.hasValue {
 			s.count++
 			continue
 		}
-		if values.Valid != nil && values.IsNull(r) {
-			continue
-		}
-		switch values.Type {
-		case vector.Int64:
-			if err := s.addInt(values.I64[r]); err != nil {
+		if ints != nil && (ints.Valid == nil || !ints.IsNull(r)) {
+			if err := s.addInt(ints.I64[r]); err != nil {
 				return err
 			}
-		case vector.Float64:
-			s.addFloat(values.F64[r])
-		default:
-			switch x := values.Any[r].(type) {
-			case nil:
-			case int64:
-				if err := s.addInt(x); err != nil {
-					return err
-				}
-			case float64:
-				s.addFloat(x)
-			default:
-				return errs.Data("quiver.ts.aggregate: the value of %s %d is %s, not a number", kind, ids[r], functions.TypeName(x))
+			continue
+		}
+		if floats != nil && (floats.Valid == nil || !floats.IsNull(r)) {
+			s.addFloat(floats.F64[r])
+			continue
+		}
+		if b.mixed {
+			// Neither a number nor, in a column of several types,
+			// known to be null: the slow path looks.
+			if v := b.lookup(b.idv.IDs[r]); v != nil {
+				return errs.Data("quiver.ts.aggregate: the value of %s %d is %s, not a number", b.kind, b.idv.IDs[r], functions.TypeName(v))
 			}
 		}
 	}

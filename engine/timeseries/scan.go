@@ -15,7 +15,7 @@ import (
 
 // nodes folds the nodes of set.
 func (a *scan) nodes(tx *storage.Tx, set *roaring.Bitmap, timeKey, valueKey catalog.KeyID) error {
-	g := a.gatherers(tx.NodePropType(valueKey))
+	b := a.newBatch("node", tx.NodePropType(valueKey), func(id uint64) vector.Value { return tx.NodeProp(id, valueKey) })
 	it := set.ManyIterator()
 	buf := make([]uint32, batchSize)
 	for {
@@ -26,15 +26,12 @@ func (a *scan) nodes(tx *storage.Tx, set *roaring.Bitmap, timeKey, valueKey cata
 		if err := a.stop(); err != nil {
 			return err
 		}
-		ids := g.ids(n)
+		ids := b.ids(n)
 		for i, id := range buf[:n] {
 			ids.IDs[i] = uint64(id)
 		}
-		tx.GatherNodeProp(timeKey, ids, nil, n, g.times)
-		if g.values != nil {
-			tx.GatherNodeProp(valueKey, ids, nil, n, g.values)
-		}
-		if err := a.add(g.times, g.values, ids.IDs[:n], "node"); err != nil {
+		b.gather(tx.GatherNodeProp, timeKey, valueKey, n)
+		if err := a.add(b, n); err != nil {
 			return err
 		}
 	}
@@ -47,7 +44,7 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 	if adj == nil {
 		return nil
 	}
-	g := a.gatherers(tx.RelPropType(valueKey))
+	b := a.newBatch("relationship", tx.RelPropType(valueKey), func(id uint64) vector.Value { return tx.RelProp(id, valueKey) })
 	var nbrs, rels []uint64
 	flush := func() error {
 		for len(rels) > 0 {
@@ -55,13 +52,10 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 			if err := a.stop(); err != nil {
 				return err
 			}
-			ids := g.ids(n)
+			ids := b.ids(n)
 			copy(ids.IDs, rels[:n])
-			tx.GatherRelProp(timeKey, ids, nil, n, g.times)
-			if g.values != nil {
-				tx.GatherRelProp(valueKey, ids, nil, n, g.values)
-			}
-			if err := a.add(g.times, g.values, ids.IDs[:n], "relationship"); err != nil {
+			b.gather(tx.GatherRelProp, timeKey, valueKey, n)
+			if err := a.add(b, n); err != nil {
 				return err
 			}
 			rels = rels[n:]
@@ -84,34 +78,55 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 	return flush()
 }
 
-// batch holds one call's gather vectors, reused batch after batch.
+// batch holds one call's gather vectors, reused batch after batch. The
+// value column is gathered typed: into ints when every value is an
+// INTEGER, floats when every value is a FLOAT, and both when the column
+// holds several types (mixed), a row null in both then being looked up
+// (lookup) to tell a missing value from one that is not a number.
 type batch struct {
-	idv    *vector.Vector
-	times  *vector.Vector
-	values *vector.Vector // nil: no value property (count only)
+	kind     string // node or relationship, for messages
+	idv      *vector.Vector
+	times    *vector.Vector
+	hasValue bool // a value property was named (else count only)
+	ints     *vector.Vector
+	floats   *vector.Vector
+	mixed    bool
+	lookup   func(id uint64) vector.Value
 }
 
-func (a *scan) gatherers(valueType vector.Type) *batch {
-	b := &batch{idv: vector.New(vector.Node, batchSize), times: vector.New(vector.Any, batchSize)}
-	if a.o.value != "" {
-		b.values = valueVector(valueType, batchSize)
+func (a *scan) newBatch(kind string, valueType vector.Type, lookup func(uint64) vector.Value) *batch {
+	b := &batch{kind: kind, idv: vector.New(vector.Node, batchSize), times: vector.New(vector.Any, batchSize),
+		hasValue: a.o.value != "", lookup: lookup}
+	if b.hasValue {
+		switch valueType {
+		case vector.Int64:
+			b.ints = vector.New(vector.Int64, batchSize)
+		case vector.Float64:
+			b.floats = vector.New(vector.Float64, batchSize)
+		case vector.Null: // no element has a value: every row is null
+		default:
+			b.ints, b.floats, b.mixed = vector.New(vector.Int64, batchSize), vector.New(vector.Float64, batchSize), true
+		}
 	}
 	return b
 }
 
-// ids is the id vector for n rows, its validity cleared, and the output
-// vectors' too (a gather sets the null rows).
+// ids is the id vector for n rows (n ≤ batchSize).
 func (b *batch) ids(n int) *vector.Vector {
-	if n > len(b.idv.IDs) {
-		b.idv = vector.New(vector.Node, n)
-		b.times = vector.New(vector.Any, n)
-		if b.values != nil {
-			b.values = valueVector(b.values.Type, n)
-		}
-	}
-	b.times.Valid = nil
-	if b.values != nil {
-		b.values.Valid = nil
-	}
+	b.idv.IDs = b.idv.IDs[:cap(b.idv.IDs)]
+	_ = b.idv.IDs[n-1]
 	return b.idv
+}
+
+// gather reads the time and value columns of the batch's n ids through
+// fn (the transaction's node or relationship gather), which marks every
+// row valid or null, reusing the vectors' validity.
+func (b *batch) gather(fn func(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector), timeKey, valueKey catalog.KeyID, n int) {
+	fn(timeKey, b.idv, nil, n, b.times)
+	if b.ints != nil {
+		fn(valueKey, b.idv, nil, n, b.ints)
+	}
+	if b.floats != nil {
+		fn(valueKey, b.idv, nil, n, b.floats)
+	}
 }
