@@ -35,7 +35,7 @@ var outputs = []procs.Field{
 // Register makes quiver.ts.aggregate callable through reg.
 func Register(reg *procs.Registry) error {
 	p := &procs.Procedure{Signature: procs.Signature{Name: "quiver.ts.aggregate",
-		Inputs: []procs.Field{{Name: "options", Type: "MAP"}}, Outputs: outputs, Requires: procs.PrivRead}, Fn: aggregate}
+		Inputs: []procs.Field{{Name: "options", Type: "MAP"}}, Outputs: outputs, Requires: procs.PrivRead}, Stream: aggregateStream}
 	if err := reg.Register(p); err != nil {
 		return fmt.Errorf("cannot register %s: %w", p.Name, err)
 	}
@@ -56,7 +56,54 @@ type state struct {
 	minF, maxF float64
 }
 
-func aggregate(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+// aggregateStream runs the call and hands its rows out a batch at a time;
+// the memory charged for the buckets is held until the stream closes.
+func aggregateStream(c *procs.Context, args []vector.Value) (procs.Stream, error) {
+	var charged int64
+	rows, err := aggregate(c, args, &charged)
+	if err != nil {
+		if charged != 0 {
+			c.Mem.Release(charged)
+		}
+		return nil, err
+	}
+	return &rowStream{rows: rows, release: func() {
+		if charged != 0 {
+			c.Mem.Release(charged)
+		}
+	}}, nil
+}
+
+// rowStream hands out the result's rows.
+type rowStream struct {
+	rows    [][]vector.Value
+	next    int
+	release func()
+}
+
+func (s *rowStream) Fill(cols []*vector.Vector, at, n int) (int, error) {
+	k := 0
+	for ; k < n && s.next < len(s.rows); k, s.next = k+1, s.next+1 {
+		for j, col := range cols {
+			if col != nil {
+				col.Set(at+k, s.rows[s.next][j])
+			}
+		}
+	}
+	return k, nil
+}
+
+func (s *rowStream) Close() {
+	s.rows = nil
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
+}
+
+// aggregate computes the rows, charging the buckets' memory to c.Mem
+// (the amount in *charged, for the caller to release).
+func aggregate(c *procs.Context, args []vector.Value, charged *int64) ([][]vector.Value, error) {
 	tx, ok := c.Reader.(*storage.Tx)
 	if !ok {
 		return nil, errs.Internal("quiver.ts.aggregate: the query reads no transaction")
@@ -74,13 +121,13 @@ func aggregate(c *procs.Context, args []vector.Value) ([][]vector.Value, error) 
 	if n > MaxBuckets || n <= 0 {
 		return nil, errs.DataCode(errs.CodeInvalidParam, "quiver.ts.aggregate: the range [from, to) holds more than %d buckets of the option bucket's width; narrow it or widen the buckets", MaxBuckets)
 	}
-	charge := n * bucketBytes
 	if c.Mem != nil {
+		charge := n * bucketBytes
 		if err := c.Mem.Charge(charge); err != nil {
 			c.Mem.Release(charge)
 			return nil, err
 		}
-		defer c.Mem.Release(charge) // the rows are charged again by the caller once returned
+		*charged = charge
 	}
 	a := &scan{o: o, k0: k0, states: make([]state, n), stop: func() error { return errs.Stopped(c.Ctx) }}
 	timeKey, haveTime := c.Catalog.LookupKey(o.time)
