@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -329,39 +328,4 @@ func tsNumber(v vector.Value) float64 {
 		return x
 	}
 	return math.NaN()
-}
-
-// Over 2 × 64 batches of elements the scan runs on several workers, each
-// folding into buckets of its own: the merged result is the plain
-// query's, for nodes and relationships.
-func TestTSAggregateParallel(t *testing.T) {
-	db := openTestDBWith(t, engine.Options{Parallelism: 2})
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 36))
-	var rows []vector.Value
-	for range 2*64*vector.Capacity + 500 {
-		rows = append(rows, map[string]vector.Value{"t": tsRandomTime(rng, false, 0), "v": tsRandomValue(rng)})
-	}
-	mustQuery(t, db, "UNWIND $rows AS r CREATE (:M {t: r.t, v: r.v})", engine.Params{"rows": rows})
-	mustQuery(t, db, "CREATE (:Other {v: 1})", nil)
-	mustQuery(t, db, "MATCH (o:Other) UNWIND $rows AS r CREATE (o)-[:E {t: r.t, v: r.v}]->(o)", engine.Params{"rows": rows})
-	for _, ws := range []string{"PT1H", "P1D", "P1M"} {
-		d, _ := temporal.ParseDuration(ws)
-		params := engine.Params{"d": d, "from": tsLocal(2024, 1, 20, 0, 0, 0), "to": tsLocal(2024, 3, 10, 0, 0, 0)}
-		plain, plainRels := algoRows(t, db, tsPlainQuery, params), algoRows(t, db, tsPlainRelQuery, params)
-		for _, fill := range []string{"none", "null", "previous"} {
-			params["fill"] = fill
-			where := fmt.Sprintf("width %s, fill %s", ws, fill)
-			tsCompare(t, where, algoRows(t, db, tsProcQuery, params), tsExpected(t, plain, fill, params["from"], params["to"], d))
-			tsCompare(t, where+", relationships", algoRows(t, db, tsProcRelQuery, params), tsExpected(t, plainRels, fill, params["from"], params["to"], d))
-		}
-	}
-	// A worker's error stops the call.
-	mustQuery(t, db, "CREATE (:M {t: localdatetime('2024-02-01T00:00'), v: 'x'})", nil)
-	d, _ := temporal.ParseDuration("P1D")
-	params := engine.Params{"d": d, "from": tsLocal(2024, 1, 20, 0, 0, 0), "to": tsLocal(2024, 3, 10, 0, 0, 0), "fill": "none"}
-	if _, err := tsQuery(db, tsProcQuery, params); err == nil || !strings.Contains(err.Error(), "not a number") {
-		t.Errorf("a STRING value among %d nodes: %v", len(rows), err)
-	}
 }

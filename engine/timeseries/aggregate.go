@@ -8,8 +8,6 @@ package timeseries
 
 import (
 	"fmt"
-	"runtime"
-	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -27,15 +25,7 @@ var batchSize = vector.Capacity
 
 // bucketBytes is what one bucket holds: its state and, at the end, its
 // row of six values.
-const bucketBytes = stateBytes + 6*16 + 24
-
-// stateBytes is the size of a bucket's state.
-const stateBytes = int64(unsafe.Sizeof(state{}))
-
-// parallelMin is the number of elements from which the scan runs on
-// several workers (one per parallelMin elements, up to the query's
-// parallelism).
-var parallelMin = int64(64 * batchSize)
+const bucketBytes = 64 + 6*16 + 24
 
 var outputs = []procs.Field{
 	{Name: "bucket", Type: "ANY"}, {Name: "count", Type: "INTEGER"}, {Name: "sum", Type: "NUMBER"},
@@ -131,54 +121,52 @@ func aggregate(c *procs.Context, args []vector.Value, charged *int64) ([][]vecto
 	if n > MaxBuckets || n <= 0 {
 		return nil, errs.DataCode(errs.CodeInvalidParam, "quiver.ts.aggregate: the range [from, to) holds more than %d buckets of the option bucket's width; narrow it or widen the buckets", MaxBuckets)
 	}
-	a := &scan{o: o, k0: k0, stop: func() error { return errs.Stopped(c.Ctx) }}
-	timeKey, haveTime := c.Catalog.LookupKey(o.time)
-	valueKey, haveValue := c.Catalog.LookupKey(o.value)
-	var src source
-	if haveTime && (o.value == "" || haveValue) {
-		// (else no element has the property: every bucket is empty)
-		src = findSource(tx, c, o)
-	}
-	a.workers = 1
-	if src.size >= parallelMin {
-		a.workers = c.Parallelism
-		if a.workers <= 0 {
-			a.workers = runtime.GOMAXPROCS(0)
-		}
-		a.workers = int(min(int64(a.workers), max(1, src.size/parallelMin)))
-	}
 	if c.Mem != nil {
-		// Each worker beyond the first folds into buckets of its own.
-		charge := n*bucketBytes + int64(a.workers-1)*n*stateBytes
+		charge := n * bucketBytes
 		if err := c.Mem.Charge(charge); err != nil {
 			c.Mem.Release(charge)
 			return nil, err
 		}
 		*charged = charge
 	}
-	a.states = make([]state, n)
-	if src.size > 0 {
-		if err := a.fold(tx, src, timeKey, valueKey); err != nil {
-			return nil, err
+	a := &scan{o: o, k0: k0, states: make([]state, n), stop: func() error { return errs.Stopped(c.Ctx) }}
+	timeKey, haveTime := c.Catalog.LookupKey(o.time)
+	valueKey, haveValue := c.Catalog.LookupKey(o.value)
+	if !haveTime || (o.value != "" && !haveValue) {
+		return a.rows(), nil // no element has the property: every bucket is empty
+	}
+	if o.label != "" {
+		l, ok := c.Catalog.LookupLabel(o.label)
+		if !ok {
+			return a.rows(), nil
 		}
+		err = a.nodes(tx, tx.LabelNodes(l), timeKey, valueKey)
+	} else {
+		t, ok := c.Catalog.LookupType(o.typ)
+		if !ok {
+			return a.rows(), nil
+		}
+		err = a.rels(tx, t, timeKey, valueKey)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return a.rows(), nil
 }
 
 // scan is one call's accumulation.
 type scan struct {
-	o       *options
-	k0      int64
-	states  []state
-	stop    func() error
-	workers int
+	o      *options
+	k0     int64
+	states []state
+	stop   func() error
 }
 
 // add folds one batch of n rows: the elements' ids, their times (boxed:
 // temporal values are stored as generic values) and their values,
 // gathered typed (batch).
-func (a *scan) add(st []state, b *batch, n int) error {
-	o := a.o
+func (a *scan) add(b *batch, n int) error {
+	o, st := a.o, a.states
 	times, ints, floats := b.times, b.ints, b.floats
 	for r := range n {
 		tv := times.Any[r]
