@@ -8,6 +8,7 @@ package timeseries
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/functions"
@@ -25,7 +26,7 @@ var batchSize = vector.Capacity
 
 // bucketBytes is what one bucket holds: its state and, at the end, its
 // row of six values.
-const bucketBytes = 64 + 6*16 + 24
+const bucketBytes = int64(unsafe.Sizeof(state{})) + 6*16 + 24
 
 var outputs = []procs.Field{
 	{Name: "bucket", Type: "ANY"}, {Name: "count", Type: "INTEGER"}, {Name: "sum", Type: "NUMBER"},
