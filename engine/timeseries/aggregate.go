@@ -163,12 +163,14 @@ type scan struct {
 	stop   func() error
 }
 
-// add folds one batch of n rows: the elements' ids, their times (boxed:
-// temporal values are stored as generic values) and their values,
-// gathered typed (batch).
+// add folds one batch of n rows whose times are gathered (boxed:
+// temporal values are stored as generic values): the rows in range are
+// counted in their buckets, then their values alone are gathered, typed,
+// and folded (batch.values).
 func (a *scan) add(b *batch, n int) error {
 	o, st := a.o, a.states
-	times, ints, floats := b.times, b.ints, b.floats
+	times := b.times
+	b.sel = b.sel[:0]
 	for r := range n {
 		tv := times.Any[r]
 		if tv == nil || (times.Valid != nil && times.IsNull(r)) {
@@ -178,28 +180,75 @@ func (a *scan) add(b *batch, n int) error {
 		if !ok || less(l, o.lo) || !less(l, o.hi) {
 			continue
 		}
-		s := &st[o.bucket.Index(l)-a.k0]
+		k := int32(o.bucket.Index(l) - a.k0)
+		s := &st[k]
 		s.rows++
 		if !b.hasValue {
 			s.count++
 			continue
 		}
-		if ints != nil && (ints.Valid == nil || !ints.IsNull(r)) {
-			if err := s.addInt(ints.I64[r]); err != nil {
+		b.sel = append(b.sel, int32(r))
+		b.idx[r] = k
+	}
+	if len(b.sel) == 0 || (b.ints == nil && b.floats == nil) {
+		return nil
+	}
+	return a.values(b)
+}
+
+// values gathers and folds the values of the selected rows: of a column
+// of one numeric type in one typed loop; of a mixed column the FLOATs
+// first, then the INTEGERs of the rows that had none, then a lookup of
+// the rows that had neither, to tell a missing value from one that is not
+// a number.
+func (a *scan) values(b *batch) error {
+	st, sel, idx := a.states, b.sel, b.idx
+	switch {
+	case !b.mixed && b.ints != nil:
+		ints := b.ints
+		b.gatherValues(ints, sel)
+		for _, r := range sel {
+			if ints.Valid.IsValid(int(r)) {
+				if err := st[idx[r]].addInt(ints.I64[r]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case !b.mixed:
+		floats := b.floats
+		b.gatherValues(floats, sel)
+		for _, r := range sel {
+			if floats.Valid.IsValid(int(r)) {
+				st[idx[r]].addFloat(floats.F64[r])
+			}
+		}
+		return nil
+	}
+	floats, ints := b.floats, b.ints
+	b.gatherValues(floats, sel)
+	rest := b.rest[:0]
+	for _, r := range sel {
+		if floats.Valid.IsValid(int(r)) {
+			st[idx[r]].addFloat(floats.F64[r])
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	b.rest = rest
+	if len(rest) == 0 {
+		return nil
+	}
+	b.gatherValues(ints, rest)
+	for _, r := range rest {
+		if ints.Valid.IsValid(int(r)) {
+			if err := st[idx[r]].addInt(ints.I64[r]); err != nil {
 				return err
 			}
 			continue
 		}
-		if floats != nil && (floats.Valid == nil || !floats.IsNull(r)) {
-			s.addFloat(floats.F64[r])
-			continue
-		}
-		if b.mixed {
-			// Neither a number nor, in a column of several types,
-			// known to be null: the slow path looks.
-			if v := b.lookup(b.idv.IDs[r]); v != nil {
-				return errs.Data("quiver.ts.aggregate: the value of %s %d is %s, not a number", b.kind, b.idv.IDs[r], functions.TypeName(v))
-			}
+		if v := b.lookup(b.idv.IDs[r]); v != nil {
+			return errs.Data("quiver.ts.aggregate: the value of %s %d is %s, not a number", b.kind, b.idv.IDs[r], functions.TypeName(v))
 		}
 	}
 	return nil

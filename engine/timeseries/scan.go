@@ -15,7 +15,8 @@ import (
 
 // nodes folds the nodes of set.
 func (a *scan) nodes(tx *storage.Tx, set *roaring.Bitmap, timeKey, valueKey catalog.KeyID) error {
-	b := a.newBatch("node", tx.NodePropType(valueKey), func(id uint64) vector.Value { return tx.NodeProp(id, valueKey) })
+	b := a.newBatch("node", tx.NodePropType(valueKey), func(id uint64) vector.Value { return tx.NodeProp(id, valueKey) },
+		tx.GatherNodeProp, timeKey, valueKey)
 	it := set.ManyIterator()
 	buf := make([]uint32, batchSize)
 	for {
@@ -30,7 +31,7 @@ func (a *scan) nodes(tx *storage.Tx, set *roaring.Bitmap, timeKey, valueKey cata
 		for i, id := range buf[:n] {
 			ids.IDs[i] = uint64(id)
 		}
-		b.gather(tx.GatherNodeProp, timeKey, valueKey, n)
+		b.gather(n)
 		if err := a.add(b, n); err != nil {
 			return err
 		}
@@ -44,7 +45,8 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 	if adj == nil {
 		return nil
 	}
-	b := a.newBatch("relationship", tx.RelPropType(valueKey), func(id uint64) vector.Value { return tx.RelProp(id, valueKey) })
+	b := a.newBatch("relationship", tx.RelPropType(valueKey), func(id uint64) vector.Value { return tx.RelProp(id, valueKey) },
+		tx.GatherRelProp, timeKey, valueKey)
 	var nbrs, rels []uint64
 	flush := func() error {
 		for len(rels) > 0 {
@@ -54,7 +56,7 @@ func (a *scan) rels(tx *storage.Tx, t catalog.TypeID, timeKey, valueKey catalog.
 			}
 			ids := b.ids(n)
 			copy(ids.IDs, rels[:n])
-			b.gather(tx.GatherRelProp, timeKey, valueKey, n)
+			b.gather(n)
 			if err := a.add(b, n); err != nil {
 				return err
 			}
@@ -92,11 +94,20 @@ type batch struct {
 	floats   *vector.Vector
 	mixed    bool
 	lookup   func(id uint64) vector.Value
+	// The rows in range (sel), their buckets by row (idx), the rows of
+	// a mixed column without a FLOAT (rest).
+	sel, idx, rest []int32
+	// The transaction's node or relationship gather, the keys and the
+	// batch's size.
+	fn                gatherFunc
+	timeKey, valueKey catalog.KeyID
+	n                 int
 }
 
-func (a *scan) newBatch(kind string, valueType vector.Type, lookup func(uint64) vector.Value) *batch {
+func (a *scan) newBatch(kind string, valueType vector.Type, lookup func(uint64) vector.Value, fn gatherFunc, timeKey, valueKey catalog.KeyID) *batch {
 	b := &batch{kind: kind, idv: vector.New(vector.Node, batchSize), times: vector.New(vector.Any, batchSize),
-		hasValue: a.o.value != "", lookup: lookup}
+		hasValue: a.o.value != "", lookup: lookup, fn: fn, timeKey: timeKey, valueKey: valueKey,
+		sel: make([]int32, 0, batchSize), idx: make([]int32, batchSize), rest: make([]int32, 0, batchSize)}
 	if b.hasValue {
 		switch valueType {
 		case vector.Int64:
@@ -118,15 +129,22 @@ func (b *batch) ids(n int) *vector.Vector {
 	return b.idv
 }
 
-// gather reads the time and value columns of the batch's n ids through
-// fn (the transaction's node or relationship gather), which marks every
-// row valid or null, reusing the vectors' validity.
-func (b *batch) gather(fn func(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector), timeKey, valueKey catalog.KeyID, n int) {
-	fn(timeKey, b.idv, nil, n, b.times)
-	if b.ints != nil {
-		fn(valueKey, b.idv, nil, n, b.ints)
-	}
-	if b.floats != nil {
-		fn(valueKey, b.idv, nil, n, b.floats)
-	}
+// gather reads the time column of the batch's n ids, marking every row
+// valid or null, reusing the vector's validity.
+func (b *batch) gather(n int) {
+	b.n = n
+	b.fn(b.timeKey, b.idv, nil, n, b.times)
 }
+
+// gatherValues reads the value column of the rows sel into out. The
+// validity is made to exist first, so that the rows the gather marks
+// valid are told from the ones it marks null whatever earlier batches
+// left there.
+func (b *batch) gatherValues(out *vector.Vector, sel []int32) {
+	if out.Valid == nil {
+		out.Valid = vector.NewValidity(batchSize)
+	}
+	b.fn(b.valueKey, b.idv, sel, b.n, out)
+}
+
+type gatherFunc = func(k catalog.KeyID, ids *vector.Vector, sel []int32, n int, out *vector.Vector)
