@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -328,4 +329,32 @@ func tsNumber(v vector.Value) float64 {
 		return x
 	}
 	return math.NaN()
+}
+
+// The buckets are charged to the statement while its result is open and
+// given back when it closes.
+func TestTSAggregateChargesItsBuckets(t *testing.T) {
+	db := openTestDBWith(t, engine.Options{MaxMemory: 1 << 30})
+	mustQuery(t, db, "CREATE (:M {t: localdatetime('2024-01-01T10:00'), v: 1})", nil)
+	sec, _ := temporal.ParseDuration("PT1S")
+	params := engine.Params{"d": sec, "from": tsLocal(2024, 1, 1, 0, 0, 0), "to": tsLocal(2024, 1, 2, 0, 0, 0), "fill": "null"}
+	res, err := db.Query(context.Background(), tsProcQuery, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := res.Next()
+	if err != nil || b == nil {
+		t.Fatalf("first batch: %v, %v", b, err)
+	}
+	if got := db.MemoryCharged(); got < 86400*100 {
+		t.Errorf("86,400 buckets open: %d bytes charged, want at least 100 a bucket", got)
+	}
+	res.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for db.MemoryCharged() != 0 && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	if got := db.MemoryCharged(); got != 0 {
+		t.Errorf("after Close: %d bytes still charged", got)
+	}
 }
