@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"engine/system":         {"engine/errs", "engine/storage"},
 	"engine/index/vector":   {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
+	"engine/timeseries":     {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs", "engine/functions"}, // quiver.ts.aggregate reads a storage transaction's columns
 	"engine/memory":         {"temporal", "vector", "engine/errs"},
 	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
 	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsonvalue"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it

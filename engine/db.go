@@ -26,6 +26,7 @@ import (
 	"github.com/quiverdb/quiver/engine/storage/vfs"
 	"github.com/quiverdb/quiver/engine/storageprocs"
 	"github.com/quiverdb/quiver/engine/system"
+	"github.com/quiverdb/quiver/engine/timeseries"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -193,6 +194,9 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := algo.RegisterProcedures(db.procs, db.algoCache, db.longWork()); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
+	if err := timeseries.Register(db.procs); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := db.registerExport(); err != nil {

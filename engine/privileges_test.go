@@ -165,6 +165,7 @@ func TestPrivilegeMatrix(t *testing.T) {
 		{name: "call cdc.changes", query: "CALL cdc.earliest() YIELD position CALL cdc.changes(position) YIELD id RETURN count(id)", need: R, denied: "procedure cdc.earliest"},
 		{name: "call storage stats", query: "CALL quiver.storage.stats()", need: R, denied: "procedure quiver.storage.stats"},
 		{name: "call storage content hash", query: "CALL quiver.storage.contentHash()", need: R, denied: "procedure quiver.storage.contentHash"},
+		{name: "call quiver.ts.aggregate", query: "CALL quiver.ts.aggregate({label: 'P', time: 't', bucket: duration('P1D'), aggregates: ['count'], from: date('2024-01-01'), to: date('2024-02-01')})", need: R, denied: "procedure quiver.ts.aggregate"},
 		{name: "call storage integrity", query: "CALL quiver.storage.integrity()", need: R | A, denied: "procedure quiver.storage.integrity"},
 		{name: "clear the projection cache", query: "CALL algo.cache.clear()", need: R | A, denied: "procedure algo.cache.clear"},
 		{name: "call without Requires", query: "CALL test.open()", need: R | A, denied: "procedure test.open"},
