@@ -14,7 +14,8 @@ import (
 var vectorColumnQueries = []string{
 	"MATCH (d:Doc) WHERE d.i IN [0, 1, 2047, 2048, 2500, 4095, 4096, 4999] RETURN d.i, d.embedding ORDER BY d.i",
 	"MATCH (d:Doc) RETURN count(d.embedding), sum(d.embedding[0]), sum(d.embedding[1]), min(d.embedding[2])",
-	"MATCH (d:Doc) RETURN sum(vector.similarity.euclidean(d.embedding, [10.0, 5.0, -1.5]))",
+	// max and a count: a parallel sum of FLOATs may round otherwise.
+	"MATCH (d:Doc) WITH vector.similarity.euclidean(d.embedding, [10.0, 5.0, -1.5]) AS s RETURN max(s), count(CASE WHEN s > 0.001 THEN 1 END)",
 	"CALL quiver.vector.search('Doc.embedding', [100.0, 50.0, -1.5], 3) YIELD node, score RETURN node.i ORDER BY node.i",
 	"CALL db.awaitIndex('doc_vec')",
 	"CALL quiver.vector.search('doc_vec', [100.0, 50.0, -1.5], 3, {ef: 64}) YIELD node RETURN node.i ORDER BY node.i",
@@ -49,6 +50,9 @@ func TestVectorColumnsDurable(t *testing.T) {
 	for q, w := range map[int]string{
 		0: "0 | [0.0, 0.0, -1.5],1 | [1.0, 0.5, -1.5],2047 | [2047.0, 1023.5, -1.5],2048 | [2048.0, 1024.0, -1.5],2500 | [1, 2, 3],4095 | [4095.0, 2047.5, -1.5],4096 | [4096.0, 2048.0, -1.5],4999 | [4999.0, 2499.5, -1.5]",
 		1: "5000 | 1.2495001e+07 | 6.247502e+06 | -1.5",
+		// Node 10 is the query; d² = 1.25·(i − 10)² < 999 for i ≤ 38,
+		// and node 2500's [1, 2, 3] is at d² = 110.25.
+		2: "1.0 | 40",
 		3: "99,100,101",
 		5: "99,100,101",
 	} {
