@@ -28,8 +28,10 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # ... but not the tests that run one goroutine only, ten times slower under
 # the detector for nothing: the query corpus sequentially (its queries run
 # in parallel in TestMetamorphicCorpus, which stays; TestArrowCorpus runs
-# it again over HTTP) and the parser's hostile texts.
-RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts)$$
+# it again over HTTP), the parser's hostile texts, and the storage's
+# model tests (one goroutine against a model; concurrency_test.go and
+# the engine's concurrent tests hold the store's races).
+RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore)$$
 
 .PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz metamorphic-long crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
