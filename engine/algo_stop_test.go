@@ -68,10 +68,10 @@ var stopCases = []struct{ alg, query string }{
 	{"dijkstra", "MATCH (s:C {i: 0}) CALL algo.dijkstra.stream({sourceNode: s, relationshipWeightProperty: 'w'}) YIELD cost RETURN count(*)"},
 }
 
-// runRows runs q to its end and returns the rows it returned and its
-// error.
-func runRows(ctx context.Context, s *engine.Session, q string) (int, error) {
-	res, err := s.Query(ctx, q, nil)
+// runRows runs text on q to its end and returns the rows it returned
+// and its error.
+func runRows(ctx context.Context, q querier, text string, params engine.Params) (int, error) {
+	res, err := q.Query(ctx, text, params)
 	if err != nil {
 		return 0, err
 	}
@@ -123,7 +123,7 @@ func TestAlgoStopsMidRun(t *testing.T) {
 				mustQuery(t, s, "SET query_timeout = 100", nil)
 				want = "40003"
 			}
-			rows, err := runRows(ctx, s, c.query)
+			rows, err := runRows(ctx, s, c.query, nil)
 			cancel()
 			if got := codeOf(err); got != want {
 				t.Errorf("%s, %s: got %v, want %s", c.alg, mode, err, want)

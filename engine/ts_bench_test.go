@@ -48,7 +48,7 @@ CREATE (:M {t: localdatetime('2024-01-01T00:00') + duration({seconds: 3 * i}), v
 		b.Run(q.name, func(b *testing.B) {
 			rows := 0
 			for b.Loop() {
-				if rows, err = tsQuery(db, q.text, params); err != nil {
+				if rows, err = runRows(context.Background(), db, q.text, params); err != nil {
 					b.Fatal(err)
 				}
 			}

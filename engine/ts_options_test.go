@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestTSBadOptionsNameTheOption(t *testing.T) {
 		{"label: 'M', time: 't', value: 'v', bucket: duration('PT1H'), origin: date('2000-01-01'), " + rng, "origin"},
 		{"label: 'M', time: 't', value: 'v', bucket: duration('PT1S'), from: localdatetime('2000-01-01T00:00'), to: localdatetime('2024-01-02T00:00')", "more than 1048576 buckets"},
 	} {
-		_, err := tsQuery(db, "CALL quiver.ts.aggregate({"+c.options+"}) YIELD bucket RETURN bucket", nil)
+		_, err := runRows(context.Background(), db, "CALL quiver.ts.aggregate({"+c.options+"}) YIELD bucket RETURN bucket", nil)
 		e, ok := errs.As(err)
 		if !ok || e.Code != errs.CodeInvalidParam || !strings.Contains(e.Message, c.want) || !strings.HasPrefix(e.Message, "quiver.ts.aggregate") {
 			t.Errorf("{%s}: %v; want 22023 mentioning %q", c.options, err, c.want)

@@ -241,25 +241,9 @@ func TestTSAggregateNonNumericValue(t *testing.T) {
 	d, _ := temporal.ParseDuration("PT1H")
 	params := engine.Params{"d": d, "from": tsLocal(2024, 1, 1, 0, 0, 0), "to": tsLocal(2024, 1, 2, 0, 0, 0), "fill": "none"}
 	for _, q := range []string{tsProcQuery, tsPlainQuery} {
-		if _, err := tsQuery(db, q, params); err == nil {
+		if _, err := runRows(context.Background(), db, q, params); err == nil {
 			t.Errorf("%s: no error for a STRING value", q)
 		}
-	}
-}
-
-func tsQuery(db *engine.DB, q string, params engine.Params) (int, error) {
-	res, err := db.Query(context.Background(), q, params)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Close()
-	n := 0
-	for {
-		b, err := res.Next()
-		if err != nil || b == nil {
-			return n, err
-		}
-		n += b.Rows()
 	}
 }
 
@@ -305,12 +289,12 @@ func TestTSAggregateLimits(t *testing.T) {
 	mustQuery(t, db, "CREATE (:M {t: localdatetime('2024-01-01T10:00'), v: 1})", nil)
 	sec, _ := temporal.ParseDuration("PT1S")
 	params := engine.Params{"d": sec, "from": tsLocal(2024, 1, 1, 0, 0, 0), "to": tsLocal(2024, 3, 1, 0, 0, 0), "fill": "null"}
-	_, err := tsQuery(db, tsProcQuery, params)
+	_, err := runRows(context.Background(), db, tsProcQuery, params)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeInvalidParam {
 		t.Errorf("5M buckets: %v, want 22023", err)
 	}
 	params["to"] = tsLocal(2024, 1, 12, 0, 0, 0) // 950,400 buckets: under the limit, over 16 MiB
-	_, err = tsQuery(db, tsProcQuery, params)
+	_, err = runRows(context.Background(), db, tsProcQuery, params)
 	if e, ok := errs.As(err); !ok || e.Code != errs.CodeOutOfMemory {
 		t.Errorf("950k buckets under a 16 MiB limit: %v, want 53200", err)
 	}
