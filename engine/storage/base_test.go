@@ -258,6 +258,11 @@ func FuzzOpenBase(f *testing.F) {
 	}
 	f.Add(bitmapBytes(v.live))
 	f.Add([]byte(colMagic + "\x01\x00\x02"))
+	// A column of one flat chunk: a VECTORS record (chunk_vector.go).
+	flat := newChunk(0, vector.Any)
+	flat.set(0, []vector.Value{1.5, -2.0})
+	flat.set(3, []vector.Value{0.0, 4.0})
+	f.Add(flat.appendEncoded(binary.AppendUvarint([]byte{1}, 0)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		parseManifest(b)
 		decodeColumn(b, 5000)

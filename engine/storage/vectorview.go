@@ -56,9 +56,15 @@ func (c *column) vectorView(dim int) *VectorView {
 
 // buildVectorView reads every value of c in id order, once per version.
 func buildVectorView(c *column, dim int) *VectorView {
-	// Sized for every list being a vector of dim: appends never copy.
-	lists := int(min(c.counts[vector.Any], 1<<40/int64(dim)))
-	v := &VectorView{Dim: dim, IDs: make([]uint64, 0, lists), Vals: make([]float64, 0, lists*dim)}
+	// Sized for the flat chunks' vectors of dim (known to be vectors, so
+	// the size is what the view will hold); boxed chunks append.
+	n := 0
+	for _, ch := range c.groups.all() {
+		if ch.dim == dim {
+			n += int(ch.counts[vector.Any])
+		}
+	}
+	v := &VectorView{Dim: dim, IDs: make([]uint64, 0, n), Vals: make([]float64, 0, n*dim)}
 	for li, l := range c.groups.leaves {
 		if l == nil {
 			continue
