@@ -20,7 +20,7 @@ func newTestKeys(seed byte) *testKeys {
 	return &testKeys{keys: map[uint32][]byte{1: bytes.Repeat([]byte{seed}, 32)}}
 }
 
-func (k *testKeys) Current() (uint32, []byte)     { return 1, k.keys[1] }
+func (k *testKeys) Current() (uint32, []byte)   { return 1, k.keys[1] }
 func (k *testKeys) Key(g uint32) ([]byte, bool) { b, ok := k.keys[g]; return b, ok }
 
 func mustOpen(t *testing.T, fsys vfs.FS, name string, flag int) vfs.File {
@@ -158,6 +158,7 @@ func TestTamper(t *testing.T) {
 	}{
 		{"flip a ciphertext byte", func(raw []byte) { raw[blockOffset(2)+slotMeta+nonceSize+100] ^= 1 }, 2},
 		{"flip a tag byte", func(raw []byte) { raw[blockOffset(1)+slotSize-1] ^= 0x80 }, 1},
+		{"flip a byte of the last block", func(raw []byte) { raw[blockOffset(5)+slotMeta+nonceSize+3] ^= 1 }, 5},
 		{"change a length", func(raw []byte) { raw[blockOffset(3)+8] ^= 1 }, 3},
 		{"swap two blocks", func(raw []byte) {
 			a, b := slicesClone(raw[blockOffset(1):blockOffset(2)]), slicesClone(raw[blockOffset(2):blockOffset(3)])

@@ -29,19 +29,23 @@ type blockInfo struct {
 	cur, durable int8 // -1: none
 	counter      uint64
 	n            int
-	written      bool // a slot was not empty (for a block with no valid slot)
+	// torn: no slot is valid and one was cut short by a crash (the file
+	// ends inside it, or its tag is still zeros), or none was written.
+	torn bool
 }
 
 // fileState is shared by every open handle of one file.
 type fileState struct {
-	mu     sync.Mutex
-	path   string
-	keys   Keys
-	refs   int
-	hasHdr bool
-	hdr    header
-	aead   cipher.AEAD
-	size   int64
+	mu   sync.Mutex
+	path string
+	keys Keys
+	refs int
+	// writers counts the handles open for writing (guarded by FS.mu).
+	writers int
+	hasHdr  bool
+	hdr     header
+	aead    cipher.AEAD
+	size    int64
 	// blocks are the blocks written since the file was opened; dirty
 	// those written since the last sync.
 	blocks map[int64]*blockInfo
@@ -95,8 +99,9 @@ func (s *fileState) ensureHeader(bf vfs.File) error {
 }
 
 // loadSize finds the plaintext size from the last blocks. A last block
-// with no valid slot is a torn write of a new block: the file ends
-// before it.
+// with no valid slot that a crash cut short is a torn write of a new
+// block: the file ends before it. Any other block without a valid slot
+// is an authentication failure.
 func (s *fileState) loadSize(bf vfs.File, phys int64) error {
 	nb := (phys - headerSize + blockSpan - 1) / blockSpan
 	plain := make([]byte, BlockSize)
@@ -109,7 +114,7 @@ func (s *fileState) loadSize(bf vfs.File, phys int64) error {
 			s.size = k*BlockSize + int64(info.n)
 			return nil
 		}
-		if k < nb-1 {
+		if k < nb-1 || !info.torn {
 			return &AuthError{Path: s.path, Block: k}
 		}
 	}
@@ -139,13 +144,18 @@ func (s *fileState) readBlock(bf vfs.File, idx int64, plain []byte) (blockInfo, 
 	halves := [2][]byte{raw[:min(n, slotSize)], raw[min(n, slotSize):]}
 	var sl [2]slot
 	info := blockInfo{cur: -1, durable: -1}
-	for i := range halves {
-		if len(halves[i]) >= 8 {
-			sl[i].counter = le64(halves[i])
+	written := false
+	for i, h := range halves {
+		if len(h) >= 8 {
+			sl[i].counter = le64(h)
 		}
 		info.counter = max(info.counter, sl[i].counter)
-		info.written = info.written || sl[i].counter != 0
+		if sl[i].counter != 0 {
+			written = true
+			info.torn = info.torn || len(h) < slotSize || allZero(h[slotSize-tagSize:slotSize])
+		}
 	}
+	info.torn = info.torn || !written
 	first := 0
 	if sl[1].counter > sl[0].counter {
 		first = 1
@@ -155,11 +165,20 @@ func (s *fileState) readBlock(bf vfs.File, idx int64, plain []byte) (blockInfo, 
 			continue
 		}
 		if got, ok := openSlot(plain, s.aead, s.hdr.salt[:], idx, halves[i], s.aad); ok {
-			info.cur, info.durable, info.n = int8(i), int8(i), got.n
+			info.cur, info.durable, info.n, info.torn = int8(i), int8(i), got.n, false
 			return info, nil
 		}
 	}
 	return info, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func le64(b []byte) uint64 {
@@ -413,6 +432,6 @@ func (f *file) Preallocate(int64) error {
 
 func (f *file) Close() error {
 	err := f.f.Close()
-	f.fs.release(f.key, f.st)
+	f.fs.release(f.key, f.st, f.write)
 	return err
 }

@@ -27,6 +27,10 @@ type FS struct {
 	keys  Keys
 	plain map[string]bool
 
+	// rw is held by Rewrite, and read-held by Remove, Rename and opens
+	// for writing: a rewrite never races them.
+	rw sync.RWMutex
+
 	mu sync.Mutex
 	// files are the states of the open files, and of closed ones with
 	// writes not yet synced (whose durable slots must still be known).
@@ -55,6 +59,15 @@ func (c *FS) OpenFile(name string, flag int) (vfs.File, error) {
 	if c.isPlain(name) {
 		return c.base.OpenFile(name, flag)
 	}
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		c.rw.RLock()
+		defer c.rw.RUnlock()
+	}
+	return c.openLocked(name, flag)
+}
+
+// openLocked opens name, with rw held by the caller when flag writes.
+func (c *FS) openLocked(name string, flag int) (vfs.File, error) {
 	key := filepath.Clean(name)
 	// The underlying file is always opened for reading too: a partial
 	// block is read back to be rewritten. O_APPEND is this package's.
@@ -90,6 +103,9 @@ func (c *FS) OpenFile(name string, flag int) (vfs.File, error) {
 		c.files[key] = st
 	}
 	st.refs++
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		st.writers++
+	}
 	return &file{fs: c, st: st, f: bf, name: name, key: key, append: flag&os.O_APPEND != 0, write: flag&(os.O_WRONLY|os.O_RDWR) != 0}, nil
 }
 
@@ -121,10 +137,13 @@ func (c *FS) loadState(bf vfs.File, name string) (*fileState, error) {
 }
 
 // release drops a file's state once nothing holds it.
-func (c *FS) release(key string, st *fileState) {
+func (c *FS) release(key string, st *fileState, wrote bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st.refs--
+	if wrote {
+		st.writers--
+	}
 	if st.refs == 0 && !st.hasDirty() && c.files[key] == st {
 		delete(c.files, key)
 	}
@@ -138,6 +157,8 @@ func (c *FS) Mkdir(name string) error { return c.base.Mkdir(name) }
 
 // Remove removes a file or an empty directory; see vfs.FS.
 func (c *FS) Remove(name string) error {
+	c.rw.RLock()
+	defer c.rw.RUnlock()
 	if err := c.base.Remove(name); err != nil {
 		return err
 	}
@@ -149,6 +170,8 @@ func (c *FS) Remove(name string) error {
 
 // RemoveAll removes name and everything under it; see vfs.FS.
 func (c *FS) RemoveAll(name string) error {
+	c.rw.RLock()
+	defer c.rw.RUnlock()
 	if err := c.base.RemoveAll(name); err != nil {
 		return err
 	}
@@ -165,6 +188,12 @@ func (c *FS) RemoveAll(name string) error {
 
 // Rename renames a file; see vfs.FS.
 func (c *FS) Rename(oldname, newname string) error {
+	c.rw.RLock()
+	defer c.rw.RUnlock()
+	return c.renameLocked(oldname, newname)
+}
+
+func (c *FS) renameLocked(oldname, newname string) error {
 	if err := c.base.Rename(oldname, newname); err != nil {
 		return err
 	}
