@@ -245,3 +245,7 @@ func EncryptDataDir(dir string, key []byte, log *slog.Logger) (int, error) {
 // errEncryptionOff is the error of a tde procedure on a database without
 // encryption at rest.
 var errEncryptionOff = errors.New("encryption at rest is off: start the server with --encryption-key-file")
+
+// ParseEncryptionKey reads a master key: 32 raw bytes, or their base64 or
+// hex text.
+func ParseEncryptionKey(b []byte) ([]byte, error) { return cryptfs.ParseMasterKey(b) }
