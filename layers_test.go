@@ -70,7 +70,7 @@ var allowed = map[string][]string{
 	"frontend/serving":           nil,
 	"frontend/http":              {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":           {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":              {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/wire":              {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest", "engine/storage/vfs"},
 	"frontend/stream":            {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                     nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                      {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend

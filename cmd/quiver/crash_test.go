@@ -55,8 +55,8 @@ import (
 func TestCrashRecovery(t *testing.T) { crashRecovery(t, 5, nil) }
 
 // TestCrashRecoveryEncrypted runs the crash test on a data directory
-// encrypted at rest (docs/encryption.md), and then finds no label of the
-// workload in clear in any file of it.
+// encrypted at rest (docs/encryption.md), and then finds neither a label of
+// the workload nor the QUIC key in clear in any file of it.
 func TestCrashRecoveryEncrypted(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "master.key")
 	if err := os.WriteFile(key, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
@@ -73,7 +73,7 @@ func TestCrashRecoveryEncrypted(t *testing.T) {
 			return err
 		}
 		files++
-		for _, word := range []string{"CrashLink", "Acct"} {
+		for _, word := range []string{"CrashLink", "Acct", "PRIVATE KEY"} {
 			if bytes.Contains(b, []byte(word)) {
 				t.Errorf("%s holds %q in clear", p, word)
 			}

@@ -22,6 +22,7 @@ import (
 // interface contract names them.
 type serveOptions struct {
 	encryption      *engine.Encryption // at rest, nil when off (encryption.go)
+	lockedDir       *engine.DataDir    // the data directory serve holds: its filesystem encrypts when encryption is on
 	listen          string
 	dataDir         string
 	logLevel        slog.Level

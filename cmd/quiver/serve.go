@@ -89,6 +89,7 @@ func serve(o serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
+	o.lockedDir = dataDir
 	// The audit trail opens next and closes last: the engine and the
 	// authentication service append to it until they are closed.
 	auditLog, err := auth.OpenAuditLog(o.dataDir, auth.AuditOptions{FS: dataDir.FS(), Logger: log})
