@@ -10,8 +10,9 @@
 // share a key and rotating the master key re-wraps only the few
 // generation keys (keyring.go).
 //
-// The plaintext is cut into blocks of BlockSize bytes. Each block has two
-// slots on disk, side by side; a slot holds a write counter, the number of
+// The header has the first page to itself. The plaintext is cut into
+// blocks of BlockSize bytes (4056: a slot is one 4096-byte page). Each
+// block has two slots on disk, side by side; a slot holds a write counter, the number of
 // plaintext bytes the block holds, a fresh random 96-bit nonce and the
 // sealed block (ciphertext and tag). The additional data binds the salt,
 // the block's index, the counter and the length, so a block cannot be
@@ -28,8 +29,9 @@
 // (the file reads shorter), as recovery expects; a block with no valid
 // slot anywhere else is an authentication failure that names the file.
 //
-// Preallocate is not supported (errors.ErrUnsupported): zeros on disk are
-// not a readable block.
+// Preallocate reserves zeros on disk but leaves the plaintext size as it
+// is: zeros are not a readable block, and a run of them at the end is
+// not part of the file.
 //
 // cryptfs imports vfs and the standard library only; the cryptography is
 // the standard library's (crypto/aes, crypto/cipher, crypto/hkdf,

@@ -98,12 +98,17 @@ func (s *fileState) ensureHeader(bf vfs.File) error {
 	return nil
 }
 
-// loadSize finds the plaintext size from the last blocks. A last block
-// with no valid slot that a crash cut short is a torn write of a new
-// block: the file ends before it. Any other block without a valid slot
-// is an authentication failure.
+// loadSize finds the plaintext size from the last blocks. Blocks never
+// written (zeros: a preallocated tail) are not part of the file. A last
+// block with no valid slot that a crash cut short is a torn write of a
+// new block: the file ends before it. Any other block without a valid
+// slot is an authentication failure.
 func (s *fileState) loadSize(bf vfs.File, phys int64) error {
-	nb := (phys - headerSize + blockSpan - 1) / blockSpan
+	nb := max(0, (phys-dataStart+blockSpan-1)/blockSpan)
+	nb, err := s.writtenBlocks(bf, nb)
+	if err != nil {
+		return err
+	}
 	plain := make([]byte, BlockSize)
 	for k := nb - 1; k >= 0; k-- {
 		info, err := s.readBlock(bf, k, plain)
@@ -120,6 +125,30 @@ func (s *fileState) loadSize(bf vfs.File, phys int64) error {
 	}
 	s.size = 0
 	return nil
+}
+
+// writtenBlocks is the number of blocks up to the last one holding a
+// non-zero byte, of the nb the file spans: a preallocated tail is zeros.
+func (s *fileState) writtenBlocks(bf vfs.File, nb int64) (int64, error) {
+	const chunk = 64 // blocks read at a time
+	buf := make([]byte, chunk*blockSpan)
+	for nb > 0 {
+		from := max(0, nb-chunk)
+		b := buf[:(nb-from)*blockSpan]
+		n, err := bf.ReadAt(b, blockOffset(from))
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("cannot read %s: %w", s.path, err)
+		}
+		b = b[:n]
+		for k := nb - 1; k >= from; k-- {
+			lo := (k - from) * blockSpan
+			if lo < int64(len(b)) && !allZero(b[lo:min(int64(len(b)), lo+blockSpan)]) {
+				return k + 1, nil
+			}
+		}
+		nb = from
+	}
+	return 0, nil
 }
 
 // readBlock reads block idx into plain (BlockSize bytes). The info's cur
@@ -425,9 +454,21 @@ func (f *file) Truncate(size int64) error {
 	return nil
 }
 
-// Preallocate is not supported: zeros are not a readable block.
-func (f *file) Preallocate(int64) error {
-	return &fs.PathError{Op: "preallocate", Path: f.name, Err: errors.ErrUnsupported}
+// Preallocate reserves the space of size bytes of blocks on disk, as
+// zeros, so that appends into it need no size change at their sync (the
+// WAL's reason). The plaintext size does not change: zeros are not a
+// readable block, so the file reads as long as what was written, which
+// is also what recovery of a preallocated WAL segment expects (its end
+// is where its records end).
+func (f *file) Preallocate(size int64) error {
+	s := f.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensureHeader(f.f); err != nil {
+		return pathError("preallocate", f.name, err)
+	}
+	nb := (size + BlockSize - 1) / BlockSize
+	return f.f.Preallocate(blockOffset(nb))
 }
 
 func (f *file) Close() error {

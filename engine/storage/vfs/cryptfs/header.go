@@ -11,9 +11,6 @@ import (
 	"fmt"
 )
 
-// BlockSize is the plaintext size of a block.
-const BlockSize = 4096
-
 const (
 	version    = 1
 	saltSize   = 16
@@ -22,9 +19,16 @@ const (
 	tagSize    = 16
 	// slotMeta is a slot's counter (8) and plaintext length (4).
 	slotMeta = 12
-	slotSize = slotMeta + nonceSize + BlockSize + tagSize
+	// slotSize is a page: a slot written is one page written, and an
+	// append's sync flushes one page, as on a plain file.
+	slotSize = 4096
+	// BlockSize is the plaintext size of a block: what a slot holds.
+	BlockSize = slotSize - slotMeta - nonceSize - tagSize
 	// blockSpan is a block's two slots.
 	blockSpan = 2 * slotSize
+	// dataStart is where the blocks start: the header has a page of its
+	// own, so that slots are page-aligned.
+	dataStart = 4096
 )
 
 var magic = [8]byte{'Q', 'V', 'R', 'C', 'R', 'Y', 'P', 'T'}
@@ -136,7 +140,7 @@ func openSlot(plain []byte, aead cipher.AEAD, salt []byte, idx int64, raw []byte
 }
 
 // blockOffset is where block idx's slots start in the file.
-func blockOffset(idx int64) int64 { return headerSize + idx*blockSpan }
+func blockOffset(idx int64) int64 { return dataStart + idx*blockSpan }
 
 // StaticKey is Keys of one generation (1) with a fixed key: for tests,
 // and for tools that read files of a known key.
