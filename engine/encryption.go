@@ -249,3 +249,9 @@ var errEncryptionOff = errors.New("encryption at rest is off: start the server w
 // ParseEncryptionKey reads a master key: 32 raw bytes, or their base64 or
 // hex text.
 func ParseEncryptionKey(b []byte) ([]byte, error) { return cryptfs.ParseMasterKey(b) }
+
+// FS is the filesystem the data directory is read and written through:
+// an encrypting one when encryption at rest is on (nil without a data
+// directory). Files a server keeps beside the database's (raft's log,
+// the QUIC key) go through it too.
+func (db *DB) FS() vfs.FS { return db.fs }
