@@ -52,12 +52,18 @@ type fileState struct {
 	dirty  map[int64]bool
 	raw    [blockSpan]byte
 	aad    []byte
+	// tail is the plaintext of the block last written (tailIdx; -1:
+	// none): an append rewrites it without reading it back.
+	tail    [BlockSize]byte
+	tailN   int
+	tailIdx int64
+	block   [BlockSize]byte // writeAt's buffer
 }
 
 func (s *fileState) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.hasHdr, s.size, s.aead = false, 0, nil
+	s.hasHdr, s.size, s.aead, s.tailIdx = false, 0, nil, -1
 	clear(s.blocks)
 	clear(s.dirty)
 }
@@ -218,6 +224,7 @@ func le64(b []byte) uint64 {
 // writeBlock writes p (block idx's whole plaintext) to the slot that is
 // not the durable one.
 func (s *fileState) writeBlock(bf vfs.File, idx int64, p []byte, scratch []byte) error {
+	s.tailIdx = -1 // scratch may be the tail; set again once written
 	bi := s.blocks[idx]
 	if bi == nil {
 		info, err := s.readBlock(bf, idx, scratch)
@@ -242,6 +249,7 @@ func (s *fileState) writeBlock(bf vfs.File, idx int64, p []byte, scratch []byte)
 	}
 	bi.cur, bi.counter, bi.n = target, counter, len(p)
 	s.dirty[idx] = true
+	s.tailIdx, s.tailN = idx, copy(s.tail[:], p)
 	return nil
 }
 
@@ -275,7 +283,7 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 	s := f.st
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	plain := make([]byte, BlockSize)
+	plain := s.block[:] // writeAt's buffer: both hold s.mu
 	n := 0
 	for n < len(p) && off < s.size {
 		idx, bo := off/BlockSize, int(off%BlockSize)
@@ -333,8 +341,7 @@ func (f *file) writeAt(p []byte, off int64, appending bool) (int, error) {
 		off = s.size
 	}
 	done := 0
-	block := make([]byte, BlockSize)
-	scratch := make([]byte, BlockSize)
+	block := s.block[:]
 	for done < len(p) {
 		idx, bo := off/BlockSize, int(off%BlockSize)
 		c := min(BlockSize-bo, len(p)-done)
@@ -342,7 +349,11 @@ func (f *file) writeAt(p []byte, off int64, appending bool) (int, error) {
 		if idx*BlockSize < s.size {
 			have = int(min(BlockSize, s.size-idx*BlockSize))
 		}
-		if have > 0 && (bo > 0 || c < have) {
+		switch {
+		case have == 0 || (bo == 0 && c >= have):
+		case idx == s.tailIdx && s.tailN == have:
+			copy(block, s.tail[:have])
+		default:
 			info, err := s.readBlock(f.f, idx, block)
 			if err != nil {
 				return f.written(want, len(p), done), err
@@ -353,7 +364,7 @@ func (f *file) writeAt(p []byte, off int64, appending bool) (int, error) {
 		}
 		copy(block[bo:], p[done:done+c])
 		n := max(have, bo+c)
-		if err := s.writeBlock(f.f, idx, block[:n], scratch); err != nil {
+		if err := s.writeBlock(f.f, idx, block[:n], s.tail[:]); err != nil {
 			return f.written(want, len(p), done), pathError("write", f.name, err)
 		}
 		done += c
@@ -443,6 +454,9 @@ func (f *file) Truncate(size int64) error {
 		if err := f.f.Truncate(phys); err != nil {
 			return err
 		}
+	}
+	if s.tailIdx >= nb {
+		s.tailIdx = -1
 	}
 	for idx := range s.blocks {
 		if idx >= nb {
