@@ -123,7 +123,7 @@ func TestEncryptionCost(t *testing.T) {
 		return float64(n) / time.Since(start).Seconds()
 	}
 	var cps, ces []time.Duration // as ns per commit, for median
-	for range 5 { // alternate, to share the machine's noise
+	for range 5 {                // alternate, to share the machine's noise
 		cps = append(cps, time.Duration(1e9/commits(pdb)))
 		ces = append(ces, time.Duration(1e9/commits(edb)))
 	}
