@@ -122,8 +122,9 @@ func TestEncryptionCost(t *testing.T) {
 		}
 		return float64(n) / time.Since(start).Seconds()
 	}
-	var cps, ces []time.Duration // as ns per commit, for median
-	for range 5 {                // alternate, to share the machine's noise
+	// Time per commit, alternating to share the machine's noise.
+	var cps, ces []time.Duration
+	for range 5 {
 		cps = append(cps, time.Duration(1e9/commits(pdb)))
 		ces = append(ces, time.Duration(1e9/commits(edb)))
 	}
