@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -71,17 +72,20 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 	}
 	possible := hermitageScripts[i].possible
 	for lvl, level := range isolationLevels {
-		// Each script runs on the bare graph (label scans) and again with
-		// an index on :Test(id), through which its reads by id seek: the
-		// outcome must not depend on the access path.
-		for _, indexed := range []bool{false, true} {
-			sub := level
-			if indexed {
-				sub += "/indexed"
+		// Each script runs on the bare graph (label scans), again with
+		// an index on :Test(id), through which its reads by id seek, and
+		// again on a data directory encrypted at rest: the outcome must
+		// depend on neither.
+		for _, variant := range []string{"", "/indexed", "/encrypted"} {
+			sub, indexed := level+variant, variant == "/indexed"
+			var opts engine.Options
+			if variant == "/encrypted" {
+				key := bytes.Repeat([]byte{0x77}, 32)
+				opts.Encryption = &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel() // a server of its own
-				h := &hermitage{txAPI: newTxAPI(t, Config{}, engine.Options{}), level: lvl}
+				h := &hermitage{txAPI: newTxAPI(t, Config{}, opts), level: lvl}
 				h.auto("CREATE (:Test {id: 1, value: 10}), (:Test {id: 2, value: 20})")
 				if indexed {
 					h.auto("CREATE INDEX test_id FOR (t:Test) ON (t.id)")
