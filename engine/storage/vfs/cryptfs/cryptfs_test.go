@@ -75,8 +75,8 @@ func TestModel(t *testing.T) {
 				}
 			default:
 				off := rng.Int64N(size(pf) + 10)
-				a, b := make([]byte, rng.IntN(2*BlockSize)), make([]byte, 0)
-				b = make([]byte, len(a))
+				a := make([]byte, rng.IntN(2*BlockSize))
+				b := make([]byte, len(a))
 				na, ea := cf.ReadAt(a, off)
 				nb, eb := pf.ReadAt(b, off)
 				if na != nb || !bytes.Equal(a[:na], b[:nb]) || (ea == nil) != (eb == nil) {
