@@ -63,7 +63,7 @@ var allowed = map[string][]string{
 	"engine/exec/rowstore":       {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":       nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                     {"temporal", "vector", "csr", "engine/"},
-	"cluster":                    {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs"}, // replication over raft: implements the engine's Replication hook
+	"cluster":                    {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // replication over raft: implements the engine's Replication hook
 	"frontend/jsonio":            {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
 	"frontend/arrowio":           {"temporal", "vector", "engine", "frontend/jsonio"},
 	"frontend/auth":              {"vector", "engine", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // vfs: the audit trail's files; cryptfs: its power-loss test encrypted
