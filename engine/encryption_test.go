@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"bytes"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -146,7 +145,8 @@ func TestTDEProcedures(t *testing.T) {
 	dir := t.TempDir()
 	key := bytes.Repeat([]byte{5}, 32)
 	enc := &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
-	db, err := engine.Open(dir, engine.Options{Encryption: enc})
+	audit := &auditLog{}
+	db, err := engine.Open(dir, engine.Options{Encryption: enc, Auditor: audit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +176,20 @@ func TestTDEProcedures(t *testing.T) {
 		t.Fatalf("after reencrypt: %v", st)
 	}
 	mustQuery(t, db, "CREATE (:Person {name: $s + 'x'})", engine.Params{"s": tdeSecret})
+	actions := map[string]bool{}
+	for _, e := range audit.take() {
+		if e.Category == "admin" && e.Outcome == engine.OutcomeSuccess {
+			actions[e.Action] = true
+		}
+	}
+	for _, a := range []string{"tde_status", "tde_rotate_master_key", "tde_reencrypt"} {
+		if !actions[a] {
+			t.Errorf("no audit event %s: %v", a, actions)
+		}
+	}
 	db.Close()
-	if _, err := engine.Open(dir, engine.Options{Encryption: tdeKey(5)}); !errors.Is(err, errors.Unwrap(err)) && err == nil {
-		t.Fatal("the old key still opens the directory")
+	if _, err := engine.Open(dir, engine.Options{Encryption: tdeKey(5)}); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("the old key after the rotation: %v", err)
 	}
 	db, err = engine.Open(dir, engine.Options{Encryption: tdeKey(6)})
 	if err != nil {

@@ -37,7 +37,13 @@ func (db *DB) tdeOff(name string) error {
 	return errs.DataCode(errs.CodeNotSupported, "%s: %v", name, errEncryptionOff)
 }
 
-func (db *DB) tdeStatus(c *procs.Context, _ []vector.Value) ([][]vector.Value, error) {
+func (db *DB) tdeStatus(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+	rows, err := db.tdeStatusRows()
+	db.trail().Audit(c.Ctx, access.AuditEvent{Category: "admin", Action: "tde_status", Outcome: access.OutcomeOf(err)})
+	return rows, err
+}
+
+func (db *DB) tdeStatusRows() ([][]vector.Value, error) {
 	t := db.tde
 	if t == nil {
 		return [][]vector.Value{{"off", nil, nil, nil, int64(0), int64(0), int64(0)}}, nil
