@@ -28,6 +28,8 @@
 // block on every append. A final block with no valid slot is a torn tail
 // (the file reads shorter), as recovery expects; a block with no valid
 // slot anywhere else is an authentication failure that names the file.
+// A Truncate that cuts blocks off syncs at once, so that cut-off slots
+// never come back beside blocks written after the cut.
 //
 // Preallocate reserves zeros on disk but leaves the plaintext size as it
 // is: zeros are not a readable block, and a run of them at the end is

@@ -454,6 +454,18 @@ func (f *file) Truncate(size int64) error {
 		if err := f.f.Truncate(phys); err != nil {
 			return err
 		}
+		// The cut is made durable at once: blocks written again after an
+		// unsynced cut would start their counters afresh, and a crash
+		// could bring back the cut-off slots with higher ones.
+		if err := f.f.Sync(); err != nil {
+			return err
+		}
+		for idx := range s.dirty {
+			if bi := s.blocks[idx]; bi != nil {
+				bi.durable = bi.cur
+			}
+		}
+		clear(s.dirty)
 	}
 	if s.tailIdx >= nb {
 		s.tailIdx = -1
