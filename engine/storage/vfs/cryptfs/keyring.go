@@ -1,6 +1,7 @@
 package cryptfs
 
 import (
+	"bytes"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,9 +290,12 @@ func FileGeneration(fsys vfs.FS, path string) (uint32, error) {
 		return 0, nil
 	}
 	if n < headerSize {
-		if err != nil && !errors.Is(err, fs.ErrClosed) {
-			return 0, ErrNotEncrypted
+		// A header a crash cut short is an empty encrypted file, as
+		// OpenFile reads it; anything else that short is plain.
+		if bytes.HasPrefix(magic[:], b[:min(n, len(magic))]) {
+			return 0, nil
 		}
+		return 0, ErrNotEncrypted
 	}
 	h, err := decodeHeader(b[:n])
 	if err != nil {
