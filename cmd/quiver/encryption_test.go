@@ -110,3 +110,45 @@ func TestEncryptCommand(t *testing.T) {
 		t.Fatalf("quiver encrypt without a key: exit %d", code)
 	}
 }
+
+// TestImportEncrypted: quiver import with a key leaves an encrypted
+// directory that opens with the key and holds no value in clear.
+func TestImportEncrypted(t *testing.T) {
+	work := t.TempDir()
+	csv := filepath.Join(work, "p.csv")
+	os.WriteFile(csv, []byte("id,name\n1,imported-clear-value\n2,imported-clear-value\n"), 0o600)
+	key := filepath.Join(work, "k")
+	os.WriteFile(key, []byte(strings.Repeat("3c", 32)), 0o600)
+	dir := filepath.Join(work, "db")
+	a, err := parseImport([]string{"--data-dir", dir, "--nodes", "P=" + csv, "--encryption-key-file", key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	if err := runImport(a, null, null); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("imported-clear-value")) {
+				t.Errorf("%s holds the value in clear", p)
+			}
+		}
+		return err
+	})
+	db, err := engine.Open(dir, engine.Options{Encryption: a.encryption, Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Query(context.Background(), "MATCH (p:P {name: 'imported-clear-value'}) RETURN p.id", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := res.Next()
+	if err != nil || b == nil || b.Rows() != 2 {
+		t.Fatalf("the imported nodes: %v %v", b, err)
+	}
+	res.Close()
+}

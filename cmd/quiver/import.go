@@ -35,6 +35,9 @@ type importArgs struct {
 	// names the files); its schema script is run once the data is in.
 	fromExport string
 	manifest   *engine.ExportManifest
+	// encryption, when a key is given, encrypts the new directory at rest
+	// once it is built (docs/encryption.md).
+	encryption *engine.Encryption
 }
 
 // parseImport parses import's flags.
@@ -54,7 +57,12 @@ func parseImport(args []string) (importArgs, error) {
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
 	fs.StringVar(&o.fromExport, "from-export", "", "import the folder `quiver export` (or CALL quiver.export) wrote: its files, then its indexes and constraints (docs/export.md)")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
+	keys := defineKeyFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return o, err
+	}
+	var err error
+	if o.encryption, err = keys.encryption(os.Getenv); err != nil {
 		return o, err
 	}
 	if *delim == `\t` {
@@ -123,6 +131,19 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "ran %d schema statements of %s\n", n, a.manifest.Schema)
+	}
+	if a.encryption != nil {
+		// Built plain (the loader writes through the operating system),
+		// then encrypted as quiver encrypt does.
+		key, err := a.encryption.Key()
+		if err != nil {
+			return err
+		}
+		n, err := engine.EncryptDataDir(o.Dir, key, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "encrypted %d files of %s at rest\n", n, o.Dir)
 	}
 	return nil
 }
