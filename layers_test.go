@@ -21,74 +21,76 @@ const module = "github.com/quiverdb/quiver"
 // import (a trailing "/" allows a whole subtree). A package missing here
 // fails the test, so a new package must take its place in the layering.
 var allowed = map[string][]string{
-	"temporal":                   nil,
-	"vector":                     nil,
-	"csr":                        nil,
-	"jsontext":                   nil,                                // the JSON scalars the frontends, the shell and COPY … TO write alike
-	"jsonvalue":                  {"temporal", "vector", "jsontext"}, // values, entities and paths as JSON text, for the answers and COPY … TO alike
-	"engine/errs":                nil,
-	"engine/gql":                 {"engine/errs"},
-	"engine/catalog":             {"engine/errs"},
-	"engine/storage":             {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs", "engine/progress"},
-	"engine/storage/vfs":         nil,                    // the filesystem the durable parts write through
-	"engine/storage/vfs/cryptfs": {"engine/storage/vfs"}, // encryption at rest: a vfs.FS over another
-	"engine/progress":            nil,                    // counters long work updates and watchers read
-	"engine/storage/wal":         {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
-	"engine/procs":               {"vector", "engine/errs", "engine/catalog", "engine/memory"},
-	"engine/algo":                {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
-	"engine/plancache":           {"vector", "engine/catalog", "engine/storage", "engine/plan"},
-	"engine/access":              {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
-	"engine/admin":               {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
-	"engine/index":               {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs"},                                  // the secondary-index manager: FULLTEXT (VECTOR) kept from commits
-	"engine/index/fulltext":      {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/procs", "engine/memory"}, // FULLTEXT on bleve
-	"engine/changes":             {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/settings", "engine/storage", "engine/storage/vfs"},
-	"engine/durable":             {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
-	"engine/settings":            {"engine/errs"},
-	"engine/system":              {"engine/errs", "engine/storage"},
-	"engine/index/vector":        {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
-	"engine/storageprocs":        {"vector", "engine/errs", "engine/storage", "engine/procs"},
-	"engine/timeseries":          {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs", "engine/functions"}, // quiver.ts.aggregate reads a storage transaction's columns
-	"engine/memory":              {"temporal", "vector", "engine/errs"},
-	"engine/functions":           {"temporal", "vector", "engine/errs", "engine/memory"},
-	"engine/export":              {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsonvalue"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it
-	"engine/load":                {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},
-	"engine/plan":                {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
-	"engine/plan/physical":       {"vector", "engine/plan", "engine/functions"},
-	"engine/plan/opt":            {"vector", "engine/errs", "engine/plan", "engine/plan/physical", "engine/gql", "engine/functions"}, // gql: its tests parse queries; functions: aggregates' properties
-	"engine/expr":                {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
-	"engine/exec":                {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/plan/physical", "engine/procs", "engine/memory", "engine/functions", "engine/expr", "engine/exec/rowkey", "engine/exec/idset", "engine/exec/inttable", "engine/exec/rowstore", "engine/exec/pathtree"},
-	"engine/exec/rowkey":         {"temporal", "vector", "engine/functions"}, // the byte keys of grouping and DISTINCT
-	"engine/exec/idset":          {"vector"},                                 // sets over ids for the operators' hot loops
-	"engine/exec/inttable":       {"vector"},                                 // int64 keys to group numbers, and a row read as such a key
-	"engine/exec/rowstore":       {"vector", "engine/memory"},                // what operators keep across batches, charged
-	"engine/exec/pathtree":       nil,                                        // a shortest-path search's levels, parent hops and their walk back
-	"engine":                     {"temporal", "vector", "csr", "engine/"},
-	"cluster":                    {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // replication over raft: implements the engine's Replication hook
-	"frontend/jsonio":            {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
-	"frontend/arrowio":           {"temporal", "vector", "engine", "frontend/jsonio"},
-	"frontend/auth":              {"vector", "engine", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // vfs: the audit trail's files; cryptfs: its power-loss test encrypted
-	"frontend/serving":           nil,
-	"frontend/http":              {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
-	"frontend/metrics":           {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":              {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest", "engine/storage/vfs"},
-	"frontend/stream":            {"vector", "engine", "frontend/jsonio", "frontend/auth"},
-	"client":                     nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
-	"shell":                      {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
-	"cmd/quiver":                 {"vector", "engine", "cluster", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
-	"bench":                      {"vector", "csr", "engine", "engine/", "frontend/", "client"},
-	"bench/cmd/quiverbench":      {"bench", "engine"},
-	"bench/graphalytics":         {"vector", "engine"},
-	"tck":                        {"vector", "engine"},
-	"internal/floodtest":         nil, // test support: standard library only
-	"internal/netfault":          nil, // test support: TCP links between cluster members that a test cuts
-	"internal/linearcheck":       nil, // test support: histories of register operations checked by porcupine
-	"internal/serverproc":        nil, // test support: `quiver serve` as a child process a test kills, pauses and restarts
-	".":                          nil, // this test
+	"temporal":              nil,
+	"vector":                nil,
+	"csr":                   nil,
+	"jsontext":              nil,                                // the JSON scalars the frontends, the shell and COPY … TO write alike
+	"jsonvalue":             {"temporal", "vector", "jsontext"}, // values, entities and paths as JSON text, for the answers and COPY … TO alike
+	"engine/errs":           nil,
+	"engine/gql":            {"engine/errs"},
+	"engine/catalog":        {"engine/errs"},
+	"engine/storage":        {"temporal", "vector", "csr", "engine/errs", "engine/catalog", "engine/storage/vfs", "engine/progress"},
+	"engine/storage/vfs":    nil,                    // the filesystem the durable parts write through
+	"engine/progress":       nil,                    // counters long work updates and watchers read
+	"engine/storage/wal":    {"engine/storage/vfs"}, // bytes only: storage reaches it through its Log interface
+	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
+	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
+	"engine/plancache":      {"vector", "engine/catalog", "engine/storage", "engine/plan"},
+	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
+	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
+	"engine/index":          {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs"},                                  // the secondary-index manager: FULLTEXT (VECTOR) kept from commits
+	"engine/index/fulltext": {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/procs", "engine/memory"}, // FULLTEXT on bleve
+	"engine/changes":        {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/settings", "engine/storage", "engine/storage/vfs"},
+	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
+	"engine/settings":       {"engine/errs"},
+	"engine/system":         {"engine/errs", "engine/storage"},
+	"engine/index/vector":   {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
+	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
+	"engine/timeseries":     {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs", "engine/functions"}, // quiver.ts.aggregate reads a storage transaction's columns
+	"engine/memory":         {"temporal", "vector", "engine/errs"},
+	"engine/functions":      {"temporal", "vector", "engine/errs", "engine/memory"},
+	"engine/export":         {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress", "jsonvalue"}, // a whole graph written as import's files; COPY … TO's JSON text as the frontends write it
+	"engine/load":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/storage/vfs", "engine/progress"},
+	"engine/plan":           {"temporal", "vector", "engine/errs", "engine/gql", "engine/procs", "engine/functions"},
+	"engine/plan/physical":  {"vector", "engine/plan", "engine/functions"},
+	"engine/plan/opt":       {"vector", "engine/errs", "engine/plan", "engine/plan/physical", "engine/gql", "engine/functions"}, // gql: its tests parse queries; functions: aggregates' properties
+	"engine/expr":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/memory", "engine/functions"},
+	"engine/exec":           {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/plan", "engine/plan/physical", "engine/procs", "engine/memory", "engine/functions", "engine/expr", "engine/exec/rowkey", "engine/exec/idset", "engine/exec/inttable", "engine/exec/rowstore", "engine/exec/pathtree"},
+	"engine/exec/rowkey":    {"temporal", "vector", "engine/functions"}, // the byte keys of grouping and DISTINCT
+	"engine/exec/idset":     {"vector"},                                 // sets over ids for the operators' hot loops
+	"engine/exec/inttable":  {"vector"},                                 // int64 keys to group numbers, and a row read as such a key
+	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
+	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
+	"engine":                {"temporal", "vector", "csr", "engine/"},
+	"cluster":               {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // replication over raft: implements the engine's Replication hook
+	"frontend/jsonio":       {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
+	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
+	"frontend/auth":         {"vector", "engine", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // vfs: the audit trail's files
+	"frontend/serving":      nil,
+	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
+	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest", "engine/storage/vfs"},
+	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
+	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
+	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
+	"cmd/quiver":            {"vector", "engine", "cluster", "frontend/", "client", "shell", "internal/floodtest", "internal/serverproc", "internal/netfault", "internal/linearcheck"},
+	"bench":                 {"vector", "csr", "engine", "engine/", "frontend/", "client"},
+	"bench/cmd/quiverbench": {"bench", "engine"},
+	"bench/graphalytics":    {"vector", "engine"},
+	"tck":                   {"vector", "engine"},
+	"internal/floodtest":    nil, // test support: standard library only
+	"internal/netfault":     nil, // test support: TCP links between cluster members that a test cuts
+	"internal/linearcheck":  nil, // test support: histories of register operations checked by porcupine
+	"internal/serverproc":   nil, // test support: `quiver serve` as a child process a test kills, pauses and restarts
+	".":                     nil, // this test
 
 	// The web console's embedded files (it calls the API as any client
 	// does) and `make console`'s build: esbuild over the vendored tarballs.
 	"frontend/console":       nil,
 	"frontend/console/build": nil,
+
+	// Encryption at rest: a vfs.FS over another (under engine/storage/vfs).
+	"engine/storage/vfs/cryptfs": {"engine/storage/vfs"},
 }
 
 // testSupport names the packages that exist for tests: only _test.go
