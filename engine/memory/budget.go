@@ -15,7 +15,12 @@ import (
 // live heap nears the limit whatever the estimates say.
 type Budget struct {
 	limit int64
-	used  atomic.Int64
+	// parent, when set, is the server's budget this one (a graph's,
+	// ChildBudget) is part of: every charge counts against both, and a
+	// statement fails when either runs out. name says whose it is.
+	parent *Budget
+	name   string
+	used   atomic.Int64
 	// held is the part of used that the server holds outside statements
 	// (Hold).
 	held atomic.Int64
@@ -32,6 +37,15 @@ type Budget struct {
 func NewBudget(limit int64) *Budget {
 	b := &Budget{limit: limit}
 	b.mu.active = map[*Tracker]struct{}{}
+	return b
+}
+
+// ChildBudget returns a budget of limit bytes inside parent: a graph's
+// memory budget, named in its errors ("graph sales"). What its
+// statements charge counts against parent as well.
+func ChildBudget(limit int64, parent *Budget, name string) *Budget {
+	b := NewBudget(limit)
+	b.parent, b.name = parent, name
 	return b
 }
 
@@ -59,6 +73,10 @@ func (b *Budget) Hold(n int64) bool {
 			return false
 		}
 		if b.used.CompareAndSwap(u, u+n) {
+			if !b.parent.Hold(n) {
+				b.used.Add(-n)
+				return false
+			}
 			b.held.Add(n)
 			return true
 		}
@@ -75,6 +93,7 @@ func (b *Budget) Unhold(n int64) {
 	}
 	b.held.Add(-n)
 	b.used.Add(-n)
+	b.parent.Unhold(n)
 }
 
 // Held is what the server holds outside statements (Hold), part of Used.
@@ -98,6 +117,9 @@ func (b *Budget) join(m *Tracker) {
 	b.mu.Lock()
 	b.mu.active[m] = struct{}{}
 	b.mu.Unlock()
+	if b.parent != nil {
+		b.parent.join(m)
+	}
 }
 
 // Freed counts the statements failed for memory that have since closed:
@@ -113,6 +135,27 @@ func (b *Budget) leave(m *Tracker) {
 	if m.killed.Load() != nil {
 		b.freed.Add(1)
 	}
+	if b.parent != nil {
+		b.parent.leave(m)
+	}
+}
+
+// release gives back n bytes a statement charged.
+func (b *Budget) release(n int64) {
+	for ; b != nil; b = b.parent {
+		b.used.Add(-n)
+	}
+}
+
+// exceeds reports whether n more bytes would take b or a budget it is
+// part of past its limit, and returns that budget.
+func (b *Budget) exceeds(n int64) *Budget {
+	for ; b != nil; b = b.parent {
+		if b.used.Load()+n > b.limit {
+			return b
+		}
+	}
+	return nil
 }
 
 // charge counts n more bytes; past the limit the largest statement fails
@@ -120,6 +163,9 @@ func (b *Budget) leave(m *Tracker) {
 func (b *Budget) charge(n int64) {
 	if b.used.Add(n) > b.limit {
 		b.failLargest(nil, true)
+	}
+	if b.parent != nil {
+		b.parent.charge(n)
 	}
 }
 
@@ -170,6 +216,11 @@ func (b *Budget) failLargest(err *errs.Error, overOnly bool) bool {
 }
 
 func budgetExceeded(b *Budget) *errs.Error {
+	if b.name != "" {
+		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+			"query stopped: the memory budget of %s (max_memory, %d bytes) is exhausted and this query held the most", b.name, b.limit).
+			Suggest("retry later, add LIMIT or a narrower WHERE, or ask an administrator to raise the graph's max_memory")
+	}
 	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
 		"query stopped: the server's memory budget (--max-memory, %d bytes) is exhausted and this query held the most", b.limit).
 		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")
