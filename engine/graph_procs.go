@@ -96,3 +96,26 @@ func (db *DB) storageSource() storageprocs.Source {
 			return &src, nil
 		}}
 }
+
+// GraphCount is one graph's counts, as /api/v1/status lists them.
+type GraphCount struct {
+	Name                 string
+	Nodes, Relationships int64
+}
+
+// GraphCounts lists the counts of the graphs ctx's principal may use, the
+// default graph first.
+func (db *DB) GraphCounts(ctx context.Context) []GraphCount {
+	var out []GraphCount
+	for _, name := range db.root.Graphs(ctx) {
+		if g, _, err := db.root.Graph(ctx, name); err == nil {
+			c := g.Counts()
+			out = append(out, GraphCount{Name: name, Nodes: c.Nodes, Relationships: c.Relationships})
+		}
+	}
+	return out
+}
+
+// Graph is the graph USE chose for the session's statements, "" when none
+// did (its database's).
+func (s *Session) Graph() string { return s.graph }

@@ -193,8 +193,8 @@ func (db *DB) openGraphs() error {
 		return fmt.Errorf("cannot list %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if _, ok := db.graphs.metas[e.Name()]; ok || db.opts.Replication != nil {
-			continue
+		if _, ok := db.graphs.metas[e.Name()]; ok || db.opts.Replication != nil || strings.HasPrefix(e.Name(), ".") {
+			continue // a graph, or `quiver import --graph` staging one
 		}
 		db.log.Warn("removing the directory of a dropped graph", "dir", filepath.Join(dir, e.Name()))
 		if err := db.fs.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
@@ -432,3 +432,7 @@ func (db *DB) graphAudit(ctx context.Context, st *gql.Graph, err error) {
 	}
 	db.trail().Audit(ctx, AuditEvent{Category: "admin", Action: action, Outcome: access.OutcomeOf(err), Detail: "graph " + st.Name})
 }
+
+// NormalGraphName checks a graph's name and returns it as the server
+// keeps it (lower case).
+func NormalGraphName(name string) (string, error) { return normalGraphName(name) }

@@ -159,6 +159,8 @@ type Engine interface {
 	// Run runs a statement as written, or explained or profiled.
 	Run(ctx context.Context, m engine.Mode, text string, params engine.Params) (*engine.Result, error)
 	Counts() engine.Counts
+	// GraphCounts lists the counts of every graph ctx's principal may use.
+	GraphCounts(ctx context.Context) []engine.GraphCount
 	// BeginTransaction opens an explicit transaction (transaction.go).
 	BeginTransaction(o engine.TransactionOptions) (*engine.Transaction, error)
 	// TransactionOf finds an open transaction by id among those owner

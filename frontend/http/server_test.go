@@ -235,6 +235,8 @@ func (panicky) Run(context.Context, engine.Mode, string, engine.Params) (*engine
 	panic("boom")
 }
 func (panicky) Counts() engine.Counts { return engine.Counts{} }
+
+func (panicky) GraphCounts(context.Context) []engine.GraphCount { return nil }
 func (panicky) BeginTransaction(engine.TransactionOptions) (*engine.Transaction, error) {
 	panic("boom")
 }

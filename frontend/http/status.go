@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"io/fs"
 	"path/filepath"
 	"sync"
@@ -94,7 +95,20 @@ func (s *Server) handleStatus(ctx *fasthttp.RequestCtx) {
 	b = jsonio.AppendFloat(b, float64(int64(qps*1000+0.5))/1000) // 3 decimals
 	b = append(b, `,"active_connections":`...)
 	b = jsonio.AppendInt(b, active)
-	b = append(b, `},"storage":{"total_bytes":`...)
+	b = append(b, `,"graphs":[`...)
+	for i, g := range s.db.GraphCounts(withPrincipal(context.Background(), ctx)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = jsonio.AppendString(b, g.Name)
+		b = append(b, `,"nodes":`...)
+		b = jsonio.AppendInt(b, g.Nodes)
+		b = append(b, `,"relationships":`...)
+		b = jsonio.AppendInt(b, g.Relationships)
+		b = append(b, '}')
+	}
+	b = append(b, `]},"storage":{"total_bytes":`...)
 	b = jsonio.AppendInt(b, st.total)
 	b = append(b, `,"used_bytes":`...)
 	b = jsonio.AppendInt(b, st.used)
