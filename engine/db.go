@@ -211,7 +211,7 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 		db.mem = memory.NewGraphGovernor(parent.meta.MaxMemory, root.mem, "graph "+parent.name)
 		db.graph, db.root, db.txns, db.settings = parent.name, root, root.txns, root.settings
 		db.procs.Under(root.procs)
-		db.quota.limit = parent.meta.MaxDisk
+		db.quota.limit.Store(parent.meta.MaxDisk)
 	}
 	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)

@@ -65,6 +65,25 @@ func (db *DB) registerGraphProcedures() error {
 	if err != nil {
 		return err
 	}
+	err = db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.tenant.setQuota",
+		Inputs: []procs.Field{f("name", "STRING"), f("quota", "MAP")}, Requires: procs.PrivAdmin},
+		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
+			name, _ := args[0].(string)
+			q, _ := args[1].(map[string]vector.Value)
+			if q == nil {
+				return nil, errs.DataCode(errs.CodeInvalidParam, "quiver.tenant.setQuota takes a graph's name and a map {max_memory, max_disk}")
+			}
+			opts := make(map[string]any, len(q))
+			for k, v := range q {
+				opts[k] = v
+			}
+			err := db.setQuota(c.Ctx, name, opts)
+			db.trail().Audit(c.Ctx, AuditEvent{Category: "admin", Action: "set_graph_quota", Outcome: access.OutcomeOf(err), Detail: "graph " + truncateName(name)})
+			return nil, err
+		}})
+	if err != nil {
+		return err
+	}
 	return db.procs.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.tenant.drop",
 		Inputs: []procs.Field{f("name", "STRING")}, Requires: procs.PrivAdmin},
 		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {

@@ -436,3 +436,61 @@ func (db *DB) graphAudit(ctx context.Context, st *gql.Graph, err error) {
 // NormalGraphName checks a graph's name and returns it as the server
 // keeps it (lower case).
 func NormalGraphName(name string) (string, error) { return normalGraphName(name) }
+
+// setQuota changes a graph's max_memory and max_disk (quiver.tenant.setQuota):
+// the options given change, a null removes that quota, the others stay.
+// The new memory budget applies to the next charge of every statement.
+func (db *DB) setQuota(ctx context.Context, graph string, opts map[string]any) error {
+	name, err := normalGraphName(graph)
+	if err != nil {
+		return noGraph(graph)
+	}
+	if name == DefaultGraph {
+		return errs.DataCode(errs.CodeInvalidParam, "the default graph has no quota: its memory is the server's --max-memory")
+	}
+	gs := db.graphs
+	gs.admin.Lock()
+	defer gs.admin.Unlock()
+	gs.mu.RLock()
+	g, m := gs.open[name], gs.metas[name]
+	gs.mu.RUnlock()
+	if g == nil {
+		return noGraph(graph)
+	}
+	for k, v := range opts {
+		var out *int64
+		switch k {
+		case "max_memory":
+			out = &m.MaxMemory
+		case "max_disk":
+			out = &m.MaxDisk
+		default:
+			return errs.DataCode(errs.CodeInvalidParam, "quiver.tenant.setQuota: unknown option %s (max_memory, max_disk)", truncateName(k))
+		}
+		if v == nil {
+			*out = 0
+			continue
+		}
+		n, err := graphSize(v)
+		if err != nil || n <= 0 {
+			return errs.DataCode(errs.CodeInvalidParam, "quiver.tenant.setQuota: %s must be a positive size in bytes, a string such as '2GB', or null for none", k)
+		}
+		*out = n
+	}
+	v, _ := json.Marshal(m)
+	if err := db.SystemPut(ctx, []SystemRecord{{Key: graphRecordPrefix + name, Value: v}}); err != nil {
+		return err
+	}
+	if b, pb := g.mem.Budget(), db.mem.Budget(); b != nil && pb != nil {
+		limit := m.MaxMemory
+		if limit <= 0 || limit > pb.Limit() {
+			limit = pb.Limit()
+		}
+		b.SetLimit(limit)
+	}
+	g.quota.limit.Store(m.MaxDisk)
+	gs.mu.Lock()
+	gs.metas[name] = m
+	gs.mu.Unlock()
+	return nil
+}

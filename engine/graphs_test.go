@@ -253,6 +253,27 @@ func TestGraphQuotas(t *testing.T) {
 	if got := mustG(t, bg, db, "CALL quiver.tenant.list() YIELD name, max_disk, disk_bytes WHERE name = 'small' RETURN max_disk, disk_bytes >= max_disk"); got[0] != "1048576 | true" {
 		t.Fatalf("tenant.list: %v", got)
 	}
+	// Quotas change in place: without max_disk writes run again, and a
+	// larger max_memory takes the statement the small one stopped.
+	mustG(t, bg, db, "CALL quiver.tenant.setQuota('small', {max_disk: null, max_memory: '1GB'})")
+	mustG(t, small, db, "CREATE (:P)")
+	mustG(t, small, db, "UNWIND range(1, 2000000) AS i WITH i ORDER BY i DESC RETURN count(toString(i))")
+	if got := mustG(t, bg, db, "CALL quiver.tenant.list() YIELD name, max_memory, max_disk WHERE name = 'small' RETURN max_memory, max_disk"); got[0] != "1073741824 | 0" {
+		t.Fatalf("after setQuota: %v", got)
+	}
+	_, err = gq(bg, db, "CALL quiver.tenant.setQuota('small', {max_cpu: 1})")
+	wantGraphErr(t, err, "22023", "unknown option max_cpu")
+	_, err = gq(bg, db, "CALL quiver.tenant.setQuota('nope', {max_disk: 10})")
+	wantGraphErr(t, err, "42S02", "does not exist")
+	db.Close()
+	db, err = engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := mustG(t, bg, db, "CALL quiver.tenant.list() YIELD name, max_memory, max_disk WHERE name = 'small' RETURN max_memory, max_disk"); got[0] != "1073741824 | 0" {
+		t.Fatalf("quotas after reopen: %v", got)
+	}
 }
 
 // Statements on a graph while it is created and dropped over and over

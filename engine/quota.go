@@ -3,6 +3,7 @@ package engine
 import (
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -15,7 +16,7 @@ import (
 // under. The directory is measured at most once per diskQuotaEvery, so a
 // burst of writes may pass the limit by what it writes in that time.
 type diskQuota struct {
-	limit int64 // bytes; zero: none
+	limit atomic.Int64 // bytes; zero: none
 	mu    sync.Mutex
 	used  int64
 	at    time.Time
@@ -27,7 +28,8 @@ const diskQuotaEvery = time.Second
 // checkDiskQuota refuses a write when the graph is over its quota.
 func (db *DB) checkDiskQuota() error {
 	q := &db.quota
-	if q.limit == 0 || db.dir == "" {
+	limit := q.limit.Load()
+	if limit == 0 || db.dir == "" {
 		return nil
 	}
 	q.mu.Lock()
@@ -36,9 +38,9 @@ func (db *DB) checkDiskQuota() error {
 	}
 	used := q.used
 	q.mu.Unlock()
-	if used >= q.limit {
+	if used >= limit {
 		return errs.New(errs.CodeDiskFull, errs.CatResource,
-			"graph %q is over its disk quota (max_disk %d bytes, %d used): writes are refused", db.graph, q.limit, used).
+			"graph %q is over its disk quota (max_disk %d bytes, %d used): writes are refused", db.graph, limit, used).
 			Suggest("delete data and run CHECKPOINT, or ask an administrator for a larger max_disk")
 	}
 	return nil
