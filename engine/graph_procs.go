@@ -116,23 +116,15 @@ func (db *DB) storageSource() storageprocs.Source {
 		}}
 }
 
-// GraphCount is one graph's counts, as /api/v1/status lists them.
-type GraphCount struct {
-	Name                 string
-	Nodes, Relationships int64
-}
-
-// GraphCounts lists the counts of the graphs ctx's principal may use, the
-// default graph first.
-func (db *DB) GraphCounts(ctx context.Context) []GraphCount {
-	var out []GraphCount
-	for _, name := range db.root.Graphs(ctx) {
-		if g, _, err := db.root.Graph(ctx, name); err == nil {
-			c := g.Counts()
-			out = append(out, GraphCount{Name: name, Nodes: c.Nodes, Relationships: c.Relationships})
-		}
+// GraphCounts is the counts of graph name (GET /api/v1/status?graph=name),
+// as ctx's principal may see it: an unknown graph, and one it may not
+// use, is a 42S02 error.
+func (db *DB) GraphCounts(ctx context.Context, name string) (Counts, error) {
+	g, _, err := db.root.Graph(ctx, name)
+	if err != nil {
+		return Counts{}, err
 	}
-	return out
+	return g.Counts(), nil
 }
 
 // Graph is the graph USE chose for the session's statements, "" when none
