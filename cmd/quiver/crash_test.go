@@ -49,8 +49,14 @@ import (
 // runs 200), QUIVER_CRASH_SEED the seed of every random choice (default:
 // the clock; the seed is logged). Thread timing is not seeded, so a rerun
 // with the same seed makes the same choices, not the same interleaving.
-func TestCrashRecovery(t *testing.T) {
-	cycles := crashEnvInt(t, "QUIVER_CRASH_CYCLES", 5)
+func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5) }
+
+// The same on a graph other than the default: its log, checkpoints and
+// catalog entry survive every kill as the default graph's do.
+func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3) }
+
+func testCrashRecovery(t *testing.T, graph string, defCycles int64) {
+	cycles := crashEnvInt(t, "QUIVER_CRASH_CYCLES", defCycles)
 	seed := crashEnvInt(t, "QUIVER_CRASH_SEED", time.Now().UnixNano())
 	t.Logf("seed %d, %d cycles (rerun: QUIVER_CRASH_SEED=%d QUIVER_CRASH_CYCLES=%d)", seed, cycles, seed, cycles)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
@@ -64,8 +70,12 @@ func TestCrashRecovery(t *testing.T) {
 	for cycle := 0; cycle <= int(cycles); cycle++ {
 		flags := crashServeFlags(rng)
 		srv := startCrashServer(t, bin, data, dir, fmt.Sprintf("serve-%d", cycle), flags)
-		client := newCrashClient(srv.addr, 2)
+		srv.graph = graph
+		client := newCrashClient(srv.addr, 2).on(graph)
 		if cycle == 0 {
+			if graph != "" {
+				newCrashClient(srv.addr, 1).rows(t, "CREATE GRAPH "+graph, nil)
+			}
 			createAccounts(t, client)
 		} else {
 			// What the previous cycle's kill left.

@@ -17,6 +17,7 @@ import (
 // exportArgs is what `quiver export` was asked.
 type exportArgs struct {
 	dataDir, out, format string
+	graph                string // the graph to export ("": the default)
 }
 
 func parseExport(args []string) (exportArgs, error) {
@@ -26,6 +27,7 @@ func parseExport(args []string) (exportArgs, error) {
 	fs.StringVar(&a.dataDir, "data-dir", "./quiver-data", "data directory to export (no server may hold it: export a served one with CALL quiver.export)")
 	fs.StringVar(&a.out, "out", "", "folder to write (must not exist or be empty; its parent must exist)")
 	fs.StringVar(&a.format, "format", engine.ExportParquet, "file format: parquet or csv")
+	fs.StringVar(&a.graph, "graph", "", "the graph to export (the default graph when left out; docs/graphs.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return a, err
 	}
@@ -58,8 +60,14 @@ func runExport(a exportArgs, stdout, stderr *os.File) error {
 		return err
 	}
 	defer db.Close()
+	g := db
+	if a.graph != "" {
+		if g, _, err = db.Graph(context.Background(), a.graph); err != nil {
+			return err
+		}
+	}
 	show := newProgressShow(stderr, isTerminal(stderr), "export")
-	sum, err := db.Export(engine.ExportOptions{Dir: a.out, Format: a.format, Progress: show.tracker})
+	sum, err := g.Export(engine.ExportOptions{Dir: a.out, Format: a.format, Progress: show.tracker})
 	show.stop()
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ type importArgs struct {
 	// names the files); its schema script is run once the data is in.
 	fromExport string
 	manifest   *engine.ExportManifest
+	// graph is the graph to create by the import ("": the directory's
+	// default graph; docs/graphs.md).
+	graph string
 }
 
 // parseImport parses import's flags.
@@ -54,6 +57,7 @@ func parseImport(args []string) (importArgs, error) {
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile, taken at the end of the import, to this file")
 	fs.StringVar(&o.fromExport, "from-export", "", "import the folder `quiver export` (or CALL quiver.export) wrote: its files, then its indexes and constraints (docs/export.md)")
 	delim := fs.String("delimiter", ",", "field delimiter (one byte; \\t for tab)")
+	fs.StringVar(&o.graph, "graph", "", "import into a new graph of this name in the data directory, which may already hold other graphs (docs/graphs.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
 	}
@@ -100,6 +104,13 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	dataDir := o.Dir
+	if a.graph != "" {
+		var err error
+		if o.Dir, err = graphImportDir(o.Dir, a.graph); err != nil {
+			return err
+		}
+	}
 	show := newImportProgress(stderr, isTerminal(stderr))
 	o.Progress = show.tracker
 	sum, err := engine.Import(o)
@@ -123,6 +134,9 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "ran %d schema statements of %s\n", n, a.manifest.Schema)
+	}
+	if a.graph != "" {
+		return registerImportedGraph(dataDir, a.graph, stdout)
 	}
 	return nil
 }

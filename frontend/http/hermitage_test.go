@@ -71,17 +71,23 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 	}
 	possible := hermitageScripts[i].possible
 	for lvl, level := range isolationLevels {
-		// Each script runs on the bare graph (label scans) and again with
-		// an index on :Test(id), through which its reads by id seek: the
-		// outcome must not depend on the access path.
-		for _, indexed := range []bool{false, true} {
+		// Each script runs on the bare graph (label scans), again with
+		// an index on :Test(id), through which its reads by id seek (the
+		// outcome must not depend on the access path), and on a graph
+		// other than the default (docs/graphs.md).
+		for _, variant := range []string{"", "indexed", "graph"} {
+			indexed := variant == "indexed"
 			sub := level
-			if indexed {
-				sub += "/indexed"
+			if variant != "" {
+				sub += "/" + variant
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel() // a server of its own
 				h := &hermitage{txAPI: newTxAPI(t, Config{}, engine.Options{}), level: lvl}
+				if variant == "graph" {
+					h.auto("CREATE GRAPH hermitage")
+					h.graph = "hermitage"
+				}
 				h.auto("CREATE (:Test {id: 1, value: 10}), (:Test {id: 2, value: 20})")
 				if indexed {
 					h.auto("CREATE INDEX test_id FOR (t:Test) ON (t.id)")
@@ -92,6 +98,12 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 				}
 				if occurred := script(h); occurred != possible[lvl] {
 					t.Errorf("%s at %s: the anomaly occurred: %v; hermitageScripts says possible: %v", name, sub, occurred, possible[lvl])
+				}
+				if variant == "graph" {
+					h.graph = ""
+					if got := h.auto("MATCH (n) RETURN count(n) AS c"); got != `[{"c":0}]` {
+						t.Errorf("the script on graph hermitage wrote to the default graph: %s", got)
+					}
 				}
 			})
 		}
