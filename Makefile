@@ -283,7 +283,8 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$1\$$" -fuzztime $${execs}x -fuzzminimizetime $(FUZZMINTIME) $$2; \
 	done
 
-## crash: TestCrashRecovery over CRASH_CYCLES SIGKILLs of a real `quiver
+## crash: TestCrashRecovery and TestCrashRecoveryOnGraph (the same on a
+## graph other than the default) over CRASH_CYCLES SIGKILLs of a real `quiver
 ## serve` under concurrent writers (make test runs 5); every acknowledged
 ## commit must survive whole. The seed is logged; QUIVER_CRASH_SEED=n
 ## reruns its choices. About half a second per cycle.
@@ -297,7 +298,7 @@ test-cluster:
 	$(GO) test ./cmd/quiver -run '^TestClusterProcess' -count=1 -v -timeout 10m
 
 crash:
-	QUIVER_CRASH_CYCLES=$(CRASH_CYCLES) $(GO) test ./cmd/quiver -run '^TestCrashRecovery$$' -count=1 -v -timeout 30m
+	QUIVER_CRASH_CYCLES=$(CRASH_CYCLES) $(GO) test ./cmd/quiver -run '^TestCrashRecovery(OnGraph)?$$' -count=1 -v -timeout 40m
 
 lint: $(STATICCHECK)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -31,6 +31,29 @@ type HTTPClient struct {
 	// bookmark is the highest bookmark an answer carried
 	// (http_follow.go).
 	bookmark atomic.Uint64
+	// graph is the graph statements and transactions run on (SetGraph).
+	graph atomic.Pointer[string]
+}
+
+// SetGraph makes the client's later statements, batches and transactions
+// run on graph ("" for the server's default graph): each request carries
+// it as "graph".
+func (c *HTTPClient) SetGraph(graph string) { c.graph.Store(&graph) }
+
+// Graph is the graph SetGraph chose, "" for none.
+func (c *HTTPClient) Graph() string {
+	if g := c.graph.Load(); g != nil {
+		return *g
+	}
+	return ""
+}
+
+// withGraph adds the chosen graph to a request body.
+func (c *HTTPClient) withGraph(b map[string]any) map[string]any {
+	if g := c.Graph(); g != "" {
+		b["graph"] = g
+	}
+	return b
 }
 
 // HTTPOption configures an HTTPClient.
@@ -95,7 +118,7 @@ func (c *HTTPClient) Profile(ctx context.Context, query string, params map[strin
 // Explain returns a statement's plan without running it.
 func (c *HTTPClient) Explain(ctx context.Context, query string, params map[string]any) (*Plan, error) {
 	var p Plan
-	if err := c.call(ctx, http.MethodPost, "/api/v1/query/explain", queryBody(ctx, query, params), &p); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/api/v1/query/explain", c.withGraph(queryBody(ctx, query, params)), &p); err != nil {
 		return nil, err
 	}
 	return &p, nil
@@ -103,7 +126,7 @@ func (c *HTTPClient) Explain(ctx context.Context, query string, params map[strin
 
 func (c *HTTPClient) runQuery(ctx context.Context, path, query string, params map[string]any) (*Result, error) {
 	var r resultJSON
-	if err := c.call(ctx, http.MethodPost, path, queryBody(ctx, query, params), &r); err != nil {
+	if err := c.call(ctx, http.MethodPost, path, c.withGraph(queryBody(ctx, query, params)), &r); err != nil {
 		return nil, err
 	}
 	return r.result(http.StatusOK)
@@ -333,7 +356,7 @@ func (c *HTTPClient) Begin(ctx context.Context, isolation string, timeout time.D
 		Isolation string `json:"isolation_level"`
 		ExpiresAt string `json:"expires_at"`
 	}
-	base, err := c.callAt(ctx, c.base, http.MethodPost, "/api/v1/transaction/begin", body, &out)
+	base, err := c.callAt(ctx, c.base, http.MethodPost, "/api/v1/transaction/begin", c.withGraph(body), &out)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +422,7 @@ func (c *HTTPClient) Batch(ctx context.Context, stmts []Statement, transactional
 		Results     []resultJSON `json:"results"`
 		TotalTimeMS float64      `json:"total_time_ms"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/api/v1/batch", map[string]any{"queries": qs, "transaction": transactional}, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, "/api/v1/batch", c.withGraph(map[string]any{"queries": qs, "transaction": transactional}), &out); err != nil {
 		return nil, err
 	}
 	br := &BatchResult{TotalTimeMS: out.TotalTimeMS, Results: make([]BatchEntry, len(out.Results))}

@@ -85,7 +85,7 @@ func (c *HTTPClient) runArrow(ctx context.Context, path, query string, params ma
 	for _, o := range opts {
 		o(&ar)
 	}
-	b, err := json.Marshal(queryBody(ctx, query, params))
+	b, err := json.Marshal(c.withGraph(queryBody(ctx, query, params)))
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the request: %w", err)
 	}

@@ -89,6 +89,9 @@ type WireSession struct {
 	dial     dialer
 	addr     string
 	bookmark uint64
+	// graph is the graph RUN_GQL and BEGIN name (SetGraph; "": the
+	// session's).
+	graph string
 	// inTx is set while a transaction Begin opened is open: a 25006
 	// then is not followed (the transaction lives here).
 	inTx bool

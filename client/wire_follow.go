@@ -38,13 +38,25 @@ func (s *WireSession) noteBookmark(m map[string]any) {
 	}
 }
 
-// withBookmark adds the session's bookmark to a RUN_GQL or BEGIN.
+// withBookmark adds the session's bookmark, and the graph SetGraph chose,
+// to a RUN_GQL or BEGIN.
 func (s *WireSession) withBookmark(m map[string]any) map[string]any {
 	if s.bookmark > 0 {
 		m["bookmark"] = s.bookmark
 	}
+	if s.graph != "" {
+		m["graph"] = s.graph
+	}
 	return m
 }
+
+// SetGraph makes the session's later statements and transactions run on
+// graph ("" for the session's own, which USE sets): RUN_GQL and BEGIN
+// carry it as "graph". A session is used by one goroutine at a time.
+func (s *WireSession) SetGraph(graph string) { s.graph = graph }
+
+// Graph is the graph SetGraph chose, "" for none.
+func (s *WireSession) Graph() string { return s.graph }
 
 // leaderOf is the address a 25006 ERROR names, "" for another message or
 // when no leader is known.

@@ -51,8 +51,17 @@ type DB struct {
 	// unlockDir releases the data directory's lock (nil without a
 	// directory).
 	unlockDir func()
-	// txns are the open explicit transactions (transactions.go).
-	txns txRegistry
+	// txns are the open explicit transactions (transactions.go): the
+	// server's, shared by all its graphs.
+	txns *txRegistry
+	// graph is the name of the graph this database holds, root the
+	// default graph's database (itself for the default graph), graphs
+	// the other graphs (the default graph's only; graphs.go).
+	graph  string
+	root   *DB
+	graphs *graphSet
+	// quota is the graph's on-disk quota (quota.go).
+	quota diskQuota
 	// algoCache keeps algorithm projections between calls (nil: off).
 	algoCache *algo.Cache
 	// plans keeps optimized plans between runs of a text (nil: off;
@@ -143,6 +152,22 @@ func (d *DataDir) Open(opts Options) (*DB, error) {
 }
 
 func open(dd *DataDir, opts Options) (*DB, error) {
+	db, err := openGraph(dd, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.openGraphs(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openGraph opens a graph's database: the default graph's when parent is
+// nil, else one of the others, which shares the default graph's
+// settings, transaction registry and server-wide procedures, and whose
+// memory budget is part of the server's (graphs.go).
+func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -190,6 +215,15 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	db := &DB{dir: dir, fs: fsys, writer: writer, opts: opts, log: log, store: store, procs: procs.NewRegistry(), settings: settings.New(settings.Defaults{QueryTimeout: opts.QueryTimeout, MaxConnections: opts.MaxConnections,
 		MaxMemoryPerQuery: opts.MaxMemoryPerQuery, IdleTimeout: opts.IdleTimeout}),
 		mem: memory.NewGovernor(budget, opts.WatchHeap), unlockDir: unlock}
+	db.graph, db.root, db.txns = DefaultGraph, db, &txRegistry{}
+	if parent != nil {
+		root := parent.root
+		db.mem.Close()
+		db.mem = memory.NewGraphGovernor(parent.meta.MaxMemory, root.mem, "graph "+parent.name)
+		db.graph, db.root, db.txns, db.settings = parent.name, root, root.txns, root.settings
+		db.procs.Under(root.procs)
+		db.quota.limit.Store(parent.meta.MaxDisk)
+	}
 	db.changes = changes.NewHub(store, db.closed.Load)
 	db.algoCache = algo.CacheFor(opts.AlgoCacheBytes, budget)
 	db.plans = plancache.New(opts.PlanCacheEntries)
@@ -197,10 +231,7 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		db.mem.SetCache(db.algoCache)
 	}
 	db.mem.SetReleaseAfter(memory.ReleaseThreshold(db.settings.MaxMemoryPerQuery()))
-	err := storageprocs.Register(db.procs, storageprocs.Source{Store: store, Log: log, LSNs: func() (uint64, uint64) {
-		d := db.Durability()
-		return d.WALLSN, d.LastCheckpointLSN
-	}})
+	err := storageprocs.Register(db.procs, db.storageSource())
 	if err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
@@ -216,8 +247,15 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 	if err := db.registerCDC(); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
-	if err := db.registerTDE(enc); err != nil {
-		panic("BUG: engine: " + err.Error())
+	if parent == nil {
+		if err := db.registerGraphProcedures(); err != nil {
+			panic("BUG: engine: " + err.Error())
+		}
+		// Encryption at rest is the data directory's: every graph's
+		// procedures are the default graph's (procs.Under).
+		if err := db.registerTDE(enc); err != nil {
+			panic("BUG: engine: " + err.Error())
+		}
 	}
 	cdcLog, err := db.openChangeLog()
 	if err != nil {
@@ -268,7 +306,10 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
-	db.txns.rollbackAll()
+	if db.root == db {
+		db.closeGraphs()
+	}
+	db.txns.rollbackOf(db)
 	db.changes.Close()
 	if db.secondary != nil {
 		db.secondary.Close()

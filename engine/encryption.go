@@ -53,6 +53,9 @@ type tde struct {
 // key for a directory that already holds an unencrypted database.
 func setupEncryption(d *durable.Dir, enc *Encryption, log *slog.Logger) (*tde, error) {
 	base, dir := d.FS(), d.Path()
+	if _, ok := base.(*cryptfs.FS); ok {
+		return nil, nil // a graph's directory inside an encrypted one (graphs.go)
+	}
 	has := cryptfs.HasKeyring(base, dir)
 	if enc == nil || enc.Key == nil {
 		if has {

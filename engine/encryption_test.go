@@ -201,3 +201,46 @@ func TestTDEProcedures(t *testing.T) {
 	}
 	noPlaintext(t, dir)
 }
+
+// TestEncryptionOnGraph: a graph other than the default lives in the
+// encrypted directory, encrypted once (its directory is not given a
+// keyring of its own), and reopens with the key.
+func TestEncryptionOnGraph(t *testing.T) {
+	dir := t.TempDir()
+	db, err := engine.Open(dir, engine.Options{Encryption: tdeKey(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustQuery(t, db, "CREATE GRAPH g", nil)
+	g, _, err := db.Graph(t.Context(), "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdeWrite(t, g)
+	db.Close()
+	noPlaintext(t, dir)
+	keyrings := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "keyring" {
+			keyrings++
+		}
+		return err
+	})
+	if keyrings != 1 {
+		t.Fatalf("%d keyrings in the data directory, want 1", keyrings)
+	}
+	db, err = engine.Open(dir, engine.Options{Encryption: tdeKey(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if g, _, err = db.Graph(t.Context(), "g"); err != nil {
+		t.Fatal(err)
+	}
+	if got := tdeCount(t, g); got != "400" {
+		t.Fatalf("graph g reopened: %s people, want 400", got)
+	}
+	if st := mustQuery(t, g, "CALL tde.status() YIELD state RETURN state", nil); len(st) != 1 || !strings.Contains(st[0], "encrypted") {
+		t.Fatalf("tde.status on graph g: %v", st)
+	}
+}

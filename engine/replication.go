@@ -62,6 +62,9 @@ var (
 // writable is nil, or the 25006 error of a write on a member of a
 // replicated cluster that does not lead.
 func (db *DB) writable() error {
+	if err := db.checkDiskQuota(); err != nil {
+		return err
+	}
 	if db.opts.Replication == nil {
 		return nil
 	}

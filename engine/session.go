@@ -36,6 +36,9 @@ func ParseSize(s string) (int64, error) { return settings.ParseSize(s) }
 type Session struct {
 	db       *DB
 	settings *settings.Session
+	// graph is the graph USE chose for the session's later statements
+	// ("" until then: the session's database).
+	graph string
 }
 
 // NewSession starts a session with no settings of its own. DB.Query runs

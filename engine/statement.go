@@ -110,6 +110,21 @@ type statementRun struct {
 // auto-commit, when nil). Every entry point above, and Transaction.Run,
 // comes here.
 func (s *Session) run(ctx context.Context, text string, params Params, m Mode, txn *Transaction) (res *Result, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if len(text) <= MaxQueryBytes && !s.db.closed.Load() {
+		// The graph it runs on (graph_route.go), with the principal's
+		// privileges there.
+		sub, gctx, r, err := s.route(ctx, text, txn)
+		if r != nil || err != nil {
+			return r, err
+		}
+		if sub != s {
+			return sub.run(gctx, text, params, m, txn)
+		}
+		ctx = gctx
+	}
 	db := s.db
 	if db.opts.Observer != nil {
 		// Deferred first, so it runs last: after a panic became err.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -88,6 +89,11 @@ type TransactionOptions struct {
 	// Client names who opens it, for the per-client limit ("" is one
 	// anonymous client).
 	Client string
+	// Graph is the graph it runs on ("" or "default": the default
+	// graph), as Principal may see it (an unknown or hidden graph is a
+	// 42S02 error). Every statement in it runs on that graph.
+	Graph     string
+	Principal *Principal
 	// Owner is the authenticated user who opens it ("" without
 	// authentication). The engine only keeps it: a frontend compares it
 	// with the user of each later request naming the transaction, so that
@@ -166,6 +172,20 @@ func (t *Transaction) Owner() string { return t.owner }
 func (db *DB) BeginTransaction(o TransactionOptions) (*Transaction, error) {
 	if db.closed.Load() {
 		return nil, errs.New(errs.CodeUnavailable, errs.CatUnavailable, "the database is closed")
+	}
+	if o.Graph != "" {
+		ctx := context.Background()
+		if o.Principal != nil {
+			ctx = access.WithPrincipal(ctx, o.Principal)
+		}
+		g, _, err := db.Graph(ctx, o.Graph)
+		if err != nil {
+			return nil, err
+		}
+		o.Graph = ""
+		if g != db {
+			return g.BeginTransaction(o)
+		}
 	}
 	if o.Isolation == 0 {
 		o.Isolation = ReadCommitted
@@ -583,12 +603,14 @@ func notOpen(id, what string) error {
 	return errs.New(errs.CodeNotFound, errs.CatNotFound, "transaction %s is not open: %s", id, what)
 }
 
-// rollbackAll rolls back every open transaction (at Close).
-func (r *txRegistry) rollbackAll() {
+// rollbackOf rolls back every open transaction on db (at its Close).
+func (r *txRegistry) rollbackOf(db *DB) {
 	r.mu.Lock()
 	open := make([]*Transaction, 0, len(r.open))
 	for _, t := range r.open {
-		open = append(open, t)
+		if t.db == db {
+			open = append(open, t)
+		}
 	}
 	r.mu.Unlock()
 	for _, t := range open {

@@ -29,6 +29,8 @@ type conn interface {
 	close() error
 	// info describes the connection for :status.
 	info() []string
+	// setGraph makes later statements and transactions run on graph.
+	setGraph(graph string)
 }
 
 // rows is a result being read: *client.WireRows, or an HTTP result
@@ -106,10 +108,13 @@ func (c *wireConn) fail(err error) error {
 	return &connError{fmt.Errorf("the connection to %s was lost: %w", c.o.Addr, err)}
 }
 
+func (c *wireConn) setGraph(g string) { c.o.Graph = g }
+
 func (c *wireConn) run(ctx context.Context, query string, params map[string]any) (rows, error) {
 	if err := c.connect(ctx); err != nil {
 		return nil, err
 	}
+	c.sess.SetGraph(c.o.Graph)
 	var r *client.WireRows
 	var err error
 	if c.tx != nil {
@@ -150,6 +155,7 @@ func (c *wireConn) begin(ctx context.Context) error {
 	if err := c.connect(ctx); err != nil {
 		return err
 	}
+	c.sess.SetGraph(c.o.Graph)
 	tx, err := c.sess.Begin(ctx, "")
 	if err != nil {
 		return c.fail(err)

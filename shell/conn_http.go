@@ -57,7 +57,10 @@ func (c *httpConn) connect(ctx context.Context) error {
 	return nil
 }
 
+func (c *httpConn) setGraph(g string) { c.o.Graph = g }
+
 func (c *httpConn) run(ctx context.Context, query string, params map[string]any) (rows, error) {
+	c.c.SetGraph(c.o.Graph)
 	if kw, rest := leadingKeyword(query); kw == "EXPLAIN" && c.tx == nil {
 		p, err := c.c.Explain(ctx, rest, params)
 		if err != nil {
@@ -123,6 +126,7 @@ func (c *httpConn) begin(ctx context.Context) error {
 	if c.tx != nil {
 		return errors.New("a transaction is open already (:commit or :rollback it)")
 	}
+	c.c.SetGraph(c.o.Graph)
 	tx, err := c.c.Begin(ctx, "", 0)
 	if err != nil {
 		return c.fail(err)

@@ -78,6 +78,12 @@ func (sh *shell) query(ctx context.Context, st *statement, text string) error {
 		}
 		writeProfile(sh.o.Stdout, tree, p)
 	}
+	if g, ok := useAlone(text); ok {
+		// The server accepted USE name: the session's graph from now on,
+		// on both transports and after a reconnection.
+		sh.conn.setGraph(g)
+		sh.o.Graph = g
+	}
 	sum := r.Summary()
 	if sh.comp != nil && wrote(sum) {
 		sh.comp.stale = true
@@ -224,4 +230,18 @@ func (sh *shell) queryColumn(ctx context.Context, query string, params map[strin
 		return nil, sh.failed(ctx, err)
 	}
 	return out, nil
+}
+
+// useAlone reports whether text is USE name and nothing else, and returns
+// the name as the server keeps it (lower case, without backquotes).
+func useAlone(text string) (string, bool) {
+	kw, rest := leadingKeyword(strings.TrimRight(strings.TrimSpace(text), "; \t\r\n"))
+	rest = strings.TrimSpace(rest)
+	if kw != "USE" || rest == "" || strings.ContainsAny(rest, " \t\r\n") {
+		return "", false
+	}
+	if len(rest) > 2 && rest[0] == '`' && rest[len(rest)-1] == '`' {
+		rest = rest[1 : len(rest)-1]
+	}
+	return strings.ToLower(rest), true
 }

@@ -86,12 +86,17 @@ func (sh *shell) interactiveRun(ctx context.Context, st statement) bool {
 	return false
 }
 
-// prompt is "quiver> ", "quiver[tx]> " in a transaction, and an arrow
-// as long for a statement's next lines.
+// prompt is "quiver> ", "quiver[tx]> " in a transaction, with the
+// graph after a colon when it is not the default one ("quiver:sales> "),
+// and an arrow as long for a statement's next lines.
 func (sh *shell) prompt(continued bool) string {
-	p := "quiver> "
+	name := "quiver"
+	if g := sh.o.Graph; g != "" && g != "default" {
+		name += ":" + g
+	}
+	p := name + "> "
 	if sh.conn.inTx() {
-		p = "quiver[tx]> "
+		p = name + "[tx]> "
 	}
 	if continued {
 		return strings.Repeat(" ", len(p)-3) + "-> "

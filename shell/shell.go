@@ -58,6 +58,9 @@ type Options struct {
 	Progress time.Duration
 	// ClientName is sent in the wire protocol's HELLO.
 	ClientName string
+	// Graph is the graph statements run on ("": the server's default);
+	// a statement `USE name` on its own changes it (docs/graphs.md).
+	Graph string
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer

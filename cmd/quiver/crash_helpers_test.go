@@ -38,6 +38,8 @@ type crashServer struct {
 	proc *serverproc.Proc
 	addr string          // its HTTP address
 	done <-chan struct{} // closed once it has exited
+	// graph is the graph the workload runs on ("": the default).
+	graph string
 }
 
 // startCrashServer starts `quiver serve` on a free port over dataDir with
@@ -66,8 +68,15 @@ func (s *crashServer) kill() {
 
 // crashClient posts queries to one server.
 type crashClient struct {
-	http *http.Client
-	url  string
+	http  *http.Client
+	url   string
+	graph string // sent with every statement and begin ("": none)
+}
+
+// on makes c run its statements on graph.
+func (c *crashClient) on(graph string) *crashClient {
+	c.graph = graph
+	return c
 }
 
 func newCrashClient(addr string, conns int) *crashClient {
@@ -116,7 +125,11 @@ func (r crashReply) String() string {
 
 // post sends one statement to POST /api/v1/query.
 func (c *crashClient) post(ctx context.Context, st crashStmt) crashReply {
-	return c.postTo(ctx, c.url, map[string]any{"query": st.query, "parameters": st.params})
+	body := map[string]any{"query": st.query, "parameters": st.params}
+	if c.graph != "" {
+		body["graph"] = c.graph
+	}
+	return c.postTo(ctx, c.url, body)
 }
 
 // postTo sends a JSON body (none when body is nil) to url.
@@ -224,7 +237,11 @@ func (e explicitTx) name() string { return "explicit " + e.isolation }
 
 func (e explicitTx) commit(ctx context.Context, c *crashClient, stmts []crashStmt) (crashReply, []crashReply) {
 	base := strings.TrimSuffix(c.url, "/query") + "/transaction/"
-	b := c.postTo(ctx, base+"begin", map[string]any{"isolation_level": e.isolation, "timeout": 60000})
+	begin := map[string]any{"isolation_level": e.isolation, "timeout": 60000}
+	if c.graph != "" {
+		begin["graph"] = c.graph
+	}
+	b := c.postTo(ctx, base+"begin", begin)
 	if !b.acked() {
 		return b, nil
 	}
@@ -539,7 +556,7 @@ func (w *crashWriter) transfer(ctx context.Context) bool {
 // moment after the first acknowledgement.
 func runCrashCycle(t *testing.T, srv *crashServer, cycle int, flags []string, rng *rand.Rand, ledger *crashLedger, nextTx *atomic.Int64) crashCycleReport {
 	t.Helper()
-	client := newCrashClient(srv.addr, crashWriters)
+	client := newCrashClient(srv.addr, crashWriters).on(srv.graph)
 	defer client.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -52,7 +52,7 @@ import (
 // runs 200), QUIVER_CRASH_SEED the seed of every random choice (default:
 // the clock; the seed is logged). Thread timing is not seeded, so a rerun
 // with the same seed makes the same choices, not the same interleaving.
-func TestCrashRecovery(t *testing.T) { crashRecovery(t, 5, nil) }
+func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5, nil) }
 
 // TestCrashRecoveryEncrypted runs the crash test on a data directory
 // encrypted at rest (docs/encryption.md), and then finds neither a label of
@@ -62,7 +62,7 @@ func TestCrashRecoveryEncrypted(t *testing.T) {
 	if err := os.WriteFile(key, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	data := crashRecovery(t, 2, []string{"--encryption-key-file", key})
+	data := testCrashRecovery(t, "", 2, []string{"--encryption-key-file", key})
 	files := 0
 	err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -85,9 +85,13 @@ func TestCrashRecoveryEncrypted(t *testing.T) {
 	}
 }
 
-// crashRecovery runs the crash test with extra serve flags and returns
-// the data directory.
-func crashRecovery(t *testing.T, defCycles int64, extra []string) string {
+// The same on a graph other than the default: its log, checkpoints and
+// catalog entry survive every kill as the default graph's do.
+func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3, nil) }
+
+// testCrashRecovery runs the crash test on graph ("": the default) with
+// extra serve flags and returns the data directory.
+func testCrashRecovery(t *testing.T, graph string, defCycles int64, extra []string) string {
 	cycles := crashEnvInt(t, "QUIVER_CRASH_CYCLES", defCycles)
 	seed := crashEnvInt(t, "QUIVER_CRASH_SEED", time.Now().UnixNano())
 	t.Logf("seed %d, %d cycles (rerun: QUIVER_CRASH_SEED=%d QUIVER_CRASH_CYCLES=%d)", seed, cycles, seed, cycles)
@@ -102,8 +106,12 @@ func crashRecovery(t *testing.T, defCycles int64, extra []string) string {
 	for cycle := 0; cycle <= int(cycles); cycle++ {
 		flags := append(crashServeFlags(rng), extra...)
 		srv := startCrashServer(t, bin, data, dir, fmt.Sprintf("serve-%d", cycle), flags)
-		client := newCrashClient(srv.addr, 2)
+		srv.graph = graph
+		client := newCrashClient(srv.addr, 2).on(graph)
 		if cycle == 0 {
+			if graph != "" {
+				newCrashClient(srv.addr, 1).rows(t, "CREATE GRAPH "+graph, nil)
+			}
 			createAccounts(t, client)
 		} else {
 			// What the previous cycle's kill left.

@@ -18,6 +18,7 @@ import (
 type exportArgs struct {
 	dataDir, out, format string
 	encryption           *engine.Encryption // the key of an encrypted data directory
+	graph                string             // the graph to export ("": the default)
 }
 
 func parseExport(args []string) (exportArgs, error) {
@@ -28,6 +29,7 @@ func parseExport(args []string) (exportArgs, error) {
 	fs.StringVar(&a.out, "out", "", "folder to write (must not exist or be empty; its parent must exist)")
 	fs.StringVar(&a.format, "format", engine.ExportParquet, "file format: parquet or csv")
 	keys := defineKeyFlags(fs)
+	fs.StringVar(&a.graph, "graph", "", "the graph to export (the default graph when left out; docs/graphs.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return a, err
 	}
@@ -64,8 +66,14 @@ func runExport(a exportArgs, stdout, stderr *os.File) error {
 		return err
 	}
 	defer db.Close()
+	g := db
+	if a.graph != "" {
+		if g, _, err = db.Graph(context.Background(), a.graph); err != nil {
+			return err
+		}
+	}
 	show := newProgressShow(stderr, isTerminal(stderr), "export")
-	sum, err := db.Export(engine.ExportOptions{Dir: a.out, Format: a.format, Progress: show.tracker})
+	sum, err := g.Export(engine.ExportOptions{Dir: a.out, Format: a.format, Progress: show.tracker})
 	show.stop()
 	if err != nil {
 		return err

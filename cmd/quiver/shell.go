@@ -48,6 +48,7 @@ func parseShell(args []string, stdin *os.File, stderr io.Writer) (shell.Options,
 	fs.StringVar(&o.File, "f", "", "run the statements of this `file` and exit")
 	fs.StringVar(&o.HistoryFile, "history", defaultHistory(), "the history `file` (\"\" for none; QUIVER_HISTORY)")
 	fs.IntVar(&o.MaxWidth, "max-width", 60, "the widest table column, in `cells`")
+	fs.StringVar(&o.Graph, "graph", "", "the `graph` statements run on (the default graph when left out; USE name changes it)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: quiver shell [flags]\n\nAn interactive shell, or a script runner with -c, -f or statements on standard input.\n\n")
 		fs.PrintDefaults()

@@ -141,6 +141,18 @@ func TestShellInteractive(t *testing.T) {
 
 	p.send("RETURN 6 * 7 AS answer;\r")
 	m = p.expect(m, "|     42 |")
+	m = p.expect(m, "quiver> ")
+
+	// USE names the graph in the prompt until USE default.
+	p.send("CREATE GRAPH IF NOT EXISTS sales;\r")
+	m = p.expect(m, "quiver> ")
+	p.send("USE sales;\r")
+	m = p.expect(m, "quiver:sales> ")
+	p.send(":begin\r")
+	m = p.expect(m, "quiver:sales[tx]> ")
+	p.send(":rollback\r")
+	m = p.expect(m, "quiver:sales> ")
+	p.send("USE default;\r")
 	p.expect(m, "quiver> ")
 	p.send(":quit\r")
 	select {

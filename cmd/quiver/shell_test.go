@@ -214,3 +214,28 @@ func waitFor(t *testing.T, get func() string, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// USE name on its own holds for the shell's later statements and
+// transactions on every transport; --graph starts on a graph.
+func TestShellUse(t *testing.T) {
+	srv := startShellServer(t)
+	if code, _, errs := runShellScript(t, shell.Options{Addr: srv.addr}, "CREATE GRAPH IF NOT EXISTS g;\n"); code != 0 {
+		t.Fatalf("CREATE GRAPH: exit %d: %s", code, errs)
+	}
+	script := "USE g;\nCREATE (:OnG);\n:begin\nCREATE (:OnG);\n:commit\nMATCH (n:OnG) RETURN count(n) AS c;\nUSE default;\nMATCH (n:OnG) RETURN count(n) AS c;\n"
+	for i, o := range []shell.Options{
+		{Addr: srv.addr, Format: "csv"},
+		{Addr: srv.addr, Format: "csv", Transport: shell.TransportHTTP},
+	} {
+		code, out, errs := runShellScript(t, o, script)
+		// Each transport adds its two nodes to g: 2, then 4.
+		want := "c\n" + []string{"2", "4"}[i] + "\n"
+		if code != 0 || !strings.Contains(out, want+"graph\ndefault\nc\n0\n") {
+			t.Errorf("over %q: exit %d\n%s\nwant %q then c 0; stderr: %s", o.Transport, code, out, want, errs)
+		}
+	}
+	code, out, errs := runShellScript(t, shell.Options{Addr: srv.addr, Format: "csv", Graph: "g", Transport: shell.TransportHTTP}, "MATCH (n:OnG) RETURN count(n) AS c;\n")
+	if code != 0 || !strings.Contains(out, "c\n4\n") {
+		t.Errorf("--graph g: exit %d\n%s\nstderr: %s", code, out, errs)
+	}
+}

@@ -42,6 +42,11 @@ type Principal struct {
 	// Credential is opaque outside package auth: which credential
 	// (password generation, API key) auth's Current re-checks.
 	Credential string
+	// Graph is the graph Privileges are for, once the engine narrowed
+	// them to the graph a statement runs on ("" before: the server's),
+	// and ServerPrivileges what the roles give server-wide then.
+	Graph            string
+	ServerPrivileges Privilege
 }
 
 type principalKey struct{}

@@ -13,6 +13,12 @@ type Statement struct {
 	Schema *Schema
 	// Copy is set instead of Query for COPY … FROM (ast_copy.go).
 	Copy *Copy
+	// Graph is set instead of Query for a graph management statement
+	// (CREATE GRAPH, DROP GRAPH, SHOW GRAPHS, USE alone; ast_graph.go).
+	Graph *Graph
+	// Use is the USE name prefix of any other statement: the graph it
+	// runs on (nil: the session's or the request's).
+	Use *Use
 	// depth is the deepest level the parser reached (MaxDepth bounds it).
 	depth int
 }

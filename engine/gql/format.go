@@ -10,6 +10,13 @@ import (
 // structure visible.
 func (s *Statement) String() string {
 	var sb strings.Builder
+	if s.Use != nil {
+		sb.WriteString("USE " + quoteName(s.Use.Name) + " ")
+	}
+	if s.Graph != nil {
+		sb.WriteString(s.Graph.String())
+		return sb.String()
+	}
 	if s.Explain {
 		sb.WriteString("EXPLAIN ")
 	}

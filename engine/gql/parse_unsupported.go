@@ -25,11 +25,10 @@ type unsupportedForm struct {
 // statementForms start a statement: they are looked for before the
 // statement is parsed.
 var statementForms = []unsupportedForm{
-	{words: []string{"CREATE", "GRAPH"}, unless: []string{"="}, feature: "graph management (CREATE GRAPH): a database holds one graph"},
-	{words: []string{"CREATE", "OR", "REPLACE"}, feature: "graph management (CREATE OR REPLACE GRAPH): a database holds one graph"},
-	{words: []string{"CREATE", "PROPERTY", "GRAPH"}, feature: "graph management (CREATE PROPERTY GRAPH): a database holds one graph"},
-	{words: []string{"DROP", "GRAPH"}, feature: "graph management (DROP GRAPH): a database holds one graph"},
-	{words: []string{"DROP", "PROPERTY", "GRAPH"}, feature: "graph management (DROP PROPERTY GRAPH): a database holds one graph"},
+	{words: []string{"CREATE", "GRAPH", "TYPE"}, feature: "graph types (CREATE GRAPH TYPE): a graph's schema is its indexes and constraints"},
+	{words: []string{"CREATE", "OR", "REPLACE"}, feature: "graph management (CREATE OR REPLACE GRAPH): use DROP GRAPH and CREATE GRAPH (graphs.md)"},
+	{words: []string{"CREATE", "PROPERTY", "GRAPH"}, feature: "graph management (CREATE PROPERTY GRAPH): use CREATE GRAPH name (graphs.md)"},
+	{words: []string{"DROP", "PROPERTY", "GRAPH"}, feature: "graph management (DROP PROPERTY GRAPH): use DROP GRAPH name (graphs.md)"},
 	{words: []string{"CREATE", "SCHEMA"}, unless: []string{"="}, feature: "catalog schemas (CREATE SCHEMA)"},
 	{words: []string{"DROP", "SCHEMA"}, feature: "catalog schemas (DROP SCHEMA)"},
 	{words: []string{"CREATE", "DATABASE"}, unless: []string{"="}, feature: "database management (CREATE DATABASE)"},
@@ -48,7 +47,6 @@ var statementForms = []unsupportedForm{
 	{words: []string{"COMMIT"}, feature: "COMMIT in a query: commit a transaction through the API (transactions.md)"},
 	{words: []string{"ROLLBACK"}, unless: []string{"TO"}, feature: "ROLLBACK of a transaction in a query: roll back through the API (transactions.md); ROLLBACK TO SAVEPOINT is supported"},
 	{words: []string{"TERMINATE"}, feature: "TERMINATE TRANSACTIONS"},
-	{words: []string{"USE"}, feature: "USE <graph>: a statement runs on its session's database"},
 	{words: []string{"AT"}, feature: "AT <schema>: a statement runs on its session's database"},
 	{words: []string{"TABLE"}, feature: "binding table variables (TABLE)"},
 	{words: []string{"GRAPH"}, feature: "graph variables (GRAPH)"},
@@ -57,8 +55,8 @@ var statementForms = []unsupportedForm{
 	{words: []string{"FINISH"}, feature: "FINISH"},
 	{words: []string{"SHOW", "TRANSACTIONS"}, feature: "SHOW TRANSACTIONS"},
 	{words: []string{"SHOW", "TRANSACTION"}, feature: "SHOW TRANSACTIONS"},
-	{words: []string{"SHOW", "DATABASES"}, feature: "database management (SHOW DATABASES): a server serves one database"},
-	{words: []string{"SHOW", "DATABASE"}, feature: "database management (SHOW DATABASE): a server serves one database"},
+	{words: []string{"SHOW", "DATABASES"}, feature: "database management (SHOW DATABASES): use SHOW GRAPHS (graphs.md)"},
+	{words: []string{"SHOW", "DATABASE"}, feature: "database management (SHOW DATABASE): use SHOW GRAPHS (graphs.md)"},
 	{words: []string{"SHOW", "USERS"}, feature: "user management in a query (SHOW USERS): see security.md"},
 	{words: []string{"SHOW", "ROLES"}, feature: "role management in a query (SHOW ROLES): see security.md"},
 	{words: []string{"SHOW", "PRIVILEGES"}, feature: "SHOW PRIVILEGES: privileges are managed as security.md says"},
@@ -67,7 +65,7 @@ var statementForms = []unsupportedForm{
 
 // clauseForms stand where a clause or the end of the statement should.
 var clauseForms = []unsupportedForm{
-	{words: []string{"USE"}, feature: "USE <graph>: a statement runs on its session's database"},
+	{words: []string{"USE"}, feature: "USE <graph> inside a statement: USE name stands first, before the statement it selects the graph of (graphs.md)"},
 	{words: []string{"FINISH"}, feature: "FINISH"},
 	{words: []string{"FOREACH"}, feature: "FOREACH: write with UNWIND instead"},
 	{words: []string{"LOAD", "CSV"}, feature: "LOAD CSV: load files with the importer (import.md)"},

@@ -87,6 +87,7 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 	}()
 	p.advance()
 	st = &Statement{}
+	st.Use = p.use()
 	if p.isKeyword("EXPLAIN") {
 		st.Explain = true
 		p.advance()
@@ -94,13 +95,23 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 		st.Profile = true
 		p.advance()
 	}
-	p.unsupportedStatement()
-	if st.Schema = p.schemaStatement(); st.Schema == nil {
-		if st.Copy = p.copyStatement(); st.Copy == nil {
-			if st.Session = p.sessionStatement(); st.Session == nil {
-				st.Query = p.query()
-			}
+	switch {
+	case st.Use != nil && !st.Explain && !st.Profile && (p.tok.kind == tEOF || p.isPunct(";")):
+		// USE name alone selects the session's graph.
+		st.Graph = &Graph{Kind: GraphUse, Pos: st.Use.Pos, Name: st.Use.Name, NamePos: st.Use.Pos}
+		st.Use = nil
+	default:
+		p.unsupportedStatement()
+		st.Graph = p.graphStatement()
+		switch {
+		case st.Graph != nil && st.Use != nil:
+			panic(errAt(st.Graph.Pos, "%s manages graphs and runs on no graph: it cannot follow USE", st.Graph.String()))
+		case st.Graph != nil && (st.Explain || st.Profile):
+			panic(errAt(st.Graph.Pos, "EXPLAIN and PROFILE apply to queries, not to %s", st.Graph.String()))
 		}
+	}
+	if st.Graph == nil {
+		p.statementBody(st)
 	}
 	for p.isPunct(";") {
 		p.advance()
@@ -111,6 +122,22 @@ func ParseCancel(text string, cancelled func() error) (st *Statement, err error)
 	}
 	st.depth = p.deepest
 	return st, nil
+}
+
+// statementBody parses what follows the prefixes: a schema, COPY,
+// session statement or a query.
+func (p *parser) statementBody(st *Statement) {
+	p.unsupportedStatement()
+	if st.Schema = p.schemaStatement(); st.Schema != nil {
+		return
+	}
+	if st.Copy = p.copyStatement(); st.Copy != nil {
+		return
+	}
+	if st.Session = p.sessionStatement(); st.Session != nil {
+		return
+	}
+	st.Query = p.query()
 }
 
 // ParsePattern parses text as one path pattern and nothing else, as

@@ -14,8 +14,14 @@ import (
 // process. The engine's heap watchdog calls FailLargest too, when the
 // live heap nears the limit whatever the estimates say.
 type Budget struct {
-	limit int64
-	used  atomic.Int64
+	// limit is the budget in bytes; a graph's may change (SetLimit).
+	limit atomic.Int64
+	// parent, when set, is the server's budget this one (a graph's,
+	// ChildBudget) is part of: every charge counts against both, and a
+	// statement fails when either runs out. name says whose it is.
+	parent *Budget
+	name   string
+	used   atomic.Int64
 	// held is the part of used that the server holds outside statements
 	// (Hold).
 	held atomic.Int64
@@ -30,13 +36,27 @@ type Budget struct {
 
 // NewBudget returns a budget of limit bytes.
 func NewBudget(limit int64) *Budget {
-	b := &Budget{limit: limit}
+	b := &Budget{}
+	b.limit.Store(limit)
 	b.mu.active = map[*Tracker]struct{}{}
 	return b
 }
 
+// ChildBudget returns a budget of limit bytes inside parent: a graph's
+// memory budget, named in its errors ("graph sales"). What its
+// statements charge counts against parent as well.
+func ChildBudget(limit int64, parent *Budget, name string) *Budget {
+	b := NewBudget(limit)
+	b.parent, b.name = parent, name
+	return b
+}
+
 // Limit is the budget in bytes.
-func (b *Budget) Limit() int64 { return b.limit }
+func (b *Budget) Limit() int64 { return b.limit.Load() }
+
+// SetLimit changes the budget to limit bytes: what statements hold stays
+// held, and the next charge past the new limit fails the largest.
+func (b *Budget) SetLimit(limit int64) { b.limit.Store(limit) }
 
 // Used is what the running statements hold now.
 func (b *Budget) Used() int64 { return b.used.Load() }
@@ -55,10 +75,14 @@ func (b *Budget) Hold(n int64) bool {
 	}
 	for {
 		u := b.used.Load()
-		if n > 0 && (u+n > b.limit || b.held.Load()+n > b.limit/HeldShare) {
+		if n > 0 && (u+n > b.limit.Load() || b.held.Load()+n > b.limit.Load()/HeldShare) {
 			return false
 		}
 		if b.used.CompareAndSwap(u, u+n) {
+			if !b.parent.Hold(n) {
+				b.used.Add(-n)
+				return false
+			}
 			b.held.Add(n)
 			return true
 		}
@@ -75,6 +99,7 @@ func (b *Budget) Unhold(n int64) {
 	}
 	b.held.Add(-n)
 	b.used.Add(-n)
+	b.parent.Unhold(n)
 }
 
 // Held is what the server holds outside statements (Hold), part of Used.
@@ -98,6 +123,9 @@ func (b *Budget) join(m *Tracker) {
 	b.mu.Lock()
 	b.mu.active[m] = struct{}{}
 	b.mu.Unlock()
+	if b.parent != nil {
+		b.parent.join(m)
+	}
 }
 
 // Freed counts the statements failed for memory that have since closed:
@@ -113,13 +141,37 @@ func (b *Budget) leave(m *Tracker) {
 	if m.killed.Load() != nil {
 		b.freed.Add(1)
 	}
+	if b.parent != nil {
+		b.parent.leave(m)
+	}
+}
+
+// release gives back n bytes a statement charged.
+func (b *Budget) release(n int64) {
+	for ; b != nil; b = b.parent {
+		b.used.Add(-n)
+	}
+}
+
+// exceeds reports whether n more bytes would take b or a budget it is
+// part of past its limit, and returns that budget.
+func (b *Budget) exceeds(n int64) *Budget {
+	for ; b != nil; b = b.parent {
+		if b.used.Load()+n > b.limit.Load() {
+			return b
+		}
+	}
+	return nil
 }
 
 // charge counts n more bytes; past the limit the largest statement fails
 // (its tracker's killed error tells the charger when that is itself).
 func (b *Budget) charge(n int64) {
-	if b.used.Add(n) > b.limit {
+	if b.used.Add(n) > b.limit.Load() {
 		b.failLargest(nil, true)
+	}
+	if b.parent != nil {
+		b.parent.charge(n)
 	}
 }
 
@@ -135,7 +187,7 @@ func (b *Budget) FailLargest(err *errs.Error) bool { return b.failLargest(err, f
 // own error, made only when one fails.
 func (b *Budget) failLargest(err *errs.Error, overOnly bool) bool {
 	b.mu.Lock()
-	if overOnly && b.used.Load() <= b.limit {
+	if overOnly && b.used.Load() <= b.limit.Load() {
 		b.mu.Unlock()
 		return false
 	}
@@ -170,7 +222,12 @@ func (b *Budget) failLargest(err *errs.Error, overOnly bool) bool {
 }
 
 func budgetExceeded(b *Budget) *errs.Error {
+	if b.name != "" {
+		return errs.New(errs.CodeOutOfMemory, errs.CatResource,
+			"query stopped: the memory budget of %s (max_memory, %d bytes) is exhausted and this query held the most", b.name, b.limit.Load()).
+			Suggest("retry later, add LIMIT or a narrower WHERE, or ask an administrator to raise the graph's max_memory")
+	}
 	return errs.New(errs.CodeOutOfMemory, errs.CatResource,
-		"query stopped: the server's memory budget (--max-memory, %d bytes) is exhausted and this query held the most", b.limit).
+		"query stopped: the server's memory budget (--max-memory, %d bytes) is exhausted and this query held the most", b.limit.Load()).
 		Suggest("retry later, add LIMIT or a narrower WHERE, or ask the operator to raise --max-memory")
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -162,5 +163,53 @@ func TestBudgetHold(t *testing.T) {
 	var none *Budget
 	if !none.Hold(1<<40) || none.Held() != 0 {
 		t.Fatal("a nil budget holds anything")
+	}
+}
+
+// A graph's budget (ChildBudget) is part of the server's: its statements
+// fail when the graph's budget runs out, naming it, while the server's
+// others go on; what they charge counts in the server's budget too, and
+// leaves both when they close.
+func TestChildBudget(t *testing.T) {
+	server := NewBudget(1000)
+	graph := ChildBudget(300, server, "graph sales")
+	var killedG, killedS error
+	g := &Tracker{Budget: graph, Kill: func(err error) { killedG = err }}
+	s := &Tracker{Budget: server, Kill: func(err error) { killedS = err }}
+	if err := s.Charge(500); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Charge(200); err != nil {
+		t.Fatal(err)
+	}
+	if server.Used() != 700 || graph.Used() != 200 {
+		t.Fatalf("used: server %d, graph %d", server.Used(), graph.Used())
+	}
+	if err := g.Reserve(200); err == nil {
+		t.Fatal("a reservation past the graph's budget passed")
+	}
+	err := g.Charge(150)
+	e, ok := errs.As(err)
+	if !ok || e.Code != errs.CodeOutOfMemory || killedG == nil || killedS != nil {
+		t.Fatalf("past the graph's budget: %v (graph killed %v, server killed %v)", err, killedG, killedS)
+	}
+	if want := "memory budget of graph sales"; !strings.Contains(e.Message, want) {
+		t.Fatalf("message %q does not say %q", e.Message, want)
+	}
+	g.Close()
+	if server.Used() != 500 || graph.Used() != 0 || server.Running() != 1 {
+		t.Fatalf("after close: server %d, graph %d, running %d", server.Used(), graph.Used(), server.Running())
+	}
+	// Held memory counts in both, and must fit both.
+	if graph.Hold(400) {
+		t.Fatal("held past the graph's budget")
+	}
+	if !graph.Hold(100) || server.Used() != 600 || server.Held() != 100 {
+		t.Fatalf("hold: server used %d held %d", server.Used(), server.Held())
+	}
+	graph.Unhold(100)
+	s.Release(500)
+	if server.Used() != 0 || graph.Used() != 0 {
+		t.Fatalf("at the end: server %d, graph %d", server.Used(), graph.Used())
 	}
 }

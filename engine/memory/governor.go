@@ -124,6 +124,26 @@ func NewGovernor(limit int64, watchHeap bool) *Governor {
 	return g
 }
 
+// NewGraphGovernor returns the governor of a graph's budget of limit
+// bytes inside parent's (ChildBudget): not under the heap watchdog, which
+// watches the server's. limit ≤ 0, or beyond parent's, is parent's limit.
+func NewGraphGovernor(limit int64, parent *Governor, name string) *Governor {
+	g := &Governor{releaseAfter: releaseAfterBytes}
+	g.baseline.Store(liveHeap())
+	pb := parent.Budget()
+	if pb == nil {
+		if limit > 0 {
+			g.budget = ChildBudget(limit, nil, name)
+		}
+		return g
+	}
+	if limit <= 0 || limit > pb.Limit() {
+		limit = pb.Limit()
+	}
+	g.budget = ChildBudget(limit, pb, name)
+	return g
+}
+
 // Budget is the server-wide budget statements charge; nil without one.
 func (g *Governor) Budget() *Budget { return g.budget }
 

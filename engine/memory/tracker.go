@@ -106,8 +106,8 @@ func (m *Tracker) Reserve(n int64) error {
 	if m.Limit > 0 && m.used.Load()+n > m.Limit {
 		return m.overLimit()
 	}
-	if m.Budget != nil && m.Budget.used.Load()+n > m.Budget.limit {
-		return budgetExceeded(m.Budget)
+	if b := m.Budget.exceeds(n); b != nil {
+		return budgetExceeded(b)
 	}
 	return nil
 }
@@ -122,9 +122,7 @@ func (m *Tracker) overLimit() error {
 func (m *Tracker) Release(n int64) {
 	m = m.root()
 	m.used.Add(-n)
-	if m.Budget != nil {
-		m.Budget.used.Add(-n)
-	}
+	m.Budget.release(n)
 }
 
 // Close gives back everything the statement still holds to its budget

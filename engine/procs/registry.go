@@ -147,6 +147,10 @@ type Registry struct {
 	// version counts the registrations: a plan bound with the
 	// registry at one version holds the procedures of that version.
 	version atomic.Uint64
+	// under, when set, is the registry whose procedures this one also
+	// offers, its own taking precedence: a graph's registry over the
+	// server's (the server-wide procedures frontends register).
+	under *Registry
 }
 
 // NewRegistry returns a registry holding the built-in procedures.
@@ -203,16 +207,29 @@ func (r *Registry) Register(p *Procedure) error {
 	return nil
 }
 
+// Under makes r offer parent's procedures too, r's own first. Call it
+// before r is used.
+func (r *Registry) Under(parent *Registry) { r.under = parent }
+
 // Version changes whenever a procedure is registered or replaced: a plan
 // bound at another version may name a procedure that is no longer the
 // registered one (the engine's plan cache checks it).
-func (r *Registry) Version() uint64 { return r.version.Load() }
+func (r *Registry) Version() uint64 {
+	v := r.version.Load()
+	if r.under != nil {
+		v += r.under.Version() << 32
+	}
+	return v
+}
 
 // Lookup finds a procedure by name. Names are case-sensitive, as in Cypher.
 func (r *Registry) Lookup(name string) (*Procedure, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	p, ok := r.procs[name]
+	if !ok && r.under != nil {
+		return r.under.Lookup(name)
+	}
 	return p, ok
 }
 
@@ -223,6 +240,13 @@ func (r *Registry) Names() []string {
 	out := make([]string, 0, len(r.procs))
 	for n := range r.procs {
 		out = append(out, n)
+	}
+	if r.under != nil {
+		for _, n := range r.under.Names() {
+			if _, own := r.procs[n]; !own {
+				out = append(out, n)
+			}
+		}
 	}
 	sort.Strings(out)
 	return out

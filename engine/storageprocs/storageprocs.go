@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -23,10 +24,10 @@ import (
 // the relationship table; page_size is the operating system's page, the
 // unit in which base and log files are cached and synced.
 //
-// stats takes the spec's optional graph name. A server holds one graph,
-// named GraphName; null or that name reads it, any other is 42S02.
+// stats takes the spec's optional graph name: null or the caller's graph
+// reads it, another graph's name that graph (Source.Other).
 
-// GraphName is the name of the one graph a Quiver server holds.
+// GraphName is the name of the default graph, which every server holds.
 const GraphName = "default"
 
 var storageStatsFields = []procs.Field{
@@ -56,6 +57,19 @@ type Source struct {
 	LSNs func() (wal, lastCheckpoint uint64)
 	// Log receives what the integrity check found wrong.
 	Log *slog.Logger
+	// Graph is the name of the graph Store holds; Other finds another
+	// graph's Source by name, as the caller may see it (an unknown or
+	// hidden graph is a 42S02 error). Nil Other: only Graph exists.
+	Graph string
+	Other func(ctx context.Context, name string) (*Source, error)
+}
+
+// graph is the name of the graph src reads.
+func (src *Source) graph() string {
+	if src.Graph == "" {
+		return GraphName
+	}
+	return src.Graph
 }
 
 // Register makes the storage procedures callable through reg.
@@ -64,11 +78,18 @@ func Register(reg *procs.Registry, src Source) error {
 	err := reg.Register(&procs.Procedure{Signature: procs.Signature{Name: "quiver.storage.stats",
 		Inputs: []procs.Field{{Name: "graph", Type: "STRING", Optional: true}}, Outputs: storageStatsFields, Requires: procs.PrivRead},
 		Fn: func(c *procs.Context, args []vector.Value) ([][]vector.Value, error) {
-			if g, ok := args[0].(string); ok && g != GraphName {
-				return nil, errs.New(errs.CodeNoObject, errs.CatNoObject,
-					"graph %q does not exist: this server holds one graph, named %q", g, GraphName)
+			g, ok := args[0].(string)
+			if !ok || strings.EqualFold(g, db.graph()) {
+				return db.storageStats(), nil
 			}
-			return db.storageStats(), nil
+			if db.Other == nil {
+				return nil, errs.New(errs.CodeNoObject, errs.CatNoObject, "graph %q does not exist", g)
+			}
+			other, err := db.Other(c.Ctx, g)
+			if err != nil {
+				return nil, err
+			}
+			return other.storageStats(), nil
 		}})
 	if err != nil {
 		return fmt.Errorf("cannot register quiver.storage.stats: %w", err)

@@ -11,8 +11,9 @@ import (
 	"github.com/quiverdb/quiver/engine"
 )
 
-// The built-in roles (docs/security.md has the table). Custom roles are
-// not supported: an unknown role name is refused.
+// The built-in roles (docs/security.md has the table). A role of another
+// name gives nothing server-wide: only what grants give it on graphs
+// other than the default (checkRole, docs/graphs.md).
 var roles = map[string]engine.Privilege{
 	"admin":  engine.PrivAll,
 	"editor": engine.PrivRead | engine.PrivWrite,
@@ -74,12 +75,24 @@ func checkRoles(rs []string) ([]string, error) {
 	return out, nil
 }
 
+// checkRole accepts a built-in role, or a role of the operator's own
+// naming (a letter, then letters, digits or underscores, at most 64):
+// such a role gives nothing server-wide, only what grants give it on
+// graphs other than the default (docs/graphs.md).
 func checkRole(r string) error {
-	if _, ok := roles[r]; !ok {
+	if _, ok := roles[r]; ok {
+		return nil
+	}
+	ok := len(r) > 0 && len(r) <= maxUserName && (r[0] >= 'a' && r[0] <= 'z' || r[0] >= 'A' && r[0] <= 'Z')
+	for i := 0; ok && i < len(r); i++ {
+		c := r[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	}
+	if !ok {
 		if len(r) > maxUserName {
 			r = r[:maxUserName] + "…"
 		}
-		return invalidParam("unknown role %q: the roles are %s", r, strings.Join(roleNames, ", "))
+		return invalidParam("invalid role %q: the built-in roles are %s; a role of your own is a letter, then letters, digits or underscores (docs/graphs.md)", r, strings.Join(roleNames, ", "))
 	}
 	return nil
 }

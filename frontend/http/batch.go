@@ -43,6 +43,7 @@ type batchRequest struct {
 	queries     []batchQuery
 	transaction bool
 	isolation   engine.IsolationLevel
+	graph       string // the graph every statement runs on ("": the default)
 }
 
 type batchQuery struct {
@@ -63,6 +64,9 @@ func decodeBatchRequest(body []byte) (*batchRequest, *apiError) {
 		return nil, e
 	}
 	if req.isolation, e = isolationField(obj); e != nil {
+		return nil, e
+	}
+	if req.graph, e = stringField(obj, "graph"); e != nil {
 		return nil, e
 	}
 	if req.isolation != 0 && !req.transaction {
@@ -148,7 +152,8 @@ func (s *Server) followerRoutes(req *batchRequest) bool {
 // runBatchTransaction runs the batch in one transaction and answers once
 // it committed, or with the error that rolled it back.
 func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest) {
-	tx, err := s.db.BeginTransaction(engine.TransactionOptions{Isolation: req.isolation, Client: clientOf(ctx), Owner: ownerOf(ctx)})
+	tx, err := s.db.BeginTransaction(engine.TransactionOptions{Isolation: req.isolation, Client: clientOf(ctx), Owner: ownerOf(ctx),
+		Graph: req.graph, Principal: requestPrincipal(ctx)})
 	if err != nil {
 		s.queryError(ctx, err, "")
 		return
@@ -217,6 +222,9 @@ func (s *Server) runBatchTransaction(ctx *fasthttp.RequestCtx, req *batchRequest
 // streams its rows as a single query's do (stream.go).
 func (s *Server) runBatchAutoCommit(ctx *fasthttp.RequestCtx, req *batchRequest) {
 	q := s.startQuery(ctx, 0)
+	if req.graph != "" {
+		q.ctx = engine.WithGraph(q.ctx, req.graph)
+	}
 	ctx.SetContentType("application/json")
 	setStreamBody(ctx, func(bw *bufio.Writer) {
 		defer q.release()

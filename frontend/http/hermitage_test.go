@@ -73,19 +73,28 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 	possible := hermitageScripts[i].possible
 	for lvl, level := range isolationLevels {
 		// Each script runs on the bare graph (label scans), again with
-		// an index on :Test(id), through which its reads by id seek, and
-		// again on a data directory encrypted at rest: the outcome must
-		// depend on neither.
-		for _, variant := range []string{"", "/indexed", "/encrypted"} {
-			sub, indexed := level+variant, variant == "/indexed"
+		// an index on :Test(id), through which its reads by id seek (the
+		// outcome must not depend on the access path), on a graph other
+		// than the default (docs/graphs.md), and on a data directory
+		// encrypted at rest (docs/encryption.md).
+		for _, variant := range []string{"", "indexed", "graph", "encrypted"} {
+			indexed := variant == "indexed"
+			sub := level
+			if variant != "" {
+				sub += "/" + variant
+			}
 			var opts engine.Options
-			if variant == "/encrypted" {
+			if variant == "encrypted" {
 				key := bytes.Repeat([]byte{0x77}, 32)
 				opts.Encryption = &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel() // a server of its own
 				h := &hermitage{txAPI: newTxAPI(t, Config{}, opts), level: lvl}
+				if variant == "graph" {
+					h.auto("CREATE GRAPH hermitage")
+					h.graph = "hermitage"
+				}
 				h.auto("CREATE (:Test {id: 1, value: 10}), (:Test {id: 2, value: 20})")
 				if indexed {
 					h.auto("CREATE INDEX test_id FOR (t:Test) ON (t.id)")
@@ -96,6 +105,12 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 				}
 				if occurred := script(h); occurred != possible[lvl] {
 					t.Errorf("%s at %s: the anomaly occurred: %v; hermitageScripts says possible: %v", name, sub, occurred, possible[lvl])
+				}
+				if variant == "graph" {
+					h.graph = ""
+					if got := h.auto("MATCH (n) RETURN count(n) AS c"); got != `[{"c":0}]` {
+						t.Errorf("the script on graph hermitage wrote to the default graph: %s", got)
+					}
 				}
 			})
 		}

@@ -67,6 +67,9 @@ func (s *Server) runQueryMode(ctx *fasthttp.RequestCtx, paramsKey string, experi
 		m = engine.ModeProfile
 	}
 	q := s.startQuery(ctx, req.timeout)
+	if req.graph != "" {
+		q.ctx = engine.WithGraph(q.ctx, req.graph)
+	}
 	res, err := run(q.ctx, m, req.query, req.params)
 	if err != nil {
 		q.end(err)

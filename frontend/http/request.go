@@ -18,6 +18,8 @@ type queryRequest struct {
 	timeout time.Duration
 	explain bool
 	profile bool
+	// graph is the graph the statement runs on ("": the default).
+	graph string
 }
 
 // decodeQueryRequest decodes a query request body. paramsKey is the name of
@@ -39,6 +41,9 @@ func decodeQueryRequest(body []byte, paramsKey string) (*queryRequest, *apiError
 		return nil, e
 	}
 	if req.timeout, e = millisField(obj, "timeout"); e != nil {
+		return nil, e
+	}
+	if req.graph, e = stringField(obj, "graph"); e != nil {
 		return nil, e
 	}
 	for _, flag := range []struct {

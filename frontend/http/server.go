@@ -159,6 +159,9 @@ type Engine interface {
 	// Run runs a statement as written, or explained or profiled.
 	Run(ctx context.Context, m engine.Mode, text string, params engine.Params) (*engine.Result, error)
 	Counts() engine.Counts
+	// GraphCounts is the counts of graph name, as ctx's principal may
+	// see it (an unknown or hidden graph is a 42S02 error).
+	GraphCounts(ctx context.Context, name string) (engine.Counts, error)
 	// BeginTransaction opens an explicit transaction (transaction.go).
 	BeginTransaction(o engine.TransactionOptions) (*engine.Transaction, error)
 	// TransactionOf finds an open transaction by id among those owner

@@ -235,6 +235,10 @@ func (panicky) Run(context.Context, engine.Mode, string, engine.Params) (*engine
 	panic("boom")
 }
 func (panicky) Counts() engine.Counts { return engine.Counts{} }
+
+func (panicky) GraphCounts(context.Context, string) (engine.Counts, error) {
+	return engine.Counts{}, nil
+}
 func (panicky) BeginTransaction(engine.TransactionOptions) (*engine.Transaction, error) {
 	panic("boom")
 }

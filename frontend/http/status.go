@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"io/fs"
 	"path/filepath"
 	"sync"
@@ -72,6 +73,15 @@ func (s *Server) handleStatus(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	counts := s.db.Counts()
+	if g := ctx.QueryArgs().Peek("graph"); len(g) > 0 {
+		// ?graph=name: that graph's counts, as the caller may see it.
+		c, err := s.db.GraphCounts(withPrincipal(context.Background(), ctx), string(g))
+		if err != nil {
+			s.queryError(ctx, err, "")
+			return
+		}
+		counts = c
+	}
 	var qps float64
 	var active int64
 	if s.cfg.Stats != nil {

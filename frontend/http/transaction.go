@@ -93,6 +93,11 @@ func (s *Server) handleBegin(ctx *fasthttp.RequestCtx) {
 		s.writeError(ctx, e)
 		return
 	}
+	if o.Graph, e = stringField(obj, "graph"); e != nil {
+		s.writeError(ctx, e)
+		return
+	}
+	o.Principal = requestPrincipal(ctx)
 	tx, err := s.db.BeginTransaction(o)
 	if err != nil {
 		s.queryError(ctx, err, "")

@@ -14,6 +14,9 @@ import (
 type txAPI struct {
 	t    *testing.T
 	base string
+	// graph, when set, is sent as "graph" with every auto-commit
+	// statement and begin: the statements run on that graph.
+	graph string
 }
 
 func newTxAPI(t *testing.T, cfg Config, opts engine.Options) txAPI {
@@ -23,6 +26,13 @@ func newTxAPI(t *testing.T, cfg Config, opts engine.Options) txAPI {
 
 func (a txAPI) post(path, body string) (int, map[string]any) {
 	a.t.Helper()
+	if a.graph != "" && (strings.HasPrefix(path, "/api/v1/query") || path == "/api/v1/transaction/begin") {
+		if rest := strings.TrimPrefix(strings.TrimSpace(body), "{"); rest == "" || rest == "}" {
+			body = `{"graph":"` + a.graph + `"}`
+		} else {
+			body = `{"graph":"` + a.graph + `",` + rest
+		}
+	}
 	status, out, _ := call(a.t, "POST", a.base+path, body)
 	return status, out
 }

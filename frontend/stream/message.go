@@ -62,6 +62,8 @@ type clientMessage struct {
 	// From resumes after a change position (docs/cdc.md); nil: live
 	// changes only.
 	From *engine.ChangePosition
+	// Graph is the graph whose changes it follows ("": the default).
+	Graph string
 }
 
 // protoError is an ERROR message on its way to the client.
@@ -132,6 +134,9 @@ func decodeSubscribe(m *clientMessage, obj map[string]any, lim limits) *protoErr
 	}
 	if len(m.ID) > maxIDBytes {
 		return dataError("a subscription id is limited to %d bytes", maxIDBytes)
+	}
+	if m.Graph, err = stringField(obj, "graph", false); err != nil {
+		return dataError("%v", err)
 	}
 	if v, ok := obj["from_lsn"]; ok && v != nil {
 		n, isNum := v.(json.Number)

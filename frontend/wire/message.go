@@ -50,6 +50,8 @@ type message struct {
 
 	isolation engine.IsolationLevel // BEGIN
 
+	graph string // RUN_GQL and BEGIN: the graph it runs on ("": the session's)
+
 	// A cluster member's fields (cluster.go): RUN_GQL and BEGIN.
 	bookmark    uint64
 	consistency string
@@ -143,6 +145,9 @@ func (m *message) decodeRun(obj map[string]any, maxQuery int) (werr *wireError) 
 	if m.txID, werr = stringField(obj, "transaction_id", false); werr != nil {
 		return werr
 	}
+	if m.graph, werr = stringField(obj, "graph", false); werr != nil {
+		return werr
+	}
 	if werr = m.decodeCluster(obj); werr != nil {
 		return werr
 	}
@@ -196,6 +201,9 @@ func (m *message) decodeBegin(obj map[string]any) *wireError {
 		return dataError("%v", err)
 	}
 	m.isolation = l
+	if m.graph, werr = stringField(obj, "graph", false); werr != nil {
+		return werr
+	}
 	if werr := m.decodeCluster(obj); werr != nil {
 		return werr
 	}

@@ -50,6 +50,9 @@ func (s *session) runQuery(m *message, txn *engine.Transaction, start time.Time)
 	}
 	var res *engine.Result
 	var err error
+	if m.graph != "" {
+		qctx = engine.WithGraph(qctx, m.graph)
+	}
 	if txn != nil {
 		res, err = txn.Run(qctx, engine.ModeAsWritten, m.query, m.params)
 	} else {

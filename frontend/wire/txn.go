@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/quiverdb/quiver/engine"
@@ -62,7 +63,8 @@ func (s *session) begin(m *message) {
 			return
 		}
 	}
-	txn, err := s.srv.db.BeginTransaction(engine.TransactionOptions{Isolation: m.isolation, Timeout: m.timeout, Client: s.remoteHost()})
+	txn, err := s.srv.db.BeginTransaction(engine.TransactionOptions{Isolation: m.isolation, Timeout: m.timeout, Client: s.remoteHost(),
+		Graph: cmp.Or(m.graph, s.es.Graph()), Principal: s.principal})
 	if err != nil {
 		s.queryError(err)
 		return
