@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,6 +287,9 @@ func FileGeneration(fsys vfs.FS, path string) (uint32, error) {
 	defer f.Close()
 	b := make([]byte, headerSize)
 	n, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
 	if n == 0 {
 		return 0, nil
 	}
