@@ -65,6 +65,8 @@ type DB struct {
 	changes *changes.Hub
 	// hooks are the system watchers and lead hooks (system_watch.go).
 	hooks hooks
+	// rls caches the row-level security policies (rls.go).
+	rls rlsCache
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -203,6 +205,9 @@ func open(dd *DataDir, opts Options) (*DB, error) {
 		panic("BUG: engine: " + err.Error())
 	}
 	if err := db.registerCDC(); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
+	if err := db.registerRLS(); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
 	cdcLog, err := db.openChangeLog()
