@@ -88,8 +88,8 @@ func (db *DB) registerRLS() error {
 	str := func(n string) procs.Field { return procs.Field{Name: n, Type: "STRING"} }
 	for _, p := range []*procs.Procedure{
 		{Signature: procs.Signature{Name: "quiver.rls.createPolicy",
-			Inputs:  []procs.Field{str("name"), {Name: "options", Type: "MAP"}},
-			Outputs: []procs.Field{str("name"), str("target"), {Name: "roles", Type: "LIST"}, str("predicate")},
+			Inputs:   []procs.Field{str("name"), {Name: "options", Type: "MAP"}},
+			Outputs:  []procs.Field{str("name"), str("target"), {Name: "roles", Type: "LIST"}, str("predicate")},
 			Requires: procs.PrivAdmin}, Fn: db.rlsCreate},
 		{Signature: procs.Signature{Name: "quiver.rls.dropPolicy", Inputs: []procs.Field{str("name")},
 			Outputs: []procs.Field{str("name")}, Requires: procs.PrivAdmin}, Fn: db.rlsDrop},
