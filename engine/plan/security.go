@@ -169,9 +169,18 @@ func BindElementPredicate(pred gql.Expr, v string, rel bool, user map[string]vec
 	if len(b.calls) > 0 || b.writes {
 		return nil, semanticAt(pred.Position(), "a policy predicate cannot call procedures or write")
 	}
+	// $user.key is the attribute's value: a constant of the plan.
 	return rewrite(e, 1, func(x Expr) (Expr, bool) {
-		if p, ok := x.(*Param); ok && p.Name == "user" {
-			return &Const{Val: user, T: p.T}, true
+		switch p := x.(type) {
+		case *Param:
+			if p.Name == "user" {
+				return &Const{Val: user, T: p.T}, true
+			}
+		case *Property:
+			if u, ok := p.Of.(*Param); ok && u.Name == "user" {
+				v := user[p.Key]
+				return &Const{Val: v, T: vector.TypeOf(v)}, true
+			}
 		}
 		return nil, false
 	}), nil
@@ -269,14 +278,19 @@ func (s *Security) readKeys() map[string]bool {
 	return keys
 }
 
+// graphReading are the functions that read the graph beyond their
+// argument (degrees count every relationship, hidden or not).
+var graphReading = map[string]bool{"outdegree": true, "indegree": true}
+
 // unfilteredProcedures are the name prefixes of the procedures a
 // restricted principal may call: they read no element of the graph
-// (user management, policies, the audit trail, schema names). Every other
-// procedure (algorithms' projections, search, time series, exports,
-// change capture, storage counts, an embedding program's own) cannot
+// (user management, policies, the audit trail, the indexes and
+// constraints declared). Every other procedure (algorithms' projections,
+// search, time series, exports, change capture, storage counts, the
+// labels, types and keys in use, an embedding program's own) cannot
 // filter its results by the policies yet and is refused.
 var unfilteredProcedures = []string{"dbms.", "quiver.rls.", "audit.", "date.",
-	"db.labels", "db.relationshipTypes", "db.propertyKeys", "db.indexes", "db.constraints", "db.awaitIndex"}
+	"db.indexes", "db.constraints", "db.awaitIndex"}
 
 // CheckCalls refuses (42501) a call of a procedure that reads the graph
 // without the policies.
