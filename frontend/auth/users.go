@@ -95,7 +95,7 @@ func privileges(rs []string) engine.Privilege {
 // principal builds the principal of u authenticated by method.
 func principal(u *userRecord, method, addr, sid, cred string) *engine.Principal {
 	return &engine.Principal{Name: u.Name, Roles: slices.Clone(u.Roles), Privileges: privileges(u.Roles),
-		Address: addr, Method: method, Session: sid, Credential: cred}
+		Address: addr, Method: method, Session: sid, Credential: cred, Attributes: u.attributes()}
 }
 
 func genCredential(gen uint64) string { return "gen:" + strconv.FormatUint(gen, 10) }
