@@ -186,7 +186,11 @@ func (c *conn) subscribe(m *clientMessage) {
 		c.send(appendError(nil, &protoError{code: codeExists, subID: id, message: fmt.Sprintf("subscription %q exists on this connection", clip(id))}))
 		return
 	}
-	feed, err := c.s.db.SubscribeChanges(engine.SubscribeOptions{Patterns: m.Parsed, Buffer: cfg.FeedBuffer, FromLSN: m.FromLSN, From: m.From})
+	err := c.s.db.ChangeFeedAllowed(c.principal)
+	var feed *engine.ChangeFeed
+	if err == nil {
+		feed, err = c.s.db.SubscribeChanges(engine.SubscribeOptions{Patterns: m.Parsed, Buffer: cfg.FeedBuffer, FromLSN: m.FromLSN, From: m.From})
+	}
 	if err != nil {
 		pe := &protoError{code: codeUnavailable, message: err.Error(), subID: id}
 		if e, ok := engine.AsError(err); ok {
