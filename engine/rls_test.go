@@ -177,6 +177,9 @@ func TestRowSecurityErrors(t *testing.T) {
 	for _, q := range []string{
 		"CALL algo.wcc.stream({}) YIELD nodeId RETURN count(*)",
 		"CALL quiver.storage.stats()",
+		"CALL db.labels()",
+		"MATCH (n:P) RETURN outdegree(n)",
+		"MATCH (a)-[*1..2]->(b) RETURN count(*) UNION ALL MATCH p = ((x)-[:K]->(y)){1,2} RETURN count(*)",
 		"MATCH p = ANY SHORTEST (a {name: 'a'})-[*]->(b) RETURN p",
 		"CREATE (:P {region: 'eu'})",
 		"MATCH (n:P) SET n.region = 'us'",
