@@ -74,6 +74,8 @@ type DB struct {
 	changes *changes.Hub
 	// hooks are the system watchers and lead hooks (system_watch.go).
 	hooks hooks
+	// rls caches the row-level security policies (rls.go).
+	rls rlsCache
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -240,6 +242,9 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 		if err := db.registerGraphProcedures(); err != nil {
 			panic("BUG: engine: " + err.Error())
 		}
+	}
+	if err := db.registerRLS(); err != nil {
+		panic("BUG: engine: " + err.Error())
 	}
 	cdcLog, err := db.openChangeLog()
 	if err != nil {
