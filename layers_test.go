@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"engine/procs":          {"vector", "engine/errs", "engine/catalog", "engine/memory"},
 	"engine/algo":           {"vector", "csr", "engine/errs", "engine/catalog", "engine/storage", "engine/memory", "engine/progress", "engine/procs"},
 	"engine/plancache":      {"vector", "engine/catalog", "engine/storage", "engine/plan"},
-	"engine/access":         {"engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
+	"engine/access":         {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/procs", "engine/plan"},
 	"engine/admin":          {"vector", "engine/errs", "engine/catalog", "engine/gql", "engine/storage", "engine/procs", "engine/load", "engine/progress", "engine/access"},
 	"engine/index":          {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs"},                                  // the secondary-index manager: FULLTEXT (VECTOR) kept from commits
 	"engine/index/fulltext": {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/procs", "engine/memory"}, // FULLTEXT on bleve

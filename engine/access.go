@@ -58,3 +58,8 @@ const (
 // changes, permission denials). It is called synchronously from the
 // statement's goroutine and must be safe for concurrent use.
 type Auditor = access.Auditor
+
+// ValidRoleName reports whether r can name a role: a built-in one, or one
+// of the operator's own naming, which grants on graphs give privileges to
+// (docs/graphs.md).
+func ValidRoleName(r string) bool { return access.RoleName(r) }

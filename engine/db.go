@@ -76,6 +76,8 @@ type DB struct {
 	hooks hooks
 	// tde is encryption at rest; nil when off (encryption.go).
 	tde *tde
+	// rls caches the row-level security policies (rls.go).
+	rls rlsCache
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -256,6 +258,9 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 		if err := db.registerTDE(enc); err != nil {
 			panic("BUG: engine: " + err.Error())
 		}
+	}
+	if err := db.registerRLS(); err != nil {
+		panic("BUG: engine: " + err.Error())
 	}
 	cdcLog, err := db.openChangeLog()
 	if err != nil {

@@ -72,12 +72,7 @@ func (db *DB) granted(name string, roles []string) access.Privilege {
 // checkRoleName accepts a role name as grants take it: a letter, then
 // letters, digits or underscores, at most 64.
 func checkRoleName(r string) error {
-	ok := len(r) > 0 && len(r) <= 64 && (r[0] >= 'a' && r[0] <= 'z' || r[0] >= 'A' && r[0] <= 'Z')
-	for i := 0; ok && i < len(r); i++ {
-		c := r[i]
-		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-	}
-	if !ok {
+	if !access.RoleName(r) {
 		return errs.DataCode(errs.CodeInvalidParam, "invalid role name %q: a letter, then letters, digits or underscores, at most 64", truncateName(r))
 	}
 	if r == "admin" {

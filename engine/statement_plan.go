@@ -15,9 +15,15 @@ import (
 // takes the statement's snapshot (st.snap).
 func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, error) {
 	db := st.s.db
+	// Row-level security is bound into the plan: a restricted
+	// principal's plans are made for it alone and never cached.
+	sec, err := db.security(st.ctx)
+	if err != nil {
+		return nil, err
+	}
 	var buf [256]byte
 	var key []byte
-	if db.plans != nil {
+	if db.plans != nil && sec == nil {
 		key = plancache.Key(buf[:0], text, db.opts.DisabledRules, st.params)
 	}
 	if key != nil {
@@ -37,7 +43,7 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	// while binding makes the entry stale, never wrongly fresh.
 	procs := db.procs.Version()
 	// 2. Bind.
-	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions()})
+	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions(), Security: sec})
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +52,13 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	// principal may not run costs no planning, and what the optimizer
 	// refuses (a hint naming an index) tells such a principal nothing.
 	if err := st.authorize(p); err != nil {
+		return nil, err
+	}
+	// Then what row-level security refuses (plan/security.go).
+	if err := sec.CheckWrites(p.Root); err != nil {
+		return nil, err
+	}
+	if err := sec.CheckCalls(p.Calls); err != nil {
 		return nil, err
 	}
 	// 4. Optimize, with the indexes of the statement's snapshot.

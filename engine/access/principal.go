@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/quiverdb/quiver/engine/procs"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // Privilege is what a statement needs and a principal holds, as a set of
@@ -39,6 +40,9 @@ type Principal struct {
 	Address    string    // the client's address (host:port or host)
 	Method     string    // how it authenticated: bearer, api_key, basic, password
 	Session    string    // the token session (bearer), empty otherwise
+	// Attributes are the user's attributes (dbms.security.setUserAttribute):
+	// scalars or lists, read by row-level security predicates as $user.
+	Attributes map[string]vector.Value
 	// Credential is opaque outside package auth: which credential
 	// (password generation, API key) auth's Current re-checks.
 	Credential string

@@ -159,6 +159,24 @@ func ParsePattern(text string) (part *PatternPart, err error) {
 	return part, nil
 }
 
+// ParseExpr parses text as one expression and nothing else, as WHERE
+// reads one. Row-level security policies' predicates are read with it
+// (engine/access/rls.go).
+func ParseExpr(text string) (e Expr, err error) {
+	p := &parser{lex: newLexer(text), src: text}
+	defer func() {
+		if caught(recover(), &err) {
+			e = nil
+		}
+	}()
+	p.advance()
+	e = p.expr()
+	if p.tok.kind != tEOF {
+		p.failUnexpected("the end of the expression")
+	}
+	return e, nil
+}
+
 // caught turns what a parse panicked with into *err: true when it was a
 // parse failure (a syntax error, or the cancellation's error), false when
 // nothing panicked. Anything else is a bug and panics on.

@@ -17,6 +17,9 @@ type Env struct {
 	Params  map[string]vector.Value
 	Procs   *procs.Registry
 	Options Options
+	// Security is the row-level security of the statement's principal
+	// (security.go); nil binds with none.
+	Security *Security
 }
 
 // Bind turns a parsed statement into a logical plan. The planner hints
@@ -79,7 +82,7 @@ func bindWith(stmt *gql.Statement, env Env, untyped bool) (*Plan, error) {
 
 // bindSingle binds one query without UNION.
 func bindSingle(part *gql.SingleQuery, env Env, untyped bool) (*Plan, error) {
-	b := &binder{params: env.Params, untyped: untyped, procs: env.Procs, opts: env.Options}
+	b := &binder{params: env.Params, untyped: untyped, procs: env.Procs, opts: env.Options, sec: env.Security}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
@@ -205,6 +208,8 @@ type binder struct {
 	// untyped binds parameters as values of unknown type (paramTypeError).
 	untyped bool
 	procs   *procs.Registry
+	// sec is the row-level security every bound element is filtered by.
+	sec *Security
 	// opts switches optimizer rules off (rules.go).
 	opts Options
 	// lastCall is the plan of the latest CALL clause; calls lists every

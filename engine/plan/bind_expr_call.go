@@ -41,6 +41,9 @@ func (b *binder) call(e *gql.FuncCall, mode aggMode, aggs *aggCollector) (Expr, 
 	if fn, isAgg := functions.LookupAgg(name); isAgg {
 		return b.aggregateCallArgs(e, fn, mode, aggs)
 	}
+	if b.sec.Restricts() && graphReading[name] {
+		return nil, refuseUnderSecurity(e.Pos, e.Name+"()")
+	}
 	sig, known := functions.Lookup(name)
 	if !known || name[0] == '#' {
 		if what, gqlName := gqlFunctions[name]; gqlName {

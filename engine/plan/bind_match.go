@@ -141,6 +141,10 @@ func (b *binder) matchPart(part *gql.PatternPart, rels []int, before int) ([]int
 				}
 			}
 			b.set(ex)
+			b.secureRel(relIdx)
+			if into < 0 {
+				b.secureNode(relIdx + 1)
+			}
 		}
 		if vl, ok := b.root.(*VarLengthExpand); ok && boundRel >= 0 {
 			// The filter below reads the list: keep it built.
@@ -276,7 +280,11 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 		}
 	}
 	if n.LabelExpr != nil {
-		return b.labelScan(n)
+		col, err := b.labelScan(n)
+		if err == nil {
+			b.secureNode(col)
+		}
+		return col, err
 	}
 	scan := &NodeScan{Var: n.Var, Labels: n.Labels, Cols: []Column{b.sc.column(n.Var, vector.Node)}}
 	col := 0
@@ -286,6 +294,7 @@ func (b *binder) startNode(n *gql.NodePattern) (int, error) {
 		col = len(b.sc.cols)
 		b.set(&CrossProduct{Left: b.root, Right: scan, Cols: appendCols(b.sc.cols, scan.Cols...)})
 	}
+	b.secureNode(col)
 	return col, b.propertyFilter(col, n.Props)
 }
 

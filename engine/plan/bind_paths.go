@@ -41,6 +41,7 @@ func (b *binder) varLengthHop(from, into int, rp *gql.RelPattern, to *gql.NodePa
 		vl.ToLabels = to.Labels
 	}
 	vl.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), rp.Types, vl.Dir, lo, hi, toName, vl.ToLabels)
+	b.secureChain(&vl.RelTest, &vl.NodeTest)
 	b.set(vl)
 	return nil
 }
@@ -187,6 +188,16 @@ func (b *binder) shortestPart(part *gql.PatternPart, before int) (*partCols, err
 		Min: lo, Max: hi, RelKeys: keys, RelVals: vals, All: part.Shortest == gql.ShortestAll,
 		Steer: part.Legacy, Cols: appendCols(b.sc.cols, relCol, seg)}
 	sp.Pattern = hopText(colName(b.sc.cols[from]), colName(relCol), rp.Types, dir, lo, hi, colName(b.sc.cols[to]), nil)
+	if b.sec.Restricts() {
+		// Only a steered search (shortestPath, allShortestPaths) looks
+		// for the shortest paths among the visible elements; a GQL
+		// SHORTEST search filters what it found and could hide a
+		// shorter path through a hidden element, telling of it.
+		if !sp.Steer {
+			return nil, refuseUnderSecurity(part.Pos, "a GQL SHORTEST path search")
+		}
+		b.secureChain(&sp.RelTest, &sp.NodeTest)
+	}
 	b.set(sp)
 	n := len(b.sc.cols)
 	return &partCols{nodes: []int{from, to}, hops: []int{n - 1}, seg: []bool{true}}, nil

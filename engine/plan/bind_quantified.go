@@ -79,6 +79,9 @@ func (b *binder) quantifiedPart(part *gql.PatternPart) (*gql.PatternPart, error)
 // reuse.
 func (b *binder) quantifiedHop(from, into int, rp *gql.RelPattern, to *gql.NodePattern, rels []int, part *gql.PatternPart) error {
 	s := searchOf(part)
+	if b.sec.Restricts() {
+		return refuseUnderSecurity(rp.Pos, "a quantified path pattern")
+	}
 	lo, hi := rangeBounds(rp.VarLength)
 	if s.Mode == gql.ModeWalk && hi == Unbounded && (s.Select == gql.SelectNone || s.Select == gql.SelectAll) {
 		return semanticAt(s.Pos, "a WALK pattern without an upper bound matches infinitely many paths: give it an upper bound or a selector (ANY, ANY k, SHORTEST k)")

@@ -31,6 +31,9 @@ func (b *binder) matchQuantified(part *gql.PatternPart, rels []int, before int) 
 // or selector as one QuantifiedExpand from its first node.
 func (b *binder) searchPart(part *gql.PatternPart, s gql.PathSearch, rels []int) ([]int, *partCols, error) {
 	nodes, relps := part.Nodes, part.Rels
+	if b.sec.Restricts() {
+		return nil, nil, refuseUnderSecurity(s.Pos, "a path search over several relationships")
+	}
 	if err := b.searchNames(part); err != nil {
 		return nil, nil, err
 	}

@@ -53,6 +53,12 @@ func (s *Service) securityProcedures() []secProc {
 				_, err := s.changeRole(ctx, a[0].(string), a[1].(string), false)
 				return nil, err
 			}},
+		{name: "setUserAttribute", inputs: []string{"username", "key", "value"}, requires: engine.PrivAdmin, changes: true, action: "set_user_attribute",
+			fn: func(ctx context.Context, _ *engine.Principal, a []vector.Value) ([][]vector.Value, error) {
+				return nil, s.setAttribute(ctx, a[0].(string), a[1].(string), a[2])
+			}},
+		{name: "userAttributes", inputs: []string{"username"}, outputs: []engine.ProcedureField{str("key"), {Name: "value", Type: "ANY"}},
+			requires: engine.PrivAdmin, fn: s.procUserAttributes},
 		{name: "listUsers", outputs: []engine.ProcedureField{str("username"), list("roles"), str("created")}, requires: engine.PrivAdmin, fn: s.procListUsers},
 		{name: "listRoles", outputs: []engine.ProcedureField{str("role"), list("privileges")}, requires: engine.PrivAdmin, fn: procListRoles},
 		{name: "createApiKey", inputs: []string{"username", "name"}, outputs: []engine.ProcedureField{str("key_id"), str("api_key")},
@@ -87,8 +93,11 @@ func (s *Service) registerProcedures() error {
 		sig := engine.ProcedureSignature{Name: "dbms.security." + p.name, Outputs: p.outputs, Requires: p.requires}
 		for _, in := range p.inputs {
 			f := str(in)
-			if in == "roles" {
+			switch in {
+			case "roles":
 				f = list(in)
+			case "value":
+				f = engine.ProcedureField{Name: in, Type: "ANY"}
 			}
 			sig.Inputs = append(sig.Inputs, f)
 		}
@@ -119,6 +128,8 @@ func (s *Service) wrap(p secProc) engine.ProcedureFunc {
 			_, isStr := args[i].(string)
 			_, isList := args[i].([]vector.Value)
 			switch {
+			case in == "value":
+				// Any type, checked by the procedure; null removes.
 			case args[i] == nil:
 				err = invalidParam("dbms.security.%s: %s must not be null", p.name, in)
 			case in == "roles" && !isList, in != "roles" && !isStr:
@@ -174,6 +185,9 @@ func describe(p secProc, args []vector.Value) string {
 				parts = append(parts, "roles "+strings.Join(rs, ","))
 			}
 		}
+	}
+	if p.name == "setUserAttribute" {
+		return p.name + " " + strings.Join(parts, " ") + describeAttr(args)
 	}
 	return p.name + " " + strings.Join(parts, " ")
 }

@@ -28,6 +28,8 @@ type userRecord struct {
 	Hash    string    `json:"hash"`
 	Gen     uint64    `json:"gen"`
 	Created time.Time `json:"created"`
+	// Attrs are the user's attributes (attributes.go).
+	Attrs map[string]attrValue `json:"attrs,omitempty"`
 }
 
 // keyRecord is an API key: only the SHA-256 of the whole key is kept.

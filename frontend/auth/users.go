@@ -83,12 +83,7 @@ func checkRole(r string) error {
 	if _, ok := roles[r]; ok {
 		return nil
 	}
-	ok := len(r) > 0 && len(r) <= maxUserName && (r[0] >= 'a' && r[0] <= 'z' || r[0] >= 'A' && r[0] <= 'Z')
-	for i := 0; ok && i < len(r); i++ {
-		c := r[i]
-		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-	}
-	if !ok {
+	if !engine.ValidRoleName(r) {
 		if len(r) > maxUserName {
 			r = r[:maxUserName] + "…"
 		}
@@ -108,7 +103,7 @@ func privileges(rs []string) engine.Privilege {
 // principal builds the principal of u authenticated by method.
 func principal(u *userRecord, method, addr, sid, cred string) *engine.Principal {
 	return &engine.Principal{Name: u.Name, Roles: slices.Clone(u.Roles), Privileges: privileges(u.Roles),
-		Address: addr, Method: method, Session: sid, Credential: cred}
+		Address: addr, Method: method, Session: sid, Credential: cred, Attributes: u.attributes()}
 }
 
 func genCredential(gen uint64) string { return "gen:" + strconv.FormatUint(gen, 10) }

@@ -26,7 +26,8 @@ func (f *fakeAuth) authenticate(authorization, addr string) (*engine.Principal, 
 	if !ok || addr == "" {
 		return nil, engine.NewError(engine.CodeAuth, engine.CatAuth, "the access token is not valid")
 	}
-	return &engine.Principal{Name: token, Privileges: priv, Method: "bearer", Address: addr}, nil
+	// The token names the user and its one role.
+	return &engine.Principal{Name: token, Roles: []string{token}, Privileges: priv, Method: "bearer", Address: addr}, nil
 }
 
 func (f *fakeAuth) current(p *engine.Principal) (*engine.Principal, error) {
@@ -130,4 +131,32 @@ func TestStreamAuthNilPrincipal(t *testing.T) {
 	c.send(`{"type":"AUTH","token":"Bearer x"}`)
 	c.expect("ERROR", "08001")
 	c.expectClose()
+}
+
+// The stream cannot filter its events by row-level security policies: a
+// principal a policy applies to cannot subscribe, and a subscription
+// running when a policy comes to apply ends with 42501.
+func TestStreamRowSecurity(t *testing.T) {
+	fa := &fakeAuth{users: map[string]engine.Privilege{"reader": engine.PrivRead, "editor": engine.PrivRead | engine.PrivWrite}}
+	ts := newTestStream(t, Config{Authenticate: fa.authenticate, Current: fa.current, Auditor: fa})
+	c := ts.dial()
+	c.send(`{"type":"AUTH","token":"Bearer reader"}`)
+	c.expect("AUTH_OK")
+	c.send(`{"type":"SUBSCRIBE","id":"p","patterns":["(:P)"]}`)
+	c.expect("SUBSCRIBED")
+	ts.query(`CALL quiver.rls.createPolicy('p', {label: 'P', roles: ['reader'], predicate: 'n.v = 1'})`)
+	ts.query("CREATE (:P {v: 2})")
+	if m := c.expect("ERROR", "42501"); m["subscription_id"] != "p" {
+		t.Errorf("running subscription: %v", m)
+	}
+	c.send(`{"type":"SUBSCRIBE","id":"q","patterns":["(:P)"]}`)
+	c.expect("ERROR", "42501")
+	// The editor is not named by the policy.
+	e := ts.dial()
+	e.send(`{"type":"AUTH","token":"Bearer editor"}`)
+	e.expect("AUTH_OK")
+	e.send(`{"type":"SUBSCRIBE","id":"e","patterns":["(:P)"]}`)
+	e.expect("SUBSCRIBED")
+	ts.query("CREATE (:P {v: 3})")
+	e.expect("CHANGE")
 }

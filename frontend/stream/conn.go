@@ -195,6 +195,9 @@ func (c *conn) subscribe(m *clientMessage) {
 		}
 		db, _, err = db.Graph(ctx, m.Graph)
 	}
+	if err == nil {
+		err = db.ChangeFeedAllowed(c.principal)
+	}
 	var feed *engine.ChangeFeed
 	if err == nil {
 		feed, err = db.SubscribeChanges(engine.SubscribeOptions{Patterns: m.Parsed, Buffer: cfg.FeedBuffer, FromLSN: m.FromLSN, From: m.From})

@@ -17,13 +17,17 @@ type subscription struct {
 	c    *conn
 	id   string
 	feed *engine.ChangeFeed
-	ctx  context.Context
-	stop context.CancelFunc
-	done chan struct{}
+	// principal is the connection's at SUBSCRIBE (the connection's own
+	// field changes on its goroutine): the row-level security check of
+	// each batch reads it.
+	principal *engine.Principal
+	ctx       context.Context
+	stop      context.CancelFunc
+	done      chan struct{}
 }
 
 func newSubscription(c *conn, id string, feed *engine.ChangeFeed) *subscription {
-	s := &subscription{c: c, id: id, feed: feed, done: make(chan struct{})}
+	s := &subscription{c: c, id: id, feed: feed, principal: c.principal, done: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(c.ctx)
 	return s
 }
@@ -66,6 +70,15 @@ func (s *subscription) run() {
 			return
 		default: // the database closed
 			s.c.finish(&protoError{code: codeUnavailable, message: "the database closed: the change stream ends", subID: s.id}, websocket.CloseGoingAway)
+			return
+		}
+		if err := s.c.s.db.ChangeFeedAllowed(s.principal); err != nil {
+			// A row-level security policy now applies to the principal.
+			pe := &protoError{code: codeUnavailable, message: err.Error(), subID: s.id}
+			if e, ok := engine.AsError(err); ok {
+				pe.code, pe.message = e.Code, e.Message
+			}
+			s.c.send(appendError(nil, pe))
 			return
 		}
 		if b.Bulk != nil {
