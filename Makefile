@@ -255,6 +255,7 @@ fuzz:
 		'FuzzDecode ./csr/ 150000' \
 		'FuzzOpenBase ./engine/storage/ 30000' \
 		'FuzzOpen ./engine/storage/wal/ 15000' \
+		'FuzzDecode ./engine/storage/vfs/cryptfs/ 10000' \
 		'FuzzDecodeRecord ./engine/storage/ 10000' \
 		'FuzzDecodeSystemFile ./engine/storage/ 5000' \
 		'FuzzBaseArchive ./engine/storage/ 10000' \

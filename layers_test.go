@@ -62,14 +62,14 @@ var allowed = map[string][]string{
 	"engine/exec/rowstore":  {"vector", "engine/memory"},                // what operators keep across batches, charged
 	"engine/exec/pathtree":  nil,                                        // a shortest-path search's levels, parent hops and their walk back
 	"engine":                {"temporal", "vector", "csr", "engine/"},
-	"cluster":               {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs"}, // replication over raft: implements the engine's Replication hook
+	"cluster":               {"vector", "engine", "engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // replication over raft: implements the engine's Replication hook
 	"frontend/jsonio":       {"temporal", "vector", "jsontext", "jsonvalue", "engine"},
 	"frontend/arrowio":      {"temporal", "vector", "engine", "frontend/jsonio"},
-	"frontend/auth":         {"vector", "engine", "engine/storage/vfs"}, // vfs: the audit trail's files
+	"frontend/auth":         {"vector", "engine", "engine/storage/vfs", "engine/storage/vfs/cryptfs"}, // vfs: the audit trail's files
 	"frontend/serving":      nil,
 	"frontend/http":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/arrowio", "frontend/auth", "frontend/serving", "internal/floodtest"},
 	"frontend/metrics":      {"engine", "frontend/auth", "frontend/serving"},
-	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest"},
+	"frontend/wire":         {"temporal", "vector", "engine", "frontend/jsonio", "frontend/auth", "frontend/serving", "internal/floodtest", "engine/storage/vfs"},
 	"frontend/stream":       {"vector", "engine", "frontend/jsonio", "frontend/auth"},
 	"client":                nil,                    // the public Go client: standard library, transports and arrow-go (QueryArrow)
 	"shell":                 {"client", "jsontext"}, // the interactive shell: a client like any other, never the engine or a frontend
@@ -88,6 +88,9 @@ var allowed = map[string][]string{
 	// does) and `make console`'s build: esbuild over the vendored tarballs.
 	"frontend/console":       nil,
 	"frontend/console/build": nil,
+
+	// Encryption at rest: a vfs.FS over another (under engine/storage/vfs).
+	"engine/storage/vfs/cryptfs": {"engine/storage/vfs"},
 }
 
 // testSupport names the packages that exist for tests: only _test.go

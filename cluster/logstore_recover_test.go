@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storage/vfs/cryptfs"
 )
 
 func openLogs(t *testing.T, fsys vfs.FS, dir string, segSize int64) *LogStore {
@@ -220,6 +221,18 @@ func TestLogStoreSegments(t *testing.T) {
 // deletion, is acknowledged when its call returns).
 func TestLogStorePowerLoss(t *testing.T) {
 	t.Parallel()
+	logStorePowerLoss(t, func(m *vfs.MemFS) vfs.FS { return m })
+}
+
+// TestLogStorePowerLossEncrypted runs it on encrypted files: cryptfs over
+// the MemFS, a new one for every image (a restart).
+func TestLogStorePowerLossEncrypted(t *testing.T) {
+	t.Parallel()
+	key := cryptfs.StaticKey(bytes.Repeat([]byte{0x19}, 32))
+	logStorePowerLoss(t, func(m *vfs.MemFS) vfs.FS { return cryptfs.New(m, key) })
+}
+
+func logStorePowerLoss(t *testing.T, wrap func(*vfs.MemFS) vfs.FS) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -241,7 +254,7 @@ func TestLogStorePowerLoss(t *testing.T) {
 			images = append(images, image{crash(rng), mustFrom, mustTo, maps.Clone(terms)})
 		}
 	})
-	s := openLogs(t, m, "raft/log", int64(3*recordSize(testLog(1))))
+	s := openLogs(t, wrap(m), "raft/log", int64(3*recordSize(testLog(1))))
 	var from, to uint64 // what the log holds
 	next := uint64(1)
 	for round := 0; round < 60; round++ {
@@ -291,7 +304,7 @@ func TestLogStorePowerLoss(t *testing.T) {
 	m.SetHook(nil)
 	s.Close()
 	for k, im := range images {
-		r, err := OpenLogStore(im.fs, "raft/log", 0)
+		r, err := OpenLogStore(wrap(im.fs), "raft/log", 0)
 		if err != nil {
 			t.Fatalf("image %d: %v", k, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // raftStores are a member's two stores, as the contract test uses them.
@@ -24,7 +25,7 @@ func (s raftStores) GetUint64(k []byte) (uint64, error) { return s.stable.GetUin
 
 func openTestStore(t *testing.T, dir string) raftStores {
 	t.Helper()
-	logs, stable, err := openRaftStores(dir, 0)
+	logs, stable, err := openRaftStores(vfs.Default, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func Open(cfg Config) (*Node, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fail(fmt.Errorf("cluster: cannot create %s: %w", dir, err))
 	}
-	if n.logs, n.stable, err = openRaftStores(dir, 0); err != nil {
+	if n.logs, n.stable, err = openRaftStores(db.FS(), dir, 0); err != nil {
 		return fail(err)
 	}
 	n.trans = cfg.Transport

@@ -26,21 +26,22 @@ const (
 )
 
 // openRaftStores opens raft's log and stable state in dir (the member's
-// raft directory), migrating a bbolt raft.db first when there is one.
-func openRaftStores(dir string, segSize int64) (*LogStore, *StableStore, error) {
+// raft directory) on fsys (the data directory's: encrypted at rest with
+// it), migrating a bbolt raft.db first when there is one.
+func openRaftStores(fsys vfs.FS, dir string, segSize int64) (*LogStore, *StableStore, error) {
 	legacy := filepath.Join(dir, legacyDBName)
 	if _, err := os.Stat(legacy); err == nil {
-		if err := migrateBolt(legacy, dir, segSize); err != nil {
+		if err := migrateBolt(fsys, legacy, dir, segSize); err != nil {
 			return nil, nil, err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("cluster: cannot stat %s: %w", legacy, err)
 	}
-	logs, err := OpenLogStore(vfs.Default, filepath.Join(dir, logDirName), segSize)
+	logs, err := OpenLogStore(fsys, filepath.Join(dir, logDirName), segSize)
 	if err != nil {
 		return nil, nil, err
 	}
-	stable, err := OpenStableStore(vfs.Default, filepath.Join(dir, stableName))
+	stable, err := OpenStableStore(fsys, filepath.Join(dir, stableName))
 	if err != nil {
 		logs.Close()
 		return nil, nil, err
@@ -53,7 +54,7 @@ func openRaftStores(dir string, segSize int64) (*LogStore, *StableStore, error) 
 // raft.db.migrated. A crash before the rename leaves raft.db in place,
 // and the next open migrates again from scratch (what it wrote before is
 // removed first): the new store counts only once raft.db is gone.
-func migrateBolt(legacy, dir string, segSize int64) error {
+func migrateBolt(fsys vfs.FS, legacy, dir string, segSize int64) error {
 	logDir, stablePath := filepath.Join(dir, logDirName), filepath.Join(dir, stableName)
 	for _, p := range []string{logDir, stablePath, stablePath + ".tmp"} {
 		if err := os.RemoveAll(p); err != nil {
@@ -65,12 +66,12 @@ func migrateBolt(legacy, dir string, segSize int64) error {
 		return fmt.Errorf("cluster: cannot open %s to migrate it: %w", legacy, err)
 	}
 	defer db.Close()
-	logs, err := OpenLogStore(vfs.Default, logDir, segSize)
+	logs, err := OpenLogStore(fsys, logDir, segSize)
 	if err != nil {
 		return err
 	}
 	defer logs.Close()
-	stable, err := OpenStableStore(vfs.Default, stablePath)
+	stable, err := OpenStableStore(fsys, stablePath)
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func TestMigrateBoltStore(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, logDirName, segmentName(5)), []byte("partial"), 0o600)
 	for range 2 {
-		logs, stable, err := openRaftStores(dir, 0)
+		logs, stable, err := openRaftStores(vfs.Default, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

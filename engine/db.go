@@ -74,6 +74,8 @@ type DB struct {
 	changes *changes.Hub
 	// hooks are the system watchers and lead hooks (system_watch.go).
 	hooks hooks
+	// tde is encryption at rest; nil when off (encryption.go).
+	tde *tde
 	// rls caches the row-level security policies (rls.go).
 	rls rlsCache
 }
@@ -118,7 +120,10 @@ func Open(dir string, opts Options) (*DB, error) {
 // more than the database in the directory (the audit trail) takes it
 // first with LockDataDir, so that nothing touches the directory before
 // the lock is held, and opens the database on it with DataDir.Open.
-type DataDir struct{ *durable.Dir }
+type DataDir struct {
+	*durable.Dir
+	tde *tde // encryption at rest, nil when off (encryption.go)
+}
 
 // LockDataDir creates dir if it is missing (owner-only), takes its lock,
 // and narrows to the owner the modes of what the directory holds
@@ -129,7 +134,12 @@ func LockDataDir(dir string, opts Options) (*DataDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DataDir{d}, nil
+	t, err := setupEncryption(d, opts.Encryption, opts.Logger)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	return &DataDir{Dir: d, tde: t}, nil
 }
 
 // Open opens the database in the directory d holds, as Open does, and
@@ -165,8 +175,9 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 		log = slog.Default()
 	}
 	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
+	var enc *tde
 	if dd != nil {
-		dir, fsys, unlock, writer = dd.Path(), dd.FS(), dd.Release, dd.Writer()
+		dir, fsys, unlock, writer, enc = dd.Path(), dd.FS(), dd.Release, dd.Writer(), dd.tde
 	}
 	if opts.Replication != nil && dir == "" {
 		unlock()
@@ -242,6 +253,11 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 		if err := db.registerGraphProcedures(); err != nil {
 			panic("BUG: engine: " + err.Error())
 		}
+		// Encryption at rest is the data directory's: every graph's
+		// procedures are the default graph's (procs.Under).
+		if err := db.registerTDE(enc); err != nil {
+			panic("BUG: engine: " + err.Error())
+		}
 	}
 	if err := db.registerRLS(); err != nil {
 		panic("BUG: engine: " + err.Error())
@@ -311,6 +327,7 @@ func (db *DB) Close() error {
 	}
 	db.mem.Close()
 	db.store.WaitCompaction() // no background work outlives the database
+	db.tde.close()
 	db.unlockDir()
 	return err
 }

@@ -95,6 +95,10 @@ type Options struct {
 	// FS is the filesystem the data directory is on; nil means the
 	// operating system's. Tests use vfs.MemFS to cut the power.
 	FS vfs.FS
+	// Encryption, when set, encrypts every file of the data directory
+	// at rest (docs/encryption.md). A directory encrypted once needs it
+	// at every Open.
+	Encryption *Encryption
 	// Observer, when set, is told of every statement and transaction
 	// that ends (Observer): the server's metrics.
 	Observer Observer

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storage/vfs/cryptfs"
 )
 
 // The power-loss test. kill -9 keeps the page cache, so it never shows
@@ -54,9 +56,13 @@ const plDir = "/data/db"
 // background checkpoint every 24 KiB of log, so that a workload of a few
 // hundred commits rolls the log and checkpoints many times.
 func plOptions(fsys vfs.FS) engine.Options {
-	return engine.Options{FS: fsys, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	return engine.Options{FS: plWrap(fsys), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		WALSegmentSize: 16 << 10, CheckpointWALBytes: 24 << 10, CheckpointInterval: -1}
 }
+
+// plWrap is the filesystem the database runs on over the MemFS: the
+// MemFS itself, or an encrypting one (TestPowerLossEncrypted).
+var plWrap = func(m vfs.FS) vfs.FS { return m }
 
 // plModel is the database's logical state as the workload sees it.
 type plModel struct {
@@ -424,7 +430,19 @@ func (r *plRunner) run(commits int) {
 	r.check(vfs.Op{Kind: vfs.OpSync, Path: "(after Close)"}, m.Crash(nil), len(fps)-1, len(fps)-1, false)
 }
 
-func TestPowerLoss(t *testing.T) {
+func TestPowerLoss(t *testing.T) { powerLoss(t) }
+
+// TestPowerLossEncrypted runs the power-loss test on encrypted files:
+// cryptfs over the MemFS, a new cryptfs for every image (a restart).
+func TestPowerLossEncrypted(t *testing.T) {
+	plWrap = func(m vfs.FS) vfs.FS {
+		return cryptfs.New(m, cryptfs.StaticKey(bytes.Repeat([]byte{0x5a}, 32)), cryptfs.KeyringFile)
+	}
+	defer func() { plWrap = func(m vfs.FS) vfs.FS { return m } }()
+	powerLoss(t)
+}
+
+func powerLoss(t *testing.T) {
 	workloads, commits, between := 1, 100, 8
 	if raceBuild {
 		commits, between = 25, 16

@@ -59,6 +59,8 @@ var configKeys = map[string]valueKind{
 	"cluster-ca":                 kindString,
 	"import-dir":                 kindString,
 	"export-dir":                 kindString,
+	"encryption-key-file":        kindString,
+	"encryption-key-command":     kindString,
 	"max-memory":                 kindSize,
 	"algo-cache-size":            kindSize,
 	"max-memory-per-query":       kindSize,

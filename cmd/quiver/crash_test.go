@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,13 +52,46 @@ import (
 // runs 200), QUIVER_CRASH_SEED the seed of every random choice (default:
 // the clock; the seed is logged). Thread timing is not seeded, so a rerun
 // with the same seed makes the same choices, not the same interleaving.
-func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5) }
+func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5, nil) }
+
+// TestCrashRecoveryEncrypted runs the crash test on a data directory
+// encrypted at rest (docs/encryption.md), and then finds neither a label of
+// the workload nor the QUIC key in clear in any file of it.
+func TestCrashRecoveryEncrypted(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "master.key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := testCrashRecovery(t, "", 2, []string{"--encryption-key-file", key})
+	files := 0
+	err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, word := range []string{"CrashLink", "Acct", "PRIVATE KEY"} {
+			if bytes.Contains(b, []byte(word)) {
+				t.Errorf("%s holds %q in clear", p, word)
+			}
+		}
+		return nil
+	})
+	if err != nil || files < 4 {
+		t.Fatalf("%d files in the data directory, %v", files, err)
+	}
+}
 
 // The same on a graph other than the default: its log, checkpoints and
 // catalog entry survive every kill as the default graph's do.
-func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3) }
+func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3, nil) }
 
-func testCrashRecovery(t *testing.T, graph string, defCycles int64) {
+// testCrashRecovery runs the crash test on graph ("": the default) with
+// extra serve flags and returns the data directory.
+func testCrashRecovery(t *testing.T, graph string, defCycles int64, extra []string) string {
 	cycles := crashEnvInt(t, "QUIVER_CRASH_CYCLES", defCycles)
 	seed := crashEnvInt(t, "QUIVER_CRASH_SEED", time.Now().UnixNano())
 	t.Logf("seed %d, %d cycles (rerun: QUIVER_CRASH_SEED=%d QUIVER_CRASH_CYCLES=%d)", seed, cycles, seed, cycles)
@@ -68,7 +104,7 @@ func testCrashRecovery(t *testing.T, graph string, defCycles int64) {
 	var nextTx atomic.Int64
 	var last crashCycleReport
 	for cycle := 0; cycle <= int(cycles); cycle++ {
-		flags := crashServeFlags(rng)
+		flags := append(crashServeFlags(rng), extra...)
 		srv := startCrashServer(t, bin, data, dir, fmt.Sprintf("serve-%d", cycle), flags)
 		srv.graph = graph
 		client := newCrashClient(srv.addr, 2).on(graph)
@@ -96,6 +132,7 @@ func testCrashRecovery(t *testing.T, graph string, defCycles int64) {
 		last = runCrashCycle(t, srv, cycle, flags, rng, ledger, &nextTx)
 		reportCrashProblems(t, srv, seed, "the writers of "+last.String(), ledger.takeProblems())
 	}
+	return data
 }
 
 // Shape of the workload.

@@ -401,6 +401,13 @@ func (d *docRun) config(text string) {
 	if strings.Contains(text, "\nexport-dir:") {
 		args = append(args, "--export-dir", d.work)
 	}
+	if strings.Contains(text, "\nencryption-key-file:") {
+		key := filepath.Join(d.work, fmt.Sprintf("config-%d.key", d.serveSeq))
+		if err := os.WriteFile(key, []byte(strings.Repeat("ab", 32)), 0o600); err != nil {
+			d.t.Fatal(err)
+		}
+		args = append(args, "--encryption-key-file", key)
+	}
 	if strings.Contains(text, "\ntls-cert:") {
 		cert, key := writeTLSPair(d.t, d.work, fmt.Sprintf("config-%d-", d.serveSeq))
 		args = append(args, "--tls-cert", cert, "--tls-key", key)

@@ -17,7 +17,8 @@ import (
 // exportArgs is what `quiver export` was asked.
 type exportArgs struct {
 	dataDir, out, format string
-	graph                string // the graph to export ("": the default)
+	encryption           *engine.Encryption // the key of an encrypted data directory
+	graph                string             // the graph to export ("": the default)
 }
 
 func parseExport(args []string) (exportArgs, error) {
@@ -27,8 +28,13 @@ func parseExport(args []string) (exportArgs, error) {
 	fs.StringVar(&a.dataDir, "data-dir", "./quiver-data", "data directory to export (no server may hold it: export a served one with CALL quiver.export)")
 	fs.StringVar(&a.out, "out", "", "folder to write (must not exist or be empty; its parent must exist)")
 	fs.StringVar(&a.format, "format", engine.ExportParquet, "file format: parquet or csv")
+	keys := defineKeyFlags(fs)
 	fs.StringVar(&a.graph, "graph", "", "the graph to export (the default graph when left out; docs/graphs.md)")
 	if err := parseFlags(fs, args); err != nil {
+		return a, err
+	}
+	var err error
+	if a.encryption, err = keys.encryption(os.Getenv); err != nil {
 		return a, err
 	}
 	if a.out == "" {
@@ -51,7 +57,7 @@ func runExport(a exportArgs, stdout, stderr *os.File) error {
 		return fmt.Errorf("%s is not a data directory", a.dataDir)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := engine.Open(a.dataDir, engine.Options{Logger: log, CheckpointInterval: -1})
+	db, err := engine.Open(a.dataDir, engine.Options{Logger: log, CheckpointInterval: -1, Encryption: a.encryption})
 	if err != nil {
 		var held *engine.DirInUseError
 		if errors.As(err, &held) {

@@ -53,6 +53,9 @@ func startFrontends(o serveOptions, db *engine.DB, mem *member, reg *metrics.Reg
 		fingerprint = wire.Fingerprint(*certs.cur.Load())
 	} else {
 		cert, err := wire.LoadOrCreateCertificate(o.dataDir, "", "")
+		if o.lockedDir != nil {
+			cert, err = wire.LoadOrCreateCertificateFS(o.lockedDir.FS(), o.dataDir)
+		}
 		if err != nil {
 			ln.Close()
 			return nil, fmt.Errorf("cannot set up the wire protocol's certificate: %w", err)

@@ -23,6 +23,7 @@ commands:
   serve     start the server (quiver serve -h lists its flags)
   import    build a data directory from CSV or Parquet files (quiver import -h)
   export    write a data directory's graph as files import reads back (quiver export -h)
+  encrypt   encrypt an existing data directory at rest, offline (quiver encrypt -h)
   shell     an interactive shell, or run statements from -c, -f or standard input (quiver shell -h)
   version   print the version
 `
@@ -70,6 +71,8 @@ func run(args []string) int {
 			return 1
 		}
 		return 0
+	case "encrypt":
+		return runEncrypt(args[1:], os.Stdout, os.Stderr)
 	case "shell":
 		return runShell(args[1:], os.Stdin, os.Stdout, os.Stderr)
 	case "help", "-h", "--help":

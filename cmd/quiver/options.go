@@ -21,6 +21,8 @@ import (
 // serveOptions are the start-up options of `quiver serve`, named as the
 // interface contract names them.
 type serveOptions struct {
+	encryption      *engine.Encryption // at rest, nil when off (encryption.go)
+	lockedDir       *engine.DataDir    // the data directory serve holds: its filesystem encrypts when encryption is on
 	listen          string
 	dataDir         string
 	logLevel        slog.Level
@@ -93,6 +95,9 @@ func parseServe(args []string) (o serveOptions, err error) {
 		o.notes = append(o.notes, notes...)
 		defer func() { err = inConfigFile(err, *f.configPath, lines) }()
 	}
+	if o.encryption, err = f.keys.encryption(os.Getenv); err != nil {
+		return o, err
+	}
 	if o.rateLimit < 0 {
 		return o, fmt.Errorf("--rate-limit must be zero (no limit) or a positive number of requests per hour, not %d", o.rateLimit)
 	}
@@ -142,6 +147,7 @@ type serveFlags struct {
 	origins, minBodyRate, reserved, configPath        *string
 	timeoutMS                                         *int64
 	cluster                                           *clusterFlags
+	keys                                              keyFlags
 }
 
 // defineServeFlags defines serve's flags on fs, into o or the returned
@@ -159,6 +165,7 @@ func defineServeFlags(fs *flag.FlagSet, o *serveOptions) *serveFlags {
 	fs.BoolVar(&o.allowInsecureAuth, "allow-insecure-auth", false, "allow --auth-enabled on a non-loopback address without --tls-cert (credentials in clear text: only behind a TLS-terminating proxy)")
 	fs.StringVar(&o.replicationMode, "replication-mode", modePrimary, "primary (a single server), raft (a voting member of a cluster) or replica (a non-voting read replica) (docs/replication.md)")
 	f.cluster = defineClusterFlags(fs)
+	f.keys = defineKeyFlags(fs)
 	fs.StringVar(&o.importDir, "import-dir", "", "directory COPY … FROM may read CSV and Parquet files from (empty: COPY FROM is refused)")
 	fs.StringVar(&o.exportDir, "export-dir", "", "directory CALL quiver.export and COPY (…) TO may write files under (empty: writing files through the server is refused)")
 	f.maxMemory = fs.String("max-memory", "", "server-wide memory budget, e.g. 8GB (0: none); also sets GOMEMLIMIT unless it is set (default: 70% of the machine's or cgroup's memory)")
@@ -275,6 +282,9 @@ environment:
     	0: a free port, logged (docs/operations.md)
   ` + metrics.EnvBind + `
     	the metrics listener's address (default ` + metrics.DefaultBind + `)
+  QUIVER_ENCRYPTION_KEY
+    	the master key that encrypts the data directory at rest, as base64 or hex text
+    	(instead of --encryption-key-file) (docs/encryption.md)
   QUIVER_CLUSTER_SECRET
     	the secret cluster members share to authenticate each other
     	(unless a secret file is given) (docs/replication.md)

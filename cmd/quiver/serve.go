@@ -85,13 +85,14 @@ func serve(o serveOptions) error {
 	// written into it: a second server is refused before it touches a
 	// file, and a new (or mistyped) directory is still new when the
 	// database opens, which says so.
-	dataDir, err := engine.LockDataDir(o.dataDir, engine.Options{Logger: log})
+	dataDir, err := engine.LockDataDir(o.dataDir, engine.Options{Logger: log, Encryption: o.encryption})
 	if err != nil {
 		return fmt.Errorf("cannot open the database: %w", err)
 	}
+	o.lockedDir = dataDir
 	// The audit trail opens next and closes last: the engine and the
 	// authentication service append to it until they are closed.
-	auditLog, err := auth.OpenAuditLog(o.dataDir, auth.AuditOptions{Logger: log})
+	auditLog, err := auth.OpenAuditLog(o.dataDir, auth.AuditOptions{FS: dataDir.FS(), Logger: log})
 	if err != nil {
 		dataDir.Release()
 		return fmt.Errorf("cannot open the audit log: %w", err)
@@ -101,7 +102,7 @@ func serve(o serveOptions) error {
 			log.Error("closing the audit log", "error", err)
 		}
 	}()
-	eopts := engine.Options{QueryTimeout: o.queryTimeout, Logger: log, ImportDir: o.importDir, ExportDir: o.exportDir,
+	eopts := engine.Options{QueryTimeout: o.queryTimeout, Logger: log, Encryption: o.encryption, ImportDir: o.importDir, ExportDir: o.exportDir,
 		MaxConnections: o.maxConnections, MaxMemory: maxMemory, MaxMemoryPerQuery: maxPerQuery, WatchHeap: true, AlgoCacheBytes: o.algoCache,
 		IdleTimeout: qhttp.DefaultIdleTimeout, CheckpointInterval: o.checkpointInterval, CheckpointWALBytes: o.checkpointWALBytes,
 		CDCRetention: o.cdcRetention, Observer: reg, Auditor: auditLog, PlanCacheEntries: planCacheEntries(o.planCache)}

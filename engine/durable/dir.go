@@ -92,6 +92,11 @@ func (d *Dir) Path() string { return d.path }
 // FS is the filesystem it is on.
 func (d *Dir) FS() vfs.FS { return d.fs }
 
+// SetFS replaces the filesystem the directory's files are read and
+// written through, once it is locked: an encrypting one over it
+// (engine/encryption.go).
+func (d *Dir) SetFS(fsys vfs.FS) { d.fs = fsys }
+
 // Created reports whether Lock created the directory: a new (or
 // mistyped) --data-dir.
 func (d *Dir) Created() bool { return d.created }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storage/vfs/cryptfs"
 )
 
 // TestAuditPowerLoss cuts the power under the audit trail, as
@@ -27,6 +28,17 @@ import (
 // goes on at k+1. QUIVER_POWERLOSS_WORKLOADS=n runs n seeds of 600 events
 // (make powerloss-long), QUIVER_POWERLOSS_SEED=n reruns one.
 func TestAuditPowerLoss(t *testing.T) {
+	auditPowerLoss(t, func(m *vfs.MemFS) vfs.FS { return m })
+}
+
+// TestAuditPowerLossEncrypted runs it on encrypted files: cryptfs over
+// the MemFS, a new one for every image (a restart).
+func TestAuditPowerLossEncrypted(t *testing.T) {
+	key := cryptfs.StaticKey(bytes.Repeat([]byte{0x3c}, 32))
+	auditPowerLoss(t, func(m *vfs.MemFS) vfs.FS { return cryptfs.New(m, key) })
+}
+
+func auditPowerLoss(t *testing.T, wrap func(*vfs.MemFS) vfs.FS) {
 	workloads, events, between := 1, 150, 4
 	if s := os.Getenv("QUIVER_POWERLOSS_WORKLOADS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -57,7 +69,7 @@ func TestAuditPowerLoss(t *testing.T) {
 				failed.Store(true)
 				t.Errorf("seed %d, cut before %v (torn %v), %d events acknowledged, %d begun: %s", s, op, torn, lo, hi, fmt.Sprintf(format, args...))
 			}
-			ids, err := auditTrailIDs(img, filepath.Join(dir, "audit"))
+			ids, err := auditTrailIDs(wrap(img), filepath.Join(dir, "audit"))
 			if err != nil {
 				fail("%v", err)
 				return
@@ -73,7 +85,7 @@ func TestAuditPowerLoss(t *testing.T) {
 				fail("the files hold events 1..%d", k)
 				return
 			}
-			l, err := OpenAuditLog(dir, AuditOptions{FS: img, MaxFileBytes: 1 << 10, Logger: (&auditLogSink{}).logger()})
+			l, err := OpenAuditLog(dir, AuditOptions{FS: wrap(img), MaxFileBytes: 1 << 10, Logger: (&auditLogSink{}).logger()})
 			if err != nil {
 				fail("the trail does not open: %v", err)
 				return
@@ -86,7 +98,7 @@ func TestAuditPowerLoss(t *testing.T) {
 			}
 		}
 		m := vfs.NewMem()
-		l, err := OpenAuditLog(dir, AuditOptions{FS: m, MaxFileBytes: 1 << 10, Now: newAuditClock().Now, Logger: (&auditLogSink{}).logger()})
+		l, err := OpenAuditLog(dir, AuditOptions{FS: wrap(m), MaxFileBytes: 1 << 10, Now: newAuditClock().Now, Logger: (&auditLogSink{}).logger()})
 		if err != nil {
 			t.Fatal(err)
 		}

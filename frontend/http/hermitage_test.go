@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -73,17 +74,23 @@ func runHermitage(t *testing.T, name string, script func(h *hermitage) (occurred
 	for lvl, level := range isolationLevels {
 		// Each script runs on the bare graph (label scans), again with
 		// an index on :Test(id), through which its reads by id seek (the
-		// outcome must not depend on the access path), and on a graph
-		// other than the default (docs/graphs.md).
-		for _, variant := range []string{"", "indexed", "graph"} {
+		// outcome must not depend on the access path), on a graph other
+		// than the default (docs/graphs.md), and on a data directory
+		// encrypted at rest (docs/encryption.md).
+		for _, variant := range []string{"", "indexed", "graph", "encrypted"} {
 			indexed := variant == "indexed"
 			sub := level
 			if variant != "" {
 				sub += "/" + variant
 			}
+			var opts engine.Options
+			if variant == "encrypted" {
+				key := bytes.Repeat([]byte{0x77}, 32)
+				opts.Encryption = &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
+			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel() // a server of its own
-				h := &hermitage{txAPI: newTxAPI(t, Config{}, engine.Options{}), level: lvl}
+				h := &hermitage{txAPI: newTxAPI(t, Config{}, opts), level: lvl}
 				if variant == "graph" {
 					h.auto("CREATE GRAPH hermitage")
 					h.graph = "hermitage"

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/quiverdb/quiver/engine/storage/vfs"
 )
 
 // Certificate is the QUIC listener's TLS certificate and where it came
@@ -75,26 +77,37 @@ func LoadOrCreateCertificate(dataDir, certFile, keyFile string) (*Certificate, e
 		}
 		return &Certificate{TLS: c, Fingerprint: Fingerprint(c), Generated: true}, nil
 	}
+	return LoadOrCreateCertificateFS(vfs.Default, dataDir)
+}
+
+// LoadOrCreateCertificateFS is LoadOrCreateCertificate's self-signed
+// certificate, kept in dataDir on fsys: the data directory's filesystem,
+// which encrypts the key at rest when the directory is encrypted.
+func LoadOrCreateCertificateFS(fsys vfs.FS, dataDir string) (*Certificate, error) {
 	dir := filepath.Join(dataDir, certDir)
 	cf, kf := filepath.Join(dir, certFileName), filepath.Join(dir, keyFileName)
 	// Files that are missing, unreadable, not a matching pair, or about
 	// to expire are replaced rather than refusing to start.
-	if c, err := tls.LoadX509KeyPair(cf, kf); err == nil && valid(c) {
-		return &Certificate{TLS: c, Fingerprint: Fingerprint(c), CertFile: cf, KeyFile: kf}, nil
+	certPEM, cerr := vfs.ReadFile(fsys, cf)
+	keyPEM, kerr := vfs.ReadFile(fsys, kf)
+	if cerr == nil && kerr == nil {
+		if c, err := tls.X509KeyPair(certPEM, keyPEM); err == nil && valid(c) {
+			return &Certificate{TLS: c, Fingerprint: Fingerprint(c), CertFile: cf, KeyFile: kf}, nil
+		}
 	}
 	certPEM, keyPEM, err := selfSigned()
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := vfs.MkdirAllSync(fsys, dir); err != nil {
 		return nil, fmt.Errorf("cannot create the certificate directory: %w", err)
 	}
-	if err := writeFileAtomic(kf, keyPEM, 0o600); err != nil {
+	if err := writeFileAtomic(fsys, kf, keyPEM); err != nil {
 		return nil, err
 	}
 	// Owner-only like every file of the data directory (docs/security.md);
 	// clients get the certificate through the handshake, not the file.
-	if err := writeFileAtomic(cf, certPEM, 0o600); err != nil {
+	if err := writeFileAtomic(fsys, cf, certPEM); err != nil {
 		return nil, err
 	}
 	c, err := tls.X509KeyPair(certPEM, keyPEM)
@@ -155,30 +168,19 @@ func selfSigned() (certPEM, keyPEM []byte, err error) {
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
 }
 
-// writeFileAtomic writes a file whole or not at all.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
+// writeFileAtomic writes a file whole or not at all (mode vfs.FileMode,
+// owner only): a temporary file, synced, renamed, the directory synced.
+func writeFileAtomic(fsys vfs.FS, path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err := vfs.WriteFileSync(fsys, tmp, data); err != nil {
+		fsys.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
+	if err := fsys.Rename(tmp, path); err != nil {
+		fsys.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := vfs.SyncDir(fsys, filepath.Dir(path)); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
