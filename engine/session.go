@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
-	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/functions"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -95,15 +94,7 @@ func (s *Session) statement(st *gql.Session, start time.Time) (*Result, error) {
 	default:
 		return nil, errs.NotSupported("this session statement is not supported")
 	}
-	cols := make([]plan.Column, len(names))
-	for i, n := range names {
-		cols[i] = plan.Column{Name: n, Type: vector.String}
-	}
-	r := &Result{db: db, ectx: &exec.Context{}, cancel: func() {}, start: start,
-		entities: &entities{r: db.store.Snapshot(), cat: db.store.Catalog()}}
-	r.root = &stringRows{rows: rows, ncols: len(names)}
-	r.columns = resultColumns(cols, nil)
-	return r, nil
+	return db.stringResult(names, rows, start), nil
 }
 
 // at positions an engine error: value errors at the value, the unknown
