@@ -19,9 +19,14 @@ import (
 // the context with the principal's privileges for that graph; or, for a
 // graph statement (CREATE, DROP, SHOW GRAPHS, USE alone), its result.
 func (s *Session) route(ctx context.Context, text string, txn *Transaction) (*Session, context.Context, *Result, error) {
-	stmt, err := gql.ParseCached(text, ctx.Err)
-	if err != nil {
-		return s, ctx, nil, nil // the statement's own run reports it
+	// Only a text that may start with USE or be a graph statement is
+	// parsed here: any other is parsed once, by its run.
+	stmt := &gql.Statement{}
+	if gql.NamesGraph(text) {
+		var err error
+		if stmt, err = gql.ParseCached(text, ctx.Err); err != nil {
+			return s, ctx, nil, nil // the statement's own run reports it
+		}
 	}
 	if stmt.Graph != nil {
 		if txn != nil {

@@ -102,3 +102,28 @@ func (p *parser) peekNth(n int, ok func(token) bool) bool {
 	}
 	return ok(t)
 }
+
+// NamesGraph reports whether text may be a graph statement or start with
+// USE: its first word is USE, or its first two are CREATE GRAPH, DROP
+// GRAPH or SHOW GRAPHS. It reads at most two tokens, so that a statement
+// that cannot name a graph is routed without a parse.
+func NamesGraph(text string) bool {
+	l := newLexer(text)
+	var words [2]string
+	for i := range words {
+		t, err := l.next()
+		if err != nil || t.kind != tIdent || t.quoted {
+			break
+		}
+		words[i] = strings.ToUpper(t.text)
+	}
+	switch words[0] {
+	case "USE":
+		return true
+	case "CREATE", "DROP":
+		return words[1] == "GRAPH"
+	case "SHOW":
+		return words[1] == "GRAPHS"
+	}
+	return false
+}

@@ -55,3 +55,20 @@ func TestGraphStatements(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesGraph(t *testing.T) {
+	for text, want := range map[string]bool{
+		"USE g MATCH (n) RETURN n": true, "  /* c */ use g": true, "CREATE GRAPH g": true, "drop graph g": true,
+		"SHOW GRAPHS": true, "CREATE (n)": false, "CREATE graph = (a)-->(b)": true, "SHOW INDEXES": false,
+		"MATCH (n) RETURN n": false, "`USE` x": false, "": false, "RETURN 1": false,
+	} {
+		if got := NamesGraph(text); got != want {
+			t.Errorf("NamesGraph(%q) = %v, want %v", text, got, want)
+		}
+		// It never says no to a text the parser reads as a graph statement
+		// or with USE.
+		if st, err := Parse(text); err == nil && (st.Graph != nil || st.Use != nil) && !NamesGraph(text) {
+			t.Errorf("%q is a graph statement NamesGraph misses", text)
+		}
+	}
+}

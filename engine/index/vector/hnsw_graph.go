@@ -217,15 +217,51 @@ func (g *graph) insert(sr *searcher, s int32) {
 		sr.kept = g.selectNeighbours(sr.kept, w, g.m)
 		mu := g.lock(s)
 		mu.Lock()
-		row := g.list(s, l)
-		row[0] = int32(len(sr.kept))
-		for i, k := range sr.kept {
-			row[1+i] = k.s
-		}
+		g.setOwnList(sr, s, q, l)
 		mu.Unlock()
 		for _, k := range sr.kept {
 			g.link(sr, k.s, s, k.d, l)
 		}
+	}
+}
+
+// setOwnList writes sr.kept as s's list on layer l, under s's lock. The
+// list is empty unless inserts running beside this one linked to s while
+// it searched: their links are kept too (pruned with the same heuristic
+// when they overflow), or s would not lead back to them and the graph
+// could fall apart where points lie close together, as on a line.
+func (g *graph) setOwnList(sr *searcher, s int32, q probe, l int) {
+	row := g.list(s, l)
+	cs := sr.kept
+	if cnt := int(row[0]); cnt > 0 {
+		cs = append(sr.pruneIn[:0], sr.kept...)
+		for _, x := range row[1 : 1+cnt] {
+			if !slices.ContainsFunc(cs, func(c cand) bool { return c.s == x }) {
+				cs = append(cs, cand{g.dist(q, x), x})
+			}
+		}
+		sr.pruneIn = cs
+		capacity := g.m
+		if l == 0 {
+			capacity = g.m0
+		}
+		if len(cs) > capacity {
+			slices.SortFunc(cs, func(a, b cand) int {
+				switch {
+				case a.d < b.d:
+					return -1
+				case a.d > b.d:
+					return 1
+				}
+				return int(a.s - b.s)
+			})
+			sr.pruneOut = g.selectNeighbours(sr.pruneOut, cs, capacity)
+			cs = sr.pruneOut
+		}
+	}
+	row[0] = int32(len(cs))
+	for i, k := range cs {
+		row[1+i] = k.s
 	}
 }
 

@@ -228,3 +228,32 @@ func TestHNSWVectorAsGiven(t *testing.T) {
 		t.Fatalf("search along the vector: %+v, %v", hits, err)
 	}
 }
+
+// Points on a line leave each node two links on layer 0 (the neighbour
+// heuristic keeps one per direction): a chain, which a link lost between
+// two concurrent inserts breaks. A parallel build must find the exact
+// nearest points from anywhere on it, build after build.
+func TestHNSWParallelBuildOnALine(t *testing.T) {
+	const n = 5000
+	f := &Flat[float32]{D: 3, IDs: make([]uint64, n), Vecs: make([]float32, 3*n)}
+	for i := range n {
+		f.IDs[i] = uint64(i)
+		copy(f.Vecs[3*i:], []float32{float32(i), float32(i) / 2, -1.5})
+	}
+	for build := range 4 {
+		ix, err := Build(f, Config{Dim: 3, Metric: Euclidean, Workers: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []float32{0, 100, 1234.4, 2500, 4998} {
+			q := []float32{at, at / 2, -1.5}
+			got, err := ix.Search(q, 3, 64, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := recall(got, naive(f, q, 3, Euclidean, nil)); r != 1 {
+				t.Fatalf("build %d, query at %v: %v, want the exact nearest %v", build, at, got, naive(f, q, 3, Euclidean, nil))
+			}
+		}
+	}
+}
