@@ -241,20 +241,8 @@ func (g *graph) setOwnList(sr *searcher, s int32, q probe, l int) {
 			}
 		}
 		sr.pruneIn = cs
-		capacity := g.m
-		if l == 0 {
-			capacity = g.m0
-		}
-		if len(cs) > capacity {
-			slices.SortFunc(cs, func(a, b cand) int {
-				switch {
-				case a.d < b.d:
-					return -1
-				case a.d > b.d:
-					return 1
-				}
-				return int(a.s - b.s)
-			})
+		if capacity := g.capacity(l); len(cs) > capacity {
+			slices.SortFunc(cs, byDistance)
 			sr.pruneOut = g.selectNeighbours(sr.pruneOut, cs, capacity)
 			cs = sr.pruneOut
 		}
@@ -268,10 +256,7 @@ func (g *graph) setOwnList(sr *searcher, s int32, q probe, l int) {
 // link adds s (at distance d) to n's list on layer l; a full list is
 // pruned with the same heuristic over its members and s.
 func (g *graph) link(sr *searcher, n, s int32, d float32, l int) {
-	capacity := g.m
-	if l == 0 {
-		capacity = g.m0
-	}
+	capacity := g.capacity(l)
 	mu := g.lock(n)
 	mu.Lock()
 	defer mu.Unlock()
@@ -288,18 +273,30 @@ func (g *graph) link(sr *searcher, n, s int32, d float32, l int) {
 		cs = append(cs, cand{g.dist(v, x), x})
 	}
 	sr.pruneIn = cs
-	slices.SortFunc(cs, func(a, b cand) int {
-		switch {
-		case a.d < b.d:
-			return -1
-		case a.d > b.d:
-			return 1
-		}
-		return int(a.s - b.s)
-	})
+	slices.SortFunc(cs, byDistance)
 	sr.pruneOut = g.selectNeighbours(sr.pruneOut, cs, capacity)
 	row[0] = int32(len(sr.pruneOut))
 	for i, k := range sr.pruneOut {
 		row[1+i] = k.s
 	}
+}
+
+// capacity is the length of a node's list on layer l: m0 on the ground
+// layer, m above.
+func (g *graph) capacity(l int) int {
+	if l == 0 {
+		return g.m0
+	}
+	return g.m
+}
+
+// byDistance orders candidates nearest first, ties by slot.
+func byDistance(a, b cand) int {
+	switch {
+	case a.d < b.d:
+		return -1
+	case a.d > b.d:
+		return 1
+	}
+	return int(a.s - b.s)
 }
