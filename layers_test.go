@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"engine/durable":        {"engine/errs", "engine/storage", "engine/storage/vfs", "engine/storage/wal", "engine/progress", "engine/load"},
 	"engine/settings":       {"engine/errs"},
 	"engine/system":         {"engine/errs", "engine/storage"},
+	"engine/fle":            {"vector", "engine/errs", "engine/catalog", "engine/storage"},                                                                      // field-level encryption: the cipher, its records, the store's sealer
 	"engine/index/vector":   {"vector", "engine/errs", "engine/catalog", "engine/storage", "engine/index", "engine/memory", "engine/procs", "engine/functions"}, // exact and HNSW vector search; the search procedures read a storage transaction
 	"engine/storageprocs":   {"vector", "engine/errs", "engine/storage", "engine/procs"},
 	"engine/timeseries":     {"temporal", "vector", "engine/errs", "engine/catalog", "engine/storage", "engine/procs", "engine/functions"}, // quiver.ts.aggregate reads a storage transaction's columns

@@ -78,6 +78,8 @@ type DB struct {
 	tde *tde
 	// rls caches the row-level security policies (rls.go).
 	rls rlsCache
+	// fle caches the field-level encryption config (fle.go).
+	fle fleState
 }
 
 // Open opens the database in dir, creating the directory if needed. When
@@ -262,6 +264,10 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 	if err := db.registerRLS(); err != nil {
 		panic("BUG: engine: " + err.Error())
 	}
+	if err := db.registerFLE(); err != nil {
+		panic("BUG: engine: " + err.Error())
+	}
+	db.installFieldEncryption()
 	cdcLog, err := db.openChangeLog()
 	if err != nil {
 		db.mem.Close()

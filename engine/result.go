@@ -9,6 +9,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/fle"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/procs"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -237,9 +238,10 @@ func (r *Result) Close() error {
 // entities resolves ids in result batches against the snapshot the query
 // read (or, after a write, the snapshot its commit produced).
 type entities struct {
-	r   storage.Reader
-	cat *catalog.Catalog
-	buf []catalog.LabelID
+	r      storage.Reader
+	cat    *catalog.Catalog
+	buf    []catalog.LabelID
+	fields *fle.Reader // nil: no encrypted field
 }
 
 func (e *entities) NodeLabels(dst []string, id uint64) []string {
@@ -251,7 +253,7 @@ func (e *entities) NodeLabels(dst []string, id uint64) []string {
 }
 
 func (e *entities) NodeProperties(id uint64, fn func(key string, v vector.Value)) {
-	e.r.NodeProps(id, func(k catalog.KeyID, v vector.Value) { fn(e.cat.KeyName(k), v) })
+	e.r.NodeProps(id, func(k catalog.KeyID, v vector.Value) { openEntityProp(e.fields, e.cat.KeyName(k), v, fn) })
 }
 
 func (e *entities) Relationship(id uint64) (typ string, start, end uint64) {
@@ -263,7 +265,7 @@ func (e *entities) Relationship(id uint64) (typ string, start, end uint64) {
 }
 
 func (e *entities) RelationshipProperties(id uint64, fn func(key string, v vector.Value)) {
-	e.r.RelProps(id, func(k catalog.KeyID, v vector.Value) { fn(e.cat.KeyName(k), v) })
+	e.r.RelProps(id, func(k catalog.KeyID, v vector.Value) { openEntityProp(e.fields, e.cat.KeyName(k), v, fn) })
 }
 
 // resultColumns names and types the visible columns. A column whose type

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/exec"
 	"github.com/quiverdb/quiver/engine/expr"
+	"github.com/quiverdb/quiver/engine/fle"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
@@ -93,6 +94,9 @@ type statementRun struct {
 	mode   Mode
 	params Params
 	snap   *storage.Snapshot
+	// fields opens encrypted fields for the principal (fle.go); nil when
+	// the graph has none.
+	fields *fle.Reader
 	plan   *plan.Plan
 	// tx is the statement's transaction once it executes (a panic rolls
 	// it back); running is set once a Result streaming rows owns cancel.
@@ -263,6 +267,9 @@ func (st *statementRun) execute() (*Result, error) {
 	}
 	st.tx = tx
 	ectx := &exec.Context{Env: expr.Env{Ctx: ctx, Tx: tx, Catalog: db.store.Catalog(), Params: st.params}}
+	if st.fields != nil {
+		ectx.Fields = st.fields
+	}
 	st.ectx = ectx
 	ectx.Mem.Limit = s.MaxMemoryPerQuery()
 	ectx.Mem.Budget = db.mem.Budget()
@@ -272,7 +279,7 @@ func (st *statementRun) execute() (*Result, error) {
 		ectx.Parallelism = s.parallelism()
 	}
 	r := &Result{db: db, ectx: ectx, tx: tx, cancel: func() { cancel(nil) }, start: st.start,
-		entities: &entities{r: tx, cat: db.store.Catalog()}}
+		entities: &entities{r: tx, cat: db.store.Catalog(), fields: st.fields}}
 	if st.txn != nil {
 		r.tx = nil // the transaction outlives the statement
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/binary"
+
 	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/gql"
 	"github.com/quiverdb/quiver/engine/plan"
@@ -21,10 +23,20 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	if err != nil {
 		return nil, err
 	}
+	// Field-level encryption is bound into the plan too: the fields of
+	// the statement's snapshot, and the plan cache keys by their epoch.
+	if st.snap == nil {
+		st.takeSnapshot()
+	}
+	fields := db.fleConfig(st.snap)
+	st.fields = fieldReader(st.ctx, fields)
 	var buf [256]byte
 	var key []byte
 	if db.plans != nil && sec == nil {
 		key = plancache.Key(buf[:0], text, db.opts.DisabledRules, st.params)
+		if fields != nil {
+			key = binary.AppendUvarint(append(key, 0xff), fields.Epoch)
+		}
 	}
 	if key != nil {
 		if e := db.plans.Get(key); e != nil {
@@ -43,7 +55,7 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	// while binding makes the entry stale, never wrongly fresh.
 	procs := db.procs.Version()
 	// 2. Bind.
-	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions(), Security: sec})
+	p, err := plan.Bind(stmt, plan.Env{Params: st.params, Procs: db.procs, Options: db.planOptions(), Security: sec, Fields: planFields(fields)})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,14 @@ type builder struct {
 	seen   map[entityRef]struct{}
 	order  []entityRef
 	labels []catalog.LabelID
+	redact Redactor // nil: none
 }
+
+// Redactor hides, in place, the property values an event must not carry
+// (field-level encryption: a value of an encrypted field not yet sealed,
+// as it was before the commit that declared the field). version is the
+// commit's version; labels are the node's labels (before and after).
+type Redactor func(version *storage.Snapshot, labels []string, props []Property)
 
 type entityRef struct {
 	rel bool
@@ -115,6 +122,11 @@ func (b *builder) nodeChange(cat *catalog.Catalog, rec *storage.CommitRecord, id
 	if after {
 		la = b.nodeLabels(cat, rec.Version, id)
 		c.After = properties(cat, rec.Version.NodeProps, id)
+	}
+	if b.redact != nil {
+		all := append(append([]string(nil), lb...), la...)
+		b.redact(rec.Version, all, c.Before)
+		b.redact(rec.Version, all, c.After)
 	}
 	switch c.Op {
 	case Created:

@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
@@ -23,6 +24,8 @@ import (
 // drops every feed. Nothing on this path makes a writer wait.
 type Hub struct {
 	store *storage.Store
+	// redact, when set, hides values events must not carry (SetRedactor).
+	redact atomic.Pointer[Redactor]
 	// closed reports whether the database closed (it refuses new feeds
 	// from then on, before Close ran).
 	closed func() bool
@@ -165,7 +168,7 @@ func (h *Hub) isClosed() bool {
 // once: recovery's catch-up (storage.Recovery.WatchFrom), on one
 // goroutine before the hub runs.
 func (h *Hub) Record(l *Log, rec *storage.CommitRecord) {
-	var b builder
+	b := builder{redact: h.redactor()}
 	all := b.build(h.store.Catalog(), rec)
 	l.append(&all)
 }
@@ -310,6 +313,7 @@ func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 		// Recorded before the feeds are read: a feed resuming from a
 		// position (Subscribe) registers, then reads the log up to its
 		// end; every commit after that end reaches it live.
+		b.redact = h.redactor()
 		all = b.build(h.store.Catalog(), rec)
 		h.log.append(&all)
 	}
@@ -323,6 +327,7 @@ func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 		return true
 	}
 	if h.log == nil {
+		b.redact = h.redactor()
 		all = b.build(h.store.Catalog(), rec)
 	}
 	var dropped []*Feed
@@ -399,3 +404,20 @@ const logSyncInterval = 200 * time.Millisecond
 // record the last commits; past it, the next open replays them from the
 // write-ahead log if no checkpoint passed them.
 const closeFlushTimeout = 10 * time.Second
+
+// SetRedactor installs the redactor every event's properties pass
+// through (nil: none).
+func (h *Hub) SetRedactor(r Redactor) {
+	if r == nil {
+		h.redact.Store(nil)
+		return
+	}
+	h.redact.Store(&r)
+}
+
+func (h *Hub) redactor() Redactor {
+	if r := h.redact.Load(); r != nil {
+		return *r
+	}
+	return nil
+}

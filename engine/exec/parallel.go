@@ -399,7 +399,7 @@ func (r *parRun) start(body func(w int, c *Context, emit func(*vector.Batch) boo
 // workerContext is a Context for one worker of c's query.
 func (c *Context) workerContext(ctx context.Context, scan plan.Operator, src *morselSource) *Context {
 	w := &Context{Env: expr.Env{Ctx: ctx, Tx: c.Tx, Catalog: c.Catalog, Params: c.Params,
-		Clock: c.Now()}, Parallelism: 1, worker: &workerState{scan: scan, src: src}, bars: c.bars}
+		Clock: c.Now(), Fields: c.Fields}, Parallelism: 1, worker: &workerState{scan: scan, src: src}, bars: c.bars}
 	w.Mem.Forward(&c.Mem)
 	if c.Profile != nil {
 		w.Profile = NewProfile()

@@ -36,6 +36,9 @@ type Env struct {
 	// predicates, EXISTS, pattern comprehensions): only the executor can
 	// run a plan.
 	Subqueries SubqueryCompiler
+	// Fields opens the encrypted fields' values (fle.go); nil when the
+	// graph has none.
+	Fields FieldCrypto
 
 	// tree is the expression tree Compile is building (scratch.go).
 	tree *scratch

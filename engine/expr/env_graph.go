@@ -44,7 +44,29 @@ func (c *Env) Rel(id uint64) (typ string, src, dst uint64, ok bool) {
 
 // Properties calls fn for each property of a node or relationship.
 func (c *Env) Properties(v vector.Value, fn func(key string, val vector.Value)) (bool, error) {
-	return EntityProps(c, v, func(k catalog.KeyID, val vector.Value) { fn(c.Catalog.KeyName(k), val) })
+	if c.Fields == nil {
+		return EntityProps(c, v, func(k catalog.KeyID, val vector.Value) { fn(c.Catalog.KeyName(k), val) })
+	}
+	var keys []string
+	var vals []vector.Value
+	ok, err := EntityProps(c, v, func(k catalog.KeyID, val vector.Value) {
+		keys, vals = append(keys, c.Catalog.KeyName(k)), append(vals, val)
+	})
+	if !ok || err != nil {
+		return ok, err
+	}
+	for i, k := range keys {
+		// A value the principal may not read is absent, or an error
+		// when its field says so.
+		val, err := c.Fields.Open(k, vals[i])
+		if err != nil {
+			return true, err
+		}
+		if val != nil {
+			fn(k, val)
+		}
+	}
+	return true, nil
 }
 
 // EntityProps calls fn for each property of a node or relationship, by key

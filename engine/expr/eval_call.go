@@ -51,6 +51,9 @@ func compileCall(c *Env, e *plan.Call) (Evaluator, error) {
 			return ev, err
 		}
 	}
+	if ev, err := compileFLE(c, e); err != nil || ev != nil {
+		return ev, err
+	}
 	if cc, ok := callCompilers[e.Name]; ok {
 		ev, err := cc(c, e)
 		if err != nil || ev != nil {

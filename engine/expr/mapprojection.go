@@ -100,8 +100,10 @@ func (e *mapProjEval) allProps(x vector.Value, m map[string]vector.Value) error 
 	switch x := x.(type) {
 	case vector.NodeRef:
 		e.c.Tx.NodeProps(uint64(x), visit)
+		return e.c.openProps(m)
 	case vector.RelRef:
 		e.c.Tx.RelProps(uint64(x), visit)
+		return e.c.openProps(m)
 	case map[string]vector.Value:
 		for k, v := range x {
 			m[k] = v

@@ -20,6 +20,9 @@ type Env struct {
 	// Security is the row-level security of the statement's principal
 	// (security.go); nil binds with none.
 	Security *Security
+	// Fields are the encrypted fields of the statement's graph (fle.go);
+	// nil when none.
+	Fields EncryptedFields
 }
 
 // Bind turns a parsed statement into a logical plan. The planner hints
@@ -82,7 +85,7 @@ func bindWith(stmt *gql.Statement, env Env, untyped bool) (*Plan, error) {
 
 // bindSingle binds one query without UNION.
 func bindSingle(part *gql.SingleQuery, env Env, untyped bool) (*Plan, error) {
-	b := &binder{params: env.Params, untyped: untyped, procs: env.Procs, opts: env.Options, sec: env.Security}
+	b := &binder{params: env.Params, untyped: untyped, procs: env.Procs, opts: env.Options, sec: env.Security, fields: env.Fields}
 	if err := b.clauses(part.Clauses); err != nil {
 		return nil, err
 	}
@@ -210,6 +213,8 @@ type binder struct {
 	procs   *procs.Registry
 	// sec is the row-level security every bound element is filtered by.
 	sec *Security
+	// fields are the encrypted fields (fle.go).
+	fields EncryptedFields
 	// opts switches optimizer rules off (rules.go).
 	opts Options
 	// lastCall is the plan of the latest CALL clause; calls lists every

@@ -31,7 +31,7 @@ func (b *binder) propertyAccess(e *gql.PropertyAccess, mode aggMode, aggs *aggCo
 	if t, bad := noProperties(x); bad {
 		return nil, syntaxAt(e.Pos, "cannot read property %s of a %s", e.Key, t)
 	}
-	return &Property{Of: x, Key: e.Key}, nil
+	return b.decrypt(&Property{Of: x, Key: e.Key}, e.Key), nil
 }
 
 // index binds x[i]: a list element or a map value.
@@ -44,7 +44,7 @@ func (b *binder) index(e *gql.Index, mode aggMode, aggs *aggCollector) (Expr, er
 	if err != nil {
 		return nil, err
 	}
-	return &Call{Name: functions.OpIndex, Args: []Expr{x, i}, T: vector.Any}, nil
+	return b.decryptDynamic(&Call{Name: functions.OpIndex, Args: []Expr{x, i}, T: vector.Any}, i), nil
 }
 
 // slice binds x[from..to]. A missing bound is the list's start or end (an

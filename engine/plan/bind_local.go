@@ -106,7 +106,7 @@ func (b *binder) localExpr(e gql.Expr, mode aggMode, aggs *aggCollector) (Expr, 
 			case gql.MapProjAll:
 				mp.Items = append(mp.Items, MapProjItem{All: true})
 			case gql.MapProjProperty:
-				mp.Items = append(mp.Items, MapProjItem{Key: it.Key, Val: &Property{Of: x, Key: it.Key}})
+				mp.Items = append(mp.Items, MapProjItem{Key: it.Key, Val: b.decrypt(&Property{Of: x, Key: it.Key}, it.Key)})
 			default:
 				v, err := b.exprWith(it.Value, mode, aggs)
 				if err != nil {

@@ -335,7 +335,7 @@ func (b *binder) propertyFilter(col int, props gql.Expr) error {
 		if err != nil {
 			return err
 		}
-		eq := &Binary{Op: OpEq, L: &Property{Of: b.sc.ref(col), Key: k}, R: v}
+		eq := &Binary{Op: OpEq, L: b.decrypt(&Property{Of: b.sc.ref(col), Key: k}, k), R: v}
 		if pred == nil {
 			pred = eq
 		} else {

@@ -252,7 +252,7 @@ func (b *binder) iterationTest(inner *gql.PatternPart, where gql.Expr) (Expr, er
 			if err != nil {
 				return err
 			}
-			and(&Binary{Op: OpEq, L: &Property{Of: b.sc.ref(col), Key: key}, R: v})
+			and(&Binary{Op: OpEq, L: b.decrypt(&Property{Of: b.sc.ref(col), Key: key}, key), R: v})
 		}
 		return nil
 	}

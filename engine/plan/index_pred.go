@@ -26,6 +26,9 @@ type IndexPred struct {
 	Prop  string
 	Op    BinOp // OpEq, OpLt, OpLe, OpGt, OpGe; PredIn marks IN, PredStartsWith STARTS WITH
 	Value Expr
+	// Sealed is set for an equality on an encrypted field (fle.go): only
+	// the indexes of the labels it names serve it, with Sealed.For's value.
+	Sealed *SealedSeek
 }
 
 const (
@@ -51,10 +54,13 @@ func IndexablePred(e Expr) (int, IndexPred, bool) {
 			return 0, IndexPred{}, false
 		}
 		if col, prop, ok := PropOfCol(x.L); ok && isValue(x.R) {
-			return col, IndexPred{prop, op, x.R}, true
+			return col, IndexPred{prop, op, x.R, nil}, true
 		}
 		if col, prop, ok := PropOfCol(x.R); ok && isValue(x.L) {
-			return col, IndexPred{prop, flip(op), x.L}, true
+			return col, IndexPred{prop, flip(op), x.L, nil}, true
+		}
+		if col, ss, ok := sealedEquality(x); ok {
+			return col, IndexPred{Prop: ss.Prop, Op: OpEq, Value: ss.Value, Sealed: ss}, true
 		}
 	case *Call:
 		if len(x.Args) != 2 || (x.Name != functions.OpIn && x.Name != functions.OpStartsWith) {
@@ -65,7 +71,7 @@ func IndexablePred(e Expr) (int, IndexPred, bool) {
 			if x.Name == functions.OpStartsWith {
 				op = PredStartsWith
 			}
-			return col, IndexPred{prop, op, x.Args[1]}, true
+			return col, IndexPred{prop, op, x.Args[1], nil}, true
 		}
 	}
 	return 0, IndexPred{}, false

@@ -292,6 +292,7 @@ func readNodeSets(v *Snapshot, m *manifest, labels int, o *opener) error {
 		if v.sys, err = decodeSystemFile(raw); err != nil {
 			return badFile(systemFileName, "%v", err)
 		}
+		v.noteLoadedSealRecords()
 	}
 	v.labels = make([]*roaring.Bitmap, labels)
 	for l := range v.labels {

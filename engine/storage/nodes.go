@@ -32,6 +32,9 @@ func (tx *Tx) CreateNode(labels []catalog.LabelID, keys []catalog.KeyID, vals []
 	if err != nil {
 		return 0, err
 	}
+	if pv, err = tx.sealNode(w, 0, labels, pk, pv); err != nil {
+		return 0, err
+	}
 	id := tx.s.nextNode.Add(1) - 1
 	if id > maxNodeID {
 		tx.s.nextNode.Store(maxNodeID + 1) // keep the counter from wrapping

@@ -135,6 +135,9 @@ func (s *Store) replayOps(base *Snapshot, ops []Op) (*work, error) {
 // rebase replays w's ops onto head, the latest version. An op that no
 // longer applies is a conflict.
 func (s *Store) rebase(w *work, head *Snapshot) (*work, error) {
+	if head.sealEpoch != w.base.sealEpoch && writesData(w.ops) {
+		return nil, conflictError("an encrypted field was declared or dropped after the transaction's snapshot")
+	}
 	nw, err := s.replayOps(head, w.ops)
 	if err != nil {
 		return nil, conflictError("a concurrent transaction changed what this one wrote (%v)", err)
@@ -264,4 +267,14 @@ func (tx *Tx) Refresh() error {
 	s.txs.open[tx] = latest.ts
 	s.txs.mu.Unlock()
 	return nil
+}
+
+// writesData: ops change the graph (not only system records).
+func writesData(ops []Op) bool {
+	for i := range ops {
+		if ops[i].Kind != OpSetSystem {
+			return true
+		}
+	}
+	return false
 }

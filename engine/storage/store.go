@@ -19,6 +19,8 @@ type Store struct {
 	cat *catalog.Catalog
 	// cur is the latest committed version; readers load it without a lock.
 	cur atomic.Pointer[Snapshot]
+	// sealer seals encrypted properties at the write boundary (seal.go).
+	sealer atomic.Pointer[sealerBox]
 	// nextNode and nextRel hand out dense ids. Ids taken by a transaction
 	// that rolls back are never reused (a hole below the bound), so an id
 	// a client once saw never names another entity.

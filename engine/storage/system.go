@@ -80,6 +80,7 @@ type sysBucketMap struct {
 
 // setSystemLocked applies a validated OpSetSystem to the working version.
 func (w *work) setSystemLocked(op *Op) {
+	w.noteSealRecord(op)
 	m := w.v.sys
 	if m == nil || m.epoch != w.epoch {
 		nm := &sysMap{epoch: w.epoch}

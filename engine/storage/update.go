@@ -58,6 +58,11 @@ func (tx *Tx) setProps(kind OpKind, id uint64, keys []catalog.KeyID, vals []vect
 	if len(pk) == 0 {
 		return nil
 	}
+	if kind == OpSetNodeProps {
+		if pv, err = tx.sealNode(w, id, nil, pk, pv); err != nil {
+			return err
+		}
+	}
 	tx.log(w, Op{Kind: kind, ID: id, Keys: pk, Vals: pv})
 	return nil
 }
@@ -105,6 +110,11 @@ func (tx *Tx) changeLabels(kind OpKind, id uint64, labels []catalog.LabelID) (in
 		return 0, nil
 	}
 	tx.log(w, Op{Kind: kind, ID: id, Labels: change})
+	if kind == OpAddLabels {
+		if err := tx.resealAfterLabels(w, id); err != nil {
+			return 0, err
+		}
+	}
 	return len(change), nil
 }
 

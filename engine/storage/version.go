@@ -115,6 +115,8 @@ type Snapshot struct {
 	indexes []*nodeIndex
 	// sys is the version's system records (system.go); nil when none.
 	sys *sysMap
+	// sealEpoch names the encrypted-field declarations (seal.go).
+	sealEpoch uint64
 }
 
 type adjPair [2]*csr.Adjacency // indexed by Direction

@@ -244,8 +244,9 @@ func (s *selector) choose(c *scanCands) error {
 func planSeek(c *scanCands, ix *plan.IndexInfo) (*plan.IndexSeek, float64) {
 	seek := &plan.IndexSeek{Var: c.scan.Var, Labels: c.scan.Labels, Index: ix.Name, Type: ix.Type,
 		Props: ix.Props, Cols: c.scan.Cols}
+	preds := predsFor(c.preds, ix)
 	find := func(prop string, op plan.BinOp) plan.Expr {
-		for _, p := range c.preds {
+		for _, p := range preds {
 			if p.Prop == prop && p.Op == op {
 				return p.Value
 			}
@@ -257,7 +258,7 @@ func planSeek(c *scanCands, ix *plan.IndexInfo) (*plan.IndexSeek, float64) {
 	// (each recognised predicate is false or null on a missing value).
 	for _, prop := range ix.Props {
 		constrained := false
-		for _, p := range c.preds {
+		for _, p := range preds {
 			constrained = constrained || p.Prop == prop
 		}
 		if !constrained {
@@ -303,4 +304,29 @@ func planSeek(c *scanCands, ix *plan.IndexInfo) (*plan.IndexSeek, float64) {
 		return nil, 0
 	}
 	return seek, plan.SeekRows(seek, ix)
+}
+
+// predsFor returns the predicates index ix may serve: an equality on an
+// encrypted field only on an index of a label that seals the property
+// deterministically, seeking the sealed value (plan/fle.go).
+func predsFor(preds []plan.IndexPred, ix *plan.IndexInfo) []plan.IndexPred {
+	sealed := false
+	for _, p := range preds {
+		sealed = sealed || p.Sealed != nil
+	}
+	if !sealed {
+		return preds
+	}
+	out := make([]plan.IndexPred, 0, len(preds))
+	for _, p := range preds {
+		if p.Sealed != nil {
+			v := p.Sealed.For(ix.Label)
+			if v == nil {
+				continue
+			}
+			p.Value = v
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -1,0 +1,135 @@
+package fle
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// A sealed value is a string: Prefix, the key's name, '$', then the
+// unpadded base64url of nonce ‖ AES-256-GCM ciphertext of the value's
+// storage encoding (storage.AppendValue). The additional data binds the
+// ciphertext to its key and property, so a sealed value copied into
+// another property does not open there.
+//
+// A deterministic key derives the nonce from the plaintext (the first
+// 12 bytes of HMAC-SHA256 under a second key over property ‖ plaintext),
+// the synthetic-nonce construction of SIV: equal values of a property
+// seal to equal strings, which is what lets equality and a HASH index
+// work on them, and all it tells is which values are equal. A
+// randomized key draws the nonce.
+
+// Prefix starts every sealed value.
+const Prefix = "$fle1$"
+
+// KeyBytes is the size of a data key: 32 bytes of AES-256 key, then 32
+// of nonce-derivation key.
+const KeyBytes = 64
+
+const nonceBytes = 12
+
+// ErrCorrupt is the error of a sealed value that does not open: changed
+// on disk, or copied from another property or key.
+var ErrCorrupt = errors.New("sealed value does not authenticate")
+
+// DataKey is an unwrapped data key.
+type DataKey struct {
+	Name          string
+	Deterministic bool
+	aead          cipher.AEAD
+	mac           []byte
+}
+
+// NewDataKey makes a data key from KeyBytes of key material.
+func NewDataKey(name string, raw []byte, deterministic bool) (*DataKey, error) {
+	if len(raw) != KeyBytes {
+		return nil, fmt.Errorf("a data key is %d bytes, not %d", KeyBytes, len(raw))
+	}
+	block, err := aes.NewCipher(raw[:32])
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &DataKey{Name: name, Deterministic: deterministic, aead: aead, mac: append([]byte(nil), raw[32:]...)}, nil
+}
+
+func additionalData(key, prop string) []byte {
+	return []byte("quiver fle\x00" + key + "\x00" + prop)
+}
+
+// Seal seals v, a stored value (not null), as a value of property prop.
+func (k *DataKey) Seal(prop string, v vector.Value) (string, error) {
+	if v == nil {
+		return "", errors.New("a null value is not sealed")
+	}
+	pt := storage.AppendValue(nil, v)
+	nonce := make([]byte, nonceBytes, nonceBytes+len(pt)+k.aead.Overhead())
+	if k.Deterministic {
+		m := hmac.New(sha256.New, k.mac)
+		m.Write([]byte(prop))
+		m.Write([]byte{0})
+		m.Write(pt)
+		copy(nonce, m.Sum(nil))
+	} else if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("cannot draw a nonce: %w", err)
+	}
+	blob := k.aead.Seal(nonce, nonce, pt, additionalData(k.Name, prop))
+	return Prefix + k.Name + "$" + base64.RawURLEncoding.EncodeToString(blob), nil
+}
+
+// Open returns the value sealed in s as a value of property prop.
+func (k *DataKey) Open(prop, s string) (vector.Value, error) {
+	name, blob, ok := parse(s)
+	if !ok || name != k.Name || len(blob) < nonceBytes {
+		return nil, ErrCorrupt
+	}
+	pt, err := k.aead.Open(nil, blob[:nonceBytes], blob[nonceBytes:], additionalData(k.Name, prop))
+	if err != nil {
+		return nil, ErrCorrupt
+	}
+	v, n, err := storage.DecodeValue(pt)
+	if err != nil || n != len(pt) {
+		return nil, ErrCorrupt
+	}
+	return v, nil
+}
+
+// SealedBy returns the name of the key a sealed value names; false when
+// v is not a sealed value.
+func SealedBy(v vector.Value) (string, bool) {
+	s, ok := v.(string)
+	if !ok || !strings.HasPrefix(s, Prefix) {
+		return "", false
+	}
+	name, _, ok := parse(s)
+	return name, ok
+}
+
+// parse splits a sealed value into its key's name and its bytes.
+func parse(s string) (string, []byte, bool) {
+	if !strings.HasPrefix(s, Prefix) {
+		return "", nil, false
+	}
+	rest := s[len(Prefix):]
+	i := strings.IndexByte(rest, '$')
+	if i <= 0 {
+		return "", nil, false
+	}
+	blob, err := base64.RawURLEncoding.DecodeString(rest[i+1:])
+	if err != nil {
+		return "", nil, false
+	}
+	return rest[:i], blob, true
+}
