@@ -21,9 +21,21 @@ func openFLE(t *testing.T, dir string) *engine.DB {
 
 func fleGraph(t *testing.T, db *engine.DB) {
 	t.Helper()
-	admin := adminOf(db)
+	fleData(t, db)
+	fleDeclare(t, db)
+}
+
+func fleData(t *testing.T, db *engine.DB) {
+	t.Helper()
 	mustQuery(t, db, `CREATE (:Person {name: 'ann', ssn: '111-22-3333', age: 40}), (:Person {name: 'bob', ssn: '444-55-6666', age: 50}),
 		(:Company {name: 'acme', ssn: 'plain-co'})`, nil)
+}
+
+// fleDeclare makes key pii (deterministic), grants it to hr and
+// encrypts Person.ssn under it.
+func fleDeclare(t *testing.T, db *engine.DB) {
+	t.Helper()
+	admin := adminOf(db)
 	mustQuery(t, admin, `CALL quiver.fle.createKey('pii', {deterministic: true})`, nil)
 	mustQuery(t, admin, `CALL quiver.fle.grantKey('pii', 'hr')`, nil)
 	mustQuery(t, admin, `CALL quiver.fle.encryptProperty('Person', 'ssn', 'pii')`, nil)

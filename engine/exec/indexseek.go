@@ -395,6 +395,22 @@ func (s *indexSeek) value(e plan.Expr) (vector.Value, error) {
 			out[i] = v
 		}
 		return out, nil
+	case *plan.Call:
+		if x.Name == plan.FnSeal && len(x.Args) == 3 && s.c.Fields != nil {
+			// An equality on a deterministic encrypted field seeks the
+			// sealed value (plan/fle.go).
+			v, err := s.value(x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			prop, _ := x.Args[1].(*plan.Const)
+			key, _ := x.Args[2].(*plan.Const)
+			if prop != nil && key != nil {
+				p, _ := prop.Val.(string)
+				k, _ := key.Val.(string)
+				return s.c.Fields.Seal(p, k, v)
+			}
+		}
 	}
 	return nil, errs.Internal("BUG: index seek value is a %T", e)
 }
