@@ -77,3 +77,36 @@ func TestFieldEncryptionReads(t *testing.T) {
 		t.Fatalf("reader whole node: %s", got)
 	}
 }
+
+func TestFieldEncryptionDynamicAccessAndGraphs(t *testing.T) {
+	db := openFLE(t, t.TempDir())
+	defer db.Close()
+	fleGraph(t, db)
+	hr, other := readerOf(db, nil, "hr"), readerOf(db, nil, "reader")
+	q := `MATCH (p:Person {name: 'ann'}) WITH p, 'ssn' AS k RETURN p[k]`
+	if got := strings.Join(mustQuery(t, hr, q, nil), ";"); got != "'111-22-3333'" {
+		t.Fatalf("hr p[k]: %s", got)
+	}
+	if got := strings.Join(mustQuery(t, other, q, nil), ";"); got != "null" {
+		t.Fatalf("reader p[k]: %s", got)
+	}
+	// Each graph has its own keys and fields.
+	admin := adminOf(db)
+	mustQuery(t, admin, `CREATE GRAPH g`, nil)
+	mustQuery(t, admin, `USE g CREATE (:Person {name: 'gus', ssn: '123-45-6789'})`, nil)
+	mustQuery(t, admin, `USE g CALL quiver.fle.createKey('gk')`, nil)
+	mustQuery(t, admin, `USE g CALL quiver.fle.encryptProperty('Person', 'ssn', 'gk')`, nil)
+	if got := mustQuery(t, admin, `CALL quiver.fle.listKeys() YIELD name RETURN name`, nil); strings.Join(got, ";") != "'pii'" {
+		t.Fatalf("the default graph's keys: %v", got)
+	}
+	if got := mustQuery(t, admin, `USE g CALL quiver.fle.listFields() YIELD key RETURN key`, nil); strings.Join(got, ";") != "'gk'" {
+		t.Fatalf("graph g's fields: %v", got)
+	}
+	if got := mustQuery(t, admin, `USE g MATCH (p:Person) RETURN p.ssn`, nil); strings.Join(got, ";") != "null" {
+		t.Fatalf("graph g without the grant: %v", got)
+	}
+	mustQuery(t, admin, `USE g CALL quiver.fle.grantKey('gk', 'admin')`, nil)
+	if got := mustQuery(t, admin, `USE g MATCH (p:Person) RETURN p.ssn`, nil); strings.Join(got, ";") != "'123-45-6789'" {
+		t.Fatalf("graph g with the grant: %v", got)
+	}
+}

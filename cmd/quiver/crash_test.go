@@ -52,17 +52,25 @@ import (
 // runs 200), QUIVER_CRASH_SEED the seed of every random choice (default:
 // the clock; the seed is logged). Thread timing is not seeded, so a rerun
 // with the same seed makes the same choices, not the same interleaving.
-func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5, nil) }
+func TestCrashRecovery(t *testing.T) { testCrashRecovery(t, "", 5, nil, nil) }
 
 // TestCrashRecoveryEncrypted runs the crash test on a data directory
-// encrypted at rest (docs/encryption.md), and then finds neither a label of
-// the workload nor the QUIC key in clear in any file of it.
+// encrypted at rest (docs/encryption.md), with the groups' values and the
+// accounts' balances in encrypted fields (sealed at every write, opened
+// by every check: the server runs without authentication, so its
+// clients hold every key), and then finds neither a label of the
+// workload nor the QUIC key in clear in any file of it.
 func TestCrashRecoveryEncrypted(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "master.key")
 	if err := os.WriteFile(key, []byte(strings.Repeat("5a", 32)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	data := testCrashRecovery(t, "", 2, []string{"--encryption-key-file", key})
+	data := testCrashRecovery(t, "", 2, []string{"--encryption-key-file", key}, []string{
+		"CALL quiver.fle.createKey('crash', {deterministic: true})",
+		"CALL quiver.fle.createKey('money')",
+		"CALL quiver.fle.encryptProperty('Crash', 'val', 'crash')",
+		"CALL quiver.fle.encryptProperty('Acct', 'bal', 'money')",
+	})
 	files := 0
 	err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -87,11 +95,12 @@ func TestCrashRecoveryEncrypted(t *testing.T) {
 
 // The same on a graph other than the default: its log, checkpoints and
 // catalog entry survive every kill as the default graph's do.
-func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3, nil) }
+func TestCrashRecoveryOnGraph(t *testing.T) { testCrashRecovery(t, "bank", 3, nil, nil) }
 
 // testCrashRecovery runs the crash test on graph ("": the default) with
-// extra serve flags and returns the data directory.
-func testCrashRecovery(t *testing.T, graph string, defCycles int64, extra []string) string {
+// extra serve flags, and setup statements run once the accounts exist,
+// and returns the data directory.
+func testCrashRecovery(t *testing.T, graph string, defCycles int64, extra, setup []string) string {
 	cycles := crashEnvInt(t, "QUIVER_CRASH_CYCLES", defCycles)
 	seed := crashEnvInt(t, "QUIVER_CRASH_SEED", time.Now().UnixNano())
 	t.Logf("seed %d, %d cycles (rerun: QUIVER_CRASH_SEED=%d QUIVER_CRASH_CYCLES=%d)", seed, cycles, seed, cycles)
@@ -113,6 +122,9 @@ func testCrashRecovery(t *testing.T, graph string, defCycles int64, extra []stri
 				newCrashClient(srv.addr, 1).rows(t, "CREATE GRAPH "+graph, nil)
 			}
 			createAccounts(t, client)
+			for _, st := range setup {
+				client.rows(t, st, nil)
+			}
 		} else {
 			// What the previous cycle's kill left.
 			groups := verifyGroups(t, client, ledger, cycle-1)
