@@ -20,17 +20,7 @@ func indexesUsed(t *testing.T, a as, q string, params engine.Params) ([]string, 
 		t.Fatalf("%s: %v", q, err)
 	}
 	defer res.Close()
-	var used []string
-	var walk func(n *engine.PlanNode)
-	walk = func(n *engine.PlanNode) {
-		if n.IndexUsed != "" {
-			used = append(used, n.IndexUsed)
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(res.Plan().Root)
+	used := planIndexes(res.Plan().Root, nil)
 	return used, fmt.Sprintf("%+v", res.Plan())
 }
 

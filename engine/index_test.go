@@ -20,17 +20,17 @@ func indexUsed(t *testing.T, db *engine.DB, q string, params engine.Params) []st
 	if err != nil {
 		t.Fatalf("EXPLAIN %s: %v", q, err)
 	}
-	var out []string
-	var walk func(d *engine.PlanNode)
-	walk = func(d *engine.PlanNode) {
-		if d.IndexUsed != "" {
-			out = append(out, d.IndexUsed)
-		}
-		for _, c := range d.Children {
-			walk(c)
-		}
+	return planIndexes(res.Plan().Root, nil)
+}
+
+// planIndexes appends the index_used fields of a plan, in pre-order.
+func planIndexes(d *engine.PlanNode, out []string) []string {
+	if d.IndexUsed != "" {
+		out = append(out, d.IndexUsed)
 	}
-	walk(res.Plan().Root)
+	for _, c := range d.Children {
+		out = planIndexes(c, out)
+	}
 	return out
 }
 
