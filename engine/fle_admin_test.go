@@ -204,3 +204,43 @@ func TestFieldEncryptionDeclaredDuringTransaction(t *testing.T) {
 		t.Fatalf("the failed transaction's node exists: %v", got)
 	}
 }
+
+// The schema a field cannot be encrypted under, both ways round, and
+// MERGE on an encrypted field.
+func TestFieldEncryptionSchema(t *testing.T) {
+	db := openFLE(t, t.TempDir())
+	defer db.Close()
+	fleGraph(t, db) // Person.ssn under deterministic pii
+	admin := adminOf(db)
+	mustQuery(t, admin, `CALL quiver.fle.createKey('rnd')`, nil)
+	mustQuery(t, admin, `CREATE CONSTRAINT name_unique FOR (p:Person) REQUIRE p.name IS UNIQUE`, nil)
+	mustQuery(t, admin, `CREATE FULLTEXT INDEX bio FOR (p:Person) ON EACH [p.bio]`, nil)
+	for _, c := range []struct{ q, msg string }{
+		{`CALL quiver.fle.encryptProperty('Person', 'name', 'rnd')`, "the uniqueness constraint name_unique covers it"},
+		{`CALL quiver.fle.encryptProperty('Person', 'bio', 'pii')`, "the FULLTEXT index bio covers it"},
+		{`CREATE FULLTEXT INDEX ssn_text FOR (p:Person) ON EACH [p.ssn]`, "the field is encrypted"},
+	} {
+		if e := queryErr(t, admin, c.q, nil); e.Code != engine.CodeNotSupported || !strings.Contains(e.Message, c.msg) {
+			t.Fatalf("%s: %v, want 0A000 %q", c.q, e, c.msg)
+		}
+	}
+	mustQuery(t, admin, `CALL quiver.fle.encryptProperty('Person', 'age', 'rnd')`, nil)
+	if e := queryErr(t, admin, `CREATE CONSTRAINT age_unique FOR (p:Person) REQUIRE p.age IS UNIQUE`, nil); e.Code != engine.CodeNotSupported || !strings.Contains(e.Message, "not deterministic") {
+		t.Fatalf("a uniqueness constraint on a randomized field: %v", e)
+	}
+	// A deterministic field keeps its uniqueness constraint working.
+	mustQuery(t, admin, `CREATE CONSTRAINT ssn_unique FOR (p:Person) REQUIRE p.ssn IS UNIQUE`, nil)
+	e := queryErr(t, admin, `CREATE (:Person {name: 'dup', ssn: '111-22-3333'})`, nil)
+	if e.Code != errs.CodeConstraint {
+		t.Fatalf("a duplicate of a deterministic unique field: %v", e)
+	}
+	noSecrets(t, "the constraint error", e.Error())
+	// MERGE finds the node by the decrypted value for a holder of the key.
+	hr := readerOf(db, nil, "hr", "editor")
+	if got := strings.Join(mustQuery(t, hr, `MERGE (p:Person {ssn: '444-55-6666'}) RETURN p.name`, nil), ";"); got != "'bob'" {
+		t.Fatalf("MERGE on the encrypted field: %s", got)
+	}
+	if got := strings.Join(mustQuery(t, admin, `MATCH (p:Person) RETURN count(*)`, nil), ";"); got != "2" {
+		t.Fatalf("MERGE created a node: %s people", got)
+	}
+}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/fle"
@@ -48,6 +50,9 @@ func (db *DB) fleEncryptProperty(c *procs.Context, args []vector.Value) ([][]vec
 		}
 		if f := cfg.Field(label, prop); f != nil {
 			return errs.New(errs.CodeObjectExists, errs.CatObjectExists, "%s.%s is already encrypted under key %s", label, prop, f.Key)
+		}
+		if err := checkFieldSchema(tx, label, prop, cfg.Keys[key].Rec.Deterministic); err != nil {
+			return err
 		}
 		rec := &fle.FieldRecord{Label: label, Property: prop, Key: key, OnDenied: onDenied}
 		if err := tx.SetSystem(fle.FieldRecordKey(label, prop), fle.Encode(rec)); err != nil {
@@ -154,4 +159,60 @@ func (db *DB) rewriteField(c *procs.Context, tx *storage.Tx, label, prop string,
 		n++
 	}
 	return n, nil
+}
+
+// checkIndexFields refuses a FULLTEXT or VECTOR index over an encrypted
+// field: it would index the sealed strings, and answer nothing.
+func (db *DB) checkIndexFields(ix *catalog.Index) error {
+	if ix.Rel || !ix.Type.Secondary() {
+		return nil
+	}
+	cfg := db.fleConfig(db.store.Snapshot())
+	for _, k := range ix.Keys {
+		if f := cfg.Field(ix.Label, k); f != nil {
+			return errs.DataCode(errs.CodeNotSupported, "cannot create a %s index on %s.%s: the field is encrypted (docs/encryption.md)", ix.Type, ix.Label, k)
+		}
+	}
+	return nil
+}
+
+// checkConstraintFields refuses a uniqueness constraint over a field
+// encrypted under a randomized key: equal values are stored as
+// different strings, so it could not hold.
+func (db *DB) checkConstraintFields(c *catalog.Constraint) error {
+	if c.Kind != catalog.Unique {
+		return nil
+	}
+	cfg := db.fleConfig(db.store.Snapshot())
+	if f := cfg.Field(c.Label, c.Key); f != nil && !deterministicField(cfg, f) {
+		return errs.DataCode(errs.CodeNotSupported, "cannot create a uniqueness constraint on %s.%s: it is encrypted under key %s, which is not deterministic", c.Label, c.Key, f.Key)
+	}
+	return nil
+}
+
+func deterministicField(cfg *fle.Config, f *fle.FieldRecord) bool {
+	k := cfg.Keys[f.Key]
+	return k != nil && k.Rec.Deterministic
+}
+
+// checkFieldSchema refuses to declare a field the schema of tx cannot
+// hold encrypted: one a FULLTEXT or VECTOR index covers, or, under a
+// randomized key, one a uniqueness constraint covers.
+func checkFieldSchema(tx *storage.Tx, label, prop string, det bool) error {
+	sc := tx.View().Schema()
+	if sc == nil {
+		return nil
+	}
+	for _, ix := range sc.Indexes {
+		if ix.Rel || ix.Label != label || !ix.Type.Secondary() || !slices.Contains(ix.Keys, prop) {
+			continue
+		}
+		return errs.DataCode(errs.CodeNotSupported, "cannot encrypt %s.%s: the %s index %s covers it (drop the index first)", label, prop, ix.Type, ix.Name)
+	}
+	for _, c := range sc.Constraints {
+		if !det && c.Kind == catalog.Unique && c.Label == label && c.Key == prop {
+			return errs.DataCode(errs.CodeNotSupported, "cannot encrypt %s.%s under a randomized key: the uniqueness constraint %s covers it (use a deterministic key)", label, prop, c.Name)
+		}
+	}
+	return nil
 }

@@ -476,9 +476,17 @@ func (st *statementRun) checkpoint() (*Result, error) {
 
 // adminEnv is what a schema or COPY statement runs on (engine/admin).
 func (st *statementRun) adminEnv() admin.Env {
-	env := admin.Env{Store: st.s.db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit}
-	if m := st.s.db.secondary; m != nil {
+	db := st.s.db
+	env := admin.Env{Store: db.store, In: st.txnTx(), BeforeCommit: testHookOwnCommit, CheckConstraint: db.checkConstraintFields}
+	if m := db.secondary; m != nil {
 		env.CheckIndex, env.IndexState = m.Check, m.State
+	}
+	check := env.CheckIndex
+	env.CheckIndex = func(ix *catalog.Index) error {
+		if err := db.checkIndexFields(ix); err != nil || check == nil {
+			return err
+		}
+		return check(ix)
 	}
 	return env
 }

@@ -28,6 +28,9 @@ type Env struct {
 	// CheckIndex, when set, vets a secondary index's definition before
 	// CREATE commits it (a FULLTEXT index's analyzer: engine/index).
 	CheckIndex func(*catalog.Index) error
+	// CheckConstraint, when set, vets a constraint before CREATE commits
+	// it (a uniqueness one on a field encrypted with a randomized key).
+	CheckConstraint func(*catalog.Constraint) error
 	// IndexState reports the indexes' states for SHOW INDEXES (nil: all
 	// ONLINE).
 	IndexState procs.IndexState
@@ -88,7 +91,13 @@ func Schema(env Env, s *gql.Schema) (*Rows, error) {
 		if s.Unique {
 			kind = catalog.Unique
 		}
-		err = tx.CreateConstraint(catalog.Constraint{Name: access.SchemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]})
+		c := catalog.Constraint{Name: access.SchemaObjectName(s), Kind: kind, Label: s.Label, Key: s.Props[0]}
+		if env.CheckConstraint != nil {
+			err = env.CheckConstraint(&c)
+		}
+		if err == nil {
+			err = tx.CreateConstraint(c)
+		}
 	case gql.SchemaDropConstraint:
 		err = tx.DropConstraint(s.Name)
 	default:
