@@ -30,7 +30,7 @@ type refEdge struct {
 	typ           string
 }
 
-func algoRows(t *testing.T, db *engine.DB, q string, params engine.Params) [][]vector.Value {
+func algoRows(t *testing.T, db querier, q string, params engine.Params) [][]vector.Value {
 	t.Helper()
 	res, err := db.Query(context.Background(), q, params)
 	if err != nil {

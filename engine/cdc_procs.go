@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/quiverdb/quiver/engine/access"
 	"github.com/quiverdb/quiver/engine/changes"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/procs"
@@ -98,6 +99,14 @@ func (db *DB) cdcChanges(c *procs.Context, args []vector.Value) ([][]vector.Valu
 	if err != nil {
 		return nil, err
 	}
+	// Row-level security: the events a restricted caller may see.
+	var restrict changes.Restrictor
+	if p, ok := access.PrincipalFrom(c.Ctx); ok {
+		if err := db.changesDecidable(p); err != nil {
+			return nil, err
+		}
+		restrict = db.RestrictChanges(p)
+	}
 	var rows [][]vector.Value
 	err = l.EachSized(from, math.MaxUint64, func(b *changes.Batch, n int) (bool, error) {
 		if err := c.Ctx.Err(); err != nil {
@@ -110,6 +119,9 @@ func (db *DB) cdcChanges(c *procs.Context, args []vector.Value) ([][]vector.Valu
 			return false, err
 		}
 		fb, ok := b.Filter(patterns)
+		if ok && restrict != nil {
+			fb, ok = restrict(nil, fb)
+		}
 		if !ok {
 			return true, nil
 		}

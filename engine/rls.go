@@ -230,24 +230,12 @@ func (db *DB) rlsList(c *procs.Context, _ []vector.Value) ([][]vector.Value, err
 	return rows, err
 }
 
-// ChangeFeedAllowed is nil when p may read the change stream: the
-// stream cannot filter its events by the policies yet, so a principal
-// some policy applies to is refused (42501). A frontend checks at
-// subscription and before each batch it sends, so that a policy created
-// later ends a running subscription too.
+// ChangeFeedAllowed is nil when p may read the change stream: always,
+// unless a policy that applies to p has a predicate an event's values
+// cannot decide (rls_changes.go), which is refused (42501). A frontend
+// checks at subscription and before each batch it sends, so that such a
+// policy created later ends a running subscription too; the feed itself
+// filters its events (SubscribeOptions.Restrict, RestrictChanges).
 func (db *DB) ChangeFeedAllowed(p *Principal) error {
-	if !access.Restricted(p) {
-		return nil
-	}
-	ps, err := db.policies()
-	if err != nil {
-		return err
-	}
-	for _, pol := range ps {
-		if pol.Applies(p.Roles) {
-			return errs.New(errs.CodePermission, errs.CatPermission,
-				"the change stream cannot be read while row-level security policies apply to you: it cannot filter its events (docs/row-security.md)")
-		}
-	}
-	return nil
+	return db.changesDecidable(p)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/engine/errs"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
@@ -170,7 +171,16 @@ type Options struct {
 	// (Hub.SetLog); a position the log no longer holds is refused
 	// (Log.Check).
 	From *Position
+	// Restrict, when set, keeps of each batch what the subscriber may see
+	// (row-level security): it gets the commit's record while the hub
+	// delivers it live, nil for a batch read back from the change log.
+	// It must not modify the batch's changes, which other feeds share.
+	Restrict Restrictor
 }
+
+// Restrictor keeps of batch b what a subscriber may see; false when
+// nothing is left.
+type Restrictor func(rec *storage.CommitRecord, b Batch) (Batch, bool)
 
 // Subscribe opens a change feed: it receives the changes of every
 // transaction that commits after Subscribe returns (and perhaps of some
@@ -183,7 +193,7 @@ func (h *Hub) Subscribe(o Options) (*Feed, error) {
 	if o.Buffer <= 0 {
 		o.Buffer = DefaultBuffer
 	}
-	f := &Feed{hub: h, patterns: o.Patterns, limit: o.Buffer, ready: make(chan struct{}, 1)}
+	f := &Feed{hub: h, patterns: o.Patterns, restrict: o.Restrict, limit: o.Buffer, ready: make(chan struct{}, 1)}
 	var log *Log
 	if o.From != nil {
 		if log = h.Log(); log == nil {
@@ -235,7 +245,7 @@ func (f *Feed) nextHistory() (Batch, bool, error) {
 		bytes, weight := 0, 0
 		err := h.log.EachSized(h.at, h.upTo, func(b *Batch, n int) (bool, error) {
 			h.at = EndOf(b.TS)
-			if fb, ok := b.Filter(f.patterns); ok {
+			if fb, ok := f.filter(nil, b); ok {
 				h.page = append(h.page, fb)
 				bytes, weight = bytes+n, weight+batchWeight(&fb)
 			}
@@ -259,6 +269,7 @@ func (f *Feed) nextHistory() (Batch, bool, error) {
 type Feed struct {
 	hub      *Hub
 	patterns []*Pattern
+	restrict Restrictor // nil: the subscriber sees every change
 	limit    int
 	// hist is the history a resuming feed has still to deliver (Next's
 	// goroutine only).
@@ -397,4 +408,14 @@ func batchWeight(b *Batch) int {
 		return 1
 	}
 	return len(b.Changes)
+}
+
+// filter is what of b the feed's patterns select and its restrictor
+// keeps (rec: the commit's record when delivered live, nil from the log).
+func (f *Feed) filter(rec *storage.CommitRecord, b *Batch) (Batch, bool) {
+	fb, ok := b.Filter(f.patterns)
+	if !ok || f.restrict == nil {
+		return fb, ok
+	}
+	return f.restrict(rec, fb)
 }

@@ -332,7 +332,7 @@ func (h *Hub) deliver(b *builder, rec *storage.CommitRecord) bool {
 	}
 	var dropped []*Feed
 	for _, f := range subs {
-		fb, ok := all.Filter(f.patterns)
+		fb, ok := f.filter(rec, &all)
 		if ok && !f.push(fb) {
 			dropped = append(dropped, f)
 		}

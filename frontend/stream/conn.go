@@ -200,7 +200,8 @@ func (c *conn) subscribe(m *clientMessage) {
 	}
 	var feed *engine.ChangeFeed
 	if err == nil {
-		feed, err = db.SubscribeChanges(engine.SubscribeOptions{Patterns: m.Parsed, Buffer: cfg.FeedBuffer, FromLSN: m.FromLSN, From: m.From})
+		feed, err = db.SubscribeChanges(engine.SubscribeOptions{Patterns: m.Parsed, Buffer: cfg.FeedBuffer, FromLSN: m.FromLSN, From: m.From,
+			Restrict: db.RestrictChanges(c.principal)})
 	}
 	if err != nil {
 		pe := &protoError{code: codeUnavailable, message: err.Error(), subID: id}
@@ -210,7 +211,7 @@ func (c *conn) subscribe(m *clientMessage) {
 		c.send(appendError(nil, pe))
 		return
 	}
-	sub := newSubscription(c, id, feed)
+	sub := newSubscription(c, db, id, feed)
 	c.subs[id] = sub
 	c.send(appendSubscribed(nil, id, m.Patterns)) // queued before any CHANGE of it
 	sub.start()

@@ -21,13 +21,15 @@ type subscription struct {
 	// field changes on its goroutine): the row-level security check of
 	// each batch reads it.
 	principal *engine.Principal
-	ctx       context.Context
-	stop      context.CancelFunc
-	done      chan struct{}
+	// db is the graph subscribed to.
+	db   *engine.DB
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
 }
 
-func newSubscription(c *conn, id string, feed *engine.ChangeFeed) *subscription {
-	s := &subscription{c: c, id: id, feed: feed, principal: c.principal, done: make(chan struct{})}
+func newSubscription(c *conn, db *engine.DB, id string, feed *engine.ChangeFeed) *subscription {
+	s := &subscription{c: c, db: db, id: id, feed: feed, principal: c.principal, done: make(chan struct{})}
 	s.ctx, s.stop = context.WithCancel(c.ctx)
 	return s
 }
@@ -72,8 +74,9 @@ func (s *subscription) run() {
 			s.c.finish(&protoError{code: codeUnavailable, message: "the database closed: the change stream ends", subID: s.id}, websocket.CloseGoingAway)
 			return
 		}
-		if err := s.c.s.db.ChangeFeedAllowed(s.principal); err != nil {
-			// A row-level security policy now applies to the principal.
+		if err := s.db.ChangeFeedAllowed(s.principal); err != nil {
+			// A row-level security policy the feed cannot apply now
+			// applies to the principal.
 			pe := &protoError{code: codeUnavailable, message: err.Error(), subID: s.id}
 			if e, ok := engine.AsError(err); ok {
 				pe.code, pe.message = e.Code, e.Message
