@@ -40,7 +40,6 @@ func (st *statementRun) prepare(stmt *gql.Statement, text string) (*plan.Plan, e
 	}
 	if key != nil {
 		if e := db.plans.Get(key); e != nil {
-			st.takeSnapshot()
 			if e.Fits(db.procs.Version(), st.snap) {
 				db.plans.Hits.Add(1)
 				if testHookPlanHit != nil {
