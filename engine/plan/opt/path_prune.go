@@ -339,6 +339,18 @@ func elementValue(e plan.Expr, elem int, t vector.Type) (plan.Expr, bool) {
 			of, _ := elementValue(x.Of, elem, t)
 			return &plan.Property{Of: of, Key: x.Key}, true
 		}
+	case *plan.Call:
+		// An encrypted property read through its decrypt call
+		// (plan/fle.go): what the principal reads of it.
+		if x.Name == plan.FnDecrypt && len(x.Args) == 3 {
+			if _, isProp := x.Args[0].(*plan.Property); isProp {
+				if of, ok := elementValue(x.Args[0], elem, t); ok {
+					y := *x
+					y.Args = []plan.Expr{of, x.Args[1], x.Args[2]}
+					return &y, true
+				}
+			}
+		}
 	}
 	return nil, false
 }
