@@ -224,8 +224,34 @@ func EncryptDataDir(dir string, key []byte, log *slog.Logger) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	cfs := cryptfs.New(base, ring, plainNames...)
-	files, err := cfs.Scan(dir)
+	return encryptFiles(cryptfs.New(base, ring, plainNames...), dir)
+}
+
+// EncryptGraphImport encrypts graph, a directory `quiver import --graph`
+// built plain inside the data directory dir (its staging directory),
+// under dir's keyring: a graph of an encrypted directory is read through
+// the directory's own. Offline: it takes dir's lock. It returns the
+// number of files it encrypted.
+func EncryptGraphImport(dir, graph string, key []byte, log *slog.Logger) (int, error) {
+	d, err := durable.Lock(dir, nil, log)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Release()
+	base := d.FS()
+	if !cryptfs.HasKeyring(base, dir) {
+		return 0, fmt.Errorf("%s is not encrypted at rest: import without the key, or encrypt it first (quiver encrypt)", dir)
+	}
+	ring, err := cryptfs.LoadKeyring(base, dir, key)
+	if err != nil {
+		return 0, err
+	}
+	return encryptFiles(cryptfs.New(base, ring, plainNames...), graph)
+}
+
+// encryptFiles rewrites every plain file under root encrypted.
+func encryptFiles(cfs *cryptfs.FS, root string) (int, error) {
+	files, err := cfs.Scan(root)
 	if err != nil {
 		return 0, err
 	}

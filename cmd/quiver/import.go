@@ -69,9 +69,6 @@ func parseImport(args []string) (importArgs, error) {
 	if o.encryption, err = keys.encryption(os.Getenv); err != nil {
 		return o, err
 	}
-	if o.encryption != nil && o.graph != "" {
-		return o, errors.New("--graph with an encryption key is not supported yet: a graph's import into an encrypted data directory needs the server's keyring (docs/encryption.md)")
-	}
 	if *delim == `\t` {
 		*delim = "\t"
 	}
@@ -118,7 +115,7 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 	dataDir := o.Dir
 	if a.graph != "" {
 		var err error
-		if o.Dir, err = graphImportDir(o.Dir, a.graph); err != nil {
+		if o.Dir, err = graphImportDir(o.Dir, a.graph, a.encryption); err != nil {
 			return err
 		}
 	}
@@ -147,7 +144,20 @@ func runImport(a importArgs, stdout, stderr *os.File) error {
 		fmt.Fprintf(stdout, "ran %d schema statements of %s\n", n, a.manifest.Schema)
 	}
 	if a.graph != "" {
-		return registerImportedGraph(dataDir, a.graph, stdout)
+		if a.encryption != nil {
+			// Built plain, then encrypted under the data directory's
+			// keyring, before the graph is entered in the catalog.
+			key, err := a.encryption.Key()
+			if err != nil {
+				return err
+			}
+			n, err := engine.EncryptGraphImport(dataDir, o.Dir, key, nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "encrypted %d files of %s at rest\n", n, o.Dir)
+		}
+		return registerImportedGraph(dataDir, a.graph, a.encryption, stdout)
 	}
 	if a.encryption != nil {
 		// Built plain (the loader writes through the operating system),

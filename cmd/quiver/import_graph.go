@@ -16,8 +16,8 @@ import (
 // directory under dataDir, once the name is checked to be new there. The
 // data directory is opened (and so locked) for the check: a served one is
 // refused.
-func graphImportDir(dataDir, graph string) (string, error) {
-	db, err := engine.Open(dataDir, engine.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckpointInterval: -1})
+func graphImportDir(dataDir, graph string, enc *engine.Encryption) (string, error) {
+	db, err := engine.Open(dataDir, engine.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckpointInterval: -1, Encryption: enc})
 	if err != nil {
 		return "", err
 	}
@@ -44,8 +44,8 @@ func graphImportDir(dataDir, graph string) (string, error) {
 // registerImportedGraph enters the imported graph in the data directory's
 // catalog: CREATE GRAPH opens the base the import wrote. Until then a
 // start of the server removes the directory as a graph's left behind.
-func registerImportedGraph(dataDir, graph string, stdout io.Writer) error {
-	db, err := engine.Open(dataDir, engine.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckpointInterval: -1})
+func registerImportedGraph(dataDir, graph string, enc *engine.Encryption, stdout io.Writer) error {
+	db, err := engine.Open(dataDir, engine.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckpointInterval: -1, Encryption: enc})
 	if err != nil {
 		return err
 	}

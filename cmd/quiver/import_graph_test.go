@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -68,5 +69,55 @@ func TestImportIntoGraph(t *testing.T) {
 	m, err := os.ReadFile(filepath.Join(exp, "manifest.json"))
 	if err != nil || !strings.Contains(string(m), "Person") || strings.Contains(string(m), "Existing") {
 		t.Fatalf("the export of graph people: %s %v", m, err)
+	}
+}
+
+// An import into a graph of a directory encrypted at rest: the graph's
+// files end encrypted under the directory's keyring, the server reads
+// it with its key, and no file of it holds the data in clear.
+func TestImportIntoGraphEncrypted(t *testing.T) {
+	a := progressInputs(t, 120, 200)
+	data := a.Dir
+	key := []byte(strings.Repeat("k", 32))
+	enc := &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
+	db, err := engine.Open(data, engine.Options{Encryption: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out, _ := os.Create(filepath.Join(t.TempDir(), "out"))
+	defer out.Close()
+	a.graph, a.encryption = "people", enc
+	if err := runImport(a, out, out); err != nil {
+		t.Fatal(err)
+	}
+	db, err = engine.Open(data, engine.Options{Encryption: enc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Query(engine.WithGraph(context.Background(), "people"), "MATCH (p:Person) RETURN count(p)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := res.Next()
+	if err != nil || b == nil || b.Cols[0].Get(0) != int64(120) {
+		t.Fatalf("graph people: %v %v", b, err)
+	}
+	res.Close()
+	db.Close()
+	files := 0
+	err = filepath.Walk(filepath.Join(data, engine.GraphsDirName, "people"), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		files++
+		if bytes.Contains(raw, []byte("Person")) || bytes.Contains(raw, []byte("KNOWS")) {
+			t.Errorf("%s holds the graph in clear", p)
+		}
+		return err
+	})
+	if err != nil || files < 3 {
+		t.Fatalf("%d files in the graph's directory: %v", files, err)
 	}
 }
