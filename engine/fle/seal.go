@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
@@ -47,6 +48,7 @@ type DataKey struct {
 	Deterministic bool
 	aead          cipher.AEAD
 	mac           []byte
+	aad           sync.Map // property → additional data
 }
 
 // NewDataKey makes a data key from KeyBytes of key material.
@@ -65,10 +67,6 @@ func NewDataKey(name string, raw []byte, deterministic bool) (*DataKey, error) {
 	return &DataKey{Name: name, Deterministic: deterministic, aead: aead, mac: append([]byte(nil), raw[32:]...)}, nil
 }
 
-func additionalData(key, prop string) []byte {
-	return []byte("quiver fle\x00" + key + "\x00" + prop)
-}
-
 // Seal seals v, a stored value (not null), as a value of property prop.
 func (k *DataKey) Seal(prop string, v vector.Value) (string, error) {
 	if v == nil {
@@ -85,51 +83,65 @@ func (k *DataKey) Seal(prop string, v vector.Value) (string, error) {
 	} else if _, err := rand.Read(nonce); err != nil {
 		return "", fmt.Errorf("cannot draw a nonce: %w", err)
 	}
-	blob := k.aead.Seal(nonce, nonce, pt, additionalData(k.Name, prop))
+	blob := k.aead.Seal(nonce, nonce, pt, k.additionalData(prop))
 	return Prefix + k.Name + "$" + base64.RawURLEncoding.EncodeToString(blob), nil
 }
 
 // Open returns the value sealed in s as a value of property prop.
 func (k *DataKey) Open(prop, s string) (vector.Value, error) {
-	name, blob, ok := parse(s)
-	if !ok || name != k.Name || len(blob) < nonceBytes {
+	name, text, ok := split(s)
+	if !ok || name != k.Name {
 		return nil, ErrCorrupt
 	}
-	pt, err := k.aead.Open(nil, blob[:nonceBytes], blob[nonceBytes:], additionalData(k.Name, prop))
+	blob := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)))
+	n, err := base64.RawURLEncoding.Decode(blob, []byte(text))
+	if err != nil || n < nonceBytes {
+		return nil, ErrCorrupt
+	}
+	blob = blob[:n]
+	// Decrypted in place, over the ciphertext.
+	pt, err := k.aead.Open(blob[nonceBytes:nonceBytes], blob[:nonceBytes], blob[nonceBytes:], k.additionalData(prop))
 	if err != nil {
 		return nil, ErrCorrupt
 	}
-	v, n, err := storage.DecodeValue(pt)
-	if err != nil || n != len(pt) {
+	v, used, err := storage.DecodeValue(pt)
+	if err != nil || used != len(pt) {
 		return nil, ErrCorrupt
 	}
 	return v, nil
 }
 
+// additionalData is the additional authenticated data of property prop's
+// values, made once per property.
+func (k *DataKey) additionalData(prop string) []byte {
+	if b, ok := k.aad.Load(prop); ok {
+		return b.([]byte)
+	}
+	b := []byte("quiver fle\x00" + k.Name + "\x00" + prop)
+	k.aad.Store(prop, b)
+	return b
+}
+
 // SealedBy returns the name of the key a sealed value names; false when
-// v is not a sealed value.
+// v is not a sealed value. It does not decode the value.
 func SealedBy(v vector.Value) (string, bool) {
 	s, ok := v.(string)
-	if !ok || !strings.HasPrefix(s, Prefix) {
+	if !ok {
 		return "", false
 	}
-	name, _, ok := parse(s)
+	name, _, ok := split(s)
 	return name, ok
 }
 
-// parse splits a sealed value into its key's name and its bytes.
-func parse(s string) (string, []byte, bool) {
+// split splits a sealed value into its key's name and its base64 text.
+func split(s string) (string, string, bool) {
 	if !strings.HasPrefix(s, Prefix) {
-		return "", nil, false
+		return "", "", false
 	}
 	rest := s[len(Prefix):]
 	i := strings.IndexByte(rest, '$')
 	if i <= 0 {
-		return "", nil, false
+		return "", "", false
 	}
-	blob, err := base64.RawURLEncoding.DecodeString(rest[i+1:])
-	if err != nil {
-		return "", nil, false
-	}
-	return rest[:i], blob, true
+	return rest[:i], rest[i+1:], true
 }
