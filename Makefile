@@ -259,6 +259,7 @@ fuzz:
 		'FuzzOpenBase ./engine/storage/ 30000' \
 		'FuzzOpen ./engine/storage/wal/ 15000' \
 		'FuzzDecode ./engine/storage/vfs/cryptfs/ 10000' \
+		'FuzzOpen ./engine/fle/ 5000' \
 		'FuzzDecodeRecord ./engine/storage/ 10000' \
 		'FuzzDecodeSystemFile ./engine/storage/ 5000' \
 		'FuzzBaseArchive ./engine/storage/ 10000' \

@@ -93,8 +93,10 @@ func (k *DataKey) Open(prop, s string) (vector.Value, error) {
 	if !ok || name != k.Name {
 		return nil, ErrCorrupt
 	}
+	// Strict: one text for one sealed value (a deterministic field's
+	// equality compares the texts).
 	blob := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)))
-	n, err := base64.RawURLEncoding.Decode(blob, []byte(text))
+	n, err := base64.RawURLEncoding.Strict().Decode(blob, []byte(text))
 	if err != nil || n < nonceBytes {
 		return nil, ErrCorrupt
 	}

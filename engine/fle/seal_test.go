@@ -97,3 +97,25 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// FuzzOpen: any string given as a sealed value opens to an error or to
+// what was sealed, never to a panic; records decode or fail cleanly.
+func FuzzOpen(f *testing.F) {
+	k := testKey(f, "pii", true)
+	s, _ := k.Seal("ssn", "111-22-3333")
+	f.Add(s)
+	f.Add(Prefix + "pii$")
+	f.Add(Prefix + "$$")
+	f.Add(`{"name":"pii","wrapped":"AAAA","roles":["hr"]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := k.Open("ssn", s); err == nil {
+			if again, _ := k.Seal("ssn", v); again != s {
+				t.Fatalf("%q opened to %v, which seals to %q", s, v, again)
+			}
+		}
+		SealedBy(s)
+		_, _ = DecodeKey([]byte(s))
+		_, _ = DecodeField([]byte(s))
+		_, _ = Unwrap(bytes.Repeat([]byte{1}, 32), s, "pii")
+	})
+}
