@@ -38,6 +38,8 @@ const KeyBytes = 64
 
 const nonceBytes = 12
 
+var strictBase64 = base64.RawURLEncoding.Strict()
+
 // ErrCorrupt is the error of a sealed value that does not open: changed
 // on disk, or copied from another property or key.
 var ErrCorrupt = errors.New("sealed value does not authenticate")
@@ -96,7 +98,7 @@ func (k *DataKey) Open(prop, s string) (vector.Value, error) {
 	// Strict: one text for one sealed value (a deterministic field's
 	// equality compares the texts).
 	blob := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)))
-	n, err := base64.RawURLEncoding.Strict().Decode(blob, []byte(text))
+	n, err := strictBase64.Decode(blob, []byte(text))
 	if err != nil || n < nonceBytes {
 		return nil, ErrCorrupt
 	}
