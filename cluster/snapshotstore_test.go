@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,7 +13,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/raft"
+	"github.com/quiverdb/quiver/engine"
+	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/engine/storage/vfs"
+	"github.com/quiverdb/quiver/engine/storage/vfs/cryptfs"
 )
 
 // snapConfig is a configuration to snapshot.
@@ -283,4 +287,100 @@ func snapMarkerState(marker string) []byte {
 		fmt.Fprintf(&b, "%s-%d;", marker, i)
 	}
 	return b.Bytes()
+}
+
+// rawFilesHolding lists the files under dir on fsys (read as stored)
+// that hold marker.
+func rawFilesHolding(t *testing.T, fsys vfs.FS, dir, marker string) (files, holding []string) {
+	t.Helper()
+	es, err := fsys.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			f, h := rawFilesHolding(t, fsys, p, marker)
+			files, holding = append(files, f...), append(holding, h...)
+			continue
+		}
+		b, err := vfs.ReadFile(fsys, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+		if bytes.Contains(b, []byte(marker)) {
+			holding = append(holding, p)
+		}
+	}
+	return files, holding
+}
+
+// TestSnapshotStoreEncrypted: over cryptfs, neither state.bin nor
+// meta.json holds the state in clear, and the snapshot reads back.
+func TestSnapshotStoreEncrypted(t *testing.T) {
+	t.Parallel()
+	const marker = "snapshot-plaintext-marker"
+	m := vfs.NewMem()
+	key := bytes.Repeat([]byte{7}, 32)
+	if _, err := vfs.MkdirAllSync(m, "/d"); err != nil {
+		t.Fatal(err)
+	}
+	ring, err := cryptfs.CreateKeyring(m, "/d", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfs := cryptfs.New(m, ring, cryptfs.KeyringFile)
+	store, err := OpenSnapshotStore(cfs, "/d/raft", 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := snapMarkerState(marker)
+	id := writeSnap(t, store, 1, 5, state)
+	files, holding := rawFilesHolding(t, m, "/d/raft/snapshots", marker)
+	if len(files) != 2 || len(holding) != 0 {
+		t.Fatalf("snapshot files %v; in clear: %v", files, holding)
+	}
+	if b, _ := vfs.ReadFile(m, filepath.Join("/d/raft/snapshots", id, snapMetaName)); bytes.Contains(b, []byte(`"Index"`)) {
+		t.Fatal("meta.json is in clear")
+	}
+	readSnap(t, store, id, 1, 5, state)
+}
+
+// TestEncryptDataDirSnapshots: quiver encrypt (engine.EncryptDataDir)
+// encrypts the snapshots a member wrote with hashicorp's store before the
+// upgrade, and our store reads them back through the encrypting FS.
+func TestEncryptDataDirSnapshots(t *testing.T) {
+	t.Parallel()
+	const marker = "snapshot-plaintext-marker"
+	dir := t.TempDir()
+	raftDir := filepath.Join(dir, RaftDirName)
+	theirs, err := raft.NewFileSnapshotStore(raftDir, 2, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := snapMarkerState(marker)
+	id := writeSnap(t, theirs, 2, 30, state)
+	key := bytes.Repeat([]byte{9}, 32)
+	n, err := engine.EncryptDataDir(dir, key, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, holding := rawFilesHolding(t, vfs.Default, filepath.Join(raftDir, snapDirName), marker)
+	if n < 2 || len(files) != 2 || len(holding) != 0 {
+		t.Fatalf("encrypted %d files; snapshot files %v; in clear: %v", n, files, holding)
+	}
+	ring, err := cryptfs.LoadKeyring(vfs.Default, dir, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfs := cryptfs.New(vfs.Default, ring, storage.DataDirLockName, cryptfs.KeyringFile)
+	ours, err := OpenSnapshotStore(cfs, raftDir, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := listIDs(t, ours); len(ids) != 1 || ids[0] != id {
+		t.Fatalf("list %v, want [%s]", ids, id)
+	}
+	readSnap(t, ours, id, 2, 30, state)
 }
