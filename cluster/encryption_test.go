@@ -9,20 +9,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quiverdb/quiver/engine"
 )
 
 // TestEncryptedMembers runs a cluster whose members encrypt their data
-// directories at rest (each its own key): commits replicate, a member
-// restarted reads its encrypted raft log and database back, and no file
-// but raft's snapshots holds a committed value in clear.
+// directories at rest (each its own key), taking raft snapshots every few
+// entries: commits replicate; a member stopped while the log was
+// compacted past it restarts from its own encrypted snapshot and installs
+// the leader's, streamed from the leader's encrypted store; and no file,
+// raft's snapshots included, holds a committed value in clear.
 func TestEncryptedMembers(t *testing.T) {
 	t.Parallel()
 	const marker = "cluster-plaintext-marker"
 	c := newTunedCluster(t, 3, 0, func(cfg *Config) {
 		key := bytes.Repeat([]byte{cfg.ID[1]}, 32)
 		cfg.Engine.Encryption = &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}
+		cfg.SnapshotThreshold = 16
+		cfg.SnapshotInterval = 20 * time.Millisecond
+		cfg.TrailingLogs = 4
 	})
 	withMarker := func(ctx context.Context, n *Node, v int) error {
 		res, err := n.DB().Query(ctx, fmt.Sprintf("CREATE (:K {v: %d, s: '%s'})", v, marker), nil)
@@ -42,17 +48,40 @@ func TestEncryptedMembers(t *testing.T) {
 			follower = n.ID()
 		}
 	}
+	behind := c.nodes[follower].Raft().LastIndex()
 	c.stop(follower)
-	for v := 11; v <= 15; v++ {
+	// Commit until every live member's log starts past what the follower
+	// holds: it can catch up only from a snapshot.
+	compacted := func() bool {
+		for _, n := range c.live() {
+			first, err := n.logs.FirstIndex()
+			if err != nil || first <= behind+1 {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(testDeadline)
+	for v := 11; v <= 40 || !compacted(); v++ {
+		if time.Now().After(deadline) {
+			t.Fatal("the log was not compacted")
+		}
 		c.commitWith(v, withMarker)
 		acked = append(acked, v)
 	}
-	c.start(follower, c.peers)
+	n := c.start(follower, c.peers)
 	c.checkSame(c.leader().Bookmark(), acked)
+	if n.installs.Load() == 0 {
+		t.Fatalf("%s caught up without installing a snapshot", follower)
+	}
 	for id, dir := range c.dirs {
+		snaps := 0
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.Contains(p, "snapshots") {
+			if err != nil || d.IsDir() {
 				return err
+			}
+			if strings.Contains(p, snapDirName) && filepath.Base(p) == snapStateName {
+				snaps++
 			}
 			b, err := os.ReadFile(p)
 			if err == nil && bytes.Contains(b, []byte(marker)) {
@@ -62,6 +91,9 @@ func TestEncryptedMembers(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if snaps == 0 {
+			t.Errorf("%s took no snapshot", id)
 		}
 	}
 }

@@ -118,9 +118,9 @@ func Open(cfg Config) (*Node, error) {
 		n.trans = newClosingTransport(t) // pipelines.go
 	}
 	rc := cfg.raftConfig(cfg.RaftLog)
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, 2, newRaftLogger(cfg.RaftLog))
+	snaps, err := OpenSnapshotStore(db.FS(), dir, 2, newRaftLogger(cfg.RaftLog))
 	if err != nil {
-		return fail(fmt.Errorf("cluster: cannot open raft's snapshots in %s: %w", dir, err))
+		return fail(err)
 	}
 	existing, err := raft.HasExistingState(n.logs, n.stable, snaps)
 	if err != nil {
