@@ -177,6 +177,7 @@ func TestRowSecurityErrors(t *testing.T) {
 	ed := readerOf(db, map[string]vector.Value{"region": "eu"}, "reader", "editor")
 	for _, q := range []string{
 		"CALL algo.cache.clear()",
+		"CALL algo.cache.stats()",
 		"CALL quiver.storage.stats()",
 		"CALL db.labels()",
 		"MATCH (n:P) RETURN outdegree(n)",

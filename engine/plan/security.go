@@ -289,11 +289,14 @@ var graphReading = map[string]bool{"outdegree": true, "indegree": true}
 var unfilteredProcedures = []string{"dbms.", "quiver.rls.", "audit.", "date.",
 	"db.indexes", "db.constraints", "db.awaitIndex"}
 
-// filteredProcedures are the name prefixes of the procedures that read
-// the graph but keep to what the principal sees (procs.Context.Visible):
-// the algorithms' projections. algo.cache.clear needs the admin role,
-// whom no policy restricts.
-var filteredProcedures = []string{"algo."}
+// filteredProcedures are the procedures that read the graph but keep to
+// what the principal sees (procs.Context.Visible): the algorithms'
+// projections, named one by one so that an algorithm added later is
+// refused until it keeps to it too. algo.cache.stats stays refused (the
+// cache's bytes measure graphs the principal may not see), and
+// algo.cache.clear needs the admin role, whom no policy restricts.
+var filteredProcedures = []string{"algo.bfs.stream", "algo.sssp.stream", "algo.dijkstra.stream",
+	"algo.wcc.stream", "algo.pagerank.stream", "algo.cdlp.stream", "algo.lcc.stream"}
 
 // FilteredProcedure reports whether a restricted principal may call the
 // procedure named name: it reads no element, or only visible ones. Every
@@ -302,7 +305,7 @@ var filteredProcedures = []string{"algo."}
 // cannot filter what it reads by the policies yet and is refused.
 func FilteredProcedure(name string) bool {
 	has := func(p string) bool { return strings.HasPrefix(name, p) }
-	return slices.ContainsFunc(unfilteredProcedures, has) || slices.ContainsFunc(filteredProcedures, has)
+	return slices.ContainsFunc(unfilteredProcedures, has) || slices.Contains(filteredProcedures, name)
 }
 
 // CheckCalls refuses (42501) a call of a procedure that reads the graph
