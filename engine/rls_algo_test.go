@@ -207,3 +207,26 @@ func cacheEntries(t *testing.T, db *engine.DB) string {
 	t.Helper()
 	return one(t, adminOf(db), "CALL algo.cache.stats() YIELD entries RETURN entries")
 }
+
+// With policies on a relationship type only, every node is visible and
+// the projection drops the hidden relationships alone.
+func TestRowSecurityAlgoRelsOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 11))
+	nodes, rels := metaGraph(rng)
+	db, model := openLoaded(t, nodes, rels), openLoaded(t, nodes, rels)
+	mustQuery(t, adminOf(db), rlsPolicies[3], nil)
+	mustQuery(t, model, rlsHide(false)[1], nil)
+	p := readerOf(db, nil)
+	for _, q := range []string{
+		"CALL algo.bfs.stream({sourceNode: 0}) YIELD nodeId, depth RETURN id(nodeId), depth",
+		"CALL algo.sssp.stream({sourceNode: 1, relationshipWeightProperty: 'w'}) YIELD nodeId, distance RETURN id(nodeId), distance",
+		"CALL algo.wcc.stream({direction: 'UNDIRECTED'}) YIELD nodeId, componentId RETURN id(nodeId), componentId",
+		"CALL algo.pagerank.stream({relationshipTypes: ['S']}) YIELD nodeId, score RETURN id(nodeId), score",
+		"CALL algo.lcc.stream({}) YIELD nodeId, coefficient RETURN id(nodeId), coefficient",
+		"CALL algo.cdlp.stream({}) YIELD nodeId, communityId RETURN id(nodeId), communityId",
+	} {
+		if got, want := rlsRun(p, q, nil), rlsRun(model, q, nil); !equalMeta(got, want, false) {
+			t.Errorf("%s\nrestricted %d rows:\n%s\nmodel %d rows:\n%s", q, len(got)-1, head(got), len(want)-1, head(want))
+		}
+	}
+}
