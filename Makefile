@@ -31,10 +31,12 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # it again over HTTP), the parser's hostile texts, and the storage's
 # model tests (one goroutine against a model; concurrency_test.go and
 # the engine's concurrent tests hold the store's races), and the row-level
-# security and field-level encryption model tests (their queries run the
-# parallel operators TestMetamorphicRandomGraph already runs under the
-# detector; the policies and the decrypt calls add no goroutine).
-RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestFieldEncryptionModelRandomGraph)$$
+# security and field-level encryption model tests over the random graph
+# (their queries run the parallel operators TestMetamorphicRandomGraph
+# already runs under the detector; the policies and the decrypt calls add
+# no goroutine, and TestRowSecurityAlgoHiddenNode runs a restricted
+# projection's workers under it).
+RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestRowSecurityAlgo(Model|Cache|RelsOnly)|TestFieldEncryptionModelRandomGraph)$$
 
 .PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz metamorphic-long crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 

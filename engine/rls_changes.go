@@ -79,7 +79,7 @@ func (j *changeJudge) restrict(rec *storage.CommitRecord, b changes.Batch) (chan
 		return changes.Batch{LSN: b.LSN, TS: b.TS, CommittedAt: b.CommittedAt, Bulk: &changes.Bulk{}}, true
 	}
 	out := changes.Batch{LSN: b.LSN, TS: b.TS, CommittedAt: b.CommittedAt}
-	nodeTest, relTest := sec.ElementTest(false), sec.ElementTest(true)
+	nodeTest, relTest := sec.NodeTest(), sec.RelTest()
 	for _, c := range b.Changes {
 		if c.Entity == changes.Node {
 			if shown, ok := nodeShown(nodeTest, &c); ok {
@@ -222,7 +222,11 @@ func (db *DB) changesDecidable(p *Principal) error {
 			return err
 		}
 		probe := &plan.Element{Labels: []string{pol.Label}, Type: pol.Type, Rel: pol.Type != "", Props: map[string]vector.Value{}}
-		if test := sec.ElementTest(probe.Rel); test != nil {
+		test := sec.NodeTest()
+		if probe.Rel {
+			test = sec.RelTest()
+		}
+		if test != nil {
 			if _, ok := plan.OnElementValues(test, probe); !ok {
 				return errs.New(errs.CodePermission, errs.CatPermission,
 					"the change stream cannot apply policy %q to you: its predicate reads more than the element's own labels and properties (docs/row-security.md)", pol.Name)

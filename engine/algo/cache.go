@@ -118,7 +118,9 @@ func (c *Cache) Drop() (entries int, bytes int64) {
 // makes the transaction's reads as Project would (a SERIALIZABLE
 // transaction's footprint is the same either way).
 func ProjectCached(r *Run, c *Cache, tx *storage.Tx, p Projection) (*Graph, error) {
-	if c == nil || c.limit <= 0 {
+	if c == nil || c.limit <= 0 || p.Restricted {
+		// A restricted projection is the principal's alone: neither
+		// served from the cache nor kept in it.
 		return Project(r, tx, p)
 	}
 	snap := tx.Committed()

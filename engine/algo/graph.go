@@ -3,6 +3,8 @@ package algo
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 )
 
 // Graph is a dense projection of one snapshot:
@@ -43,6 +45,9 @@ type Graph struct {
 	// lead out of the projection (without one, every neighbour of a live
 	// node is a live node: a vertex).
 	filtered bool
+	// hidden are the relationships row-level security hides
+	// (Projection.HiddenRels): never edges; nil when none is.
+	hidden *roaring64.Bitmap
 	// users counts the calls reading this graph from the cache (and the
 	// patches copying it): a patch may change a cached graph in place
 	// only while it has none (Cache.older), since nobody can find it
@@ -100,6 +105,16 @@ func (c *CSR) Degree(v uint32) int { return int(c.Ends()[v] - c.Off[v]) }
 func (c *CSR) List(v uint32) []uint32 { return c.Nbr[c.Off[v]:c.Ends()[v]] }
 
 const noVertex = ^uint32(0)
+
+// edge reports whether the i-th entry of a decoded list, to node x by
+// relationship rels[i] (rels read when g.hidden is set), is an edge of
+// the projection: x is a vertex and the relationship is not hidden.
+func (g *Graph) edge(x uint64, rels []uint64, i int) bool {
+	if g.dense != nil && (x >= uint64(len(g.dense)) || g.dense[x] == noVertex) {
+		return false
+	}
+	return g.hidden == nil || !g.hidden.Contains(rels[i])
+}
 
 // NodeID is vertex v's node id.
 func (g *Graph) NodeID(v uint32) uint64 {

@@ -83,6 +83,15 @@ func (ps *procedures) startAlgo(name string, c *procs.Context, args []vector.Val
 	if workers <= 0 || workers > limit {
 		workers = limit // a ceiling: concurrency may lower it, never raise it
 	}
+	if c.Visible != nil {
+		// Row-level security: the projection keeps to what the
+		// principal sees (procs.Visibility).
+		vis, err := c.Visible()
+		if err != nil {
+			return nil, err
+		}
+		proj.Restricted, proj.VisibleNodes, proj.HiddenRels = true, vis.Nodes, vis.HiddenRels
+	}
 	ctx := c.Ctx
 	return &algoCall{cache: ps.cache, log: ps.log, cfg: cfg, tx: tx, proj: proj,
 		run: &Run{Mem: c.Mem, Workers: workers, Stop: func() error { return errs.Stopped(ctx) }, Probe: ProbeOf(ctx)}}, nil

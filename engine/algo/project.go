@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/errs"
 	"github.com/quiverdb/quiver/engine/progress"
@@ -45,7 +46,15 @@ type Projection struct {
 	// that the vertices most lists name sit together at the front of
 	// every per-vertex array (hubOrder), and sorts every list in that
 	// numbering, relationship ids and weights included (sortedSlots).
-	HubOrder      bool
+	HubOrder bool
+	// Restricted: row-level security restricts the principal
+	// (docs/row-security.md). The vertices are then only the
+	// VisibleNodes (nil: every live node is visible), and the edges
+	// only the relationships outside HiddenRels between two vertices.
+	// Such a projection is the principal's alone: never cached.
+	Restricted    bool
+	VisibleNodes  *roaring.Bitmap
+	HiddenRels    *roaring64.Bitmap
 	Weighted      bool
 	Weight        catalog.KeyID
 	WeightName    string // for error messages
@@ -142,8 +151,10 @@ func Project(r *Run, tx *storage.Tx, p Projection) (*Graph, error) {
 func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 	live := tx.LiveNodes()
 	bound := tx.NodeIDBound()
-	if !p.FilterLabels && live.GetCardinality() == bound {
+	g.hidden = p.HiddenRels
+	if !p.FilterLabels && p.VisibleNodes == nil && live.GetCardinality() == bound {
 		g.N = int(bound)
+		g.filtered = g.hidden != nil
 		return nil
 	}
 	set := live
@@ -165,7 +176,16 @@ func vertices(r *Run, tx *storage.Tx, p Projection, g *Graph) error {
 		}
 		set = roaring.And(live, sel)
 	}
-	g.filtered = p.FilterLabels
+	if p.VisibleNodes != nil {
+		// One more temporary, no larger than the live set.
+		tmp := int64(live.GetSizeInBytes())
+		if err := r.charge(tmp); err != nil {
+			return err
+		}
+		defer r.release(tmp)
+		set = roaring.And(set, p.VisibleNodes)
+	}
+	g.filtered = p.FilterLabels || p.VisibleNodes != nil || g.hidden != nil
 	n := int(set.GetCardinality())
 	var err error
 	if g.Nodes, err = makeSlice[uint64](r, n, u64Bytes); err != nil {
@@ -346,11 +366,11 @@ func degrees(r *Run, g *Graph, adjs []*storage.Adjacency) ([]uint32, error) {
 			if a.Degree(node) == 0 {
 				continue
 			}
-			if err := l.list(r, a, node, false); err != nil {
+			if err := l.list(r, a, node, g.hidden != nil); err != nil {
 				return err
 			}
-			for _, x := range l.nbrs {
-				if x < uint64(len(g.dense)) && g.dense[x] != noVertex {
+			for i, x := range l.nbrs {
+				if g.edge(x, l.rels, i) {
 					d++
 				}
 			}
@@ -553,7 +573,7 @@ func (f *csrFill) adjacency(r *Run, l *lister, a *storage.Adjacency, node uint64
 		}
 		l.pend = l.pend[:0]
 	}
-	if err := l.list(r, a, node, f.rels || f.readRels && !direct); err != nil {
+	if err := l.list(r, a, node, f.rels || f.readRels && !direct || g.hidden != nil); err != nil {
 		return 0, 0, err
 	}
 	if direct || !g.filtered && wr == nil {
@@ -584,11 +604,11 @@ func (f *csrFill) adjacency(r *Run, l *lister, a *storage.Adjacency, node uint64
 		}
 	}
 	for i, x := range l.nbrs {
+		if !g.edge(x, l.rels, i) {
+			continue
+		}
 		w := uint32(x)
 		if g.dense != nil {
-			if x >= uint64(len(g.dense)) || g.dense[x] == noVertex {
-				continue
-			}
 			w = g.dense[x]
 		}
 		f.nbr[at] = w

@@ -39,6 +39,9 @@ func newProcCall(c *Context, p *plan.ProcedureCall, in Operator) (*procCallOp, e
 	o := &procCallOp{c: c, p: p, cur: newCursor(c.pool(), in, len(p.Cols)-len(p.Yield), len(p.Cols)),
 		pctx: &procs.Context{Ctx: c.Ctx, Reader: c.Tx, Catalog: c.Catalog, Mem: &c.Mem, Parallelism: c.Parallelism}}
 	o.cur.onBatch = o.evalArgs
+	if p.Security.Restricts() {
+		o.pctx.Visible = visibleOnce(c, p.Security)
+	}
 	for _, a := range p.Args {
 		ev, err := compile(c, a)
 		if err != nil {

@@ -31,6 +31,9 @@ func (b *binder) procedureCall(c *gql.Call, standalone bool) error {
 		return err
 	}
 	op := &ProcedureCall{Input: b.root, Proc: p, Args: args, Void: len(p.Outputs) == 0}
+	if b.sec.Restricts() {
+		op.Security = b.sec
+	}
 	cols := b.sc.cols
 	switch {
 	case c.YieldStar && !standalone:

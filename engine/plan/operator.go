@@ -288,6 +288,10 @@ type ProcedureCall struct {
 	Yield []int
 	Void  bool
 	Cols  []Column
+	// Security is the row-level security of the statement when it
+	// restricts the principal (nil otherwise): the executor computes
+	// from it what a filtered procedure may read (procs.Visibility).
+	Security *Security
 }
 
 func (o *ProcedureCall) Columns() []Column          { return o.Cols }

@@ -283,17 +283,32 @@ func (s *Security) readKeys() map[string]bool {
 var graphReading = map[string]bool{"outdegree": true, "indegree": true}
 
 // unfilteredProcedures are the name prefixes of the procedures a
-// restricted principal may call: they read no element of the graph
-// (user management, policies, the audit trail, the indexes and
-// constraints declared). Every other procedure (algorithms' projections,
-// search, time series, exports, change capture, storage counts, the
-// labels, types and keys in use, an embedding program's own) cannot
-// filter its results by the policies yet and is refused.
+// restricted principal may call because they read no element of the
+// graph (user management, policies, the audit trail, the indexes and
+// constraints declared).
 var unfilteredProcedures = []string{"dbms.", "quiver.rls.", "audit.", "date.",
-	"db.indexes", "db.constraints", "db.awaitIndex",
-	// The change capture procedures filter their events themselves
-	// (engine/rls_changes.go).
-	"cdc."}
+	"db.indexes", "db.constraints", "db.awaitIndex"}
+
+// filteredProcedures are the procedures that read the graph but keep to
+// what the principal sees: the algorithms' projections
+// (procs.Context.Visible) and change capture, named one by one so that an algorithm added later is
+// refused until it keeps to it too. algo.cache.stats stays refused (the
+// cache's bytes measure graphs the principal may not see), and
+// algo.cache.clear needs the admin role, whom no policy restricts.
+var filteredProcedures = []string{"algo.bfs.stream", "algo.sssp.stream", "algo.dijkstra.stream",
+	"algo.wcc.stream", "algo.pagerank.stream", "algo.cdlp.stream", "algo.lcc.stream",
+	// Change capture filters its events itself (engine/rls_changes.go).
+	"cdc.changes", "cdc.current", "cdc.earliest"}
+
+// FilteredProcedure reports whether a restricted principal may call the
+// procedure named name: it reads no element, or only visible ones. Every
+// other procedure (search, time series, exports, storage counts, the
+// labels, types and keys in use, an embedding program's own)
+// cannot filter what it reads by the policies yet and is refused.
+func FilteredProcedure(name string) bool {
+	has := func(p string) bool { return strings.HasPrefix(name, p) }
+	return slices.ContainsFunc(unfilteredProcedures, has) || slices.Contains(filteredProcedures, name)
+}
 
 // CheckCalls refuses (42501) a call of a procedure that reads the graph
 // without the policies.
@@ -302,10 +317,23 @@ func (s *Security) CheckCalls(calls []*procs.Procedure) error {
 		return nil
 	}
 	for _, c := range calls {
-		if !slices.ContainsFunc(unfilteredProcedures, func(p string) bool { return strings.HasPrefix(c.Name, p) }) {
+		if !FilteredProcedure(c.Name) {
 			return errs.New(errs.CodePermission, errs.CatPermission,
 				"procedure %s cannot be called while row-level security policies apply to you: it cannot filter what it reads (docs/row-security.md)", c.Name)
 		}
 	}
 	return nil
+}
+
+// NodeTest is the visibility test of a node read as column 0 of a batch,
+// nil when no policy applies to a node.
+func (s *Security) NodeTest() Expr {
+	return s.nodeTest(&ColRef{Idx: 0, Name: "#node", T: vector.Node})
+}
+
+// RelTest is the visibility test of a relationship (its own policies,
+// not its endpoints') read as column 0 of a batch, nil when no policy
+// applies to a relationship.
+func (s *Security) RelTest() Expr {
+	return s.relTest(&ColRef{Idx: 0, Name: "#rel", T: vector.Rel})
 }

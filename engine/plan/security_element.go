@@ -9,7 +9,7 @@ import (
 // Row-level security over elements known by value (a change event's
 // node or relationship: its id, labels or type and properties) rather
 // than read from a snapshot by a plan. The visibility test is bound over
-// the element as column 0 (ElementTest); OnElementValues puts the
+// the element as column 0 (NodeTest, RelTest); OnElementValues puts the
 // element's values in place of every read of that column, leaving an
 // expression of constants the caller evaluates.
 
@@ -20,17 +20,6 @@ type Element struct {
 	Type   string   // a relationship's type
 	Labels []string // a node's labels
 	Props  map[string]vector.Value
-}
-
-// ElementTest is the visibility test of a node (a relationship when rel)
-// read as column 0; nil when no policy restricts it.
-func (s *Security) ElementTest(rel bool) Expr {
-	x := &ColRef{Idx: 0, Name: "n", T: vector.Node}
-	if rel {
-		x = &ColRef{Idx: 0, Name: "r", T: vector.Rel}
-		return s.relTest(x)
-	}
-	return s.nodeTest(x)
 }
 
 // OnElementValues returns test with el's values in place of its reads of

@@ -90,6 +90,11 @@ type Context struct {
 	Catalog     *catalog.Catalog
 	Mem         *memory.Tracker
 	Parallelism int
+	// Visible, set when row-level security restricts the statement's
+	// principal (nil otherwise), computes once what the principal sees
+	// at the statement's snapshot, charged to Mem. Only procedures that
+	// keep to it are callable then (plan.FilteredProcedure).
+	Visible func() (*Visibility, error)
 }
 
 // Reader is what the built-in procedures read of the graph at the query's
