@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quiverdb/quiver/engine"
 )
@@ -16,12 +14,7 @@ import (
 // answers once those values are removed (null: the default policy).
 
 func TestFieldEncryptionModelRandomGraph(t *testing.T) {
-	seed := *metaSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 11))
+	rng := metaRand(t, 11)
 	nodes, rels := metaGraph(rng)
 	queries := metaQueries(rng)
 	queries = append(queries,

@@ -506,14 +506,20 @@ func errCode(err error) string {
 	return err.Error()
 }
 
-func TestMetamorphicRandomGraph(t *testing.T) {
+// metaRand is the random source of a test over the metamorphic graph:
+// seeded by -metamorphic.seed (or the clock, logged), on its own stream.
+func metaRand(t *testing.T, stream uint64) *rand.Rand {
 	seed := *metaSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
+func TestMetamorphicRandomGraph(t *testing.T) {
+	rng := metaRand(t, 7)
 	logMetaSampling(t)
-	rng := rand.New(rand.NewPCG(seed, 7))
 	nodes, rels := metaGraph(rng)
 	cs := metaConfigs()
 	dbs := openMetaDBs(t, cs)

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/vector"
@@ -64,12 +63,7 @@ func rlsAlgoQueries(given ...string) []string {
 }
 
 func TestRowSecurityAlgoModel(t *testing.T) {
-	seed := *metaSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 11))
+	rng := metaRand(t, 11)
 	nodes, rels := metaGraph(rng)
 	for _, editor := range []bool{false, true} {
 		roles, priv := []string{"reader"}, engine.PrivRead

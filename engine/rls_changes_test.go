@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -26,12 +25,7 @@ type changeKey struct {
 }
 
 func TestRowSecurityChangeModel(t *testing.T) {
-	seed := *metaSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 13))
+	rng := metaRand(t, 13)
 	db := openTestDBWith(t, cdcOn)
 	admin := adminOf(db)
 	for _, q := range []string{

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quiverdb/quiver/engine"
 	"github.com/quiverdb/quiver/engine/errs"
@@ -60,12 +58,7 @@ func rlsRun(q querier, text string, params engine.Params) []string {
 }
 
 func TestRowSecurityModelRandomGraph(t *testing.T) {
-	seed := *metaSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -metamorphic.seed=%d)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 7))
+	rng := metaRand(t, 7)
 	nodes, rels := metaGraph(rng)
 	queries := metaQueries(rng)
 	// Paths and shortest paths, counts from metadata, subqueries.
