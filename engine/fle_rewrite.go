@@ -127,7 +127,13 @@ func (db *DB) rewriteField(c *procs.Context, tx *storage.Tx, label, prop string,
 	if !ok {
 		return 0, nil
 	}
-	ids := tx.LabelNodes(lid).ToArray()
+	nodes := tx.LabelNodes(lid)
+	held := int64(nodes.GetCardinality()) * 4 // the ids, as uint32
+	if err := c.Mem.Charge(held); err != nil {
+		return 0, err
+	}
+	defer c.Mem.Release(held)
+	ids := nodes.ToArray()
 	keys := []catalog.KeyID{kid}
 	var n int64
 	for i, id := range ids {

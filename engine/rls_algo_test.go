@@ -66,19 +66,9 @@ func TestRowSecurityAlgoModel(t *testing.T) {
 	rng := metaRand(t, 11)
 	nodes, rels := metaGraph(rng)
 	for _, editor := range []bool{false, true} {
-		roles, priv := []string{"reader"}, engine.PrivRead
-		if editor {
-			roles, priv = []string{"reader", "editor"}, engine.PrivRead|engine.PrivWrite
-		}
 		t.Run(fmt.Sprintf("editor=%v", editor), func(t *testing.T) {
-			db, model := openLoaded(t, nodes, rels), openLoaded(t, nodes, rels)
-			for _, q := range rlsPolicies {
-				mustQuery(t, adminOf(db), q, nil)
-			}
-			for _, q := range rlsHide(editor) {
-				mustQuery(t, model, q, nil)
-			}
-			p := as{db, &engine.Principal{Name: "ann", Roles: roles, Privileges: priv, Attributes: map[string]vector.Value{"maxg": int64(6)}}}
+			p, model := rlsModelPair(t, nodes, rels, editor)
+			db := p.db
 			// Sources: a node the policies hide, and one they do not.
 			hidden := one(t, db, "MATCH (n:A) WHERE n.g >= 6 AND coalesce(n.name, '') <> 'ann' RETURN id(n) ORDER BY id(n) LIMIT 1")
 			visible := one(t, db, "MATCH (n:A:C) WHERE n.g < 6 AND NOT n:B RETURN id(n) ORDER BY id(n) LIMIT 1")

@@ -74,19 +74,9 @@ func TestRowSecurityModelRandomGraph(t *testing.T) {
 		"MATCH (n) WITH n.g AS g, count(*) AS c RETURN g, c ORDER BY g",
 	)
 	for _, editor := range []bool{false, true} {
-		roles, priv := []string{"reader"}, engine.PrivRead
-		if editor {
-			roles, priv = []string{"reader", "editor"}, engine.PrivRead|engine.PrivWrite
-		}
 		t.Run(fmt.Sprintf("editor=%v", editor), func(t *testing.T) {
-			db, model := openLoaded(t, nodes, rels), openLoaded(t, nodes, rels)
-			for _, q := range rlsPolicies {
-				mustQuery(t, adminOf(db), q, nil)
-			}
-			for _, q := range rlsHide(editor) {
-				mustQuery(t, model, q, nil)
-			}
-			p := as{db, &engine.Principal{Name: "ann", Roles: roles, Privileges: priv, Attributes: map[string]vector.Value{"maxg": int64(6)}}}
+			p, model := rlsModelPair(t, nodes, rels, editor)
+			db := p.db
 			for _, q := range queries {
 				got, want := rlsRun(p, q, nil), rlsRun(model, q, nil)
 				if !equalMeta(got, want, strings.Contains(q, "ORDER BY")) {
@@ -293,4 +283,23 @@ func untyped(header string) string {
 		}
 	}
 	return strings.Join(cols, " | ")
+}
+
+// rlsModelPair loads the graph twice: once with rlsPolicies, read as ann
+// (a reader, and an editor when editor says so, with maxg 6), and once
+// as the model, from which rlsHide deleted what the policies hide.
+func rlsModelPair(t *testing.T, nodes []engine.TestNode, rels []engine.TestRel, editor bool) (as, *engine.DB) {
+	t.Helper()
+	roles, priv := []string{"reader"}, engine.PrivRead
+	if editor {
+		roles, priv = []string{"reader", "editor"}, engine.PrivRead|engine.PrivWrite
+	}
+	db, model := openLoaded(t, nodes, rels), openLoaded(t, nodes, rels)
+	for _, q := range rlsPolicies {
+		mustQuery(t, adminOf(db), q, nil)
+	}
+	for _, q := range rlsHide(editor) {
+		mustQuery(t, model, q, nil)
+	}
+	return as{db, &engine.Principal{Name: "ann", Roles: roles, Privileges: priv, Attributes: map[string]vector.Value{"maxg": int64(6)}}}, model
 }
