@@ -130,8 +130,8 @@ func (l *Link) Cut(m Mode) {
 	}
 	l.mu.Unlock()
 	for _, c := range victims {
-		c.reset()
 		l.stat.reset.Add(1)
+		c.reset()
 	}
 }
 
@@ -241,10 +241,12 @@ func (l *Link) accept() {
 		if l.mu.closed || l.mu.mode == Drop {
 			closed := l.mu.closed
 			l.mu.Unlock()
-			c.reset()
+			// Count before resetting: the dialer sees the reset at once
+			// and may read the stats next.
 			if !closed {
 				l.stat.reset.Add(1)
 			}
+			c.reset()
 			continue
 		}
 		l.mu.conns[c] = struct{}{}
