@@ -50,8 +50,13 @@ type fileState struct {
 	// those written since the last sync.
 	blocks map[int64]*blockInfo
 	dirty  map[int64]bool
-	raw    [blockSpan]byte
-	aad    []byte
+	// syncing counts, per block, the syncs in flight that will make its
+	// current slot durable; synced is broadcast when one ends. A write
+	// to such a block waits (see sync).
+	syncing map[int64]int
+	synced  sync.Cond
+	raw     [blockSpan]byte
+	aad     []byte
 	// tail is the plaintext of the block last written (tailIdx; -1:
 	// none): an append rewrites it without reading it back.
 	tail    [BlockSize]byte
@@ -67,6 +72,47 @@ func (s *fileState) reset() {
 	clear(s.blocks)
 	clear(s.dirty)
 }
+
+// newFileState is the state of the file at path, not yet loaded.
+func newFileState(path string, keys Keys) *fileState {
+	s := &fileState{path: path, keys: keys, blocks: map[int64]*blockInfo{}, dirty: map[int64]bool{}, syncing: map[int64]int{}, tailIdx: -1}
+	s.synced.L = &s.mu
+	return s
+}
+
+// awaitSync waits, with s.mu held, until no sync in flight covers a
+// block from first to last. It reports whether it waited: the caller
+// then checks again what it computed before, which may have changed.
+func (s *fileState) awaitSync(first, last int64) bool {
+	if len(s.syncing) == 0 || last < first {
+		return false
+	}
+	covered := false
+	if last-first < int64(len(s.syncing)) {
+		for idx := first; idx <= last && !covered; idx++ {
+			covered = s.syncing[idx] > 0
+		}
+	} else {
+		for idx := range s.syncing {
+			if idx >= first && idx <= last {
+				covered = true
+				break
+			}
+		}
+	}
+	if !covered {
+		return false
+	}
+	if testHookAwaitSync != nil {
+		testHookAwaitSync()
+	}
+	s.synced.Wait()
+	return true
+}
+
+// testHookAwaitSync, when set by a test, is called as a write starts to
+// wait for a sync.
+var testHookAwaitSync func()
 
 func (s *fileState) hasDirty() bool {
 	s.mu.Lock()
@@ -328,9 +374,15 @@ func (f *file) writeAt(p []byte, off int64, appending bool) (int, error) {
 	s := f.st
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if appending {
-		off = s.size
-		f.pos = off
+	for {
+		if appending {
+			off = s.size
+			f.pos = off
+		}
+		end := off + int64(len(p))
+		if !s.awaitSync(min(off, s.size)/BlockSize, (end-1)/BlockSize) {
+			break
+		}
 	}
 	if err := s.ensureHeader(f.f); err != nil {
 		return 0, pathError("write", f.name, err)
@@ -393,22 +445,35 @@ func (f *file) Stat() (fs.FileInfo, error) {
 func (f *file) Sync() error     { return f.sync(f.f.Sync) }
 func (f *file) SyncData() error { return f.sync(f.f.SyncData) }
 
-// sync makes the slots written so far the durable ones. A block written
-// again during the sync keeps its old durable slot: the write may have
-// gone to the slot being synced.
+// sync makes the slots written so far the durable ones. A write to one of
+// those blocks waits until the sync has ended: it would rewrite the slot
+// being synced in place (the other one is the last durable content), and
+// a crash during or after the sync could leave that slot torn and the
+// block without what the sync acknowledged. (The WAL writes a large
+// record's frames while its flusher syncs the tail block.)
 func (f *file) sync(do func() error) error {
 	s := f.st
 	s.mu.Lock()
 	snap := make(map[int64]uint64, len(s.dirty))
 	for idx := range s.dirty {
 		snap[idx] = s.blocks[idx].counter
+		s.syncing[idx]++
 	}
 	s.mu.Unlock()
-	if err := do(); err != nil {
-		return err
-	}
+	err := do()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for idx := range snap {
+		if n := s.syncing[idx]; n > 1 {
+			s.syncing[idx] = n - 1
+		} else {
+			delete(s.syncing, idx)
+		}
+	}
+	s.synced.Broadcast()
+	if err != nil {
+		return err
+	}
 	for idx, c := range snap {
 		if bi := s.blocks[idx]; bi != nil && bi.counter == c && s.dirty[idx] {
 			bi.durable = bi.cur
@@ -424,6 +489,8 @@ func (f *file) Truncate(size int64) error {
 	}
 	s := f.st
 	s.mu.Lock()
+	for size%BlockSize != 0 && s.awaitSync(size/BlockSize, size/BlockSize) {
+	}
 	if size > s.size {
 		s.mu.Unlock()
 		_, err := f.writeAt(make([]byte, 0), size, false)

@@ -115,7 +115,7 @@ func (c *FS) loadState(bf vfs.File, name string) (*fileState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &fileState{path: name, keys: c.keys, blocks: map[int64]*blockInfo{}, dirty: map[int64]bool{}, tailIdx: -1}
+	st := newFileState(name, c.keys)
 	if fi.Size() < headerSize {
 		return st, nil // empty, or a header torn before anything was synced
 	}
