@@ -96,4 +96,39 @@ func TestEncryptedMembers(t *testing.T) {
 			t.Errorf("%s took no snapshot", id)
 		}
 	}
+
+	// The member that installed a snapshot re-encrypts its directory. Its
+	// database was opened again on the filesystem its raft stores use, so
+	// the re-encryption leaves the raft files they hold open alone: what
+	// raft appends afterwards is on disk when the member stops.
+	rows(t, n, "CALL tde.reencrypt()")
+	deadline = time.Now().Add(testDeadline)
+	for rows(t, n, "CALL tde.status() YIELD state RETURN state")[0][0] == "reencrypting" {
+		if time.Now().After(deadline) {
+			t.Fatal("the re-encryption did not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for range 10 {
+		v := acked[len(acked)-1] + 1
+		c.commitWith(v, withMarker)
+		acked = append(acked, v)
+	}
+	c.checkSame(c.leader().Bookmark(), acked)
+	last := n.Raft().LastIndex()
+	c.stop(follower)
+	key := bytes.Repeat([]byte{follower[1]}, 32)
+	dd, err := engine.LockDataDir(c.dirs[follower], engine.Options{Encryption: &engine.Encryption{Key: func() ([]byte, error) { return key, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Release()
+	logs, err := OpenLogStore(dd.FS(), filepath.Join(c.dirs[follower], RaftDirName, logDirName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	if got, err := logs.LastIndex(); err != nil || got < last {
+		t.Fatalf("%s's raft log ends at %d (%v) after its restart, want %d", follower, got, err, last)
+	}
 }

@@ -26,9 +26,13 @@ type Node struct {
 	// db and store are replaced when the member installs a snapshot
 	// (snapshot.go); swap is held (write) meanwhile, and (read) while a
 	// snapshot streams.
-	db    atomic.Pointer[engine.DB]
-	store atomic.Pointer[storage.Store]
-	swap  sync.RWMutex
+	db atomic.Pointer[engine.DB]
+	// dataDir is the member's data directory, held from Open to Close:
+	// the database is opened on it again after a snapshot install, on
+	// the same encrypting filesystem as the raft stores in it.
+	dataDir *engine.DataDir
+	store   atomic.Pointer[storage.Store]
+	swap    sync.RWMutex
 	// installs counts the snapshots installed since open; lastInstall
 	// is how the latest one went (snapshot.go).
 	installs    atomic.Int64
@@ -84,14 +88,21 @@ func Open(cfg Config) (*Node, error) {
 	if err := checkMemberDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
-	db, err := engine.Open(cfg.DataDir, n.engineOptions())
+	dd, err := n.lockDataDir()
 	if err != nil {
 		return nil, err
 	}
+	db, err := dd.OpenKept(n.engineOptions())
+	if err != nil {
+		dd.Release()
+		return nil, err
+	}
+	n.dataDir = dd
 	n.db.Store(db)
 	fail := func(err error) (*Node, error) {
 		n.rlog.close()
 		db.Close()
+		dd.Release()
 		if n.logs != nil {
 			n.logs.Close()
 		}
@@ -191,8 +202,22 @@ const logCacheEntries = 1024
 
 // engineOptions are the database's options: the configuration's, with
 // the member as its replication.
+// lockDataDir takes the member's data directory: the one the server
+// locked already (Config.Engine.LockedDir), or locks it.
+func (n *Node) lockDataDir() (*engine.DataDir, error) {
+	if d := n.cfg.Engine.LockedDir; d != nil && !d.Released() {
+		if filepath.Clean(d.Path()) != filepath.Clean(n.cfg.DataDir) {
+			d.Release()
+			return nil, fmt.Errorf("cluster: the locked data directory %s is not %s", d.Path(), n.cfg.DataDir)
+		}
+		return d, nil
+	}
+	return engine.LockDataDir(n.cfg.DataDir, n.engineOptions())
+}
+
 func (n *Node) engineOptions() engine.Options {
 	opts := n.cfg.Engine
+	opts.LockedDir = nil // the member's directory is n.dataDir
 	opts.Replication = hook{n}
 	if opts.Logger == nil {
 		opts.Logger = n.log
@@ -359,6 +384,7 @@ func (n *Node) Close() error {
 		derr := n.db.Load().Close()
 		n.swap.Unlock()
 		berr := n.logs.Close()
+		n.dataDir.Release()
 		n.closeErr = errors.Join(rerr, derr, berr)
 	})
 	return n.closeErr

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
-	"github.com/quiverdb/quiver/engine"
 )
 
 // Raft snapshots are the engine's checkpoints, streamed (never rebuilt):
@@ -85,7 +84,7 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 	closed := false
 	stats := InstallStats{Start: time.Now()}
 	counted := &countingReader{r: r}
-	index, _, err := engine.InstallCheckpointArchive(n.cfg.DataDir, n.engineOptions(), counted, func(index uint64) bool {
+	index, _, err := n.dataDir.InstallCheckpointArchive(counted, func(index uint64) bool {
 		if index <= have {
 			return false
 		}
@@ -104,7 +103,7 @@ func (n *Node) restore(r io.Reader) (uint64, error) {
 	stats.Bytes, stats.Install = counted.n, time.Since(stats.Start)
 	// Open what the directory holds: the installed checkpoint, or after a
 	// failed install the previous one.
-	reopened, oerr := engine.Open(n.cfg.DataDir, n.engineOptions())
+	reopened, oerr := n.dataDir.OpenKept(n.engineOptions())
 	stats.Reopen = time.Since(stats.Start) - stats.Install
 	if oerr != nil {
 		oerr = fmt.Errorf("cluster: cannot open the database after a snapshot install: %w", errors.Join(err, oerr))

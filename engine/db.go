@@ -125,6 +125,9 @@ func Open(dir string, opts Options) (*DB, error) {
 type DataDir struct {
 	*durable.Dir
 	tde *tde // encryption at rest, nil when off (encryption.go)
+	// kept: a database opened on it leaves it held when it closes
+	// (OpenKept).
+	kept bool
 }
 
 // LockDataDir creates dir if it is missing (owner-only), takes its lock,
@@ -155,6 +158,20 @@ func (d *DataDir) Open(opts Options) (*DB, error) {
 	return open(d, opts)
 }
 
+// OpenKept opens the database on d as Open does, but leaves d held: a
+// failed Open or the database's Close does not release it, and a
+// database may be opened on it again. A cluster member reopens its
+// database so after installing a snapshot: on the same encrypting
+// filesystem as the raft stores beside it, so that a re-encryption sees
+// the files they hold open. The caller releases d.
+func (d *DataDir) OpenKept(opts Options) (*DB, error) {
+	if d.Released() {
+		return nil, errors.New("the data directory was released")
+	}
+	opts.FS, opts.LockedDir = d.FS(), nil
+	return open(&DataDir{Dir: d.Dir, tde: d.tde, kept: true}, opts)
+}
+
 func open(dd *DataDir, opts Options) (*DB, error) {
 	db, err := openGraph(dd, opts, nil)
 	if err != nil {
@@ -179,7 +196,10 @@ func openGraph(dd *DataDir, opts Options, parent *graphParent) (*DB, error) {
 	dir, fsys, unlock, writer := "", vfs.FS(nil), func() {}, uint64(0)
 	var enc *tde
 	if dd != nil {
-		dir, fsys, unlock, writer, enc = dd.Path(), dd.FS(), dd.Release, dd.Writer(), dd.tde
+		dir, fsys, writer, enc = dd.Path(), dd.FS(), dd.Writer(), dd.tde
+		if !dd.kept {
+			unlock = dd.Release
+		}
 	}
 	if opts.Replication != nil && dir == "" {
 		unlock()

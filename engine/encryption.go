@@ -154,6 +154,7 @@ func (t *tde) reencrypt() (uint32, error) {
 		return 0, err
 	}
 	t.running = true
+	t.stop.Store(false) // a database closed on a kept directory set it
 	t.rewritten.Store(0)
 	t.wg.Add(1)
 	go func() {

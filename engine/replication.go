@@ -113,10 +113,10 @@ func (db *DB) WriteCheckpointArchive(w io.Writer) (uint64, error) {
 // InstallCheckpointArchive reads a checkpoint archive another member
 // streamed (WriteCheckpointArchive) from r. accept is shown the log index
 // it holds everything up to: when it declines, the archive is read and
-// dropped; when it agrees, it must have closed the database on dir, and
-// the archive becomes dir's checkpoint (dir locked meanwhile). Open the
-// database again afterwards.
-func InstallCheckpointArchive(dir string, opts Options, r io.Reader, accept func(index uint64) bool) (index uint64, installed bool, err error) {
+// dropped; when it agrees, it must have closed the database opened on d
+// (OpenKept), and the archive becomes d's checkpoint. Open the database
+// on d again afterwards.
+func (d *DataDir) InstallCheckpointArchive(r io.Reader, accept func(index uint64) bool) (index uint64, installed bool, err error) {
 	a, err := storage.OpenBaseArchive(r)
 	if err != nil {
 		return 0, false, err
@@ -125,12 +125,10 @@ func InstallCheckpointArchive(dir string, opts Options, r io.Reader, accept func
 	if !accept(index) {
 		return index, false, a.Discard()
 	}
-	d, err := LockDataDir(dir, opts)
-	if err != nil {
-		return index, false, err
+	if d.Released() {
+		return index, false, errors.New("the data directory was released")
 	}
-	defer d.Release()
-	if _, err := a.Install(d.FS(), dir); err != nil {
+	if _, err := a.Install(d.FS(), d.Path()); err != nil {
 		return index, false, err
 	}
 	return index, true, nil
