@@ -215,9 +215,10 @@ test-long:
 
 ## metamorphic-long: the metamorphic tests with every read query under
 ## every configuration (make test runs each under a rotating share of
-## them), at batch size 1024 and under the race detector.
+## them), at batch size 1024 and under the race detector; and the
+## row-level security model tests with every query.
 metamorphic-long:
-	QUIVER_METAMORPHIC_FULL=1 $(GO) test -count=1 -timeout 30m -run '^TestMetamorphic' ./engine/
+	QUIVER_METAMORPHIC_FULL=1 $(GO) test -count=1 -timeout 30m -run '^(TestMetamorphic|TestRowSecurityModelCorpus|TestRowSecurityAlgoModel)' ./engine/
 	QUIVER_METAMORPHIC_FULL=1 $(GO) test -count=1 -timeout 30m -race -run '^TestMetamorphic' ./engine/
 
 ## crash-long: the kill -9 crash test over CRASH_LONG_CYCLES cycles.

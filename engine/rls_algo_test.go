@@ -73,8 +73,12 @@ func TestRowSecurityAlgoModel(t *testing.T) {
 			hidden := one(t, db, "MATCH (n:A) WHERE n.g >= 6 AND coalesce(n.name, '') <> 'ann' RETURN id(n) ORDER BY id(n) LIMIT 1")
 			visible := one(t, db, "MATCH (n:A:C) WHERE n.g < 6 AND NOT n:B RETURN id(n) ORDER BY id(n) LIMIT 1")
 			queries := rlsAlgoQueries(hidden, visible)
-			errors := 0
-			for _, q := range queries {
+			errors, ran := 0, 0
+			for n, q := range queries {
+				if !metaSampled(n) { // a rotating share; all in make test-long
+					continue
+				}
+				ran++
 				got, want := rlsRun(p, q, nil), rlsRun(model, q, nil)
 				if strings.HasPrefix(want[0], "error") {
 					errors++
@@ -85,8 +89,8 @@ func TestRowSecurityAlgoModel(t *testing.T) {
 			}
 			// Both outcomes were compared: hidden sources (errors) and
 			// visible ones (rows).
-			if errors == 0 || errors == len(queries) {
-				t.Errorf("%d of %d calls failed: the sources do not cover hidden and visible nodes", errors, len(queries))
+			if errors == 0 || errors == ran {
+				t.Errorf("%d of %d calls failed: the sources do not cover hidden and visible nodes", errors, ran)
 			}
 		})
 	}

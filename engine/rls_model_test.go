@@ -129,7 +129,8 @@ func TestRowSecurityModelCorpus(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no query corpus found: %v", err)
 	}
-	total, refused := 0, 0
+	logMetaSampling(t)
+	total, refused, reads := 0, 0, 0
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".test"), func(t *testing.T) {
 			db := openCorpusDB(t)
@@ -143,6 +144,11 @@ func TestRowSecurityModelCorpus(t *testing.T) {
 				text := strings.Join(b.query, "\n")
 				if !strings.HasPrefix(b.directive, "query") || writeClause.MatchString(text) {
 					runBlock(t, db, nil, b, where)
+					continue
+				}
+				// A rotating share of the reads (metaSampled); all in
+				// make test-long.
+				if reads++; !metaSampled(reads) {
 					continue
 				}
 				params := blockParams(t, b, where)
