@@ -269,20 +269,20 @@ fuzz:
 		'FuzzGraphalytics ./engine/load/ 2500' \
 		'FuzzParquet ./engine/load/ 1000' \
 		'FuzzParseManifest ./engine/export/ 5000' \
-		'FuzzDecodeRequest ./frontend/http/ 10000' \
-		'FuzzFastObject ./frontend/jsonio/ 10000' \
-		'FuzzStream ./frontend/arrowio/ 1500' \
-		'FuzzWireSession ./frontend/wire/ 10000' \
-		'FuzzStreamMessage ./frontend/stream/ 10000' \
+		'FuzzDecodeRequest ./frontend/http/ 5000' \
+		'FuzzFastObject ./frontend/jsonio/ 5000' \
+		'FuzzStream ./frontend/arrowio/ 800' \
+		'FuzzWireSession ./frontend/wire/ 5000' \
+		'FuzzStreamMessage ./frontend/stream/ 5000' \
 		'FuzzParseTraceparent ./frontend/http/ 2500' \
 		'FuzzListenAddr ./frontend/metrics/ 2500' \
 		'FuzzParseConfig ./cmd/quiver/ 1500' \
 		'FuzzHTTPAnswer ./client/ 2500' \
 		'FuzzWireMessage ./client/ 5000' \
-		'FuzzAuthorizationHeader ./frontend/auth/ 10000' \
-		'FuzzAccessToken ./frontend/auth/ 10000' \
+		'FuzzAuthorizationHeader ./frontend/auth/ 5000' \
+		'FuzzAccessToken ./frontend/auth/ 5000' \
 		'FuzzAuditRecord ./frontend/auth/ 10000' \
-		'FuzzHandler ./frontend/http/ 10000' \
+		'FuzzHandler ./frontend/http/ 5000' \
 		'FuzzMemberHandshake ./cluster/ 2500' \
 		'FuzzRaftLogRecord ./cluster/ 10000'; do \
 		set -- $$target; execs=$$(($$3 * $(FUZZSCALE))); \
