@@ -35,8 +35,10 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # (their queries run the parallel operators TestMetamorphicRandomGraph
 # already runs under the detector; the policies and the decrypt calls add
 # no goroutine, and TestRowSecurityAlgoHiddenNode runs a restricted
-# projection's workers under it).
-RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestRowSecurityAlgo(Model|Cache|RelsOnly)|TestFieldEncryptionModelRandomGraph)$$
+# projection's workers under it), the adaptive hash join against its
+# cross product and the expression kernels against the row path (one
+# goroutine each).
+RACE_SKIP   := ^(TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestRowSecurityAlgo(Model|Cache|RelsOnly)|TestFieldEncryptionModelRandomGraph|TestAdaptiveHashJoinMatchesCrossProduct|Test(Type)?KernelsMatchRowPath)$$
 
 .PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz metamorphic-long crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 

@@ -82,9 +82,9 @@ func TestTypedSortMatchesLess(t *testing.T) {
 		"str": vector.String, "strLong": vector.String, "strNull": vector.String, "float": vector.Float64, "mixed": vector.Any, "nullOnly": vector.Any}
 	shapes := [][]string{{"int"}, {"intWide"}, {"int", "intWide"}, {"intEdge", "str"}, {"intNull", "str"}, {"intEdge"}, {"str"}, {"strLong"}, {"strNull", "intNull"},
 		{"float", "int"}, {"mixed", "int"}, {"nullOnly", "str"}, {"str", "int", "intWide"}}
-	for si, shape := range shapes {
+	for _, shape := range shapes {
 		for _, n := range []int{1, 300, 5000, 70000} {
-			if n > 5000 && raceBuild && si%4 != 0 {
+			if n > 5000 && raceBuild { // the detector sees the two workers at 5000 rows already
 				continue
 			}
 			cols := make([][]vector.Value, len(shape))
