@@ -99,8 +99,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		return open(nil, opts)
 	}
 	if d := opts.LockedDir; d != nil && !d.Released() {
-		// A database that reopens its directory after closing it (a
-		// cluster member installing a snapshot) locks it again below.
+		// A released LockedDir (its database was closed) is locked
+		// again below. (A cluster member keeps its directory and reopens
+		// its database on it with DataDir.OpenKept instead.)
 		opts.LockedDir = nil
 		if filepath.Clean(d.Path()) != filepath.Clean(dir) {
 			d.Release()
