@@ -324,7 +324,14 @@ func TestClusterLearner(t *testing.T) {
 	c := newHTTPClusterWith(t, 1, nil)
 	lead, _ := c.leader()
 	r := c.members[3]
-	if st := cget(t, r.url+"/api/v1/status"); st["role"] != "learner" || st["cluster"].(map[string]any)["members"] != 4.0 {
+	// A learner does not bootstrap: it learns the membership from the
+	// leader's log, a moment after the leader is elected.
+	var st map[string]any
+	waitUntil(t, "membership on the learner", func() bool {
+		st = cget(t, r.url+"/api/v1/status")
+		return st["cluster"].(map[string]any)["members"] == 4.0
+	})
+	if st["role"] != "learner" {
 		t.Errorf("the learner's status = %v", st)
 	}
 	resp, _ := cpost(t, r.url+"/api/v1/query", `{"query":"CREATE (:L)"}`)
