@@ -200,21 +200,20 @@ func checkMemberDir(dir string) error {
 // each follower.
 const logCacheEntries = 1024
 
-// engineOptions are the database's options: the configuration's, with
-// the member as its replication.
 // lockDataDir takes the member's data directory: the one the server
 // locked already (Config.Engine.LockedDir), or locks it.
 func (n *Node) lockDataDir() (*engine.DataDir, error) {
-	if d := n.cfg.Engine.LockedDir; d != nil && !d.Released() {
-		if filepath.Clean(d.Path()) != filepath.Clean(n.cfg.DataDir) {
-			d.Release()
-			return nil, fmt.Errorf("cluster: the locked data directory %s is not %s", d.Path(), n.cfg.DataDir)
-		}
-		return d, nil
+	opts := n.engineOptions()
+	opts.LockedDir = n.cfg.Engine.LockedDir
+	d, err := engine.TakeDataDir(n.cfg.DataDir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return engine.LockDataDir(n.cfg.DataDir, n.engineOptions())
+	return d, nil
 }
 
+// engineOptions are the database's options: the configuration's, with
+// the member as its replication.
 func (n *Node) engineOptions() engine.Options {
 	opts := n.cfg.Engine
 	opts.LockedDir = nil // the member's directory is n.dataDir

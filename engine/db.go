@@ -98,19 +98,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if dir == "" {
 		return open(nil, opts)
 	}
-	if d := opts.LockedDir; d != nil && !d.Released() {
-		// A released LockedDir (its database was closed) is locked
-		// again below. (A cluster member keeps its directory and reopens
-		// its database on it with DataDir.OpenKept instead.)
-		opts.LockedDir = nil
-		if filepath.Clean(d.Path()) != filepath.Clean(dir) {
-			d.Release()
-			return nil, fmt.Errorf("the locked data directory %s is not %s", d.Path(), dir)
-		}
-		return d.Open(opts)
-	}
-	opts.LockedDir = nil
-	d, err := LockDataDir(dir, opts)
+	d, err := TakeDataDir(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +117,22 @@ type DataDir struct {
 	// kept: a database opened on it leaves it held when it closes
 	// (OpenKept).
 	kept bool
+}
+
+// TakeDataDir takes dir: the DataDir opts.LockedDir holds when it is
+// still held (a server locks its directory before anything else touches
+// it), or else a new lock on dir (LockDataDir). A held LockedDir for
+// another path is an error, and is released. (A released LockedDir, its
+// database closed, is locked again.)
+func TakeDataDir(dir string, opts Options) (*DataDir, error) {
+	if d := opts.LockedDir; d != nil && !d.Released() {
+		if filepath.Clean(d.Path()) != filepath.Clean(dir) {
+			d.Release()
+			return nil, fmt.Errorf("the locked data directory %s is not %s", d.Path(), dir)
+		}
+		return d, nil
+	}
+	return LockDataDir(dir, opts)
 }
 
 // LockDataDir creates dir if it is missing (owner-only), takes its lock,
@@ -155,7 +159,7 @@ func (d *DataDir) Open(opts Options) (*DB, error) {
 	if d.Released() {
 		return nil, errors.New("the data directory was released")
 	}
-	opts.FS = d.FS()
+	opts.FS, opts.LockedDir = d.FS(), nil
 	return open(d, opts)
 }
 
