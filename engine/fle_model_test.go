@@ -14,6 +14,7 @@ import (
 // answers once those values are removed (null: the default policy).
 
 func TestFieldEncryptionModelRandomGraph(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	rng := metaRand(t, 11)
 	nodes, rels := metaGraph(rng)
 	queries := metaQueries(rng)

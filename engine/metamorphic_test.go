@@ -54,6 +54,12 @@ const (
 	metaRuleStride = 4
 )
 
+// The model tests (metamorphic, row-level security, field-level
+// encryption) call t.Parallel: Go runs them after the package's
+// sequential tests, side by side, so that the engine's test binary uses
+// both cores of CI's machine for its longest minute instead of one. They
+// share no hook or variable, and no test that measures memory or time
+// runs beside them.
 var (
 	metaFull   = os.Getenv("QUIVER_METAMORPHIC_FULL") != ""
 	metaOffset = int(time.Now().UnixNano() % (metaStride * metaRuleStride))
@@ -133,6 +139,7 @@ func openMetaDBs(t *testing.T, cs []metaConfig) []*engine.DB {
 var writeClause = regexp.MustCompile(`(?i)\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|INSERT)\b`)
 
 func TestMetamorphicCorpus(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	files, err := filepath.Glob("../testdata/*.test")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no query corpus found: %v", err)
@@ -546,6 +553,7 @@ func metaRand(t *testing.T, stream uint64) *rand.Rand {
 }
 
 func TestMetamorphicRandomGraph(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	rng := metaRand(t, 7)
 	logMetaSampling(t)
 	nodes, rels := metaGraph(rng)

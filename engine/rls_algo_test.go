@@ -63,6 +63,7 @@ func rlsAlgoQueries(given ...string) []string {
 }
 
 func TestRowSecurityAlgoModel(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	rng := metaRand(t, 11)
 	nodes, rels := metaGraph(rng)
 	for _, editor := range []bool{false, true} {
@@ -139,6 +140,7 @@ func TestRowSecurityAlgoHiddenNode(t *testing.T) {
 // The projection cache never serves a restricted projection to another
 // principal, nor an unrestricted one to a restricted principal.
 func TestRowSecurityAlgoCache(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	rng := rand.New(rand.NewPCG(5, 11))
 	nodes, rels := metaGraph(rng)
 	model := openLoaded(t, nodes, rels)

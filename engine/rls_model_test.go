@@ -58,6 +58,7 @@ func rlsRun(q querier, text string, params engine.Params) []string {
 }
 
 func TestRowSecurityModelRandomGraph(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	rng := metaRand(t, 7)
 	nodes, rels := metaGraph(rng)
 	queries := metaQueries(rng)
@@ -125,6 +126,7 @@ const (
 // cannot filter, a quantified or GQL SHORTEST search) is counted, not
 // compared.
 func TestRowSecurityModelCorpus(t *testing.T) {
+	t.Parallel() // beside the other model tests (metamorphic_test.go)
 	files, err := filepath.Glob("../testdata/*.test")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no query corpus found: %v", err)
