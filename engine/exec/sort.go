@@ -151,7 +151,11 @@ func (s *sortOp) consume() error {
 			}
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1
-				s.pub.publish(s.cols[s.keys[0].Col].V, s.bar)
+				var then *vector.Vector
+				if len(s.keys) > 1 {
+					then = s.cols[s.keys[1].Col].V
+				}
+				s.pub.publish(s.cols[s.keys[0].Col].V, then, s.bar)
 			}
 		}
 	}
@@ -183,11 +187,15 @@ func (s *sortOp) sortPerm() error {
 // best k: twice k, or for the typed sort, whose prune of rows in input
 // order is a radix pass when the key allows, eight times k, so that a
 // large k (a deep SKIP) prunes a few times rather than once per 2k rows.
+// The sort prunes at most once a batch, so a small k does not prune per
+// row; and it prunes at the end of the first batch, so that the bar of
+// rule topk-bar is known from the second batch on, and tightens every
+// few batches of the rows that still pass it.
 func (s *sortOp) pruneAt() int64 {
 	if s.typed {
-		return 8*s.topK + int64(vector.Capacity)
+		return 8*s.topK + 64
 	}
-	return 2*s.topK + int64(vector.Capacity)
+	return 2*s.topK + 64
 }
 
 // identity sets perm to the rows in input order, its array charged

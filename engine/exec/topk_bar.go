@@ -30,6 +30,13 @@ import (
 // the bar passes (it may still enter on a later key), and a null passes
 // where the sort orders nulls before the bar (descending). The Sort still
 // tests every row it receives against its own bar.
+//
+// When the first key is an INTEGER and the second a property of the same
+// node, the bar carries the bar row's second key as well, and a row tied
+// with the bar on the first key passes only if its second key sorts no
+// later than the bar's (narrowTies): ORDER BY p.age DESC, p.city, p.id
+// LIMIT 20 then lets through, of the people of the highest age, those of
+// the first city only.
 
 // topBar is the bar one Sort publishes (v: nil until it holds k rows
 // whose k-th first key is an INTEGER, a FLOAT or a STRING) and where the test
@@ -38,6 +45,15 @@ import (
 type topBar struct {
 	v    atomic.Pointer[barValue]
 	col  int
+	key  string
+	desc bool
+	// then is the second key's property and order when it is one of the
+	// same node (plan.TopKBarThenKey), nil otherwise.
+	then *thenKey
+}
+
+// thenKey is a Sort's second key, a property of the bar's node.
+type thenKey struct {
 	key  string
 	desc bool
 }
@@ -50,6 +66,9 @@ type barValue struct {
 	i     int64
 	f     float64
 	s     string
+	// then is the bar row's second key, when the first is an INTEGER and
+	// the second a non-null INTEGER, FLOAT or STRING property of the node.
+	then *barValue
 }
 
 // barRegistry holds the bars of a statement's Sorts by the Project each
@@ -71,8 +90,12 @@ func (c *Context) registerBar(s *plan.Sort) {
 	if !ok {
 		return
 	}
+	bar := &topBar{col: col, key: key, desc: s.Keys[0].Desc}
+	if then, ok := plan.TopKBarThenKey(s); ok {
+		bar.then = &thenKey{key: then, desc: s.Keys[1].Desc}
+	}
 	c.bars.mu.Lock()
-	c.bars.bars[s.Input.(*plan.Project)] = &topBar{col: col, key: key, desc: s.Keys[0].Desc}
+	c.bars.bars[s.Input.(*plan.Project)] = bar
 	c.bars.mu.Unlock()
 }
 
@@ -87,20 +110,38 @@ func (c *Context) barOf(p *plan.Project) *topBar {
 }
 
 // publish makes the first key of row r of the held column v the bar, when
-// it is a non-null INTEGER, FLOAT or STRING; called after each prune that left k
-// rows, with r the k-th.
-func (b *topBar) publish(v *vector.Vector, r int) {
-	if b == nil || v == nil || v.IsNull(r) {
+// it is a non-null INTEGER, FLOAT or STRING, with row r of then, the held
+// second key's column, as the bar's second key when the bar has one;
+// called after each prune that left k rows, with r the k-th.
+func (b *topBar) publish(v, then *vector.Vector, r int) {
+	if b == nil {
 		return
+	}
+	x := valueAt(v, r)
+	if x == nil {
+		return
+	}
+	if b.then != nil && !x.float && !x.str {
+		x.then = valueAt(then, r)
+	}
+	b.v.Store(x)
+}
+
+// valueAt is row r of v as a bar value; nil when it is null or of
+// another type.
+func valueAt(v *vector.Vector, r int) *barValue {
+	if v == nil || v.IsNull(r) {
+		return nil
 	}
 	switch v.Type {
 	case vector.Int64:
-		b.v.Store(&barValue{i: v.I64[r]})
+		return &barValue{i: v.I64[r]}
 	case vector.Float64:
-		b.v.Store(&barValue{float: true, f: v.F64[r]})
+		return &barValue{float: true, f: v.F64[r]}
 	case vector.String:
-		b.v.Store(&barValue{str: true, s: v.Str[r]})
+		return &barValue{str: true, s: v.Str[r]}
 	}
+	return nil
 }
 
 // barFilter is the test above the scan: it keeps the rows whose node's
@@ -116,6 +157,7 @@ type barFilter struct {
 	known, has bool
 	sel        []int32
 	strs       *stringBar // a STRING bar's test
+	ties       *tieFilter // the second key's test, made at its first use
 }
 
 // withBar puts the bar test of the Sort over p under p, when that Sort
@@ -189,6 +231,12 @@ func (f *barFilter) filter(b *vector.Batch) (*vector.Batch, error) {
 			lo, hi = x.i, math.MaxInt64
 		}
 		f.sel = v.SelectBar(f.sel[:0], ids, sel, n, lo, hi, desc)
+		if x.then != nil && len(f.sel) > 0 {
+			if f.ties == nil {
+				f.ties = newTieFilter(f.c, f.bar.then)
+			}
+			f.sel = f.ties.narrow(v, x, ids, b.Rows(), f.sel)
+		}
 	}
 	if len(f.sel) == 0 {
 		return nil, nil
@@ -219,18 +267,27 @@ type stringBar struct {
 // filter narrows f.sel to the rows of the batch that can enter; false
 // when the batch has no codes (every row passes).
 func (sb *stringBar) filter(f *barFilter, x *barValue, ids *vector.Vector, sel []int32, n int) bool {
-	desc := f.bar.desc
+	out, ok := sb.selectRows(f.c, f.k, f.bar.desc, x, ids, sel, n, f.sel[:0])
+	if ok {
+		f.sel = out
+	}
+	return ok
+}
+
+// selectRows appends to out the rows of sel (0..n-1 when nil) whose
+// property k sorts no later than the STRING bar x in the order desc
+// says; false when the batch has no codes (every row passes).
+func (sb *stringBar) selectRows(c *Context, k catalog.KeyID, desc bool, x *barValue, ids *vector.Vector, sel []int32, n int, out []int32) ([]int32, bool) {
 	if !desc && sb.dict != nil && x == sb.at {
 		// The one pass, while the batch's values are all of the pinned
 		// dictionary's codes or null.
-		if out, clean := f.c.Tx.SelectNodePropCodes(f.k, sb.dict, sb.pass, ids, sel, n, f.sel[:0]); clean {
-			f.sel = out
-			return true
+		if out, clean := c.Tx.SelectNodePropCodes(k, sb.dict, sb.pass, ids, sel, n, out); clean {
+			return out, true
 		}
 	}
-	d, ok := f.c.Tx.GatherNodePropCodesIn(f.k, sb.dict, ids, sel, n, sb.codes)
+	d, ok := c.Tx.GatherNodePropCodesIn(k, sb.dict, ids, sel, n, sb.codes)
 	if !ok || d == nil {
-		return false
+		return out, false
 	}
 	if d != sb.dict || x != sb.at {
 		sb.dict, sb.rank, sb.at = d, d.Ranks(), x
@@ -239,17 +296,17 @@ func (sb *stringBar) filter(f *barFilter, x *barValue, ids *vector.Vector, sel [
 		sb.bound = d.RankBound(x.s, !desc)
 		if !desc {
 			sb.pass = slices.Grow(sb.pass[:0], len(sb.rank))[:len(sb.rank)]
-			for c, r := range sb.rank {
-				sb.pass[c] = 0
+			for code, r := range sb.rank {
+				sb.pass[code] = 0
 				if r < sb.bound {
-					sb.pass[c] = 1
+					sb.pass[code] = 1
 				}
 			}
 		}
 	}
-	out, codes, rank, bound := f.sel[:0], sb.codes, sb.rank, sb.bound
+	codes, rank, bound := sb.codes, sb.rank, sb.bound
 	forRows(sel, n, func(r int32) {
-		switch c := codes[r]; c {
+		switch code := codes[r]; code {
 		case -1:
 			out = append(out, r)
 		case storage.NullCode:
@@ -257,11 +314,10 @@ func (sb *stringBar) filter(f *barFilter, x *barValue, ids *vector.Vector, sel [
 				out = append(out, r)
 			}
 		default:
-			if (rank[c] < bound) != desc {
+			if (rank[code] < bound) != desc {
 				out = append(out, r)
 			}
 		}
 	})
-	f.sel = out
-	return true
+	return out, true
 }

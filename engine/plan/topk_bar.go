@@ -33,3 +33,21 @@ func TopKBarKey(s *Sort) (nodeCol int, key string, ok bool) {
 	}
 	return col, key, true
 }
+
+// TopKBarThenKey is the Sort's second key when it is a projected property
+// of the same scanned node as the first (TopKBarKey holds): the bar's test
+// then narrows the rows tied with the bar on the first key by it too.
+func TopKBarThenKey(s *Sort) (key string, ok bool) {
+	if _, _, ok := TopKBarKey(s); !ok || len(s.Keys) < 2 {
+		return "", false
+	}
+	proj := s.Input.(*Project)
+	if s.Keys[1].Col >= len(proj.Exprs) {
+		return "", false
+	}
+	col, key, ok := columnProperty(proj.Exprs[s.Keys[1].Col])
+	if !ok || col != 0 {
+		return "", false
+	}
+	return key, true
+}
