@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// BenchmarkRelational times the wider suite's relational shapes (W29, W34–W40,
+// BenchmarkRelational times the wider suite's relational shapes (W29, W31, W34–W40,
 // bench/suite_wide.go) with the rule that serves each (topk-bar, typed-sort,
-// equi-join, code-match, count-filter) on and off, on an imported graph shaped as the
+// code-distinct, equi-join, code-match, count-filter) on and off, on an imported graph shaped as the
 // bench generator's at S: 100k persons with one of 256 names, an age and
 // one of 200 skewed cities, and 1M random KNOWS relationships.
 func BenchmarkRelational(b *testing.B) {
@@ -18,6 +18,7 @@ func BenchmarkRelational(b *testing.B) {
 	for _, q := range []struct{ name, rule, text string }{
 		{"W34-topk", "typed-sort", "MATCH (p:Person) RETURN p.id, p.age ORDER BY p.age DESC, p.id LIMIT 10"},
 		{"W29-topk-bar", "topk-bar", "MATCH (p:Person) RETURN p.id, p.age, p.city ORDER BY p.age DESC, p.city, p.id LIMIT 20"},
+		{"W31-count-distinct", "code-distinct", "MATCH (p:Person) RETURN count(DISTINCT p.name)"},
 		{"W35-skip", "typed-sort", "MATCH (p:Person) RETURN p.name ORDER BY p.name SKIP 50000 LIMIT 10"},
 		{"sort-all", "typed-sort", "MATCH (p:Person) RETURN p.name, p.id ORDER BY p.name, p.id"},
 		{"sort-int", "typed-sort", "MATCH (p:Person) RETURN p.age, p.id ORDER BY p.age, p.id DESC"},

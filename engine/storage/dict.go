@@ -350,6 +350,12 @@ func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vec
 			cc = x.codes
 		}
 		plain, valid := c.typ == vector.String && len(c.side) == 0, c.valid
+		if plain && cc != nil && ids.Valid == nil {
+			// Every value of the chunk is a string coded in dict: a row
+			// without one marks code 0, without a branch.
+			i = markCodes(id, sel, i, cnt, g, valid, cc, seen)
+			continue
+		}
 		for ; i < cnt; i++ {
 			r := row(sel, i)
 			x := id[r]
@@ -369,6 +375,34 @@ func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vec
 		}
 	}
 	return miss, true
+}
+
+// markCodes marks in seen the code + 1 of each row from i on whose node is
+// in group g, or 0 for one without a value, and returns the first row of
+// another group (cnt at the end).
+func markCodes(id []uint64, sel []int32, i, cnt int, g uint64, valid []byte, cc []uint16, seen []uint64) int {
+	if sel == nil {
+		for ; i < cnt; i++ {
+			x := id[i]
+			if x>>groupShift != g {
+				return i
+			}
+			off := x & groupMask
+			code := (uint64(cc[off]) + 1) * (uint64(valid[off>>3]>>(off&7)) & 1)
+			seen[code>>6] |= 1 << (code & 63)
+		}
+		return i
+	}
+	for ; i < cnt; i++ {
+		x := id[sel[i]]
+		if x>>groupShift != g {
+			return i
+		}
+		off := x & groupMask
+		code := (uint64(cc[off]) + 1) * (uint64(valid[off>>3]>>(off&7)) & 1)
+		seen[code>>6] |= 1 << (code & 63)
+	}
+	return i
 }
 
 // MarkNodePropCodes: see Snapshot.MarkNodePropCodes.
