@@ -45,12 +45,7 @@ func TestTopKBarSkipsRows(t *testing.T) {
 			} else if !slices.Equal(rows, want) {
 				t.Fatalf("rows = %v, want %v", rows, want)
 			}
-			var projected int64 = -1
-			for _, op := range res.Profile().Operators {
-				if op.Name == "Project" {
-					projected = op.Rows
-				}
-			}
+			projected := projectedRows(res)
 			switch {
 			case projected < 0:
 				t.Fatalf("no Project in %+v", res.Profile().Operators)
@@ -123,12 +118,7 @@ func TestTopKBarStringSkipsRows(t *testing.T) {
 			} else if !slices.Equal(rows, want[q]) {
 				t.Fatalf("%s %s: rows = %v, want %v", tc.name, q, rows, want[q])
 			}
-			var projected int64 = -1
-			for _, op := range res.Profile().Operators {
-				if op.Name == "Project" {
-					projected = op.Rows
-				}
-			}
+			projected := projectedRows(res)
 			switch {
 			case tc.filtered && (projected < 0 || projected >= most(q)):
 				t.Errorf("%s %s: the Project emitted %d rows of %d", tc.name, q, projected, nodes)
@@ -188,13 +178,7 @@ func TestTopKBarTiesSkipRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var projected int64 = -1
-		for _, op := range res.Profile().Operators {
-			if op.Name == "Project" {
-				projected = op.Rows
-			}
-		}
-		return rows, projected
+		return rows, projectedRows(res)
 	}
 	off := openAt(t, dir, engine.Options{Parallelism: 1, DisabledRules: []string{"topk-bar"}})
 	want := map[string][]string{}
@@ -237,4 +221,16 @@ func TestTopKBarTiesSkipRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// projectedRows is the rows the profiled statement's Project emitted, -1
+// when it has none.
+func projectedRows(res *engine.Result) int64 {
+	var projected int64 = -1
+	for _, op := range res.Profile().Operators {
+		if op.Name == "Project" {
+			projected = op.Rows
+		}
+	}
+	return projected
 }

@@ -377,9 +377,10 @@ func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vec
 	return miss, true
 }
 
-// markCodes marks in seen the code + 1 of each row from i on whose node is
-// in group g, or 0 for one without a value, and returns the first row of
-// another group (cnt at the end).
+// markCodes marks in seen the code + 1 of each row of sel (0..cnt-1 when
+// nil) from i on whose node is in group g, or 0 for one without a value,
+// and returns the first row of another group (cnt at the end). The loop
+// is written twice so that, without a selection, it reads no row number.
 func markCodes(id []uint64, sel []int32, i, cnt int, g uint64, valid []byte, cc []uint16, seen []uint64) int {
 	if sel == nil {
 		for ; i < cnt; i++ {
