@@ -49,11 +49,15 @@ type changeJudge struct {
 	sec *plan.Security
 	err error
 	set bool
+
+	// The tests of sec and their cached answers (rls_verdicts.go), used
+	// under mu.
+	nodes, rels *verdicts
 }
 
+// security is the principal's security at the current policy
+// generation; called with j.mu held.
 func (j *changeJudge) security() (*plan.Security, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	gen := j.db.rls.gen.Load()
 	if !j.set || gen != j.gen {
 		ps, err := j.db.policies()
@@ -61,11 +65,17 @@ func (j *changeJudge) security() (*plan.Security, error) {
 		if err == nil {
 			j.sec, j.err = access.SecurityFor(j.p, ps)
 		}
+		j.nodes, j.rels = nil, nil
+		if j.err == nil && j.sec.Restricts() {
+			j.nodes, j.rels = newVerdicts(j.sec.NodeTest()), newVerdicts(j.sec.RelTest())
+		}
 	}
 	return j.sec, j.err
 }
 
 func (j *changeJudge) restrict(rec *storage.CommitRecord, b changes.Batch) (changes.Batch, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	sec, err := j.security()
 	if err != nil {
 		j.db.log.Error("row-level security: a change batch is withheld: the policies cannot be read", "err", err)
@@ -79,15 +89,14 @@ func (j *changeJudge) restrict(rec *storage.CommitRecord, b changes.Batch) (chan
 		return changes.Batch{LSN: b.LSN, TS: b.TS, CommittedAt: b.CommittedAt, Bulk: &changes.Bulk{}}, true
 	}
 	out := changes.Batch{LSN: b.LSN, TS: b.TS, CommittedAt: b.CommittedAt}
-	nodeTest, relTest := sec.NodeTest(), sec.RelTest()
 	for _, c := range b.Changes {
 		if c.Entity == changes.Node {
-			if shown, ok := nodeShown(nodeTest, &c); ok {
+			if shown, ok := nodeShown(j.nodes, &c); ok {
 				out.Changes = append(out.Changes, shown)
 			}
 			continue
 		}
-		if relShown(relTest, &c) && j.endpointShown(nodeTest, rec, c.Start) && j.endpointShown(nodeTest, rec, c.End) {
+		if relShown(j.rels, &c) && j.endpointShown(j.nodes, rec, c.Start) && j.endpointShown(j.nodes, rec, c.End) {
 			out.Changes = append(out.Changes, c)
 		}
 	}
@@ -96,18 +105,18 @@ func (j *changeJudge) restrict(rec *storage.CommitRecord, b changes.Batch) (chan
 
 // nodeShown is a node change as the principal sees it: an update whose
 // before-image it may not see loses it.
-func nodeShown(test plan.Expr, c *changes.Change) (changes.Change, bool) {
+func nodeShown(test *verdicts, c *changes.Change) (changes.Change, bool) {
 	switch c.Op {
 	case changes.Created:
-		return *c, admits(test, nodeElement(c.ID, c.Labels, c.After))
+		return *c, test.admits(nodeElement(c.ID, c.Labels, c.After))
 	case changes.Deleted:
-		return *c, admits(test, nodeElement(c.ID, c.Labels, c.Before))
+		return *c, test.admits(nodeElement(c.ID, c.Labels, c.Before))
 	}
-	if !admits(test, nodeElement(c.ID, c.Labels, c.After)) {
+	if !test.admits(nodeElement(c.ID, c.Labels, c.After)) {
 		return *c, false
 	}
 	out := *c
-	if !admits(test, nodeElement(c.ID, labelsBefore(c), c.Before)) {
+	if !test.admits(nodeElement(c.ID, labelsBefore(c), c.Before)) {
 		out.Before, out.LabelsAdded, out.LabelsRemoved = nil, nil, nil
 	}
 	return out, true
@@ -132,19 +141,19 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func relShown(test plan.Expr, c *changes.Change) bool {
+func relShown(test *verdicts, c *changes.Change) bool {
 	props := c.After
 	if c.Op == changes.Deleted {
 		props = c.Before
 	}
 	el := &plan.Element{ID: c.ID, Rel: true, Type: c.Type, Props: valuesOf(props)}
-	return admits(test, el)
+	return test.admits(el)
 }
 
 // endpointShown judges a relationship's endpoint as the version the
 // change came from holds it (the latest version for a logged change).
-func (j *changeJudge) endpointShown(test plan.Expr, rec *storage.CommitRecord, id uint64) bool {
-	if test == nil {
+func (j *changeJudge) endpointShown(test *verdicts, rec *storage.CommitRecord, id uint64) bool {
+	if test.test == nil {
 		return true
 	}
 	snaps := []*storage.Snapshot{j.db.store.Snapshot()}
@@ -162,7 +171,7 @@ func (j *changeJudge) endpointShown(test plan.Expr, rec *storage.CommitRecord, i
 		}
 		props := map[string]vector.Value{}
 		s.NodeProps(id, func(k catalog.KeyID, v vector.Value) { props[cat.KeyName(k)] = v })
-		return admits(test, &plan.Element{ID: id, Labels: labels, Props: props})
+		return test.admits(&plan.Element{ID: id, Labels: labels, Props: props})
 	}
 	return false
 }
