@@ -34,7 +34,7 @@ import (
 // When the first key is an INTEGER and the second a property of the same
 // node, the bar carries the bar row's second key as well, and a row tied
 // with the bar on the first key passes only if its second key sorts no
-// later than the bar's (narrowTies): ORDER BY p.age DESC, p.city, p.id
+// later than the bar's (tieFilter, topk_ties.go): ORDER BY p.age DESC, p.city, p.id
 // LIMIT 20 then lets through, of the people of the highest age, those of
 // the first city only.
 
