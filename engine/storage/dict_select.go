@@ -51,27 +51,57 @@ func (s *Snapshot) SelectNodePropCodes(k catalog.KeyID, dict *StringDict, pass [
 		if cc := c.stringCodes(); cc != nil && cc.dict == dict {
 			codes = cc.codes
 		}
+		if codes != nil && len(pass) > 0 {
+			i, w = selectCodes(id, sel, i, cnt, g, valid, codes, pass, dst, w)
+			continue
+		}
+		// No codes in dict: clean only while the run holds no value.
 		for ; i < cnt; i++ {
-			r := int32(i)
-			if sel != nil {
-				r = sel[i]
-			}
-			x := id[r]
+			x := id[row(sel, i)]
 			if x>>groupShift != g {
 				break
 			}
 			off := x & groupMask
-			if valid[off>>3]&(1<<(off&7)) == 0 {
-				continue
-			}
-			if codes == nil {
+			if valid[off>>3]&(1<<(off&7)) != 0 {
 				return dst[:k0], false
 			}
-			dst[w] = r
-			w += int(pass[codes[off]])
 		}
 	}
 	return dst[:w], true
+}
+
+// selectCodes writes at dst[w:] the rows of sel (0..cnt-1 when nil) from
+// i on whose node is in group g, holds a value, and whose code passes;
+// it returns the first row of another group (cnt at the end) and the new
+// w. Without a branch a row: every row is written, and w moves past it
+// by its code's pass bit and validity bit (codes cover the whole group,
+// a row without a value holding a code of dict, whose pass is not empty).
+// The loop is written twice so that, without a selection, it reads no
+// row number.
+func selectCodes(id []uint64, sel []int32, i, cnt int, g uint64, valid []byte, codes []uint16, pass []uint8, dst []int32, w int) (int, int) {
+	if sel == nil {
+		for ; i < cnt; i++ {
+			x := id[i]
+			if x>>groupShift != g {
+				break
+			}
+			off := x & groupMask
+			dst[w] = int32(i)
+			w += int(pass[codes[off]] & (valid[off>>3] >> (off & 7)) & 1)
+		}
+		return i, w
+	}
+	for ; i < cnt; i++ {
+		r := sel[i]
+		x := id[r]
+		if x>>groupShift != g {
+			break
+		}
+		off := x & groupMask
+		dst[w] = r
+		w += int(pass[codes[off]] & (valid[off>>3] >> (off & 7)) & 1)
+	}
+	return i, w
 }
 
 // row is the i-th row of a selection, i itself when sel is nil.

@@ -65,6 +65,21 @@ func TestSelectNodePropCodes(t *testing.T) {
 				if !slices.Equal(out, want) {
 					t.Fatalf("batch at %d: rows %v, want %v", from, out, want)
 				}
+				// Every code passing: exactly the rows with a value (a
+				// row without one holds some code, and must not pass).
+				all := make([]uint8, len(d.Strs))
+				for c := range all {
+					all[c] = 1
+				}
+				want = want[:0]
+				vector.ForRows(sel, m, func(r int) {
+					if !strs.IsNull(r) {
+						want = append(want, int32(r))
+					}
+				})
+				if out, ok := snap.SelectNodePropCodes(k, d, all, ids, sel, m, make([]int32, 0, m)); !ok || !slices.Equal(out, want) {
+					t.Fatalf("batch at %d, every code passing: rows %v (clean %v), want %v", from, out, ok, want)
+				}
 			}
 		}
 		if clean == 0 {
