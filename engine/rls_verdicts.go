@@ -19,11 +19,11 @@ import (
 // verdicts). A test that reads anything else of the element (its id, its
 // keys) is not cached.
 type verdicts struct {
-	test      plan.Expr
-	keys      []string // the properties the test reads
-	cacheable bool
-	seen      map[string]bool
-	buf       []byte
+	test plan.Expr
+	keys []string // the properties the test reads
+	// seen holds the answers by key; nil when the test is not cached.
+	seen map[string]bool
+	buf  []byte
 }
 
 // verdictsMax bounds the answers kept (the map is emptied when full), and
@@ -35,7 +35,7 @@ const (
 )
 
 func newVerdicts(test plan.Expr) *verdicts {
-	v := &verdicts{test: test, cacheable: test != nil}
+	v := &verdicts{test: test}
 	if test == nil {
 		return v
 	}
@@ -63,8 +63,7 @@ func newVerdicts(test plan.Expr) *verdicts {
 			}
 		}
 	})
-	v.cacheable = known && refs == uses
-	if v.cacheable {
+	if known && refs == uses {
 		v.seen = map[string]bool{}
 	}
 	return v
@@ -73,7 +72,7 @@ func newVerdicts(test plan.Expr) *verdicts {
 // admits is admits(v.test, el), from the cache when the same labels and
 // read values were judged before.
 func (v *verdicts) admits(el *plan.Element) bool {
-	if !v.cacheable {
+	if v.seen == nil {
 		return admits(v.test, el)
 	}
 	key, ok := v.key(el)

@@ -32,23 +32,15 @@ func TestTopKBarSkipsRows(t *testing.T) {
 				engine.Params{"n": int64(nodes)})
 			// The first run pays for the column's view (built on demand).
 			mustQuery(t, db, q, nil)
-			res, err := db.Profile(context.Background(), q, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows, err := drain(res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows, projected := profileProjected(t, db, q)
 			if want == nil {
 				want = rows
 			} else if !slices.Equal(rows, want) {
 				t.Fatalf("rows = %v, want %v", rows, want)
 			}
-			projected := projectedRows(res)
 			switch {
 			case projected < 0:
-				t.Fatalf("no Project in %+v", res.Profile().Operators)
+				t.Fatalf("no Project in the profile of %s", q)
 			case tc.filtered && projected >= nodes/10:
 				t.Errorf("the Project emitted %d rows of %d; the bar should keep about a fiftieth", projected, nodes)
 			case !tc.filtered && projected != nodes:
@@ -105,20 +97,12 @@ func TestTopKBarStringSkipsRows(t *testing.T) {
 	} {
 		db := openAt(t, dir, tc.opts)
 		for _, q := range queries {
-			res, err := db.Profile(context.Background(), q, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows, err := drain(res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows, projected := profileProjected(t, db, q)
 			if want[q] == nil {
 				want[q] = rows
 			} else if !slices.Equal(rows, want[q]) {
 				t.Fatalf("%s %s: rows = %v, want %v", tc.name, q, rows, want[q])
 			}
-			projected := projectedRows(res)
 			switch {
 			case tc.filtered && (projected < 0 || projected >= most(q)):
 				t.Errorf("%s %s: the Project emitted %d rows of %d", tc.name, q, projected, nodes)
@@ -170,15 +154,7 @@ func TestTopKBarTiesSkipRows(t *testing.T) {
 	}
 	profile := func(db *engine.DB, q string) ([]string, int64) {
 		t.Helper()
-		res, err := db.Profile(context.Background(), q, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := drain(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rows, projectedRows(res)
+		return profileProjected(t, db, q)
 	}
 	off := openAt(t, dir, engine.Options{Parallelism: 1, DisabledRules: []string{"topk-bar"}})
 	want := map[string][]string{}
@@ -223,14 +199,23 @@ func TestTopKBarTiesSkipRows(t *testing.T) {
 	}
 }
 
-// projectedRows is the rows the profiled statement's Project emitted, -1
-// when it has none.
-func projectedRows(res *engine.Result) int64 {
+// profileProjected runs q under PROFILE and returns its rows and the rows
+// its Project emitted (-1 when it has none).
+func profileProjected(t *testing.T, db *engine.DB, q string) ([]string, int64) {
+	t.Helper()
+	res, err := db.Profile(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := drain(res)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var projected int64 = -1
 	for _, op := range res.Profile().Operators {
 		if op.Name == "Project" {
 			projected = op.Rows
 		}
 	}
-	return projected
+	return rows, projected
 }
