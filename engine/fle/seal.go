@@ -96,7 +96,11 @@ func (k *DataKey) Open(prop, s string) (vector.Value, error) {
 		return nil, ErrCorrupt
 	}
 	// Strict: one text for one sealed value (a deterministic field's
-	// equality compares the texts).
+	// equality compares the texts). The decoder skips CR and LF even when
+	// strict, so a text holding them is refused here.
+	if strings.ContainsAny(text, "\r\n") {
+		return nil, ErrCorrupt
+	}
 	blob := make([]byte, base64.RawURLEncoding.DecodedLen(len(text)))
 	n, err := strictBase64.Decode(blob, []byte(text))
 	if err != nil || n < nonceBytes {
