@@ -359,13 +359,14 @@ bench: bench-kuzu $(if $(BENCH_DUCKDB),bench-duckdb)
 
 ## bench-wide: issue 17's wider suite (W01–, bench/suite_wide.go) at
 ## WIDE_SCALE (M) beside Kùzu and DuckDB (BENCH_DUCKDB), answers compared,
-## into bench/RESULTS-wide.md.
+## into bench/RESULTS-wide.md (other scales bench/RESULTS-wide-<scale>.md).
 WIDE_SCALE ?= M
 WIDE_DATA  ?= bench/data/$(WIDE_SCALE)-$(SEED)
+WIDE_OUT   ?= bench/RESULTS-wide$(if $(filter M,$(WIDE_SCALE)),,-$(WIDE_SCALE)).md
 bench-wide: bench-kuzu $(if $(BENCH_DUCKDB),bench-duckdb)
 	$(GO) build -o $(BIN)/quiverbench ./bench/cmd/quiverbench
 	@test -f $(WIDE_DATA)/knows.csv || ./$(BIN)/quiverbench gen -scale $(WIDE_SCALE) -seed $(SEED) -out $(WIDE_DATA)
-	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out bench/RESULTS-wide.md -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)" -duckdb "$(BENCH_DUCKDB)"
+	./$(BIN)/quiverbench run -suite wide -scale $(WIDE_SCALE) -seed $(SEED) -data $(WIDE_DATA) -runs $(RUNS) -warmup $(WARMUP) -out $(WIDE_OUT) -note "$(BENCH_NOTE)" -skip "$(BENCH_SKIP)" -duckdb "$(BENCH_DUCKDB)"
 
 ## bench-snb: the SNB-like data set (several labels and relationship
 ## types, bench/snb_gen.go) and its suite (S01–, bench/suite_snb.go) at

@@ -103,3 +103,37 @@ func TestCompareOrdered(t *testing.T) {
 		t.Fatalf("unordered: %v", err)
 	}
 }
+
+// Kùzu's differing answer to a query naming a defect of Kùzu's is that
+// defect only with DuckDB's agreement; otherwise it is a mismatch.
+func TestCompareAnswersKuzuDefect(t *testing.T) {
+	right := Rows{{"Ada", int64(3)}, {"Ada", int64(2)}, {"Bo", int64(9)}}
+	wrong := Rows{{"Ada", int64(3)}, {"Bo", int64(9)}, {"Bo", int64(1)}}
+	defect := Query{Name: "W30", Ordered: true, KuzuDefect: "ties ordered wrongly"}
+	plain := Query{Name: "W30", Ordered: true}
+	for _, tc := range []struct {
+		name                string
+		q                   Query
+		kuzu, duck          Rows
+		withDuckDB          bool
+		mismatches, defects int
+	}{
+		{"all agree", defect, right, right, true, 0, 0},
+		{"defect, DuckDB agrees", defect, wrong, right, true, 0, 2},
+		{"defect, no DuckDB", defect, wrong, nil, false, 2, 0},
+		{"defect, DuckDB differs too", defect, wrong, wrong, true, 3, 0},
+		{"no defect named", plain, wrong, right, true, 2, 0},
+		{"DuckDB alone differs", defect, right, wrong, true, 1, 0},
+	} {
+		rep := &Report{}
+		compareAnswers(tc.q, right, right, tc.kuzu, tc.duck, tc.withDuckDB, rep)
+		if len(rep.Mismatches) != tc.mismatches || len(rep.PeerDefects) != tc.defects {
+			t.Errorf("%s: mismatches %q, defects %q; want %d and %d", tc.name, rep.Mismatches, rep.PeerDefects, tc.mismatches, tc.defects)
+		}
+	}
+	rep := &Report{}
+	compareAnswers(defect, right, right, wrong, right, true, rep)
+	if want := "W30: ties ordered wrongly; DuckDB's answer agrees with Quiver's"; rep.PeerDefects[0] != want {
+		t.Errorf("defect %q, want %q", rep.PeerDefects[0], want)
+	}
+}

@@ -151,13 +151,28 @@ func (r *Report) writeQueries(m *markdown) {
 		m.p("")
 	}
 	m.p("A ratio below 1 means Quiver is faster. Every answer was compared between the engines;")
-	if len(r.Mismatches) == 0 {
+	switch {
+	case len(r.Mismatches) == 0 && len(r.PeerDefects) == 0:
 		m.p("all agreed.")
-	} else {
+	case len(r.Mismatches) == 0:
+		m.p("all agreed but for a known defect of Kùzu's, where DuckDB's answer agreed with Quiver's:")
+		m.p("")
+		for _, d := range r.PeerDefects {
+			m.p("- %s", d)
+		}
+	default:
 		m.p("**these differed**:")
 		m.p("")
 		for _, mm := range r.Mismatches {
 			m.p("    %s", strings.ReplaceAll(mm, "\n", "\n    "))
+		}
+		if len(r.PeerDefects) > 0 {
+			m.p("")
+			m.p("Known defects of Kùzu's, where DuckDB's answer agreed with Quiver's:")
+			m.p("")
+			for _, d := range r.PeerDefects {
+				m.p("- %s", d)
+			}
 		}
 	}
 	m.p("")

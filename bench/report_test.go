@@ -58,11 +58,17 @@ func TestWriteMarkdown(t *testing.T) {
 	if !strings.Contains(b.String(), "Not run in this report: Q6") {
 		t.Error("a skipped query is not reported")
 	}
+	r.PeerDefects = []string{"W30: a defect; DuckDB's answer agrees with Quiver's"}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "all agreed but for a known defect of Kùzu's") || !strings.Contains(b.String(), "- W30: a defect;") {
+		t.Errorf("a known defect of Kùzu's is not reported:\n%s", b.String())
+	}
 	r.Mismatches = []string{"Q1: answers differ"}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	if !strings.Contains(b.String(), "**these differed**") {
-		t.Error("a mismatch is not reported")
+	if !strings.Contains(b.String(), "**these differed**") || !strings.Contains(b.String(), "- W30: a defect;") {
+		t.Error("a mismatch, or the defect beside it, is not reported")
 	}
 }
 

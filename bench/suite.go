@@ -20,6 +20,11 @@ type Query struct {
 	// Ordered: the query's ORDER BY decides every row's place, so the
 	// answers are compared row by row in order.
 	Ordered bool
+	// KuzuDefect names a known wrong answer of Kùzu's to this query. When
+	// DuckDB runs it and agrees with Quiver, Kùzu's differing answer is
+	// reported as that defect, not as a mismatch; without DuckDB's
+	// agreement it stays a mismatch.
+	KuzuDefect string
 }
 
 // TopK describes an ordered, limited answer.

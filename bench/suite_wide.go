@@ -84,9 +84,13 @@ var WideSuite = []Query{
 	{Name: "W29", Shape: "order by 3 keys", Quiver: "MATCH (p:Person) RETURN p.id, p.age, p.city ORDER BY p.age DESC, p.city, p.id LIMIT 20",
 		SQL:     "SELECT id, age, city FROM person ORDER BY age DESC, city, id LIMIT 20",
 		Ordered: true},
+	// At S, Kùzu 0.11.3 leaves six of the 50 rows out (ids of a name's
+	// ties: Ada Backus 82664, age 20, among them); DuckDB, Quiver and a
+	// sort of the CSV agree.
 	{Name: "W30", Shape: "order by name", Quiver: "MATCH (p:Person) WHERE p.age < 25 RETURN p.name, p.id ORDER BY p.name, p.id DESC LIMIT 50",
-		SQL:     "SELECT name, id FROM person WHERE age < 25 ORDER BY name, id DESC LIMIT 50",
-		Ordered: true},
+		SQL:        "SELECT name, id FROM person WHERE age < 25 ORDER BY name, id DESC LIMIT 50",
+		Ordered:    true,
+		KuzuDefect: "Kùzu 0.11.3 orders the ties of a name by id wrongly (rows of the answer left out)"},
 	// DISTINCT over projected properties.
 	{Name: "W31", Shape: "count DISTINCT name", Quiver: "MATCH (p:Person) RETURN count(DISTINCT p.name)",
 		SQL: "SELECT count(DISTINCT name) FROM person"},
