@@ -25,6 +25,7 @@ func BenchmarkRelational(b *testing.B) {
 		{"W36-join", "equi-join", "MATCH (a:Person {id: 42}), (b:Person) WHERE b.age = a.age AND b.city = a.city AND b <> a RETURN count(*)"},
 		{"W38-prefix", "code-match", "MATCH (p:Person) WHERE p.name STARTS WITH 'Ada' AND p.age >= 30 AND p.age < 40 RETURN count(*)"},
 		{"W39-contains", "code-match", "MATCH (p:Person) WHERE p.name CONTAINS 'ove' RETURN count(*)"},
+		{"W11-group-both-ends", "", "MATCH (a:Person)-[:KNOWS]->(b:Person) RETURN a.city, b.city, count(*) AS n ORDER BY n DESC LIMIT 10"},
 		{"W40-2hop", "count-filter", "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.age = 30 AND c.city = 'City001' RETURN count(*)"},
 	} {
 		for _, off := range []bool{false, true} {

@@ -38,6 +38,12 @@ func (h *hashAggregate) groupBytes() int64 {
 // aggregates' arrays by capacity, and the values kept.
 func (h *hashAggregate) holds() int64 {
 	held := h.held + h.ints.Bytes() + h.nodes.Bytes()
+	if h.mk != nil {
+		held += h.mk.comb.Bytes()
+		for _, p := range h.mk.parts {
+			held += p.ints.Bytes()
+		}
+	}
 	for k := range h.keyCols {
 		held += h.keyCols[k].CapBytes()
 	}

@@ -24,15 +24,22 @@ import (
 // key of another type) can take that path at any time.
 type multiKey struct {
 	parts []*keyPart
-	bits  uint           // id bits per part in the combined key
-	comb  inttable.Table // combined ids -> group+1
-	ids   []uint64       // the combined key of each row of the batch
+	// bits is the id bits per part in the combined key: few at first, so
+	// that the combined keys of small ids fall in comb's direct-mapped
+	// range (16 bits in all), widened when an id outgrows them, up to
+	// maxBits.
+	bits, maxBits uint
+	comb          inttable.Table // combined ids -> group+1
+	ids           []uint64       // the combined key of each row of the batch
 	// one holds the one-row key vectors of a new group, each of its
 	// value's type, as the general path would have them.
 	one []*vector.Vector
-	// off: a batch had a key of a type the ids do not cover; the rest
-	// takes the general path.
+	// off: a batch had a key of a type the ids do not cover, or an id
+	// past maxBits; the rest takes the general path.
 	off bool
+	// tooWide: partIDs stopped at id wideFor, which bits cannot hold.
+	tooWide bool
+	wideFor uint64
 }
 
 // keyPart is one key of a multiKey. Id 0 is null.
@@ -62,7 +69,7 @@ func newMultiKey(c *Context, keys []plan.Expr) (*multiKey, error) {
 	if len(keys) < 2 || len(keys) > maxMultiKeys {
 		return nil, nil
 	}
-	m := &multiKey{bits: 63 / uint(len(keys)), ids: make([]uint64, vector.Capacity)}
+	m := &multiKey{bits: 16 / uint(len(keys)), maxBits: 63 / uint(len(keys)), ids: make([]uint64, vector.Capacity)}
 	for _, k := range keys {
 		ev, err := compile(c, k)
 		if err != nil {
@@ -90,14 +97,24 @@ func (h *hashAggregate) assignByMultiCodes(b *vector.Batch) (bool, error) {
 		return false, nil
 	}
 	sel, n := rows(b)
-	for i := 0; i < b.Rows(); i++ {
-		m.ids[b.Row(i)] = 0
-	}
-	for pi, p := range m.parts {
-		ok, err := h.partIDs(p, b, sel, n, uint(pi)*m.bits)
-		if err != nil || !ok {
-			m.off = err == nil
+	for pi := 0; pi < len(m.parts); pi++ {
+		if pi == 0 {
+			for i := 0; i < b.Rows(); i++ {
+				m.ids[b.Row(i)] = 0
+			}
+		}
+		ok, err := h.partIDs(m.parts[pi], b, sel, n, uint(pi)*m.bits)
+		if err != nil {
 			return false, err
+		}
+		if !ok {
+			if !m.tooWide || !m.widen(m.wideFor) {
+				m.off = true
+				return false, nil
+			}
+			// The batch again with wider ids (the ids of its values
+			// are made: the second pass only places them).
+			m.tooWide, pi = false, -1
 		}
 	}
 	for i := 0; i < b.Rows(); i++ {
@@ -193,7 +210,7 @@ func (h *hashAggregate) partIDs(p *keyPart, b *vector.Batch, sel []int32, n int,
 			t[code] = id
 		}
 		if uint64(id-1) >= limit {
-			return false, nil
+			return m.outgrown(uint64(id - 1))
 		}
 		m.ids[r] |= uint64(id-1) << shift
 	}
@@ -228,7 +245,7 @@ func (h *hashAggregate) partIDs(p *keyPart, b *vector.Batch, sel []int32, n int,
 			id = p.idOfString(kv.Str[r])
 		}
 		if uint64(id) >= limit {
-			return false, nil
+			return m.outgrown(uint64(id))
 		}
 		m.ids[r] |= uint64(id) << shift
 	}

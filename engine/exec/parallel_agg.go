@@ -81,13 +81,16 @@ func (h *hashAggregate) merge(w *hashAggregate) error {
 	for k := range w.keyCols {
 		keyVecs[k] = w.keyCols[k].V
 	}
-	to := make([]int32, w.ngroups) // h's group of each of w's
-	if len(h.keys) > 0 && len(h.groups) == 0 && h.ngroups == 0 {
-		h.groups = make(map[string]int32, w.ngroups)
-	}
-	if len(h.keys) > 0 {
-		for g := range to {
-			to[g] = h.lookup(keyVecs, g)
+	to := h.mergeByIDs(w) // h's group of each of w's
+	if to == nil {
+		to = make([]int32, w.ngroups)
+		if len(h.keys) > 0 && len(h.groups) == 0 && h.ngroups == 0 {
+			h.groups = make(map[string]int32, w.ngroups)
+		}
+		if len(h.keys) > 0 {
+			for g := range to {
+				to[g] = h.lookup(keyVecs, g)
+			}
 		}
 	}
 	for i, a := range h.aggs {

@@ -6,6 +6,8 @@
 package rowstore
 
 import (
+	"slices"
+
 	"github.com/quiverdb/quiver/engine/memory"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -53,22 +55,22 @@ func (c *Column) Push(src *vector.Vector, r int) {
 		if !null {
 			x = src.F64[r]
 		}
-		v.F64 = append(v.F64, x)
+		v.F64 = append(doubled(v.F64), x)
 	case vector.String:
 		x := ""
 		if !null {
 			x = src.Str[r]
 		}
-		v.Str = append(v.Str, x)
+		v.Str = append(doubled(v.Str), x)
 	case vector.Node, vector.Rel:
 		x := uint64(0)
 		if !null {
 			x = src.IDs[r]
 		}
-		v.IDs = append(v.IDs, x)
+		v.IDs = append(doubled(v.IDs), x)
 	case vector.Null: // the validity bitmap alone holds the rows
 	default:
-		v.Any = append(v.Any, src.Get(r))
+		v.Any = append(doubled(v.Any), src.Get(r))
 	}
 	c.setNull(c.N, null)
 	c.N++
@@ -112,6 +114,17 @@ func (c *Column) CapBytes() int64 {
 	}
 	return int64(cap(v.Bools)) + 8*int64(cap(v.I64)+cap(v.F64)+cap(v.IDs)+cap(v.Valid)) +
 		memory.StringBytes*int64(cap(v.Str)) + memory.IfaceBytes*int64(cap(v.Any))
+}
+
+// doubled is s with room for one more element, its capacity doubled when
+// full: append grows a large slice by a quarter, so a column of a million
+// rows pushed one by one was copied about five times over (with a write
+// barrier per string or value copied); doubling copies it about once.
+func doubled[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 16))
 }
 
 // PushInt appends a (non-null) integer key: a typed append while the
