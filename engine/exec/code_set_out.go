@@ -107,6 +107,7 @@ func (s *codeSet) merge(o *codeSet) error {
 			s.dense[w] |= word
 		}
 	case s.sameCodes(o) && s.dense == nil && o.dense == nil:
+		s.hash.ReserveHash(o.hash.Len())
 		o.hash.Each(func(k int64, _ int32) {
 			if cell := s.hash.Ref(k); *cell == 0 {
 				*cell = 1

@@ -115,8 +115,25 @@ func (t *Table) growDense(k int64) {
 	}
 }
 
-func (t *Table) growHash() {
-	size := max(1024, 2*len(t.keys))
+func (t *Table) growHash() { t.rehash(max(1024, 2*len(t.keys))) }
+
+// ReserveHash sizes the hashed part for n more keys at once. A caller
+// inserting another table's keys in that table's order (Each) must: they
+// come in the order of their hashes, and into a smaller table of the
+// same hash they pile up in one run that every insertion walks.
+func (t *Table) ReserveHash(n int) {
+	size := max(1024, len(t.keys))
+	for 2*(t.n+n) > size {
+		size *= 2
+	}
+	if size > len(t.keys) {
+		t.rehash(size)
+	}
+}
+
+// rehash moves the hashed keys into a table of size slots (a power of
+// two, room for them at most half full).
+func (t *Table) rehash(size int) {
 	old, oldVals := t.keys, t.vals
 	t.keys, t.vals = make([]int64, size), make([]int32, size)
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
