@@ -36,6 +36,9 @@ func Build(c *Context, p plan.Operator) (Operator, error) {
 	if op := newCountRange(c, p); op != nil {
 		return c.profile(p, op), nil
 	}
+	if op := newCountCodes(c, p); op != nil {
+		return c.profile(p, op), nil
+	}
 	if op := newFactorAgg(c, p); op != nil {
 		return c.profile(p, op), nil
 	}

@@ -26,6 +26,11 @@ const (
 	// filter over a node scan from the columns' integer views, without
 	// batches (exec/count_range.go). Rule range-filter switches it off.
 	StrategyCountRange = "count-range"
+	// StrategyCountCodes answers an Aggregate of count(*) over a Filter
+	// that is one code-match term over a node scan from the column's
+	// dictionary codes, without batches (exec/count_codes.go). Rule
+	// code-match switches it off.
+	StrategyCountCodes = "count-codes"
 	// StrategyRangeExpand applies the range filter above an Expand to the
 	// Expand's input rows and neighbour lists, before it emits a row
 	// (exec/expand_filter.go). Rule range-filter switches it off.

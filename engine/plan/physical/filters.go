@@ -43,6 +43,25 @@ func countRange(op plan.Operator) bool {
 	return true
 }
 
+// countCodes: an Aggregate of count(*) alone over a Filter that is one
+// code-match term of the scanned node (nothing else) over a node scan is
+// counted from the column's codes (exec/count_codes.go).
+func countCodes(op plan.Operator) bool {
+	a, ok := op.(*plan.Aggregate)
+	if !ok || len(a.Keys) != 0 || len(a.Aggs) != 1 || !a.Aggs[0].IsCountStar() {
+		return false
+	}
+	f, ok := a.Input.(*plan.Filter)
+	if !ok {
+		return false
+	}
+	if _, ok := f.Input.(*plan.NodeScan); !ok {
+		return false
+	}
+	t, rest, ok := plan.CodeMatch(f.Pred)
+	return ok && rest == nil && t.Col == 0
+}
+
 // rangeExpand: an Expand under a range filter whose terms all read its
 // input rows, the relationship it adds or its new far node takes the
 // Filter's terms inside: it skips the input rows that fail, and tests

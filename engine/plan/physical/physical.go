@@ -26,6 +26,7 @@ type strategy struct {
 // executor tries them.
 var strategies = []strategy{
 	{plan.StrategyCountRange, plan.RuleRangeFilter, countRange},
+	{plan.StrategyCountCodes, plan.RuleCodeMatch, countCodes},
 	{plan.StrategyRangeExpand, plan.RuleRangeFilter, rangeExpand},
 	{plan.RuleRangeFilter, plan.RuleRangeFilter, rangeFilter},
 	{plan.RuleFactorizedAgg, plan.RuleFactorizedAgg, factorizedAgg},

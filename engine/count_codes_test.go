@@ -1,0 +1,159 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quiverdb/quiver/engine"
+)
+
+// countCodesGraph imports n persons (label P, ids 0..n-1) and then m
+// cities (label C, ids and node ids n..n+m-1: C's scanned ids start
+// past 0),
+// with names from a few words, every 13th person without one; the last
+// group of each label is a partly filled, open chunk. It returns the
+// database and the names by label, "" for none.
+func countCodesGraph(t *testing.T, n, m int) (*engine.DB, map[string][]string) {
+	t.Helper()
+	words := []string{"Ada Lovelace", "Ada Hopper", "Grace Hopper", "Alan Turing", "Barbara Liskov", "Ken Thompson", ""}
+	names := map[string][]string{}
+	in := t.TempDir()
+	write := func(file, label string, first, count int) string {
+		var b strings.Builder
+		b.WriteString("id:INT64,name:STRING\n")
+		for i := range count {
+			name := words[(i*5+i/7)%len(words)]
+			if i%13 == 0 {
+				name = ""
+			}
+			names[label] = append(names[label], name)
+			if name == "" {
+				fmt.Fprintf(&b, "%d,\n", first+i)
+			} else {
+				fmt.Fprintf(&b, "%d,%s\n", first+i, name)
+			}
+		}
+		path := filepath.Join(in, file)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p, c := write("p.csv", "P", 0, n), write("c.csv", "C", n, m)
+	dir := filepath.Join(t.TempDir(), "data")
+	if _, err := engine.Import(engine.ImportOptions{Dir: dir, Nodes: []engine.ImportInput{{Name: "P", Path: p}, {Name: "C", Path: c}}}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := engine.Open(dir, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, names
+}
+
+// TestCountCodes checks strategy count-codes (a count(*) of a node scan
+// under one string test, counted from the column's codes) against the
+// names themselves and against the query with rule code-match off: on the
+// imported base, with a label whose ids start past 0, after a committed
+// write (a chunk coded with a dictionary of its own), after a value of
+// another type (the count goes to the general operators) and after a
+// deletion that leaves a hole in the scanned ids. PROFILE names each
+// fallback.
+func TestCountCodes(t *testing.T) {
+	const n, m = 3*2048 + 500, 2048 + 70
+	db, names := countCodesGraph(t, n, m)
+	type check struct {
+		query  string
+		params engine.Params
+		label  string
+		test   func(string) bool
+	}
+	checks := []check{
+		{"MATCH (x:P) WHERE x.name CONTAINS 'Hop' RETURN count(*) AS c", nil, "P", func(s string) bool { return strings.Contains(s, "Hop") }},
+		{"MATCH (x:P) WHERE x.name STARTS WITH $p RETURN count(*) AS c", engine.Params{"p": "Ada"}, "P", func(s string) bool { return strings.HasPrefix(s, "Ada") }},
+		{"MATCH (x:P) WHERE x.name ENDS WITH '' RETURN count(*) AS c", nil, "P", func(string) bool { return true }},
+		{"MATCH (x:C) WHERE x.name IN ['Alan Turing', 'Ken Thompson', 'nobody'] RETURN count(*) AS c", nil, "C", func(s string) bool { return s == "Alan Turing" || s == "Ken Thompson" }},
+		{"MATCH (x:C) WHERE x.name CONTAINS 'a' RETURN count(*) AS c", nil, "C", func(s string) bool { return strings.Contains(s, "a") }},
+	}
+	count := func(q string, params engine.Params, off bool) (int64, []string) {
+		t.Helper()
+		engine.SetDisabledRules(db, nil)
+		if off {
+			engine.SetDisabledRules(db, []string{"code-match"})
+		}
+		defer engine.SetDisabledRules(db, nil)
+		res, err := db.Query(context.Background(), "PROFILE "+q, params)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		rows, err := drain(res)
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("%s: %v rows, %v", q, rows, err)
+		}
+		var notes []string
+		for _, op := range res.Profile().Operators {
+			if op.Name == "Aggregate" {
+				notes = append(notes, op.Fallbacks...)
+			}
+		}
+		var c int64
+		if _, err := fmt.Sscan(rows[0], &c); err != nil {
+			t.Fatalf("%s: row %q", q, rows[0])
+		}
+		return c, notes
+	}
+	// stage runs every check; fallback is the count-codes note PROFILE
+	// must show on the Aggregate of the checks of each label (none for a
+	// label not named).
+	stage := func(name string, fallback map[string]string) {
+		t.Helper()
+		for _, c := range checks {
+			want := int64(0)
+			for _, s := range names[c.label] {
+				if s != "" && c.test(s) {
+					want++
+				}
+			}
+			got, notes := count(c.query, c.params, false)
+			general, _ := count(c.query, c.params, true)
+			if got != want || general != want {
+				t.Fatalf("%s: %s = %d, with code-match off %d, want %d", name, c.query, got, general, want)
+			}
+			note := fallback[c.label]
+			var own []string
+			for _, x := range notes {
+				if strings.HasPrefix(x, "count-codes: ") {
+					own = append(own, x)
+				}
+			}
+			if note == "" && len(own) > 0 || note != "" && !slices.Contains(own, "count-codes: "+note) {
+				t.Errorf("%s: %s fell back %v, want %q", name, c.query, notes, note)
+			}
+		}
+	}
+	// The parallel mark stays for the general operators of a fallback.
+	if got, rules := strategiesOf(t, db, checks[0].query, nil); !slices.Contains(strings.Split(got["Aggregate"], ", "), "count-codes") || !slices.Contains(rules, "count-codes") {
+		t.Fatalf("EXPLAIN: Aggregate shows %q, rules %v, want count-codes", got["Aggregate"], rules)
+	}
+	stage("imported", nil)
+	// A new name in a sealed chunk: the chunk is copied, written and
+	// sealed again with a dictionary of its own.
+	mustQuery(t, db, "MATCH (x:P {id: 100}) SET x.name = 'Grace Hopper Jr'", nil)
+	names["P"][100] = "Grace Hopper Jr"
+	stage("after a write", nil)
+	// The deletion of a C node leaves a hole in C's ids.
+	mustQuery(t, db, "MATCH (x:C {id: $id}) DELETE x", engine.Params{"id": int64(n + 5)})
+	names["C"] = slices.Delete(names["C"], 5, 6)
+	hole := "the scanned nodes are not one range of ids"
+	stage("after a deletion", map[string]string{"C": hole})
+	// An INTEGER among P's names.
+	mustQuery(t, db, "MATCH (x:P {id: 200}) SET x.name = 7", nil)
+	names["P"][200] = ""
+	stage("a value of another type", map[string]string{"C": hole, "P": "a value of another type than STRING"})
+}

@@ -1,0 +1,164 @@
+package exec
+
+import (
+	"github.com/quiverdb/quiver/engine/plan"
+	"github.com/quiverdb/quiver/engine/storage"
+	"github.com/quiverdb/quiver/vector"
+)
+
+// countCodes answers `MATCH (n:L) WHERE <a test of n's string property>
+// RETURN count(*)` (strategy count-codes): an Aggregate of count(*)
+// alone over a Filter that is one code-match term (STARTS WITH, ENDS
+// WITH, CONTAINS, IN a list of strings) over a node scan. It tests each
+// string of the column's dictionary once and counts the scanned nodes by
+// their codes, straight from the chunks when the scanned ids are one
+// range (a bulk-loaded label): no id batches through a filter, no
+// aggregate state; the strings of an open chunk are tested one by one.
+// A value of another type, a statement with writes or deletions, or
+// scanned ids that are not one range send the whole count to the general
+// operators, which answer the same.
+type countCodes struct {
+	c      *Context
+	p      *plan.Aggregate
+	scan   *plan.NodeScan
+	term   plan.CodeTerm
+	test   func(string) bool
+	cols   int
+	gen    Operator
+	done   bool
+	out    *vector.Batch
+	passes map[*storage.StringDict][]uint8
+	err    error // a charge for a pass table failed
+}
+
+// countCodesSpan is the ids counted between two checks of the
+// statement's stop: 512 groups, about a millisecond.
+const countCodesSpan = 1 << 20
+
+// newCountCodes returns the operator for p when the physical pass chose
+// count-codes for it, else nil; nil too, and a note for PROFILE, when
+// the bound value is not what the test needs. A worker never builds it:
+// the count needs no workers.
+func newCountCodes(c *Context, p plan.Operator) *countCodes {
+	if c.worker != nil || !plan.Chose(p, plan.StrategyCountCodes) {
+		return nil
+	}
+	a, _ := p.(*plan.Aggregate)
+	f, _ := a.Input.(*plan.Filter)
+	if f == nil {
+		return nil
+	}
+	scan, _ := f.Input.(*plan.NodeScan)
+	if scan == nil {
+		return nil
+	}
+	term, rest, ok := plan.CodeMatch(f.Pred)
+	if !ok || rest != nil || term.Col != 0 {
+		return nil
+	}
+	test := codeTest(term.Op, bound(c, term.Want))
+	if test == nil {
+		c.fellBack(p, plan.StrategyCountCodes, notOfType(term.Want, "a string"))
+		return nil
+	}
+	return &countCodes{c: c, p: a, scan: scan, term: term, test: test, cols: len(a.Columns()),
+		passes: map[*storage.StringDict][]uint8{}}
+}
+
+func (o *countCodes) Next() (*vector.Batch, error) {
+	if o.gen != nil {
+		return o.gen.Next()
+	}
+	if o.done {
+		return nil, nil
+	}
+	if err := o.c.CheckCancel(); err != nil {
+		return nil, err
+	}
+	cnt, why, err := o.count()
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		o.c.fellBack(o.p, plan.StrategyCountCodes, why)
+		// The general operators, built only now (their scan then reads
+		// the same state this one would have).
+		gen, err := buildUnprofiled(o.c, o.p)
+		if err != nil {
+			return nil, err
+		}
+		o.gen = gen
+		return gen.Next()
+	}
+	o.done = true
+	if o.out == nil {
+		o.out = vector.NewBatch(vector.Int64)
+		for len(o.out.Cols) < o.cols {
+			o.out.Cols = append(o.out.Cols, vector.New(vector.Int64, vector.Capacity))
+		}
+	}
+	o.out.Cols[0].ResetNulls()
+	o.out.Cols[0].I64[0] = cnt
+	o.out.Len, o.out.Sel = 1, nil
+	return o.out, nil
+}
+
+// count counts the scanned nodes that pass; why says what sends the
+// count to the general operators instead ("" when none did).
+func (o *countCodes) count() (cnt int64, why string, err error) {
+	if o.c.Deleted.HasNodes() {
+		return 0, "the statement deleted nodes", nil
+	}
+	if o.c.Tx.Writes() {
+		return 0, "the statement wrote", nil
+	}
+	k, ok := o.c.Catalog.LookupKey(o.term.Key)
+	if !ok {
+		return 0, "no value has the key", nil
+	}
+	bm := scanBitmap(o.c, o.scan)
+	card := bm.GetCardinality()
+	if card == 0 {
+		return 0, "", nil
+	}
+	lo, hi := uint64(bm.Minimum()), uint64(bm.Maximum())+1
+	if hi-lo != card {
+		return 0, "the scanned nodes are not one range of ids", nil
+	}
+	for from := lo; from < hi; from += countCodesSpan {
+		if from > lo {
+			if err := o.c.CheckCancel(); err != nil {
+				return 0, "", err
+			}
+		}
+		n, clean := o.c.Tx.CountNodePropCodes(k, from, min(hi, from+countCodesSpan), o.pass, o.test)
+		if o.err != nil {
+			return 0, "", o.err
+		}
+		if !clean {
+			return 0, "a value of another type than STRING", nil
+		}
+		cnt += n
+	}
+	o.c.Counters.RowsScanned += int64(card)
+	o.c.Counters.DBHits += int64(card)
+	return cnt, "", nil
+}
+
+// pass is the test's answer for each string of dict, worked out once per
+// dictionary and charged to the statement.
+func (o *countCodes) pass(dict *storage.StringDict) []uint8 {
+	if p, ok := o.passes[dict]; ok {
+		return p
+	}
+	if err := o.c.Mem.Charge(int64(len(dict.Strs))); err != nil {
+		o.err = err
+		return nil // too short: the storage stops at the chunk
+	}
+	p := make([]uint8, len(dict.Strs))
+	for i, s := range dictStrings(dict) {
+		p[i] = boolByte(o.test(s))
+	}
+	o.passes[dict] = p
+	return p
+}
