@@ -14,10 +14,9 @@ import (
 
 // countCodesGraph imports n persons (label P, ids 0..n-1) and then m
 // cities (label C, ids and node ids n..n+m-1: C's scanned ids start
-// past 0),
-// with names from a few words, every 13th person without one; the last
-// group of each label is a partly filled, open chunk. It returns the
-// database and the names by label, "" for none.
+// past 0), with names from a few words, every 13th without one, and an
+// age i % 90; the last group of each label is a partly filled, open
+// chunk. It returns the database and the names by label, "" for none.
 func countCodesGraph(t *testing.T, n, m int) (*engine.DB, map[string][]string) {
 	t.Helper()
 	words := []string{"Ada Lovelace", "Ada Hopper", "Grace Hopper", "Alan Turing", "Barbara Liskov", "Ken Thompson", ""}
@@ -25,18 +24,14 @@ func countCodesGraph(t *testing.T, n, m int) (*engine.DB, map[string][]string) {
 	in := t.TempDir()
 	write := func(file, label string, first, count int) string {
 		var b strings.Builder
-		b.WriteString("id:INT64,name:STRING\n")
+		b.WriteString("id:INT64,name:STRING,age:INT64\n")
 		for i := range count {
 			name := words[(i*5+i/7)%len(words)]
 			if i%13 == 0 {
 				name = ""
 			}
 			names[label] = append(names[label], name)
-			if name == "" {
-				fmt.Fprintf(&b, "%d,\n", first+i)
-			} else {
-				fmt.Fprintf(&b, "%d,%s\n", first+i, name)
-			}
+			fmt.Fprintf(&b, "%d,%s,%d\n", first+i, name, i%90)
 		}
 		path := filepath.Join(in, file)
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -68,19 +63,32 @@ func countCodesGraph(t *testing.T, n, m int) (*engine.DB, map[string][]string) {
 func TestCountCodes(t *testing.T) {
 	const n, m = 3*2048 + 500, 2048 + 70
 	db, names := countCodesGraph(t, n, m)
+	ages := map[string][]int{}
+	for l, ns := range names {
+		for i := range ns {
+			ages[l] = append(ages[l], i%90)
+		}
+	}
+	// A check's group is its label, and "+age" when it has range terms;
+	// test is the string test, ages the range (every age when nil).
 	type check struct {
 		query  string
 		params engine.Params
-		label  string
+		group  string
 		test   func(string) bool
+		ages   func(int) bool
 	}
 	checks := []check{
-		{"MATCH (x:P) WHERE x.name CONTAINS 'Hop' RETURN count(*) AS c", nil, "P", func(s string) bool { return strings.Contains(s, "Hop") }},
-		{"MATCH (x:P) WHERE x.name STARTS WITH $p RETURN count(*) AS c", engine.Params{"p": "Ada"}, "P", func(s string) bool { return strings.HasPrefix(s, "Ada") }},
-		{"MATCH (x:P) WHERE x.name ENDS WITH '' RETURN count(*) AS c", nil, "P", func(string) bool { return true }},
-		{"MATCH (x:C) WHERE x.name IN ['Alan Turing', 'Ken Thompson', 'nobody'] RETURN count(*) AS c", nil, "C", func(s string) bool { return s == "Alan Turing" || s == "Ken Thompson" }},
-		{"MATCH (x:C) WHERE x.name CONTAINS 'a' RETURN count(*) AS c", nil, "C", func(s string) bool { return strings.Contains(s, "a") }},
+		{"MATCH (x:P) WHERE x.name CONTAINS 'Hop' RETURN count(*) AS c", nil, "P", func(s string) bool { return strings.Contains(s, "Hop") }, nil},
+		{"MATCH (x:P) WHERE x.name STARTS WITH $p RETURN count(*) AS c", engine.Params{"p": "Ada"}, "P", func(s string) bool { return strings.HasPrefix(s, "Ada") }, nil},
+		{"MATCH (x:P) WHERE x.name ENDS WITH '' RETURN count(*) AS c", nil, "P", func(string) bool { return true }, nil},
+		{"MATCH (x:P) WHERE x.age >= 30 AND x.name STARTS WITH 'Ada' AND x.age < 60 RETURN count(*) AS c", nil, "P+age", func(s string) bool { return strings.HasPrefix(s, "Ada") }, func(a int) bool { return a >= 30 && a < 60 }},
+		{"MATCH (x:P) WHERE x.name ENDS WITH '' AND x.age < 45 RETURN count(*) AS c", nil, "P+age", func(string) bool { return true }, func(a int) bool { return a >= 0 && a < 45 }},
+		{"MATCH (x:C) WHERE x.name IN ['Alan Turing', 'Ken Thompson', 'nobody'] RETURN count(*) AS c", nil, "C", func(s string) bool { return s == "Alan Turing" || s == "Ken Thompson" }, nil},
+		{"MATCH (x:C) WHERE x.name CONTAINS 'a' RETURN count(*) AS c", nil, "C", func(s string) bool { return strings.Contains(s, "a") }, nil},
+		{"MATCH (x:C) WHERE x.name CONTAINS 'a' AND x.age > $lo RETURN count(*) AS c", engine.Params{"lo": int64(40)}, "C+age", func(s string) bool { return strings.Contains(s, "a") }, func(a int) bool { return a > 40 }},
 	}
+	label := func(c check) string { return c.group[:1] }
 	count := func(q string, params engine.Params, off bool) (int64, []string) {
 		t.Helper()
 		engine.SetDisabledRules(db, nil)
@@ -109,14 +117,14 @@ func TestCountCodes(t *testing.T) {
 		return c, notes
 	}
 	// stage runs every check; fallback is the count-codes note PROFILE
-	// must show on the Aggregate of the checks of each label (none for a
-	// label not named).
+	// must show on the Aggregate of the checks of each group, or else of
+	// each label (none for one not named).
 	stage := func(name string, fallback map[string]string) {
 		t.Helper()
 		for _, c := range checks {
 			want := int64(0)
-			for _, s := range names[c.label] {
-				if s != "" && c.test(s) {
+			for i, s := range names[label(c)] {
+				if s != "" && c.test(s) && (c.ages == nil || c.ages(ages[label(c)][i])) {
 					want++
 				}
 			}
@@ -125,7 +133,10 @@ func TestCountCodes(t *testing.T) {
 			if got != want || general != want {
 				t.Fatalf("%s: %s = %d, with code-match off %d, want %d", name, c.query, got, general, want)
 			}
-			note := fallback[c.label]
+			note := fallback[c.group]
+			if note == "" {
+				note = fallback[label(c)]
+			}
 			var own []string
 			for _, x := range notes {
 				if strings.HasPrefix(x, "count-codes: ") {
@@ -152,8 +163,12 @@ func TestCountCodes(t *testing.T) {
 	names["C"] = slices.Delete(names["C"], 5, 6)
 	hole := "the scanned nodes are not one range of ids"
 	stage("after a deletion", map[string]string{"C": hole})
+	// A STRING among P's ages: no integer view for the range terms.
+	mustQuery(t, db, "MATCH (x:P {id: 300}) SET x.age = 'old'", nil)
+	ages["P"][300] = -1 // in no range of the checks
+	stage("a string age", map[string]string{"C": hole, "P+age": "a column without an integer view"})
 	// An INTEGER among P's names.
 	mustQuery(t, db, "MATCH (x:P {id: 200}) SET x.name = 7", nil)
 	names["P"][200] = ""
-	stage("a value of another type", map[string]string{"C": hole, "P": "a value of another type than STRING"})
+	stage("a value of another type", map[string]string{"C": hole, "P+age": "a column without an integer view", "P": "a value of another type than STRING"})
 }

@@ -1,15 +1,19 @@
 package exec
 
 import (
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/storage"
 	"github.com/quiverdb/quiver/vector"
 )
 
 // countCodes answers `MATCH (n:L) WHERE <a test of n's string property>
-// RETURN count(*)` (strategy count-codes): an Aggregate of count(*)
-// alone over a Filter that is one code-match term (STARTS WITH, ENDS
-// WITH, CONTAINS, IN a list of strings) over a node scan. It tests each
+// [AND <integer ranges on n>] RETURN count(*)` (strategy count-codes):
+// an Aggregate of count(*) alone over a Filter that is one code-match
+// term (STARTS WITH, ENDS WITH, CONTAINS, IN a list of strings), with
+// range terms of the same node or nothing beside it, over a node scan.
+// The range terms are tested on the ids the codes pass, a batch at a
+// time, through the columns' integer views. It tests each
 // string of the column's dictionary once and counts the scanned nodes by
 // their codes, straight from the chunks when the scanned ids are one
 // range (a bulk-loaded label): no id batches through a filter, no
@@ -29,6 +33,13 @@ type countCodes struct {
 	out    *vector.Batch
 	passes map[*storage.StringDict][]uint8
 	err    error // a charge for a pass table failed
+	// terms are the Filter's other conjuncts, integer range terms of the
+	// scanned node, tested through the columns' views on the ids the
+	// codes pass (ids, bufs).
+	terms []rangeTerm
+	views []*storage.IntView
+	ids   *vector.Vector
+	bufs  [2][]int32
 }
 
 // countCodesSpan is the ids counted between two checks of the
@@ -43,17 +54,12 @@ func newCountCodes(c *Context, p plan.Operator) *countCodes {
 	if c.worker != nil || !plan.Chose(p, plan.StrategyCountCodes) {
 		return nil
 	}
-	a, _ := p.(*plan.Aggregate)
-	f, _ := a.Input.(*plan.Filter)
-	if f == nil {
-		return nil
-	}
-	scan, _ := f.Input.(*plan.NodeScan)
-	if scan == nil {
+	a, f, scan, ok := plan.CountOfFilteredScan(p)
+	if !ok {
 		return nil
 	}
 	term, rest, ok := plan.CodeMatch(f.Pred)
-	if !ok || rest != nil || term.Col != 0 {
+	if !ok || term.Col != 0 {
 		return nil
 	}
 	test := codeTest(term.Op, bound(c, term.Want))
@@ -61,8 +67,14 @@ func newCountCodes(c *Context, p plan.Operator) *countCodes {
 		c.fellBack(p, plan.StrategyCountCodes, notOfType(term.Want, "a string"))
 		return nil
 	}
+	var terms []rangeTerm
+	if rest != nil {
+		if terms, ok = rangeTerms(c, rest, a, plan.StrategyCountCodes); !ok {
+			return nil
+		}
+	}
 	return &countCodes{c: c, p: a, scan: scan, term: term, test: test, cols: len(a.Columns()),
-		passes: map[*storage.StringDict][]uint8{}}
+		passes: map[*storage.StringDict][]uint8{}, terms: terms, views: make([]*storage.IntView, len(terms))}
 }
 
 func (o *countCodes) Next() (*vector.Batch, error) {
@@ -80,10 +92,7 @@ func (o *countCodes) Next() (*vector.Batch, error) {
 		return nil, err
 	}
 	if why != "" {
-		o.c.fellBack(o.p, plan.StrategyCountCodes, why)
-		// The general operators, built only now (their scan then reads
-		// the same state this one would have).
-		gen, err := buildUnprofiled(o.c, o.p)
+		gen, err := generalFor(o.c, o.p, plan.StrategyCountCodes, why)
 		if err != nil {
 			return nil, err
 		}
@@ -91,16 +100,7 @@ func (o *countCodes) Next() (*vector.Batch, error) {
 		return gen.Next()
 	}
 	o.done = true
-	if o.out == nil {
-		o.out = vector.NewBatch(vector.Int64)
-		for len(o.out.Cols) < o.cols {
-			o.out.Cols = append(o.out.Cols, vector.New(vector.Int64, vector.Capacity))
-		}
-	}
-	o.out.Cols[0].ResetNulls()
-	o.out.Cols[0].I64[0] = cnt
-	o.out.Len, o.out.Sel = 1, nil
-	return o.out, nil
+	return countBatch(&o.out, o.cols, cnt), nil
 }
 
 // count counts the scanned nodes that pass; why says what sends the
@@ -125,13 +125,26 @@ func (o *countCodes) count() (cnt int64, why string, err error) {
 	if hi-lo != card {
 		return 0, "the scanned nodes are not one range of ids", nil
 	}
-	for from := lo; from < hi; from += countCodesSpan {
-		if from > lo {
+	for i, t := range o.terms {
+		tk, ok := o.c.Catalog.LookupKey(t.key)
+		if ok {
+			o.views[i] = o.c.Tx.NodeIntView(tk, int(card))
+		}
+		if !ok || o.views[i] == nil {
+			return 0, noView, nil
+		}
+	}
+	span := uint64(countCodesSpan)
+	if len(o.terms) > 0 {
+		span = vector.Capacity // the ids a batch of the range terms takes
+	}
+	for from := lo; from < hi; from += span {
+		if (from-lo)%countCodesSpan == 0 && from > lo {
 			if err := o.c.CheckCancel(); err != nil {
 				return 0, "", err
 			}
 		}
-		n, clean := o.c.Tx.CountNodePropCodes(k, from, min(hi, from+countCodesSpan), o.pass, o.test)
+		n, clean := o.countSpan(k, from, min(hi, from+span))
 		if o.err != nil {
 			return 0, "", o.err
 		}
@@ -141,8 +154,35 @@ func (o *countCodes) count() (cnt int64, why string, err error) {
 		cnt += n
 	}
 	o.c.Counters.RowsScanned += int64(card)
-	o.c.Counters.DBHits += int64(card)
+	o.c.Counters.DBHits += int64(card) * int64(1+len(o.terms))
 	return cnt, "", nil
+}
+
+// countSpan counts the passing nodes of ids from..to-1: by their codes
+// alone, or (with range terms) the ids the codes pass tested on the
+// terms' views, at most a batch of them.
+func (o *countCodes) countSpan(k catalog.KeyID, from, to uint64) (int64, bool) {
+	if len(o.terms) == 0 {
+		return o.c.Tx.CountNodePropCodes(k, from, to, o.pass, o.test)
+	}
+	if o.ids == nil {
+		o.ids = vector.New(vector.Node, vector.Capacity)
+		for i := range o.bufs {
+			o.bufs[i] = make([]int32, 0, vector.Capacity)
+		}
+	}
+	ids, clean := o.c.Tx.SelectNodePropCodesIn(k, from, to, o.pass, o.test, o.ids.IDs[:0])
+	if !clean || len(ids) == 0 {
+		return 0, clean
+	}
+	var sel []int32
+	for i, t := range o.terms {
+		sel = o.views[i].SelectRange(o.bufs[i&1][:0], o.ids, sel, len(ids), t.lo, t.hi)
+		if len(sel) == 0 {
+			break
+		}
+	}
+	return int64(len(sel)), true
 }
 
 // pass is the test's answer for each string of dict, worked out once per

@@ -40,13 +40,8 @@ func newCountRange(c *Context, p plan.Operator) *countRange {
 	}
 	// The pass saw the shape; the checks only keep a plan built by hand
 	// from panicking.
-	a, _ := p.(*plan.Aggregate)
-	f, _ := a.Input.(*plan.Filter)
-	if f == nil {
-		return nil
-	}
-	scan, _ := f.Input.(*plan.NodeScan)
-	if scan == nil {
+	a, f, scan, ok := plan.CountOfFilteredScan(p)
+	if !ok {
 		return nil
 	}
 	terms, ok := rangeTerms(c, f.Pred, a, plan.StrategyCountRange)
@@ -79,10 +74,7 @@ func (o *countRange) Next() (*vector.Batch, error) {
 			if o.c.Deleted.HasNodes() {
 				why = "the statement deleted nodes"
 			}
-			o.c.fellBack(o.p, plan.StrategyCountRange, why)
-			// The general operators, built only now (their scan then
-			// reads the same state this one would have).
-			gen, err := buildUnprofiled(o.c, o.p)
+			gen, err := generalFor(o.c, o.p, plan.StrategyCountRange, why)
 			if err != nil {
 				return nil, err
 			}
@@ -105,16 +97,31 @@ func (o *countRange) Next() (*vector.Batch, error) {
 	}
 	o.c.Counters.RowsScanned += int64(card)
 	o.c.Counters.DBHits += int64(card) * int64(1+len(o.terms))
-	if o.out == nil {
-		o.out = vector.NewBatch(vector.Int64)
-		for len(o.out.Cols) < o.cols {
-			o.out.Cols = append(o.out.Cols, vector.New(vector.Int64, vector.Capacity))
+	return countBatch(&o.out, o.cols, cnt), nil
+}
+
+// generalFor notes for PROFILE that strategy fell back on p, for why,
+// and builds p's general operators in its place. They are built only
+// then, so their scan reads the same state the strategy would have.
+func generalFor(c *Context, p plan.Operator, strategy, why string) (Operator, error) {
+	c.fellBack(p, strategy, why)
+	return buildUnprofiled(c, p)
+}
+
+// countBatch is *out (made on first use, cols INTEGER columns) holding
+// one row: cnt in its first column, the Aggregate's count.
+func countBatch(out **vector.Batch, cols int, cnt int64) *vector.Batch {
+	if *out == nil {
+		*out = vector.NewBatch(vector.Int64)
+		for len((*out).Cols) < cols {
+			(*out).Cols = append((*out).Cols, vector.New(vector.Int64, vector.Capacity))
 		}
 	}
-	o.out.Cols[0].ResetNulls()
-	o.out.Cols[0].I64[0] = cnt
-	o.out.Len, o.out.Sel = 1, nil
-	return o.out, nil
+	b := *out
+	b.Cols[0].ResetNulls()
+	b.Cols[0].I64[0] = cnt
+	b.Len, b.Sel = 1, nil
+	return b
 }
 
 // countBatches counts the ids of it that pass every term, a batch of ids

@@ -166,6 +166,23 @@ func boundOf(e Expr, t vector.Type) bool {
 	return false
 }
 
+// CountOfFilteredScan returns the parts of an Aggregate of count(*)
+// alone, without keys, over a Filter over a node scan (the shape
+// count-range and count-codes answer from the columns); ok is false for
+// any other operator.
+func CountOfFilteredScan(op Operator) (a *Aggregate, f *Filter, scan *NodeScan, ok bool) {
+	if a, ok = op.(*Aggregate); !ok || len(a.Keys) != 0 || len(a.Aggs) != 1 || !a.Aggs[0].IsCountStar() {
+		return nil, nil, nil, false
+	}
+	if f, ok = a.Input.(*Filter); !ok {
+		return nil, nil, nil, false
+	}
+	if scan, ok = f.Input.(*NodeScan); !ok {
+		return nil, nil, nil, false
+	}
+	return a, f, scan, true
+}
+
 // IsCountStar reports whether a is count(*).
 func (a AggCall) IsCountStar() bool {
 	return a.Func == functions.AggCount && a.Arg == nil && !a.Distinct

@@ -17,6 +17,19 @@ import (
 // and n to be ignored, when a node of the range holds a value of another
 // type: the caller counts those rows some other way.
 func (s *Snapshot) CountNodePropCodes(k catalog.KeyID, lo, hi uint64, pass func(*StringDict) []uint8, test func(string) bool) (n int64, clean bool) {
+	return s.passingCodes(k, lo, hi, pass, test, nil)
+}
+
+// SelectNodePropCodesIn is CountNodePropCodes that also appends the ids
+// it counts to dst, which must have room for hi-lo more, in order.
+func (s *Snapshot) SelectNodePropCodesIn(k catalog.KeyID, lo, hi uint64, pass func(*StringDict) []uint8, test func(string) bool, dst []uint64) ([]uint64, bool) {
+	_, clean := s.passingCodes(k, lo, hi, pass, test, &dst)
+	return dst, clean
+}
+
+// passingCodes counts the passing nodes of lo..hi-1 and, with dst,
+// appends their ids to *dst.
+func (s *Snapshot) passingCodes(k catalog.KeyID, lo, hi uint64, pass func(*StringDict) []uint8, test func(string) bool, dst *[]uint64) (n int64, clean bool) {
 	col := s.nodeCol(k)
 	if lo >= hi {
 		return 0, true
@@ -42,7 +55,7 @@ func (s *Snapshot) CountNodePropCodes(k catalog.KeyID, lo, hi uint64, pass func(
 		if cc == nil {
 			switch {
 			case c.typ == vector.String && !c.sealed:
-				n += countOpen(c.str, c.valid, test, int(from), int(to))
+				n += countOpen(c.str, c.valid, test, int(from), int(to), g<<groupShift, dst)
 			case anyBit(c.valid, from, to):
 				return 0, false
 			}
@@ -54,6 +67,12 @@ func (s *Snapshot) CountNodePropCodes(k catalog.KeyID, lo, hi uint64, pass func(
 		p := pass(cc.dict)
 		if len(p) < len(cc.dict.Strs) {
 			return 0, false
+		}
+		if dst != nil {
+			var m int
+			*dst, m = selectCodesIn(cc.codes[:GroupSize], c.valid, p, int(from), int(to), g<<groupShift, *dst)
+			n += int64(m)
+			continue
 		}
 		n += countCodes(cc.codes[:GroupSize], c.valid, p, int(from), int(to))
 	}
@@ -71,13 +90,30 @@ func countCodes(codes []uint16, valid []byte, pass []uint8, from, to int) int64 
 	return int64(n)
 }
 
+// selectCodesIn appends to dst (with room) the ids base+r of the rows r
+// of from..to-1 that countCodes counts, and returns it and their number:
+// every id is written, and kept by its row's bits.
+func selectCodesIn(codes []uint16, valid []byte, pass []uint8, from, to int, base uint64, dst []uint64) ([]uint64, int) {
+	w := len(dst)
+	out := dst[:w+to-from]
+	for r := from; r < to; r++ {
+		out[w] = base + uint64(r)
+		w += int(pass[codes[r]] & (valid[r>>3] >> (r & 7)) & 1)
+	}
+	return out[:w], w - len(dst)
+}
+
 // countOpen counts the rows from..to-1 of an open chunk's strings that
-// hold a value passing test (rows past the strings have none).
-func countOpen(strs []string, valid []byte, test func(string) bool, from, to int) int64 {
+// hold a value passing test (rows past the strings have none), and with
+// dst appends their ids (base+r) to *dst.
+func countOpen(strs []string, valid []byte, test func(string) bool, from, to int, base uint64, dst *[]uint64) int64 {
 	var n int64
 	for r := from; r < min(to, len(strs)); r++ {
 		if valid[r>>3]&(1<<(r&7)) != 0 && test(strs[r]) {
 			n++
+			if dst != nil {
+				*dst = append(*dst, base+uint64(r))
+			}
 		}
 	}
 	return n
@@ -92,6 +128,12 @@ func anyBit(b []byte, from, to uint64) bool {
 		}
 	}
 	return false
+}
+
+// SelectNodePropCodesIn: see Snapshot.SelectNodePropCodesIn.
+func (tx *Tx) SelectNodePropCodesIn(k catalog.KeyID, lo, hi uint64, pass func(*StringDict) []uint8, test func(string) bool, dst []uint64) ([]uint64, bool) {
+	tx.reads.mark(readNodeKey, uint32(k))
+	return tx.view().SelectNodePropCodesIn(k, lo, hi, pass, test, dst)
 }
 
 // CountNodePropCodes: see Snapshot.CountNodePropCodes.

@@ -16,22 +16,28 @@ import "github.com/quiverdb/quiver/engine/plan"
 // statement that deleted nodes, sends it back to the general operators
 // (the Filter below, a range filter itself).
 func countRange(op plan.Operator) bool {
-	a, ok := op.(*plan.Aggregate)
-	if !ok || len(a.Keys) != 0 || len(a.Aggs) != 1 {
-		return false
-	}
-	if !a.Aggs[0].IsCountStar() {
-		return false
-	}
-	f, ok := a.Input.(*plan.Filter)
+	_, f, _, ok := plan.CountOfFilteredScan(op)
+	return ok && rangesOfScanned(f.Pred)
+}
+
+// countCodes: an Aggregate of count(*) alone over a Filter that is one
+// code-match term of the scanned node, with integer range terms of it
+// or nothing beside it, over a node scan is counted from the column's
+// codes (exec/count_codes.go).
+func countCodes(op plan.Operator) bool {
+	_, f, _, ok := plan.CountOfFilteredScan(op)
 	if !ok {
 		return false
 	}
-	if _, ok := f.Input.(*plan.NodeScan); !ok {
-		return false
-	}
+	t, rest, ok := plan.CodeMatch(f.Pred)
+	return ok && t.Col == 0 && (rest == nil || rangesOfScanned(rest))
+}
+
+// rangesOfScanned reports whether pred is a conjunction of integer range
+// terms of the scanned node (column 0).
+func rangesOfScanned(pred plan.Expr) bool {
 	var buf [4]plan.RangeTerm
-	terms, ok := plan.AppendRangeTerms(buf[:0], f.Pred)
+	terms, ok := plan.AppendRangeTerms(buf[:0], pred)
 	if !ok {
 		return false
 	}
@@ -41,25 +47,6 @@ func countRange(op plan.Operator) bool {
 		}
 	}
 	return true
-}
-
-// countCodes: an Aggregate of count(*) alone over a Filter that is one
-// code-match term of the scanned node (nothing else) over a node scan is
-// counted from the column's codes (exec/count_codes.go).
-func countCodes(op plan.Operator) bool {
-	a, ok := op.(*plan.Aggregate)
-	if !ok || len(a.Keys) != 0 || len(a.Aggs) != 1 || !a.Aggs[0].IsCountStar() {
-		return false
-	}
-	f, ok := a.Input.(*plan.Filter)
-	if !ok {
-		return false
-	}
-	if _, ok := f.Input.(*plan.NodeScan); !ok {
-		return false
-	}
-	t, rest, ok := plan.CodeMatch(f.Pred)
-	return ok && rest == nil && t.Col == 0
 }
 
 // rangeExpand: an Expand under a range filter whose terms all read its
