@@ -97,24 +97,28 @@ func (h *hashAggregate) assignByMultiCodes(b *vector.Batch) (bool, error) {
 		return false, nil
 	}
 	sel, n := rows(b)
-	for pi := 0; pi < len(m.parts); pi++ {
-		if pi == 0 {
-			for i := 0; i < b.Rows(); i++ {
-				m.ids[b.Row(i)] = 0
+	// A batch whose id outgrows the bits is placed again once they are
+	// wider (the ids of its values are made: the second pass only
+	// places them).
+	for placed := false; !placed; {
+		for i := 0; i < b.Rows(); i++ {
+			m.ids[b.Row(i)] = 0
+		}
+		placed = true
+		for pi, p := range m.parts {
+			ok, err := h.partIDs(p, b, sel, n, uint(pi)*m.bits)
+			if err != nil {
+				return false, err
 			}
-		}
-		ok, err := h.partIDs(m.parts[pi], b, sel, n, uint(pi)*m.bits)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
+			if ok {
+				continue
+			}
 			if !m.tooWide || !m.widen(m.wideFor) {
 				m.off = true
 				return false, nil
 			}
-			// The batch again with wider ids (the ids of its values
-			// are made: the second pass only places them).
-			m.tooWide, pi = false, -1
+			m.tooWide, placed = false, false
+			break
 		}
 	}
 	for i := 0; i < b.Rows(); i++ {
@@ -234,13 +238,7 @@ func (h *hashAggregate) partIDs(p *keyPart, b *vector.Batch, sel []int32, n int,
 		switch {
 		case kv.IsNull(r):
 		case kv.Type == vector.Int64:
-			cell := p.ints.Ref(kv.I64[r])
-			if *cell == 0 {
-				*cell = int32(len(p.vals)) + 1
-				p.vals = append(p.vals, kv.I64[r])
-				h.held += 24
-			}
-			id = *cell - 1
+			id = h.idOfInt(p, kv.I64[r])
 		default:
 			id = p.idOfString(kv.Str[r])
 		}

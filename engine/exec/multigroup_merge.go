@@ -41,6 +41,14 @@ func (h *hashAggregate) mergeByIDs(w *hashAggregate) []int32 {
 	// order of their hashes fill h's table (same hash) in runs that
 	// linear probing then walks, which made the merge slower than the
 	// byte-keyed one.
+	// The keys by group are scratch, charged while they live; to is the
+	// caller's, as in the merge by bytes.
+	scratch := int64(w.ngroups) * 8
+	if h.c.Mem.Charge(scratch) != nil {
+		h.c.Mem.Release(scratch)
+		return nil // the merge by bytes reports the limit
+	}
+	defer h.c.Mem.Release(scratch)
 	to := make([]int32, w.ngroups)
 	wmask := uint64(1)<<wm.bits - 1
 	for g, k := range combKeys(&wm.comb) {
@@ -67,15 +75,21 @@ func (h *hashAggregate) idOfValue(p *keyPart, v any) (int32, bool) {
 	case string:
 		return p.idOfString(x), true
 	case int64:
-		cell := p.ints.Ref(x)
-		if *cell == 0 {
-			*cell = int32(len(p.vals)) + 1
-			p.vals = append(p.vals, x)
-			h.held += 24
-		}
-		return *cell - 1, true
+		return h.idOfInt(p, x), true
 	}
 	return 0, false
+}
+
+// idOfInt is integer x's id in part p, made on first sight (and charged
+// with h's state).
+func (h *hashAggregate) idOfInt(p *keyPart, x int64) int32 {
+	cell := p.ints.Ref(x)
+	if *cell == 0 {
+		*cell = int32(len(p.vals)) + 1
+		p.vals = append(p.vals, x)
+		h.held += 24
+	}
+	return *cell - 1
 }
 
 // outgrown records that id does not fit m.bits, for the caller to widen
