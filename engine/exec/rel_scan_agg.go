@@ -119,6 +119,12 @@ func newRelScanAgg(c *Context, p plan.Operator) *relScanAgg {
 			c.fellBack(a, plan.RuleRelScanAgg, "property "+key+" has no integer view")
 			return nil
 		}
+		if len(r.views) > 0 && (v.Base() != r.views[0].Base() || v.Codes() != r.views[0].Codes()) {
+			// The tallies of every view are decoded with the first one's
+			// base: a view a base stored by another build may differ.
+			c.fellBack(a, plan.RuleRelScanAgg, "the views of property "+key+" are encoded differently")
+			return nil
+		}
 		r.bases, r.views = append(r.bases, base), append(r.views, v)
 	}
 	if nodeKey != "" {

@@ -206,9 +206,16 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
+	slots, err := openSlotFiles(files, o)
+	if err != nil {
+		return nil, err
+	}
 	tasks := rl.tasks()
 	for _, c := range cols {
 		tasks = append(tasks, c.decodeTasks()...)
+	}
+	for _, f := range slots {
+		tasks = append(tasks, f.decodeTasks()...)
 	}
 	if err := runTasks(tasks, o.dec); err != nil {
 		return nil, err
@@ -218,6 +225,11 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	}
 	if err := rl.finish(); err != nil {
 		return nil, err
+	}
+	for _, f := range slots {
+		if err := f.install(v); err != nil {
+			return nil, err
+		}
 	}
 	tasks = nil
 	for _, c := range cols {
@@ -394,6 +406,11 @@ func checkFileName(name string, labels, types, keys int) error {
 		return id(part[1], keys)
 	case len(part) == 3 && part[0] == "csr" && (part[2] == "out" || part[2] == "in"):
 		return id(part[1], types)
+	case len(part) == 5 && part[0] == "rel" && part[2] == "slots" && (part[4] == "out" || part[4] == "in"):
+		if err := id(part[1], keys); err != nil {
+			return err
+		}
+		return id(part[3], types)
 	}
 	return fmt.Errorf("unknown file")
 }

@@ -240,8 +240,8 @@ func copyDir(t *testing.T, src, dst string) {
 }
 
 // FuzzOpenBase feeds arbitrary bytes to the decoders of the base format:
-// the manifest, column files, roaring bitmaps and the whole open path with
-// a fuzzed column. Any input must give a value or an error, never a panic.
+// the manifest, column files, slot view headers, roaring bitmaps and the
+// whole open path with a fuzzed column. Any input must give a value or an error, never a panic.
 func FuzzOpenBase(f *testing.F) {
 	s, _ := buildModel(&testing.T{}, 3, false)
 	dir := f.TempDir()
@@ -263,8 +263,10 @@ func FuzzOpenBase(f *testing.F) {
 	flat.set(0, []vector.Value{1.5, -2.0})
 	flat.set(3, []vector.Value{0.0, 4.0})
 	f.Add(flat.appendEncoded(binary.AppendUvarint([]byte{1}, 0)))
+	f.Add([]byte(slotsMagic + "\x01\x01\x00\x05\x04\x02\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		parseManifest(b)
+		parseSlotHeader(b)
 		decodeColumn(b, 5000)
 		decodeBitmap(b)
 		d := &decoder{b: b}

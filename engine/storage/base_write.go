@@ -365,6 +365,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 	compact := func(a *csr.Adjacency) bool {
 		return a.OverlaySize() > 0 || a.Base().NumNodes() != int(v.nodeBound)
 	}
+	ids := newIDViews(v)
 	var compacting int64
 	for _, p := range v.adj {
 		for _, a := range p {
@@ -391,6 +392,7 @@ func (v *Snapshot) writeFiles(w *baseWriter, cat *catalog.Catalog, indexes []cat
 		for d := range flat {
 			tasks = append(tasks, fileTask{name: fmt.Sprintf("csr.%d.%s", t, dirName[d]), sections: func(sw *sectionWriter) { writeCSR(sw, flat[d]) }})
 		}
+		tasks = append(tasks, ids.slotViewTasks(t, flat)...) // base_slots.go
 	}
 	w.prog.Begin(progress.Phase{Name: PhaseWriteFiles, Unit: "files", TotalItems: int64(len(tasks))})
 	return w.run(tasks)

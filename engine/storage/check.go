@@ -2,6 +2,10 @@ package storage
 
 import (
 	"fmt"
+	"math"
+
+	"github.com/quiverdb/quiver/csr"
+	"github.com/quiverdb/quiver/vector"
 
 	"github.com/quiverdb/quiver/engine/catalog"
 )
@@ -24,6 +28,9 @@ import (
 //     exactly once in forward at src → dst and backward at dst → src,
 //     degree sums = relationships of the type, no adjacency for absent
 //     types
+//   - every slot-ordered view a relationship column holds for one of the
+//     version's CSRs (built by a call or read from the base): slot s
+//     holds the value of the relationship the CSR's slot s names
 //   - every index: one entry per node with its label and properties, under
 //     the key of the node's values (index_read.go checkIndexes)
 //   - system records: within their limits, in their buckets, counted
@@ -40,6 +47,9 @@ func (s *Snapshot) CheckInterruptible(stop func() error) error {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	if err := s.checkRels(stop); err != nil {
+		return fmt.Errorf("version %d: %w", s.ts, err)
+	}
+	if err := s.checkSlotViews(stop); err != nil {
 		return fmt.Errorf("version %d: %w", s.ts, err)
 	}
 	if err := s.checkIndexes(); err != nil {
@@ -231,4 +241,70 @@ func (d Direction) String() string {
 		return "incoming"
 	}
 	return "outgoing"
+}
+
+// checkSlotViews checks each slot-ordered view the version's relationship
+// columns hold for one of its CSRs, slot by slot against the column.
+func (s *Snapshot) checkSlotViews(stop func() error) error {
+	bases := map[*csr.CSR]bool{}
+	for _, p := range s.adj {
+		for _, a := range p {
+			if a != nil {
+				bases[a.Base()] = true
+			}
+		}
+	}
+	type view struct {
+		base *csr.CSR
+		get  func(slot uint64) (vector.Value, bool)
+	}
+	for k, c := range s.relCols {
+		if c == nil {
+			continue
+		}
+		var views []view
+		if sv := c.cache.slots.Load(); sv != nil {
+			for _, x := range *sv {
+				views = append(views, view{x.base, func(i uint64) (vector.Value, bool) { v, ok := x.view.Get(i); return v, ok }})
+			}
+		}
+		if sv := c.cache.fslots.Load(); sv != nil {
+			for _, x := range *sv {
+				views = append(views, view{x.base, func(i uint64) (vector.Value, bool) { v, ok := x.view.Get(i); return v, ok }})
+			}
+		}
+		for _, v := range views {
+			if !bases[v.base] {
+				continue // a CSR another version holds
+			}
+			n := uint64(v.base.NumEdges())
+			for i := range n {
+				if i%(1<<16) == 0 && stop != nil {
+					if err := stop(); err != nil {
+						return err
+					}
+				}
+				rel := v.base.SlotRel(i)
+				want := c.get(rel)
+				got, ok := v.get(i)
+				if ok != (want != nil) || ok && !sameValue(got, want) {
+					return fmt.Errorf("relationship property key %d: slot-ordered view holds %v at slot %d, relationship %d holds %v", k, got, i, rel, want)
+				}
+			}
+			if _, ok := v.get(n); ok {
+				return fmt.Errorf("relationship property key %d: slot-ordered view holds a value past its CSR's slots", k)
+			}
+		}
+	}
+	return nil
+}
+
+// sameValue: a view's value is the column's (floats bit for bit, so that
+// a NaN is itself).
+func sameValue(a, b vector.Value) bool {
+	if x, ok := a.(float64); ok {
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	}
+	return a == b
 }

@@ -75,6 +75,7 @@ func ownedColumn(slot **column, owner uint64) *column {
 			n.groups = c.groups.clone()
 		}
 		n.counts = c.counts
+		n.cache.carrySlotViews(&c.cache) // slotview_cache.go
 	}
 	*slot = n
 	return n
@@ -115,7 +116,7 @@ func (c *column) set(id uint64, v vector.Value, owner uint64) {
 			return
 		}
 	}
-	c.dropView()
+	c.dropView(id)
 	ch := c.ownedChunk(g, r, owner, vector.TypeOf(v))
 	before := ch.counts
 	if v == nil {

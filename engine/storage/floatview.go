@@ -121,42 +121,32 @@ func (tx *Tx) RelFloatView(k catalog.KeyID, rows int) *FloatView {
 	return tx.view().RelFloatView(k, rows)
 }
 
-// floatSlotViews are the slot-ordered float views of a relationship
-// column (RelFloatSlotView), at most maxSlotViews, newest first;
-// immutable once published.
-type floatSlotViews []floatSlotView
-
-type floatSlotView struct {
-	base *csr.CSR
-	view *FloatView
-}
-
 // floatSlotView is slotView for a FLOAT column: entry s is the value of
 // the relationship base's slot s holds, so a clean list of base reads
 // its values as one contiguous range (a projection's weights are then
 // copied, not gathered relationship by relationship). Built in parts run
 // by par, as the id-ordered view it is derived from; the error is par's.
 func (c *column) floatSlotView(base *csr.CSR, rows int, par ForParts) (*FloatView, error) {
-	v, err := c.floatViewParts(rows, par)
-	if v == nil || base == nil {
-		return nil, err
+	if c == nil || base == nil || c.typ() != vector.Float64 {
+		return nil, nil
 	}
-	if sv := c.cache.fslots.Load(); sv != nil {
+	if sv := c.cache.fslots.Load(); sv != nil { // first: see slotView
 		for _, x := range *sv {
 			if x.base == base {
 				return x.view, nil
 			}
 		}
 	}
+	v, err := c.floatViewParts(rows, par)
+	if v == nil {
+		return nil, err
+	}
 	sv, err := buildFloatSlotView(v, base, par)
 	if err != nil {
 		return nil, err
 	}
 	old := c.cache.fslots.Load()
-	next := floatSlotViews{{base: base, view: sv}}
-	if old != nil {
-		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
-	}
+	next := floatSlotViews(withSlotView((*[]floatSlotView)(old), floatSlotView{base: base, view: sv, maxRel: maxRelID(base)}))
 	c.cache.fslots.CompareAndSwap(old, &next)
 	return sv, nil
 }

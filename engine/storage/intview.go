@@ -32,7 +32,10 @@ import (
 // A view is built from one immutable column version and cached on it
 // (column.view); a writer that mutates a column in place (one it owns)
 // drops the cached view in column.set, and a writer's copy of a shared
-// column starts without one, so no reader ever sees a stale view. It is
+// column starts without one, so no reader ever sees a stale view. (The
+// slot-ordered views, which hold only one CSR's relationships, are
+// carried to the copy and dropped only by a write to one of those:
+// slotview_cache.go.) It is
 // built only for columns whose values fill at least half of their id
 // span (lo..n-1), so it never takes more memory than the column's own int64 values,
 // and only once the column has served about n/8 rows of gathers or
@@ -108,18 +111,19 @@ func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, par ForPart
 	return v, nil
 }
 
-// dropView forgets the cached view; column.set calls it on every in-place
-// write.
-func (c *column) dropView() {
+// dropView forgets the cached views a write of id changes: every
+// id-ordered one, and the slot-ordered ones of CSRs holding a
+// relationship numbered id or higher (slotview_cache.go); column.set
+// calls it on every in-place write.
+func (c *column) dropView(id uint64) {
 	c.cache.vview.Store(nil)
 	if c.cache.view.Load() != nil || c.cache.fview.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
 		c.cache.view.Store(nil)
 		c.cache.fview.Store(nil)
 		c.cache.failed.Store(false)
 		c.cache.demand.Store(0)
-		c.cache.slots.Store(nil)
-		c.cache.fslots.Store(nil)
 	}
+	c.cache.dropSlotViews(id)
 }
 
 // buildIntView makes the view of c (typ Int64), nil when its values fill
@@ -248,33 +252,21 @@ func minInt(a, b int64) int64 {
 	return b
 }
 
-// slotViews are the slot-ordered views of a relationship column (see
-// RelSlotView), at most maxSlotViews, newest first; immutable once
-// published.
-type slotViews []slotView
-
-type slotView struct {
-	base *csr.CSR
-	view *IntView
-}
-
-// maxSlotViews bounds the slot-ordered views cached per column: one per
-// direction of the one relationship type a property usually belongs to.
-const maxSlotViews = 2
-
 // slotView returns c's values laid out in the slot order of CSR base:
 // entry s is the value of relationship base's slot s holds. A neighbour
 // list of base is then a contiguous range of the view, read
 // sequentially whatever the direction (relationship ids follow forward
-// slots only). Built from the id-ordered view, so only once that exists
-// (see intView for demand); cached per base, which is immutable like the
-// column version, so neither can change under it. Both builds run in
-// parts by par; the error is par's.
+// slots only). The view a base stored for base is there from the open
+// (base_slots.go); any other is built from the id-ordered view, so only
+// once that exists (see intView for demand), and cached per base, which
+// is immutable like the column version, so neither can change under it.
+// Both builds run in parts by par; the error is par's.
 func (c *column) slotView(base *csr.CSR, rows int, par ForParts) (*IntView, error) {
-	v, err := c.intViewParts(rows, par)
-	if v == nil || base == nil {
-		return nil, err
+	if c == nil || base == nil || c.typ() != vector.Int64 {
+		return nil, nil
 	}
+	// First the cached one: a base's stored view is there from the open
+	// (base_slots.go), without the id-ordered view.
 	if sv := c.cache.slots.Load(); sv != nil {
 		for _, x := range *sv {
 			if x.base == base {
@@ -282,15 +274,16 @@ func (c *column) slotView(base *csr.CSR, rows int, par ForParts) (*IntView, erro
 			}
 		}
 	}
+	v, err := c.intViewParts(rows, par)
+	if v == nil {
+		return nil, err
+	}
 	sv, err := buildSlotView(v, base, par)
 	if err != nil {
 		return nil, err
 	}
 	old := c.cache.slots.Load()
-	next := slotViews{{base: base, view: sv}}
-	if old != nil {
-		next = append(next, (*old)[:min(len(*old), maxSlotViews-1)]...)
-	}
+	next := slotViews(withSlotView((*[]slotView)(old), slotView{base: base, view: sv, maxRel: maxRelID(base)}))
 	c.cache.slots.CompareAndSwap(old, &next)
 	return sv, nil
 }
