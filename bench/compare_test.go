@@ -126,14 +126,41 @@ func TestCompareAnswersKuzuDefect(t *testing.T) {
 		{"DuckDB alone differs", defect, right, wrong, true, 1, 0},
 	} {
 		rep := &Report{}
-		compareAnswers(tc.q, right, right, tc.kuzu, tc.duck, tc.withDuckDB, rep)
+		compareAnswers(tc.q, right, right, tc.kuzu, true, tc.duck, tc.withDuckDB, rep)
 		if len(rep.Mismatches) != tc.mismatches || len(rep.PeerDefects) != tc.defects {
 			t.Errorf("%s: mismatches %q, defects %q; want %d and %d", tc.name, rep.Mismatches, rep.PeerDefects, tc.mismatches, tc.defects)
 		}
 	}
 	rep := &Report{}
-	compareAnswers(defect, right, right, wrong, right, true, rep)
+	compareAnswers(defect, right, right, wrong, true, right, true, rep)
 	if want := "W30: ties ordered wrongly; DuckDB's answer agrees with Quiver's"; rep.PeerDefects[0] != want {
 		t.Errorf("defect %q, want %q", rep.PeerDefects[0], want)
+	}
+}
+
+// A query Kùzu gave no answer to (its process died on it) compares
+// Quiver's answers with DuckDB's alone, or with each other without
+// DuckDB: a wrong answer is still found.
+func TestCompareAnswersWithoutKuzu(t *testing.T) {
+	right := Rows{{"Ada", int64(3)}, {"Bo", int64(9)}}
+	wrong := Rows{{"Ada", int64(3)}, {"Bo", int64(1)}}
+	q := Query{Name: "W15", Ordered: true}
+	for _, tc := range []struct {
+		name           string
+		emb, web, duck Rows
+		withDuckDB     bool
+		mismatches     int
+	}{
+		{"DuckDB agrees", right, right, right, true, 0},
+		{"HTTP differs from DuckDB", right, wrong, right, true, 1},
+		{"both differ from DuckDB", wrong, wrong, right, true, 2},
+		{"no DuckDB, Quiver's two agree", right, right, nil, false, 0},
+		{"no DuckDB, Quiver's two differ", right, wrong, nil, false, 1},
+	} {
+		rep := &Report{}
+		compareAnswers(q, tc.emb, tc.web, nil, false, tc.duck, tc.withDuckDB, rep)
+		if len(rep.Mismatches) != tc.mismatches {
+			t.Errorf("%s: mismatches %q; want %d", tc.name, rep.Mismatches, tc.mismatches)
+		}
 	}
 }

@@ -47,6 +47,13 @@ func (k *Kuzu) Load(dbPath string, ds *Dataset, dir string) (KuzuAnswer, error) 
 	return k.call(map[string]any{"op": "load", "db": dbPath, "ddl": ddl, "nodes": nodes, "rels": rels})
 }
 
+// Open opens the database at dbPath that an earlier runner loaded (the
+// harness restarts the runner when its process dies on a query).
+func (k *Kuzu) Open(dbPath string) error {
+	_, err := k.call(map[string]any{"op": "open", "db": dbPath})
+	return err
+}
+
 // Query runs one query; the answer carries Kùzu's time and rows.
 func (k *Kuzu) Query(text string) (KuzuAnswer, error) {
 	return k.call(map[string]any{"op": "query", "text": text})

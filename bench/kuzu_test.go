@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"bufio"
+	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -69,5 +72,30 @@ func TestSuite(t *testing.T) {
 		if (q.TopK != nil) != strings.Contains(q.Quiver, "LIMIT") {
 			t.Fatalf("%s: TopK does not match its LIMIT", q.Name)
 		}
+	}
+}
+
+// A runner whose process was killed answers a round trip with
+// errRunnerEnded, and ended says it was killed (what the kernel's OOM
+// killer does to a peer at scale L).
+func TestRunnerEnded(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "read line; kill -9 $$")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	n := &nodeRunner{name: "Kùzu", cmd: cmd, in: in, out: bufio.NewReader(out)}
+	if _, err := n.roundTrip(map[string]any{"op": "query", "text": "x"}); !errors.Is(err, errRunnerEnded) {
+		t.Fatalf("round trip: %v, want errRunnerEnded", err)
+	}
+	if got := n.ended(); !strings.Contains(got, "killed") || !strings.Contains(got, "kernel for memory") {
+		t.Fatalf("ended: %q", got)
 	}
 }

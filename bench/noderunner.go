@@ -3,10 +3,12 @@ package bench
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"syscall"
 )
 
 // nodeRunner is a peer engine's Node.js process (bench/kuzu/run.js,
@@ -19,6 +21,9 @@ type nodeRunner struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 }
+
+// errRunnerEnded: the runner's process ended before it answered.
+var errRunnerEnded = errors.New("runner ended")
 
 // peerAnswer is what every answer of the protocol may carry: whether it
 // succeeded, the runner's time and, for a load, its phases and the
@@ -62,6 +67,25 @@ func (n *nodeRunner) Close() error {
 	return n.cmd.Wait()
 }
 
+// ended is how the runner's process ended, once a round trip found it
+// gone (errRunnerEnded): its exit status, and the kernel's OOM killer
+// when it was killed (SIGKILL is what the OOM killer sends; nothing else
+// in the harness sends it).
+func (n *nodeRunner) ended() string {
+	if n.cmd.ProcessState == nil {
+		n.in.Close()
+		n.cmd.Wait() // its output ended: the process is gone
+	}
+	if n.cmd.ProcessState == nil {
+		return "unknown"
+	}
+	st := n.cmd.ProcessState.String()
+	if ws, ok := n.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		st += ", most likely by the kernel for memory"
+	}
+	return st
+}
+
 // roundTrip sends one request and returns the answer's line.
 func (n *nodeRunner) roundTrip(req map[string]any) ([]byte, error) {
 	if err := json.NewEncoder(n.in).Encode(req); err != nil {
@@ -69,7 +93,7 @@ func (n *nodeRunner) roundTrip(req map[string]any) ([]byte, error) {
 	}
 	line, err := n.out.ReadBytes('\n')
 	if err != nil {
-		return nil, fmt.Errorf("%s runner ended: %w", n.name, err)
+		return nil, fmt.Errorf("%s %w: %w", n.name, errRunnerEnded, err)
 	}
 	return line, nil
 }

@@ -64,6 +64,23 @@ func TestWriteMarkdown(t *testing.T) {
 	if !strings.Contains(b.String(), "all agreed but for a known defect of Kùzu's") || !strings.Contains(b.String(), "- W30: a defect;") {
 		t.Errorf("a known defect of Kùzu's is not reported:\n%s", b.String())
 	}
+	// A query Kùzu gave no answer to: no Kùzu cell or ratio, left out of
+	// the counts and the means, and said why.
+	r.Queries = append(r.Queries, QueryReport{Query: Suite[1], EmbeddedMS: []float64{3}, HTTPMS: []float64{3}, Answer: Rows{{int64(6)}},
+		KuzuFailed: "its process ended (signal: killed, most likely by the kernel for memory)"})
+	b.Reset()
+	WriteMarkdown(&b, r)
+	for _, want := range []string{
+		"| Q2 | 3.00 | 3.00 | no answer | – | – | [[6]] |",
+		"| geometric mean | | | | 0.707 | 1.000 | |",
+		"Quiver is faster than Kùzu on 1 of 2 queries embedded, 1 over HTTP.",
+		"Kùzu gave no answer to the queries below",
+		"- Q2: its process ended (signal: killed, most likely by the kernel for memory)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", want, b.String())
+		}
+	}
 	r.Mismatches = []string{"Q1: answers differ"}
 	b.Reset()
 	WriteMarkdown(&b, r)

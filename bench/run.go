@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,6 +62,9 @@ type Report struct {
 	QuiverRSSLoad, QuiverRSSRun int64
 	QuiverRSSOpen               int64 // a Builder's directory being opened; 0 otherwise
 	KuzuRSSLoad, KuzuRSSRun     int64
+	// KuzuRestarts counts the times Kùzu's process died on a query and
+	// was started again (QueryReport.KuzuFailed).
+	KuzuRestarts int
 	// DuckDB's side, when it ran (DuckDBVersion is set).
 	DuckDBVersion               string
 	DuckDBLoad                  LoadTimes
@@ -80,7 +84,10 @@ type Report struct {
 type QueryReport struct {
 	Query
 	EmbeddedMS, HTTPMS, KuzuMS, DuckDBMS []float64
-	Answer                               Rows
+	// KuzuFailed says why Kùzu gave no answer (its process died on the
+	// query, and was restarted on its database for the next ones).
+	KuzuFailed string
+	Answer     Rows
 }
 
 // Median returns the median of xs (0 for none).
@@ -148,13 +155,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer srv.Close()
 
 	// Kùzu: load with COPY FROM, peak RSS of its process.
-	kz, err := StartKuzu(cfg.KuzuDir)
+	k, err := StartKuzu(cfg.KuzuDir)
 	if err != nil {
 		return nil, err
 	}
-	defer kz.Close()
+	kz := &kuzuPeer{Kuzu: k, dir: cfg.KuzuDir, db: filepath.Join(tmp, "kuzu.db")}
+	defer func() { kz.Close() }()
 	logf("kuzu: loading with COPY FROM")
-	if err := loadKuzu(kz, cfg, filepath.Join(tmp, "kuzu.db"), rep); err != nil {
+	if err := loadKuzu(kz.Kuzu, cfg, kz.db, rep); err != nil {
 		return nil, err
 	}
 	logf("kuzu %s: nodes in %.0f ms, edges in %.0f ms", rep.KuzuVersion, rep.KuzuLoad.NodesMS, rep.KuzuLoad.EdgesMS)
@@ -208,6 +216,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.QuiverRSSRun, _ = PeakRSS(0)
 	rep.KuzuRSSRun, _ = PeakRSS(kz.Pid())
+	rep.KuzuRestarts = kz.restarts
 	if dk != nil {
 		rep.DuckDBRSSRun, _ = PeakRSS(dk.Pid())
 	}
@@ -275,14 +284,17 @@ func loadPeer(r *nodeRunner, db string, load func() (peerAnswer, error)) (peerLo
 // and q has a SQL form, Quiver embedded, Quiver over HTTP), warm-up runs
 // first, and compares the first run's answers with Quiver's (a difference
 // goes to rep.Mismatches).
-func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTTPServer, kz *Kuzu, dk *DuckDB, rep *Report) (QueryReport, error) {
+func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTTPServer, kz *kuzuPeer, dk *DuckDB, rep *Report) (QueryReport, error) {
 	qr := QueryReport{Query: q}
 	withDuckDB := dk != nil && q.SQL != ""
 	for i := 0; i < cfg.Warmup+cfg.Runs; i++ {
 		timed := i >= cfg.Warmup
-		ka, err := kz.Query(q.Kuzu)
-		if err != nil {
-			return qr, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
+		var ka KuzuAnswer
+		var err error
+		if qr.KuzuFailed == "" {
+			if ka, qr.KuzuFailed, err = kz.query(q.Kuzu); err != nil {
+				return qr, fmt.Errorf("%s on Kùzu: %w", q.Name, err)
+			}
 		}
 		var da DuckDBAnswer
 		if withDuckDB {
@@ -304,10 +316,12 @@ func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTT
 		}
 		if i == 0 {
 			qr.Answer = emb
-			compareAnswers(q, emb, web, ka.Rows, da.Rows, withDuckDB, rep)
+			compareAnswers(q, emb, web, ka.Rows, qr.KuzuFailed == "", da.Rows, withDuckDB, rep)
+		}
+		if timed && qr.KuzuFailed == "" {
+			qr.KuzuMS = append(qr.KuzuMS, ka.MS)
 		}
 		if timed {
-			qr.KuzuMS = append(qr.KuzuMS, ka.MS)
 			if withDuckDB {
 				qr.DuckDBMS = append(qr.DuckDBMS, da.MS)
 			}
@@ -323,7 +337,7 @@ func timeQuery(ctx context.Context, cfg Config, q Query, db *engine.DB, srv *HTT
 // differing answer to a query with a KuzuDefect goes to rep.PeerDefects
 // instead when DuckDB answered as Quiver did: two engines and a known
 // defect against one.
-func compareAnswers(q Query, emb, web, kuzu, duck Rows, withDuckDB bool, rep *Report) {
+func compareAnswers(q Query, emb, web, kuzu Rows, withKuzu bool, duck Rows, withDuckDB bool, rep *Report) {
 	duckAgrees := false
 	if withDuckDB {
 		err := ComparePeer(q, "DuckDB", emb, duck)
@@ -336,6 +350,22 @@ func compareAnswers(q Query, emb, web, kuzu, duck Rows, withDuckDB bool, rep *Re
 		how  string
 		rows Rows
 	}{{"", emb}, {"over HTTP: ", web}} {
+		if !withKuzu {
+			// Kùzu gave no answer: the answer over HTTP against DuckDB's
+			// (the embedded one was above), or against the embedded one.
+			var err error
+			switch {
+			case a.how == "":
+			case withDuckDB:
+				err = ComparePeer(q, "DuckDB", a.rows, duck)
+			default:
+				err = ComparePeer(q, "Quiver embedded", a.rows, emb)
+			}
+			if err != nil {
+				rep.Mismatches = append(rep.Mismatches, a.how+err.Error())
+			}
+			continue
+		}
 		err := Compare(q, a.rows, kuzu)
 		switch {
 		case err == nil:
@@ -394,4 +424,37 @@ func loadQuiver(ctx context.Context, cfg Config, qdir string, rep *Report) (*eng
 		return db, nil
 	}
 	return nil, fmt.Errorf("loader %s neither builds nor loads", cfg.Loader.Name())
+}
+
+// kuzuPeer is the Kùzu side of a run: its runner, started again on the
+// loaded database when its process dies on a query (at scale L a query
+// may take Kùzu past the machine's memory), so that the other queries
+// still run.
+type kuzuPeer struct {
+	*Kuzu
+	dir, db  string
+	restarts int
+}
+
+// query runs text. When the runner's process died on it, failed says
+// how, and the runner is restarted on the database; err is any other
+// failure.
+func (p *kuzuPeer) query(text string) (a KuzuAnswer, failed string, err error) {
+	a, err = p.Query(text)
+	if err == nil || !errors.Is(err, errRunnerEnded) {
+		return a, "", err
+	}
+	failed = "its process ended (" + p.ended() + ")"
+	k, err := StartKuzu(p.dir)
+	if err != nil {
+		return a, failed, err
+	}
+	if err := k.Open(p.db); err != nil {
+		k.Close()
+		return a, failed, fmt.Errorf("reopening Kùzu's database after %s: %w", failed, err)
+	}
+	p.Kuzu = k
+	p.restarts++
+	ResetPeakRSS(k.Pid())
+	return KuzuAnswer{}, failed, nil
 }

@@ -6,6 +6,8 @@
 //
 //   {"op":"load","db":DIR,"ddl":[STMT,...],"nodes":[COPY,...],"rels":[COPY,...]}
 //       -> {"ok":true,"nodes_ms":N,"edges_ms":N,"version":V}
+//   {"op":"open","db":DIR}        (a database "load" made, after a restart)
+//       -> {"ok":true,"version":V}
 //   {"op":"query","text":Q}
 //       -> {"ok":true,"ms":N,"columns":[...],"rows":[[...],...]}
 //   {"op":"writes","db":DIR,"n":N,"warmup":W,"mode":"async"|"sync"}
@@ -150,6 +152,11 @@ async function handle(req) {
       for (const stmt of req.nodes) nodesMS += (await timed(stmt)).ms;
       for (const stmt of req.rels) edgesMS += (await timed(stmt)).ms;
       return { ok: true, nodes_ms: nodesMS, edges_ms: edgesMS, version: kuzu.VERSION || "" };
+    }
+    case "open": {
+      db = new kuzu.Database(req.db);
+      conn = new kuzu.Connection(db);
+      return { ok: true, version: kuzu.VERSION || "" };
     }
     case "query": {
       const r = await timed(req.text);
