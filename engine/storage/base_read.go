@@ -226,8 +226,9 @@ func decodeBase(m *manifest, files map[string]baseFile, o *opener) (*Store, erro
 	if err := rl.finish(); err != nil {
 		return nil, err
 	}
+	maxRels := map[int]uint64{}
 	for _, f := range slots {
-		if err := f.install(v); err != nil {
+		if err := f.install(v, maxRels); err != nil {
 			return nil, err
 		}
 	}

@@ -446,8 +446,10 @@ func (f *slotFile) decodeTasks() []loadTask {
 }
 
 // install puts the view in its column's cache for its CSR of v, after
-// checking that both exist and agree with it.
-func (f *slotFile) install(v *Snapshot) error {
+// checking that both exist and agree with it. maxRels holds each type's
+// highest relationship id once a view of the type needed it (one pass
+// over the type's slots at most, whatever the number of its views).
+func (f *slotFile) install(v *Snapshot, maxRels map[int]uint64) error {
 	if f.k >= len(v.relCols) || v.relCols[f.k] == nil {
 		return badFile(f.sf.name, "no column of key %d", f.k)
 	}
@@ -455,7 +457,11 @@ func (f *slotFile) install(v *Snapshot) error {
 		return badFile(f.sf.name, "no relationships of type %d", f.t)
 	}
 	c, base := v.relCols[f.k], v.adj[f.t][f.d].Base()
-	maxRel := maxRelID(v.adj[f.t][Outgoing].Base()) // the same relationships, often numbered in slot order
+	maxRel, ok := maxRels[f.t]
+	if !ok {
+		maxRel = maxRelID(v.adj[f.t][Outgoing].Base()) // the same relationships, often numbered in slot order
+		maxRels[f.t] = maxRel
+	}
 	if uint64(base.NumEdges()) != f.n {
 		return badFile(f.sf.name, "%d slots for %d relationships", f.n, base.NumEdges())
 	}

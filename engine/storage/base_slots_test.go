@@ -208,20 +208,7 @@ func TestBaseSlotViewsCorrupt(t *testing.T) {
 		}
 		n++
 		for _, damage := range []string{"truncate", "flip", "remove"} {
-			dir := t.TempDir()
-			copyDir(t, src, dir)
-			p := filepath.Join(dir, mf.Base, f.Name)
-			b, _ := os.ReadFile(p)
-			switch damage {
-			case "truncate":
-				os.WriteFile(p, b[:len(b)/2], 0o644)
-			case "flip":
-				b[len(b)/3] ^= 0x40
-				os.WriteFile(p, b, 0o644)
-			case "remove":
-				os.Remove(p)
-			}
-			if _, err := OpenBase(dir); !errors.Is(err, ErrCorruptBase) || !strings.Contains(err.Error(), f.Name) {
+			if err := openDamaged(t, src, mf.Base, f.Name, damage, 3); !errors.Is(err, ErrCorruptBase) || !strings.Contains(err.Error(), f.Name) {
 				t.Fatalf("%s %s: error %v, want ErrCorruptBase naming the file", damage, f.Name, err)
 			}
 		}
@@ -253,7 +240,7 @@ func TestBaseSlotViewsCorrupt(t *testing.T) {
 		c.f.sf = &sectionFile{name: "rel.x.slots.y.in"}
 		c.f.alloc()
 		var ce *corruptFile
-		if err := c.f.install(v); !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+		if err := c.f.install(v, map[int]uint64{}); !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}

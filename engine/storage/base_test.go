@@ -178,20 +178,7 @@ func TestOpenBaseCorrupt(t *testing.T) {
 	}
 	for _, f := range mf.Files {
 		for _, damage := range []string{"truncate", "flip", "remove"} {
-			dir := t.TempDir()
-			copyDir(t, src, dir)
-			p := filepath.Join(dir, mf.Base, f.Name)
-			b, _ := os.ReadFile(p)
-			switch damage {
-			case "truncate":
-				os.WriteFile(p, b[:len(b)/2], 0o644)
-			case "flip":
-				b[len(b)/2] ^= 0x40
-				os.WriteFile(p, b, 0o644)
-			case "remove":
-				os.Remove(p)
-			}
-			_, err := OpenBase(dir)
+			err := openDamaged(t, src, mf.Base, f.Name, damage, 2)
 			if !errors.Is(err, ErrCorruptBase) {
 				t.Fatalf("%s %s: error %v, want ErrCorruptBase", damage, f.Name, err)
 			}
@@ -207,6 +194,28 @@ func TestOpenBaseCorrupt(t *testing.T) {
 	if _, err := OpenBase(dir); !errors.Is(err, ErrCorruptBase) || !contains(err.Error(), "format_version 99") {
 		t.Fatalf("version error: %v", err)
 	}
+}
+
+// openDamaged opens a copy of the base directory src whose file name
+// (in folder base) is damaged: cut to half its length, a byte flipped at
+// len/at, or removed.
+func openDamaged(t *testing.T, src, base, name, damage string, at int) error {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, src, dir)
+	p := filepath.Join(dir, base, name)
+	b, _ := os.ReadFile(p)
+	switch damage {
+	case "truncate":
+		os.WriteFile(p, b[:len(b)/2], 0o644)
+	case "flip":
+		b[len(b)/at] ^= 0x40
+		os.WriteFile(p, b, 0o644)
+	case "remove":
+		os.Remove(p)
+	}
+	_, err := OpenBase(dir)
+	return err
 }
 
 func contains(s, sub string) bool {
