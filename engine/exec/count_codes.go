@@ -22,24 +22,15 @@ import (
 // scanned ids that are not one range send the whole count to the general
 // operators, which answer the same.
 type countCodes struct {
-	c      *Context
-	p      *plan.Aggregate
+	oneCount
 	scan   *plan.NodeScan
 	term   plan.CodeTerm
 	test   func(string) bool
-	cols   int
-	gen    Operator
-	done   bool
-	out    *vector.Batch
 	passes map[*storage.StringDict][]uint8
 	err    error // a charge for a pass table failed
-	// terms are the Filter's other conjuncts, integer range terms of the
-	// scanned node, tested through the columns' views on the ids the
-	// codes pass (ids, bufs).
-	terms []rangeTerm
-	views []*storage.IntView
-	ids   *vector.Vector
-	bufs  [2][]int32
+	// The Filter's other conjuncts, integer range terms of the scanned
+	// node, tested through the columns' views on the ids the codes pass.
+	rangeViews
 }
 
 // countCodesSpan is the ids counted between two checks of the
@@ -73,34 +64,12 @@ func newCountCodes(c *Context, p plan.Operator) *countCodes {
 			return nil
 		}
 	}
-	return &countCodes{c: c, p: a, scan: scan, term: term, test: test, cols: len(a.Columns()),
-		passes: map[*storage.StringDict][]uint8{}, terms: terms, views: make([]*storage.IntView, len(terms))}
+	return &countCodes{oneCount: oneCount{c: c, p: a, cols: len(a.Columns())}, scan: scan, term: term, test: test,
+		passes: map[*storage.StringDict][]uint8{}, rangeViews: rangeViews{terms: terms}}
 }
 
 func (o *countCodes) Next() (*vector.Batch, error) {
-	if o.gen != nil {
-		return o.gen.Next()
-	}
-	if o.done {
-		return nil, nil
-	}
-	if err := o.c.CheckCancel(); err != nil {
-		return nil, err
-	}
-	cnt, why, err := o.count()
-	if err != nil {
-		return nil, err
-	}
-	if why != "" {
-		gen, err := generalFor(o.c, o.p, plan.StrategyCountCodes, why)
-		if err != nil {
-			return nil, err
-		}
-		o.gen = gen
-		return gen.Next()
-	}
-	o.done = true
-	return countBatch(&o.out, o.cols, cnt), nil
+	return o.next(plan.StrategyCountCodes, o.count)
 }
 
 // count counts the scanned nodes that pass; why says what sends the
@@ -125,14 +94,8 @@ func (o *countCodes) count() (cnt int64, why string, err error) {
 	if hi-lo != card {
 		return 0, "the scanned nodes are not one range of ids", nil
 	}
-	for i, t := range o.terms {
-		tk, ok := o.c.Catalog.LookupKey(t.key)
-		if ok {
-			o.views[i] = o.c.Tx.NodeIntView(tk, int(card))
-		}
-		if !ok || o.views[i] == nil {
-			return 0, noView, nil
-		}
+	if !o.bind(o.c, card) {
+		return 0, noView, nil
 	}
 	span := uint64(countCodesSpan)
 	if len(o.terms) > 0 {
@@ -165,24 +128,12 @@ func (o *countCodes) countSpan(k catalog.KeyID, from, to uint64) (int64, bool) {
 	if len(o.terms) == 0 {
 		return o.c.Tx.CountNodePropCodes(k, from, to, o.pass, o.test)
 	}
-	if o.ids == nil {
-		o.ids = vector.New(vector.Node, vector.Capacity)
-		for i := range o.bufs {
-			o.bufs[i] = make([]int32, 0, vector.Capacity)
-		}
-	}
+	o.scratch()
 	ids, clean := o.c.Tx.SelectNodePropCodesIn(k, from, to, o.pass, o.test, o.ids.IDs[:0])
 	if !clean || len(ids) == 0 {
 		return 0, clean
 	}
-	var sel []int32
-	for i, t := range o.terms {
-		sel = o.views[i].SelectRange(o.bufs[i&1][:0], o.ids, sel, len(ids), t.lo, t.hi)
-		if len(sel) == 0 {
-			break
-		}
-	}
-	return int64(len(sel)), true
+	return o.passing(len(ids)), true
 }
 
 // pass is the test's answer for each string of dict, worked out once per
