@@ -58,6 +58,15 @@ type hashJoin struct {
 	ridx    []int32
 	out     *vector.Batch
 	kbuf    []byte
+
+	// also are the plan's further equalities, tested early on a table of
+	// one row (hashjoin_also.go).
+	also      []alsoKey
+	alsoReady bool
+	alsoOff   bool
+	alsoCodes []int32
+	alsoLoose []int32
+	alsoStrs  *vector.Vector
 }
 
 func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error) {
@@ -73,6 +82,9 @@ func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error)
 		adaptive: p.Adaptive, table: map[string][]int32{}}
 	if p.Adaptive {
 		h.nr = len(p.Right.Columns())
+	}
+	if h.also, err = newAlsoKeys(c, p); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -258,6 +270,9 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			}
 			h.lb, h.lpos, h.mpos = b, 0, 0
 			if viewed, err := h.matchView(b); viewed || err != nil {
+				if err == nil {
+					err = h.narrowAlso(b)
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -269,6 +284,9 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			}
 			h.lb, h.lpos, h.mpos = b, 0, 0
 			h.matchBatch(keys, b)
+			if err := h.narrowAlso(b); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		matches := h.lmatch[h.lpos]

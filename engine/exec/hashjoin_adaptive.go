@@ -81,6 +81,7 @@ func (h *hashJoin) loadAdaptive() error {
 	h.left, h.right = h.right, h.left
 	h.lkey, h.rkey = h.rkey, h.lkey
 	h.lexpr, h.rexpr = h.rexpr, h.lexpr
+	h.swapAlso()
 	h.nl = h.nr
 	h.buildFirst = true
 	h.rcols, h.held, h.first = cols, held, first

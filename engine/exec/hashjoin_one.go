@@ -113,6 +113,13 @@ func (t *oneKeyTest) equal(v *vector.Vector, r int) (eq, known bool) {
 		case oneNoMatch:
 			return false, true
 		}
+	case vector.Any:
+		switch x := v.Any[r].(type) {
+		case int64:
+			return t.intKind == oneEqual && x == t.i, t.intKind != oneUnknown
+		case string:
+			return t.strKind == oneEqual && x == t.s, t.strKind != oneUnknown
+		}
 	}
 	return false, false
 }

@@ -45,13 +45,21 @@ func (*IndexSeek) SetChild(i int, _ Operator) { noChild(i) }
 // Output columns are Left's followed by Right's, as a CrossProduct's.
 // Adaptive (the equi-join rule's joins) lets the executor hash Left
 // instead when Left ends within a bound of rows: the build side is the
-// one the rows show small.
+// one the rows show small. Also are the Filter's further equalities of a
+// property of each side (the equi-join rule's): the Filter above tests
+// them, and the executor may drop early a pair one of them certainly
+// fails (exec/hashjoin_also.go).
 type HashJoin struct {
 	Left, Right       Operator
 	LeftKey, RightKey Expr // LeftKey over Left's columns, RightKey over Right's
+	Also              []JoinKey
 	Cols              []Column
 	Adaptive          bool
 }
+
+// JoinKey is an equality of a HashJoin's two sides: Left over Left's
+// columns, Right over Right's.
+type JoinKey struct{ Left, Right Expr }
 
 func (o *HashJoin) Columns() []Column          { return o.Cols }
 func (o *HashJoin) Children() []Operator       { return []Operator{o.Left, o.Right} }
@@ -112,6 +120,9 @@ func (o *IndexSeek) Describe() Description {
 
 func (o *HashJoin) Describe() Description {
 	args := "on " + o.LeftKey.String() + " = " + o.RightKey.String()
+	for _, k := range o.Also {
+		args += " also " + k.Left.String() + " = " + k.Right.String()
+	}
 	if o.Adaptive {
 		args += " build smaller side"
 	}

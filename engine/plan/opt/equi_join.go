@@ -14,7 +14,9 @@ import (
 // ends first within a bound; exec/hashjoin_adaptive.go). The Filter
 // stays whole: the join pairs every two rows whose keys are equal and
 // perhaps more (lists with nulls, NaN; equal keys encode alike), and the
-// Filter keeps exactly the pairs the WHERE keeps.
+// Filter keeps exactly the pairs the WHERE keeps. The further such
+// equalities are the join's Also (a.city = b.city beside a.age = b.age),
+// which let a join of one built row drop a pair early.
 func equiJoins(op plan.Operator) {
 	if f, ok := op.(*plan.Filter); ok {
 		if cp, ok := f.Input.(*plan.CrossProduct); ok {
@@ -32,6 +34,7 @@ func equiJoins(op plan.Operator) {
 // pred equates a property of each side.
 func equiJoin(pred plan.Expr, cp *plan.CrossProduct) *plan.HashJoin {
 	nl := len(cp.Left.Columns())
+	var hj *plan.HashJoin
 	for _, e := range plan.Conjuncts(pred, nil) {
 		b, ok := e.(*plan.Binary)
 		if !ok || b.Op != plan.OpEq {
@@ -51,11 +54,14 @@ func equiJoin(pred plan.Expr, cp *plan.CrossProduct) *plan.HashJoin {
 		}
 		right := *rref
 		right.Idx -= nl
-		return &plan.HashJoin{Left: cp.Left, Right: cp.Right, Cols: cp.Cols, Adaptive: true,
-			LeftKey:  &plan.Property{Of: lref, Key: l.Key},
-			RightKey: &plan.Property{Of: &right, Key: r.Key}}
+		lk, rk := &plan.Property{Of: lref, Key: l.Key}, &plan.Property{Of: &right, Key: r.Key}
+		if hj == nil {
+			hj = &plan.HashJoin{Left: cp.Left, Right: cp.Right, Cols: cp.Cols, Adaptive: true, LeftKey: lk, RightKey: rk}
+			continue
+		}
+		hj.Also = append(hj.Also, plan.JoinKey{Left: lk, Right: rk})
 	}
-	return nil
+	return hj
 }
 
 // sideProperty reports whether e is a property of a node or relationship
