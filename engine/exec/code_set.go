@@ -44,6 +44,10 @@ type codeSet struct {
 	off    bool
 	mults  []uint64
 	dense  []uint64 // a bit per combination; nil for the hash set
+	// full is set once every bit of dense is (one STRING part); fullIn
+	// counts the batches to the next look.
+	full   bool
+	fullIn int
 	hash   inttable.Table
 
 	x    []uint64 // each row's combination, at least noCode for the general path
@@ -167,7 +171,7 @@ func (s *codeSet) markOne(b *vector.Batch, sel []int32, n int) (bool, error) {
 	if err := s.c.CheckDeleted(of, sel, n); err != nil {
 		return false, err
 	}
-	miss, ok := s.c.Tx.MarkNodePropCodes(k, p.dict, of, sel, n, s.dense, s.miss[:0])
+	miss, ok := s.c.Tx.MarkNodePropCodes(k, p.dict, of, sel, n, s.dense, s.isFull(p.size), s.miss[:0])
 	if !ok {
 		return false, nil
 	}
@@ -177,6 +181,36 @@ func (s *codeSet) markOne(b *vector.Batch, sel []int32, n int) (bool, error) {
 		return true, nil
 	}
 	return true, s.addGeneral(b, miss)
+}
+
+// isFull reports whether the bitmap has its size bits set but perhaps
+// the first (no value): then no row with a value coded in the dictionary
+// can add to it. It is counted once a batch while the bitmap is at most
+// 64 words, less often above (a word a row at most).
+func (s *codeSet) isFull(size uint64) bool {
+	if s.full {
+		return true
+	}
+	if s.fullIn--; s.fullIn > 0 {
+		return false
+	}
+	s.fullIn = max(1, len(s.dense)/64)
+	n := size
+	for i, w := range s.dense {
+		if i == 0 {
+			w |= 1
+		}
+		if n < 64 {
+			s.full = n == 0 || w&(1<<n-1) == 1<<n-1
+			return s.full
+		}
+		if w != ^uint64(0) {
+			return false
+		}
+		n -= 64
+	}
+	s.full = n == 0
+	return s.full
 }
 
 // code fills s.x for the rows of b; false when the batch cannot be coded

@@ -180,6 +180,11 @@ type morselSource struct {
 	adjs    []adjList
 	buf     []uint32
 	pending []uint32 // ids read from it, not yet handed out
+	// consecutive is set when the ids are one range and no degrees weigh
+	// them (a bulk-loaded label scanned alone): morsels are then ranges,
+	// next..end the ids not yet handed out, and no id is read from it.
+	consecutive bool
+	next, end   uint64
 	// expected is the estimated weight of the whole scan: its nodes and,
 	// at the average degree, their relationships.
 	expected int64
@@ -213,7 +218,20 @@ func newMorselSource(c *Context, scan plan.Operator, pipeline plan.Operator) (*m
 			m.expected += nodes * edges / live
 		}
 	}
+	if nodes > 0 && m.adjs == nil && uint64(bm.Maximum())-uint64(bm.Minimum())+1 == uint64(nodes) {
+		m.consecutive, m.next, m.end = true, uint64(bm.Minimum()), uint64(bm.Maximum())+1
+	}
 	return m, nil
+}
+
+// takeRange returns the ids lo..hi-1 of the next morsel of a consecutive
+// source, none (lo == hi) when all are taken.
+func (m *morselSource) takeRange() (lo, hi uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lo = m.next
+	m.next = min(m.end, lo+morselWeight)
+	return lo, m.next
 }
 
 // take returns the ids of the next morsel in dst (reused), empty when all
@@ -285,6 +303,8 @@ type morselScan struct {
 	src    *morselSource
 	morsel []uint32 // the ids of the morsel taken last
 	cur    []uint32 // those not yet yielded
+	// lo..hi are those of a consecutive source's morsel.
+	lo, hi uint64
 	out    *vector.Batch
 }
 
@@ -295,6 +315,9 @@ func newMorselScan(c *Context) *morselScan {
 func (s *morselScan) Next() (*vector.Batch, error) {
 	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
+	}
+	if s.src.consecutive {
+		return s.nextRange()
 	}
 	if len(s.cur) == 0 {
 		s.morsel = s.src.take(s.morsel)
@@ -308,10 +331,32 @@ func (s *morselScan) Next() (*vector.Batch, error) {
 		ids[i] = uint64(id)
 	}
 	s.cur = s.cur[n:]
+	return s.yield(n), nil
+}
+
+// nextRange is Next over a consecutive source: the ids are counted out,
+// not read.
+func (s *morselScan) nextRange() (*vector.Batch, error) {
+	if s.lo == s.hi {
+		if s.lo, s.hi = s.src.takeRange(); s.lo == s.hi {
+			return nil, nil
+		}
+	}
+	n := int(min(s.hi-s.lo, vector.Capacity))
+	ids, lo := s.out.Cols[0].IDs[:n], s.lo
+	for i := range ids {
+		ids[i] = lo + uint64(i)
+	}
+	s.lo += uint64(n)
+	return s.yield(n), nil
+}
+
+// yield counts and returns the out batch of n ids.
+func (s *morselScan) yield(n int) *vector.Batch {
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Counters.RowsScanned += int64(n)
 	s.c.Counters.DBHits += int64(n)
-	return s.out, nil
+	return s.out
 }
 
 // parRun is one parallel pipeline's workers. Its fields other than the

@@ -513,3 +513,58 @@ func TestParallelFallbacksOfWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestMorselsOfConsecutiveIds checks that a scan alone over one range of
+// ids is cut into ranges of morselWeight ids covering it once, yielded by
+// the workers' scans as those ids in order; and that a scan with a hole
+// (a deleted node) or weighed by an expansion reads its ids instead.
+func TestMorselsOfConsecutiveIds(t *testing.T) {
+	n := 5*morselWeight/2 + 3
+	st := parallelStore(t, n)
+	tx := st.Begin()
+	defer tx.Rollback()
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
+	scan := scanP()
+	src, err := newMorselSource(c, scan, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !src.consecutive {
+		t.Fatal("a scan of ids 0..n-1 alone is not cut as ranges")
+	}
+	c.worker = &workerState{scan: scan, src: src}
+	ms := newMorselScan(c)
+	next := uint64(0)
+	for {
+		b, err := ms.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		for i := range b.Rows() {
+			if id := b.Cols[0].IDs[b.Row(i)]; id != next {
+				t.Fatalf("id %d where %d comes", id, next)
+			}
+			next++
+		}
+	}
+	if next != uint64(n) {
+		t.Fatalf("the morsels yielded %d ids, want %d", next, n)
+	}
+	if c.Counters.RowsScanned != int64(n) {
+		t.Errorf("%d rows scanned, want %d", c.Counters.RowsScanned, n)
+	}
+
+	agg := plan.Operator(expandP(scanP(), plan.In))
+	if src, err := newMorselSource(c, physical.ChainScan(agg), agg); err != nil || src.consecutive {
+		t.Errorf("a scan weighed by its expansion is cut as ranges (%v)", err)
+	}
+	if _, _, err := tx.DeleteNode(7, true); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := newMorselSource(c, scan, scan); err != nil || src.consecutive {
+		t.Errorf("a scan with a hole is cut as ranges (%v)", err)
+	}
+}

@@ -315,10 +315,15 @@ func (tx *Tx) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids *vect
 // pass, as codes of dict: for each row r of sel (0..n-1 when sel is nil)
 // it sets bit c+1 of seen when the row's value has code c in dict, bit 0
 // when the row has no value, and appends r to miss (returned) when the
-// value has no code in dict. seen has len(dict.Strs)+1 bits. ok is
+// value has no code in dict. seen has len(dict.Strs)+1 bits; full says
+// every one of them but perhaps bit 0 is set, so that a run of rows in a
+// chunk whose values are all strings coded in dict can add nothing, when
+// bit 0 is set too or the chunk has a value in every row, and is skipped
+// unread (count(DISTINCT) of a column of few values sees them all in the
+// first thousands of rows). ok is
 // false, and nothing is done, when the column's gather type is not
 // STRING.
-func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, full bool, miss []int32) ([]int32, bool) {
 	col := s.nodeCol(k)
 	if col.typ() != vector.String || dict == nil || len(seen)*64 < len(dict.Strs)+1 {
 		return miss, false
@@ -353,7 +358,11 @@ func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vec
 		if plain && cc != nil && ids.Valid == nil {
 			// Every value of the chunk is a string coded in dict: a row
 			// without one marks code 0, without a branch.
-			i = markCodes(id, sel, i, cnt, g, valid, cc, seen)
+			if full && (seen[0]&1 != 0 || allSet(valid, GroupSize)) {
+				i = skipGroup(id, sel, i, cnt, g)
+			} else {
+				i = markCodes(id, sel, i, cnt, g, valid, cc, seen)
+			}
 			continue
 		}
 		for ; i < cnt; i++ {
@@ -406,8 +415,23 @@ func markCodes(id []uint64, sel []int32, i, cnt int, g uint64, valid []byte, cc 
 	return i
 }
 
+// skipGroup returns the first row of sel (0..cnt-1 when nil) from i on
+// whose node is not in group g (cnt at the end).
+func skipGroup(id []uint64, sel []int32, i, cnt int, g uint64) int {
+	if sel == nil {
+		for i < cnt && id[i]>>groupShift == g {
+			i++
+		}
+		return i
+	}
+	for i < cnt && id[sel[i]]>>groupShift == g {
+		i++
+	}
+	return i
+}
+
 // MarkNodePropCodes: see Snapshot.MarkNodePropCodes.
-func (tx *Tx) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, miss []int32) ([]int32, bool) {
+func (tx *Tx) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vector.Vector, sel []int32, n int, seen []uint64, full bool, miss []int32) ([]int32, bool) {
 	tx.reads.mark(readNodeKey, uint32(k))
-	return tx.view().MarkNodePropCodes(k, dict, ids, sel, n, seen, miss)
+	return tx.view().MarkNodePropCodes(k, dict, ids, sel, n, seen, full, miss)
 }

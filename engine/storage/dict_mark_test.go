@@ -12,7 +12,8 @@ import (
 // codes with nulls told apart, against the gathered strings on a base
 // read back (one dictionary), with nodes without the property, null ids,
 // ids past the column, selections, and a chunk a write reopened, whose
-// rows come back as misses coded through the dictionary's index.
+// rows come back as misses coded through the dictionary's index; and
+// with the bitmap full, the runs skipped.
 func TestMarkNodePropCodes(t *testing.T) {
 	const n = 3*GroupSize + 100
 	s, k := cityNodes(t, n)
@@ -45,7 +46,7 @@ func TestMarkNodePropCodes(t *testing.T) {
 			t.Fatalf("GatherNodePropCodesIn: %p %v, want %p", got, ok, d)
 		}
 		seen := make([]uint64, (len(d.Strs)+64)/64)
-		miss, ok := snap.MarkNodePropCodes(k, d, ids, sel, m, seen, nil)
+		miss, ok := snap.MarkNodePropCodes(k, d, ids, sel, m, seen, false, nil)
 		if !ok {
 			t.Fatal("MarkNodePropCodes refused a STRING column")
 		}
@@ -76,6 +77,43 @@ func TestMarkNodePropCodes(t *testing.T) {
 		if !slices.Equal(seen, want) || !slices.Equal(miss, wantMiss) {
 			t.Fatalf("sel %v: seen %x miss %v, want %x %v", sel != nil, seen, miss, want, wantMiss)
 		}
+
+		// full: every code's bit set but bit 0. The chunks having rows
+		// without a value are still read (bit 0 comes as before), and
+		// the misses are the same.
+		full := make([]uint64, len(seen))
+		for c := 1; c <= len(d.Strs); c++ {
+			full[c>>6] |= 1 << (c & 63)
+		}
+		wantFull := slices.Clone(full)
+		wantFull[0] |= want[0]
+		miss, _ = snap.MarkNodePropCodes(k, d, ids, sel, m, full, true, nil)
+		if !slices.Equal(full, wantFull) || !slices.Equal(miss, wantMiss) {
+			t.Fatalf("sel %v, full: seen %x miss %v, want %x %v", sel != nil, full, miss, wantFull, wantMiss)
+		}
+	}
+	// Ids of the first group (a chunk coded in d with rows without a
+	// value), none null, every other row selected: with bit 0 set and
+	// code 0's cleared, they are skipped unread.
+	ids0 := vector.New(vector.Node, GroupSize/5)
+	var first []int32
+	for r := range GroupSize / 5 {
+		ids0.IDs[r] = uint64(r * 5)
+		if r%2 == 0 {
+			first = append(first, int32(r))
+		}
+	}
+	full := make([]uint64, (len(d.Strs)+64)/64)
+	for c := 0; c <= len(d.Strs); c++ {
+		full[c>>6] |= 1 << (c & 63)
+	}
+	full[0] &^= 1 << 1
+	want := slices.Clone(full)
+	if miss, _ := snap.MarkNodePropCodes(k, d, ids0, first, len(ids0.IDs), full, true, nil); !slices.Equal(full, want) || len(miss) != 0 {
+		t.Fatalf("full, first group: seen %x miss %v, want %x and none", full, miss, want)
+	}
+	if miss, _ := snap.MarkNodePropCodes(k, d, ids0, first, len(ids0.IDs), full, false, nil); full[0]&(1<<1) == 0 || len(miss) != 0 {
+		t.Fatalf("not full, first group: seen %x miss %v, want code 0 marked", full, miss)
 	}
 	if _, ok := d.Code("nowhere"); ok {
 		t.Fatal("a string outside the dictionary has a code")
