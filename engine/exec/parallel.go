@@ -218,8 +218,8 @@ func newMorselSource(c *Context, scan plan.Operator, pipeline plan.Operator) (*m
 			m.expected += nodes * edges / live
 		}
 	}
-	if nodes > 0 && m.adjs == nil && uint64(bm.Maximum())-uint64(bm.Minimum())+1 == uint64(nodes) {
-		m.consecutive, m.next, m.end = true, uint64(bm.Minimum()), uint64(bm.Maximum())+1
+	if lo, hi, ok := idRange(bm); ok && m.adjs == nil {
+		m.consecutive, m.next, m.end = true, lo, hi
 	}
 	return m, nil
 }
@@ -343,10 +343,7 @@ func (s *morselScan) nextRange() (*vector.Batch, error) {
 		}
 	}
 	n := int(min(s.hi-s.lo, vector.Capacity))
-	ids, lo := s.out.Cols[0].IDs[:n], s.lo
-	for i := range ids {
-		ids[i] = lo + uint64(i)
-	}
+	countOut(s.out.Cols[0].IDs[:n], s.lo)
 	s.lo += uint64(n)
 	return s.yield(n), nil
 }

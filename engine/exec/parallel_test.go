@@ -514,11 +514,13 @@ func TestParallelFallbacksOfWorkers(t *testing.T) {
 	}
 }
 
-// TestMorselsOfConsecutiveIds checks that a scan alone over one range of
+// TestScansOfConsecutiveIds checks that a scan alone over one range of
 // ids is cut into ranges of morselWeight ids covering it once, yielded by
-// the workers' scans as those ids in order; and that a scan with a hole
-// (a deleted node) or weighed by an expansion reads its ids instead.
-func TestMorselsOfConsecutiveIds(t *testing.T) {
+// the workers' scans as those ids in order, and that a serial scan counts
+// them out too; and that a scan with a hole (a deleted node) or weighed
+// by an expansion reads its ids instead, the serial one yielding every
+// id but the hole.
+func TestScansOfConsecutiveIds(t *testing.T) {
 	n := 5*morselWeight/2 + 3
 	st := parallelStore(t, n)
 	tx := st.Begin()
@@ -566,5 +568,56 @@ func TestMorselsOfConsecutiveIds(t *testing.T) {
 	}
 	if src, err := newMorselSource(c, scan, scan); err != nil || src.consecutive {
 		t.Errorf("a scan with a hole is cut as ranges (%v)", err)
+	}
+	c.worker = nil
+	ns := newNodeScan(c, scan)
+	var got []uint64
+	for {
+		b, err := ns.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		for i := range b.Rows() {
+			got = append(got, b.Cols[0].IDs[b.Row(i)])
+		}
+	}
+	if ns.consecutive || len(got) != n-1 || got[6] != 6 || got[7] != 8 || got[n-2] != uint64(n-1) {
+		t.Errorf("serial scan with a hole: consecutive %v, %d ids", ns.consecutive, len(got))
+	}
+}
+
+// TestSerialScanOfConsecutiveIds checks that a serial scan of one range
+// of ids counts them out in order, Capacity at a time.
+func TestSerialScanOfConsecutiveIds(t *testing.T) {
+	n := 3*vector.Capacity + 5
+	st := parallelStore(t, n)
+	tx := st.Begin()
+	defer tx.Rollback()
+	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
+	ns := newNodeScan(c, scanP())
+	next := uint64(0)
+	for {
+		b, err := ns.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		if b.Rows() > vector.Capacity {
+			t.Fatalf("a batch of %d ids", b.Rows())
+		}
+		for i := range b.Rows() {
+			if id := b.Cols[0].IDs[b.Row(i)]; id != next {
+				t.Fatalf("id %d where %d comes", id, next)
+			}
+			next++
+		}
+	}
+	if !ns.consecutive || next != uint64(n) || c.Counters.RowsScanned != int64(n) {
+		t.Errorf("consecutive %v, %d ids, %d scanned; want %d", ns.consecutive, next, c.Counters.RowsScanned, n)
 	}
 }

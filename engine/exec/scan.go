@@ -17,6 +17,10 @@ type nodeScan struct {
 	buf    []uint32
 	out    *vector.Batch
 	opened bool
+	// next..end are the ids still to scan when they are one range (a
+	// bulk-loaded label): counted out, not read from the bitmap.
+	consecutive bool
+	next, end   uint64
 }
 
 func newNodeScan(c *Context, p *plan.NodeScan) *nodeScan {
@@ -27,7 +31,29 @@ func newNodeScan(c *Context, p *plan.NodeScan) *nodeScan {
 // by an earlier write of the statement is seen.
 func (s *nodeScan) open() {
 	s.opened = true
-	s.it = scanBitmap(s.c, s.p).ManyIterator()
+	bm := scanBitmap(s.c, s.p)
+	if lo, hi, ok := idRange(bm); ok {
+		s.consecutive, s.next, s.end = true, lo, hi
+		return
+	}
+	s.it = bm.ManyIterator()
+}
+
+// idRange is lo..hi-1 when bm holds exactly those ids, and ok then.
+func idRange(bm *roaring.Bitmap) (lo, hi uint64, ok bool) {
+	n := bm.GetCardinality()
+	if n == 0 {
+		return 0, 0, false
+	}
+	lo, hi = uint64(bm.Minimum()), uint64(bm.Maximum())+1
+	return lo, hi, hi-lo == n
+}
+
+// countOut fills ids with lo, lo+1, ….
+func countOut(ids []uint64, lo uint64) {
+	for i := range ids {
+		ids[i] = lo + uint64(i)
+	}
 }
 
 // scanBitmap is the set of nodes p scans: the live nodes, or those with
@@ -59,13 +85,20 @@ func (s *nodeScan) Next() (*vector.Batch, error) {
 	if err := s.c.CheckCancel(); err != nil {
 		return nil, err
 	}
-	n := s.it.NextMany(s.buf)
+	var n int
+	if s.consecutive {
+		n = int(min(s.end-s.next, vector.Capacity))
+		countOut(s.out.Cols[0].IDs[:n], s.next)
+		s.next += uint64(n)
+	} else {
+		n = s.it.NextMany(s.buf)
+		ids := s.out.Cols[0].IDs[:n]
+		for i, id := range s.buf[:n] {
+			ids[i] = uint64(id)
+		}
+	}
 	if n == 0 {
 		return nil, nil
-	}
-	ids := s.out.Cols[0].IDs[:n]
-	for i, id := range s.buf[:n] {
-		ids[i] = uint64(id)
 	}
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Counters.RowsScanned += int64(n)
