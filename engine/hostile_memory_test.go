@@ -119,7 +119,11 @@ func TestHostileStatementsAreGoverned(t *testing.T) {
 		{"huge comprehension", `RETURN size([x IN range(1, 2000000) | toString(x)])`, "53200", time.Second, false},
 		{"UNWIND product", `UNWIND range(1, 60000000) AS x UNWIND range(1, 60000000) AS y RETURN count(*)`, "40003", 2 * time.Second, false},
 		{"all trails", `MATCH p = (a)-[*]->(b) RETURN count(p)`, "40003", 2 * time.Second, false},
-		{"collected paths", `MATCH p = (a)-[*1..6]->(b) RETURN size(collect(p))`, "53200", 2 * time.Second, false},
+		// Its 32 MB take 0.4–0.5 s alone; under CI's load (a 2-core
+		// machine running the other packages' tests) once 1.02 s, past
+		// the deadline: either stop is the governor's, and the heap
+		// bound below still holds it to the limit.
+		{"collected paths", `MATCH p = (a)-[*1..6]->(b) RETURN size(collect(p))`, "53200|40003", 2 * time.Second, false},
 		{"quadratic reduce", `RETURN size(reduce(s = "", x IN range(1, 1000000) | s + "x"))`, "40003", 2 * time.Second, true},
 		{"deep value", `RETURN size(reduce(a = [], x IN range(1, 100000) | [a]))`, "22000", time.Second, false},
 		{"long sort", `UNWIND range(1, 30000000) AS x WITH x ORDER BY -x RETURN count(*)`, "53200|40003", 2 * time.Second, false},
