@@ -6,7 +6,8 @@ import (
 )
 
 // Expressions print fully parenthesised: every compound expression in a
-// pair of its own, so the text parses back to the same tree.
+// pair of its own, so the text parses back to the same tree; a chain of
+// prefix operators, or of operators of one level, shares one pair.
 
 func formatExprs(sb *strings.Builder, es []Expr) {
 	for i, e := range es {
@@ -46,6 +47,42 @@ func formatUnaryChain(sb *strings.Builder, x *Unary) {
 	}
 }
 
+// formatChain prints a left-deep chain of operators of one precedence
+// level, a + b - c (its tree ((a + b) - c)), in one pair of parentheses,
+// which the parser reads back as the same tree. A pair each would nest
+// the chain's first operand under all of them, as the text it was
+// parsed from did not: `+ + … +1 + 1 + … + 1`, within the depth limit,
+// printed as ((((+ + … +1) + 1) …) + 1), past it.
+func formatChain(sb *strings.Builder, x *Binary) {
+	if l, ok := x.L.(*Binary); ok && chainLevel(l.Op) != 0 && chainLevel(l.Op) == chainLevel(x.Op) {
+		formatChain(sb, l)
+	} else {
+		formatExpr(sb, x.L)
+	}
+	sb.WriteString(" " + x.Op.String() + " ")
+	formatExpr(sb, x.R)
+}
+
+// chainLevel is the precedence level of an operator the parser chains
+// left to right (parse_expr.go), 0 for the others.
+func chainLevel(op Op) int {
+	switch op {
+	case OpOr:
+		return 1
+	case OpXor:
+		return 2
+	case OpAnd:
+		return 3
+	case OpAdd, OpSub:
+		return 4
+	case OpMul, OpDiv, OpMod:
+		return 5
+	case OpPow:
+		return 6
+	}
+	return 0
+}
+
 // formatExpr prints e with every compound expression in parentheses. The
 // expressions of several parts print in a function of their own each,
 // below, in the order of the cases.
@@ -80,9 +117,7 @@ func formatExpr(sb *strings.Builder, e Expr) {
 		sb.WriteByte(')')
 	case *Binary:
 		sb.WriteByte('(')
-		formatExpr(sb, x.L)
-		sb.WriteString(" " + x.Op.String() + " ")
-		formatExpr(sb, x.R)
+		formatChain(sb, x)
 		sb.WriteByte(')')
 	case *Comparison:
 		formatComparison(sb, x)
