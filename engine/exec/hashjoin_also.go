@@ -135,20 +135,12 @@ func (h *hashJoin) narrowByCodes(a *alsoKey, b *vector.Batch) bool {
 	if a.test.strKind != oneEqual || h.c.Deleted.HasNodes() {
 		return false
 	}
-	p, ok := a.probe.(*plan.Property)
-	if !ok {
-		return false
-	}
-	ref, ok := p.Of.(*plan.ColRef)
-	if !ok || ref.Idx >= len(b.Cols) || b.Cols[ref.Idx].Type != vector.Node {
-		return false
-	}
-	k, ok := h.c.Catalog.LookupKey(p.Key)
+	ids, k, ok := h.nodeProp(a.probe, b)
 	if !ok {
 		return false
 	}
 	h.alsoCodes = slices.Grow(h.alsoCodes[:0], b.Len)[:b.Len]
-	dict, ok := h.c.Tx.GatherNodePropCodes(k, b.Cols[ref.Idx], h.lrows, len(h.lrows), h.alsoCodes)
+	dict, ok := h.c.Tx.GatherNodePropCodes(k, ids, h.lrows, len(h.lrows), h.alsoCodes)
 	if !ok {
 		return false
 	}
@@ -177,7 +169,7 @@ func (h *hashJoin) narrowByCodes(a *alsoKey, b *vector.Batch) bool {
 		}
 		strs = h.alsoStrs
 		strs.ResetNulls()
-		h.c.Tx.GatherNodeProp(k, b.Cols[ref.Idx], loose, len(loose), strs)
+		h.c.Tx.GatherNodeProp(k, ids, loose, len(loose), strs)
 	}
 	h.keepRows(func(r int32) bool {
 		c := codes[r]

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/quiverdb/quiver/engine/catalog"
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/vector"
 )
@@ -29,15 +30,7 @@ func (h *hashJoin) matchView(b *vector.Batch) (viewed bool, err error) {
 	if h.prepareOne(); h.one.intKind != oneEqual {
 		return false, nil
 	}
-	p, ok := h.lexpr.(*plan.Property)
-	if !ok {
-		return false, nil
-	}
-	ref, ok := p.Of.(*plan.ColRef)
-	if !ok || ref.Idx >= len(b.Cols) || b.Cols[ref.Idx].Type != vector.Node {
-		return false, nil
-	}
-	k, ok := h.c.Catalog.LookupKey(p.Key)
+	ids, k, ok := h.nodeProp(h.lexpr, b)
 	if !ok {
 		return false, nil
 	}
@@ -45,7 +38,6 @@ func (h *hashJoin) matchView(b *vector.Batch) (viewed bool, err error) {
 	if view == nil {
 		return false, nil
 	}
-	ids := b.Cols[ref.Idx]
 	sel, n := rows(b)
 	if err := h.c.CheckDeleted(ids, sel, n); err != nil {
 		return true, err
@@ -57,6 +49,21 @@ func (h *hashJoin) matchView(b *vector.Batch) (viewed bool, err error) {
 		h.lmatch = append(h.lmatch, h.oneRows)
 	}
 	return true, nil
+}
+
+// nodeProp is the node ids and key of e on b when e is a property of a
+// node column of b whose key some value has; ok is false otherwise.
+func (h *hashJoin) nodeProp(e plan.Expr, b *vector.Batch) (ids *vector.Vector, k catalog.KeyID, ok bool) {
+	p, ok := e.(*plan.Property)
+	if !ok {
+		return nil, 0, false
+	}
+	ref, ok := p.Of.(*plan.ColRef)
+	if !ok || ref.Idx >= len(b.Cols) || b.Cols[ref.Idx].Type != vector.Node {
+		return nil, 0, false
+	}
+	k, ok = h.c.Catalog.LookupKey(p.Key)
+	return b.Cols[ref.Idx], k, ok
 }
 
 // oneKeyTest compares probe rows with the table's one key.

@@ -535,26 +535,7 @@ func TestScansOfConsecutiveIds(t *testing.T) {
 		t.Fatal("a scan of ids 0..n-1 alone is not cut as ranges")
 	}
 	c.worker = &workerState{scan: scan, src: src}
-	ms := newMorselScan(c)
-	next := uint64(0)
-	for {
-		b, err := ms.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b == nil {
-			break
-		}
-		for i := range b.Rows() {
-			if id := b.Cols[0].IDs[b.Row(i)]; id != next {
-				t.Fatalf("id %d where %d comes", id, next)
-			}
-			next++
-		}
-	}
-	if next != uint64(n) {
-		t.Fatalf("the morsels yielded %d ids, want %d", next, n)
-	}
+	checkCounted(t, "the morsels", scannedIDs(t, newMorselScan(c)), n)
 	if c.Counters.RowsScanned != int64(n) {
 		t.Errorf("%d rows scanned, want %d", c.Counters.RowsScanned, n)
 	}
@@ -571,19 +552,7 @@ func TestScansOfConsecutiveIds(t *testing.T) {
 	}
 	c.worker = nil
 	ns := newNodeScan(c, scan)
-	var got []uint64
-	for {
-		b, err := ns.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b == nil {
-			break
-		}
-		for i := range b.Rows() {
-			got = append(got, b.Cols[0].IDs[b.Row(i)])
-		}
-	}
+	got := scannedIDs(t, ns)
 	if ns.consecutive || len(got) != n-1 || got[6] != 6 || got[7] != 8 || got[n-2] != uint64(n-1) {
 		t.Errorf("serial scan with a hole: consecutive %v, %d ids", ns.consecutive, len(got))
 	}
@@ -598,26 +567,42 @@ func TestSerialScanOfConsecutiveIds(t *testing.T) {
 	defer tx.Rollback()
 	c := &Context{Env: expr.Env{Ctx: context.Background(), Tx: tx, Catalog: st.Catalog()}}
 	ns := newNodeScan(c, scanP())
-	next := uint64(0)
+	checkCounted(t, "the serial scan", scannedIDs(t, ns), n)
+	if !ns.consecutive || c.Counters.RowsScanned != int64(n) {
+		t.Errorf("consecutive %v, %d scanned; want %d", ns.consecutive, c.Counters.RowsScanned, n)
+	}
+}
+
+// scannedIDs drains a scan of node ids, no batch above Capacity.
+func scannedIDs(t *testing.T, op Operator) []uint64 {
+	t.Helper()
+	var ids []uint64
 	for {
-		b, err := ns.Next()
+		b, err := op.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if b == nil {
-			break
+			return ids
 		}
 		if b.Rows() > vector.Capacity {
 			t.Fatalf("a batch of %d ids", b.Rows())
 		}
 		for i := range b.Rows() {
-			if id := b.Cols[0].IDs[b.Row(i)]; id != next {
-				t.Fatalf("id %d where %d comes", id, next)
-			}
-			next++
+			ids = append(ids, b.Cols[0].IDs[b.Row(i)])
 		}
 	}
-	if !ns.consecutive || next != uint64(n) || c.Counters.RowsScanned != int64(n) {
-		t.Errorf("consecutive %v, %d ids, %d scanned; want %d", ns.consecutive, next, c.Counters.RowsScanned, n)
+}
+
+// checkCounted fails unless ids are 0..n-1 in order.
+func checkCounted(t *testing.T, what string, ids []uint64, n int) {
+	t.Helper()
+	for i, id := range ids {
+		if id != uint64(i) {
+			t.Fatalf("%s: id %d where %d comes", what, id, i)
+		}
+	}
+	if len(ids) != n {
+		t.Fatalf("%s yielded %d ids, want %d", what, len(ids), n)
 	}
 }
