@@ -50,8 +50,8 @@ type metaConfig struct {
 // the corpus and the runs, at a fraction of the cost. make test-long
 // sets QUIVER_METAMORPHIC_FULL=1: every query under every configuration.
 const (
-	metaStride     = 2
-	metaRuleStride = 4
+	metaStride     = 4
+	metaRuleStride = 8
 )
 
 // The model tests (metamorphic, row-level security, field-level
