@@ -60,6 +60,11 @@ TCK_FEATURES := $(abspath $(if $(TCK_DIR),$(TCK_DIR),../shared/tck/features))
 TEST_TIMEOUT ?= 25m
 # Packages with goroutines of their own run again under the race detector.
 RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./internal/linearcheck/ ./internal/serverproc/
+# ... less those in which no test runs two goroutines: neither their code
+# nor their tests start one, nor does any package they call (but the
+# memory governor's, which none of them starts). The detector has nothing
+# to see there, and each costs an instrumented build and a run.
+RACE_PKG_SKIP := /engine/(access|errs|exec/(idset|inttable|pathtree|rowkey|rowstore)|expr|functions|gql|plan|plan/opt|plan/physical|procs|settings|storage/vfs)$$|/frontend/(console|console/build|serving)$$
 # ... but not the tests that run one goroutine only, ten times slower under
 # the detector for nothing: the query corpus sequentially (its queries run
 # in parallel in TestMetamorphicCorpus, which stays; TestArrowCorpus runs
@@ -71,15 +76,14 @@ RACE_PKGS   := ./csr/... ./engine/... ./frontend/... ./internal/netfault/ ./inte
 # already runs under the detector; the policies and the decrypt calls add
 # no goroutine, and TestRowSecurityAlgoHiddenNode runs a restricted
 # projection's workers under it), the adaptive hash join against its
-# cross product and the expression kernels against the row path (one
-# goroutine each); the parser's depth limit, the enumerations of power
+# cross product (one goroutine); the enumerations of power
 # cuts over one writer (the WAL's and cryptfs's torn tails, the encrypted
 # audit trail; their concurrent appends and syncs are tested apart), the
 # patched algorithm projection against a fresh one and the paths and
 # code calls against their references (TestParallelAgainstReferences and
 # the metamorphic tests run the parallel kernels under the detector), and
 # HNSW's recall (TestHNSWParallelBuild builds in parallel).
-RACE_SKIP   := ^(TestDepthIsBounded|TestPreallocatedTornTail|TestTornTail|TestAuditPowerLossEncrypted|TestPatchEqualsFreshProjection|TestPathsAgainstReference|TestCodeCallMatchesGeneral|TestHNSWRecall|TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestRowSecurityAlgo(Model|Cache|RelsOnly)|TestFieldEncryptionModelRandomGraph|TestAdaptiveHashJoinMatchesCrossProduct|Test(Type)?KernelsMatchRowPath)$$
+RACE_SKIP   := ^(TestPreallocatedTornTail|TestTornTail|TestAuditPowerLossEncrypted|TestPatchEqualsFreshProjection|TestPathsAgainstReference|TestCodeCallMatchesGeneral|TestHNSWRecall|TestQueryCorpus|TestArrowCorpus|TestHostileQueryTexts|TestModel|TestReplayRebuildsStore|TestRowSecurityModelRandomGraph|TestRowSecurityModelCorpus|TestRowSecurityAlgo(Model|Cache|RelsOnly)|TestFieldEncryptionModelRandomGraph|TestAdaptiveHashJoinMatchesCrossProduct)$$
 
 .PHONY: all build install run test test-long crash-long powerloss-long fuzz-long soak-long promtool curl chromium nodejs arrowjs-vendor console console-vendor doctools test-unit test-race test-batch2 fuzz fuzz-targets metamorphic-long crash test-cluster lint bench bench-kuzu bench-duckdb bench-duckdb-check bench-micro bench-expr bench-writes bench-protocols bench-arrow bench-algo bench-wide bench-snb clean tck tck-update tck-gate
 
@@ -304,7 +308,7 @@ soak-long:
 	QUIVER_SOAK_DURATION=$(SOAK_LONG_DURATION) $(GO) test -count=1 -v -timeout 30m -run '^TestSoakBinaryUnderSlowHeaderFlood$$' ./cmd/quiver/
 
 test-race: promtool
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -race -skip '$(RACE_SKIP)' $$($(GO) list $(RACE_PKGS) | grep -Ev '$(RACE_PKG_SKIP)')
 
 ## fuzz: the short fuzz run of make test, over the targets that read what
 ## a client or a torn file hands the server: the query parser, the HTTP
