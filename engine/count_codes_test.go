@@ -172,3 +172,59 @@ func TestCountCodes(t *testing.T) {
 	names["P"][200] = ""
 	stage("a value of another type", map[string]string{"C": hole, "P+age": "a column without an integer view", "P": "a value of another type than STRING"})
 }
+
+// TestCountCodesOnWorkers: a scan of more than eight morsels counts on the
+// statement's workers, each over the ranges of ids it takes, and gives the
+// count of the names themselves, at one worker and at four, with and
+// without range terms, and after an INTEGER name sends the count to the
+// general operators from whichever worker meets it. PROFILE notes why a
+// count stayed on one goroutine, and nothing when it did not.
+func TestCountCodesOnWorkers(t *testing.T) {
+	const n = 9*8*1024 + 333 // P: past eight morsels of 8192 ids
+	db, names := countCodesGraph(t, n, 10)
+	checks := []struct {
+		query string
+		test  func(name string, age int) bool
+	}{
+		{"MATCH (x:P) WHERE x.name CONTAINS 'Hop' RETURN count(*) AS c", func(s string, _ int) bool { return strings.Contains(s, "Hop") }},
+		{"MATCH (x:P) WHERE x.name STARTS WITH 'Ada' AND x.age >= 30 AND x.age < 60 RETURN count(*) AS c",
+			func(s string, a int) bool { return strings.HasPrefix(s, "Ada") && a >= 30 && a < 60 }},
+	}
+	run := func(stage string, workers int, note string) {
+		t.Helper()
+		engine.SetParallelism(db, workers)
+		defer engine.SetParallelism(db, 0)
+		for _, c := range checks {
+			want := int64(0)
+			for i, s := range names["P"] {
+				if s != "" && c.test(s, i%90) {
+					want++
+				}
+			}
+			res, err := db.Query(context.Background(), "PROFILE "+c.query, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", c.query, err)
+			}
+			rows, err := drain(res)
+			if err != nil || len(rows) != 1 || rows[0] != fmt.Sprint(want) {
+				t.Fatalf("%s, %d workers: %s: rows %v (%v), want %d", stage, workers, c.query, rows, err, want)
+			}
+			var notes []string
+			for _, op := range res.Profile().Operators {
+				if op.Name == "Aggregate" {
+					notes = append(notes, op.Fallbacks...)
+				}
+			}
+			if note == "" && len(notes) > 0 || note != "" && !slices.Contains(notes, note) {
+				t.Errorf("%s, %d workers: %s: fallbacks %v, want %q", stage, workers, c.query, notes, note)
+			}
+		}
+	}
+	run("imported", 4, "")
+	run("imported", 1, "parallel: one worker allowed")
+	// An INTEGER name in the scan's last morsels.
+	mustQuery(t, db, "MATCH (x:P {id: $id}) SET x.name = 7", engine.Params{"id": int64(n - 100)})
+	names["P"][n-100] = ""
+	run("a value of another type", 4, "count-codes: a value of another type than STRING")
+	run("a value of another type", 1, "count-codes: a value of another type than STRING")
+}

@@ -197,3 +197,7 @@ func PlanCacheCounts(db *DB) (hits, misses int64, entries int) {
 // SetDisabledRules switches optimizer rules off (Options.DisabledRules)
 // on an open database, as the rule benchmarks do between runs.
 func SetDisabledRules(db *DB, rules []string) { db.opts.DisabledRules = rules }
+
+// SetParallelism sets the workers a statement may use (Options.Parallelism)
+// on an open database.
+func SetParallelism(db *DB, n int) { db.opts.Parallelism = n }

@@ -23,8 +23,18 @@ import (
 // operators, which answer the same.
 type countCodes struct {
 	oneCount
-	scan   *plan.NodeScan
-	term   plan.CodeTerm
+	scan  *plan.NodeScan
+	term  plan.CodeTerm
+	test  func(string) bool
+	terms []rangeTerm // the Filter's other conjuncts (see codesCounter)
+}
+
+// codesCounter counts on one goroutine, the statement's or a worker's,
+// with pass tables and scratch of its own: the test is the only thing
+// the goroutines share, and it is pure.
+type codesCounter struct {
+	c      *Context
+	k      catalog.KeyID
 	test   func(string) bool
 	passes map[*storage.StringDict][]uint8
 	err    error // a charge for a pass table failed
@@ -64,8 +74,7 @@ func newCountCodes(c *Context, p plan.Operator) *countCodes {
 			return nil
 		}
 	}
-	return &countCodes{oneCount: oneCount{c: c, p: a, cols: len(a.Columns())}, scan: scan, term: term, test: test,
-		passes: map[*storage.StringDict][]uint8{}, rangeViews: rangeViews{terms: terms}}
+	return &countCodes{oneCount: oneCount{c: c, p: a, cols: len(a.Columns())}, scan: scan, term: term, test: test, terms: terms}
 }
 
 func (o *countCodes) Next() (*vector.Batch, error) {
@@ -94,62 +103,94 @@ func (o *countCodes) count() (cnt int64, why string, err error) {
 	if hi-lo != card {
 		return 0, "the scanned nodes are not one range of ids", nil
 	}
-	if !o.bind(o.c, card) {
+	serial := o.counter(o.c, k)
+	if !serial.bind(o.c, card) {
 		return 0, noView, nil
 	}
-	span := uint64(countCodesSpan)
-	if len(o.terms) > 0 {
-		span = vector.Capacity // the ids a batch of the range terms takes
+	run, err := o.workers()
+	if err != nil {
+		return 0, "", err
 	}
-	for from := lo; from < hi; from += span {
-		if (from-lo)%countCodesSpan == 0 && from > lo {
-			if err := o.c.CheckCancel(); err != nil {
-				return 0, "", err
-			}
-		}
-		n, clean := o.countSpan(k, from, min(hi, from+span))
-		if o.err != nil {
-			return 0, "", o.err
-		}
-		if !clean {
-			return 0, "a value of another type than STRING", nil
-		}
-		cnt += n
+	var clean bool
+	if run != nil {
+		cnt, clean, err = o.countOnWorkers(run, k, card)
+	} else {
+		cnt, clean, err = serial.countIDs(lo, hi)
+	}
+	if err != nil || !clean {
+		return 0, notString(clean), err
 	}
 	o.c.Counters.RowsScanned += int64(card)
 	o.c.Counters.DBHits += int64(card) * int64(1+len(o.terms))
 	return cnt, "", nil
 }
 
+// notString is why a count that met a value of another type falls back.
+func notString(clean bool) string {
+	if clean {
+		return ""
+	}
+	return "a value of another type than STRING"
+}
+
+func (o *countCodes) counter(c *Context, k catalog.KeyID) *codesCounter {
+	return &codesCounter{c: c, k: k, test: o.test, passes: map[*storage.StringDict][]uint8{}, rangeViews: rangeViews{terms: o.terms}}
+}
+
+// countIDs counts the passing nodes of ids lo..hi-1, checking the
+// statement's stop between spans.
+func (cc *codesCounter) countIDs(lo, hi uint64) (cnt int64, clean bool, err error) {
+	span := uint64(countCodesSpan)
+	if len(cc.terms) > 0 {
+		span = vector.Capacity // the ids a batch of the range terms takes
+	}
+	for from := lo; from < hi; from += span {
+		if (from-lo)%countCodesSpan == 0 && from > lo {
+			if err := cc.c.CheckCancel(); err != nil {
+				return 0, false, err
+			}
+		}
+		n, clean := cc.countSpan(from, min(hi, from+span))
+		if cc.err != nil {
+			return 0, false, cc.err
+		}
+		if !clean {
+			return 0, false, nil
+		}
+		cnt += n
+	}
+	return cnt, true, nil
+}
+
 // countSpan counts the passing nodes of ids from..to-1: by their codes
 // alone, or (with range terms) the ids the codes pass tested on the
 // terms' views, at most a batch of them.
-func (o *countCodes) countSpan(k catalog.KeyID, from, to uint64) (int64, bool) {
-	if len(o.terms) == 0 {
-		return o.c.Tx.CountNodePropCodes(k, from, to, o.pass, o.test)
+func (cc *codesCounter) countSpan(from, to uint64) (int64, bool) {
+	if len(cc.terms) == 0 {
+		return cc.c.Tx.CountNodePropCodes(cc.k, from, to, cc.pass, cc.test)
 	}
-	o.scratch()
-	ids, clean := o.c.Tx.SelectNodePropCodesIn(k, from, to, o.pass, o.test, o.ids.IDs[:0])
+	cc.scratch()
+	ids, clean := cc.c.Tx.SelectNodePropCodesIn(cc.k, from, to, cc.pass, cc.test, cc.ids.IDs[:0])
 	if !clean || len(ids) == 0 {
 		return 0, clean
 	}
-	return o.passing(len(ids)), true
+	return cc.passing(len(ids)), true
 }
 
 // pass is the test's answer for each string of dict, worked out once per
 // dictionary and charged to the statement.
-func (o *countCodes) pass(dict *storage.StringDict) []uint8 {
-	if p, ok := o.passes[dict]; ok {
+func (cc *codesCounter) pass(dict *storage.StringDict) []uint8 {
+	if p, ok := cc.passes[dict]; ok {
 		return p
 	}
-	if err := o.c.Mem.Charge(int64(len(dict.Strs))); err != nil {
-		o.err = err
+	if err := cc.c.Mem.Charge(int64(len(dict.Strs))); err != nil {
+		cc.err = err
 		return nil // too short: the storage stops at the chunk
 	}
 	p := make([]uint8, len(dict.Strs))
 	for i, s := range dictStrings(dict) {
-		p[i] = boolByte(o.test(s))
+		p[i] = boolByte(cc.test(s))
 	}
-	o.passes[dict] = p
+	cc.passes[dict] = p
 	return p
 }
