@@ -83,14 +83,8 @@ func (d *codeDistinctOp) consume() error {
 		sets[w] = s // read after the worker's done message
 		return nil, err
 	})
-	for {
-		_, ok, err := d.run.receive()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	if err := d.run.wait(); err != nil {
+		return err
 	}
 	for i, s := range sets {
 		if s == nil {

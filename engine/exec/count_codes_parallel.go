@@ -67,14 +67,8 @@ func (o *countCodes) countOnWorkers(run *parRun, k catalog.KeyID, card uint64) (
 		parts[w] = p // read after the worker's done message
 		return nil, nil
 	})
-	for {
-		_, ok, err := run.receive()
-		if err != nil {
-			return 0, false, err
-		}
-		if !ok {
-			break
-		}
+	if err := run.wait(); err != nil {
+		return 0, false, err
 	}
 	clean = true
 	for _, p := range parts {

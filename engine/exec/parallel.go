@@ -479,6 +479,17 @@ func (r *parRun) receive() (m parMsg, ok bool, err error) {
 	return m, false, nil
 }
 
+// wait receives until every worker is done, for runs whose workers
+// leave their results in place of their own instead of sending them.
+func (r *parRun) wait() error {
+	for {
+		_, ok, err := r.receive()
+		if err != nil || !ok {
+			return err
+		}
+	}
+}
+
 // merge adds worker w's counters to the query's; the worker is done.
 func (r *parRun) merge(w int) {
 	if r.merged[w] {
