@@ -20,6 +20,7 @@ import (
 // All of it is given back when Left is exhausted.
 type hashJoin struct {
 	c            *Context
+	p            *plan.HashJoin
 	left, right  Operator
 	lkey, rkey   expr.Evaluator
 	lexpr, rexpr plan.Expr // the keys as planned (hashjoin_one.go)
@@ -67,6 +68,11 @@ type hashJoin struct {
 	alsoCodes []int32
 	alsoLoose []int32
 	alsoStrs  *vector.Vector
+
+	// gather is the probe side's workers when it runs on them
+	// (hashjoin_parallel.go); probeChosen is set once that is decided.
+	gather      *gatherOp
+	probeChosen bool
 }
 
 func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error) {
@@ -78,7 +84,7 @@ func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error)
 	if err != nil {
 		return nil, err
 	}
-	h := &hashJoin{c: c, left: l, right: r, lkey: lk, rkey: rk, lexpr: p.LeftKey, rexpr: p.RightKey, nl: len(p.Left.Columns()),
+	h := &hashJoin{c: c, p: p, left: l, right: r, lkey: lk, rkey: rk, lexpr: p.LeftKey, rexpr: p.RightKey, nl: len(p.Left.Columns()),
 		adaptive: p.Adaptive, table: map[string][]int32{}}
 	if p.Adaptive {
 		h.nr = len(p.Right.Columns())
@@ -238,6 +244,19 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 	if len(h.table) == 0 {
 		h.drop() // Right's rows all had null keys, or there were none
 		return nil, nil
+	}
+	if !h.probeChosen {
+		h.probeChosen = true
+		if err := h.probeOnWorkers(); err != nil {
+			return nil, err
+		}
+	}
+	if h.gather != nil {
+		b, err := h.gather.Next()
+		if b == nil && err == nil {
+			h.drop() // every worker is done with the table
+		}
+		return b, err
 	}
 	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
 	for len(h.lidx) < vector.Capacity {

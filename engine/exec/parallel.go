@@ -94,6 +94,8 @@ func parKindOf(p plan.Operator) parKind {
 		return parAggregate
 	case *plan.Distinct: // runs its workers itself (code_distinct.go)
 		return 0
+	case *plan.HashJoin: // probes on workers itself (hashjoin_parallel.go)
+		return 0
 	}
 	return parGather
 }
@@ -550,13 +552,20 @@ type gatherOp struct {
 	run  *parRun
 	p    plan.Operator
 	held int // the worker whose batch the consumer holds, -1 for none
+	// build, when set, builds a worker's operator in place of Build of p
+	// (a hash join's probe side over the shared table, hashjoin_parallel.go).
+	build func(c *Context) (Operator, error)
 }
 
 func (g *gatherOp) Next() (*vector.Batch, error) {
 	r := g.run
 	if !r.started {
 		r.start(func(w int, c *Context, emit func(*vector.Batch) bool) (*hashAggregate, error) {
-			op, err := Build(c, g.p)
+			build := g.build
+			if build == nil {
+				build = func(c *Context) (Operator, error) { return Build(c, g.p) }
+			}
+			op, err := build(c)
 			if err != nil {
 				return nil, err
 			}

@@ -55,6 +55,7 @@ type HashJoin struct {
 	Also              []JoinKey
 	Cols              []Column
 	Adaptive          bool
+	Physical
 }
 
 // JoinKey is an equality of a HashJoin's two sides: Left over Left's

@@ -130,7 +130,7 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (p:P) WHERE p.id = 7 RETURN p", nil, "index-selection,range-filter"},
 		{"MATCH (p:P) WHERE p.id > 7 RETURN p ORDER BY p.id", nil, "index-selection,order-seek,range-filter"},
 		{"UNWIND $ks AS k MATCH (p:P) WHERE p.id = k RETURN p", nil, "index-join"},
-		{"MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a, b", nil, "join-hints"},
+		{"MATCH (a:A), (b:B) USING JOIN ON a.x = b.y RETURN a, b", nil, "join-hints,parallel"},
 		{"MATCH (p:P {id: 7})-[:T]->(q:L) RETURN p UNION MATCH (p)-[*]->(q) RETURN DISTINCT p", nil,
 			"expand-labels,endpoints-only,index-selection,range-filter,endpoints-bfs,label-cover,parallel"},
 		{"MATCH (n:K) WHERE n.x > 3 AND n.x <= $hi RETURN count(*)", nil, "count-range,range-filter,parallel"},
@@ -139,7 +139,7 @@ func TestFiredRules(t *testing.T) {
 		{"MATCH (a:K)-[r:T]->(b) WHERE r.w < 5 AND b.x = 2 RETURN a, b", []string{plan.RuleRangeFilter}, "far-set,parallel"}, // the far node's term takes far-set
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", nil, "code-filter,parallel"},
 		{"MATCH (n:K) WHERE n.name = 'x' RETURN n", []string{plan.RuleCodeFilter}, "parallel"},
-		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", nil, "equi-join"},
+		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", nil, "equi-join,parallel"},
 		{"MATCH (a:K), (b:K) WHERE a.x = b.y RETURN count(*)", []string{plan.RuleEquiJoin}, ""},
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", nil, "code-match,match-range,parallel"},
 		{"MATCH (n:K) WHERE n.name STARTS WITH 'x' AND n.y > 1 RETURN n", []string{plan.RuleRangeFilter}, "code-match,parallel"},

@@ -6,7 +6,9 @@ import "github.com/quiverdb/quiver/engine/plan"
 // pipeline of operators that may run on workers (plan.Streams) over a
 // node scan (of labels or of a label expression), for an Aggregate over such a pipeline, which then
 // aggregates on each worker and merges, and for a code-distinct Distinct
-// over a Project of one, whose workers keep their own sets. A bare scan feeding its consumer
+// over a Project of one, whose workers keep their own sets, and for a
+// HashJoin whose probe side may be such a pipeline, which then probes it
+// on workers over the table built once. A bare scan feeding its consumer
 // gains nothing from workers. The inner plan of OPTIONAL MATCH is rebuilt
 // per input batch, so it stays serial. A plan that writes never runs on
 // workers: they read the transaction at once. It reports whether it
@@ -24,6 +26,11 @@ func markParallel(op plan.Operator) (chosen bool) {
 		return markParallel(o.Input)
 	case *plan.CallSubquery:
 		return markParallel(o.Input) // its inner plan is rebuilt per batch
+	case *plan.HashJoin:
+		// An adaptive join probes whichever side proves the larger.
+		if ChainScan(o.Left) != nil || o.Adaptive && ChainScan(o.Right) != nil {
+			chosen = plan.Choose(op, plan.StrategyParallel)
+		}
 	case *plan.Distinct:
 		// code-distinct reads the Project's input on workers itself.
 		if _, in := DistinctProps(o); in != nil && plan.Chose(o, plan.RuleCodeDistinct) && ChainScan(in) != nil {
