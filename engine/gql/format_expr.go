@@ -163,9 +163,37 @@ func formatExpr(sb *strings.Builder, e Expr) {
 	}
 }
 
+// formatLabelTest prints x in parentheses, with the property accesses,
+// indexes and label tests it applies to inside the same pair:
+// (n:A.a:B), not ((n:A).a:B). A pair each would nest the first operand
+// of that postfix chain under all of them, as formatChain's would.
 func formatLabelTest(sb *strings.Builder, x *LabelTest) {
 	sb.WriteByte('(')
-	formatExpr(sb, x.X)
+	formatLabelTestBare(sb, x)
+	sb.WriteByte(')')
+}
+
+// formatPostfixBare prints e without parentheses of its own when it is a
+// postfix operator inside a label test's pair.
+func formatPostfixBare(sb *strings.Builder, e Expr) {
+	switch x := e.(type) {
+	case *LabelTest:
+		formatLabelTestBare(sb, x)
+	case *PropertyAccess:
+		formatPostfixBare(sb, x.X)
+		sb.WriteString("." + quoteName(x.Key))
+	case *Index:
+		formatPostfixBare(sb, x.X)
+		sb.WriteByte('[')
+		formatExpr(sb, x.I)
+		sb.WriteByte(']')
+	default:
+		formatExpr(sb, e)
+	}
+}
+
+func formatLabelTestBare(sb *strings.Builder, x *LabelTest) {
+	formatPostfixBare(sb, x.X)
 	if x.Expr != nil {
 		sb.WriteString(":" + x.Expr.String())
 	}
@@ -177,7 +205,6 @@ func formatLabelTest(sb *strings.Builder, x *LabelTest) {
 		}
 		sb.WriteString(quoteName(l))
 	}
-	sb.WriteByte(')')
 }
 
 func formatComparison(sb *strings.Builder, x *Comparison) {

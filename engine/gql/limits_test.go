@@ -50,6 +50,19 @@ var deepConstructs = map[string]func(n int) string{
 	"indexes":     func(n int) string { return "RETURN l" + strings.Repeat("[0]", n) },
 	"slices":      func(n int) string { return "RETURN l" + strings.Repeat("[0..1]", n) },
 	"label tests": func(n int) string { return "RETURN n" + strings.Repeat(":A.a", n) },
+	// Short chains, each the first operand of the next: every chain's
+	// links are levels above the one inside it, though the parser has
+	// left those before it reads the next (a tree of 1200 levels that
+	// never went past 130 at once once passed, and binding it took
+	// minutes).
+	"chains in first operands": func(n int) string {
+		k := max(n/10, 1)
+		return "RETURN " + strings.Repeat("(", k) + "1" + strings.Repeat(strings.Repeat(" + 1", 9)+")", k)
+	},
+	"postfix on chains": func(n int) string {
+		k := max(n/10, 1)
+		return "RETURN " + strings.Repeat("(", k) + "m" + strings.Repeat(strings.Repeat(".a", 9)+")", k)
+	},
 	"list types": func(n int) string {
 		return "RETURN x :: " + strings.Repeat("LIST<", n) + "INTEGER" + strings.Repeat(">", n)
 	},

@@ -19,12 +19,14 @@ func (p *parser) expr() Expr {
 // level of the tree (link), left again when the chain ends.
 
 func (p *parser) orExpr() Expr {
+	outer := p.mark()
 	l := p.xorExpr()
+	h := p.height(outer)
 	n := 0
 	for ; p.isKeyword("OR"); n++ {
 		pos := p.tok.pos
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: OpOr, L: l, R: p.xorExpr()}
 	}
 	p.leaveN(n)
@@ -32,12 +34,14 @@ func (p *parser) orExpr() Expr {
 }
 
 func (p *parser) xorExpr() Expr {
+	outer := p.mark()
 	l := p.andExpr()
+	h := p.height(outer)
 	n := 0
 	for ; p.isKeyword("XOR"); n++ {
 		pos := p.tok.pos
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: OpXor, L: l, R: p.andExpr()}
 	}
 	p.leaveN(n)
@@ -45,12 +49,14 @@ func (p *parser) xorExpr() Expr {
 }
 
 func (p *parser) andExpr() Expr {
+	outer := p.mark()
 	l := p.notExpr()
+	h := p.height(outer)
 	n := 0
 	for ; p.isKeyword("AND"); n++ {
 		pos := p.tok.pos
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: OpAnd, L: l, R: p.notExpr()}
 	}
 	p.leaveN(n)
@@ -71,7 +77,9 @@ func (p *parser) notExpr() Expr {
 var compareOps = map[string]Op{"=": OpEq, "<>": OpNe, "<": OpLt, "<=": OpLe, ">": OpGt, ">=": OpGe}
 
 func (p *parser) comparison() Expr {
+	outer := p.mark()
 	first := p.predicate()
+	h := p.height(outer)
 	var c *Comparison
 	for p.tok.kind == tPunct {
 		op, ok := compareOps[p.tok.text]
@@ -82,7 +90,7 @@ func (p *parser) comparison() Expr {
 			c = &Comparison{Pos: first.Position(), Operands: []Expr{first}}
 		}
 		p.advance()
-		p.link() // the binder makes a chain of n comparisons n-1 ANDs deep
+		p.link(h) // the binder makes a chain of n comparisons n-1 ANDs deep
 		defer p.leave()
 		c.Ops = append(c.Ops, op)
 		c.Operands = append(c.Operands, p.predicate())
@@ -95,12 +103,14 @@ func (p *parser) comparison() Expr {
 
 // predicate parses STARTS WITH, ENDS WITH, CONTAINS, =~, IN, IS [NOT] NULL.
 func (p *parser) predicate() Expr {
+	outer := p.mark()
 	l := p.addSub()
+	h := p.height(outer)
 	n := 0
 	defer func() { p.leaveN(n) }()
 	for ; p.predicateAhead(); n++ {
 		pos := p.tok.pos
-		p.link()
+		p.link(h)
 		switch {
 		case p.isKeyword("STARTS"):
 			p.advance()
@@ -148,7 +158,9 @@ func (p *parser) predicateAhead() bool {
 }
 
 func (p *parser) addSub() Expr {
+	outer := p.mark()
 	l := p.mulDiv()
+	h := p.height(outer)
 	n := 0
 	for ; p.isPunct("+") || p.isPunct("-"); n++ {
 		pos, op := p.tok.pos, OpAdd
@@ -156,7 +168,7 @@ func (p *parser) addSub() Expr {
 			op = OpSub
 		}
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: op, L: l, R: p.mulDiv()}
 	}
 	p.leaveN(n)
@@ -166,13 +178,15 @@ func (p *parser) addSub() Expr {
 var mulOps = map[string]Op{"*": OpMul, "/": OpDiv, "%": OpMod}
 
 func (p *parser) mulDiv() Expr {
+	outer := p.mark()
 	l := p.power()
+	h := p.height(outer)
 	n := 0
 	for ; p.isPunct("*") || p.isPunct("/") || p.isPunct("%"); n++ {
 		pos := p.tok.pos
 		op := mulOps[p.tok.text]
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: op, L: l, R: p.power()}
 	}
 	p.leaveN(n)
@@ -180,12 +194,14 @@ func (p *parser) mulDiv() Expr {
 }
 
 func (p *parser) power() Expr {
+	outer := p.mark()
 	l := p.unary()
+	h := p.height(outer)
 	n := 0
 	for ; p.isPunct("^"); n++ {
 		pos := p.tok.pos
 		p.advance()
-		p.link()
+		p.link(h)
 		l = &Binary{Pos: pos, Op: OpPow, L: l, R: p.unary()}
 	}
 	p.leaveN(n)
@@ -202,7 +218,7 @@ func (p *parser) unary() Expr {
 			// (-9223372036854775808, -0x8000000000000000, -0o1000000000000000000000).
 			v := p.signedInt(p.tok, true)
 			p.advance()
-			return p.postfix(&Literal{Pos: pos, Value: v})
+			return p.postfix(&Literal{Pos: pos, Value: v}, 0)
 		}
 		p.enter()
 		defer p.leave()
@@ -212,20 +228,22 @@ func (p *parser) unary() Expr {
 		}
 		return &Unary{Pos: pos, Op: OpNeg, X: x}
 	}
-	return p.postfix(p.atom())
+	outer := p.mark()
+	x := p.atom()
+	return p.postfix(x, p.height(outer))
 }
 
 func isDecimal(s string) bool {
 	return len(s) < 2 || (s[1] != 'x' && s[1] != 'X' && s[1] != 'o' && s[1] != 'O')
 }
 
-// postfix parses .key, [i], [a..b] and :Label after an atom.
-func (p *parser) postfix(x Expr) Expr {
+// postfix parses .key, [i], [a..b] and :Label after an atom of height h.
+func (p *parser) postfix(x Expr, h int) Expr {
 	n := 0
 	defer func() { p.leaveN(n) }()
 	for ; p.isPunct(".") || p.isPunct("[") || p.isPunct(":"); n++ {
 		pos := p.tok.pos
-		p.link()
+		p.link(h)
 		switch {
 		case p.isPunct("."):
 			p.advance()

@@ -92,13 +92,15 @@ func appendAlts(alts []*TypeRef, t *TypeRef) []*TypeRef {
 // typeAlt reads one type of a union: a type name and its NOT NULL, then
 // each postfix LIST or ARRAY (GQL's INTEGER NOT NULL LIST) and its own.
 func (p *parser) typeAlt() *TypeRef {
+	outer := p.mark()
 	t := p.typeName()
+	h := p.height(outer)
 	p.notNull(t)
 	n := 0
 	defer func() { p.leaveN(n) }()
 	for (p.isKeyword("LIST") || p.isKeyword("ARRAY")) && !p.peekPunct("<") {
 		p.advance()
-		p.link()
+		p.link(h)
 		n++
 		t = &TypeRef{Pos: t.Pos, Name: TypeList, Elem: t}
 		p.notNull(t)

@@ -241,8 +241,33 @@ func (p *parser) leave() { p.depth-- }
 
 // link enters one level for an operator chained onto the tree built so
 // far (the new node is the parent of everything before it); the loop
-// that chains leaves all its levels at once with leaveN.
-func (p *parser) link() { p.enter() }
+// that chains leaves all its levels at once with leaveN. h is the height
+// of the chain's first operand (mark, height): it ends up below every
+// link, so ((1+1+1)+1+1) is as deep as its five links and its
+// parentheses, though the inner links were left before the outer came.
+func (p *parser) link(h int) {
+	p.enter()
+	if p.depth+h > MaxDepth {
+		p.fail("expression or pattern nests deeper than %d levels", MaxDepth)
+	}
+	p.deepest = max(p.deepest, p.depth+h)
+}
+
+// mark starts measuring the height of what is parsed next, a chain's
+// first operand; height ends it. outer is the deepest level reached
+// before, which height restores.
+func (p *parser) mark() (outer int) {
+	outer, p.deepest = p.deepest, p.depth
+	return outer
+}
+
+// height is the levels below the current depth that the parse since
+// mark reached.
+func (p *parser) height(outer int) int {
+	h := p.deepest - p.depth
+	p.deepest = max(outer, p.deepest)
+	return h
+}
 
 func (p *parser) leaveN(n int) { p.depth -= n }
 
