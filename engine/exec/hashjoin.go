@@ -73,6 +73,13 @@ type hashJoin struct {
 	// (hashjoin_parallel.go); probeChosen is set once that is decided.
 	gather      *gatherOp
 	probeChosen bool
+
+	// kept is a batch of Left pulled while filling out whose columns'
+	// types differ from out's, paired on the next call; leftDone is set
+	// once Left is exhausted.
+	kept        *vector.Batch
+	keptPending bool
+	leftDone    bool
 }
 
 func newHashJoin(c *Context, p *plan.HashJoin, l, r Operator) (*hashJoin, error) {
@@ -258,91 +265,65 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 		}
 		return b, err
 	}
+	if h.leftDone {
+		h.drop()
+		return nil, nil
+	}
 	h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
-	for len(h.lidx) < vector.Capacity {
-		if h.lb == nil || h.lpos >= len(h.lrows) {
-			if len(h.lidx) > 0 {
-				break // emit what we have: the batch is only valid until the next pull
+	n, pulls := 0, 0 // the rows copied into out, the batches of Left pulled
+	for n+len(h.lidx) < vector.Capacity {
+		if h.lb != nil && h.lpos < len(h.lrows) {
+			matches := h.lmatch[h.lpos]
+			take := min(len(matches)-h.mpos, vector.Capacity-n-len(h.lidx))
+			lrow := h.lrows[h.lpos]
+			for _, m := range matches[h.mpos : h.mpos+take] {
+				h.lidx = append(h.lidx, lrow)
+				h.ridx = append(h.ridx, m)
 			}
-			if err := h.c.CheckCancel(); err != nil {
-				return nil, err
-			}
-			if h.pending != nil {
-				h.lb, h.lpos, h.mpos = h.pending, 0, 0
-				h.lrows, h.lmatch = h.lrows[:0], h.lmatch[:0]
-				for i, k := range h.pendingKeys {
-					if m := h.table[k]; len(m) > 0 { // "" (null) is no key
-						h.lrows = append(h.lrows, int32(i))
-						h.lmatch = append(h.lmatch, m)
-					}
-				}
-				h.pending, h.pendingKeys = nil, nil
-				continue
-			}
-			b, err := h.left.Next()
-			if err != nil {
-				return nil, err
-			}
-			if b == nil {
-				h.drop()
-				return nil, nil
-			}
-			h.lb, h.lpos, h.mpos = b, 0, 0
-			if viewed, err := h.matchView(b); viewed || err != nil {
-				if err == nil {
-					err = h.narrowAlso(b)
-				}
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
-			keys, err := h.lkey.Eval(b)
-			if err != nil {
-				return nil, err
-			}
-			h.lb, h.lpos, h.mpos = b, 0, 0
-			h.matchBatch(keys, b)
-			if err := h.narrowAlso(b); err != nil {
-				return nil, err
+			h.mpos += take
+			if h.mpos >= len(matches) {
+				h.lpos++
+				h.mpos = 0
 			}
 			continue
 		}
-		matches := h.lmatch[h.lpos]
-		take := min(len(matches)-h.mpos, vector.Capacity-len(h.lidx))
-		lrow := h.lrows[h.lpos]
-		for _, m := range matches[h.mpos : h.mpos+take] {
-			h.lidx = append(h.lidx, lrow)
-			h.ridx = append(h.ridx, m)
+		// lb is paired out: its pairs are copied before a pull replaces it.
+		if len(h.lidx) > 0 {
+			h.copyOut(n)
+			n += len(h.lidx)
+			h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
 		}
-		h.mpos += take
-		if h.mpos >= len(matches) {
-			h.lpos++
-			h.mpos = 0
+		if n > 0 && pulls == joinFillPulls {
+			break
+		}
+		if err := h.c.CheckCancel(); err != nil {
+			return nil, err
+		}
+		b, pending, err := h.pull()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			h.leftDone = true
+			break
+		}
+		if n > 0 && !h.sameTypes(b) {
+			h.kept, h.keptPending = b, pending // paired on the next call
+			break
+		}
+		pulls++
+		if err := h.probe(b, pending); err != nil {
+			return nil, err
 		}
 	}
-	if h.out == nil {
-		h.out = &vector.Batch{Cols: make([]*vector.Vector, h.nl+len(h.rcols))}
+	if len(h.lidx) > 0 {
+		h.copyOut(n)
+		n += len(h.lidx)
 	}
-	// The probe side's columns, then the built ones, or the other way
-	// round when the join hashed the plan's Left.
-	lat, rat := 0, h.nl
-	if h.buildFirst {
-		lat, rat = len(h.rcols), 0
+	if n == 0 { // Left is exhausted
+		h.drop()
+		return nil, nil
 	}
-	for i, v := range h.lb.Cols[:h.nl] {
-		h.out.Cols[lat+i] = vector.Reuse(h.out.Cols[lat+i], v.Type)
-		vector.CopyRows(h.out.Cols[lat+i], 0, v, h.lidx)
-	}
-	for i := range h.rcols {
-		src := h.rcols[i].V
-		if src == nil {
-			h.out.Cols[rat+i] = expr.NullVector
-			continue
-		}
-		h.out.Cols[rat+i] = vector.Reuse(h.out.Cols[rat+i], src.Type)
-		vector.CopyRows(h.out.Cols[rat+i], 0, src, h.ridx)
-	}
-	h.out.Len, h.out.Sel = len(h.lidx), nil
+	h.out.Len, h.out.Sel = n, nil
 	return h.out, nil
 }
