@@ -64,7 +64,9 @@ func (b *binder) binary(e *gql.Binary, mode aggMode, aggs *aggCollector) (Expr, 
 			}
 		}
 	}
-	return &Binary{Op: op, L: l, R: r}, nil
+	bin := &Binary{Op: op, L: l, R: r}
+	bin.T = bin.Type()
+	return bin, nil
 }
 
 // comparison binds a chain of comparisons: a < b <= c means a < b AND

@@ -85,6 +85,12 @@ func (o BinOp) IsLogical() bool { return o >= OpAnd }
 type Binary struct {
 	Op   BinOp
 	L, R Expr
+	// T is the type the binder worked out as it built the node from its
+	// operands'. Null (no Binary has it) makes Type work it out from
+	// L's and R's. A chain a thousand levels deep asks the type of every
+	// level (binder, compiler), and each answer walked the whole chain
+	// below it: quadratic in the depth.
+	T vector.Type
 }
 
 // Not is boolean negation with three-valued logic.
@@ -147,6 +153,9 @@ func (e *Neg) Type() vector.Type       { return e.X.Type() }
 // Type of a binary expression: booleans for comparisons and logic; for
 // arithmetic the numeric type when both sides are known, else Any.
 func (e *Binary) Type() vector.Type {
+	if e.T != vector.Null {
+		return e.T
+	}
 	if e.Op.IsComparison() || e.Op.IsLogical() {
 		return vector.Bool
 	}
