@@ -67,7 +67,7 @@ func (e *LabelExpr) format(sb *strings.Builder, outer LabelKind) {
 }
 
 // names returns the names of e when it is a name or a kind-operation of
-// names only (A&B&C for LabelAnd), else ok false.
+// names only (A&B&C or (A&B)&C for LabelAnd), else ok false.
 func (e *LabelExpr) names(kind LabelKind) (out []string, ok bool) {
 	if e.Kind == LabelName {
 		return []string{e.Name}, true
@@ -75,11 +75,15 @@ func (e *LabelExpr) names(kind LabelKind) (out []string, ok bool) {
 	if e.Kind != kind {
 		return nil, false
 	}
+	// (A&B)&C is A&B&C: a parenthesized operand of the same kind is
+	// flattened, or its canonical form, A&B&C, would print as :A:B:C
+	// once parsed again.
 	for _, a := range e.Args {
-		if a.Kind != LabelName {
+		sub, ok := a.names(kind)
+		if !ok {
 			return nil, false
 		}
-		out = append(out, a.Name)
+		out = append(out, sub...)
 	}
 	return out, true
 }
