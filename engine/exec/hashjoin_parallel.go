@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/quiverdb/quiver/engine/plan"
 	"github.com/quiverdb/quiver/engine/plan/physical"
+	"github.com/quiverdb/quiver/vector"
 )
 
 // A hash join whose probe side is a pipeline over a node scan (the
@@ -78,4 +79,25 @@ func (w *hashJoin) probeOf(built *hashJoin) {
 	w.adaptive = false
 	w.loaded, w.probeChosen = true, true
 	w.table, w.rcols, w.first = built.table, built.rcols, built.first
+}
+
+// buildOnRead builds p's operators when it is first read: a join that
+// may probe on workers holds its sides this way, so that the side the
+// workers probe is not also built, morsel source and all, on the
+// statement's goroutine, and then never read.
+type buildOnRead struct {
+	c  *Context
+	p  plan.Operator
+	op Operator
+}
+
+func (b *buildOnRead) Next() (*vector.Batch, error) {
+	if b.op == nil {
+		op, err := Build(b.c, b.p)
+		if err != nil {
+			return nil, err
+		}
+		b.op = op
+	}
+	return b.op.Next()
 }

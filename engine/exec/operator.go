@@ -122,6 +122,11 @@ func build(c *Context, p plan.Operator) (Operator, error) {
 	if s, ok := p.(*plan.Sort); ok && plan.Chose(s, plan.RuleTopKBar) {
 		c.registerBar(s)
 	}
+	if j, ok := p.(*plan.HashJoin); ok && plan.Chose(j, plan.StrategyParallel) {
+		// Either side may end up probed by the workers, which build their
+		// own copies of it: each side is built when first read.
+		return newHashJoin(c, j, &buildOnRead{c: c, p: j.Left}, &buildOnRead{c: c, p: j.Right})
+	}
 	var in Operator
 	if kids := p.Children(); len(kids) > 0 {
 		var err error
