@@ -61,6 +61,9 @@ type parState struct {
 type workerState struct {
 	scan plan.Operator // a NodeScan or a LabelScan
 	src  *morselSource
+	// fill is the rows a gather's worker holds back to hand over
+	// several sparse batches as one (gather_fill.go), nil for none.
+	fill *batchFill
 }
 
 // morselWeight is the target size of a morsel: nodes plus the
@@ -355,6 +358,10 @@ func (s *morselScan) yield(n int) *vector.Batch {
 	s.out.Len, s.out.Sel = n, nil
 	s.c.Counters.RowsScanned += int64(n)
 	s.c.Counters.DBHits += int64(n)
+	if w := s.c.worker; w != nil && w.fill != nil && w.fill.due(s.c) && !w.fill.flush() {
+		// The consumer stopped: this worker's pipeline ends here.
+		return nil
+	}
 	return s.out
 }
 
@@ -569,15 +576,7 @@ func (g *gatherOp) Next() (*vector.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			for {
-				b, err := op.Next()
-				if err != nil || b == nil {
-					return nil, err
-				}
-				if b.Rows() > 0 && !emit(b) {
-					return nil, nil
-				}
-			}
+			return nil, pumpFilled(c, op, emit)
 		})
 	}
 	if g.held >= 0 {
