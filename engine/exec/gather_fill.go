@@ -30,7 +30,10 @@ type batchFill struct {
 	n     int
 	idx   []int32
 	since int64 // the worker's rows scanned when the first row came
-	emit  func(*vector.Batch) bool
+	// charged is what out's vectors are charged to the statement, as an
+	// operator's are (operatorBatchBytes).
+	charged int64
+	emit    func(*vector.Batch) bool
 }
 
 // pumpFilled pulls op's batches on worker context c and hands them to
@@ -39,10 +42,9 @@ type batchFill struct {
 func pumpFilled(c *Context, op Operator, emit func(*vector.Batch) bool) error {
 	f := &batchFill{emit: emit}
 	c.worker.fill = f
-	var charged int64 // the fill batch's vectors, as an operator's are (operatorBatchBytes)
 	defer func() {
 		c.worker.fill = nil
-		c.Mem.Release(charged)
+		c.Mem.Release(f.charged)
 	}()
 	for {
 		b, err := op.Next()
@@ -69,14 +71,9 @@ func pumpFilled(c *Context, op Operator, emit func(*vector.Batch) bool) error {
 		if f.n == 0 {
 			f.since = c.Counters.RowsScanned
 		}
-		if f.out == nil || len(f.out.Cols) != len(b.Cols) {
-			c.Mem.Release(charged)
-			charged = int64(len(b.Cols)) * vector.Capacity * 8
-			if err := c.Mem.Charge(charged); err != nil {
-				return err
-			}
+		if err := f.add(c, b); err != nil {
+			return err
 		}
-		f.add(b)
 		if f.due(c) && !f.flush() {
 			return nil
 		}
@@ -101,17 +98,20 @@ func (f *batchFill) fits(b *vector.Batch) bool {
 	return true
 }
 
-// add copies b's rows after those held; fits(b) must hold.
-func (f *batchFill) add(b *vector.Batch) {
+// add copies b's rows after those held; fits(b) must hold. A batch of
+// another column count makes out anew, charged to c's statement.
+func (f *batchFill) add(c *Context, b *vector.Batch) error {
 	if f.out == nil || len(f.out.Cols) != len(b.Cols) {
 		f.out = &vector.Batch{Cols: make([]*vector.Vector, len(b.Cols))}
+		c.Mem.Release(f.charged)
+		f.charged = int64(len(b.Cols)) * vector.Capacity * 8
+		if err := c.Mem.Charge(f.charged); err != nil {
+			return err
+		}
 	}
 	sel, n := rows(b)
 	if sel == nil {
-		f.idx = f.idx[:0]
-		for r := range n {
-			f.idx = append(f.idx, int32(r))
-		}
+		f.idx = appendRows(f.idx[:0], nil, n)
 		sel = f.idx
 	}
 	for i, v := range b.Cols {
@@ -125,6 +125,7 @@ func (f *batchFill) add(b *vector.Batch) {
 		vector.CopyRows(f.out.Cols[i], f.n, v, sel)
 	}
 	f.n += len(sel)
+	return nil
 }
 
 // due reports whether the held rows are to be handed over now: the
