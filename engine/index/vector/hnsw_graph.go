@@ -30,6 +30,10 @@ type graph struct {
 	entry int32
 	top   int
 	locks []sync.Mutex
+	// inFlight holds the slots being inserted (a parallel build's
+	// workers), under flightMu.
+	flightMu sync.Mutex
+	inFlight []int32
 }
 
 // lockStripes is the number of list mutexes: far more than workers, so
@@ -185,6 +189,8 @@ func (g *graph) selectNeighbours(out, cs []cand, max int) []cand {
 func (g *graph) insert(sr *searcher, s int32) {
 	q := g.probe(s)
 	level := int(g.levels[s])
+	g.enterFlight(sr, s)
+	defer g.leaveFlight(s)
 	g.topMu.Lock()
 	if g.entry < 0 {
 		g.entry, g.top = s, level
@@ -215,6 +221,7 @@ func (g *graph) insert(sr *searcher, s int32) {
 		}
 		cur = w[0]
 		sr.kept = g.selectNeighbours(sr.kept, w, g.m)
+		g.keepUnseen(sr, q, w, l)
 		mu := g.lock(s)
 		mu.Lock()
 		g.setOwnList(sr, s, q, l)
@@ -232,20 +239,17 @@ func (g *graph) insert(sr *searcher, s int32) {
 // could fall apart where points lie close together, as on a line.
 func (g *graph) setOwnList(sr *searcher, s int32, q probe, l int) {
 	row := g.list(s, l)
-	cs := sr.kept
-	if cnt := int(row[0]); cnt > 0 {
-		cs = append(sr.pruneIn[:0], sr.kept...)
-		for _, x := range row[1 : 1+cnt] {
-			if !slices.ContainsFunc(cs, func(c cand) bool { return c.s == x }) {
-				cs = append(cs, cand{g.dist(q, x), x})
-			}
+	cs := append(sr.pruneIn[:0], sr.kept...)
+	for _, x := range row[1 : 1+row[0]] {
+		if !slices.ContainsFunc(cs, func(c cand) bool { return c.s == x }) {
+			cs = append(cs, cand{g.dist(q, x), x})
 		}
-		sr.pruneIn = cs
-		if capacity := g.capacity(l); len(cs) > capacity {
-			slices.SortFunc(cs, byDistance)
-			sr.pruneOut = g.selectNeighbours(sr.pruneOut, cs, capacity)
-			cs = sr.pruneOut
-		}
+	}
+	sr.pruneIn = cs
+	if capacity := g.capacity(l); len(cs) > capacity {
+		slices.SortFunc(cs, byDistance)
+		sr.pruneOut = g.selectNeighbours(sr.pruneOut, cs, capacity)
+		cs = sr.pruneOut
 	}
 	row[0] = int32(len(cs))
 	for i, k := range cs {

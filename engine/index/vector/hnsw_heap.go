@@ -110,6 +110,7 @@ type searcher struct {
 	pruneIn  []cand  // a full list's members and the new node (link)
 	pruneOut []cand  // what the pruning keeps
 	nbuf     []int32 // a neighbour list copied under its lock
+	flight   []int32 // the slots being inserted when this insert began
 	hits     []Hit
 }
 
