@@ -109,3 +109,19 @@ func compile(c *Context, e plan.Expr) (expr.Evaluator, error) {
 // rows returns the physical rows of b's selection: sel itself, or nil with
 // n when the batch is dense. Kernels take (sel, n) and loop either way.
 func rows(b *vector.Batch) ([]int32, int) { return b.Sel, b.Len }
+
+// sameColTypes reports whether a and b hold vectors of the same types
+// column by column (nil where the other is nil), so that rows of a batch
+// of b's columns may be copied after those of a.
+func sameColTypes(a, b []*vector.Vector) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		w := b[i]
+		if (v == nil) != (w == nil) || v != nil && v.Type != w.Type {
+			return false
+		}
+	}
+	return true
+}

@@ -83,19 +83,7 @@ func pumpFilled(c *Context, op Operator, emit func(*vector.Batch) bool) error {
 // fits reports whether b's rows may join those held: the same columns
 // of the same types, and room for them.
 func (f *batchFill) fits(b *vector.Batch) bool {
-	if f.n == 0 {
-		return true
-	}
-	if len(b.Cols) != len(f.out.Cols) || f.n+b.Rows() > vector.Capacity {
-		return false
-	}
-	for i, v := range b.Cols {
-		w := f.out.Cols[i]
-		if (v == nil) != (w == nil) || v != nil && v.Type != w.Type {
-			return false
-		}
-	}
-	return true
+	return f.n == 0 || f.n+b.Rows() <= vector.Capacity && sameColTypes(f.out.Cols, b.Cols)
 }
 
 // add copies b's rows after those held; fits(b) must hold. A batch of

@@ -293,7 +293,7 @@ func (h *hashJoin) Next() (*vector.Batch, error) {
 			n += len(h.lidx)
 			h.lidx, h.ridx = h.lidx[:0], h.ridx[:0]
 		}
-		if n > 0 && pulls == joinFillPulls {
+		if n > 0 && pulls >= h.fillPulls() {
 			break
 		}
 		if err := h.c.CheckCancel(); err != nil {

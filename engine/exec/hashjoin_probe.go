@@ -78,12 +78,18 @@ func (h *hashJoin) outAt() (lat, rat int) {
 // holds rows of, so that b's pairs may follow them in out.
 func (h *hashJoin) sameTypes(b *vector.Batch) bool {
 	lat, _ := h.outAt()
-	for i, v := range b.Cols[:h.nl] {
-		if h.out.Cols[lat+i].Type != v.Type {
-			return false
-		}
+	return sameColTypes(h.out.Cols[lat:lat+h.nl], b.Cols[:h.nl])
+}
+
+// fillPulls is how many batches of Left the join pulls to fill one
+// batch of pairs: joinFillPulls, or one on a gather's worker that fills
+// its own batch from sparse ones (gather_fill.go), which would copy the
+// pairs a second time.
+func (h *hashJoin) fillPulls() int {
+	if h.c.worker != nil && h.c.worker.fill != nil {
+		return 1
 	}
-	return true
+	return joinFillPulls
 }
 
 // copyOut copies the pairs lidx, ridx of lb and the table's rows into

@@ -60,35 +60,39 @@ func TestHashJoinFillsBatches(t *testing.T) {
 		RightKey: &plan.ColRef{Idx: 0, Name: "r", T: vector.Any},
 		Cols:     []plan.Column{{Name: "l", Type: vector.Any}, {Name: "r", Type: vector.Any}},
 	}
-	c := &Context{Env: expr.Env{Ctx: context.Background()}}
-	h, err := newHashJoin(c, p, &batchesOp{bs: left}, &batchesOp{bs: []*vector.Batch{right}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	var sizes []int
-	for {
-		b, err := h.Next()
+	run := func(c *Context) (got []string, sizes []int) {
+		h, err := newHashJoin(c, p, &batchesOp{bs: left}, &batchesOp{bs: []*vector.Batch{right}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b == nil {
-			break
-		}
-		at := len(got)
-		for i := 0; i < b.Rows(); i++ {
-			got = append(got, fmt.Sprintf("%v|%v", b.Cols[0].Get(b.Row(i)), b.Cols[1].Get(b.Row(i))))
-		}
-		for i := at; i < len(got) && i < len(types); i++ {
-			if types[i] != b.Cols[0].Type {
-				t.Fatalf("pair %d (%s) is of type %v in a batch of %v", i, got[i], types[i], b.Cols[0].Type)
+		for {
+			b, err := h.Next()
+			if err != nil {
+				t.Fatal(err)
 			}
+			if b == nil {
+				break
+			}
+			at := len(got)
+			for i := 0; i < b.Rows(); i++ {
+				got = append(got, fmt.Sprintf("%v|%v", b.Cols[0].Get(b.Row(i)), b.Cols[1].Get(b.Row(i))))
+			}
+			for i := at; i < len(got) && i < len(types); i++ {
+				if types[i] != b.Cols[0].Type {
+					t.Fatalf("pair %d (%s) is of type %v in a batch of %v", i, got[i], types[i], b.Cols[0].Type)
+				}
+			}
+			sizes = append(sizes, b.Rows())
 		}
-		sizes = append(sizes, b.Rows())
+		if !slices.Equal(got, want) {
+			t.Fatalf("pairs %v\nwant %v", got, want)
+		}
+		if h.Next(); h.table != nil {
+			t.Error("the table is held after Left is exhausted")
+		}
+		return got, sizes
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("pairs %v\nwant %v", got, want)
-	}
+	_, sizes := run(&Context{Env: expr.Env{Ctx: context.Background()}})
 	// Each run of one type in its own batches: the first INTEGERs' pairs
 	// (the STRING batch after them kept for the next call), the STRING's,
 	// the INTEGERs' again; then the sparse run of STRINGs, whose 262
@@ -102,7 +106,62 @@ func TestHashJoinFillsBatches(t *testing.T) {
 	if wantSizes := []int{2, 1, 2, 32, 32, 32, 32, 3, 2}; vector.Capacity >= 64 && !slices.Equal(sizes, wantSizes) {
 		t.Errorf("batches of %v rows, want %v", sizes, wantSizes)
 	}
-	if h.Next(); h.table != nil {
-		t.Error("the table is held after Left is exhausted")
+
+	// On a gather's worker that fills its own batch from sparse ones, the
+	// join hands over the pairs of each batch pulled: the worker's fill
+	// copies them once, not after the join's.
+	worker := &Context{Env: expr.Env{Ctx: context.Background()}, worker: &workerState{fill: &batchFill{}}}
+	_, sizes = run(worker)
+	wantSizes := []int{2, 1, 2}
+	for range joinFillPulls*2 + 3 {
+		wantSizes = append(wantSizes, 1)
+	}
+	if wantSizes = append(wantSizes, 2); !slices.Equal(sizes, wantSizes) {
+		t.Errorf("on a filling worker, batches of %v rows, want %v", sizes, wantSizes)
+	}
+}
+
+// The bound on batches pulled holds when the first joinFillPulls batches
+// of Left pair nothing: the first pair after them is handed over at
+// once, not held until the output is full or Left ends.
+func TestHashJoinFillBoundAfterEmptyPulls(t *testing.T) {
+	ints := func(vs ...int64) *vector.Batch {
+		v := vector.New(vector.Int64, len(vs))
+		copy(v.I64, vs)
+		return &vector.Batch{Cols: []*vector.Vector{v}, Len: len(vs)}
+	}
+	built := vector.New(vector.Int64, 1)
+	built.I64[0] = 1
+	right := &vector.Batch{Cols: []*vector.Vector{built}, Len: 1}
+	var left []*vector.Batch
+	for range joinFillPulls + 6 {
+		left = append(left, ints(7))
+	}
+	left = append(left, ints(1), ints(1), ints(1))
+	p := &plan.HashJoin{
+		Left:     &plan.NodeScan{Cols: []plan.Column{{Name: "l", Type: vector.Int64}}},
+		Right:    &plan.NodeScan{Cols: []plan.Column{{Name: "r", Type: vector.Int64}}},
+		LeftKey:  &plan.ColRef{Idx: 0, Name: "l", T: vector.Int64},
+		RightKey: &plan.ColRef{Idx: 0, Name: "r", T: vector.Int64},
+		Cols:     []plan.Column{{Name: "l", Type: vector.Int64}, {Name: "r", Type: vector.Int64}},
+	}
+	c := &Context{Env: expr.Env{Ctx: context.Background()}}
+	h, err := newHashJoin(c, p, &batchesOp{bs: left}, &batchesOp{bs: []*vector.Batch{right}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for {
+		b, err := h.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		sizes = append(sizes, b.Rows())
+	}
+	if want := []int{1, 2}; !slices.Equal(sizes, want) {
+		t.Fatalf("batches of %v rows, want %v", sizes, want)
 	}
 }
