@@ -44,7 +44,8 @@ type sortOp struct {
 	bar int
 	// pub is where the bar's first key is published to the test above
 	// the scan (rule topk-bar, topk_bar.go), nil without one.
-	pub *topBar
+	pub  *topBar
+	then []*vector.Vector // the held second and third keys, published with the bar
 	// prime is the scan the Sort's Project reads directly, whose codes
 	// may give the bar before the first row (topk_prime.go).
 	prime *plan.NodeScan
@@ -151,11 +152,11 @@ func (s *sortOp) consume() error {
 			}
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1
-				var then *vector.Vector
-				if len(s.keys) > 1 {
-					then = s.cols[s.keys[1].Col].V
+				s.then = s.then[:0]
+				for _, k := range s.keys[1:min(3, len(s.keys))] {
+					s.then = append(s.then, s.cols[k.Col].V)
 				}
-				s.pub.publish(s.cols[s.keys[0].Col].V, then, s.bar)
+				s.pub.publish(s.cols[s.keys[0].Col].V, s.then, s.bar)
 			}
 		}
 	}

@@ -34,9 +34,12 @@ import (
 // When the first key is an INTEGER and the second a property of the same
 // node, the bar carries the bar row's second key as well, and a row tied
 // with the bar on the first key passes only if its second key sorts no
-// later than the bar's (tieFilter, topk_ties.go): ORDER BY p.age DESC, p.city, p.id
-// LIMIT 20 then lets through, of the people of the highest age, those of
-// the first city only.
+// later than the bar's (tieFilter, topk_ties.go); when the second is an
+// INTEGER or a STRING and the third a property of the node too, a row
+// tied on both passes only if its third key sorts no later than the
+// bar's. ORDER BY p.age DESC, p.city, p.id LIMIT 20 then lets through, of
+// the people of the highest age and the first city, those of the lowest
+// ids only.
 
 // topBar is the bar one Sort publishes (v: nil until it holds k rows
 // whose k-th first key is an INTEGER, a FLOAT or a STRING) and where the test
@@ -48,14 +51,16 @@ type topBar struct {
 	key  string
 	desc bool
 	// then is the second key's property and order when it is one of the
-	// same node (plan.TopKBarThenKey), nil otherwise.
+	// same node (plan.TopKBarTieKeys), nil otherwise.
 	then *thenKey
 }
 
-// thenKey is a Sort's second key, a property of the bar's node.
+// thenKey is a Sort's second or third key, a property of the bar's node;
+// then is the key after it (the third), nil for none.
 type thenKey struct {
 	key  string
 	desc bool
+	then *thenKey
 }
 
 // barValue is a published bar: the k-th first key, INTEGER, FLOAT or
@@ -66,8 +71,10 @@ type barValue struct {
 	i     int64
 	f     float64
 	s     string
-	// then is the bar row's second key, when the first is an INTEGER and
-	// the second a non-null INTEGER, FLOAT or STRING property of the node.
+	// then is the bar row's next key: its second, when the first is an
+	// INTEGER and the second a non-null INTEGER, FLOAT or STRING property
+	// of the node; and the second's then its third, when the second is an
+	// INTEGER or a STRING and the third such a property.
 	then *barValue
 }
 
@@ -91,8 +98,10 @@ func (c *Context) registerBar(s *plan.Sort) {
 		return
 	}
 	bar := &topBar{col: col, key: key, desc: s.Keys[0].Desc}
-	if then, ok := plan.TopKBarThenKey(s); ok {
-		bar.then = &thenKey{key: then, desc: s.Keys[1].Desc}
+	at := &bar.then
+	for i, k := range plan.TopKBarTieKeys(s) {
+		*at = &thenKey{key: k, desc: s.Keys[1+i].Desc}
+		at = &(*at).then
 	}
 	c.bars.mu.Lock()
 	c.bars.bars[s.Input.(*plan.Project)] = bar
@@ -111,9 +120,10 @@ func (c *Context) barOf(p *plan.Project) *topBar {
 
 // publish makes the first key of row r of the held column v the bar, when
 // it is a non-null INTEGER, FLOAT or STRING, with row r of then, the held
-// second key's column, as the bar's second key when the bar has one;
-// called after each prune that left k rows, with r the k-th.
-func (b *topBar) publish(v, then *vector.Vector, r int) {
+// second and third keys' columns, as the bar's next keys as far as the
+// bar has them (barValue.then); called after each prune that left k rows,
+// with r the k-th.
+func (b *topBar) publish(v *vector.Vector, then []*vector.Vector, r int) {
 	if b == nil {
 		return
 	}
@@ -121,8 +131,14 @@ func (b *topBar) publish(v, then *vector.Vector, r int) {
 	if x == nil {
 		return
 	}
-	if b.then != nil && !x.float && !x.str {
-		x.then = valueAt(then, r)
+	if !x.float && !x.str {
+		at, key := x, b.then
+		for i := 0; key != nil && i < len(then); i, key = i+1, key.then {
+			if at.then = valueAt(then[i], r); at.then == nil || at.then.float {
+				break
+			}
+			at = at.then
+		}
 	}
 	b.v.Store(x)
 }
@@ -262,6 +278,11 @@ type stringBar struct {
 	// column (storage.SelectNodePropCodes), which drops rows without a
 	// value as ascending does.
 	pass []uint8
+	// eqLo and eqHi bound the ranks of the strings equal to eqAt's in
+	// eqDict (selectEqual).
+	eqAt       *barValue
+	eqDict     *storage.StringDict
+	eqLo, eqHi uint32
 }
 
 // filter narrows f.sel to the rows of the batch that can enter; false

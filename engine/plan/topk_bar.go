@@ -34,20 +34,26 @@ func TopKBarKey(s *Sort) (nodeCol int, key string, ok bool) {
 	return col, key, true
 }
 
-// TopKBarThenKey is the Sort's second key when it is a projected property
-// of the same scanned node as the first (TopKBarKey holds): the bar's test
-// then narrows the rows tied with the bar on the first key by it too.
-func TopKBarThenKey(s *Sort) (key string, ok bool) {
-	if _, _, ok := TopKBarKey(s); !ok || len(s.Keys) < 2 {
-		return "", false
+// TopKBarTieKeys are the Sort's second and third keys, as far as each is
+// a projected property of the same scanned node as the first (TopKBarKey
+// holds): the bar's test then narrows the rows tied with the bar on the
+// first key by the second, and those tied on both by the third. Empty
+// when the second key is no such property.
+func TopKBarTieKeys(s *Sort) []string {
+	if _, _, ok := TopKBarKey(s); !ok {
+		return nil
 	}
 	proj := s.Input.(*Project)
-	if s.Keys[1].Col >= len(proj.Exprs) {
-		return "", false
+	var keys []string
+	for _, k := range s.Keys[1:min(3, len(s.Keys))] {
+		if k.Col >= len(proj.Exprs) {
+			break
+		}
+		col, key, ok := columnProperty(proj.Exprs[k.Col])
+		if !ok || col != 0 {
+			break
+		}
+		keys = append(keys, key)
 	}
-	col, key, ok := columnProperty(proj.Exprs[s.Keys[1].Col])
-	if !ok || col != 0 {
-		return "", false
-	}
-	return key, true
+	return keys
 }
