@@ -223,11 +223,12 @@ func (s *Snapshot) GatherNodePropCodesIn(k catalog.KeyID, dict *StringDict, ids 
 // time, a run being the rows whose ids fall in one group (a scan's batch
 // is a few runs): its chunk, codes and validity are looked up once.
 func gatherCodes(col *column, dict *StringDict, ids *vector.Vector, sel []int32, n int, codes []int32, null int32) *StringDict {
-	groups := &col.groups
-	cnt := n
-	if sel != nil {
-		cnt = len(sel)
+	cnt := count(sel, n)
+	if v := col.codeView(cnt); v != nil && (dict == nil || dict == v.dict) {
+		v.gather(ids, sel, n, codes, null)
+		return v.dict
 	}
+	groups := &col.groups
 	id := ids.IDs
 	for i := 0; i < cnt; {
 		r := row(sel, i)

@@ -63,6 +63,7 @@ type viewCache struct {
 	slots  atomic.Pointer[slotViews]
 	fslots atomic.Pointer[floatSlotViews] // a FLOAT column's (floatview.go)
 	vview  atomic.Pointer[VectorView]     // a column of vectors' (vectorview.go)
+	cview  atomic.Pointer[CodeView]       // a STRING column's codes (codeview.go)
 }
 
 // intView returns c's dense view after recording rows of demand; nil when
@@ -117,9 +118,10 @@ func cachedView[V any](c *column, slot *atomic.Pointer[V], rows int, par ForPart
 // calls it on every in-place write.
 func (c *column) dropView(id uint64) {
 	c.cache.vview.Store(nil)
-	if c.cache.view.Load() != nil || c.cache.fview.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
+	if c.cache.view.Load() != nil || c.cache.fview.Load() != nil || c.cache.cview.Load() != nil || c.cache.failed.Load() || c.cache.demand.Load() != 0 {
 		c.cache.view.Store(nil)
 		c.cache.fview.Store(nil)
+		c.cache.cview.Store(nil)
 		c.cache.failed.Store(false)
 		c.cache.demand.Store(0)
 	}
