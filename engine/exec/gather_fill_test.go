@@ -36,11 +36,7 @@ func (o *scannedOp) Next() (*vector.Batch, error) {
 // of other types or a dense one comes, when it is nearly full, when the
 // scan has read fillScanned rows since its first row, and at the end.
 func TestGatherWorkerFillsSparseBatches(t *testing.T) {
-	ints := func(vs ...int64) *vector.Batch {
-		v := vector.New(vector.Int64, len(vs))
-		copy(v.I64, vs)
-		return &vector.Batch{Cols: []*vector.Vector{v}, Len: len(vs)}
-	}
+	ints := intBatch
 	c := &Context{Env: expr.Env{Ctx: context.Background()}, worker: &workerState{}}
 	op := &scannedOp{c: c}
 	var want []string

@@ -18,11 +18,7 @@ import (
 // after INTEGERs): no output batch mixes them, and no pair is lost or
 // repeated at those boundaries.
 func TestHashJoinFillsBatches(t *testing.T) {
-	ints := func(vs ...int64) *vector.Batch {
-		v := vector.New(vector.Int64, len(vs))
-		copy(v.I64, vs)
-		return &vector.Batch{Cols: []*vector.Vector{v}, Len: len(vs)}
-	}
+	ints := intBatch
 	strs := func(vs ...string) *vector.Batch {
 		v := vector.New(vector.String, len(vs))
 		copy(v.Str, vs)
@@ -125,11 +121,7 @@ func TestHashJoinFillsBatches(t *testing.T) {
 // of Left pair nothing: the first pair after them is handed over at
 // once, not held until the output is full or Left ends.
 func TestHashJoinFillBoundAfterEmptyPulls(t *testing.T) {
-	ints := func(vs ...int64) *vector.Batch {
-		v := vector.New(vector.Int64, len(vs))
-		copy(v.I64, vs)
-		return &vector.Batch{Cols: []*vector.Vector{v}, Len: len(vs)}
-	}
+	ints := intBatch
 	built := vector.New(vector.Int64, 1)
 	built.I64[0] = 1
 	right := &vector.Batch{Cols: []*vector.Vector{built}, Len: 1}
@@ -164,4 +156,11 @@ func TestHashJoinFillBoundAfterEmptyPulls(t *testing.T) {
 	if want := []int{1, 2}; !slices.Equal(sizes, want) {
 		t.Fatalf("batches of %v rows, want %v", sizes, want)
 	}
+}
+
+// intBatch is a dense batch of one INTEGER column holding vs.
+func intBatch(vs ...int64) *vector.Batch {
+	v := vector.New(vector.Int64, len(vs))
+	copy(v.I64, vs)
+	return &vector.Batch{Cols: []*vector.Vector{v}, Len: len(vs)}
 }

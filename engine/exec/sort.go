@@ -152,11 +152,13 @@ func (s *sortOp) consume() error {
 			}
 			if int64(s.rows()) == s.topK {
 				s.bar = s.rows() - 1
-				s.then = s.then[:0]
-				for _, k := range s.keys[1:min(3, len(s.keys))] {
-					s.then = append(s.then, s.cols[k.Col].V)
+				if s.pub != nil {
+					s.then = s.then[:0]
+					for _, k := range s.keys[1:min(plan.TopKBarKeys, len(s.keys))] {
+						s.then = append(s.then, s.cols[k.Col].V)
+					}
+					s.pub.publish(s.cols[s.keys[0].Col].V, s.then, s.bar)
 				}
-				s.pub.publish(s.cols[s.keys[0].Col].V, s.then, s.bar)
 			}
 		}
 	}

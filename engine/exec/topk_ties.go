@@ -59,7 +59,9 @@ func (t *tieFilter) keep(bar *barValue, ids *vector.Vector, rows int, tied []int
 	if !t.has {
 		return nil, false
 	}
-	desc := t.then.desc
+	// deeper: the bar and the Sort have a key after this one, tested on
+	// the rows equal to the bar on this key (eq).
+	desc, deeper := t.then.desc, bar.then != nil && t.then.then != nil
 	switch {
 	case bar.str:
 		if t.strs == nil {
@@ -70,7 +72,7 @@ func (t *tieFilter) keep(bar *barValue, ids *vector.Vector, rows int, tied []int
 			return nil, false
 		}
 		t.kept = kept
-		if bar.then != nil && t.then.then != nil {
+		if deeper {
 			t.eq = t.strs.selectEqual(t.c, t.k, bar, ids, t.kept, t.eq[:0])
 		}
 	case bar.float:
@@ -89,11 +91,11 @@ func (t *tieFilter) keep(bar *barValue, ids *vector.Vector, rows int, tied []int
 			lo, hi = bar.i, math.MaxInt64
 		}
 		t.kept = v.SelectBar(t.kept[:0], ids, tied, len(tied), lo, hi, desc)
-		if bar.then != nil && t.then.then != nil {
+		if deeper {
 			t.eq = v.SelectBar(t.eq[:0], ids, t.kept, len(t.kept), bar.i, bar.i, false)
 		}
 	}
-	if bar.then == nil || t.then.then == nil || bar.float || len(t.eq) == 0 {
+	if !deeper || bar.float || len(t.eq) == 0 {
 		return t.kept, true
 	}
 	if t.next == nil {

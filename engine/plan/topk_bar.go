@@ -34,6 +34,10 @@ func TopKBarKey(s *Sort) (nodeCol int, key string, ok bool) {
 	return col, key, true
 }
 
+// TopKBarKeys is the most keys a top-k's bar carries: the first and the
+// two tie keys.
+const TopKBarKeys = 3
+
 // TopKBarTieKeys are the Sort's second and third keys, as far as each is
 // a projected property of the same scanned node as the first (TopKBarKey
 // holds): the bar's test then narrows the rows tied with the bar on the
@@ -45,7 +49,7 @@ func TopKBarTieKeys(s *Sort) []string {
 	}
 	proj := s.Input.(*Project)
 	var keys []string
-	for _, k := range s.Keys[1:min(3, len(s.Keys))] {
+	for _, k := range s.Keys[1:min(TopKBarKeys, len(s.Keys))] {
 		if k.Col >= len(proj.Exprs) {
 			break
 		}

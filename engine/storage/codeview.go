@@ -173,11 +173,3 @@ func gatherCodeView[T uint8 | uint16](v *CodeView, vals []T, ids *vector.Vector,
 		}
 	}
 }
-
-// count is the rows of sel, n without one.
-func count(sel []int32, n int) int {
-	if sel != nil {
-		return len(sel)
-	}
-	return n
-}

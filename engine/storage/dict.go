@@ -330,10 +330,7 @@ func (s *Snapshot) MarkNodePropCodes(k catalog.KeyID, dict *StringDict, ids *vec
 		return miss, false
 	}
 	groups := &col.groups
-	cnt := n
-	if sel != nil {
-		cnt = len(sel)
-	}
+	cnt := count(sel, n)
 	id := ids.IDs
 	for i := 0; i < cnt; {
 		r := row(sel, i)

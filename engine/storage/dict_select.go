@@ -24,10 +24,7 @@ func (s *Snapshot) SelectNodePropCodes(k catalog.KeyID, dict *StringDict, pass [
 	k0 := len(dst)
 	dst = dst[:cap(dst)]
 	w := k0
-	cnt := n
-	if sel != nil {
-		cnt = len(sel)
-	}
+	cnt := count(sel, n)
 	id := ids.IDs
 	// The rows are taken a run at a time, a run being the rows whose ids
 	// fall in one group: its chunk, validity bits and codes are looked up
@@ -105,6 +102,14 @@ func selectCodes(id []uint64, sel []int32, i, cnt int, g uint64, valid []byte, c
 }
 
 // row is the i-th row of a selection, i itself when sel is nil.
+// count is the rows of sel, n without one.
+func count(sel []int32, n int) int {
+	if sel != nil {
+		return len(sel)
+	}
+	return n
+}
+
 func row(sel []int32, i int) int32 {
 	if sel == nil {
 		return int32(i)

@@ -12,10 +12,7 @@ func gather(c *column, ids *vector.Vector, sel []int32, n int, out *vector.Vecto
 	if c != nil {
 		groups = c.groups
 	}
-	cnt := n
-	if sel != nil {
-		cnt = len(sel)
-	}
+	cnt := count(sel, n)
 	g := gatherer{groups: groups, ids: ids.IDs, idValid: ids.Valid, sel: sel, cnt: cnt, out: out}
 	switch out.Type {
 	case vector.Int64:
