@@ -25,8 +25,8 @@ import (
 func TestBaseSlotViews(t *testing.T) {
 	// Views of many sections, decoded at once side by side.
 	defer func(n int) { slotPartValues = n }(slotPartValues)
-	slotPartValues = 1000
-	const m = 3*slotPart + 777
+	slotPartValues = 256
+	m := smallSlotParts(t)
 	s := slotViewStore(t, m)
 	keys := []string{"full", "holes", "late", "both", "afull", "iw", "iwide"}
 	check := func(t *testing.T, s *Store) (stored [2]int) {

@@ -189,8 +189,9 @@ func validRange(valid []uint64, at, n uint64) {
 
 // slotPart is the slots of one part of a slot-ordered view's build (see
 // ForParts): a multiple of 64, so that parts write disjoint words of the
-// view's validity.
-const slotPart = 1 << 16
+// view's validity. A variable so that tests can cut small stores into
+// several parts.
+var slotPart uint64 = 1 << 16
 
 // slotOrder lays out src, the values of ids lo.. (valid their validity,
 // nil: all valid), in base's slot order: entry s is the value of the

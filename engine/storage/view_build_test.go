@@ -149,7 +149,7 @@ func checkSlotView(t *testing.T, snap *Snapshot, k catalog.KeyID, base *csr.CSR,
 // commit deleting relationships (their slots stay in the base, without a
 // value) and one removing a weight.
 func TestSlotViewsInParts(t *testing.T) {
-	const m = 3*slotPart + 777
+	m := smallSlotParts(t)
 	s := slotViewStore(t, m)
 	cat := s.Catalog()
 	typ, _ := cat.LookupType("B")
@@ -194,7 +194,7 @@ func TestSlotViewsInParts(t *testing.T) {
 		}
 	}
 	full, _ := cat.LookupKey("full")
-	if err := tx.SetRelProps(100+m/2, []catalog.KeyID{full}, []vector.Value{nil}); err != nil {
+	if err := tx.SetRelProps(uint64(100+m/2), []catalog.KeyID{full}, []vector.Value{nil}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.Commit(); err != nil {
@@ -234,7 +234,8 @@ func TestViewsInPartsMatchSerial(t *testing.T) {
 // abandons the build with its error and caches nothing; the next call
 // builds the view whole.
 func TestSlotViewBuildStopped(t *testing.T) {
-	s := slotViewStore(t, 2*slotPart+5)
+	smallSlotParts(t)
+	s := slotViewStore(t, int(2*slotPart+5))
 	snap := s.Snapshot()
 	typ, _ := s.Catalog().LookupType("B")
 	k, _ := s.Catalog().LookupKey("holes")
@@ -328,4 +329,15 @@ func sameViews[T comparable](t *testing.T, name string, n uint64, serial, parts 
 			t.Fatalf("%s id %d: %v %v, column holds %v", name, id, x, ok, v)
 		}
 	}
+}
+
+// smallSlotParts cuts slot-ordered views into parts of 1024 slots for the
+// rest of t (of 65536 otherwise), so that a store of a few thousand
+// relationships is built in several parts, and returns the relationships
+// of three parts and a partial one.
+func smallSlotParts(t *testing.T) int {
+	old := slotPart
+	slotPart = 1 << 10
+	t.Cleanup(func() { slotPart = old })
+	return int(3*slotPart + 777)
 }
