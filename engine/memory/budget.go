@@ -153,15 +153,38 @@ func (b *Budget) release(n int64) {
 	}
 }
 
-// exceeds reports whether n more bytes would take b or a budget it is
-// part of past its limit, and returns that budget.
-func (b *Budget) exceeds(n int64) *Budget {
+// refuses returns the budget (b or one it is part of) that n more bytes
+// of m's would take past its limit while m, holding them, would hold the
+// most; nil when there is none. Where another statement holds more, and
+// what it holds would make room, the charge that follows fails that one
+// (charge), not m: a statement reserving before it builds a value fails
+// as one that charged as it went. A statement failed earlier and still
+// giving its memory back counts as making room, as for a charge.
+func (b *Budget) refuses(m *Tracker, n int64) *Budget {
 	for ; b != nil; b = b.parent {
-		if b.used.Load()+n > b.limit.Load() {
+		if over := b.used.Load() + n - b.limit.Load(); over > 0 && !b.largerThan(m, m.used.Load()+n, over) {
 			return b
 		}
 	}
 	return nil
+}
+
+// largerThan reports whether a statement other than m holds more than
+// mine and at least over bytes, or one failed earlier still holds over
+// bytes.
+func (b *Budget) largerThan(m *Tracker, mine, over int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for o := range b.mu.active {
+		if o == m {
+			continue
+		}
+		used := o.used.Load()
+		if used >= over && (used > mine || o.killed.Load() != nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // charge counts n more bytes; past the limit the largest statement fails
@@ -204,6 +227,12 @@ func (b *Budget) failLargest(err *errs.Error, overOnly bool) bool {
 		if used > 0 && (largest == nil || used > largest.used.Load()) {
 			largest = m
 		}
+	}
+	// A statement failed earlier may have given its memory back during
+	// the loop (it read as holding nothing): Release counts it out of
+	// the budget before its tracker, so the budget shows it now.
+	if overOnly && b.used.Load() <= b.limit.Load() {
+		largest = nil
 	}
 	b.mu.Unlock()
 	if largest == nil {

@@ -103,6 +103,85 @@ func TestReserve(t *testing.T) {
 	}
 }
 
+// Past the budget, Reserve fails as a charge would: only the statement
+// that would then hold the most. A smaller one's reservation goes on
+// while a larger one holds what would make room (its charge then fails
+// that one), or a failed one still gives it back; a reservation nothing
+// could make room for fails.
+func TestReserveFailsOnlyTheLargest(t *testing.T) {
+	b := NewBudget(100)
+	var killed [3]error
+	ts := make([]*Tracker, 3)
+	for i := range ts {
+		ts[i] = &Tracker{Budget: b, Kill: func(err error) { killed[i] = err }}
+	}
+	if err := ts[0].Charge(50); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts[1].Charge(30); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts[2].Reserve(30); err != nil {
+		t.Fatalf("a reservation past the budget by a smaller statement: %v", err)
+	}
+	if e, ok := errs.As(ts[2].Reserve(51)); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Fatalf("a reservation that would make the statement the largest: %v", e)
+	}
+	if e, ok := errs.As(ts[1].Reserve(91)); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Fatalf("a reservation no other statement could make room for: %v", e)
+	}
+	if killed != [3]error{} || b.Used() != 80 {
+		t.Fatalf("Reserve failed a statement or charged: %v, used %d", killed, b.Used())
+	}
+	// The charge that follows the reservation fails the largest.
+	if err := ts[2].Charge(30); err != nil {
+		t.Fatal(err)
+	}
+	if killed[0] == nil || killed[1] != nil || killed[2] != nil {
+		t.Fatalf("the charge after the reservation failed %v, want the first", killed)
+	}
+	// While the failed one unwinds holding 50, a reservation it will make
+	// room for goes on; one it cannot fails.
+	if err := ts[1].Reserve(40); err != nil {
+		t.Errorf("a reservation the unwinding statement makes room for: %v", err)
+	}
+	if e, ok := errs.As(ts[1].Reserve(71)); !ok || e.Code != errs.CodeOutOfMemory {
+		t.Errorf("a reservation past what the unwinding statement gives back: %v", e)
+	}
+}
+
+// A failed statement giving its memory back while another charges past
+// the budget never gets a third statement failed: between the failed
+// one's tracker and the budget dropping its bytes, the budget looked
+// over its limit while the failed one held nothing, and the charger,
+// holding the most of the rest, failed (seen over HTTP under load).
+func TestReleaseDuringChargeFailsNobody(t *testing.T) {
+	for i := range 20000 {
+		b := NewBudget(100)
+		var killed [3]error
+		ts := make([]*Tracker, 3)
+		for j := range ts {
+			ts[j] = &Tracker{Budget: b, Kill: func(err error) { killed[j] = err }}
+		}
+		_ = ts[0].Charge(60)
+		_ = ts[1].Charge(10)
+		_ = ts[2].Charge(31) // fails ts[0], the largest
+		if killed[0] == nil {
+			t.Fatal("the largest was not failed")
+		}
+		done := make(chan struct{})
+		go func() {
+			ts[0].Release(60) // it unwinds
+			close(done)
+		}()
+		_ = ts[2].Charge(1)
+		<-done
+		if killed[1] != nil || killed[2] != nil {
+			t.Fatalf("iteration %d: a statement failed while the failed one gave its memory back: %v", i, killed)
+		}
+	}
+}
+
 // Workers charge one query's tracker and its budget at once (-race).
 func TestBudgetConcurrentCharges(t *testing.T) {
 	b := NewBudget(1 << 40)

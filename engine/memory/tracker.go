@@ -97,7 +97,9 @@ func (m *Tracker) Charge(n int64) error {
 // Reserve fails when n more bytes would take the statement past its
 // limit, without charging them: a kernel about to build a value of n
 // bytes calls it first, so that it never allocates what the statement
-// cannot hold (the value is charged once built, by its evaluator).
+// cannot hold (the value is charged once built, by its evaluator). Past
+// the budget it fails as the charge would: only when the statement would
+// then hold the most (Budget.refuses).
 func (m *Tracker) Reserve(n int64) error {
 	m = m.root()
 	if e := m.killed.Load(); e != nil {
@@ -106,7 +108,7 @@ func (m *Tracker) Reserve(n int64) error {
 	if m.Limit > 0 && m.used.Load()+n > m.Limit {
 		return m.overLimit()
 	}
-	if b := m.Budget.exceeds(n); b != nil {
+	if b := m.Budget.refuses(m, n); b != nil {
 		return budgetExceeded(b)
 	}
 	return nil
@@ -118,11 +120,13 @@ func (m *Tracker) overLimit() error {
 		Suggest("add LIMIT or a narrower WHERE, or lower what each row builds; the operator may raise max_memory_per_query")
 }
 
-// Release gives back n bytes charged before.
+// Release gives back n bytes charged before: to the budget first, so
+// that a budget choosing whom to fail never sees a statement holding
+// less than the budget still counts for it (Budget.failLargest).
 func (m *Tracker) Release(n int64) {
 	m = m.root()
-	m.used.Add(-n)
 	m.Budget.release(n)
+	m.used.Add(-n)
 }
 
 // Close gives back everything the statement still holds to its budget
